@@ -1,0 +1,79 @@
+"""Cards and shoes: the two-character card codes of RULES.md and the N-deck composition check."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+RANKS = "A23456789TJQK"
+SUITS = "SHDC"
+CARD_CODES: tuple[str, ...] = tuple(rank + suit for rank in RANKS for suit in SUITS)
+_CARD_SET = frozenset(CARD_CODES)
+
+# Baccarat value of each rank: A=1, 2-9 face value, T/J/Q/K = 0.
+BACCARAT_VALUE: dict[str, int] = {rank: (i + 1) % 10 if i < 9 else 0 for i, rank in enumerate(RANKS)}
+
+
+class CardCodeError(ValueError):
+    """A string that is not one of the 52 card codes."""
+
+
+def check_card(code: str) -> str:
+    if code not in _CARD_SET:
+        raise CardCodeError(
+            f"unknown card code {code!r}: expected rank {RANKS} then suit {SUITS}, e.g. 'TD'"
+        )
+    return code
+
+
+def baccarat_value(code: str) -> int:
+    return BACCARAT_VALUE[check_card(code)[0]]
+
+
+def rank(code: str) -> str:
+    return check_card(code)[0]
+
+
+def new_shoe(decks: int) -> list[str]:
+    """An unshuffled shoe of `decks` full decks."""
+    return [code for _ in range(decks) for code in CARD_CODES]
+
+
+@dataclass(frozen=True)
+class Composition:
+    """Result of checking a shoe against N full decks."""
+
+    decks: int
+    missing: dict[str, int] = field(default_factory=dict)  # code -> how many short
+    extra: dict[str, int] = field(default_factory=dict)  # code -> how many too many
+    unknown: tuple[str, ...] = ()  # strings that are not card codes
+
+    @property
+    def ok(self) -> bool:
+        return not (self.missing or self.extra or self.unknown)
+
+    def describe(self) -> str:
+        if self.ok:
+            return f"{self.decks} full decks"
+        parts = []
+        if self.missing:
+            parts.append("missing " + ", ".join(f"{c}x{n}" for c, n in sorted(self.missing.items())))
+        if self.extra:
+            parts.append("extra " + ", ".join(f"{c}x{n}" for c, n in sorted(self.extra.items())))
+        if self.unknown:
+            parts.append("unknown codes " + ", ".join(sorted(set(self.unknown))))
+        return f"not {self.decks} full decks: " + "; ".join(parts)
+
+
+def check_composition(cards: Iterable[str], decks: int) -> Composition:
+    """Each of the 52 codes must appear exactly `decks` times."""
+    counts = Counter(cards)
+    unknown = tuple(c for c in counts if c not in _CARD_SET)
+    missing = {c: decks - counts[c] for c in CARD_CODES if counts[c] < decks}
+    extra = {c: counts[c] - decks for c in CARD_CODES if counts[c] > decks}
+    return Composition(decks, missing, extra, unknown)
+
+
+def format_cards(cards: Sequence[str]) -> str:
+    return " ".join(cards) if cards else "-"

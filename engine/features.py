@@ -1,0 +1,68 @@
+"""What a settled round looks like to the paytables: the named facts that payout rules match on.
+
+A ruleset's payout rule says e.g. `when = {outcome = "BANKER", banker_score = 6, banker_card_count = 3}`;
+every key there must be one of FEATURES below. The same facts exist as one value per round
+(`round_features`) and as numpy columns over many rounds (`feature_columns`), so the scalar and the
+vectorised settlement read the very same definitions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from engine.baccarat import outcome, score
+
+# name -> (description, numpy dtype of its column)
+FEATURES: dict[str, tuple[str, str]] = {
+    "outcome": ("PLAYER, BANKER or TIE", "U6"),
+    "player_score": ("Player's final score 0-9", "i1"),
+    "banker_score": ("Banker's final score 0-9", "i1"),
+    "player_card_count": ("cards in the Player's hand (2 or 3)", "i1"),
+    "banker_card_count": ("cards in the Banker's hand (2 or 3)", "i1"),
+    "total_card_count": ("cards on the table (4-6)", "i1"),
+    "margin": ("difference of the final scores", "i1"),
+    "player_natural": ("Player's two-card score is 8 or 9", "?"),
+    "banker_natural": ("Banker's two-card score is 8 or 9", "?"),
+    "natural": ("either hand is a natural", "?"),
+    "anyone_drew": ("either hand took a third card", "?"),
+    "player_pair": ("Player's first two cards have the same rank", "?"),
+    "banker_pair": ("Banker's first two cards have the same rank", "?"),
+    "any_pair": ("either hand's first two cards have the same rank", "?"),
+    "perfect_pair": ("either hand's first two cards have the same rank and suit", "?"),
+}
+
+
+def round_features(player_cards: Sequence[str], banker_cards: Sequence[str]) -> dict[str, object]:
+    """The paytable facts of one round from its hands (as dealt or as recorded)."""
+    p, b = score(player_cards), score(banker_cards)
+    p_nat = score(player_cards[:2]) >= 8
+    b_nat = score(banker_cards[:2]) >= 8
+    p_pair = player_cards[0][0] == player_cards[1][0]
+    b_pair = banker_cards[0][0] == banker_cards[1][0]
+    return {
+        "outcome": outcome(p, b),
+        "player_score": p,
+        "banker_score": b,
+        "player_card_count": len(player_cards),
+        "banker_card_count": len(banker_cards),
+        "total_card_count": len(player_cards) + len(banker_cards),
+        "margin": abs(p - b),
+        "player_natural": p_nat,
+        "banker_natural": b_nat,
+        "natural": p_nat or b_nat,
+        "anyone_drew": len(player_cards) > 2 or len(banker_cards) > 2,
+        "player_pair": p_pair,
+        "banker_pair": b_pair,
+        "any_pair": p_pair or b_pair,
+        "perfect_pair": player_cards[0] == player_cards[1] or banker_cards[0] == banker_cards[1],
+    }
+
+
+def feature_columns(rounds: Sequence[dict[str, object]]) -> dict[str, np.ndarray]:
+    """Columns (one numpy array per feature) from a sequence of `round_features` dicts."""
+    return {
+        name: np.array([r[name] for r in rounds], dtype=dtype)
+        for name, (_, dtype) in FEATURES.items()
+    }

@@ -1,0 +1,248 @@
+"""Rulesets as data: one TOML file per operator document, parsed into frozen dataclasses.
+
+A malformed file fails loudly with the file and the field named (RulesetError). The paytable of
+each bet is a list of rules, first match wins, no match loses:
+    [[bets.BANKER.pays]]
+    mode = "commission"              # optional: the rule applies in this betting mode only
+    when = { outcome = "BANKER" }    # every named fact of the round must match (see features.py)
+    odds = "0.95:1"                  # net win per unit staked; `push = true` returns the stake
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from fractions import Fraction
+from importlib import resources
+from typing import Any
+
+from engine.features import FEATURES
+
+# Every bet code of RULES.md; a ruleset may offer any subset.
+BET_CODES: tuple[str, ...] = (
+    "PLAYER", "BANKER", "TIE", "PLAYER_PAIR", "BANKER_PAIR", "ANY_PAIR", "PERFECT_PAIR",
+    "PLAYER_NATURAL", "BANKER_NATURAL", "PLAYER_BONUS", "BANKER_BONUS", "LUCKY_SIX",
+    "LUCKY_SIX_2CARD", "LUCKY_SIX_3CARD", "LUCKY_SEVEN", "LUCKY_SEVEN_2CARD", "LUCKY_SEVEN_3CARD",
+    "SUPER_LUCKY_SEVEN",
+)  # fmt: skip
+MAIN_BETS = frozenset({"PLAYER", "BANKER", "TIE"})
+MODES = ("commission", "no_commission")
+ROUNDING_RULES = ("floor", "half_up", "half_even")
+
+
+class RulesetError(ValueError):
+    """A ruleset file that does not say what it must, named by file and field."""
+
+
+@dataclass(frozen=True)
+class PayRule:
+    when: tuple[tuple[str, tuple[Any, ...]], ...]  # (feature, allowed values), all must hold
+    odds: Fraction | None  # net win per unit; None = push (stake returned)
+    mode: str | None = None  # None = every mode
+
+    def matches(self, features: dict[str, object]) -> bool:
+        return all(features[name] in allowed for name, allowed in self.when)
+
+
+@dataclass(frozen=True)
+class BetType:
+    code: str
+    kind: str  # "main" | "side"
+    cutoff: int | None  # not offered once this many rounds of the shoe have been dealt
+    pays: tuple[PayRule, ...]
+
+    def paytable(self, mode: str) -> tuple[PayRule, ...]:
+        return tuple(r for r in self.pays if r.mode in (None, mode))
+
+
+@dataclass(frozen=True)
+class ShoeProcedure:
+    burn: bool  # turn the first card and burn by its value
+    turned_card_counts_as_burned: bool  # RULES.md: not stated; default: turned card is extra
+    face_card_burns: int  # T/J/Q/K (value 0) burn this many
+    cut_card: bool  # the round in which the cut card comes out is the last of the shoe
+    reshuffle_every_hand: bool  # mini-baccarat: a fresh shuffle per round
+
+
+@dataclass(frozen=True)
+class LimitRules:
+    player_banker_difference: bool  # PLAYER/BANKER max applies to |P - B| of an account in a round
+    side_bets_require_main_bet: bool  # 004: pair bet only with a main bet of the same account
+    side_bet_max_share_of_table_max: Fraction | None  # 004: at most 10% of the table maximum
+    one_position_per_round: bool  # 002: one of PLAYER/BANKER/TIE per account per round
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    id: str
+    document: str
+    title: str
+    game: str
+    decks: int
+    rounding: str
+    max_rtp_stated: Fraction | None
+    shoe: ShoeProcedure
+    limits: LimitRules
+    modes: dict[str, tuple[str, ...]]  # mode -> bet codes offered in it
+    bets: dict[str, BetType]
+    notes: tuple[str, ...] = ()
+
+    def offered(self, code: str, mode: str) -> bool:
+        return code in self.modes.get(mode, ())
+
+    def paytable(self, code: str, mode: str) -> tuple[PayRule, ...]:
+        return self.bets[code].paytable(mode)
+
+
+def parse_odds(text: str, where: str) -> Fraction:
+    """'0.95:1', '1:2', '7:2' -> net win per unit staked."""
+    try:
+        win, _, per = str(text).partition(":")
+        value = Fraction(win.strip()) / Fraction(per.strip())
+    except (ValueError, ZeroDivisionError):
+        raise RulesetError(f"{where}: odds {text!r} is not of the form 'WIN:STAKE' (e.g. '0.95:1')") from None
+    if value <= 0:
+        raise RulesetError(f"{where}: odds {text!r} must be positive")
+    return value
+
+
+class _Reader:
+    """Reads fields out of the parsed TOML, naming file and field in every error."""
+
+    def __init__(self, source: str):
+        self.source = source
+
+    def fail(self, field: str, problem: str) -> RulesetError:
+        return RulesetError(f"{self.source}: field '{field}': {problem}")
+
+    def get(self, table: dict, key: str, field: str, kind: type | tuple[type, ...], default: Any = ...) -> Any:
+        if key not in table:
+            if default is ...:
+                raise self.fail(field, "is missing")
+            return default
+        value = table[key]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise self.fail(field, f"must be {getattr(kind, '__name__', kind)}, got {value!r}")
+        return value
+
+
+def parse_ruleset(text: str, source: str = "<ruleset>") -> Ruleset:
+    r = _Reader(source)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise RulesetError(f"{source}: not valid TOML: {e}") from None
+
+    rounding = r.get(data, "rounding", "rounding", str)
+    if rounding not in ROUNDING_RULES:
+        raise r.fail("rounding", f"{rounding!r} is not one of {', '.join(ROUNDING_RULES)}")
+    decks = r.get(data, "decks", "decks", int)
+    if not 1 <= decks <= 16:
+        raise r.fail("decks", f"{decks} is not a number of decks between 1 and 16")
+    stated = r.get(data, "max_rtp_stated", "max_rtp_stated", str, None)
+
+    shoe_t = r.get(data, "shoe", "shoe", dict)
+    shoe = ShoeProcedure(
+        burn=r.get(shoe_t, "burn", "shoe.burn", bool),
+        turned_card_counts_as_burned=r.get(shoe_t, "turned_card_counts_as_burned", "shoe.turned_card_counts_as_burned", bool),
+        face_card_burns=r.get(shoe_t, "face_card_burns", "shoe.face_card_burns", int),
+        cut_card=r.get(shoe_t, "cut_card", "shoe.cut_card", bool),
+        reshuffle_every_hand=r.get(shoe_t, "reshuffle_every_hand", "shoe.reshuffle_every_hand", bool),
+    )
+    lim_t = r.get(data, "limits", "limits", dict)
+    share = r.get(lim_t, "side_bet_max_share_of_table_max", "limits.side_bet_max_share_of_table_max", str, None)
+    try:
+        share_f = Fraction(share) if share is not None else None
+    except ValueError:
+        raise r.fail("limits.side_bet_max_share_of_table_max", f"{share!r} is not a fraction like '1/10'") from None
+    limits = LimitRules(
+        player_banker_difference=r.get(lim_t, "player_banker_difference", "limits.player_banker_difference", bool),
+        side_bets_require_main_bet=r.get(lim_t, "side_bets_require_main_bet", "limits.side_bets_require_main_bet", bool),
+        side_bet_max_share_of_table_max=share_f,
+        one_position_per_round=r.get(lim_t, "one_position_per_round", "limits.one_position_per_round", bool),
+    )
+
+    bets_t = r.get(data, "bets", "bets", dict)
+    bets: dict[str, BetType] = {}
+    for code, bet_t in bets_t.items():
+        field = f"bets.{code}"
+        if code not in BET_CODES:
+            raise r.fail(field, f"unknown bet code {code!r}; known codes: {', '.join(BET_CODES)}")
+        cutoff = r.get(bet_t, "cutoff", f"{field}.cutoff", int, None)
+        pays = []
+        for i, rule_t in enumerate(r.get(bet_t, "pays", f"{field}.pays", list)):
+            rf = f"{field}.pays[{i}]"
+            if not isinstance(rule_t, dict):
+                raise r.fail(rf, "must be a table")
+            when_t = r.get(rule_t, "when", f"{rf}.when", dict)
+            when = []
+            for name, allowed in when_t.items():
+                if name not in FEATURES:
+                    raise r.fail(f"{rf}.when.{name}", f"unknown round fact; known: {', '.join(FEATURES)}")
+                when.append((name, tuple(allowed) if isinstance(allowed, list) else (allowed,)))
+            mode = r.get(rule_t, "mode", f"{rf}.mode", str, None)
+            if mode is not None and mode not in MODES:
+                raise r.fail(f"{rf}.mode", f"{mode!r} is not one of {', '.join(MODES)}")
+            push = r.get(rule_t, "push", f"{rf}.push", bool, False)
+            odds_text = r.get(rule_t, "odds", f"{rf}.odds", str, None)
+            if push == (odds_text is not None):
+                raise r.fail(rf, "needs exactly one of 'odds' or 'push = true'")
+            odds = None if push else parse_odds(odds_text, f"{source}: field '{rf}.odds'")
+            pays.append(PayRule(tuple(when), odds, mode))
+        if not pays:
+            raise r.fail(f"{field}.pays", "is empty: a bet must say when it pays")
+        kind = "main" if code in MAIN_BETS else "side"
+        bets[code] = BetType(code, kind, cutoff, tuple(pays))
+
+    modes_t = r.get(data, "modes", "modes", dict)
+    modes: dict[str, tuple[str, ...]] = {}
+    for mode, codes in modes_t.items():
+        if mode not in MODES:
+            raise r.fail(f"modes.{mode}", f"unknown betting mode; known: {', '.join(MODES)}")
+        if not isinstance(codes, list):
+            raise r.fail(f"modes.{mode}", "must be a list of bet codes")
+        for code in codes:
+            if code not in bets:
+                raise r.fail(f"modes.{mode}", f"offers {code!r}, which has no [bets.{code}] paytable")
+        modes[mode] = tuple(codes)
+    if not modes:
+        raise r.fail("modes", "offers no betting mode")
+
+    try:
+        stated_f = Fraction(stated) if stated is not None else None
+    except ValueError:
+        raise r.fail("max_rtp_stated", f"{stated!r} is not a number") from None
+    return Ruleset(
+        id=r.get(data, "id", "id", str),
+        document=r.get(data, "document", "document", str),
+        title=r.get(data, "title", "title", str),
+        game=r.get(data, "game", "game", str),
+        decks=decks,
+        rounding=rounding,
+        max_rtp_stated=stated_f,
+        shoe=shoe,
+        limits=limits,
+        modes=modes,
+        bets=bets,
+        notes=tuple(r.get(data, "notes", "notes", list, [])),
+    )
+
+
+def ruleset_ids() -> list[str]:
+    return sorted(p.name.removesuffix(".toml") for p in resources.files("engine.rulesets").iterdir() if p.name.endswith(".toml"))
+
+
+_CACHE: dict[str, Ruleset] = {}
+
+
+def load_ruleset(ruleset_id: str) -> Ruleset:
+    """A bundled ruleset by its RULES.md id (package data, loaded once per process)."""
+    if ruleset_id not in _CACHE:
+        if ruleset_id not in ruleset_ids():
+            raise RulesetError(f"unknown ruleset {ruleset_id!r}; known: {', '.join(ruleset_ids())}")
+        path = resources.files("engine.rulesets") / f"{ruleset_id}.toml"
+        rs = parse_ruleset(path.read_text(encoding="utf-8"), f"engine/rulesets/{ruleset_id}.toml")
+        if rs.id != ruleset_id:
+            raise RulesetError(f"engine/rulesets/{ruleset_id}.toml: field 'id': says {rs.id!r}, file name says {ruleset_id!r}")
+        _CACHE[ruleset_id] = rs
+    return _CACHE[ruleset_id]

@@ -1,0 +1,25 @@
+"""The `pitboss` command line: one sub-command per module in pitboss/commands/.
+
+Command modules import heavy libraries (Beam, DuckDB) inside their functions so that quick
+commands such as `pitboss rtp` start fast.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from pitboss.commands import rtp
+
+app = typer.Typer(
+    name="pitboss",
+    help="Audit and settlement checker for live-dealer casino tables.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+app.command("rtp")(rtp.rtp)
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,107 @@
+"""The recorded-data contract: Arrow schemas of the five input tables, field by field.
+
+Each table has REQUIRED fields (a dataset with exactly these must audit) and OPTIONAL fields (what a
+real operator often records too). Types here are canonical; readers accept any type that converts
+without loss (see schemas/readers.py). Game-specific fields are nullable so that blackjack,
+roulette, sic bo and casino stud can extend the same tables without breaking baccarat data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+TIMESTAMP = pa.timestamp("us", tz="UTC")
+MONEY = pa.int64()
+CARDS = pa.list_(pa.string())
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: pa.DataType
+    nullable: bool
+    required: bool
+    doc: str
+
+    @property
+    def field(self) -> pa.Field:
+        return pa.field(self.name, self.type, nullable=self.nullable)
+
+
+def _c(name: str, type_: pa.DataType, doc: str, *, nullable: bool = False, required: bool = True) -> Column:
+    return Column(name, type_, nullable, required, doc)
+
+
+CONTRACT: dict[str, tuple[Column, ...]] = {
+    "tables": (
+        _c("table_id", pa.string(), "Identifier of the live table, unique in the dataset."),
+        _c("game", pa.string(), "Game played at the table: 'baccarat' (later blackjack, roulette, sic_bo, casino_stud)."),
+        _c("ruleset", pa.string(), "Ruleset id of RULES.md the table plays, e.g. 'baccarat_8d_extended'."),
+        _c("currency", pa.string(), "ISO 4217 code of every amount at the table, e.g. 'EUR'."),
+        _c("table_max", MONEY, "Table maximum in minor units (004: a pair bet may be at most 10% of it)."),
+        _c("operator", pa.string(), "Operator or studio running the table.", nullable=True, required=False),
+        _c("name", pa.string(), "Display name of the table.", nullable=True, required=False),
+    ),
+    "limits": (
+        _c("table_id", pa.string(), "Table the limit applies to (tables.table_id)."),
+        _c("bet_type", pa.string(), "Bet code of RULES.md, e.g. 'PLAYER'."),
+        _c("min_stake", MONEY, "Smallest stake accepted for this bet type, minor units."),
+        _c("max_stake", MONEY, "Largest stake accepted; for PLAYER/BANKER under 000/001 the limit on the difference of an account's Player and Banker stakes in a round."),
+    ),
+    "shoes": (
+        _c("shoe_id", pa.string(), "Identifier of the shoe, unique in the dataset."),
+        _c("table_id", pa.string(), "Table where the shoe was dealt."),
+        _c("shoe_no", pa.int32(), "Sequence number of the shoe at its table."),
+        _c("opened_at", TIMESTAMP, "When the shoe was opened (UTC)."),
+        _c("closed_at", TIMESTAMP, "When the shoe was closed (UTC).", nullable=True),
+        _c("decks", pa.int8(), "Number of decks shuffled into the shoe."),
+        _c("cards", CARDS, "The whole shoe in order, first card = the turned burn card; codes such as 'TD'."),
+        _c("cut_index", pa.int32(), "Index in `cards` of the first card behind the cut card; null where the ruleset has no cut card (mini-baccarat).", nullable=True),
+        _c("shuffle_id", pa.string(), "Identifier of the shuffle (machine or hand shuffle record).", nullable=True, required=False),
+    ),
+    "rounds": (
+        _c("round_id", pa.string(), "Identifier of the round, unique in the dataset."),
+        _c("shoe_id", pa.string(), "Shoe the round was dealt from."),
+        _c("table_id", pa.string(), "Table of the round."),
+        _c("round_no", pa.int32(), "1-based number of the round in its shoe."),
+        _c("betting_opened_at", TIMESTAMP, "When betting opened (UTC)."),
+        _c("betting_closed_at", TIMESTAMP, "When betting closed (UTC); a bet placed later is late."),
+        _c("settled_at", TIMESTAMP, "When the round was settled or cancelled (UTC).", nullable=True),
+        _c("status", pa.string(), "'settled' or 'cancelled' (every bet of a cancelled round is refunded)."),
+        _c("player_cards", CARDS, "Player's cards as the reader saw them, in dealing order (empty for a round cancelled before the deal).", nullable=True),
+        _c("banker_cards", CARDS, "Banker's cards as the reader saw them, in dealing order.", nullable=True),
+        _c("player_score", pa.int8(), "Player's final score as recorded, 0-9.", nullable=True),
+        _c("banker_score", pa.int8(), "Banker's final score as recorded, 0-9.", nullable=True),
+        _c("outcome", pa.string(), "'PLAYER', 'BANKER' or 'TIE' as recorded; null for a round cancelled before the result.", nullable=True),
+        _c("dealer_id", pa.string(), "Dealer on duty."),
+        _c("video_ref", pa.string(), "Reference of the round's video recording.", nullable=True, required=False),
+    ),
+    "bets": (
+        _c("bet_id", pa.string(), "Identifier of the bet (expected unique; duplicates are a finding)."),
+        _c("round_id", pa.string(), "Round the bet is on."),
+        _c("table_id", pa.string(), "Table of the round."),
+        _c("account_id", pa.string(), "Player account that placed the bet."),
+        _c("placed_at", TIMESTAMP, "When the bet was accepted (UTC)."),
+        _c("bet_type", pa.string(), "Bet code of RULES.md, e.g. 'BANKER'."),
+        _c("mode", pa.string(), "'commission' or 'no_commission' (the betting mode of 000/001)."),
+        _c("stake", MONEY, "Amount staked, minor units, > 0."),
+        _c("currency", pa.string(), "ISO 4217 code of stake and paid."),
+        _c("paid", MONEY, "Amount credited back for this bet, stake included when returned, 0 on a loss."),
+        _c("settled_at", TIMESTAMP, "When the bet was settled (UTC).", nullable=True),
+        _c("seat", pa.int8(), "Seat or betting box of the account (mini-baccarat has 5).", nullable=True, required=False),
+        _c("channel", pa.string(), "Client the bet came from, e.g. 'web', 'mobile'.", nullable=True, required=False),
+    ),
+}
+
+TABLE_NAMES: tuple[str, ...] = tuple(CONTRACT)
+
+
+def schema(table: str, *, required_only: bool = False) -> pa.Schema:
+    """Canonical Arrow schema of an input table (with the optional fields unless `required_only`)."""
+    return pa.schema([c.field for c in CONTRACT[table] if c.required or not required_only])
+
+
+def required_columns(table: str) -> tuple[str, ...]:
+    return tuple(c.name for c in CONTRACT[table] if c.required)
