@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from pitboss.commands import rtp
+from pitboss.commands import audit, generate, rtp, schema
 
 app = typer.Typer(
     name="pitboss",
@@ -19,6 +19,9 @@ app = typer.Typer(
 )
 
 app.command("rtp")(rtp.rtp)
+app.command("schema")(schema.schema)
+app.command("generate")(generate.generate)
+app.command("audit")(audit.audit)
 
 
 if __name__ == "__main__":
