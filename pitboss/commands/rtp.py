@@ -1,8 +1,109 @@
-"""`pitboss rtp`: exact return to player of every bet of a ruleset (placeholder until engine/rtp.py)."""
+"""`pitboss rtp`: exact return to player of every bet of a ruleset (engine/rtp.py), checked against
+the maximum RTP the operator's document states.
+
+A bet returning 100% or more is not a bug of ours but of the published rules: it gets a plain
+WARNING line, to be reported to the operator.
+"""
 
 from __future__ import annotations
 
+import json
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
 import typer
+
+if TYPE_CHECKING:
+    from engine.rtp import BetRtp
+    from engine.ruleset import Ruleset
+
+
+def percent(value: Fraction, places: int = 4) -> str:
+    return f"{float(value) * 100:.{places}f}%"
+
+
+def stated_precision(stated: Fraction) -> int:
+    """Decimal places the document wrote its figure with: 0.9894 (98.94%) -> 4."""
+    places = 0
+    while (stated * 10**places).denominator != 1:
+        places += 1
+        if places > 12:
+            raise ValueError(f"{stated} is not a finite decimal")
+    return places
+
+
+def rtp_warnings(results: list[BetRtp]) -> list[str]:
+    """One line per bet that returns at least its stake on average: the player beats the house."""
+    return [
+        f"WARNING: ruleset {r.ruleset}, bet {r.bet_type}, mode {r.mode}: RTP {percent(r.rtp)} is at least 100% "
+        "(the player is expected to win) - a rules defect to report to the operator."
+        for r in results
+        if r.rtp >= 1
+    ]
+
+
+def stated_max_verdict(ruleset: Ruleset, results: list[BetRtp]) -> str:
+    """A sentence comparing the engine's highest RTP with the maximum RTP the document states."""
+    best = max(results, key=lambda r: r.rtp)
+    engine_text = f"the engine's maximum is {percent(best.rtp)} ({best.bet_type}, {best.mode})"
+    stated = ruleset.max_rtp_stated
+    if stated is None:
+        return f"The document states no maximum RTP; {engine_text}."
+    places = stated_precision(stated)
+    rounded = round(best.rtp, places)
+    stated_text = percent(stated, max(places - 2, 0))
+    if rounded == stated:
+        return f"Stated maximum RTP {stated_text}: {engine_text}, which agrees at the stated precision."
+    matching = [f"{r.bet_type} ({r.mode})" for r in results if round(r.rtp, places) == stated]
+    also = f"; the stated figure is the RTP of {', '.join(matching)}" if matching else ""
+    return f"Stated maximum RTP {stated_text}: {engine_text}, which does NOT agree{also}."
+
+
+def json_records(results: list[BetRtp]) -> list[dict[str, object]]:
+    return [
+        {
+            "ruleset": r.ruleset,
+            "bet_type": r.bet_type,
+            "mode": r.mode,
+            "decks": r.decks,
+            "rtp": float(r.rtp),
+            "house_edge": float(r.house_edge),
+            "rtp_exact": f"{r.rtp.numerator}/{r.rtp.denominator}",
+            "outcomes": [
+                {"pays": o.description, "probability": float(o.probability), "credit": float(o.credit)}
+                for o in r.outcomes
+            ],
+        }
+        for r in results
+    ]
+
+
+def _print_tables(rulesets: list[Ruleset], results: dict[str, list[BetRtp]]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    for rs in rulesets:
+        # The heading is printed as a line of its own: a long table title would be wrapped.
+        console.print(
+            f"{rs.id}: {rs.title} (one round from a fresh {rs.decks}-deck shoe)",
+            style="bold",
+            soft_wrap=True,
+            markup=False,
+            highlight=False,
+        )
+        table = Table()
+        table.add_column("Bet type")
+        table.add_column("Mode")
+        table.add_column("RTP", justify="right")
+        table.add_column("House edge", justify="right")
+        for r in results[rs.id]:
+            table.add_row(r.bet_type, r.mode, percent(r.rtp), percent(r.house_edge))
+        console.print(table)
+        console.print(stated_max_verdict(rs, results[rs.id]), soft_wrap=True, markup=False, highlight=False)
+        for line in rtp_warnings(results[rs.id]):
+            console.print(line, style="bold red", soft_wrap=True, markup=False, highlight=False)
+        console.print()
 
 
 def rtp(
@@ -10,4 +111,20 @@ def rtp(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list instead of a table."),
 ) -> None:
     """Print the exact RTP of every bet type and mode."""
-    raise typer.Exit(1)
+    from engine.rtp import ruleset_rtp
+    from engine.ruleset import RulesetError, load_ruleset, ruleset_ids
+
+    try:
+        rulesets = [load_ruleset(rid) for rid in ([ruleset] if ruleset else ruleset_ids())]
+    except RulesetError as e:
+        typer.echo(str(e), err=True)
+        raise typer.Exit(2) from None
+    results = {rs.id: ruleset_rtp(rs) for rs in rulesets}
+
+    if not as_json:
+        _print_tables(rulesets, results)
+        return
+    every = [r for rs in rulesets for r in results[rs.id]]
+    typer.echo(json.dumps(json_records(every), indent=2))
+    for line in rtp_warnings(every):
+        typer.echo(line, err=True)
