@@ -21,7 +21,9 @@ app = typer.Typer(
 app.command("rtp")(rtp.rtp)
 app.command("schema")(schema.schema)
 app.command("generate")(generate.generate)
-app.command("audit")(audit.audit)
+app.command("audit", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(
+    audit.audit
+)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,102 @@
-"""`pitboss audit` (placeholder: being built)."""
+"""`pitboss audit`: run the nightly audit pipeline, load the warehouse, print the summary."""
 
 from __future__ import annotations
 
+import posixpath
+import sys
+from pathlib import Path
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from pitboss.exit_codes import BAD_INPUT
+
+console = Console()
 
 
-def audit() -> None:
-    """Not built yet."""
-    raise typer.Exit(1)
+def audit(
+    ctx: typer.Context,
+    input: str = typer.Option(..., "--input", help="Folder with tables, limits, shoes, rounds, bets (Parquet)."),
+    warehouse: str | None = typer.Option(None, "--warehouse", help="DuckDB file to load the results into."),
+    output: str | None = typer.Option(None, "--output", help="Folder for the Parquet results "
+                                      "[default: <warehouse>.runs/latest, or out/]"),
+    shards: int = typer.Option(4, "--shards", help="Files per output table."),
+) -> None:
+    """Replay every shoe, recompute every settlement, flag what disagrees.
+
+    Beam options go after `--`, e.g. `pitboss audit --input data -- --runner=FlinkRunner ...`.
+    """
+    from pipelines.audit import run
+    from schemas.readers import ContractError
+
+    output = output or (str(Path(warehouse).with_suffix("")) + "_runs/latest" if warehouse else "out")
+    argv = ["--input", input, "--output", output, "--shards", str(shards), *ctx.args]
+    try:
+        record = run(argv)
+    except ContractError as e:
+        console.print(f"[red]error:[/red] {e}", highlight=False)
+        raise typer.Exit(BAD_INPUT) from None
+    loaded = None
+    if warehouse:
+        from pipelines.warehouse import load
+
+        loaded = load(warehouse, record.__dict__)
+    print_summary(record.__dict__, loaded, warehouse)
+
+
+def summary_figures(manifest: dict) -> dict:
+    """Headline counts of a finished run, read back from its Parquet outputs (not from metrics)."""
+    import duckdb
+    import pyarrow.parquet as pq
+
+    con = duckdb.connect()
+    files = {name: [o["path"] for o in outs] for name, outs in manifest["outputs"].items()}
+    bets_in = sum(pq.ParquetFile(i["path"]).metadata.num_rows for i in manifest["inputs"]["bets"])
+    s = con.execute(
+        "SELECT count(*), count(DISTINCT round_id), coalesce(sum(stake),0), coalesce(sum(paid),0), "
+        "coalesce(sum(expected),0) FROM read_parquet(?)", [files["settlements"]]).fetchone()
+    rounds = con.execute("SELECT count(*) FROM read_parquet(?)", [files["round_replays"]]).fetchone()[0]
+    findings = con.execute("SELECT kind, severity, count(*) FROM read_parquet(?) GROUP BY ALL ORDER BY 1",
+                           [files["findings"]]).fetchall()
+    quarantine = con.execute("SELECT source_table, reason, count(*) FROM read_parquet(?) GROUP BY ALL ORDER BY 1, 2",
+                             [files["quarantine"]]).fetchall()
+    bets_quarantined = sum(n for table, _, n in quarantine if table == "bets")
+    return dict(bets_read=bets_in, bets_settled=s[0], bets_quarantined=bets_quarantined, rounds=rounds,
+                stakes=s[2], paid=s[3], expected=s[4], findings=findings, quarantine=quarantine)
+
+
+def print_summary(manifest: dict, loaded: dict | None, warehouse: str | None) -> None:
+    f = summary_figures(manifest)
+    head = Table(title=f"Audit run {manifest['run_id']} ({manifest['runner']})", show_header=False)
+    head.add_row("rounds replayed", f"{f['rounds']:,}")
+    head.add_row("bets read", f"{f['bets_read']:,}")
+    head.add_row("  settled", f"{f['bets_settled']:,}")
+    head.add_row("  quarantined", f"{f['bets_quarantined']:,}")
+    balanced = f["bets_read"] == f["bets_settled"] + f["bets_quarantined"]
+    head.add_row("  accounted for", "[green]yes: read = settled + quarantined[/green]" if balanced
+                 else "[red]NO: read != settled + quarantined[/red]")
+    head.add_row("stakes (minor units)", f"{f['stakes']:,}")
+    head.add_row("paid", f"{f['paid']:,}")
+    head.add_row("expected", f"{f['expected']:,}")
+    head.add_row("paid - expected", f"{f['paid'] - f['expected']:,}")
+    console.print(head)
+    kinds = Table(title="Findings")
+    for col in ("kind", "severity", "count"):
+        kinds.add_column(col)
+    for kind, severity, n in f["findings"]:
+        kinds.add_row(kind, severity, f"{n:,}")
+    kinds.add_row("total", "", f"{sum(n for *_, n in f['findings']):,}")
+    console.print(kinds)
+    if f["quarantine"]:
+        q = Table(title="Quarantined rows")
+        for col in ("table", "reason", "rows"):
+            q.add_column(col)
+        for table, reason, n in f["quarantine"]:
+            q.add_row(table, reason, f"{n:,}")
+        console.print(q)
+    console.print(f"outputs: {posixpath.join(manifest['output_dir'], '')}  manifest: _manifest.json")
+    if warehouse:
+        console.print(f"warehouse: {warehouse} (rows loaded: {loaded})")
+    if not balanced:
+        sys.exit(1)

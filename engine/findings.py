@@ -1,0 +1,73 @@
+"""Findings: what the audit reports, with stable kind codes (regulators filter on them).
+
+docs/findings.md describes each kind, the row it is attached to and the fault that causes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+CRITICAL, MAJOR, MINOR = "critical", "major", "minor"
+
+# kind -> severity. critical: money or dealing integrity; major: a rule broken, no money moved wrongly.
+SEVERITY: dict[str, str] = {
+    "SHOE_COMPOSITION": CRITICAL,
+    "BURN_MISMATCH": CRITICAL,
+    "CARD_SEQUENCE_MISMATCH": CRITICAL,
+    "THIRD_CARD_RULE": CRITICAL,
+    "SCORE_MISMATCH": CRITICAL,
+    "ROUND_AFTER_CUT": CRITICAL,
+    "OVERPAID": CRITICAL,
+    "UNDERPAID": CRITICAL,
+    "STAKE_BELOW_MIN": MAJOR,
+    "STAKE_ABOVE_MAX": MAJOR,
+    "PB_DIFFERENCE_LIMIT": MAJOR,
+    "SIDE_BET_CUTOFF": MAJOR,
+    "PAIR_WITHOUT_MAIN": MAJOR,
+    "SIDE_BET_ABOVE_SHARE": MAJOR,
+    "MULTIPLE_POSITIONS": MAJOR,
+    "LATE_BET": MAJOR,
+    "BET_TYPE_NOT_OFFERED": MAJOR,
+    "UNKNOWN_ROUND": CRITICAL,
+    "DUPLICATE_BET": CRITICAL,
+}
+KINDS: tuple[str, ...] = tuple(SEVERITY)
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str
+    table_id: str | None
+    shoe_id: str | None
+    round_id: str | None
+    bet_id: str | None
+    expected: str | None
+    recorded: str | None
+    message: str
+    account_id: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in SEVERITY:
+            raise ValueError(f"unknown finding kind {self.kind!r}")
+
+    @property
+    def severity(self) -> str:
+        return SEVERITY[self.kind]
+
+    def as_row(self) -> dict[str, object]:
+        row = asdict(self)
+        row["severity"] = self.severity
+        return row
+
+
+# Minor units per major unit; ISO 4217 exponents of the currencies tables are likely to use.
+_EXPONENT = {"JPY": 0, "KRW": 0, "CLP": 0, "BHD": 3, "KWD": 3}
+
+
+def format_money(amount: int, currency: str | None) -> str:
+    """12345, 'EUR' -> '123.45 EUR' (exact: integer arithmetic only)."""
+    exp = _EXPONENT.get(currency or "", 2)
+    sign = "-" if amount < 0 else ""
+    whole, frac = divmod(abs(int(amount)), 10**exp)
+    text = f"{whole:,}" + (f".{frac:0{exp}d}" if exp else "")
+    return f"{sign}{text} {currency}" if currency else f"{sign}{text}"

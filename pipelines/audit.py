@@ -1,0 +1,144 @@
+"""The nightly audit job: read the recorded tables, replay every shoe, settle every bet, write
+round_replays, settlements, findings and quarantine as Parquet, then a run manifest.
+
+    python -m pipelines.audit --input data/ --output out/ [Beam options, e.g. --runner=FlinkRunner]
+
+With no --runner the job runs on Beam's in-process runner (FnApiRunner), chosen explicitly so the
+default never downloads another runner. The warehouse load (pipelines/warehouse.py) runs after the
+pipeline, from its Parquet outputs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import posixpath
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import apache_beam as beam
+from apache_beam.io.filesystems import FileSystems
+from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
+
+from pipelines.io import ReadTable, WriteShards, input_files
+from pipelines.transforms import OUT_QUARANTINE, AuditShoes
+from schemas import readers
+from schemas.contract import TABLE_NAMES
+from schemas.outputs import OUTPUTS, SORT_KEYS
+
+# Output -> column whose hash picks the file shard (a shoe's rows stay together).
+SHARD_COLUMN = {"round_replays": "shoe_id", "settlements": "shoe_id", "findings": "table_id",
+                "quarantine": "source_file"}
+MANIFEST = "_manifest.json"
+
+
+@dataclass
+class AuditRun:
+    run_id: str
+    input_dir: str
+    output_dir: str
+    runner: str
+    started_at: str
+    finished_at: str | None = None
+    inputs: dict[str, list[dict]] = field(default_factory=dict)  # table -> [{path, sha256, bytes}]
+    outputs: dict[str, list[dict]] = field(default_factory=dict)
+    code_version: str = ""
+    metrics: dict[str, int] = field(default_factory=dict)
+
+
+def sha256_of(path: str) -> tuple[str, int]:
+    digest, size = hashlib.sha256(), 0
+    with FileSystems.open(path, compression_type="uncompressed") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+            size += len(chunk)
+    return digest.hexdigest(), size
+
+
+def code_version() -> str:
+    """sha256 over the source of the packages that decide the results (engine, schemas, pipelines)."""
+    from importlib import resources
+
+    digest = hashlib.sha256()
+    for package in ("engine", "engine.rulesets", "schemas", "pipelines"):
+        for entry in sorted(resources.files(package).iterdir(), key=lambda p: p.name):
+            if entry.name.endswith((".py", ".toml")):
+                digest.update(entry.name.encode() + b"\0" + entry.read_bytes())
+    return digest.hexdigest()
+
+
+def build(pipeline: beam.Pipeline, files: dict[str, list[str]], output_dir: str, shards: int) -> None:
+    """Wire reading, the audit and writing onto `pipeline` (labelled steps)."""
+    inputs, quarantined = {}, []
+    for table in TABLE_NAMES:
+        read = pipeline | f"Read {table}" >> ReadTable(table, files[table])
+        inputs[table] = read.rows
+        quarantined.append(read[OUT_QUARANTINE])
+    audited = inputs | "Audit" >> AuditShoes()
+    outputs = dict(audited)
+    outputs[OUT_QUARANTINE] = [audited[OUT_QUARANTINE], *quarantined] | "AllQuarantined" >> beam.Flatten()
+    for name, pcoll in outputs.items():
+        _ = pcoll | f"Write {name}" >> WriteShards(output_dir, name, OUTPUTS[name], SORT_KEYS[name],
+                                                   SHARD_COLUMN[name], shards)
+
+
+def parse_args(argv: list[str] | None):
+    parser = argparse.ArgumentParser(prog="pipelines.audit", description=__doc__.splitlines()[0])
+    parser.add_argument("--input", required=True, help="input folder (local path or gs://, s3://, hdfs://)")
+    parser.add_argument("--output", required=True, help="output folder for the Parquet results")
+    parser.add_argument("--shards", type=int, default=4, help="files per output table")
+    return parser.parse_known_args(argv)
+
+
+def run(argv: list[str] | None = None) -> AuditRun:
+    args, beam_args = parse_args(argv)
+    options = PipelineOptions(beam_args, save_main_session=False)
+    runner_name = options.view_as(StandardOptions).runner
+    if runner_name is None:
+        from apache_beam.runners.portability.fn_api_runner import FnApiRunner
+
+        runner, runner_name = FnApiRunner(), "FnApiRunner (in-process)"
+    else:
+        runner = None
+    started = datetime.now(UTC)
+    files = {table: input_files(args.input, table) for table in TABLE_NAMES}
+    for table, paths in files.items():
+        for path in paths:
+            readers.check_file(path, table)  # structural problems stop the run here, naming the file
+    record = AuditRun(
+        run_id=started.strftime("%Y%m%dT%H%M%S%fZ"), input_dir=args.input, output_dir=args.output,
+        runner=runner_name, started_at=started.isoformat(), code_version=code_version(),
+        inputs={t: [dict(path=p, **dict(zip(("sha256", "bytes"), sha256_of(p), strict=True))) for p in ps]
+                for t, ps in files.items()},
+    )
+    t0 = time.perf_counter()
+    pipeline = beam.Pipeline(runner=runner, options=options)
+    build(pipeline, files, args.output, args.shards)
+    result = pipeline.run()
+    result.wait_until_finish()
+    record.metrics = _metrics(result)
+    record.metrics["pipeline_ms"] = int((time.perf_counter() - t0) * 1000)
+    record.outputs = {
+        name: [dict(path=m.path, **dict(zip(("sha256", "bytes"), sha256_of(m.path), strict=True)))
+               for m in sorted(FileSystems.match([posixpath.join(args.output, name, "*.parquet")])[0].metadata_list,
+                               key=lambda m: m.path)]
+        for name in OUTPUTS
+    }
+    record.finished_at = datetime.now(UTC).isoformat()
+    with FileSystems.create(posixpath.join(args.output, MANIFEST)) as f:
+        f.write(json.dumps(record.__dict__, indent=2, sort_keys=True).encode())
+    return record
+
+
+def _metrics(result) -> dict[str, int]:
+    try:
+        counters = result.metrics().query()["counters"]
+    except Exception:  # some runners do not report metrics back to the driver
+        return {}
+    return {f"{c.key.metric.namespace}.{c.key.metric.name}": int(c.committed or c.attempted or 0) for c in counters}
+
+
+if __name__ == "__main__":
+    run()

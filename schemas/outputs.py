@@ -1,0 +1,137 @@
+"""What the audit writes: Arrow schemas of its Parquet outputs and warehouse tables, field by field.
+
+Every row carries `business_date` (the UTC date the round's betting opened; for shoe-level rows the
+date the shoe opened) so that re-auditing a date replaces exactly that date in the warehouse.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from schemas.contract import CARDS, MONEY, TIMESTAMP
+
+DOCS: dict[str, dict[str, str]] = {
+    "round_replays": {
+        "business_date": "UTC date the round's betting opened.",
+        "table_id": "Table of the round.",
+        "shoe_id": "Shoe of the round.",
+        "round_id": "The round.",
+        "round_no": "1-based number of the round in its shoe, as recorded.",
+        "status": "settled | cancelled, as recorded.",
+        "shoe_position": "Index in the shoe of the round's first card, after re-synchronising (null: no card dealt).",
+        "rounds_before": "Rounds dealt earlier in the shoe.",
+        "expected_player_cards": "Player's cards as the third-card rule deals them from the shoe at shoe_position.",
+        "expected_banker_cards": "Banker's cards as the rule deals them.",
+        "expected_player_score": "Player's score of the expected cards.",
+        "expected_banker_score": "Banker's score of the expected cards.",
+        "expected_outcome": "Outcome of the expected cards.",
+        "recorded_player_cards": "Player's cards as recorded by the card reader.",
+        "recorded_banker_cards": "Banker's cards as recorded.",
+        "recorded_player_score": "Player's score as recorded.",
+        "recorded_banker_score": "Banker's score as recorded.",
+        "recorded_outcome": "Outcome as recorded.",
+        "cut_card_round": "True for the round in which the cut card came out (the last legal round).",
+        "after_cut": "True for a round dealt after the cut-card round.",
+        "decisions": "The rule applied to each hand, e.g. 'Banker 4, Player's third card 7 -> draws (4 draws on 2–7)'.",
+        "finding_kinds": "Kinds of the dealing findings on this round.",
+    },
+    "settlements": {
+        "business_date": "UTC date the round's betting opened.",
+        "table_id": "Table of the bet.",
+        "shoe_id": "Shoe of the bet's round.",
+        "round_id": "Round of the bet.",
+        "round_no": "Round number in the shoe.",
+        "round_status": "settled | cancelled (cancelled: the stake must be refunded).",
+        "bet_id": "The bet (not unique where the input repeats an id: see DUPLICATE_BET findings).",
+        "account_id": "Account that placed the bet.",
+        "placed_at": "When the bet was accepted (UTC).",
+        "bet_type": "Bet code of RULES.md.",
+        "mode": "commission | no_commission.",
+        "currency": "Currency of stake, paid and expected.",
+        "stake": "Amount staked, minor units.",
+        "paid": "Amount the operator credited back, minor units.",
+        "expected": "Amount the table's ruleset says to credit back, minor units (stake included when returned).",
+        "delta": "paid - expected: > 0 overpaid, < 0 underpaid.",
+        "source_file": "Input file the bet was read from.",
+        "source_row": "0-based row of the bet in that file.",
+    },
+    "findings": {
+        "business_date": "UTC date of the round (shoe-level findings: of the shoe).",
+        "kind": "Stable finding code, e.g. OVERPAID (docs/findings.md).",
+        "severity": "critical | major | minor.",
+        "table_id": "Table concerned.",
+        "shoe_id": "Shoe concerned (null when not known, e.g. a bet on an unknown round).",
+        "round_id": "Round concerned (null for shoe-level findings).",
+        "bet_id": "Bet concerned (null for shoe- and round-level findings).",
+        "account_id": "Account of the bet concerned.",
+        "expected": "What the rules or the data say should be, as text.",
+        "recorded": "What was recorded, as text.",
+        "message": "A sentence a person can read.",
+    },
+    "quarantine": {
+        "business_date": "UTC date of the row where it can be read (else the run's first date).",
+        "source_table": "Input table: tables, limits, shoes, rounds or bets.",
+        "source_file": "Input file of the row.",
+        "source_row": "0-based row in that file.",
+        "reason": "Why the audit could not use the row.",
+        "record_id": "The row's id (bet_id, round_id, shoe_id, table_id) where readable.",
+        "record": "The row as JSON, for the investigator.",
+    },
+}
+
+
+def _s(name: str, fields: list[pa.Field]) -> pa.Schema:
+    assert [f.name for f in fields] == list(DOCS[name]), name  # the docs cover every field, in order
+    return pa.schema(fields)
+
+
+ROUND_REPLAYS = _s("round_replays", [
+    pa.field("business_date", pa.date32()), pa.field("table_id", pa.string()), pa.field("shoe_id", pa.string()),
+    pa.field("round_id", pa.string()), pa.field("round_no", pa.int32()), pa.field("status", pa.string()),
+    pa.field("shoe_position", pa.int32()), pa.field("rounds_before", pa.int32()),
+    pa.field("expected_player_cards", CARDS), pa.field("expected_banker_cards", CARDS),
+    pa.field("expected_player_score", pa.int8()), pa.field("expected_banker_score", pa.int8()),
+    pa.field("expected_outcome", pa.string()),
+    pa.field("recorded_player_cards", CARDS), pa.field("recorded_banker_cards", CARDS),
+    pa.field("recorded_player_score", pa.int8()), pa.field("recorded_banker_score", pa.int8()),
+    pa.field("recorded_outcome", pa.string()),
+    pa.field("cut_card_round", pa.bool_()), pa.field("after_cut", pa.bool_()),
+    pa.field("decisions", pa.list_(pa.string())), pa.field("finding_kinds", pa.list_(pa.string())),
+])  # fmt: skip
+
+SETTLEMENTS = _s("settlements", [
+    pa.field("business_date", pa.date32()), pa.field("table_id", pa.string()), pa.field("shoe_id", pa.string()),
+    pa.field("round_id", pa.string()), pa.field("round_no", pa.int32()), pa.field("round_status", pa.string()),
+    pa.field("bet_id", pa.string()), pa.field("account_id", pa.string()), pa.field("placed_at", TIMESTAMP),
+    pa.field("bet_type", pa.string()), pa.field("mode", pa.string()), pa.field("currency", pa.string()),
+    pa.field("stake", MONEY), pa.field("paid", MONEY), pa.field("expected", MONEY), pa.field("delta", MONEY),
+    pa.field("source_file", pa.string()), pa.field("source_row", pa.int64()),
+])  # fmt: skip
+
+FINDINGS = _s("findings", [
+    pa.field("business_date", pa.date32()), pa.field("kind", pa.string()), pa.field("severity", pa.string()),
+    pa.field("table_id", pa.string()), pa.field("shoe_id", pa.string()), pa.field("round_id", pa.string()),
+    pa.field("bet_id", pa.string()), pa.field("account_id", pa.string()), pa.field("expected", pa.string()),
+    pa.field("recorded", pa.string()), pa.field("message", pa.string()),
+])  # fmt: skip
+
+QUARANTINE = _s("quarantine", [
+    pa.field("business_date", pa.date32()), pa.field("source_table", pa.string()),
+    pa.field("source_file", pa.string()), pa.field("source_row", pa.int64()), pa.field("reason", pa.string()),
+    pa.field("record_id", pa.string()), pa.field("record", pa.string()),
+])  # fmt: skip
+
+OUTPUTS: dict[str, pa.Schema] = {
+    "round_replays": ROUND_REPLAYS,
+    "settlements": SETTLEMENTS,
+    "findings": FINDINGS,
+    "quarantine": QUARANTINE,
+}
+
+# Sort order of each output: the files are byte-identical for identical input.
+SORT_KEYS: dict[str, list[str]] = {
+    "round_replays": ["table_id", "shoe_id", "round_no", "round_id"],
+    "settlements": ["table_id", "shoe_id", "round_no", "bet_id", "source_file", "source_row"],
+    "findings": ["kind", "table_id", "shoe_id", "round_id", "bet_id", "message"],
+    "quarantine": ["source_table", "source_file", "source_row", "reason"],
+}
