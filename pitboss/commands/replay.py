@@ -1,0 +1,148 @@
+"""`pitboss replay ROUND_ID`: everything about one disputed round, for an investigator."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from pitboss.exit_codes import USAGE
+
+HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Round {{ r.round_id }} — pitboss incident replay</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:2rem;color:#222;max-width:70rem}
+table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:.3rem .6rem;text-align:left}
+th{background:#f3f3f3}.bad{color:#b00020;font-weight:600}.ok{color:#137333}.num{text-align:right}
+code{background:#f6f6f6;padding:0 .2rem}
+</style></head><body>
+<h1>Round {{ r.round_id }}</h1>
+<p>Table <b>{{ r.table_id }}</b>, ruleset <b>{{ d.ruleset or "unknown" }}</b>{% if d.ruleset_title %}
+ ({{ d.ruleset_title }}){% endif %}; shoe <b>{{ r.shoe_id }}</b>, round {{ r.round_no }},
+ {{ position }}. Status: <b>{{ r.status }}</b>.</p>
+<p>Source: {{ d.source }}</p>
+<h2>Cards</h2>
+<table><tr><th></th><th>Expected (rule, from the shoe)</th><th>Recorded</th></tr>
+<tr><td>Player</td><td>{{ r.expected_player_cards|join(" ") }} = {{ r.expected_player_score }}</td>
+<td class="{{ 'bad' if r.expected_player_cards != r.recorded_player_cards }}">
+{{ r.recorded_player_cards|join(" ") }} = {{ r.recorded_player_score }}</td></tr>
+<tr><td>Banker</td><td>{{ r.expected_banker_cards|join(" ") }} = {{ r.expected_banker_score }}</td>
+<td class="{{ 'bad' if r.expected_banker_cards != r.recorded_banker_cards }}">
+{{ r.recorded_banker_cards|join(" ") }} = {{ r.recorded_banker_score }}</td></tr>
+<tr><td>Outcome</td><td>{{ r.expected_outcome }}</td>
+<td class="{{ 'bad' if r.expected_outcome != r.recorded_outcome }}">{{ r.recorded_outcome }}</td></tr></table>
+<h2>Draw and stand decisions</h2><ol>{% for dec in r.decisions %}<li>{{ dec }}</li>{% endfor %}</ol>
+<h2>Bets</h2>
+<table><tr><th>bet</th><th>account</th><th>type</th><th>mode</th><th>stake</th><th>expected</th><th>paid</th>
+<th>delta</th><th>findings</th></tr>
+{% for b in d.bets %}<tr><td>{{ b.bet_id }}</td><td>{{ b.account_id }}</td><td>{{ b.bet_type }}</td>
+<td>{{ b.mode }}</td><td class="num">{{ money(b.stake) }}</td><td class="num">{{ money(b.expected) }}</td>
+<td class="num">{{ money(b.paid) }}</td><td class="num {{ 'bad' if b.delta else 'ok' }}">{{ money(b.delta) }}</td>
+<td>{{ b.findings|join(", ") }}</td></tr>{% endfor %}</table>
+<h2>Findings</h2>{% if d.findings %}<ul>{% for f in d.findings %}
+<li><b>{{ f.kind }}</b> ({{ f.severity }}): {{ f.message }}</li>{% endfor %}</ul>
+{% else %}<p class="ok">No finding on this round.</p>{% endif %}
+</body></html>
+"""
+
+
+def replay(
+    round_id: str = typer.Argument(..., help="The round to replay."),
+    warehouse: str | None = typer.Option(None, "--warehouse", help="Read the audited round from this DuckDB file."),
+    input: str | None = typer.Option(None, "--input", help="Replay straight from the Parquet input instead."),
+    format: str = typer.Option("text", "--format", help="text | json | html"),
+    out: str | None = typer.Option(None, "--out", help="Write to this file instead of stdout."),
+) -> None:
+    """Replay one round: cards as they came out of the shoe, the rule for each draw, every bet."""
+    from pitboss import incident
+
+    if (warehouse is None) == (input is None):
+        _fail("give exactly one of --warehouse or --input")
+    if format not in ("text", "json", "html"):
+        _fail(f"unknown format {format!r}: text, json or html")
+    try:
+        data = incident.from_warehouse(warehouse, round_id) if warehouse else incident.from_input(input, round_id)
+    except incident.RoundNotFound as e:
+        _fail(f"round {e.args[0]} not found in {'the warehouse' if warehouse else 'the input'}")
+    except Exception as e:  # unreadable warehouse or input: one line, not a traceback
+        _fail(f"cannot read {'warehouse ' + warehouse if warehouse else 'input ' + str(input)}: {e}")
+    if format == "text":
+        if out:
+            with open(out, "w", encoding="utf-8") as f:
+                Console(file=f, width=120).print(*_text_parts(data))
+        else:
+            Console().print(*_text_parts(data))
+        return
+    text = render(data, format)
+    if out:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+
+
+def _fail(message: str) -> None:
+    Console(stderr=True).print(f"[red]error:[/red] {message}", highlight=False)
+    raise typer.Exit(USAGE)
+
+
+def render(data: dict, format: str) -> str:
+    from pitboss.incident import money, position_text
+
+    if format == "json":
+        return json.dumps(data, indent=2, default=str) + "\n"
+    if format == "html":
+        import jinja2
+
+        env = jinja2.Environment(autoescape=True)
+        return env.from_string(HTML).render(d=data, r=data["round"], position=position_text(data["round"]),
+                                            money=lambda v: money(v, data["currency"]))
+    raise ValueError(f"no renderer for {format!r}")
+
+
+def _text_parts(data: dict) -> list:
+    from pitboss.incident import amount_text, position_text
+
+    r, cur = data["round"], data["currency"]
+    money = lambda v, c: amount_text(v, c)  # noqa: E731 - amounts without the currency, named in the title
+    head = Table(title=f"Round {r['round_id']}", show_header=False)
+    head.add_row("table", str(r["table_id"]))
+    head.add_row("ruleset", f"{data['ruleset'] or 'unknown'}" + (f" ({data['ruleset_title']})"
+                                                                  if data["ruleset_title"] else ""))
+    head.add_row("shoe", f"{r['shoe_id']}, round {r['round_no']}: {position_text(r)}")
+    head.add_row("status", str(r["status"]))
+    head.add_row("source", data["source"])
+    cards = Table(title="Cards")
+    for col in ("", "expected (rule, from the shoe)", "recorded"):
+        cards.add_column(col)
+    for hand in ("player", "banker"):
+        exp, rec = r[f"expected_{hand}_cards"] or [], r[f"recorded_{hand}_cards"] or []
+        mark = "" if exp == rec else "[red]"
+        cards.add_row(hand.capitalize(), f"{' '.join(exp)} = {r[f'expected_{hand}_score']}",
+                      f"{mark}{' '.join(rec)} = {r[f'recorded_{hand}_score']}")
+    mark = "" if r["expected_outcome"] == r["recorded_outcome"] else "[red]"
+    cards.add_row("Outcome", str(r["expected_outcome"]), f"{mark}{r['recorded_outcome']}")
+    decisions = Table(title="Draw and stand decisions", show_header=False)
+    for i, dec in enumerate(r.get("decisions") or [], 1):
+        decisions.add_row(str(i), dec)
+    bets = Table(title=f"Bets (amounts in {cur})")
+    for col in ("bet", "account", "type", "mode", "stake", "expected", "paid", "delta", "findings"):
+        bets.add_column(col, justify="right" if col in ("stake", "expected", "paid", "delta") else "left")
+    for b in data["bets"]:
+        bets.add_row(b["bet_id"], b["account_id"], b["bet_type"], b["mode"], money(b["stake"], cur),
+                     money(b["expected"], cur), money(b["paid"], cur),
+                     ("[red]" if b["delta"] else "") + money(b["delta"], cur), ", ".join(b["findings"]))
+    t = data["totals"]
+    bets.add_row("total", "", "", "", money(t["stake"], cur), money(t["expected"], cur), money(t["paid"], cur),
+                 money(t["paid"] - t["expected"], cur), "")
+    findings = Table(title="Findings")
+    for col in ("kind", "severity", "message"):
+        findings.add_column(col)
+    for f in data["findings"]:
+        findings.add_row(f["kind"], f["severity"], f["message"])
+    if not data["findings"]:
+        findings.add_row("-", "-", "no finding on this round")
+    return [head, cards, decisions, bets, findings]

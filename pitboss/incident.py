@@ -1,0 +1,143 @@
+"""Incident replay of one round: gather what is known about it (from the warehouse, or straight from
+the Parquet input through the engine) into one plain dict, then render it as text, JSON or HTML.
+
+Reading from the input touches only the files and row groups that can hold the round (Arrow dataset
+filters use each row group's min/max statistics), so it stays fast on a large dataset.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as ds
+
+from engine.findings import format_money
+from engine.ruleset import load_ruleset
+
+
+class RoundNotFound(LookupError):
+    pass
+
+
+def _jsonable(row: dict) -> dict:
+    return {k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in row.items()}
+
+
+def from_warehouse(warehouse: str, round_id: str) -> dict:
+    import duckdb
+
+    con = duckdb.connect(warehouse, read_only=True)
+    try:
+        def rows(sql: str, params: list) -> list[dict]:
+            cur = con.execute(sql, params)
+            names = [d[0] for d in cur.description]
+            return [_jsonable(dict(zip(names, r, strict=True))) for r in cur.fetchall()]
+
+        replay = rows("SELECT * FROM round_replays WHERE round_id = ?", [round_id])
+        if not replay:
+            raise RoundNotFound(round_id)
+        r = replay[0]
+        ruleset = None
+        has_tables = con.execute(
+            "SELECT count(*) FROM information_schema.tables WHERE table_name = 'audited_tables'").fetchone()[0]
+        if has_tables:
+            t = rows("SELECT ruleset, currency FROM audited_tables WHERE table_id = ?", [r["table_id"]])
+            ruleset = t[0] if t else None
+        bets = rows("SELECT * FROM settlements WHERE round_id = ? ORDER BY bet_id, source_row", [round_id])
+        findings = rows("SELECT * FROM findings WHERE round_id = ? ORDER BY kind, bet_id", [round_id])
+        shoe_findings = rows("SELECT * FROM findings WHERE shoe_id = ? AND round_id IS NULL ORDER BY kind",
+                             [r["shoe_id"]])
+    finally:
+        con.close()
+    return _assemble(r, ruleset["ruleset"] if ruleset else None,
+                     ruleset["currency"] if ruleset else (bets[0]["currency"] if bets else None),
+                     bets, findings + shoe_findings, source=f"warehouse {warehouse}")
+
+
+def _dataset(input_dir: str, table: str) -> ds.Dataset:
+    from schemas.readers import input_files
+
+    return ds.dataset(input_files(input_dir, table), format="parquet")
+
+
+def _read(input_dir: str, table: str, column: str, value: str) -> pa.Table:
+    from schemas import readers
+
+    data = _dataset(input_dir, table).to_table(filter=pc.field(column) == value)
+    return readers.canonicalize(data, table, source=f"{input_dir}/{table}")
+
+
+def from_input(input_dir: str, round_id: str) -> dict:
+    """Replay the round from the recorded Parquet files with the engine (no warehouse needed)."""
+    from pipelines.convert import audit_shoe_tables, table_infos
+    from schemas import readers
+
+    the_round = _read(input_dir, "rounds", "round_id", round_id)
+    if the_round.num_rows == 0:
+        raise RoundNotFound(round_id)
+    shoe_id = the_round["shoe_id"][0].as_py()
+    table_id = the_round["table_id"][0].as_py()
+    shoe = _read(input_dir, "shoes", "shoe_id", shoe_id)
+    if shoe.num_rows != 1:
+        raise RoundNotFound(f"{round_id}: its shoe {shoe_id} is not recorded exactly once")
+    rounds = _read(input_dir, "rounds", "shoe_id", shoe_id)
+    bets = _read(input_dir, "bets", "round_id", round_id)
+    n = bets.num_rows
+    bets = bets.append_column("_source_file", pa.array([f"{input_dir}/bets"] * n, pa.string())).append_column(
+        "_source_row", pa.nulls(n, pa.int64()))
+    tables = readers.canonicalize(_dataset(input_dir, "tables").to_table(filter=pc.field("table_id") == table_id),
+                                  "tables", source="tables")
+    limits = readers.canonicalize(_dataset(input_dir, "limits").to_table(filter=pc.field("table_id") == table_id),
+                                  "limits", source="limits")
+    info = table_infos(tables, limits)[table_id]
+    replays, settlements, findings, _ = audit_shoe_tables(info, shoe.to_pylist()[0], rounds, bets)
+    replay = [_jsonable(r) for r in replays.to_pylist() if r["round_id"] == round_id][0]
+    own = [_jsonable(f) for f in findings.to_pylist() if f["round_id"] in (round_id, None)]
+    return _assemble(replay, info.ruleset.id, info.currency, [_jsonable(s) for s in settlements.to_pylist()],
+                     own, source=f"input {input_dir} (replayed now by the engine)")
+
+
+def _assemble(replay: dict, ruleset_id: str | None, currency: str | None, bets: list[dict], findings: list[dict],
+              source: str) -> dict:
+    by_bet: dict[str, list[str]] = {}
+    for f in findings:
+        if f.get("bet_id"):
+            by_bet.setdefault(f["bet_id"], []).append(f["kind"])
+    for b in bets:
+        b["findings"] = by_bet.get(b["bet_id"], [])
+    title = None
+    if ruleset_id:
+        try:
+            title = load_ruleset(ruleset_id).title
+        except ValueError:
+            title = None
+    return {
+        "source": source,
+        "round": replay,
+        "ruleset": ruleset_id,
+        "ruleset_title": title,
+        "currency": currency,
+        "bets": bets,
+        "findings": findings,
+        "totals": {
+            "stake": sum(b["stake"] for b in bets),
+            "paid": sum(b["paid"] for b in bets),
+            "expected": sum(b["expected"] for b in bets),
+        },
+    }
+
+
+def position_text(r: dict) -> str:
+    if r.get("shoe_position") is None:
+        return "no card dealt (cancelled before the deal)"
+    return (f"card {r['shoe_position']} of the shoe, after the burn and {r['rounds_before']} earlier "
+            f"round{'s' if r['rounds_before'] != 1 else ''}")
+
+
+def money(amount: int | None, currency: str | None) -> str:
+    return "-" if amount is None else format_money(amount, currency)
+
+
+def amount_text(amount: int | None, currency: str | None) -> str:
+    """Like `money` without the currency code (for tables that name it once)."""
+    return "-" if amount is None else format_money(amount, currency).removesuffix(f" {currency}")
