@@ -37,7 +37,11 @@ def _c(name: str, type_: pa.DataType, doc: str, *, nullable: bool = False, requi
 CONTRACT: dict[str, tuple[Column, ...]] = {
     "tables": (
         _c("table_id", pa.string(), "Identifier of the live table, unique in the dataset."),
-        _c("game", pa.string(), "Game played at the table: 'baccarat' (later blackjack, roulette, sic_bo, casino_stud)."),
+        _c(
+            "game",
+            pa.string(),
+            "Game played at the table: 'baccarat' (later blackjack, roulette, sic_bo, casino_stud).",
+        ),
         _c("ruleset", pa.string(), "Ruleset id of RULES.md the table plays, e.g. 'baccarat_8d_extended'."),
         _c("currency", pa.string(), "ISO 4217 code of every amount at the table, e.g. 'EUR'."),
         _c("table_max", MONEY, "Table maximum in minor units (004: a pair bet may be at most 10% of it)."),
@@ -48,7 +52,12 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
         _c("table_id", pa.string(), "Table the limit applies to (tables.table_id)."),
         _c("bet_type", pa.string(), "Bet code of RULES.md, e.g. 'PLAYER'."),
         _c("min_stake", MONEY, "Smallest stake accepted for this bet type, minor units."),
-        _c("max_stake", MONEY, "Largest stake accepted; for PLAYER/BANKER under 000/001 the limit on the difference of an account's Player and Banker stakes in a round."),
+        _c(
+            "max_stake",
+            MONEY,
+            "Largest stake accepted; for PLAYER/BANKER under 000/001 the limit on the difference of an account's "
+            "Player and Banker stakes in a round.",
+        ),
     ),
     "shoes": (
         _c("shoe_id", pa.string(), "Identifier of the shoe, unique in the dataset."),
@@ -58,8 +67,20 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
         _c("closed_at", TIMESTAMP, "When the shoe was closed (UTC).", nullable=True),
         _c("decks", pa.int8(), "Number of decks shuffled into the shoe."),
         _c("cards", CARDS, "The whole shoe in order, first card = the turned burn card; codes such as 'TD'."),
-        _c("cut_index", pa.int32(), "Index in `cards` of the first card behind the cut card; null where the ruleset has no cut card (mini-baccarat).", nullable=True),
-        _c("shuffle_id", pa.string(), "Identifier of the shuffle (machine or hand shuffle record).", nullable=True, required=False),
+        _c(
+            "cut_index",
+            pa.int32(),
+            "Index in `cards` of the first card behind the cut card; null where the ruleset has no cut card "
+            "(mini-baccarat).",
+            nullable=True,
+        ),
+        _c(
+            "shuffle_id",
+            pa.string(),
+            "Identifier of the shuffle (machine or hand shuffle record).",
+            nullable=True,
+            required=False,
+        ),
     ),
     "rounds": (
         _c("round_id", pa.string(), "Identifier of the round, unique in the dataset."),
@@ -70,11 +91,21 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
         _c("betting_closed_at", TIMESTAMP, "When betting closed (UTC); a bet placed later is late."),
         _c("settled_at", TIMESTAMP, "When the round was settled or cancelled (UTC).", nullable=True),
         _c("status", pa.string(), "'settled' or 'cancelled' (every bet of a cancelled round is refunded)."),
-        _c("player_cards", CARDS, "Player's cards as the reader saw them, in dealing order (empty for a round cancelled before the deal).", nullable=True),
+        _c(
+            "player_cards",
+            CARDS,
+            "Player's cards as the reader saw them, in dealing order (empty for a round cancelled before the deal).",
+            nullable=True,
+        ),
         _c("banker_cards", CARDS, "Banker's cards as the reader saw them, in dealing order.", nullable=True),
         _c("player_score", pa.int8(), "Player's final score as recorded, 0-9.", nullable=True),
         _c("banker_score", pa.int8(), "Banker's final score as recorded, 0-9.", nullable=True),
-        _c("outcome", pa.string(), "'PLAYER', 'BANKER' or 'TIE' as recorded; null for a round cancelled before the result.", nullable=True),
+        _c(
+            "outcome",
+            pa.string(),
+            "'PLAYER', 'BANKER' or 'TIE' as recorded; null for a round cancelled before the result.",
+            nullable=True,
+        ),
         _c("dealer_id", pa.string(), "Dealer on duty."),
         _c("video_ref", pa.string(), "Reference of the round's video recording.", nullable=True, required=False),
     ),
@@ -90,7 +121,13 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
         _c("currency", pa.string(), "ISO 4217 code of stake and paid."),
         _c("paid", MONEY, "Amount credited back for this bet, stake included when returned, 0 on a loss."),
         _c("settled_at", TIMESTAMP, "When the bet was settled (UTC).", nullable=True),
-        _c("seat", pa.int8(), "Seat or betting box of the account (mini-baccarat has 5).", nullable=True, required=False),
+        _c(
+            "seat",
+            pa.int8(),
+            "Seat or betting box of the account (mini-baccarat has 5).",
+            nullable=True,
+            required=False,
+        ),
         _c("channel", pa.string(), "Client the bet came from, e.g. 'web', 'mobile'.", nullable=True, required=False),
     ),
 }
@@ -105,3 +142,53 @@ def schema(table: str, *, required_only: bool = False) -> pa.Schema:
 
 def required_columns(table: str) -> tuple[str, ...]:
     return tuple(c.name for c in CONTRACT[table] if c.required)
+
+
+# Closed value sets of the contract that are not defined by the engine (bet codes, modes, card codes
+# and ruleset ids come from engine/): rows with another value go to quarantine (schemas/readers.py).
+STATUSES: tuple[str, ...] = ("settled", "cancelled")
+OUTCOMES: tuple[str, ...] = ("PLAYER", "BANKER", "TIE")
+
+
+def _type_text(type_: pa.DataType) -> str:
+    return "list<string>" if pa.types.is_list(type_) else str(type_)
+
+
+def _rows(table: str) -> list[tuple[str, str, str, str, str]]:
+    return [
+        (c.name, _type_text(c.type), "required" if c.required else "optional", "yes" if c.nullable else "no", c.doc)
+        for c in CONTRACT[table]
+    ]
+
+
+_HEADERS = ("column", "type", "required", "nullable", "description")
+
+
+def render_markdown(tables: tuple[str, ...] | list[str] | None = None) -> str:
+    """The contract as Markdown tables, one per input table (docs/data-contract.md embeds this)."""
+    out = []
+    for table in tables or TABLE_NAMES:
+        out += [f"### `{table}`", "", "| " + " | ".join(_HEADERS) + " |", "|" + "---|" * len(_HEADERS)]
+        for name, type_, req, null, doc in _rows(table):
+            doc = doc.replace("|", "\\|")
+            out.append(f"| `{name}` | `{type_}` | {req} | {null} | {doc} |")
+        out.append("")
+    return "\n".join(out)
+
+
+def render_rich(tables: tuple[str, ...] | list[str] | None = None) -> list:
+    """The contract as rich.table.Table objects, one per input table (`pitboss schema` prints them)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    out = []
+    for table in tables or TABLE_NAMES:
+        t = Table(title=f"{table}", title_justify="left", show_lines=False)
+        for header in _HEADERS:
+            t.add_column(header, overflow="fold", ratio=4 if header == "description" else None,
+                         no_wrap=header != "description")
+        for name, type_, req, null, doc in _rows(table):
+            style = None if req == "required" else "dim"
+            t.add_row(*(Text(cell) for cell in (name, type_, req, null, doc)), style=style)  # no markup
+        out.append(t)
+    return out

@@ -1,0 +1,663 @@
+"""Readers of the recorded data: Parquet files checked against the contract (schemas/contract.py).
+
+Two layers, so that the audit can tell a broken file from a bad row:
+
+1. Structure (`scan`, `iter_batches`, `read_table`, `read_dataset`): find the files of a table, check
+   each file's columns and types, convert every column to its canonical type WITHOUT LOSS. Anything
+   wrong here (unreadable or truncated Parquet, missing required column, a type or a value that does
+   not convert, bytes that are not UTF-8) raises `ContractError`, naming file, column and row. The
+   output has the canonical types with every field nullable (rows are not checked yet).
+2. Rows (`check_rows`): split a canonical table into the rows the audit can use and the rows it
+   cannot (a null where the contract allows none, an unknown code). The latter go to quarantine with
+   a `reason`, never silently dropped: rows in = good + bad.
+
+Every conversion and check is vectorised (pyarrow.compute); the Python code only loops over columns,
+files and row groups. Folder layouts, accepted conversions and decisions: docs/data-contract.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache
+from urllib.parse import unquote
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from engine.cards import CARD_CODES
+from engine.ruleset import BET_CODES, MODES, ruleset_ids
+from schemas.contract import CONTRACT, OUTCOMES, STATUSES, TABLE_NAMES, schema
+
+SOURCE_FILE = "_source_file"  # dictionary<int32, string>: path of the file the row was read from
+SOURCE_ROW = "_source_row"  # int64: 0-based index of the row in that file
+REASON = "reason"  # string: why check_rows put the row in quarantine ("; " between several reasons)
+IGNORED_COLUMNS_KEY = b"pitboss.ignored_columns"  # schema metadata of read_table: JSON list of names
+
+_HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
+
+
+class ContractError(ValueError):
+    """A file that breaks the contract's structure, named by file (and column and row when known).
+
+    `row` is the 0-based index of the row in the file. `str(error)` reads
+    "bets.parquet: column 'stake': type double cannot be read as int64 without loss".
+    """
+
+    def __init__(self, file: str, problem: str, *, column: str | None = None, row: int | None = None):
+        self.file = str(file)
+        self.column = column
+        self.row = row
+        self.problem = problem
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = [self.file] + ([f"column '{self.column}'"] if self.column is not None else [])
+        return ": ".join([*where, self.problem])
+
+    def __reduce__(self):  # picklable across worker processes (Beam, multiprocessing)
+        return (_rebuild_error, (self.file, self.problem, self.column, self.row))
+
+
+def _rebuild_error(file: str, problem: str, column: str | None, row: int | None) -> ContractError:
+    return ContractError(file, problem, column=column, row=row)
+
+
+def _check_table(table: str) -> None:
+    if table not in CONTRACT:
+        raise ValueError(f"unknown table {table!r}; the contract has {', '.join(TABLE_NAMES)}")
+
+
+# --------------------------------------------------------------------------------------------------
+# Finding the files
+
+
+def _parquet_files_under(folder: str) -> list[str]:
+    """Every *.parquet under `folder`, at any depth, sorted by relative path; names starting with '_'
+    or '.' (Spark's _SUCCESS, _metadata, _temporary/, .crc files) are skipped."""
+    found: list[tuple[str, str]] = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = [d for d in dirnames if not d.startswith(("_", "."))]
+        for name in filenames:
+            if name.endswith(".parquet") and not name.startswith(("_", ".")):
+                path = os.path.join(dirpath, name)
+                found.append((os.path.relpath(path, folder).replace(os.sep, "/"), path))
+    return [path for _, path in sorted(found)]
+
+
+def input_files(input_dir: str | os.PathLike[str], table: str) -> list[str]:
+    """The Parquet files of `table` in an input folder: `<table>.parquet`, or every `*.parquet` under
+    `<table>/` (any depth, hive partitions such as `bets/date=2026-11-28/part-0.parquet` allowed),
+    sorted by path. Raises ContractError when the table has neither form, or both."""
+    _check_table(table)
+    root = os.fspath(input_dir)
+    if not os.path.isdir(root):
+        raise ContractError(root, "input folder not found" if not os.path.exists(root) else "is not a folder")
+    single, folder = os.path.join(root, f"{table}.parquet"), os.path.join(root, table)
+    has_single, has_folder = os.path.isfile(single), os.path.isdir(folder)
+    if has_single and has_folder:
+        raise ContractError(root, f"table '{table}': both {table}.parquet and a folder {table}/ exist; keep one")
+    if has_single:
+        return [single]
+    if has_folder:
+        files = _parquet_files_under(folder)
+        if not files:
+            raise ContractError(folder, f"table '{table}': the folder holds no .parquet file")
+        return files
+    raise ContractError(root, f"table '{table}': no {table}.parquet file and no {table}/ folder of .parquet files")
+
+
+def _is_input_dir(path: str) -> bool:
+    return any(
+        os.path.isfile(os.path.join(path, f"{t}.parquet")) or os.path.isdir(os.path.join(path, t))
+        for t in TABLE_NAMES
+    )
+
+
+def _partition_of(path: str, root: str) -> tuple[tuple[str, str | None], ...]:
+    """Hive `key=value` folders between `root` and the file (value URL-decoded; the hive null marker
+    gives None)."""
+    parts = os.path.relpath(os.path.dirname(path), root).replace(os.sep, "/").split("/")
+    pairs = []
+    for part in parts:
+        key, eq, value = part.partition("=")
+        if eq and key:
+            value = unquote(value)
+            pairs.append((unquote(key), None if value == _HIVE_NULL else value))
+    return tuple(pairs)
+
+
+def _resolve(source: object, table: str) -> list[tuple[str, tuple[tuple[str, str | None], ...]]]:
+    """(file, hive partition) pairs of a source: a file, an input folder (holding <table>.parquet or
+    <table>/), a table folder (its *.parquet at any depth), a SourceFile, or a list of these."""
+    if isinstance(source, SourceFile):
+        if source.table != table:
+            raise ValueError(f"{source.path} was scanned as {source.table}, not {table}")
+        return [(source.path, source.partition)]
+    if isinstance(source, str | os.PathLike):
+        path = os.fspath(source)
+        if os.path.isfile(path):
+            return [(path, ())]
+        if os.path.isdir(path):
+            if _is_input_dir(path):
+                files = input_files(path, table)
+                if files == [os.path.join(path, f"{table}.parquet")]:
+                    return [(files[0], ())]
+                return [(f, _partition_of(f, os.path.join(path, table))) for f in files]
+            files = _parquet_files_under(path)
+            if not files:
+                raise ContractError(path, f"table '{table}': the folder holds no .parquet file")
+            return [(f, _partition_of(f, path)) for f in files]
+        raise ContractError(path, "no such file or folder")
+    if isinstance(source, Iterable):
+        return [pair for item in source for pair in _resolve(item, table)]
+    raise TypeError(f"cannot read {table} from {source!r}: give a path, a SourceFile or a list of them")
+
+
+# --------------------------------------------------------------------------------------------------
+# Types: what converts to the canonical type without loss
+
+
+def _is_string_like(t: pa.DataType) -> bool:
+    return pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t)
+
+
+def _is_binary_like(t: pa.DataType) -> bool:
+    return pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_binary_view(t)
+
+
+def _is_list_like(t: pa.DataType) -> bool:
+    return pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)
+
+
+def _type_problem(src: pa.DataType, dst: pa.DataType) -> str | None:
+    """Why a column of type `src` can never be read as `dst`, or None when it can (values may still
+    fail: an int64 too big for int32, a nanosecond timestamp with sub-microsecond digits)."""
+    if src.equals(dst) or pa.types.is_null(src):
+        return None
+    if pa.types.is_dictionary(src):
+        return _type_problem(src.value_type, dst)
+    lossy = f"type {src} cannot be read as {dst} without loss"
+    if pa.types.is_string(dst):
+        return None if _is_string_like(src) or _is_binary_like(src) else lossy
+    if pa.types.is_integer(dst):
+        if pa.types.is_integer(src) or (pa.types.is_decimal(src) and src.scale == 0):
+            return None
+        return lossy
+    if pa.types.is_timestamp(dst):
+        if not pa.types.is_timestamp(src):
+            return lossy
+        if src.tz is None:
+            return (f"type {src} has no time zone: the contract wants instants in UTC; write {dst} "
+                    "(a timestamp with any time zone converts to UTC)")
+        return None
+    if pa.types.is_list(dst):
+        if not _is_list_like(src):
+            return lossy
+        inner = _type_problem(src.value_type, dst.value_type)
+        return None if inner is None else lossy
+    return lossy
+
+
+def _holds_text(t: pa.DataType) -> bool:
+    """Whether a read column carries strings that Parquet did not check for UTF-8."""
+    if pa.types.is_dictionary(t):
+        return _holds_text(t.value_type)
+    if _is_list_like(t):
+        return _holds_text(t.value_type)
+    return _is_string_like(t)
+
+
+def _first_failing_row(arr: pa.ChunkedArray, ok: Callable[[pa.ChunkedArray], bool]) -> int:
+    """Index of the first row of `arr` on which `ok` fails (bisection: O(log n) calls on slices)."""
+    lo, hi = 0, len(arr)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(arr.slice(lo, mid - lo)):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def _value_text(arr: pa.ChunkedArray, row: int) -> str:
+    scalar = arr[row]
+    try:
+        return repr(scalar.as_py()) if pa.types.is_string(scalar.type) else str(scalar)
+    except Exception:  # noqa: BLE001 - only used to word an error message
+        return "?"
+
+
+def _castable(dst: pa.DataType) -> Callable[[pa.ChunkedArray], bool]:
+    def ok(part: pa.ChunkedArray) -> bool:
+        try:
+            pc.cast(part, dst, safe=True)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return False
+        return True
+
+    return ok
+
+
+def _valid_utf8(part: pa.ChunkedArray) -> bool:
+    """Whether every string of `part` (a text column, a list of text, dictionary-encoded or not) is
+    UTF-8: Parquet readers do not check it."""
+    if pa.types.is_dictionary(part.type):
+        part = pc.cast(part, part.type.value_type)
+    if _is_list_like(part.type):
+        return _valid_utf8(pc.list_flatten(part))  # the items of these rows only (slices included)
+    try:
+        part.validate(full=True)
+    except pa.ArrowInvalid:
+        return False
+    return True
+
+
+def _convert(arr: pa.ChunkedArray, dst: pa.DataType, file: str, column: str, first_row: int) -> pa.ChunkedArray:
+    """`arr` as `dst`, without loss; ContractError naming the first row that does not convert."""
+    src = arr.type
+    if _holds_text(src) and not _valid_utf8(arr):
+        row = _first_failing_row(arr, _valid_utf8)
+        raise ContractError(file, f"value at row {first_row + row} is not valid UTF-8", column=column,
+                            row=first_row + row)
+    if src.equals(dst):
+        return arr
+    try:
+        return pc.cast(arr, dst, safe=True)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+        message = str(e)
+    row = _first_failing_row(arr, _castable(dst))
+    at, value = first_row + row, _value_text(arr, row)
+    base = src.value_type if pa.types.is_dictionary(src) else src
+    if pa.types.is_integer(dst):
+        problem = f"value {value} at row {at} does not fit {dst}"
+    elif pa.types.is_timestamp(dst) and "lose data" in message:
+        problem = (f"value {value} at row {at} has digits below the microsecond: {base} cannot be read "
+                   f"as {dst} without loss")
+    elif pa.types.is_timestamp(dst):
+        problem = f"value {value} at row {at} is out of the range of {dst}"
+    elif "UTF8" in message or "UTF-8" in message:
+        problem = f"value at row {at} is not valid UTF-8"
+    else:
+        problem = f"value at row {at} cannot be read as {dst}: {_message(message)}"
+    raise ContractError(file, problem, column=column, row=at)
+
+
+# --------------------------------------------------------------------------------------------------
+# Files: structure check, then row groups as canonical record batches
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One Parquet file of a table, its structure checked against the contract (see `scan`)."""
+
+    path: str
+    table: str
+    num_rows: int
+    num_row_groups: int
+    partition: tuple[tuple[str, str | None], ...]  # hive key=value folders of the path
+    from_file: tuple[str, ...]  # contract columns present in the file
+    from_partition: tuple[str, ...]  # contract columns absent from the file, taken from the path
+    absent: tuple[str, ...]  # optional contract columns absent: read as nulls
+    ignored: tuple[str, ...]  # file columns / partition keys not in the contract: not read
+
+    def row_group_offsets(self) -> list[int]:
+        """Index in the file of the first row of each row group."""
+        with _open_parquet(self.path) as pf:
+            sizes = [pf.metadata.row_group(i).num_rows for i in range(self.num_row_groups)]
+        return [int(x) for x in np.concatenate([[0], np.cumsum(sizes)[:-1]])] if sizes else []
+
+
+Source = str | os.PathLike | SourceFile | Sequence[str | os.PathLike | SourceFile]
+"""A file, an input folder, a table folder, a SourceFile, or a list of these."""
+
+
+class _open_parquet:
+    """pq.ParquetFile as a context manager that turns any failure to open into a ContractError."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def __enter__(self) -> pq.ParquetFile:
+        try:
+            self.pf = pq.ParquetFile(self.path)
+            _ = self.pf.schema_arrow
+        except (OSError, pa.ArrowException, ValueError, TypeError) as e:
+            raise ContractError(self.path, f"not a readable Parquet file: {_message(e)}") from None
+        return self.pf
+
+    def __exit__(self, *exc: object) -> None:
+        self.pf.close()
+
+
+def _inspect(pf: pq.ParquetFile, path: str, table: str, partition: tuple[tuple[str, str | None], ...]) -> SourceFile:
+    arrow_schema = pf.schema_arrow
+    names = arrow_schema.names
+    for name in names:
+        if names.count(name) > 1:
+            raise ContractError(path, f"the file has {names.count(name)} columns of this name", column=name)
+    contract = {c.name: c for c in CONTRACT[table]}
+    parts = dict(partition)
+    from_file, from_partition, absent = [], [], []
+    for col in CONTRACT[table]:
+        if col.name in names:
+            problem = _type_problem(arrow_schema.field(col.name).type, col.type)
+            if problem:
+                raise ContractError(path, problem, column=col.name)
+            from_file.append(col.name)
+        elif col.name in parts:
+            _partition_value(path, col.name, parts[col.name], col.type)
+            from_partition.append(col.name)
+        elif col.required:
+            found = ", ".join(names) or "none"
+            raise ContractError(path, f"required column is missing (the file has: {found})", column=col.name)
+        else:
+            absent.append(col.name)
+    ignored = [n for n in names if n not in contract] + [k for k in parts if k not in contract and k not in names]
+    return SourceFile(path, table, pf.metadata.num_rows, pf.metadata.num_row_groups, partition,
+                      tuple(from_file), tuple(from_partition), tuple(absent), tuple(ignored))
+
+
+def _partition_value(path: str, column: str, value: str | None, dst: pa.DataType) -> pa.Scalar:
+    try:
+        return pc.cast(pa.scalar(value, pa.string()), dst, safe=True)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        raise ContractError(path, f"hive partition value {value!r} in the path cannot be read as {dst}",
+                            column=column) from None
+
+
+def scan(source: Source, table: str) -> list[SourceFile]:
+    """Find the files of `table` in `source` and check the structure of each (footer readable,
+    required columns present, types convertible), reading no data. Raises ContractError.
+
+    `source`: an input folder (holding <table>.parquet or <table>/), the table's own folder, one
+    file, a SourceFile, or a list of these. Use the SourceFiles to split work by file and row group.
+    """
+    _check_table(table)
+    files = []
+    for path, partition in _resolve(source, table):
+        with _open_parquet(path) as pf:
+            files.append(_inspect(pf, path, table, partition))
+    return files
+
+
+def _columns(table: str, columns: Sequence[str] | None) -> list[str]:
+    names = [c.name for c in CONTRACT[table]]
+    if columns is None:
+        return names
+    unknown = [c for c in columns if c not in names]
+    if unknown:
+        raise ValueError(f"table {table!r} has no column {', '.join(map(repr, unknown))}; it has {', '.join(names)}")
+    return [n for n in names if n in set(columns)]
+
+
+def read_schema(table: str, columns: Sequence[str] | None = None, *, with_source: bool = False) -> pa.Schema:
+    """Schema of what the readers return: canonical types, every field nullable (rows unchecked)."""
+    _check_table(table)
+    canonical = schema(table)
+    fields = [canonical.field(n).with_nullable(True) for n in _columns(table, columns)]
+    if with_source:
+        fields += [pa.field(SOURCE_FILE, pa.dictionary(pa.int32(), pa.string())), pa.field(SOURCE_ROW, pa.int64())]
+    return pa.schema(fields)
+
+
+def _message(e: object) -> str:
+    return " ".join(str(e).split())  # Arrow messages span lines
+
+
+def _unreadable(pf: pq.ParquetFile, path: str, rg: int, cols: list[str], rows: str, e: BaseException) -> ContractError:
+    """The error for a row group that does not decode, naming the first column that fails alone."""
+    for col in cols:
+        try:
+            pf.read_row_group(rg, columns=[col])
+        except (OSError, pa.ArrowException, ValueError) as col_e:
+            return ContractError(path, f"row group {rg} ({rows}) cannot be read: {_message(col_e)}", column=col)
+    return ContractError(path, f"row group {rg} ({rows}) cannot be read: {_message(e)}")
+
+
+def _file_batches(
+    pf: pq.ParquetFile, info: SourceFile, names: list[str], out_schema: pa.Schema, *,
+    with_source: bool, row_groups: Sequence[int] | None, batch_size: int | None,
+) -> Iterator[pa.RecordBatch]:
+    path = info.path
+    types = {c.name: c.type for c in CONTRACT[info.table]}
+    parts = dict(info.partition)
+    file_cols = [n for n in names if n in info.from_file]
+    offsets = [0] * (info.num_row_groups + 1)
+    for i in range(info.num_row_groups):
+        offsets[i + 1] = offsets[i] + pf.metadata.row_group(i).num_rows
+    wanted = range(info.num_row_groups) if row_groups is None else row_groups
+    for rg in wanted:
+        if not 0 <= rg < info.num_row_groups:
+            raise ValueError(f"{path}: no row group {rg} (the file has {info.num_row_groups})")
+        first = offsets[rg]
+        try:
+            data = pf.read_row_group(rg, columns=file_cols)
+        except (OSError, pa.ArrowException, ValueError) as e:
+            raise _unreadable(pf, path, rg, file_cols, f"rows {first}-{offsets[rg + 1] - 1}", e) from None
+        n = data.num_rows
+        if n == 0:
+            continue
+        arrays = []
+        for name in names:
+            if name in info.from_file:
+                arrays.append(_convert(data.column(name), types[name], path, name, first))
+            elif name in info.from_partition:
+                arrays.append(pa.repeat(_partition_value(path, name, parts[name], types[name]), n))
+            else:
+                arrays.append(pa.nulls(n, types[name]))
+        if with_source:
+            arrays.append(pa.DictionaryArray.from_arrays(np.zeros(n, dtype=np.int32), pa.array([path], pa.string())))
+            arrays.append(pa.array(np.arange(first, first + n, dtype=np.int64)))
+        out = pa.Table.from_arrays(arrays, schema=out_schema)
+        yield from out.to_batches(max_chunksize=batch_size)
+
+
+def iter_batches(
+    source: Source,
+    table: str,
+    columns: Sequence[str] | None = None,
+    *,
+    with_source: bool = False,
+    row_groups: Sequence[int] | None = None,
+    batch_size: int | None = None,
+) -> Iterator[pa.RecordBatch]:
+    """Canonical record batches of `table`, file by file (sorted) and row group by row group.
+
+    Batches have `read_schema(table, columns, with_source=...)`: canonical types, all fields nullable,
+    optional columns absent from a file filled with nulls, unknown columns left out (see `scan` for
+    which). `columns` picks contract columns to read (the structure of the whole file is still checked).
+    `with_source` adds `_source_file` and `_source_row` (0-based row in the file). `row_groups` (only for
+    a source of one file) reads just those row groups. `batch_size` caps rows per batch (default: one
+    batch per row group). Raises ContractError on any structural problem, naming file, column and row.
+    """
+    _check_table(table)
+    names = _columns(table, columns)
+    out_schema = read_schema(table, columns, with_source=with_source)
+    pairs = _resolve(source, table)
+    if row_groups is not None and len(pairs) != 1:
+        raise ValueError(f"row_groups needs a source of exactly one file; {table} has {len(pairs)}")
+    for path, partition in pairs:
+        with _open_parquet(path) as pf:
+            info = _inspect(pf, path, table, partition)
+            yield from _file_batches(pf, info, names, out_schema, with_source=with_source,
+                                     row_groups=row_groups, batch_size=batch_size)
+
+
+def read_table(
+    source: Source,
+    table: str,
+    columns: Sequence[str] | None = None,
+    *,
+    with_source: bool = False,
+) -> pa.Table:
+    """The whole of `table` in memory (see iter_batches for sources, columns and with_source).
+
+    The schema metadata key IGNORED_COLUMNS_KEY lists the columns found in the files (or hive keys in
+    the paths) that the contract does not have: they are not read; `ignored_columns(result)` returns
+    them. Raises ContractError.
+    """
+    _check_table(table)
+    names = _columns(table, columns)
+    infos = scan(source, table)
+    out_schema = read_schema(table, columns, with_source=with_source)
+    batches: list[pa.RecordBatch] = []
+    for info in infos:
+        with _open_parquet(info.path) as pf:
+            batches.extend(_file_batches(pf, info, names, out_schema, with_source=with_source,
+                                         row_groups=None, batch_size=None))
+    ignored = sorted({name for info in infos for name in info.ignored})
+    result = pa.Table.from_batches(batches, schema=out_schema)
+    return result.replace_schema_metadata({IGNORED_COLUMNS_KEY: json.dumps(ignored)})
+
+
+def ignored_columns(data: pa.Table | pa.RecordBatch | pa.Schema) -> list[str]:
+    """Columns the reader found but did not read (not in the contract), from read_table's metadata."""
+    meta = (data if isinstance(data, pa.Schema) else data.schema).metadata or {}
+    return json.loads(meta.get(IGNORED_COLUMNS_KEY, b"[]"))
+
+
+def read_dataset(input_dir: str | os.PathLike[str], *, with_source: bool = False) -> dict[str, pa.Table]:
+    """All five tables of an input folder, unchecked rows (for small data: everything in memory).
+    Every table's files are found before any is read, so a missing table fails at once."""
+    for table in TABLE_NAMES:
+        input_files(input_dir, table)
+    return {table: read_table(input_dir, table, with_source=with_source) for table in TABLE_NAMES}
+
+
+# --------------------------------------------------------------------------------------------------
+# Rows: what the audit can use, and what goes to quarantine
+
+
+@cache
+def _ruleset_ids() -> tuple[str, ...]:
+    return tuple(ruleset_ids())
+
+
+@dataclass(frozen=True)
+class RowRule:
+    """A check of one column; a row failing it goes to quarantine with `reason`."""
+
+    column: str
+    kind: str  # "not_null" | "in_set" (null allowed when the column is nullable) | "cards" (each item)
+    what: str = ""  # the kind of value, for the reason: "bet code", "card code"
+    values: Callable[[], Sequence[str]] | None = None
+
+    def describe(self) -> str:
+        if self.kind == "not_null":
+            return f"`{self.column}` is null"
+        if self.kind == "cards":
+            return f"`{self.column}` holds a null or a string that is not one of the {self.what}s"
+        return f"`{self.column}` is not a known {self.what}"
+
+
+def _value_rules() -> dict[str, list[RowRule]]:
+    return {
+        "tables": [RowRule("ruleset", "in_set", "ruleset id", _ruleset_ids)],
+        "limits": [RowRule("bet_type", "in_set", "bet code", lambda: BET_CODES)],
+        "shoes": [],  # an unknown card in shoes.cards is a finding (SHOE_COMPOSITION), not a bad row
+        "rounds": [
+            RowRule("status", "in_set", "round status", lambda: STATUSES),
+            RowRule("outcome", "in_set", "outcome", lambda: OUTCOMES),
+            RowRule("player_cards", "cards", "card code", lambda: CARD_CODES),
+            RowRule("banker_cards", "cards", "card code", lambda: CARD_CODES),
+        ],
+        "bets": [
+            RowRule("bet_type", "in_set", "bet code", lambda: BET_CODES),
+            RowRule("mode", "in_set", "betting mode", lambda: MODES),
+        ],
+    }
+
+
+ROW_RULES: dict[str, tuple[RowRule, ...]] = {
+    table: tuple(RowRule(c.name, "not_null") for c in CONTRACT[table] if not c.nullable)
+    + tuple(rules)
+    for table, rules in _value_rules().items()
+}
+
+
+def _as_array(col: pa.ChunkedArray | pa.Array) -> pa.Array:
+    return col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+
+
+def _rule_mask(rule: RowRule, col: pa.Array) -> pa.Array:
+    """True where the row breaks the rule (never null)."""
+    if rule.kind == "not_null":
+        return pc.is_null(col)
+    value_set = pa.array(rule.values(), pa.string())
+    if rule.kind == "in_set":
+        return pc.and_(pc.is_valid(col), pc.invert(pc.is_in(col, value_set=value_set)))
+    items = pc.list_flatten(col)
+    bad_item = pc.or_(pc.is_null(items), pc.invert(pc.is_in(items, value_set=value_set)))
+    parents = pc.filter(pc.list_parent_indices(col), bad_item)
+    return pc.is_in(pa.array(np.arange(len(col), dtype=np.int64)), value_set=pc.unique(parents).cast(pa.int64()))
+
+
+def _quoted(values: pa.Array) -> pa.Array:
+    return pc.fill_null(pc.binary_join_element_wise("'", values, "'", ""), "null")
+
+
+def _rule_reason(rule: RowRule, col: pa.Array) -> pa.Array:
+    """The reason text where the row breaks the rule, null elsewhere."""
+    mask = _rule_mask(rule, col)
+    if rule.kind == "not_null":
+        text = pa.scalar(f"{rule.column}: null where the contract allows none", pa.string())
+        return pc.if_else(mask, text, pa.scalar(None, pa.string()))
+    if rule.kind == "in_set":
+        text = pc.binary_join_element_wise(f"{rule.column}: unknown {rule.what} ", _quoted(col), "")
+        return pc.if_else(mask, text, pa.scalar(None, pa.string()))
+    items = pc.list_flatten(col)
+    value_set = pa.array(rule.values(), pa.string())
+    bad_item = pc.or_(pc.is_null(items), pc.invert(pc.is_in(items, value_set=value_set)))
+    rows, codes = pc.filter(pc.list_parent_indices(col), bad_item), _quoted(pc.filter(items, bad_item))
+    bad = pa.table({"row": rows, "code": codes})
+    grouped = bad.group_by("row", use_threads=False).aggregate([("code", "distinct")]).sort_by("row")
+    texts = pc.binary_join_element_wise(
+        f"{rule.column}: unknown {rule.what} ", pc.binary_join(grouped["code_distinct"], ", "), ""
+    )
+    return pc.replace_with_mask(pa.nulls(len(col), pa.string()), mask, texts.combine_chunks())
+
+
+def check_rows(table_name: str, data: pa.Table | pa.RecordBatch) -> tuple[pa.Table, pa.Table]:
+    """Split read rows into (good, bad): len(good) + len(bad) == len(data), order kept in each.
+
+    `good`: the rows the audit can use, with the contract's nullability on its columns. `bad`: the
+    other rows, all fields nullable, plus a `reason` string column (several reasons joined by "; ").
+    Columns are kept as given (including `_source_file`/`_source_row` when read with_source); rules
+    on columns the data does not have are skipped. Rules: ROW_RULES[table_name].
+    """
+    _check_table(table_name)
+    if isinstance(data, pa.RecordBatch):
+        data = pa.Table.from_batches([data])
+    rules = [r for r in ROW_RULES[table_name] if r.column in data.column_names]
+    nullable_schema = pa.schema([f.with_nullable(True) for f in data.schema], metadata=data.schema.metadata)
+    data = data.cast(nullable_schema) if not data.schema.equals(nullable_schema) else data
+    masks = []
+    for batch in data.to_batches():
+        any_bad = pa.array(np.zeros(batch.num_rows, dtype=bool))
+        for rule in rules:
+            any_bad = pc.or_(any_bad, _rule_mask(rule, batch.column(rule.column)))
+        masks.append(any_bad)
+    bad_mask = pa.chunked_array(masks, pa.bool_())
+    if pc.any(bad_mask).as_py():
+        good, bad = data.filter(pc.invert(bad_mask)), data.filter(bad_mask)
+    else:  # the usual case: no copy
+        good, bad = data, data.slice(0, 0)
+    reasons = []
+    for batch in bad.to_batches():
+        parts = [_rule_reason(rule, _as_array(batch.column(rule.column))) for rule in rules]
+        reasons.append(pc.binary_join_element_wise(*parts, "; ", null_handling="skip") if parts else
+                       pa.nulls(batch.num_rows, pa.string()))
+    bad = bad.append_column(pa.field(REASON, pa.string()), pa.chunked_array(reasons, pa.string()))
+    canonical = schema(table_name)
+    good_schema = pa.schema(
+        [canonical.field(f.name) if f.name in canonical.names and f.type.equals(canonical.field(f.name).type) else f
+         for f in good.schema],
+        metadata=good.schema.metadata,
+    )
+    good = pa.Table.from_arrays(good.columns, schema=good_schema)
+    return good, bad
