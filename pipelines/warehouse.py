@@ -38,6 +38,11 @@ def _create_statements() -> list[str]:
         "input_dir VARCHAR, output_dir VARCHAR, business_dates DATE[], inputs JSON, outputs JSON, counts JSON, "
         "superseded_by VARCHAR)"
     )
+    # reference data for the regulator views (audits/views): exact RTP of every bet, and the tables audited
+    statements.append("CREATE TABLE IF NOT EXISTS theoretical_rtp (ruleset VARCHAR NOT NULL, bet_type VARCHAR NOT "
+                      "NULL, mode VARCHAR NOT NULL, rtp DOUBLE NOT NULL, rtp_exact VARCHAR NOT NULL)")
+    statements.append("CREATE TABLE IF NOT EXISTS audited_tables (table_id VARCHAR NOT NULL, game VARCHAR, "
+                      "ruleset VARCHAR, currency VARCHAR, table_max BIGINT, run_id VARCHAR NOT NULL)")
     return statements
 
 
@@ -56,6 +61,12 @@ def view_sql() -> list[tuple[str, str]]:
 
 def load(warehouse: str, manifest: dict) -> dict[str, int]:
     """Load the run described by `manifest` (see pipelines.audit.AuditRun); returns rows loaded per table."""
+    from engine.rtp import ruleset_rtp
+    from engine.ruleset import load_ruleset, ruleset_ids
+
+    theoretical = [(r.ruleset, r.bet_type, r.mode, float(r.rtp), f"{r.rtp.numerator}/{r.rtp.denominator}")
+                   for rid in ruleset_ids() for r in ruleset_rtp(load_ruleset(rid))]
+    table_files = [i["path"] for i in manifest.get("inputs", {}).get("tables", [])]
     target = Path(warehouse)
     staging = target.with_name(target.name + ".loading")
     staging.unlink(missing_ok=True)
@@ -92,6 +103,20 @@ def load(warehouse: str, manifest: dict) -> dict[str, int]:
              manifest["input_dir"], manifest["output_dir"], dates, json.dumps(manifest["inputs"]),
              json.dumps(manifest["outputs"]), json.dumps({**manifest.get("metrics", {}), **counts})],
         )
+        con.execute("DELETE FROM theoretical_rtp")  # reference data: replaced on every load
+        con.executemany("INSERT INTO theoretical_rtp VALUES (?, ?, ?, ?, ?)", theoretical)
+        if table_files:  # the run's tables replace earlier rows of the same table_id (first row of an id wins)
+            con.execute(
+                "CREATE TEMP TABLE run_tables AS SELECT * FROM (SELECT CAST(table_id AS VARCHAR) AS table_id, "
+                "CAST(game AS VARCHAR) AS game, CAST(ruleset AS VARCHAR) AS ruleset, CAST(currency AS VARCHAR) AS "
+                "currency, TRY_CAST(table_max AS BIGINT) AS table_max, filename AS f, file_row_number AS r "
+                "FROM read_parquet(?, union_by_name = true, filename = true, file_row_number = true)) "
+                "WHERE table_id IS NOT NULL QUALIFY row_number() OVER (PARTITION BY table_id ORDER BY f, r) = 1",
+                [table_files])
+            con.execute("DELETE FROM audited_tables WHERE table_id IN (SELECT table_id FROM run_tables)")
+            con.execute("INSERT INTO audited_tables SELECT table_id, game, ruleset, currency, table_max, ? "
+                        "FROM run_tables ORDER BY table_id", [run_id])
+            con.execute("DROP TABLE run_tables")
         for _, sql in view_sql():
             con.execute(sql)
         con.execute("COMMIT")
