@@ -3,6 +3,7 @@ local paths, gs://, s3:// and hdfs:// all work on every runner) and deterministi
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 
 import apache_beam as beam
@@ -18,10 +19,22 @@ from pipelines.transforms import OUT_QUARANTINE, concat
 from schemas import readers
 
 
-def input_files(input_dir: str, table: str) -> list[str]:
+def input_files(input_dir: str, table: str) -> list:
     """Files of one input table: `<table>.parquet`, or every `<table>/**/*.parquet` (hive partitions
-    allowed), sorted. Listed through Beam's filesystems so remote inputs work too."""
-    return readers.input_files(input_dir, table)
+    allowed), sorted. Local folders are scanned by the contract readers, which check every file's
+    structure here, before the pipeline starts (a broken file stops the run, named). Remote folders
+    (gs://, s3://, hdfs://) are listed through Beam's filesystems; their structure is checked by the
+    workers as they read."""
+    if FileSystems.get_scheme(input_dir) in (None, "file"):
+        return readers.scan(input_dir, table)
+    single = posixpath.join(input_dir, f"{table}.parquet")
+    found = FileSystems.match([single, posixpath.join(input_dir, table, "**.parquet")])
+    paths = sorted(m.path for result in found for m in result.metadata_list)
+    return [single] if single in paths else paths
+
+
+def source_path(source) -> str:
+    return source.path if isinstance(source, readers.SourceFile) else source
 
 
 def _open(path: str):
@@ -30,15 +43,16 @@ def _open(path: str):
 
 
 class ExpandRowGroups(beam.DoFn):
-    """path -> (path, row group index, first row of the group in the file)."""
+    """file -> (file, row group index) for each row group."""
 
-    def process(self, path: str):
-        with _open(path) as f:
-            meta = pq.ParquetFile(f).metadata
-        first = 0
-        for i in range(meta.num_row_groups):
-            yield path, i, first
-            first += meta.row_group(i).num_rows
+    def process(self, source):
+        with _open(source_path(source)) as f:
+            groups = pq.ParquetFile(f).metadata.num_row_groups
+        for i in range(groups):
+            yield source, i
+
+
+ID_COLUMN = {"tables": "table_id", "limits": "table_id", "shoes": "shoe_id", "rounds": "round_id", "bets": "bet_id"}
 
 
 class ReadRowGroup(beam.DoFn):
@@ -51,13 +65,18 @@ class ReadRowGroup(beam.DoFn):
         self.rows_bad = Metrics.counter("input", f"{table}_quarantined")
 
     def process(self, element):
-        path, index, first = element
-        with _open(path) as f:
-            raw = pq.ParquetFile(f).read_row_group(index)
-        canonical = readers.canonicalize(raw, self.table, source=path)
-        canonical = canonical.append_column("_source_file", pa.array([path] * canonical.num_rows, pa.string()))
-        canonical = canonical.append_column("_source_row", pa.array(range(first, first + canonical.num_rows),
-                                                                    pa.int64()))
+        source, index = element
+        path = source_path(source)
+        with local_copy(path) as local:
+            if isinstance(source, readers.SourceFile):  # keeps its hive partition values
+                local = dataclasses.replace(source, path=local)
+            batches = list(readers.iter_batches(local, self.table, with_source=True, row_groups=[index]))
+        if not batches:
+            return
+        canonical = pa.Table.from_batches(batches)
+        # the source file as plain strings, named as given (not the local copy)
+        canonical = canonical.set_column(canonical.schema.get_field_index(readers.SOURCE_FILE), readers.SOURCE_FILE,
+                                         pa.array([path] * canonical.num_rows, pa.string()))
         good, bad = readers.check_rows(self.table, canonical)
         self.rows_read.inc(canonical.num_rows)
         if good.num_rows:
@@ -65,7 +84,32 @@ class ReadRowGroup(beam.DoFn):
         if bad.num_rows:
             self.rows_bad.inc(bad.num_rows)
             yield beam.pvalue.TaggedOutput(OUT_QUARANTINE, quarantine_table(
-                bad, self.table, bad["reason"], _row_dates(bad), readers.ID_COLUMN[self.table]))
+                bad, self.table, bad["reason"], _row_dates(bad), ID_COLUMN[self.table]))
+
+
+class local_copy:
+    """A local path for `path`: itself when local, else a temporary copy made through Beam's
+    filesystems (gs://, s3://, hdfs://), removed afterwards."""
+
+    def __init__(self, path: str):
+        self.path, self.tmp = path, None
+
+    def __enter__(self) -> str:
+        if FileSystems.get_scheme(self.path) in (None, "file"):
+            return self.path
+        import shutil
+        import tempfile
+
+        fd, self.tmp = tempfile.mkstemp(suffix=".parquet")
+        with FileSystems.open(self.path, compression_type=CompressionTypes.UNCOMPRESSED) as src, open(fd, "wb") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+        return self.tmp
+
+    def __exit__(self, *exc) -> None:
+        if self.tmp:
+            import os
+
+            os.unlink(self.tmp)
 
 
 def _row_dates(rows: pa.Table) -> pa.Array | None:

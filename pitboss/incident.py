@@ -54,23 +54,25 @@ def from_warehouse(warehouse: str, round_id: str) -> dict:
                      bets, findings + shoe_findings, source=f"warehouse {warehouse}")
 
 
-def _dataset(input_dir: str, table: str) -> ds.Dataset:
-    from schemas.readers import input_files
-
-    return ds.dataset(input_files(input_dir, table), format="parquet")
-
-
 def _read(input_dir: str, table: str, column: str, value: str) -> pa.Table:
+    """Rows of `table` where `column == value`, reading only the row groups whose min/max statistics
+    can hold the value, converted to the contract's types by the readers."""
     from schemas import readers
 
-    data = _dataset(input_dir, table).to_table(filter=pc.field(column) == value)
-    return readers.canonicalize(data, table, source=f"{input_dir}/{table}")
+    expr = pc.field(column) == value
+    parts = []
+    for source in readers.scan(input_dir, table):
+        fragment = next(iter(ds.dataset(source.path, format="parquet").get_fragments()))
+        groups = [rg.id for piece in fragment.split_by_row_group(expr) for rg in piece.row_groups]
+        if groups:
+            batches = readers.iter_batches(source, table, row_groups=groups)
+            parts.append(pa.Table.from_batches(list(batches), schema=readers.read_schema(table)).filter(expr))
+    return pa.concat_tables(parts) if parts else readers.read_schema(table).empty_table()
 
 
 def from_input(input_dir: str, round_id: str) -> dict:
     """Replay the round from the recorded Parquet files with the engine (no warehouse needed)."""
     from pipelines.convert import audit_shoe_tables, table_infos
-    from schemas import readers
 
     the_round = _read(input_dir, "rounds", "round_id", round_id)
     if the_round.num_rows == 0:
@@ -85,10 +87,8 @@ def from_input(input_dir: str, round_id: str) -> dict:
     n = bets.num_rows
     bets = bets.append_column("_source_file", pa.array([f"{input_dir}/bets"] * n, pa.string())).append_column(
         "_source_row", pa.nulls(n, pa.int64()))
-    tables = readers.canonicalize(_dataset(input_dir, "tables").to_table(filter=pc.field("table_id") == table_id),
-                                  "tables", source="tables")
-    limits = readers.canonicalize(_dataset(input_dir, "limits").to_table(filter=pc.field("table_id") == table_id),
-                                  "limits", source="limits")
+    tables = _read(input_dir, "tables", "table_id", table_id)
+    limits = _read(input_dir, "limits", "table_id", table_id)
     info = table_infos(tables, limits)[table_id]
     replays, settlements, findings, _ = audit_shoe_tables(info, shoe.to_pylist()[0], rounds, bets)
     replay = [_jsonable(r) for r in replays.to_pylist() if r["round_id"] == round_id][0]
