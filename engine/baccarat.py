@@ -37,12 +37,24 @@ def score(cards: Sequence[str]) -> int:
 
 
 def _values_text(values: frozenset[int]) -> str:
+    """A set of card values as RULES.md writes them: runs of three or more as 'a–b', the rest listed,
+    e.g. {0..7, 9} -> '0–7, 9', {0..5, 8, 9} -> '0–5, 8, 9', {6, 7} -> '6, 7'."""
     if not values:
         return "never"
     ordered = sorted(values)
-    if ordered == list(range(ordered[0], ordered[-1] + 1)):
-        return f"{ordered[0]}" if len(ordered) == 1 else f"{ordered[0]}–{ordered[-1]}"
-    return ", ".join(map(str, ordered))
+    runs: list[list[int]] = []
+    for v in ordered:
+        if runs and v == runs[-1][-1] + 1:
+            runs[-1].append(v)
+        else:
+            runs.append([v])
+    parts: list[str] = []
+    for run in runs:
+        if len(run) >= 3:
+            parts.append(f"{run[0]}–{run[-1]}")
+        else:
+            parts.extend(map(str, run))
+    return ", ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -78,11 +90,16 @@ def banker_decision(player_two: int, banker_two: int, player_third: int | None) 
         )
     draws_on = BANKER_DRAWS_ON[banker_two]
     verb = "draws" if player_third in draws_on else "stands"
+    if len(draws_on) == 10:
+        why = f"{banker_two} draws on any"
+    elif not draws_on:
+        why = f"{banker_two} stands on any"
+    else:
+        why = f"{banker_two} draws on {_values_text(draws_on)}"
     return Decision(
         BANKER,
         player_third in draws_on,
-        f"Banker {banker_two}, Player's third card {player_third} -> {verb} "
-        f"({banker_two} draws on {_values_text(draws_on)})",
+        f"Banker {banker_two}, Player's third card {player_third} -> {verb} ({why})",
     )
 
 

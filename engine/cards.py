@@ -20,7 +20,7 @@ class CardCodeError(ValueError):
 
 
 def check_card(code: str) -> str:
-    if code not in _CARD_SET:
+    if not isinstance(code, str) or code not in _CARD_SET:
         raise CardCodeError(
             f"unknown card code {code!r}: expected rank {RANKS} then suit {SUITS}, e.g. 'TD'"
         )
@@ -62,14 +62,14 @@ class Composition:
         if self.extra:
             parts.append("extra " + ", ".join(f"{c}x{n}" for c, n in sorted(self.extra.items())))
         if self.unknown:
-            parts.append("unknown codes " + ", ".join(sorted(set(self.unknown))))
+            parts.append("unknown codes " + ", ".join(sorted({repr(c) for c in self.unknown})))
         return f"not {self.decks} full decks: " + "; ".join(parts)
 
 
 def check_composition(cards: Iterable[str], decks: int) -> Composition:
     """Each of the 52 codes must appear exactly `decks` times."""
     counts = Counter(cards)
-    unknown = tuple(c for c in counts if c not in _CARD_SET)
+    unknown = tuple(c for c in counts if not isinstance(c, str) or c not in _CARD_SET)
     missing = {c: decks - counts[c] for c in CARD_CODES if counts[c] < decks}
     extra = {c: counts[c] - decks for c in CARD_CODES if counts[c] > decks}
     return Composition(decks, missing, extra, unknown)

@@ -33,6 +33,32 @@ FEATURES: dict[str, tuple[str, str]] = {
     "perfect_pair": ("either hand's first two cards have the same rank and suit", "?"),
 }
 
+_BOOL = (False, True)
+# name -> every value the feature can take (a paytable's `when` may only name these)
+FEATURE_VALUES: dict[str, tuple[object, ...]] = {
+    "outcome": ("PLAYER", "BANKER", "TIE"),
+    "player_score": tuple(range(10)),
+    "banker_score": tuple(range(10)),
+    "player_card_count": (2, 3),
+    "banker_card_count": (2, 3),
+    "total_card_count": (4, 5, 6),
+    "margin": tuple(range(10)),
+    "player_natural": _BOOL,
+    "banker_natural": _BOOL,
+    "natural": _BOOL,
+    "anyone_drew": _BOOL,
+    "player_pair": _BOOL,
+    "banker_pair": _BOOL,
+    "any_pair": _BOOL,
+    "perfect_pair": _BOOL,
+}
+
+
+def valid_feature_value(name: str, value: object) -> bool:
+    """Whether `value` is one the feature can take, of the right type (True is not 1, 6 is not True)."""
+    domain = FEATURE_VALUES[name]
+    return any(type(value) is type(v) and value == v for v in domain)
+
 
 def round_features(player_cards: Sequence[str], banker_cards: Sequence[str]) -> dict[str, object]:
     """The paytable facts of one round from its hands (as dealt or as recorded)."""

@@ -10,13 +10,14 @@ each bet is a list of rules, first match wins, no match loses:
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass
 from fractions import Fraction
 from importlib import resources
 from typing import Any
 
-from engine.features import FEATURES
+from engine.features import FEATURE_VALUES, FEATURES, valid_feature_value
 
 # Every bet code of RULES.md; a ruleset may offer any subset.
 BET_CODES: tuple[str, ...] = (
@@ -94,11 +95,16 @@ class Ruleset:
         return self.bets[code].paytable(mode)
 
 
+_ODDS = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*:\s*([0-9]+(?:\.[0-9]+)?)\s*")
+
+
 def parse_odds(text: str, where: str) -> Fraction:
     """'0.95:1', '1:2', '7:2' -> net win per unit staked."""
+    match = _ODDS.fullmatch(str(text))
     try:
-        win, _, per = str(text).partition(":")
-        value = Fraction(win.strip()) / Fraction(per.strip())
+        if match is None:
+            raise ValueError(text)
+        value = Fraction(match[1]) / Fraction(match[2])
     except (ValueError, ZeroDivisionError):
         raise RulesetError(f"{where}: odds {text!r} is not of the form 'WIN:STAKE' (e.g. '0.95:1')") from None
     if value <= 0:
@@ -125,6 +131,22 @@ class _Reader:
             raise self.fail(field, f"must be {getattr(kind, '__name__', kind)}, got {value!r}")
         return value
 
+    def known_keys(self, table: dict, field: str | None, known: tuple[str, ...]) -> None:
+        """A key the format does not know is a typo that would silently change a payout: refuse it."""
+        for key in table:
+            if key not in known:
+                name = f"{field}.{key}" if field else key
+                raise self.fail(name, f"unknown key; known keys here: {', '.join(known)}")
+
+
+_TOP_KEYS = ("id", "document", "title", "game", "decks", "rounding", "max_rtp_stated", "notes", "shoe", "limits",
+             "modes", "bets")  # fmt: skip
+_SHOE_KEYS = ("burn", "turned_card_counts_as_burned", "face_card_burns", "cut_card", "reshuffle_every_hand")
+_LIMIT_KEYS = ("player_banker_difference", "side_bets_require_main_bet", "side_bet_max_share_of_table_max",
+               "one_position_per_round")  # fmt: skip
+_BET_KEYS = ("cutoff", "pays")
+_RULE_KEYS = ("mode", "when", "odds", "push")
+
 
 def parse_ruleset(text: str, source: str = "<ruleset>") -> Ruleset:
     r = _Reader(source)
@@ -132,6 +154,7 @@ def parse_ruleset(text: str, source: str = "<ruleset>") -> Ruleset:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise RulesetError(f"{source}: not valid TOML: {e}") from None
+    r.known_keys(data, None, _TOP_KEYS)
 
     rounding = r.get(data, "rounding", "rounding", str)
     if rounding not in ROUNDING_RULES:
@@ -142,22 +165,32 @@ def parse_ruleset(text: str, source: str = "<ruleset>") -> Ruleset:
     stated = r.get(data, "max_rtp_stated", "max_rtp_stated", str, None)
 
     shoe_t = r.get(data, "shoe", "shoe", dict)
+    r.known_keys(shoe_t, "shoe", _SHOE_KEYS)
     shoe = ShoeProcedure(
         burn=r.get(shoe_t, "burn", "shoe.burn", bool),
-        turned_card_counts_as_burned=r.get(shoe_t, "turned_card_counts_as_burned", "shoe.turned_card_counts_as_burned", bool),
+        turned_card_counts_as_burned=r.get(
+            shoe_t, "turned_card_counts_as_burned", "shoe.turned_card_counts_as_burned", bool
+        ),
         face_card_burns=r.get(shoe_t, "face_card_burns", "shoe.face_card_burns", int),
         cut_card=r.get(shoe_t, "cut_card", "shoe.cut_card", bool),
         reshuffle_every_hand=r.get(shoe_t, "reshuffle_every_hand", "shoe.reshuffle_every_hand", bool),
     )
+    if not 1 <= shoe.face_card_burns <= 52:
+        raise r.fail("shoe.face_card_burns", f"{shoe.face_card_burns} is not a number of cards between 1 and 52")
     lim_t = r.get(data, "limits", "limits", dict)
+    r.known_keys(lim_t, "limits", _LIMIT_KEYS)
     share = r.get(lim_t, "side_bet_max_share_of_table_max", "limits.side_bet_max_share_of_table_max", str, None)
     try:
         share_f = Fraction(share) if share is not None else None
-    except ValueError:
+    except (ValueError, ZeroDivisionError):
         raise r.fail("limits.side_bet_max_share_of_table_max", f"{share!r} is not a fraction like '1/10'") from None
+    if share_f is not None and not 0 < share_f <= 1:
+        raise r.fail("limits.side_bet_max_share_of_table_max", f"{share!r} is not a share between 0 and 1")
     limits = LimitRules(
         player_banker_difference=r.get(lim_t, "player_banker_difference", "limits.player_banker_difference", bool),
-        side_bets_require_main_bet=r.get(lim_t, "side_bets_require_main_bet", "limits.side_bets_require_main_bet", bool),
+        side_bets_require_main_bet=r.get(
+            lim_t, "side_bets_require_main_bet", "limits.side_bets_require_main_bet", bool
+        ),
         side_bet_max_share_of_table_max=share_f,
         one_position_per_round=r.get(lim_t, "one_position_per_round", "limits.one_position_per_round", bool),
     )
@@ -168,18 +201,34 @@ def parse_ruleset(text: str, source: str = "<ruleset>") -> Ruleset:
         field = f"bets.{code}"
         if code not in BET_CODES:
             raise r.fail(field, f"unknown bet code {code!r}; known codes: {', '.join(BET_CODES)}")
+        if not isinstance(bet_t, dict):
+            raise r.fail(field, f"must be a table with 'pays' (and optionally 'cutoff'), got {bet_t!r}")
+        r.known_keys(bet_t, field, _BET_KEYS)
         cutoff = r.get(bet_t, "cutoff", f"{field}.cutoff", int, None)
+        if cutoff is not None and cutoff < 1:
+            raise r.fail(f"{field}.cutoff", f"{cutoff} is not a number of rounds (1 or more)")
         pays = []
         for i, rule_t in enumerate(r.get(bet_t, "pays", f"{field}.pays", list)):
             rf = f"{field}.pays[{i}]"
             if not isinstance(rule_t, dict):
                 raise r.fail(rf, "must be a table")
+            r.known_keys(rule_t, rf, _RULE_KEYS)
             when_t = r.get(rule_t, "when", f"{rf}.when", dict)
             when = []
             for name, allowed in when_t.items():
                 if name not in FEATURES:
                     raise r.fail(f"{rf}.when.{name}", f"unknown round fact; known: {', '.join(FEATURES)}")
-                when.append((name, tuple(allowed) if isinstance(allowed, list) else (allowed,)))
+                values = tuple(allowed) if isinstance(allowed, list) else (allowed,)
+                if not values:
+                    raise r.fail(f"{rf}.when.{name}", "is an empty list: the rule could never match")
+                for value in values:
+                    if not valid_feature_value(name, value):
+                        raise r.fail(
+                            f"{rf}.when.{name}",
+                            f"{value!r} is not a value of this round fact; it takes "
+                            + ", ".join(repr(v) for v in FEATURE_VALUES[name]),
+                        )
+                when.append((name, values))
             mode = r.get(rule_t, "mode", f"{rf}.mode", str, None)
             if mode is not None and mode not in MODES:
                 raise r.fail(f"{rf}.mode", f"{mode!r} is not one of {', '.join(MODES)}")
@@ -204,13 +253,19 @@ def parse_ruleset(text: str, source: str = "<ruleset>") -> Ruleset:
         for code in codes:
             if code not in bets:
                 raise r.fail(f"modes.{mode}", f"offers {code!r}, which has no [bets.{code}] paytable")
+            if not bets[code].paytable(mode):
+                raise r.fail(
+                    f"modes.{mode}", f"offers {code!r}, but every rule of [bets.{code}] is for another mode"
+                )
+        if len(set(codes)) != len(codes):
+            raise r.fail(f"modes.{mode}", "names a bet code twice")
         modes[mode] = tuple(codes)
     if not modes:
         raise r.fail("modes", "offers no betting mode")
 
     try:
         stated_f = Fraction(stated) if stated is not None else None
-    except ValueError:
+    except (ValueError, ZeroDivisionError):
         raise r.fail("max_rtp_stated", f"{stated!r} is not a number") from None
     return Ruleset(
         id=r.get(data, "id", "id", str),
@@ -224,12 +279,20 @@ def parse_ruleset(text: str, source: str = "<ruleset>") -> Ruleset:
         limits=limits,
         modes=modes,
         bets=bets,
-        notes=tuple(r.get(data, "notes", "notes", list, [])),
+        notes=tuple(_notes(r, data)),
     )
 
 
+def _notes(r: _Reader, data: dict) -> list[str]:
+    notes = r.get(data, "notes", "notes", list, [])
+    if not all(isinstance(n, str) for n in notes):
+        raise r.fail("notes", "must be a list of strings")
+    return notes
+
+
 def ruleset_ids() -> list[str]:
-    return sorted(p.name.removesuffix(".toml") for p in resources.files("engine.rulesets").iterdir() if p.name.endswith(".toml"))
+    files = resources.files("engine.rulesets").iterdir()
+    return sorted(p.name.removesuffix(".toml") for p in files if p.name.endswith(".toml"))
 
 
 _CACHE: dict[str, Ruleset] = {}
@@ -243,6 +306,8 @@ def load_ruleset(ruleset_id: str) -> Ruleset:
         path = resources.files("engine.rulesets") / f"{ruleset_id}.toml"
         rs = parse_ruleset(path.read_text(encoding="utf-8"), f"engine/rulesets/{ruleset_id}.toml")
         if rs.id != ruleset_id:
-            raise RulesetError(f"engine/rulesets/{ruleset_id}.toml: field 'id': says {rs.id!r}, file name says {ruleset_id!r}")
+            raise RulesetError(
+                f"engine/rulesets/{ruleset_id}.toml: field 'id': says {rs.id!r}, file name says {ruleset_id!r}"
+            )
         _CACHE[ruleset_id] = rs
     return _CACHE[ruleset_id]

@@ -84,6 +84,7 @@ def settle_columns(
     """Credits (int64) for columns of bets. `round_index[i]` points bet i at its round's row in the
     `features` columns (from `feature_columns`); `cancelled` is per round."""
     stakes = np.asarray(stakes, dtype=np.int64)
+    round_index = np.asarray(round_index, dtype=np.intp)
     credit = stakes.copy()  # refund unless a paytable says otherwise
     open_bets = ~np.asarray(cancelled, dtype=bool)[round_index]
     bet_types = np.asarray(bet_types)

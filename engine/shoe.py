@@ -33,6 +33,8 @@ class Burn:
 def burn_procedure(cards: Sequence[str], shoe: ShoeProcedure) -> Burn:
     if not shoe.burn:
         return Burn(None, 0)
+    if not cards:
+        raise ShoeExhausted("the shoe is empty: no card to turn for the burn")
     turned = check_card(cards[0])
     value = BACCARAT_VALUE[turned[0]] or shoe.face_card_burns
     return Burn(turned, value, shoe.turned_card_counts_as_burned)
@@ -52,7 +54,10 @@ class ShoeReplay:
 
 def replay_shoe(cards: Sequence[str], shoe: ShoeProcedure, cut_index: int | None) -> ShoeReplay:
     """Deal every round of the shoe by the rule, from the turned card to the cut-card round."""
-    burn = burn_procedure(cards, shoe)
+    try:
+        burn = burn_procedure(cards, shoe)
+    except ShoeExhausted:
+        return ShoeReplay(Burn(None, 0), (), cut_index, True)
     position = burn.first_round_start
     rounds: list[DealtRound] = []
     exhausted = False
