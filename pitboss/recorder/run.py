@@ -1,0 +1,262 @@
+"""The recorder run: tables x business days, shoe by shoe, streamed to Parquet with the fault manifest."""
+
+from __future__ import annotations
+
+import time
+from contextlib import nullcontext
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from engine.cards import CARD_CODES
+from pitboss.recorder.config import (
+    CURRENCY,
+    DAY_OPENS_AT,
+    SECOND,
+    GenerateConfig,
+    Summary,
+    TableSpec,
+    TableStats,
+    make_tables,
+)
+from pitboss.recorder.faults import MANIFEST_SCHEMA, FaultPlanner
+from pitboss.recorder.simulate import (
+    BET_CODES_PA,
+    CARD_CODES_PA,
+    CHANNELS_PA,
+    MODES_PA,
+    Accounts,
+    BetMaker,
+    Bets,
+    Round,
+    Shoe,
+    TableClock,
+    deal_shoe,
+    side_codes_of,
+)
+from pitboss.recorder.writer import PartitionedWriter, prepare_out, write_single
+from schemas.contract import CARDS, TIMESTAMP, schema
+
+BLOCK_BETS = 16_384  # bets are generated and settled for blocks of rounds of about this many bets
+_SUFFIX_CACHE: list[pa.Array] = []
+
+
+def _epoch_us(d: date) -> int:
+    return int(datetime(d.year, d.month, d.day, tzinfo=UTC).timestamp()) * SECOND
+
+
+def _ts(values: list[int] | np.ndarray) -> pa.Array:
+    return pa.array(np.asarray(values, dtype=np.int64), type=TIMESTAMP)
+
+
+def _const(value: str, n: int) -> pa.Array:
+    return pa.array([value], pa.string()).take(pa.array(np.zeros(n, dtype=np.int32)))
+
+
+def _suffixes(max_n: int) -> pa.Array:
+    """'-B0001', '-B0002', ... as an Arrow array (index n-1)."""
+    if not _SUFFIX_CACHE or len(_SUFFIX_CACHE[0]) < max_n:
+        size = max(max_n, 4096)
+        _SUFFIX_CACHE[:] = [pa.array([f"-B{i:04d}" for i in range(1, size + 1)], pa.string())]
+    return _SUFFIX_CACHE[0]
+
+
+def tables_table(tables: list[TableSpec]) -> pa.Table:
+    return pa.table(
+        {
+            "table_id": [t.table_id for t in tables],
+            "game": [t.ruleset.game for t in tables],
+            "ruleset": [t.ruleset.id for t in tables],
+            "currency": [CURRENCY] * len(tables),
+            "table_max": [t.table_max for t in tables],
+            "operator": [t.operator for t in tables],
+            "name": [t.name for t in tables],
+        },
+        schema=schema("tables"),
+    )
+
+
+def limits_table(tables: list[TableSpec]) -> pa.Table:
+    rows = [(t.table_id, code, mn, mx) for t in tables for code, (mn, mx) in sorted(t.limits.items())]
+    cols = list(zip(*rows, strict=True))
+    return pa.table(dict(zip(schema("limits").names, cols, strict=True)), schema=schema("limits"))
+
+
+def shoes_table(table: TableSpec, shoes: list[Shoe]) -> pa.Table:
+    lengths = np.array([len(s.cards) for s in shoes], dtype=np.int32)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    values = CARD_CODES_PA.take(pa.array(np.concatenate([s.cards for s in shoes]).astype(np.int32)))
+    cards = pa.ListArray.from_arrays(pa.array(offsets), values, type=CARDS)
+    return pa.Table.from_arrays(
+        [
+            pa.array([s.shoe_id for s in shoes], pa.string()),
+            _const(table.table_id, len(shoes)),
+            pa.array([s.shoe_no for s in shoes], pa.int32()),
+            _ts([s.opened_us for s in shoes]),
+            _ts([s.closed_us for s in shoes]),
+            pa.array([s.decks for s in shoes], pa.int8()),
+            cards,
+            pa.array([s.cut_index for s in shoes], pa.int32()),
+            pa.array([s.shuffle_id for s in shoes], pa.string()),
+        ],
+        schema=schema("shoes"),
+    )
+
+
+def rounds_table(table: TableSpec, rounds: list[Round]) -> pa.Table:
+    return pa.Table.from_arrays(
+        [
+            pa.array([r.round_id for r in rounds], pa.string()),
+            pa.array([r.shoe_id for r in rounds], pa.string()),
+            _const(table.table_id, len(rounds)),
+            pa.array([r.round_no for r in rounds], pa.int32()),
+            _ts([r.open_us for r in rounds]),
+            _ts([r.closed_us for r in rounds]),
+            _ts([r.settled_us for r in rounds]),
+            pa.array([r.status for r in rounds], pa.string()),
+            pa.array([list(r.player) for r in rounds], CARDS),
+            pa.array([list(r.banker) for r in rounds], CARDS),
+            pa.array([r.player_score for r in rounds], pa.int8()),
+            pa.array([r.banker_score for r in rounds], pa.int8()),
+            pa.array([r.outcome for r in rounds], pa.string()),
+            pa.array([r.dealer_id for r in rounds], pa.string()),
+            pa.array([f"vod://{table.table_id}/{r.round_id}.mp4" for r in rounds], pa.string()),
+        ],
+        schema=schema("rounds"),
+    )
+
+
+def bets_table(table: TableSpec, rounds: list[Round], bets: Bets, accounts: Accounts) -> pa.Table:
+    n = len(bets)
+    R = len(rounds)
+    round_ids = pa.array([r.round_id for r in rounds] + [r.round_id + "-GHOST" for r in rounds], pa.string())
+    ridx = pa.array(bets.ridx + bets.ghost.astype(np.int64) * R)
+    round_col = round_ids.take(ridx)
+    max_n = int(bets.n.max()) if n else 1
+    bet_ids = pc.binary_join_element_wise(round_col, _suffixes(max_n).take(pa.array(bets.n - 1)), "")
+    settled = np.array([r.settled_us for r in rounds], dtype=np.int64)[bets.ridx]
+    seat = (pa.array(accounts.seat[bets.acc].astype(np.int8), pa.int8()) if accounts.seat is not None
+            else pa.nulls(n, pa.int8()))  # fmt: skip
+    return pa.Table.from_arrays(
+        [
+            bet_ids,
+            round_col,
+            _const(table.table_id, n),
+            accounts.ids.take(pa.array(bets.acc)),
+            _ts(bets.placed),
+            BET_CODES_PA.take(pa.array(bets.type)),
+            MODES_PA.take(pa.array(bets.mode)),
+            pa.array(bets.stake, pa.int64()),
+            _const(CURRENCY, n),
+            pa.array(bets.paid, pa.int64()),
+            _ts(settled),
+            seat,
+            CHANNELS_PA.take(pa.array(accounts.channel[bets.acc])),
+        ],
+        schema=schema("bets"),
+    )
+
+
+def _pool_size(bets_per_round: float) -> int:
+    return max(200, int(bets_per_round * 10))
+
+
+def generate(config: GenerateConfig) -> Summary:
+    """Simulate the tables over the business days and write the dataset under `config.out`."""
+    config.validate()
+    started = time.perf_counter()
+    out = Path(config.out)
+    prepare_out(out)
+    tables = make_tables(config.tables)
+    write_single(out / "tables.parquet", tables_table(tables))
+    write_single(out / "limits.parquet", limits_table(tables))
+    rg, per_file = config.row_group_rows, config.rows_per_file
+    writers = {
+        "shoes": PartitionedWriter(out / "shoes", schema("shoes"), max(1, rg // 64), max(1, per_file // 64)),
+        "rounds": PartitionedWriter(out / "rounds", schema("rounds"), rg, per_file),
+        "bets": PartitionedWriter(out / "bets", schema("bets"), rg, per_file),
+    }
+    planner = FaultPlanner(config.kinds, config.fault_rate)
+    stats = [TableStats(t.table_id, t.ruleset.id) for t in tables]
+    pools = [
+        Accounts(
+            t, np.random.default_rng([config.seed, 1, t.index]), _pool_size(config.bets_per_round), side_codes_of(t)
+        )
+        for t in tables
+    ]
+    makers = [BetMaker(t, a, config.bets_per_round) for t, a in zip(tables, pools, strict=True)]
+    shoe_no = [0] * len(tables)
+    manifest: list[pa.Table] = []
+    block_rounds = int(min(2048, max(64, BLOCK_BETS / max(config.bets_per_round, 1.0))))
+
+    progress_cm = nullcontext(None)
+    if not config.quiet:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        progress_cm = Progress(TextColumn("[bold]recording"), BarColumn(), MofNCompleteColumn(),
+                               TextColumn("rounds"), TimeElapsedColumn(), transient=False)  # fmt: skip
+    with progress_cm as progress:
+        task = (
+            progress.add_task("rounds", total=config.tables * config.days * config.rounds_per_table)
+            if progress
+            else None
+        )
+        for day in range(config.days):
+            business = config.start_date + timedelta(days=day)
+            iso = business.isoformat()
+            for w in writers.values():
+                w.open(iso)
+            for table, pool, maker, st in zip(tables, pools, makers, stats, strict=True):
+                rng = np.random.default_rng([config.seed, 2, table.index, day])
+                planner.start_unit(table, iso, np.random.default_rng([config.seed, 3, table.index, day]))
+                pool.streak[:] = 0
+                day_us = _epoch_us(business)
+                clock = TableClock(table, day_us + DAY_OPENS_AT + table.index * 7 * 60 * SECOND, day_us)
+                mini = table.ruleset.shoe.reshuffle_every_hand
+                done = 0
+                n_in_day = 0
+                while done < config.rounds_per_table:
+                    # A block: whole shoes (mini-baccarat: hands) worth about BLOCK_BETS bets.
+                    shoes: list[Shoe] = []
+                    in_block = 0
+                    while in_block < block_rounds and done + in_block < config.rounds_per_table:
+                        n_in_day += 1
+                        shoe_no[table.index] += 1
+                        shoe_id = f"{table.table_id}-{business:%Y%m%d}-S{n_in_day:04d}"
+                        shoe = deal_shoe(table, shoe_id, shoe_no[table.index], clock, rng, planner, config.cancel_rate)
+                        shoes.append(shoe)
+                        in_block += len(shoe.rounds)
+                        if not mini:
+                            clock.now += int(rng.integers(240 * SECOND, 420 * SECOND))  # shuffle the next shoe
+                    rounds = [r for s in shoes for r in s.rounds]
+                    bets = maker.make(rounds, rng)
+                    bets = planner.plant_bets(table, rounds, bets, maker, pool)
+                    writers["shoes"].write(shoes_table(table, shoes))
+                    writers["rounds"].write(rounds_table(table, rounds))
+                    writers["bets"].write(bets_table(table, rounds, bets, pool))
+                    done += len(rounds)
+                    st.shoes += len(shoes)
+                    st.rounds += len(rounds)
+                    st.cancelled += sum(r.cancelled for r in rounds)
+                    st.bets += len(bets)
+                    st.staked += int(bets.stake.sum())
+                    st.paid += int(bets.paid.sum())
+                    if progress:
+                        progress.advance(task, len(rounds))
+                manifest.append(planner.take_rows())
+        for w in writers.values():
+            w.close()
+    faults = pa.concat_tables(manifest) if manifest else MANIFEST_SCHEMA.empty_table()
+    faults = faults.sort_by(
+        [(c, "ascending") for c in ("table_id", "shoe_id", "round_id", "bet_id", "kind", "fault_id")]
+    )
+    write_single(out / "faults.parquet", faults)
+    summary = Summary(out, stats, dict(planner.counts), time.perf_counter() - started)
+    summary.files = {name: w.files for name, w in writers.items()}
+    return summary
+
+
+assert len(CARD_CODES) == 52
