@@ -299,17 +299,13 @@ def list_saved(fmt: Format) -> None:
              "parameters": [{"name": p, "doc": q.parameter_docs.get(p, "")} for p in q.parameters]}
             for q in queries.values()], indent=2))
         return
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-
-    table = Table(title="Saved queries (pitboss query --saved NAME --param NAME=VALUE ...)", title_justify="left")
-    for col in ("name", "parameters", "description"):
-        table.add_column(col)
+    # plain lines, never wrapped mid-word: the first one is a command line to copy
     for q in queries.values():
-        params = "\n".join(f"{p}: {q.parameter_docs[p]}" if p in q.parameter_docs else p for p in q.parameters)
-        table.add_row(Text(q.name), Text(params or "-"), Text(q.description))
-    Console().print(table)
+        typer.echo(" ".join(["pitboss query --saved", q.name, *(f"--param {p}=..." for p in q.parameters)]))
+        typer.echo(f"    {q.description}")
+        for p in q.parameters:
+            typer.echo(f"    ${p}: {q.parameter_docs.get(p, '(undocumented)')}")
+        typer.echo("")
 
 
 def query(

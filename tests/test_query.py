@@ -1,0 +1,284 @@
+"""`pitboss query`: read-only SQL and saved queries on the warehouse of tests/warehouse_fixtures.py."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from pitboss.commands import query as query_cmd
+from tests.warehouse_fixtures import DAY1, DAY2, QUOTED_ACCOUNT, SCRIPT_BET, settled_bets, shared_warehouse
+
+ROOT = Path(__file__).resolve().parents[1]
+INJECTION = "x' OR '1'='1"
+REQUIRED_SAVED = {
+    "overpaid_accounts": ("date",),
+    "underpaid_accounts": ("date",),
+    "findings_by_kind": ("date",),
+    "round_history": ("round_id",),
+    "account_activity": ("account_id", "date"),
+}
+
+_app = typer.Typer()
+_app.command()(query_cmd.query)
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def wh():
+    return shared_warehouse()
+
+
+@pytest.fixture(scope="module")
+def path(wh, tmp_path_factory) -> str:
+    """A private copy of the warehouse (tests here must leave it byte-identical)."""
+    copy = tmp_path_factory.mktemp("query") / "audit.duckdb"
+    shutil.copyfile(wh.path, copy)
+    return str(copy)
+
+
+def pitboss_query(*args: str):
+    return runner.invoke(_app, list(args))
+
+
+def as_json(result) -> list[dict]:
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def assert_refused(result, *needles: str) -> str:
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
+
+
+def sha256(p: str) -> str:
+    return hashlib.sha256(Path(p).read_bytes()).hexdigest()
+
+
+def contents(p: str) -> dict[str, str]:
+    """A digest of every table's rows and of the catalog (views included)."""
+    con = duckdb.connect(p, read_only=True)
+    try:
+        out = {"catalog": repr(con.execute("SELECT table_name, table_type FROM information_schema.tables "
+                                           "ORDER BY ALL").fetchall())}
+        for (name,) in con.execute("SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'"
+                                   ).fetchall():
+            out[name] = repr(con.execute(f'SELECT * FROM "{name}" ORDER BY ALL').fetchall())
+        return out
+    finally:
+        con.close()
+
+
+# --- saved queries -------------------------------------------------------------------------------
+
+
+def test_list_shows_saved_queries_with_description_and_parameters():
+    listed = {q["name"]: q for q in as_json(pitboss_query("--list", "--format", "json"))}
+    for name, params in REQUIRED_SAVED.items():
+        assert tuple(sorted(p["name"] for p in listed[name]["parameters"])) == tuple(sorted(params)), name
+        assert listed[name]["description"]
+    for q in listed.values():  # every parameter is documented in the file's header
+        assert all(p["doc"] for p in q["parameters"]), q["name"]
+        first = (ROOT / "audits" / "queries" / f"{q['name']}.sql").read_text().splitlines()[0]
+        assert first == f"-- {q['description']}"
+    shown = pitboss_query("--list")
+    assert shown.exit_code == 0
+    for name in REQUIRED_SAVED:
+        assert name in shown.stdout
+    assert "business date, YYYY-MM-DD" in shown.stdout
+
+
+def test_every_saved_query_runs(path):
+    values = {"date": DAY1.isoformat(), "round_id": "S1-R2", "account_id": "A1"}
+    for name, q in query_cmd.saved_queries().items():
+        args = [f"{p}={values[p]}" for p in q.parameters]
+        result = pitboss_query("--saved", name, "-w", path, "-f", "json", *sum((["--param", a] for a in args), []))
+        assert result.exit_code == 0, (name, result.output)
+        json.loads(result.stdout)
+
+
+def test_overpaid_and_underpaid_accounts(wh, path):
+    bets = {b["bet_id"]: b for b in wh.data.bets}
+    over = bets[SCRIPT_BET]
+    under = bets[wh.data.planted["UNDERPAID"]["bet_id"]]
+    got = as_json(pitboss_query("--saved", "overpaid_accounts", "--param", f"date={DAY1}", "-w", path, "-f", "json"))
+    assert [(r["account_id"], r["currency"], r["overpaid_bets"], r["overpaid"], r["largest"]) for r in got] == [
+        (over["account_id"], "EUR", 1, 500, 500)]
+    got = as_json(pitboss_query("--saved", "underpaid_accounts", "-p", f"date={DAY1}", "-w", path, "-f", "json"))
+    assert [(r["account_id"], r["currency"], r["underpaid_bets"], r["underpaid"]) for r in got] == [
+        (under["account_id"], "USD", 1, 300)]
+    assert as_json(pitboss_query("--saved", "overpaid_accounts", "-p", f"date={DAY2}", "-w", path, "-f", "json")) == []
+
+
+def test_findings_by_kind_as_csv(path):
+    result = pitboss_query("--saved", "findings_by_kind", "--param", f"date={DAY1}", "-w", path, "--format", "csv")
+    assert result.exit_code == 0, result.output
+    got = {r["kind"]: (r["severity"], int(r["findings"])) for r in csv.DictReader(io.StringIO(result.stdout))}
+    assert got == {"OVERPAID": ("critical", 1), "UNDERPAID": ("critical", 1), "SCORE_MISMATCH": ("critical", 1),
+                   "UNKNOWN_ROUND": ("critical", 1), "STAKE_ABOVE_MAX": ("major", 1)}
+
+
+def test_round_history(wh, path):
+    got = as_json(pitboss_query("--saved", "round_history", "--param", "round_id=S1-R2", "-w", path, "-f", "json"))
+    on_round = [b for b in wh.data.bets if b["round_id"] == "S1-R2"]
+    assert [r["item"] for r in got] == ["round"] + ["bet"] * len(on_round) + ["finding"]
+    assert {r["bet_id"] for r in got if r["item"] == "bet"} == {b["bet_id"] for b in on_round}
+    assert got[-1]["detail"].startswith("OVERPAID: ") and got[-1]["bet_id"] == SCRIPT_BET
+
+
+def test_account_activity_binds_a_quote_as_data(wh, path):
+    mine = [b for b in settled_bets(wh.data) if b["account_id"] == QUOTED_ACCOUNT and b["business_date"] == DAY1]
+    got = as_json(pitboss_query("--saved", "account_activity", "--param", f"account_id={QUOTED_ACCOUNT}",
+                                "--param", f"date={DAY1}", "-w", path, "-f", "json"))
+    assert sorted(r["bet_id"] for r in got) == sorted(b["bet_id"] for b in mine) and len(mine) > 5
+    got = pitboss_query("--saved", "account_activity", "--param", f"account_id={INJECTION}", "--param",
+                        f"date={DAY1}", "-w", path, "-f", "json")
+    assert as_json(got) == []
+    # the same in ad-hoc SQL
+    got = as_json(pitboss_query("SELECT count(*) AS n FROM settlements WHERE account_id = $a", "--param",
+                                f"a={INJECTION}", "-w", path, "-f", "json"))
+    assert got == [{"n": 0}]
+    got = as_json(pitboss_query("SELECT count(*) AS n FROM settlements WHERE account_id = $a", "--param",
+                                f"a={QUOTED_ACCOUNT}", "-w", path, "-f", "json"))
+    assert got == [{"n": sum(b["account_id"] == QUOTED_ACCOUNT for b in settled_bets(wh.data))}]
+
+
+# --- read-only guarantee -------------------------------------------------------------------------
+
+WRITES = [
+    "INSERT INTO findings SELECT * FROM findings",
+    "UPDATE settlements SET paid = 0",
+    "DELETE FROM quarantine",
+    "CREATE TABLE x AS SELECT 1 AS a",
+    "CREATE TEMP TABLE x AS SELECT 1 AS a",
+    "CREATE OR REPLACE VIEW daily_summary AS SELECT 1 AS a",
+    "DROP VIEW discrepancies",
+    "ALTER TABLE findings ADD COLUMN x INTEGER",
+    "COPY settlements TO '{tmp}/stolen.csv'",
+    "COPY (SELECT * FROM settlements) TO '{tmp}/stolen.parquet' (FORMAT parquet)",
+    "EXPORT DATABASE '{tmp}/export'",
+    "ATTACH '{tmp}/other.duckdb' AS other",
+    "DETACH audit",
+    "INSTALL httpfs",
+    "LOAD httpfs",
+    "SET enable_external_access = true",
+    "RESET lock_configuration",
+    "PRAGMA enable_profiling",
+    "CHECKPOINT",
+    "VACUUM",
+    "BEGIN TRANSACTION",
+    "USE memory",
+    "SELECT 1; DROP TABLE findings",
+    "CALL pragma_version()",
+]
+
+
+def test_write_attempts_fail_and_change_nothing(path, tmp_path):
+    digest, before = sha256(path), contents(path)
+    for sql in WRITES:
+        line = assert_refused(pitboss_query(sql.format(tmp=tmp_path), "-w", path))
+        assert "refused" in line or "one statement" in line, (sql, line)
+    assert sha256(path) == digest
+    assert contents(path) == before
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_external_access_is_off_even_inside_a_select(path, wh, tmp_path):
+    settlements = str(wh.path.parent / "out" / "settlements" / "*.parquet")
+    for sql in ("SELECT * FROM read_csv('/etc/passwd')", f"SELECT count(*) FROM read_parquet('{settlements}')",
+                f"SELECT * FROM '{settlements}'", "SELECT * FROM read_text('/etc/hostname')"):
+        assert_refused(pitboss_query(sql, "-w", path), "disabled by configuration")
+    con = query_cmd.connect_read_only(path)
+    try:
+        assert con.execute("SELECT current_setting('enable_external_access')").fetchone() == (False,)
+        with pytest.raises(duckdb.Error, match="locked"):
+            con.execute("SET threads = 1")
+        with pytest.raises(duckdb.Error):
+            con.execute("CREATE TABLE y (a INTEGER)")
+    finally:
+        con.close()
+
+
+def test_out_never_overwrites_the_warehouse(path):
+    digest = sha256(path)
+    assert_refused(pitboss_query("SELECT 1", "-w", path, "-f", "csv", "--out", path), "overwrite the warehouse")
+    assert_refused(pitboss_query("SELECT 1", "-w", path, "-f", "parquet", "--out", path), "overwrite the warehouse")
+    assert sha256(path) == digest
+
+
+# --- errors: one line, exit 2 --------------------------------------------------------------------
+
+
+def test_usage_errors(path, tmp_path):
+    assert_refused(pitboss_query("--saved", "overpaid_accounts", "-w", path), "missing parameter", "--param date=")
+    assert_refused(pitboss_query("--saved", "account_activity", "-p", "date=2026-11-28", "-w", path),
+                   "--param account_id=")
+    assert_refused(pitboss_query("--saved", "no_such_query", "-w", path), "unknown saved query 'no_such_query'")
+    assert_refused(pitboss_query("--saved", "../views/10_discrepancies", "-w", path), "unknown saved query")
+    assert_refused(pitboss_query("SELECT 1", "-w", str(tmp_path / "missing.duckdb")), "warehouse not found")
+    assert_refused(pitboss_query("--saved", "findings_by_kind", "-p", "date=2026-11-28", "-p", "x=1", "-w", path),
+                   "no parameter x")
+    assert_refused(pitboss_query("--saved", "findings_by_kind", "-p", "date", "-w", path), "NAME=VALUE")
+    assert_refused(pitboss_query("--saved", "findings_by_kind", "-p", "date=yesterday", "-w", path),
+                   "Conversion Error")
+    assert_refused(pitboss_query("SELECT * FROM no_such_table", "-w", path), "no_such_table")
+    assert_refused(pitboss_query("SELEC 1", "-w", path), "syntax error")
+    assert_refused(pitboss_query("SELECT 1", "-w", path, "-f", "parquet"), "needs --out")
+    assert_refused(pitboss_query("-w", path), "either SQL or --saved")
+    assert_refused(pitboss_query("SELECT 1", "--saved", "findings_by_kind", "-w", path), "either SQL or --saved")
+    not_duckdb = tmp_path / "notes.duckdb"
+    not_duckdb.write_text("hello")
+    assert_refused(pitboss_query("SELECT 1", "-w", str(not_duckdb)), "cannot open warehouse")
+    assert not_duckdb.read_text() == "hello"
+
+
+# --- formats -------------------------------------------------------------------------------------
+
+
+def test_formats_agree(path, tmp_path):
+    sql = "SELECT * FROM discrepancies ORDER BY bet_id"
+    records = as_json(pitboss_query(sql, "-w", path, "-f", "json"))
+    assert len(records) == 2 and SCRIPT_BET in {r["bet_id"] for r in records}
+    text = pitboss_query(sql, "-w", path, "-f", "csv")
+    assert text.exit_code == 0
+    from_csv = list(csv.DictReader(io.StringIO(text.stdout)))
+    assert [r["bet_id"] for r in from_csv] == [r["bet_id"] for r in records]
+    assert [int(r["delta"]) for r in from_csv] == [r["delta"] for r in records]
+    assert pitboss_query(sql, "-w", path, "-f", "csv", "--out", str(tmp_path / "d.csv")).exit_code == 0
+    assert (tmp_path / "d.csv").read_text() == text.stdout
+    assert pitboss_query(sql, "-w", path, "-f", "json", "-o", str(tmp_path / "d.json")).exit_code == 0
+    assert json.loads((tmp_path / "d.json").read_text()) == records
+    assert pitboss_query(sql, "-w", path, "-f", "parquet", "--out", str(tmp_path / "d.parquet")).exit_code == 0
+    table = pq.read_table(tmp_path / "d.parquet")
+    assert table.column("bet_id").to_pylist() == [r["bet_id"] for r in records]
+    assert table.column("delta").to_pylist() == [r["delta"] for r in records]
+    shown = pitboss_query(sql, "-w", path)  # the default: a rich table, data shown literally
+    assert shown.exit_code == 0
+    assert SCRIPT_BET in shown.stdout and "2 rows" in shown.stdout
+
+
+def test_the_pitboss_cli_has_the_command(path):
+    sql = "SELECT business_date, bets FROM daily_summary ORDER BY 1"
+    done = subprocess.run([sys.executable, "-m", "pitboss.cli", "query", sql, "--warehouse", path, "--format", "json"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert [r["business_date"] for r in json.loads(done.stdout)] == [DAY1.isoformat(), DAY2.isoformat()]
+    done = subprocess.run([sys.executable, "-m", "pitboss.cli", "query", "DROP TABLE findings", "--warehouse", path],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 2 and done.stderr.startswith("error: refused") and done.stdout == ""
