@@ -58,10 +58,14 @@ def generate(
     if quiet:
         return
     out_console = Console()
+    if not out_console.is_terminal:
+        out_console = Console(width=120)  # piped or captured: no need to squeeze into 80 columns
     speed = f"{summary.bets_per_second:,.0f} bets/s"
     t = Table(title=f"Recorded {summary.bets:,} bets in {summary.seconds:.1f} s ({speed}) -> {out}")
     for col in ("table", "ruleset", "shoes", "rounds", "cancelled", "bets", "staked EUR", "paid EUR"):
-        t.add_column(col, justify="left" if col in ("table", "ruleset") else "right")
+        t.add_column(
+            col, justify="left" if col in ("table", "ruleset") else "right", no_wrap=col in ("table", "ruleset")
+        )
     for s in summary.tables:
         t.add_row(s.table_id, s.ruleset, f"{s.shoes:,}", f"{s.rounds:,}", f"{s.cancelled:,}", f"{s.bets:,}",
                   f"{s.staked / 100:,.2f}", f"{s.paid / 100:,.2f}")  # fmt: skip

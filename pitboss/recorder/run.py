@@ -247,6 +247,8 @@ def generate(config: GenerateConfig) -> Summary:
                     if progress:
                         progress.advance(task, len(rounds))
                 manifest.append(planner.take_rows())
+                if progress:  # shoes are never split: a table-day may deal more rounds than asked
+                    progress.update(task, total=progress.tasks[0].total + done - config.rounds_per_table)
         for w in writers.values():
             w.close()
     faults = pa.concat_tables(manifest) if manifest else MANIFEST_SCHEMA.empty_table()
