@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from pitboss.commands import audit, generate, query, replay, rtp, schema
+from pitboss.commands import audit, generate, query, replay, report, rtp, schema
 
 app = typer.Typer(
     name="pitboss",
@@ -22,6 +22,7 @@ app.command("rtp")(rtp.rtp)
 app.command("replay")(replay.replay)
 app.command("schema")(schema.schema)
 app.command("query")(query.query)
+app.command("report")(report.report)
 app.command("generate")(generate.generate)
 app.command("audit", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(
     audit.audit
