@@ -73,14 +73,18 @@ def build(pipeline: beam.Pipeline, files: dict[str, list[str]], output_dir: str,
     inputs, quarantined = {}, []
     for table in TABLE_NAMES:
         read = pipeline | f"Read {table}" >> ReadTable(table, files[table])
-        inputs[table] = read.rows
+        inputs[table] = read["rows"]
         quarantined.append(read[OUT_QUARANTINE])
     audited = inputs | "Audit" >> AuditShoes()
     outputs = dict(audited)
     outputs[OUT_QUARANTINE] = [audited[OUT_QUARANTINE], *quarantined] | "AllQuarantined" >> beam.Flatten()
-    for name, pcoll in outputs.items():
-        _ = pcoll | f"Write {name}" >> WriteShards(output_dir, name, OUTPUTS[name], SORT_KEYS[name],
-                                                   SHARD_COLUMN[name], shards)
+    written = [
+        pcoll | f"Write {name}" >> WriteShards(output_dir, name, OUTPUTS[name], SORT_KEYS[name], SHARD_COLUMN[name],
+                                               shards)
+        for name, pcoll in outputs.items()
+    ]
+    # One last step that depends on every write: the DaskRunner computes only the graph's last step.
+    _ = written | "AllWritten" >> beam.Flatten() | "Done" >> beam.combiners.Count.Globally()
 
 
 def parse_args(argv: list[str] | None):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
+import zlib
 
 import apache_beam as beam
 import pyarrow as pa
@@ -15,7 +16,7 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
 from pipelines.convert import quarantine_table
-from pipelines.transforms import OUT_QUARANTINE, concat
+from pipelines.transforms import OUT_QUARANTINE, SplitByTag, concat, split_by_key
 from schemas import readers
 
 
@@ -80,11 +81,11 @@ class ReadRowGroup(beam.DoFn):
         good, bad = readers.check_rows(self.table, canonical)
         self.rows_read.inc(canonical.num_rows)
         if good.num_rows:
-            yield good
+            yield "rows", good
         if bad.num_rows:
             self.rows_bad.inc(bad.num_rows)
-            yield beam.pvalue.TaggedOutput(OUT_QUARANTINE, quarantine_table(
-                bad, self.table, bad["reason"], _row_dates(bad), ID_COLUMN[self.table]))
+            yield OUT_QUARANTINE, quarantine_table(bad, self.table, bad["reason"], _row_dates(bad),
+                                                   ID_COLUMN[self.table])
 
 
 class local_copy:
@@ -132,7 +133,8 @@ class ReadTable(beam.PTransform):
             | "Files" >> beam.Create(self.files or [], reshuffle=False)
             | "RowGroups" >> beam.ParDo(ExpandRowGroups())
             | "Spread" >> beam.Reshuffle()
-            | "Read" >> beam.ParDo(ReadRowGroup(self.table)).with_outputs(OUT_QUARANTINE, main="rows")
+            | "Read" >> beam.ParDo(ReadRowGroup(self.table))
+            | "Split" >> SplitByTag("rows", OUT_QUARANTINE)
         )
 
 
@@ -164,22 +166,23 @@ class WriteShards(beam.PTransform):
         self.shard_column, self.shards = shard_column, shards
 
     def expand(self, tables):
-        import zlib
-
-        from pipelines.transforms import split_by_key
-
-        shards, column = self.shards, self.shard_column
-
-        def route(table: pa.Table):
-            keys = [zlib.crc32((v or "").encode()) % shards for v in table[column].to_pylist()]
-            yield from split_by_key(table.append_column("_shard", pa.array(keys, pa.int64())), "_shard")
-
-        every_shard = tables.pipeline | "EveryShard" >> beam.Create([(s, None) for s in range(shards)])
-        routed = tables | "Route" >> beam.FlatMap(route) | "DropShardCol" >> beam.MapTuple(
-            lambda k, t: (k, t.drop_columns(["_shard"])))
+        every_shard = tables.pipeline | "EveryShard" >> beam.Create([(s, None) for s in range(self.shards)])
+        routed = tables | "Route" >> beam.ParDo(_RouteToShards(self.shard_column, self.shards))
         return (
             (routed, every_shard)
             | "Merge" >> beam.Flatten()
             | "GroupShards" >> beam.GroupByKey()
             | "Write" >> beam.ParDo(_WriteShard(*self.args))
         )
+
+
+class _RouteToShards(beam.DoFn):
+    """(shard, rows) by a stable hash (crc32) of one column."""
+
+    def __init__(self, column: str, shards: int):
+        self.column, self.shards = column, shards
+
+    def process(self, table: pa.Table):
+        keys = [zlib.crc32((v or "").encode()) % self.shards for v in table[self.column].to_pylist()]
+        for shard, rows in split_by_key(table.append_column("_shard", pa.array(keys, pa.int64())), "_shard"):
+            yield shard, rows.drop_columns(["_shard"])

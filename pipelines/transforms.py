@@ -36,6 +36,24 @@ def split_by_key(table: pa.Table, column: str):
         yield key, table.take(pa.array(rows))
 
 
+def _select(pair, tag: str):
+    if pair[0] == tag:
+        yield pair[1]
+
+
+class SplitByTag(beam.PTransform):
+    """(tag, value) pairs -> {tag: PCollection of values}.
+
+    Used instead of Beam's tagged outputs, which the DaskRunner (2.77) merges into one collection."""
+
+    def __init__(self, *tags: str):
+        super().__init__()
+        self.tags = tags
+
+    def expand(self, pairs):
+        return {tag: pairs | f"Only {tag}" >> beam.FlatMap(_select, tag) for tag in self.tags}
+
+
 def concat(tables) -> pa.Table | None:
     tables = [t for t in tables if t is not None and t.num_rows]
     return pa.concat_tables(tables).combine_chunks() if tables else None
@@ -89,13 +107,13 @@ class _PlaceBets(beam.DoFn):
         placed = bets.filter(known)
         if placed.num_rows:
             shoe_ids = round_index["shoe_id"].take(pos.filter(known))
-            yield from split_by_key(placed.append_column("_shoe_id", shoe_ids), "_shoe_id")
+            for pair in split_by_key(placed.append_column("_shoe_id", shoe_ids), "_shoe_id"):
+                yield "bets", pair
         lost = bets.filter(pc.invert(known))
         if lost.num_rows:
             self.unknown.inc(lost.num_rows)
             dates = pc.cast(pc.cast(lost["placed_at"], pa.timestamp("us")), pa.date32())
-            yield beam.pvalue.TaggedOutput(OUT_QUARANTINE, quarantine_table(
-                lost, "bets", "round_id not found in rounds", dates, "bet_id"))
+            yield OUT_QUARANTINE, quarantine_table(lost, "bets", "round_id not found in rounds", dates, "bet_id")
             findings = [
                 Finding("UNKNOWN_ROUND", r["table_id"], None, r["round_id"], r["bet_id"], "a round in rounds",
                         r["round_id"], f"Bet {r['bet_id']} of account {r['account_id']} is on round "
@@ -103,8 +121,7 @@ class _PlaceBets(beam.DoFn):
                         r["account_id"])
                 for r in lost.select(["table_id", "round_id", "bet_id", "account_id"]).to_pylist()
             ]
-            yield beam.pvalue.TaggedOutput(OUT_FINDINGS, findings_table(
-                findings, {}, None).set_column(0, "business_date", dates))
+            yield OUT_FINDINGS, findings_table(findings, {}, None).set_column(0, "business_date", dates)
 
 
 class _AuditShoe(beam.DoFn):
@@ -139,12 +156,12 @@ class _AuditShoe(beam.DoFn):
         self.bets.inc(settlements.num_rows)
         for kind in findings["kind"].to_pylist():
             self.by_kind[kind].inc()
-        yield beam.pvalue.TaggedOutput(OUT_REPLAYS, replays)
-        yield beam.pvalue.TaggedOutput(OUT_SETTLEMENTS, settlements)
+        yield OUT_REPLAYS, replays
+        yield OUT_SETTLEMENTS, settlements
         if findings.num_rows:
-            yield beam.pvalue.TaggedOutput(OUT_FINDINGS, findings)
+            yield OUT_FINDINGS, findings
         if quarantine.num_rows:
-            yield beam.pvalue.TaggedOutput(OUT_QUARANTINE, quarantine)
+            yield OUT_QUARANTINE, quarantine
 
     def _orphans(self, shoe_id, shoe_rows, rounds, bets):
         """Rounds and bets that cannot be placed on one known shoe of a known table."""
@@ -156,12 +173,11 @@ class _AuditShoe(beam.DoFn):
             why = f"table_id {shoe_rows[0]['table_id']!r} of shoe {shoe_id!r} not found in tables"
         for name, rows, id_col in (("rounds", rounds, "round_id"), ("bets", bets, "bet_id")):
             if rows is not None and rows.num_rows:
-                yield beam.pvalue.TaggedOutput(OUT_QUARANTINE, quarantine_table(
+                yield OUT_QUARANTINE, quarantine_table(
                     rows.drop_columns([c for c in ("_shoe_id",) if c in rows.column_names]), name,
-                    f"{why}: the {name[:-1]} cannot be replayed", None, id_col))
+                    f"{why}: the {name[:-1]} cannot be replayed", None, id_col)
         if shoe_rows and len(shoe_rows) == 1:
-            yield beam.pvalue.TaggedOutput(OUT_QUARANTINE, quarantine_table(
-                pa.Table.from_pylist(shoe_rows), "shoes", why, None, "shoe_id"))
+            yield OUT_QUARANTINE, quarantine_table(pa.Table.from_pylist(shoe_rows), "shoes", why, None, "shoe_id")
 
 
 def _with_source(table: pa.Table) -> pa.Table:
@@ -186,13 +202,13 @@ class AuditShoes(beam.PTransform):
             inputs["rounds"] | "RoundIndex" >> CollectTable(ROUND_INDEX))
         shoes = inputs["shoes"] | "ShoesByShoe" >> beam.FlatMap(split_by_key, "shoe_id")
         rounds = inputs["rounds"] | "RoundsByShoe" >> beam.FlatMap(split_by_key, "shoe_id")
-        placed = inputs["bets"] | "PlaceBets" >> beam.ParDo(_PlaceBets(), round_index).with_outputs(
-            OUT_QUARANTINE, OUT_FINDINGS, main="bets")
+        placed = (inputs["bets"] | "PlaceBets" >> beam.ParDo(_PlaceBets(), round_index)
+                  | "SplitPlaced" >> SplitByTag("bets", OUT_QUARANTINE, OUT_FINDINGS))
         audited = (
-            {"shoes": shoes, "rounds": rounds, "bets": placed.bets}
+            {"shoes": shoes, "rounds": rounds, "bets": placed["bets"]}
             | "GroupByShoe" >> beam.CoGroupByKey()
-            | "AuditShoe" >> beam.ParDo(_AuditShoe(), tables, limits).with_outputs(
-                OUT_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE)
+            | "AuditShoe" >> beam.ParDo(_AuditShoe(), tables, limits)
+            | "SplitAudited" >> SplitByTag(OUT_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE)
         )
         duplicates = inputs["bets"] | "DuplicateBets" >> FindDuplicateBets()
         return {
