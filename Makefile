@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml constraints.txt
 venv: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/pitboss rtp
+	$(BIN)/pitboss demo --folder demo
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

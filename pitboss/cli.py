@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from pitboss.commands import audit, generate, query, replay, report, rtp, schema
+from pitboss.commands import audit, demo, generate, query, replay, report, rtp, schema
 
 app = typer.Typer(
     name="pitboss",
@@ -19,6 +19,7 @@ app = typer.Typer(
 )
 
 app.command("rtp")(rtp.rtp)
+app.command("demo")(demo.demo)
 app.command("replay")(replay.replay)
 app.command("schema")(schema.schema)
 app.command("query")(query.query)
