@@ -113,6 +113,7 @@ def run(argv: list[str] | None = None) -> AuditRun:
         inputs={t: [dict(path=p, **dict(zip(("sha256", "bytes"), sha256_of(p), strict=True)))
                     for p in map(source_path, ps)] for t, ps in files.items()},
     )
+    clear_outputs(args.output)
     t0 = time.perf_counter()
     pipeline = beam.Pipeline(runner=runner, options=options)
     build(pipeline, files, args.output, args.shards)
@@ -121,15 +122,44 @@ def run(argv: list[str] | None = None) -> AuditRun:
     record.metrics = _metrics(result)
     record.metrics["pipeline_ms"] = int((time.perf_counter() - t0) * 1000)
     record.outputs = {
-        name: [dict(path=m.path, **dict(zip(("sha256", "bytes"), sha256_of(m.path), strict=True)))
-               for m in sorted(FileSystems.match([posixpath.join(args.output, name, "*.parquet")])[0].metadata_list,
-                               key=lambda m: m.path)]
+        name: [dict(path=p, **dict(zip(("sha256", "bytes"), sha256_of(p), strict=True)))
+               for p in shard_paths(args.output, name, args.shards)]
         for name in OUTPUTS
     }
     record.finished_at = datetime.now(UTC).isoformat()
+    # The manifest is written last: a folder without one is an unfinished run, never to be loaded.
     with FileSystems.create(posixpath.join(args.output, MANIFEST)) as f:
         f.write(json.dumps(record.__dict__, indent=2, sort_keys=True).encode())
     return record
+
+
+def shard_paths(output_dir: str, name: str, shards: int) -> list[str]:
+    """The files WriteShards writes for one output: every shard, even an empty one."""
+    return [posixpath.join(output_dir, name, f"part-{i:05d}-of-{shards:05d}.parquet") for i in range(shards)]
+
+
+def clear_outputs(output_dir: str) -> None:
+    """Remove a previous run's manifest first, then its files, so that nothing left from it (or from a
+    run that crashed) can be mistaken for this run's results."""
+    manifest = posixpath.join(output_dir, MANIFEST)
+    if FileSystems.exists(manifest):
+        FileSystems.delete([manifest])
+    for name in OUTPUTS:
+        old = [m.path for m in FileSystems.match([posixpath.join(output_dir, name, "*")])[0].metadata_list]
+        if old:
+            FileSystems.delete(old)
+
+
+def read_manifest(output_dir: str) -> dict:
+    """The manifest of a finished run in `output_dir` (ValueError if the run did not finish)."""
+    path = posixpath.join(output_dir, MANIFEST)
+    if not FileSystems.exists(path):
+        raise ValueError(f"{output_dir}: no {MANIFEST}: the run there did not finish")
+    with FileSystems.open(path, compression_type="uncompressed") as f:
+        manifest = json.loads(f.read())
+    if not manifest.get("finished_at"):
+        raise ValueError(f"{path}: the run did not finish")
+    return manifest
 
 
 def _metrics(result) -> dict[str, int]:

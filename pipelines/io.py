@@ -16,6 +16,7 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
 from pipelines.convert import quarantine_table
+from pipelines.crashpoints import crash_point
 from pipelines.transforms import OUT_QUARANTINE, SplitByTag, concat, split_by_key
 from schemas import readers
 
@@ -79,6 +80,7 @@ class ReadRowGroup(beam.DoFn):
         canonical = canonical.set_column(canonical.schema.get_field_index(readers.SOURCE_FILE), readers.SOURCE_FILE,
                                          pa.array([path] * canonical.num_rows, pa.string()))
         good, bad = readers.check_rows(self.table, canonical)
+        crash_point("reading")
         self.rows_read.inc(canonical.num_rows)
         if good.num_rows:
             yield "rows", good
@@ -151,6 +153,7 @@ class _WriteShard(beam.DoFn):
         pq.write_table(table, sink, row_group_size=128 * 1024, compression="zstd")
         with FileSystems.create(path) as f:
             f.write(sink.getvalue().to_pybytes())
+        crash_point("writing")
         yield path
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import duckdb
 
+from pipelines.crashpoints import crash_point
 from schemas.outputs import OUTPUTS
 
 # Oldest storage format the warehouse is written in, so regulators on DuckDB 1.x can open it.
@@ -61,6 +62,8 @@ def view_sql() -> list[tuple[str, str]]:
 
 def load(warehouse: str, manifest: dict) -> dict[str, int]:
     """Load the run described by `manifest` (see pipelines.audit.AuditRun); returns rows loaded per table."""
+    if not manifest.get("finished_at"):
+        raise ValueError(f"run {manifest.get('run_id')} did not finish: its outputs are not loaded")
     from engine.rtp import ruleset_rtp
     from engine.ruleset import load_ruleset, ruleset_ids
 
@@ -119,6 +122,7 @@ def load(warehouse: str, manifest: dict) -> dict[str, int]:
             con.execute("DROP TABLE run_tables")
         for _, sql in view_sql():
             con.execute(sql)
+        crash_point("loading")
         con.execute("COMMIT")
         con.execute("CHECKPOINT")
     except BaseException:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from pitboss.commands import audit, demo, generate, query, replay, report, rtp, schema
+from pitboss.commands import audit, demo, generate, query, replay, report, rtp, schema, verify
 
 app = typer.Typer(
     name="pitboss",
@@ -20,6 +20,7 @@ app = typer.Typer(
 
 app.command("rtp")(rtp.rtp)
 app.command("demo")(demo.demo)
+app.command("verify")(verify.verify)
 app.command("replay")(replay.replay)
 app.command("schema")(schema.schema)
 app.command("query")(query.query)
@@ -30,5 +31,37 @@ app.command("audit", context_settings={"allow_extra_args": True, "ignore_unknown
 )
 
 
-if __name__ == "__main__":
+def _unexpected(kind, error, tb) -> None:
+    """Last resort: one line for the person, the traceback for the developers, a documented exit code."""
+    import sys
+    import traceback
+
+    from pitboss.exit_codes import INTERNAL
+
+    if issubclass(kind, KeyboardInterrupt):
+        sys.exit(130)
+    log = "pitboss-error.log"
+    try:
+        with open(log, "a", encoding="utf-8") as f:
+            traceback.print_exception(kind, error, tb, file=f)
+    except OSError:
+        log = "(could not write pitboss-error.log)"
+    print(f"pitboss: internal error: {' '.join(str(error).split())[:500]} (traceback in {log})", file=sys.stderr)
+    sys.exit(INTERNAL)
+
+
+def main() -> None:
+    import logging
+    import os
+    import sys
+
+    sys.excepthook = _unexpected
+    # Beam and its optional cloud clients log warnings and worker tracebacks on the root logger; the
+    # commands print one clear line themselves. PITBOSS_LOG=INFO (or DEBUG) shows the library logs.
+    level = os.environ.get("PITBOSS_LOG", "CRITICAL").upper()
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     app()
+
+
+if __name__ == "__main__":
+    main()

@@ -39,6 +39,7 @@ REASON = "reason"  # string: why check_rows put the row in quarantine ("; " betw
 IGNORED_COLUMNS_KEY = b"pitboss.ignored_columns"  # schema metadata of read_table: JSON list of names
 
 _HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
+MAX_AMOUNT = 10**15  # minor units (10 trillion in a 2-decimal currency): larger stakes are corrupt data
 
 
 class ContractError(ValueError):
@@ -543,15 +544,19 @@ class RowRule:
     """A check of one column; a row failing it goes to quarantine with `reason`."""
 
     column: str
-    kind: str  # "not_null" | "in_set" (null allowed when the column is nullable) | "cards" (each item)
+    kind: str  # "not_null" | "in_set" (null allowed when nullable) | "cards" (each item) | "range" (low..high)
     what: str = ""  # the kind of value, for the reason: "bet code", "card code"
     values: Callable[[], Sequence[str]] | None = None
+    low: int | None = None  # "range": smallest value the audit can settle
+    high: int | None = None  # "range": largest (beyond it stake x odds could overflow int64)
 
     def describe(self) -> str:
         if self.kind == "not_null":
             return f"`{self.column}` is null"
         if self.kind == "cards":
             return f"`{self.column}` holds a null or a string that is not one of the {self.what}s"
+        if self.kind == "range":
+            return f"`{self.column}` is outside {self.low}..{self.high}"
         return f"`{self.column}` is not a known {self.what}"
 
 
@@ -569,6 +574,9 @@ def _value_rules() -> dict[str, list[RowRule]]:
         "bets": [
             RowRule("bet_type", "in_set", "bet code", lambda: BET_CODES),
             RowRule("mode", "in_set", "betting mode", lambda: MODES),
+            # money the audit can settle: a stake x the highest odds (100:1) must stay far inside int64
+            RowRule("stake", "range", "a stake the audit can settle", low=1, high=MAX_AMOUNT),
+            RowRule("paid", "range", "a paid amount the audit can settle", low=0, high=MAX_AMOUNT * 102),
         ],
     }
 
@@ -588,6 +596,9 @@ def _rule_mask(rule: RowRule, col: pa.Array) -> pa.Array:
     """True where the row breaks the rule (never null)."""
     if rule.kind == "not_null":
         return pc.is_null(col)
+    if rule.kind == "range":
+        outside = pc.or_(pc.less(col, rule.low), pc.greater(col, rule.high))
+        return pc.fill_null(outside, False)
     value_set = pa.array(rule.values(), pa.string())
     if rule.kind == "in_set":
         return pc.and_(pc.is_valid(col), pc.invert(pc.is_in(col, value_set=value_set)))
@@ -604,6 +615,10 @@ def _quoted(values: pa.Array) -> pa.Array:
 def _rule_reason(rule: RowRule, col: pa.Array) -> pa.Array:
     """The reason text where the row breaks the rule, null elsewhere."""
     mask = _rule_mask(rule, col)
+    if rule.kind == "range":
+        text = pc.binary_join_element_wise(f"{rule.column}: ", pc.cast(col, pa.string()),
+                                           f" is not {rule.what} ({rule.low}..{rule.high})", "")
+        return pc.if_else(mask, text, pa.scalar(None, pa.string()))
     if rule.kind == "not_null":
         text = pa.scalar(f"{rule.column}: null where the contract allows none", pa.string())
         return pc.if_else(mask, text, pa.scalar(None, pa.string()))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+import re
 import sys
 from pathlib import Path
 
@@ -35,14 +36,24 @@ def audit(
     try:
         record = run(argv)
     except ContractError as e:
-        console.print(f"[red]error:[/red] {e}", highlight=False)
-        raise typer.Exit(BAD_INPUT) from None
+        _bad_input(str(e))
+    except Exception as e:
+        # a worker that met a broken row group: Beam re-raises it wrapped, with the message kept
+        found = re.search(r"schemas\.readers\.ContractError: (.*?)(?: \[while running .*)?$", str(e), re.S)
+        if found is None:
+            raise
+        _bad_input(found.group(1))
     loaded = None
     if warehouse:
         from pipelines.warehouse import load
 
         loaded = load(warehouse, record.__dict__)
     print_summary(record.__dict__, loaded, warehouse)
+
+
+def _bad_input(message: str) -> None:
+    console.print(f"[red]error:[/red] {' '.join(message.split())}", highlight=False, soft_wrap=True)
+    raise typer.Exit(BAD_INPUT)
 
 
 def summary_figures(manifest: dict) -> dict:

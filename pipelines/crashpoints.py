@@ -1,0 +1,15 @@
+"""Fault injection for the crash tests: `PITBOSS_CRASH_AT=<point>` makes the process kill itself with
+SIGKILL when it reaches that point (no cleanup, no exception handlers, like a power cut). Unset in
+normal use, where `crash_point` costs one dictionary lookup."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+POINTS = ("reading", "writing", "loading")
+
+
+def crash_point(point: str) -> None:
+    if os.environ.get("PITBOSS_CRASH_AT") == point:
+        os.kill(os.getpid(), signal.SIGKILL)

@@ -1,0 +1,59 @@
+"""`pitboss verify --run RUN_ID`: tamper evidence. Recompute the sha256 of every input and output file
+of a run, and the code version, and report anything that changed since the run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from pitboss.exit_codes import CHECK_FAILED, USAGE
+
+
+def verify(
+    run: str = typer.Option("latest", "--run", help="Run id (audit_runs.run_id) or 'latest'."),
+    warehouse: str = typer.Option(..., "--warehouse", help="The DuckDB warehouse holding the run's manifest."),
+) -> None:
+    """Check that no input or output file of a run changed since the run."""
+    import duckdb
+
+    from pipelines.audit import code_version, sha256_of
+
+    console, err = Console(), Console(stderr=True)
+    if not Path(warehouse).exists():
+        err.print(f"[red]error:[/red] warehouse {warehouse} not found")
+        raise typer.Exit(USAGE)
+    con = duckdb.connect(warehouse, read_only=True)
+    query = ("SELECT run_id, inputs, outputs, code_version FROM audit_runs "
+             + ("ORDER BY started_at DESC LIMIT 1" if run == "latest" else "WHERE run_id = ?"))
+    row = con.execute(query, [] if run == "latest" else [run]).fetchone()
+    con.close()
+    if row is None:
+        err.print(f"[red]error:[/red] no run {run!r} in {warehouse}")
+        raise typer.Exit(USAGE)
+    run_id, inputs, outputs, code = row
+    files = [("input", t, f) for t, fs in json.loads(inputs).items() for f in fs]
+    files += [("output", t, f) for t, fs in json.loads(outputs).items() for f in fs]
+    table = Table(title=f"Run {run_id}: {len(files)} files")
+    for col in ("", "table", "file", "status"):
+        table.add_column(col)
+    changed = 0
+    for side, name, f in files:
+        try:
+            digest, _ = sha256_of(f["path"])
+            status = "ok" if digest == f["sha256"] else "[red]CHANGED[/red]"
+        except OSError:
+            status = "[red]MISSING[/red]"
+        changed += status != "ok"
+        if status != "ok":
+            table.add_row(side, name, f["path"], status)
+    now = code_version()
+    code_status = "same" if now == code else f"[yellow]differs[/yellow] (run: {code[:12]}, now: {now[:12]})"
+    if changed:
+        console.print(table)
+    console.print(f"{len(files) - changed} of {len(files)} files unchanged since the run; code version {code_status}.")
+    if changed:
+        raise typer.Exit(CHECK_FAILED)
