@@ -18,16 +18,21 @@ import pyarrow as pa
 
 from engine.baccarat import BANKER, PLAYER, TIE, DealtRound, deal_round, dealing_order, score, third_card_decisions
 from engine.cards import CARD_CODES, SUITS
+from engine.features import feature_columns
 from engine.ruleset import BET_CODES
-from engine.settlement import matching_rule, settle
-from pitboss.recorder.config import SECOND, TableSpec
+from engine.settlement import matching_rule, settle_columns
+from pitboss.recorder.config import BETTING_WINDOW, SECOND, TableSpec
 from pitboss.recorder.simulate import (
+    BET_CODES_NP,
     BET_INDEX,
+    DUMMY_FEATURES,
     I_BANKER,
     I_PLAYER,
     I_TIE,
     MODE_INDEX,
     MODES,
+    MODES_NP,
+    OUTCOME_CODE,
     Accounts,
     BetMaker,
     Bets,
@@ -111,6 +116,20 @@ class FaultPlanner(DealingHooks):
         self.rows.append((f"{self.prefix}{self.n_unit:05d}", kind, self.table.table_id, shoe_id, round_id, bet, change))
         self.counts[kind] += 1
         self.needed.discard(kind)
+
+    def record_many(self, kind: str, shoe_ids: list, round_ids: list, bet_ids: list, changes: list[str]) -> None:
+        """Manifest rows for many faults of one kind at once (in the given order)."""
+        assert self.table is not None
+        first = self.n_unit + 1
+        self.n_unit += len(changes)
+        tid = self.table.table_id
+        self.rows.extend(
+            (f"{self.prefix}{first + k:05d}", kind, tid, sh, rd, bt, ch)
+            for k, (sh, rd, bt, ch) in enumerate(zip(shoe_ids, round_ids, bet_ids, changes, strict=True))
+        )
+        if changes:
+            self.counts[kind] += len(changes)
+            self.needed.discard(kind)
 
     def take_rows(self) -> pa.Table:
         cols = list(zip(*self.rows, strict=True)) if self.rows else [[] for _ in MANIFEST_SCHEMA]
@@ -256,10 +275,22 @@ class FaultPlanner(DealingHooks):
 
 
 class _BetPlanting:
-    """Bet faults of one block of rounds."""
+    """Bet faults of one block of rounds: candidates drawn per kind with numpy and applied in bulk.
 
-    def __init__(self, planner: FaultPlanner, table: TableSpec, rounds: list[Round], bets: Bets,
-                 maker: BetMaker, accounts: Accounts):  # fmt: skip
+    Bets arrive sorted by round. A kind's candidates are its eligible bets whose draw is below the
+    rate (or, while the kind is still needed, the first eligible bet), at most one per (round,
+    account) pair and none on a bet or pair that already has a fault.
+    """
+
+    def __init__(
+        self,
+        planner: FaultPlanner,
+        table: TableSpec,
+        rounds: list[Round],
+        bets: Bets,
+        maker: BetMaker,
+        accounts: Accounts,
+    ):
         self.p = planner
         self.rng = planner.rng
         self.table = table
@@ -269,30 +300,103 @@ class _BetPlanting:
         self.maker = maker
         self.accounts = accounts
         R = len(rounds)
+        self.round_ids = [r.round_id for r in rounds]
+        self.shoe_ids = [r.shoe_id for r in rounds]
         self.cancelled = np.array([r.cancelled for r in rounds], dtype=bool)
         self.rfault = np.array([r.fault is not None for r in rounds], dtype=bool)
+        self.open = np.array([r.open_us for r in rounds], dtype=np.int64)
         self.closed = np.array([r.closed_us for r in rounds], dtype=np.int64)
-        self.next_n = np.bincount(bets.ridx, minlength=R) + 1
-        self.ghost_n: dict[int, int] = {}
+        self.round_no = np.array([r.round_no for r in rounds], dtype=np.int64)
+        # Outcome of the cards (what the bets are paid on), -1 where none.
+        self.outcome = np.array([OUTCOME_CODE[r.features["outcome"]] if r.features else -1 for r in rounds])
+        self.feats = feature_columns([r.features or DUMMY_FEATURES for r in rounds])
+        self.pool = accounts.size
+        self.group = bets.ridx.astype(np.int64) * self.pool + bets.acc
+        self.busy = np.zeros(R * self.pool, dtype=bool)  # (round, account) pairs with a fault
         self.taken = np.zeros(len(bets), dtype=bool)
-        self.busy: set[tuple[int, int]] = set()  # (round, account) with a fault already
-        self.added: list[tuple] = []  # rows of Bets fields
+        self.next_n = np.bincount(bets.ridx, minlength=R).astype(np.int64) + 1
+        self.round_start = np.searchsorted(bets.ridx, np.arange(R + 1))
+        lo = np.zeros(len(BET_CODES), dtype=np.int64)
+        hi = np.zeros(len(BET_CODES), dtype=np.int64)
+        for code, (mn, mx) in table.limits.items():
+            lo[BET_INDEX[code]], hi[BET_INDEX[code]] = mn, mx
+        self.lim_lo, self.lim_hi = lo, hi
+        self.added: list[Bets] = []
 
-    def code(self, i: int) -> str:
-        return BET_CODES[int(self.b.type[i])]
+    # -- helpers ----------------------------------------------------------------------------------
 
-    def mode(self, i: int) -> str:
-        return MODES[int(self.b.mode[i])]
+    def credit(self, ridx: np.ndarray, types: np.ndarray, modes: np.ndarray, stakes: np.ndarray) -> np.ndarray:
+        """What a correct operator credits (the engine's vectorised settlement)."""
+        return settle_columns(self.rs, BET_CODES_NP[types], MODES_NP[modes], stakes, ridx, self.feats, self.cancelled)
 
-    def credit(self, r: int, code: str, mode: str, stake: int) -> int:
-        return settle(self.rs, code, mode, stake, self.rounds[r].features, cancelled=self.rounds[r].cancelled)
+    def alloc_n(self, ridx: np.ndarray) -> np.ndarray:
+        """Bet numbers for new bets on rounds `ridx`, after the round's existing ones."""
+        out = np.empty(len(ridx), dtype=np.int64)
+        for k, r in enumerate(ridx.tolist()):
+            out[k] = self.next_n[r]
+            self.next_n[r] += 1
+        return out
 
-    def bet_id(self, i: int) -> str:
-        return bet_id(self.rounds[int(self.b.ridx[i])].round_id, int(self.b.n[i]))
+    def add(self, ridx, acc, types, modes, stakes, paid, placed, n, ghost: bool = False, dup: int = 0) -> None:
+        k = len(ridx)
+        cols = (ridx, acc, types, modes, stakes, paid, placed, n, np.full(k, ghost), np.full(k, dup))
+        self.added.append(
+            Bets(
+                *(
+                    np.asarray(c).astype(getattr(self.b, f).dtype)
+                    for c, f in zip(cols, Bets.__dataclass_fields__, strict=True)
+                )
+            )
+        )
 
-    def record(self, kind: str, r: int, bid: str, change: str, round_id: str | None = None, shoe: bool = True) -> None:
-        rnd = self.rounds[r]
-        self.p.record(kind, rnd.shoe_id if shoe else None, round_id or rnd.round_id, bid, change)
+    def in_window(self, ridx: np.ndarray) -> np.ndarray:
+        return self.open[ridx] + self.rng.integers(SECOND // 2, BETTING_WINDOW, len(ridx))
+
+    def side_stakes(self, types: np.ndarray) -> np.ndarray:
+        base = self.accounts.base[self.rng.integers(0, self.pool, len(types))]
+        return np.clip(chips(base), self.maker.lo[types], self.maker.hi[types])
+
+    def record(self, kind: str, ridx: np.ndarray, n: np.ndarray, changes: list[str], ghost: bool = False) -> None:
+        suffix = GHOST if ghost else ""
+        rids = [self.round_ids[r] + suffix for r in ridx.tolist()]
+        bids = [bet_id(rid, k) for rid, k in zip(rids, n.tolist(), strict=True)]
+        shoes = [None] * len(rids) if ghost else [self.shoe_ids[r] for r in ridx.tolist()]
+        self.p.record_many(kind, shoes, rids, bids, changes)
+
+    def record_at(self, kind: str, c: np.ndarray, changes: list[str]) -> None:
+        self.record(kind, self.b.ridx[c], self.b.n[c], changes)
+
+    def restake(self, kind: str, c: np.ndarray, new: np.ndarray, texts: list[str]) -> np.ndarray:
+        b = self.b
+        new = np.asarray(new, dtype=np.int64)
+        new_paid = self.credit(b.ridx[c], b.type[c], b.mode[c], new)
+        changes = [
+            f"{t}; paid {o} -> {p}" for t, o, p in zip(texts, b.paid[c].tolist(), new_paid.tolist(), strict=True)
+        ]
+        b.stake[c] = new
+        b.paid[c] = new_paid
+        self.record_at(kind, c, changes)
+        return c
+
+    def idle_account(self, r: int) -> int | None:
+        """An account with no bet and no fault in round r (marked busy)."""
+        present = set(self.b.acc[self.round_start[r] : self.round_start[r + 1]].tolist())
+        for _ in range(50):
+            a = int(self.rng.integers(self.pool))
+            if a not in present and not self.busy[r * self.pool + a]:
+                self.busy[r * self.pool + a] = True
+                return a
+        return None
+
+    def odds(self, i: int) -> Fraction:
+        rule = matching_rule(self.rs.paytable(BET_CODES[self.b.type[i]], MODES[self.b.mode[i]]),
+                             self.rounds[self.b.ridx[i]].features)  # fmt: skip
+        return rule.odds
+
+    def not_offered(self) -> list[str]:
+        return [c for c in BET_CODES if c not in self.rs.bets]
+
+    # -- eligibility and the loop -----------------------------------------------------------------
 
     def eligible(self, kind: str) -> np.ndarray:
         b, rs = self.b, self.rs
@@ -302,17 +406,14 @@ class _BetPlanting:
         is_side = t > I_TIE
         pb_rule = rs.limits.player_banker_difference
         share_rule = rs.limits.side_bet_max_share_of_table_max is not None
-        outcome = np.array(
-            [{PLAYER: 0, BANKER: 1, TIE: 2}.get(r.outcome, -1) if r.features else -1 for r in self.rounds]
-        )
-        oc = outcome[b.ridx]
+        oc = self.outcome[b.ridx]
         won_odds = is_side & (b.paid > b.stake)
         none = np.zeros(len(b), dtype=bool)
         if kind == "OVERPAID":
             return ok & (((t == I_BANKER) & (b.mode == MODE_INDEX["commission"]) & (oc == 1)) | won_odds)
         if kind == "UNDERPAID":
             return (ok & ((is_pb & (oc == 2)) | won_odds)) | (self.cancelled[b.ridx] & ~self.rfault[b.ridx])
-        if kind == "STAKE_BELOW_MIN":
+        if kind in ("STAKE_BELOW_MIN", "LATE_BET", "UNKNOWN_ROUND"):
             return ok
         if kind == "STAKE_ABOVE_MAX":
             return ok & ~(pb_rule & is_pb) & ~(share_rule & is_side)
@@ -320,247 +421,234 @@ class _BetPlanting:
             return ok & is_pb if pb_rule else none
         if kind == "SIDE_BET_CUTOFF":
             cutoffs = [c for c in self.maker.side_cutoffs if c is not None]
-            if not cutoffs:
-                return none
-            round_no = np.array([r.round_no for r in self.rounds])
-            return ok & (round_no[b.ridx] > min(cutoffs))
+            return ok & (self.round_no[b.ridx] > min(cutoffs)) if cutoffs else none
         if kind == "PAIR_WITHOUT_MAIN":
             return ok if rs.limits.side_bets_require_main_bet and self.maker.side_codes else none
         if kind == "SIDE_BET_ABOVE_SHARE":
             return ok & is_side if share_rule else none
         if kind == "MULTIPLE_POSITIONS":
             return ok & (b.placed < self.closed[b.ridx] - SECOND) if rs.limits.one_position_per_round else none
-        if kind == "LATE_BET":
-            return ok
         if kind == "BET_TYPE_NOT_OFFERED":
             return ok if self.not_offered() else none
-        if kind == "UNKNOWN_ROUND":
-            return ok
         if kind == "DUPLICATE_BET":
-            return ok & ~(pb_rule & is_pb) if not rs.limits.one_position_per_round else none
+            # Not where a copy could read as a second position or add to a Player/Banker difference.
+            return none if rs.limits.one_position_per_round else ok & ~(pb_rule & is_pb)
         raise ValueError(kind)
-
-    def not_offered(self) -> list[str]:
-        return [c for c in BET_CODES if c not in self.rs.bets]
 
     def run(self, kinds: list[str]) -> Bets:
         n = len(self.b)
         for kind in kinds:
-            elig = self.eligible(kind)
+            elig = self.eligible(kind) & ~self.taken & ~self.busy[self.group]
             u = self.rng.random(n)
-            forced = kind in self.p.needed
             cand = np.flatnonzero(elig & (u < self.p.rate))
-            if forced and cand.size == 0:
-                cand = np.flatnonzero(elig)
-            for i in cand:
-                i = int(i)
-                key = (int(self.b.ridx[i]), int(self.b.acc[i]))
-                if self.taken[i] or key in self.busy:
-                    continue
-                if self.plant(kind, i):
-                    self.taken[i] = True
-                    self.busy.add(key)
-                    if forced and kind not in self.p.needed and u[i] >= self.p.rate:
-                        break  # the forced one is planted; the random draws of this kind are done
+            if cand.size == 0 and kind in self.p.needed:
+                cand = np.flatnonzero(elig)[:1]  # forced: the first eligible bet
+            if cand.size == 0:
+                continue
+            _, first = np.unique(self.group[cand], return_index=True)
+            cand = cand[np.sort(first)]
+            done = getattr(self, "plant_" + kind.lower())(cand)
+            self.taken[done] = True
+            self.busy[self.group[done]] = True
         if not self.added:
             return self.b
-        cols = zip(*self.added, strict=True)
-        extra = Bets(
-            *(np.array(c, getattr(self.b, f).dtype) for c, f in zip(cols, Bets.__dataclass_fields__, strict=True))
-        )
-        allb = Bets.concat([self.b, extra])
-        order = np.lexsort((allb.dup, allb.n, allb.ghost, allb.ridx))
-        return allb.take(order)
+        allb = Bets.concat([self.b, *self.added])
+        return allb.take(np.lexsort((allb.dup, allb.n, allb.ghost, allb.ridx)))
 
-    def add(self, r: int, acc: int, code: str, mode: str, stake: int, paid: int, placed: int,
-            ghost: bool = False, n: int | None = None, dup: int = 0) -> int:  # fmt: skip
-        if n is None:
-            if ghost:
-                n = self.ghost_n.get(r, 0) + 1
-                self.ghost_n[r] = n
+    # -- one method per kind (docs/findings.md) ---------------------------------------------------
+
+    def plant_overpaid(self, c: np.ndarray) -> np.ndarray:
+        b = self.b
+        stake, paid = b.stake[c], b.paid[c]
+        banker = b.type[c] == I_BANKER
+        new = np.where(banker, 2 * stake, paid + stake)  # 1:1 instead of 0.95:1 / one unit of odds more
+        changes = []
+        for k, i in enumerate(c.tolist()):
+            if banker[k]:
+                changes.append(f"BANKER commission-mode win paid 1:1 instead of 0.95:1: paid {paid[k]} -> {new[k]}")
             else:
-                n = int(self.next_n[r])
-                self.next_n[r] += 1
-        self.added.append((r, acc, BET_INDEX[code], MODE_INDEX[mode], stake, paid, placed, n, ghost, dup))
-        return n
+                odds = self.odds(i)
+                changes.append(f"{BET_CODES[b.type[i]]} win paid at {_odds(odds + 1)} instead of {_odds(odds)}: "
+                               f"paid {paid[k]} -> {new[k]}")  # fmt: skip
+        b.paid[c] = new
+        self.record_at("OVERPAID", c, changes)
+        return c
 
-    def idle_account(self, r: int) -> int | None:
-        present = set(self.b.acc[self.b.ridx == r].tolist()) | {a for (rr, a) in self.busy if rr == r}
-        for _ in range(50):
-            a = int(self.rng.integers(self.accounts.size))
-            if a not in present:
-                return a
-        return None
+    def plant_underpaid(self, c: np.ndarray) -> np.ndarray:
+        b = self.b
+        stake, paid, r = b.stake[c], b.paid[c], b.ridx[c]
+        cancelled = self.cancelled[r]
+        tie = ~cancelled & (b.type[c] <= I_BANKER) & (self.outcome[r] == 2)
+        new = np.where(cancelled | tie, 0, paid - stake)  # not refunded / not pushed / one unit of odds less
+        changes = []
+        for k, i in enumerate(c.tolist()):
+            code = BET_CODES[b.type[i]]
+            if cancelled[k]:
+                changes.append(f"cancelled round not refunded: paid {paid[k]} -> 0")
+            elif tie[k]:
+                changes.append(f"{code} bet on a tie not pushed: paid {paid[k]} -> 0")
+            else:
+                odds = self.odds(i)
+                changes.append(
+                    f"{code} win paid at {_odds(odds - 1)} instead of {_odds(odds)}: paid {paid[k]} -> {new[k]}"
+                )
+        b.paid[c] = new
+        self.record_at("UNDERPAID", c, changes)
+        return c
 
-    def in_window(self, r: int) -> int:
-        rnd = self.rounds[r]
-        return rnd.open_us + int(self.rng.integers(SECOND // 2, rnd.closed_us - rnd.open_us))
+    def plant_stake_below_min(self, c: np.ndarray) -> np.ndarray:
+        mn = self.lim_lo[self.b.type[c]]
+        new = np.array([10, 20, 25, 50])[self.rng.integers(0, 4, len(c))]
+        keep = new < mn
+        c, new, mn = c[keep], new[keep], mn[keep]
+        texts = [
+            f"stake {s} -> {v} (min_stake {m})"
+            for s, v, m in zip(self.b.stake[c].tolist(), new.tolist(), mn.tolist(), strict=True)
+        ]
+        return self.restake("STAKE_BELOW_MIN", c, new, texts)
 
-    def side_stake(self, code: str) -> int:
-        mn, mx = self.table.limits[code]
+    def plant_stake_above_max(self, c: np.ndarray) -> np.ndarray:
+        mx = self.lim_hi[self.b.type[c]]
+        new = mx + 100 * self.rng.integers(1, np.maximum(2, mx // 400))
+        texts = [
+            f"stake {s} -> {v} (max_stake {m})"
+            for s, v, m in zip(self.b.stake[c].tolist(), new.tolist(), mx.tolist(), strict=True)
+        ]
+        return self.restake("STAKE_ABOVE_MAX", c, new, texts)
+
+    def plant_pb_difference_limit(self, c: np.ndarray) -> np.ndarray:
+        b = self.b
+        size = len(self.busy)
+        is_p, is_b = b.type == I_PLAYER, b.type == I_BANKER
+        p_tot = np.bincount(self.group[is_p], weights=b.stake[is_p], minlength=size).astype(np.int64)
+        b_tot = np.bincount(self.group[is_b], weights=b.stake[is_b], minlength=size).astype(np.int64)
+        g = self.group[c]
+        player = b.type[c] == I_PLAYER
+        other = np.where(player, b_tot[g], p_tot[g])
+        mx = self.lim_hi[b.type[c]]
+        new = mx + other + 500 * self.rng.integers(1, 200, len(c))
+        texts = [
+            f"stake {s} -> {v}: {a} {v} - {z} {o} > {a} max {m}"
+            for s, v, o, m, a, z in zip(b.stake[c].tolist(), new.tolist(), other.tolist(), mx.tolist(),
+                                        np.where(player, PLAYER, BANKER), np.where(player, BANKER, PLAYER), strict=True)
+        ]  # fmt: skip
+        return self.restake("PB_DIFFERENCE_LIMIT", c, new, texts)
+
+    def plant_side_bet_cutoff(self, c: np.ndarray) -> np.ndarray:
+        b = self.b
+        done, types = [], []
+        for i in c.tolist():
+            mode, rn = MODES[b.mode[i]], self.round_no[b.ridx[i]]
+            late = [BET_INDEX[code] for code, cut in zip(self.maker.side_codes, self.maker.side_cutoffs, strict=True)
+                    if cut is not None and rn > cut and self.rs.offered(code, mode)]  # fmt: skip
+            if late:
+                done.append(i)
+                types.append(late[int(self.rng.integers(len(late)))])
+        done_a, types_a = np.array(done, dtype=np.int64), np.array(types, dtype=np.int64)
+        r = b.ridx[done_a]
+        stakes = self.side_stakes(types_a)
+        n = self.alloc_n(r)
+        self.add(r, b.acc[done_a], types_a, b.mode[done_a], stakes, self.credit(r, types_a, b.mode[done_a], stakes),
+                 self.in_window(r), n)  # fmt: skip
+        changes = [f"{BET_CODES[t]} bet added on round {self.round_no[x]} (cutoff {self.rs.bets[BET_CODES[t]].cutoff})"
+                   for t, x in zip(types_a.tolist(), r.tolist(), strict=True)]  # fmt: skip
+        self.record("SIDE_BET_CUTOFF", r, n, changes)
+        return done_a
+
+    def _idle_bets(self, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        done, accs = [], []
+        for i in c.tolist():
+            a = self.idle_account(int(self.b.ridx[i]))
+            if a is not None:
+                done.append(i)
+                accs.append(a)
+        return np.array(done, dtype=np.int64), np.array(accs, dtype=np.int64)
+
+    def plant_pair_without_main(self, c: np.ndarray) -> np.ndarray:
+        done, accs = self._idle_bets(c)
+        r = self.b.ridx[done]
+        types = self.maker.side_idx[self.rng.integers(0, len(self.maker.side_idx), len(done))]
+        modes = np.full(len(done), MODE_INDEX["commission"])
+        stakes = self.side_stakes(types)
+        n = self.alloc_n(r)
+        self.add(r, accs, types, modes, stakes, self.credit(r, types, modes, stakes), self.in_window(r), n)
+        ids = self.accounts.ids
+        changes = [f"{BET_CODES[t]} bet added for account {ids[a].as_py()} with no main bet in the round"
+                   for t, a in zip(types.tolist(), accs.tolist(), strict=True)]  # fmt: skip
+        self.record("PAIR_WITHOUT_MAIN", r, n, changes)
+        return done
+
+    def plant_side_bet_above_share(self, c: np.ndarray) -> np.ndarray:
         cap = self.table.side_share_cap
-        if cap is not None:
-            mx = min(mx, cap)
-        return int(
-            np.clip(chips(np.array([self.accounts.base[int(self.rng.integers(self.accounts.size))]]))[0], mn, mx)
-        )
+        mx = self.lim_hi[self.b.type[c]]
+        new = cap + 500 * self.rng.integers(1, (mx - cap) // 500 + 1)
+        texts = [f"stake {s} -> {v} (share cap {cap} of table_max {self.table.table_max}; limits max {m})"
+                 for s, v, m in zip(self.b.stake[c].tolist(), new.tolist(), mx.tolist(), strict=True)]  # fmt: skip
+        return self.restake("SIDE_BET_ABOVE_SHARE", c, new, texts)
 
-    def plant(self, kind: str, i: int) -> bool:  # noqa: C901 - one branch per kind, as in findings.md
-        b, rng = self.b, self.rng
-        r = int(b.ridx[i])
-        rnd = self.rounds[r]
-        code, mode = self.code(i), self.mode(i)
-        stake, paid = int(b.stake[i]), int(b.paid[i])
-        bid = self.bet_id(i)
-        if kind == "OVERPAID":
-            if code == BANKER:
-                new = 2 * stake
-                change = f"BANKER commission-mode win paid 1:1 instead of 0.95:1: paid {paid} -> {new}"
-            else:
-                odds = matching_rule(self.rs.paytable(code, mode), rnd.features).odds
-                new = paid + stake
-                change = f"{code} win paid at {_odds(odds + 1)} instead of {_odds(odds)}: paid {paid} -> {new}"
-            if new <= paid:
-                return False
-            b.paid[i] = new
-        elif kind == "UNDERPAID":
-            if rnd.cancelled:
-                new = 0
-                change = f"cancelled round not refunded: paid {paid} -> 0"
-            elif code in (PLAYER, BANKER) and rnd.outcome == TIE:
-                new = 0
-                change = f"{code} bet on a tie not pushed: paid {paid} -> 0"
-            else:
-                odds = matching_rule(self.rs.paytable(code, mode), rnd.features).odds
-                new = paid - stake
-                change = f"{code} win paid at {_odds(odds - 1)} instead of {_odds(odds)}: paid {paid} -> {new}"
-            if new >= paid:
-                return False
-            b.paid[i] = new
-        elif kind == "STAKE_BELOW_MIN":
-            mn = self.table.limits[code][0]
-            options = [s for s in (10, 20, 25, 50) if s < mn]
-            new = options[int(rng.integers(len(options)))]
-            return self._restake(i, kind, new, f"stake {stake} -> {new} (min_stake {mn})")
-        elif kind == "STAKE_ABOVE_MAX":
-            mx = self.table.limits[code][1]
-            new = mx + 100 * int(rng.integers(1, max(2, mx // 400)))
-            return self._restake(i, kind, new, f"stake {stake} -> {new} (max_stake {mx})")
-        elif kind == "PB_DIFFERENCE_LIMIT":
-            other_code = BANKER if code == PLAYER else PLAYER
-            same = (b.ridx == r) & (b.acc == b.acc[i]) & (b.type == BET_INDEX[other_code])
-            other = int(b.stake[same].sum())
-            mx = self.table.limits[code][1]
-            new = mx + other + 500 * int(rng.integers(1, 200))
-            return self._restake(
-                i, kind, new, f"stake {stake} -> {new}: {code} {new} - {other_code} {other} > {code} max {mx}"
-            )
-        elif kind == "SIDE_BET_CUTOFF":
-            late = [c for c, cut in zip(self.maker.side_codes, self.maker.side_cutoffs, strict=True)
-                    if cut is not None and rnd.round_no > cut and self.rs.offered(c, mode)]  # fmt: skip
-            if not late:
-                return False
-            new_code = late[int(rng.integers(len(late)))]
-            st = self.side_stake(new_code)
-            n = self.add(r, int(b.acc[i]), new_code, mode, st, self.credit(r, new_code, mode, st), self.in_window(r))
-            self.record(
-                kind,
-                r,
-                bet_id(rnd.round_id, n),
-                f"{new_code} bet added on round {rnd.round_no} (cutoff {self.rs.bets[new_code].cutoff})",
-            )
-            return True
-        elif kind == "PAIR_WITHOUT_MAIN":
-            a = self.idle_account(r)
-            if a is None:
-                return False
-            new_code = self.maker.side_codes[int(rng.integers(len(self.maker.side_codes)))]
-            st = self.side_stake(new_code)
-            n = self.add(
-                r, a, new_code, "commission", st, self.credit(r, new_code, "commission", st), self.in_window(r)
-            )
-            self.busy.add((r, a))
-            self.record(
-                kind,
-                r,
-                bet_id(rnd.round_id, n),
-                f"{new_code} bet added for account {self.accounts.ids[a].as_py()} with no main bet in the round",
-            )
-            return True
-        elif kind == "SIDE_BET_ABOVE_SHARE":
-            cap = self.table.side_share_cap
-            mx = self.table.limits[code][1]
-            new = cap + 500 * int(rng.integers(1, (mx - cap) // 500 + 1))
-            return self._restake(
-                i,
-                kind,
-                new,
-                f"stake {stake} -> {new} (share cap {cap} of table_max {self.table.table_max}; limits max {mx})",
-            )
-        elif kind == "MULTIPLE_POSITIONS":
-            new_code = [c for c in (PLAYER, BANKER, TIE) if c != code][int(rng.integers(2))]
-            placed = int(b.placed[i])
-            at = placed + 1 + int(rng.integers(0, int(self.closed[r]) - placed - 1))
-            mn, mx = self.table.limits[new_code]
-            st = int(np.clip(chips(np.array([stake]))[0], mn, mx))
-            n = self.add(r, int(b.acc[i]), new_code, mode, st, self.credit(r, new_code, mode, st), at)
-            self.record(
-                kind,
-                r,
-                bet_id(rnd.round_id, n),
-                f"second position {new_code} added for the account of {bid} ({code}) at {_ts(at)}",
-            )
-            return True
-        elif kind == "LATE_BET":
-            new = int(self.closed[r]) + int(rng.integers(SECOND // 5, 3 * SECOND))
-            change = f"placed_at {_ts(int(b.placed[i]))} -> {_ts(new)} (betting closed {_ts(int(self.closed[r]))})"
-            b.placed[i] = new
-        elif kind == "BET_TYPE_NOT_OFFERED":
-            codes = self.not_offered()
-            new_code = codes[int(rng.integers(len(codes)))]
-            if self.rs.limits.one_position_per_round:
-                a = self.idle_account(r)  # a second bet of an account could read as a second position
-                new_mode = "commission"
-                if a is None:
-                    return False
-            else:
-                a, new_mode = int(b.acc[i]), mode
-            st = int(chips(np.array([int(rng.integers(1, 51)) * 100]))[0])
-            n = self.add(r, a, new_code, new_mode, st, st, self.in_window(r))
-            self.busy.add((r, a))
-            self.record(
-                kind,
-                r,
-                bet_id(rnd.round_id, n),
-                f"{new_code} ({new_mode}) bet added, not offered by {self.rs.id}; refunded {st}",
-            )
-            return True
-        elif kind == "UNKNOWN_ROUND":
-            ghost_round = rnd.round_id + GHOST
-            n = self.add(r, int(b.acc[i]), code, mode, stake, stake, int(b.placed[i]) + 1, ghost=True)
-            self.record(
-                kind,
-                r,
-                bet_id(ghost_round, n),
-                f"bet on round_id {ghost_round}, which is not in rounds (copy of {bid}, refunded)",
-                round_id=ghost_round,
-                shoe=False,
-            )
-            return True
-        elif kind == "DUPLICATE_BET":
-            self.add(r, int(b.acc[i]), code, mode, stake, paid, int(b.placed[i]), n=int(b.n[i]), dup=1)
-            self.record(kind, r, bid, f"bet row {bid} written twice")
-            return True
+    def plant_multiple_positions(self, c: np.ndarray) -> np.ndarray:
+        b = self.b
+        r = b.ridx[c]
+        others = np.array([[I_BANKER, I_TIE], [I_PLAYER, I_TIE], [I_PLAYER, I_BANKER]])
+        types = others[b.type[c], self.rng.integers(0, 2, len(c))]
+        placed = b.placed[c] + 1 + self.rng.integers(0, self.closed[r] - b.placed[c] - 1)
+        stakes = np.clip(chips(b.stake[c]), self.maker.lo[types], self.maker.hi[types])
+        n = self.alloc_n(r)
+        self.add(r, b.acc[c], types, b.mode[c], stakes, self.credit(r, types, b.mode[c], stakes), placed, n)
+        changes = [f"second position {BET_CODES[t]} added for the account of {bet_id(self.round_ids[x], k)} "
+                   f"({BET_CODES[o]}) at {ts}"
+                   for t, x, k, o, ts in zip(types.tolist(), r.tolist(), b.n[c].tolist(), b.type[c].tolist(),
+                                             _ts_many(placed), strict=True)]  # fmt: skip
+        self.record("MULTIPLE_POSITIONS", r, n, changes)
+        return c
+
+    def plant_late_bet(self, c: np.ndarray) -> np.ndarray:
+        b = self.b
+        closed = self.closed[b.ridx[c]]
+        new = closed + self.rng.integers(SECOND // 5, 3 * SECOND, len(c))
+        changes = [f"placed_at {a} -> {z} (betting closed {x})"
+                   for a, z, x in zip(_ts_many(b.placed[c]), _ts_many(new), _ts_many(closed), strict=True)]  # fmt: skip
+        b.placed[c] = new
+        self.record_at("LATE_BET", c, changes)
+        return c
+
+    def plant_bet_type_not_offered(self, c: np.ndarray) -> np.ndarray:
+        b = self.b
+        codes = np.array([BET_INDEX[x] for x in self.not_offered()])
+        if self.rs.limits.one_position_per_round:
+            c, accs = self._idle_bets(c)  # a second bet of the account could read as a second position
+            modes = np.full(len(c), MODE_INDEX["commission"])
         else:
-            raise ValueError(kind)
-        self.record(kind, r, bid, change)
-        return True
+            accs, modes = b.acc[c], b.mode[c]
+        r = b.ridx[c]
+        types = codes[self.rng.integers(0, len(codes), len(c))]
+        stakes = 100 * self.rng.integers(1, 51, len(c))
+        n = self.alloc_n(r)
+        self.add(r, accs, types, modes, stakes, stakes, self.in_window(r), n)  # refunded
+        changes = [f"{BET_CODES[t]} ({MODES[m]}) bet added, not offered by {self.rs.id}; refunded {s}"
+                   for t, m, s in zip(types.tolist(), modes.tolist(), stakes.tolist(), strict=True)]  # fmt: skip
+        self.record("BET_TYPE_NOT_OFFERED", r, n, changes)
+        return c
 
-    def _restake(self, i: int, kind: str, new: int, change: str) -> bool:
-        r = int(self.b.ridx[i])
-        paid = int(self.b.paid[i])
-        new_paid = self.credit(r, self.code(i), self.mode(i), new)
-        self.b.stake[i] = new
-        self.b.paid[i] = new_paid
-        self.record(kind, r, self.bet_id(i), f"{change}; paid {paid} -> {new_paid}")
-        return True
+    def plant_unknown_round(self, c: np.ndarray) -> np.ndarray:
+        b = self.b
+        r = b.ridx[c]
+        run_start = np.r_[0, np.flatnonzero(np.diff(r)) + 1]
+        n = np.arange(len(c)) - np.repeat(run_start, np.diff(np.r_[run_start, len(c)])) + 1
+        self.add(r, b.acc[c], b.type[c], b.mode[c], b.stake[c], b.stake[c], b.placed[c] + 1, n, ghost=True)
+        changes = [
+            f"bet on round {self.round_ids[x]}{GHOST}, which is not in rounds (copy of {bet_id(self.round_ids[x], k)})"
+            for x, k in zip(r.tolist(), b.n[c].tolist(), strict=True)
+        ]
+        self.record("UNKNOWN_ROUND", r, n, changes, ghost=True)
+        return c
+
+    def plant_duplicate_bet(self, c: np.ndarray) -> np.ndarray:
+        b = self.b
+        self.add(b.ridx[c], b.acc[c], b.type[c], b.mode[c], b.stake[c], b.paid[c], b.placed[c], b.n[c], dup=1)
+        self.record_at("DUPLICATE_BET", c, ["bet row written twice (same bet_id, same values)"] * len(c))
+        return c
+
+
+def _ts_many(us: np.ndarray) -> list[str]:
+    return [s + "Z" for s in np.datetime_as_string(np.asarray(us, dtype=np.int64).astype("datetime64[us]"), unit="us")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import time
 from contextlib import nullcontext
 from datetime import UTC, date, datetime, timedelta
@@ -10,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from engine.cards import CARD_CODES
 from pitboss.recorder.config import (
@@ -37,7 +39,7 @@ from pitboss.recorder.simulate import (
     deal_shoe,
     side_codes_of,
 )
-from pitboss.recorder.writer import PartitionedWriter, prepare_out, write_single
+from pitboss.recorder.writer import FileWriter, PartitionedWriter, prepare_out, write_single
 from schemas.contract import CARDS, TIMESTAMP, schema
 
 BLOCK_BETS = 16_384  # bets are generated and settled for blocks of rounds of about this many bets
@@ -189,7 +191,10 @@ def generate(config: GenerateConfig) -> Summary:
     ]
     makers = [BetMaker(t, a, config.bets_per_round) for t, a in zip(tables, pools, strict=True)]
     shoe_no = [0] * len(tables)
-    manifest: list[pa.Table] = []
+    # The manifest is spilled per table-day (sorted) and assembled table by table at the end.
+    spill = out / ".faults-spill"
+    shutil.rmtree(spill, ignore_errors=True)
+    spill.mkdir()
     block_rounds = int(min(2048, max(64, BLOCK_BETS / max(config.bets_per_round, 1.0))))
 
     progress_cm = nullcontext(None)
@@ -246,16 +251,19 @@ def generate(config: GenerateConfig) -> Summary:
                     st.paid += int(bets.paid.sum())
                     if progress:
                         progress.advance(task, len(rounds))
-                manifest.append(planner.take_rows())
+                rows = planner.take_rows()
+                if rows.num_rows:
+                    order = [(c, "ascending") for c in ("shoe_id", "round_id", "bet_id", "kind")]
+                    pq.write_table(rows.sort_by(order), spill / f"{table.index:06d}-{day:06d}.parquet")
                 if progress:  # shoes are never split: a table-day may deal more rounds than asked
                     progress.update(task, total=progress.tasks[0].total + done - config.rounds_per_table)
         for w in writers.values():
             w.close()
-    faults = pa.concat_tables(manifest) if manifest else MANIFEST_SCHEMA.empty_table()
-    faults = faults.sort_by(
-        [(c, "ascending") for c in ("table_id", "shoe_id", "round_id", "bet_id", "kind", "fault_id")]
-    )
-    write_single(out / "faults.parquet", faults)
+    faults = FileWriter(out / "faults.parquet", MANIFEST_SCHEMA, config.row_group_rows)
+    for part in sorted(spill.glob("*.parquet")):  # by table, then business day
+        faults.write(pq.read_table(part))
+    faults.close()
+    shutil.rmtree(spill)
     summary = Summary(out, stats, dict(planner.counts), time.perf_counter() - started)
     summary.files = {name: w.files for name, w in writers.items()}
     return summary

@@ -35,7 +35,7 @@ CHANNELS = ("mobile", "web", "app")
 CHANNELS_PA = pa.array(CHANNELS, pa.string())
 OUTCOME_CODE = {PLAYER: 0, BANKER: 1, TIE: 2}
 # A stand-in for the features of a round cancelled before the deal (never read: its bets refund).
-_DUMMY_FEATURES = round_features(("TS", "TH"), ("TD", "TC"))
+DUMMY_FEATURES = round_features(("TS", "TH"), ("TD", "TC"))
 NICE_STAKES = np.array([100, 200, 500, 1_000, 2_000, 2_500, 5_000, 10_000, 20_000, 25_000, 50_000, 100_000])
 NICE_WEIGHTS = np.array([10, 10, 14, 14, 10, 8, 8, 6, 3, 3, 2, 1], dtype=float)
 
@@ -398,7 +398,7 @@ class BetMaker:
     def settle(
         self, rounds: list[Round], ridx: np.ndarray, btype: np.ndarray, mode: np.ndarray, stake: np.ndarray
     ) -> np.ndarray:
-        feats = feature_columns([r.features if r.features is not None else _DUMMY_FEATURES for r in rounds])
+        feats = feature_columns([r.features if r.features is not None else DUMMY_FEATURES for r in rounds])
         cancelled = np.array([r.cancelled for r in rounds], dtype=bool)
         return settle_columns(self.rs, BET_CODES_NP[btype], MODES_NP[mode], stake, ridx, feats, cancelled)
 

@@ -41,6 +41,9 @@ class PartitionedWriter:
         self.schema = schema
         self.row_group_rows = row_group_rows
         self.rows_per_file = rows_per_file
+        # Dictionary-encode every column but the unique identifiers (no gain there, only work).
+        unique = {"bet_id", "video_ref"} | ({"round_id"} if "round_no" in schema.names else set())
+        self.dictionary = [n for n in schema.names if n not in unique]
         self.files = 0
         self._date: str | None = None
         self._writer: pq.ParquetWriter | None = None
@@ -67,7 +70,7 @@ class PartitionedWriter:
             self._drain(final=False)
 
     def _drain(self, final: bool) -> None:
-        data = pa.concat_tables(self._pending).combine_chunks() if len(self._pending) > 1 else self._pending[0]
+        data = pa.concat_tables(self._pending) if len(self._pending) > 1 else self._pending[0]
         start = 0
         while data.num_rows - start >= self.row_group_rows or (final and start < data.num_rows):
             room = self.rows_per_file - self._file_rows
@@ -78,12 +81,15 @@ class PartitionedWriter:
         self._pending = [rest] if rest.num_rows else []
         self._pending_rows = rest.num_rows
 
+    def _path(self) -> Path:
+        folder = self.root / f"date={self._date}"
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder / f"part-{self._part:05d}.parquet"
+
     def _write_group(self, group: pa.Table) -> None:
         if self._writer is None:
-            folder = self.root / f"date={self._date}"
-            folder.mkdir(parents=True, exist_ok=True)
-            path = folder / f"part-{self._part:05d}.parquet"
-            self._writer = pq.ParquetWriter(path, self.schema, **PARQUET_OPTIONS)
+            path = self._path()
+            self._writer = pq.ParquetWriter(path, self.schema, **{**PARQUET_OPTIONS, "use_dictionary": self.dictionary})
             self.files += 1
             self._date_files += 1
         self._writer.write_table(group, row_group_size=self.row_group_rows)
@@ -107,3 +113,14 @@ class PartitionedWriter:
             self._write_group(self.schema.empty_table())
             self._close_file()
         self._date = None
+
+
+class FileWriter(PartitionedWriter):
+    """One Parquet file, written in fixed row groups from streamed tables (the fault manifest)."""
+
+    def __init__(self, path: Path, schema: pa.Schema, row_group_rows: int):
+        super().__init__(path, schema, row_group_rows, 2**62)
+        self.open("-")
+
+    def _path(self) -> Path:
+        return self.root
