@@ -41,7 +41,9 @@ def _create_statements() -> list[str]:
     )
     # reference data for the regulator views (audits/views): exact RTP of every bet, and the tables audited
     statements.append("CREATE TABLE IF NOT EXISTS theoretical_rtp (ruleset VARCHAR NOT NULL, bet_type VARCHAR NOT "
-                      "NULL, mode VARCHAR NOT NULL, rtp DOUBLE NOT NULL, rtp_exact VARCHAR NOT NULL)")
+                      "NULL, mode VARCHAR NOT NULL, rtp DOUBLE NOT NULL, rtp_exact VARCHAR NOT NULL, "
+                      "return_stddev DOUBLE)")
+    statements.append("ALTER TABLE theoretical_rtp ADD COLUMN IF NOT EXISTS return_stddev DOUBLE")
     statements.append("CREATE TABLE IF NOT EXISTS audited_tables (table_id VARCHAR NOT NULL, game VARCHAR, "
                       "ruleset VARCHAR, currency VARCHAR, table_max BIGINT, run_id VARCHAR NOT NULL)")
     return statements
@@ -67,7 +69,8 @@ def load(warehouse: str, manifest: dict) -> dict[str, int]:
     from engine.rtp import ruleset_rtp
     from engine.ruleset import load_ruleset, ruleset_ids
 
-    theoretical = [(r.ruleset, r.bet_type, r.mode, float(r.rtp), f"{r.rtp.numerator}/{r.rtp.denominator}")
+    theoretical = [(r.ruleset, r.bet_type, r.mode, float(r.rtp), f"{r.rtp.numerator}/{r.rtp.denominator}",
+                    float(sum(o.probability * o.credit**2 for o in r.outcomes) - r.rtp**2) ** 0.5)
                    for rid in ruleset_ids() for r in ruleset_rtp(load_ruleset(rid))]
     table_files = [i["path"] for i in manifest.get("inputs", {}).get("tables", [])]
     target = Path(warehouse)
@@ -107,7 +110,8 @@ def load(warehouse: str, manifest: dict) -> dict[str, int]:
              json.dumps(manifest["outputs"]), json.dumps({**manifest.get("metrics", {}), **counts})],
         )
         con.execute("DELETE FROM theoretical_rtp")  # reference data: replaced on every load
-        con.executemany("INSERT INTO theoretical_rtp VALUES (?, ?, ?, ?, ?)", theoretical)
+        con.executemany("INSERT INTO theoretical_rtp (ruleset, bet_type, mode, rtp, rtp_exact, return_stddev) "
+                        "VALUES (?, ?, ?, ?, ?, ?)", theoretical)
         if table_files:  # the run's tables replace earlier rows of the same table_id (first row of an id wins)
             con.execute(
                 "CREATE TEMP TABLE run_tables AS SELECT * FROM (SELECT CAST(table_id AS VARCHAR) AS table_id, "

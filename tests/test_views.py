@@ -182,7 +182,11 @@ def test_rtp_by_table_and_bet_type_by_hand(wh, con):
 
     cancelled = {r["round_id"] for r in wh.data.rounds if r["status"] == "cancelled"}
     ruleset_of = {t["table_id"]: t["ruleset"] for t in TABLES}
-    theory = {(r.ruleset, r.bet_type, r.mode): r.rtp for t in TABLES for r in ruleset_rtp(load_ruleset(t["ruleset"]))}
+    results = [r for t in TABLES for r in ruleset_rtp(load_ruleset(t["ruleset"]))]
+    theory = {(r.ruleset, r.bet_type, r.mode): r.rtp for r in results}
+    # variance of one bet's credit per unit: E[c^2] - E[c]^2 over the outcomes the engine enumerates
+    theory_stddev = {(r.ruleset, r.bet_type, r.mode): math.sqrt(sum(o.probability * o.credit**2 for o in r.outcomes)
+                                                               - r.rtp**2) for r in results}
     groups: dict[tuple, list[dict]] = defaultdict(list)
     for b in settled_bets(wh.data):
         if b["round_id"] not in cancelled:
@@ -201,13 +205,17 @@ def test_rtp_by_table_and_bet_type_by_hand(wh, con):
         assert r["theoretical_rtp"] == pytest.approx(float(rtp), rel=1e-15)
         assert Fraction(r["theoretical_rtp_exact"]) == rtp
         returns = [b["paid"] / b["stake"] for b in bets]
-        if len(bets) < 2:
-            assert r["return_stddev"] is None and r["rtp_band_half_width"] is None
-            continue
-        sd = statistics.stdev(returns)
-        half = 1.96 * sd * math.sqrt(sum(b["stake"] ** 2 for b in bets)) / stakes
-        assert r["return_stddev"] == pytest.approx(sd, rel=1e-9, abs=1e-12)
-        assert r["rtp_band_half_width"] == pytest.approx(half, rel=1e-9, abs=1e-12)
+        sd = statistics.stdev(returns) if len(bets) > 1 else None
+        assert r["return_stddev"] == (pytest.approx(sd, rel=1e-9, abs=1e-12) if sd is not None else None)
+        # bets of one type and mode in one round win or lose together: the round is the unit
+        round_stakes: dict[str, int] = defaultdict(int)
+        for b in bets:
+            round_stakes[b["round_id"]] += b["stake"]
+        assert r["rounds"] == len(round_stakes)
+        theory_sd = theory_stddev[(ruleset_of[key[0]], key[1], key[2])]
+        assert r["theoretical_return_stddev"] == pytest.approx(theory_sd, rel=1e-12)
+        half = 1.96 * theory_sd * math.sqrt(sum(w * w for w in round_stakes.values())) / stakes
+        assert r["rtp_band_half_width"] == pytest.approx(half, rel=1e-9)
         assert r["band_low"] == pytest.approx(float(rtp) - half, rel=1e-9)
         assert r["band_high"] == pytest.approx(float(rtp) + half, rel=1e-9)
         assert r["within_band"] == (float(rtp) - half <= paid / stakes <= float(rtp) + half)
@@ -262,6 +270,7 @@ def test_reference_tables(wh, con):
     for r in got:
         exact = every[(r["ruleset"], r["bet_type"], r["mode"])]
         assert Fraction(r["rtp_exact"]) == exact and r["rtp"] == float(exact)
+        assert 0 < r["return_stddev"] < 60
     tables = rows(con, "SELECT * FROM audited_tables ORDER BY table_id")
     assert [(t["table_id"], t["game"], t["ruleset"], t["currency"], t["table_max"], t["run_id"]) for t in tables] == [
         (t["table_id"], t["game"], t["ruleset"], t["currency"], t["table_max"], wh.run_id) for t in TABLES]

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 SEVERITY_ORDER = {"critical": 0, "major": 1, "minor": 2}
 TOP_DISCREPANCIES = 20
+TOP_ACCOUNTS = 25  # limit breaches: the accounts with the most
 MAX_HOURLY_COLUMNS = 72  # beyond this the findings plot counts per day instead of per hour
 
 
@@ -100,18 +101,25 @@ ORDER BY breaches DESC, account_id NULLS LAST, currency
 # Same formulas as the rtp_by_table_and_bet_type view, over the run's bets, per ruleset rather than table.
 _RTP = """
 WITH b AS (
-    SELECT t.ruleset, s.bet_type, s.mode, s.stake, s.paid, s.expected
+    SELECT t.ruleset, s.bet_type, s.mode, s.business_date, s.round_id, s.table_id, s.stake, s.paid, s.expected
     FROM settlements AS s LEFT JOIN audited_tables AS t ON t.table_id = s.table_id
     WHERE s.run_id = $run AND s.round_status = 'settled' AND s.stake > 0
+), per_round AS (
+    SELECT ruleset, bet_type, mode, sum(stake) AS stake
+    FROM b GROUP BY ruleset, bet_type, mode, business_date, table_id, round_id
+), norm AS (
+    SELECT ruleset, bet_type, mode, sqrt(sum(CAST(stake AS DOUBLE) * stake)) AS stake_norm
+    FROM per_round GROUP BY ruleset, bet_type, mode
 ), agg AS (
     SELECT ruleset, bet_type, mode, count(*) AS bets,
            sum(paid) / sum(stake) AS observed_rtp, sum(expected) / sum(stake) AS expected_rtp,
-           1.96 * stddev_samp(CAST(paid AS DOUBLE) / stake) * sqrt(sum(CAST(stake AS DOUBLE) * stake)) / sum(stake)
-               AS half_width
+           sum(stake) AS stakes, stddev_samp(CAST(paid AS DOUBLE) / stake) AS sample_stddev
     FROM b GROUP BY ruleset, bet_type, mode
 )
-SELECT a.*, th.rtp AS theoretical_rtp
+SELECT a.ruleset, a.bet_type, a.mode, a.bets, a.observed_rtp, a.expected_rtp, th.rtp AS theoretical_rtp,
+       1.96 * coalesce(th.return_stddev, a.sample_stddev) * n.stake_norm / a.stakes AS half_width
 FROM agg AS a
+JOIN norm AS n ON n.ruleset IS NOT DISTINCT FROM a.ruleset AND n.bet_type = a.bet_type AND n.mode = a.mode
 LEFT JOIN theoretical_rtp AS th ON th.ruleset = a.ruleset AND th.bet_type = a.bet_type AND th.mode = a.mode
 ORDER BY a.ruleset NULLS LAST, a.bet_type, a.mode
 """
@@ -186,9 +194,9 @@ def rtp_plot(rtp: list[dict[str, Any]]) -> str | None:
     for y, r in enumerate(reversed(rows)):
         theory, half, observed = r["theoretical_rtp"], r["half_width"], r["observed_rtp"]
         labels.append(f"{r['bet_type']} ({r['mode'].replace('_', '-')}) - {r['ruleset']}")
-        if half is not None:
-            ax.plot([theory - half, theory + half], [y, y], color="#9ecae1", linewidth=7, solid_capstyle="butt",
-                    label="95% band" if y == 0 else None)
+        if half is not None:  # an RTP is never negative: the band is drawn from 0 at least
+            ax.plot([max(theory - half, 0.0), theory + half], [y, y], color="#9ecae1", linewidth=7,
+                    solid_capstyle="butt", label="95% band" if y == 0 else None)
         ax.plot([theory], [y], marker="|", color="#08306b", markersize=16, markeredgewidth=2.5,
                 label="theoretical" if y == 0 else None, linestyle="none")
         inside = half is not None and theory - half <= observed <= theory + half
@@ -201,6 +209,7 @@ def rtp_plot(rtp: list[dict[str, Any]]) -> str | None:
     ax.axvline(1.0, color="#bbbbbb", linewidth=0.8, linestyle="--")
     ax.grid(axis="x", color="#eeeeee")
     ax.set_ylim(-0.7, len(rows) - 0.3)
+    ax.set_xlim(left=-0.05)
     ax.legend(loc="lower right", fontsize=8, framealpha=0.9)
     ax.set_title("Observed RTP vs theoretical, with the 95% band of a fair game", fontsize=10)
     return _png(fig)
@@ -317,7 +326,9 @@ def context(data: dict[str, Any]) -> dict[str, Any]:
         "breaches": [{
             **r, "breaches": f"{r['breaches']:,}",
             "stakes": "" if r["stakes"] is None else format_money(r["stakes"], r["currency"]),
-        } for r in data["breaches"]],
+        } for r in data["breaches"][:TOP_ACCOUNTS]],
+        "breaches_more": len(data["breaches"]) > TOP_ACCOUNTS,
+        "breaches_accounts": f"{len({r['account_id'] for r in data['breaches']}):,}",
         "rtp": rtp_rows,
         "rtp_plot": rtp_plot(data["rtp"]),
         "time_plot": time_plot,
