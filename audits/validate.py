@@ -61,6 +61,7 @@ PARTIAL_UNEXPECTED_COUNT = 20  # examples kept per failing expectation (GE's SUM
 SUITES_PACKAGE, SUITES_FOLDER = "audits", "expectations"
 DOCS_SITE = "pitboss"
 MANIFEST = "_manifest.json"
+RUN_NAME = "pitboss-validate"
 
 
 class UnsupportedExpectation(ValueError):
@@ -1029,9 +1030,11 @@ def _ge_suite_result(report: ValidationReport, name: str):
         "great_expectations_version": gx.__version__,
         "active_batch_definition": {"datasource_name": f"pitboss {suite.role}", "data_asset_name": batch,
                                     "batch_definition_name": "all files"},
-        "batch_spec": {"files": report.files.get(batch, []), "rows": report.rows.get(batch)},
+        "batch_spec": {"data_asset_name": batch, "path": (report.input_dir if suite.role == "input" else
+                                                          report.output_dir), "files": len(report.files.get(batch, [])),
+                       "rows": report.rows.get(batch)},
         "batch_markers": {},
-        "run_id": {"run_name": "pitboss validate", "run_time": report.run_time},
+        "run_id": {"run_name": RUN_NAME, "run_time": report.run_time},
         "validation_time": report.run_time,
         "pitboss": {"kinds_failed": sorted({o.kind for o in outcomes if o.success is False})},
     }
@@ -1091,7 +1094,7 @@ def write_data_docs(report: ValidationReport, directory: str | os.PathLike[str])
     )
 
     context = ephemeral_context(directory)
-    run_id = RunIdentifier(run_name="pitboss validate", run_time=report.run_time)
+    run_id = RunIdentifier(run_name=RUN_NAME, run_time=report.run_time)
     for name, suite in report.suites.items():
         context.suites.add(ge_suite(suite))
         key = ValidationResultIdentifier(expectation_suite_identifier=ExpectationSuiteIdentifier(name=name),
@@ -1159,6 +1162,20 @@ pre { background: #f8f9fa; padding: 6px; border-radius: 4px; }
 .fa-exclamation-triangle::before { content: "\\26A0"; } .fa-info-circle::before { content: "\\2139"; }
 .fa-bars::before { content: "\\2630"; } .fa-home::before { content: "\\2302"; }
 .pitboss-offline-note { color: #6c757d; font-size: 12px; margin: 4px 16px; }
+"""
+
+
+_FILTER_JS = """
+function pitbossFilter(failedOnly) {
+  const show = (el) => { el.style.display = failedOnly ? "none" : ""; };
+  document.querySelectorAll(".hide-succeeded-validation-target-child").forEach((e) => show(e.parentElement));
+  document.querySelectorAll(".hide-succeeded-validation-target").forEach(show);
+  document.querySelectorAll(".hide-succeeded-validations-column-section-target-child").forEach((e) => {
+    const section = e.parentElement.parentElement;
+    show(section);
+    if (section.id) document.querySelectorAll('a[href$="' + section.id + '"]').forEach(show);
+  });
+}
 """
 
 
@@ -1242,6 +1259,10 @@ def make_offline(directory: str) -> None:
             page = _EXTERNAL_SCRIPT.sub("", page)
             page = _EXTERNAL_IMG.sub('<span class="pitboss-logo">Data Docs</span>', page)
             page = _SCRIPT.sub("", page)
+            if "showAllValidations()" in page:  # GE's jQuery filter, redone without a library
+                page = page.replace("showAllValidations()", "pitbossFilter(false)")
+                page = page.replace("hideSucceededValidations()", "pitbossFilter(true)")
+                page = page.replace("</body>", f"<script>{_FILTER_JS}</script>\n</body>", 1)
             page = _FILTER_BUTTON.sub("", page)
             page = _CSS_URL.sub("none", page)
             style = f"{_DOCS_MARKER}\n<style>{OFFLINE_CSS}</style>\n"

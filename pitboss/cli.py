@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from pitboss.commands import audit, demo, generate, query, replay, report, rtp, schema, verify
+from pitboss.commands import audit, demo, generate, query, replay, report, rtp, schema, validate, verify
 
 app = typer.Typer(
     name="pitboss",
@@ -21,6 +21,7 @@ app = typer.Typer(
 app.command("rtp")(rtp.rtp)
 app.command("demo")(demo.demo)
 app.command("verify")(verify.verify)
+app.command("validate")(validate.validate)
 app.command("replay")(replay.replay)
 app.command("schema")(schema.schema)
 app.command("query")(query.query)
