@@ -186,6 +186,8 @@ WRITES = [
     "USE memory",
     "SELECT 1; DROP TABLE findings",
     "CALL pragma_version()",
+    "EXPLAIN ANALYZE INSERT INTO findings SELECT * FROM findings",
+    "EXPLAIN ANALYZE CREATE TEMP TABLE x AS SELECT 1 AS a",
 ]
 
 
@@ -213,6 +215,11 @@ def test_external_access_is_off_even_inside_a_select(path, wh, tmp_path):
             con.execute("CREATE TABLE y (a INTEGER)")
     finally:
         con.close()
+
+
+def test_explain_of_a_select_is_allowed(path):
+    got = as_json(pitboss_query("EXPLAIN SELECT count(*) FROM findings", "-w", path, "-f", "json"))
+    assert got and "explain_value" in got[0]
 
 
 def test_out_never_overwrites_the_warehouse(path):

@@ -17,9 +17,11 @@ Planted (see PLANTED):
 
 from __future__ import annotations
 
+import atexit
 import datetime as dt
 import functools
 import random
+import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -182,6 +184,7 @@ def audit_and_load(data: Dataset, out: Path, warehouse: Path) -> str:
 @functools.cache
 def _built() -> Warehouse:
     root = Path(tempfile.mkdtemp(prefix="pitboss-warehouse-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
     data = build_dataset(root / "data")
     run_id = audit_and_load(data, root / "out", root / "audit.duckdb")
     return Warehouse(root / "audit.duckdb", run_id, data)

@@ -38,6 +38,7 @@ DEFAULT_WAREHOUSE = "audit.duckdb"
 # Statement types a regulator's query may run (DuckDB's own parse, not a guess from the text).
 ALLOWED_STATEMENTS = ("SELECT", "EXPLAIN")
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
+_EXPLAIN = re.compile(r"^\s*EXPLAIN(\s+ANALY[SZ]E)?\s+", re.IGNORECASE)
 _PARAM_DOC = re.compile(r"^--\s+\$([A-Za-z_][A-Za-z0-9_]*)\s+(.*\S)\s*$")
 
 
@@ -97,6 +98,13 @@ def check_read_only(con: duckdb.DuckDBPyConnection, sql: str) -> duckdb.Statemen
     if len(statements) > 1:
         raise QueryError(f"one statement per query, got {len(statements)}")
     kind = statements[0].type.name
+    if kind == "EXPLAIN":  # EXPLAIN ANALYZE runs its statement: that one must be a SELECT too
+        inner = _EXPLAIN.sub("", statements[0].query, count=1)
+        try:
+            kinds = [s.type.name for s in con.extract_statements(inner)]
+        except duckdb.Error:
+            kinds = []
+        kind = kinds[0] if len(kinds) == 1 and kinds[0] != "EXPLAIN" else "EXPLAIN (of a non-SELECT)"
     if kind not in ALLOWED_STATEMENTS:
         raise QueryError(f"refused: the warehouse is read-only; {kind} statements are not allowed "
                          "(only SELECT queries)")
