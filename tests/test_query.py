@@ -104,6 +104,12 @@ def test_list_shows_saved_queries_with_description_and_parameters():
     assert "business date, YYYY-MM-DD" in shown.stdout
 
 
+def test_docs_list_every_saved_query():
+    docs = (ROOT / "docs" / "warehouse.md").read_text().split("## Saved queries", 1)[1]
+    for name in query_cmd.saved_queries():
+        assert f"| {name} |" in docs, name
+
+
 def test_every_saved_query_runs(path):
     values = {"date": DAY1.isoformat(), "round_id": "S1-R2", "account_id": "A1"}
     for name, q in query_cmd.saved_queries().items():
