@@ -102,7 +102,8 @@ def faulty(tmp_path_factory) -> tuple[Dataset, object]:
 @pytest.fixture(scope="module")
 def clean(tmp_path_factory) -> Dataset:
     out = tmp_path_factory.mktemp("clean")
-    generate(GenerateConfig(out=out, fault_rate=0.0, **SMALL))
+    # More incidents than the default 0.3% so that rounds cancelled before and after the deal occur.
+    generate(GenerateConfig(out=out, fault_rate=0.0, cancel_rate=0.03, **SMALL))
     return Dataset(out)
 
 
@@ -172,7 +173,10 @@ def test_fault_free_paid_is_the_scalar_settlement(clean):
     assert len(clean.bets) > 5000
     wrong = [b["bet_id"] for b in clean.bets if b["paid"] != clean.credit(b)]
     assert wrong == []
-    assert any(r["status"] == "cancelled" for r in clean.rounds.values()) or True  # cancellations are rare
+    cancelled = [r for r in clean.rounds.values() if r["status"] == "cancelled"]
+    assert any(r["player_cards"] for r in cancelled) and any(not r["player_cards"] for r in cancelled)
+    for r in cancelled:  # every bet of a cancelled round is refunded
+        assert all(b["paid"] == b["stake"] for b in clean.bets_of[r["round_id"]])
 
 
 def test_fault_free_dealing_replays_from_the_shoe(clean):

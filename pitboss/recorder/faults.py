@@ -10,7 +10,6 @@ one bet fault per round. Bets of cancelled rounds only get 'cancelled round not 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from fractions import Fraction
 
 import numpy as np
@@ -72,10 +71,6 @@ def bet_id(round_id: str, n: int) -> str:
 
 def _odds(f: Fraction) -> str:
     return f"{f.numerator}:{f.denominator}"
-
-
-def _ts(us: int) -> str:
-    return datetime.fromtimestamp(us / SECOND, UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def occurrences(cards: list[str], block: tuple[str, ...], lo: int, hi: int) -> list[int]:
