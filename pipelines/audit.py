@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import apache_beam as beam
+import pyarrow as pa
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
 
@@ -75,6 +76,8 @@ def build(pipeline: beam.Pipeline, files: dict[str, list[str]], output_dir: str,
         read = pipeline | f"Read {table}" >> ReadTable(table, files[table])
         inputs[table] = read["rows"]
         quarantined.append(read[OUT_QUARANTINE])
+    inputs["quarantined_rounds"] = quarantined[TABLE_NAMES.index("rounds")] | "HeldRoundIds" >> beam.Map(
+        lambda q: pa.table({"round_id": q["record_id"]}))
     audited = inputs | "Audit" >> AuditShoes()
     outputs = dict(audited)
     outputs[OUT_QUARANTINE] = [audited[OUT_QUARANTINE], *quarantined] | "AllQuarantined" >> beam.Flatten()

@@ -101,7 +101,7 @@ class _PlaceBets(beam.DoFn):
     def __init__(self):
         self.unknown = Metrics.counter("audit", "bets_unknown_round")
 
-    def process(self, bets: pa.Table, round_index: pa.Table):
+    def process(self, bets: pa.Table, round_index: pa.Table, quarantined_rounds: pa.Table):
         pos = pc.index_in(bets["round_id"], round_index["round_id"])
         known = pc.is_valid(pos)
         placed = bets.filter(known)
@@ -110,18 +110,27 @@ class _PlaceBets(beam.DoFn):
             for pair in split_by_key(placed.append_column("_shoe_id", shoe_ids), "_shoe_id"):
                 yield "bets", pair
         lost = bets.filter(pc.invert(known))
-        if lost.num_rows:
-            self.unknown.inc(lost.num_rows)
-            dates = pc.cast(pc.cast(lost["placed_at"], pa.timestamp("us")), pa.date32())
-            yield OUT_QUARANTINE, quarantine_table(lost, "bets", "round_id not found in rounds", dates, "bet_id")
-            findings = [
-                Finding("UNKNOWN_ROUND", r["table_id"], None, r["round_id"], r["bet_id"], "a round in rounds",
-                        r["round_id"], f"Bet {r['bet_id']} of account {r['account_id']} is on round "
-                        f"{r['round_id']}, which is not in the recorded rounds; the bet is quarantined.",
-                        r["account_id"])
-                for r in lost.select(["table_id", "round_id", "bet_id", "account_id"]).to_pylist()
-            ]
-            yield OUT_FINDINGS, findings_table(findings, {}, None).set_column(0, "business_date", dates)
+        if lost.num_rows == 0:
+            return
+        dates = pc.cast(pc.cast(lost["placed_at"], pa.timestamp("us")), pa.date32())
+        held = pc.is_in(lost["round_id"], value_set=quarantined_rounds["round_id"])
+        if pc.any(held).as_py():
+            # the round exists but its row could not be used: the bet follows it, with no finding
+            yield OUT_QUARANTINE, quarantine_table(lost.filter(held), "bets", "the bet's round is in quarantine",
+                                                   dates.filter(held), "bet_id")
+            lost, dates = lost.filter(pc.invert(held)), dates.filter(pc.invert(held))
+        if lost.num_rows == 0:
+            return
+        self.unknown.inc(lost.num_rows)
+        yield OUT_QUARANTINE, quarantine_table(lost, "bets", "round_id not found in rounds", dates, "bet_id")
+        findings = [
+            Finding("UNKNOWN_ROUND", r["table_id"], None, r["round_id"], r["bet_id"], "a round in rounds",
+                    r["round_id"], f"Bet {r['bet_id']} of account {r['account_id']} is on round "
+                    f"{r['round_id']}, which is not in the recorded rounds; the bet is quarantined.",
+                    r["account_id"])
+            for r in lost.select(["table_id", "round_id", "bet_id", "account_id"]).to_pylist()
+        ]
+        yield OUT_FINDINGS, findings_table(findings, {}, None).set_column(0, "business_date", dates)
 
 
 class _AuditShoe(beam.DoFn):
@@ -192,8 +201,9 @@ def _empty_like(_, name: str) -> pa.Table:
 
 
 class AuditShoes(beam.PTransform):
-    """{'tables', 'limits', 'shoes', 'rounds', 'bets'} PCollections of canonical Arrow batches ->
-    tagged outputs round_replays, settlements, findings, quarantine (Arrow tables)."""
+    """{'tables', 'limits', 'shoes', 'rounds', 'bets'} PCollections of canonical Arrow batches (and
+    optionally 'quarantined_rounds': tables with the round_id of round rows put in quarantine) ->
+    {round_replays, settlements, findings, quarantine} PCollections of Arrow tables."""
 
     def expand(self, inputs):
         tables = beam.pvalue.AsSingleton(inputs["tables"] | "CollectTables" >> CollectTable(_schema("tables")))
@@ -202,7 +212,9 @@ class AuditShoes(beam.PTransform):
             inputs["rounds"] | "RoundIndex" >> CollectTable(ROUND_INDEX))
         shoes = inputs["shoes"] | "ShoesByShoe" >> beam.FlatMap(split_by_key, "shoe_id")
         rounds = inputs["rounds"] | "RoundsByShoe" >> beam.FlatMap(split_by_key, "shoe_id")
-        placed = (inputs["bets"] | "PlaceBets" >> beam.ParDo(_PlaceBets(), round_index)
+        held = inputs.get("quarantined_rounds") or (inputs["rounds"].pipeline | "NoneHeld" >> beam.Create([]))
+        held = beam.pvalue.AsSingleton(held | "HeldRounds" >> CollectTable(pa.schema([("round_id", pa.string())])))
+        placed = (inputs["bets"] | "PlaceBets" >> beam.ParDo(_PlaceBets(), round_index, held)
                   | "SplitPlaced" >> SplitByTag("bets", OUT_QUARANTINE, OUT_FINDINGS))
         audited = (
             {"shoes": shoes, "rounds": rounds, "bets": placed["bets"]}

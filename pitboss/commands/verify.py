@@ -8,7 +8,6 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from pitboss.exit_codes import CHECK_FAILED, USAGE
 
@@ -37,9 +36,6 @@ def verify(
     run_id, inputs, outputs, code = row
     files = [("input", t, f) for t, fs in json.loads(inputs).items() for f in fs]
     files += [("output", t, f) for t, fs in json.loads(outputs).items() for f in fs]
-    table = Table(title=f"Run {run_id}: {len(files)} files")
-    for col in ("", "table", "file", "status"):
-        table.add_column(col)
     changed = 0
     for side, name, f in files:
         try:
@@ -49,11 +45,10 @@ def verify(
             status = "[red]MISSING[/red]"
         changed += status != "ok"
         if status != "ok":
-            table.add_row(side, name, f["path"], status)
+            console.print(f"{status} {side} ({name}): {f['path']}", soft_wrap=True, highlight=False)
     now = code_version()
     code_status = "same" if now == code else f"[yellow]differs[/yellow] (run: {code[:12]}, now: {now[:12]})"
-    if changed:
-        console.print(table)
-    console.print(f"{len(files) - changed} of {len(files)} files unchanged since the run; code version {code_status}.")
+    console.print(f"Run {run_id}: {len(files) - changed} of {len(files)} files unchanged since the run; "
+                  f"code version {code_status}.")
     if changed:
         raise typer.Exit(CHECK_FAILED)
