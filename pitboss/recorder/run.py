@@ -219,7 +219,7 @@ def generate(config: GenerateConfig) -> Summary:
                 planner.start_unit(table, iso, np.random.default_rng([config.seed, 3, table.index, day]))
                 pool.streak[:] = 0
                 day_us = _epoch_us(business)
-                clock = TableClock(table, day_us + DAY_OPENS_AT + table.index * 7 * 60 * SECOND, day_us)
+                clock = TableClock(table, day_us + DAY_OPENS_AT + (table.index % 12) * 5 * 60 * SECOND, day_us)
                 mini = table.ruleset.shoe.reshuffle_every_hand
                 done = 0
                 n_in_day = 0
