@@ -58,6 +58,8 @@ INPUT_SUITES: tuple[str, ...] = TABLE_NAMES  # tables, limits, shoes, rounds, be
 OUTPUT_SUITES: tuple[str, ...] = ("settlements", "findings", "quarantine", "accounting")
 KINDS: tuple[str, ...] = ("structural", "quarantine", "report")
 PARTIAL_UNEXPECTED_COUNT = 20  # examples kept per failing expectation (GE's SUMMARY default)
+CATEGORICAL_SAMPLE, CATEGORICAL_DISTINCT = 100_000, 1_000  # a column this repetitive is checked per distinct value
+MATERIALIZE_BYTES = 1 << 30  # a table whose query checks share one in-memory copy (else: one scan per check)
 SUITES_PACKAGE, SUITES_FOLDER = "audits", "expectations"
 DOCS_SITE = "pitboss"
 MANIFEST = "_manifest.json"
@@ -242,6 +244,7 @@ class RowCheck:
     values: str  # SQL of one partial_unexpected_list item
     mostly: float = 1.0
     reports_missing: bool = True  # GE reports missing_count (not for not_null)
+    value_of: str | None = None  # `unexpected` depends on this one column only: countable on its distinct values
 
 
 @dataclass(frozen=True)
@@ -305,7 +308,7 @@ def _in_set(e: Expectation, negate: bool = False) -> Plan:
     else:
         test = "FALSE" if negate else "TRUE"
     return RowCheck(_condition_sql(k.get("row_condition")), _is_null(k["column"]), Pred(test), col,
-                    k.get("mostly", 1.0))
+                    k.get("mostly", 1.0), value_of=k["column"])
 
 
 def _between(e: Expectation) -> Plan:
@@ -327,7 +330,7 @@ def _regex(e: Expectation, negate: bool = False) -> Plan:
     col = _ident(k["column"])
     test = f"regexp_matches(CAST({col} AS VARCHAR), {_lit(k['regex'])})"  # re.search semantics, like pandas
     return RowCheck(_condition_sql(k.get("row_condition")), _is_null(k["column"]),
-                    Pred(test if negate else f"(NOT {test})"), col, k.get("mostly", 1.0))
+                    Pred(test if negate else f"(NOT {test})"), col, k.get("mostly", 1.0), value_of=k["column"])
 
 
 def _unique(e: Expectation) -> Plan:
@@ -525,6 +528,7 @@ class _Batch:
     file_columns: dict[str, list[str]]  # file -> its columns (hive partition keys included)
     rows: int = 0
     footer_nulls: dict[str, int] = field(default_factory=dict)  # column -> null count, where every footer says
+    bytes: int = 0  # uncompressed size of the data (Parquet footers)
     error: str | None = None  # why the data cannot be read (structural)
 
 
@@ -536,10 +540,11 @@ def _hive_keys(path: str, root: str) -> list[str]:
 def _footers(batch: _Batch) -> None:
     """Rows and per-column null counts from the Parquet footers (no data read)."""
     nulls: dict[str, int | None] = {}
-    rows = 0
+    rows = size = 0
     for path in batch.files:
         meta = pq.ParquetFile(path).metadata
         rows += meta.num_rows
+        size += sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
         flat = {meta.schema.column(j).path: j for j in range(meta.num_columns)}
         for col in batch.file_columns.get(path, []):
             j = flat.get(col)
@@ -554,7 +559,7 @@ def _footers(batch: _Batch) -> None:
                     break
                 total += stats.null_count
             nulls[col] = total
-    batch.rows = rows
+    batch.rows, batch.bytes = rows, size
     # a column absent from some file is all null there: only trust columns every file has
     everywhere = set.intersection(*(set(c) for c in batch.file_columns.values())) if batch.file_columns else set()
     batch.footer_nulls = {c: n for c, n in nulls.items() if n is not None and c in everywhere}
@@ -686,6 +691,7 @@ class _Counter:
     def __init__(self, con, batch: _Batch):
         self.con, self.batch = con, batch
         self.pending: dict[str, int] = {}  # SQL of a count -> column index in the scan
+        self.grouped: dict[str, tuple[str, str]] = {}  # key -> (column, predicate): counted on distinct values
         self.values: dict[str, int] = {}
 
     def request(self, domain: str | None, pred: Pred | None) -> str:
@@ -703,7 +709,48 @@ class _Counter:
                 self.pending.setdefault(key, len(self.pending))
         return key
 
+    def request_value(self, column: str, pred: str) -> str:
+        """Key of count(pred) where pred depends on `column` alone: may be counted per distinct value."""
+        key = pred
+        if key not in self.values:
+            self.grouped[key] = (column, pred)
+        return key
+
+    def _categorical(self, columns: list[str]) -> set[str]:
+        """Columns with few distinct values in a sample of the first rows: counting a predicate per distinct value
+        (one GROUP BY) is then much cheaper than evaluating it on every row (string IN lists, regexes)."""
+        if not columns:
+            return set()
+        sample = ", ".join(f"count(DISTINCT {_ident(c)})" for c in columns)
+        cols = ", ".join(_ident(c) for c in columns)
+        (row,) = _fetch(self.con, f"SELECT {sample} FROM (SELECT {cols} FROM {_ident(self.batch.name)} "
+                                  f"LIMIT {CATEGORICAL_SAMPLE})")
+        return {c for c, n in zip(columns, row, strict=True) if n <= CATEGORICAL_DISTINCT}
+
+    def _run_grouped(self) -> None:
+        columns = sorted({c for c, _ in self.grouped.values()})
+        categorical = self._categorical(columns)
+        for key, (column, _) in list(self.grouped.items()):
+            if column not in categorical:  # evaluated row by row in the scan after all
+                self.pending.setdefault(key, len(self.pending))
+                del self.grouped[key]
+        if not self.grouped:
+            return
+        columns = sorted({c for c, _ in self.grouped.values()})
+        cols = ", ".join(_ident(c) for c in columns)
+        marks = ", ".join(f"GROUPING({_ident(c)}) AS {_ident('__g_' + c)}" for c in columns)
+        sets = ", ".join(f"({_ident(c)})" for c in columns)
+        keys = list(self.grouped)
+        sums = ", ".join(f"coalesce(sum(__n) FILTER (WHERE {_ident('__g_' + self.grouped[k][0])} = 0 AND {k}), 0)"
+                         for k in keys)
+        (row,) = _fetch(self.con, f"WITH g AS (SELECT {cols}, count(*) AS __n, {marks} FROM {_ident(self.batch.name)} "
+                                  f"GROUP BY GROUPING SETS ({sets})) SELECT {sums} FROM g")
+        self.values.update(zip(keys, (int(v) for v in row), strict=True))
+        self.grouped.clear()
+
     def run(self) -> None:
+        if self.grouped:
+            self._run_grouped()
         if not self.pending:
             return
         keys = list(self.pending)
@@ -792,9 +839,32 @@ def _evaluate_unique(con, batch: _Batch, checks: list[tuple[int, UniqueCheck]]) 
     return out
 
 
-def _evaluate_query(con, batch: _Batch, check: QueryCheck) -> dict:
+def _count_queries(con, batch: _Batch, checks: list[tuple[int, QueryCheck]]) -> dict[int, int | BaseException]:
+    """Unexpected row counts of the query checks of a batch. Several checks of a table small enough to hold in
+    memory share one read of it (a MATERIALIZED CTE standing for {batch}); a check whose query fails gets its
+    exception (GE: the expectation raised)."""
+    out: dict[int, int | BaseException] = {}
+    if len(checks) > 1 and batch.bytes <= MATERIALIZE_BYTES:
+        shared = _ident("__batch")
+        counts = ", ".join(f"(SELECT count(*) FROM ({c.sql.replace('{batch}', shared)}))" for _, c in checks)
+        try:
+            (row,) = _fetch(con, f"WITH {shared} AS MATERIALIZED (SELECT * FROM {_ident(batch.name)}) SELECT {counts}")
+            return {i: int(n) for (i, _), n in zip(checks, row, strict=True)}
+        except Exception as exc:  # noqa: BLE001 - find which one fails, below
+            if _is_io_error(exc):
+                raise
+    for i, c in checks:
+        try:
+            out[i] = int(_fetch(con, f"SELECT count(*) FROM ({c.sql.replace('{batch}', _ident(batch.name))})")[0][0])
+        except Exception as exc:  # noqa: BLE001
+            if _is_io_error(exc):
+                raise
+            out[i] = exc
+    return out
+
+
+def _evaluate_query(con, batch: _Batch, check: QueryCheck, n: int) -> dict:
     sql = check.sql.replace("{batch}", _ident(batch.name))
-    n = int(_fetch(con, f"SELECT count(*) FROM ({sql})")[0][0])
     rows: list = []
     if n:
         names: list[str] = []
@@ -835,12 +905,16 @@ def _evaluate_suite(con, suite: Suite, batch: _Batch) -> list[Outcome]:
                 if isinstance(p, RowCheck):
                     if p.ignored is None and p.domain is None:
                         unx = counter.request(None, p.unexpected)
+                    elif p.value_of is not None and p.domain is None:
+                        unx = counter.request_value(p.value_of, _unexpected_sql(None, p.ignored, p.unexpected))
                     else:
                         unx = counter.request(_unexpected_sql(p.domain, p.ignored), Pred(p.unexpected.sql))
                 keys[e.index] = (dom, ign, unx)
         counter.run()
         uniques = _evaluate_unique(con, batch, [(e.index, plans[e.index]) for e in suite.expectations
                                                 if isinstance(plans[e.index], UniqueCheck)])
+        query_counts = _count_queries(con, batch, [(e.index, plans[e.index]) for e in suite.expectations
+                                                   if isinstance(plans[e.index], QueryCheck)])
         for e in suite.expectations:
             p = plans[e.index]
             if isinstance(p, RowCheck):
@@ -864,13 +938,11 @@ def _evaluate_suite(con, suite: Suite, batch: _Batch) -> list[Outcome]:
                 r = _map_result(n, n if nonnull is None else nonnull, u, examples, p.mostly)
                 outcomes[e.index] = Outcome(e, r["success"], r["result"])
             elif isinstance(p, QueryCheck):
-                try:
-                    r = _evaluate_query(con, batch, p)
-                except Exception as exc:  # noqa: BLE001 - GE's semantics: the expectation raised, it fails
-                    if _is_io_error(exc):
-                        raise
-                    outcomes[e.index] = Outcome(e, False, {}, error=f"the query failed: {_one_line(exc)}")
+                n = query_counts[e.index]
+                if isinstance(n, BaseException):  # GE's semantics: the expectation raised, it fails
+                    outcomes[e.index] = Outcome(e, False, {}, error=f"the query failed: {_one_line(n)}")
                     continue
+                r = _evaluate_query(con, batch, p, n)
                 outcomes[e.index] = Outcome(e, r["success"], r["result"])
     except Exception as exc:  # noqa: BLE001 - a file DuckDB cannot read is a structural failure, named
         message = f"{batch.name}: cannot be read: {_one_line(exc)}"
