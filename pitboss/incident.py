@@ -114,6 +114,7 @@ def _assemble(replay: dict, ruleset_id: str | None, currency: str | None, bets: 
     return {
         "source": source,
         "round": replay,
+        "sequence": card_sequence(replay),
         "ruleset": ruleset_id,
         "ruleset_title": title,
         "currency": currency,
@@ -125,6 +126,18 @@ def _assemble(replay: dict, ruleset_id: str | None, currency: str | None, bets: 
             "expected": sum(b["expected"] for b in bets),
         },
     }
+
+
+def card_sequence(r: dict) -> list[dict]:
+    """The recorded cards in the order they came out of the shoe, with their index in the shoe."""
+    p, b = r.get("recorded_player_cards") or [], r.get("recorded_banker_cards") or []
+    if len(p) < 2 or len(b) < 2:
+        return []
+    order = [("Player", p[0]), ("Banker", b[0]), ("Player", p[1]), ("Banker", b[1])]
+    order += [("Player", c) for c in p[2:3]] + [("Banker", c) for c in b[2:3]]
+    start = r.get("shoe_position")
+    return [{"position": None if start is None else start + i, "hand": hand, "card": card}
+            for i, (hand, card) in enumerate(order)]
 
 
 def position_text(r: dict) -> str:

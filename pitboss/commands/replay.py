@@ -34,6 +34,8 @@ code{background:#f6f6f6;padding:0 .2rem}
 {{ r.recorded_banker_cards|join(" ") }} = {{ r.recorded_banker_score }}</td></tr>
 <tr><td>Outcome</td><td>{{ r.expected_outcome }}</td>
 <td class="{{ 'bad' if r.expected_outcome != r.recorded_outcome }}">{{ r.recorded_outcome }}</td></tr></table>
+<h2>Cards as they came out of the shoe</h2>
+<ol>{% for c in d.sequence %}<li>card {{ c.position }}: <b>{{ c.card }}</b> to the {{ c.hand }}</li>{% endfor %}</ol>
 <h2>Draw and stand decisions</h2><ol>{% for dec in r.decisions %}<li>{{ dec }}</li>{% endfor %}</ol>
 <h2>Bets</h2>
 <table><tr><th>bet</th><th>account</th><th>type</th><th>mode</th><th>stake</th><th>expected</th><th>paid</th>
@@ -125,6 +127,11 @@ def _text_parts(data: dict) -> list:
                       f"{mark}{' '.join(rec)} = {r[f'recorded_{hand}_score']}")
     mark = "" if r["expected_outcome"] == r["recorded_outcome"] else "[red]"
     cards.add_row("Outcome", str(r["expected_outcome"]), f"{mark}{r['recorded_outcome']}")
+    sequence = Table(title="Cards as they came out of the shoe")
+    for col in ("shoe index", "card", "to"):
+        sequence.add_column(col)
+    for c in data["sequence"]:
+        sequence.add_row(str(c["position"]), c["card"], c["hand"])
     decisions = Table(title="Draw and stand decisions", show_header=False)
     for i, dec in enumerate(r.get("decisions") or [], 1):
         decisions.add_row(str(i), dec)
@@ -145,4 +152,4 @@ def _text_parts(data: dict) -> list:
         findings.add_row(f["kind"], f["severity"], f["message"])
     if not data["findings"]:
         findings.add_row("-", "-", "no finding on this round")
-    return [head, cards, decisions, bets, findings]
+    return [head, sequence, cards, decisions, bets, findings]

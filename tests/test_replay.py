@@ -1,0 +1,108 @@
+"""`pitboss replay`: one round for an investigator, from the warehouse or straight from the input, for
+a normal round, a misdealt round and a cancelled round; unknown rounds give one line and exit 2."""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from engine.baccarat import dealing_order
+from pipelines.audit import run
+from pipelines.warehouse import load
+from pitboss.cli import app
+from pitboss.recorder import GenerateConfig, generate
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def audited(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("replay")
+    generate(GenerateConfig(out=tmp / "data", tables=4, rounds_per_table=150, seed=5, fault_rate=0.01, quiet=True))
+    record = run(["--input", str(tmp / "data"), "--output", str(tmp / "out")])
+    load(str(tmp / "audit.duckdb"), record.__dict__)
+    con = duckdb.connect(str(tmp / "audit.duckdb"), read_only=True)
+    pick = lambda sql: con.execute(sql).fetchone()[0]  # noqa: E731
+    rounds = {
+        "normal": pick("SELECT round_id FROM round_replays r WHERE status = 'settled' "
+                       "AND NOT EXISTS (SELECT 1 FROM findings f WHERE f.round_id = r.round_id) "
+                       "AND EXISTS (SELECT 1 FROM settlements s WHERE s.round_id = r.round_id) ORDER BY 1 LIMIT 1"),
+        "misdealt": pick("SELECT round_id FROM findings WHERE kind = 'THIRD_CARD_RULE' ORDER BY 1 LIMIT 1"),
+        "cancelled": pick("SELECT round_id FROM round_replays WHERE status = 'cancelled' ORDER BY 1 LIMIT 1"),
+    }
+    con.close()
+    return tmp, rounds
+
+
+def replay_json(tmp, round_id, source="warehouse"):
+    where = ["--warehouse", str(tmp / "audit.duckdb")] if source == "warehouse" else ["--input", str(tmp / "data")]
+    result = runner.invoke(app, ["replay", round_id, *where, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+@pytest.mark.parametrize("kind", ["normal", "misdealt", "cancelled"])
+def test_warehouse_and_input_tell_the_same_story(audited, kind):
+    tmp, rounds = audited
+    a, b = replay_json(tmp, rounds[kind]), replay_json(tmp, rounds[kind], "input")
+    same = ["round_id", "shoe_position", "rounds_before", "expected_player_cards", "expected_banker_cards",
+            "recorded_player_cards", "recorded_banker_cards", "expected_outcome", "recorded_outcome", "decisions"]
+    assert {k: a["round"][k] for k in same} == {k: b["round"][k] for k in same}
+    key = lambda bet: (bet["bet_id"], bet["stake"], bet["expected"], bet["paid"])  # noqa: E731
+    assert sorted(map(key, a["bets"])) == sorted(map(key, b["bets"]))
+    assert sorted(f["kind"] for f in a["findings"]) == sorted(f["kind"] for f in b["findings"])
+
+
+def test_normal_round_cards_come_from_the_shoe_in_dealing_order(audited):
+    tmp, rounds = audited
+    data = replay_json(tmp, rounds["normal"])
+    r = data["round"]
+    shoe = duckdb.connect().execute(f"SELECT cards FROM read_parquet('{tmp}/data/shoes/**/*.parquet') "
+                                    "WHERE shoe_id = ?", [r["shoe_id"]]).fetchone()[0]
+    order = dealing_order(r["recorded_player_cards"], r["recorded_banker_cards"])
+    assert tuple(shoe[r["shoe_position"]: r["shoe_position"] + len(order)]) == order
+    assert [c["card"] for c in data["sequence"]] == list(order)
+    assert data["findings"] == [] and all(b["delta"] == 0 for b in data["bets"])
+    assert len(r["decisions"]) == 2 and all("->" in d for d in r["decisions"])
+
+
+def test_misdealt_round_shows_the_rule_and_the_difference(audited):
+    tmp, rounds = audited
+    data = replay_json(tmp, rounds["misdealt"])
+    r = data["round"]
+    assert (r["expected_player_cards"], r["expected_banker_cards"]) != (r["recorded_player_cards"],
+                                                                        r["recorded_banker_cards"])
+    assert [f["kind"] for f in data["findings"]] == ["THIRD_CARD_RULE"]
+    text = runner.invoke(app, ["replay", rounds["misdealt"], "--warehouse", str(tmp / "audit.duckdb")],
+                         env={"COLUMNS": "200"})
+    assert text.exit_code == 0 and "THIRD_CARD_RULE" in text.output and "draws" in text.output
+
+
+def test_cancelled_round_refunds_every_bet(audited):
+    tmp, rounds = audited
+    data = replay_json(tmp, rounds["cancelled"])
+    assert data["round"]["status"] == "cancelled"
+    assert data["bets"] and all(b["expected"] == b["stake"] for b in data["bets"])
+
+
+def test_html_is_self_contained_and_escaped(audited, tmp_path):
+    tmp, rounds = audited
+    out = tmp_path / "round.html"
+    result = runner.invoke(app, ["replay", rounds["misdealt"], "--warehouse", str(tmp / "audit.duckdb"),
+                                 "--format", "html", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    page = out.read_text()
+    assert "http://" not in page and "https://" not in page and "<script" not in page
+    assert rounds["misdealt"] in page and "THIRD_CARD_RULE" in page
+
+
+@pytest.mark.parametrize("source", ["warehouse", "input"])
+def test_unknown_round_is_one_line_and_exit_2(audited, source):
+    tmp, _ = audited
+    where = ["--warehouse", str(tmp / "audit.duckdb")] if source == "warehouse" else ["--input", str(tmp / "data")]
+    result = runner.invoke(app, ["replay", "NO-SUCH-ROUND", *where])
+    assert result.exit_code == 2
+    assert result.output.strip().count("\n") == 0 and "NO-SUCH-ROUND" in result.output
