@@ -28,7 +28,8 @@ def audited(tmp_path_factory):
     pick = lambda sql: con.execute(sql).fetchone()[0]  # noqa: E731
     rounds = {
         "normal": pick("SELECT round_id FROM round_replays r WHERE status = 'settled' "
-                       "AND NOT EXISTS (SELECT 1 FROM findings f WHERE f.round_id = r.round_id) "
+                       "AND NOT EXISTS (SELECT 1 FROM findings f WHERE f.round_id = r.round_id "
+                       "                OR (f.shoe_id = r.shoe_id AND f.round_id IS NULL)) "
                        "AND EXISTS (SELECT 1 FROM settlements s WHERE s.round_id = r.round_id) ORDER BY 1 LIMIT 1"),
         "misdealt": pick("SELECT round_id FROM findings WHERE kind = 'THIRD_CARD_RULE' ORDER BY 1 LIMIT 1"),
         "cancelled": pick("SELECT round_id FROM round_replays WHERE status = 'cancelled' ORDER BY 1 LIMIT 1"),
