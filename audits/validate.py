@@ -60,6 +60,7 @@ KINDS: tuple[str, ...] = ("structural", "quarantine", "report")
 PARTIAL_UNEXPECTED_COUNT = 20  # examples kept per failing expectation (GE's SUMMARY default)
 CATEGORICAL_SAMPLE, CATEGORICAL_DISTINCT = 100_000, 1_000  # a column this repetitive is checked per distinct value
 MATERIALIZE_BYTES = 1 << 30  # a table whose query checks share one in-memory copy (else: one scan per check)
+AT_ONCE_ROWS = 2_000_000  # a table this small (and <= MATERIALIZE_BYTES) is read once for all its checks
 SUITES_PACKAGE, SUITES_FOLDER = "audits", "expectations"
 DOCS_SITE = "pitboss"
 MANIFEST = "_manifest.json"
@@ -166,6 +167,8 @@ def _lit(value: Any) -> str:
         return "NULL"
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+        return str(int(value))  # GE writes bounds as floats: compare integer columns with integers
     if isinstance(value, int | float):
         return repr(value)
     return "'" + str(value).replace("'", "''") + "'"
@@ -817,8 +820,12 @@ def _evaluate_unique(con, batch: _Batch, checks: list[tuple[int, UniqueCheck]]) 
     table = con.sql(f"SELECT {', '.join(cols)} FROM {view}").to_arrow_table()
     out = {}
     for i, c in checks:
-        column = table.column(f"u{i}").drop_null()
-        hashes = np.sort(column.to_numpy()) if len(column) else np.empty(0, np.uint64)
+        column = table.column(f"u{i}")
+        if column.null_count:
+            column = column.drop_null()
+        chunks = [chunk.to_numpy(zero_copy_only=True) for chunk in column.chunks if len(chunk)]
+        hashes = np.concatenate(chunks) if chunks else np.empty(0, np.uint64)
+        hashes.sort()
         repeated = np.unique(hashes[1:][hashes[1:] == hashes[:-1]])
         if not len(repeated):
             out[i] = (0, [])
@@ -826,17 +833,69 @@ def _evaluate_unique(con, batch: _Batch, checks: list[tuple[int, UniqueCheck]]) 
         name = f"_repeated_hashes_{i}"
         con.register(name, pa.table({"h": pa.array(repeated, pa.uint64())}))
         keys = ", ".join(_ident(k) for k in c.keys)
-        groups = _fetch(
-            con, f"SELECT {c.values} AS v, count(*) AS n FROM {view} WHERE {_unexpected_sql(c.domain, c.ignored)} "
-            f"AND hash({keys}) IN (SELECT h FROM {name}) GROUP BY {keys} HAVING count(*) > 1 ORDER BY {keys}")
-        con.unregister(name)
-        examples: list = []
-        for value, n in groups:
-            examples += [value] * min(n, PARTIAL_UNEXPECTED_COUNT - len(examples))
-            if len(examples) >= PARTIAL_UNEXPECTED_COUNT:
-                break
-        out[i] = (sum(n for _, n in groups), examples)
+        try:
+            out[i] = _duplicates(con, batch, c, f"hash({keys}) IN (SELECT h FROM {name})")
+        finally:
+            con.unregister(name)
     return out
+
+
+def _duplicates(con, batch: _Batch, c: UniqueCheck, where: str = "TRUE") -> tuple[int, list]:
+    """Exact count of the rows whose key repeats (every occurrence, as GE counts) and the first examples."""
+    keys = ", ".join(_ident(k) for k in c.keys)
+    groups = _fetch(
+        con, f"SELECT {c.values} AS v, count(*) AS n FROM {_ident(batch.name)} WHERE "
+        f"{_unexpected_sql(c.domain, c.ignored)} AND {where} GROUP BY {keys} HAVING count(*) > 1 ORDER BY {keys}")
+    examples: list = []
+    for value, n in groups:
+        examples += [value] * min(n, PARTIAL_UNEXPECTED_COUNT - len(examples))
+        if len(examples) >= PARTIAL_UNEXPECTED_COUNT:
+            break
+    return sum(n for _, n in groups), examples
+
+
+def _small(batch: _Batch) -> bool:
+    return batch.rows <= AT_ONCE_ROWS and batch.bytes <= MATERIALIZE_BYTES
+
+
+def _evaluate_at_once(con, batch: _Batch, counter: _Counter, uniques: list[tuple[int, UniqueCheck]],
+                      queries: list[tuple[int, QueryCheck]]) -> tuple[dict, dict] | None:
+    """A small table (rounds, shoes: few rows, long card lists) read once: one statement over a MATERIALIZED copy
+    computes every count, duplicate count and query count. None when a query fails (the caller then runs the
+    checks one by one to tell which)."""
+    shared = _ident("__batch")
+    counter.pending.update({k: 0 for k in counter.grouped})  # per-row evaluation is cheap on data in memory
+    counter.grouped.clear()
+    keys = list(counter.pending)
+    parts = []
+    if keys:
+        fields = ", ".join(f"c{n} := count(*) FILTER (WHERE {k})" for n, k in enumerate(keys))
+        parts.append(f"(SELECT struct_pack({fields}) FROM {shared})")
+    for _, c in uniques:
+        cols = ", ".join(_ident(k) for k in c.keys)
+        parts.append(f"(SELECT coalesce(sum(n), 0) FROM (SELECT count(*) AS n FROM {shared} WHERE "
+                     f"{_unexpected_sql(c.domain, c.ignored)} GROUP BY {cols} HAVING count(*) > 1))")
+    parts += [f"(SELECT count(*) FROM ({c.sql.replace('{batch}', shared)}))" for _, c in queries]
+    if not parts:
+        return {}, {}
+    try:
+        (row,) = _fetch(con, f"WITH {shared} AS MATERIALIZED (SELECT * FROM {_ident(batch.name)}) "
+                             f"SELECT {', '.join(parts)}")
+    except Exception as exc:  # noqa: BLE001
+        if _is_io_error(exc):
+            raise
+        return None
+    row = list(row)
+    if keys:
+        counts = row.pop(0)
+        counter.values.update({k: int(counts[f"c{n}"]) for n, k in enumerate(keys)})
+        counter.pending.clear()
+    unique_out = {}
+    for i, c in uniques:
+        n = int(row.pop(0))
+        unique_out[i] = _duplicates(con, batch, c) if n else (0, [])
+    query_out = {i: int(row.pop(0)) for i, _ in queries}
+    return unique_out, query_out
 
 
 def _count_queries(con, batch: _Batch, checks: list[tuple[int, QueryCheck]]) -> dict[int, int | BaseException]:
@@ -910,11 +969,16 @@ def _evaluate_suite(con, suite: Suite, batch: _Batch) -> list[Outcome]:
                     else:
                         unx = counter.request(_unexpected_sql(p.domain, p.ignored), Pred(p.unexpected.sql))
                 keys[e.index] = (dom, ign, unx)
-        counter.run()
-        uniques = _evaluate_unique(con, batch, [(e.index, plans[e.index]) for e in suite.expectations
-                                                if isinstance(plans[e.index], UniqueCheck)])
-        query_counts = _count_queries(con, batch, [(e.index, plans[e.index]) for e in suite.expectations
-                                                   if isinstance(plans[e.index], QueryCheck)])
+        unique_checks = [(e.index, plans[e.index]) for e in suite.expectations
+                         if isinstance(plans[e.index], UniqueCheck)]
+        query_checks = [(e.index, plans[e.index]) for e in suite.expectations if isinstance(plans[e.index], QueryCheck)]
+        at_once = _evaluate_at_once(con, batch, counter, unique_checks, query_checks) if _small(batch) else None
+        if at_once is None:
+            counter.run()
+            uniques = _evaluate_unique(con, batch, unique_checks)
+            query_counts = _count_queries(con, batch, query_checks)
+        else:
+            uniques, query_counts = at_once
         for e in suite.expectations:
             p = plans[e.index]
             if isinstance(p, RowCheck):
