@@ -504,6 +504,8 @@ class ValidationReport:
         return sum(self.rows.values())
 
     def merge(self, other: ValidationReport) -> ValidationReport:
+        """Add another report's suites (e.g. the outputs' to the inputs'), in place."""
+        self.__dict__.pop("results", None)  # GE objects are rebuilt on next access
         self.suites.update(other.suites)
         self.outcomes.update(other.outcomes)
         self.structural_failures += [m for m in other.structural_failures if m not in self.structural_failures]
@@ -1026,7 +1028,9 @@ def _is_io_error(exc: BaseException) -> bool:
 def _connect():
     import duckdb
 
-    return duckdb.connect(config={"preserve_insertion_order": True})
+    con = duckdb.connect(config={"preserve_insertion_order": True})
+    _fetch(con, "SET enable_progress_bar = false")  # no progress bar on the terminal for long scans
+    return con
 
 
 def _structural_messages(suite: Suite, batch: _Batch, outcomes: list[Outcome]) -> list[str]:
