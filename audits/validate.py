@@ -11,12 +11,16 @@ The suites are the reviewable JSON files of audits/expectations/ (the format GE 
 
 Execution does not go through GE's execution engines (its SQL datasource does not work on DuckDB, and its pandas
 engine would load everything into memory): every expectation type is translated to DuckDB SQL in one place,
-SQL_BUILDERS, and run over read_parquet(<the table's files>) -- one scan per table for all row-level checks (null
-counts come from the Parquet footers when they are there), one hash scan per table for the uniqueness checks
-(sorted in numpy; only colliding hashes are checked again exactly), one query per unexpected-rows check, and a
-small LIMIT query for a few unexpected examples of a failing check. The results are turned into GE's own result
-objects (ExpectationSuiteValidationResult / ExpectationValidationResult, result format SUMMARY) only when asked
-for (`ValidationReport.results`, `write_data_docs`), so that the audit does not pay for importing GE.
+SQL_BUILDERS, and run over read_parquet(<the table's files>). A large table (bets) gets one aggregate scan for all
+its row-level checks (null counts come from the Parquet footers when they are there; set and regex checks on a
+repetitive column are counted once per distinct value), one hash scan for its uniqueness checks (hashes sorted in
+numpy; only keys whose hash repeats are grouped again, exactly) and one query per unexpected-rows check. A small
+table (rounds, shoes: few rows, long card lists) is read once into a MATERIALIZED CTE and every check of its suite
+is one subquery of a single statement. A failing check then gets a LIMIT query for a few unexpected examples. The
+counts follow GE's own semantics (nulls skipped, ignore_row_if, row_condition as pandas reads it, mostly) and are
+turned into GE's result objects (ExpectationSuiteValidationResult / ExpectationValidationResult, format SUMMARY)
+only when asked for (`ValidationReport.results`, `write_data_docs`), so that the audit does not pay for importing
+GE. tests/test_expectations.py checks the SQL path against GE's pandas execution.
 
     report = validate_inputs("data/")            # ValidationReport, no GE import
     report.structural_failures, report.failed, report.exit_code, report.seconds
