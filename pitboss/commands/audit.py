@@ -23,6 +23,8 @@ def audit(
     output: str | None = typer.Option(None, "--output", help="Folder for the Parquet results "
                                       "[default: <warehouse>.runs/latest, or out/]"),
     shards: int = typer.Option(4, "--shards", help="Files per output table."),
+    validate: bool = typer.Option(True, "--validate/--no-validate",
+                                  help="Run the data-quality suites (audits/expectations) on the input first."),
 ) -> None:
     """Replay every shoe, recompute every settlement, flag what disagrees.
 
@@ -32,6 +34,8 @@ def audit(
     from schemas.readers import ContractError
 
     output = output or (str(Path(warehouse).with_suffix("")) + "_runs/latest" if warehouse else "out")
+    if validate and "://" not in input:
+        _validate_first(input)
     argv = ["--input", input, "--output", output, "--shards", str(shards), *ctx.args]
     try:
         record = run(argv)
@@ -51,8 +55,28 @@ def audit(
     print_summary(record.__dict__, loaded, warehouse)
 
 
+def _validate_first(input: str) -> None:
+    """Data quality before integrity: a structural failure stops the run (exit 3); failed row-level
+    expectations are reported, their rows quarantined by the pipeline or judged by the audit."""
+    from audits.validate import validate_inputs
+
+    report = validate_inputs(input)
+    if report.structural_failures:
+        _bad_input(report.structural_failures[0])
+    failed = report.failed
+    line = (f"data quality: {report.total_rows:,} rows checked against {len(report.suites)} suites in "
+            f"{report.seconds:.1f} s: ")
+    if not failed:
+        console.print(line + "every expectation met", highlight=False)
+        return
+    console.print(line + f"[yellow]{len(failed)} expectation(s) not met[/yellow] (details: pitboss validate)",
+                  highlight=False)
+    for outcome in failed:
+        console.print(f"  {outcome.describe()}", highlight=False, soft_wrap=True)
+
+
 def _bad_input(message: str) -> None:
-    console.print(f"[red]error:[/red] {' '.join(message.split())}", highlight=False, soft_wrap=True)
+    Console(stderr=True).print(f"[red]error:[/red] {' '.join(message.split())}", highlight=False, soft_wrap=True)
     raise typer.Exit(BAD_INPUT)
 
 
