@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
-from engine.cards import BACCARAT_VALUE, check_card
+from engine.cards import BACCARAT_VALUE, CODE_VALUE, check_card
 
 PLAYER, BANKER, TIE = "PLAYER", "BANKER", "TIE"
 
@@ -33,7 +34,12 @@ class ShoeExhausted(ValueError):
 
 def score(cards: Sequence[str]) -> int:
     """Sum of baccarat values, keeping only the last digit."""
-    return sum(BACCARAT_VALUE[check_card(c)[0]] for c in cards) % 10
+    try:
+        return sum(CODE_VALUE[c] for c in cards) % 10  # a dict lookup per card: this runs per hand
+    except (KeyError, TypeError):
+        for c in cards:
+            check_card(c)  # raises CardCodeError naming the bad code
+        raise
 
 
 def _values_text(values: frozenset[int]) -> str:
@@ -66,6 +72,7 @@ class Decision:
     rule: str  # a sentence, e.g. "Banker 4, Player's third card 7 -> draws (4 draws on 2–7)"
 
 
+@cache  # 100 possible inputs, and the rule text is built once for each
 def player_decision(player_two: int, banker_two: int) -> Decision:
     if player_two >= 8 or banker_two >= 8:
         who = "Player" if player_two >= 8 else "Banker"
@@ -76,6 +83,7 @@ def player_decision(player_two: int, banker_two: int) -> Decision:
     return Decision(PLAYER, False, f"Player {player_two} -> stands (Player stands on 6–7)")
 
 
+@cache  # 1,100 possible inputs, and the rule text is built once for each
 def banker_decision(player_two: int, banker_two: int, player_third: int | None) -> Decision:
     """`player_third` is the baccarat value of the Player's third card, None when Player stood."""
     if player_two >= 8 or banker_two >= 8:
@@ -170,7 +178,8 @@ def deal_round(cards: Sequence[str], start: int = 0, round_no: int = 0) -> Dealt
     def take(i: int) -> str:
         if start + i >= len(cards):
             raise ShoeExhausted(f"the shoe ran out at card {start + i} in the middle of a round")
-        return check_card(cards[start + i])
+        card = cards[start + i]
+        return card if isinstance(card, str) and card in CODE_VALUE else check_card(card)
 
     player = [take(0), take(2)]
     banker = [take(1), take(3)]
@@ -181,7 +190,7 @@ def deal_round(cards: Sequence[str], start: int = 0, round_no: int = 0) -> Dealt
     if p_dec.draws:
         player.append(take(used))
         used += 1
-        third = BACCARAT_VALUE[player[2][0]]
+        third = CODE_VALUE[player[2]]
     b_dec = banker_decision(p2, b2, third)
     if b_dec.draws:
         banker.append(take(used))

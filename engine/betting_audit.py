@@ -1,19 +1,24 @@
 """Betting audit of one shoe's bets: recomputed credit against `paid`, limits, cutoffs and the
 ruleset's betting rules. Columns in, columns out (numpy), so a shoe of thousands of bets is checked
 with a few array operations; only flagged bets become Python objects (findings).
+
+`audit_bets_columns` does the same for the bets of many shoes of one table at once (the pipeline's
+unit of work) and gives its findings as columns; `audit_bets` is the one-shoe form. Everything that
+depends only on the bet type or the mode (offered, limits, cutoffs) is looked up by integer code, and
+the paytable is matched once per round, not once per bet.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from engine.features import feature_columns
+from engine.features import FEATURES, feature_columns
 from engine.findings import Finding, format_money
-from engine.ruleset import MAIN_BETS, Ruleset
-from engine.settlement import settle_columns
+from engine.ruleset import BET_CODES, MAIN_BETS, MODES, Ruleset
+from engine.settlement import encode, settle_columns
 
 
 @dataclass(frozen=True)
@@ -39,9 +44,30 @@ class BetColumns:
     mode: np.ndarray
     stake: np.ndarray  # int64 minor units
     paid: np.ndarray  # int64 minor units
+    # Integer codes of the strings above; pipelines.convert fills them from Arrow, where they cost
+    # nothing. When absent they are worked out from the strings.
+    bet_type_code: np.ndarray | None = None  # index in BET_CODES, -1: not a bet code
+    mode_code: np.ndarray | None = None  # index in MODES, -1: not a mode
+    account_code: np.ndarray | None = None  # rank of account_id among the distinct accounts, in string order
 
     def __len__(self) -> int:
         return len(self.bet_id)
+
+    def take(self, rows: np.ndarray) -> BetColumns:
+        """The bets at `rows` (codes kept where they are known)."""
+        return BetColumns(*(None if getattr(self, f.name) is None else getattr(self, f.name)[rows]
+                            for f in fields(self)))
+
+    def codes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(bet_type_code, mode_code, account_code), computed and kept when not given."""
+        if self.bet_type_code is None:
+            self.bet_type_code = encode(self.bet_type, BET_CODES)
+        if self.mode_code is None:
+            self.mode_code = encode(self.mode, MODES)
+        if self.account_code is None:
+            _, inverse = np.unique(np.asarray(self.account_id).astype(str), return_inverse=True)
+            self.account_code = inverse.reshape(-1).astype(np.int64)
+        return self.bet_type_code, self.mode_code, self.account_code
 
 
 _PLACEHOLDER = {"outcome": "TIE", "player_score": 0, "banker_score": 0, "player_card_count": 2,
@@ -50,10 +76,73 @@ _PLACEHOLDER = {"outcome": "TIE", "player_score": 0, "banker_score": 0, "player_
                 "banker_pair": False, "any_pair": False, "perfect_pair": False}  # for cancelled rounds (refunded)
 
 
+@dataclass
+class RoundFactColumns:
+    """RoundFacts of many rounds (of one or more shoes of a table) as columns."""
+
+    round_id: np.ndarray
+    round_no: np.ndarray  # int64
+    shoe_id: np.ndarray  # the shoe of each round
+    cancelled: np.ndarray  # bool
+    betting_closed_at: np.ndarray  # int64 microseconds
+    features: dict[str, np.ndarray]  # feature columns, one row per round (placeholder values where it has none)
+
+    @classmethod
+    def from_facts(cls, rounds: Sequence[RoundFacts], shoe_id: str) -> RoundFactColumns:
+        return cls(
+            np.array([r.round_id for r in rounds], dtype=object),
+            np.array([r.round_no for r in rounds], dtype=np.int64),
+            np.array([shoe_id] * len(rounds), dtype=object),
+            np.array([r.cancelled for r in rounds], dtype=bool),
+            np.array([r.betting_closed_at for r in rounds], dtype=np.int64),
+            feature_columns([r.features or _PLACEHOLDER for r in rounds]),
+        )
+
+    def __len__(self) -> int:
+        return len(self.round_no)
+
+
+def placeholder_features(n: int) -> dict[str, np.ndarray]:
+    """Feature columns of `n` rounds without features (their bets are refunded or not settled)."""
+    return {name: np.full(n, _PLACEHOLDER[name], dtype=dtype) for name, (_, dtype) in FEATURES.items()}
+
+
+@dataclass
+class BetFindings:
+    """Findings on bets as columns, one entry per finding: the bet's row, the kind and the texts.
+    The pipeline builds its findings table from these without a Finding object per bet."""
+
+    row: list[int] = field(default_factory=list)
+    kind: list[str] = field(default_factory=list)
+    expected: list[str] = field(default_factory=list)
+    recorded: list[str] = field(default_factory=list)
+    message: list[str] = field(default_factory=list)
+
+    def add(self, kind: str, rows: np.ndarray, expected: list[str], recorded: list[str], message: list[str]) -> None:
+        self.row.extend(rows.tolist())
+        self.kind.extend([kind] * len(rows))
+        self.expected.extend(expected)
+        self.recorded.extend(recorded)
+        self.message.extend(message)
+
+    def __len__(self) -> int:
+        return len(self.row)
+
+    def findings(self, table_id: str, rounds: RoundFactColumns, bets: BetColumns) -> list[Finding]:
+        out = []
+        for i, kind, expected, recorded, message in zip(self.row, self.kind, self.expected, self.recorded,
+                                                        self.message, strict=True):
+            r = bets.round_index[i]
+            out.append(Finding(kind, table_id, rounds.shoe_id[r], rounds.round_id[r], str(bets.bet_id[i]), expected,
+                               recorded, message, str(bets.account_id[i])))
+        return out
+
+
 def expected_credits(ruleset: Ruleset, rounds: Sequence[RoundFacts], bets: BetColumns) -> np.ndarray:
     features = feature_columns([r.features or _PLACEHOLDER for r in rounds])
     cancelled = np.array([r.cancelled for r in rounds], dtype=bool)
-    return settle_columns(ruleset, bets.bet_type, bets.mode, bets.stake, bets.round_index, features, cancelled)
+    return settle_columns(ruleset, bets.bet_type, bets.mode, bets.stake, bets.round_index, features, cancelled,
+                          bet_type_codes=bets.bet_type_code, mode_codes=bets.mode_code)
 
 
 def audit_bets(
@@ -67,137 +156,205 @@ def audit_bets(
     bets: BetColumns,
 ) -> tuple[np.ndarray, list[Finding]]:
     """Expected credit of every bet, and the findings on the shoe's bets."""
-    expected = expected_credits(ruleset, rounds, bets)
-    findings: list[Finding] = []
-    money = lambda v: format_money(int(v), currency)  # noqa: E731
+    columns = RoundFactColumns.from_facts(rounds, shoe_id)
+    expected, found = audit_bets_columns(ruleset, table_id, currency, table_max, limits, columns, bets)
+    return expected, found.findings(table_id, columns, bets)
 
-    def flag(kind: str, rows: np.ndarray, expected_text, recorded_text, message) -> None:
-        for i in rows:
-            r = rounds[bets.round_index[i]]
-            findings.append(Finding(
-                kind, table_id, shoe_id, r.round_id, str(bets.bet_id[i]),
-                expected_text(i), recorded_text(i), message(i, r), str(bets.account_id[i]),
-            ))
 
-    def describe(i) -> str:
-        return f"Bet {bets.bet_id[i]} ({bets.bet_type[i]}, {bets.mode[i]}, stake {money(bets.stake[i])})"
-
-    # Settlement against the paid amount.
-    delta = bets.paid - expected
-    for kind, rows in (("OVERPAID", np.flatnonzero(delta > 0)), ("UNDERPAID", np.flatnonzero(delta < 0))):
-        flag(kind, rows, lambda i: money(expected[i]), lambda i: money(bets.paid[i]),
-             lambda i, r, kind=kind: f"{describe(i)} in round {r.round_no} was paid {money(bets.paid[i])}, "
-             f"expected {money(expected[i])}: {kind.lower()} by {money(abs(delta[i]))}.")
-
-    round_no = np.array([r.round_no for r in rounds], dtype=np.int64)[bets.round_index]
-    closed = np.array([r.betting_closed_at for r in rounds], dtype=np.int64)[bets.round_index]
-
-    offered = np.array([ruleset.offered(t, m) for t, m in zip(bets.bet_type, bets.mode, strict=True)], dtype=bool)
-    flag("BET_TYPE_NOT_OFFERED", np.flatnonzero(~offered), lambda i: f"a bet type of {ruleset.id}",
-         lambda i: f"{bets.bet_type[i]} ({bets.mode[i]})",
-         lambda i, r: f"{describe(i)}: {ruleset.id} does not offer {bets.bet_type[i]} in {bets.mode[i]} mode.")
-
-    flag("LATE_BET", np.flatnonzero(bets.placed_at > closed), lambda i: f"placed by {_ts(closed[i])}",
-         lambda i: f"placed at {_ts(bets.placed_at[i])}",
-         lambda i, r: f"{describe(i)} was placed at {_ts(bets.placed_at[i])}, after betting closed at "
-         f"{_ts(closed[i])} for round {r.round_no}.")
-
-    _limit_checks(ruleset, limits, bets, offered, flag, describe, money)
-    is_main = np.isin(bets.bet_type, list(MAIN_BETS))
-    is_side = offered & ~is_main
-
-    cutoffs = np.array([(ruleset.bets[t].cutoff or 0) if o else 0 for t, o in zip(bets.bet_type, offered,
-                                                                                 strict=True)], dtype=np.int64)
-    late_side = np.flatnonzero(is_side & (cutoffs > 0) & (round_no > cutoffs))
-    flag("SIDE_BET_CUTOFF", late_side, lambda i: f"no {bets.bet_type[i]} after round {cutoffs[i]}",
-         lambda i: f"round {round_no[i]}",
-         lambda i, r: f"{describe(i)} was accepted in round {r.round_no}; {bets.bet_type[i]} closes after "
-         f"{cutoffs[i]} rounds of the shoe.")
-
-    group = _account_round_groups(bets)
-    if ruleset.limits.side_bets_require_main_bet:
-        groups_with_main = np.unique(group[is_main])
-        alone = np.flatnonzero(is_side & ~np.isin(group, groups_with_main))
-        flag("PAIR_WITHOUT_MAIN", alone, lambda i: "a PLAYER, BANKER or TIE bet of the same account",
-             lambda i: "no main bet",
-             lambda i, r: f"{describe(i)}: account {bets.account_id[i]} had no PLAYER, BANKER or TIE bet in "
-             f"round {r.round_no}.")
-    share = ruleset.limits.side_bet_max_share_of_table_max
-    if share is not None:
-        cap_num = table_max * share.numerator
-        above = np.flatnonzero(is_side & (bets.stake * share.denominator > cap_num))
-        flag("SIDE_BET_ABOVE_SHARE", above, lambda i: f"at most {share} of table max {money(table_max)}",
-             lambda i: money(bets.stake[i]),
-             lambda i, r: f"{describe(i)} exceeds {float(share):.0%} of the table maximum {money(table_max)}.")
-    if ruleset.limits.one_position_per_round:
-        flag("MULTIPLE_POSITIONS", _extra_positions(bets, group, is_main), lambda i: "one position per round",
-             lambda i: f"another position besides {bets.bet_type[i]}",
-             lambda i, r: f"{describe(i)}: account {bets.account_id[i]} already bet on another position in "
-             f"round {r.round_no}; {ruleset.id} allows one position per round.")
-    return expected, findings
+def _texts(values: np.ndarray, fmt) -> list[str]:
+    """fmt(value) for each value, formatting each distinct value once."""
+    if len(values) == 0:
+        return []
+    distinct, inverse = np.unique(values, return_inverse=True)
+    texts = [fmt(v) for v in distinct.tolist()]
+    return [texts[i] for i in inverse.reshape(-1).tolist()]
 
 
 def _ts(us: int) -> str:
     return np.datetime64(int(us), "us").astype(str) + "Z"
 
 
+def _ts_texts(us: np.ndarray) -> list[str]:
+    """_ts of each value, in one numpy call."""
+    return [t + "Z" for t in np.datetime_as_string(np.asarray(us, dtype=np.int64).astype("datetime64[us]"),
+                                                    unit="us").tolist()]
+
+
+def _per_code(values: Mapping[str, object], default) -> np.ndarray:
+    """An array indexed by bet-code index + 1 (0 = not a bet code): values[code] or `default`."""
+    return np.array([default] + [values.get(code, default) for code in BET_CODES])
+
+
+def audit_bets_columns(
+    ruleset: Ruleset,
+    table_id: str,
+    currency: str,
+    table_max: int,
+    limits: Mapping[str, tuple[int, int]],
+    rounds: RoundFactColumns,
+    bets: BetColumns,
+) -> tuple[np.ndarray, BetFindings]:
+    """Expected credit of every bet, and the findings on the bets, for bets of many rounds (of one
+    table) at once; `bets.round_index` points into `rounds`."""
+    bt, mode, _ = bets.codes()
+    ri = np.asarray(bets.round_index, dtype=np.intp)
+    stake, paid, placed = (np.asarray(x, dtype=np.int64) for x in (bets.stake, bets.paid, bets.placed_at))
+    expected = settle_columns(ruleset, bets.bet_type, bets.mode, stake, ri, rounds.features, rounds.cancelled,
+                              bet_type_codes=bt, mode_codes=mode)
+    found = BetFindings()
+    money = lambda v: format_money(int(v), currency)  # noqa: E731
+    round_no = rounds.round_no[ri]
+
+    def describe(rows: np.ndarray) -> list[str]:
+        stakes = _texts(stake[rows], money)
+        return [f"Bet {b} ({t}, {m}, stake {s})" for b, t, m, s in
+                zip(bets.bet_id[rows].tolist(), bets.bet_type[rows].tolist(), bets.mode[rows].tolist(), stakes,
+                    strict=True)]
+
+    # Settlement against the paid amount.
+    delta = paid - expected
+    for kind, rows in (("OVERPAID", np.flatnonzero(delta > 0)), ("UNDERPAID", np.flatnonzero(delta < 0))):
+        exp_t, paid_t, delta_t = _texts(expected[rows], money), _texts(paid[rows], money), \
+            _texts(np.abs(delta[rows]), money)
+        found.add(kind, rows, exp_t, paid_t, [
+            f"{d} in round {n} was paid {p}, expected {e}: {kind.lower()} by {x}."
+            for d, n, p, e, x in zip(describe(rows), round_no[rows].tolist(), paid_t, exp_t, delta_t, strict=True)])
+
+    # Offered, limits, cutoffs: by bet code (and mode), not bet by bet.
+    slot_offered = np.zeros((len(BET_CODES) + 1, len(MODES) + 1), dtype=bool)  # [code + 1, mode + 1]
+    for m, codes in ruleset.modes.items():
+        for code in codes:
+            slot_offered[BET_CODES.index(code) + 1, MODES.index(m) + 1] = True
+    offered = slot_offered[bt + 1, mode + 1]
+    rows = np.flatnonzero(~offered)
+    found.add("BET_TYPE_NOT_OFFERED", rows, [f"a bet type of {ruleset.id}"] * len(rows),
+              [f"{t} ({m})" for t, m in zip(bets.bet_type[rows].tolist(), bets.mode[rows].tolist(), strict=True)],
+              [f"{d}: {ruleset.id} does not offer {t} in {m} mode." for d, t, m in
+               zip(describe(rows), bets.bet_type[rows].tolist(), bets.mode[rows].tolist(), strict=True)])
+
+    closed = rounds.betting_closed_at[ri]
+    rows = np.flatnonzero(placed > closed)
+    closed_t, placed_t = _ts_texts(closed[rows]), _ts_texts(placed[rows])
+    found.add("LATE_BET", rows, [f"placed by {c}" for c in closed_t], [f"placed at {p}" for p in placed_t],
+              [f"{d} was placed at {p}, after betting closed at {c} for round {n}." for d, p, c, n in
+               zip(describe(rows), placed_t, closed_t, round_no[rows].tolist(), strict=True)])
+
+    is_main = np.isin(bt, [BET_CODES.index(c) for c in MAIN_BETS])
+    group = _account_round_groups(bets)
+    _limit_checks(ruleset, limits, bets, offered, found, describe, money, group, is_main, rounds)
+    is_side = offered & ~is_main
+
+    cutoffs = _per_code({c: b.cutoff or 0 for c, b in ruleset.bets.items()}, 0).astype(np.int64)[bt + 1]
+    cutoffs = np.where(offered, cutoffs, 0)
+    rows = np.flatnonzero(is_side & (cutoffs > 0) & (round_no > cutoffs))
+    types = bets.bet_type[rows].tolist()
+    found.add("SIDE_BET_CUTOFF", rows, [f"no {t} after round {c}" for t, c in zip(types, cutoffs[rows].tolist(),
+                                                                                 strict=True)],
+              [f"round {n}" for n in round_no[rows].tolist()],
+              [f"{d} was accepted in round {n}; {t} closes after {c} rounds of the shoe." for d, n, t, c in
+               zip(describe(rows), round_no[rows].tolist(), types, cutoffs[rows].tolist(), strict=True)])
+
+    if ruleset.limits.side_bets_require_main_bet:
+        groups_with_main = np.unique(group[is_main])
+        rows = np.flatnonzero(is_side & ~np.isin(group, groups_with_main))
+        found.add("PAIR_WITHOUT_MAIN", rows, ["a PLAYER, BANKER or TIE bet of the same account"] * len(rows),
+                  ["no main bet"] * len(rows),
+                  [f"{d}: account {a} had no PLAYER, BANKER or TIE bet in round {n}." for d, a, n in
+                   zip(describe(rows), bets.account_id[rows].tolist(), round_no[rows].tolist(), strict=True)])
+    share = ruleset.limits.side_bet_max_share_of_table_max
+    if share is not None:
+        cap_num = table_max * share.numerator
+        rows = np.flatnonzero(is_side & (stake * share.denominator > cap_num))
+        found.add("SIDE_BET_ABOVE_SHARE", rows, [f"at most {share} of table max {money(table_max)}"] * len(rows),
+                  _texts(stake[rows], money),
+                  [f"{d} exceeds {float(share):.0%} of the table maximum {money(table_max)}." for d in describe(rows)])
+    if ruleset.limits.one_position_per_round:
+        rows = _extra_positions(bets, group, is_main)
+        found.add("MULTIPLE_POSITIONS", rows, ["one position per round"] * len(rows),
+                  [f"another position besides {t}" for t in bets.bet_type[rows].tolist()],
+                  [f"{d}: account {a} already bet on another position in round {n}; {ruleset.id} allows one "
+                   f"position per round." for d, a, n in
+                   zip(describe(rows), bets.account_id[rows].tolist(), round_no[rows].tolist(), strict=True)])
+    return expected, found
+
+
 def _account_round_groups(bets: BetColumns) -> np.ndarray:
-    """An integer per (account, round) pair."""
-    _, accounts = np.unique(bets.account_id.astype(str), return_inverse=True)
-    return accounts.astype(np.int64) * (int(bets.round_index.max(initial=0)) + 1) + bets.round_index
+    """An integer per (account, round) pair, in (account, round) order."""
+    _, _, accounts = bets.codes()
+    return accounts.astype(np.int64) * (int(np.max(bets.round_index, initial=0)) + 1) + bets.round_index
 
 
 def _extra_positions(bets: BetColumns, group: np.ndarray, is_main: np.ndarray) -> np.ndarray:
-    """Main bets after an account's first position in a round, on another position."""
+    """Main bets after an account's first position in a round (by placed_at, then bet_id), on another
+    position."""
     rows = np.flatnonzero(is_main)
-    order = rows[np.lexsort((bets.bet_id[rows].astype(str), bets.placed_at[rows], group[rows]))]
-    first_type: dict[int, str] = {}
-    extra = []
-    for i in order:
-        first = first_type.setdefault(int(group[i]), str(bets.bet_type[i]))
-        if str(bets.bet_type[i]) != first:
-            extra.append(i)
-    return np.array(sorted(extra), dtype=np.int64)
+    if rows.size == 0:
+        return rows
+    order = rows[np.lexsort((bets.placed_at[rows], group[rows]))]
+    g, t = group[order], bets.placed_at[order]
+    tied = (g[1:] == g[:-1]) & (t[1:] == t[:-1])
+    if tied.any():  # same account, round and time: bet_id decides (rare, so in Python)
+        starts = np.flatnonzero(np.concatenate([[True], ~tied]))
+        ends = np.append(starts[1:], len(order))
+        for a, b in zip(starts, ends, strict=True):
+            if b - a > 1:
+                order[a:b] = sorted(order[a:b].tolist(), key=lambda i: str(bets.bet_id[i]))
+        g = group[order]
+    bt, _, _ = bets.codes()
+    types = bt[order]
+    first_of_group = np.concatenate([[True], g[1:] != g[:-1]])
+    first_type = types[first_of_group][np.cumsum(first_of_group) - 1]
+    return np.sort(order[types != first_type])
 
 
-def _limit_checks(ruleset, limits, bets, offered, flag, describe, money) -> None:
-    mins = np.array([limits.get(t, (0, 0))[0] for t in bets.bet_type], dtype=np.int64)
-    maxs = np.array([limits.get(t, (0, 2**62))[1] for t in bets.bet_type], dtype=np.int64)
-    flag("STAKE_BELOW_MIN", np.flatnonzero(offered & (bets.stake < mins)), lambda i: f"at least {money(mins[i])}",
-         lambda i: money(bets.stake[i]), lambda i, r: f"{describe(i)} is below the minimum {money(mins[i])}.")
+def _limit_checks(ruleset, limits, bets, offered, found, describe, money, group, is_main, rounds) -> None:
+    bt, _, _ = bets.codes()
+    stake = np.asarray(bets.stake, dtype=np.int64)
+    mins = _per_code({c: v[0] for c, v in limits.items()}, 0).astype(np.int64)[bt + 1]
+    maxs = _per_code({c: v[1] for c, v in limits.items()}, 2**62).astype(np.int64)[bt + 1]
+    rows = np.flatnonzero(offered & (stake < mins))
+    min_t = _texts(mins[rows], money)
+    found.add("STAKE_BELOW_MIN", rows, [f"at least {m}" for m in min_t], _texts(stake[rows], money),
+              [f"{d} is below the minimum {m}." for d, m in zip(describe(rows), min_t, strict=True)])
     per_bet_max = offered.copy()
     if ruleset.limits.player_banker_difference:
-        per_bet_max &= ~np.isin(bets.bet_type, ["PLAYER", "BANKER"])
-        _pb_difference(limits, bets, flag, describe, money)
-    flag("STAKE_ABOVE_MAX", np.flatnonzero(per_bet_max & (bets.stake > maxs)), lambda i: f"at most {money(maxs[i])}",
-         lambda i: money(bets.stake[i]), lambda i, r: f"{describe(i)} is above the maximum {money(maxs[i])}.")
+        per_bet_max &= ~np.isin(bt, [BET_CODES.index("PLAYER"), BET_CODES.index("BANKER")])
+        _pb_difference(limits, bets, found, describe, money, group, rounds)
+    rows = np.flatnonzero(per_bet_max & (stake > maxs))
+    max_t = _texts(maxs[rows], money)
+    found.add("STAKE_ABOVE_MAX", rows, [f"at most {m}" for m in max_t], _texts(stake[rows], money),
+              [f"{d} is above the maximum {m}." for d, m in zip(describe(rows), max_t, strict=True)])
 
 
-def _pb_difference(limits, bets, flag, describe, money) -> None:
+def _pb_difference(limits, bets, found, describe, money, group, rounds) -> None:
     """000/001: the PLAYER and BANKER limits apply to the difference of an account's PLAYER and
     BANKER stakes in a round (a Player stake offsets a Banker stake and vice versa)."""
-    group = _account_round_groups(bets)
-    is_p, is_b = bets.bet_type == "PLAYER", bets.bet_type == "BANKER"
+    bt, _, _ = bets.codes()
+    stake = np.asarray(bets.stake, dtype=np.int64)
+    is_p, is_b = bt == BET_CODES.index("PLAYER"), bt == BET_CODES.index("BANKER")
     if not (is_p.any() or is_b.any()):
         return
     keys, inverse = np.unique(group, return_inverse=True)
+    inverse = inverse.reshape(-1)
     p_total = np.zeros(len(keys), dtype=np.int64)
     b_total = np.zeros(len(keys), dtype=np.int64)
-    np.add.at(p_total, inverse[is_p], bets.stake[is_p])
-    np.add.at(b_total, inverse[is_b], bets.stake[is_b])
+    np.add.at(p_total, inverse[is_p], stake[is_p])
+    np.add.at(b_total, inverse[is_b], stake[is_b])
+    by_group = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[by_group], np.arange(len(keys) + 1))
     for side, heavy, light, mask in (("PLAYER", p_total, b_total, is_p), ("BANKER", b_total, p_total, is_b)):
         if side not in limits:
             continue
         cap = limits[side][1]
-        over_groups = np.flatnonzero(heavy - light > cap)
-        for g in over_groups:
-            rows = np.flatnonzero(mask & (inverse == g))
+        for g in np.flatnonzero(heavy - light > cap):
+            rows = by_group[bounds[g]:bounds[g + 1]]
+            rows = rows[mask[rows]]
             # the heavier side's largest bet carries the finding (ties: smallest bet_id)
-            i = min(rows, key=lambda k: (-int(bets.stake[k]), str(bets.bet_id[k])))
+            i = min(rows.tolist(), key=lambda k: (-int(stake[k]), str(bets.bet_id[k])))
             diff = int(heavy[g] - light[g])
-            flag("PB_DIFFERENCE_LIMIT", np.array([i]),
-                 lambda i, cap=cap, side=side: f"{side} - other side at most {money(cap)}",
-                 lambda i, diff=diff: f"difference {money(diff)}",
-                 lambda i, r, diff=diff, cap=cap, side=side: f"{describe(i)}: account {bets.account_id[i]} staked "
-                 f"{money(diff)} more on {side} than on the other side in round {r.round_no}; the {side} limit "
-                 f"of {money(cap)} applies to that difference.")
+            n = rounds.round_no[bets.round_index[i]]
+            (d,) = describe(np.array([i]))
+            found.add("PB_DIFFERENCE_LIMIT", np.array([i]), [f"{side} - other side at most {money(cap)}"],
+                      [f"difference {money(diff)}"],
+                      [f"{d}: account {bets.account_id[i]} staked {money(diff)} more on {side} than on the other side "
+                       f"in round {n}; the {side} limit of {money(cap)} applies to that difference."])

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from engine.baccarat import outcome, score
+from engine.cards import CARD_RANKS, CARD_VALUES
 
 # name -> (description, numpy dtype of its column)
 FEATURES: dict[str, tuple[str, str]] = {
@@ -92,3 +93,38 @@ def feature_columns(rounds: Sequence[dict[str, object]]) -> dict[str, np.ndarray
         name: np.array([r[name] for r in rounds], dtype=dtype)
         for name, (_, dtype) in FEATURES.items()
     }
+
+
+_OUTCOME_NAMES = np.array(["PLAYER", "BANKER", "TIE"], dtype=FEATURES["outcome"][1])
+
+
+def hand_feature_columns(player: np.ndarray, banker: np.ndarray) -> dict[str, np.ndarray]:
+    """`feature_columns` of `round_features` for many rounds at once, straight from the hands as
+    (rounds, 3) arrays of card indices (engine.cards.CARD_INDEX; -1 after a hand's last card). Every
+    hand must hold 2 or 3 valid cards. Same definitions as round_features, in numpy."""
+    has_p, has_b = player >= 0, banker >= 0
+    pv = np.where(has_p, CARD_VALUES[player], 0).astype(np.int64)
+    bv = np.where(has_b, CARD_VALUES[banker], 0).astype(np.int64)
+    p, b = pv.sum(axis=1) % 10, bv.sum(axis=1) % 10
+    p_nat, b_nat = (pv[:, 0] + pv[:, 1]) % 10 >= 8, (bv[:, 0] + bv[:, 1]) % 10 >= 8
+    p_count, b_count = has_p.sum(axis=1), has_b.sum(axis=1)
+    p_pair = CARD_RANKS[player[:, 0]] == CARD_RANKS[player[:, 1]]
+    b_pair = CARD_RANKS[banker[:, 0]] == CARD_RANKS[banker[:, 1]]
+    columns = {
+        "outcome": _OUTCOME_NAMES[np.where(p > b, 0, np.where(b > p, 1, 2))],
+        "player_score": p,
+        "banker_score": b,
+        "player_card_count": p_count,
+        "banker_card_count": b_count,
+        "total_card_count": p_count + b_count,
+        "margin": np.abs(p - b),
+        "player_natural": p_nat,
+        "banker_natural": b_nat,
+        "natural": p_nat | b_nat,
+        "anyone_drew": (p_count > 2) | (b_count > 2),
+        "player_pair": p_pair,
+        "banker_pair": b_pair,
+        "any_pair": p_pair | b_pair,
+        "perfect_pair": (player[:, 0] == player[:, 1]) | (banker[:, 0] == banker[:, 1]),
+    }
+    return {name: np.asarray(columns[name]).astype(dtype) for name, (_, dtype) in FEATURES.items()}

@@ -8,11 +8,9 @@ column of bets at once with numpy and gives identical results (a property test h
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
 
-from engine.ruleset import PayRule, Ruleset
+from engine.ruleset import BET_CODES, MODES, PayRule, Ruleset
 
 
 def round_to_unit(numerator: int, denominator: int, rule: str) -> int:
@@ -61,7 +59,7 @@ def settle(
     return credit_for(stake, matching_rule(ruleset.paytable(bet_type, mode), features), ruleset.rounding)
 
 
-def _round_column(num: np.ndarray, den: int, rule: str) -> np.ndarray:
+def _round_column(num: np.ndarray, den: int | np.ndarray, rule: str) -> np.ndarray:
     q, r = np.divmod(num, den)
     if rule == "floor":
         return q
@@ -72,6 +70,49 @@ def _round_column(num: np.ndarray, den: int, rule: str) -> np.ndarray:
     raise ValueError(f"unknown rounding rule {rule!r}")
 
 
+def encode(values: np.ndarray, vocabulary: tuple[str, ...]) -> np.ndarray:
+    """Index of each value in `vocabulary` (int64), -1 for a value that is not in it."""
+    values = np.asarray(values)
+    lookup = {v: i for i, v in enumerate(vocabulary)}
+    if values.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    try:
+        distinct, inverse = np.unique(values, return_inverse=True)  # few distinct values: look each up once
+    except TypeError:  # an object array mixing str and None: one lookup per value
+        return np.fromiter((lookup.get(v, -1) if isinstance(v, str) else -1 for v in values), np.int64, len(values))
+    codes = np.array([lookup.get(v, -1) if isinstance(v, str) else -1 for v in distinct.tolist()], dtype=np.int64)
+    return codes[inverse.reshape(-1)]
+
+
+def paytable_index(ruleset: Ruleset, features: dict[str, np.ndarray], n_rounds: int):
+    """For every (bet code, mode) of the ruleset and every round: which paytable rule the round matches
+    first. Returns (rule, offered, odds_num, odds_den, push): `rule[slot, round]` is an index into the
+    last three arrays, -1 when no rule matches (the bet loses); slot = code index * len(MODES) + mode
+    index (BET_CODES, MODES); `offered[slot]` is False where the ruleset does not offer the code in the
+    mode. The rules are matched once per round, not once per bet."""
+    n_slots = len(BET_CODES) * len(MODES)
+    rule = np.full((n_slots, n_rounds), -1, dtype=np.int16)
+    offered = np.zeros(n_slots, dtype=bool)
+    nums, dens, pushes = [], [], []
+    for mode, codes in ruleset.modes.items():
+        m = MODES.index(mode)
+        for code in codes:
+            slot = BET_CODES.index(code) * len(MODES) + m
+            offered[slot] = True
+            undecided = np.ones(n_rounds, dtype=bool)
+            for pay in ruleset.paytable(code, mode):
+                hit = undecided.copy()
+                for name, allowed in pay.when:
+                    hit &= np.isin(features[name], np.array(allowed))
+                rule[slot, hit] = len(nums)
+                nums.append(pay.odds.numerator if pay.odds is not None else 0)
+                dens.append(pay.odds.denominator if pay.odds is not None else 1)
+                pushes.append(pay.odds is None)
+                undecided &= ~hit
+    return (rule, offered, np.array(nums, dtype=np.int64), np.array(dens, dtype=np.int64),
+            np.array(pushes, dtype=bool))
+
+
 def settle_columns(
     ruleset: Ruleset,
     bet_types: np.ndarray,
@@ -80,34 +121,29 @@ def settle_columns(
     round_index: np.ndarray,
     features: dict[str, np.ndarray],
     cancelled: np.ndarray,
+    *,
+    bet_type_codes: np.ndarray | None = None,
+    mode_codes: np.ndarray | None = None,
 ) -> np.ndarray:
     """Credits (int64) for columns of bets. `round_index[i]` points bet i at its round's row in the
-    `features` columns (from `feature_columns`); `cancelled` is per round."""
+    `features` columns (from `feature_columns`); `cancelled` is per round. `bet_type_codes` and
+    `mode_codes` (indices in BET_CODES and MODES, -1 for anything else) may be given instead of being
+    worked out from the strings."""
     stakes = np.asarray(stakes, dtype=np.int64)
     round_index = np.asarray(round_index, dtype=np.intp)
-    credit = stakes.copy()  # refund unless a paytable says otherwise
-    open_bets = ~np.asarray(cancelled, dtype=bool)[round_index]
-    bet_types = np.asarray(bet_types)
-    modes = np.asarray(modes)
-    for mode, offered in ruleset.modes.items():
-        in_mode = open_bets & (modes == mode)
-        for code in offered:
-            rows = np.flatnonzero(in_mode & (bet_types == code))
-            if rows.size == 0:
-                continue
-            idx = round_index[rows]
-            s = stakes[rows]
-            out = np.zeros(rows.size, dtype=np.int64)
-            undecided = np.ones(rows.size, dtype=bool)
-            for rule in ruleset.paytable(code, mode):
-                hit = undecided.copy()
-                for name, allowed in rule.when:
-                    hit &= np.isin(features[name][idx], np.array(allowed))
-                if rule.odds is None:
-                    out[hit] = s[hit]
-                else:
-                    odds: Fraction = rule.odds
-                    out[hit] = s[hit] + _round_column(s[hit] * odds.numerator, odds.denominator, ruleset.rounding)
-                undecided &= ~hit
-            credit[rows] = out
+    cancelled = np.asarray(cancelled, dtype=bool)
+    types = encode(bet_types, BET_CODES) if bet_type_codes is None else np.asarray(bet_type_codes, dtype=np.int64)
+    mode = encode(modes, MODES) if mode_codes is None else np.asarray(mode_codes, dtype=np.int64)
+    rule, offered, nums, dens, pushes = paytable_index(ruleset, features, len(cancelled))
+    slot = np.where((types >= 0) & (mode >= 0), types * len(MODES) + mode, 0)
+    settles = ~cancelled[round_index] & (types >= 0) & (mode >= 0) & offered[slot]  # the others: refunded
+    credit = stakes.copy()
+    rows = np.flatnonzero(settles)
+    matched = rule[slot[rows], round_index[rows]].astype(np.intp)
+    s = stakes[rows]
+    won = matched >= 0
+    k = np.where(won, matched, 0)
+    win = s * nums[k]  # exact integers: the stake times the odds' numerator, then one rounding
+    paid = np.where(pushes[k], s, s + _round_column(win, dens[k], ruleset.rounding))
+    credit[rows] = np.where(won, paid, 0)
     return credit

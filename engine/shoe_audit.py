@@ -11,9 +11,26 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.betting_audit import BetColumns, RoundFacts, audit_bets
-from engine.dealing_audit import RecordedRound, RoundReplay, audit_dealing
-from engine.features import round_features
+from engine.betting_audit import (
+    BetColumns,
+    BetFindings,
+    RoundFactColumns,
+    RoundFacts,
+    audit_bets,
+    audit_bets_columns,
+    placeholder_features,
+)
+from engine.dealing_audit import (
+    DealingColumns,
+    RecordedRound,
+    RoundColumns,
+    RoundReplay,
+    ShoeColumns,
+    audit_dealing,
+    audit_dealing_batch,
+    recorded_hands,
+)
+from engine.features import hand_feature_columns, round_features
 from engine.findings import Finding
 from engine.ruleset import Ruleset
 
@@ -69,10 +86,59 @@ def audit_shoe(
         )
     else:
         keep = np.flatnonzero(settleable)
-        sub = BetColumns(*(getattr(bets, f)[keep] for f in BetColumns.__dataclass_fields__))
+        sub = bets.take(keep)
         expected = np.zeros(len(bets), dtype=np.int64)
         sub_expected, bet_findings = audit_bets(
             rs, table.table_id, shoe.shoe_id, table.currency, table.table_max, table.limits, facts, sub
         )
         expected[keep] = sub_expected
     return ShoeAudit(replays, expected, settleable, findings + bet_findings)
+
+
+@dataclass
+class ShoesAudit:
+    """`audit_shoe` of many shoes of one table, as columns (see audit_shoes)."""
+
+    dealing: DealingColumns  # one row per round
+    rounds: RoundFactColumns  # what the betting audit saw of each round (round_id, shoe_id, features...)
+    expected: np.ndarray  # expected credit per bet (int64), meaningful where `settleable`
+    settleable: np.ndarray  # False: the bet's round has no complete hands to settle from
+    bet_findings: BetFindings  # rows index the bets given to audit_shoes
+
+    def findings(self, table_id: str, bets: BetColumns) -> list[Finding]:
+        """Every finding as a Finding: the dealing ones, then the ones on bets."""
+        return self.dealing.findings + self.bet_findings.findings(table_id, self.rounds, bets)
+
+
+def audit_shoes(
+    table: TableInfo,
+    shoes: ShoeColumns,
+    rounds: RoundColumns,
+    betting_closed_at: np.ndarray,
+    bets: BetColumns,
+) -> ShoesAudit:
+    """`audit_shoe` for every shoe of `shoes` (all of `table`) at once: the dealing replay of every
+    shoe (engine.dealing_audit.audit_dealing_batch) and the betting audit of every bet, with the same
+    results. `rounds` are sorted by shoe, round_no, round_id; `betting_closed_at[i]` belongs to round i;
+    `bets.round_index` points into `rounds`."""
+    rs = table.ruleset
+    dealing = audit_dealing_batch(table.table_id, shoes, rounds, rs.shoe)
+    player, banker, complete = recorded_hands(rounds)
+    with_features = complete & ~rounds.cancelled
+    features = placeholder_features(len(rounds))
+    for name, column in hand_feature_columns(player[with_features], banker[with_features]).items():
+        features[name][with_features] = column
+    facts = RoundFactColumns(rounds.round_id, np.asarray(rounds.round_no, dtype=np.int64),
+                             np.asarray(shoes.shoe_id, dtype=object)[rounds.shoe], rounds.cancelled,
+                             np.asarray(betting_closed_at, dtype=np.int64), features)
+    round_ok = rounds.cancelled | with_features
+    settleable = round_ok[bets.round_index] if len(bets) else np.zeros(0, dtype=bool)
+    args = (rs, table.table_id, table.currency, table.table_max, table.limits, facts)
+    if settleable.all():
+        expected, found = audit_bets_columns(*args, bets)
+    else:
+        keep = np.flatnonzero(settleable)
+        expected = np.zeros(len(bets), dtype=np.int64)
+        expected[keep], found = audit_bets_columns(*args, bets.take(keep))
+        found.row = keep[np.asarray(found.row, dtype=np.int64)].tolist()
+    return ShoesAudit(dealing, facts, expected, settleable, found)

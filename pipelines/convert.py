@@ -10,10 +10,20 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.betting_audit import BetColumns
-from engine.dealing_audit import RecordedRound
-from engine.findings import Finding
-from engine.ruleset import load_ruleset
-from engine.shoe_audit import ShoeAudit, ShoeRecord, TableInfo, audit_shoe
+from engine.cards import CARD_CODES
+from engine.dealing_audit import (
+    DECISION_TEXTS,
+    NO_SCORE,
+    OUTCOMES,
+    DealingColumns,
+    RecordedRound,
+    RoundColumns,
+    ShoeColumns,
+)
+from engine.findings import SEVERITY, Finding
+from engine.ruleset import BET_CODES, MODES, load_ruleset
+from engine.shoe_audit import TableInfo, audit_shoes
+from schemas.contract import CARDS, TIMESTAMP
 from schemas.outputs import FINDINGS, QUARANTINE, ROUND_REPLAYS, SETTLEMENTS
 
 
@@ -36,76 +46,269 @@ def _dates(ts: pa.ChunkedArray | pa.Array) -> pa.Array:
 def audit_shoe_tables(
     table: TableInfo, shoe_row: Mapping, rounds: pa.Table, bets: pa.Table
 ) -> tuple[pa.Table, pa.Table, pa.Table, pa.Table]:
-    """Audit one shoe from its canonical rows. Returns (round_replays, settlements, findings, quarantine)."""
-    rounds = rounds.sort_by([("round_no", "ascending"), ("round_id", "ascending")])
-    recorded = [
-        RecordedRound(r["round_id"], r["round_no"], r["status"], tuple(r["player_cards"] or ()),
-                      tuple(r["banker_cards"] or ()), r["player_score"], r["banker_score"], r["outcome"])
-        for r in rounds.select(["round_id", "round_no", "status", "player_cards", "banker_cards", "player_score",
-                                "banker_score", "outcome"]).to_pylist()
-    ]
-    closed = pc.cast(rounds["betting_closed_at"], pa.int64()).to_numpy(zero_copy_only=False)
-    round_index = pc.index_in(bets["round_id"], rounds["round_id"]).to_numpy(zero_copy_only=False)
-    columns = BetColumns(
-        bet_id=bets["bet_id"].to_numpy(zero_copy_only=False),
-        round_index=round_index.astype(np.int64),
-        account_id=bets["account_id"].to_numpy(zero_copy_only=False),
-        placed_at=pc.cast(bets["placed_at"], pa.int64()).to_numpy(zero_copy_only=False),
-        bet_type=bets["bet_type"].to_numpy(zero_copy_only=False),
-        mode=bets["mode"].to_numpy(zero_copy_only=False),
-        stake=bets["stake"].to_numpy(zero_copy_only=False),
-        paid=bets["paid"].to_numpy(zero_copy_only=False),
+    """Audit one shoe from its canonical rows. Returns (round_replays, settlements, findings, quarantine).
+
+    `rounds` are the shoe's rounds and `bets` the bets on them (with _source_file/_source_row)."""
+    shoe = pa.Table.from_pylist([{name: shoe_row.get(name) for name in _SHOE_COLUMNS.names}], _SHOE_COLUMNS)
+    return _audit(table, shoe, rounds, np.zeros(rounds.num_rows, dtype=np.int64), bets)
+
+
+def audit_shoes_tables(
+    table: TableInfo, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *, compact: bool = False
+) -> tuple[pa.Table, pa.Table, pa.Table, pa.Table]:
+    """Audit many shoes of one table at once (the same results as audit_shoe_tables shoe by shoe, in
+    one pass of the engine: see engine.shoe_audit.audit_shoes). Every shoe_id of `shoes` must be
+    there once, every round's shoe among them, every bet's round among the rounds; a bet matches its
+    round by `_shoe_id` too when it has that column (round ids repeated across shoes).
+
+    `compact`: the settlements may keep repeated strings dictionary-encoded (cheaper to shuffle; the
+    output writer casts them to the schema's plain strings)."""
+    shoe_of_round = pc.index_in(rounds["shoe_id"], shoes["shoe_id"])
+    if shoe_of_round.null_count:
+        raise ValueError("audit_shoes_tables: a round's shoe is not among the shoes")
+    return _audit(table, shoes, rounds, shoe_of_round.to_numpy(zero_copy_only=False).astype(np.int64), bets,
+                  compact)
+
+
+# the shoe columns the audit reads
+_SHOE_COLUMNS = pa.schema([("shoe_id", pa.string()), ("decks", pa.int8()), ("cards", CARDS),
+                           ("cut_index", pa.int32()), ("opened_at", TIMESTAMP)])
+_CARD_CODES = pa.array(CARD_CODES, pa.string())
+_DECISIONS = pa.array(DECISION_TEXTS, pa.string())
+_OUTCOMES = pa.array(OUTCOMES, pa.string())
+_BET_CODES = pa.array(BET_CODES, pa.string())
+_MODES = pa.array(MODES, pa.string())
+
+
+class _Strings:
+    """A string column the engine reads only where it indexes it (the texts of flagged bets): turning
+    every bet's id into a Python string would cost more than auditing the bet. Indexed by an int it
+    gives that string; by an array of rows, another _Strings (`tolist()` gives the strings)."""
+
+    def __init__(self, array: pa.Array):
+        self.array = array
+
+    def __len__(self) -> int:
+        return len(self.array)
+
+    def __getitem__(self, rows):
+        if isinstance(rows, int | np.integer):
+            return self.array[int(rows)].as_py()
+        return _Strings(self.array.take(pa.array(np.asarray(rows, dtype=np.int64))))
+
+    def tolist(self) -> list:
+        return self.array.to_pylist()
+
+
+def _array(column: pa.ChunkedArray | pa.Array) -> pa.Array:
+    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+
+
+def _code_column(values: pa.Array | pa.ChunkedArray, vocabulary: pa.Array, dtype=np.int64) -> np.ndarray:
+    """Index of each value in `vocabulary`, -1 for anything else (null included)."""
+    values = _array(values)
+    if pa.types.is_dictionary(values.type):  # look up the few distinct values, then spread
+        codes = _code_column(values.dictionary, vocabulary, dtype)
+        return np.where(values.is_valid().to_numpy(zero_copy_only=False),
+                        codes[pc.fill_null(values.indices, 0).to_numpy(zero_copy_only=False)], -1).astype(dtype)
+    return pc.fill_null(pc.index_in(values, value_set=vocabulary), -1).to_numpy(zero_copy_only=False).astype(dtype)
+
+
+def plain(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """A dictionary-encoded column as its plain values (any other column as it is)."""
+    return pc.cast(column, column.type.value_type) if pa.types.is_dictionary(column.type) else column
+
+
+def plain_table(table: pa.Table) -> pa.Table:
+    """Every dictionary-encoded column of `table` as plain values."""
+    for i, f in enumerate(table.schema):
+        if pa.types.is_dictionary(f.type):
+            table = table.set_column(i, f.with_type(f.type.value_type), plain(table.column(i)))
+    return table
+
+
+def _dictionary(indices: np.ndarray, values: pa.Array) -> pa.Array:
+    return pa.DictionaryArray.from_arrays(pa.array(indices.astype(np.int32)), values)
+
+
+def _card_lists(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """A list<string> column of cards -> (card indices of every list, one after the other; offsets);
+    a null list counts as empty."""
+    lists = _array(column)
+    lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False).astype(np.int64)
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    return _code_column(lists.flatten(), _CARD_CODES, np.int16), offsets
+
+
+def _ints(column, fill: int) -> np.ndarray:
+    return pc.fill_null(column, fill).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _micros(column) -> np.ndarray:
+    return pc.cast(column, pa.int64()).to_numpy(zero_copy_only=False)
+
+
+def _const(value: str, n: int) -> pa.Array:
+    return pa.array([value], pa.string()).take(pa.array(np.zeros(n, dtype=np.int64)))
+
+
+def _hands(cards: np.ndarray) -> pa.Array:
+    """(rounds, 3) card indices (-1 after the last card) -> list<string> (no card: an empty list)."""
+    present = cards >= 0
+    offsets = np.concatenate([[0], np.cumsum(present.sum(axis=1))]).astype(np.int32)
+    return pa.ListArray.from_arrays(pa.array(offsets), _CARD_CODES.take(pa.array(cards[present].astype(np.int64))),
+                                    type=CARDS)
+
+
+def _nullable(values: np.ndarray, none: int, type_: pa.DataType) -> pa.Array:
+    return pa.array(values, type=type_, mask=values == none)
+
+
+def _audit(table: TableInfo, shoes: pa.Table, rounds: pa.Table, shoe_of_round: np.ndarray, bets: pa.Table,
+           compact: bool = False):
+    shoes = shoes.combine_chunks()
+    # rounds sorted by shoe, round_no, round_id (the order audit_dealing replays them in)
+    order = pc.sort_indices(pa.table({"s": shoe_of_round, "n": rounds["round_no"], "r": rounds["round_id"]}),
+                            sort_keys=[("s", "ascending"), ("n", "ascending"), ("r", "ascending")])
+    rounds = rounds.take(order).combine_chunks()
+    round_shoe = shoe_of_round[order.to_numpy()]
+    R = rounds.num_rows
+
+    cards = shoes["cards"]
+    shoe_codes, shoe_offsets = _card_lists(cards)
+    shoe_ids = shoes["shoe_id"].to_numpy(zero_copy_only=False)
+    shoe_cols = ShoeColumns(shoe_ids, _ints(shoes["decks"], 0), _ints(shoes["cut_index"], -1), shoe_codes,
+                            shoe_offsets, lambda s: tuple(cards[s].as_py() or ()))
+    round_ids = rounds["round_id"].to_numpy(zero_copy_only=False)
+    p_codes, p_offsets = _card_lists(rounds["player_cards"])
+    b_codes, b_offsets = _card_lists(rounds["banker_cards"])
+    status = rounds["status"]
+
+    def recorded(i: int) -> RecordedRound:
+        r = {c: rounds[c][i].as_py() for c in ("round_id", "round_no", "status", "player_cards", "banker_cards",
+                                                "player_score", "banker_score", "outcome")}
+        return RecordedRound(r["round_id"], r["round_no"], r["status"], tuple(r["player_cards"] or ()),
+                             tuple(r["banker_cards"] or ()), r["player_score"], r["banker_score"], r["outcome"])
+
+    round_cols = RoundColumns(
+        round_shoe, round_ids, _ints(rounds["round_no"], 0),
+        pc.fill_null(pc.equal(status, "settled"), False).to_numpy(zero_copy_only=False),
+        pc.fill_null(pc.equal(status, "cancelled"), False).to_numpy(zero_copy_only=False),
+        p_codes, p_offsets, b_codes, b_offsets, _ints(rounds["player_score"], NO_SCORE),
+        _ints(rounds["banker_score"], NO_SCORE), _code_column(rounds["outcome"], _OUTCOMES), recorded)
+
+    # bets -> their round (by round_id; by shoe and round_id where round ids repeat across shoes)
+    bets = bets.combine_chunks()
+    if "_shoe_id" in bets.column_names and pc.count_distinct(rounds["round_id"]).as_py() < R:
+        sep = "\x1f"
+        keys = pc.binary_join_element_wise(pa.array(shoe_ids[round_shoe], pa.string()), rounds["round_id"], sep)
+        round_of_bet = pc.index_in(pc.binary_join_element_wise(plain(bets["_shoe_id"]), bets["round_id"], sep), keys)
+    else:
+        round_of_bet = pc.index_in(bets["round_id"], rounds["round_id"])
+    if round_of_bet.null_count:
+        raise ValueError("audit_shoes_tables: a bet's round is not among the rounds")
+    ri = round_of_bet.to_numpy(zero_copy_only=False).astype(np.int64)
+    accounts = _array(bets["account_id"]).dictionary_encode()
+    rank = np.empty(len(accounts.dictionary), dtype=np.int64)
+    rank[pc.sort_indices(accounts.dictionary).to_numpy()] = np.arange(len(accounts.dictionary))
+    bet_cols = BetColumns(
+        bet_id=_Strings(_array(bets["bet_id"])), round_index=ri, account_id=_Strings(_array(bets["account_id"])),
+        placed_at=_micros(bets["placed_at"]), bet_type=_Strings(_array(bets["bet_type"])),
+        mode=_Strings(_array(bets["mode"])), stake=_ints(bets["stake"], 0), paid=_ints(bets["paid"], 0),
+        bet_type_code=_code_column(bets["bet_type"], _BET_CODES), mode_code=_code_column(bets["mode"], _MODES),
+        account_code=rank[accounts.indices.to_numpy(zero_copy_only=False).astype(np.int64)],
     )
-    shoe = ShoeRecord(shoe_row["shoe_id"], tuple(shoe_row["cards"] or ()), shoe_row["decks"], shoe_row["cut_index"])
-    result = audit_shoe(table, shoe, recorded, closed, columns)
+    result = audit_shoes(table, shoe_cols, round_cols, _micros(rounds["betting_closed_at"]), bet_cols)
+
     round_dates = _dates(rounds["betting_opened_at"])
-    shoe_date = _dates(pa.array([shoe_row["opened_at"]], pa.timestamp("us", tz="UTC")))[0].as_py()
+    shoe_dates = _dates(shoes["opened_at"])
+    shoe_id_of_round = pa.array(shoe_ids, pa.string()).take(pa.array(round_shoe))
     return (
-        _replays(table.table_id, shoe.shoe_id, result, round_dates),
-        _settlements(table, shoe.shoe_id, rounds, bets, columns, result, round_dates),
-        findings_table(result.findings, dict(zip(rounds["round_id"].to_pylist(), round_dates.to_pylist(),
-                                                 strict=True)), shoe_date),
-        _unsettleable(bets, result, round_dates, columns),
+        _replays(table.table_id, rounds, shoe_id_of_round, result.dealing, round_dates),
+        _settlements(table, rounds, shoe_ids, round_shoe, bets, ri, result, round_dates, compact),
+        _findings(table.table_id, result, ri, bets, round_ids, shoe_id_of_round, round_dates, shoe_dates),
+        _unsettleable(bets, result, round_dates, ri),
     )
 
 
-def _replays(table_id: str, shoe_id: str, result: ShoeAudit, round_dates: pa.Array) -> pa.Table:
-    rows = []
-    for rep, date in zip(result.round_replays, round_dates.to_pylist(), strict=True):
-        row = {k: getattr(rep, k) for k in ROUND_REPLAYS.names if hasattr(rep, k)}
-        row.update(business_date=date, table_id=table_id, shoe_id=shoe_id, finding_kinds=rep.findings)
-        rows.append(row)
-    return pa.Table.from_pylist(rows, ROUND_REPLAYS)
+def _replays(table_id: str, rounds: pa.Table, shoe_ids: pa.Array, d: DealingColumns, round_dates: pa.Array
+             ) -> pa.Table:
+    R = rounds.num_rows
+    empty = pa.scalar([], CARDS)
+    kinds = d.finding_kinds
+    decided = d.decisions >= 0
+    return pa.Table.from_arrays([
+        round_dates, _const(table_id, R), shoe_ids, rounds["round_id"], rounds["round_no"], rounds["status"],
+        _nullable(d.shoe_position, -1, pa.int32()), pa.array(d.rounds_before, pa.int32()),
+        _hands(d.expected_player), _hands(d.expected_banker),
+        _nullable(d.expected_player_score, -1, pa.int8()), _nullable(d.expected_banker_score, -1, pa.int8()),
+        _OUTCOMES.take(pa.array(d.expected_outcome.astype(np.int64), mask=d.expected_outcome < 0)),
+        pc.fill_null(rounds["player_cards"], empty), pc.fill_null(rounds["banker_cards"], empty),
+        rounds["player_score"], rounds["banker_score"], rounds["outcome"],
+        pa.array(d.cut_card_round, pa.bool_()), pa.array(d.after_cut, pa.bool_()),
+        pa.ListArray.from_arrays(pa.array(np.concatenate([[0], np.cumsum(decided.sum(axis=1))]).astype(np.int32)),
+                                 _DECISIONS.take(pa.array(d.decisions[decided].astype(np.int64)))),
+        pa.ListArray.from_arrays(pa.array(np.concatenate([[0], np.cumsum([len(k) for k in kinds])]).astype(np.int32)),
+                                 pa.array([k for ks in kinds for k in ks], pa.string())),
+    ], schema=ROUND_REPLAYS)
 
 
-def _settlements(table, shoe_id, rounds, bets, columns, result, round_dates) -> pa.Table:
+def _settlements(table, rounds, shoe_ids, round_shoe, bets, ri, result, round_dates, compact) -> pa.Table:
     keep = np.flatnonzero(result.settleable)
-    idx = pa.array(columns.round_index[keep])
-    b = bets.take(pa.array(keep))
-    expected = pa.array(result.expected[keep], pa.int64())
-    n = len(keep)
-    return pa.table({
-        "business_date": round_dates.take(idx),
-        "table_id": pa.array([table.table_id] * n, pa.string()),
-        "shoe_id": pa.array([shoe_id] * n, pa.string()),
-        "round_id": b["round_id"],
-        "round_no": rounds["round_no"].take(idx),
-        "round_status": rounds["status"].take(idx),
-        "bet_id": b["bet_id"], "account_id": b["account_id"], "placed_at": b["placed_at"],
-        "bet_type": b["bet_type"], "mode": b["mode"], "currency": b["currency"],
-        "stake": b["stake"], "paid": b["paid"], "expected": expected,
-        "delta": pc.subtract(b["paid"], expected),
-        "source_file": b["_source_file"], "source_row": b["_source_row"],
-    }, schema=SETTLEMENTS)
+    b = bets if len(keep) == bets.num_rows else bets.take(pa.array(keep))
+    r = ri[keep]
+    idx = pa.array(r)
+    expected = result.expected[keep]
+    if compact:  # the table, shoe and status of every bet as dictionaries (see audit_shoes_tables)
+        status = _array(rounds["status"]).dictionary_encode()
+        per_bet = [_dictionary(np.zeros(len(keep)), pa.array([table.table_id], pa.string())),
+                   _dictionary(round_shoe[r], pa.array(shoe_ids, pa.string())), b["round_id"],
+                   rounds["round_no"].take(idx), _dictionary(status.indices.to_numpy(zero_copy_only=False)[r],
+                                                             status.dictionary)]
+    else:
+        per_bet = [_const(table.table_id, len(keep)), pa.array(shoe_ids, pa.string()).take(pa.array(round_shoe[r])),
+                   b["round_id"], rounds["round_no"].take(idx), rounds["status"].take(idx)]
+    columns = [round_dates.take(idx), *per_bet, b["bet_id"], b["account_id"], b["placed_at"], b["bet_type"], b["mode"],
+               b["currency"], b["stake"], b["paid"], pa.array(expected, pa.int64()),
+               pa.array(_ints(b["paid"], 0) - expected, pa.int64()), b["_source_file"], b["_source_row"]]
+    if compact:
+        return pa.Table.from_arrays(columns, names=SETTLEMENTS.names)
+    return pa.Table.from_arrays([plain(c) for c in columns], schema=SETTLEMENTS)
 
 
-def _unsettleable(bets, result, round_dates, columns) -> pa.Table:
+def _findings(table_id, result, ri, bets, round_ids, shoe_ids, round_dates, shoe_dates) -> pa.Table:
+    """The findings table: the dealing findings (few Finding objects), then the bet findings (columns)."""
+    dealing, found = result.dealing, result.bet_findings
+    rows = np.asarray(found.row, dtype=np.int64)
+    bet_rounds = ri[rows]
+    n = len(dealing.findings) + len(rows)
+    day = pc.cast(round_dates, pa.int32()).to_numpy(zero_copy_only=False)
+    shoe_day = pc.cast(shoe_dates, pa.int32()).to_numpy(zero_copy_only=False)
+    k = dealing.finding_round
+    dates = np.concatenate([np.where(k >= 0, day[np.maximum(k, 0)] if len(day) else 0, shoe_day[dealing.finding_shoe]),
+                            day[bet_rounds]]).astype(np.int32)
+    take = pa.array(rows)
+    kind = [f.kind for f in dealing.findings] + found.kind
+    return pa.Table.from_arrays([
+        pa.array(dates, pa.int32()).cast(pa.date32()), pa.array(kind, pa.string()),
+        pa.array([SEVERITY[x] for x in kind], pa.string()), _const(table_id, n),
+        pa.array([f.shoe_id for f in dealing.findings] + shoe_ids.take(pa.array(bet_rounds)).to_pylist(), pa.string()),
+        pa.array([f.round_id for f in dealing.findings] + round_ids[bet_rounds].tolist(), pa.string()),
+        pa.array([f.bet_id for f in dealing.findings] + bets["bet_id"].take(take).to_pylist(), pa.string()),
+        pa.array([f.account_id for f in dealing.findings] + bets["account_id"].take(take).to_pylist(), pa.string()),
+        pa.array([f.expected for f in dealing.findings] + found.expected, pa.string()),
+        pa.array([f.recorded for f in dealing.findings] + found.recorded, pa.string()),
+        pa.array([f.message for f in dealing.findings] + found.message, pa.string()),
+    ], schema=FINDINGS)
+
+
+def _unsettleable(bets, result, round_dates, ri) -> pa.Table:
     rows = np.flatnonzero(~result.settleable)
     if rows.size == 0:
         return QUARANTINE.empty_table()
-    b = bets.take(pa.array(rows))
+    b = plain_table(bets.take(pa.array(rows)))
     return quarantine_table(b, "bets", "the bet's round is recorded as settled without two complete hands",
-                            round_dates.take(pa.array(columns.round_index[rows])), "bet_id")
+                            round_dates.take(pa.array(ri[rows])), "bet_id")
 
 
 def findings_table(findings: Sequence[Finding], round_dates: Mapping[str, object], default_date) -> pa.Table:

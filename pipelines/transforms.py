@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 from apache_beam.metrics import Metrics
 
 from engine.findings import KINDS, Finding
-from pipelines.convert import audit_shoe_tables, findings_table, quarantine_table, table_infos
+from pipelines.convert import audit_shoes_tables, findings_table, plain, plain_table, quarantine_table, table_infos
 from schemas.outputs import FINDINGS, QUARANTINE
 
 OUT_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE = "round_replays", "settlements", "findings", "quarantine"
@@ -91,12 +91,86 @@ class CollectTable(beam.PTransform):
         return batches | beam.CombineGlobally(_ConcatTables(self.schema))
 
 
-ROUND_INDEX = pa.schema([("round_id", pa.string()), ("shoe_id", pa.string()), ("table_id", pa.string())])
+# The audit's unit of work is a group of shoes: the shoes of one table opened on one UTC day (a
+# table-day: one ruleset, a few dozen shoes of a few thousand rounds, or as many one-round shoes on a
+# table that reshuffles every hand). Every row of a shoe goes to its shoe's group, looked up by
+# shoe_id in SHOE_GROUPS (a small side input), so a shoe is never split even when its rounds or bets
+# disagree with it on table or date. Groups rather than single shoes keep the elements coarse: a
+# shuffle of a handful of big Arrow tables instead of one per shoe, and one engine call per group.
+SHOE_GROUPS = pa.schema([("shoe_id", pa.string()), ("_group", pa.string())])
+ROUND_INDEX = pa.schema([("round_id", pa.string()), ("shoe_id", pa.string()), ("_group", pa.string())])
+_GROUP, _SHOE = "_group", "_shoe_id"
+
+
+def _orphan_group(shoe_ids: pa.Array) -> pa.Array:
+    """The group of a shoe_id that is not exactly once in the shoes: that shoe alone."""
+    return pc.binary_join_element_wise("shoe:", shoe_ids, "")
+
+
+def _shoe_groups(shoes: pa.Table) -> pa.Table:
+    """shoe_id -> group ("<table_id>/<opening date>") of one batch of shoes."""
+    day = pc.cast(pc.cast(pc.cast(shoes["opened_at"], pa.timestamp("us")), pa.date32()), pa.string())
+    group = pc.binary_join_element_wise(pc.cast(shoes["table_id"], pa.string()), pc.fill_null(day, "?"), "/")
+    return pa.table({"shoe_id": shoes["shoe_id"], _GROUP: group}, schema=SHOE_GROUPS)
+
+
+class _ShoeGroupIndex(_ConcatTables):
+    """Every shoe's group in one table, one row per shoe_id, sorted. A shoe_id recorded more than once
+    keeps its group when every copy has the same (the group quarantines the copies together), else gets
+    a group of its own. (Identical rows are merged first: that is also what makes the index right on
+    Beam's DaskRunner 2.77, which can hand a side input the same rows several times.)"""
+
+    def __init__(self):
+        super().__init__(SHOE_GROUPS)
+
+    def extract_output(self, acc):
+        index = super().extract_output(acc).group_by(["shoe_id", _GROUP]).aggregate([])
+        index = pa.table({"shoe_id": index["shoe_id"], _GROUP: index[_GROUP]}, schema=SHOE_GROUPS)
+        counts = pc.value_counts(index["shoe_id"])
+        repeated = counts.field("values").filter(pc.greater(counts.field("counts"), 1))
+        if len(repeated):
+            index = pa.table({"shoe_id": index["shoe_id"], _GROUP: pc.if_else(
+                pc.is_in(index["shoe_id"], repeated), _orphan_group(index["shoe_id"]), index[_GROUP])},
+                schema=SHOE_GROUPS)
+            index = index.group_by(["shoe_id", _GROUP]).aggregate([])
+            index = pa.table({"shoe_id": index["shoe_id"], _GROUP: index[_GROUP]}, schema=SHOE_GROUPS)
+        return index.sort_by([("shoe_id", "ascending"), (_GROUP, "ascending")]).combine_chunks()
+
+
+def _group_of(shoe_ids, shoe_groups: pa.Table) -> pa.Array:
+    pos = pc.index_in(shoe_ids, shoe_groups["shoe_id"])
+    return pc.coalesce(shoe_groups[_GROUP].take(pos), _orphan_group(shoe_ids))
+
+
+def _by_group(rows: pa.Table, shoe_groups: pa.Table):
+    """(group, rows of that group) for a batch of shoes or rounds."""
+    keyed = rows.append_column(_GROUP, _group_of(rows["shoe_id"], shoe_groups))
+    for group, part in split_by_key(keyed, _GROUP):
+        yield group, part.drop_columns([_GROUP])
+
+
+def _round_index(rounds: pa.Table, shoe_groups: pa.Table) -> pa.Table:
+    return pa.table({"round_id": rounds["round_id"], "shoe_id": rounds["shoe_id"],
+                     _GROUP: _group_of(rounds["shoe_id"], shoe_groups)}, schema=ROUND_INDEX)
+
+
+# Strings that repeat from row to row travel dictionary-encoded through the shuffles (a bet row group's
+# file name alone is ~70 bytes on every row); the output writer casts them back to plain strings.
+_DICTIONARY_COLUMNS = ("table_id", "currency", "bet_type", "mode", "channel", "_source_file", _SHOE)
+
+
+def _compact(table: pa.Table) -> pa.Table:
+    for name in _DICTIONARY_COLUMNS:
+        i = table.schema.get_field_index(name)
+        if i >= 0 and pa.types.is_string(table.schema.field(i).type):
+            table = table.set_column(i, table.schema.field(i).with_type(pa.dictionary(pa.int32(), pa.string())),
+                                     pc.dictionary_encode(table.column(i)))
+    return table
 
 
 class _PlaceBets(beam.DoFn):
-    """Give each bet its shoe via the round index; bets on unknown rounds go to quarantine with an
-    UNKNOWN_ROUND finding."""
+    """Give each bet its shoe and group via the round index; bets on unknown rounds go to quarantine with
+    an UNKNOWN_ROUND finding."""
 
     def __init__(self):
         self.unknown = Metrics.counter("audit", "bets_unknown_round")
@@ -106,9 +180,11 @@ class _PlaceBets(beam.DoFn):
         known = pc.is_valid(pos)
         placed = bets.filter(known)
         if placed.num_rows:
-            shoe_ids = round_index["shoe_id"].take(pos.filter(known))
-            for pair in split_by_key(placed.append_column("_shoe_id", shoe_ids), "_shoe_id"):
-                yield "bets", pair
+            at = pos.filter(known)
+            placed = placed.append_column(_SHOE, round_index["shoe_id"].take(at)).append_column(
+                _GROUP, round_index[_GROUP].take(at))
+            for group, part in split_by_key(placed, _GROUP):
+                yield "bets", (group, _compact(part.drop_columns([_GROUP])))
         lost = bets.filter(pc.invert(known))
         if lost.num_rows == 0:
             return
@@ -133,8 +209,8 @@ class _PlaceBets(beam.DoFn):
         yield OUT_FINDINGS, findings_table(findings, {}, None).set_column(0, "business_date", dates)
 
 
-class _AuditShoe(beam.DoFn):
-    """One shoe with its rounds and bets through the engine."""
+class _AuditGroup(beam.DoFn):
+    """One group of shoes (see SHOE_GROUPS) with their rounds and bets through the engine."""
 
     def __init__(self):
         self.rounds = Metrics.counter("audit", "rounds")
@@ -144,36 +220,59 @@ class _AuditShoe(beam.DoFn):
         self._infos = None
 
     def process(self, element, tables: pa.Table, limits: pa.Table):
-        shoe_id, grouped = element
+        _, grouped = element
         if self._infos is None:  # rulesets load once per worker
             self._infos = table_infos(tables, limits)
-        shoes, rounds, bets = grouped["shoes"], concat(grouped["rounds"]), concat(grouped["bets"])
-        shoe_rows = [row for t in shoes for row in t.to_pylist()]
-        table = self._infos.get(shoe_rows[0]["table_id"]) if len(shoe_rows) == 1 else None
-        if table is None:
-            yield from self._orphans(shoe_id, shoe_rows, rounds, bets)
-            return
-        rounds = rounds if rounds is not None else _empty_like(shoes[0], "rounds")
-        bets = bets if bets is not None else None
-        if bets is None:
-            from schemas.contract import schema as contract_schema
+        shoes = concat(grouped["shoes"])
+        rounds = concat(grouped["rounds"])
+        bets = concat(grouped["bets"])
+        shoes = shoes if shoes is not None else _with_source(_schema("shoes").empty_table())
+        rounds = rounds if rounds is not None else _empty_like(None, "rounds")
+        bets = bets if bets is not None else _with_source(_schema("bets").empty_table()).append_column(
+            _SHOE, pa.array([], pa.string()))
+        # A shoe is audited when it is recorded exactly once, on a known table; the rows of any other
+        # shoe_id are quarantined (_orphans).
+        counts = pc.value_counts(shoes["shoe_id"]) if shoes.num_rows else None
+        once = (counts.field("values").filter(pc.equal(counts.field("counts"), 1)) if counts is not None
+                else pa.array([], pa.string()))
+        shoes_once = shoes.filter(pc.is_in(shoes["shoe_id"], once))
+        known = pc.is_in(shoes_once["table_id"], pa.array(list(self._infos), pa.string()))
+        good = shoes_once.filter(known)
+        good_ids = good["shoe_id"]
+        in_good_round = pc.is_in(rounds["shoe_id"], good_ids)
+        in_good_bet = pc.is_in(plain(bets[_SHOE]), good_ids)
+        all_ids = pa.chunked_array([*shoes["shoe_id"].chunks, *rounds["shoe_id"].chunks,
+                                    *plain(bets[_SHOE]).chunks], pa.string())
+        for shoe_id in sorted(set(pc.unique(all_ids).to_pylist()) - set(good_ids.to_pylist())):
+            yield from self._orphans(shoe_id, shoes, rounds, bets)
+        rounds, bets = rounds.filter(in_good_round), bets.filter(in_good_bet)
+        for table_id in sorted(set(good["table_id"].to_pylist())):
+            if len(set(good["table_id"].to_pylist())) == 1:
+                part = (good, rounds, bets)
+            else:  # a group holds one table, unless its rows disagree on the table
+                ids = good.filter(pc.equal(good["table_id"], table_id))["shoe_id"]
+                part = (good.filter(pc.equal(good["table_id"], table_id)),
+                        rounds.filter(pc.is_in(rounds["shoe_id"], ids)),
+                        bets.filter(pc.is_in(plain(bets[_SHOE]), ids)))
+            replays, settlements, findings, quarantine = audit_shoes_tables(self._infos[table_id], *part,
+                                                                            compact=True)
+            self.shoes.inc(part[0].num_rows)
+            self.rounds.inc(replays.num_rows)
+            self.bets.inc(settlements.num_rows)
+            for kind, n in zip(*_kind_counts(findings), strict=True):
+                self.by_kind[kind].inc(n)
+            yield OUT_REPLAYS, replays
+            yield OUT_SETTLEMENTS, settlements
+            if findings.num_rows:
+                yield OUT_FINDINGS, findings
+            if quarantine.num_rows:
+                yield OUT_QUARANTINE, quarantine
 
-            bets = _with_source(contract_schema("bets").empty_table())
-        replays, settlements, findings, quarantine = audit_shoe_tables(table, shoe_rows[0], rounds, bets)
-        self.shoes.inc()
-        self.rounds.inc(replays.num_rows)
-        self.bets.inc(settlements.num_rows)
-        for kind in findings["kind"].to_pylist():
-            self.by_kind[kind].inc()
-        yield OUT_REPLAYS, replays
-        yield OUT_SETTLEMENTS, settlements
-        if findings.num_rows:
-            yield OUT_FINDINGS, findings
-        if quarantine.num_rows:
-            yield OUT_QUARANTINE, quarantine
-
-    def _orphans(self, shoe_id, shoe_rows, rounds, bets):
+    def _orphans(self, shoe_id, shoes, rounds, bets):
         """Rounds and bets that cannot be placed on one known shoe of a known table."""
+        shoe_rows = shoes.filter(pc.equal(shoes["shoe_id"], shoe_id)).to_pylist()
+        rounds = rounds.filter(pc.equal(rounds["shoe_id"], shoe_id))
+        bets = bets.filter(pc.equal(plain(bets[_SHOE]), shoe_id))
         if not shoe_rows:
             why = f"shoe_id {shoe_id!r} not found in shoes"
         elif len(shoe_rows) > 1:
@@ -183,10 +282,17 @@ class _AuditShoe(beam.DoFn):
         for name, rows, id_col in (("rounds", rounds, "round_id"), ("bets", bets, "bet_id")):
             if rows is not None and rows.num_rows:
                 yield OUT_QUARANTINE, quarantine_table(
-                    rows.drop_columns([c for c in ("_shoe_id",) if c in rows.column_names]), name,
+                    plain_table(rows.drop_columns([c for c in (_SHOE,) if c in rows.column_names])), name,
                     f"{why}: the {name[:-1]} cannot be replayed", None, id_col)
         if shoe_rows and len(shoe_rows) == 1:
             yield OUT_QUARANTINE, quarantine_table(pa.Table.from_pylist(shoe_rows), "shoes", why, None, "shoe_id")
+
+
+def _kind_counts(findings: pa.Table) -> tuple[list[str], list[int]]:
+    if not findings.num_rows:
+        return [], []
+    counts = pc.value_counts(findings["kind"])
+    return counts.field("values").to_pylist(), counts.field("counts").to_pylist()
 
 
 def _with_source(table: pa.Table) -> pa.Table:
@@ -208,18 +314,22 @@ class AuditShoes(beam.PTransform):
     def expand(self, inputs):
         tables = beam.pvalue.AsSingleton(inputs["tables"] | "CollectTables" >> CollectTable(_schema("tables")))
         limits = beam.pvalue.AsSingleton(inputs["limits"] | "CollectLimits" >> CollectTable(_schema("limits")))
+        shoe_groups = beam.pvalue.AsSingleton(
+            inputs["shoes"] | "ShoeGroups" >> beam.Map(_shoe_groups)
+            | "CollectShoeGroups" >> beam.CombineGlobally(_ShoeGroupIndex()))
         round_index = beam.pvalue.AsSingleton(
-            inputs["rounds"] | "RoundIndex" >> CollectTable(ROUND_INDEX))
-        shoes = inputs["shoes"] | "ShoesByShoe" >> beam.FlatMap(split_by_key, "shoe_id")
-        rounds = inputs["rounds"] | "RoundsByShoe" >> beam.FlatMap(split_by_key, "shoe_id")
+            inputs["rounds"] | "RoundGroups" >> beam.Map(_round_index, shoe_groups)
+            | "RoundIndex" >> CollectTable(ROUND_INDEX))
+        shoes = inputs["shoes"] | "ShoesByGroup" >> beam.FlatMap(_by_group, shoe_groups)
+        rounds = inputs["rounds"] | "RoundsByGroup" >> beam.FlatMap(_by_group, shoe_groups)
         held = inputs.get("quarantined_rounds") or (inputs["rounds"].pipeline | "NoneHeld" >> beam.Create([]))
         held = beam.pvalue.AsSingleton(held | "HeldRounds" >> CollectTable(pa.schema([("round_id", pa.string())])))
         placed = (inputs["bets"] | "PlaceBets" >> beam.ParDo(_PlaceBets(), round_index, held)
                   | "SplitPlaced" >> SplitByTag("bets", OUT_QUARANTINE, OUT_FINDINGS))
         audited = (
             {"shoes": shoes, "rounds": rounds, "bets": placed["bets"]}
-            | "GroupByShoe" >> beam.CoGroupByKey()
-            | "AuditShoe" >> beam.ParDo(_AuditShoe(), tables, limits)
+            | "GroupByShoeGroup" >> beam.CoGroupByKey()
+            | "AuditGroup" >> beam.ParDo(_AuditGroup(), tables, limits)
             | "SplitAudited" >> SplitByTag(OUT_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE)
         )
         duplicates = inputs["bets"] | "DuplicateBets" >> FindDuplicateBets()

@@ -1,0 +1,143 @@
+"""The benchmark's datasets: recorded by `pitboss.recorder` like a busy online operator (50 bets a
+round on average, 1% planted faults), cached under bench/data/ (git-ignored) so every measurement of
+a run reads the very same files.
+
+A size label ("100k", "1M", "10M", any number with k/M) is turned into tables x rounds: about 2,000
+rounds per table and day (a full day at ~40 s a round), tables in multiples of four so the recorder's
+four rulesets are always equally present. Three of them deal 8-deck shoes of 60-80 rounds; the
+fourth (mini-baccarat, 6 decks) reshuffles every hand, so its shoes have one round each.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import shutil
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+BETS_PER_ROUND = 50.0
+FAULT_RATE = 0.01
+SEED = 7
+ROUNDS_PER_TABLE = 2000
+MARKER = "_bench.json"  # written last: a folder without it is an interrupted generation
+
+
+@dataclass(frozen=True)
+class Size:
+    label: str
+    tables: int
+    rounds_per_table: int
+
+    @property
+    def folder_name(self) -> str:
+        return (f"{self.label}-t{self.tables}-r{self.rounds_per_table}-b{BETS_PER_ROUND:g}-s{SEED}"
+                f"-f{FAULT_RATE:g}")
+
+
+def parse_size(label: str) -> Size:
+    """'100k' -> 4 tables x 500 rounds; '10M' -> 100 tables x 2,000 rounds (about 50 bets a round)."""
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmM]?)", label.strip())
+    if not m:
+        raise ValueError(f"size {label!r}: expected a number of bets such as 20k, 100k, 1M, 10M")
+    bets = float(m.group(1)) * {"": 1, "k": 1e3, "m": 1e6}[m.group(2).lower()]
+    rounds = max(4, round(bets / BETS_PER_ROUND))
+    tables = 4 * max(1, math.ceil(rounds / (4 * ROUNDS_PER_TABLE)))
+    return Size(label.strip(), tables, max(1, round(rounds / tables)))
+
+
+def _recorder_digest() -> str:
+    import pitboss.recorder
+
+    digest = hashlib.sha256()
+    for path in sorted(Path(pitboss.recorder.__file__).parent.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def ensure(size: Size, root: Path, log=print) -> tuple[Path, dict]:
+    """The dataset folder of `size` under `root` and its description, generating it when missing."""
+    folder = root / size.folder_name
+    marker = folder / MARKER
+    if marker.exists():
+        info = json.loads(marker.read_text())
+        if info.get("recorder") != _recorder_digest():
+            log(f"  note: {folder.name} was recorded by another version of pitboss.recorder "
+                f"(delete the folder to record it again)")
+        return folder, info
+    from pitboss.recorder import GenerateConfig, generate
+
+    if folder.exists():
+        shutil.rmtree(folder)
+    log(f"  recording {size.label}: {size.tables} tables x {size.rounds_per_table} rounds ...")
+    started = time.perf_counter()
+    summary = generate(GenerateConfig(out=folder, tables=size.tables, rounds_per_table=size.rounds_per_table,
+                                      bets_per_round=BETS_PER_ROUND, seed=SEED, fault_rate=FAULT_RATE, quiet=True))
+    info = dict(
+        size=asdict(size), bets=summary.bets, rounds=summary.rounds, shoes=summary.shoes,
+        faults=sum(summary.faults.values()), recorder=_recorder_digest(),
+        record_seconds=round(time.perf_counter() - started, 1),
+        shape=_shape(folder), bytes=sum(p.stat().st_size for p in folder.rglob("*.parquet")),
+        replay_round=pick_round(folder),
+    )
+    marker.write_text(json.dumps(info, indent=2))
+    log(f"  recorded {info['bets']:,} bets, {info['rounds']:,} rounds, {info['shoes']:,} shoes "
+        f"in {info['record_seconds']} s")
+    return folder, info
+
+
+def _shape(folder: Path) -> dict:
+    """Rounds per shoe (shoe-dealt tables vs reshuffle-every-hand tables) and bets per round."""
+    import duckdb
+
+    con = duckdb.connect()
+    rounds = f"read_parquet('{folder}/rounds/**/*.parquet')"
+    bets = f"read_parquet('{folder}/bets/**/*.parquet')"
+    per_shoe = con.execute(
+        f"SELECT count(*) AS n FROM {rounds} GROUP BY shoe_id").fetchnumpy()["n"]
+    multi = per_shoe[per_shoe > 1]
+    n_rounds = con.execute(f"SELECT count(*) FROM {rounds}").fetchone()[0]
+    n_bets = con.execute(f"SELECT count(*) FROM {bets}").fetchone()[0]
+    groups = con.execute(f"SELECT count(*) FROM (SELECT DISTINCT file_name, row_group_id FROM "
+                         f"parquet_metadata('{folder}/bets/**/*.parquet'))").fetchone()[0]
+    return dict(
+        shoes_with_many_rounds=int(multi.size),
+        rounds_per_multi_round_shoe_mean=round(float(multi.mean()), 1) if multi.size else None,
+        rounds_per_multi_round_shoe_min=int(multi.min()) if multi.size else None,
+        rounds_per_multi_round_shoe_max=int(multi.max()) if multi.size else None,
+        one_round_shoes=int((per_shoe == 1).sum()),
+        bets_per_round_mean=round(n_bets / max(n_rounds, 1), 1),
+        bets_row_groups=int(groups),
+    )
+
+
+def pick_round(folder: Path) -> str:
+    """A settled round from the middle of the recorded rounds (its shoe and bets sit mid-file): the
+    round the incident-replay measurement asks for."""
+    import pyarrow.parquet as pq
+
+    files = sorted((folder / "rounds").rglob("*.parquet"))
+    pf = pq.ParquetFile(files[len(files) // 2])
+    group = pf.read_row_group(pf.metadata.num_row_groups // 2, columns=["round_id", "status"])
+    ids = [r for r, s in zip(group["round_id"].to_pylist(), group["status"].to_pylist(), strict=True)
+           if s == "settled"]
+    return ids[len(ids) // 2]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """python -m bench.datasets LABEL ROOT: record the dataset if needed, print its folder and description
+    as JSON (the runner calls this in a child process so that its own memory stays small: a child's
+    peak-memory figure starts from its parent's, see bench/runner.py)."""
+    import sys
+
+    label, root = (argv if argv is not None else sys.argv[1:])
+    folder, info = ensure(parse_size(label), Path(root).resolve(), log=lambda m: print(m, file=sys.stderr, flush=True))
+    print(json.dumps({"folder": str(folder), "info": info}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,378 @@
+"""One measurement, run alone in a fresh process so that its peak memory is its own:
+
+    python -m bench.measure KIND --data DATASET --work SCRATCH --out RESULT.json [--round ROUND_ID]
+
+KIND is one of MEASUREMENTS. Wall and CPU seconds are taken inside the process from before the
+heavy imports (Beam, the engine) to the end of the work, so interpreter start-up (~0.1 s) is the only
+thing left out; bookkeeping after the work (counting output rows, checking the findings against the
+planted faults) is not timed. The parent (bench.runner) adds the peak resident memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+MEASUREMENTS = ("audit", "audit_dask", "engine", "duckdb", "naive")
+DASK_RUNNER = "apache_beam.runners.dask.dask_runner.DaskRunner"
+
+
+def _cpu_seconds() -> float:
+    """CPU of this process and of the children it has waited for."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+class Stopwatch:
+    def __init__(self):
+        self.wall0, self.cpu0 = time.perf_counter(), _cpu_seconds()
+        self.extra_cpu = 0.0  # CPU of processes this one did not start itself (the Dask cluster)
+
+    def result(self) -> dict:
+        return {"wall_s": time.perf_counter() - self.wall0, "cpu_s": _cpu_seconds() - self.cpu0 + self.extra_cpu}
+
+
+def _bets_in(data: Path) -> int:
+    import pyarrow.parquet as pq
+
+    return sum(pq.ParquetFile(p).metadata.num_rows for p in sorted((data / "bets").rglob("*.parquet")))
+
+
+def _rounds_in(data: Path) -> int:
+    import pyarrow.parquet as pq
+
+    return sum(pq.ParquetFile(p).metadata.num_rows for p in sorted((data / "rounds").rglob("*.parquet")))
+
+
+# --------------------------------------------------------------------------------------------------
+# (1) the full audit: Beam pipeline + warehouse load
+
+
+def audit(data: Path, work: Path, runner_args: list[str] | None = None, clock: Stopwatch | None = None) -> dict:
+    clock = clock or Stopwatch()
+    from pipelines.audit import run
+    from pipelines.warehouse import load
+
+    out, warehouse = work / "out", work / "audit.duckdb"
+    t0 = time.perf_counter()
+    record = run(["--input", str(data), "--output", str(out), *(runner_args or [])])
+    t1 = time.perf_counter()
+    load(str(warehouse), json.loads((out / "_manifest.json").read_text()))
+    t2 = time.perf_counter()
+    result = clock.result()
+    result["phases"] = {"imports_s": t0 - clock.wall0, "pipeline_s": t1 - t0, "warehouse_load_s": t2 - t1}
+    result["runner"] = record.runner
+    result.update(_audit_counts(data, out))
+    return result
+
+
+def _audit_counts(data: Path, out: Path) -> dict:
+    """Bets in = settled + quarantined; findings against the planted faults (untimed)."""
+    import duckdb
+    import pyarrow.parquet as pq
+
+    from pitboss.faultcheck import compare
+
+    con = duckdb.connect()
+    settled = con.execute(f"SELECT count(*) FROM read_parquet('{out}/settlements/*.parquet')").fetchone()[0]
+    quarantined = con.execute(f"SELECT count(*) FROM read_parquet('{out}/quarantine/*.parquet') "
+                              f"WHERE source_table = 'bets'").fetchone()[0]
+    rounds = con.execute(f"SELECT count(*) FROM read_parquet('{out}/round_replays/*.parquet')").fetchone()[0]
+    findings = pq.read_table(out / "findings")
+    _, missed, unexplained = compare(pq.read_table(data / "faults.parquet"), findings)
+    return {"bets": settled + quarantined, "bets_settled": settled, "bets_quarantined": quarantined,
+            "rounds": rounds, "findings": findings.num_rows, "faults_missed": len(missed),
+            "findings_unexplained": len(unexplained)}
+
+
+def audit_dask(data: Path, work: Path) -> dict:
+    """The same audit on Beam's DaskRunner, on a local cluster of a scheduler and two single-threaded
+    worker processes. Started before the clock (a nightly job finds its cluster running); the CPU of
+    the cluster's processes during the run is added to this process's."""
+    import psutil
+
+    with LocalDaskCluster(work / "dask") as cluster:
+        procs = cluster.processes()
+        cpu0 = sum(_tree_cpu(p) for p in procs)
+        clock = Stopwatch()
+        result = audit(data, work, [f"--runner={DASK_RUNNER}", f"--dask_client_address={cluster.address}"], clock)
+        cpu1 = sum(_tree_cpu(p) for p in procs)
+        result["cpu_s"] += cpu1 - cpu0
+        result["cluster_rss_idle_mb"] = cluster.idle_rss / 2**20
+    del psutil
+    return result
+
+
+def _tree_cpu(proc) -> float:
+    import psutil
+
+    total = 0.0
+    for p in [proc, *proc.children(recursive=True)]:
+        try:
+            t = p.cpu_times()
+            total += t.user + t.system
+        except psutil.NoSuchProcess:
+            pass
+    return total
+
+
+class LocalDaskCluster:
+    """`dask scheduler` + `dask worker --nworkers 2 --nthreads 1` on 127.0.0.1 (as tests/test_dask_runner.py)."""
+
+    def __init__(self, logs: Path, workers: int = 2):
+        self.logs, self.workers, self.procs = logs, workers, []
+
+    def __enter__(self):
+        import psutil
+
+        self.logs.mkdir(parents=True, exist_ok=True)
+        dask = str(Path(sys.executable).with_name("dask"))
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        self.address = f"127.0.0.1:{port}"
+        self.procs.append(subprocess.Popen(
+            [dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+            stdout=open(self.logs / "scheduler.log", "w"), stderr=subprocess.STDOUT))
+        deadline = time.time() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.time() > deadline:
+                    raise RuntimeError("the Dask scheduler did not start") from None
+                time.sleep(0.3)
+        self.procs.append(subprocess.Popen(
+            [dask, "worker", f"tcp://{self.address}", "--nworkers", str(self.workers), "--nthreads", "1",
+             "--no-dashboard", "--host", "127.0.0.1"],
+            stdout=open(self.logs / "worker.log", "w"), stderr=subprocess.STDOUT))
+        from distributed import Client
+
+        with Client(self.address, timeout=60) as client:
+            client.wait_for_workers(self.workers, timeout=120)
+        self.idle_rss = sum(p.memory_info().rss for proc in self.processes()
+                            for p in [proc, *proc.children(recursive=True)])
+        del psutil
+        return self
+
+    def processes(self):
+        import psutil
+
+        return [psutil.Process(p.pid) for p in self.procs]
+
+    def __exit__(self, *exc):
+        for p in reversed(self.procs):
+            p.terminate()
+        for p in self.procs:
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
+# --------------------------------------------------------------------------------------------------
+# (2) the engine alone: no Beam, shoe by shoe, straight from Parquet
+
+
+def _table_chunks(data: Path, columns: dict[str, list[str] | None]):
+    """(table_id, {name: Arrow table of that table_id's rows}) for every table of the dataset, read with
+    a filter on table_id so that only the row groups that can hold the table are read (the recorder
+    writes table by table): memory holds one table-day, not the dataset."""
+    import pyarrow.compute as pc
+    import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
+
+    tables = pq.read_table(data / "tables.parquet")
+    sets = {name: ds.dataset(str(data / name), format="parquet") for name in columns}
+    for table_id in tables["table_id"].to_pylist():
+        where = pc.field("table_id") == table_id
+        yield table_id, {name: sets[name].to_table(columns=columns[name], filter=where) for name in columns}
+
+
+def engine(data: Path, work: Path) -> dict:
+    """Replay and settlement with the pipeline's own conversion (pipelines.convert.audit_shoes_tables,
+    one call per table: what the pipeline does per group of shoes) as the pipeline's floor. Phases:
+    reading, placing bets on their rounds, the engine (of which: the dealing replay, the betting audit)."""
+    clock = Stopwatch()
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    import engine.shoe_audit as shoe_audit
+    from pipelines.convert import audit_shoes_tables, table_infos
+
+    spent = {"dealing_s": 0.0, "betting_s": 0.0}
+
+    def timed(fn, key):
+        def wrapper(*args, **kwargs):
+            t = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[key] += time.perf_counter() - t
+        return wrapper
+
+    # Time the two halves of audit_shoes where it calls them (module globals of engine.shoe_audit).
+    shoe_audit.audit_dealing_batch = timed(shoe_audit.audit_dealing_batch, "dealing_s")
+    shoe_audit.audit_bets_columns = timed(shoe_audit.audit_bets_columns, "betting_s")
+
+    infos = table_infos(pq.read_table(data / "tables.parquet"), pq.read_table(data / "limits.parquet"))
+    read_s = group_s = engine_s = 0.0
+    counts = dict(bets=0, bets_settled=0, bets_quarantined=0, rounds=0, shoes=0, findings=0)
+    t = time.perf_counter()
+    for table_id, chunk in _table_chunks(data, {"shoes": None, "rounds": None, "bets": None}):
+        t1 = time.perf_counter()
+        read_s += t1 - t
+        shoes, rounds, bets = (chunk[name].combine_chunks() for name in ("shoes", "rounds", "bets"))
+        n = bets.num_rows
+        counts["bets"] += n
+        bets = bets.append_column("_source_file", pa.array(["bets"] * n, pa.string())).append_column(
+            "_source_row", pa.array(np.arange(n, dtype=np.int64)))
+        placed = pc.is_valid(pc.index_in(bets["round_id"], rounds["round_id"]))
+        counts["bets_quarantined"] += n - pc.sum(placed).as_py()  # UNKNOWN_ROUND in the pipeline
+        bets = bets.filter(placed)
+        t2 = time.perf_counter()
+        group_s += t2 - t1
+        replays, settlements, findings, quarantine = audit_shoes_tables(infos[table_id], shoes, rounds, bets)
+        counts["rounds"] += replays.num_rows
+        counts["bets_settled"] += settlements.num_rows
+        counts["bets_quarantined"] += quarantine.num_rows
+        counts["findings"] += findings.num_rows
+        counts["shoes"] += shoes.num_rows
+        t = time.perf_counter()
+        engine_s += t - t2
+    result = clock.result()
+    result["phases"] = {"read_s": read_s, "group_s": group_s, "engine_s": engine_s, **spent}
+    result.update(counts)
+    return result
+
+
+# --------------------------------------------------------------------------------------------------
+# (3) DuckDB alone: one query, the least work a settlement check can do
+
+MAIN_BET_CREDIT = """
+CREATE TABLE main_bet_credit AS
+SELECT b.bet_id, b.round_id, b.bet_type, b.stake, b.paid,
+  CASE
+    WHEN r.status = 'cancelled' THEN b.stake
+    WHEN b.bet_type = 'PLAYER' THEN CASE r.outcome WHEN 'PLAYER' THEN 2 * b.stake WHEN 'TIE' THEN b.stake ELSE 0 END
+    WHEN b.bet_type = 'BANKER' THEN CASE
+      WHEN r.outcome = 'TIE' THEN b.stake
+      WHEN r.outcome <> 'BANKER' THEN 0
+      WHEN b.mode = 'no_commission' AND r.banker_score = 6 THEN b.stake + b.stake // 2
+      WHEN b.mode = 'no_commission' THEN 2 * b.stake
+      ELSE b.stake + (b.stake * 95) // 100 END
+    ELSE CASE r.outcome WHEN 'TIE' THEN 9 * b.stake ELSE 0 END
+  END AS credit
+FROM read_parquet('{bets}') AS b JOIN read_parquet('{rounds}') AS r USING (round_id)
+WHERE b.bet_type IN ('PLAYER', 'BANKER', 'TIE')
+"""
+
+
+def duckdb_baseline(data: Path, work: Path) -> dict:
+    """The credit of every PLAYER/BANKER/TIE bet from the recorded outcome and scores (no replay, no
+    side bets, no rules beyond the paytable of the main bets), into a DuckDB file."""
+    clock = Stopwatch()
+    import duckdb
+
+    con = duckdb.connect(str(work / "baseline.duckdb"))
+    con.execute(MAIN_BET_CREDIT.format(bets=f"{data}/bets/**/*.parquet", rounds=f"{data}/rounds/**/*.parquet"))
+    con.execute("CHECKPOINT")
+    result = clock.result()
+    n, off = con.execute("SELECT count(*), count(*) FILTER (WHERE credit <> paid) FROM main_bet_credit").fetchone()
+    con.close()
+    result.update(bets=_bets_in(data), rounds=_rounds_in(data), main_bets=n, main_bets_credit_differs=off)
+    return result
+
+
+# --------------------------------------------------------------------------------------------------
+# (4) naive: one Python call of the scalar settle() per bet
+
+
+def naive(data: Path, work: Path) -> dict:
+    """engine.settlement.settle bet by bet, engine.features.round_features round by round."""
+    clock = Stopwatch()
+    import pyarrow.parquet as pq
+
+    from engine.cards import CARD_CODES
+    from engine.features import round_features
+    from engine.settlement import settle
+    from pipelines.convert import table_infos
+
+    infos = table_infos(pq.read_table(data / "tables.parquet"), pq.read_table(data / "limits.parquet"))
+    valid = frozenset(CARD_CODES)
+    counts = dict(bets=0, bets_settled=0, bets_quarantined=0, rounds=0, credit_differs=0)
+    columns = {"rounds": ["round_id", "status", "player_cards", "banker_cards"],
+               "bets": ["round_id", "bet_type", "mode", "stake", "paid"]}
+    for table_id, chunk in _table_chunks(data, columns):
+        rs = infos[table_id].ruleset
+        rounds: dict[str, tuple[bool, dict | None]] = {}
+        r = chunk["rounds"]
+        for rid, status, p, b in zip(*(r[c].to_pylist() for c in columns["rounds"]), strict=True):
+            p, b = p or [], b or []
+            complete = all(2 <= len(h) <= 3 and all(c in valid for c in h) for h in (p, b))
+            rounds[rid] = (status == "cancelled", round_features(p, b) if complete else None)
+        counts["rounds"] += len(rounds)
+        b = chunk["bets"]
+        for rid, bet_type, mode, stake, paid in zip(*(b[c].to_pylist() for c in columns["bets"]), strict=True):
+            counts["bets"] += 1
+            cancelled, features = rounds.get(rid, (None, None))
+            if cancelled is None or (not cancelled and features is None):
+                counts["bets_quarantined"] += 1  # unknown round, or a round without two complete hands
+                continue
+            credit = settle(rs, bet_type, mode, stake, features, cancelled)
+            counts["bets_settled"] += 1
+            counts["credit_differs"] += credit != paid
+    result = clock.result()
+    result.update(counts)
+    return result
+
+
+# --------------------------------------------------------------------------------------------------
+# incident replay of one round, straight from the input
+
+
+def replay(data: Path, work: Path, round_id: str) -> dict:
+    clock = Stopwatch()
+    from pitboss.incident import from_input
+
+    t0 = time.perf_counter()
+    found = from_input(str(data), round_id)
+    result = clock.result()
+    result["phases"] = {"imports_s": t0 - clock.wall0, "from_input_s": time.perf_counter() - t0}
+    result.update(round_id=round_id, bets=len(found["bets"]), rounds=1)
+    return result
+
+
+KINDS = {"audit": audit, "audit_dask": audit_dask, "engine": engine, "duckdb": duckdb_baseline, "naive": naive,
+         "replay": replay}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="bench.measure")
+    parser.add_argument("kind", choices=sorted(KINDS))
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--work", type=Path, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--round")
+    args = parser.parse_args(argv)
+    args.work.mkdir(parents=True, exist_ok=True)
+    extra = [args.round] if args.kind == "replay" else []
+    result = KINDS[args.kind](args.data, args.work, *extra)
+    result["pid"] = os.getpid()
+    args.out.write_text(json.dumps(result, indent=2, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,225 @@
+"""`python -m bench`: record (or reuse) the datasets, run every measurement in a fresh process, several
+times, and write bench/results/results.{md,json} and throughput.png.
+
+    python -m bench                                  # 100k, 1M, 10M; medians of 3 runs (1 at 10M)
+    python -m bench --sizes 100k,1M --repeat 5 --skip-dask
+    python -m bench --smoke                          # the smallest size once, quickly (tests use it)
+
+Peak memory is taken per measurement: os.wait4 gives the child's own peak resident set (ru_maxrss),
+and a poller sums the resident sets of the child and its descendants every 50 ms (the Dask cluster's
+scheduler and workers are descendants of the measuring process). Linux carries the parent's peak into
+a child's ru_maxrss across fork+exec, so this process stays small (~30 MB: no pyarrow, no recorder;
+datasets are recorded in a child too) and the figures are the children's own. Runs of different measurements are
+interleaved (run 1 of each, then run 2 of each, ...) so that a noisy neighbour spreads over all of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bench import datasets
+from bench.measure import MEASUREMENTS
+
+ROOT = Path(__file__).resolve().parent
+REPO = ROOT.parent
+LARGE_BETS = 5_000_000  # from this size on, --repeat-large runs (default 1) instead of --repeat
+SMOKE_SIZE = "20k"
+
+
+def _poll_rss(pid: int, peak: list[int], stop: threading.Event) -> None:
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+    except psutil.NoSuchProcess:
+        return
+    while not stop.is_set():
+        total = 0
+        try:
+            procs = [root, *root.children(recursive=True)]
+        except psutil.NoSuchProcess:
+            return
+        for p in procs:
+            try:
+                total += p.memory_info().rss
+            except psutil.NoSuchProcess:
+                pass
+        peak[0] = max(peak[0], total)
+        stop.wait(0.05)
+
+
+def run_child(kind: str, data: Path, work: Path, *extra: str, keep: bool = False) -> dict:
+    """One measurement in a fresh `python -m bench.measure` process; its JSON plus peak memory."""
+    scratch = work / kind
+    shutil.rmtree(scratch, ignore_errors=True)
+    scratch.mkdir(parents=True)
+    out, log_path = work / f"{kind}.json", work / f"{kind}.log"
+    cmd = [sys.executable, "-m", "bench.measure", kind, "--data", str(data), "--work", str(scratch),
+           "--out", str(out), *extra]
+    import psutil
+
+    parent_rss = psutil.Process().memory_info().rss  # a floor under the child's ru_maxrss (see above)
+    started = time.perf_counter()
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=REPO)
+        peak, stop = [0], threading.Event()
+        poller = threading.Thread(target=_poll_rss, args=(proc.pid, peak, stop), daemon=True)
+        poller.start()
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        stop.set()
+        poller.join()
+    if proc.returncode != 0:
+        tail = log_path.read_text(errors="replace")[-3000:]
+        raise RuntimeError(f"measurement {kind} on {data.name} failed (exit {proc.returncode}):\n{tail}")
+    result = json.loads(out.read_text())
+    result["process_wall_s"] = time.perf_counter() - started
+    result["max_rss_mb"] = usage.ru_maxrss / 1024  # Linux: kilobytes
+    result["tree_rss_peak_mb"] = peak[0] / 2**20
+    result["parent_rss_mb"] = parent_rss / 2**20
+    # The Dask cluster's memory is in other processes: count the whole tree there.
+    result["peak_rss_mb"] = result["tree_rss_peak_mb"] if kind == "audit_dask" else result["max_rss_mb"]
+    if not keep:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return result
+
+
+def replay_cli(data: Path, work: Path, round_id: str) -> dict:
+    """`pitboss replay ROUND --input DIR` as an investigator runs it: the whole command, start to end."""
+    pitboss = str(Path(sys.executable).with_name("pitboss"))
+    started = time.perf_counter()
+    done = subprocess.run([pitboss, "replay", round_id, "--input", str(data), "--format", "json",
+                           "--out", str(work / "replay.json")], capture_output=True, text=True, cwd=REPO)
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"pitboss replay failed: {done.stderr[-2000:]}")
+    return {"wall_s": wall}
+
+
+def ensure_dataset(label: str, root: Path) -> tuple[Path, dict]:
+    """Record the dataset (or find it in the cache) in a child process."""
+    done = subprocess.run([sys.executable, "-m", "bench.datasets", label, str(root)], cwd=REPO,
+                          stdout=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"recording the {label} dataset failed (exit {done.returncode})")
+    found = json.loads(done.stdout)
+    return Path(found["folder"]), found["info"]
+
+
+def _median_run(runs: list[dict]) -> dict:
+    """Medians of every number (phases too); counts must agree between runs."""
+    out: dict = {"runs": len(runs)}
+    for key in runs[0]:
+        values = [r.get(key) for r in runs]
+        if key == "phases":
+            out[key] = {p: statistics.median(r["phases"][p] for r in runs) for p in runs[0]["phases"]}
+        elif key in ("wall_s", "cpu_s", "peak_rss_mb", "max_rss_mb", "tree_rss_peak_mb", "process_wall_s",
+                     "cluster_rss_idle_mb"):
+            out[key] = statistics.median(values)
+            out[key + "_all"] = values
+        elif key != "pid":
+            if len({json.dumps(v, sort_keys=True) for v in values}) > 1:
+                out[key + "_all"] = values
+            out[key] = values[0]
+    return out
+
+
+def _machine() -> dict:
+    import platform
+
+    import psutil
+
+    def version(dist: str) -> str:  # from the package metadata: importing them would grow this process
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as dist_version
+
+        try:
+            return dist_version(dist)
+        except PackageNotFoundError:
+            return "?"
+
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", "engine", "pipelines", "bench"],
+                           capture_output=True, text=True, cwd=REPO)
+    return {
+        "cpus": os.cpu_count(), "memory_gb": round(psutil.virtual_memory().total / 2**30, 1),
+        "python": platform.python_version(), "platform": platform.platform(),
+        "versions": {m: version(m) for m in ("apache-beam", "pyarrow", "numpy", "duckdb", "dask")},
+        "git_commit": commit.stdout.strip() + (" (with uncommitted changes)" if dirty.stdout.strip() else ""),
+        "load_average_at_start": os.getloadavg(),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="100k,1M,10M", help="comma-separated bet counts, e.g. 100k,1M,10M")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (median reported)")
+    parser.add_argument("--repeat-large", type=int, default=1,
+                        help=f"runs per measurement from {LARGE_BETS:,} bets on")
+    parser.add_argument("--skip-dask", action="store_true", help="leave out the DaskRunner measurement")
+    parser.add_argument("--only", default="", help=f"comma-separated subset of {','.join(MEASUREMENTS)}")
+    parser.add_argument("--smoke", action="store_true",
+                        help=f"only the {SMOKE_SIZE} size, once: checks the wiring, says nothing about speed")
+    parser.add_argument("--results", type=Path, default=ROOT / "results", help="where results.md/json/png go")
+    parser.add_argument("--data", type=Path, default=ROOT / "data", help="dataset cache (recorded once)")
+    parser.add_argument("--keep-work", action="store_true", help="keep each measurement's outputs")
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.sizes, args.repeat, args.repeat_large = SMOKE_SIZE, 1, 1
+    sizes = [datasets.parse_size(s) for s in args.sizes.split(",") if s.strip()]  # checks the labels
+    kinds = [k for k in (args.only.split(",") if args.only else MEASUREMENTS) if k]
+    unknown = [k for k in kinds if k not in MEASUREMENTS]
+    if unknown:
+        parser.error(f"unknown measurement(s) {unknown}; known: {', '.join(MEASUREMENTS)}")
+    if args.skip_dask:
+        kinds = [k for k in kinds if k != "audit_dask"]
+    args.results.mkdir(parents=True, exist_ok=True)
+    args.data.mkdir(parents=True, exist_ok=True)
+    work = args.data / "_work"
+
+    payload: dict = {"started_at": datetime.now(UTC).isoformat(timespec="seconds"), "machine": _machine(),
+                     "smoke": args.smoke, "repeat": args.repeat, "repeat_large": args.repeat_large,
+                     "large_bets": LARGE_BETS, "measurements": kinds, "datasets": {}, "runs": [], "results": {}}
+    print(f"bench: sizes {', '.join(s.label for s in sizes)}; measurements {', '.join(kinds)}", flush=True)
+    from bench import report
+
+    for size in sizes:
+        folder, info = ensure_dataset(size.label, args.data)
+        payload["datasets"][size.label] = info
+        repeats = args.repeat_large if info["bets"] >= LARGE_BETS else args.repeat
+        by_kind: dict[str, list[dict]] = {k: [] for k in kinds}
+        round_id = info["replay_round"]
+        replays: list[dict] = []
+        for r in range(repeats):
+            for kind in kinds:
+                print(f"  {size.label} {kind} run {r + 1}/{repeats} ...", end=" ", flush=True)
+                res = run_child(kind, folder, work, keep=args.keep_work)
+                by_kind[kind].append(res)
+                payload["runs"].append({"size": size.label, "kind": kind, "run": r + 1, **res})
+                print(f"{res['wall_s']:.1f} s, {res['bets'] / res['wall_s']:,.0f} bets/s, "
+                      f"{res['peak_rss_mb']:,.0f} MB", flush=True)
+                report.write_partial(args.results, payload)
+            res = run_child("replay", folder, work, "--round", round_id)
+            res["cli_wall_s"] = replay_cli(folder, work, round_id)["wall_s"]
+            replays.append(res)
+        print(f"  {size.label} replay of {round_id}: {statistics.median(r['cli_wall_s'] for r in replays):.2f} s "
+              f"(pitboss replay), {statistics.median(r['phases']['from_input_s'] for r in replays):.2f} s "
+              f"(from_input)", flush=True)
+        payload["results"][size.label] = {k: _median_run(v) for k, v in by_kind.items()}
+        payload["results"][size.label]["replay"] = _median_run(replays) | {
+            "cli_wall_s": statistics.median(r["cli_wall_s"] for r in replays)}
+    shutil.rmtree(work, ignore_errors=True)
+    payload["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+    paths = report.write(args.results, payload)
+    print("bench: wrote " + ", ".join(str(p) for p in paths), flush=True)
+    return 0
