@@ -340,21 +340,26 @@ def _pb_difference(limits, bets, found, describe, money, group, rounds) -> None:
     b_total = np.zeros(len(keys), dtype=np.int64)
     np.add.at(p_total, inverse[is_p], stake[is_p])
     np.add.at(b_total, inverse[is_b], stake[is_b])
-    by_group = np.argsort(inverse, kind="stable")
-    bounds = np.searchsorted(inverse[by_group], np.arange(len(keys) + 1))
     for side, heavy, light, mask in (("PLAYER", p_total, b_total, is_p), ("BANKER", b_total, p_total, is_b)):
         if side not in limits:
             continue
         cap = limits[side][1]
-        for g in np.flatnonzero(heavy - light > cap):
-            rows = by_group[bounds[g]:bounds[g + 1]]
-            rows = rows[mask[rows]]
-            # the heavier side's largest bet carries the finding (ties: smallest bet_id)
-            i = min(rows.tolist(), key=lambda k: (-int(stake[k]), str(bets.bet_id[k])))
-            diff = int(heavy[g] - light[g])
-            n = rounds.round_no[bets.round_index[i]]
-            (d,) = describe(np.array([i]))
-            found.add("PB_DIFFERENCE_LIMIT", np.array([i]), [f"{side} - other side at most {money(cap)}"],
-                      [f"difference {money(diff)}"],
-                      [f"{d}: account {bets.account_id[i]} staked {money(diff)} more on {side} than on the other side "
-                       f"in round {n}; the {side} limit of {money(cap)} applies to that difference."])
+        over = heavy - light > cap  # per (account, round) group
+        cand = np.flatnonzero(mask & over[inverse])
+        if cand.size == 0:
+            continue
+        # the heavier side's largest bet carries the finding (ties: smallest bet_id), one per group,
+        # groups in order
+        ids = np.array(bets.bet_id[cand].tolist(), dtype=object)
+        id_rank = np.argsort(np.argsort(ids, kind="stable"), kind="stable")
+        order = cand[np.lexsort((id_rank, -stake[cand], inverse[cand]))]
+        g = inverse[order]
+        rows = order[np.concatenate([[True], g[1:] != g[:-1]])]
+        diff = heavy[inverse[rows]] - light[inverse[rows]]
+        diff_t, cap_t = _texts(diff, money), money(cap)
+        found.add("PB_DIFFERENCE_LIMIT", rows, [f"{side} - other side at most {cap_t}"] * len(rows),
+                  [f"difference {d}" for d in diff_t],
+                  [f"{d}: account {a} staked {x} more on {side} than on the other side in round {n}; the {side} "
+                   f"limit of {cap_t} applies to that difference." for d, a, x, n in
+                   zip(describe(rows), bets.account_id[rows].tolist(), diff_t,
+                       rounds.round_no[bets.round_index[rows]].tolist(), strict=True)])

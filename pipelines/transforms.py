@@ -7,7 +7,9 @@ its own rows, not the parent row group's buffers.
 
 from __future__ import annotations
 
-import zlib
+import copyreg
+import threading
+import weakref
 
 import apache_beam as beam
 import numpy as np
@@ -21,14 +23,63 @@ from schemas.outputs import FINDINGS, QUARANTINE
 
 OUT_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE = "round_replays", "settlements", "findings", "quarantine"
 
+# Beam's in-process runner keeps every element that crosses a shuffle as its pickle, all at once, and
+# a pickled Arrow table is its raw buffers (~150 bytes a bet). Pickled as zstd-compressed Arrow IPC
+# instead, the shuffled bets and results are 5-7x smaller for about the CPU of a plain pickle (see
+# bench/README.md): that is what keeps a night of millions of bets in memory on one machine, and it
+# also cuts what the DaskRunner sends between workers. copyreg applies it to every pickle of a pa.Table
+# in a process that imports this module (Beam workers import it with the DoFns); the tables come back
+# identical, and only the rows of a sliced table are written, not its parent's buffers.
+# Beam also encodes a sample of the elements of every collection to estimate their size for its
+# metrics (most of them, when elements are few and big), so the last few encodings are remembered: a
+# table is compressed once, however many times it is pickled.
+_IPC = pa.ipc.IpcWriteOptions(compression="zstd")
+_IPC_PLAIN = pa.ipc.IpcWriteOptions()  # small tables: compressing costs more than it saves
+_COMPRESS_FROM = 512 * 1024  # bytes of Arrow buffers
+_RECENT: dict[int, tuple[weakref.ref, bytes]] = {}
+_RECENT_LOCK = threading.Lock()
+
+
+def _table_from_ipc(data: bytes) -> pa.Table:
+    return pa.ipc.open_stream(data).read_all()
+
+
+def _table_to_ipc(table: pa.Table):
+    if table.num_columns == 0:  # IPC cannot carry a row count without columns
+        return table.__reduce__()
+    with _RECENT_LOCK:
+        known = _RECENT.get(id(table))
+    if known is not None and known[0]() is table:
+        return _table_from_ipc, (known[1],)
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema, options=_IPC if table.nbytes >= _COMPRESS_FROM else _IPC_PLAIN
+                           ) as writer:
+        writer.write_table(table)
+    data = sink.getvalue().to_pybytes()
+    with _RECENT_LOCK:
+        if len(_RECENT) >= 32:
+            _RECENT.pop(next(iter(_RECENT)))
+        _RECENT[id(table)] = (weakref.ref(table), data)
+    return _table_from_ipc, (data,)
+
+
+copyreg.pickle(pa.Table, _table_to_ipc)
+
 
 def split_by_key(table: pa.Table, column: str):
-    """(key, rows with that key) for each distinct key, rows copied out of the parent buffers."""
+    """(key, rows with that key) for each distinct key, in the order of the rows. Where a key's rows
+    are already together (the usual case: a row group holds whole table-days) they are a zero-copy
+    slice, which pickles as its own rows only (see _table_to_ipc); else they are copied out."""
     if table.num_rows == 0:
         return
     keys = table[column].combine_chunks()
     encoded = keys.dictionary_encode()
     codes = encoded.indices.to_numpy(zero_copy_only=False)
+    starts = np.flatnonzero(np.diff(codes)) + 1
+    if len(np.unique(codes[np.concatenate([[0], starts])])) == len(starts) + 1:  # one run per key
+        for a, b in zip(np.concatenate([[0], starts]), np.append(starts, len(codes)), strict=True):
+            yield encoded.dictionary[codes[a]].as_py(), table.slice(int(a), int(b - a))
+        return
     order = np.argsort(codes, kind="stable")
     bounds = np.flatnonzero(np.diff(codes[order])) + 1
     for rows in np.split(order, bounds):
@@ -174,9 +225,26 @@ class _PlaceBets(beam.DoFn):
 
     def __init__(self):
         self.unknown = Metrics.counter("audit", "bets_unknown_round")
+        self._index = None  # (round index table, {round_id: first row}), built once per side input
+
+    def _positions(self, round_ids, round_index: pa.Table) -> pa.Array:
+        """Row of each bet's round in the round index (null: unknown). pc.index_in would hash the whole
+        index (every round of the night) for every batch of bets; a dict built once looks up only the
+        few thousand distinct rounds of a batch."""
+        if self._index is None or self._index[0] is not round_index:
+            ids = round_index["round_id"].to_pylist()
+            lookup: dict[str, int] = {}
+            for i, rid in enumerate(ids):
+                lookup.setdefault(rid, i)
+            self._index = (round_index, lookup)
+        lookup = self._index[1]
+        encoded = pc.dictionary_encode(round_ids).combine_chunks() if isinstance(round_ids, pa.ChunkedArray) else \
+            pc.dictionary_encode(round_ids)
+        at = pa.array([lookup.get(r) for r in encoded.dictionary.to_pylist()], pa.int64())
+        return at.take(encoded.indices)
 
     def process(self, bets: pa.Table, round_index: pa.Table, quarantined_rounds: pa.Table):
-        pos = pc.index_in(bets["round_id"], round_index["round_id"])
+        pos = self._positions(bets["round_id"], round_index)
         known = pc.is_valid(pos)
         placed = bets.filter(known)
         if placed.num_rows:
@@ -188,6 +256,7 @@ class _PlaceBets(beam.DoFn):
         lost = bets.filter(pc.invert(known))
         if lost.num_rows == 0:
             return
+        yield OUT_LOST, lost.select(_DUP_COLUMNS)  # they still take part in the DUPLICATE_BET check
         dates = pc.cast(pc.cast(lost["placed_at"], pa.timestamp("us")), pa.date32())
         held = pc.is_in(lost["round_id"], value_set=quarantined_rounds["round_id"])
         if pc.any(held).as_py():
@@ -219,7 +288,7 @@ class _AuditGroup(beam.DoFn):
         self.by_kind = {k: Metrics.counter("findings", k) for k in KINDS}
         self._infos = None
 
-    def process(self, element, tables: pa.Table, limits: pa.Table):
+    def process(self, element, tables: pa.Table, limits: pa.Table, repeated_ids: pa.Table):
         _, grouped = element
         if self._infos is None:  # rulesets load once per worker
             self._infos = table_infos(tables, limits)
@@ -230,6 +299,10 @@ class _AuditGroup(beam.DoFn):
         rounds = rounds if rounds is not None else _empty_like(None, "rounds")
         bets = bets if bets is not None else _with_source(_schema("bets").empty_table()).append_column(
             _SHOE, pa.array([], pa.string()))
+        if len(repeated_ids["bet_id"]):
+            repeats = bets.filter(pc.is_in(bets["bet_id"], repeated_ids["bet_id"]))
+            if repeats.num_rows:
+                yield OUT_REPEATS, plain_table(repeats.select(_DUP_COLUMNS))
         # A shoe is audited when it is recorded exactly once, on a known table; the rows of any other
         # shoe_id are quarantined (_orphans).
         counts = pc.value_counts(shoes["shoe_id"]) if shoes.num_rows else None
@@ -314,6 +387,10 @@ class AuditShoes(beam.PTransform):
     def expand(self, inputs):
         tables = beam.pvalue.AsSingleton(inputs["tables"] | "CollectTables" >> CollectTable(_schema("tables")))
         limits = beam.pvalue.AsSingleton(inputs["limits"] | "CollectLimits" >> CollectTable(_schema("limits")))
+        # DUPLICATE_BET, in two passes so that only ids travel for every bet: the ids seen more than
+        # once (RepeatedBetIds), then the few rows with those ids (from the groups, and the bets of no
+        # known round) brought together.
+        repeated_ids = beam.pvalue.AsSingleton(inputs["bets"] | "RepeatedBetIds" >> RepeatedBetIds())
         shoe_groups = beam.pvalue.AsSingleton(
             inputs["shoes"] | "ShoeGroups" >> beam.Map(_shoe_groups)
             | "CollectShoeGroups" >> beam.CombineGlobally(_ShoeGroupIndex()))
@@ -325,14 +402,15 @@ class AuditShoes(beam.PTransform):
         held = inputs.get("quarantined_rounds") or (inputs["rounds"].pipeline | "NoneHeld" >> beam.Create([]))
         held = beam.pvalue.AsSingleton(held | "HeldRounds" >> CollectTable(pa.schema([("round_id", pa.string())])))
         placed = (inputs["bets"] | "PlaceBets" >> beam.ParDo(_PlaceBets(), round_index, held)
-                  | "SplitPlaced" >> SplitByTag("bets", OUT_QUARANTINE, OUT_FINDINGS))
+                  | "SplitPlaced" >> SplitByTag("bets", OUT_QUARANTINE, OUT_FINDINGS, OUT_LOST))
         audited = (
             {"shoes": shoes, "rounds": rounds, "bets": placed["bets"]}
             | "GroupByShoeGroup" >> beam.CoGroupByKey()
-            | "AuditGroup" >> beam.ParDo(_AuditGroup(), tables, limits)
-            | "SplitAudited" >> SplitByTag(OUT_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE)
+            | "AuditGroup" >> beam.ParDo(_AuditGroup(), tables, limits, repeated_ids)
+            | "SplitAudited" >> SplitByTag(OUT_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE, OUT_REPEATS)
         )
-        duplicates = inputs["bets"] | "DuplicateBets" >> FindDuplicateBets()
+        lost = placed[OUT_LOST] | "LostRepeats" >> beam.FlatMap(_repeats, repeated_ids)
+        duplicates = (audited[OUT_REPEATS], lost) | "Repeats" >> beam.Flatten() | "DuplicateBets" >> FindDuplicateBets()
         return {
             OUT_REPLAYS: audited[OUT_REPLAYS],
             OUT_SETTLEMENTS: audited[OUT_SETTLEMENTS],
@@ -347,16 +425,83 @@ def _schema(name: str) -> pa.Schema:
     return contract_schema(name)
 
 
-DUPLICATE_BUCKETS = 64
+DUPLICATE_BUCKETS = 16
 _DUP_COLUMNS = ["bet_id", "placed_at", "_source_file", "_source_row", "round_id", "table_id", "account_id"]
+OUT_LOST, OUT_REPEATS = "lost", "repeats"  # bets of no known round; rows whose bet_id is repeated
+_BET_IDS = pa.schema([("bet_id", pa.string())])
+_HASH_BASE = np.uint64(1099511628211)  # the FNV-1 64-bit prime, as the base of a polynomial hash
+
+
+_HASHED_BYTES = 16
+
+
+def string_hash(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A stable 64-bit hash of each string (the same on every machine, process and run): its length and
+    its last 16 UTF-8 bytes (where ids differ: ...-R012-B0034), mixed with numpy, no Python call per
+    row. Equal strings hash equal; strings that differ only before their last 16 bytes collide, which
+    only makes a bucket bigger. A null hashes like ""."""
+    values = pc.fill_null(pc.cast(values, pa.large_string()), "")
+    values = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    n = len(values)
+    offsets = np.frombuffer(values.buffers()[1], dtype=np.int64)[values.offset:values.offset + n + 1] if n else \
+        np.zeros(1, dtype=np.int64)
+    ends, lengths = offsets[1:], np.diff(offsets)
+    data = np.frombuffer(values.buffers()[2], dtype=np.uint8) if n and offsets[-1] > offsets[0] else \
+        np.zeros(1, dtype=np.uint8)
+    hashes = lengths.astype(np.uint64)
+    for k in range(1, _HASHED_BYTES + 1):  # the k-th byte from the end, 0 past the start of the string
+        byte = np.where(lengths >= k, data[np.maximum(ends - k, 0)], 0).astype(np.uint64)
+        hashes = hashes * _HASH_BASE + byte
+    # splitmix64's finaliser: spreads the bits, so that any bits of the hash make a fair bucket number
+    hashes ^= hashes >> np.uint64(30)
+    hashes *= np.uint64(0xBF58476D1CE4E5B9)
+    hashes ^= hashes >> np.uint64(27)
+    hashes *= np.uint64(0x94D049BB133111EB)
+    return hashes ^ (hashes >> np.uint64(31))
+
+
+def _buckets(table: pa.Table):
+    """(bucket, rows) by a stable hash of bet_id, so that rows with the same bet_id meet."""
+    buckets = (string_hash(table["bet_id"]) % np.uint64(DUPLICATE_BUCKETS)).astype(np.int64)
+    for bucket, part in split_by_key(table.append_column("_bucket", pa.array(buckets)), "_bucket"):
+        yield bucket, part.drop_columns(["_bucket"])
 
 
 def _bucket_bet_ids(bets: pa.Table):
-    """Spread bet ids over a fixed number of buckets by a stable hash, so duplicates meet."""
-    ids = bets["bet_id"].to_pylist()
-    buckets = np.fromiter((zlib.crc32(i.encode()) % DUPLICATE_BUCKETS for i in ids), np.int64, len(ids))
-    small = bets.select(_DUP_COLUMNS).append_column("_bucket", pa.array(buckets))
-    yield from split_by_key(small, "_bucket")
+    yield from _buckets(bets.select(["bet_id"]))
+
+
+def _repeated_in_bucket(element):
+    _, tables = element
+    ids = concat(tables)
+    if ids is None:
+        return
+    counts = pc.value_counts(ids["bet_id"])
+    repeated = counts.field("values").filter(pc.greater(counts.field("counts"), 1))
+    if len(repeated):
+        yield pa.table({"bet_id": repeated}, schema=_BET_IDS)
+
+
+class RepeatedBetIds(beam.PTransform):
+    """bets -> one table of the bet_ids that appear more than once (for a singleton side input); only
+    the id column travels, spread over buckets by a stable hash."""
+
+    def expand(self, bets):
+        return (
+            bets
+            | "Bucket" >> beam.FlatMap(_bucket_bet_ids)
+            | "GroupBuckets" >> beam.GroupByKey()
+            | "Repeated" >> beam.FlatMap(_repeated_in_bucket)
+            | "Collect" >> CollectTable(_BET_IDS)
+        )
+
+
+def _repeats(rows: pa.Table, repeated_ids: pa.Table):
+    """The rows whose bet_id is repeated."""
+    if len(repeated_ids["bet_id"]):
+        found = rows.filter(pc.is_in(rows["bet_id"], repeated_ids["bet_id"]))
+        if found.num_rows:
+            yield plain_table(found)
 
 
 def _duplicates_in_bucket(element):
@@ -368,7 +513,7 @@ def _duplicates_in_bucket(element):
     repeated = counts.field("values").filter(pc.greater(counts.field("counts"), 1))
     if len(repeated) == 0:
         return
-    rows = bets.filter(pc.is_in(bets["bet_id"], repeated)).sort_by(
+    rows = plain_table(bets.filter(pc.is_in(bets["bet_id"], repeated))).sort_by(
         [("bet_id", "ascending"), ("placed_at", "ascending"), ("_source_file", "ascending"),
          ("_source_row", "ascending")])
     findings, dates, seen = [], [], set()
@@ -385,15 +530,17 @@ def _duplicates_in_bucket(element):
 
 
 class FindDuplicateBets(beam.PTransform):
-    """DUPLICATE_BET findings over the whole input, with coarse elements (a few id columns per bucket)."""
+    """Tables of bet rows (_DUP_COLUMNS) -> DUPLICATE_BET findings: every row whose bet_id appeared
+    before (by placed_at, then file and row). Given all the rows of the repeated ids (see AuditShoes),
+    or simply all the bets."""
 
-    def expand(self, bets):
+    def expand(self, rows):
         return (
-            bets
-            | "Bucket" >> beam.FlatMap(_bucket_bet_ids)
+            rows
+            | "Bucket" >> beam.FlatMap(_buckets)
             | "GroupBuckets" >> beam.GroupByKey()
             | "Repeats" >> beam.FlatMap(_duplicates_in_bucket)
         )
 
 
-__all__ = ["AuditShoes", "FindDuplicateBets", "FINDINGS", "QUARANTINE"]
+__all__ = ["AuditShoes", "FindDuplicateBets", "RepeatedBetIds", "FINDINGS", "QUARANTINE"]
