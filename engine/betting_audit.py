@@ -255,8 +255,9 @@ def audit_bets_columns(
                zip(describe(rows), round_no[rows].tolist(), types, cutoffs[rows].tolist(), strict=True)])
 
     if ruleset.limits.side_bets_require_main_bet:
-        groups_with_main = np.unique(group[is_main])
-        rows = np.flatnonzero(is_side & ~np.isin(group, groups_with_main))
+        with_main = np.zeros(int(group.max(initial=-1)) + 1, dtype=bool)
+        with_main[group[is_main]] = True
+        rows = np.flatnonzero(is_side & ~with_main[group])
         found.add("PAIR_WITHOUT_MAIN", rows, ["a PLAYER, BANKER or TIE bet of the same account"] * len(rows),
                   ["no main bet"] * len(rows),
                   [f"{d}: account {a} had no PLAYER, BANKER or TIE bet in round {n}." for d, a, n in
@@ -279,9 +280,10 @@ def audit_bets_columns(
 
 
 def _account_round_groups(bets: BetColumns) -> np.ndarray:
-    """An integer per (account, round) pair, in (account, round) order."""
+    """An integer per (account, round) pair: 0, 1, 2... in (account, round) order."""
     _, _, accounts = bets.codes()
-    return accounts.astype(np.int64) * (int(np.max(bets.round_index, initial=0)) + 1) + bets.round_index
+    pairs = accounts.astype(np.int64) * (int(np.max(bets.round_index, initial=0)) + 1) + bets.round_index
+    return np.unique(pairs, return_inverse=True)[1].reshape(-1)
 
 
 def _extra_positions(bets: BetColumns, group: np.ndarray, is_main: np.ndarray) -> np.ndarray:
@@ -334,10 +336,9 @@ def _pb_difference(limits, bets, found, describe, money, group, rounds) -> None:
     is_p, is_b = bt == BET_CODES.index("PLAYER"), bt == BET_CODES.index("BANKER")
     if not (is_p.any() or is_b.any()):
         return
-    keys, inverse = np.unique(group, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    p_total = np.zeros(len(keys), dtype=np.int64)
-    b_total = np.zeros(len(keys), dtype=np.int64)
+    inverse = group  # dense (account, round) ids
+    p_total = np.zeros(int(group.max(initial=-1)) + 1, dtype=np.int64)
+    b_total = np.zeros(len(p_total), dtype=np.int64)
     np.add.at(p_total, inverse[is_p], stake[is_p])
     np.add.at(b_total, inverse[is_b], stake[is_b])
     for side, heavy, light, mask in (("PLAYER", p_total, b_total, is_p), ("BANKER", b_total, p_total, is_b)):

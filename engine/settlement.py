@@ -94,6 +94,14 @@ def paytable_index(ruleset: Ruleset, features: dict[str, np.ndarray], n_rounds: 
     rule = np.full((n_slots, n_rounds), -1, dtype=np.int16)
     offered = np.zeros(n_slots, dtype=bool)
     nums, dens, pushes = [], [], []
+    tests: dict[tuple[str, tuple], np.ndarray] = {}  # many rules test the same fact (outcome = "BANKER")
+
+    def holds(name: str, allowed: tuple) -> np.ndarray:
+        if (name, allowed) not in tests:
+            column = features[name]
+            tests[name, allowed] = column == allowed[0] if len(allowed) == 1 else np.isin(column, np.array(allowed))
+        return tests[name, allowed]
+
     for mode, codes in ruleset.modes.items():
         m = MODES.index(mode)
         for code in codes:
@@ -103,7 +111,7 @@ def paytable_index(ruleset: Ruleset, features: dict[str, np.ndarray], n_rounds: 
             for pay in ruleset.paytable(code, mode):
                 hit = undecided.copy()
                 for name, allowed in pay.when:
-                    hit &= np.isin(features[name], np.array(allowed))
+                    hit &= holds(name, tuple(allowed))
                 rule[slot, hit] = len(nums)
                 nums.append(pay.odds.numerator if pay.odds is not None else 0)
                 dens.append(pay.odds.denominator if pay.odds is not None else 1)

@@ -31,17 +31,27 @@ OUT_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE = "round_replays", "s
 # in a process that imports this module (Beam workers import it with the DoFns); the tables come back
 # identical, and only the rows of a sliced table are written, not its parent's buffers.
 # Beam also encodes a sample of the elements of every collection to estimate their size for its
-# metrics (most of them, when elements are few and big), so the last few encodings are remembered: a
-# table is compressed once, however many times it is pickled.
+# metrics (most of them, when elements are few and big), and a stage that only moves elements on (a
+# Flatten before a shuffle) decodes and encodes them again; so the last few encodings (and the bytes
+# each table was decoded from) are remembered: a table is compressed once, however often it is pickled.
 _IPC = pa.ipc.IpcWriteOptions(compression="zstd")
 _IPC_PLAIN = pa.ipc.IpcWriteOptions()  # small tables: compressing costs more than it saves
-_COMPRESS_FROM = 512 * 1024  # bytes of Arrow buffers
+_COMPRESS_FROM = 256 * 1024  # bytes of Arrow buffers
 _RECENT: dict[int, tuple[weakref.ref, bytes]] = {}
 _RECENT_LOCK = threading.Lock()
 
 
 def _table_from_ipc(data: bytes) -> pa.Table:
-    return pa.ipc.open_stream(data).read_all()
+    table = pa.ipc.open_stream(data).read_all()
+    _remember(table, data)
+    return table
+
+
+def _remember(table: pa.Table, data: bytes) -> None:
+    with _RECENT_LOCK:
+        if len(_RECENT) >= 32:
+            _RECENT.pop(next(iter(_RECENT)))
+        _RECENT[id(table)] = (weakref.ref(table), data)
 
 
 def _table_to_ipc(table: pa.Table):
@@ -56,10 +66,7 @@ def _table_to_ipc(table: pa.Table):
                            ) as writer:
         writer.write_table(table)
     data = sink.getvalue().to_pybytes()
-    with _RECENT_LOCK:
-        if len(_RECENT) >= 32:
-            _RECENT.pop(next(iter(_RECENT)))
-        _RECENT[id(table)] = (weakref.ref(table), data)
+    _remember(table, data)
     return _table_from_ipc, (data,)
 
 
@@ -425,7 +432,7 @@ def _schema(name: str) -> pa.Schema:
     return contract_schema(name)
 
 
-DUPLICATE_BUCKETS = 16
+DUPLICATE_BUCKETS = 8
 _DUP_COLUMNS = ["bet_id", "placed_at", "_source_file", "_source_row", "round_id", "table_id", "account_id"]
 OUT_LOST, OUT_REPEATS = "lost", "repeats"  # bets of no known round; rows whose bet_id is repeated
 _BET_IDS = pa.schema([("bet_id", pa.string())])
