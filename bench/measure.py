@@ -22,6 +22,9 @@ from pathlib import Path
 
 MEASUREMENTS = ("audit", "audit_dask", "engine", "duckdb", "naive")
 DASK_RUNNER = "apache_beam.runners.dask.dask_runner.DaskRunner"
+# Per worker: past 60% of this a worker spills its data to disk, past 80% it pauses (the machine is
+# shared; left to itself each worker would take half of it).
+DASK_WORKER_MEMORY = "6GiB"
 
 
 def _cpu_seconds() -> float:
@@ -152,6 +155,7 @@ class LocalDaskCluster:
                 time.sleep(0.3)
         self.procs.append(subprocess.Popen(
             [dask, "worker", f"tcp://{self.address}", "--nworkers", str(self.workers), "--nthreads", "1",
+             "--memory-limit", DASK_WORKER_MEMORY, "--local-directory", str(self.logs / "spill"),
              "--no-dashboard", "--host", "127.0.0.1"],
             stdout=open(self.logs / "worker.log", "w"), stderr=subprocess.STDOUT))
         from distributed import Client

@@ -106,7 +106,7 @@ def _n(v: float | None, digits: int = 0) -> str:
 def markdown(payload: dict, derived: dict) -> str:
     m = payload["machine"]
     sizes = list(payload["results"])
-    policy = (f"median of {payload['repeat']} runs below {payload['large_bets']:,} bets, "
+    policy = (f"median of {payload['repeat']} run(s) below {payload['large_bets']:,} bets and "
               f"{payload['repeat_large']} run(s) from there on")
     lines = [
         "# pitboss benchmark results",
@@ -199,6 +199,8 @@ def markdown(payload: dict, derived: dict) -> str:
         if r:
             lines.append(f"| {size} | {r['round_id']} | {r['phases']['from_input_s']:.3f} | {r['cli_wall_s']:.2f} | "
                          f"{r['bets']} |")
+    for f in payload.get("failures", []):
+        lines += ["", f"**{f['kind']} failed at {f['size']} (run {f['run']})**: `{f['error'].splitlines()[0]}`"]
     lines += ["", "## Targets (embedded default, largest size measured)", "",
               "| target | size | measured | goal | met |", "|---|---|---:|---|---|"]
     for t in derived["targets"]:

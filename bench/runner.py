@@ -36,7 +36,9 @@ LARGE_BETS = 5_000_000  # from this size on, --repeat-large runs (default 1) ins
 SMOKE_SIZE = "20k"
 
 
-def _poll_rss(pid: int, peak: list[int], stop: threading.Event) -> None:
+def _poll_rss(pid: int, peak: list[int], stop: threading.Event, cap: float | None = None) -> None:
+    """Sum of the resident sets of `pid` and its descendants, every 50 ms, the peak in peak[0]; above
+    `cap` bytes the whole process group is stopped (peak[1] = True): the machine is shared."""
     import psutil
 
     try:
@@ -55,11 +57,27 @@ def _poll_rss(pid: int, peak: list[int], stop: threading.Event) -> None:
             except psutil.NoSuchProcess:
                 pass
         peak[0] = max(peak[0], total)
+        if cap is not None and total > cap:
+            peak[1] = True
+            try:
+                os.killpg(pid, 9)
+            except ProcessLookupError:
+                pass
+            return
         stop.wait(0.05)
 
 
-def run_child(kind: str, data: Path, work: Path, *extra: str, keep: bool = False) -> dict:
-    """One measurement in a fresh `python -m bench.measure` process; its JSON plus peak memory."""
+TIMEOUT_S = 3600  # a measurement that takes longer is stopped and reported as failed
+
+
+class MeasurementFailed(RuntimeError):
+    pass
+
+
+def run_child(kind: str, data: Path, work: Path, *extra: str, keep: bool = False,
+              memory_cap_gb: float | None = None) -> dict:
+    """One measurement in a fresh `python -m bench.measure` process; its JSON plus peak memory. The child
+    leads its own process group, so a timeout stops it with everything it started (a Dask cluster)."""
     scratch = work / kind
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(parents=True)
@@ -71,17 +89,33 @@ def run_child(kind: str, data: Path, work: Path, *extra: str, keep: bool = False
     parent_rss = psutil.Process().memory_info().rss  # a floor under the child's ru_maxrss (see above)
     started = time.perf_counter()
     with open(log_path, "w") as log:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=REPO)
-        peak, stop = [0], threading.Event()
-        poller = threading.Thread(target=_poll_rss, args=(proc.pid, peak, stop), daemon=True)
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=REPO, start_new_session=True)
+        peak, stop = [0, False], threading.Event()
+        cap = memory_cap_gb * 2**30 if memory_cap_gb else None
+        poller = threading.Thread(target=_poll_rss, args=(proc.pid, peak, stop, cap), daemon=True)
         poller.start()
+        timer = threading.Timer(TIMEOUT_S, lambda: os.killpg(proc.pid, 9))
+        timer.start()
         _, status, usage = os.wait4(proc.pid, 0)
+        timer.cancel()
         proc.returncode = os.waitstatus_to_exitcode(status)
         stop.set()
         poller.join()
     if proc.returncode != 0:
-        tail = log_path.read_text(errors="replace")[-3000:]
-        raise RuntimeError(f"measurement {kind} on {data.name} failed (exit {proc.returncode}):\n{tail}")
+        try:
+            os.killpg(proc.pid, 9)  # whatever it left behind
+        except ProcessLookupError:
+            pass
+        wall = time.perf_counter() - started
+        if peak[1]:
+            why = (f"stopped after {wall:.0f} s: resident memory of the process tree above the cap of "
+                   f"{memory_cap_gb:g} GB (--memory-cap-gb)")
+        elif proc.returncode == -9 and wall >= TIMEOUT_S:
+            why = f"stopped after {wall:.0f} s (timeout)"
+        else:
+            why = f"exit {proc.returncode} after {wall:.0f} s"
+        lines = [ln for ln in log_path.read_text(errors="replace").splitlines() if not ln.startswith("WARNING")]
+        raise MeasurementFailed(f"{kind} on {data.name}: {why}\n" + "\n".join(lines[-30:]))
     result = json.loads(out.read_text())
     result["process_wall_s"] = time.perf_counter() - started
     result["max_rss_mb"] = usage.ru_maxrss / 1024  # Linux: kilobytes
@@ -173,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results", type=Path, default=ROOT / "results", help="where results.md/json/png go")
     parser.add_argument("--data", type=Path, default=ROOT / "data", help="dataset cache (recorded once)")
     parser.add_argument("--keep-work", action="store_true", help="keep each measurement's outputs")
+    parser.add_argument("--memory-cap-gb", type=float, default=12.0,
+                        help="stop a measurement whose processes together hold more (the machine is shared)")
     args = parser.parse_args(argv)
     if args.smoke:
         args.sizes, args.repeat, args.repeat_large = SMOKE_SIZE, 1, 1
@@ -189,7 +225,8 @@ def main(argv: list[str] | None = None) -> int:
 
     payload: dict = {"started_at": datetime.now(UTC).isoformat(timespec="seconds"), "machine": _machine(),
                      "smoke": args.smoke, "repeat": args.repeat, "repeat_large": args.repeat_large,
-                     "large_bets": LARGE_BETS, "measurements": kinds, "datasets": {}, "runs": [], "results": {}}
+                     "large_bets": LARGE_BETS, "memory_cap_gb": args.memory_cap_gb, "measurements": kinds,
+                     "datasets": {}, "runs": [], "results": {}}
     print(f"bench: sizes {', '.join(s.label for s in sizes)}; measurements {', '.join(kinds)}", flush=True)
     from bench import report
 
@@ -203,7 +240,13 @@ def main(argv: list[str] | None = None) -> int:
         for r in range(repeats):
             for kind in kinds:
                 print(f"  {size.label} {kind} run {r + 1}/{repeats} ...", end=" ", flush=True)
-                res = run_child(kind, folder, work, keep=args.keep_work)
+                try:
+                    res = run_child(kind, folder, work, keep=args.keep_work, memory_cap_gb=args.memory_cap_gb)
+                except MeasurementFailed as e:  # reported, and the other measurements go on
+                    print(f"FAILED\n{e}", flush=True)
+                    payload.setdefault("failures", []).append({"size": size.label, "kind": kind, "run": r + 1,
+                                                               "error": str(e)[:3000]})
+                    continue
                 by_kind[kind].append(res)
                 payload["runs"].append({"size": size.label, "kind": kind, "run": r + 1, **res})
                 print(f"{res['wall_s']:.1f} s, {res['bets'] / res['wall_s']:,.0f} bets/s, "
@@ -215,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {size.label} replay of {round_id}: {statistics.median(r['cli_wall_s'] for r in replays):.2f} s "
               f"(pitboss replay), {statistics.median(r['phases']['from_input_s'] for r in replays):.2f} s "
               f"(from_input)", flush=True)
-        payload["results"][size.label] = {k: _median_run(v) for k, v in by_kind.items()}
+        payload["results"][size.label] = {k: _median_run(v) for k, v in by_kind.items() if v}
         payload["results"][size.label]["replay"] = _median_run(replays) | {
             "cli_wall_s": statistics.median(r["cli_wall_s"] for r in replays)}
     shutil.rmtree(work, ignore_errors=True)

@@ -54,23 +54,55 @@ def _remember(table: pa.Table, data: bytes) -> None:
         _RECENT[id(table)] = (weakref.ref(table), data)
 
 
-def _table_to_ipc(table: pa.Table):
-    if table.num_columns == 0:  # IPC cannot carry a row count without columns
-        return table.__reduce__()
+def _ipc_bytes(table: pa.Table) -> bytes:
     with _RECENT_LOCK:
         known = _RECENT.get(id(table))
     if known is not None and known[0]() is table:
-        return _table_from_ipc, (known[1],)
+        return known[1]
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, table.schema, options=_IPC if table.nbytes >= _COMPRESS_FROM else _IPC_PLAIN
                            ) as writer:
         writer.write_table(table)
     data = sink.getvalue().to_pybytes()
     _remember(table, data)
-    return _table_from_ipc, (data,)
+    return data
+
+
+def _table_to_ipc(table: pa.Table):
+    if table.num_columns == 0:  # IPC cannot carry a row count without columns
+        return table.__reduce__()
+    return _table_from_ipc, (_ipc_bytes(table),)
 
 
 copyreg.pickle(pa.Table, _table_to_ipc)
+
+
+class Packed:
+    """An Arrow table held as its compressed IPC bytes while it waits in a shuffle. The in-process
+    runner keeps shuffled elements pickled anyway, but the DaskRunner keeps them as live objects in the
+    workers' memory: packed, the bets of a night take ~20 bytes each there instead of ~150."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, table: pa.Table):
+        self.data = _ipc_bytes(table)
+
+    def table(self) -> pa.Table:
+        return _table_from_ipc(self.data)
+
+    def __reduce__(self):
+        return _packed, (self.data,)
+
+
+def _packed(data: bytes) -> Packed:
+    p = Packed.__new__(Packed)
+    p.data = data
+    return p
+
+
+def _tables(values) -> list[pa.Table]:
+    """The tables of a group's values, unpacked."""
+    return [v.table() if isinstance(v, Packed) else v for v in values]
 
 
 def split_by_key(table: pa.Table, column: str):
@@ -259,11 +291,10 @@ class _PlaceBets(beam.DoFn):
             placed = placed.append_column(_SHOE, round_index["shoe_id"].take(at)).append_column(
                 _GROUP, round_index[_GROUP].take(at))
             for group, part in split_by_key(placed, _GROUP):
-                yield "bets", (group, _compact(part.drop_columns([_GROUP])))
+                yield "bets", (group, Packed(_compact(part.drop_columns([_GROUP]))))
         lost = bets.filter(pc.invert(known))
         if lost.num_rows == 0:
             return
-        yield OUT_LOST, lost.select(_DUP_COLUMNS)  # they still take part in the DUPLICATE_BET check
         dates = pc.cast(pc.cast(lost["placed_at"], pa.timestamp("us")), pa.date32())
         held = pc.is_in(lost["round_id"], value_set=quarantined_rounds["round_id"])
         if pc.any(held).as_py():
@@ -295,21 +326,17 @@ class _AuditGroup(beam.DoFn):
         self.by_kind = {k: Metrics.counter("findings", k) for k in KINDS}
         self._infos = None
 
-    def process(self, element, tables: pa.Table, limits: pa.Table, repeated_ids: pa.Table):
+    def process(self, element, tables: pa.Table, limits: pa.Table):
         _, grouped = element
         if self._infos is None:  # rulesets load once per worker
             self._infos = table_infos(tables, limits)
-        shoes = concat(grouped["shoes"])
-        rounds = concat(grouped["rounds"])
-        bets = concat(grouped["bets"])
+        shoes = concat(_tables(grouped["shoes"]))
+        rounds = concat(_tables(grouped["rounds"]))
+        bets = concat(_tables(grouped["bets"]))
         shoes = shoes if shoes is not None else _with_source(_schema("shoes").empty_table())
         rounds = rounds if rounds is not None else _empty_like(None, "rounds")
         bets = bets if bets is not None else _with_source(_schema("bets").empty_table()).append_column(
             _SHOE, pa.array([], pa.string()))
-        if len(repeated_ids["bet_id"]):
-            repeats = bets.filter(pc.is_in(bets["bet_id"], repeated_ids["bet_id"]))
-            if repeats.num_rows:
-                yield OUT_REPEATS, plain_table(repeats.select(_DUP_COLUMNS))
         # A shoe is audited when it is recorded exactly once, on a known table; the rows of any other
         # shoe_id are quarantined (_orphans).
         counts = pc.value_counts(shoes["shoe_id"]) if shoes.num_rows else None
@@ -394,10 +421,6 @@ class AuditShoes(beam.PTransform):
     def expand(self, inputs):
         tables = beam.pvalue.AsSingleton(inputs["tables"] | "CollectTables" >> CollectTable(_schema("tables")))
         limits = beam.pvalue.AsSingleton(inputs["limits"] | "CollectLimits" >> CollectTable(_schema("limits")))
-        # DUPLICATE_BET, in two passes so that only ids travel for every bet: the ids seen more than
-        # once (RepeatedBetIds), then the few rows with those ids (from the groups, and the bets of no
-        # known round) brought together.
-        repeated_ids = beam.pvalue.AsSingleton(inputs["bets"] | "RepeatedBetIds" >> RepeatedBetIds())
         shoe_groups = beam.pvalue.AsSingleton(
             inputs["shoes"] | "ShoeGroups" >> beam.Map(_shoe_groups)
             | "CollectShoeGroups" >> beam.CombineGlobally(_ShoeGroupIndex()))
@@ -409,15 +432,14 @@ class AuditShoes(beam.PTransform):
         held = inputs.get("quarantined_rounds") or (inputs["rounds"].pipeline | "NoneHeld" >> beam.Create([]))
         held = beam.pvalue.AsSingleton(held | "HeldRounds" >> CollectTable(pa.schema([("round_id", pa.string())])))
         placed = (inputs["bets"] | "PlaceBets" >> beam.ParDo(_PlaceBets(), round_index, held)
-                  | "SplitPlaced" >> SplitByTag("bets", OUT_QUARANTINE, OUT_FINDINGS, OUT_LOST))
+                  | "SplitPlaced" >> SplitByTag("bets", OUT_QUARANTINE, OUT_FINDINGS))
         audited = (
             {"shoes": shoes, "rounds": rounds, "bets": placed["bets"]}
             | "GroupByShoeGroup" >> beam.CoGroupByKey()
-            | "AuditGroup" >> beam.ParDo(_AuditGroup(), tables, limits, repeated_ids)
-            | "SplitAudited" >> SplitByTag(OUT_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE, OUT_REPEATS)
+            | "AuditGroup" >> beam.ParDo(_AuditGroup(), tables, limits)
+            | "SplitAudited" >> SplitByTag(OUT_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE)
         )
-        lost = placed[OUT_LOST] | "LostRepeats" >> beam.FlatMap(_repeats, repeated_ids)
-        duplicates = (audited[OUT_REPEATS], lost) | "Repeats" >> beam.Flatten() | "DuplicateBets" >> FindDuplicateBets()
+        duplicates = inputs["bets"] | "DuplicateBets" >> FindDuplicateBets()
         return {
             OUT_REPLAYS: audited[OUT_REPLAYS],
             OUT_SETTLEMENTS: audited[OUT_SETTLEMENTS],
@@ -434,8 +456,6 @@ def _schema(name: str) -> pa.Schema:
 
 DUPLICATE_BUCKETS = 8
 _DUP_COLUMNS = ["bet_id", "placed_at", "_source_file", "_source_row", "round_id", "table_id", "account_id"]
-OUT_LOST, OUT_REPEATS = "lost", "repeats"  # bets of no known round; rows whose bet_id is repeated
-_BET_IDS = pa.schema([("bet_id", pa.string())])
 _HASH_BASE = np.uint64(1099511628211)  # the FNV-1 64-bit prime, as the base of a polynomial hash
 
 
@@ -475,45 +495,14 @@ def _buckets(table: pa.Table):
 
 
 def _bucket_bet_ids(bets: pa.Table):
-    yield from _buckets(bets.select(["bet_id"]))
-
-
-def _repeated_in_bucket(element):
-    _, tables = element
-    ids = concat(tables)
-    if ids is None:
-        return
-    counts = pc.value_counts(ids["bet_id"])
-    repeated = counts.field("values").filter(pc.greater(counts.field("counts"), 1))
-    if len(repeated):
-        yield pa.table({"bet_id": repeated}, schema=_BET_IDS)
-
-
-class RepeatedBetIds(beam.PTransform):
-    """bets -> one table of the bet_ids that appear more than once (for a singleton side input); only
-    the id column travels, spread over buckets by a stable hash."""
-
-    def expand(self, bets):
-        return (
-            bets
-            | "Bucket" >> beam.FlatMap(_bucket_bet_ids)
-            | "GroupBuckets" >> beam.GroupByKey()
-            | "Repeated" >> beam.FlatMap(_repeated_in_bucket)
-            | "Collect" >> CollectTable(_BET_IDS)
-        )
-
-
-def _repeats(rows: pa.Table, repeated_ids: pa.Table):
-    """The rows whose bet_id is repeated."""
-    if len(repeated_ids["bet_id"]):
-        found = rows.filter(pc.is_in(rows["bet_id"], repeated_ids["bet_id"]))
-        if found.num_rows:
-            yield plain_table(found)
+    """The id columns of the bets, spread over buckets by a stable hash of bet_id (compact, packed)."""
+    for bucket, rows in _buckets(_compact(bets.select(_DUP_COLUMNS))):
+        yield bucket, Packed(rows)
 
 
 def _duplicates_in_bucket(element):
     _, tables = element
-    bets = concat(tables)
+    bets = concat(_tables(tables))
     if bets is None:
         return
     counts = pc.value_counts(bets["bet_id"])
@@ -537,17 +526,17 @@ def _duplicates_in_bucket(element):
 
 
 class FindDuplicateBets(beam.PTransform):
-    """Tables of bet rows (_DUP_COLUMNS) -> DUPLICATE_BET findings: every row whose bet_id appeared
-    before (by placed_at, then file and row). Given all the rows of the repeated ids (see AuditShoes),
-    or simply all the bets."""
+    """DUPLICATE_BET findings over the whole input, with coarse elements (a few id columns per bucket).
+    (No side input on purpose: Beam's DaskRunner 2.77 recomputes a side input for every task that reads
+    it, which for one derived from every bet would mean reading the night once per task.)"""
 
-    def expand(self, rows):
+    def expand(self, bets):
         return (
-            rows
-            | "Bucket" >> beam.FlatMap(_buckets)
+            bets
+            | "Bucket" >> beam.FlatMap(_bucket_bet_ids)
             | "GroupBuckets" >> beam.GroupByKey()
             | "Repeats" >> beam.FlatMap(_duplicates_in_bucket)
         )
 
 
-__all__ = ["AuditShoes", "FindDuplicateBets", "RepeatedBetIds", "FINDINGS", "QUARANTINE"]
+__all__ = ["AuditShoes", "FindDuplicateBets", "FINDINGS", "QUARANTINE"]
