@@ -17,10 +17,12 @@ import resource
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 MEASUREMENTS = ("audit", "audit_dask", "engine", "duckdb", "naive")
+FAILURE_NOTE: list[Path] = [Path("/dev/null")]  # <out>.failed: why the measurement gave up, for the runner
 DASK_RUNNER = "apache_beam.runners.dask.dask_runner.DaskRunner"
 # Per worker: past 60% of this a worker spills its data to disk, past 80% it pauses (the machine is
 # shared; left to itself each worker would take half of it).
@@ -104,6 +106,7 @@ def audit_dask(data: Path, work: Path) -> dict:
     with LocalDaskCluster(work / "dask") as cluster:
         procs = cluster.processes()
         cpu0 = sum(_tree_cpu(p) for p in procs)
+        threading.Thread(target=cluster.watch, daemon=True).start()
         clock = Stopwatch()
         result = audit(data, work, [f"--runner={DASK_RUNNER}", f"--dask_client_address={cluster.address}"], clock)
         cpu1 = sum(_tree_cpu(p) for p in procs)
@@ -166,6 +169,20 @@ class LocalDaskCluster:
                             for p in [proc, *proc.children(recursive=True)])
         del psutil
         return self
+
+    def watch(self, max_restarts: int = 3) -> None:
+        """Stop this measurement when the workers keep running out of memory: their nanny restarts them
+        and the run starts over, forever."""
+        log = self.logs / "worker.log"
+        while True:
+            time.sleep(5)
+            restarts = log.read_text(errors="replace").count("exceeded 95% memory budget") if log.exists() else 0
+            if restarts >= max_restarts:
+                reason = (f"stopped: the Dask workers exceeded their {DASK_WORKER_MEMORY} memory budget {restarts} "
+                          f"times (restarted by their nanny each time, so the run cannot finish)")
+                print(reason, flush=True)
+                FAILURE_NOTE[0].write_text(reason)
+                os._exit(3)
 
     def processes(self):
         import psutil
@@ -371,6 +388,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--round")
     args = parser.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
+    FAILURE_NOTE[0] = args.out.with_suffix(".failed")
+    FAILURE_NOTE[0].unlink(missing_ok=True)
     extra = [args.round] if args.kind == "replay" else []
     result = KINDS[args.kind](args.data, args.work, *extra)
     result["pid"] = os.getpid()

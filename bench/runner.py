@@ -112,6 +112,8 @@ def run_child(kind: str, data: Path, work: Path, *extra: str, keep: bool = False
                    f"{memory_cap_gb:g} GB (--memory-cap-gb)")
         elif proc.returncode == -9 and wall >= TIMEOUT_S:
             why = f"stopped after {wall:.0f} s (timeout)"
+        elif out.with_suffix(".failed").exists():
+            why = out.with_suffix(".failed").read_text() + f" ({wall:.0f} s)"
         else:
             why = f"exit {proc.returncode} after {wall:.0f} s"
         lines = [ln for ln in log_path.read_text(errors="replace").splitlines() if not ln.startswith("WARNING")]
