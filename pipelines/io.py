@@ -186,6 +186,9 @@ class _RouteToShards(beam.DoFn):
         self.column, self.shards = column, shards
 
     def process(self, table: pa.Table):
-        keys = [zlib.crc32((v or "").encode()) % self.shards for v in table[self.column].to_pylist()]
-        for shard, rows in split_by_key(table.append_column("_shard", pa.array(keys, pa.int64())), "_shard"):
+        # the hash once per distinct value (a shoe has thousands of rows), then mapped to every row
+        encoded = pc.fill_null(table[self.column].combine_chunks(), "").dictionary_encode()
+        per_value = [zlib.crc32(v.encode()) % self.shards for v in encoded.dictionary.to_pylist()]
+        keys = pa.array(per_value, pa.int64()).take(encoded.indices)
+        for shard, rows in split_by_key(table.append_column("_shard", keys), "_shard"):
             yield shard, rows.drop_columns(["_shard"])

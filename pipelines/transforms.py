@@ -333,10 +333,9 @@ class _AuditGroup(beam.DoFn):
         shoes = concat(_tables(grouped["shoes"]))
         rounds = concat(_tables(grouped["rounds"]))
         bets = concat(_tables(grouped["bets"]))
-        shoes = shoes if shoes is not None else _with_source(_schema("shoes").empty_table())
-        rounds = rounds if rounds is not None else _empty_like(None, "rounds")
-        bets = bets if bets is not None else _with_source(_schema("bets").empty_table()).append_column(
-            _SHOE, pa.array([], pa.string()))
+        shoes = shoes if shoes is not None else _empty_input("shoes")
+        rounds = rounds if rounds is not None else _empty_input("rounds")
+        bets = bets if bets is not None else _empty_input("bets").append_column(_SHOE, pa.array([], pa.string()))
         # A shoe is audited when it is recorded exactly once, on a known table; the rows of any other
         # shoe_id are quarantined (_orphans).
         counts = pc.value_counts(shoes["shoe_id"]) if shoes.num_rows else None
@@ -402,15 +401,10 @@ def _kind_counts(findings: pa.Table) -> tuple[list[str], list[int]]:
     return counts.field("values").to_pylist(), counts.field("counts").to_pylist()
 
 
-def _with_source(table: pa.Table) -> pa.Table:
-    return table.append_column("_source_file", pa.array([], pa.string())).append_column(
+def _empty_input(name: str) -> pa.Table:
+    """No rows of an input table, in the shape the readers give (with the source columns)."""
+    return _schema(name).empty_table().append_column("_source_file", pa.array([], pa.string())).append_column(
         "_source_row", pa.array([], pa.int64()))
-
-
-def _empty_like(_, name: str) -> pa.Table:
-    from schemas.contract import schema as contract_schema
-
-    return _with_source(contract_schema(name).empty_table())
 
 
 class AuditShoes(beam.PTransform):
