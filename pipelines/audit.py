@@ -23,14 +23,15 @@ import pyarrow as pa
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
 
-from pipelines.io import ReadTable, WriteShards, input_files, source_path
+from pipelines.io import ReadTable, WriteGroupFiles, WriteShards, input_files, source_path, write_parquet
 from pipelines.transforms import OUT_QUARANTINE, AuditShoes
 from schemas.contract import TABLE_NAMES
 from schemas.outputs import OUTPUTS, SORT_KEYS
 
-# Output -> column whose hash picks the file shard (a shoe's rows stay together).
-SHARD_COLUMN = {"round_replays": "shoe_id", "settlements": "shoe_id", "findings": "table_id",
-                "quarantine": "source_file"}
+# The big outputs get a file per group of shoes, written as each group is audited; the small ones
+# are gathered into a fixed number of shards, rows routed by a stable hash of a column.
+GROUP_FILES = {"round_replays": "shoe_id", "settlements": "shoe_id"}
+SHARD_COLUMN = {"findings": "table_id", "quarantine": "source_file"}
 MANIFEST = "_manifest.json"
 
 
@@ -82,8 +83,10 @@ def build(pipeline: beam.Pipeline, files: dict[str, list[str]], output_dir: str,
     outputs = dict(audited)
     outputs[OUT_QUARANTINE] = [audited[OUT_QUARANTINE], *quarantined] | "AllQuarantined" >> beam.Flatten()
     written = [
-        pcoll | f"Write {name}" >> WriteShards(output_dir, name, OUTPUTS[name], SORT_KEYS[name], SHARD_COLUMN[name],
-                                               shards)
+        pcoll | f"Write {name}" >> (
+            WriteGroupFiles(output_dir, name, OUTPUTS[name], SORT_KEYS[name], GROUP_FILES[name])
+            if name in GROUP_FILES else
+            WriteShards(output_dir, name, OUTPUTS[name], SORT_KEYS[name], SHARD_COLUMN[name], shards))
         for name, pcoll in outputs.items()
     ]
     # One last step that depends on every write: the DaskRunner computes only the graph's last step.
@@ -94,7 +97,7 @@ def parse_args(argv: list[str] | None):
     parser = argparse.ArgumentParser(prog="pipelines.audit", description=__doc__.splitlines()[0])
     parser.add_argument("--input", required=True, help="input folder (local path or gs://, s3://, hdfs://)")
     parser.add_argument("--output", required=True, help="output folder for the Parquet results")
-    parser.add_argument("--shards", type=int, default=4, help="files per output table")
+    parser.add_argument("--shards", type=int, default=4, help="files of findings and of quarantine")
     return parser.parse_known_args(argv)
 
 
@@ -126,7 +129,7 @@ def run(argv: list[str] | None = None) -> AuditRun:
     record.metrics["pipeline_ms"] = int((time.perf_counter() - t0) * 1000)
     record.outputs = {
         name: [dict(path=p, **dict(zip(("sha256", "bytes"), sha256_of(p), strict=True)))
-               for p in shard_paths(args.output, name, args.shards)]
+               for p in output_files(args.output, name)]
         for name in OUTPUTS
     }
     record.finished_at = datetime.now(UTC).isoformat()
@@ -136,9 +139,15 @@ def run(argv: list[str] | None = None) -> AuditRun:
     return record
 
 
-def shard_paths(output_dir: str, name: str, shards: int) -> list[str]:
-    """The files WriteShards writes for one output: every shard, even an empty one."""
-    return [posixpath.join(output_dir, name, f"part-{i:05d}-of-{shards:05d}.parquet") for i in range(shards)]
+def output_files(output_dir: str, name: str) -> list[str]:
+    """The files of one output of a finished pipeline, sorted; an output with no rows at all (a night
+    with no bets) gets one empty file, so that every output can be read."""
+    found = sorted(m.path for m in FileSystems.match([posixpath.join(output_dir, name, "*.parquet")])[0].metadata_list)
+    if not found:
+        empty = posixpath.join(output_dir, name, "empty.parquet")
+        write_parquet(OUTPUTS[name].empty_table(), empty)
+        found = [empty]
+    return found
 
 
 def clear_outputs(output_dir: str) -> None:

@@ -4,6 +4,7 @@ local paths, gs://, s3:// and hdfs:// all work on every runner) and deterministi
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import posixpath
 import zlib
 
@@ -17,7 +18,7 @@ from apache_beam.metrics import Metrics
 
 from pipelines.convert import quarantine_table
 from pipelines.crashpoints import crash_point
-from pipelines.transforms import OUT_QUARANTINE, SplitByTag, concat, split_by_key
+from pipelines.transforms import OUT_QUARANTINE, SplitByTag, split_by_key
 from schemas import readers
 
 
@@ -140,21 +141,70 @@ class ReadTable(beam.PTransform):
         )
 
 
+# columns of the outputs that (nearly) never repeat a value
+_UNIQUE_COLUMNS = frozenset({"bet_id", "placed_at", "source_row", "message", "stake", "paid", "expected", "delta",
+                             "record_id", "record"})
+
+
+def write_parquet(table: pa.Table, path: str) -> None:
+    """One zstd-compressed Parquet file, written through Beam's filesystems. Columns whose values repeat
+    are dictionary-encoded, ids are not (a dictionary of unique values only costs time: the files come
+    out ~20% faster and smaller)."""
+    sink = pa.BufferOutputStream()
+    repeating = [f.name for f in table.schema if f.name not in _UNIQUE_COLUMNS]
+    pq.write_table(table, sink, row_group_size=128 * 1024, compression="zstd", use_dictionary=repeating)
+    with FileSystems.create(path) as f:
+        f.write(sink.getvalue().to_pybytes())
+    crash_point("writing")
+
+
+def sorted_rows(table: pa.Table, schema: pa.Schema, sort_keys: list[str]) -> pa.Table:
+    """`table` in `schema` (plain strings), its rows in `sort_keys` order: one sort and one `take` over
+    the chunks as they are (no copy of the whole table before the sort)."""
+    table = table.cast(schema)
+    return table.take(pc.sort_indices(table, [(k, "ascending") for k in sort_keys]))
+
+
 class _WriteShard(beam.DoFn):
     def __init__(self, directory: str, name: str, schema: pa.Schema, sort_keys: list[str], shards: int):
         self.directory, self.name, self.schema, self.sort_keys, self.shards = directory, name, schema, sort_keys, shards
 
     def process(self, element):
         shard, tables = element
-        table = concat(t.cast(self.schema) for t in tables if t is not None) or self.schema.empty_table()
-        table = table.sort_by([(k, "ascending") for k in self.sort_keys])
+        parts = [t for t in tables if t is not None and t.num_rows]
+        table = pa.concat_tables([t.cast(self.schema) for t in parts]) if parts else self.schema.empty_table()
         path = posixpath.join(self.directory, self.name, f"part-{shard:05d}-of-{self.shards:05d}.parquet")
-        sink = pa.BufferOutputStream()
-        pq.write_table(table, sink, row_group_size=128 * 1024, compression="zstd")
-        with FileSystems.create(path) as f:
-            f.write(sink.getvalue().to_pybytes())
-        crash_point("writing")
+        write_parquet(sorted_rows(table, self.schema, self.sort_keys), path)
         yield path
+
+
+class _WriteGroupFile(beam.DoFn):
+    def __init__(self, directory: str, name: str, schema: pa.Schema, sort_keys: list[str], key_column: str):
+        self.directory, self.name, self.schema, self.sort_keys = directory, name, schema, sort_keys
+        self.key_column = key_column
+
+    def process(self, table: pa.Table):
+        table = sorted_rows(table, self.schema, self.sort_keys)
+        first = pc.min(table[self.key_column]).as_py() or ""
+        digest = hashlib.sha256(first.encode()).hexdigest()[:20]
+        path = posixpath.join(self.directory, self.name, f"group-{digest}.parquet")
+        write_parquet(table, path)
+        yield path
+
+
+class WriteGroupFiles(beam.PTransform):
+    """Arrow tables that each hold every row of their `key_column` values (the audit's replays and
+    settlements: one table per group of shoes) -> one file each, `<directory>/<name>/group-H.parquet`,
+    where H is a digest of the table's smallest key (a shoe is in one group only, so names never clash),
+    rows sorted: identical input gives byte-identical files, and nothing is shuffled on the way: each
+    group's results are written as soon as it is audited."""
+
+    def __init__(self, directory: str, name: str, schema: pa.Schema, sort_keys: list[str], key_column: str):
+        super().__init__()
+        self.args = (directory, name, schema, sort_keys, key_column)
+
+    def expand(self, tables):
+        return tables | "Write" >> beam.ParDo(_WriteGroupFile(*self.args))
 
 
 class WriteShards(beam.PTransform):

@@ -352,8 +352,11 @@ class _AuditGroup(beam.DoFn):
         for shoe_id in sorted(set(pc.unique(all_ids).to_pylist()) - set(good_ids.to_pylist())):
             yield from self._orphans(shoe_id, shoes, rounds, bets)
         rounds, bets = rounds.filter(in_good_round), bets.filter(in_good_bet)
-        for table_id in sorted(set(good["table_id"].to_pylist())):
-            if len(set(good["table_id"].to_pylist())) == 1:
+        results: dict[str, list[pa.Table]] = {n: [] for n in (OUT_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS,
+                                                                OUT_QUARANTINE)}
+        table_ids = sorted(set(good["table_id"].to_pylist()))
+        for table_id in table_ids:
+            if len(table_ids) == 1:
                 part = (good, rounds, bets)
             else:  # a group holds one table, unless its rows disagree on the table
                 ids = good.filter(pc.equal(good["table_id"], table_id))["shoe_id"]
@@ -367,12 +370,14 @@ class _AuditGroup(beam.DoFn):
             self.bets.inc(settlements.num_rows)
             for kind, n in zip(*_kind_counts(findings), strict=True):
                 self.by_kind[kind].inc(n)
-            yield OUT_REPLAYS, replays
-            yield OUT_SETTLEMENTS, settlements
-            if findings.num_rows:
-                yield OUT_FINDINGS, findings
-            if quarantine.num_rows:
-                yield OUT_QUARANTINE, quarantine
+            for name, table in zip(results, (replays, settlements, findings, quarantine), strict=True):
+                results[name].append(table)
+        # One table per output and group: the writer gives each group's replays and settlements a file
+        # of their own, straight after the audit (no shuffle of the night's settlements).
+        for name, tables in results.items():
+            table = _concat_same(tables)
+            if table is not None:
+                yield name, table
 
     def _orphans(self, shoe_id, shoes, rounds, bets):
         """Rounds and bets that cannot be placed on one known shoe of a known table."""
@@ -392,6 +397,15 @@ class _AuditGroup(beam.DoFn):
                     f"{why}: the {name[:-1]} cannot be replayed", None, id_col)
         if shoe_rows and len(shoe_rows) == 1:
             yield OUT_QUARANTINE, quarantine_table(pa.Table.from_pylist(shoe_rows), "shoes", why, None, "shoe_id")
+
+
+def _concat_same(tables: list[pa.Table]) -> pa.Table | None:
+    """Tables of one output for one group as one table (dictionary columns made plain where their
+    dictionaries differ, which concat cannot merge); None when there are no rows."""
+    tables = [t for t in tables if t.num_rows]
+    if len(tables) <= 1:
+        return tables[0] if tables else None
+    return pa.concat_tables([plain_table(t) for t in tables])
 
 
 def _kind_counts(findings: pa.Table) -> tuple[list[str], list[int]]:
@@ -453,13 +467,13 @@ _DUP_COLUMNS = ["bet_id", "placed_at", "_source_file", "_source_row", "round_id"
 _HASH_BASE = np.uint64(1099511628211)  # the FNV-1 64-bit prime, as the base of a polynomial hash
 
 
-_HASHED_BYTES = 16
+_HASHED_BYTES = 8
 
 
 def string_hash(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """A stable 64-bit hash of each string (the same on every machine, process and run): its length and
-    its last 16 UTF-8 bytes (where ids differ: ...-R012-B0034), mixed with numpy, no Python call per
-    row. Equal strings hash equal; strings that differ only before their last 16 bytes collide, which
+    its last 8 UTF-8 bytes (where ids differ: ...-R012-B0034), mixed with numpy, no Python call per
+    row. Equal strings hash equal; strings that differ only before their last 8 bytes collide, which
     only makes a bucket bigger. A null hashes like ""."""
     values = pc.fill_null(pc.cast(values, pa.large_string()), "")
     values = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
@@ -499,10 +513,13 @@ def _duplicates_in_bucket(element):
     bets = concat(_tables(tables))
     if bets is None:
         return
-    counts = pc.value_counts(bets["bet_id"])
-    repeated = counts.field("values").filter(pc.greater(counts.field("counts"), 1))
-    if len(repeated) == 0:
+    # sorted, a repeated id sits next to itself (a sort is several times faster than hashing 10^6 ids)
+    ids = bets["bet_id"].combine_chunks()
+    ids = ids.take(pc.sort_indices(ids))
+    same_as_previous = pc.equal(ids.slice(1), ids.slice(0, len(ids) - 1))
+    if not pc.any(same_as_previous).as_py():
         return
+    repeated = pc.unique(ids.slice(1).filter(same_as_previous))
     rows = plain_table(bets.filter(pc.is_in(bets["bet_id"], repeated))).sort_by(
         [("bet_id", "ascending"), ("placed_at", "ascending"), ("_source_file", "ascending"),
          ("_source_row", "ascending")])

@@ -81,6 +81,9 @@ def load(warehouse: str, manifest: dict) -> dict[str, int]:
     counts: dict[str, int] = {}
     con = connect_for_write(str(staging))
     try:
+        # rows are found by their columns (every view and query orders what it shows), not by the order
+        # they were inserted in: letting DuckDB insert in any order loads 10M settlements ~25% faster
+        con.execute("SET preserve_insertion_order = false")
         for statement in _create_statements():
             con.execute(statement)
         con.execute("BEGIN TRANSACTION")

@@ -1,15 +1,15 @@
 """Incident replay of one round: gather what is known about it (from the warehouse, or straight from
 the Parquet input through the engine) into one plain dict, then render it as text, JSON or HTML.
 
-Reading from the input touches only the files and row groups that can hold the round (Arrow dataset
-filters use each row group's min/max statistics), so it stays fast on a large dataset.
+Reading from the input touches only the files and row groups that can hold the round (by each row
+group's min/max statistics, read from the Parquet footers), so it stays fast on a large dataset.
 """
 
 from __future__ import annotations
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.dataset as ds
+import pyarrow.parquet as pq
 
 from engine.findings import format_money
 from engine.ruleset import load_ruleset
@@ -62,12 +62,31 @@ def _read(input_dir: str, table: str, column: str, value: str) -> pa.Table:
     expr = pc.field(column) == value
     parts = []
     for source in readers.scan(input_dir, table):
-        fragment = next(iter(ds.dataset(source.path, format="parquet").get_fragments()))
-        groups = [rg.id for piece in fragment.split_by_row_group(expr) for rg in piece.row_groups]
+        groups = _row_groups_that_may_hold(source, column, value)
         if groups:
             batches = readers.iter_batches(source, table, row_groups=groups)
             parts.append(pa.Table.from_batches(list(batches), schema=readers.read_schema(table)).filter(expr))
     return pa.concat_tables(parts) if parts else readers.read_schema(table).empty_table()
+
+
+def _row_groups_that_may_hold(source, column: str, value: str) -> list[int]:
+    """Row groups of a file whose statistics do not rule `value` out (all of them when the column has
+    no usable statistics, or comes from the folder names)."""
+    every = list(range(source.num_row_groups))
+    if column not in source.from_file:
+        return every
+    meta = pq.ParquetFile(source.path).metadata
+    leaves = [meta.schema.column(j).path for j in range(meta.num_columns)]
+    if column not in leaves:
+        return every
+    j, groups = leaves.index(column), []
+    for i in every:
+        stats = meta.row_group(i).column(j).statistics
+        low, high = (stats.min, stats.max) if stats is not None and stats.has_min_max else (None, None)
+        low, high = (v.decode("utf-8", "replace") if isinstance(v, bytes) else v for v in (low, high))
+        if not (isinstance(low, str) and isinstance(high, str)) or low <= value <= high:
+            groups.append(i)
+    return groups
 
 
 def from_input(input_dir: str, round_id: str) -> dict:
