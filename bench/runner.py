@@ -203,6 +203,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat-large", type=int, default=1,
                         help=f"runs per measurement from {LARGE_BETS:,} bets on")
     parser.add_argument("--skip-dask", action="store_true", help="leave out the DaskRunner measurement")
+    parser.add_argument("--dask-max-bets", type=int, default=2_000_000,
+                        help="leave out the DaskRunner measurement on larger datasets (at 10M its workers run out "
+                             "of memory: bench/README.md)")
     parser.add_argument("--only", default="", help=f"comma-separated subset of {','.join(MEASUREMENTS)}")
     parser.add_argument("--smoke", action="store_true",
                         help=f"only the {SMOKE_SIZE} size, once: checks the wiring, says nothing about speed")
@@ -241,6 +244,11 @@ def main(argv: list[str] | None = None) -> int:
         replays: list[dict] = []
         for r in range(repeats):
             for kind in kinds:
+                if kind == "audit_dask" and info["bets"] > args.dask_max_bets:
+                    if r == 0:
+                        print(f"  {size.label} {kind}: left out (more than --dask-max-bets)", flush=True)
+                        payload.setdefault("skipped", []).append({"size": size.label, "kind": kind})
+                    continue
                 print(f"  {size.label} {kind} run {r + 1}/{repeats} ...", end=" ", flush=True)
                 try:
                     res = run_child(kind, folder, work, keep=args.keep_work, memory_cap_gb=args.memory_cap_gb)

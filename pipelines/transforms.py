@@ -510,17 +510,17 @@ def _bucket_bet_ids(bets: pa.Table):
 
 def _duplicates_in_bucket(element):
     _, tables = element
-    bets = concat(_tables(tables))
-    if bets is None:
+    tables = [t for t in _tables(tables) if t is not None and t.num_rows]
+    if not tables:
         return
     # sorted, a repeated id sits next to itself (a sort is several times faster than hashing 10^6 ids)
-    ids = bets["bet_id"].combine_chunks()
+    ids = pa.chunked_array([t["bet_id"] for t in tables]).combine_chunks()
     ids = ids.take(pc.sort_indices(ids))
     same_as_previous = pc.equal(ids.slice(1), ids.slice(0, len(ids) - 1))
     if not pc.any(same_as_previous).as_py():
         return
     repeated = pc.unique(ids.slice(1).filter(same_as_previous))
-    rows = plain_table(bets.filter(pc.is_in(bets["bet_id"], repeated))).sort_by(
+    rows = plain_table(concat(plain_table(t.filter(pc.is_in(t["bet_id"], repeated))) for t in tables)).sort_by(
         [("bet_id", "ascending"), ("placed_at", "ascending"), ("_source_file", "ascending"),
          ("_source_row", "ascending")])
     findings, dates, seen = [], [], set()
