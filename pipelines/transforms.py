@@ -19,6 +19,7 @@ from apache_beam.metrics import Metrics
 
 from engine.findings import KINDS, Finding
 from pipelines.convert import audit_shoes_tables, findings_table, plain, plain_table, quarantine_table, table_infos
+from pipelines.memory import release_free_memory
 from schemas.outputs import FINDINGS, QUARANTINE
 
 OUT_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE = "round_replays", "settlements", "findings", "quarantine"
@@ -283,6 +284,7 @@ class _PlaceBets(beam.DoFn):
         return at.take(encoded.indices)
 
     def process(self, bets: pa.Table, round_index: pa.Table, quarantined_rounds: pa.Table):
+        release_free_memory()
         pos = self._positions(bets["round_id"], round_index)
         known = pc.is_valid(pos)
         placed = bets.filter(known)
@@ -328,6 +330,7 @@ class _AuditGroup(beam.DoFn):
 
     def process(self, element, tables: pa.Table, limits: pa.Table):
         _, grouped = element
+        release_free_memory()
         if self._infos is None:  # rulesets load once per worker
             self._infos = table_infos(tables, limits)
         shoes = concat(_tables(grouped["shoes"]))
@@ -510,6 +513,7 @@ def _bucket_bet_ids(bets: pa.Table):
 
 def _duplicates_in_bucket(element):
     _, tables = element
+    release_free_memory()
     tables = [t for t in _tables(tables) if t is not None and t.num_rows]
     if not tables:
         return

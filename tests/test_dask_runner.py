@@ -46,6 +46,12 @@ def dask_cluster(tmp_path_factory):
     with Client(address, timeout=60) as client:
         client.wait_for_workers(2, timeout=120)
     yield address
+    # Beam's DaskRunner leaves its own Client open: closed here, before the cluster goes, so that it does
+    # not keep trying to reconnect (from a background thread) while later tests run
+    import distributed.client
+
+    for client in list(distributed.client._global_clients.values()):
+        client.close()
     for p in reversed(procs):
         p.terminate()
     for p in procs:

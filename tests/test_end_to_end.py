@@ -74,3 +74,38 @@ def test_demo_command_reports_full_recall_and_precision(tmp_path):
     assert result.exit_code == 0, result.output
     assert "Every planted fault found on its row" in result.output
     assert Path(tmp_path / "audit.duckdb").exists()
+
+
+def test_each_group_of_shoes_has_its_own_sorted_file(faulty_day):
+    """Replays and settlements are written one file per table-day group of shoes, straight after its
+    audit: a shoe's rows are all in one file, each file's rows are in the output's sort order, and
+    there are as many files as table-days whose shoes have settled bets (counted from the input)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from schemas.outputs import SORT_KEYS
+
+    files = sorted((faulty_day / "out" / "settlements").glob("*.parquet"))
+    file_of_shoe: dict[str, str] = {}
+    for f in files:
+        table = pq.read_table(f)
+        assert table.num_rows > 0
+        assert table.equals(table.sort_by([(k, "ascending") for k in SORT_KEYS["settlements"]])), f.name
+        for shoe in set(table["shoe_id"].to_pylist()):
+            assert file_of_shoe.setdefault(shoe, f.name) == f.name, f"shoe {shoe} is in two files"
+    shoes = pq.read_table(faulty_day / "data" / "shoes", columns=["shoe_id", "table_id", "opened_at"])
+    settled_shoes = pa.array(sorted(file_of_shoe), pa.string())
+    settled = shoes.filter(pc.is_in(shoes["shoe_id"], settled_shoes))
+    days = pc.cast(pc.cast(settled["opened_at"], pa.timestamp("us")), pa.date32()).to_pylist()
+    assert len(files) == len(set(zip(settled["table_id"].to_pylist(), days, strict=True)))
+
+
+def test_a_night_without_bets_writes_readable_empty_outputs(tmp_path):
+    generate(GenerateConfig(out=tmp_path / "data", tables=1, rounds_per_table=20, seed=5, fault_rate=0, quiet=True))
+    for f in (tmp_path / "data" / "bets").rglob("*.parquet"):
+        pq.write_table(pq.read_table(f).slice(0, 0), f)
+    record = run(["--input", str(tmp_path / "data"), "--output", str(tmp_path / "out")])
+    assert [Path(o["path"]).name for o in record.outputs["settlements"]] == ["empty.parquet"]
+    assert pq.read_table(tmp_path / "out" / "settlements").num_rows == 0
+    rounds_in = pq.read_table(tmp_path / "data" / "rounds").num_rows
+    assert rounds_in > 0 and pq.read_table(tmp_path / "out" / "round_replays").num_rows == rounds_in

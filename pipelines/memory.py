@@ -1,0 +1,28 @@
+"""Give freed memory back to the operating system between units of work.
+
+The in-process runner moves the night's bets as many compressed blocks of 0.1-1 MB; glibc's malloc
+keeps the blocks a stage frees in its heap (its mmap threshold grows after such frees), so the process
+keeps the peak of every stage it has run. `malloc_trim` between units of work returns those pages:
+at 10M bets the audit's peak falls from 3.0 to 2.6 GB at no measurable cost (bench/README.md).
+Elsewhere than glibc (macOS, musl) this is a no-op."""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+
+
+@functools.cache
+def _malloc_trim():
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return libc.malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+def release_free_memory() -> None:
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
