@@ -22,7 +22,7 @@ def audit(
     warehouse: str | None = typer.Option(None, "--warehouse", help="DuckDB file to load the results into."),
     output: str | None = typer.Option(None, "--output", help="Folder for the Parquet results "
                                       "[default: <warehouse>.runs/latest, or out/]"),
-    shards: int = typer.Option(4, "--shards", help="Files per output table."),
+    shards: int = typer.Option(4, "--shards", help="Files of findings and of quarantine."),
     validate: bool = typer.Option(True, "--validate/--no-validate",
                                   help="Run the data-quality suites (audits/expectations) on the input first."),
 ) -> None:
