@@ -518,7 +518,7 @@ def _duplicates_in_bucket(element):
     if not tables:
         return
     # sorted, a repeated id sits next to itself (a sort is several times faster than hashing 10^6 ids)
-    ids = pa.chunked_array([t["bet_id"] for t in tables]).combine_chunks()
+    ids = pa.chunked_array([chunk for t in tables for chunk in t["bet_id"].chunks], pa.string()).combine_chunks()
     ids = ids.take(pc.sort_indices(ids))
     same_as_previous = pc.equal(ids.slice(1), ids.slice(0, len(ids) - 1))
     if not pc.any(same_as_previous).as_py():
