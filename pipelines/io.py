@@ -80,7 +80,7 @@ class ReadRowGroup(beam.DoFn):
         canonical = pa.Table.from_batches(batches)
         # the source file as plain strings, named as given (not the local copy)
         canonical = canonical.set_column(canonical.schema.get_field_index(readers.SOURCE_FILE), readers.SOURCE_FILE,
-                                         pa.array([path] * canonical.num_rows, pa.string()))
+                                         pa.repeat(pa.scalar(path, pa.string()), canonical.num_rows))
         good, bad = readers.check_rows(self.table, canonical)
         crash_point("reading")
         self.rows_read.inc(canonical.num_rows)
