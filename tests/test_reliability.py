@@ -273,3 +273,16 @@ def test_verify_reports_a_file_changed_since_the_run(day, tmp_path):
     changed = pitboss("verify", "--run", "latest", "--warehouse", str(warehouse))
     assert changed.returncode == CHECK_FAILED
     assert "CHANGED" in changed.stdout and findings.name in changed.stdout.replace("\n", "")
+
+
+def test_verify_reports_a_file_added_to_the_outputs(day, tmp_path):
+    folder = _broken(day, tmp_path)
+    warehouse = tmp_path / "audit.duckdb"
+    assert pitboss("audit", "--input", str(folder), "--output", str(tmp_path / "out"), "--warehouse",
+                   str(warehouse)).returncode == OK
+    settlements = sorted((tmp_path / "out" / "settlements").glob("*.parquet"))
+    planted = settlements[0].with_name("group-00000000000000000000.parquet")
+    planted.write_bytes(settlements[0].read_bytes())  # a forged copy: every listed file is still intact
+    added = pitboss("verify", "--run", "latest", "--warehouse", str(warehouse))
+    assert added.returncode == CHECK_FAILED
+    assert "ADDED" in added.stdout and planted.name in added.stdout.replace("\n", "")

@@ -4,6 +4,7 @@ of a run, and the code version, and report anything that changed since the run."
 from __future__ import annotations
 
 import json
+import posixpath
 from pathlib import Path
 
 import typer
@@ -16,7 +17,8 @@ def verify(
     run: str = typer.Option("latest", "--run", help="Run id (audit_runs.run_id) or 'latest'."),
     warehouse: str = typer.Option(..., "--warehouse", help="The DuckDB warehouse holding the run's manifest."),
 ) -> None:
-    """Check that no input or output file of a run changed since the run."""
+    """Check that no input or output file of a run changed since the run, and that no file was added
+    to its output folders."""
     import duckdb
 
     from pipelines.audit import code_version, sha256_of
@@ -46,9 +48,23 @@ def verify(
         changed += status != "ok"
         if status != "ok":
             console.print(f"{status} {side} ({name}): {f['path']}", soft_wrap=True, highlight=False)
+    # a file added to an output folder since the run would be read with the run's files
+    for name, fs in json.loads(outputs).items():
+        listed = {f["path"] for f in fs}
+        for folder in sorted({posixpath.dirname(p) for p in listed}):
+            for extra in sorted(set(_parquet_files(folder)) - listed):
+                changed += 1
+                files.append(("output", name, {"path": extra}))
+                console.print(f"[red]ADDED[/red] output ({name}): {extra}", soft_wrap=True, highlight=False)
     now = code_version()
     code_status = "same" if now == code else f"[yellow]differs[/yellow] (run: {code[:12]}, now: {now[:12]})"
     console.print(f"Run {run_id}: {len(files) - changed} of {len(files)} files unchanged since the run; "
                   f"code version {code_status}.")
     if changed:
         raise typer.Exit(CHECK_FAILED)
+
+
+def _parquet_files(folder: str) -> list[str]:
+    from apache_beam.io.filesystems import FileSystems
+
+    return [m.path for m in FileSystems.match([posixpath.join(folder, "*.parquet")])[0].metadata_list]
