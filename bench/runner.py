@@ -32,7 +32,7 @@ from bench.measure import MEASUREMENTS
 
 ROOT = Path(__file__).resolve().parent
 REPO = ROOT.parent
-LARGE_BETS = 5_000_000  # from this size on, --repeat-large runs (default 1) instead of --repeat
+LARGE_BETS = 5_000_000  # from this size on, --repeat-large runs instead of --repeat
 SMOKE_SIZE = "20k"
 
 
@@ -200,12 +200,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100k,1M,10M", help="comma-separated bet counts, e.g. 100k,1M,10M")
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (median reported)")
-    parser.add_argument("--repeat-large", type=int, default=1,
+    parser.add_argument("--repeat-large", type=int, default=3,
                         help=f"runs per measurement from {LARGE_BETS:,} bets on")
     parser.add_argument("--skip-dask", action="store_true", help="leave out the DaskRunner measurement")
-    parser.add_argument("--dask-max-bets", type=int, default=2_000_000,
-                        help="leave out the DaskRunner measurement on larger datasets (at 10M its workers run out "
-                             "of memory: bench/README.md)")
+    parser.add_argument("--dask-max-bets", type=int, default=None,
+                        help="leave out the DaskRunner measurement on datasets with more bets (default: none left out)")
     parser.add_argument("--only", default="", help=f"comma-separated subset of {','.join(MEASUREMENTS)}")
     parser.add_argument("--smoke", action="store_true",
                         help=f"only the {SMOKE_SIZE} size, once: checks the wiring, says nothing about speed")
@@ -244,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         replays: list[dict] = []
         for r in range(repeats):
             for kind in kinds:
-                if kind == "audit_dask" and info["bets"] > args.dask_max_bets:
+                if kind == "audit_dask" and args.dask_max_bets is not None and info["bets"] > args.dask_max_bets:
                     if r == 0:
                         print(f"  {size.label} {kind}: left out (more than --dask-max-bets)", flush=True)
                         payload.setdefault("skipped", []).append({"size": size.label, "kind": kind})

@@ -259,6 +259,12 @@ def _compact(table: pa.Table) -> pa.Table:
     return table
 
 
+def _codes_of(per_round: pa.DictionaryArray, rounds: np.ndarray) -> pa.DictionaryArray:
+    """The values of `per_round` (one per distinct round) for each bet, by the bets' round numbers."""
+    indices = pc.fill_null(per_round.indices, 0).to_numpy()[rounds]  # (the null ones are unknown rounds: unused)
+    return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()), per_round.dictionary)
+
+
 class _PlaceBets(beam.DoFn):
     """Give each bet its shoe and group via the round index; bets on unknown rounds go to quarantine with
     an UNKNOWN_ROUND finding."""
@@ -267,10 +273,10 @@ class _PlaceBets(beam.DoFn):
         self.unknown = Metrics.counter("audit", "bets_unknown_round")
         self._index = None  # (round index table, {round_id: first row}), built once per side input
 
-    def _positions(self, round_ids, round_index: pa.Table) -> pa.Array:
-        """Row of each bet's round in the round index (null: unknown). pc.index_in would hash the whole
-        index (every round of the night) for every batch of bets; a dict built once looks up only the
-        few thousand distinct rounds of a batch."""
+    def _rounds(self, round_ids, round_index: pa.Table) -> tuple[np.ndarray, pa.Array]:
+        """(round of each bet among the batch's distinct rounds, row of each distinct round in the round
+        index (null: unknown)). pc.index_in would hash the whole index (every round of the night) for every
+        batch of bets; a dict built once looks up only the few thousand distinct rounds of a batch."""
         if self._index is None or self._index[0] is not round_index:
             ids = round_index["round_id"].to_pylist()
             lookup: dict[str, int] = {}
@@ -278,22 +284,26 @@ class _PlaceBets(beam.DoFn):
                 lookup.setdefault(rid, i)
             self._index = (round_index, lookup)
         lookup = self._index[1]
-        encoded = pc.dictionary_encode(round_ids).combine_chunks() if isinstance(round_ids, pa.ChunkedArray) else \
-            pc.dictionary_encode(round_ids)
+        encoded = pc.dictionary_encode(round_ids)
+        encoded = encoded.combine_chunks() if isinstance(encoded, pa.ChunkedArray) else encoded
         at = pa.array([lookup.get(r) for r in encoded.dictionary.to_pylist()], pa.int64())
-        return at.take(encoded.indices)
+        return encoded.indices.to_numpy(zero_copy_only=False), at
 
     def process(self, bets: pa.Table, round_index: pa.Table, quarantined_rounds: pa.Table):
         release_free_memory()
-        pos = self._positions(bets["round_id"], round_index)
-        known = pc.is_valid(pos)
+        bet_round, round_at = self._rounds(bets["round_id"], round_index)
+        known_round = pc.is_valid(round_at).to_numpy(zero_copy_only=False)
+        known = pa.array(known_round[bet_round])
         placed = bets.filter(known)
         if placed.num_rows:
-            at = pos.filter(known)
-            placed = placed.append_column(_SHOE, round_index["shoe_id"].take(at)).append_column(
-                _GROUP, round_index[_GROUP].take(at))
-            for group, part in split_by_key(placed, _GROUP):
-                yield "bets", (group, Packed(_compact(part.drop_columns([_GROUP]))))
+            # shoe and group per distinct round, then given to the bets as dictionary codes (no string per bet)
+            of_placed = bet_round[known_round[bet_round]]
+            shoe = pc.dictionary_encode(round_index["shoe_id"].take(round_at)).combine_chunks()
+            group = pc.dictionary_encode(round_index[_GROUP].take(round_at)).combine_chunks()
+            placed = _compact(placed).append_column(_SHOE, _codes_of(shoe, of_placed)).append_column(
+                _GROUP, _codes_of(group, of_placed))
+            for key, part in split_by_key(placed, _GROUP):
+                yield "bets", (key, Packed(part.drop_columns([_GROUP])))
         lost = bets.filter(pc.invert(known))
         if lost.num_rows == 0:
             return
