@@ -57,22 +57,26 @@ def _rounds_in(data: Path) -> int:
 
 
 # --------------------------------------------------------------------------------------------------
-# (1) the full audit: Beam pipeline + warehouse load
+# (1) the full audit: input expectation suites + Beam pipeline + warehouse load (what `pitboss audit` does)
 
 
 def audit(data: Path, work: Path, runner_args: list[str] | None = None, clock: Stopwatch | None = None) -> dict:
     clock = clock or Stopwatch()
+    from audits.validate import validate_inputs
     from pipelines.audit import run
     from pipelines.warehouse import load
 
     out, warehouse = work / "out", work / "audit.duckdb"
     t0 = time.perf_counter()
+    validate_inputs(str(data))  # what `pitboss audit` runs first (its expectation suites)
+    tv = time.perf_counter()
     record = run(["--input", str(data), "--output", str(out), *(runner_args or [])])
     t1 = time.perf_counter()
     load(str(warehouse), json.loads((out / "_manifest.json").read_text()))
     t2 = time.perf_counter()
     result = clock.result()
-    result["phases"] = {"imports_s": t0 - clock.wall0, "pipeline_s": t1 - t0, "warehouse_load_s": t2 - t1}
+    result["phases"] = {"imports_s": t0 - clock.wall0, "validate_s": tv - t0, "pipeline_s": t1 - tv,
+                        "warehouse_load_s": t2 - t1}
     result["runner"] = record.runner
     result.update(_audit_counts(data, out))
     return result

@@ -174,15 +174,16 @@ def markdown(payload: dict, derived: dict) -> str:
         if not any(kind in payload["results"][s] for s in sizes):
             continue
         lines += [f"## {LABELS[kind]}: phases and results", "",
-                  "| size | imports s | pipeline s | warehouse load s | bets in | settled | quarantined | findings | "
-                  "planted faults missed | findings unexplained |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+                  "| size | imports s | input expectations s | pipeline s | warehouse load s | bets in | settled | "
+                  "quarantined | findings | planted faults missed | findings unexplained |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for size in sizes:
             r = payload["results"][size].get(kind)
             if not r:
                 continue
             ph = r["phases"]
-            lines.append(f"| {size} | {_n(ph['imports_s'], 2)} | {_n(ph['pipeline_s'], 2)} | "
+            validate = _n(ph["validate_s"], 2) if "validate_s" in ph else "-"  # (results older than the step)
+            lines.append(f"| {size} | {_n(ph['imports_s'], 2)} | {validate} | {_n(ph['pipeline_s'], 2)} | "
                          f"{_n(ph['warehouse_load_s'], 2)} | {r['bets']:,} | {r['bets_settled']:,} | "
                          f"{r['bets_quarantined']:,} | {r['findings']:,} | {r['faults_missed']} | "
                          f"{r['findings_unexplained']} |")
