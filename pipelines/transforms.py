@@ -1,8 +1,8 @@
 """The audit as composite PTransforms: no I/O in here (reading and writing are wired in audit.run).
 
-Elements are coarse: Arrow tables of many rows (a row group, or one shoe's rounds and bets), never
-one Python object per bet. Slices are copied (`take`) before a shuffle so that a group carries only
-its own rows, not the parent row group's buffers.
+Elements are coarse: Arrow tables of many rows (a row group, or the shoes, rounds and bets of one
+table-day), never one Python object per bet. A table pickles as compressed Arrow IPC of its own rows
+only (a slice does not drag its parent row group's buffers through a shuffle).
 """
 
 from __future__ import annotations
