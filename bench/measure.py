@@ -160,11 +160,15 @@ class LocalDaskCluster:
                 if time.time() > deadline:
                     raise RuntimeError("the Dask scheduler did not start") from None
                 time.sleep(0.3)
+        # Beam's DaskRunner keeps its elements as live Python objects, which Dask cannot spill: a worker
+        # paused at 80% of its limit then waits forever (seen at 10M). No pause; the limit still
+        # restarts a worker that passes it (and the run is reported as failed).
+        env = {**os.environ, "DASK_DISTRIBUTED__WORKER__MEMORY__PAUSE": "False"}
         self.procs.append(subprocess.Popen(
             [dask, "worker", f"tcp://{self.address}", "--nworkers", str(self.workers), "--nthreads", "1",
              "--memory-limit", DASK_WORKER_MEMORY, "--local-directory", str(self.logs / "spill"),
              "--no-dashboard", "--host", "127.0.0.1"],
-            stdout=open(self.logs / "worker.log", "w"), stderr=subprocess.STDOUT))
+            stdout=open(self.logs / "worker.log", "w"), stderr=subprocess.STDOUT, env=env))
         from distributed import Client
 
         with Client(self.address, timeout=60) as client:

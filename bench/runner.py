@@ -67,7 +67,7 @@ def _poll_rss(pid: int, peak: list[int], stop: threading.Event, cap: float | Non
         stop.wait(0.05)
 
 
-TIMEOUT_S = 3600  # a measurement that takes longer is stopped and reported as failed
+TIMEOUT_S = 900  # a measurement that takes longer is stopped and reported as failed (10M takes < 2 min)
 
 
 class MeasurementFailed(RuntimeError):
