@@ -23,7 +23,7 @@ import pyarrow as pa
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
 
-from pipelines.io import ReadTable, WriteGroupFiles, WriteShards, input_files, source_path, write_parquet
+from pipelines.io import ReadTable, WriteGroupFiles, WriteShards, files_in, input_files, source_path, write_parquet
 from pipelines.transforms import OUT_QUARANTINE, AuditShoes
 from schemas.contract import TABLE_NAMES
 from schemas.outputs import OUTPUTS, SORT_KEYS
@@ -142,7 +142,7 @@ def run(argv: list[str] | None = None) -> AuditRun:
 def output_files(output_dir: str, name: str) -> list[str]:
     """The files of one output of a finished pipeline, sorted; an output with no rows at all (a night
     with no bets) gets one empty file, so that every output can be read."""
-    found = sorted(m.path for m in FileSystems.match([posixpath.join(output_dir, name, "*.parquet")])[0].metadata_list)
+    found = files_in(posixpath.join(output_dir, name))
     if not found:
         empty = posixpath.join(output_dir, name, "empty.parquet")
         write_parquet(OUTPUTS[name].empty_table(), empty)
@@ -157,7 +157,7 @@ def clear_outputs(output_dir: str) -> None:
     if FileSystems.exists(manifest):
         FileSystems.delete([manifest])
     for name in OUTPUTS:
-        old = [m.path for m in FileSystems.match([posixpath.join(output_dir, name, "*")])[0].metadata_list]
+        old = files_in(posixpath.join(output_dir, name), "*")
         if old:
             FileSystems.delete(old)
 

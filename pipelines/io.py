@@ -147,6 +147,11 @@ _UNIQUE_COLUMNS = frozenset({"bet_id", "placed_at", "source_row", "message", "st
                              "record_id", "record"})
 
 
+def files_in(folder: str, pattern: str = "*.parquet") -> list[str]:
+    """The files of a folder matching `pattern`, sorted (through Beam's filesystems: local or remote)."""
+    return sorted(m.path for m in FileSystems.match([posixpath.join(folder, pattern)])[0].metadata_list)
+
+
 def write_parquet(table: pa.Table, path: str) -> None:
     """One zstd-compressed Parquet file, written through Beam's filesystems. Columns whose values repeat
     are dictionary-encoded, ids are not (a dictionary of unique values only costs time: the files come
@@ -159,10 +164,9 @@ def write_parquet(table: pa.Table, path: str) -> None:
     crash_point("writing")
 
 
-def sorted_rows(table: pa.Table, schema: pa.Schema, sort_keys: list[str]) -> pa.Table:
-    """`table` in `schema` (plain strings), its rows in `sort_keys` order: one sort and one `take` over
-    the chunks as they are (no copy of the whole table before the sort)."""
-    table = table.cast(schema)
+def sorted_rows(table: pa.Table, sort_keys: list[str]) -> pa.Table:
+    """`table`'s rows in `sort_keys` order: one sort and one `take` over the chunks as they are (no copy
+    of the whole table before the sort)."""
     order = pc.sort_indices(table, [(k, "ascending") for k in sort_keys]).to_numpy()
     if len(order) and (order[1:] > order[:-1]).all():  # already in order (as the engine gives a group's rows)
         return table
@@ -178,7 +182,7 @@ class _WriteShard(beam.DoFn):
         parts = [t for t in tables if t is not None and t.num_rows]
         table = pa.concat_tables([t.cast(self.schema) for t in parts]) if parts else self.schema.empty_table()
         path = posixpath.join(self.directory, self.name, f"part-{shard:05d}-of-{self.shards:05d}.parquet")
-        write_parquet(sorted_rows(table, self.schema, self.sort_keys), path)
+        write_parquet(sorted_rows(table, self.sort_keys), path)
         yield path
 
 
@@ -207,7 +211,7 @@ class _WriteGroupFile(beam.DoFn):
         yield path
 
     def _write(self, table: pa.Table, path: str) -> None:
-        write_parquet(sorted_rows(table, self.schema, self.sort_keys), path)
+        write_parquet(sorted_rows(table.cast(self.schema), self.sort_keys), path)
 
     def finish_bundle(self):
         pending, self._pending = self._pending, []

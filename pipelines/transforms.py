@@ -419,9 +419,7 @@ def _concat_same(tables: list[pa.Table]) -> pa.Table | None:
     """Tables of one output for one group as one table (dictionary columns made plain where their
     dictionaries differ, which concat cannot merge); None when there are no rows."""
     tables = [t for t in tables if t.num_rows]
-    if len(tables) <= 1:
-        return tables[0] if tables else None
-    return pa.concat_tables([plain_table(t) for t in tables])
+    return tables[0] if len(tables) == 1 else concat(plain_table(t) for t in tables)
 
 
 def _kind_counts(findings: pa.Table) -> tuple[list[str], list[int]]:
@@ -537,7 +535,7 @@ def _duplicates_in_bucket(element):
     if not pc.any(same_as_previous).as_py():
         return
     repeated = pc.unique(ids.slice(1).filter(same_as_previous))
-    rows = plain_table(concat(plain_table(t.filter(pc.is_in(t["bet_id"], repeated))) for t in tables)).sort_by(
+    rows = concat(plain_table(t.filter(pc.is_in(t["bet_id"], repeated))) for t in tables).sort_by(
         [("bet_id", "ascending"), ("placed_at", "ascending"), ("_source_file", "ascending"),
          ("_source_row", "ascending")])
     findings, dates, seen = [], [], set()

@@ -75,7 +75,7 @@ def _row_groups_that_may_hold(source, column: str, value: str) -> list[int]:
     every = list(range(source.num_row_groups))
     if column not in source.from_file:
         return every
-    meta = pq.ParquetFile(source.path).metadata
+    meta = pq.read_metadata(source.path)
     leaves = [meta.schema.column(j).path for j in range(meta.num_columns)]
     if column not in leaves:
         return every

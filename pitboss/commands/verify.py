@@ -22,6 +22,7 @@ def verify(
     import duckdb
 
     from pipelines.audit import code_version, sha256_of
+    from pipelines.io import files_in
 
     console, err = Console(), Console(stderr=True)
     if not Path(warehouse).exists():
@@ -49,22 +50,16 @@ def verify(
         if status != "ok":
             console.print(f"{status} {side} ({name}): {f['path']}", soft_wrap=True, highlight=False)
     # a file added to an output folder since the run would be read with the run's files
+    added = 0
     for name, fs in json.loads(outputs).items():
         listed = {f["path"] for f in fs}
         for folder in sorted({posixpath.dirname(p) for p in listed}):
-            for extra in sorted(set(_parquet_files(folder)) - listed):
-                changed += 1
-                files.append(("output", name, {"path": extra}))
+            for extra in sorted(set(files_in(folder)) - listed):
+                added += 1
                 console.print(f"[red]ADDED[/red] output ({name}): {extra}", soft_wrap=True, highlight=False)
     now = code_version()
     code_status = "same" if now == code else f"[yellow]differs[/yellow] (run: {code[:12]}, now: {now[:12]})"
-    console.print(f"Run {run_id}: {len(files) - changed} of {len(files)} files unchanged since the run; "
-                  f"code version {code_status}.")
-    if changed:
+    console.print(f"Run {run_id}: {len(files) - changed} of {len(files)} files unchanged since the run, "
+                  f"{added} added; code version {code_status}.")
+    if changed or added:
         raise typer.Exit(CHECK_FAILED)
-
-
-def _parquet_files(folder: str) -> list[str]:
-    from apache_beam.io.filesystems import FileSystems
-
-    return [m.path for m in FileSystems.match([posixpath.join(folder, "*.parquet")])[0].metadata_list]
