@@ -19,7 +19,7 @@ from apache_beam.metrics import Metrics
 
 from pipelines.convert import quarantine_table
 from pipelines.crashpoints import crash_point
-from pipelines.transforms import OUT_QUARANTINE, SplitByTag, split_by_key
+from pipelines.transforms import OUT_QUARANTINE, TAGGED_TABLE, SplitByTag, split_by_key
 from schemas import readers
 
 
@@ -137,8 +137,8 @@ class ReadTable(beam.PTransform):
             | "Files" >> beam.Create(self.files or [], reshuffle=False)
             | "RowGroups" >> beam.ParDo(ExpandRowGroups())
             | "Spread" >> beam.Reshuffle()
-            | "Read" >> beam.ParDo(ReadRowGroup(self.table))
-            | "Split" >> SplitByTag("rows", OUT_QUARANTINE)
+            | "Read" >> beam.ParDo(ReadRowGroup(self.table)).with_output_types(TAGGED_TABLE)
+            | "Split" >> SplitByTag("rows", OUT_QUARANTINE, tables=("rows", OUT_QUARANTINE))
         )
 
 
