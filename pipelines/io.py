@@ -165,12 +165,31 @@ def write_parquet(table: pa.Table, path: str) -> None:
 
 
 def sorted_rows(table: pa.Table, sort_keys: list[str]) -> pa.Table:
-    """`table`'s rows in `sort_keys` order: one sort and one `take` over the chunks as they are (no copy
-    of the whole table before the sort)."""
-    order = pc.sort_indices(table, [(k, "ascending") for k in sort_keys]).to_numpy()
-    if len(order) and (order[1:] > order[:-1]).all():  # already in order (as the engine gives a group's rows)
+    """`table`'s rows in `sort_keys` order (ascending, as a stable sort): the table itself when its rows
+    already are (as the engine gives a group's replays and settlements), else one sort and one `take`."""
+    if _in_order(table, sort_keys):
         return table
-    return table.take(order)
+    return table.take(pc.sort_indices(table, [(k, "ascending") for k in sort_keys]))
+
+
+def _in_order(table: pa.Table, sort_keys: list[str]) -> bool:
+    """Whether every row is <= the next on `sort_keys`, compared key by key over adjacent rows: linear,
+    where checking with a sort costs n log n string comparisons. Nulls are left to the sort."""
+    n = table.num_rows
+    undecided = None  # pairs of adjacent rows equal on the keys compared so far (None: all of them)
+    for key in sort_keys:
+        if n < 2 or (undecided is not None and not pc.any(undecided).as_py()):
+            return True
+        column = table[key]
+        if column.null_count:
+            return False
+        before, after = column.slice(0, n - 1), column.slice(1)
+        descending = pc.greater(before, after)
+        if pc.any(descending if undecided is None else pc.and_(undecided, descending)).as_py():
+            return False
+        same = pc.equal(before, after)
+        undecided = same if undecided is None else pc.and_(undecided, same)
+    return True
 
 
 class _WriteShard(beam.DoFn):
