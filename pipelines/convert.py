@@ -23,6 +23,7 @@ from engine.dealing_audit import (
 from engine.findings import SEVERITY, Finding
 from engine.ruleset import BET_CODES, MODES, load_ruleset
 from engine.shoe_audit import TableInfo, audit_shoes
+from pipelines.records import record_texts
 from schemas.contract import CARDS, TIMESTAMP
 from schemas.outputs import FINDINGS, QUARANTINE, ROUND_REPLAYS, SETTLEMENTS
 
@@ -325,11 +326,8 @@ def findings_table(findings: Sequence[Finding], round_dates: Mapping[str, object
 def quarantine_table(rows: pa.Table, source_table: str, reason: str | pa.Array, dates, id_column: str | None
                      ) -> pa.Table:
     """Quarantine rows with the reason; `rows` must carry _source_file/_source_row."""
-    import json
-
     n = rows.num_rows
-    record_cols = [c for c in rows.column_names if not c.startswith("_") and c != "reason"]
-    records = [json.dumps(r, default=str, sort_keys=True) for r in rows.select(record_cols).to_pylist()]
+    records = record_texts(rows.select([c for c in rows.column_names if not c.startswith("_") and c != "reason"]))
     reasons = reason if isinstance(reason, pa.Array | pa.ChunkedArray) else pa.array([reason] * n, pa.string())
     ids = (pc.cast(rows[id_column], pa.string()) if id_column and id_column in rows.column_names
            else pa.nulls(n, pa.string()))
@@ -337,5 +335,5 @@ def quarantine_table(rows: pa.Table, source_table: str, reason: str | pa.Array, 
         "business_date": dates if dates is not None else pa.nulls(n, pa.date32()),
         "source_table": pa.array([source_table] * n, pa.string()),
         "source_file": rows["_source_file"], "source_row": rows["_source_row"],
-        "reason": reasons, "record_id": ids, "record": pa.array(records, pa.string()),
+        "reason": reasons, "record_id": ids, "record": records,
     }, schema=QUARANTINE)

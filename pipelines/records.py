@@ -1,0 +1,58 @@
+"""A quarantined row as JSON text (the `record` column of quarantine), for every row of a table at once.
+
+The text is what `json.dumps(row, default=str, sort_keys=True)` writes for the row as Python values
+(keys sorted, ", " and ": " separators, non-ASCII escaped, instants as `str(datetime)`). Columns of
+plain types are built with Arrow kernels, no Python per row; a column whose values need JSON escaping,
+or of another type (lists of cards, floats), is written by `json.dumps` value by value. A night with a
+table's rounds missing puts every bet of that table in quarantine: ~15 us a row in Python, 1.3 s per
+100k bets, which the kernels cut to a few ms.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+_PLAIN_TEXT = r"^[ !#-\[\]-~]*$"  # printable ASCII without '"' and '\': JSON writes it unchanged
+_NULL = "null"
+
+
+def record_texts(rows: pa.Table) -> pa.Array:
+    """Each row of `rows` as a JSON object of all its columns (a string array, one text per row)."""
+    if rows.num_columns == 0:
+        return pa.array(["{}"] * rows.num_rows, pa.string())
+    pairs = [pc.binary_join_element_wise(json.dumps(name) + ": ", _value_texts(rows[name]), "")
+             for name in sorted(rows.column_names)]
+    return pc.binary_join_element_wise("{", pc.binary_join_element_wise(*pairs, ", "), "}", "")
+
+
+def _value_texts(column: pa.ChunkedArray) -> pa.Array:
+    """The JSON text of each value of one column ("null" for a null)."""
+    column = column.combine_chunks()
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    kind = column.type
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        if pc.all(pc.match_substring_regex(pc.fill_null(column, ""), _PLAIN_TEXT)).as_py() is not False:
+            return pc.fill_null(pc.binary_join_element_wise('"', column.cast(pa.string()), '"', ""), _NULL)
+    elif pa.types.is_integer(kind) or pa.types.is_boolean(kind):
+        return pc.fill_null(column.cast(pa.string()), _NULL)
+    elif pa.types.is_date32(kind):
+        return pc.fill_null(pc.binary_join_element_wise('"', column.cast(pa.string()), '"', ""), _NULL)
+    elif pa.types.is_timestamp(kind) and kind.tz in ("UTC", "+00:00"):
+        return _utc_instant_texts(column)
+    return pa.array([json.dumps(v, default=str) for v in column.to_pylist()], pa.string())
+
+
+def _utc_instant_texts(column: pa.Array) -> pa.Array:
+    """`str(datetime)` of UTC instants, quoted: "2026-11-28 21:04:05.123000+00:00", without the
+    fraction when it is zero (as Python writes it)."""
+    micros = column.cast(pa.timestamp("us", tz="UTC"))
+    # Arrow writes a naive instant as "2026-11-28 21:04:05.123000": its first 19 characters are the seconds
+    seconds = pc.utf8_slice_codeunits(micros.cast(pa.timestamp("us")).cast(pa.string()), 0, 19)
+    fraction = pc.subtract(micros.cast(pa.int64()), pc.floor_temporal(micros, unit="second").cast(pa.int64()))
+    fraction_text = pc.if_else(pc.equal(fraction, 0), "",
+                               pc.binary_join_element_wise(".", pc.utf8_lpad(fraction.cast(pa.string()), 6, "0"), ""))
+    return pc.fill_null(pc.binary_join_element_wise('"', seconds, fraction_text, '+00:00"', ""), _NULL)

@@ -1,0 +1,50 @@
+"""The quarantine's `record` text, built with Arrow kernels, is exactly what json.dumps(row, default=str,
+sort_keys=True) writes for the row (the reference: one Python call per row)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pyarrow as pa
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipelines.records import record_texts
+
+UTC = dt.UTC
+_text = st.one_of(st.none(), st.text(max_size=8), st.sampled_from(["B-T001-R012-B0034", "PLAYER", ""]))
+_instant = st.one_of(st.none(), st.datetimes(min_value=dt.datetime(1, 1, 1), max_value=dt.datetime(9999, 12, 31),
+                                             timezones=st.just(UTC)))
+_row = st.fixed_dictionaries({
+    "bet_id": _text, "round_id": _text, "stake": st.one_of(st.none(), st.integers(-2**63, 2**63 - 1)),
+    "seat": st.one_of(st.none(), st.integers(-128, 127)), "placed_at": _instant,
+    "business_date": st.one_of(st.none(), st.dates()), "flag": st.one_of(st.none(), st.booleans()),
+})
+_TYPES = {"bet_id": pa.string(), "round_id": pa.string(), "stake": pa.int64(), "seat": pa.int8(),
+          "placed_at": pa.timestamp("us", tz="UTC"), "business_date": pa.date32(), "flag": pa.bool_()}
+
+
+def _reference(table: pa.Table) -> list[str]:
+    return [json.dumps(row, default=str, sort_keys=True) for row in table.to_pylist()]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_row, max_size=12), st.booleans())
+def test_records_are_json_dumps_of_each_row(rows, dictionary):
+    table = pa.Table.from_pylist(rows, schema=pa.schema(_TYPES.items()))
+    if dictionary:  # the pipeline's bets carry repeated strings dictionary-encoded
+        table = table.set_column(1, "round_id", table["round_id"].dictionary_encode())
+    texts = record_texts(table).to_pylist()
+    assert texts == _reference(table)
+    assert all(json.loads(t).keys() == set(_TYPES) for t in texts)
+
+
+def test_columns_of_other_types_are_written_by_json():
+    table = pa.table({"cards": pa.array([["AS", "KD"], None, []], pa.list_(pa.string())),
+                      "odds": pa.array([1.5, None, 0.1]), "name": ["é", "\n", "a\\b"]})
+    assert record_texts(table).to_pylist() == _reference(table)
+
+
+def test_no_columns():
+    assert record_texts(pa.table({"x": [1, 2]}).drop_columns(["x"])).to_pylist() == ["{}", "{}"]
