@@ -334,6 +334,7 @@ class _PlaceBets(beam.DoFn):
 
     def process(self, bets: pa.Table, round_index: pa.Table, quarantined_rounds: pa.Table):
         release_free_memory()
+        bets = _compact(bets)  # (already done by AuditShoes: repeated strings filter as their codes)
         bet_round, round_at = self._rounds(bets["round_id"], round_index)
         known_round = pc.is_valid(round_at).to_numpy(zero_copy_only=False)
         known = pa.array(known_round[bet_round])
@@ -343,11 +344,11 @@ class _PlaceBets(beam.DoFn):
             of_placed = bet_round[known_round[bet_round]]
             shoe = pc.dictionary_encode(round_index["shoe_id"].take(round_at)).combine_chunks()
             group = pc.dictionary_encode(round_index[_GROUP].take(round_at)).combine_chunks()
-            placed = _compact(placed).append_column(_SHOE, _codes_of(shoe, of_placed)).append_column(
+            placed = placed.append_column(_SHOE, _codes_of(shoe, of_placed)).append_column(
                 _GROUP, _codes_of(group, of_placed))
             for key, part in split_by_key(placed, _GROUP):
                 yield "bets", (key, Packed(part.drop_columns([_GROUP])))
-        lost = bets.filter(pc.invert(known))
+        lost = plain_table(bets.filter(pc.invert(known)))
         if lost.num_rows == 0:
             return
         dates = pc.cast(pc.cast(lost["placed_at"], pa.timestamp("us")), pa.date32())
@@ -493,7 +494,9 @@ class AuditShoes(beam.PTransform):
         rounds = inputs["rounds"] | "RoundsByGroup" >> beam.FlatMap(_by_group, shoe_groups)
         held = inputs.get("quarantined_rounds") or (inputs["rounds"].pipeline | "NoneHeld" >> beam.Create([]))
         held = beam.pvalue.AsSingleton(held | "HeldRounds" >> CollectTable(pa.schema([("round_id", pa.string())])))
-        placed = (inputs["bets"] | "PlaceBets" >> beam.ParDo(_PlaceBets(), round_index, held)
+        # repeated strings dictionary-encoded once, for both the placing and the duplicate check
+        bets = inputs["bets"] | "CompactBets" >> beam.Map(_compact).with_output_types(pa.Table)
+        placed = (bets | "PlaceBets" >> beam.ParDo(_PlaceBets(), round_index, held)
                   | "SplitPlaced" >> SplitByTag("bets", *_TABLES_OF_PLACED, tables=_TABLES_OF_PLACED))
         audited = (
             {"shoes": shoes, "rounds": rounds, "bets": placed["bets"]}
@@ -501,7 +504,7 @@ class AuditShoes(beam.PTransform):
             | "AuditGroup" >> beam.ParDo(_AuditGroup(), tables, limits).with_output_types(TAGGED_TABLE)
             | "SplitAudited" >> SplitByTag(*AUDITED, tables=AUDITED)
         )
-        duplicates = inputs["bets"] | "DuplicateBets" >> FindDuplicateBets()
+        duplicates = bets | "DuplicateBets" >> FindDuplicateBets()
         return {
             OUT_REPLAYS: audited[OUT_REPLAYS],
             OUT_SETTLEMENTS: audited[OUT_SETTLEMENTS],
