@@ -408,7 +408,7 @@ class _AuditGroup(beam.DoFn):
                                     *plain(bets[_SHOE]).chunks], pa.string())
         for shoe_id in sorted(set(pc.unique(all_ids).to_pylist()) - set(good_ids.to_pylist())):
             yield from self._orphans(shoe_id, shoes, rounds, bets)
-        rounds, bets = _rows_where(rounds, in_good_round), _rows_where(bets, in_good_bet)
+        rounds, bets = rounds.filter(in_good_round), bets.filter(in_good_bet)
         results: dict[str, list[pa.Table]] = {n: [] for n in (OUT_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS,
                                                                 OUT_QUARANTINE)}
         table_ids = sorted(set(good["table_id"].to_pylist()))
@@ -454,11 +454,6 @@ class _AuditGroup(beam.DoFn):
                     f"{why}: the {name[:-1]} cannot be replayed", None, id_col)
         if shoe_rows and len(shoe_rows) == 1:
             yield OUT_QUARANTINE, quarantine_table(pa.Table.from_pylist(shoe_rows), "shoes", why, None, "shoe_id")
-
-
-def _rows_where(table: pa.Table, mask) -> pa.Table:
-    """The rows where `mask` holds: the table itself when that is every row (the usual case), not a copy."""
-    return table if pc.all(mask).as_py() is not False else table.filter(mask)
 
 
 def _concat_same(tables: list[pa.Table]) -> pa.Table | None:
