@@ -75,7 +75,8 @@ DOCS: dict[str, dict[str, str]] = {
         "source_row": "0-based row in that file.",
         "reason": "Why the audit could not use the row.",
         "record_id": "The row's id (bet_id, round_id, shoe_id, table_id) where readable.",
-        "record": "The row as JSON, for the investigator.",
+        "record": ("The row as JSON, for the investigator: every column, keys sorted, instants as text "
+                   "(2026-11-28 21:04:05.123000+00:00)."),
     },
 }
 
