@@ -24,9 +24,10 @@ from pathlib import Path
 MEASUREMENTS = ("audit", "audit_dask", "engine", "duckdb", "naive")
 FAILURE_NOTE: list[Path] = [Path("/dev/null")]  # <out>.failed: why the measurement gave up, for the runner
 DASK_RUNNER = "apache_beam.runners.dask.dask_runner.DaskRunner"
-# Per worker: past 60% of this a worker spills its data to disk, past 80% it pauses (the machine is
-# shared; left to itself each worker would take half of it).
-DASK_WORKER_MEMORY = "8GiB"  # at 6 GiB, 1 of 3 runs at 10M finished (session 3): a worker peaks near 6 GiB
+# Per worker (the machine is shared; left to itself each worker would take half of it). Past it the
+# nanny restarts the worker (pausing is turned off below). At 6 GiB only 1 of 3 runs at 10M finished
+# (session 3): a worker peaks near 6 GiB.
+DASK_WORKER_MEMORY = "8GiB"
 
 
 def _cpu_seconds() -> float:

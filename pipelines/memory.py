@@ -3,7 +3,7 @@
 The in-process runner moves the night's bets as many compressed blocks of 0.1-1 MB; glibc's malloc
 keeps the blocks a stage frees in its heap (its mmap threshold grows after such frees), so the process
 keeps the peak of every stage it has run. `malloc_trim` between units of work returns those pages:
-at 10M bets the audit's peak falls from 3.0 to 2.6 GB at no measurable cost (bench/README.md).
+at 10M bets the audit's peak fell from 3.0 to 2.2-2.4 GB at no measurable cost (bench/README.md).
 Elsewhere than glibc (macOS, musl) this is a no-op."""
 
 from __future__ import annotations

@@ -102,9 +102,6 @@ class ArrowTableCoder(beam.coders.Coder):
     def estimate_size(self, table: pa.Table) -> int:
         return table.nbytes
 
-    def is_deterministic(self) -> bool:
-        return False
-
     def to_type_hint(self):
         return pa.Table
 
@@ -310,7 +307,7 @@ def _codes_of(per_round: pa.DictionaryArray, rounds: np.ndarray) -> pa.Dictionar
 
 class _PlaceBets(beam.DoFn):
     """Give each bet its shoe and group via the round index; bets on unknown rounds go to quarantine with
-    an UNKNOWN_ROUND finding."""
+    an UNKNOWN_ROUND finding. The bets come compacted (`_compact`: repeated strings filter as codes)."""
 
     def __init__(self):
         self.unknown = Metrics.counter("audit", "bets_unknown_round")
@@ -334,7 +331,6 @@ class _PlaceBets(beam.DoFn):
 
     def process(self, bets: pa.Table, round_index: pa.Table, quarantined_rounds: pa.Table):
         release_free_memory()
-        bets = _compact(bets)  # (already done by AuditShoes: repeated strings filter as their codes)
         bet_round, round_at = self._rounds(bets["round_id"], round_index)
         known_round = pc.is_valid(round_at).to_numpy(zero_copy_only=False)
         known = pa.array(known_round[bet_round])
@@ -409,8 +405,7 @@ class _AuditGroup(beam.DoFn):
         for shoe_id in sorted(set(pc.unique(all_ids).to_pylist()) - set(good_ids.to_pylist())):
             yield from self._orphans(shoe_id, shoes, rounds, bets)
         rounds, bets = rounds.filter(in_good_round), bets.filter(in_good_bet)
-        results: dict[str, list[pa.Table]] = {n: [] for n in (OUT_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS,
-                                                                OUT_QUARANTINE)}
+        results: dict[str, list[pa.Table]] = {n: [] for n in AUDITED}
         table_ids = sorted(set(good["table_id"].to_pylist()))
         for table_id in table_ids:
             if len(table_ids) == 1:
@@ -560,8 +555,8 @@ def _buckets(table: pa.Table):
 
 
 def _bucket_bet_ids(bets: pa.Table):
-    """The id columns of the bets, spread over buckets by a stable hash of bet_id (compact, packed)."""
-    for bucket, rows in _buckets(_compact(bets.select(_DUP_COLUMNS))):
+    """The id columns of the bets, spread over buckets by a stable hash of bet_id (packed)."""
+    for bucket, rows in _buckets(bets.select(_DUP_COLUMNS)):
         yield bucket, Packed(rows)
 
 
@@ -595,7 +590,8 @@ def _duplicates_in_bucket(element):
 
 
 class FindDuplicateBets(beam.PTransform):
-    """DUPLICATE_BET findings over the whole input, with coarse elements (a few id columns per bucket).
+    """Bets (compacted, as AuditShoes gives them) -> DUPLICATE_BET findings over the whole input, with
+    coarse elements (a few id columns per bucket).
     (No side input on purpose: Beam's DaskRunner 2.77 recomputes a side input for every task that reads
     it, which for one derived from every bet would mean reading the night once per task.)"""
 
