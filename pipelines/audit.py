@@ -15,6 +15,7 @@ import hashlib
 import json
 import posixpath
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -23,7 +24,16 @@ import pyarrow as pa
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
 
-from pipelines.io import ReadTable, WriteGroupFiles, WriteShards, files_in, input_files, source_path, write_parquet
+from pipelines.io import (
+    ReadTable,
+    WriteGroupFiles,
+    WriteShards,
+    files_in,
+    group_files_told_to,
+    input_files,
+    source_path,
+    write_parquet,
+)
 from pipelines.transforms import OUT_QUARANTINE, AuditShoes
 from schemas.contract import TABLE_NAMES
 from schemas.outputs import OUTPUTS, SORT_KEYS
@@ -101,7 +111,15 @@ def parse_args(argv: list[str] | None):
     return parser.parse_known_args(argv)
 
 
-def run(argv: list[str] | None = None) -> AuditRun:
+def new_run_id(at: datetime | None = None) -> str:
+    return (at or datetime.now(UTC)).strftime("%Y%m%dT%H%M%S%fZ")
+
+
+def run(argv: list[str] | None = None, run_id: str | None = None,
+        on_group_file: Callable[[str, str], None] | None = None) -> AuditRun:
+    """The audit of `argv`'s input, its outputs written with their manifest. `on_group_file(output, path)`
+    is told of each replay and settlement file as soon as it is written (where the runner runs in this
+    process): pipelines.warehouse.WarehouseLoad inserts them while the audit goes on."""
     args, beam_args = parse_args(argv)
     options = PipelineOptions(beam_args, save_main_session=False)
     runner_name = options.view_as(StandardOptions).runner
@@ -114,7 +132,7 @@ def run(argv: list[str] | None = None) -> AuditRun:
     started = datetime.now(UTC)
     files = {table: input_files(args.input, table) for table in TABLE_NAMES}  # checks local files' structure
     record = AuditRun(
-        run_id=started.strftime("%Y%m%dT%H%M%S%fZ"), input_dir=args.input, output_dir=args.output,
+        run_id=run_id or new_run_id(started), input_dir=args.input, output_dir=args.output,
         runner=runner_name, started_at=started.isoformat(), code_version=code_version(),
         inputs={t: [dict(path=p, **dict(zip(("sha256", "bytes"), sha256_of(p), strict=True)))
                     for p in map(source_path, ps)] for t, ps in files.items()},
@@ -123,8 +141,9 @@ def run(argv: list[str] | None = None) -> AuditRun:
     t0 = time.perf_counter()
     pipeline = beam.Pipeline(runner=runner, options=options)
     build(pipeline, files, args.output, args.shards)
-    result = pipeline.run()
-    result.wait_until_finish()
+    with group_files_told_to(on_group_file):
+        result = pipeline.run()
+        result.wait_until_finish()
     record.metrics = _metrics(result)
     record.metrics["pipeline_ms"] = int((time.perf_counter() - t0) * 1000)
     record.outputs = {

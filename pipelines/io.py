@@ -7,7 +7,9 @@ import dataclasses
 import hashlib
 import posixpath
 import zlib
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 
 import apache_beam as beam
 import pyarrow as pa
@@ -205,6 +207,27 @@ class _WriteShard(beam.DoFn):
         yield path
 
 
+# Who is told of each group file once it is written and closed, as (output name, path): the warehouse
+# load inserts the files of a run while its audit goes on (pipelines/warehouse.py). Only a runner that
+# runs the DoFns in this process (the in-process default) calls them; other runners' files are found
+# in the run's manifest afterwards.
+_GROUP_FILE_LISTENERS: list[Callable[[str, str], None]] = []
+
+
+@contextmanager
+def group_files_told_to(listener: Callable[[str, str], None] | None) -> Iterator[None]:
+    """While inside, `listener(output name, path)` is called for each group file written in this process
+    (from the writer's thread)."""
+    if listener is None:
+        yield
+        return
+    _GROUP_FILE_LISTENERS.append(listener)
+    try:
+        yield
+    finally:
+        _GROUP_FILE_LISTENERS.remove(listener)
+
+
 class _WriteGroupFile(beam.DoFn):
     """Sorts and writes each table in a background thread (Arrow sorts, encodes and compresses without
     holding the GIL), so that one group's file is written on the second core while the next group is
@@ -231,6 +254,8 @@ class _WriteGroupFile(beam.DoFn):
 
     def _write(self, table: pa.Table, path: str) -> None:
         write_parquet(sorted_rows(table.cast(self.schema), self.sort_keys), path)
+        for listener in list(_GROUP_FILE_LISTENERS):
+            listener(self.name, path)
 
     def finish_bundle(self):
         pending, self._pending = self._pending, []

@@ -10,14 +10,20 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import shutil
+import threading
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 
 from pipelines.crashpoints import crash_point
 from schemas.outputs import OUTPUTS
+
+if TYPE_CHECKING:
+    from pipelines.audit import AuditRun
 
 # Oldest storage format the warehouse is written in, so regulators on DuckDB 1.x can open it.
 STORAGE_VERSION = "v1.0.0"
@@ -62,48 +68,174 @@ def view_sql() -> list[tuple[str, str]]:
             if p.name.endswith(".sql")]
 
 
-def load(warehouse: str, manifest: dict) -> dict[str, int]:
-    """Load the run described by `manifest` (see pipelines.audit.AuditRun); returns rows loaded per table."""
-    if not manifest.get("finished_at"):
-        raise ValueError(f"run {manifest.get('run_id')} did not finish: its outputs are not loaded")
+def theoretical_rtp_rows() -> list[tuple]:
+    """The reference table of the regulator views: exact RTP of every bet of every ruleset (engine.rtp)."""
     from engine.rtp import ruleset_rtp
     from engine.ruleset import load_ruleset, ruleset_ids
 
-    theoretical = [(r.ruleset, r.bet_type, r.mode, float(r.rtp), f"{r.rtp.numerator}/{r.rtp.denominator}",
-                    float(sum(o.probability * o.credit**2 for o in r.outcomes) - r.rtp**2) ** 0.5)
-                   for rid in ruleset_ids() for r in ruleset_rtp(load_ruleset(rid))]
-    table_files = [i["path"] for i in manifest.get("inputs", {}).get("tables", [])]
-    target = Path(warehouse)
-    staging = target.with_name(target.name + ".loading")
-    staging.unlink(missing_ok=True)
-    if target.exists():
-        shutil.copyfile(target, staging)
-    counts: dict[str, int] = {}
-    con = connect_for_write(str(staging))
-    try:
+    return [(r.ruleset, r.bet_type, r.mode, float(r.rtp), f"{r.rtp.numerator}/{r.rtp.denominator}",
+             float(sum(o.probability * o.credit**2 for o in r.outcomes) - r.rtp**2) ** 0.5)
+            for rid in ruleset_ids() for r in ruleset_rtp(load_ruleset(rid))]
+
+
+def load(warehouse: str, manifest: dict) -> dict[str, int]:
+    """Load the run described by `manifest` (see pipelines.audit.AuditRun); returns rows loaded per table."""
+    with WarehouseLoad(warehouse, manifest["run_id"]) as loading:
+        return loading.finish(manifest)
+
+
+def audit_and_load(argv: list[str], warehouse: str) -> tuple[AuditRun, dict[str, int]]:
+    """`pipelines.audit.run(argv)` with its outputs loaded into `warehouse`, the replays and settlements
+    while the audit goes on (see WarehouseLoad); returns the run's record and the rows loaded per table."""
+    from pipelines.audit import new_run_id, run
+
+    run_id = new_run_id()
+    with WarehouseLoad(warehouse, run_id) as loading:
+        record = run(argv, run_id, on_group_file=loading.insert_soon)
+        return record, loading.finish(record.__dict__)
+
+
+class WarehouseLoad:
+    """The load of one run, which may begin before the run's audit ends.
+
+        with WarehouseLoad(warehouse, run_id) as loading:
+            record = pipelines.audit.run(argv, run_id, on_group_file=loading.insert_soon)
+            loading.finish(record.__dict__)
+
+    Inserting the night's settlements is most of a load (DuckDB compressing ~10M rows into its storage);
+    given each group file as soon as the audit has written it (`insert_soon`), a background thread
+    inserts it on one DuckDB thread while the audit goes on, on the core the audit's single-threaded
+    Python leaves free. `finish` then checks those files against the run's manifest, inserts the rest,
+    replaces the covered dates and commits. Everything happens in one transaction on a staging copy of
+    the file, swapped in only after the commit: leaving the `with` without `finish` (a failed or
+    interrupted run) discards the copy, and the warehouse stays as it was."""
+
+    def __init__(self, warehouse: str, run_id: str):
+        self.target = Path(warehouse)
+        self.staging = self.target.with_name(self.target.name + ".loading")
+        self.run_id = run_id
+        self._con: duckdb.DuckDBPyConnection | None = None
+        self._inserted: list[str] = []  # files inserted by the background thread, in order
+        self._queue: queue.SimpleQueue[tuple[str, str] | None] = queue.SimpleQueue()
+        self._failure: BaseException | None = None
+        self.inserted_early = 0  # files inserted while the audit went on (known after finish)
+        self._finishing = threading.Event()
+        self._theoretical: list[tuple] = []
+        self._worker = threading.Thread(target=self._insert_while_auditing, name="warehouse-load", daemon=True)
+
+    def __enter__(self) -> WarehouseLoad:
+        self._worker.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop_worker()
+        if self._con is not None:  # finish() did not swap the copy in
+            self._con.close()
+            self._con = None
+        self.staging.unlink(missing_ok=True)
+
+    def insert_soon(self, name: str, path: str) -> None:
+        """`path`, a finished output file of `name`, may be inserted now (called from the writer's thread)."""
+        self._queue.put((name, path))
+
+    @property
+    def inserted(self) -> tuple[str, ...]:
+        """The files inserted so far, in order."""
+        return tuple(self._inserted)
+
+    def _open(self) -> None:
+        self.staging.unlink(missing_ok=True)
+        if self.target.exists():
+            shutil.copyfile(self.target, self.staging)
+        con = connect_for_write(str(self.staging))
         # rows are found by their columns (every view and query orders what it shows), not by the order
         # they were inserted in: letting DuckDB insert in any order loads 10M settlements ~25% faster
         con.execute("SET preserve_insertion_order = false")
         for statement in _create_statements():
             con.execute(statement)
         con.execute("BEGIN TRANSACTION")
+        self._con = con
+
+    def _insert_while_auditing(self) -> None:
+        try:
+            self._open()
+            self._theoretical = theoretical_rtp_rows()  # while the audit reads its input, long before its first file
+            self._con.execute("SET threads = 1")  # the other core runs the audit
+            while (item := self._queue.get()) is not None and not self._finishing.is_set():
+                batch = [item]  # and whatever else is waiting, in the same statement
+                while not self._queue.empty() and (item := self._queue.get()) is not None:
+                    batch.append(item)
+                for name in sorted({name for name, _ in batch}):
+                    self._insert(name, [path for n, path in batch if n == name])
+                if item is None:
+                    break
+        except BaseException as e:  # re-raised by finish()
+            self._failure = e
+
+    def _stop_worker(self) -> None:
+        """Let the worker end after its current statement: finish() inserts what is left, on every core."""
+        self._finishing.set()
+        if self._worker.is_alive():
+            self._queue.put(None)
+            self._worker.join()
+
+    def _insert(self, name: str, paths: list[str]) -> None:
+        cols = ", ".join(f'"{f}"' for f in OUTPUTS[name].names)
+        self._con.execute(f"INSERT INTO {name} (run_id, {cols}) SELECT ?, {cols} FROM read_parquet(?)",
+                          [self.run_id, paths])
+        self._inserted.extend(paths)
+
+    def finish(self, manifest: dict) -> dict[str, int]:
+        """Insert what is not in yet, replace the dates the run covers, commit and swap the file in;
+        returns rows loaded per table."""
+        if not manifest.get("finished_at"):
+            raise ValueError(f"run {manifest.get('run_id')} did not finish: its outputs are not loaded")
+        if manifest["run_id"] != self.run_id:
+            raise ValueError(f"run {manifest['run_id']} is not the run {self.run_id} this load was begun for")
+        self._stop_worker()
+        if self._failure is not None:
+            raise self._failure
+        con = self._con
+        con.execute("RESET threads")
         files = {name: [o["path"] for o in manifest["outputs"][name]] for name in OUTPUTS}
+        early = list(self._inserted)
+        if len(set(early)) != len(early) or not set(early) <= {p for ps in files.values() for p in ps}:
+            # a file inserted twice, or one the manifest does not list: this run's rows go, and every file
+            # is inserted again from the manifest
+            for name in OUTPUTS:
+                con.execute(f"DELETE FROM {name} WHERE run_id = ?", [self.run_id])
+            early = []
+        self.inserted_early, done = len(early), set(early)
+        for name in OUTPUTS:
+            rest = [p for p in files[name] if p not in done]
+            if rest:
+                self._insert(name, rest)
+        counts = self._replace_dates(manifest, files)
+        crash_point("loading")
+        con.execute("COMMIT")
+        con.execute("CHECKPOINT")
+        con.close()
+        self._con = None
+        os.replace(self.staging, self.target)  # atomic: readers see the old night or the new one, never half of one
+        return counts
+
+    def _replace_dates(self, manifest: dict, files: dict[str, list[str]]) -> dict[str, int]:
+        """Rows of the dates this run covers from earlier runs go, the run's record and the reference data
+        are written, the views (re)created; returns this run's rows per table."""
+        con, run_id = self._con, self.run_id
         dates = sorted({
             row[0] for name in ("round_replays", "settlements", "findings")
             for row in con.execute("SELECT DISTINCT business_date FROM read_parquet(?) WHERE business_date IS NOT "
                                    "NULL", [files[name]]).fetchall()
         })
-        run_id = manifest["run_id"]
         replaced = [r[0] for r in con.execute(
             "SELECT run_id FROM audit_runs WHERE superseded_by IS NULL AND len(list_intersect(business_dates, ?)) > 0",
             [dates]).fetchall()]
+        counts: dict[str, int] = {}
         for name in OUTPUTS:
             # rows of the covered dates, and undated rows of the runs this one replaces
-            con.execute(f"DELETE FROM {name} WHERE business_date IN (SELECT unnest(?)) OR "
-                        f"(business_date IS NULL AND run_id IN (SELECT unnest(?)))", [dates, replaced])
-            cols = ", ".join(f'"{f}"' for f in OUTPUTS[name].names)
-            con.execute(f"INSERT INTO {name} (run_id, {cols}) SELECT ?, {cols} FROM read_parquet(?)",
-                        [run_id, files[name]])
+            con.execute(f"DELETE FROM {name} WHERE run_id <> ? AND (business_date IN (SELECT unnest(?)) OR "
+                        f"(business_date IS NULL AND run_id IN (SELECT unnest(?))))", [run_id, dates, replaced])
             counts[name] = con.execute(f"SELECT count(*) FROM {name} WHERE run_id = ?", [run_id]).fetchone()[0]
         con.execute("UPDATE audit_runs SET superseded_by = ? WHERE run_id IN (SELECT unnest(?))", [run_id, replaced])
         con.execute(
@@ -114,7 +246,8 @@ def load(warehouse: str, manifest: dict) -> dict[str, int]:
         )
         con.execute("DELETE FROM theoretical_rtp")  # reference data: replaced on every load
         con.executemany("INSERT INTO theoretical_rtp (ruleset, bet_type, mode, rtp, rtp_exact, return_stddev) "
-                        "VALUES (?, ?, ?, ?, ?, ?)", theoretical)
+                        "VALUES (?, ?, ?, ?, ?, ?)", self._theoretical)
+        table_files = [i["path"] for i in manifest.get("inputs", {}).get("tables", [])]
         if table_files:  # the run's tables replace earlier rows of the same table_id (first row of an id wins)
             con.execute(
                 "CREATE TEMP TABLE run_tables AS SELECT * FROM (SELECT CAST(table_id AS VARCHAR) AS table_id, "
@@ -129,13 +262,4 @@ def load(warehouse: str, manifest: dict) -> dict[str, int]:
             con.execute("DROP TABLE run_tables")
         for _, sql in view_sql():
             con.execute(sql)
-        crash_point("loading")
-        con.execute("COMMIT")
-        con.execute("CHECKPOINT")
-    except BaseException:
-        con.close()
-        staging.unlink(missing_ok=True)
-        raise
-    con.close()
-    os.replace(staging, target)  # atomic: readers see the old night or the new one, never half of one
-    return counts
+        return counts

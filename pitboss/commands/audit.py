@@ -31,6 +31,7 @@ def audit(
     Beam options go after `--`, e.g. `pitboss audit --input data -- --runner=FlinkRunner ...`.
     """
     from pipelines.audit import run
+    from pipelines.warehouse import audit_and_load
     from schemas.readers import ContractError
 
     output = output or (str(Path(warehouse).with_suffix("")) + "_runs/latest" if warehouse else "out")
@@ -38,7 +39,10 @@ def audit(
         _validate_first(input)
     argv = ["--input", input, "--output", output, "--shards", str(shards), *ctx.args]
     try:
-        record = run(argv)
+        if warehouse:  # loaded as the audit goes on (pipelines.warehouse.audit_and_load)
+            record, loaded = audit_and_load(argv, warehouse)
+        else:
+            record, loaded = run(argv), None
     except ContractError as e:
         _bad_input(str(e))
     except Exception as e:
@@ -47,11 +51,6 @@ def audit(
         if found is None:
             raise
         _bad_input(found.group(1))
-    loaded = None
-    if warehouse:
-        from pipelines.warehouse import load
-
-        loaded = load(warehouse, record.__dict__)
     print_summary(record.__dict__, loaded, warehouse)
 
 

@@ -22,8 +22,7 @@ def demo(
     """Generate a demo day with planted faults, audit it, compare findings with the planted faults."""
     import pyarrow.parquet as pq
 
-    from pipelines.audit import run
-    from pipelines.warehouse import load
+    from pipelines.warehouse import audit_and_load
     from pitboss.commands.audit import print_summary
     from pitboss.faultcheck import compare
     from pitboss.recorder import GenerateConfig, generate
@@ -35,8 +34,7 @@ def demo(
     generate(GenerateConfig(out=data, tables=4, rounds_per_table=rounds_per_table, seed=seed, fault_rate=0.01,
                             quiet=True))
     console.rule("2. Audit it: Beam in-process runner -> Parquet -> DuckDB")
-    record = run(["--input", str(data), "--output", str(out)])
-    loaded = load(str(warehouse), record.__dict__)
+    record, loaded = audit_and_load(["--input", str(data), "--output", str(out)], str(warehouse))
     print_summary(record.__dict__, loaded, str(warehouse))
     console.rule("3. Findings against the planted faults (faults.parquet)")
     scores, missed, unexplained = compare(pq.read_table(data / "faults.parquet"),

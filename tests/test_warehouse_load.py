@@ -1,0 +1,131 @@
+"""The warehouse load that runs while the audit goes on (pipelines.warehouse.WarehouseLoad): it gives
+the same warehouse as a load after the run, inserts every row exactly once however its files were
+announced, and leaves the warehouse as it was when the run fails."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import time
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+
+from pipelines.audit import new_run_id, run
+from pipelines.warehouse import WarehouseLoad, audit_and_load, load
+from pitboss.recorder import GenerateConfig, generate
+
+TABLES = ("round_replays", "settlements", "findings", "quarantine")
+
+
+@pytest.fixture(scope="module")
+def night(tmp_path_factory) -> Path:
+    """Four tables (four table-day groups, so several replay and settlement files), faults planted."""
+    folder = tmp_path_factory.mktemp("night") / "in"
+    generate(GenerateConfig(out=folder, tables=4, rounds_per_table=120, bets_per_round=20, seed=11,
+                            fault_rate=0.02, quiet=True))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def audited(night, tmp_path_factory):
+    """A finished run (its manifest) and a warehouse loaded from it after the run, the reference."""
+    root = tmp_path_factory.mktemp("reference")
+    record = run(["--input", str(night), "--output", str(root / "out")])
+    load(str(root / "audit.duckdb"), record.__dict__)
+    return record.__dict__, root / "audit.duckdb"
+
+
+def contents(warehouse: Path) -> dict[str, list]:
+    con = duckdb.connect(str(warehouse), read_only=True)
+    out = {name: con.execute(f"SELECT * EXCLUDE (run_id) FROM {name} ORDER BY ALL").fetchall() for name in TABLES}
+    out["runs"] = con.execute("SELECT count(*) FROM audit_runs").fetchall()
+    out["reference"] = con.execute("SELECT * FROM theoretical_rtp ORDER BY ALL").fetchall()
+    con.close()
+    return out
+
+
+def rows_in_files(manifest: dict, name: str) -> int:
+    return sum(pq.ParquetFile(o["path"]).metadata.num_rows for o in manifest["outputs"][name])
+
+
+def test_the_load_during_the_audit_gives_the_warehouse_of_a_load_after_it(night, audited, tmp_path):
+    manifest, reference = audited
+    record, counts = audit_and_load(["--input", str(night), "--output", str(tmp_path / "out")],
+                                    str(tmp_path / "audit.duckdb"))
+    told = [o for name in ("round_replays", "settlements") for o in record.outputs[name]]
+    assert len(told) >= 8  # four groups: a replay file and a settlement file each
+    assert contents(tmp_path / "audit.duckdb") == contents(reference)
+    assert counts == {name: rows_in_files(record.__dict__, name) for name in TABLES}
+
+
+def test_the_in_process_runner_announces_every_group_file_as_it_is_written(night, tmp_path):
+    announced: list[tuple[str, str]] = []
+    record = run(["--input", str(night), "--output", str(tmp_path / "out")],
+                 on_group_file=lambda name, path: announced.append((name, path)))
+    assert sorted(announced) == sorted((name, o["path"]) for name in ("round_replays", "settlements")
+                                       for o in record.outputs[name])
+
+
+def _inserted(loading: WarehouseLoad, n: int) -> None:
+    """Wait until the background thread has inserted `n` files."""
+    deadline = time.monotonic() + 120
+    while len(loading.inserted) < n:
+        assert time.monotonic() < deadline, "the background thread did not insert the files"
+        time.sleep(0.05)
+
+
+def test_a_file_inserted_twice_or_not_in_the_manifest_is_not_counted_twice(audited, tmp_path):
+    manifest, reference = audited
+    settlement_files = [o["path"] for o in manifest["outputs"]["settlements"]]
+    stray = tmp_path / "stray.parquet"  # a copy of a real file at a path the manifest does not list
+    shutil.copyfile(settlement_files[0], stray)
+    for odd in (settlement_files[0], str(stray)):
+        warehouse = tmp_path / "audit.duckdb"
+        warehouse.unlink(missing_ok=True)
+        with WarehouseLoad(str(warehouse), manifest["run_id"]) as loading:
+            for path in settlement_files:
+                loading.insert_soon("settlements", path)
+            _inserted(loading, len(settlement_files))
+            loading.insert_soon("settlements", odd)
+            _inserted(loading, len(settlement_files) + 1)
+            counts = loading.finish(manifest)
+        assert loading.inserted_early == 0  # every file inserted again, from the manifest
+        assert counts["settlements"] == rows_in_files(manifest, "settlements")
+        assert contents(warehouse) == contents(reference)
+
+
+def test_files_inserted_early_are_not_inserted_again(audited, tmp_path):
+    manifest, reference = audited
+    with WarehouseLoad(str(tmp_path / "audit.duckdb"), manifest["run_id"]) as loading:
+        for o in manifest["outputs"]["round_replays"]:
+            loading.insert_soon("round_replays", o["path"])
+        _inserted(loading, len(manifest["outputs"]["round_replays"]))
+        counts = loading.finish(manifest)
+    assert loading.inserted_early == len(manifest["outputs"]["round_replays"])
+    assert counts["round_replays"] == rows_in_files(manifest, "round_replays")
+    assert contents(tmp_path / "audit.duckdb") == contents(reference)
+
+
+def test_a_failed_run_leaves_the_warehouse_as_it_was(audited, tmp_path):
+    manifest, reference = audited
+    warehouse = tmp_path / "audit.duckdb"
+    shutil.copyfile(reference, warehouse)
+    before = hashlib.sha256(warehouse.read_bytes()).hexdigest()
+    with pytest.raises(RuntimeError, match="the audit failed"):
+        with WarehouseLoad(str(warehouse), new_run_id()) as loading:
+            for o in manifest["outputs"]["settlements"]:
+                loading.insert_soon("settlements", o["path"])
+            raise RuntimeError("the audit failed")
+    assert hashlib.sha256(warehouse.read_bytes()).hexdigest() == before
+    assert not warehouse.with_name(warehouse.name + ".loading").exists()
+
+
+def test_a_load_begun_for_one_run_refuses_another_runs_manifest(audited, tmp_path):
+    manifest, _ = audited
+    with WarehouseLoad(str(tmp_path / "audit.duckdb"), "some-other-run") as loading:
+        with pytest.raises(ValueError, match="is not the run"):
+            loading.finish(manifest)
+    assert not (tmp_path / "audit.duckdb").exists()
