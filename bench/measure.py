@@ -63,28 +63,18 @@ def _rounds_in(data: Path) -> int:
 
 def audit(data: Path, work: Path, runner_args: list[str] | None = None, clock: Stopwatch | None = None) -> dict:
     clock = clock or Stopwatch()
-    from audits.validate import validate_inputs
-    from pipelines.audit import new_run_id, run
-    from pipelines.warehouse import WarehouseLoad
+    from pitboss.nightly import nightly_audit
 
     out, warehouse = work / "out", work / "audit.duckdb"
     t0 = time.perf_counter()
-    validate_inputs(str(data))  # what `pitboss audit` runs first (its expectation suites)
-    tv = time.perf_counter()
-    # as pitboss audit does (pipelines.warehouse.audit_and_load), with the end of the pipeline timed
-    run_id = new_run_id()
-    with WarehouseLoad(str(warehouse), run_id) as loading:
-        record = run(["--input", str(data), "--output", str(out), *(runner_args or [])], run_id,
-                     on_group_file=loading.insert_soon)
-        t1 = time.perf_counter()
-        loading.finish(json.loads((out / "_manifest.json").read_text()))
-    t2 = time.perf_counter()
+    night = nightly_audit(str(data), str(out), str(warehouse), beam_args=runner_args or [])
     result = clock.result()
-    # the load begins with the pipeline; warehouse_load_s is what is left of it after the pipeline
-    result["phases"] = {"imports_s": t0 - clock.wall0, "validate_s": tv - t0, "pipeline_s": t1 - tv,
-                        "warehouse_load_s": t2 - t1}
-    result["files_loaded_during_pipeline"] = loading.inserted_early
-    result["runner"] = record.runner
+    # the expectation suites and the warehouse load run beside the pipeline (pitboss.nightly): their own
+    # seconds, and what is left of the load after the pipeline
+    result["phases"] = {"imports_s": t0 - clock.wall0, "validate_s": night.quality.seconds,
+                        "pipeline_s": night.seconds["pipeline_s"],
+                        "warehouse_load_s": night.seconds["load_after_pipeline_s"]}
+    result["runner"] = night.record.runner
     result.update(_audit_counts(data, out))
     return result
 

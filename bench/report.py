@@ -174,8 +174,9 @@ def markdown(payload: dict, derived: dict) -> str:
         if not any(kind in payload["results"][s] for s in sizes):
             continue
         lines += [f"## {LABELS[kind]}: phases and results", "",
-                  "| size | imports s | input expectations s | pipeline s | rest of the warehouse load s | bets in | "
-                  "settled | quarantined | findings | planted faults missed | findings unexplained |",
+                  "| size | imports s | input expectations s (beside the pipeline) | pipeline s | "
+                  "rest of the warehouse load s | bets in | settled | quarantined | findings | "
+                  "planted faults missed | findings unexplained |",
                   "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for size in sizes:
             r = payload["results"][size].get(kind)

@@ -29,8 +29,8 @@ from pipelines.io import (
     WriteGroupFiles,
     WriteShards,
     files_in,
-    group_files_told_to,
     input_files,
+    output_files_told_to,
     source_path,
     write_parquet,
 )
@@ -116,10 +116,10 @@ def new_run_id(at: datetime | None = None) -> str:
 
 
 def run(argv: list[str] | None = None, run_id: str | None = None,
-        on_group_file: Callable[[str, str], None] | None = None) -> AuditRun:
-    """The audit of `argv`'s input, its outputs written with their manifest. `on_group_file(output, path)`
-    is told of each replay and settlement file as soon as it is written (where the runner runs in this
-    process): pipelines.warehouse.WarehouseLoad inserts them while the audit goes on."""
+        on_output_file: Callable[[str, str], None] | None = None) -> AuditRun:
+    """The audit of `argv`'s input, its outputs written with their manifest. `on_output_file(output, path)`
+    is told of each output file as soon as it is written, where the runner runs in this process:
+    pipelines.warehouse.WarehouseLoad inserts them while the audit goes on."""
     args, beam_args = parse_args(argv)
     options = PipelineOptions(beam_args, save_main_session=False)
     runner_name = options.view_as(StandardOptions).runner
@@ -141,7 +141,7 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
     t0 = time.perf_counter()
     pipeline = beam.Pipeline(runner=runner, options=options)
     build(pipeline, files, args.output, args.shards)
-    with group_files_told_to(on_group_file):
+    with output_files_told_to(on_output_file):
         result = pipeline.run()
         result.wait_until_finish()
     record.metrics = _metrics(result)

@@ -204,28 +204,34 @@ class _WriteShard(beam.DoFn):
         table = pa.concat_tables([t.cast(self.schema) for t in parts]) if parts else self.schema.empty_table()
         path = posixpath.join(self.directory, self.name, f"part-{shard:05d}-of-{self.shards:05d}.parquet")
         write_parquet(sorted_rows(table, self.sort_keys), path)
+        _written(self.name, path)
         yield path
 
 
-# Who is told of each group file once it is written and closed, as (output name, path): the warehouse
+# Who is told of each output file once it is written and closed, as (output name, path): the warehouse
 # load inserts the files of a run while its audit goes on (pipelines/warehouse.py). Only a runner that
 # runs the DoFns in this process (the in-process default) calls them; other runners' files are found
 # in the run's manifest afterwards.
-_GROUP_FILE_LISTENERS: list[Callable[[str, str], None]] = []
+_OUTPUT_FILE_LISTENERS: list[Callable[[str, str], None]] = []
 
 
 @contextmanager
-def group_files_told_to(listener: Callable[[str, str], None] | None) -> Iterator[None]:
-    """While inside, `listener(output name, path)` is called for each group file written in this process
-    (from the writer's thread)."""
+def output_files_told_to(listener: Callable[[str, str], None] | None) -> Iterator[None]:
+    """While inside, `listener(output name, path)` is called for each output file written in this process
+    (from the thread that wrote it)."""
     if listener is None:
         yield
         return
-    _GROUP_FILE_LISTENERS.append(listener)
+    _OUTPUT_FILE_LISTENERS.append(listener)
     try:
         yield
     finally:
-        _GROUP_FILE_LISTENERS.remove(listener)
+        _OUTPUT_FILE_LISTENERS.remove(listener)
+
+
+def _written(name: str, path: str) -> None:
+    for listener in list(_OUTPUT_FILE_LISTENERS):
+        listener(name, path)
 
 
 class _WriteGroupFile(beam.DoFn):
@@ -254,8 +260,7 @@ class _WriteGroupFile(beam.DoFn):
 
     def _write(self, table: pa.Table, path: str) -> None:
         write_parquet(sorted_rows(table.cast(self.schema), self.sort_keys), path)
-        for listener in list(_GROUP_FILE_LISTENERS):
-            listener(self.name, path)
+        _written(self.name, path)
 
     def finish_bundle(self):
         pending, self._pending = self._pending, []

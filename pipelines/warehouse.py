@@ -8,6 +8,7 @@ The file is written in a storage format that DuckDB 1.x clients can open.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import queue
@@ -85,13 +86,13 @@ def load(warehouse: str, manifest: dict) -> dict[str, int]:
 
 
 def audit_and_load(argv: list[str], warehouse: str) -> tuple[AuditRun, dict[str, int]]:
-    """`pipelines.audit.run(argv)` with its outputs loaded into `warehouse`, the replays and settlements
-    while the audit goes on (see WarehouseLoad); returns the run's record and the rows loaded per table."""
+    """`pipelines.audit.run(argv)` with its outputs loaded into `warehouse`, each file as soon as the audit
+    has written it (see WarehouseLoad); returns the run's record and the rows loaded per table."""
     from pipelines.audit import new_run_id, run
 
     run_id = new_run_id()
     with WarehouseLoad(warehouse, run_id) as loading:
-        record = run(argv, run_id, on_group_file=loading.insert_soon)
+        record = run(argv, run_id, on_output_file=loading.insert_soon)
         return record, loading.finish(record.__dict__)
 
 
@@ -99,11 +100,11 @@ class WarehouseLoad:
     """The load of one run, which may begin before the run's audit ends.
 
         with WarehouseLoad(warehouse, run_id) as loading:
-            record = pipelines.audit.run(argv, run_id, on_group_file=loading.insert_soon)
+            record = pipelines.audit.run(argv, run_id, on_output_file=loading.insert_soon)
             loading.finish(record.__dict__)
 
     Inserting the night's settlements is most of a load (DuckDB compressing ~10M rows into its storage);
-    given each group file as soon as the audit has written it (`insert_soon`), a background thread
+    given each output file as soon as the audit has written it (`insert_soon`), a background thread
     inserts it on one DuckDB thread while the audit goes on, on the core the audit's single-threaded
     Python leaves free. `finish` then checks those files against the run's manifest, inserts the rest,
     replaces the covered dates and commits. Everything happens in one transaction on a staging copy of
@@ -124,6 +125,14 @@ class WarehouseLoad:
         self._worker = threading.Thread(target=self._insert_while_auditing, name="warehouse-load", daemon=True)
 
     def __enter__(self) -> WarehouseLoad:
+        # one load of a warehouse at a time: a second one, swapping in its own copy, would drop this one's run
+        self._lock = open(self.target.with_name(self.target.name + ".lock"), "w")  # held until __exit__
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock.close()
+            raise RuntimeError(f"{self.target}: another load of this warehouse is running; try again when it has "
+                               f"finished") from None
         self._worker.start()
         return self
 
@@ -133,6 +142,7 @@ class WarehouseLoad:
             self._con.close()
             self._con = None
         self.staging.unlink(missing_ok=True)
+        self._lock.close()  # (releases the lock)
 
     def insert_soon(self, name: str, path: str) -> None:
         """`path`, a finished output file of `name`, may be inserted now (called from the writer's thread)."""

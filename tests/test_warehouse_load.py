@@ -61,12 +61,11 @@ def test_the_load_during_the_audit_gives_the_warehouse_of_a_load_after_it(night,
     assert counts == {name: rows_in_files(record.__dict__, name) for name in TABLES}
 
 
-def test_the_in_process_runner_announces_every_group_file_as_it_is_written(night, tmp_path):
+def test_the_in_process_runner_announces_every_output_file_as_it_is_written(night, tmp_path):
     announced: list[tuple[str, str]] = []
     record = run(["--input", str(night), "--output", str(tmp_path / "out")],
-                 on_group_file=lambda name, path: announced.append((name, path)))
-    assert sorted(announced) == sorted((name, o["path"]) for name in ("round_replays", "settlements")
-                                       for o in record.outputs[name])
+                 on_output_file=lambda name, path: announced.append((name, path)))
+    assert sorted(announced) == sorted((name, o["path"]) for name in TABLES for o in record.outputs[name])
 
 
 def _inserted(loading: WarehouseLoad, n: int) -> None:
@@ -129,3 +128,57 @@ def test_a_load_begun_for_one_run_refuses_another_runs_manifest(audited, tmp_pat
         with pytest.raises(ValueError, match="is not the run"):
             loading.finish(manifest)
     assert not (tmp_path / "audit.duckdb").exists()
+
+
+def test_one_load_of_a_warehouse_at_a_time(audited, tmp_path):
+    manifest, reference = audited
+    warehouse = tmp_path / "audit.duckdb"
+    with WarehouseLoad(str(warehouse), manifest["run_id"]) as first:
+        with pytest.raises(RuntimeError, match="another load of this warehouse is running"):
+            with WarehouseLoad(str(warehouse), new_run_id()):
+                pass
+        first.finish(manifest)
+    assert contents(warehouse) == contents(reference)
+    with WarehouseLoad(str(warehouse), new_run_id()):  # free again
+        pass
+
+
+# ---------------------------------------------------------------- pitboss.nightly: suites beside the pipeline
+
+
+def test_the_nightly_audit_runs_the_suites_and_loads_the_run(night, audited, tmp_path):
+    from pitboss.nightly import nightly_audit
+
+    _, reference = audited
+    done = nightly_audit(str(night), str(tmp_path / "out"), str(tmp_path / "audit.duckdb"))
+    assert done.quality is not None and done.quality.structural_failures == []
+    assert done.quality.total_rows > 0
+    assert contents(tmp_path / "audit.duckdb") == contents(reference)
+
+
+def test_a_structural_failure_stops_the_night_before_anything_is_loaded(night, tmp_path):
+    from pitboss.nightly import StructuralFailure, nightly_audit
+
+    broken = tmp_path / "in"
+    shutil.copytree(night, broken)
+    for f in (broken / "bets").rglob("*.parquet"):
+        pq.write_table(pq.read_table(f).drop_columns(["stake"]), f)
+    with pytest.raises(StructuralFailure, match="stake"):
+        nightly_audit(str(broken), str(tmp_path / "out"), str(tmp_path / "audit.duckdb"))
+    assert not (tmp_path / "audit.duckdb").exists()
+    assert not (tmp_path / "out" / "_manifest.json").exists()
+
+
+def test_a_structural_failure_found_after_the_pipeline_unfinishes_the_run(tmp_path):
+    from concurrent.futures import Future
+
+    from audits.validate import ValidationReport
+    from pitboss.nightly import StructuralFailure, _stop_if_structural
+
+    manifest = tmp_path / "_manifest.json"
+    manifest.write_text("{}")
+    quality: Future = Future()
+    quality.set_result(ValidationReport(structural_failures=["bets.parquet: column stake is missing"]))
+    with pytest.raises(StructuralFailure, match="column stake is missing"):
+        _stop_if_structural(quality, unfinish=str(manifest))
+    assert not manifest.exists()

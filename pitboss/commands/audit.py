@@ -24,26 +24,20 @@ def audit(
                                       "[default: <warehouse>.runs/latest, or out/]"),
     shards: int = typer.Option(4, "--shards", help="Files of findings and of quarantine."),
     validate: bool = typer.Option(True, "--validate/--no-validate",
-                                  help="Run the data-quality suites (audits/expectations) on the input first."),
+                                  help="Run the data-quality suites (audits/expectations) on the input, beside the "
+                                  "pipeline."),
 ) -> None:
     """Replay every shoe, recompute every settlement, flag what disagrees.
 
     Beam options go after `--`, e.g. `pitboss audit --input data -- --runner=FlinkRunner ...`.
     """
-    from pipelines.audit import run
-    from pipelines.warehouse import audit_and_load
+    from pitboss.nightly import StructuralFailure, nightly_audit
     from schemas.readers import ContractError
 
     output = output or (str(Path(warehouse).with_suffix("")) + "_runs/latest" if warehouse else "out")
-    if validate and "://" not in input:
-        _validate_first(input)
-    argv = ["--input", input, "--output", output, "--shards", str(shards), *ctx.args]
     try:
-        if warehouse:  # loaded as the audit goes on (pipelines.warehouse.audit_and_load)
-            record, loaded = audit_and_load(argv, warehouse)
-        else:
-            record, loaded = run(argv), None
-    except ContractError as e:
+        night = nightly_audit(input, output, warehouse, validate=validate, shards=shards, beam_args=ctx.args)
+    except (StructuralFailure, ContractError) as e:
         _bad_input(str(e))
     except Exception as e:
         # a worker that met a broken row group: Beam re-raises it wrapped, with the message kept
@@ -51,17 +45,14 @@ def audit(
         if found is None:
             raise
         _bad_input(found.group(1))
-    print_summary(record.__dict__, loaded, warehouse)
+    if night.quality is not None:
+        _print_quality(night.quality)
+    print_summary(night.record.__dict__, night.loaded, warehouse)
 
 
-def _validate_first(input: str) -> None:
-    """Data quality before integrity: a structural failure stops the run (exit 3); failed row-level
-    expectations are reported, their rows quarantined by the pipeline or judged by the audit."""
-    from audits.validate import validate_inputs
-
-    report = validate_inputs(input)
-    if report.structural_failures:
-        _bad_input(report.structural_failures[0])
+def _print_quality(report) -> None:
+    """Data quality before integrity: failed row-level expectations are reported, their rows quarantined by
+    the pipeline or judged by the audit (a structural failure has stopped the run before this)."""
     failed = report.failed
     line = (f"data quality: {report.total_rows:,} rows checked against {len(report.suites)} suites in "
             f"{report.seconds:.1f} s: ")

@@ -1,0 +1,79 @@
+"""The nightly audit as `pitboss audit` runs it: the input expectation suites, the Beam pipeline and the
+warehouse load.
+
+On one machine the pipeline's Python runs on one core, so the other two steps run beside it, on the
+other: the expectation suites (DuckDB SQL over the input) while the pipeline reads the input, and the
+load of each replay and settlement file as soon as the pipeline has written it
+(pipelines.warehouse.WarehouseLoad). What each step decides is unchanged: a structural failure found
+by the suites stops the run before anything is loaded (and the run's outputs are left without their
+manifest, as an unfinished run), and nothing reaches the warehouse until the run has finished.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from apache_beam.io.filesystems import FileSystems
+
+if TYPE_CHECKING:
+    from audits.validate import ValidationReport
+    from pipelines.audit import AuditRun
+
+
+class StructuralFailure(Exception):
+    """The input breaks the contract's structure (the message names the file, and the column)."""
+
+
+@dataclass
+class NightlyAudit:
+    record: AuditRun
+    quality: ValidationReport | None  # None: the suites were not run (--no-validate, or a remote input)
+    loaded: dict[str, int] | None  # rows loaded per warehouse table (None: no warehouse)
+    seconds: dict[str, float] = field(default_factory=dict)  # pipeline_s, then load_after_pipeline_s
+
+
+def nightly_audit(input_dir: str, output_dir: str, warehouse: str | None = None, *, validate: bool = True,
+                  shards: int = 4, beam_args: list[str] | tuple[str, ...] = ()) -> NightlyAudit:
+    """Validate, audit and load one night; raises StructuralFailure (the suites' or the readers' message),
+    or what the pipeline or the load raised."""
+    from pipelines.audit import MANIFEST, new_run_id, run
+    from pipelines.warehouse import WarehouseLoad
+
+    argv = ["--input", input_dir, "--output", output_dir, "--shards", str(shards), *beam_args]
+    run_id = new_run_id()
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="expectations") as pool:
+        quality = _start_suites(pool, input_dir) if validate and "://" not in input_dir else None
+        with WarehouseLoad(warehouse, run_id) if warehouse else nullcontext() as loading:
+            t0 = time.perf_counter()
+            try:
+                record = run(argv, run_id, on_output_file=loading.insert_soon if loading else None)
+            except Exception:
+                _stop_if_structural(quality)  # the suites' message names the failure first, as before
+                raise
+            t1 = time.perf_counter()
+            report = _stop_if_structural(quality, unfinish=posixpath.join(output_dir, MANIFEST))
+            loaded = loading.finish(record.__dict__) if loading else None
+            t2 = time.perf_counter()
+    return NightlyAudit(record, report, loaded, {"pipeline_s": t1 - t0, "load_after_pipeline_s": t2 - t1})
+
+
+def _start_suites(pool: ThreadPoolExecutor, input_dir: str) -> Future:
+    from audits.validate import validate_inputs
+
+    return pool.submit(validate_inputs, input_dir)
+
+
+def _stop_if_structural(quality: Future | None, unfinish: str | None = None) -> ValidationReport | None:
+    """The suites' report; StructuralFailure if they found the input's structure broken (the finished run's
+    manifest, `unfinish`, removed first: its outputs are not to be loaded)."""
+    report = quality.result() if quality is not None else None
+    if report is not None and report.structural_failures:
+        if unfinish and FileSystems.exists(unfinish):
+            FileSystems.delete([unfinish])
+        raise StructuralFailure(report.structural_failures[0])
+    return report
