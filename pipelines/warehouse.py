@@ -125,6 +125,7 @@ class WarehouseLoad:
         self._worker = threading.Thread(target=self._insert_while_auditing, name="warehouse-load", daemon=True)
 
     def __enter__(self) -> WarehouseLoad:
+        self.target.parent.mkdir(parents=True, exist_ok=True)
         # one load of a warehouse at a time: a second one, swapping in its own copy, would drop this one's run
         self._lock = open(self.target.with_name(self.target.name + ".lock"), "w")  # held until __exit__
         try:
