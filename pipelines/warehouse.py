@@ -16,15 +16,11 @@ import shutil
 import threading
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import duckdb
 
 from pipelines.crashpoints import crash_point
 from schemas.outputs import OUTPUTS
-
-if TYPE_CHECKING:
-    from pipelines.audit import AuditRun
 
 # Oldest storage format the warehouse is written in, so regulators on DuckDB 1.x can open it.
 STORAGE_VERSION = "v1.0.0"
@@ -83,17 +79,6 @@ def load(warehouse: str, manifest: dict) -> dict[str, int]:
     """Load the run described by `manifest` (see pipelines.audit.AuditRun); returns rows loaded per table."""
     with WarehouseLoad(warehouse, manifest["run_id"]) as loading:
         return loading.finish(manifest)
-
-
-def audit_and_load(argv: list[str], warehouse: str) -> tuple[AuditRun, dict[str, int]]:
-    """`pipelines.audit.run(argv)` with its outputs loaded into `warehouse`, each file as soon as the audit
-    has written it (see WarehouseLoad); returns the run's record and the rows loaded per table."""
-    from pipelines.audit import new_run_id, run
-
-    run_id = new_run_id()
-    with WarehouseLoad(warehouse, run_id) as loading:
-        record = run(argv, run_id, on_output_file=loading.insert_soon)
-        return record, loading.finish(record.__dict__)
 
 
 class WarehouseLoad:

@@ -3,7 +3,7 @@ warehouse load.
 
 On one machine the pipeline's Python runs on one core, so the other two steps run beside it, on the
 other: the expectation suites (DuckDB SQL over the input) while the pipeline reads the input, and the
-load of each replay and settlement file as soon as the pipeline has written it
+load of each output file as soon as the pipeline has written it
 (pipelines.warehouse.WarehouseLoad). What each step decides is unchanged: a structural failure found
 by the suites stops the run before anything is loaded (and the run's outputs are left without their
 manifest, as an unfinished run), and nothing reaches the warehouse until the run has finished.
@@ -41,13 +41,14 @@ def nightly_audit(input_dir: str, output_dir: str, warehouse: str | None = None,
                   shards: int = 4, beam_args: list[str] | tuple[str, ...] = ()) -> NightlyAudit:
     """Validate, audit and load one night; raises StructuralFailure (the suites' or the readers' message),
     or what the pipeline or the load raised."""
+    from audits.validate import validate_inputs
     from pipelines.audit import MANIFEST, new_run_id, run
     from pipelines.warehouse import WarehouseLoad
 
     argv = ["--input", input_dir, "--output", output_dir, "--shards", str(shards), *beam_args]
     run_id = new_run_id()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="expectations") as pool:
-        quality = _start_suites(pool, input_dir) if validate and "://" not in input_dir else None
+        quality = pool.submit(validate_inputs, input_dir) if validate and "://" not in input_dir else None
         with WarehouseLoad(warehouse, run_id) if warehouse else nullcontext() as loading:
             t0 = time.perf_counter()
             try:
@@ -60,12 +61,6 @@ def nightly_audit(input_dir: str, output_dir: str, warehouse: str | None = None,
             loaded = loading.finish(record.__dict__) if loading else None
             t2 = time.perf_counter()
     return NightlyAudit(record, report, loaded, {"pipeline_s": t1 - t0, "load_after_pipeline_s": t2 - t1})
-
-
-def _start_suites(pool: ThreadPoolExecutor, input_dir: str) -> Future:
-    from audits.validate import validate_inputs
-
-    return pool.submit(validate_inputs, input_dir)
 
 
 def _stop_if_structural(quality: Future | None, unfinish: str | None = None) -> ValidationReport | None:

@@ -14,7 +14,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.audit import new_run_id, run
-from pipelines.warehouse import WarehouseLoad, audit_and_load, load
+from pipelines.warehouse import WarehouseLoad, load
+from pitboss.nightly import nightly_audit
 from pitboss.recorder import GenerateConfig, generate
 
 TABLES = ("round_replays", "settlements", "findings", "quarantine")
@@ -53,8 +54,8 @@ def rows_in_files(manifest: dict, name: str) -> int:
 
 def test_the_load_during_the_audit_gives_the_warehouse_of_a_load_after_it(night, audited, tmp_path):
     manifest, reference = audited
-    record, counts = audit_and_load(["--input", str(night), "--output", str(tmp_path / "out")],
-                                    str(tmp_path / "audit.duckdb"))
+    done = nightly_audit(str(night), str(tmp_path / "out"), str(tmp_path / "audit.duckdb"), validate=False)
+    record, counts = done.record, done.loaded
     told = [o for name in ("round_replays", "settlements") for o in record.outputs[name]]
     assert len(told) >= 8  # four groups: a replay file and a settlement file each
     assert contents(tmp_path / "audit.duckdb") == contents(reference)
@@ -147,8 +148,6 @@ def test_one_load_of_a_warehouse_at_a_time(audited, tmp_path):
 
 
 def test_the_nightly_audit_runs_the_suites_and_loads_the_run(night, audited, tmp_path):
-    from pitboss.nightly import nightly_audit
-
     _, reference = audited
     done = nightly_audit(str(night), str(tmp_path / "out"), str(tmp_path / "audit.duckdb"))
     assert done.quality is not None and done.quality.structural_failures == []
@@ -157,7 +156,7 @@ def test_the_nightly_audit_runs_the_suites_and_loads_the_run(night, audited, tmp
 
 
 def test_a_structural_failure_stops_the_night_before_anything_is_loaded(night, tmp_path):
-    from pitboss.nightly import StructuralFailure, nightly_audit
+    from pitboss.nightly import StructuralFailure
 
     broken = tmp_path / "in"
     shutil.copytree(night, broken)

@@ -22,9 +22,9 @@ def demo(
     """Generate a demo day with planted faults, audit it, compare findings with the planted faults."""
     import pyarrow.parquet as pq
 
-    from pipelines.warehouse import audit_and_load
     from pitboss.commands.audit import print_summary
     from pitboss.faultcheck import compare
+    from pitboss.nightly import nightly_audit
     from pitboss.recorder import GenerateConfig, generate
 
     console = Console()
@@ -34,8 +34,9 @@ def demo(
     generate(GenerateConfig(out=data, tables=4, rounds_per_table=rounds_per_table, seed=seed, fault_rate=0.01,
                             quiet=True))
     console.rule("2. Audit it: Beam in-process runner -> Parquet -> DuckDB")
-    record, loaded = audit_and_load(["--input", str(data), "--output", str(out)], str(warehouse))
-    print_summary(record.__dict__, loaded, str(warehouse))
+    night = nightly_audit(str(data), str(out), str(warehouse), validate=False)
+    record = night.record
+    print_summary(record.__dict__, night.loaded, str(warehouse))
     console.rule("3. Findings against the planted faults (faults.parquet)")
     scores, missed, unexplained = compare(pq.read_table(data / "faults.parquet"),
                                           pq.read_table(Path(record.output_dir) / "findings"))
