@@ -4,8 +4,9 @@ round_replays, settlements, findings and quarantine as Parquet, then a run manif
     python -m pipelines.audit --input data/ --output out/ [Beam options, e.g. --runner=FlinkRunner]
 
 With no --runner the job runs on Beam's in-process runner (FnApiRunner), chosen explicitly so the
-default never downloads another runner. The warehouse load (pipelines/warehouse.py) runs after the
-pipeline, from its Parquet outputs.
+default never downloads another runner. The warehouse load (pipelines/warehouse.py) reads its Parquet
+outputs: each file as soon as it is written where the runner runs in this process (`on_output_file`),
+the rest once the run has finished.
 """
 
 from __future__ import annotations

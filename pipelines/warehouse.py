@@ -1,4 +1,5 @@
-"""Load a finished audit run's Parquet outputs into the DuckDB warehouse.
+"""Load an audit run's Parquet outputs into the DuckDB warehouse: while the run goes on where its files
+can be announced (WarehouseLoad), committed only once it has finished.
 
 The warehouse accumulates nights. A run replaces the business dates it covers (a re-run of a date
 never duplicates it), all in one transaction. The load works on a copy of the file that is swapped in
