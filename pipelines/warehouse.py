@@ -207,7 +207,7 @@ class WarehouseLoad:
             rest = [p for p in files[name] if p not in done]
             if rest:
                 self._insert(name, rest)
-        counts = self._replace_dates(manifest, files)
+        counts = self._replace_dates(manifest)
         crash_point("loading")
         con.execute("COMMIT")
         con.execute("CHECKPOINT")
@@ -216,14 +216,15 @@ class WarehouseLoad:
         os.replace(self.staging, self.target)  # atomic: readers see the old night or the new one, never half of one
         return counts
 
-    def _replace_dates(self, manifest: dict, files: dict[str, list[str]]) -> dict[str, int]:
+    def _replace_dates(self, manifest: dict) -> dict[str, int]:
         """Rows of the dates this run covers from earlier runs go, the run's record and the reference data
         are written, the views (re)created; returns this run's rows per table."""
         con, run_id = self._con, self.run_id
+        # (from the rows inserted, every file of the manifest by now: no second read of the files)
         dates = sorted({
             row[0] for name in ("round_replays", "settlements", "findings")
-            for row in con.execute("SELECT DISTINCT business_date FROM read_parquet(?) WHERE business_date IS NOT "
-                                   "NULL", [files[name]]).fetchall()
+            for row in con.execute(f"SELECT DISTINCT business_date FROM {name} WHERE run_id = ? AND business_date "
+                                   f"IS NOT NULL", [run_id]).fetchall()
         })
         replaced = [r[0] for r in con.execute(
             "SELECT run_id FROM audit_runs WHERE superseded_by IS NULL AND len(list_intersect(business_dates, ?)) > 0",

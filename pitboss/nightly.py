@@ -15,7 +15,7 @@ import posixpath
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from apache_beam.io.filesystems import FileSystems
@@ -34,7 +34,7 @@ class NightlyAudit:
     record: AuditRun
     quality: ValidationReport | None  # None: the suites were not run (--no-validate, or a remote input)
     loaded: dict[str, int] | None  # rows loaded per warehouse table (None: no warehouse)
-    seconds: dict[str, float] = field(default_factory=dict)  # pipeline_s, then load_after_pipeline_s
+    seconds: dict[str, float]  # pipeline_s, then load_after_pipeline_s
 
 
 def nightly_audit(input_dir: str, output_dir: str, warehouse: str | None = None, *, validate: bool = True,
