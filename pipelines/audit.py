@@ -26,16 +26,19 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
 
 from pipelines.io import (
+    BetRowGroups,
     ReadTable,
+    RowGroups,
     WriteGroupFiles,
     WriteShards,
     files_in,
     input_files,
+    is_local,
     output_files_told_to,
     source_path,
     write_parquet,
 )
-from pipelines.transforms import OUT_QUARANTINE, AuditShoes
+from pipelines.transforms import OUT_BET_ROW_GROUPS, OUT_QUARANTINE, AuditShoes
 from schemas.contract import TABLE_NAMES
 from schemas.outputs import OUTPUTS, SORT_KEYS
 
@@ -81,18 +84,25 @@ def code_version() -> str:
     return digest.hexdigest()
 
 
-def build(pipeline: beam.Pipeline, files: dict[str, list[str]], output_dir: str, shards: int) -> None:
-    """Wire reading, the audit and writing onto `pipeline` (labelled steps)."""
-    inputs, quarantined = {}, []
+def build(pipeline: beam.Pipeline, files: dict[str, list[str]], output_dir: str, shards: int,
+          in_place: bool = True) -> None:
+    """Wire reading, the audit and writing onto `pipeline` (labelled steps). `in_place`: local bets files
+    are read by the groups of shoes that use them (False: read up front and shuffled, as remote ones are)."""
+    inputs, quarantined = {}, {}
+    # local bets files are read by the groups of shoes that use them (see AuditShoes), remote ones here
+    reader = BetRowGroups() if in_place and is_local(files["bets"]) else None
     for table in TABLE_NAMES:
+        if table == "bets" and reader is not None:
+            inputs[OUT_BET_ROW_GROUPS] = pipeline | "Bet row groups" >> RowGroups(files["bets"])
+            continue
         read = pipeline | f"Read {table}" >> ReadTable(table, files[table])
         inputs[table] = read["rows"]
-        quarantined.append(read[OUT_QUARANTINE])
-    inputs["quarantined_rounds"] = quarantined[TABLE_NAMES.index("rounds")] | "HeldRoundIds" >> beam.Map(
+        quarantined[table] = read[OUT_QUARANTINE]
+    inputs["quarantined_rounds"] = quarantined["rounds"] | "HeldRoundIds" >> beam.Map(
         lambda q: pa.table({"round_id": q["record_id"]}))
-    audited = inputs | "Audit" >> AuditShoes()
+    audited = inputs | "Audit" >> AuditShoes(reader)
     outputs = dict(audited)
-    outputs[OUT_QUARANTINE] = [audited[OUT_QUARANTINE], *quarantined] | "AllQuarantined" >> beam.Flatten()
+    outputs[OUT_QUARANTINE] = [audited[OUT_QUARANTINE], *quarantined.values()] | "AllQuarantined" >> beam.Flatten()
     written = [
         pcoll | f"Write {name}" >> (
             WriteGroupFiles(output_dir, name, OUTPUTS[name], SORT_KEYS[name], GROUP_FILES[name])
@@ -109,6 +119,9 @@ def parse_args(argv: list[str] | None):
     parser.add_argument("--input", required=True, help="input folder (local path or gs://, s3://, hdfs://)")
     parser.add_argument("--output", required=True, help="output folder for the Parquet results")
     parser.add_argument("--shards", type=int, default=4, help="files of findings and of quarantine")
+    parser.add_argument("--shuffle-bets", action="store_true",
+                        help="read every bet up front and shuffle it to its group of shoes, as for remote input, "
+                             "instead of each group reading its own bets from local files (same results)")
     return parser.parse_known_args(argv)
 
 
@@ -141,7 +154,7 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
     clear_outputs(args.output)
     t0 = time.perf_counter()
     pipeline = beam.Pipeline(runner=runner, options=options)
-    build(pipeline, files, args.output, args.shards)
+    build(pipeline, files, args.output, args.shards, in_place=not args.shuffle_bets)
     with output_files_told_to(on_output_file):
         result = pipeline.run()
         result.wait_until_finish()

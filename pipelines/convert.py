@@ -329,6 +329,23 @@ def findings_table(findings: Sequence[Finding], round_dates: Mapping[str, object
     return pa.Table.from_pydict(columns, FINDINGS)
 
 
+# the id column of each input table, as the quarantine's record_id
+ID_COLUMN = {"tables": "table_id", "limits": "table_id", "shoes": "shoe_id", "rounds": "round_id", "bets": "bet_id"}
+
+
+def rejected_rows(bad: pa.Table, source_table: str) -> pa.Table:
+    """Quarantine rows for input rows that failed the contract's row rules (`bad` carries their `reason`),
+    dated by the row's own timestamp where it has one."""
+    return quarantine_table(bad, source_table, bad["reason"], _row_dates(bad), ID_COLUMN[source_table])
+
+
+def _row_dates(rows: pa.Table) -> pa.Array | None:
+    for col in ("betting_opened_at", "placed_at", "opened_at"):
+        if col in rows.column_names:
+            return _dates(rows[col])
+    return None
+
+
 def quarantine_table(rows: pa.Table, source_table: str, reason: str | pa.Array, dates, id_column: str | None
                      ) -> pa.Table:
     """Quarantine rows with the reason; `rows` must carry _source_file/_source_row."""

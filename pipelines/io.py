@@ -19,7 +19,7 @@ from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
-from pipelines.convert import quarantine_table
+from pipelines.convert import rejected_rows
 from pipelines.crashpoints import crash_point
 from pipelines.transforms import OUT_QUARANTINE, TAGGED_TABLE, SplitByTag, split_by_key
 from schemas import readers
@@ -58,9 +58,6 @@ class ExpandRowGroups(beam.DoFn):
             yield source, i
 
 
-ID_COLUMN = {"tables": "table_id", "limits": "table_id", "shoes": "shoe_id", "rounds": "round_id", "bets": "bet_id"}
-
-
 class ReadRowGroup(beam.DoFn):
     """One row group as a canonical Arrow table with _source_file/_source_row; rows the audit cannot
     use go to quarantine with their reason."""
@@ -71,27 +68,50 @@ class ReadRowGroup(beam.DoFn):
         self.rows_bad = Metrics.counter("input", f"{table}_quarantined")
 
     def process(self, element):
-        source, index = element
-        path = source_path(source)
-        with local_copy(path) as local:
-            if isinstance(source, readers.SourceFile):  # keeps its hive partition values
-                local = dataclasses.replace(source, path=local)
-            batches = list(readers.iter_batches(local, self.table, with_source=True, row_groups=[index]))
-        if not batches:
-            return
-        canonical = pa.Table.from_batches(batches)
-        # the source file as plain strings, named as given (not the local copy)
-        canonical = canonical.set_column(canonical.schema.get_field_index(readers.SOURCE_FILE), readers.SOURCE_FILE,
-                                         pa.repeat(pa.scalar(path, pa.string()), canonical.num_rows))
-        good, bad = readers.check_rows(self.table, canonical)
-        crash_point("reading")
-        self.rows_read.inc(canonical.num_rows)
+        good, bad = read_checked_row_group(self.table, *element)
+        self.rows_read.inc(good.num_rows + bad.num_rows)
         if good.num_rows:
             yield "rows", good
         if bad.num_rows:
             self.rows_bad.inc(bad.num_rows)
-            yield OUT_QUARANTINE, quarantine_table(bad, self.table, bad["reason"], _row_dates(bad),
-                                                   ID_COLUMN[self.table])
+            yield OUT_QUARANTINE, rejected_rows(bad, self.table)
+
+
+def read_checked_row_group(table: str, source, index: int) -> tuple[pa.Table, pa.Table]:
+    """(good rows, bad rows with their `reason`) of one row group of an input file, canonical, with
+    _source_file (the file as named, not a local copy) and _source_row."""
+    path = source_path(source)
+    with local_copy(path) as local:
+        if isinstance(source, readers.SourceFile):  # keeps its hive partition values
+            local = dataclasses.replace(source, path=local)
+        batches = list(readers.iter_batches(local, table, with_source=True, row_groups=[index]))
+    canonical = pa.Table.from_batches(batches, schema=readers.read_schema(table, with_source=True))
+    # the source file as plain strings, named as given (not the local copy)
+    canonical = canonical.set_column(canonical.schema.get_field_index(readers.SOURCE_FILE), readers.SOURCE_FILE,
+                                     pa.repeat(pa.scalar(path, pa.string()), canonical.num_rows))
+    good, bad = readers.check_rows(table, canonical)
+    crash_point("reading")
+    return good, bad
+
+
+class BetRowGroups:
+    """How the audit reads the bets of one row group of a local bets file, when it reads them where they
+    are used instead of carrying them through a shuffle (see pipelines.transforms.AuditShoes):
+    `round_ids` reads only that column, `rows` the whole row group, checked."""
+
+    def round_ids(self, row_group) -> pa.Array:
+        source, index = row_group
+        batches = list(readers.iter_batches(source, "bets", columns=["round_id"], row_groups=[index]))
+        return pa.Table.from_batches(batches, schema=readers.read_schema("bets", ["round_id"]))["round_id"
+                                                                                               ].combine_chunks()
+
+    def rows(self, row_group) -> tuple[pa.Table, pa.Table]:
+        return read_checked_row_group("bets", *row_group)
+
+
+def is_local(files: list) -> bool:
+    """Whether every file is on this machine's filesystem (read where it lies, by any local worker)."""
+    return all(FileSystems.get_scheme(source_path(f)) in (None, "file") for f in files)
 
 
 class local_copy:
@@ -119,11 +139,21 @@ class local_copy:
             os.unlink(self.tmp)
 
 
-def _row_dates(rows: pa.Table) -> pa.Array | None:
-    for col in ("betting_opened_at", "placed_at", "opened_at"):
-        if col in rows.column_names:
-            return pc.cast(pc.cast(rows[col], pa.timestamp("us")), pa.date32())
-    return None
+class RowGroups(beam.PTransform):
+    """Files of one input table -> (file, row group index) for each of their row groups, spread over
+    the workers."""
+
+    def __init__(self, files: list):
+        super().__init__()
+        self.files = files
+
+    def expand(self, pbegin):
+        return (
+            pbegin
+            | "Files" >> beam.Create(self.files or [], reshuffle=False)
+            | "RowGroups" >> beam.ParDo(ExpandRowGroups())
+            | "Spread" >> beam.Reshuffle()
+        )
 
 
 class ReadTable(beam.PTransform):
@@ -136,9 +166,7 @@ class ReadTable(beam.PTransform):
     def expand(self, pbegin):
         return (
             pbegin
-            | "Files" >> beam.Create(self.files or [], reshuffle=False)
-            | "RowGroups" >> beam.ParDo(ExpandRowGroups())
-            | "Spread" >> beam.Reshuffle()
+            | "RowGroups" >> RowGroups(self.files)
             | "Read" >> beam.ParDo(ReadRowGroup(self.table)).with_output_types(TAGGED_TABLE)
             | "Split" >> SplitByTag("rows", OUT_QUARANTINE, tables=("rows", OUT_QUARANTINE))
         )

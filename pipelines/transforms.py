@@ -19,8 +19,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from apache_beam.metrics import Metrics
 
-from engine.findings import KINDS, Finding
-from pipelines.convert import audit_shoes_tables, findings_table, plain, plain_table, quarantine_table, table_infos
+from engine.findings import KINDS, SEVERITY, Finding
+from pipelines.convert import (
+    audit_shoes_tables,
+    findings_table,
+    plain,
+    plain_table,
+    quarantine_table,
+    rejected_rows,
+    table_infos,
+)
 from pipelines.memory import release_free_memory
 from schemas.outputs import FINDINGS, QUARANTINE
 
@@ -99,11 +107,23 @@ class ArrowTableCoder(beam.coders.Coder):
     def decode(self, data: bytes) -> pa.Table:
         return pickle.loads(data)
 
-    def estimate_size(self, table: pa.Table) -> int:
-        return table.nbytes
+    def estimate_size(self, value) -> int:
+        return _size_of(value)
 
     def to_type_hint(self):
         return pa.Table
+
+
+def _size_of(value) -> int:
+    """Bytes of a table, a packed table, or a tuple of them (the audit's tagged outputs also carry the
+    duplicate check's (bucket, packed ids) pairs)."""
+    if isinstance(value, pa.Table):
+        return value.nbytes
+    if isinstance(value, Packed):
+        return len(value.data)
+    if isinstance(value, tuple):
+        return sum(_size_of(v) for v in value)
+    return 8
 
 
 beam.coders.registry.register_coder(pa.Table, ArrowTableCoder)
@@ -300,92 +320,275 @@ def _compact(table: pa.Table) -> pa.Table:
 
 
 def _codes_of(per_round: pa.DictionaryArray, rounds: np.ndarray) -> pa.DictionaryArray:
-    """The values of `per_round` (one per distinct round) for each bet, by the bets' round numbers."""
-    indices = pc.fill_null(per_round.indices, 0).to_numpy()[rounds]  # (the null ones are unknown rounds: unused)
-    return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32()), per_round.dictionary)
+    """The values of `per_round` (one per distinct round, null for an unknown one) for each bet, by the
+    bets' round numbers."""
+    indices = pc.fill_null(per_round.indices, 0).to_numpy()[rounds]
+    unknown = per_round.is_null().to_numpy(zero_copy_only=False)[rounds]
+    return pa.DictionaryArray.from_arrays(pa.array(indices, pa.int32(), mask=unknown if unknown.any() else None),
+                                          per_round.dictionary)
 
 
-class _PlaceBets(beam.DoFn):
-    """Give each bet its shoe and group via the round index; bets on unknown rounds go to quarantine with
-    an UNKNOWN_ROUND finding. The bets come compacted (`_compact`: repeated strings filter as codes)."""
+class _RoundLookup:
+    """Where the rounds of a batch of bets are in the round index (ROUND_INDEX, a side input).
+    pc.index_in would hash the whole index (every round of the night) for every batch of bets; a dict
+    built once per index looks up only the few thousand distinct rounds of a batch."""
 
     def __init__(self):
-        self.unknown = Metrics.counter("audit", "bets_unknown_round")
-        self._index = None  # (round index table, {round_id: first row}), built once per side input
+        self._index = None  # (round index table, {round_id: first row})
 
-    def _rounds(self, round_ids, round_index: pa.Table) -> tuple[np.ndarray, pa.Array]:
+    def rounds(self, round_ids, round_index: pa.Table) -> tuple[np.ndarray, pa.Array]:
         """(round of each bet among the batch's distinct rounds, row of each distinct round in the round
-        index (null: unknown)). pc.index_in would hash the whole index (every round of the night) for every
-        batch of bets; a dict built once looks up only the few thousand distinct rounds of a batch."""
-        if self._index is None or self._index[0] is not round_index:
-            ids = round_index["round_id"].to_pylist()
+        index (null: unknown))."""
+        # A pipeline has one round index, which a runner may hand over as a new object for each bundle:
+        # told apart by size and ends, not compared row by row each time.
+        ids = round_index["round_id"]
+        mark = (round_index.num_rows, ids.nbytes, ids[0].as_py() if len(ids) else None,
+                ids[-1].as_py() if len(ids) else None)
+        if self._index is None or self._index[0] != mark:
             lookup: dict[str, int] = {}
-            for i, rid in enumerate(ids):
+            for i, rid in enumerate(ids.to_pylist()):
                 lookup.setdefault(rid, i)
-            self._index = (round_index, lookup)
+            self._index = (mark, lookup)
         lookup = self._index[1]
         encoded = pc.dictionary_encode(round_ids)
         encoded = encoded.combine_chunks() if isinstance(encoded, pa.ChunkedArray) else encoded
         at = pa.array([lookup.get(r) for r in encoded.dictionary.to_pylist()], pa.int64())
-        return encoded.indices.to_numpy(zero_copy_only=False), at
+        # (a null round_id is a null code: given the code of no round, len(at), which is unknown)
+        codes = pc.fill_null(encoded.indices, len(at)).to_numpy(zero_copy_only=False)
+        return codes, pa.concat_arrays([at, pa.nulls(1, pa.int64())])
 
-    def process(self, bets: pa.Table, round_index: pa.Table, quarantined_rounds: pa.Table):
-        release_free_memory()
-        bet_round, round_at = self._rounds(bets["round_id"], round_index)
+    def known(self, round_ids, round_index: pa.Table) -> np.ndarray:
+        """Whether each bet's round is in the round index."""
+        bet_round, round_at = self.rounds(round_ids, round_index)
+        return pc.is_valid(round_at).to_numpy(zero_copy_only=False)[bet_round]
+
+
+class _Placing:
+    """Bets on their rounds: each bet given its shoe and group via the round index, and the bets on
+    unknown rounds put in quarantine with an UNKNOWN_ROUND finding (or, where their round is in
+    quarantine itself, with that reason and no finding)."""
+
+    def __init__(self):
+        self.lookup = _RoundLookup()
+        self.unknown = Metrics.counter("audit", "bets_unknown_round")
+
+    def place(self, bets: pa.Table, round_index: pa.Table, held: pa.Table):
+        """("bets", (group, packed bets of that group with _shoe_id)) and the lost bets' outputs."""
+        bet_round, round_at = self.lookup.rounds(bets["round_id"], round_index)
         known_round = pc.is_valid(round_at).to_numpy(zero_copy_only=False)
-        known = pa.array(known_round[bet_round])
-        placed = bets.filter(known)
+        known = known_round[bet_round]
+        placed = bets.filter(pa.array(known))
         if placed.num_rows:
             # shoe and group per distinct round, then given to the bets as dictionary codes (no string per bet)
-            of_placed = bet_round[known_round[bet_round]]
+            of_placed = bet_round[known]
             shoe = pc.dictionary_encode(round_index["shoe_id"].take(round_at)).combine_chunks()
             group = pc.dictionary_encode(round_index[_GROUP].take(round_at)).combine_chunks()
             placed = placed.append_column(_SHOE, _codes_of(shoe, of_placed)).append_column(
                 _GROUP, _codes_of(group, of_placed))
             for key, part in split_by_key(placed, _GROUP):
                 yield "bets", (key, Packed(part.drop_columns([_GROUP])))
-        lost = plain_table(bets.filter(pc.invert(known)))
+        yield from self.lost(bets.filter(pa.array(~known)), held)
+
+    def lost(self, lost: pa.Table, held: pa.Table):
+        """The outputs of bets whose round is not in the round index."""
+        lost = plain_table(lost)
         if lost.num_rows == 0:
             return
         dates = pc.cast(pc.cast(lost["placed_at"], pa.timestamp("us")), pa.date32())
-        held = pc.is_in(lost["round_id"], value_set=quarantined_rounds["round_id"])
-        if pc.any(held).as_py():
+        in_held = pc.is_in(lost["round_id"], value_set=held["round_id"])
+        if pc.any(in_held).as_py():
             # the round exists but its row could not be used: the bet follows it, with no finding
-            yield OUT_QUARANTINE, quarantine_table(lost.filter(held), "bets", "the bet's round is in quarantine",
-                                                   dates.filter(held), "bet_id")
-            lost, dates = lost.filter(pc.invert(held)), dates.filter(pc.invert(held))
+            yield OUT_QUARANTINE, quarantine_table(lost.filter(in_held), "bets", "the bet's round is in quarantine",
+                                                   dates.filter(in_held), "bet_id")
+            lost, dates = lost.filter(pc.invert(in_held)), dates.filter(pc.invert(in_held))
         if lost.num_rows == 0:
             return
         self.unknown.inc(lost.num_rows)
         yield OUT_QUARANTINE, quarantine_table(lost, "bets", "round_id not found in rounds", dates, "bet_id")
-        findings = [
-            Finding("UNKNOWN_ROUND", r["table_id"], None, r["round_id"], r["bet_id"], "a round in rounds",
-                    r["round_id"], f"Bet {r['bet_id']} of account {r['account_id']} is on round "
-                    f"{r['round_id']}, which is not in the recorded rounds; the bet is quarantined.",
-                    r["account_id"])
-            for r in lost.select(["table_id", "round_id", "bet_id", "account_id"]).to_pylist()
-        ]
-        yield OUT_FINDINGS, findings_table(findings, {}, None).set_column(0, "business_date", dates)
+        yield OUT_FINDINGS, _unknown_round_findings(lost, dates)
+
+
+def _unknown_round_findings(lost: pa.Table, dates: pa.Array) -> pa.Table:
+    """An UNKNOWN_ROUND finding for each bet of `lost` (checked rows: ids and account present), column by
+    column."""
+    n = lost.num_rows
+    message = pc.binary_join_element_wise(
+        "Bet ", lost["bet_id"], " of account ", lost["account_id"], " is on round ", lost["round_id"],
+        ", which is not in the recorded rounds; the bet is quarantined.", "")
+    return pa.table({
+        "business_date": dates, "kind": pa.repeat(pa.scalar("UNKNOWN_ROUND"), n),
+        "severity": pa.repeat(pa.scalar(SEVERITY["UNKNOWN_ROUND"]), n), "table_id": lost["table_id"],
+        "shoe_id": pa.nulls(n, pa.string()), "round_id": lost["round_id"], "bet_id": lost["bet_id"],
+        "account_id": lost["account_id"], "expected": pa.repeat(pa.scalar("a round in rounds"), n),
+        "recorded": lost["round_id"], "message": message,
+    }, schema=FINDINGS)
+
+
+class _PlaceBets(beam.DoFn):
+    """Bets (compacted by `_compact`: repeated strings filter as codes) placed on their rounds (_Placing)."""
+
+    def __init__(self):
+        self._placing = _Placing()
+
+    def process(self, bets: pa.Table, round_index: pa.Table, held: pa.Table):
+        release_free_memory()
+        yield from self._placing.place(bets, round_index, held)
+
+
+class BetReader(typing.Protocol):
+    """Reads the bets of one row group of an input file where they are used (pipelines.io.BetRowGroups)."""
+
+    def round_ids(self, row_group) -> pa.Array: ...
+
+    def rows(self, row_group) -> tuple[pa.Table, pa.Table]: ...  # (good rows, bad rows with `reason`)
+
+
+# A row group whose bets belong to at most this many groups of shoes is read by each of them (see
+# _LocateBets); one that feeds more (bets not written table by table) is read once and its rows shuffled.
+READ_IN_PLACE_UP_TO = 8
+OUT_BET_IDS, OUT_BET_ROW_GROUPS = "bet_ids", "bet_row_groups"
+
+
+class _LocateBets(beam.DoFn):
+    """Which groups of shoes the bets of one row group belong to, by their rounds' groups in the round
+    index: ("bet_row_groups", (group, row group)) for each, and the group reads the row group itself when
+    it is audited, so that its bets never wait in a shuffle (the input is written table-day by table-day,
+    so a row group feeds one or two groups). The first of them also takes the row group's bets on rounds
+    that are in no group (unknown rounds: quarantine, UNKNOWN_ROUND). A row group that feeds more groups
+    (or none) is read here, and its rows go to their groups through the shuffle ("bets", as _PlaceBets
+    does), their bet ids to the duplicate check ("bet_ids")."""
+
+    def __init__(self, reader: BetReader):
+        self.reader = reader
+        self.rows_read = Metrics.counter("input", "bets_rows")
+        self.rows_bad = Metrics.counter("input", "bets_quarantined")
+        self.in_place = Metrics.counter("audit", "bet_row_groups_read_in_place")
+        self._placing = _Placing()
+
+    def process(self, row_group, round_index: pa.Table, held: pa.Table):
+        release_free_memory()
+        lookup = self._placing.lookup
+        round_ids = self.reader.round_ids(row_group)
+        self.rows_read.inc(len(round_ids))
+        bet_round, round_at = lookup.rounds(round_ids, round_index)
+        used = np.unique(bet_round)
+        groups = pc.unique(round_index[_GROUP].take(round_at.take(pa.array(used))).drop_null()).to_pylist()
+        if len(groups) > READ_IN_PLACE_UP_TO:
+            good, bad = self.reader.rows(row_group)
+            yield from self._rejected(bad)
+            bets = _compact(good)
+            yield from _tagged(OUT_BET_IDS, _bucket_bet_ids(bets))
+            yield from self._placing.place(bets, round_index, held)
+            return
+        self.in_place.inc()
+        if not groups:  # no row is on a known round: no group will read this row group, so it is read here
+            good, bad = self.reader.rows(row_group)
+            yield from self._rejected(bad)
+            yield from _tagged(OUT_BET_IDS, _bucket_bet_ids(good))
+            yield from self._placing.lost(good, held)
+            return
+        # the rows on no known round (if any) go with the first group that reads the row group, which also
+        # sends the row group's bet ids to the duplicate check
+        for i, group in enumerate(sorted(groups)):
+            yield OUT_BET_ROW_GROUPS, (group, (*row_group, i == 0))
+
+    def _rejected(self, bad: pa.Table):
+        if bad.num_rows:
+            self.rows_bad.inc(bad.num_rows)
+            yield OUT_QUARANTINE, rejected_rows(bad, "bets")
+
+
+class _GroupBets:
+    """The bets of one group of shoes from the row groups it was told of (_LocateBets): each row group
+    read and checked, and its rows whose round is in this group kept. The last three row groups read are
+    kept, as a row group often feeds two or more groups audited one after the other."""
+
+    def __init__(self, reader: BetReader):
+        self.reader = reader
+        self.lookup = _RoundLookup()
+        self.rows_bad = Metrics.counter("input", "bets_quarantined")
+        self.reads = Metrics.counter("audit", "bet_row_group_reads")
+        self._placing = _Placing()
+        self._recent: dict = {}
+
+    def _read(self, row_group, round_index: pa.Table):
+        """(good rows, bad rows) of a row group, each with where its bets' rounds are in the round index."""
+        source, index = row_group
+        key = (getattr(source, "path", source), index)
+        if key not in self._recent:
+            self.reads.inc()
+            if len(self._recent) >= 3:
+                self._recent.pop(next(iter(self._recent)))
+            good, bad = self.reader.rows(row_group)
+            self._recent[key] = ((good, self.lookup.rounds(good["round_id"], round_index)),
+                                 (bad, self.lookup.rounds(bad["round_id"], round_index)))
+        return self._recent[key]
+
+    def bets(self, group: str, row_groups, round_index: pa.Table, held: pa.Table):
+        """(tagged outputs: the group's bad rows to quarantine, its bet ids, those of the bets on unknown
+        rounds it takes), and its good bets with _shoe_id."""
+        out, found = [], []
+        for source, index, takes_unknown in row_groups:
+            (good, good_rounds), (bad, bad_rounds) = self._read((source, index), round_index)
+            if takes_unknown:  # the first group of a row group sends all its bet ids to the duplicate check
+                out.extend(_tagged(OUT_BET_IDS, _bucket_bet_ids(good)))
+            mine_bad, _ = _of_group(*bad_rounds, group, round_index, takes_unknown)
+            mine_bad = bad.filter(pa.array(mine_bad))
+            if mine_bad.num_rows:
+                self.rows_bad.inc(mine_bad.num_rows)
+                out.append((OUT_QUARANTINE, rejected_rows(mine_bad, "bets")))
+            mine, shoe = _of_group(*good_rounds, group, round_index, takes_unknown)
+            if not mine.any():
+                continue
+            bets = good.filter(pa.array(mine))
+            known = pc.is_valid(shoe).to_numpy(zero_copy_only=False)
+            if known.all():
+                found.append(bets.append_column(_SHOE, shoe))
+                continue
+            found.append(bets.filter(pa.array(known)).append_column(_SHOE, shoe.filter(pa.array(known))))
+            out.extend(self._placing.lost(bets.filter(pa.array(~known)), held))
+        return out, found
+
+
+def _of_group(bet_round: np.ndarray, round_at: pa.Array, group: str, round_index: pa.Table, with_unknown: bool
+              ) -> tuple[np.ndarray, pa.Array]:
+    """(whether each bet's round (see _RoundLookup.rounds) is in `group`, or unknown if `with_unknown`;
+    the shoe of each of those bets as dictionary codes, null for an unknown round)."""
+    of_round = pc.equal(round_index[_GROUP].take(round_at), group)
+    of_round = pc.fill_null(of_round, with_unknown)
+    mine = of_round.to_numpy(zero_copy_only=False)[bet_round]
+    shoe = pc.dictionary_encode(round_index["shoe_id"].take(round_at)).combine_chunks()
+    return mine, _codes_of(shoe, bet_round[mine])
 
 
 class _AuditGroup(beam.DoFn):
     """One group of shoes (see SHOE_GROUPS) with their rounds and bets through the engine."""
 
-    def __init__(self):
+    def __init__(self, reader: BetReader | None = None):
+        self.reader = reader
         self.rounds = Metrics.counter("audit", "rounds")
         self.bets = Metrics.counter("audit", "bets")
         self.shoes = Metrics.counter("audit", "shoes")
         self.by_kind = {k: Metrics.counter("findings", k) for k in KINDS}
         self._infos = None
 
-    def process(self, element, tables: pa.Table, limits: pa.Table):
-        _, grouped = element
+    def setup(self):
+        self._group_bets = _GroupBets(self.reader) if self.reader is not None else None
+
+    def process(self, element, tables: pa.Table, limits: pa.Table, round_index: pa.Table, held: pa.Table):
+        group, grouped = element
         release_free_memory()
         if self._infos is None:  # rulesets load once per worker
             self._infos = table_infos(tables, limits)
         shoes = concat(_tables(grouped["shoes"]))
         rounds = concat(_tables(grouped["rounds"]))
-        bets = concat(_tables(grouped["bets"]))
+        bets = _tables(grouped["bets"])
+        row_groups = sorted(grouped.get(OUT_BET_ROW_GROUPS, ()), key=lambda rg: (getattr(rg[0], "path", rg[0]), rg[1]))
+        if row_groups:
+            outputs, found = self._group_bets.bets(group, row_groups, round_index, held)
+            yield from outputs
+            bets += found
+        bets = _concat_bets(bets)
         shoes = shoes if shoes is not None else _empty_input("shoes")
         rounds = rounds if rounds is not None else _empty_input("rounds")
         bets = bets if bets is not None else _empty_input("bets").append_column(_SHOE, pa.array([], pa.string()))
@@ -451,6 +654,15 @@ class _AuditGroup(beam.DoFn):
             yield OUT_QUARANTINE, quarantine_table(pa.Table.from_pylist(shoe_rows), "shoes", why, None, "shoe_id")
 
 
+def _concat_bets(tables: list[pa.Table]) -> pa.Table | None:
+    """A group's bets as one table: those shuffled to it come compacted (_compact), those it read itself
+    plain; where both are there, all are made plain."""
+    tables = [t for t in tables if t.num_rows]
+    if len({t.schema.remove_metadata() for t in tables}) > 1:
+        tables = [plain_table(t) for t in tables]
+    return concat(tables)
+
+
 def _concat_same(tables: list[pa.Table]) -> pa.Table | None:
     """Tables of one output for one group as one table (dictionary columns made plain where their
     dictionaries differ, which concat cannot merge); None when there are no rows."""
@@ -474,7 +686,17 @@ def _empty_input(name: str) -> pa.Table:
 class AuditShoes(beam.PTransform):
     """{'tables', 'limits', 'shoes', 'rounds', 'bets'} PCollections of canonical Arrow batches (and
     optionally 'quarantined_rounds': tables with the round_id of round rows put in quarantine) ->
-    {round_replays, settlements, findings, quarantine} PCollections of Arrow tables."""
+    {round_replays, settlements, findings, quarantine} PCollections of Arrow tables.
+
+    With a `reader` (pipelines.io.BetRowGroups, for bets files the workers can read where they lie), the
+    bets come as 'bet_row_groups' instead, (file, row group index) pairs, and each group of shoes reads
+    its own bets when it is audited: the bets then never wait in a shuffle, so memory does not grow with
+    the night and the first groups are audited (and written, and loaded) within seconds. Without one,
+    the bets are placed on their groups and shuffled there. Both give the same outputs."""
+
+    def __init__(self, reader: BetReader | None = None):
+        super().__init__()
+        self.reader = reader
 
     def expand(self, inputs):
         tables = beam.pvalue.AsSingleton(inputs["tables"] | "CollectTables" >> CollectTable(_schema("tables")))
@@ -489,22 +711,35 @@ class AuditShoes(beam.PTransform):
         rounds = inputs["rounds"] | "RoundsByGroup" >> beam.FlatMap(_by_group, shoe_groups)
         held = inputs.get("quarantined_rounds") or (inputs["rounds"].pipeline | "NoneHeld" >> beam.Create([]))
         held = beam.pvalue.AsSingleton(held | "HeldRounds" >> CollectTable(pa.schema([("round_id", pa.string())])))
-        # repeated strings dictionary-encoded once, for both the placing and the duplicate check
-        bets = inputs["bets"] | "CompactBets" >> beam.Map(_compact).with_output_types(pa.Table)
-        placed = (bets | "PlaceBets" >> beam.ParDo(_PlaceBets(), round_index, held)
-                  | "SplitPlaced" >> SplitByTag("bets", *_TABLES_OF_PLACED, tables=_TABLES_OF_PLACED))
+        to_group = {"shoes": shoes, "rounds": rounds}
+        if self.reader is not None:  # bets read by the groups that use them
+            located = (inputs[OUT_BET_ROW_GROUPS]
+                       | "LocateBets" >> beam.ParDo(_LocateBets(self.reader), round_index, held)
+                       | "SplitLocated" >> SplitByTag("bets", OUT_BET_ROW_GROUPS, OUT_BET_IDS, *_TABLES_OF_PLACED,
+                                                      tables=_TABLES_OF_PLACED))
+            to_group[OUT_BET_ROW_GROUPS] = located[OUT_BET_ROW_GROUPS]
+            bet_ids = located[OUT_BET_IDS]
+        else:
+            # repeated strings dictionary-encoded once, for both the placing and the duplicate check
+            bets = inputs["bets"] | "CompactBets" >> beam.Map(_compact).with_output_types(pa.Table)
+            bet_ids = bets | "BucketBetIds" >> beam.FlatMap(_bucket_bet_ids)
+            located = (bets | "PlaceBets" >> beam.ParDo(_PlaceBets(), round_index, held)
+                       | "SplitPlaced" >> SplitByTag("bets", *_TABLES_OF_PLACED, tables=_TABLES_OF_PLACED))
+        to_group["bets"] = located["bets"]
         audited = (
-            {"shoes": shoes, "rounds": rounds, "bets": placed["bets"]}
+            to_group
             | "GroupByShoeGroup" >> beam.CoGroupByKey()
-            | "AuditGroup" >> beam.ParDo(_AuditGroup(), tables, limits).with_output_types(TAGGED_TABLE)
-            | "SplitAudited" >> SplitByTag(*AUDITED, tables=AUDITED)
+            | "AuditGroup" >> beam.ParDo(_AuditGroup(self.reader), tables, limits, round_index, held
+                                         ).with_output_types(TAGGED_TABLE)
+            | "SplitAudited" >> SplitByTag(*AUDITED, OUT_BET_IDS, tables=AUDITED)
         )
-        duplicates = bets | "DuplicateBets" >> FindDuplicateBets()
+        duplicates = ((bet_ids, audited[OUT_BET_IDS]) | "AllBetIds" >> beam.Flatten()
+                      | "DuplicateBets" >> RepeatedBetIds())
         return {
             OUT_REPLAYS: audited[OUT_REPLAYS],
             OUT_SETTLEMENTS: audited[OUT_SETTLEMENTS],
-            OUT_FINDINGS: (audited[OUT_FINDINGS], placed[OUT_FINDINGS], duplicates) | "AllFindings" >> beam.Flatten(),
-            OUT_QUARANTINE: (audited[OUT_QUARANTINE], placed[OUT_QUARANTINE]) | "AllQuarantine" >> beam.Flatten(),
+            OUT_FINDINGS: (audited[OUT_FINDINGS], located[OUT_FINDINGS], duplicates) | "AllFindings" >> beam.Flatten(),
+            OUT_QUARANTINE: (audited[OUT_QUARANTINE], located[OUT_QUARANTINE]) | "AllQuarantine" >> beam.Flatten(),
         }
 
 
@@ -530,15 +765,22 @@ def string_hash(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     values = pc.fill_null(pc.cast(values, pa.large_string()), "")
     values = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
     n = len(values)
-    offsets = np.frombuffer(values.buffers()[1], dtype=np.int64)[values.offset:values.offset + n + 1] if n else \
-        np.zeros(1, dtype=np.int64)
-    ends, lengths = offsets[1:], np.diff(offsets)
-    data = np.frombuffer(values.buffers()[2], dtype=np.uint8) if n and offsets[-1] > offsets[0] else \
-        np.zeros(1, dtype=np.uint8)
-    hashes = lengths.astype(np.uint64)
-    for k in range(1, _HASHED_BYTES + 1):  # the k-th byte from the end, 0 past the start of the string
-        byte = np.where(lengths >= k, data[np.maximum(ends - k, 0)], 0).astype(np.uint64)
-        hashes = hashes * _HASH_BASE + byte
+    if n == 0:
+        return np.zeros(0, dtype=np.uint64)
+    offsets = np.frombuffer(values.buffers()[1], dtype=np.int64)[values.offset:values.offset + n + 1]
+    lengths = np.diff(offsets)
+    data = values.buffers()[2]
+    # the 8 bytes before each string's end, in one gather (8 zero bytes in front for short strings), as
+    # one little-endian integer, the bytes before a short string's start zeroed
+    padded = np.concatenate([np.zeros(_HASHED_BYTES, dtype=np.uint8),
+                             np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)])
+    tails = padded[offsets[1:, None] + np.arange(_HASHED_BYTES)].view("<u8").ravel()
+    short = lengths < _HASHED_BYTES
+    if short.any():
+        keep = np.where(short, (np.uint64(1) << (np.minimum(lengths, 7) * 8).astype(np.uint64)) - np.uint64(1),
+                        np.uint64(0xFFFFFFFFFFFFFFFF))
+        tails = tails & (keep << ((np.uint64(_HASHED_BYTES) - np.minimum(lengths, 8).astype(np.uint64)) * np.uint64(8)))
+    hashes = lengths.astype(np.uint64) * _HASH_BASE ^ tails
     # splitmix64's finaliser: spreads the bits, so that any bits of the hash make a fair bucket number
     hashes ^= hashes >> np.uint64(30)
     hashes *= np.uint64(0xBF58476D1CE4E5B9)
@@ -548,16 +790,28 @@ def string_hash(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
 
 
 def _buckets(table: pa.Table):
-    """(bucket, rows) by a stable hash of bet_id, so that rows with the same bet_id meet."""
-    buckets = (string_hash(table["bet_id"]) % np.uint64(DUPLICATE_BUCKETS)).astype(np.int64)
-    for bucket, part in split_by_key(table.append_column("_bucket", pa.array(buckets)), "_bucket"):
-        yield bucket, part.drop_columns(["_bucket"])
+    """(bucket, rows) by a stable hash of bet_id, so that rows with the same bet_id meet: the rows put in
+    bucket order by one (radix) sort and one take, then cut into slices."""
+    buckets = (string_hash(table["bet_id"]) % np.uint64(DUPLICATE_BUCKETS)).astype(np.uint8)
+    order = np.argsort(buckets, kind="stable")
+    ordered = table.take(pa.array(order))
+    ends = np.cumsum(np.bincount(buckets, minlength=DUPLICATE_BUCKETS))
+    for bucket in range(DUPLICATE_BUCKETS):
+        start = int(ends[bucket - 1]) if bucket else 0
+        if ends[bucket] > start:
+            yield bucket, ordered.slice(start, int(ends[bucket]) - start)
 
 
 def _bucket_bet_ids(bets: pa.Table):
-    """The id columns of the bets, spread over buckets by a stable hash of bet_id (packed)."""
-    for bucket, rows in _buckets(bets.select(_DUP_COLUMNS)):
+    """The id columns of the bets (compacted), spread over buckets by a stable hash of bet_id (packed):
+    made where the bets are read, so that they are packed once."""
+    for bucket, rows in _buckets(_compact(bets.select(_DUP_COLUMNS))):
         yield bucket, Packed(rows)
+
+
+def _tagged(tag: str, values):
+    for value in values:
+        yield tag, value
 
 
 def _duplicates_in_bucket(element):
@@ -589,19 +843,25 @@ def _duplicates_in_bucket(element):
     yield findings_table(findings, {}, None).set_column(0, "business_date", pa.array(dates, pa.date32()))
 
 
-class FindDuplicateBets(beam.PTransform):
-    """Bets (compacted, as AuditShoes gives them) -> DUPLICATE_BET findings over the whole input, with
-    coarse elements (a few id columns per bucket).
+class RepeatedBetIds(beam.PTransform):
+    """(bucket, packed bet ids) pairs (_bucket_bet_ids) -> DUPLICATE_BET findings over the whole input,
+    with coarse elements (a few id columns per bucket).
     (No side input on purpose: Beam's DaskRunner 2.77 recomputes a side input for every task that reads
     it, which for one derived from every bet would mean reading the night once per task.)"""
 
-    def expand(self, bets):
+    def expand(self, bucketed):
         return (
-            bets
-            | "Bucket" >> beam.FlatMap(_bucket_bet_ids)
+            bucketed
             | "GroupBuckets" >> beam.GroupByKey()
             | "Repeats" >> beam.FlatMap(_duplicates_in_bucket)
         )
+
+
+class FindDuplicateBets(beam.PTransform):
+    """Bets (canonical Arrow tables) -> DUPLICATE_BET findings over the whole input."""
+
+    def expand(self, bets):
+        return bets | "Bucket" >> beam.FlatMap(_bucket_bet_ids) | "Repeats" >> RepeatedBetIds()
 
 
 __all__ = ["AuditShoes", "FindDuplicateBets", "FINDINGS", "QUARANTINE"]

@@ -1,0 +1,170 @@
+"""The two ways the pipeline gets bets to their group of shoes give the same outputs, byte for byte:
+each group reading its own row groups of local bets files (the default), and every bet read up front
+and shuffled to its group (`--shuffle-bets`, the way for remote input). Checked on input laid out as
+the recorder writes it (row groups of one or two table-days), on bets scattered over the row groups
+(each feeds many groups: read once and shuffled), and on broken rows of every kind."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pipelines.audit import run
+from pipelines.transforms import DUPLICATE_BUCKETS, READ_IN_PLACE_UP_TO, _buckets, string_hash
+from pitboss.recorder import GenerateConfig, generate
+
+OUTPUTS = ("round_replays", "settlements", "findings", "quarantine")
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory) -> Path:
+    """8 tables (all four rulesets, mini-baccarat's one-round shoes too) on 2 days, planted faults of
+    every kind, bets in row groups of 700 rows: most row groups hold bets of one table-day, some of two."""
+    out = tmp_path_factory.mktemp("recorded") / "data"
+    generate(GenerateConfig(out=out, tables=8, days=2, rounds_per_table=50, bets_per_round=12, seed=3,
+                            fault_rate=0.02, row_group_rows=700, quiet=True))
+    return out
+
+
+def _bets_file(folder: Path) -> Path:
+    return sorted((folder / "bets").rglob("*.parquet"))[0]
+
+
+def _copy(src: Path, dst: Path) -> Path:
+    import shutil
+
+    shutil.copytree(src, dst)
+    return dst
+
+
+def _scattered(recorded: Path, tmp: Path) -> Path:
+    """The same bets in a random order in one file: every row group feeds more groups (16 table-days)
+    than are read in place."""
+    import shutil
+
+    folder = _copy(recorded, tmp / "scattered")
+    bets = pa.concat_tables(pq.read_table(p) for p in sorted((folder / "bets").rglob("*.parquet")))
+    shutil.rmtree(folder / "bets")
+    (folder / "bets").mkdir()
+    order = np.random.default_rng(1).permutation(bets.num_rows)
+    pq.write_table(bets.take(pa.array(order)), folder / "bets" / "part-00000.parquet", row_group_size=2000)
+    return folder
+
+
+def _broken(recorded: Path, tmp: Path) -> Path:
+    """Bad rows, bets on unknown rounds (one row group holds nothing else), bets of a round in
+    quarantine, a round and its bets on an unknown shoe, and bets repeated in another file."""
+    folder = _copy(recorded, tmp / "broken")
+    bets_path, rounds_path = _bets_file(folder), sorted((folder / "rounds").rglob("*.parquet"))[0]
+    bets, rounds = pq.read_table(bets_path).to_pylist(), pq.read_table(rounds_path).to_pylist()
+    bets[10]["stake"] = -500  # rejected by the row rules
+    bets[900]["account_id"] = None
+    bets[1500]["bet_type"] = "BANKER_PAIRS"
+    bets[2000]["round_id"] = "NO-SUCH-ROUND"  # on an unknown round, in a row group of known ones
+    bets[2100]["round_id"] = None  # rejected, and on no round
+    held = rounds[30]["round_id"]
+    rounds[30]["player_cards"] = ["1H", "2H"]  # the round is quarantined; its bets follow it
+    rounds.append(dict(rounds[0], round_id="ORPHAN-ROUND", shoe_id="NO-SUCH-SHOE"))
+    bets.append(dict(bets[5], bet_id="ORPHAN-BET", round_id="ORPHAN-ROUND"))
+    for rows, path in ((bets, bets_path), (rounds, rounds_path)):
+        nullable = pa.schema([f.with_nullable(True) for f in pq.read_schema(path)])
+        pq.write_table(pa.Table.from_pylist(rows, nullable), path, row_group_size=700)
+    # another file: bets on unknown rounds only (a row group no group reads), then repeated bets
+    lost = [dict(b, bet_id=f"LOST-{i}", round_id=f"LOST-ROUND-{i % 3}") for i, b in enumerate(bets[200:250])]
+    again = [dict(b) for b in bets[100:110]] + [dict(b) for b in bets if b["round_id"] == held][:3]
+    nullable = pa.schema([f.with_nullable(True) for f in pq.read_schema(bets_path)])
+    pq.write_table(pa.Table.from_pylist(lost + again, nullable), bets_path.with_name("part-00099.parquet"),
+                   row_group_size=50)
+    return folder
+
+
+def _digests(out: Path) -> dict[str, dict[str, str]]:
+    return {name: {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted((out / name).glob("*.parquet"))}
+            for name in OUTPUTS}
+
+
+def _metrics(out: Path) -> dict[str, int]:
+    return json.loads((out / "_manifest.json").read_text())["metrics"]
+
+
+def _row_groups(folder: Path) -> int:
+    return sum(pq.ParquetFile(p).metadata.num_row_groups for p in (folder / "bets").rglob("*.parquet"))
+
+
+@pytest.mark.parametrize("layout", ["as recorded", "scattered", "broken"])
+def test_reading_bets_in_place_gives_the_outputs_of_shuffling_them(recorded, tmp_path, layout):
+    folder = {"as recorded": lambda: recorded, "scattered": lambda: _scattered(recorded, tmp_path),
+              "broken": lambda: _broken(recorded, tmp_path)}[layout]()
+    run(["--input", str(folder), "--output", str(tmp_path / "in_place")])
+    run(["--input", str(folder), "--output", str(tmp_path / "shuffled"), "--shuffle-bets"])
+    in_place, shuffled = _digests(tmp_path / "in_place"), _digests(tmp_path / "shuffled")
+    assert in_place == shuffled
+    metrics = _metrics(tmp_path / "in_place")
+    read_in_place = metrics.get("audit.bet_row_groups_read_in_place", 0)
+    if layout == "scattered":
+        assert read_in_place == 0  # each row group feeds more than READ_IN_PLACE_UP_TO groups
+    else:
+        assert 0 < read_in_place <= _row_groups(folder)
+        # a row group is read by each group it feeds (at most READ_IN_PLACE_UP_TO), less what is kept
+        assert metrics["audit.bet_row_group_reads"] <= READ_IN_PLACE_UP_TO * read_in_place
+    assert "audit.bet_row_groups_read_in_place" not in _metrics(tmp_path / "shuffled")
+    # every bet accounted for, either way
+    rows_in = sum(pq.ParquetFile(p).metadata.num_rows for p in (folder / "bets").rglob("*.parquet"))
+    settled = pq.read_table(tmp_path / "in_place" / "settlements").num_rows
+    quarantine = pq.read_table(tmp_path / "in_place" / "quarantine")
+    assert settled + quarantine["source_table"].to_pylist().count("bets") == rows_in
+
+
+def test_the_broken_rows_are_where_they_belong(recorded, tmp_path):
+    folder = _broken(recorded, tmp_path)
+    run(["--input", str(folder), "--output", str(tmp_path / "out")])
+    q = pq.read_table(tmp_path / "out" / "quarantine").to_pylist()
+    reasons = {r["record_id"]: r["reason"] for r in q if r["source_table"] == "bets"}
+    assert sum(1 for r in reasons if r and r.startswith("LOST-")) == 50
+    assert all(reasons[f"LOST-{i}"] == "round_id not found in rounds" for i in range(50))
+    assert "NO-SUCH-SHOE" in reasons["ORPHAN-BET"]
+    assert "the bet's round is in quarantine" in reasons.values()
+    findings = pq.read_table(tmp_path / "out" / "findings")
+    kinds = findings["kind"].to_pylist()
+    assert kinds.count("UNKNOWN_ROUND") >= 51  # the 50 lost bets and NO-SUCH-ROUND (plus planted ones)
+    repeated = {b for k, b in zip(kinds, findings["bet_id"].to_pylist(), strict=True) if k == "DUPLICATE_BET"}
+    again = pq.read_table(_bets_file(recorded))["bet_id"].to_pylist()[100:110]
+    assert set(again) <= repeated
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.text(max_size=20)), min_size=1, max_size=40), st.integers(0, 10))
+def test_string_hash_depends_on_the_string_alone(values, cut):
+    """Equal strings hash equal wherever they sit (neighbours, slices, chunks); a null hashes like ''."""
+    whole = string_hash(pa.array(values, pa.string()))
+    one_by_one = np.array([string_hash(pa.array([v], pa.string()))[0] for v in values], dtype=np.uint64)
+    assert (whole == one_by_one).all()
+    cut = min(cut, len(values))
+    chunked = string_hash(pa.chunked_array([pa.array(values[:cut], pa.string()), pa.array(values[cut:], pa.string())]))
+    assert (chunked == whole).all()
+    sliced = string_hash(pa.array(["x" * 30, *values], pa.string()).slice(1))
+    assert (sliced == whole).all()
+    empty = string_hash(pa.array([""], pa.string()))[0]
+    assert all(h == empty for v, h in zip(values, whole, strict=True) if v is None)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.text(alphabet="AB-0123", min_size=0, max_size=12), min_size=0, max_size=300))
+def test_buckets_keep_every_row_once_and_equal_ids_together(ids):
+    table = pa.table({"bet_id": pa.array(ids, pa.string()), "row": pa.array(range(len(ids)), pa.int64())})
+    parts = list(_buckets(table))
+    rows = sorted(r for _, part in parts for r in part["row"].to_pylist())
+    assert rows == list(range(len(ids)))
+    bucket_of: dict[str, int] = {}
+    for bucket, part in parts:
+        assert 0 <= bucket < DUPLICATE_BUCKETS
+        for bet_id in part["bet_id"].to_pylist():
+            assert bucket_of.setdefault(bet_id, bucket) == bucket
