@@ -602,9 +602,9 @@ class _AuditGroup(beam.DoFn):
         good = shoes_once.filter(known)
         good_ids = good["shoe_id"]
         in_good_round = pc.is_in(rounds["shoe_id"], good_ids)
-        in_good_bet = pc.is_in(plain(bets[_SHOE]), good_ids)
+        in_good_bet = _is_in(bets[_SHOE], good_ids)
         all_ids = pa.chunked_array([*shoes["shoe_id"].chunks, *rounds["shoe_id"].chunks,
-                                    *plain(bets[_SHOE]).chunks], pa.string())
+                                    *_distinct(bets[_SHOE]).chunks], pa.string())
         for shoe_id in sorted(set(pc.unique(all_ids).to_pylist()) - set(good_ids.to_pylist())):
             yield from self._orphans(shoe_id, shoes, rounds, bets)
         rounds, bets = rounds.filter(in_good_round), bets.filter(in_good_bet)
@@ -652,6 +652,22 @@ class _AuditGroup(beam.DoFn):
                     f"{why}: the {name[:-1]} cannot be replayed", None, id_col)
         if shoe_rows and len(shoe_rows) == 1:
             yield OUT_QUARANTINE, quarantine_table(pa.Table.from_pylist(shoe_rows), "shoes", why, None, "shoe_id")
+
+
+def _is_in(column: pa.ChunkedArray, values: pa.Array) -> pa.ChunkedArray:
+    """pc.is_in, looking up a dictionary-encoded column's few distinct values only."""
+    if not pa.types.is_dictionary(column.type):
+        return pc.is_in(column, values)
+    return pa.chunked_array([pc.fill_null(pc.is_in(c.dictionary, values).take(c.indices), False)
+                             for c in column.chunks], pa.bool_())
+
+
+def _distinct(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """The distinct non-null values of a column, as plain values (a dictionary's used values only)."""
+    if pa.types.is_dictionary(column.type):
+        column = pa.chunked_array([c.dictionary.take(pc.unique(c.indices).drop_null()) for c in column.chunks],
+                                  column.type.value_type)
+    return pa.chunked_array([pc.unique(column).drop_null()], column.type)
 
 
 def _concat_bets(tables: list[pa.Table]) -> pa.Table | None:
