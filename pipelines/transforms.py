@@ -334,7 +334,7 @@ class _RoundLookup:
     built once per index looks up only the few thousand distinct rounds of a batch."""
 
     def __init__(self):
-        self._index = None  # (round index table, {round_id: first row})
+        self._index = None  # (mark of the round index, {round_id: its first row})
 
     def rounds(self, round_ids, round_index: pa.Table) -> tuple[np.ndarray, pa.Array]:
         """(round of each bet among the batch's distinct rounds, row of each distinct round in the round
@@ -562,7 +562,8 @@ def _of_group(bet_round: np.ndarray, round_at: pa.Array, group: str, round_index
 
 
 class _AuditGroup(beam.DoFn):
-    """One group of shoes (see SHOE_GROUPS) with their rounds and bets through the engine."""
+    """One group of shoes (see SHOE_GROUPS) with their rounds and bets through the engine; with a reader,
+    the group reads its bets from the row groups _LocateBets named (_GroupBets)."""
 
     def __init__(self, reader: BetReader | None = None):
         self.reader = reader
