@@ -102,8 +102,8 @@ class BetRowGroups:
     def round_ids(self, row_group) -> pa.Array:
         source, index = row_group
         batches = list(readers.iter_batches(source, "bets", columns=["round_id"], row_groups=[index]))
-        return pa.Table.from_batches(batches, schema=readers.read_schema("bets", ["round_id"]))["round_id"
-                                                                                               ].combine_chunks()
+        table = pa.Table.from_batches(batches, schema=readers.read_schema("bets", ["round_id"]))
+        return table["round_id"].combine_chunks()
 
     def rows(self, row_group) -> tuple[pa.Table, pa.Table]:
         return read_checked_row_group("bets", *row_group)
