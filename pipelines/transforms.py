@@ -357,11 +357,6 @@ class _RoundLookup:
         codes = pc.fill_null(encoded.indices, len(at)).to_numpy(zero_copy_only=False)
         return codes, pa.concat_arrays([at, pa.nulls(1, pa.int64())])
 
-    def known(self, round_ids, round_index: pa.Table) -> np.ndarray:
-        """Whether each bet's round is in the round index."""
-        bet_round, round_at = self.rounds(round_ids, round_index)
-        return pc.is_valid(round_at).to_numpy(zero_copy_only=False)[bet_round]
-
 
 class _Placing:
     """Bets on their rounds: each bet given its shoe and group via the round index, and the bets on
@@ -505,10 +500,10 @@ class _GroupBets:
 
     def __init__(self, reader: BetReader):
         self.reader = reader
-        self.lookup = _RoundLookup()
+        self._placing = _Placing()
+        self.lookup = self._placing.lookup  # (one dict of the round index per worker)
         self.rows_bad = Metrics.counter("input", "bets_quarantined")
         self.reads = Metrics.counter("audit", "bet_row_group_reads")
-        self._placing = _Placing()
         self._recent: dict = {}
 
     def _read(self, row_group, round_index: pa.Table):
@@ -874,11 +869,4 @@ class RepeatedBetIds(beam.PTransform):
         )
 
 
-class FindDuplicateBets(beam.PTransform):
-    """Bets (canonical Arrow tables) -> DUPLICATE_BET findings over the whole input."""
-
-    def expand(self, bets):
-        return bets | "Bucket" >> beam.FlatMap(_bucket_bet_ids) | "Repeats" >> RepeatedBetIds()
-
-
-__all__ = ["AuditShoes", "FindDuplicateBets", "FINDINGS", "QUARANTINE"]
+__all__ = ["AuditShoes", "RepeatedBetIds", "FINDINGS", "QUARANTINE"]
