@@ -42,7 +42,12 @@ class Stopwatch:
         self.extra_cpu = 0.0  # CPU of processes this one did not start itself (the Dask cluster)
 
     def result(self) -> dict:
-        return {"wall_s": time.perf_counter() - self.wall0, "cpu_s": _cpu_seconds() - self.cpu0 + self.extra_cpu}
+        """The work's seconds, and this process's peak resident set so far (the checks that follow the
+        work, untimed, must not count in its memory either); `work_ended_epoch` tells the runner when the
+        work ended, for the peak of the process tree (bench.runner)."""
+        return {"wall_s": time.perf_counter() - self.wall0, "cpu_s": _cpu_seconds() - self.cpu0 + self.extra_cpu,
+                "work_max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,  # Linux: KB
+                "work_ended_epoch": time.time()}
 
 
 def _bets_in(data: Path) -> int:

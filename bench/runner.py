@@ -5,9 +5,10 @@ times, and write bench/results/results.{md,json} and throughput.png.
     python -m bench --sizes 100k,1M --repeat 5 --skip-dask
     python -m bench --smoke                          # the smallest size once, quickly (tests use it)
 
-Peak memory is taken per measurement: os.wait4 gives the child's own peak resident set (ru_maxrss),
-and a poller sums the resident sets of the child and its descendants every 50 ms (the Dask cluster's
-scheduler and workers are descendants of the measuring process). Linux carries the parent's peak into
+Peak memory is taken per measurement, over its timed work only (not the untimed checks after it, which
+read the outputs back): the child's own peak resident set (ru_maxrss) when its work ends, and for Dask a
+poller's sum of the resident sets of the child and its descendants every 50 ms until then (the Dask
+cluster's scheduler and workers are descendants of the measuring process). Linux carries the parent's peak into
 a child's ru_maxrss across fork+exec, so this process stays small (~30 MB: no pyarrow, no recorder;
 datasets are recorded in a child too) and the figures are the children's own. Runs of different measurements are
 interleaved (run 1 of each, then run 2 of each, ...) so that a noisy neighbour spreads over all of them.
@@ -36,9 +37,10 @@ LARGE_BETS = 5_000_000  # from this size on, --repeat-large runs instead of --re
 SMOKE_SIZE = "20k"
 
 
-def _poll_rss(pid: int, peak: list[int], stop: threading.Event, cap: float | None = None) -> None:
-    """Sum of the resident sets of `pid` and its descendants, every 50 ms, the peak in peak[0]; above
-    `cap` bytes the whole process group is stopped (peak[1] = True): the machine is shared."""
+def _poll_rss(pid: int, peak: list, stop: threading.Event, cap: float | None = None) -> None:
+    """Sum of the resident sets of `pid` and its descendants, every 50 ms: the peak in peak[0], every
+    (time.time(), sum) in peak[2]; above `cap` bytes the whole process group is stopped (peak[1] = True):
+    the machine is shared."""
     import psutil
 
     try:
@@ -57,6 +59,7 @@ def _poll_rss(pid: int, peak: list[int], stop: threading.Event, cap: float | Non
             except psutil.NoSuchProcess:
                 pass
         peak[0] = max(peak[0], total)
+        peak[2].append((time.time(), total))
         if cap is not None and total > cap:
             peak[1] = True
             try:
@@ -90,7 +93,7 @@ def run_child(kind: str, data: Path, work: Path, *extra: str, keep: bool = False
     started = time.perf_counter()
     with open(log_path, "w") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=REPO, start_new_session=True)
-        peak, stop = [0, False], threading.Event()
+        peak, stop = [0, False, []], threading.Event()
         cap = memory_cap_gb * 2**30 if memory_cap_gb else None
         poller = threading.Thread(target=_poll_rss, args=(proc.pid, peak, stop, cap), daemon=True)
         poller.start()
@@ -120,11 +123,15 @@ def run_child(kind: str, data: Path, work: Path, *extra: str, keep: bool = False
         raise MeasurementFailed(f"{kind} on {data.name}: {why}\n" + "\n".join(lines[-30:]))
     result = json.loads(out.read_text())
     result["process_wall_s"] = time.perf_counter() - started
-    result["max_rss_mb"] = usage.ru_maxrss / 1024  # Linux: kilobytes
+    result["max_rss_mb"] = usage.ru_maxrss / 1024  # Linux: kilobytes, over the whole process
     result["tree_rss_peak_mb"] = peak[0] / 2**20
     result["parent_rss_mb"] = parent_rss / 2**20
-    # The Dask cluster's memory is in other processes: count the whole tree there.
-    result["peak_rss_mb"] = result["tree_rss_peak_mb"] if kind == "audit_dask" else result["max_rss_mb"]
+    # The peak of the measured work only, not of the untimed checks after it (they read the outputs back);
+    # the Dask cluster's memory is in other processes: the whole tree's there, sampled until the work ended.
+    ended = result.get("work_ended_epoch", float("inf"))
+    result["tree_rss_work_peak_mb"] = max((total for at, total in peak[2] if at <= ended), default=peak[0]) / 2**20
+    result["peak_rss_mb"] = (result["tree_rss_work_peak_mb"] if kind == "audit_dask"
+                             else result.get("work_max_rss_mb", result["max_rss_mb"]))
     if not keep:
         shutil.rmtree(scratch, ignore_errors=True)
     return result
@@ -160,10 +167,10 @@ def _median_run(runs: list[dict]) -> dict:
         if key == "phases":
             out[key] = {p: statistics.median(r["phases"][p] for r in runs) for p in runs[0]["phases"]}
         elif key in ("wall_s", "cpu_s", "peak_rss_mb", "max_rss_mb", "tree_rss_peak_mb", "process_wall_s",
-                     "cluster_rss_idle_mb"):
+                     "cluster_rss_idle_mb", "work_max_rss_mb", "tree_rss_work_peak_mb"):
             out[key] = statistics.median(values)
             out[key + "_all"] = values
-        elif key != "pid":
+        elif key not in ("pid", "work_ended_epoch"):
             if len({json.dumps(v, sort_keys=True) for v in values}) > 1:
                 out[key + "_all"] = values
             out[key] = values[0]

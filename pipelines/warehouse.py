@@ -23,6 +23,11 @@ import duckdb
 from pipelines.crashpoints import crash_point
 from schemas.outputs import OUTPUTS
 
+# DuckDB's memory while it inserts beside the audit: it otherwise caches every block it has written
+# (up to 80% of the machine), ~0.4 GB at 10M settlements; held to this, it spills and evicts instead,
+# at no measurable cost (bench/README.md). finish() lifts it.
+STREAMING_MEMORY_LIMIT = "256MB"
+
 # Oldest storage format the warehouse is written in, so regulators on DuckDB 1.x can open it.
 STORAGE_VERSION = "v1.0.0"
 
@@ -158,6 +163,7 @@ class WarehouseLoad:
             self._open()
             self._theoretical = theoretical_rtp_rows()  # while the audit reads its input, long before its first file
             self._con.execute("SET threads = 1")  # the other core runs the audit
+            self._con.execute(f"SET memory_limit = '{STREAMING_MEMORY_LIMIT}'")
             while (item := self._queue.get()) is not None and not self._finishing.is_set():
                 batch = [item]  # and whatever else is waiting, in the same statement
                 while not self._queue.empty() and (item := self._queue.get()) is not None:
@@ -194,6 +200,7 @@ class WarehouseLoad:
             raise self._failure
         con = self._con
         con.execute("RESET threads")
+        con.execute("RESET memory_limit")
         files = {name: [o["path"] for o in manifest["outputs"][name]] for name in OUTPUTS}
         early = list(self._inserted)
         if len(set(early)) != len(early) or not set(early) <= {p for ps in files.values() for p in ps}:
