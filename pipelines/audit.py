@@ -38,14 +38,16 @@ from pipelines.io import (
     source_path,
     write_parquet,
 )
-from pipelines.transforms import OUT_BET_ROW_GROUPS, OUT_QUARANTINE, AuditShoes
+from pipelines.transforms import OUT_BET_ROW_GROUPS, OUT_FINDINGS_ACROSS, OUT_QUARANTINE, AuditShoes
 from schemas.contract import TABLE_NAMES
 from schemas.outputs import OUTPUTS, SORT_KEYS
 
-# The big outputs get a file per group of shoes, written as each group is audited; the small ones
-# are gathered into a fixed number of shards, rows routed by a stable hash of a column.
-GROUP_FILES = {"round_replays": "shoe_id", "settlements": "shoe_id"}
-SHARD_COLUMN = {"findings": "table_id", "quarantine": "source_file"}
+# Replays, settlements and the findings of each group of shoes get a file per group (named after its
+# smallest shoe_id), written as the group is audited; the rest (the quarantine, the findings across
+# groups) are gathered into a fixed number of shards, rows routed by a stable hash of a column.
+GROUP_FILES = {"round_replays": "shoe_id", "settlements": "shoe_id", "findings": "shoe_id"}
+SHARD_COLUMN = {OUT_FINDINGS_ACROSS: "table_id", "quarantine": "source_file"}
+WRITTEN_TO = {OUT_FINDINGS_ACROSS: "findings"}  # the output whose folder a collection is written to
 MANIFEST = "_manifest.json"
 
 
@@ -103,13 +105,13 @@ def build(pipeline: beam.Pipeline, files: dict[str, list[str]], output_dir: str,
     audited = inputs | "Audit" >> AuditShoes(reader)
     outputs = dict(audited)
     outputs[OUT_QUARANTINE] = [audited[OUT_QUARANTINE], *quarantined.values()] | "AllQuarantined" >> beam.Flatten()
-    written = [
-        pcoll | f"Write {name}" >> (
-            WriteGroupFiles(output_dir, name, OUTPUTS[name], SORT_KEYS[name], GROUP_FILES[name])
+    written = []
+    for name, pcoll in outputs.items():
+        output = WRITTEN_TO.get(name, name)
+        written.append(pcoll | f"Write {name}" >> (
+            WriteGroupFiles(output_dir, output, OUTPUTS[output], SORT_KEYS[output], GROUP_FILES[name])
             if name in GROUP_FILES else
-            WriteShards(output_dir, name, OUTPUTS[name], SORT_KEYS[name], SHARD_COLUMN[name], shards))
-        for name, pcoll in outputs.items()
-    ]
+            WriteShards(output_dir, output, OUTPUTS[output], SORT_KEYS[output], SHARD_COLUMN[name], shards)))
     # One last step that depends on every write: the DaskRunner computes only the graph's last step.
     _ = written | "AllWritten" >> beam.Flatten() | "Done" >> beam.combiners.Count.Globally()
 
@@ -118,7 +120,8 @@ def parse_args(argv: list[str] | None):
     parser = argparse.ArgumentParser(prog="pipelines.audit", description=__doc__.splitlines()[0])
     parser.add_argument("--input", required=True, help="input folder (local path or gs://, s3://, hdfs://)")
     parser.add_argument("--output", required=True, help="output folder for the Parquet results")
-    parser.add_argument("--shards", type=int, default=4, help="files of findings and of quarantine")
+    parser.add_argument("--shards", type=int, default=4,
+                        help="files of quarantine and of the findings across groups of shoes")
     parser.add_argument("--shuffle-bets", action="store_true",
                         help="read every bet up front and shuffle it to its group of shoes, as for remote input, "
                              "instead of each group reading its own bets from local files (same results)")

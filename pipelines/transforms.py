@@ -33,8 +33,10 @@ from pipelines.memory import release_free_memory
 from schemas.outputs import FINDINGS, QUARANTINE
 
 OUT_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE = "round_replays", "settlements", "findings", "quarantine"
+# findings that belong to no one group of shoes: bets on unknown rounds, bet ids repeated in the input
+OUT_FINDINGS_ACROSS = "findings_across_groups"
 AUDITED = (OUT_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE)
-_TABLES_OF_PLACED = (OUT_QUARANTINE, OUT_FINDINGS)
+_TABLES_OF_PLACED = (OUT_QUARANTINE, OUT_FINDINGS_ACROSS)
 
 # Beam's in-process runner keeps every element that crosses a shuffle as its pickle, all at once, and
 # a pickled Arrow table is its raw buffers (~150 bytes a bet). Pickled as zstd-compressed Arrow IPC
@@ -400,7 +402,7 @@ class _Placing:
             return
         self.unknown.inc(lost.num_rows)
         yield OUT_QUARANTINE, quarantine_table(lost, "bets", "round_id not found in rounds", dates, "bet_id")
-        yield OUT_FINDINGS, _unknown_round_findings(lost, dates)
+        yield OUT_FINDINGS_ACROSS, _unknown_round_findings(lost, dates)
 
 
 def _unknown_round_findings(lost: pa.Table, dates: pa.Array) -> pa.Table:
@@ -623,11 +625,16 @@ class _AuditGroup(beam.DoFn):
                 self.by_kind[kind].inc(n)
             for name, table in zip(results, (replays, settlements, findings, quarantine), strict=True):
                 results[name].append(table)
-        # One table per output and group: the writer gives each group's replays and settlements a file
-        # of their own, straight after the audit (no shuffle of the night's settlements).
+        # One table per output and group: the writer gives each group's replays, settlements and findings
+        # a file of their own, straight after the audit (no shuffle of the night's results). A file is
+        # named after its smallest shoe_id, so a finding without one (none is expected) goes with the
+        # findings across groups.
         for name, tables in results.items():
             table = _concat_same(tables)
-            if table is not None:
+            if table is not None and name == OUT_FINDINGS and table["shoe_id"].null_count:
+                yield OUT_FINDINGS_ACROSS, table.filter(pc.is_null(table["shoe_id"]))
+                table = table.filter(pc.is_valid(table["shoe_id"]))
+            if table is not None and table.num_rows:
                 yield name, table
 
     def _orphans(self, shoe_id, shoes, rounds, bets):
@@ -698,7 +705,10 @@ def _empty_input(name: str) -> pa.Table:
 class AuditShoes(beam.PTransform):
     """{'tables', 'limits', 'shoes', 'rounds', 'bets'} PCollections of canonical Arrow batches (and
     optionally 'quarantined_rounds': tables with the round_id of round rows put in quarantine) ->
-    {round_replays, settlements, findings, quarantine} PCollections of Arrow tables.
+    {round_replays, settlements, findings, findings_across_groups, quarantine} PCollections of Arrow
+    tables. Replays, settlements and findings come as one table per group of shoes (a table-day), each
+    holding every row of its shoes; findings_across_groups are those of no one group (bets on unknown
+    rounds, bet ids repeated in the input). The night's findings are both.
 
     With a `reader` (pipelines.io.BetRowGroups, for bets files the workers can read where they lie), the
     bets come as 'bet_row_groups' instead, (file, row group index) pairs, and each group of shoes reads
@@ -743,14 +753,17 @@ class AuditShoes(beam.PTransform):
             | "GroupByShoeGroup" >> beam.CoGroupByKey()
             | "AuditGroup" >> beam.ParDo(_AuditGroup(self.reader), tables, limits, round_index, held
                                          ).with_output_types(TAGGED_TABLE)
-            | "SplitAudited" >> SplitByTag(*AUDITED, OUT_BET_IDS, tables=AUDITED)
+            | "SplitAudited" >> SplitByTag(*AUDITED, OUT_FINDINGS_ACROSS, OUT_BET_IDS,
+                                           tables=(*AUDITED, OUT_FINDINGS_ACROSS))
         )
         duplicates = ((bet_ids, audited[OUT_BET_IDS]) | "AllBetIds" >> beam.Flatten()
                       | "DuplicateBets" >> RepeatedBetIds())
         return {
             OUT_REPLAYS: audited[OUT_REPLAYS],
             OUT_SETTLEMENTS: audited[OUT_SETTLEMENTS],
-            OUT_FINDINGS: (audited[OUT_FINDINGS], located[OUT_FINDINGS], duplicates) | "AllFindings" >> beam.Flatten(),
+            OUT_FINDINGS: audited[OUT_FINDINGS],
+            OUT_FINDINGS_ACROSS: ((audited[OUT_FINDINGS_ACROSS], located[OUT_FINDINGS_ACROSS], duplicates)
+                                  | "FindingsAcrossGroups" >> beam.Flatten()),
             OUT_QUARANTINE: (audited[OUT_QUARANTINE], located[OUT_QUARANTINE]) | "AllQuarantine" >> beam.Flatten(),
         }
 
@@ -869,4 +882,4 @@ class RepeatedBetIds(beam.PTransform):
         )
 
 
-__all__ = ["AuditShoes", "RepeatedBetIds", "FINDINGS", "QUARANTINE"]
+__all__ = ["AuditShoes", "RepeatedBetIds", "FINDINGS", "QUARANTINE", "OUT_FINDINGS_ACROSS"]

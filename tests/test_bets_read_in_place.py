@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipelines.audit import run
-from pipelines.transforms import DUPLICATE_BUCKETS, READ_IN_PLACE_UP_TO, _buckets, string_hash
+from pipelines.transforms import DUPLICATE_BUCKETS, READ_IN_PLACE_UP_TO, _buckets, _duplicates_in_bucket, string_hash
 from pitboss.recorder import GenerateConfig, generate
 
 OUTPUTS = ("round_replays", "settlements", "findings", "quarantine")
@@ -140,6 +140,31 @@ def test_the_broken_rows_are_where_they_belong(recorded, tmp_path):
     assert set(again) <= repeated
 
 
+def test_findings_are_written_by_group_of_shoes_and_the_rest_in_shards(recorded, tmp_path):
+    folder = _broken(recorded, tmp_path)
+    run(["--input", str(folder), "--output", str(tmp_path / "out"), "--shards", "3"])
+    out = tmp_path / "out"
+    files = sorted((out / "findings").glob("*.parquet"))
+    by_group = [p for p in files if p.name.startswith("group-")]
+    shards = [p for p in files if p.name.startswith("part-")]
+    assert len(by_group) + len(shards) == len(files) and len(shards) == 3 and len(by_group) > 1
+
+    def shoes(path: Path) -> set:
+        return set(pq.read_table(path, columns=["shoe_id"])["shoe_id"].to_pylist())
+
+    replayed_in = {shoe: p.name for p in (out / "round_replays").glob("group-*.parquet") for shoe in shoes(p)}
+    seen: set = set()
+    for path in by_group:  # each holds the findings of the shoes of one group, replayed in one file
+        mine = shoes(path)
+        assert None not in mine and not mine & seen
+        seen |= mine
+        assert len({replayed_in[shoe] for shoe in mine if shoe in replayed_in}) == 1
+    across = pq.read_table(shards)["kind"].to_pylist()
+    assert set(across) == {"UNKNOWN_ROUND", "DUPLICATE_BET"}
+    every = pq.read_table(out / "findings")["kind"].to_pylist()
+    assert every.count("UNKNOWN_ROUND") + every.count("DUPLICATE_BET") == len(across)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.one_of(st.none(), st.text(max_size=20)), min_size=1, max_size=40), st.integers(0, 10))
 def test_string_hash_depends_on_the_string_alone(values, cut):
@@ -168,3 +193,31 @@ def test_buckets_keep_every_row_once_and_equal_ids_together(ids):
         assert 0 <= bucket < DUPLICATE_BUCKETS
         for bet_id in part["bet_id"].to_pylist():
             assert bucket_of.setdefault(bet_id, bucket) == bucket
+
+
+def _bets_with_ids(ids: list[str]) -> pa.Table:
+    n = len(ids)
+    return pa.table({
+        "bet_id": pa.array(ids, pa.string()),
+        "placed_at": pa.array([1_700_000_000_000_000 + (i * 7919) % 13 for i in range(n)], pa.timestamp("us", "UTC")),
+        "_source_file": pa.array([f"f{i % 2}" for i in range(n)], pa.string()),
+        "_source_row": pa.array(range(n), pa.int64()),
+        "round_id": pa.array(["R"] * n, pa.string()), "table_id": pa.array(["T"] * n, pa.string()),
+        "account_id": pa.array(["A"] * n, pa.string())})
+
+
+@settings(max_examples=60, deadline=None)
+@given(ids=st.lists(st.text(alphabet="AB-01", max_size=12), max_size=200))
+def test_the_duplicate_check_finds_exactly_the_repeats(ids):
+    """Against counting: every occurrence of an id after its first (by placed_at, file, row) is one
+    DUPLICATE_BET, and nothing else is, whichever of a bucket's tables the occurrences are in."""
+    bets = _bets_with_ids(ids)
+    found = list(_duplicates_in_bucket((0, [bets.slice(0, len(ids) // 2), bets.slice(len(ids) // 2)])))
+    got = sorted((r["bet_id"], r["recorded"]) for t in found for r in t.to_pylist())
+    rows = sorted(bets.to_pylist(), key=lambda r: (r["bet_id"], r["placed_at"], r["_source_file"], r["_source_row"]))
+    expected, seen = [], set()
+    for r in rows:
+        if r["bet_id"] in seen:
+            expected.append((r["bet_id"], f"{r['_source_file']} row {r['_source_row']}"))
+        seen.add(r["bet_id"])
+    assert got == sorted(expected)

@@ -18,7 +18,7 @@ from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from pipelines.audit import run
-from pipelines.transforms import AuditShoes
+from pipelines.transforms import OUT_FINDINGS_ACROSS, AuditShoes
 from pipelines.warehouse import load
 from schemas import readers
 from tests import datasets
@@ -61,7 +61,8 @@ def test_audit_shoes_transform_under_test_pipeline(tmp_path):
         inputs = {t: p | f"Create {t}" >> beam.Create(_canonical_batches(folder, t), reshuffle=False)
                   for t in ("tables", "limits", "shoes", "rounds", "bets")}
         out = inputs | AuditShoes()
-        kinds = out["findings"] | beam.FlatMap(lambda t: zip(t["kind"].to_pylist(), t["bet_id"].to_pylist(),
+        findings = (out["findings"], out[OUT_FINDINGS_ACROSS]) | "all findings" >> beam.Flatten()
+        kinds = findings | beam.FlatMap(lambda t: zip(t["kind"].to_pylist(), t["bet_id"].to_pylist(),
                                                              strict=True))
         assert_that(kinds, equal_to(EXPECTED_FINDINGS(data)), label="findings")
         settled = out["settlements"] | "count settled" >> beam.Map(lambda t: t.num_rows) | beam.CombineGlobally(sum)
