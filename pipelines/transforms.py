@@ -517,6 +517,9 @@ class _GroupBets:
             if len(self._recent) >= 3:
                 self._recent.pop(next(iter(self._recent)))
             good, bad = self.reader.rows(row_group)
+            # repeated strings dictionary-encoded once, for the round lookup, the filters, the duplicate
+            # check and the engine (as the shuffled bets are)
+            good = _compact(good)
             self._recent[key] = ((good, self.lookup.rounds(good["round_id"], round_index)),
                                  (bad, self.lookup.rounds(bad["round_id"], round_index)))
         return self._recent[key]
@@ -537,7 +540,7 @@ class _GroupBets:
             mine, shoe = _of_group(*good_rounds, group, round_index, takes_unknown)
             if not mine.any():
                 continue
-            bets = good.filter(pa.array(mine))
+            bets = good if mine.all() else good.filter(pa.array(mine))
             known = pc.is_valid(shoe).to_numpy(zero_copy_only=False)
             if known.all():
                 found.append(bets.append_column(_SHOE, shoe))
