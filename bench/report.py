@@ -122,8 +122,9 @@ def markdown(payload: dict, derived: dict) -> str:
         "",
         f"Each number is the {policy}{' (SMOKE RUN: says nothing about speed)' if payload.get('smoke') else ''}; "
         "every run in a fresh process; wall and CPU from before the heavy imports to the end of the work "
-        "(Beam start-up included); peak memory = the process's peak resident set (for the Dask run: the sum "
-        "over the client, the scheduler and both workers, polled every 50 ms).",
+        "(Beam start-up included); peak memory = the process's peak resident set over the work, not the untimed "
+        "checks after it (for the Dask run: the sum over the client, the scheduler and both workers, polled "
+        "every 50 ms until the work ended).",
         "",
         "## Datasets (pitboss.recorder, 1% planted faults, 50 bets a round on average)",
         "",
