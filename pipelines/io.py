@@ -278,6 +278,9 @@ class _WriteGroupFile(beam.DoFn):
         self._pending: list[Future] = []
 
     def process(self, table: pa.Table):
+        if table[self.key_column].null_count:  # the file is named after its smallest key: it must have one
+            raise ValueError(f"{self.name}: a group's rows without {self.key_column} cannot be written as a "
+                             f"group file")
         first = pc.min(table[self.key_column].cast(pa.string())).as_py() or ""
         digest = hashlib.sha256(first.encode()).hexdigest()[:20]
         path = posixpath.join(self.directory, self.name, f"group-{digest}.parquet")

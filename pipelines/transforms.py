@@ -629,15 +629,10 @@ class _AuditGroup(beam.DoFn):
             for name, table in zip(results, (replays, settlements, findings, quarantine), strict=True):
                 results[name].append(table)
         # One table per output and group: the writer gives each group's replays, settlements and findings
-        # a file of their own, straight after the audit (no shuffle of the night's results). A file is
-        # named after its smallest shoe_id, so a finding without one (none is expected) goes with the
-        # findings across groups.
+        # a file of their own, straight after the audit (no shuffle of the night's results).
         for name, tables in results.items():
             table = _concat_same(tables)
-            if table is not None and name == OUT_FINDINGS and table["shoe_id"].null_count:
-                yield OUT_FINDINGS_ACROSS, table.filter(pc.is_null(table["shoe_id"]))
-                table = table.filter(pc.is_valid(table["shoe_id"]))
-            if table is not None and table.num_rows:
+            if table is not None:
                 yield name, table
 
     def _orphans(self, shoe_id, shoes, rounds, bets):
@@ -677,8 +672,9 @@ def _distinct(column: pa.ChunkedArray) -> pa.ChunkedArray:
 
 
 def _concat_bets(tables: list[pa.Table]) -> pa.Table | None:
-    """A group's bets as one table: those shuffled to it come compacted (_compact), those it read itself
-    plain; where both are there, all are made plain."""
+    """A group's bets as one table: those shuffled to it and those it read itself both come compacted
+    (_compact); where their schemas still differ (a column encoded in one and not in another), all are
+    made plain."""
     tables = [t for t in tables if t.num_rows]
     if len({t.schema.remove_metadata() for t in tables}) > 1:
         tables = [plain_table(t) for t in tables]
