@@ -12,6 +12,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 
 import apache_beam as beam
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -21,8 +22,12 @@ from apache_beam.metrics import Metrics
 
 from pipelines.convert import rejected_rows
 from pipelines.crashpoints import crash_point
-from pipelines.transforms import OUT_QUARANTINE, TAGGED_TABLE, SplitByTag, split_by_key
+from pipelines.transforms import DICTIONARY_COLUMNS, OUT_QUARANTINE, TAGGED_TABLE, SplitByTag, split_by_key
 from schemas import readers
+from schemas.contract import schema as contract_schema
+
+# the text columns of bets the audit keeps dictionary-encoded (pipelines.transforms._compact)
+_BET_DICTIONARY_COLUMNS = tuple(c for c in DICTIONARY_COLUMNS if c in contract_schema("bets").names)
 
 
 def input_files(input_dir: str, table: str) -> list:
@@ -77,18 +82,24 @@ class ReadRowGroup(beam.DoFn):
             yield OUT_QUARANTINE, rejected_rows(bad, self.table)
 
 
-def read_checked_row_group(table: str, source, index: int) -> tuple[pa.Table, pa.Table]:
+def read_checked_row_group(table: str, source, index: int, dictionary: tuple[str, ...] = ()
+                           ) -> tuple[pa.Table, pa.Table]:
     """(good rows, bad rows with their `reason`) of one row group of an input file, canonical, with
-    _source_file (the file as named, not a local copy) and _source_row."""
+    _source_file (the file as named, not a local copy) and _source_row; the text columns named in
+    `dictionary` (and _source_file with them) dictionary-encoded (readers.iter_batches)."""
     path = source_path(source)
     with local_copy(path) as local:
         if isinstance(source, readers.SourceFile):  # keeps its hive partition values
             local = dataclasses.replace(source, path=local)
-        batches = list(readers.iter_batches(local, table, with_source=True, row_groups=[index]))
-    canonical = pa.Table.from_batches(batches, schema=readers.read_schema(table, with_source=True))
-    # the source file as plain strings, named as given (not the local copy)
-    canonical = canonical.set_column(canonical.schema.get_field_index(readers.SOURCE_FILE), readers.SOURCE_FILE,
-                                     pa.repeat(pa.scalar(path, pa.string()), canonical.num_rows))
+        batches = list(readers.iter_batches(local, table, with_source=True, row_groups=[index],
+                                            dictionary=dictionary))
+    canonical = pa.Table.from_batches(batches, schema=readers.read_schema(table, with_source=True,
+                                                                          dictionary=dictionary))
+    # the source file named as given (not the local copy): plain strings, unless encoding was asked for
+    n, at = canonical.num_rows, canonical.schema.get_field_index(readers.SOURCE_FILE)
+    canonical = canonical.set_column(at, readers.SOURCE_FILE, pa.DictionaryArray.from_arrays(
+        pa.array(np.zeros(n, dtype=np.int32)), pa.array([path], pa.string())) if dictionary else
+        pa.repeat(pa.scalar(path, pa.string()), n))
     good, bad = readers.check_rows(table, canonical)
     crash_point("reading")
     return good, bad
@@ -101,12 +112,15 @@ class BetRowGroups:
 
     def round_ids(self, row_group) -> pa.Array:
         source, index = row_group
-        batches = list(readers.iter_batches(source, "bets", columns=["round_id"], row_groups=[index]))
-        table = pa.Table.from_batches(batches, schema=readers.read_schema("bets", ["round_id"]))
+        batches = list(readers.iter_batches(source, "bets", columns=["round_id"], row_groups=[index],
+                                            dictionary=["round_id"]))
+        table = pa.Table.from_batches(batches, schema=readers.read_schema("bets", ["round_id"],
+                                                                          dictionary=["round_id"]))
         return table["round_id"].combine_chunks()
 
     def rows(self, row_group) -> tuple[pa.Table, pa.Table]:
-        return read_checked_row_group("bets", *row_group)
+        # read as the audit keeps them (pipelines.transforms.DICTIONARY_COLUMNS), not decoded to be encoded again
+        return read_checked_row_group("bets", *row_group, dictionary=_BET_DICTIONARY_COLUMNS)
 
 
 def is_local(files: list) -> bool:

@@ -308,12 +308,12 @@ def _round_index(rounds: pa.Table, shoe_groups: pa.Table) -> pa.Table:
 # file name alone is ~70 bytes on every row; a round's ~50 bets share its id, an account bets many
 # times): with round_id and account_id too, a shuffled bet takes ~15 bytes instead of ~22. The output
 # writer casts them back to plain strings.
-_DICTIONARY_COLUMNS = ("table_id", "currency", "bet_type", "mode", "channel", "_source_file", _SHOE, "round_id",
+DICTIONARY_COLUMNS = ("table_id", "currency", "bet_type", "mode", "channel", "_source_file", _SHOE, "round_id",
                        "account_id")
 
 
 def _compact(table: pa.Table) -> pa.Table:
-    for name in _DICTIONARY_COLUMNS:
+    for name in DICTIONARY_COLUMNS:
         i = table.schema.get_field_index(name)
         if i >= 0 and pa.types.is_string(table.schema.field(i).type):
             table = table.set_column(i, table.schema.field(i).with_type(pa.dictionary(pa.int32(), pa.string())),
@@ -786,20 +786,26 @@ def string_hash(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     its last 8 UTF-8 bytes (where ids differ: ...-R012-B0034), mixed with numpy, no Python call per
     row. Equal strings hash equal; strings that differ only before their last 8 bytes collide, which
     only makes a bucket bigger. A null hashes like ""."""
-    values = pc.fill_null(pc.cast(values, pa.large_string()), "")
     values = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+        values = pc.cast(values, pa.large_string())
+    if values.null_count:
+        values = pc.fill_null(values, "")
     n = len(values)
     if n == 0:
         return np.zeros(0, dtype=np.uint64)
-    offsets = np.frombuffer(values.buffers()[1], dtype=np.int64)[values.offset:values.offset + n + 1]
+    width = np.int64 if pa.types.is_large_string(values.type) else np.int32
+    offsets = np.frombuffer(values.buffers()[1], dtype=width)[values.offset:values.offset + n + 1].astype(np.int64)
     lengths = np.diff(offsets)
     data = values.buffers()[2]
-    # the 8 bytes before each string's end, in one gather (8 zero bytes in front for short strings), as
-    # one little-endian integer, the bytes before a short string's start zeroed
-    padded = np.concatenate([np.zeros(_HASHED_BYTES, dtype=np.uint8),
-                             np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)])
-    tails = padded[offsets[1:, None] + np.arange(_HASHED_BYTES)].view("<u8").ravel()
-    short = lengths < _HASHED_BYTES
+    data = np.frombuffer(data, dtype=np.uint8)[offsets[0]:offsets[-1]] if data is not None else np.zeros(0, np.uint8)
+    # the 8 bytes before each string's end (8 zero bytes in front for short strings), read as one
+    # little-endian integer through a view of every 8-byte window of the data: one gather of n values
+    padded = np.concatenate([np.zeros(_HASHED_BYTES, dtype=np.uint8), data])
+    windows = np.lib.stride_tricks.as_strided(padded, shape=(len(padded) - _HASHED_BYTES + 1, _HASHED_BYTES),
+                                              strides=(1, 1), writeable=False)
+    tails = np.ascontiguousarray(windows[offsets[1:] - offsets[0]]).view("<u8").ravel()
+    short = lengths < _HASHED_BYTES  # the bytes before a short string's start zeroed
     if short.any():
         keep = np.where(short, (np.uint64(1) << (np.minimum(lengths, 7) * 8).astype(np.uint64)) - np.uint64(1),
                         np.uint64(0xFFFFFFFFFFFFFFFF))
@@ -846,12 +852,22 @@ def _duplicates_in_bucket(element):
         return
     # sorted, a repeated id sits next to itself (a sort is several times faster than hashing 10^6 ids)
     ids = pa.chunked_array([chunk for t in tables for chunk in t["bet_id"].chunks], pa.string()).combine_chunks()
-    ids = ids.take(pc.sort_indices(ids))
-    same_as_previous = pc.equal(ids.slice(1), ids.slice(0, len(ids) - 1))
+    order = pc.sort_indices(ids)
+    ids = ids.take(order)
+    same_as_previous = pc.fill_null(pc.equal(ids.slice(1), ids.slice(0, len(ids) - 1)), False)
     if not pc.any(same_as_previous).as_py():
         return
-    repeated = pc.unique(ids.slice(1).filter(same_as_previous))
-    rows = concat(plain_table(t.filter(pc.is_in(t["bet_id"], repeated))) for t in tables).sort_by(
+    # the rows of every repeated id, by their place in the tables put end to end: taken from each table
+    # (no lookup of the repeated ids in every row)
+    same_as_previous = same_as_previous.to_numpy(zero_copy_only=False)
+    repeated = np.zeros(len(ids), dtype=bool)
+    repeated[1:] |= same_as_previous
+    repeated[:-1] |= same_as_previous
+    at = np.sort(order.to_numpy()[repeated].astype(np.int64))
+    starts = np.cumsum([0] + [t.num_rows for t in tables])
+    which = np.searchsorted(starts, at, side="right") - 1
+    rows = concat(plain_table(t.take(pa.array(at[which == k] - starts[k]))) for k, t in enumerate(tables)
+                  if (which == k).any()).sort_by(
         [("bet_id", "ascending"), ("placed_at", "ascending"), ("_source_file", "ascending"),
          ("_source_row", "ascending")])
     findings, dates, seen = [], [], set()

@@ -34,6 +34,7 @@ from engine.ruleset import BET_CODES, MODES, ruleset_ids
 from schemas.contract import CONTRACT, OUTCOMES, STATUSES, TABLE_NAMES, schema
 
 SOURCE_FILE = "_source_file"  # dictionary<int32, string>: path of the file the row was read from
+DICTIONARY = pa.dictionary(pa.int32(), pa.string())  # a text column read dictionary-encoded (`dictionary=`)
 SOURCE_ROW = "_source_row"  # int64: 0-based index of the row in that file
 REASON = "reason"  # string: why check_rows put the row in quarantine ("; " between several reasons)
 IGNORED_COLUMNS_KEY = b"pitboss.ignored_columns"  # schema metadata of read_table: JSON list of names
@@ -248,7 +249,10 @@ def _valid_utf8(part: pa.ChunkedArray) -> bool:
     """Whether every string of `part` (a text column, a list of text, dictionary-encoded or not) is
     UTF-8: Parquet readers do not check it."""
     if pa.types.is_dictionary(part.type):
-        part = pc.cast(part, part.type.value_type)
+        chunks = part.chunks if isinstance(part, pa.ChunkedArray) else [part]
+        if all(_valid_utf8(pa.chunked_array([c.dictionary])) for c in chunks):
+            return True  # (every row's value is one of these)
+        part = pc.cast(part, part.type.value_type)  # an unused value may be the bad one: the rows decide
     if _is_list_like(part.type):
         return _valid_utf8(pc.list_flatten(part))  # the items of these rows only (slices included)
     try:
@@ -256,6 +260,15 @@ def _valid_utf8(part: pa.ChunkedArray) -> bool:
     except pa.ArrowInvalid:
         return False
     return True
+
+
+def _as_dictionary(arr: pa.ChunkedArray, file: str, column: str, first_row: int) -> pa.ChunkedArray:
+    """A text column as DICTIONARY: as read when Parquet kept it dictionary-encoded (its values
+    checked, not every row), else converted (_convert) and encoded."""
+    if pa.types.is_dictionary(arr.type) and pa.types.is_string(arr.type.value_type):
+        arr = _convert(arr, arr.type, file, column, first_row)  # (checks the UTF-8)
+        return arr if arr.type.equals(DICTIONARY) else pc.cast(arr, DICTIONARY)
+    return pc.dictionary_encode(_convert(arr, pa.string(), file, column, first_row))
 
 
 def _convert(arr: pa.ChunkedArray, dst: pa.DataType, file: str, column: str, first_row: int) -> pa.ChunkedArray:
@@ -318,14 +331,15 @@ Source = str | os.PathLike | SourceFile | Sequence[str | os.PathLike | SourceFil
 
 
 class _open_parquet:
-    """pq.ParquetFile as a context manager that turns any failure to open into a ContractError."""
+    """pq.ParquetFile as a context manager that turns any failure to open into a ContractError;
+    `read_dictionary`: columns of the file to read dictionary-encoded."""
 
-    def __init__(self, path: str):
-        self.path = path
+    def __init__(self, path: str, read_dictionary: Sequence[str] = ()):
+        self.path, self.read_dictionary = path, list(read_dictionary) or None
 
     def __enter__(self) -> pq.ParquetFile:
         try:
-            self.pf = pq.ParquetFile(self.path)
+            self.pf = pq.ParquetFile(self.path, read_dictionary=self.read_dictionary)
             _ = self.pf.schema_arrow
         except (OSError, pa.ArrowException, ValueError, TypeError) as e:
             raise ContractError(self.path, f"not a readable Parquet file: {_message(e)}") from None
@@ -396,11 +410,17 @@ def _columns(table: str, columns: Sequence[str] | None) -> list[str]:
     return [n for n in names if n in set(columns)]
 
 
-def read_schema(table: str, columns: Sequence[str] | None = None, *, with_source: bool = False) -> pa.Schema:
-    """Schema of what the readers return: canonical types, every field nullable (rows unchecked)."""
+def read_schema(table: str, columns: Sequence[str] | None = None, *, with_source: bool = False,
+                dictionary: Sequence[str] = ()) -> pa.Schema:
+    """Schema of what the readers return: canonical types (DICTIONARY for the text columns named in
+    `dictionary`), every field nullable (rows unchecked)."""
     _check_table(table)
     canonical = schema(table)
+    for name in dictionary:
+        if name not in canonical.names or not pa.types.is_string(canonical.field(name).type):
+            raise ValueError(f"table {table!r} has no text column {name!r} to read dictionary-encoded")
     fields = [canonical.field(n).with_nullable(True) for n in _columns(table, columns)]
+    fields = [f.with_type(DICTIONARY) if f.name in dictionary else f for f in fields]
     if with_source:
         fields += [pa.field(SOURCE_FILE, pa.dictionary(pa.int32(), pa.string())), pa.field(SOURCE_ROW, pa.int64())]
     return pa.schema(fields)
@@ -422,7 +442,7 @@ def _unreadable(pf: pq.ParquetFile, path: str, rg: int, cols: list[str], rows: s
 
 def _file_batches(
     pf: pq.ParquetFile, info: SourceFile, names: list[str], out_schema: pa.Schema, *,
-    with_source: bool, row_groups: Sequence[int] | None, batch_size: int | None,
+    with_source: bool, row_groups: Sequence[int] | None, batch_size: int | None, dictionary: Sequence[str] = (),
 ) -> Iterator[pa.RecordBatch]:
     path = info.path
     types = {c.name: c.type for c in CONTRACT[info.table]}
@@ -446,11 +466,13 @@ def _file_batches(
         arrays = []
         for name in names:
             if name in info.from_file:
-                arrays.append(_convert(data.column(name), types[name], path, name, first))
+                arrays.append(_as_dictionary(data.column(name), path, name, first) if name in dictionary else
+                              _convert(data.column(name), types[name], path, name, first))
             elif name in info.from_partition:
-                arrays.append(pa.repeat(_partition_value(path, name, parts[name], types[name]), n))
+                value = pa.repeat(_partition_value(path, name, parts[name], types[name]), n)
+                arrays.append(pc.dictionary_encode(value) if name in dictionary else value)
             else:
-                arrays.append(pa.nulls(n, types[name]))
+                arrays.append(pa.nulls(n, DICTIONARY if name in dictionary else types[name]))
         if with_source:
             arrays.append(pa.DictionaryArray.from_arrays(np.zeros(n, dtype=np.int32), pa.array([path], pa.string())))
             arrays.append(pa.array(np.arange(first, first + n, dtype=np.int64)))
@@ -466,6 +488,7 @@ def iter_batches(
     with_source: bool = False,
     row_groups: Sequence[int] | None = None,
     batch_size: int | None = None,
+    dictionary: Sequence[str] = (),
 ) -> Iterator[pa.RecordBatch]:
     """Canonical record batches of `table`, file by file (sorted) and row group by row group.
 
@@ -474,19 +497,29 @@ def iter_batches(
     which). `columns` picks contract columns to read (the structure of the whole file is still checked).
     `with_source` adds `_source_file` and `_source_row` (0-based row in the file). `row_groups` (only for
     a source of one file) reads just those row groups. `batch_size` caps rows per batch (default: one
-    batch per row group). Raises ContractError on any structural problem, naming file, column and row.
+    batch per row group). `dictionary` names text columns to return as DICTIONARY: read so from
+    Parquet, which stores repeated strings that way, they are never decoded into one string per row
+    (and only their distinct values are checked for UTF-8). Raises ContractError on any structural
+    problem, naming file, column and row.
     """
     _check_table(table)
     names = _columns(table, columns)
-    out_schema = read_schema(table, columns, with_source=with_source)
+    out_schema = read_schema(table, columns, with_source=with_source, dictionary=dictionary)
     pairs = _resolve(source, table)
     if row_groups is not None and len(pairs) != 1:
         raise ValueError(f"row_groups needs a source of exactly one file; {table} has {len(pairs)}")
     for path, partition in pairs:
         with _open_parquet(path) as pf:
             info = _inspect(pf, path, table, partition)
+            text = [n for n in dictionary if n in info.from_file and _holds_text(pf.schema_arrow.field(n).type)
+                    and not _is_list_like(pf.schema_arrow.field(n).type)]
+            if not text:
+                yield from _file_batches(pf, info, names, out_schema, with_source=with_source,
+                                         row_groups=row_groups, batch_size=batch_size, dictionary=dictionary)
+                continue
+        with _open_parquet(path, read_dictionary=text) as pf:  # (Parquet's reader is told when it opens)
             yield from _file_batches(pf, info, names, out_schema, with_source=with_source,
-                                     row_groups=row_groups, batch_size=batch_size)
+                                     row_groups=row_groups, batch_size=batch_size, dictionary=dictionary)
 
 
 def read_table(
@@ -614,6 +647,8 @@ def _quoted(values: pa.Array) -> pa.Array:
 
 def _rule_reason(rule: RowRule, col: pa.Array) -> pa.Array:
     """The reason text where the row breaks the rule, null elsewhere."""
+    if pa.types.is_dictionary(col.type):  # (the few bad rows, made plain for the text kernels)
+        col = pc.cast(col, col.type.value_type)
     mask = _rule_mask(rule, col)
     if rule.kind == "range":
         text = pc.binary_join_element_wise(f"{rule.column}: ", pc.cast(col, pa.string()),

@@ -11,6 +11,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from engine.cards import CARD_CODES
@@ -521,3 +523,57 @@ def test_card_rule_on_slices_and_chunks():
         "player_cards: unknown card code 'XX'", "player_cards: unknown card code 'YY'",
         "player_cards: unknown card code null",
     ]
+
+
+# --------------------------------------------------------------------------------------------------
+# Text columns read dictionary-encoded (`dictionary=`, how the audit reads bets in place)
+
+_TEXT = st.one_of(st.none(), st.sampled_from(["A", "B", "é", "ACC-0042", "", "x" * 40]))
+
+
+def _dictionary_read(source, table: str, dictionary, with_source: bool = False, **kw) -> pa.Table:
+    batches = list(iter_batches(source, table, dictionary=dictionary, with_source=with_source, **kw))
+    return pa.Table.from_batches(batches, schema=read_schema(table, dictionary=dictionary, with_source=with_source))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(accounts=st.lists(_TEXT, min_size=1, max_size=60), plain_pages=st.booleans(), as_binary=st.booleans(),
+       row_group_size=st.integers(1, 70))
+def test_text_read_dictionary_encoded_is_the_text_read_plain(tmp_path, accounts, plain_pages, as_binary,
+                                                             row_group_size):
+    n = len(accounts)
+    account = pa.array([None if a is None else a.encode() for a in accounts], pa.binary()) if as_binary \
+        else pa.array(accounts, pa.string())
+    # channel absent from the file (read as nulls), table_id from the folder (a hive partition)
+    data = make("bets", n, account_id=account, drop=("channel", "table_id"))
+    path = write(tmp_path / "bets" / "table_id=T7" / "part-0.parquet", data, use_dictionary=not plain_pages,
+                 row_group_size=row_group_size)
+    wanted = ["account_id", "channel", "table_id", "bet_type"]
+    encoded = _dictionary_read(tmp_path, "bets", wanted, with_source=True)
+    plain = read_table(tmp_path, "bets", with_source=True)
+    for name in wanted:
+        assert encoded.schema.field(name).type == pa.dictionary(pa.int32(), pa.string()), name
+    assert encoded.cast(plain.schema).equals(plain.replace_schema_metadata(None))
+    assert encoded["table_id"].to_pylist() == ["T7"] * n and encoded["channel"].null_count == n
+    # and rows are judged alike: the same good rows, the same bad rows for the same reasons
+    for (good_e, bad_e), (good_p, bad_p) in [(check_rows("bets", encoded), check_rows("bets", plain))]:
+        assert good_e.cast(good_p.schema).equals(good_p) and bad_e.cast(bad_p.schema).equals(bad_p)
+    # one row group alone, as the audit reads it
+    (info,) = scan(tmp_path, "bets")  # (with its hive partition, as the audit reads it)
+    assert info.path == str(path)
+    first = _dictionary_read(info, "bets", wanted, row_groups=[0])
+    assert first["account_id"].to_pylist() == accounts[:row_group_size]
+
+
+def test_non_utf8_bytes_read_dictionary_encoded(tmp_path):
+    names = pa.array([b"ok", b"ok", b"caf\xe9", b"ok"], pa.binary()).view(pa.string())  # in Parquet's dictionary
+    write(tmp_path / "bets.parquet", make("bets", 4, account_id=names))
+    err = raises(r"bets.parquet: column 'account_id': value at row 2 is not valid UTF-8", _dictionary_read,
+                 tmp_path, "bets", ["account_id"])
+    assert err.row == 2
+    write(tmp_path / "b" / "bets.parquet", make("bets", 3, account_id=pa.array([b"A", b"\xff", b"A"])),
+          use_dictionary=False)
+    raises(r"column 'account_id': value at row 1 is not valid UTF-8", _dictionary_read, tmp_path / "b", "bets",
+           ["account_id"])
+    with pytest.raises(ValueError, match="no text column 'stake'"):
+        read_schema("bets", dictionary=["stake"])
