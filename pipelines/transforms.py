@@ -799,12 +799,7 @@ def string_hash(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     lengths = np.diff(offsets)
     data = values.buffers()[2]
     data = np.frombuffer(data, dtype=np.uint8)[offsets[0]:offsets[-1]] if data is not None else np.zeros(0, np.uint8)
-    # the 8 bytes before each string's end (8 zero bytes in front for short strings), read as one
-    # little-endian integer through a view of every 8-byte window of the data: one gather of n values
-    padded = np.concatenate([np.zeros(_HASHED_BYTES, dtype=np.uint8), data])
-    windows = np.lib.stride_tricks.as_strided(padded, shape=(len(padded) - _HASHED_BYTES + 1, _HASHED_BYTES),
-                                              strides=(1, 1), writeable=False)
-    tails = np.ascontiguousarray(windows[offsets[1:] - offsets[0]]).view("<u8").ravel()
+    tails = _last_8_bytes(data, offsets[1:] - offsets[0])
     short = lengths < _HASHED_BYTES  # the bytes before a short string's start zeroed
     if short.any():
         keep = np.where(short, (np.uint64(1) << (np.minimum(lengths, 7) * 8).astype(np.uint64)) - np.uint64(1),
@@ -817,6 +812,21 @@ def string_hash(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     hashes ^= hashes >> np.uint64(27)
     hashes *= np.uint64(0x94D049BB133111EB)
     return hashes ^ (hashes >> np.uint64(31))
+
+
+def _last_8_bytes(data: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The 8 bytes of `data` before each end (ascending), as little-endian integers; zero bytes stand in
+    front of the data. One gather through a view of the data as an (unaligned) integer at every byte."""
+    def every_byte(buffer: np.ndarray) -> np.ndarray:
+        return np.ndarray(shape=(len(buffer) - _HASHED_BYTES + 1,), dtype="<u8", buffer=buffer, strides=(1,))
+
+    head = np.concatenate([np.zeros(_HASHED_BYTES, dtype=np.uint8), data[:_HASHED_BYTES]])
+    near_start = int(np.searchsorted(ends, _HASHED_BYTES))  # ends before the 8th byte: read from `head`
+    tails = np.empty(len(ends), dtype=np.uint64)
+    tails[:near_start] = every_byte(head)[ends[:near_start]]
+    if near_start < len(ends):
+        tails[near_start:] = every_byte(data)[ends[near_start:] - _HASHED_BYTES]
+    return tails
 
 
 def _buckets(table: pa.Table):
