@@ -422,7 +422,7 @@ def read_schema(table: str, columns: Sequence[str] | None = None, *, with_source
     fields = [canonical.field(n).with_nullable(True) for n in _columns(table, columns)]
     fields = [f.with_type(DICTIONARY) if f.name in dictionary else f for f in fields]
     if with_source:
-        fields += [pa.field(SOURCE_FILE, pa.dictionary(pa.int32(), pa.string())), pa.field(SOURCE_ROW, pa.int64())]
+        fields += [pa.field(SOURCE_FILE, DICTIONARY), pa.field(SOURCE_ROW, pa.int64())]
     return pa.schema(fields)
 
 

@@ -556,8 +556,8 @@ def test_text_read_dictionary_encoded_is_the_text_read_plain(tmp_path, accounts,
     assert encoded.cast(plain.schema).equals(plain.replace_schema_metadata(None))
     assert encoded["table_id"].to_pylist() == ["T7"] * n and encoded["channel"].null_count == n
     # and rows are judged alike: the same good rows, the same bad rows for the same reasons
-    for (good_e, bad_e), (good_p, bad_p) in [(check_rows("bets", encoded), check_rows("bets", plain))]:
-        assert good_e.cast(good_p.schema).equals(good_p) and bad_e.cast(bad_p.schema).equals(bad_p)
+    (good_e, bad_e), (good_p, bad_p) = check_rows("bets", encoded), check_rows("bets", plain)
+    assert good_e.cast(good_p.schema).equals(good_p) and bad_e.cast(bad_p.schema).equals(bad_p)
     # one row group alone, as the audit reads it
     (info,) = scan(tmp_path, "bets")  # (with its hive partition, as the audit reads it)
     assert info.path == str(path)
