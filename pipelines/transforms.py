@@ -875,9 +875,9 @@ def _duplicates_in_bucket(element):
     repeated[:-1] |= same_as_previous
     at = np.sort(order.to_numpy()[repeated].astype(np.int64))
     starts = np.cumsum([0] + [t.num_rows for t in tables])
-    which = np.searchsorted(starts, at, side="right") - 1
-    rows = concat(plain_table(t.take(pa.array(at[which == k] - starts[k]))) for k, t in enumerate(tables)
-                  if (which == k).any()).sort_by(
+    bounds = np.searchsorted(at, starts)  # table k's rows are at[bounds[k]:bounds[k + 1]] (`at` is sorted)
+    rows = concat(plain_table(t.take(pa.array(at[bounds[k]:bounds[k + 1]] - starts[k])))
+                  for k, t in enumerate(tables) if bounds[k + 1] > bounds[k]).sort_by(
         [("bet_id", "ascending"), ("placed_at", "ascending"), ("_source_file", "ascending"),
          ("_source_row", "ascending")])
     findings, dates, seen = [], [], set()

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import cache
 from urllib.parse import unquote
@@ -513,13 +514,10 @@ def iter_batches(
             info = _inspect(pf, path, table, partition)
             text = [n for n in dictionary if n in info.from_file and _holds_text(pf.schema_arrow.field(n).type)
                     and not _is_list_like(pf.schema_arrow.field(n).type)]
-            if not text:
-                yield from _file_batches(pf, info, names, out_schema, with_source=with_source,
+            # Parquet's reader is told which columns to keep encoded when it opens the file
+            with _open_parquet(path, read_dictionary=text) if text else nullcontext(pf) as reader:
+                yield from _file_batches(reader, info, names, out_schema, with_source=with_source,
                                          row_groups=row_groups, batch_size=batch_size, dictionary=dictionary)
-                continue
-        with _open_parquet(path, read_dictionary=text) as pf:  # (Parquet's reader is told when it opens)
-            yield from _file_batches(pf, info, names, out_schema, with_source=with_source,
-                                     row_groups=row_groups, batch_size=batch_size, dictionary=dictionary)
 
 
 def read_table(
