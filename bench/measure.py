@@ -21,7 +21,7 @@ import threading
 import time
 from pathlib import Path
 
-MEASUREMENTS = ("audit", "audit_dask", "engine", "duckdb", "naive")
+MEASUREMENTS = ("audit", "audit_no_load", "audit_dask", "engine", "duckdb", "naive")
 FAILURE_NOTE: list[Path] = [Path("/dev/null")]  # <out>.failed: why the measurement gave up, for the runner
 DASK_RUNNER = "apache_beam.runners.dask.dask_runner.DaskRunner"
 # Per worker (the machine is shared; left to itself each worker would take half of it). Past it the
@@ -66,13 +66,14 @@ def _rounds_in(data: Path) -> int:
 # (1) the full audit: input expectation suites + Beam pipeline + warehouse load (what `pitboss audit` does)
 
 
-def audit(data: Path, work: Path, runner_args: list[str] | None = None, clock: Stopwatch | None = None) -> dict:
+def audit(data: Path, work: Path, runner_args: list[str] | None = None, clock: Stopwatch | None = None,
+          load: bool = True) -> dict:
     clock = clock or Stopwatch()
     from pitboss.nightly import nightly_audit
 
-    out, warehouse = work / "out", work / "audit.duckdb"
+    out, warehouse = work / "out", (work / "audit.duckdb" if load else None)
     t0 = time.perf_counter()
-    night = nightly_audit(str(data), str(out), str(warehouse), beam_args=runner_args or [])
+    night = nightly_audit(str(data), str(out), warehouse and str(warehouse), beam_args=runner_args or [])
     result = clock.result()
     # the expectation suites and the warehouse load run beside the pipeline (pitboss.nightly): their own
     # seconds, and what is left of the load after the pipeline
@@ -82,6 +83,12 @@ def audit(data: Path, work: Path, runner_args: list[str] | None = None, clock: S
     result["runner"] = night.record.runner
     result.update(_audit_counts(data, out))
     return result
+
+
+def audit_no_load(data: Path, work: Path) -> dict:
+    """The same audit without a warehouse (`pitboss audit` without --warehouse): suites and pipeline only.
+    Beside `audit`, in the same run, it shows what loading DuckDB costs on top of the audit."""
+    return audit(data, work, load=False)
 
 
 def _audit_counts(data: Path, out: Path) -> dict:
@@ -385,8 +392,8 @@ def replay(data: Path, work: Path, round_id: str) -> dict:
     return result
 
 
-KINDS = {"audit": audit, "audit_dask": audit_dask, "engine": engine, "duckdb": duckdb_baseline, "naive": naive,
-         "replay": replay}
+KINDS = {"audit": audit, "audit_no_load": audit_no_load, "audit_dask": audit_dask, "engine": engine,
+         "duckdb": duckdb_baseline, "naive": naive, "replay": replay}
 
 
 def main(argv: list[str] | None = None) -> int:

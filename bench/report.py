@@ -8,12 +8,13 @@ from pathlib import Path
 
 LABELS = {
     "audit": "full audit, in-process (FnApiRunner + DuckDB load)",
+    "audit_no_load": "audit without the warehouse load (suites + pipeline)",
     "audit_dask": "full audit, DaskRunner (2 workers) + DuckDB load",
     "engine": "engine alone (replay + settlement, no Beam)",
     "duckdb": "DuckDB-only baseline (main-bet credit, one SQL)",
     "naive": "naive baseline (scalar settle() per bet)",
 }
-BASELINES = ("engine", "duckdb", "naive", "audit_dask")
+BASELINES = ("engine", "duckdb", "naive", "audit_dask", "audit_no_load")
 
 # The targets for the embedded default on this 2-core machine, judged at the largest size.
 TARGET_AUDIT_BETS_S = 500_000
@@ -171,7 +172,7 @@ def markdown(payload: dict, derived: dict) -> str:
                          f"{_n(ph['dealing_s'], 2)} | {_n(ph['betting_s'], 2)} | {_n(e['engine_bets_per_s'])} | "
                          f"{_n(e['replay_rounds_per_s'])} | {_n(e['settlement_bets_per_s'])} |")
         lines.append("")
-    for kind in ("audit", "audit_dask"):
+    for kind in ("audit", "audit_no_load", "audit_dask"):
         if not any(kind in payload["results"][s] for s in sizes):
             continue
         lines += [f"## {LABELS[kind]}: phases and results", "",

@@ -42,17 +42,18 @@ def test_every_measurement_is_there_and_the_counts_agree(smoke):
         r = res[kind]
         assert r["runs"] == 1 and r["wall_s"] > 0 and r["cpu_s"] > 0 and r["peak_rss_mb"] > 0, kind
         assert r["bets"] == data["bets"], kind  # every recorded bet is counted by every measurement
-    for kind in ("audit", "audit_dask", "engine", "naive"):
+    for kind in ("audit", "audit_no_load", "audit_dask", "engine", "naive"):
         r = res[kind]
         assert r["bets_settled"] + r["bets_quarantined"] == data["bets"], kind
-    for kind in ("audit", "audit_dask"):
+    for kind in ("audit", "audit_no_load", "audit_dask"):
         r = res[kind]
         assert r["rounds"] == data["rounds"]
         assert r["faults_missed"] == 0 and r["findings_unexplained"] == 0  # findings = planted faults
     assert res["engine"]["rounds"] == data["rounds"]
-    assert res["audit"]["bets_settled"] == res["audit_dask"]["bets_settled"] == res["engine"]["bets_settled"]
+    assert (res["audit"]["bets_settled"] == res["audit_no_load"]["bets_settled"] == res["audit_dask"]["bets_settled"]
+            == res["engine"]["bets_settled"])
     assert 0 < res["duckdb"]["main_bets"] <= data["bets"]
     assert res["replay"]["bets"] > 0 and res["replay"]["cli_wall_s"] > 0
     derived = payload["derived"]
-    assert set(derived["ratios"][size]) == {"engine", "duckdb", "naive", "audit_dask"}
+    assert set(derived["ratios"][size]) == {"engine", "duckdb", "naive", "audit_dask", "audit_no_load"}
     assert {t["target"] for t in derived["targets"]}  # every target is judged (on the smoke size)
