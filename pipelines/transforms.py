@@ -19,10 +19,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from apache_beam.metrics import Metrics
 
-from engine.findings import KINDS, SEVERITY, Finding
+from engine.findings import KINDS, SEVERITY
 from pipelines.convert import (
     audit_shoes_tables,
-    findings_table,
     plain,
     plain_table,
     quarantine_table,
@@ -880,17 +879,27 @@ def _duplicates_in_bucket(element):
                   for k, t in enumerate(tables) if bounds[k + 1] > bounds[k]).sort_by(
         [("bet_id", "ascending"), ("placed_at", "ascending"), ("_source_file", "ascending"),
          ("_source_row", "ascending")])
-    findings, dates, seen = [], [], set()
-    for r in rows.to_pylist():
-        if r["bet_id"] in seen:
-            findings.append(Finding(
-                "DUPLICATE_BET", r["table_id"], None, r["round_id"], r["bet_id"], "a unique bet_id",
-                f"{r['_source_file']} row {r['_source_row']}",
-                f"Bet id {r['bet_id']} appears again ({r['_source_file']} row {r['_source_row']}); each "
-                f"occurrence is settled, the repeat may be a double booking.", r["account_id"]))
-            dates.append(r["placed_at"].date() if r["placed_at"] else None)
-        seen.add(r["bet_id"])
-    yield findings_table(findings, {}, None).set_column(0, "business_date", pa.array(dates, pa.date32()))
+    # every occurrence after the first of its id (the first in this order is the one kept as the original)
+    again = pc.fill_null(pc.equal(rows["bet_id"].slice(1), rows["bet_id"].slice(0, rows.num_rows - 1)), False)
+    yield _duplicate_bet_findings(rows.slice(1).filter(again))
+
+
+def _duplicate_bet_findings(repeats: pa.Table) -> pa.Table:
+    """A DUPLICATE_BET finding for each row of `repeats` (checked bets with _source_file/_source_row), column
+    by column, dated by the day the bet was placed (UTC)."""
+    n = repeats.num_rows
+    where = pc.binary_join_element_wise(repeats["_source_file"], " row ", pc.cast(repeats["_source_row"], pa.string()),
+                                        "")
+    message = pc.binary_join_element_wise(
+        "Bet id ", repeats["bet_id"], " appears again (", where,
+        "); each occurrence is settled, the repeat may be a double booking.", "")
+    return pa.table({
+        "business_date": pc.cast(repeats["placed_at"], pa.date32()), "kind": pa.repeat(pa.scalar("DUPLICATE_BET"), n),
+        "severity": pa.repeat(pa.scalar(SEVERITY["DUPLICATE_BET"]), n), "table_id": repeats["table_id"],
+        "shoe_id": pa.nulls(n, pa.string()), "round_id": repeats["round_id"], "bet_id": repeats["bet_id"],
+        "account_id": repeats["account_id"], "expected": pa.repeat(pa.scalar("a unique bet_id"), n),
+        "recorded": where, "message": message,
+    }, schema=FINDINGS)
 
 
 class RepeatedBetIds(beam.PTransform):

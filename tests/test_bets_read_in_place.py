@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import date
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 from pipelines.audit import run
 from pipelines.transforms import DUPLICATE_BUCKETS, READ_IN_PLACE_UP_TO, _buckets, _duplicates_in_bucket, string_hash
 from pitboss.recorder import GenerateConfig, generate
+from schemas.outputs import FINDINGS
 
 OUTPUTS = ("round_replays", "settlements", "findings", "quarantine")
 
@@ -221,3 +223,30 @@ def test_the_duplicate_check_finds_exactly_the_repeats(ids):
             expected.append((r["bet_id"], f"{r['_source_file']} row {r['_source_row']}"))
         seen.add(r["bet_id"])
     assert got == sorted(expected)
+
+
+def test_a_duplicate_bet_finding_reads_as_worked_by_hand():
+    """One id recorded three times, the repeats on two tables of the bucket and across midnight UTC: the first
+    placed is the original; each later one is a finding dated by its own day (UTC), naming where it is."""
+    us = lambda text: int(np.datetime64(text, "us").astype(np.int64))  # noqa: E731
+    first = pa.table({
+        "bet_id": ["B-7", "B-1"], "placed_at": pa.array([us("2026-11-28T23:59:59"), us("2026-11-28T20:00:00")],
+                                                        pa.timestamp("us", "UTC")),
+        "_source_file": ["bets/a.parquet", "bets/a.parquet"], "_source_row": pa.array([4, 5], pa.int64()),
+        "round_id": ["R-1", "R-2"], "table_id": ["T1", "T1"], "account_id": ["A-9", "A-3"]})
+    second = pa.table({
+        "bet_id": ["B-7", "B-7"], "placed_at": pa.array([us("2026-11-29T00:00:01"), us("2026-11-28T23:00:00")],
+                                                        pa.timestamp("us", "UTC")),
+        "_source_file": ["bets/b.parquet", "bets/b.parquet"], "_source_row": pa.array([0, 1], pa.int64()),
+        "round_id": ["R-8", "R-9"], "table_id": ["T2", "T2"], "account_id": ["A-9", "A-4"]})
+    (found,) = _duplicates_in_bucket((3, [first, second]))
+    again = "; each occurrence is settled, the repeat may be a double booking."
+    assert found.to_pylist() == [
+        {"business_date": date(2026, 11, 28), "kind": "DUPLICATE_BET", "severity": "critical", "table_id": "T1",
+         "shoe_id": None, "round_id": "R-1", "bet_id": "B-7", "account_id": "A-9", "expected": "a unique bet_id",
+         "recorded": "bets/a.parquet row 4", "message": f"Bet id B-7 appears again (bets/a.parquet row 4){again}"},
+        {"business_date": date(2026, 11, 29), "kind": "DUPLICATE_BET", "severity": "critical", "table_id": "T2",
+         "shoe_id": None, "round_id": "R-8", "bet_id": "B-7", "account_id": "A-9", "expected": "a unique bet_id",
+         "recorded": "bets/b.parquet row 0", "message": f"Bet id B-7 appears again (bets/b.parquet row 0){again}"},
+    ]
+    assert found.schema.equals(FINDINGS)
