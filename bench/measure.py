@@ -63,7 +63,8 @@ def _rounds_in(data: Path) -> int:
 
 
 # --------------------------------------------------------------------------------------------------
-# (1) the full audit: input expectation suites + Beam pipeline + warehouse load (what `pitboss audit` does)
+# (1) the full audit: input expectation suites + Beam pipeline + warehouse load (what `pitboss audit` does);
+#     audit_no_load: the same without the load
 
 
 def audit(data: Path, work: Path, runner_args: list[str] | None = None, clock: Stopwatch | None = None,
@@ -71,9 +72,9 @@ def audit(data: Path, work: Path, runner_args: list[str] | None = None, clock: S
     clock = clock or Stopwatch()
     from pitboss.nightly import nightly_audit
 
-    out, warehouse = work / "out", (work / "audit.duckdb" if load else None)
+    out, warehouse = work / "out", (str(work / "audit.duckdb") if load else None)
     t0 = time.perf_counter()
-    night = nightly_audit(str(data), str(out), warehouse and str(warehouse), beam_args=runner_args or [])
+    night = nightly_audit(str(data), str(out), warehouse, beam_args=runner_args or [])
     result = clock.result()
     # the expectation suites and the warehouse load run beside the pipeline (pitboss.nightly): their own
     # seconds, and what is left of the load after the pipeline
