@@ -12,7 +12,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 
 import apache_beam as beam
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -97,9 +96,8 @@ def read_checked_row_group(table: str, source, index: int, dictionary: tuple[str
                                                                           dictionary=dictionary))
     # the source file named as given (not the local copy): plain strings, unless encoding was asked for
     n, at = canonical.num_rows, canonical.schema.get_field_index(readers.SOURCE_FILE)
-    canonical = canonical.set_column(at, readers.SOURCE_FILE, pa.DictionaryArray.from_arrays(
-        pa.array(np.zeros(n, dtype=np.int32)), pa.array([path], pa.string())) if dictionary else
-        pa.repeat(pa.scalar(path, pa.string()), n))
+    canonical = canonical.set_column(at, readers.SOURCE_FILE, readers.source_file_column(path, n) if dictionary
+                                     else pa.repeat(pa.scalar(path, pa.string()), n))
     good, bad = readers.check_rows(table, canonical)
     crash_point("reading")
     return good, bad

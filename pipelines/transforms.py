@@ -407,16 +407,21 @@ class _Placing:
 def _unknown_round_findings(lost: pa.Table, dates: pa.Array) -> pa.Table:
     """An UNKNOWN_ROUND finding for each bet of `lost` (checked rows: ids and account present), column by
     column."""
-    n = lost.num_rows
     message = pc.binary_join_element_wise(
         "Bet ", lost["bet_id"], " of account ", lost["account_id"], " is on round ", lost["round_id"],
         ", which is not in the recorded rounds; the bet is quarantined.", "")
+    return _bet_findings("UNKNOWN_ROUND", lost, dates, "a round in rounds", lost["round_id"], message)
+
+
+def _bet_findings(kind: str, bets: pa.Table, dates, expected: str, recorded, message) -> pa.Table:
+    """A finding of `kind` for each of `bets` (their table, round, bet and account; no shoe), as columns."""
+    n = bets.num_rows
     return pa.table({
-        "business_date": dates, "kind": pa.repeat(pa.scalar("UNKNOWN_ROUND"), n),
-        "severity": pa.repeat(pa.scalar(SEVERITY["UNKNOWN_ROUND"]), n), "table_id": lost["table_id"],
-        "shoe_id": pa.nulls(n, pa.string()), "round_id": lost["round_id"], "bet_id": lost["bet_id"],
-        "account_id": lost["account_id"], "expected": pa.repeat(pa.scalar("a round in rounds"), n),
-        "recorded": lost["round_id"], "message": message,
+        "business_date": dates, "kind": pa.repeat(pa.scalar(kind), n),
+        "severity": pa.repeat(pa.scalar(SEVERITY[kind]), n), "table_id": bets["table_id"],
+        "shoe_id": pa.nulls(n, pa.string()), "round_id": bets["round_id"], "bet_id": bets["bet_id"],
+        "account_id": bets["account_id"], "expected": pa.repeat(pa.scalar(expected), n),
+        "recorded": recorded, "message": message,
     }, schema=FINDINGS)
 
 
@@ -887,19 +892,13 @@ def _duplicates_in_bucket(element):
 def _duplicate_bet_findings(repeats: pa.Table) -> pa.Table:
     """A DUPLICATE_BET finding for each row of `repeats` (checked bets with _source_file/_source_row), column
     by column, dated by the day the bet was placed (UTC)."""
-    n = repeats.num_rows
     where = pc.binary_join_element_wise(repeats["_source_file"], " row ", pc.cast(repeats["_source_row"], pa.string()),
                                         "")
     message = pc.binary_join_element_wise(
         "Bet id ", repeats["bet_id"], " appears again (", where,
         "); each occurrence is settled, the repeat may be a double booking.", "")
-    return pa.table({
-        "business_date": pc.cast(repeats["placed_at"], pa.date32()), "kind": pa.repeat(pa.scalar("DUPLICATE_BET"), n),
-        "severity": pa.repeat(pa.scalar(SEVERITY["DUPLICATE_BET"]), n), "table_id": repeats["table_id"],
-        "shoe_id": pa.nulls(n, pa.string()), "round_id": repeats["round_id"], "bet_id": repeats["bet_id"],
-        "account_id": repeats["account_id"], "expected": pa.repeat(pa.scalar("a unique bet_id"), n),
-        "recorded": where, "message": message,
-    }, schema=FINDINGS)
+    return _bet_findings("DUPLICATE_BET", repeats, pc.cast(repeats["placed_at"], pa.date32()), "a unique bet_id",
+                         where, message)
 
 
 class RepeatedBetIds(beam.PTransform):

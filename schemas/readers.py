@@ -263,6 +263,11 @@ def _valid_utf8(part: pa.ChunkedArray) -> bool:
     return True
 
 
+def source_file_column(path: str, n: int) -> pa.DictionaryArray:
+    """The SOURCE_FILE column of `n` rows read from `path`: one dictionary entry."""
+    return pa.DictionaryArray.from_arrays(np.zeros(n, dtype=np.int32), pa.array([path], pa.string()))
+
+
 def _as_dictionary(arr: pa.ChunkedArray, file: str, column: str, first_row: int) -> pa.ChunkedArray:
     """A text column as DICTIONARY: as read when Parquet kept it dictionary-encoded (its values
     checked, not every row), else converted (_convert) and encoded."""
@@ -333,14 +338,14 @@ Source = str | os.PathLike | SourceFile | Sequence[str | os.PathLike | SourceFil
 
 class _open_parquet:
     """pq.ParquetFile as a context manager that turns any failure to open into a ContractError;
-    `read_dictionary`: columns of the file to read dictionary-encoded."""
+    `read_dictionary`: columns of the file to read dictionary-encoded; `metadata`: its footer, if already read."""
 
-    def __init__(self, path: str, read_dictionary: Sequence[str] = ()):
-        self.path, self.read_dictionary = path, list(read_dictionary) or None
+    def __init__(self, path: str, read_dictionary: Sequence[str] = (), metadata: pq.FileMetaData | None = None):
+        self.path, self.read_dictionary, self.metadata = path, list(read_dictionary) or None, metadata
 
     def __enter__(self) -> pq.ParquetFile:
         try:
-            self.pf = pq.ParquetFile(self.path, read_dictionary=self.read_dictionary)
+            self.pf = pq.ParquetFile(self.path, read_dictionary=self.read_dictionary, metadata=self.metadata)
             _ = self.pf.schema_arrow
         except (OSError, pa.ArrowException, ValueError, TypeError) as e:
             raise ContractError(self.path, f"not a readable Parquet file: {_message(e)}") from None
@@ -475,7 +480,7 @@ def _file_batches(
             else:
                 arrays.append(pa.nulls(n, DICTIONARY if name in dictionary else types[name]))
         if with_source:
-            arrays.append(pa.DictionaryArray.from_arrays(np.zeros(n, dtype=np.int32), pa.array([path], pa.string())))
+            arrays.append(source_file_column(path, n))
             arrays.append(pa.array(np.arange(first, first + n, dtype=np.int64)))
         out = pa.Table.from_arrays(arrays, schema=out_schema)
         yield from out.to_batches(max_chunksize=batch_size)
@@ -514,8 +519,8 @@ def iter_batches(
             info = _inspect(pf, path, table, partition)
             text = [n for n in dictionary if n in info.from_file and _holds_text(pf.schema_arrow.field(n).type)
                     and not _is_list_like(pf.schema_arrow.field(n).type)]
-            # Parquet's reader is told which columns to keep encoded when it opens the file
-            with _open_parquet(path, read_dictionary=text) if text else nullcontext(pf) as reader:
+            # Parquet's reader is told which columns to keep encoded when it opens the file (footer not read again)
+            with _open_parquet(path, read_dictionary=text, metadata=pf.metadata) if text else nullcontext(pf) as reader:
                 yield from _file_batches(reader, info, names, out_schema, with_source=with_source,
                                          row_groups=row_groups, batch_size=batch_size, dictionary=dictionary)
 
