@@ -29,6 +29,7 @@ from pipelines.io import (
     BetRowGroups,
     ReadTable,
     RowGroups,
+    SpillFolder,
     WriteGroupFiles,
     WriteShards,
     files_in,
@@ -49,6 +50,8 @@ GROUP_FILES = {"round_replays": "shoe_id", "settlements": "shoe_id", "findings":
 SHARD_COLUMN = {OUT_FINDINGS_ACROSS: "table_id", "quarantine": "source_file"}
 WRITTEN_TO = {OUT_FINDINGS_ACROSS: "findings"}  # the output whose folder a collection is written to
 MANIFEST = "_manifest.json"
+# where the duplicate check's bet ids wait while the run goes on (pipelines.io.SpillFolder); removed after it
+SPILL = "_spill"
 
 
 @dataclass
@@ -93,6 +96,8 @@ def build(pipeline: beam.Pipeline, files: dict[str, list[str]], output_dir: str,
     inputs, quarantined = {}, {}
     # local bets files are read by the groups of shoes that use them (see AuditShoes), remote ones here
     reader = BetRowGroups() if in_place and is_local(files["bets"]) else None
+    # ... and then the duplicate check's ids wait in files, not in the in-process runner's memory
+    ids = SpillFolder(posixpath.join(output_dir, SPILL)) if reader is not None else None
     for table in TABLE_NAMES:
         if table == "bets" and reader is not None:
             inputs[OUT_BET_ROW_GROUPS] = pipeline | "Bet row groups" >> RowGroups(files["bets"])
@@ -102,7 +107,7 @@ def build(pipeline: beam.Pipeline, files: dict[str, list[str]], output_dir: str,
         quarantined[table] = read[OUT_QUARANTINE]
     inputs["quarantined_rounds"] = quarantined["rounds"] | "HeldRoundIds" >> beam.Map(
         lambda q: pa.table({"round_id": q["record_id"]}))
-    audited = inputs | "Audit" >> AuditShoes(reader)
+    audited = inputs | "Audit" >> AuditShoes(reader, ids)
     outputs = dict(audited)
     outputs[OUT_QUARANTINE] = [audited[OUT_QUARANTINE], *quarantined.values()] | "AllQuarantined" >> beam.Flatten()
     written = []
@@ -158,9 +163,12 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
     t0 = time.perf_counter()
     pipeline = beam.Pipeline(runner=runner, options=options)
     build(pipeline, files, args.output, args.shards, in_place=not args.shuffle_bets)
-    with output_files_told_to(on_output_file):
-        result = pipeline.run()
-        result.wait_until_finish()
+    try:
+        with output_files_told_to(on_output_file):
+            result = pipeline.run()
+            result.wait_until_finish()
+    finally:
+        remove_spill(args.output)
     record.metrics = _metrics(result)
     record.metrics["pipeline_ms"] = int((time.perf_counter() - t0) * 1000)
     record.outputs = {
@@ -196,6 +204,18 @@ def clear_outputs(output_dir: str) -> None:
         old = files_in(posixpath.join(output_dir, name), "*")
         if old:
             FileSystems.delete(old)
+    remove_spill(output_dir)
+
+
+def remove_spill(output_dir: str) -> None:
+    """The duplicate check's waiting ids of a run (pipelines.io.SpillFolder), gone: its files, then the
+    folder itself where there are folders (object stores have only the files)."""
+    folder = posixpath.join(output_dir, SPILL)
+    spilled = files_in(folder, "*")
+    if spilled:
+        FileSystems.delete(spilled)
+    if FileSystems.get_scheme(folder) in (None, "file") and FileSystems.exists(folder):
+        FileSystems.delete([folder])
 
 
 def read_manifest(output_dir: str) -> dict:

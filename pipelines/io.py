@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import posixpath
+import uuid
 import zlib
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -119,6 +120,36 @@ class BetRowGroups:
     def rows(self, row_group) -> tuple[pa.Table, pa.Table]:
         # read as the audit keeps them (pipelines.transforms.DICTIONARY_COLUMNS), not decoded to be encoded again
         return read_checked_row_group("bets", *row_group, dictionary=_BET_DICTIONARY_COLUMNS)
+
+
+class SpillFolder:
+    """Where the duplicate check's bet ids wait (pipelines.transforms.IdStore): each part a file of
+    compressed Arrow IPC in `folder`, which audit.run removes with everything in it once the run has
+    ended. A retried bundle writes new files; only those its handles name are read."""
+
+    _WRITE = pa.ipc.IpcWriteOptions(compression="zstd")
+
+    def __init__(self, folder: str):
+        self.folder = folder
+
+    def put(self, table: pa.Table) -> Spilled:
+        path = posixpath.join(self.folder, f"{uuid.uuid4().hex}.arrow")
+        with FileSystems.create(path, mime_type="application/vnd.apache.arrow.stream",
+                                compression_type=CompressionTypes.UNCOMPRESSED) as f:
+            with pa.ipc.new_stream(f, table.schema, options=self._WRITE) as writer:
+                writer.write_table(table)
+        return Spilled(path)
+
+
+@dataclasses.dataclass(frozen=True)
+class Spilled:
+    """A table SpillFolder wrote: its path (what travels through the runner)."""
+
+    path: str
+
+    def table(self) -> pa.Table:
+        with FileSystems.open(self.path, compression_type=CompressionTypes.UNCOMPRESSED) as f:
+            return pa.ipc.open_stream(f.read()).read_all()
 
 
 def is_local(files: list) -> bool:

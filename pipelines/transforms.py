@@ -155,8 +155,8 @@ def _packed(data: bytes) -> Packed:
 
 
 def _tables(values) -> list[pa.Table]:
-    """The tables of a group's values, unpacked."""
-    return [v.table() if isinstance(v, Packed) else v for v in values]
+    """The tables of a group's values, unpacked (Packed, or held by an IdStore)."""
+    return [v if v is None or isinstance(v, pa.Table) else v.table() for v in values]
 
 
 def split_by_key(table: pa.Table, column: str):
@@ -444,6 +444,14 @@ class BetReader(typing.Protocol):
     def rows(self, row_group) -> tuple[pa.Table, pa.Table]: ...  # (good rows, bad rows with `reason`)
 
 
+class IdStore(typing.Protocol):
+    """Where the duplicate check's bet ids wait for the last group to be audited (pipelines.io.SpillFolder):
+    `put` keeps a table and returns a small picklable handle whose `table()` gives it back. Without one
+    the ids wait in the runner's shuffle, packed (Packed)."""
+
+    def put(self, table: pa.Table): ...
+
+
 # A row group whose bets belong to at most this many groups of shoes is read by each of them (see
 # _LocateBets); one that feeds more (bets not written table by table) is read once and its rows shuffled.
 READ_IN_PLACE_UP_TO = 8
@@ -459,8 +467,8 @@ class _LocateBets(beam.DoFn):
     (or none) is read here, and its rows go to their groups through the shuffle ("bets", as _PlaceBets
     does), their bet ids to the duplicate check ("bet_ids")."""
 
-    def __init__(self, reader: BetReader):
-        self.reader = reader
+    def __init__(self, reader: BetReader, ids: IdStore | None = None):
+        self.reader, self.ids = reader, ids
         self.rows_read = Metrics.counter("input", "bets_rows")
         self.rows_bad = Metrics.counter("input", "bets_quarantined")
         self.in_place = Metrics.counter("audit", "bet_row_groups_read_in_place")
@@ -478,14 +486,14 @@ class _LocateBets(beam.DoFn):
             good, bad = self.reader.rows(row_group)
             yield from self._rejected(bad)
             bets = _compact(good)
-            yield from _tagged(OUT_BET_IDS, _bucket_bet_ids(bets))
+            yield from _tagged(OUT_BET_IDS, _bucket_bet_ids(bets, self.ids))
             yield from self._placing.place(bets, round_index, held)
             return
         self.in_place.inc()
         if not groups:  # no row is on a known round: no group will read this row group, so it is read here
             good, bad = self.reader.rows(row_group)
             yield from self._rejected(bad)
-            yield from _tagged(OUT_BET_IDS, _bucket_bet_ids(good))
+            yield from _tagged(OUT_BET_IDS, _bucket_bet_ids(good, self.ids))
             yield from self._placing.lost(good, held)
             return
         # the rows on no known round (if any) go with the first group that reads the row group, which also
@@ -504,8 +512,8 @@ class _GroupBets:
     read and checked, and its rows whose round is in this group kept. The last three row groups read are
     kept, as a row group often feeds two or more groups audited one after the other."""
 
-    def __init__(self, reader: BetReader):
-        self.reader = reader
+    def __init__(self, reader: BetReader, ids: IdStore | None = None):
+        self.reader, self.ids = reader, ids
         self._placing = _Placing()
         self.lookup = self._placing.lookup  # (one dict of the round index per worker)
         self.rows_bad = Metrics.counter("input", "bets_quarantined")
@@ -535,7 +543,7 @@ class _GroupBets:
         for source, index, takes_unknown in row_groups:
             (good, good_rounds), (bad, bad_rounds) = self._read((source, index), round_index)
             if takes_unknown:  # the first group of a row group sends all its bet ids to the duplicate check
-                out.extend(_tagged(OUT_BET_IDS, _bucket_bet_ids(good)))
+                out.extend(_tagged(OUT_BET_IDS, _bucket_bet_ids(good, self.ids)))
             mine_bad, _ = _of_group(*bad_rounds, group, round_index, takes_unknown)
             mine_bad = bad.filter(pa.array(mine_bad))
             if mine_bad.num_rows:
@@ -569,8 +577,8 @@ class _AuditGroup(beam.DoFn):
     """One group of shoes (see SHOE_GROUPS) with their rounds and bets through the engine; with a reader,
     the group reads its bets from the row groups _LocateBets named (_GroupBets)."""
 
-    def __init__(self, reader: BetReader | None = None):
-        self.reader = reader
+    def __init__(self, reader: BetReader | None = None, ids: IdStore | None = None):
+        self.reader, self.ids = reader, ids
         self.rounds = Metrics.counter("audit", "rounds")
         self.bets = Metrics.counter("audit", "bets")
         self.shoes = Metrics.counter("audit", "shoes")
@@ -578,7 +586,7 @@ class _AuditGroup(beam.DoFn):
         self._infos = None
 
     def setup(self):
-        self._group_bets = _GroupBets(self.reader) if self.reader is not None else None
+        self._group_bets = _GroupBets(self.reader, self.ids) if self.reader is not None else None
 
     def process(self, element, tables: pa.Table, limits: pa.Table, round_index: pa.Table, held: pa.Table):
         group, grouped = element
@@ -717,11 +725,15 @@ class AuditShoes(beam.PTransform):
     bets come as 'bet_row_groups' instead, (file, row group index) pairs, and each group of shoes reads
     its own bets when it is audited: the bets then never wait in a shuffle, so memory does not grow with
     the night and the first groups are audited (and written, and loaded) within seconds. Without one,
-    the bets are placed on their groups and shuffled there. Both give the same outputs."""
+    the bets are placed on their groups and shuffled there. Both give the same outputs.
 
-    def __init__(self, reader: BetReader | None = None):
+    With `ids` (pipelines.io.SpillFolder), the duplicate check's bet ids (every bet's, until the last
+    group is audited) wait in files instead of in the runner's shuffle, which the in-process runner
+    holds in memory; the same outputs again."""
+
+    def __init__(self, reader: BetReader | None = None, ids: IdStore | None = None):
         super().__init__()
-        self.reader = reader
+        self.reader, self.ids = reader, ids
 
     def expand(self, inputs):
         tables = beam.pvalue.AsSingleton(inputs["tables"] | "CollectTables" >> CollectTable(_schema("tables")))
@@ -739,7 +751,7 @@ class AuditShoes(beam.PTransform):
         to_group = {"shoes": shoes, "rounds": rounds}
         if self.reader is not None:  # bets read by the groups that use them
             located = (inputs[OUT_BET_ROW_GROUPS]
-                       | "LocateBets" >> beam.ParDo(_LocateBets(self.reader), round_index, held)
+                       | "LocateBets" >> beam.ParDo(_LocateBets(self.reader, self.ids), round_index, held)
                        | "SplitLocated" >> SplitByTag("bets", OUT_BET_ROW_GROUPS, OUT_BET_IDS, *_TABLES_OF_PLACED,
                                                       tables=_TABLES_OF_PLACED))
             to_group[OUT_BET_ROW_GROUPS] = located[OUT_BET_ROW_GROUPS]
@@ -747,14 +759,14 @@ class AuditShoes(beam.PTransform):
         else:
             # repeated strings dictionary-encoded once, for both the placing and the duplicate check
             bets = inputs["bets"] | "CompactBets" >> beam.Map(_compact).with_output_types(pa.Table)
-            bet_ids = bets | "BucketBetIds" >> beam.FlatMap(_bucket_bet_ids)
+            bet_ids = bets | "BucketBetIds" >> beam.FlatMap(_bucket_bet_ids, self.ids)
             located = (bets | "PlaceBets" >> beam.ParDo(_PlaceBets(), round_index, held)
                        | "SplitPlaced" >> SplitByTag("bets", *_TABLES_OF_PLACED, tables=_TABLES_OF_PLACED))
         to_group["bets"] = located["bets"]
         audited = (
             to_group
             | "GroupByShoeGroup" >> beam.CoGroupByKey()
-            | "AuditGroup" >> beam.ParDo(_AuditGroup(self.reader), tables, limits, round_index, held
+            | "AuditGroup" >> beam.ParDo(_AuditGroup(self.reader, self.ids), tables, limits, round_index, held
                                          ).with_output_types(TAGGED_TABLE)
             | "SplitAudited" >> SplitByTag(*AUDITED, OUT_FINDINGS_ACROSS, OUT_BET_IDS,
                                            tables=(*AUDITED, OUT_FINDINGS_ACROSS))
@@ -846,11 +858,12 @@ def _buckets(table: pa.Table):
             yield bucket, ordered.slice(start, int(ends[bucket]) - start)
 
 
-def _bucket_bet_ids(bets: pa.Table):
-    """The id columns of the bets (compacted), spread over buckets by a stable hash of bet_id (packed):
-    made where the bets are read, so that they are packed once."""
+def _bucket_bet_ids(bets: pa.Table, ids: IdStore | None = None):
+    """The id columns of the bets (compacted), spread over buckets by a stable hash of bet_id, each part
+    packed, or put in `ids`: made where the bets are read, so that they are packed once."""
+    hold = ids.put if ids is not None else Packed
     for bucket, rows in _buckets(_compact(bets.select(_DUP_COLUMNS))):
-        yield bucket, Packed(rows)
+        yield bucket, hold(rows)
 
 
 def _tagged(tag: str, values):

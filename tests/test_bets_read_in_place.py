@@ -167,6 +167,50 @@ def test_findings_are_written_by_group_of_shoes_and_the_rest_in_shards(recorded,
     assert every.count("UNKNOWN_ROUND") + every.count("DUPLICATE_BET") == len(across)
 
 
+def _spills_recorded(monkeypatch) -> list[tuple[str, int]]:
+    """(path, rows) of every table the run's SpillFolder writes."""
+    from pipelines.io import SpillFolder
+
+    written, put = [], SpillFolder.put
+
+    def recording(self, table):
+        handle = put(self, table)
+        written.append((handle.path, table.num_rows))
+        return handle
+
+    monkeypatch.setattr(SpillFolder, "put", recording)
+    return written
+
+
+@pytest.mark.parametrize("layout", ["as recorded", "broken"])
+def test_every_checked_bet_id_waits_in_a_file_once_and_the_files_go_with_the_run(recorded, tmp_path, monkeypatch,
+                                                                                 layout):
+    folder = recorded if layout == "as recorded" else _broken(recorded, tmp_path)
+    written = _spills_recorded(monkeypatch)
+    out = tmp_path / "out"
+    run(["--input", str(folder), "--output", str(out)])
+    metrics = _metrics(out)
+    # the duplicate check saw each bet that passed the row checks exactly once, from files
+    assert sum(rows for _, rows in written) == metrics["input.bets_rows"] - metrics.get("input.bets_quarantined", 0)
+    assert len({path for path, _ in written}) == len(written)
+    assert not any(Path(path).exists() for path, _ in written) and not (out / "_spill").exists()
+
+
+def test_a_failed_run_leaves_no_waiting_ids_behind(recorded, tmp_path, monkeypatch):
+    import pipelines.transforms as transforms
+
+    written = _spills_recorded(monkeypatch)
+
+    def failing(_element):
+        raise RuntimeError("the duplicate check failed")
+
+    monkeypatch.setattr(transforms, "_duplicates_in_bucket", failing)
+    out = tmp_path / "out"
+    with pytest.raises(Exception, match="the duplicate check failed"):
+        run(["--input", str(recorded), "--output", str(out)])
+    assert written and not (out / "_spill").exists() and not (out / "_manifest.json").exists()
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.one_of(st.none(), st.text(max_size=20)), min_size=1, max_size=40), st.integers(0, 10))
 def test_string_hash_depends_on_the_string_alone(values, cut):

@@ -49,6 +49,16 @@ def test_packed_table_round_trip():
     assert packed.table().equals(table)
 
 
+def test_a_spilled_table_comes_back_identical_and_its_handle_is_small(tmp_path):
+    from pipelines.io import SpillFolder
+
+    table = _bets(10_000)
+    handle = pickle.loads(pickle.dumps(SpillFolder(str(tmp_path / "spill")).put(table)))
+    assert handle.table().equals(table) and handle.table().schema == table.schema
+    assert len(pickle.dumps(handle)) < 300  # a path, not the rows
+    assert (tmp_path / "spill").stat().st_size > 0
+
+
 def test_arrow_table_coder_round_trip_and_size_estimate_without_encoding(monkeypatch):
     coder = ArrowTableCoder()
     table = _bets(20_000)
