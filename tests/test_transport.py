@@ -56,7 +56,8 @@ def test_a_spilled_table_comes_back_identical_and_its_handle_is_small(tmp_path):
     handle = pickle.loads(pickle.dumps(SpillFolder(str(tmp_path / "spill")).put(table)))
     assert handle.table().equals(table) and handle.table().schema == table.schema
     assert len(pickle.dumps(handle)) < 300  # a path, not the rows
-    assert (tmp_path / "spill").stat().st_size > 0
+    files = list((tmp_path / "spill").iterdir())
+    assert [f.name for f in files] == [handle.path.rsplit("/", 1)[1]] and 0 < files[0].stat().st_size < table.nbytes
 
 
 def test_arrow_table_coder_round_trip_and_size_estimate_without_encoding(monkeypatch):
