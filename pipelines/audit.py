@@ -50,7 +50,8 @@ GROUP_FILES = {"round_replays": "shoe_id", "settlements": "shoe_id", "findings":
 SHARD_COLUMN = {OUT_FINDINGS_ACROSS: "table_id", "quarantine": "source_file"}
 WRITTEN_TO = {OUT_FINDINGS_ACROSS: "findings"}  # the output whose folder a collection is written to
 MANIFEST = "_manifest.json"
-# where the duplicate check's bet ids wait while the run goes on (pipelines.io.SpillFolder); removed after it
+# where the shoes, rounds and the duplicate check's bet ids wait while the run goes on (pipelines.io.SpillFolder);
+# removed after it
 SPILL = "_spill"
 
 
@@ -96,8 +97,9 @@ def build(pipeline: beam.Pipeline, files: dict[str, list[str]], output_dir: str,
     inputs, quarantined = {}, {}
     # local bets files are read by the groups of shoes that use them (see AuditShoes), remote ones here
     reader = BetRowGroups() if in_place and is_local(files["bets"]) else None
-    # ... and then the duplicate check's ids wait in files, not in the in-process runner's memory
-    ids = SpillFolder(posixpath.join(output_dir, SPILL)) if reader is not None else None
+    # ... and then the shoes, rounds and the duplicate check's ids wait in files, not in the in-process
+    # runner's memory
+    spill = SpillFolder(posixpath.join(output_dir, SPILL)) if reader is not None else None
     for table in TABLE_NAMES:
         if table == "bets" and reader is not None:
             inputs[OUT_BET_ROW_GROUPS] = pipeline | "Bet row groups" >> RowGroups(files["bets"])
@@ -107,7 +109,7 @@ def build(pipeline: beam.Pipeline, files: dict[str, list[str]], output_dir: str,
         quarantined[table] = read[OUT_QUARANTINE]
     inputs["quarantined_rounds"] = quarantined["rounds"] | "HeldRoundIds" >> beam.Map(
         lambda q: pa.table({"round_id": q["record_id"]}))
-    audited = inputs | "Audit" >> AuditShoes(reader, ids)
+    audited = inputs | "Audit" >> AuditShoes(reader, spill)
     outputs = dict(audited)
     outputs[OUT_QUARANTINE] = [audited[OUT_QUARANTINE], *quarantined.values()] | "AllQuarantined" >> beam.Flatten()
     written = []

@@ -123,7 +123,7 @@ class BetRowGroups:
 
 
 class SpillFolder:
-    """Where the duplicate check's bet ids wait (pipelines.transforms.IdStore): each part a file of
+    """Where tables wait for a shuffle instead of in it (pipelines.transforms.SpillStore): each a file of
     compressed Arrow IPC in `folder`, which audit.run removes with everything in it once the run has
     ended. A retried bundle writes new files; only those its handles name are read."""
 
@@ -143,7 +143,7 @@ class SpillFolder:
 
 @dataclasses.dataclass(frozen=True)
 class Spilled:
-    """A table SpillFolder wrote: its path (what travels through the runner)."""
+    """A table SpillFolder wrote: its path (what travels through the runner instead of the rows)."""
 
     path: str
 

@@ -291,11 +291,12 @@ def _group_of(shoe_ids, shoe_groups: pa.Table) -> pa.Array:
     return pc.coalesce(shoe_groups[_GROUP].take(pos), _orphan_group(shoe_ids))
 
 
-def _by_group(rows: pa.Table, shoe_groups: pa.Table):
-    """(group, rows of that group) for a batch of shoes or rounds."""
+def _by_group(rows: pa.Table, shoe_groups: pa.Table, spill: SpillStore | None = None):
+    """(group, rows of that group, or their handle in `spill`) for a batch of shoes or rounds."""
     keyed = rows.append_column(_GROUP, _group_of(rows["shoe_id"], shoe_groups))
     for group, part in split_by_key(keyed, _GROUP):
-        yield group, part.drop_columns([_GROUP])
+        part = part.drop_columns([_GROUP])
+        yield group, (spill.put(part) if spill is not None else part)
 
 
 def _round_index(rounds: pa.Table, shoe_groups: pa.Table) -> pa.Table:
@@ -444,10 +445,11 @@ class BetReader(typing.Protocol):
     def rows(self, row_group) -> tuple[pa.Table, pa.Table]: ...  # (good rows, bad rows with `reason`)
 
 
-class IdStore(typing.Protocol):
-    """Where the duplicate check's bet ids wait for the last group to be audited (pipelines.io.SpillFolder):
-    `put` keeps a table and returns a small picklable handle whose `table()` gives it back. Without one
-    the ids wait in the runner's shuffle, packed (Packed)."""
+class SpillStore(typing.Protocol):
+    """Where tables wait for a shuffle instead of in it (pipelines.io.SpillFolder): the shoes and rounds
+    until their group is audited, the duplicate check's bet ids until the last group is. `put` keeps a
+    table and returns a small picklable handle whose `table()` gives it back. Without one the tables
+    wait in the runner's shuffle (the in-process runner holds it in memory), packed."""
 
     def put(self, table: pa.Table): ...
 
@@ -467,8 +469,8 @@ class _LocateBets(beam.DoFn):
     (or none) is read here, and its rows go to their groups through the shuffle ("bets", as _PlaceBets
     does), their bet ids to the duplicate check ("bet_ids")."""
 
-    def __init__(self, reader: BetReader, ids: IdStore | None = None):
-        self.reader, self.ids = reader, ids
+    def __init__(self, reader: BetReader, bet_ids: _BetIdBuckets):
+        self.reader, self.bet_ids = reader, bet_ids
         self.rows_read = Metrics.counter("input", "bets_rows")
         self.rows_bad = Metrics.counter("input", "bets_quarantined")
         self.in_place = Metrics.counter("audit", "bet_row_groups_read_in_place")
@@ -486,14 +488,14 @@ class _LocateBets(beam.DoFn):
             good, bad = self.reader.rows(row_group)
             yield from self._rejected(bad)
             bets = _compact(good)
-            yield from _tagged(OUT_BET_IDS, _bucket_bet_ids(bets, self.ids))
+            yield from _tagged(OUT_BET_IDS, self.bet_ids(bets))
             yield from self._placing.place(bets, round_index, held)
             return
         self.in_place.inc()
         if not groups:  # no row is on a known round: no group will read this row group, so it is read here
             good, bad = self.reader.rows(row_group)
             yield from self._rejected(bad)
-            yield from _tagged(OUT_BET_IDS, _bucket_bet_ids(good, self.ids))
+            yield from _tagged(OUT_BET_IDS, self.bet_ids(good))
             yield from self._placing.lost(good, held)
             return
         # the rows on no known round (if any) go with the first group that reads the row group, which also
@@ -512,8 +514,8 @@ class _GroupBets:
     read and checked, and its rows whose round is in this group kept. The last three row groups read are
     kept, as a row group often feeds two or more groups audited one after the other."""
 
-    def __init__(self, reader: BetReader, ids: IdStore | None = None):
-        self.reader, self.ids = reader, ids
+    def __init__(self, reader: BetReader, bet_ids: _BetIdBuckets):
+        self.reader, self.bet_ids = reader, bet_ids
         self._placing = _Placing()
         self.lookup = self._placing.lookup  # (one dict of the round index per worker)
         self.rows_bad = Metrics.counter("input", "bets_quarantined")
@@ -543,7 +545,7 @@ class _GroupBets:
         for source, index, takes_unknown in row_groups:
             (good, good_rounds), (bad, bad_rounds) = self._read((source, index), round_index)
             if takes_unknown:  # the first group of a row group sends all its bet ids to the duplicate check
-                out.extend(_tagged(OUT_BET_IDS, _bucket_bet_ids(good, self.ids)))
+                out.extend(_tagged(OUT_BET_IDS, self.bet_ids(good)))
             mine_bad, _ = _of_group(*bad_rounds, group, round_index, takes_unknown)
             mine_bad = bad.filter(pa.array(mine_bad))
             if mine_bad.num_rows:
@@ -577,8 +579,8 @@ class _AuditGroup(beam.DoFn):
     """One group of shoes (see SHOE_GROUPS) with their rounds and bets through the engine; with a reader,
     the group reads its bets from the row groups _LocateBets named (_GroupBets)."""
 
-    def __init__(self, reader: BetReader | None = None, ids: IdStore | None = None):
-        self.reader, self.ids = reader, ids
+    def __init__(self, reader: BetReader | None = None, bet_ids: _BetIdBuckets | None = None):
+        self.reader, self.bet_ids = reader, bet_ids or _BetIdBuckets()
         self.rounds = Metrics.counter("audit", "rounds")
         self.bets = Metrics.counter("audit", "bets")
         self.shoes = Metrics.counter("audit", "shoes")
@@ -586,7 +588,7 @@ class _AuditGroup(beam.DoFn):
         self._infos = None
 
     def setup(self):
-        self._group_bets = _GroupBets(self.reader, self.ids) if self.reader is not None else None
+        self._group_bets = _GroupBets(self.reader, self.bet_ids) if self.reader is not None else None
 
     def process(self, element, tables: pa.Table, limits: pa.Table, round_index: pa.Table, held: pa.Table):
         group, grouped = element
@@ -727,13 +729,13 @@ class AuditShoes(beam.PTransform):
     the night and the first groups are audited (and written, and loaded) within seconds. Without one,
     the bets are placed on their groups and shuffled there. Both give the same outputs.
 
-    With `ids` (pipelines.io.SpillFolder), the duplicate check's bet ids (every bet's, until the last
-    group is audited) wait in files instead of in the runner's shuffle, which the in-process runner
-    holds in memory; the same outputs again."""
+    With `spill` (pipelines.io.SpillFolder), the shoes and rounds on their way to their group and the
+    duplicate check's bet ids (every bet's, until the last group is audited) wait in files instead of in
+    the runner's shuffle, which the in-process runner holds in memory; the same outputs again."""
 
-    def __init__(self, reader: BetReader | None = None, ids: IdStore | None = None):
+    def __init__(self, reader: BetReader | None = None, spill: SpillStore | None = None):
         super().__init__()
-        self.reader, self.ids = reader, ids
+        self.reader, self.spill = reader, spill
 
     def expand(self, inputs):
         tables = beam.pvalue.AsSingleton(inputs["tables"] | "CollectTables" >> CollectTable(_schema("tables")))
@@ -744,14 +746,15 @@ class AuditShoes(beam.PTransform):
         round_index = beam.pvalue.AsSingleton(
             inputs["rounds"] | "RoundGroups" >> beam.Map(_round_index, shoe_groups)
             | "RoundIndex" >> CollectTable(ROUND_INDEX))
-        shoes = inputs["shoes"] | "ShoesByGroup" >> beam.FlatMap(_by_group, shoe_groups)
-        rounds = inputs["rounds"] | "RoundsByGroup" >> beam.FlatMap(_by_group, shoe_groups)
+        shoes = inputs["shoes"] | "ShoesByGroup" >> beam.FlatMap(_by_group, shoe_groups, self.spill)
+        rounds = inputs["rounds"] | "RoundsByGroup" >> beam.FlatMap(_by_group, shoe_groups, self.spill)
         held = inputs.get("quarantined_rounds") or (inputs["rounds"].pipeline | "NoneHeld" >> beam.Create([]))
         held = beam.pvalue.AsSingleton(held | "HeldRounds" >> CollectTable(pa.schema([("round_id", pa.string())])))
         to_group = {"shoes": shoes, "rounds": rounds}
+        bucketed = _BetIdBuckets(self.spill)
         if self.reader is not None:  # bets read by the groups that use them
             located = (inputs[OUT_BET_ROW_GROUPS]
-                       | "LocateBets" >> beam.ParDo(_LocateBets(self.reader, self.ids), round_index, held)
+                       | "LocateBets" >> beam.ParDo(_LocateBets(self.reader, bucketed), round_index, held)
                        | "SplitLocated" >> SplitByTag("bets", OUT_BET_ROW_GROUPS, OUT_BET_IDS, *_TABLES_OF_PLACED,
                                                       tables=_TABLES_OF_PLACED))
             to_group[OUT_BET_ROW_GROUPS] = located[OUT_BET_ROW_GROUPS]
@@ -759,14 +762,14 @@ class AuditShoes(beam.PTransform):
         else:
             # repeated strings dictionary-encoded once, for both the placing and the duplicate check
             bets = inputs["bets"] | "CompactBets" >> beam.Map(_compact).with_output_types(pa.Table)
-            bet_ids = bets | "BucketBetIds" >> beam.FlatMap(_bucket_bet_ids, self.ids)
+            bet_ids = bets | "BucketBetIds" >> beam.FlatMap(bucketed)
             located = (bets | "PlaceBets" >> beam.ParDo(_PlaceBets(), round_index, held)
                        | "SplitPlaced" >> SplitByTag("bets", *_TABLES_OF_PLACED, tables=_TABLES_OF_PLACED))
         to_group["bets"] = located["bets"]
         audited = (
             to_group
             | "GroupByShoeGroup" >> beam.CoGroupByKey()
-            | "AuditGroup" >> beam.ParDo(_AuditGroup(self.reader, self.ids), tables, limits, round_index, held
+            | "AuditGroup" >> beam.ParDo(_AuditGroup(self.reader, bucketed), tables, limits, round_index, held
                                          ).with_output_types(TAGGED_TABLE)
             | "SplitAudited" >> SplitByTag(*AUDITED, OUT_FINDINGS_ACROSS, OUT_BET_IDS,
                                            tables=(*AUDITED, OUT_FINDINGS_ACROSS))
@@ -858,12 +861,17 @@ def _buckets(table: pa.Table):
             yield bucket, ordered.slice(start, int(ends[bucket]) - start)
 
 
-def _bucket_bet_ids(bets: pa.Table, ids: IdStore | None = None):
+class _BetIdBuckets:
     """The id columns of the bets (compacted), spread over buckets by a stable hash of bet_id, each part
-    packed, or put in `ids`: made where the bets are read, so that they are packed once."""
-    hold = ids.put if ids is not None else Packed
-    for bucket, rows in _buckets(_compact(bets.select(_DUP_COLUMNS))):
-        yield bucket, hold(rows)
+    packed or put in `spill`: made where the bets are read, so that they are packed once."""
+
+    def __init__(self, spill: SpillStore | None = None):
+        self.spill = spill
+
+    def __call__(self, bets: pa.Table):
+        hold = self.spill.put if self.spill is not None else Packed
+        for bucket, rows in _buckets(_compact(bets.select(_DUP_COLUMNS))):
+            yield bucket, hold(rows)
 
 
 def _tagged(tag: str, values):
@@ -915,7 +923,7 @@ def _duplicate_bet_findings(repeats: pa.Table) -> pa.Table:
 
 
 class RepeatedBetIds(beam.PTransform):
-    """(bucket, packed bet ids) pairs (_bucket_bet_ids) -> DUPLICATE_BET findings over the whole input,
+    """(bucket, packed bet ids) pairs (_BetIdBuckets) -> DUPLICATE_BET findings over the whole input,
     with coarse elements (a few id columns per bucket).
     (No side input on purpose: Beam's DaskRunner 2.77 recomputes a side input for every task that reads
     it, which for one derived from every bet would mean reading the night once per task.)"""

@@ -167,15 +167,15 @@ def test_findings_are_written_by_group_of_shoes_and_the_rest_in_shards(recorded,
     assert every.count("UNKNOWN_ROUND") + every.count("DUPLICATE_BET") == len(across)
 
 
-def _spills_recorded(monkeypatch) -> list[tuple[str, int]]:
-    """(path, rows) of every table the run's SpillFolder writes."""
+def _spills_recorded(monkeypatch) -> list[tuple[str, int, bool]]:
+    """(path, rows, whether it holds bet ids) of every table the run's SpillFolder writes."""
     from pipelines.io import SpillFolder
 
     written, put = [], SpillFolder.put
 
     def recording(self, table):
         handle = put(self, table)
-        written.append((handle.path, table.num_rows))
+        written.append((handle.path, table.num_rows, "bet_id" in table.column_names))
         return handle
 
     monkeypatch.setattr(SpillFolder, "put", recording)
@@ -183,17 +183,22 @@ def _spills_recorded(monkeypatch) -> list[tuple[str, int]]:
 
 
 @pytest.mark.parametrize("layout", ["as recorded", "broken"])
-def test_every_checked_bet_id_waits_in_a_file_once_and_the_files_go_with_the_run(recorded, tmp_path, monkeypatch,
-                                                                                 layout):
+def test_every_checked_bet_id_shoe_and_round_waits_in_a_file_once_and_the_files_go_with_the_run(
+        recorded, tmp_path, monkeypatch, layout):
     folder = recorded if layout == "as recorded" else _broken(recorded, tmp_path)
     written = _spills_recorded(monkeypatch)
     out = tmp_path / "out"
     run(["--input", str(folder), "--output", str(out)])
     metrics = _metrics(out)
-    # the duplicate check saw each bet that passed the row checks exactly once, from files
-    assert sum(rows for _, rows in written) == metrics["input.bets_rows"] - metrics.get("input.bets_quarantined", 0)
-    assert len({path for path, _ in written}) == len(written)
-    assert not any(Path(path).exists() for path, _ in written) and not (out / "_spill").exists()
+    # the duplicate check saw each bet that passed the row checks exactly once, from files, and the shoes
+    # and rounds went to their groups through files too
+    ids = sum(rows for _, rows, holds_ids in written if holds_ids)
+    assert ids == metrics["input.bets_rows"] - metrics.get("input.bets_quarantined", 0)
+    assert sum(rows for _, rows, holds_ids in written if not holds_ids) == sum(
+        pq.ParquetFile(p).metadata.num_rows for name in ("shoes", "rounds") for p in (folder / name).rglob("*.parquet")
+    ) - metrics.get("input.shoes_quarantined", 0) - metrics.get("input.rounds_quarantined", 0)
+    assert len({path for path, _, _ in written}) == len(written)
+    assert not any(Path(path).exists() for path, _, _ in written) and not (out / "_spill").exists()
 
 
 def test_a_failed_run_leaves_no_waiting_ids_behind(recorded, tmp_path, monkeypatch):
