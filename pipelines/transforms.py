@@ -155,7 +155,7 @@ def _packed(data: bytes) -> Packed:
 
 
 def _tables(values) -> list[pa.Table]:
-    """The tables of a group's values, unpacked (Packed, or held by an IdStore)."""
+    """The tables of a group's values, unpacked (Packed, or held by a SpillStore)."""
     return [v if v is None or isinstance(v, pa.Table) else v.table() for v in values]
 
 
