@@ -210,7 +210,7 @@ def clear_outputs(output_dir: str) -> None:
 
 
 def remove_spill(output_dir: str) -> None:
-    """The duplicate check's waiting ids of a run (pipelines.io.SpillFolder), gone: its files, then the
+    """What a run left waiting in its spill folder (pipelines.io.SpillFolder), gone: the files, then the
     folder itself where there are folders (object stores have only the files)."""
     folder = posixpath.join(output_dir, SPILL)
     spilled = files_in(folder, "*")

@@ -127,6 +127,8 @@ class SpillFolder:
     compressed Arrow IPC in `folder`, which audit.run removes with everything in it once the run has
     ended. A retried bundle writes new files; only those its handles name are read."""
 
+    # Every table compressed, small ones too, and not through Packed's encoding, which leaves small tables
+    # plain and remembers its recent encodings: measured at 10M, that held ~45 MB more at the peak.
     _WRITE = pa.ipc.IpcWriteOptions(compression="zstd")
 
     def __init__(self, folder: str):

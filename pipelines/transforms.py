@@ -579,8 +579,8 @@ class _AuditGroup(beam.DoFn):
     """One group of shoes (see SHOE_GROUPS) with their rounds and bets through the engine; with a reader,
     the group reads its bets from the row groups _LocateBets named (_GroupBets)."""
 
-    def __init__(self, reader: BetReader | None = None, bet_ids: _BetIdBuckets | None = None):
-        self.reader, self.bet_ids = reader, bet_ids or _BetIdBuckets()
+    def __init__(self, reader: BetReader | None, bet_ids: _BetIdBuckets):
+        self.reader, self.bet_ids = reader, bet_ids
         self.rounds = Metrics.counter("audit", "rounds")
         self.bets = Metrics.counter("audit", "bets")
         self.shoes = Metrics.counter("audit", "shoes")

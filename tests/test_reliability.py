@@ -204,7 +204,7 @@ def test_a_killed_audit_leaves_the_warehouse_as_it_was_and_a_rerun_completes(day
     again = {p.name: sha(p) for p in sorted((out / "findings").glob("*.parquet"))}
     again.update({p.name + "s": sha(p) for p in sorted((out / "settlements").glob("*.parquet"))})
     assert again == reference
-    assert not (out / "_spill").exists()  # what the killed run left waiting for its duplicate check is gone
+    assert not (out / "_spill").exists()  # what the killed run left waiting in its spill folder is gone
     assert table_contents(warehouse) == before  # the same date audited twice = audited once
 
 
