@@ -383,6 +383,9 @@ def naive(data: Path, work: Path) -> dict:
 
 def replay(data: Path, work: Path, round_id: str) -> dict:
     clock = Stopwatch()
+    from pitboss.commands.replay import pyarrow_without_pandas
+
+    pyarrow_without_pandas()  # as `pitboss replay` starts (since session 10)
     from pitboss.incident import from_input
 
     t0 = time.perf_counter()

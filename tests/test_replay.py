@@ -4,6 +4,8 @@ a normal round, a misdealt round and a cancelled round; unknown rounds give one 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import duckdb
 import pytest
@@ -107,3 +109,30 @@ def test_unknown_round_is_one_line_and_exit_2(audited, source):
     result = runner.invoke(app, ["replay", "NO-SUCH-ROUND", *where])
     assert result.exit_code == 2
     assert result.output.strip().count("\n") == 0 and "NO-SUCH-ROUND" in result.output
+
+
+@pytest.mark.parametrize("source", ["warehouse", "input"])
+def test_a_fresh_replay_process_never_loads_pandas_and_tells_the_same_story(audited, tmp_path, source):
+    """The command as an investigator starts it, in its own process: pyarrow is told there is no pandas
+    (to start faster), and the story is the one the in-process command tells."""
+    tmp, rounds = audited
+    where = ["--warehouse", str(tmp / "audit.duckdb")] if source == "warehouse" else ["--input", str(tmp / "data")]
+    args = ["replay", rounds["misdealt"], *where, "--format", "json", "--out", str(tmp_path / "r.json")]
+    script = ("import sys\nfrom pitboss.cli import app\n"
+              "try:\n    app(sys.argv[1:])\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+              "print('pandas' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
+    assert json.loads((tmp_path / "r.json").read_text()) == replay_json(tmp, rounds["misdealt"], source)
+
+
+def test_pyarrow_told_there_is_no_pandas_still_converts_to_pandas_when_asked():
+    script = ("import sys\nfrom pitboss.commands.replay import pyarrow_without_pandas\n"
+              "pyarrow_without_pandas()\nimport pyarrow as pa\n"
+              "t = pa.table({'a': [1, 2], 'b': ['x', None]})\nloaded = 'pandas' in sys.modules\n"
+              "df = t.to_pandas()\n"
+              "print(loaded, list(df['a']), pa.Table.from_pandas(df).to_pylist() == t.to_pylist())\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "[1,", "2]", "True"]

@@ -59,6 +59,7 @@ def replay(
     out: str | None = typer.Option(None, "--out", help="Write to this file instead of stdout."),
 ) -> None:
     """Replay one round: cards as they came out of the shoe, the rule for each draw, every bet."""
+    pyarrow_without_pandas()
     from pitboss import incident
 
     if (warehouse is None) == (input is None):
@@ -84,6 +85,34 @@ def replay(
             f.write(text)
     else:
         sys.stdout.write(text)
+
+
+class _NoPandas:
+    """An import finder that says pandas is not installed (see `pyarrow_without_pandas`)."""
+
+    def find_spec(self, name: str, path=None, target=None):
+        if name == "pandas":
+            raise ModuleNotFoundError("pitboss replay does not use pandas", name="pandas")
+        return None
+
+
+def pyarrow_without_pandas() -> None:
+    """Spare the replay the ~0.4 s of importing pandas, which it never uses.
+
+    pyarrow imports pandas the first time it converts a Python list, only to ask whether the list is a
+    pandas object. Let that first probe find no pandas: pyarrow keeps the answer, and still imports pandas
+    if something later asks for it by name (`to_pandas`). Nothing to do once pandas is loaded (in tests,
+    or beside other commands)."""
+    if "pandas" in sys.modules:
+        return
+    blocker = _NoPandas()
+    sys.meta_path.insert(0, blocker)
+    try:
+        import pyarrow as pa
+
+        pa.array([0])
+    finally:
+        sys.meta_path.remove(blocker)
 
 
 def _fail(message: str) -> None:
