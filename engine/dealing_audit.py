@@ -333,7 +333,7 @@ class DealingColumns:
     decisions: np.ndarray  # (rounds, 2): index of each hand's rule in DECISION_TEXTS, -1: none
     cut_card_round: np.ndarray
     after_cut: np.ndarray
-    finding_kinds: list[list[str]]  # per round, in the order audit_dealing lists them
+    finding_kinds: dict[int, list[str]]  # round index -> its findings' kinds in audit_dealing's order (flagged only)
     findings: list[Finding]  # shoe after shoe, in audit_dealing's order
     finding_round: np.ndarray  # round index of each finding, -1 for a shoe-level one
     finding_shoe: np.ndarray  # shoe index of each finding
@@ -535,7 +535,7 @@ def audit_dealing_batch(
                                                                                     int(shoes.decks[s])))))
     out = DealingColumns(
         np.where(col & dealt, position, -1), rounds_before.astype(np.int64), exp_p, exp_b, exp_ps, exp_bs, exp_out,
-        decisions, cut_card_round, after_cut, [[] for _ in range(R)], [], np.zeros(0, np.int64), np.zeros(0, np.int64))
+        decisions, cut_card_round, after_cut, {}, [], np.zeros(0, np.int64), np.zeros(0, np.int64))
     for k, ks in kinds.items():
         out.finding_kinds[k] = [kind for _, _, kind in sorted(ks)]
     entries.sort(key=lambda e: (e[0], e[1], e[2], e[3]))

@@ -186,11 +186,15 @@ def _audit(table: TableInfo, shoes: pa.Table, rounds: pa.Table, shoe_of_round: n
     b_codes, b_offsets = _card_lists(rounds["banker_cards"])
     status = rounds["status"]
 
+    # (the flagged rounds only: indexing the plain arrays costs a third of indexing the table's columns)
+    fields = [_array(rounds[c]) for c in ("round_id", "round_no", "status", "player_cards", "banker_cards",
+                                          "player_score", "banker_score", "outcome")]
+
     def recorded(i: int) -> RecordedRound:
-        r = {c: rounds[c][i].as_py() for c in ("round_id", "round_no", "status", "player_cards", "banker_cards",
-                                                "player_score", "banker_score", "outcome")}
-        return RecordedRound(r["round_id"], r["round_no"], r["status"], tuple(r["player_cards"] or ()),
-                             tuple(r["banker_cards"] or ()), r["player_score"], r["banker_score"], r["outcome"])
+        round_id, round_no, status, player, banker, player_score, banker_score, outcome = (
+            f[i].as_py() for f in fields)
+        return RecordedRound(round_id, round_no, status, tuple(player or ()), tuple(banker or ()), player_score,
+                             banker_score, outcome)
 
     round_cols = RoundColumns(
         round_shoe, round_ids, _ints(rounds["round_no"], 0),
@@ -237,7 +241,6 @@ def _replays(table_id: str, rounds: pa.Table, shoe_ids: pa.Array, d: DealingColu
              ) -> pa.Table:
     R = rounds.num_rows
     empty = pa.scalar([], CARDS)
-    kinds = d.finding_kinds
     decided = d.decisions >= 0
     return pa.Table.from_arrays([
         round_dates, _const(table_id, R), shoe_ids, rounds["round_id"], rounds["round_no"], rounds["status"],
@@ -250,9 +253,18 @@ def _replays(table_id: str, rounds: pa.Table, shoe_ids: pa.Array, d: DealingColu
         pa.array(d.cut_card_round, pa.bool_()), pa.array(d.after_cut, pa.bool_()),
         pa.ListArray.from_arrays(pa.array(np.concatenate([[0], np.cumsum(decided.sum(axis=1))]).astype(np.int32)),
                                  _DECISIONS.take(pa.array(d.decisions[decided].astype(np.int64)))),
-        pa.ListArray.from_arrays(pa.array(np.concatenate([[0], np.cumsum([len(k) for k in kinds])]).astype(np.int32)),
-                                 pa.array([k for ks in kinds for k in ks], pa.string())),
+        _finding_kinds(d.finding_kinds, R),
     ], schema=ROUND_REPLAYS)
+
+
+def _finding_kinds(kinds: dict[int, list[str]], rounds: int) -> pa.Array:
+    """Each round's finding kinds as a list<string> column (an empty list for a round without any)."""
+    flagged = sorted(kinds)
+    counts = np.zeros(rounds, dtype=np.int32)
+    counts[flagged] = [len(kinds[k]) for k in flagged]
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(
+        np.array([kind for k in flagged for kind in kinds[k]], dtype=object), pa.string()))
 
 
 def _settlements(table, rounds, shoe_ids, round_shoe, bets, ri, result, round_dates, compact) -> pa.Table:

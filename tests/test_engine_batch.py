@@ -141,7 +141,7 @@ def _replay_row(d, k: int) -> dict:
         expected_player_score=opt(d.expected_player_score[k]), expected_banker_score=opt(d.expected_banker_score[k]),
         expected_outcome=None if d.expected_outcome[k] < 0 else OUTCOMES[d.expected_outcome[k]],
         cut_card_round=bool(d.cut_card_round[k]), after_cut=bool(d.after_cut[k]),
-        decisions=tuple(DECISION_TEXTS[i] for i in d.decisions[k] if i >= 0), findings=d.finding_kinds[k],
+        decisions=tuple(DECISION_TEXTS[i] for i in d.decisions[k] if i >= 0), findings=d.finding_kinds.get(k, []),
     )
 
 
