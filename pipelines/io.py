@@ -22,7 +22,14 @@ from apache_beam.metrics import Metrics
 
 from pipelines.convert import rejected_rows
 from pipelines.crashpoints import crash_point
-from pipelines.transforms import DICTIONARY_COLUMNS, OUT_QUARANTINE, TAGGED_TABLE, SplitByTag, split_by_key
+from pipelines.transforms import (
+    DICTIONARY_COLUMNS,
+    OUT_QUARANTINE,
+    TAGGED_TABLE,
+    SplitByTag,
+    read_ipc_columns,
+    split_by_key,
+)
 from schemas import readers
 from schemas.contract import schema as contract_schema
 
@@ -149,9 +156,10 @@ class Spilled:
 
     path: str
 
-    def table(self) -> pa.Table:
+    def table(self, columns: list[str] | None = None) -> pa.Table:
         with FileSystems.open(self.path, compression_type=CompressionTypes.UNCOMPRESSED) as f:
-            return pa.ipc.open_stream(f.read()).read_all()
+            data = f.read()
+        return pa.ipc.open_stream(data).read_all() if columns is None else read_ipc_columns(data, columns)
 
 
 def is_local(files: list) -> bool:

@@ -61,6 +61,13 @@ def _table_from_ipc(data: bytes) -> pa.Table:
     return table
 
 
+def read_ipc_columns(data, columns: list[str]) -> pa.Table:
+    """Only `columns` of an Arrow IPC stream (the others are not decompressed)."""
+    schema = pa.ipc.open_stream(data).schema
+    fields = [schema.get_field_index(name) for name in columns]
+    return pa.ipc.open_stream(data, options=pa.ipc.IpcReadOptions(included_fields=fields)).read_all()
+
+
 def _remember(table: pa.Table, data: bytes) -> None:
     with _RECENT_LOCK:
         if len(_RECENT) >= 32:
@@ -141,8 +148,8 @@ class Packed:
     def __init__(self, table: pa.Table):
         self.data = _ipc_bytes(table)
 
-    def table(self) -> pa.Table:
-        return _table_from_ipc(self.data)
+    def table(self, columns: list[str] | None = None) -> pa.Table:
+        return _table_from_ipc(self.data) if columns is None else read_ipc_columns(self.data, columns)
 
     def __reduce__(self):
         return _packed, (self.data,)
@@ -880,29 +887,38 @@ def _tagged(tag: str, values):
 
 
 def _duplicates_in_bucket(element):
-    _, tables = element
+    _, parts = element
     release_free_memory()
-    tables = [t for t in _tables(tables) if t is not None and t.num_rows]
-    if not tables:
+    # The ids alone first. The other columns are read afterwards, part by part and only from the parts
+    # that hold a repeated id, keeping only those rows: the stage holds an eighth of the night's ids, not
+    # an eighth of all its id columns.
+    held = [(p, p["bet_id"] if isinstance(p, pa.Table) else p.table(columns=["bet_id"])["bet_id"])
+            for p in parts if p is not None]
+    held = [(p, ids) for p, ids in held if len(ids)]
+    if not held:
         return
+    parts, ids_of = [p for p, _ in held], [ids for _, ids in held]
+    del held
     # sorted, a repeated id sits next to itself (a sort is several times faster than hashing 10^6 ids)
-    ids = pa.chunked_array([chunk for t in tables for chunk in t["bet_id"].chunks], pa.string()).combine_chunks()
+    ids = pa.chunked_array([chunk for i in ids_of for chunk in i.chunks], pa.string()).combine_chunks()
     order = pc.sort_indices(ids)
     ids = ids.take(order)
     same_as_previous = pc.fill_null(pc.equal(ids.slice(1), ids.slice(0, len(ids) - 1)), False)
     if not pc.any(same_as_previous).as_py():
         return
-    # the rows of every repeated id, by their place in the tables put end to end: taken from each table
+    # the rows of every repeated id, by their place in the parts put end to end: taken from each part
     # (no lookup of the repeated ids in every row)
     same_as_previous = same_as_previous.to_numpy(zero_copy_only=False)
     repeated = np.zeros(len(ids), dtype=bool)
     repeated[1:] |= same_as_previous
     repeated[:-1] |= same_as_previous
     at = np.sort(order.to_numpy()[repeated].astype(np.int64))
-    starts = np.cumsum([0] + [t.num_rows for t in tables])
-    bounds = np.searchsorted(at, starts)  # table k's rows are at[bounds[k]:bounds[k + 1]] (`at` is sorted)
-    rows = concat(plain_table(t.take(pa.array(at[bounds[k]:bounds[k + 1]] - starts[k])))
-                  for k, t in enumerate(tables) if bounds[k + 1] > bounds[k]).sort_by(
+    del ids, order
+    starts = np.cumsum([0] + [len(i) for i in ids_of])
+    bounds = np.searchsorted(at, starts)  # part k's rows are at[bounds[k]:bounds[k + 1]] (`at` is sorted)
+    with_repeats = [k for k in range(len(parts)) if bounds[k + 1] > bounds[k]]
+    rows = concat(plain_table(_tables([parts[k]])[0].take(pa.array(at[bounds[k]:bounds[k + 1]] - starts[k])))
+                  for k in with_repeats).sort_by(
         [("bet_id", "ascending"), ("placed_at", "ascending"), ("_source_file", "ascending"),
          ("_source_row", "ascending")])
     # every occurrence after the first of its id (the first in this order is the one kept as the original)

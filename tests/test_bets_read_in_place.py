@@ -19,7 +19,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipelines.audit import run
-from pipelines.transforms import DUPLICATE_BUCKETS, READ_IN_PLACE_UP_TO, _buckets, _duplicates_in_bucket, string_hash
+from pipelines.io import SpillFolder
+from pipelines.transforms import (
+    DUPLICATE_BUCKETS,
+    READ_IN_PLACE_UP_TO,
+    Packed,
+    _buckets,
+    _duplicates_in_bucket,
+    string_hash,
+)
 from pitboss.recorder import GenerateConfig, generate
 from schemas.outputs import FINDINGS
 
@@ -169,7 +177,6 @@ def test_findings_are_written_by_group_of_shoes_and_the_rest_in_shards(recorded,
 
 def _spills_recorded(monkeypatch) -> list[tuple[str, int, bool]]:
     """(path, rows, whether it holds bet ids) of every table the run's SpillFolder writes."""
-    from pipelines.io import SpillFolder
 
     written, put = [], SpillFolder.put
 
@@ -299,3 +306,39 @@ def test_a_duplicate_bet_finding_reads_as_worked_by_hand():
          "recorded": "bets/b.parquet row 0", "message": f"Bet id B-7 appears again (bets/b.parquet row 0){again}"},
     ]
     assert found.schema.equals(FINDINGS)
+
+
+class _CountedPart:
+    """A packed part of a bucket that records which columns each read asked for."""
+
+    def __init__(self, table: pa.Table):
+        self.packed, self.reads = Packed(table), []
+
+    def table(self, columns=None):
+        self.reads.append(columns)
+        return self.packed.table(columns)
+
+
+@settings(max_examples=60, deadline=None)
+@given(ids=st.lists(st.text(alphabet="AB-01", max_size=6), max_size=120),
+       cuts=st.lists(st.integers(0, 120), max_size=4))
+def test_the_duplicate_check_reads_whole_parts_only_where_an_id_repeats(ids, cuts):
+    """Held parts (packed or spilled) are read for their ids first; the rest of a part is read only when it
+    holds an occurrence of a repeated id, and the findings are those of the plain tables."""
+    bets = _bets_with_ids(ids)
+    ends = sorted({min(c, len(ids)) for c in cuts} | {0, len(ids)})
+    tables = [bets.slice(a, b - a) for a, b in zip(ends, ends[1:], strict=False)]
+    parts = [_CountedPart(t) for t in tables]
+    found = list(_duplicates_in_bucket((0, parts)))
+    assert [t.to_pylist() for t in found] == [t.to_pylist() for t in _duplicates_in_bucket((0, tables))]
+    repeated = {i for i in ids if ids.count(i) > 1}
+    for part, t in zip(parts, tables, strict=True):
+        holds_a_repeat = bool(repeated & set(t["bet_id"].to_pylist()))
+        assert part.reads == [["bet_id"]] + ([None] if holds_a_repeat else [])
+
+
+def test_a_spilled_or_packed_table_gives_back_only_the_columns_asked_for(tmp_path):
+    table = _bets_with_ids([f"B{i}" for i in range(1000)])
+    for held in (Packed(table), SpillFolder(str(tmp_path)).put(table)):
+        assert held.table(["bet_id", "_source_row"]).equals(table.select(["bet_id", "_source_row"]))
+        assert held.table().equals(table)
