@@ -897,10 +897,11 @@ def _duplicates_in_bucket(element):
     held = [(p, ids) for p, ids in held if len(ids)]
     if not held:
         return
-    parts, ids_of = [p for p, _ in held], [ids for _, ids in held]
+    parts, sizes = [p for p, _ in held], [len(ids) for _, ids in held]
+    # sorted, a repeated id sits next to itself (a sort is several times faster than hashing 10^6 ids);
+    # sorted as one chunked array: no concatenated copy of the ids beside the sorted one
+    ids = pa.chunked_array([chunk for _, i in held for chunk in i.chunks], pa.string())
     del held
-    # sorted, a repeated id sits next to itself (a sort is several times faster than hashing 10^6 ids)
-    ids = pa.chunked_array([chunk for i in ids_of for chunk in i.chunks], pa.string()).combine_chunks()
     order = pc.sort_indices(ids)
     ids = ids.take(order)
     same_as_previous = pc.fill_null(pc.equal(ids.slice(1), ids.slice(0, len(ids) - 1)), False)
@@ -914,7 +915,7 @@ def _duplicates_in_bucket(element):
     repeated[:-1] |= same_as_previous
     at = np.sort(order.to_numpy()[repeated].astype(np.int64))
     del ids, order
-    starts = np.cumsum([0] + [len(i) for i in ids_of])
+    starts = np.cumsum([0] + sizes)
     bounds = np.searchsorted(at, starts)  # part k's rows are at[bounds[k]:bounds[k + 1]] (`at` is sorted)
     with_repeats = [k for k in range(len(parts)) if bounds[k + 1] > bounds[k]]
     rows = concat(plain_table(_tables([parts[k]])[0].take(pa.array(at[bounds[k]:bounds[k + 1]] - starts[k])))
