@@ -186,7 +186,8 @@ def _audit(table: TableInfo, shoes: pa.Table, rounds: pa.Table, shoe_of_round: n
     b_codes, b_offsets = _card_lists(rounds["banker_cards"])
     status = rounds["status"]
 
-    # (the flagged rounds only: indexing the plain arrays costs a third of indexing the table's columns)
+    # A round as the scalar checks take it, built only for the flagged rounds; indexing the plain arrays
+    # costs a third of indexing the table's columns.
     fields = [_array(rounds[c]) for c in ("round_id", "round_no", "status", "player_cards", "banker_cards",
                                           "player_score", "banker_score", "outcome")]
 
