@@ -27,7 +27,7 @@ from pipelines.transforms import (
     OUT_QUARANTINE,
     TAGGED_TABLE,
     SplitByTag,
-    read_ipc_columns,
+    read_ipc,
     split_by_key,
 )
 from schemas import readers
@@ -159,7 +159,7 @@ class Spilled:
     def table(self, columns: list[str] | None = None) -> pa.Table:
         with FileSystems.open(self.path, compression_type=CompressionTypes.UNCOMPRESSED) as f:
             data = f.read()
-        return pa.ipc.open_stream(data).read_all() if columns is None else read_ipc_columns(data, columns)
+        return read_ipc(data, columns)
 
 
 def is_local(files: list) -> bool:

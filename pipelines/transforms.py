@@ -56,13 +56,15 @@ _RECENT_LOCK = threading.Lock()
 
 
 def _table_from_ipc(data: bytes) -> pa.Table:
-    table = pa.ipc.open_stream(data).read_all()
+    table = read_ipc(data)
     _remember(table, data)
     return table
 
 
-def read_ipc_columns(data, columns: list[str]) -> pa.Table:
-    """Only `columns` of an Arrow IPC stream (the others are not decompressed)."""
+def read_ipc(data, columns: list[str] | None = None) -> pa.Table:
+    """An Arrow IPC stream as a table; with `columns`, only those (the others are not decompressed)."""
+    if columns is None:
+        return pa.ipc.open_stream(data).read_all()
     schema = pa.ipc.open_stream(data).schema
     fields = [schema.get_field_index(name) for name in columns]
     return pa.ipc.open_stream(data, options=pa.ipc.IpcReadOptions(included_fields=fields)).read_all()
@@ -149,7 +151,7 @@ class Packed:
         self.data = _ipc_bytes(table)
 
     def table(self, columns: list[str] | None = None) -> pa.Table:
-        return _table_from_ipc(self.data) if columns is None else read_ipc_columns(self.data, columns)
+        return _table_from_ipc(self.data) if columns is None else read_ipc(self.data, columns)
 
     def __reduce__(self):
         return _packed, (self.data,)
@@ -161,9 +163,16 @@ def _packed(data: bytes) -> Packed:
     return p
 
 
+def _table(value, columns: list[str] | None = None) -> pa.Table | None:
+    """A group's value as a table (unpacked if Packed or held by a SpillStore), `columns` only if given."""
+    if value is None or isinstance(value, pa.Table):
+        return value if value is None or columns is None else value.select(columns)
+    return value.table(columns)
+
+
 def _tables(values) -> list[pa.Table]:
-    """The tables of a group's values, unpacked (Packed, or held by a SpillStore)."""
-    return [v if v is None or isinstance(v, pa.Table) else v.table() for v in values]
+    """The tables of a group's values, unpacked."""
+    return [_table(v) for v in values]
 
 
 def split_by_key(table: pa.Table, column: str):
@@ -892,8 +901,7 @@ def _duplicates_in_bucket(element):
     # The ids alone first. The other columns are read afterwards, part by part and only from the parts
     # that hold a repeated id, keeping only those rows: the stage holds an eighth of the night's ids, not
     # an eighth of all its id columns.
-    held = [(p, p["bet_id"] if isinstance(p, pa.Table) else p.table(columns=["bet_id"])["bet_id"])
-            for p in parts if p is not None]
+    held = [(p, _table(p, ["bet_id"])["bet_id"]) for p in parts if p is not None]
     held = [(p, ids) for p, ids in held if len(ids)]
     if not held:
         return
@@ -918,7 +926,7 @@ def _duplicates_in_bucket(element):
     starts = np.cumsum([0] + sizes)
     bounds = np.searchsorted(at, starts)  # part k's rows are at[bounds[k]:bounds[k + 1]] (`at` is sorted)
     with_repeats = [k for k in range(len(parts)) if bounds[k + 1] > bounds[k]]
-    rows = concat(plain_table(_tables([parts[k]])[0].take(pa.array(at[bounds[k]:bounds[k + 1]] - starts[k])))
+    rows = concat(plain_table(_table(parts[k]).take(pa.array(at[bounds[k]:bounds[k + 1]] - starts[k])))
                   for k in with_repeats).sort_by(
         [("bet_id", "ascending"), ("placed_at", "ascending"), ("_source_file", "ascending"),
          ("_source_row", "ascending")])
