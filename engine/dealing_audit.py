@@ -291,7 +291,9 @@ class RoundColumns:
     player_score: np.ndarray  # recorded; NO_SCORE when missing
     banker_score: np.ndarray
     outcome: np.ndarray  # recorded, as an index of OUTCOMES; -1 when missing or not an outcome
-    recorded: Callable[[int], RecordedRound]  # round i as the scalar audit takes it (messages, the scalar path)
+    # rounds ks as the scalar audit takes them (messages, the scalar path); many at once, as one
+    # conversion of a few rows costs about what one row does
+    recorded: Callable[[Sequence[int]], list[RecordedRound]]
 
     def __len__(self) -> int:
         return len(self.round_no)
@@ -315,7 +317,7 @@ class RoundColumns:
                    *hands("banker_cards"), np.array([score(r.player_score) for r in rounds], dtype=np.int64),
                    np.array([score(r.banker_score) for r in rounds], dtype=np.int64),
                    np.array([OUTCOMES.index(r.outcome) if r.outcome in OUTCOMES else -1 for r in rounds],
-                            dtype=np.int64), rounds.__getitem__)
+                            dtype=np.int64), lambda ks: [rounds[k] for k in ks])
 
 
 @dataclass
@@ -390,14 +392,18 @@ def audit_dealing_batch(
     dealt = (n_p + n_b) > 0
     P, B, complete = recorded_hands(rounds)
     shoe_len = np.diff(shoes.offsets)
-    card_owner = np.repeat(np.arange(S), shoe_len)
     # Shoes the scalar audit_dealing does (rare): see the note above.
-    scalar = (np.bincount(card_owner[shoes.codes < 0], minlength=S) > 0) | (shoe_len == 0)
+    not_a_code = np.flatnonzero(shoes.codes < 0)
+    scalar = (np.bincount(np.searchsorted(shoes.offsets, not_a_code, "right") - 1, minlength=S) > 0) | (shoe_len == 0)
     scalar |= np.bincount(shoe_of[dealt & ~complete], minlength=S) > 0
     col = ~scalar[shoe_of]  # rounds done here, with columns
 
-    # Shoe level: composition (the text of a broken shoe by the scalar check) and the burn.
-    counts = np.bincount(card_owner * 52 + shoes.codes.clip(0), minlength=S * 52).reshape(S, 52)
+    # Shoe level: composition (the text of a broken shoe by the scalar check) and the burn. Each card
+    # counted in bin shoe * 52 + code, built in 32 bits where it fits: with a fresh shoe every round, a
+    # mini-baccarat table has ~300 shoe cards for each round dealt.
+    bins = np.repeat(np.arange(0, S * 52, 52, dtype=np.int32 if S * 52 < 2**31 else np.int64), shoe_len)
+    bins += np.maximum(shoes.codes, 0)
+    counts = np.bincount(bins, minlength=S * 52).reshape(S, 52)
     broken = ~scalar & ~(counts == shoes.decks[:, None]).all(axis=1)
     start = np.zeros(S, dtype=np.int64)
     if procedure.burn:
@@ -428,7 +434,8 @@ def audit_dealing_batch(
         """Card index of the j-th card from each row's position (-1 past the end of its shoe)."""
         at = position[rows] + j
         inside = (at >= 0) & (at < shoe_len[shoe_of[rows]])
-        got = shoes.codes[np.clip(base[rows] + at, 0, last)] if len(shoes.codes) else np.full(len(rows), -1)
+        got = shoes.codes[np.minimum(np.maximum(base[rows] + at, 0), last)] if len(shoes.codes) else \
+            np.full(len(rows), -1)
         return np.where(inside, got, -1)
 
     def matches(rows: np.ndarray) -> np.ndarray:
@@ -454,12 +461,13 @@ def audit_dealing_batch(
 
     rows = np.flatnonzero(col & dealt)
     mismatched = set(rows[~matches(rows)].tolist())
+    first_seen = dict(zip(sorted(mismatched), rounds.recorded(sorted(mismatched)), strict=True))
     for s in sorted({int(shoe_of[k]) for k in mismatched}):
         a, b = int(round_start[s]), int(round_start[s + 1])
         cards = shoes.cards_of(s)
         k = min(i for i in mismatched if a <= i < b)
         while True:
-            rr = rounds.recorded(k)
+            rr = first_seen[k] if k in first_seen else rounds.recorded([k])[0]
             first_round = rounds_before[k] == 0 and procedure.burn  # burn.turned_card is set (non-empty valid shoe)
             found = _resync(cards, dealing_order(rr.player_cards, rr.banker_cards), int(position[k]), first_round, rr,
                             flagger(s, k, 2), str(shoes.shoe_id[s]))
@@ -482,9 +490,10 @@ def audit_dealing_batch(
     has_cut = cut_k < R
     cut_card_round[cut_k[has_cut]] = True
     after_cut = col & (np.arange(R) > cut_k[shoe_of]) if R else np.zeros(0, bool)
-    for k in np.flatnonzero(after_cut):
+    late = np.flatnonzero(after_cut)
+    for k, rr in zip(late.tolist(), rounds.recorded(late), strict=True):
         s = int(shoe_of[k])
-        _flag_after_cut(rounds.recorded(k), flagger(s, int(k), 1), str(shoes.shoe_id[s]))
+        _flag_after_cut(rr, flagger(s, k, 1), str(shoes.shoe_id[s]))
 
     # The round as the rule deals it from the shoe at its position (deal_round), where there are cards.
     d_rows = np.flatnonzero(col & dealt)
@@ -525,9 +534,8 @@ def audit_dealing_batch(
     rps, rbs = val_p.sum(axis=1) % 10, val_b.sum(axis=1) % 10
     wrong = ((rp_draw != took_p) | (rb_draw != took_b) | (rps != rounds.player_score[chk])
              | (rbs != rounds.banker_score[chk]) | (_outcome_index(rps, rbs) != rounds.outcome[chk]))
-    for k in chk[wrong]:
-        s = int(shoe_of[k])
-        _check_rule_and_scores(rounds.recorded(k), flagger(s, int(k), 3))
+    for k, rr in zip(chk[wrong].tolist(), rounds.recorded(chk[wrong]), strict=True):
+        _check_rule_and_scores(rr, flagger(int(shoe_of[k]), k, 3))
 
     for s in np.flatnonzero(broken):
         entries.append((int(s), -1, 0, len(entries), _composition_finding(
@@ -560,7 +568,7 @@ def _scalar_shoe(table_id, shoes, rounds, procedure, s, a, b, out) -> list[tuple
     """One shoe through audit_dealing, its replays written into `out`'s rows a..b-1."""
     cut = int(shoes.cut_index[s])
     replays, findings = audit_dealing(table_id, str(shoes.shoe_id[s]), shoes.cards_of(s), int(shoes.decks[s]),
-                                      None if cut < 0 else cut, procedure, [rounds.recorded(k) for k in range(a, b)])
+                                      None if cut < 0 else cut, procedure, rounds.recorded(range(a, b)))
     by_id = {}
     for k, rep in zip(range(a, b), replays, strict=True):
         by_id[rep.round_id] = k
