@@ -50,6 +50,8 @@ def test_every_measurement_is_there_and_the_counts_agree(smoke):
         assert r["rounds"] == data["rounds"]
         assert r["faults_missed"] == 0 and r["findings_unexplained"] == 0  # findings = planted faults
     assert res["engine"]["rounds"] == data["rounds"]
+    ph = res["engine"]["phases"]  # nested timings: the call holds the engine, which holds its two halves
+    assert 0 < ph["dealing_s"] + ph["betting_s"] <= ph["audit_shoes_s"] <= ph["engine_s"]
     assert (res["audit"]["bets_settled"] == res["audit_no_load"]["bets_settled"] == res["audit_dask"]["bets_settled"]
             == res["engine"]["bets_settled"])
     assert 0 < res["duckdb"]["main_bets"] <= data["bets"]
