@@ -6,6 +6,7 @@ docs/findings.md describes each kind, the row it is attached to and the fault th
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 
 CRITICAL, MAJOR, MINOR = "critical", "major", "minor"
 
@@ -64,6 +65,7 @@ class Finding:
 _EXPONENT = {"JPY": 0, "KRW": 0, "CLP": 0, "BHD": 3, "KWD": 3}
 
 
+@lru_cache(maxsize=1 << 16)  # a night's findings format the same few thousand amounts again and again
 def format_money(amount: int, currency: str | None) -> str:
     """12345, 'EUR' -> '123.45 EUR' (exact: integer arithmetic only)."""
     exp = _EXPONENT.get(currency or "", 2)
