@@ -5,8 +5,9 @@ Two layers, so that the audit can tell a broken file from a bad row:
 1. Structure (`scan`, `iter_batches`, `read_table`, `read_dataset`): find the files of a table, check
    each file's columns and types, convert every column to its canonical type WITHOUT LOSS. Anything
    wrong here (unreadable or truncated Parquet, missing required column, a type or a value that does
-   not convert, bytes that are not UTF-8) raises `ContractError`, naming file, column and row. The
-   output has the canonical types with every field nullable (rows are not checked yet).
+   not convert, bytes that are not UTF-8, a damaged dictionary page) raises `ContractError`, naming
+   file, column and row. The output has the canonical types with every field nullable (rows are not
+   checked yet).
 2. Rows (`check_rows`): split a canonical table into the rows the audit can use and the rows it
    cannot (a null where the contract allows none, an unknown code). The latter go to quarantine with
    a `reason`, never silently dropped: rows in = good + bad.
@@ -246,6 +247,16 @@ def _castable(dst: pa.DataType) -> Callable[[pa.ChunkedArray], bool]:
     return ok
 
 
+def _indices_in_range(part: pa.ChunkedArray) -> bool:
+    """Whether every index of a dictionary-encoded column points into its dictionary: a damaged file's
+    may not, and Parquet readers do not check."""
+    for chunk in part.chunks if isinstance(part, pa.ChunkedArray) else [part]:
+        low, high = (v.as_py() for v in pc.min_max(chunk.indices).values())
+        if low is not None and (low < 0 or high >= len(chunk.dictionary)):
+            return False
+    return True
+
+
 def _valid_utf8(part: pa.ChunkedArray) -> bool:
     """Whether every string of `part` (a text column, a list of text, dictionary-encoded or not) is
     UTF-8: Parquet readers do not check it."""
@@ -280,6 +291,10 @@ def _as_dictionary(arr: pa.ChunkedArray, file: str, column: str, first_row: int)
 def _convert(arr: pa.ChunkedArray, dst: pa.DataType, file: str, column: str, first_row: int) -> pa.ChunkedArray:
     """`arr` as `dst`, without loss; ContractError naming the first row that does not convert."""
     src = arr.type
+    if pa.types.is_dictionary(src) and not _indices_in_range(arr):
+        row = _first_failing_row(arr, _indices_in_range)
+        raise ContractError(file, f"value at row {first_row + row} is not in the column's dictionary (the file is "
+                            f"damaged)", column=column, row=first_row + row)
     if _holds_text(src) and not _valid_utf8(arr):
         row = _first_failing_row(arr, _valid_utf8)
         raise ContractError(file, f"value at row {first_row + row} is not valid UTF-8", column=column,

@@ -579,6 +579,22 @@ def test_non_utf8_bytes_read_dictionary_encoded(tmp_path):
         read_schema("bets", dictionary=["stake"])
 
 
+def test_dictionary_indices_past_the_dictionary_name_the_row():
+    """A damaged file can decode to dictionary indices beyond its dictionary (Parquet readers do not
+    check); the reader names the first such row (tests/test_reliability.py has such a file)."""
+    from schemas.readers import DICTIONARY, _convert
+
+    codes = pa.array([0, 1, None, 0, 5, 2, 1], pa.int32())
+    bad = pa.DictionaryArray.from_arrays(codes, pa.array(["R1", "R2"]), safe=False)
+    err = raises(r"bets.parquet: column 'round_id': value at row 104 is not in the column's dictionary",
+                 _convert, pa.chunked_array([bad.slice(0, 3), bad.slice(3)]), DICTIONARY, "bets.parquet", "round_id",
+                 100)
+    assert err.row == 104
+    good = pa.DictionaryArray.from_arrays(pa.array([0, 1, None, 1], pa.int32()), pa.array(["R1", "R2"]))
+    assert _convert(pa.chunked_array([good]), DICTIONARY, "bets.parquet", "round_id", 0).to_pylist() == \
+        ["R1", "R2", None, "R2"]
+
+
 @settings(max_examples=60, deadline=None)
 @given(data=st.data(), n=st.integers(1, 30), encode=st.booleans())
 def test_rows_judged_alike_with_and_without_the_shortcuts(data, n, encode):
