@@ -461,7 +461,8 @@ def audit_dealing_batch(
 
     rows = np.flatnonzero(col & dealt)
     mismatched = set(rows[~matches(rows)].tolist())
-    first_seen = dict(zip(sorted(mismatched), rounds.recorded(sorted(mismatched)), strict=True))
+    first_mismatched = sorted(mismatched)
+    first_seen = dict(zip(first_mismatched, rounds.recorded(first_mismatched), strict=True))
     for s in sorted({int(shoe_of[k]) for k in mismatched}):
         a, b = int(round_start[s]), int(round_start[s + 1])
         cards = shoes.cards_of(s)
