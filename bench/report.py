@@ -176,7 +176,7 @@ def markdown(payload: dict, derived: dict) -> str:
             ph, e = r["phases"], derived["throughput"][size]["engine"]
             lines.append(f"| {size} | {_n(ph['read_s'], 2)} | {_n(ph['group_s'], 2)} | {_n(ph['engine_s'], 2)} | "
                          f"{_n(ph.get('audit_shoes_s'), 2)} | {_n(ph['dealing_s'], 2)} | {_n(ph['betting_s'], 2)} | "
-                         f"{_n(e['engine_bets_per_s'])} | {_n(e.get('pure_engine_bets_per_s'))} | "
+                         f"{_n(e['engine_bets_per_s'])} | {_n(e['pure_engine_bets_per_s'])} | "
                          f"{_n(e['replay_rounds_per_s'])} | {_n(e['settlement_bets_per_s'])} |")
         lines.append("")
     for kind in ("audit", "audit_no_load", "audit_dask"):
