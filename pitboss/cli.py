@@ -52,6 +52,7 @@ def _unexpected(kind, error, tb) -> None:
 
 
 def main() -> None:
+    import gc
     import logging
     import os
     import sys
@@ -61,7 +62,13 @@ def main() -> None:
     # commands print one clear line themselves. PITBOSS_LOG=INFO (or DEBUG) shows the library logs.
     level = os.environ.get("PITBOSS_LOG", "CRITICAL").upper()
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
-    app()
+    try:
+        app()
+    finally:
+        # The command is done and its files are closed. Python's shutdown would still walk every object
+        # the libraries left in a full garbage collection (~0.2 s of a 1 s `pitboss replay`); frozen
+        # objects are skipped and the operating system frees them with the process.
+        gc.freeze()
 
 
 if __name__ == "__main__":
