@@ -145,13 +145,15 @@ def settle_columns(
     rule, offered, nums, dens, pushes = paytable_index(ruleset, features, len(cancelled))
     slot = np.where((types >= 0) & (mode >= 0), types * len(MODES) + mode, 0)
     settles = ~cancelled[round_index] & (types >= 0) & (mode >= 0) & offered[slot]  # the others: refunded
-    credit = stakes.copy()
-    rows = np.flatnonzero(settles)
-    matched = rule[slot[rows], round_index[rows]].astype(np.intp)
-    s = stakes[rows]
-    won = matched >= 0
+    if round_index.size and round_index.min() < 0:
+        raise ValueError("a bet's round index is negative")
+    # slot and round index are in bounds (cancelled[round_index] has checked the upper one): one flat take
+    matched = rule.ravel()[slot * len(cancelled) + round_index]
+    won = settles & (matched >= 0)
     k = np.where(won, matched, 0)
-    win = s * nums[k]  # exact integers: the stake times the odds' numerator, then one rounding
-    paid = np.where(pushes[k], s, s + _round_column(win, dens[k], ruleset.rounding))
-    credit[rows] = np.where(won, paid, 0)
-    return credit
+    win = stakes * nums[k]  # exact integers: the stake times the odds' numerator, then one rounding
+    den = dens[k]
+    fractional = np.flatnonzero(den > 1)  # most odds are whole (1:1, 8:1): only the others need dividing
+    win[fractional] = _round_column(win[fractional], den[fractional], ruleset.rounding)
+    paid = np.where(pushes[k], stakes, stakes + win)
+    return np.where(settles, np.where(won, paid, 0), stakes)

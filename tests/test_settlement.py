@@ -661,3 +661,13 @@ def test_settle_columns_equals_settle_for_every_rounding_rule(rid, rounding, han
                          np.array([b[2] for b in bets]), np.array([b[3] for b in bets]), cols,
                          np.zeros(len(feats), dtype=bool))  # fmt: skip
     assert got.tolist() == [settle(rs, c, m, s, feats[i]) for c, m, s, i in bets]
+
+
+@pytest.mark.parametrize("round_index", [-1, 2])
+def test_settle_columns_refuses_a_round_index_outside_its_rounds(round_index):
+    # a wrapped or past-the-end index would silently settle the bet on another round's cards
+    rs = load_ruleset(RULESETS[0])
+    feats = [features("NO_PAIR"), features("NO_PAIR")]
+    with pytest.raises((IndexError, ValueError)):
+        settle_columns(rs, np.array(["PLAYER"]), np.array([MODES[0]]), np.array([100]), np.array([round_index]),
+                       feature_columns(feats), np.zeros(2, dtype=bool))
