@@ -209,12 +209,11 @@ def _audit(table: TableInfo, shoes: pa.Table, rounds: pa.Table, shoe_of_round: n
     if "_shoe_id" in bets.column_names and pc.count_distinct(rounds["round_id"]).as_py() < R:
         sep = "\x1f"
         keys = pc.binary_join_element_wise(pa.array(shoe_ids[round_shoe], pa.string()), rounds["round_id"], sep)
-        round_of_bet = pc.index_in(pc.binary_join_element_wise(plain(bets["_shoe_id"]), bets["round_id"], sep), keys)
-    else:
-        round_of_bet = pc.index_in(bets["round_id"], rounds["round_id"])
-    if round_of_bet.null_count:
+        ri = _code_column(pc.binary_join_element_wise(plain(bets["_shoe_id"]), plain(bets["round_id"]), sep), keys)
+    else:  # (the bets' round ids arrive dictionary-encoded: each distinct id is looked up once)
+        ri = _code_column(bets["round_id"], _array(plain(rounds["round_id"])))
+    if (ri < 0).any():
         raise ValueError("audit_shoes_tables: a bet's round is not among the rounds")
-    ri = round_of_bet.to_numpy(zero_copy_only=False).astype(np.int64)
     accounts = _array(bets["account_id"]).dictionary_encode()
     rank = np.empty(len(accounts.dictionary), dtype=np.int64)
     rank[pc.sort_indices(accounts.dictionary).to_numpy()] = np.arange(len(accounts.dictionary))

@@ -352,11 +352,16 @@ class _RoundLookup:
     built once per index looks up only the few thousand distinct rounds of a batch."""
 
     def __init__(self):
-        self._index = None  # (mark of the round index, {round_id: its first row})
+        self._index = None  # (mark of the round index, {round_id: its row}, round ids of more than one row)
+
+    @property
+    def repeated(self) -> set[str]:
+        """Round ids that name more than one round of the index: a bet on one cannot be told its round."""
+        return self._index[2] if self._index else set()
 
     def rounds(self, round_ids, round_index: pa.Table) -> tuple[np.ndarray, pa.Array]:
         """(round of each bet among the batch's distinct rounds, row of each distinct round in the round
-        index (null: unknown))."""
+        index (null: unknown, or one of `repeated`))."""
         # A pipeline has one round index, which a runner may hand over as a new object for each bundle:
         # told apart by size and ends, not compared row by row each time.
         ids = round_index["round_id"]
@@ -364,9 +369,13 @@ class _RoundLookup:
                 ids[-1].as_py() if len(ids) else None)
         if self._index is None or self._index[0] != mark:
             lookup: dict[str, int] = {}
+            repeated: set[str] = set()
             for i, rid in enumerate(ids.to_pylist()):
-                lookup.setdefault(rid, i)
-            self._index = (mark, lookup)
+                if lookup.setdefault(rid, i) != i:
+                    repeated.add(rid)
+            for rid in repeated:
+                del lookup[rid]
+            self._index = (mark, lookup, repeated)
         lookup = self._index[1]
         encoded = pc.dictionary_encode(round_ids)
         encoded = encoded.combine_chunks() if isinstance(encoded, pa.ChunkedArray) else encoded
@@ -416,6 +425,17 @@ class _Placing:
             lost, dates = lost.filter(pc.invert(in_held)), dates.filter(pc.invert(in_held))
         if lost.num_rows == 0:
             return
+        if self.lookup.repeated:
+            # the contract's round ids are unique; where they repeat (reported by the rounds suite), a bet on
+            # one could be on either round: quarantined rather than settled against a guess
+            ambiguous = pc.is_in(lost["round_id"], value_set=pa.array(sorted(self.lookup.repeated), pa.string()))
+            if pc.any(ambiguous).as_py():
+                yield OUT_QUARANTINE, quarantine_table(
+                    lost.filter(ambiguous), "bets", "round_id names more than one round in rounds: the bet's "
+                    "round cannot be told", dates.filter(ambiguous), "bet_id")
+                lost, dates = lost.filter(pc.invert(ambiguous)), dates.filter(pc.invert(ambiguous))
+            if lost.num_rows == 0:
+                return
         self.unknown.inc(lost.num_rows)
         yield OUT_QUARANTINE, quarantine_table(lost, "bets", "round_id not found in rounds", dates, "bet_id")
         yield OUT_FINDINGS_ACROSS, _unknown_round_findings(lost, dates)

@@ -133,6 +133,34 @@ def test_a_fault_free_day_has_no_finding(tmp_path):
     assert pq.read_table(tmp_path / "out" / "quarantine").num_rows == 0
 
 
+def test_bets_on_a_round_id_that_repeats_across_shoes_are_quarantined_not_guessed(tmp_path):
+    # The contract's round ids are unique, but the rounds suite only reports a repeat. Here the second shoe
+    # reuses the first shoe's ids for its first 20 rounds: a bet on one of them could be on either round.
+    data = datasets.build(shoes=2, bets_per_round=3)
+    first = {r["round_no"]: r["round_id"] for r in data["rounds"] if r["shoe_id"] == "S0"}
+    renamed = {}
+    for r in data["rounds"]:
+        if r["shoe_id"] == "S1" and r["round_no"] <= 20:
+            renamed[r["round_id"]] = r["round_id"] = first[r["round_no"]]
+    for b in data["bets"]:
+        b["round_id"] = renamed.get(b["round_id"], b["round_id"])
+    repeated = set(renamed.values())
+    run(["--input", str(datasets.write(data, tmp_path / "in")), "--output", str(tmp_path / "out")])
+    settled = pq.read_table(tmp_path / "out" / "settlements")
+    quarantined = pq.read_table(tmp_path / "out" / "quarantine")
+    on_repeated = sorted(b["bet_id"] for b in data["bets"] if b["round_id"] in repeated)
+    assert len(on_repeated) == 2 * 20 * 3
+    assert sorted(quarantined["record_id"].to_pylist()) == on_repeated
+    assert set(quarantined["reason"].to_pylist()) == {
+        "round_id names more than one round in rounds: the bet's round cannot be told"}
+    assert settled.num_rows + quarantined.num_rows == len(data["bets"])
+    # every other bet settled on its own round, as paid (the hand-built night is honest), and both shoes
+    # replayed whole
+    assert set(settled["delta"].to_pylist()) == {0}
+    assert pq.read_table(tmp_path / "out" / "findings").num_rows == 0
+    assert pq.read_table(tmp_path / "out" / "round_replays").num_rows == len(data["rounds"])
+
+
 def test_rerunning_a_date_replaces_it_in_the_warehouse(audited, tmp_path):
     _, folder, tmp, record = audited
     wh = str(tmp_path / "audit.duckdb")
