@@ -19,6 +19,17 @@ class RoundNotFound(LookupError):
     pass
 
 
+class AmbiguousRound(LookupError):
+    """The round id names more than one round (args: the id, the shoes of its rounds). Round ids are unique
+    by contract; where they repeat, the bets on the id cannot be told apart (the audit quarantines them),
+    so no one round is shown as if it were the one."""
+
+
+def _one_round(round_id: str, shoes: list[str]) -> None:
+    if len(shoes) > 1:
+        raise AmbiguousRound(round_id, sorted(shoes))
+
+
 def _jsonable(row: dict) -> dict:
     return {k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in row.items()}
 
@@ -36,6 +47,7 @@ def from_warehouse(warehouse: str, round_id: str) -> dict:
         replay = rows("SELECT * FROM round_replays WHERE round_id = ?", [round_id])
         if not replay:
             raise RoundNotFound(round_id)
+        _one_round(round_id, [x["shoe_id"] for x in replay])
         r = replay[0]
         ruleset = None
         has_tables = con.execute(
@@ -103,6 +115,7 @@ def from_input(input_dir: str, round_id: str) -> dict:
     the_round = _read(input_dir, "rounds", "round_id", round_id, rounds_read)
     if the_round.num_rows == 0:
         raise RoundNotFound(round_id)
+    _one_round(round_id, the_round["shoe_id"].to_pylist())
     shoe_id = the_round["shoe_id"][0].as_py()
     table_id = the_round["table_id"][0].as_py()
     shoe = _read(input_dir, "shoes", "shoe_id", shoe_id)

@@ -111,6 +111,26 @@ def test_unknown_round_is_one_line_and_exit_2(audited, source):
     assert result.output.strip().count("\n") == 0 and "NO-SUCH-ROUND" in result.output
 
 
+
+@pytest.mark.parametrize("source", ["warehouse", "input"])
+def test_a_round_id_naming_two_rounds_is_refused_naming_both_shoes(tmp_path, source):
+    # round ids are unique by contract; where the second shoe reuses the first one's, showing either round
+    # (with the bets of both) would mislead the investigator
+    from tests import datasets
+
+    data = datasets.build(shoes=2, bets_per_round=2)
+    for r in data["rounds"]:
+        r["round_id"] = r["round_id"].split("-", 1)[1]
+    for b in data["bets"]:
+        b["round_id"] = b["round_id"].split("-", 1)[1]
+    folder = datasets.write(data, tmp_path / "in")
+    load(str(tmp_path / "w.duckdb"), run(["--input", str(folder), "--output", str(tmp_path / "out")]).__dict__)
+    where = ["--warehouse", str(tmp_path / "w.duckdb")] if source == "warehouse" else ["--input", str(folder)]
+    result = runner.invoke(app, ["replay", "R01", *where])
+    assert result.exit_code == 3
+    assert result.output.strip().count("\n") == 0
+    assert "R01 names 2 rounds" in result.output and "shoes S0, S1" in result.output
+
 @pytest.mark.parametrize("source", ["warehouse", "input"])
 def test_a_fresh_replay_process_never_loads_pandas_and_tells_the_same_story(audited, tmp_path, source):
     """The command as an investigator starts it, in its own process: pyarrow is told there is no pandas

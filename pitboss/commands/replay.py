@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from pitboss.exit_codes import USAGE
+from pitboss.exit_codes import BAD_INPUT, USAGE
 
 HTML = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Round {{ r.round_id }} — pitboss incident replay</title>
@@ -70,6 +70,11 @@ def replay(
         data = incident.from_warehouse(warehouse, round_id) if warehouse else incident.from_input(input, round_id)
     except incident.RoundNotFound as e:
         _fail(f"round {e.args[0]} not found in {'the warehouse' if warehouse else 'the input'}")
+    except incident.AmbiguousRound as e:
+        round_id, shoes = e.args
+        _fail(f"round id {round_id} names {len(shoes)} rounds in {'the warehouse' if warehouse else 'the input'} "
+              f"(shoes {', '.join(map(str, shoes))}): round ids are unique by contract, so its bets cannot be told "
+              "apart (the audit quarantines them)", BAD_INPUT)
     except Exception as e:  # unreadable warehouse or input: one line, not a traceback
         _fail(f"cannot read {'warehouse ' + warehouse if warehouse else 'input ' + str(input)}: {e}")
     if format == "text":
@@ -115,9 +120,9 @@ def pyarrow_without_pandas() -> None:
         sys.meta_path.remove(blocker)
 
 
-def _fail(message: str) -> None:
-    Console(stderr=True).print(f"[red]error:[/red] {message}", highlight=False)
-    raise typer.Exit(USAGE)
+def _fail(message: str, code: int = USAGE) -> None:
+    Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {message}", highlight=False)  # one line
+    raise typer.Exit(code)
 
 
 def render(data: dict, format: str) -> str:
