@@ -412,7 +412,7 @@ class _Placing:
         yield from self.lost(bets.filter(pa.array(~known)), held)
 
     def lost(self, lost: pa.Table, held: pa.Table):
-        """The outputs of bets whose round is not in the round index."""
+        """The outputs of bets whose round is not in the round index, or not one round of it."""
         lost = plain_table(lost)
         if lost.num_rows == 0:
             return
