@@ -60,7 +60,8 @@ def audit_shoes_tables(
     """Audit many shoes of one table at once (the same results as audit_shoe_tables shoe by shoe, in
     one pass of the engine: see engine.shoe_audit.audit_shoes). Every shoe_id of `shoes` must be
     there once, every round's shoe among them, every bet's round among the rounds; a bet matches its
-    round by `_shoe_id` too when it has that column (round ids repeated across shoes).
+    round by `_shoe_id` too when it has that column (round ids repeated across shoes). The rounds'
+    `round_id` is plain strings; the bets' may be dictionary-encoded, as the pipeline reads them.
 
     `compact`: the settlements may keep repeated strings dictionary-encoded (cheaper to shuffle; the
     output writer casts them to the schema's plain strings)."""
@@ -211,7 +212,7 @@ def _audit(table: TableInfo, shoes: pa.Table, rounds: pa.Table, shoe_of_round: n
         keys = pc.binary_join_element_wise(pa.array(shoe_ids[round_shoe], pa.string()), rounds["round_id"], sep)
         ri = _code_column(pc.binary_join_element_wise(plain(bets["_shoe_id"]), plain(bets["round_id"]), sep), keys)
     else:  # (the bets' round ids arrive dictionary-encoded: each distinct id is looked up once)
-        ri = _code_column(bets["round_id"], _array(plain(rounds["round_id"])))
+        ri = _code_column(bets["round_id"], _array(rounds["round_id"]))
     if (ri < 0).any():
         raise ValueError("audit_shoes_tables: a bet's round is not among the rounds")
     accounts = _array(bets["account_id"]).dictionary_encode()
