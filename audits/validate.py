@@ -35,6 +35,7 @@ import os
 os.environ["GX_ANALYTICS_ENABLED"] = "false"
 
 import ast  # noqa: E402
+import contextlib  # noqa: E402
 import datetime as _dt  # noqa: E402
 import decimal  # noqa: E402
 import glob  # noqa: E402
@@ -43,6 +44,7 @@ import json  # noqa: E402
 import posixpath  # noqa: E402
 import re  # noqa: E402
 import shutil  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable, Iterable  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
@@ -65,6 +67,7 @@ PARTIAL_UNEXPECTED_COUNT = 20  # examples kept per failing expectation (GE's SUM
 CATEGORICAL_SAMPLE, CATEGORICAL_DISTINCT = 100_000, 1_000  # a column this repetitive is checked per distinct value
 MATERIALIZE_BYTES = 1 << 30  # a table whose query checks share one in-memory copy (else: one scan per check)
 AT_ONCE_ROWS = 2_000_000  # a table this small (and <= MATERIALIZE_BYTES) is read once for all its checks
+SUITES_MEMORY_LIMIT = "512MB"  # DuckDB's memory for the suites; beyond it, a temporary folder
 SUITES_PACKAGE, SUITES_FOLDER = "audits", "expectations"
 DOCS_SITE = "pitboss"
 MANIFEST = "_manifest.json"
@@ -823,14 +826,19 @@ def _evaluate_unique(con, batch: _Batch, checks: list[tuple[int, UniqueCheck]]) 
     for i, c in checks:
         keys = ", ".join(_ident(k) for k in c.keys)
         cols.append(f"CASE WHEN {_unexpected_sql(c.domain, c.ignored)} THEN hash({keys}) END AS u{i}")
-    table = con.sql(f"SELECT {', '.join(cols)} FROM {view}").to_arrow_table()
+    # streamed into one array per check (8 bytes a row), not collected as a table and then copied
+    filled = [0] * len(checks)
+    arrays = [np.empty(batch.rows, np.uint64) for _ in checks]
+    for record_batch in con.sql(f"SELECT {', '.join(cols)} FROM {view}").to_arrow_reader(1 << 17):
+        for j, column in enumerate(record_batch.columns):
+            values = column.drop_null().to_numpy(zero_copy_only=True) if column.null_count else column.to_numpy()
+            if filled[j] + len(values) > len(arrays[j]):  # more rows than the footers said: grow
+                arrays[j] = np.concatenate([arrays[j][:filled[j]], np.empty(len(values) + len(arrays[j]), np.uint64)])
+            arrays[j][filled[j]:filled[j] + len(values)] = values
+            filled[j] += len(values)
     out = {}
-    for i, c in checks:
-        column = table.column(f"u{i}")
-        if column.null_count:
-            column = column.drop_null()
-        chunks = [chunk.to_numpy(zero_copy_only=True) for chunk in column.chunks if len(chunk)]
-        hashes = np.concatenate(chunks) if chunks else np.empty(0, np.uint64)
+    for j, (i, c) in enumerate(checks):
+        hashes = arrays[j][:filled[j]]
         hashes.sort()
         repeated = np.unique(hashes[1:][hashes[1:] == hashes[:-1]])
         if not len(repeated):
@@ -916,13 +924,13 @@ def _count_queries(con, batch: _Batch, checks: list[tuple[int, QueryCheck]]) -> 
             (row,) = _fetch(con, f"WITH {shared} AS MATERIALIZED (SELECT * FROM {_ident(batch.name)}) SELECT {counts}")
             return {i: int(n) for (i, _), n in zip(checks, row, strict=True)}
         except Exception as exc:  # noqa: BLE001 - find which one fails, below
-            if _is_io_error(exc):
+            if _is_io_error(exc) or _is_out_of_memory(exc):
                 raise
     for i, c in checks:
         try:
             out[i] = int(_fetch(con, f"SELECT count(*) FROM ({c.sql.replace('{batch}', _ident(batch.name))})")[0][0])
         except Exception as exc:  # noqa: BLE001
-            if _is_io_error(exc):
+            if _is_io_error(exc) or _is_out_of_memory(exc):
                 raise
             out[i] = exc
     return out
@@ -1015,6 +1023,8 @@ def _evaluate_suite(con, suite: Suite, batch: _Batch) -> list[Outcome]:
                 r = _evaluate_query(con, batch, p, n)
                 outcomes[e.index] = Outcome(e, r["success"], r["result"])
     except Exception as exc:  # noqa: BLE001 - a file DuckDB cannot read is a structural failure, named
+        if _is_out_of_memory(exc) and _lift_memory_limit(con):  # not the data's fault: again, without the limit
+            return _evaluate_suite(con, suite, batch)
         message = f"{batch.name}: cannot be read: {_one_line(exc)}"
         batch.error = message
         for e in suite.expectations:
@@ -1029,12 +1039,36 @@ def _is_io_error(exc: BaseException) -> bool:
     return isinstance(exc, duckdb.IOException | duckdb.InvalidInputException | OSError)
 
 
-def _connect():
+def _is_out_of_memory(exc: BaseException) -> bool:
     import duckdb
 
-    con = duckdb.connect(config={"preserve_insertion_order": True})
-    _fetch(con, "SET enable_progress_bar = false")  # no progress bar on the terminal for long scans
-    return con
+    return isinstance(exc, duckdb.OutOfMemoryException)
+
+
+def _lift_memory_limit(con) -> bool:
+    """DuckDB's own memory limit from now on, after a statement that SUITES_MEMORY_LIMIT could not hold (a row
+    group too large to read within it); False if the limit was lifted already."""
+    before = _fetch(con, "SELECT current_setting('memory_limit')")[0][0]
+    _fetch(con, "RESET memory_limit")
+    return _fetch(con, "SELECT current_setting('memory_limit')")[0][0] != before
+
+
+@contextlib.contextmanager
+def _connection():
+    """An in-memory DuckDB for the suites, held to SUITES_MEMORY_LIMIT: what does not fit (a large table read
+    once for all its checks, a large grouping) goes to a temporary folder, removed afterwards, so that the
+    suites' memory does not grow with the night (they run beside the audit)."""
+    import duckdb
+
+    spill = tempfile.mkdtemp(prefix="pitboss-suites-")
+    con = duckdb.connect(config={"preserve_insertion_order": True, "memory_limit": SUITES_MEMORY_LIMIT,
+                                 "temp_directory": spill})
+    try:
+        _fetch(con, "SET enable_progress_bar = false")  # no progress bar on the terminal for long scans
+        yield con
+    finally:
+        con.close()
+        shutil.rmtree(spill, ignore_errors=True)
 
 
 def _structural_messages(suite: Suite, batch: _Batch, outcomes: list[Outcome]) -> list[str]:
@@ -1075,12 +1109,9 @@ def validate_inputs(input_dir: str | os.PathLike[str], *, suites_directory: str 
     input_dir = os.fspath(input_dir)
     suites = load_suites(INPUT_SUITES, suites_directory)
     report = ValidationReport(input_dir=input_dir)
-    con = _connect()
-    try:
+    with _connection() as con:
         batches = {t: _input_batch(con, input_dir, t) for t in TABLE_NAMES}
         _validate(batches, suites, con, report)
-    finally:
-        con.close()
     report.seconds = time.perf_counter() - t0
     return report
 
@@ -1104,8 +1135,7 @@ def validate_outputs(output_dir: str | os.PathLike[str], input_dir: str | os.Pat
     output_dir = os.fspath(output_dir)
     suites = load_suites(OUTPUT_SUITES, suites_directory)
     report = ValidationReport(output_dir=output_dir)
-    con = _connect()
-    try:
+    with _connection() as con:
         batches = {name: _output_batch(con, output_dir, name) for name in OUTPUTS}
         manifest_input, bet_files = _manifest_inputs(output_dir)
         report.input_dir = os.fspath(input_dir) if input_dir is not None else manifest_input
@@ -1128,8 +1158,6 @@ def validate_outputs(output_dir: str | os.PathLike[str], input_dir: str | os.Pat
         for name in list(report.rows):  # the outputs are not all validated by a suite of their own
             if name not in {s.batch for s in suites.values()}:
                 report.rows.pop(name)
-    finally:
-        con.close()
     report.seconds = time.perf_counter() - t0
     return report
 

@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import socket
+import tempfile
 import time
 import warnings
 from collections.abc import Callable
@@ -369,6 +370,30 @@ def _oracle_unexpected_rows(table: str, e: dq.Expectation, rows: list[dict]) -> 
         return sum(1 for r in rows if r["status"] == "settled"
                    and not 4 <= len(r["player_cards"] or []) + len(r["banker_cards"] or []) <= 6)
     raise AssertionError(f"no oracle for {text}")
+
+
+def test_the_suites_give_the_same_outcomes_whatever_memory_they_are_held_to(base, tmp_path, monkeypatch):
+    """The suites' DuckDB is held to SUITES_MEMORY_LIMIT. Held to 64 KB it cannot read these files at all: the
+    suite is run again without the limit, and no outcome depends on it; the spill folder is gone afterwards."""
+    folder = write_dataset(_noisy(base), tmp_path / "data")
+
+    def outcomes(report):
+        return {name: [(o.success, o.result, o.error) for o in report.outcomes[name]] for name in report.outcomes}
+
+    expected = outcomes(dq.validate_inputs(folder))
+    assert any(s is False for name in expected for s, _, _ in expected[name])  # the noisy data fails checks
+    spill_root = tmp_path / "tmp"
+    spill_root.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spill_root))
+    lifted = []
+    real_lift = dq._lift_memory_limit
+    monkeypatch.setattr(dq, "_lift_memory_limit", lambda con: lifted.append(real_lift(con)) or lifted[-1])
+    for limit, must_lift in (("1GB", False), ("64KB", True)):
+        lifted.clear()
+        monkeypatch.setattr(dq, "SUITES_MEMORY_LIMIT", limit)
+        assert outcomes(dq.validate_inputs(folder)) == expected, limit
+        assert (True in lifted) == must_lift, (limit, lifted)
+    assert list(spill_root.iterdir()) == []
 
 
 def test_sql_path_agrees_with_great_expectations_pandas_execution(base, tmp_path):
