@@ -13,10 +13,13 @@ Execution does not go through GE's execution engines (its SQL datasource does no
 engine would load everything into memory): every expectation type is translated to DuckDB SQL in one place,
 SQL_BUILDERS, and run over read_parquet(<the table's files>). A large table (bets) gets one aggregate scan for all
 its row-level checks (null counts come from the Parquet footers when they are there; set and regex checks on a
-repetitive column are counted once per distinct value), one hash scan for its uniqueness checks (hashes sorted in
-numpy; only keys whose hash repeats are grouped again, exactly) and one query per unexpected-rows check. A small
-table (rounds, shoes: few rows, long card lists) is read once into a MATERIALIZED CTE and every check of its suite
-is one subquery of a single statement. A failing check then gets a LIMIT query for a few unexpected examples. The
+repetitive column are counted once per distinct value), one hash scan for its uniqueness checks (hashes streamed
+into one numpy array, 8 bytes a row, and sorted; only keys whose hash repeats are grouped again, exactly) and one
+query per unexpected-rows check. A small table (rounds, shoes: few rows, long card lists) is read once into a
+MATERIALIZED CTE and every check of its suite is one subquery of a single statement. A failing check then gets a
+LIMIT query for a few unexpected examples. DuckDB is held to SUITES_MEMORY_LIMIT and spills what does not fit to a
+temporary folder, so that the suites' memory does not grow with the night (they run beside the audit); a statement
+that cannot run within the limit at all (a row group too large) runs its suite again without it. The
 counts follow GE's own semantics (nulls skipped, ignore_row_if, row_condition as pandas reads it, mostly) and are
 turned into GE's result objects (ExpectationSuiteValidationResult / ExpectationValidationResult, format SUMMARY)
 only when asked for (`ValidationReport.results`, `write_data_docs`), so that the audit does not pay for importing
