@@ -829,14 +829,15 @@ def _evaluate_unique(con, batch: _Batch, checks: list[tuple[int, UniqueCheck]]) 
     for i, c in checks:
         keys = ", ".join(_ident(k) for k in c.keys)
         cols.append(f"CASE WHEN {_unexpected_sql(c.domain, c.ignored)} THEN hash({keys}) END AS u{i}")
-    # streamed into one array per check (8 bytes a row), not collected as a table and then copied
+    # streamed into one array per check (8 bytes a row; batch.rows is the footers' count of the rows scanned
+    # here), not collected as a table and then copied
     filled = [0] * len(checks)
     arrays = [np.empty(batch.rows, np.uint64) for _ in checks]
     for record_batch in con.sql(f"SELECT {', '.join(cols)} FROM {view}").to_arrow_reader(1 << 17):
         for j, column in enumerate(record_batch.columns):
             values = column.drop_null().to_numpy(zero_copy_only=True) if column.null_count else column.to_numpy()
-            if filled[j] + len(values) > len(arrays[j]):  # more rows than the footers said: grow
-                arrays[j] = np.concatenate([arrays[j][:filled[j]], np.empty(len(values) + len(arrays[j]), np.uint64)])
+            if filled[j] + len(values) > len(arrays[j]):
+                raise ValueError(f"{batch.name}: more rows than its Parquet footers say (a file changed while read)")
             arrays[j][filled[j]:filled[j] + len(values)] = values
             filled[j] += len(values)
     out = {}
