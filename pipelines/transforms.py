@@ -11,6 +11,7 @@ import copyreg
 import pickle
 import threading
 import typing
+import uuid
 import weakref
 
 import apache_beam as beam
@@ -349,15 +350,28 @@ def _codes_of(per_round: pa.DictionaryArray, rounds: np.ndarray) -> pa.Dictionar
 class _RoundLookup:
     """Where the rounds of a batch of bets are in the round index (ROUND_INDEX, a side input).
     pc.index_in would hash the whole index (every round of the night) for every batch of bets; a dict
-    built once per index looks up only the few thousand distinct rounds of a batch."""
+    built once per index looks up only the few thousand distinct rounds of a batch. The dict (~125 bytes
+    a round: 76 MB for a night of 600k rounds) is one per process for the DoFns of one pipeline
+    (`pipeline`: AuditShoes gives them a token of their own), not one per DoFn: _LocateBets' would
+    otherwise stay beside the groups' while they are audited."""
 
-    def __init__(self):
-        self._index = None  # (mark of the round index, {round_id: its row}, round ids of more than one row)
+    # (pipeline, mark of its round index, {round_id: its row}, round ids of more than one row): the latest
+    _index: tuple | None = None
+
+    def __init__(self, pipeline: str):
+        self.pipeline = pipeline
+
+    def _current(self, mark=None) -> tuple | None:
+        index = _RoundLookup._index
+        if index is None or index[0] != self.pipeline or (mark is not None and index[1] != mark):
+            return None
+        return index
 
     @property
     def repeated(self) -> set[str]:
         """Round ids that name more than one round of the index: a bet on one cannot be told its round."""
-        return self._index[2] if self._index else set()
+        index = self._current()
+        return index[3] if index else set()
 
     def rounds(self, round_ids, round_index: pa.Table) -> tuple[np.ndarray, pa.Array]:
         """(round of each bet among the batch's distinct rounds, row of each distinct round in the round
@@ -367,7 +381,9 @@ class _RoundLookup:
         ids = round_index["round_id"]
         mark = (round_index.num_rows, ids.nbytes, ids[0].as_py() if len(ids) else None,
                 ids[-1].as_py() if len(ids) else None)
-        if self._index is None or self._index[0] != mark:
+        index = self._current(mark)
+        if index is None:
+            _RoundLookup._index = None  # (the old dict goes before the new one is built)
             lookup: dict[str, int] = {}
             repeated: set[str] = set()
             for i, rid in enumerate(ids.to_pylist()):
@@ -375,8 +391,8 @@ class _RoundLookup:
                     repeated.add(rid)
             for rid in repeated:
                 del lookup[rid]
-            self._index = (mark, lookup, repeated)
-        lookup = self._index[1]
+            index = _RoundLookup._index = (self.pipeline, mark, lookup, repeated)
+        lookup = index[2]
         encoded = pc.dictionary_encode(round_ids)
         encoded = encoded.combine_chunks() if isinstance(encoded, pa.ChunkedArray) else encoded
         at = pa.array([lookup.get(r) for r in encoded.dictionary.to_pylist()], pa.int64())
@@ -390,8 +406,8 @@ class _Placing:
     unknown rounds put in quarantine with an UNKNOWN_ROUND finding (or, where their round is in
     quarantine itself, with that reason and no finding)."""
 
-    def __init__(self):
-        self.lookup = _RoundLookup()
+    def __init__(self, pipeline: str):
+        self.lookup = _RoundLookup(pipeline)
         self.unknown = Metrics.counter("audit", "bets_unknown_round")
 
     def place(self, bets: pa.Table, round_index: pa.Table, held: pa.Table):
@@ -465,8 +481,8 @@ def _bet_findings(kind: str, bets: pa.Table, dates, expected: str, recorded, mes
 class _PlaceBets(beam.DoFn):
     """Bets (compacted by `_compact`: repeated strings filter as codes) placed on their rounds (_Placing)."""
 
-    def __init__(self):
-        self._placing = _Placing()
+    def __init__(self, pipeline: str):
+        self._placing = _Placing(pipeline)
 
     def process(self, bets: pa.Table, round_index: pa.Table, held: pa.Table):
         release_free_memory()
@@ -505,12 +521,12 @@ class _LocateBets(beam.DoFn):
     (or none) is read here, and its rows go to their groups through the shuffle ("bets", as _PlaceBets
     does), their bet ids to the duplicate check ("bet_ids")."""
 
-    def __init__(self, reader: BetReader, bet_ids: _BetIdBuckets):
+    def __init__(self, reader: BetReader, bet_ids: _BetIdBuckets, pipeline: str):
         self.reader, self.bet_ids = reader, bet_ids
         self.rows_read = Metrics.counter("input", "bets_rows")
         self.rows_bad = Metrics.counter("input", "bets_quarantined")
         self.in_place = Metrics.counter("audit", "bet_row_groups_read_in_place")
-        self._placing = _Placing()
+        self._placing = _Placing(pipeline)
 
     def process(self, row_group, round_index: pa.Table, held: pa.Table):
         release_free_memory()
@@ -550,10 +566,10 @@ class _GroupBets:
     read and checked, and its rows whose round is in this group kept. The last three row groups read are
     kept, as a row group often feeds two or more groups audited one after the other."""
 
-    def __init__(self, reader: BetReader, bet_ids: _BetIdBuckets):
+    def __init__(self, reader: BetReader, bet_ids: _BetIdBuckets, pipeline: str):
         self.reader, self.bet_ids = reader, bet_ids
-        self._placing = _Placing()
-        self.lookup = self._placing.lookup  # (one dict of the round index per worker)
+        self._placing = _Placing(pipeline)
+        self.lookup = self._placing.lookup
         self.rows_bad = Metrics.counter("input", "bets_quarantined")
         self.reads = Metrics.counter("audit", "bet_row_group_reads")
         self._recent: dict = {}
@@ -615,8 +631,8 @@ class _AuditGroup(beam.DoFn):
     """One group of shoes (see SHOE_GROUPS) with their rounds and bets through the engine; with a reader,
     the group reads its bets from the row groups _LocateBets named (_GroupBets)."""
 
-    def __init__(self, reader: BetReader | None, bet_ids: _BetIdBuckets):
-        self.reader, self.bet_ids = reader, bet_ids
+    def __init__(self, reader: BetReader | None, bet_ids: _BetIdBuckets, pipeline: str):
+        self.reader, self.bet_ids, self.pipeline = reader, bet_ids, pipeline
         self.rounds = Metrics.counter("audit", "rounds")
         self.bets = Metrics.counter("audit", "bets")
         self.shoes = Metrics.counter("audit", "shoes")
@@ -624,7 +640,7 @@ class _AuditGroup(beam.DoFn):
         self._infos = None
 
     def setup(self):
-        self._group_bets = _GroupBets(self.reader, self.bet_ids) if self.reader is not None else None
+        self._group_bets = _GroupBets(self.reader, self.bet_ids, self.pipeline) if self.reader is not None else None
 
     def process(self, element, tables: pa.Table, limits: pa.Table, round_index: pa.Table, held: pa.Table):
         group, grouped = element
@@ -788,9 +804,10 @@ class AuditShoes(beam.PTransform):
         held = beam.pvalue.AsSingleton(held | "HeldRounds" >> CollectTable(pa.schema([("round_id", pa.string())])))
         to_group = {"shoes": shoes, "rounds": rounds}
         bucketed = _BetIdBuckets(self.spill)
+        pipeline = uuid.uuid4().hex  # the DoFns placing this pipeline's bets share one round lookup
         if self.reader is not None:  # bets read by the groups that use them
             located = (inputs[OUT_BET_ROW_GROUPS]
-                       | "LocateBets" >> beam.ParDo(_LocateBets(self.reader, bucketed), round_index, held)
+                       | "LocateBets" >> beam.ParDo(_LocateBets(self.reader, bucketed, pipeline), round_index, held)
                        | "SplitLocated" >> SplitByTag("bets", OUT_BET_ROW_GROUPS, OUT_BET_IDS, *_TABLES_OF_PLACED,
                                                       tables=_TABLES_OF_PLACED))
             to_group[OUT_BET_ROW_GROUPS] = located[OUT_BET_ROW_GROUPS]
@@ -799,13 +816,13 @@ class AuditShoes(beam.PTransform):
             # repeated strings dictionary-encoded once, for both the placing and the duplicate check
             bets = inputs["bets"] | "CompactBets" >> beam.Map(_compact).with_output_types(pa.Table)
             bet_ids = bets | "BucketBetIds" >> beam.FlatMap(bucketed)
-            located = (bets | "PlaceBets" >> beam.ParDo(_PlaceBets(), round_index, held)
+            located = (bets | "PlaceBets" >> beam.ParDo(_PlaceBets(pipeline), round_index, held)
                        | "SplitPlaced" >> SplitByTag("bets", *_TABLES_OF_PLACED, tables=_TABLES_OF_PLACED))
         to_group["bets"] = located["bets"]
         audited = (
             to_group
             | "GroupByShoeGroup" >> beam.CoGroupByKey()
-            | "AuditGroup" >> beam.ParDo(_AuditGroup(self.reader, bucketed), tables, limits, round_index, held
+            | "AuditGroup" >> beam.ParDo(_AuditGroup(self.reader, bucketed, pipeline), tables, limits, round_index, held
                                          ).with_output_types(TAGGED_TABLE)
             | "SplitAudited" >> SplitByTag(*AUDITED, OUT_FINDINGS_ACROSS, OUT_BET_IDS,
                                            tables=(*AUDITED, OUT_FINDINGS_ACROSS))
@@ -926,23 +943,21 @@ def _duplicates_in_bucket(element):
     if not held:
         return
     parts, sizes = [p for p, _ in held], [len(ids) for _, ids in held]
-    # sorted, a repeated id sits next to itself (a sort is several times faster than hashing 10^6 ids);
-    # sorted as one chunked array: no concatenated copy of the ids beside the sorted one
+    # Equal ids share a dense rank (Arrow ranks by sorting: several times faster than hashing 10^6 ids),
+    # so an id is repeated where its rank is counted twice. Ranked as one chunked array, the ids are
+    # never copied: sorting them into a new array (and Arrow's take concatenating the chunks first)
+    # held three times the bucket's ids at once, ~120 bytes an id at the peak instead of ~50.
     ids = pa.chunked_array([chunk for _, i in held for chunk in i.chunks], pa.string())
     del held
-    order = pc.sort_indices(ids)
-    ids = ids.take(order)
-    same_as_previous = pc.fill_null(pc.equal(ids.slice(1), ids.slice(0, len(ids) - 1)), False)
-    if not pc.any(same_as_previous).as_py():
+    rank = pc.rank(ids, sort_keys="ascending", tiebreaker="dense").to_numpy()
+    repeated = np.bincount(rank)[rank] > 1  # (nulls share a rank too; they never equal below)
+    del ids, rank
+    if not repeated.any():
         return
-    # the rows of every repeated id, by their place in the parts put end to end: taken from each part
-    # (no lookup of the repeated ids in every row)
-    same_as_previous = same_as_previous.to_numpy(zero_copy_only=False)
-    repeated = np.zeros(len(ids), dtype=bool)
-    repeated[1:] |= same_as_previous
-    repeated[:-1] |= same_as_previous
-    at = np.sort(order.to_numpy()[repeated].astype(np.int64))
-    del ids, order
+    # the rows of every repeated id, by their place in the parts put end to end (ascending): taken from
+    # each part (no lookup of the repeated ids in every row)
+    at = np.flatnonzero(repeated)
+    del repeated
     starts = np.cumsum([0] + sizes)
     bounds = np.searchsorted(at, starts)  # part k's rows are at[bounds[k]:bounds[k + 1]] (`at` is sorted)
     with_repeats = [k for k in range(len(parts)) if bounds[k + 1] > bounds[k]]

@@ -23,7 +23,9 @@ from pipelines.io import SpillFolder
 from pipelines.transforms import (
     DUPLICATE_BUCKETS,
     READ_IN_PLACE_UP_TO,
+    ROUND_INDEX,
     Packed,
+    _RoundLookup,
     _buckets,
     _duplicates_in_bucket,
     string_hash,
@@ -265,16 +267,20 @@ def _bets_with_ids(ids: list[str]) -> pa.Table:
 
 
 @settings(max_examples=60, deadline=None)
-@given(ids=st.lists(st.text(alphabet="AB-01", max_size=12), max_size=200))
+@given(ids=st.lists(st.none() | st.text(alphabet="AB-01", max_size=12), max_size=200))
 def test_the_duplicate_check_finds_exactly_the_repeats(ids):
     """Against counting: every occurrence of an id after its first (by placed_at, file, row) is one
-    DUPLICATE_BET, and nothing else is, whichever of a bucket's tables the occurrences are in."""
+    DUPLICATE_BET, and nothing else is, whichever of a bucket's tables the occurrences are in. A missing id
+    (which the row checks reject before) is never a repeat."""
     bets = _bets_with_ids(ids)
     found = list(_duplicates_in_bucket((0, [bets.slice(0, len(ids) // 2), bets.slice(len(ids) // 2)])))
     got = sorted((r["bet_id"], r["recorded"]) for t in found for r in t.to_pylist())
-    rows = sorted(bets.to_pylist(), key=lambda r: (r["bet_id"], r["placed_at"], r["_source_file"], r["_source_row"]))
+    rows = sorted(bets.to_pylist(), key=lambda r: (r["bet_id"] is None, r["bet_id"] or "", r["placed_at"],
+                                                   r["_source_file"], r["_source_row"]))
     expected, seen = [], set()
     for r in rows:
+        if r["bet_id"] is None:
+            continue
         if r["bet_id"] in seen:
             expected.append((r["bet_id"], f"{r['_source_file']} row {r['_source_row']}"))
         seen.add(r["bet_id"])
@@ -342,3 +348,30 @@ def test_a_spilled_or_packed_table_gives_back_only_the_columns_asked_for(tmp_pat
     for held in (Packed(table), SpillFolder(str(tmp_path)).put(table)):
         assert held.table(["bet_id", "_source_row"]).equals(table.select(["bet_id", "_source_row"]))
         assert held.table().equals(table)
+
+
+def _round_index(round_ids: list[str]) -> pa.Table:
+    n = len(round_ids)
+    return pa.table({"round_id": round_ids, "shoe_id": ["S"] * n, "_group": ["G"] * n}, schema=ROUND_INDEX)
+
+
+def test_the_dofns_of_one_pipeline_share_one_round_lookup_and_other_pipelines_get_their_own():
+    """The round lookup (a dict of every round of the night) is built once for a pipeline's DoFns, however
+    many look rounds up; another pipeline in the same process, whose round index looks the same from its
+    size and ends but differs inside, gets rows from its own index."""
+    night = _round_index(["R-1", "R-2", "R-2", "R-9"])  # R-2 twice: it names no one round
+    other = _round_index(["R-1", "R-3", "R-4", "R-9"])  # same rows, bytes, first and last id
+    bets = pa.array(["R-9", "R-2", "R-3", "R-1"])
+
+    def rows(lookup, index):
+        codes, at = lookup.rounds(bets, index)
+        return at.take(pa.array(codes)).to_pylist()
+
+    locating, grouping = _RoundLookup("night"), _RoundLookup("night")
+    assert rows(locating, night) == [3, None, None, 0]
+    built = _RoundLookup._index
+    assert rows(grouping, night) == [3, None, None, 0] and _RoundLookup._index is built  # not built again
+    assert grouping.repeated == {"R-2"}
+    assert rows(_RoundLookup("another night"), other) == [3, None, 1, 0]
+    assert _RoundLookup("another night").repeated == set()
+    assert rows(locating, night) == [3, None, None, 0]  # (built again for the first pipeline: the latest only)
