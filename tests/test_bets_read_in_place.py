@@ -25,9 +25,9 @@ from pipelines.transforms import (
     READ_IN_PLACE_UP_TO,
     ROUND_INDEX,
     Packed,
-    _RoundLookup,
     _buckets,
     _duplicates_in_bucket,
+    _RoundLookup,
     string_hash,
 )
 from pitboss.recorder import GenerateConfig, generate
