@@ -62,6 +62,31 @@ def connect_for_write(path: str) -> duckdb.DuckDBPyConnection:
     return duckdb.connect(path, config={"storage_compatibility_version": STORAGE_VERSION})
 
 
+def open_for_load(path: str) -> duckdb.DuckDBPyConnection:
+    """A write connection to `path` as a load uses it, with every warehouse table created."""
+    con = connect_for_write(path)
+    # rows are found by their columns (every view and query orders what it shows), not by the order
+    # they were inserted in: letting DuckDB insert in any order loads 10M settlements ~25% faster
+    con.execute("SET preserve_insertion_order = false")
+    for statement in _create_statements():
+        con.execute(statement)
+    return con
+
+
+def insert_beside_audit(con: duckdb.DuckDBPyConnection) -> None:
+    """Hold `con` to what it may use while the audit runs: one thread (the other core runs the audit)
+    and STREAMING_MEMORY_LIMIT."""
+    con.execute("SET threads = 1")
+    con.execute(f"SET memory_limit = '{STREAMING_MEMORY_LIMIT}'")
+
+
+def insert_statement(name: str, columns: list[str] | None = None) -> str:
+    """INSERT of output `name`'s Parquet files (`columns` of them, every one by default), parameters
+    (run_id, [paths])."""
+    cols = ", ".join(f'"{f}"' for f in (OUTPUTS[name].names if columns is None else columns))
+    return f"INSERT INTO {name} (run_id, {cols}) SELECT ?, {cols} FROM read_parquet(?)"
+
+
 def view_sql() -> list[tuple[str, str]]:
     """(file name, SQL) of every view under audits/views, in name order."""
     folder = resources.files("audits") / "views"
@@ -149,12 +174,7 @@ class WarehouseLoad:
         self.staging.unlink(missing_ok=True)
         if self.target.exists():
             shutil.copyfile(self.target, self.staging)
-        con = connect_for_write(str(self.staging))
-        # rows are found by their columns (every view and query orders what it shows), not by the order
-        # they were inserted in: letting DuckDB insert in any order loads 10M settlements ~25% faster
-        con.execute("SET preserve_insertion_order = false")
-        for statement in _create_statements():
-            con.execute(statement)
+        con = open_for_load(str(self.staging))
         con.execute("BEGIN TRANSACTION")
         self._con = con
 
@@ -162,8 +182,7 @@ class WarehouseLoad:
         try:
             self._open()
             self._theoretical = theoretical_rtp_rows()  # while the audit reads its input, long before its first file
-            self._con.execute("SET threads = 1")  # the other core runs the audit
-            self._con.execute(f"SET memory_limit = '{STREAMING_MEMORY_LIMIT}'")
+            insert_beside_audit(self._con)
             while (item := self._queue.get()) is not None and not self._finishing.is_set():
                 batch = [item]  # and whatever else is waiting, in the same statement
                 while not self._queue.empty() and (item := self._queue.get()) is not None:
@@ -183,9 +202,7 @@ class WarehouseLoad:
             self._worker.join()
 
     def _insert(self, name: str, paths: list[str]) -> None:
-        cols = ", ".join(f'"{f}"' for f in OUTPUTS[name].names)
-        self._con.execute(f"INSERT INTO {name} (run_id, {cols}) SELECT ?, {cols} FROM read_parquet(?)",
-                          [self.run_id, paths])
+        self._con.execute(insert_statement(name), [self.run_id, paths])
         self._inserted.extend(paths)
 
     def finish(self, manifest: dict) -> dict[str, int]:
