@@ -34,8 +34,7 @@ def insert_cpu(files: list[str], columns: list[str] | None, scratch: Path) -> tu
     try:
         insert_beside_audit(con)
         con.execute("BEGIN TRANSACTION")
-        sql = (insert_statement("settlements", columns) if columns != [] else
-               "INSERT INTO settlements (run_id) SELECT ? FROM read_parquet(?)")
+        sql = insert_statement("settlements", columns)
         cpu0 = time.process_time()
         for i in range(0, len(files), FILES_PER_STATEMENT):
             con.execute(sql, ["bench", files[i:i + FILES_PER_STATEMENT]])

@@ -81,10 +81,10 @@ def insert_beside_audit(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def insert_statement(name: str, columns: list[str] | None = None) -> str:
-    """INSERT of output `name`'s Parquet files (`columns` of them, every one by default), parameters
-    (run_id, [paths])."""
-    cols = ", ".join(f'"{f}"' for f in (OUTPUTS[name].names if columns is None else columns))
-    return f"INSERT INTO {name} (run_id, {cols}) SELECT ?, {cols} FROM read_parquet(?)"
+    """INSERT of output `name`'s Parquet files (`columns` of them, every one by default; none: run_id
+    only), parameters (run_id, [paths])."""
+    cols = "".join(f', "{c}"' for c in (OUTPUTS[name].names if columns is None else columns))
+    return f"INSERT INTO {name} (run_id{cols}) SELECT ?{cols} FROM read_parquet(?)"
 
 
 def view_sql() -> list[tuple[str, str]]:
