@@ -13,12 +13,12 @@ or codec could shrink it, or whether the insert itself is the cost.
 from __future__ import annotations
 
 import argparse
-import glob
 import os
 import tempfile
 import time
 from pathlib import Path
 
+from pipelines.io import files_in
 from pipelines.warehouse import insert_beside_audit, insert_statement, open_for_load
 from schemas.outputs import OUTPUTS
 
@@ -49,7 +49,7 @@ def insert_cpu(files: list[str], columns: list[str] | None, scratch: Path) -> tu
 
 def anatomy(output_dir: Path, scratch: Path | None = None) -> list[dict]:
     """One row per insert measured: `what`, `cpu_s`, `rows`."""
-    files = sorted(glob.glob(str(output_dir / "settlements" / "**" / "*.parquet"), recursive=True))
+    files = files_in(str(output_dir / "settlements"))
     if not files:
         raise FileNotFoundError(f"{output_dir}: no settlements/*.parquet (the --output folder of a `pitboss audit`)")
     with tempfile.TemporaryDirectory(dir=scratch) as tmp:
