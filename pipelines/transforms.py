@@ -316,6 +316,40 @@ def _by_group(rows: pa.Table, shoe_groups: pa.Table, spill: SpillStore | None = 
         yield group, (spill.put(part) if spill is not None else part)
 
 
+def _spill_by_own_group(shoes: pa.Table, spill: SpillStore):
+    """(the group the shoes' own table and day name, their ids, the shoes held in `spill`) for a batch of
+    shoes, one per such group: done as the shoes are read, so that while the night's shoe groups are
+    gathered the runner holds their ids only, not every shoe's cards (at 30M bets it held 49.5M cards)."""
+    keyed = shoes.append_column(_GROUP, _shoe_groups(shoes)[_GROUP])
+    for group, part in split_by_key(keyed, _GROUP):
+        part = part.drop_columns([_GROUP])
+        yield group, pa.table({"shoe_id": part["shoe_id"]}), spill.put(part)
+
+
+def _route_spilled(waiting: tuple, shoe_groups: pa.Table):
+    """(group, held shoes) for shoes _spill_by_own_group held: their own group, unless a shoe_id is
+    recorded twice with different groups (it then has a group of its own); those rows are picked out of
+    the held table where it is read, not held again."""
+    own, ids, held = waiting
+    groups = _group_of(ids["shoe_id"], shoe_groups)
+    if pc.all(pc.fill_null(pc.equal(groups, own), False)).as_py():  # the usual case
+        yield own, held
+        return
+    rows = pa.table({_GROUP: groups, "row": pa.array(np.arange(len(groups)), pa.int64())})
+    for group, part in split_by_key(rows, _GROUP):
+        yield group, _HeldRows(held, part["row"].to_numpy())
+
+
+class _HeldRows:
+    """Some rows of a held table (Packed, or a SpillStore's handle), read with it."""
+
+    def __init__(self, held, rows: np.ndarray):
+        self.held, self.rows = held, rows
+
+    def table(self, columns: list[str] | None = None) -> pa.Table:
+        return self.held.table(columns).take(pa.array(self.rows))
+
+
 def _round_index(rounds: pa.Table, shoe_groups: pa.Table) -> pa.Table:
     return pa.table({"round_id": rounds["round_id"], "shoe_id": rounds["shoe_id"],
                      _GROUP: _group_of(rounds["shoe_id"], shoe_groups)}, schema=ROUND_INDEX)
@@ -717,7 +751,7 @@ class _AuditGroup(beam.DoFn):
                 yield OUT_QUARANTINE, quarantine_table(
                     plain_table(rows.drop_columns([c for c in (_SHOE,) if c in rows.column_names])), name,
                     f"{why}: the {name[:-1]} cannot be replayed", None, id_col)
-        if shoe_rows and len(shoe_rows) == 1:
+        if shoe_rows:  # every copy of a shoe recorded more than once goes too, so that each row is accounted for
             yield OUT_QUARANTINE, quarantine_table(pa.Table.from_pylist(shoe_rows), "shoes", why, None, "shoe_id")
 
 
@@ -798,7 +832,12 @@ class AuditShoes(beam.PTransform):
         round_index = beam.pvalue.AsSingleton(
             inputs["rounds"] | "RoundGroups" >> beam.Map(_round_index, shoe_groups)
             | "RoundIndex" >> CollectTable(ROUND_INDEX))
-        shoes = inputs["shoes"] | "ShoesByGroup" >> beam.FlatMap(_by_group, shoe_groups, self.spill)
+        if self.spill is not None:
+            # Routing the shoes waits for every shoe's group: meanwhile they wait in files, not in the runner
+            shoes = (inputs["shoes"] | "SpillShoes" >> beam.FlatMap(_spill_by_own_group, self.spill)
+                     | "ShoesByGroup" >> beam.FlatMap(_route_spilled, shoe_groups))
+        else:
+            shoes = inputs["shoes"] | "ShoesByGroup" >> beam.FlatMap(_by_group, shoe_groups)
         rounds = inputs["rounds"] | "RoundsByGroup" >> beam.FlatMap(_by_group, shoe_groups, self.spill)
         held = inputs.get("quarantined_rounds") or (inputs["rounds"].pipeline | "NoneHeld" >> beam.Create([]))
         held = beam.pvalue.AsSingleton(held | "HeldRounds" >> CollectTable(pa.schema([("round_id", pa.string())])))

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
@@ -73,7 +74,8 @@ def _scattered(recorded: Path, tmp: Path) -> Path:
 
 def _broken(recorded: Path, tmp: Path) -> Path:
     """Bad rows, bets on unknown rounds (one row group holds nothing else), bets of a round in
-    quarantine, a round and its bets on an unknown shoe, and bets repeated in another file."""
+    quarantine, a round and its bets on an unknown shoe, bets repeated in another file, and two shoes
+    recorded again in another file: one as it was, one opened a day later (in another table-day)."""
     folder = _copy(recorded, tmp / "broken")
     bets_path, rounds_path = _bets_file(folder), sorted((folder / "rounds").rglob("*.parquet"))[0]
     bets, rounds = pq.read_table(bets_path).to_pylist(), pq.read_table(rounds_path).to_pylist()
@@ -95,6 +97,13 @@ def _broken(recorded: Path, tmp: Path) -> Path:
     nullable = pa.schema([f.with_nullable(True) for f in pq.read_schema(bets_path)])
     pq.write_table(pa.Table.from_pylist(lost + again, nullable), bets_path.with_name("part-00099.parquet"),
                    row_group_size=50)
+    shoes_path = sorted((folder / "shoes").rglob("*.parquet"))[0]
+    shoes = pq.read_table(shoes_path)
+    again, later = shoes.slice(0, 1), shoes.slice(1, 1)
+    at = later.schema.get_field_index("opened_at")
+    later = later.set_column(at, later.schema.field(at),
+                             pc.add(later["opened_at"], pa.scalar(86_400_000_000, pa.duration("us"))))
+    pq.write_table(pa.concat_tables([again, later]), shoes_path.with_name("part-00099.parquet"))
     return folder
 
 
@@ -144,6 +153,14 @@ def test_the_broken_rows_are_where_they_belong(recorded, tmp_path):
     assert all(reasons[f"LOST-{i}"] == "round_id not found in rounds" for i in range(50))
     assert "NO-SUCH-SHOE" in reasons["ORPHAN-BET"]
     assert "the bet's round is in quarantine" in reasons.values()
+    # a shoe recorded twice (as it was, or opened a day later) is audited in neither copy: its rounds wait
+    shoes = pq.read_table(sorted((folder / "shoes").rglob("*.parquet"))[0])["shoe_id"].to_pylist()[:2]
+    rounds = [r for r in q if r["source_table"] == "rounds" and "appears 2 times in shoes" in (r["reason"] or "")]
+    assert {s for s in shoes if any(repr(s) in r["reason"] for r in rounds)} == set(shoes)
+    replayed = set(pq.read_table(tmp_path / "out" / "round_replays")["shoe_id"].to_pylist())
+    assert not replayed & set(shoes)
+    copies = [r["record_id"] for r in q if r["source_table"] == "shoes" and "appears 2 times" in r["reason"]]
+    assert sorted(copies) == sorted(shoes * 2)  # both copies of each, accounted for in quarantine
     findings = pq.read_table(tmp_path / "out" / "findings")
     kinds = findings["kind"].to_pylist()
     assert kinds.count("UNKNOWN_ROUND") >= 51  # the 50 lost bets and NO-SUCH-ROUND (plus planted ones)
