@@ -153,7 +153,8 @@ def test_the_broken_rows_are_where_they_belong(recorded, tmp_path):
     assert all(reasons[f"LOST-{i}"] == "round_id not found in rounds" for i in range(50))
     assert "NO-SUCH-SHOE" in reasons["ORPHAN-BET"]
     assert "the bet's round is in quarantine" in reasons.values()
-    # a shoe recorded twice (as it was, or opened a day later) is audited in neither copy: its rounds wait
+    # a shoe recorded twice (as it was, or opened a day later) is replayed from neither copy: its rounds and
+    # both copies go to quarantine
     shoes = pq.read_table(sorted((folder / "shoes").rglob("*.parquet"))[0])["shoe_id"].to_pylist()[:2]
     rounds = [r for r in q if r["source_table"] == "rounds" and "appears 2 times in shoes" in (r["reason"] or "")]
     assert {s for s in shoes if any(repr(s) in r["reason"] for r in rounds)} == set(shoes)
