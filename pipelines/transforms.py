@@ -309,34 +309,35 @@ def _group_of(shoe_ids, shoe_groups: pa.Table) -> pa.Array:
 
 
 def _by_group(rows: pa.Table, shoe_groups: pa.Table, spill: SpillStore | None = None):
-    """(group, rows of that group, or their handle in `spill`) for a batch of shoes or rounds."""
+    """(group, rows of that group, or their handle in `spill`) for a batch of rounds."""
     keyed = rows.append_column(_GROUP, _group_of(rows["shoe_id"], shoe_groups))
     for group, part in split_by_key(keyed, _GROUP):
         part = part.drop_columns([_GROUP])
         yield group, (spill.put(part) if spill is not None else part)
 
 
-def _spill_by_own_group(shoes: pa.Table, spill: SpillStore):
-    """(group, shoe ids, the shoes held in `spill`) for a batch of shoes, one per group their own rows
-    name (table and opening day): done as the shoes are read, so that while the night's shoe groups are
-    gathered the runner holds their ids only, not every shoe's cards (at 30M bets it held 49.5M cards)."""
+def _hold_by_own_group(shoes: pa.Table, spill: SpillStore | None):
+    """(group, the part's SHOE_GROUPS rows, the part held: in `spill`, else Packed) for a batch of shoes,
+    one part per group its own rows name (table and opening day): done as the shoes are read, so that
+    while the night's shoe groups are gathered from these rows the runner holds no shoe's cards (at 30M
+    bets it held 49.5M cards)."""
+    hold = spill.put if spill is not None else Packed
     keyed = shoes.append_column(_GROUP, _shoe_groups(shoes)[_GROUP])
     for group, part in split_by_key(keyed, _GROUP):
-        part = part.drop_columns([_GROUP])
-        yield group, pa.table({"shoe_id": part["shoe_id"]}), spill.put(part)
+        yield group, part.select(["shoe_id", _GROUP]), hold(part.drop_columns([_GROUP]))
 
 
-def _route_spilled(waiting: tuple, shoe_groups: pa.Table):
-    """(group, held shoes) for shoes _spill_by_own_group held: their own group, unless a shoe_id is
-    recorded twice with different groups (it then has a group of its own); those rows are picked out of
-    the held table where it is read, not held again."""
-    own, ids, held = waiting
-    groups = _group_of(ids["shoe_id"], shoe_groups)
+def _route_held(waiting: tuple, shoe_groups: pa.Table):
+    """(group, held shoes) for a part _hold_by_own_group held: its own group, unless a shoe_id is recorded
+    twice with different groups (it then has a group of its own); those rows are picked out of the held
+    part where it is read, not held again."""
+    own, rows, held = waiting
+    groups = _group_of(rows["shoe_id"], shoe_groups)
     if pc.all(pc.fill_null(pc.equal(groups, own), False)).as_py():  # the usual case
         yield own, held
         return
-    rows = pa.table({_GROUP: groups, "row": pa.array(np.arange(len(groups)), pa.int64())})
-    for group, part in split_by_key(rows, _GROUP):
+    at = pa.table({_GROUP: groups, "row": pa.array(np.arange(len(groups)), pa.int64())})
+    for group, part in split_by_key(at, _GROUP):
         yield group, _HeldRows(held, part["row"].to_numpy())
 
 
@@ -826,18 +827,15 @@ class AuditShoes(beam.PTransform):
     def expand(self, inputs):
         tables = beam.pvalue.AsSingleton(inputs["tables"] | "CollectTables" >> CollectTable(_schema("tables")))
         limits = beam.pvalue.AsSingleton(inputs["limits"] | "CollectLimits" >> CollectTable(_schema("limits")))
+        # Routing the shoes waits for every shoe's group: meanwhile they wait in files (or packed), not as tables
+        held_shoes = inputs["shoes"] | "HoldShoes" >> beam.FlatMap(_hold_by_own_group, self.spill)
         shoe_groups = beam.pvalue.AsSingleton(
-            inputs["shoes"] | "ShoeGroups" >> beam.Map(_shoe_groups)
+            held_shoes | "ShoeGroups" >> beam.MapTuple(lambda _group, rows, _held: rows)
             | "CollectShoeGroups" >> beam.CombineGlobally(_ShoeGroupIndex()))
         round_index = beam.pvalue.AsSingleton(
             inputs["rounds"] | "RoundGroups" >> beam.Map(_round_index, shoe_groups)
             | "RoundIndex" >> CollectTable(ROUND_INDEX))
-        if self.spill is not None:
-            # Routing the shoes waits for every shoe's group: meanwhile they wait in files, not in the runner
-            shoes = (inputs["shoes"] | "SpillShoes" >> beam.FlatMap(_spill_by_own_group, self.spill)
-                     | "ShoesByGroup" >> beam.FlatMap(_route_spilled, shoe_groups))
-        else:
-            shoes = inputs["shoes"] | "ShoesByGroup" >> beam.FlatMap(_by_group, shoe_groups)
+        shoes = held_shoes | "ShoesByGroup" >> beam.FlatMap(_route_held, shoe_groups)
         rounds = inputs["rounds"] | "RoundsByGroup" >> beam.FlatMap(_by_group, shoe_groups, self.spill)
         held = inputs.get("quarantined_rounds") or (inputs["rounds"].pipeline | "NoneHeld" >> beam.Create([]))
         held = beam.pvalue.AsSingleton(held | "HeldRounds" >> CollectTable(pa.schema([("round_id", pa.string())])))
