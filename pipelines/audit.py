@@ -39,7 +39,13 @@ from pipelines.io import (
     source_path,
     write_parquet,
 )
-from pipelines.transforms import OUT_BET_ROW_GROUPS, OUT_FINDINGS_ACROSS, OUT_QUARANTINE, AuditShoes
+from pipelines.transforms import (
+    OUT_BET_ROW_GROUPS,
+    OUT_FINDINGS_ACROSS,
+    OUT_QUARANTINE,
+    AuditShoes,
+    duplicate_buckets,
+)
 from schemas.contract import TABLE_NAMES
 from schemas.outputs import OUTPUTS, SORT_KEYS
 
@@ -91,9 +97,10 @@ def code_version() -> str:
 
 
 def build(pipeline: beam.Pipeline, files: dict[str, list[str]], output_dir: str, shards: int,
-          in_place: bool = True) -> None:
+          in_place: bool = True, bets_bytes: int = 0) -> None:
     """Wire reading, the audit and writing onto `pipeline` (labelled steps). `in_place`: local bets files
-    are read by the groups of shoes that use them (False: read up front and shuffled, as remote ones are)."""
+    are read by the groups of shoes that use them (False: read up front and shuffled, as remote ones are).
+    `bets_bytes`: the size of the bets files, which sizes the duplicate check's buckets."""
     inputs, quarantined = {}, {}
     # local bets files are read by the groups of shoes that use them (see AuditShoes), remote ones here
     reader = BetRowGroups() if in_place and is_local(files["bets"]) else None
@@ -109,7 +116,7 @@ def build(pipeline: beam.Pipeline, files: dict[str, list[str]], output_dir: str,
         quarantined[table] = read[OUT_QUARANTINE]
     inputs["quarantined_rounds"] = quarantined["rounds"] | "HeldRoundIds" >> beam.Map(
         lambda q: pa.table({"round_id": q["record_id"]}))
-    audited = inputs | "Audit" >> AuditShoes(reader, spill)
+    audited = inputs | "Audit" >> AuditShoes(reader, spill, duplicate_buckets(bets_bytes))
     outputs = dict(audited)
     outputs[OUT_QUARANTINE] = [audited[OUT_QUARANTINE], *quarantined.values()] | "AllQuarantined" >> beam.Flatten()
     written = []
@@ -164,7 +171,8 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
     clear_outputs(args.output)
     t0 = time.perf_counter()
     pipeline = beam.Pipeline(runner=runner, options=options)
-    build(pipeline, files, args.output, args.shards, in_place=not args.shuffle_bets)
+    build(pipeline, files, args.output, args.shards, in_place=not args.shuffle_bets,
+          bets_bytes=sum(f["bytes"] for f in record.inputs["bets"]))
     try:
         with output_files_told_to(on_output_file):
             result = pipeline.run()

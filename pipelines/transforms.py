@@ -8,6 +8,7 @@ only (a slice does not drag its parent row group's buffers through a shuffle).
 from __future__ import annotations
 
 import copyreg
+import hashlib
 import pickle
 import threading
 import typing
@@ -54,10 +55,25 @@ _IPC_PLAIN = pa.ipc.IpcWriteOptions()  # small tables: compressing costs more th
 _COMPRESS_FROM = 256 * 1024  # bytes of Arrow buffers
 _RECENT: dict[int, tuple[weakref.ref, bytes]] = {}
 _RECENT_LOCK = threading.Lock()
+# A side input is decoded once by each DoFn that takes it, and Beam's cache keeps one more: the round
+# index (~84 bytes a round: 50 MB at 30M bets) was held three times to the end of the run. A big table
+# decoded from bytes already decoded while that table is alive is that same table (tables are
+# immutable), so the copies share one.
+_SHARE_FROM = 1 << 20  # bytes of IPC: hashing a big table's bytes costs a millisecond per MB, once per decode
+_DECODED: weakref.WeakValueDictionary[tuple[int, bytes], pa.Table] = weakref.WeakValueDictionary()
 
 
 def _table_from_ipc(data: bytes) -> pa.Table:
-    table = read_ipc(data)
+    if len(data) < _SHARE_FROM:
+        table = read_ipc(data)
+    else:
+        key = (len(data), hashlib.blake2b(data, digest_size=16).digest())
+        with _RECENT_LOCK:
+            table = _DECODED.get(key)
+        if table is None:
+            table = read_ipc(data)
+            with _RECENT_LOCK:
+                table = _DECODED.setdefault(key, table)
     _remember(table, data)
     return table
 
@@ -818,11 +834,15 @@ class AuditShoes(beam.PTransform):
 
     With `spill` (pipelines.io.SpillFolder), the shoes and rounds on their way to their group and the
     duplicate check's bet ids (every bet's, until the last group is audited) wait in files instead of in
-    the runner's shuffle, which the in-process runner holds in memory; the same outputs again."""
+    the runner's shuffle, which the in-process runner holds in memory; the same outputs again.
+    `bet_id_buckets`: how many parts the duplicate check takes the night's bet ids in, one at a time
+    (duplicate_buckets: more for a longer night); any number gives the same findings."""
 
-    def __init__(self, reader: BetReader | None = None, spill: SpillStore | None = None):
+    def __init__(self, reader: BetReader | None = None, spill: SpillStore | None = None,
+                 bet_id_buckets: int | None = None):
         super().__init__()
         self.reader, self.spill = reader, spill
+        self.bet_id_buckets = bet_id_buckets or DUPLICATE_BUCKETS
 
     def expand(self, inputs):
         tables = beam.pvalue.AsSingleton(inputs["tables"] | "CollectTables" >> CollectTable(_schema("tables")))
@@ -840,7 +860,7 @@ class AuditShoes(beam.PTransform):
         held = inputs.get("quarantined_rounds") or (inputs["rounds"].pipeline | "NoneHeld" >> beam.Create([]))
         held = beam.pvalue.AsSingleton(held | "HeldRounds" >> CollectTable(pa.schema([("round_id", pa.string())])))
         to_group = {"shoes": shoes, "rounds": rounds}
-        bucketed = _BetIdBuckets(self.spill)
+        bucketed = _BetIdBuckets(self.spill, self.bet_id_buckets)
         pipeline = uuid.uuid4().hex  # the DoFns placing this pipeline's bets share one round lookup
         if self.reader is not None:  # bets read by the groups that use them
             located = (inputs[OUT_BET_ROW_GROUPS]
@@ -882,7 +902,16 @@ def _schema(name: str) -> pa.Schema:
     return contract_schema(name)
 
 
+# The duplicate check holds one bucket's bet ids at a time (~50 bytes an id at its peak): at least 8
+# buckets, and one more for every 16 MiB of bets files (~1.4M bets), so that a bucket stays under ~1.4M
+# ids however long the night (at 30M bets 8 buckets held 3.7M ids each: +240 MB for the stage).
 DUPLICATE_BUCKETS = 8
+BETS_BYTES_PER_BUCKET = 16 << 20
+
+
+def duplicate_buckets(bets_bytes: int) -> int:
+    """How many buckets the duplicate check spreads the bet ids of `bets_bytes` of bets files over."""
+    return max(DUPLICATE_BUCKETS, min(4096, -(-bets_bytes // BETS_BYTES_PER_BUCKET)))
 _DUP_COLUMNS = ["bet_id", "placed_at", "_source_file", "_source_row", "round_id", "table_id", "account_id"]
 _HASH_BASE = np.uint64(1099511628211)  # the FNV-1 64-bit prime, as the base of a polynomial hash
 
@@ -938,14 +967,14 @@ def _last_8_bytes(data: np.ndarray, ends: np.ndarray) -> np.ndarray:
     return tails
 
 
-def _buckets(table: pa.Table):
-    """(bucket, rows) by a stable hash of bet_id, so that rows with the same bet_id meet: the rows put in
-    bucket order by one (radix) sort and one take, then cut into slices."""
-    buckets = (string_hash(table["bet_id"]) % np.uint64(DUPLICATE_BUCKETS)).astype(np.uint8)
+def _buckets(table: pa.Table, count: int = DUPLICATE_BUCKETS):
+    """(bucket, rows) for `count` buckets, by a stable hash of bet_id, so that rows with the same bet_id
+    meet: the rows put in bucket order by one (radix) sort and one take, then cut into slices."""
+    buckets = (string_hash(table["bet_id"]) % np.uint64(count)).astype(np.uint16)
     order = np.argsort(buckets, kind="stable")
     ordered = table.take(pa.array(order))
-    ends = np.cumsum(np.bincount(buckets, minlength=DUPLICATE_BUCKETS))
-    for bucket in range(DUPLICATE_BUCKETS):
+    ends = np.cumsum(np.bincount(buckets, minlength=count))
+    for bucket in range(count):
         start = int(ends[bucket - 1]) if bucket else 0
         if ends[bucket] > start:
             yield bucket, ordered.slice(start, int(ends[bucket]) - start)
@@ -955,12 +984,12 @@ class _BetIdBuckets:
     """The id columns of the bets (compacted), spread over buckets by a stable hash of bet_id, each part
     packed or put in `spill`: made where the bets are read, so that they are packed once."""
 
-    def __init__(self, spill: SpillStore | None = None):
-        self.spill = spill
+    def __init__(self, spill: SpillStore | None = None, count: int = DUPLICATE_BUCKETS):
+        self.spill, self.count = spill, count
 
     def __call__(self, bets: pa.Table):
         hold = self.spill.put if self.spill is not None else Packed
-        for bucket, rows in _buckets(_compact(bets.select(_DUP_COLUMNS))):
+        for bucket, rows in _buckets(_compact(bets.select(_DUP_COLUMNS)), self.count):
             yield bucket, hold(rows)
 
 

@@ -29,6 +29,7 @@ from pipelines.transforms import (
     _buckets,
     _duplicates_in_bucket,
     _RoundLookup,
+    duplicate_buckets,
     string_hash,
 )
 from pitboss.recorder import GenerateConfig, generate
@@ -260,17 +261,45 @@ def test_string_hash_depends_on_the_string_alone(values, cut):
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.lists(st.text(alphabet="AB-0123", min_size=0, max_size=12), min_size=0, max_size=300))
-def test_buckets_keep_every_row_once_and_equal_ids_together(ids):
+@given(st.lists(st.text(alphabet="AB-0123", min_size=0, max_size=12), min_size=0, max_size=300),
+       st.sampled_from([1, 3, DUPLICATE_BUCKETS, 22, 300, 4096]))
+def test_buckets_keep_every_row_once_and_equal_ids_together(ids, count):
     table = pa.table({"bet_id": pa.array(ids, pa.string()), "row": pa.array(range(len(ids)), pa.int64())})
-    parts = list(_buckets(table))
+    parts = list(_buckets(table, count))
     rows = sorted(r for _, part in parts for r in part["row"].to_pylist())
     assert rows == list(range(len(ids)))
     bucket_of: dict[str, int] = {}
     for bucket, part in parts:
-        assert 0 <= bucket < DUPLICATE_BUCKETS
+        assert 0 <= bucket < count
         for bet_id in part["bet_id"].to_pylist():
             assert bucket_of.setdefault(bet_id, bucket) == bucket
+
+
+def test_a_longer_night_has_more_duplicate_buckets_each_no_bigger():
+    mib = 1 << 20
+    assert duplicate_buckets(0) == duplicate_buckets(100 * mib) == DUPLICATE_BUCKETS  # up to ~10M bets: 8
+    sizes = [100 * mib, 200 * mib, 352 * mib, 1000 * mib, 10_000 * mib]
+    counts = [duplicate_buckets(b) for b in sizes]
+    assert counts == sorted(counts) and counts[-1] > counts[0]
+    assert all(b / n <= 16 * mib for b, n in zip(sizes[1:], counts[1:], strict=True))  # 16 MiB of bets a bucket
+
+
+def test_the_number_of_duplicate_buckets_does_not_change_the_outputs(recorded, tmp_path, monkeypatch):
+    """Spread over many more buckets (as a long night's bet ids are), the duplicate check finds the same."""
+    from pipelines import transforms
+
+    folder = _broken(recorded, tmp_path)
+    run(["--input", str(folder), "--output", str(tmp_path / "eight")])
+    bets_bytes = sum(p.stat().st_size for p in (folder / "bets").rglob("*.parquet"))
+    monkeypatch.setattr(transforms, "BETS_BYTES_PER_BUCKET", bets_bytes // 40)
+    assert duplicate_buckets(bets_bytes) >= 40
+    buckets: set[int] = set()
+    real = transforms._buckets
+    monkeypatch.setattr(transforms, "_buckets", lambda table, count: buckets.add(count) or real(table, count))
+    run(["--input", str(folder), "--output", str(tmp_path / "many")])
+    assert buckets == {duplicate_buckets(bets_bytes)}
+    assert _digests(tmp_path / "many") == _digests(tmp_path / "eight")
+    assert pq.read_table(tmp_path / "many" / "findings")["kind"].to_pylist().count("DUPLICATE_BET") >= 13
 
 
 def _bets_with_ids(ids: list[str]) -> pa.Table:

@@ -30,6 +30,21 @@ def test_a_pickled_table_comes_back_identical_and_compressed():
     assert len(data) < table.nbytes / 3
 
 
+def test_a_big_table_decoded_again_from_the_same_bytes_is_the_same_table():
+    """As a side input is, by each DoFn that takes it: one copy in memory, not one per DoFn."""
+    import secrets
+
+    index = pa.table({"round_id": [secrets.token_hex(16) for _ in range(60_000)]})
+    data = pickle.dumps(index)
+    assert len(data) >= transforms._SHARE_FROM
+    first, again = pickle.loads(data), pickle.loads(data)
+    assert first is again and first.equals(index) and first is not index
+    other = pickle.loads(pickle.dumps(index.slice(1)))  # other bytes: another table
+    assert other is not first and other.equals(index.slice(1))
+    del first, again
+    assert pickle.loads(data).equals(index)  # once freed, decoded anew
+
+
 def test_a_pickled_slice_carries_its_own_rows_only():
     table = _bets(100_000)
     part = table.slice(40_000, 1_000)
