@@ -19,10 +19,8 @@ import time
 from pathlib import Path
 
 from pipelines.io import files_in
-from pipelines.warehouse import insert_beside_audit, insert_statement, open_for_load
+from pipelines.warehouse import FILES_PER_STATEMENT, insert_beside_audit, insert_statement, open_for_load
 from schemas.outputs import OUTPUTS
-
-FILES_PER_STATEMENT = 20  # the load's background thread inserts what is waiting, ~10-20 files a statement
 
 
 def insert_cpu(files: list[str], columns: list[str] | None, scratch: Path) -> tuple[float, int]:

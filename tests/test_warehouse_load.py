@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.audit import new_run_id, run
-from pipelines.warehouse import WarehouseLoad, load
+from pipelines.warehouse import FILES_PER_STATEMENT, WarehouseLoad, load
 from pitboss.nightly import nightly_audit
 from pitboss.recorder import GenerateConfig, generate
 
@@ -106,6 +106,33 @@ def test_files_inserted_early_are_not_inserted_again(audited, tmp_path):
         counts = loading.finish(manifest)
     assert loading.inserted_early == len(manifest["outputs"]["round_replays"])
     assert counts["round_replays"] == rows_in_files(manifest, "round_replays")
+    assert contents(tmp_path / "audit.duckdb") == contents(reference)
+
+
+def test_files_that_wait_are_inserted_a_few_at_a_time(audited, tmp_path, monkeypatch):
+    """However far the background insert falls behind, a statement takes at most FILES_PER_STATEMENT
+    files: finish() waits for the statement under way before inserting the rest on every core."""
+    manifest, reference = audited
+    statements: list[int] = []
+    real = WarehouseLoad._insert
+
+    def slow_insert(self, name, paths):
+        statements.append(len(paths))
+        time.sleep(0.3 if len(statements) == 1 else 0)  # meanwhile the other files are announced
+        real(self, name, paths)
+
+    monkeypatch.setattr(WarehouseLoad, "_insert", slow_insert)
+    files = [(name, o["path"]) for name in ("round_replays", "settlements") for o in manifest["outputs"][name]]
+    with WarehouseLoad(str(tmp_path / "audit.duckdb"), manifest["run_id"]) as loading:
+        for name, path in files:
+            loading.insert_soon(name, path)
+        _inserted(loading, len(files))
+        early = list(statements)
+        counts = loading.finish(manifest)
+    assert len(files) > 2 * FILES_PER_STATEMENT
+    assert max(early) == FILES_PER_STATEMENT and sum(early) == len(files)
+    assert loading.inserted_early == len(files)
+    assert counts == {name: rows_in_files(manifest, name) for name in TABLES}
     assert contents(tmp_path / "audit.duckdb") == contents(reference)
 
 
