@@ -29,7 +29,7 @@ from schemas.outputs import OUTPUTS
 STREAMING_MEMORY_LIMIT = "256MB"
 # ... and while finish() inserts what is left on every core. Unlimited, DuckDB held ~0.3 GB more for the
 # ~half of the night's settlements left when the pipeline ends (10M full audit: 1,380-1,417 MB against
-# 1,066-1,099 MB with this limit, +0.8 s).
+# 1,066-1,126 MB with this limit over five runs, ~+0.8 s).
 FINAL_INSERT_MEMORY_LIMIT = "512MB"
 
 # Files the background insert takes in one statement. It falls behind the audit (at 10M bets half the
