@@ -56,8 +56,8 @@ GROUP_FILES = {"round_replays": "shoe_id", "settlements": "shoe_id", "findings":
 SHARD_COLUMN = {OUT_FINDINGS_ACROSS: "table_id", "quarantine": "source_file"}
 WRITTEN_TO = {OUT_FINDINGS_ACROSS: "findings"}  # the output whose folder a collection is written to
 MANIFEST = "_manifest.json"
-# where the shoes, rounds and the duplicate check's bet ids wait while the run goes on (pipelines.io.SpillFolder);
-# removed after it
+# where the shoes, rounds, the duplicate check's bet ids and the sharded outputs' parts wait while the run
+# goes on (pipelines.io.SpillFolder); removed after it
 SPILL = "_spill"
 
 
@@ -104,8 +104,8 @@ def build(pipeline: beam.Pipeline, files: dict[str, list[str]], output_dir: str,
     inputs, quarantined = {}, {}
     # local bets files are read by the groups of shoes that use them (see AuditShoes), remote ones here
     reader = BetRowGroups() if in_place and is_local(files["bets"]) else None
-    # ... and then the shoes, rounds and the duplicate check's ids wait in files, not in the in-process
-    # runner's memory
+    # ... and then the shoes, rounds, the duplicate check's ids and the sharded outputs' parts wait in files,
+    # not in the in-process runner's memory
     spill = SpillFolder(posixpath.join(output_dir, SPILL)) if reader is not None else None
     for table in TABLE_NAMES:
         if table == "bets" and reader is not None:
@@ -125,7 +125,8 @@ def build(pipeline: beam.Pipeline, files: dict[str, list[str]], output_dir: str,
         written.append(pcoll | f"Write {name}" >> (
             WriteGroupFiles(output_dir, output, OUTPUTS[output], SORT_KEYS[output], GROUP_FILES[name])
             if name in GROUP_FILES else
-            WriteShards(output_dir, output, OUTPUTS[output], SORT_KEYS[output], SHARD_COLUMN[name], shards)))
+            WriteShards(output_dir, output, OUTPUTS[output], SORT_KEYS[output], SHARD_COLUMN[name], shards,
+                        spill)))
     # One last step that depends on every write: the DaskRunner computes only the graph's last step.
     _ = written | "AllWritten" >> beam.Flatten() | "Done" >> beam.combiners.Count.Globally()
 

@@ -196,14 +196,17 @@ def test_findings_are_written_by_group_of_shoes_and_the_rest_in_shards(recorded,
     assert every.count("UNKNOWN_ROUND") + every.count("DUPLICATE_BET") == len(across)
 
 
-def _spills_recorded(monkeypatch) -> list[tuple[str, int, bool]]:
-    """(path, rows, whether it holds bet ids) of every table the run's SpillFolder writes."""
+def _spills_recorded(monkeypatch) -> list[tuple[str, int, str]]:
+    """(path, rows, what it holds: "bet ids", "input" (shoes or rounds) or "output" (a shard's part of the
+    quarantine or of the findings across groups)) of every table the run's SpillFolder writes."""
 
     written, put = [], SpillFolder.put
 
     def recording(self, table):
         handle = put(self, table)
-        written.append((handle.path, table.num_rows, "bet_id" in table.column_names))
+        names = set(table.column_names)
+        kind = "output" if names & {"kind", "reason"} else "bet ids" if "bet_id" in names else "input"
+        written.append((handle.path, table.num_rows, kind))
         return handle
 
     monkeypatch.setattr(SpillFolder, "put", recording)
@@ -220,11 +223,15 @@ def test_every_checked_bet_id_shoe_and_round_waits_in_a_file_once_and_the_files_
     metrics = _metrics(out)
     # the duplicate check saw each bet that passed the row checks exactly once, from files, and the shoes
     # and rounds went to their groups through files too
-    ids = sum(rows for _, rows, holds_ids in written if holds_ids)
+    ids = sum(rows for _, rows, kind in written if kind == "bet ids")
     assert ids == metrics["input.bets_rows"] - metrics.get("input.bets_quarantined", 0)
-    assert sum(rows for _, rows, holds_ids in written if not holds_ids) == sum(
+    assert sum(rows for _, rows, kind in written if kind == "input") == sum(
         pq.ParquetFile(p).metadata.num_rows for name in ("shoes", "rounds") for p in (folder / name).rglob("*.parquet")
     ) - metrics.get("input.shoes_quarantined", 0) - metrics.get("input.rounds_quarantined", 0)
+    # ... and every row of the sharded outputs reached its shard through a file
+    sharded = [p for name in ("quarantine", "findings") for p in (out / name).glob("part-*.parquet")]
+    assert sum(rows for _, rows, kind in written if kind == "output") == sum(
+        pq.ParquetFile(p).metadata.num_rows for p in sharded) > 0
     assert len({path for path, _, _ in written}) == len(written)
     assert not any(Path(path).exists() for path, _, _ in written) and not (out / "_spill").exists()
 
