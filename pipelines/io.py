@@ -28,7 +28,6 @@ from pipelines.transforms import (
     TAGGED_TABLE,
     SpillStore,
     SplitByTag,
-    _table,
     read_ipc,
     split_by_key,
 )
@@ -283,7 +282,8 @@ class _WriteShard(beam.DoFn):
 
     def process(self, element):
         shard, tables = element
-        parts = [t for t in map(_table, tables) if t is not None and t.num_rows]
+        tables = [t.table() if isinstance(t, Spilled) else t for t in tables]  # (parts held in a SpillFolder)
+        parts = [t for t in tables if t is not None and t.num_rows]
         table = pa.concat_tables([t.cast(self.schema) for t in parts]) if parts else self.schema.empty_table()
         path = posixpath.join(self.directory, self.name, f"part-{shard:05d}-of-{self.shards:05d}.parquet")
         write_parquet(sorted_rows(table, self.sort_keys), path)
