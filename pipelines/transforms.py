@@ -912,6 +912,8 @@ BETS_BYTES_PER_BUCKET = 16 << 20
 def duplicate_buckets(bets_bytes: int) -> int:
     """How many buckets the duplicate check spreads the bet ids of `bets_bytes` of bets files over."""
     return max(DUPLICATE_BUCKETS, min(4096, -(-bets_bytes // BETS_BYTES_PER_BUCKET)))
+
+
 _DUP_COLUMNS = ["bet_id", "placed_at", "_source_file", "_source_row", "round_id", "table_id", "account_id"]
 _HASH_BASE = np.uint64(1099511628211)  # the FNV-1 64-bit prime, as the base of a polynomial hash
 
@@ -967,7 +969,7 @@ def _last_8_bytes(data: np.ndarray, ends: np.ndarray) -> np.ndarray:
     return tails
 
 
-def _buckets(table: pa.Table, count: int = DUPLICATE_BUCKETS):
+def _buckets(table: pa.Table, count: int):
     """(bucket, rows) for `count` buckets, by a stable hash of bet_id, so that rows with the same bet_id
     meet: the rows put in bucket order by one (radix) sort and one take, then cut into slices."""
     buckets = (string_hash(table["bet_id"]) % np.uint64(count)).astype(np.uint16)
@@ -984,7 +986,7 @@ class _BetIdBuckets:
     """The id columns of the bets (compacted), spread over buckets by a stable hash of bet_id, each part
     packed or put in `spill`: made where the bets are read, so that they are packed once."""
 
-    def __init__(self, spill: SpillStore | None = None, count: int = DUPLICATE_BUCKETS):
+    def __init__(self, spill: SpillStore | None, count: int):
         self.spill, self.count = spill, count
 
     def __call__(self, bets: pa.Table):
