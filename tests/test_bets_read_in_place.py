@@ -28,6 +28,7 @@ from pipelines.transforms import (
     Packed,
     _buckets,
     _duplicates_in_bucket,
+    _HashedIds,
     _RoundLookup,
     duplicate_buckets,
     string_hash,
@@ -410,7 +411,7 @@ def _round_index(round_ids: list[str]) -> pa.Table:
 
 
 def test_the_dofns_of_one_pipeline_share_one_round_lookup_and_other_pipelines_get_their_own():
-    """The round lookup (a dict of every round of the night) is built once for a pipeline's DoFns, however
+    """The round lookup (every round of the night, hashed) is built once for a pipeline's DoFns, however
     many look rounds up; another pipeline in the same process, whose round index looks the same from its
     size and ends but differs inside, gets rows from its own index."""
     night = _round_index(["R-1", "R-2", "R-2", "R-9"])  # R-2 twice: it names no one round
@@ -429,3 +430,31 @@ def test_the_dofns_of_one_pipeline_share_one_round_lookup_and_other_pipelines_ge
     assert rows(_RoundLookup("another night"), other) == [3, None, 1, 0]
     assert _RoundLookup("another night").repeated == set()
     assert rows(locating, night) == [3, None, None, 0]  # (built again for the first pipeline: the latest only)
+
+
+@settings(max_examples=200, deadline=None)
+@given(index=st.lists(st.sampled_from([f"R-{i}" for i in range(40)]), max_size=60),
+       wanted=st.lists(st.sampled_from([f"R-{i}" for i in range(50)]), unique=True, max_size=30),
+       chunk=st.integers(1, 7), weak_hash=st.booleans())
+def test_the_round_lookup_finds_each_id_s_one_row_as_a_dict_of_the_ids_would(index, wanted, chunk, weak_hash):
+    """Oracle: a plain dict of the index's ids. Ids in the index once are found at their row; ids not in it,
+    or in it more than once, are not. With a weak hash (4 values) most ids share their hash with others:
+    found all the same, through the ids compared and the dict of shared hashes."""
+    import pipelines.transforms as transforms
+
+    rows: dict[str, list[int]] = {}
+    for row, rid in enumerate(index):
+        rows.setdefault(rid, []).append(row)
+    expected = [rows[r][0] if len(rows.get(r, [])) == 1 else None for r in wanted]
+    ids = pa.chunked_array([pa.array(index[i:i + chunk], pa.string()) for i in range(0, len(index), chunk)],
+                           pa.string())
+    strong = transforms._python_hashes
+    if weak_hash:
+        transforms._python_hashes = lambda values: strong(values) % 4
+    try:
+        lookup = _HashedIds(ids)
+        found = lookup.rows_of(pa.array(wanted, pa.string()), ids).to_pylist()
+    finally:
+        transforms._python_hashes = strong
+    assert found == expected
+    assert lookup.repeated == {r for r, at in rows.items() if len(at) > 1}
