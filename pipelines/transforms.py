@@ -608,6 +608,8 @@ class SpillStore(typing.Protocol):
 
     def put(self, table: pa.Table): ...
 
+    def put_parts(self, parts: list[pa.Table]) -> list: ...  # slices of one table: a handle each, one file
+
 
 # A row group whose bets belong to at most this many groups of shoes is read by each of them (see
 # _LocateBets); one that feeds more (bets not written table by table) is read once and its rows shuffled.
@@ -1036,15 +1038,20 @@ def _buckets(table: pa.Table, count: int):
 
 class _BetIdBuckets:
     """The id columns of the bets (compacted), spread over buckets by a stable hash of bet_id, each part
-    packed or put in `spill`: made where the bets are read, so that they are packed once."""
+    packed, or all the parts of a batch of bets put in `spill` as one file: made where the bets are read,
+    so that they are packed once."""
 
     def __init__(self, spill: SpillStore | None, count: int):
         self.spill, self.count = spill, count
 
     def __call__(self, bets: pa.Table):
-        hold = self.spill.put if self.spill is not None else Packed
-        for bucket, rows in _buckets(_compact(bets.select(_DUP_COLUMNS)), self.count):
-            yield bucket, hold(rows)
+        pieces = list(_buckets(_compact(bets.select(_DUP_COLUMNS)), self.count))
+        if not pieces:
+            return
+        parts = [rows for _, rows in pieces]
+        held = self.spill.put_parts(parts) if self.spill is not None else [Packed(rows) for rows in parts]
+        for (bucket, _), part in zip(pieces, held, strict=True):
+            yield bucket, part
 
 
 def _tagged(tag: str, values):

@@ -27,6 +27,7 @@ from pipelines.transforms import (
     ROUND_INDEX,
     Packed,
     _buckets,
+    _compact,
     _duplicates_in_bucket,
     _HashedIds,
     _RoundLookup,
@@ -201,16 +202,25 @@ def _spills_recorded(monkeypatch) -> list[tuple[str, int, str]]:
     """(path, rows, what it holds: "bet ids", "input" (shoes or rounds) or "output" (a shard's part of the
     quarantine or of the findings across groups)) of every table the run's SpillFolder writes."""
 
-    written, put = [], SpillFolder.put
+    written, put, put_parts = [], SpillFolder.put, SpillFolder.put_parts
+
+    def kind(table):
+        names = set(table.column_names)
+        return "output" if names & {"kind", "reason"} else "bet ids" if "bet_id" in names else "input"
 
     def recording(self, table):
         handle = put(self, table)
-        names = set(table.column_names)
-        kind = "output" if names & {"kind", "reason"} else "bet ids" if "bet_id" in names else "input"
-        written.append((handle.path, table.num_rows, kind))
+        written.append((handle.path, table.num_rows, kind(table)))
         return handle
 
+    def recording_parts(self, parts):
+        handles = put_parts(self, parts)
+        assert len({h.path for h in handles}) == 1  # one file
+        written.append((handles[0].path, sum(p.num_rows for p in parts), kind(parts[0])))
+        return handles
+
     monkeypatch.setattr(SpillFolder, "put", recording)
+    monkeypatch.setattr(SpillFolder, "put_parts", recording_parts)
     return written
 
 
@@ -403,6 +413,19 @@ def test_a_spilled_or_packed_table_gives_back_only_the_columns_asked_for(tmp_pat
     for held in (Packed(table), SpillFolder(str(tmp_path)).put(table)):
         assert held.table(["bet_id", "_source_row"]).equals(table.select(["bet_id", "_source_row"]))
         assert held.table().equals(table)
+
+
+def test_the_parts_of_a_table_spilled_in_one_file_each_come_back_alone(tmp_path):
+    """The duplicate check's buckets of one batch of bets: slices sharing the table's dictionaries, one
+    file, each part read back as it was (every column, or those asked for), whatever its size."""
+    table = _compact(_bets_with_ids([f"B{i % 700}" for i in range(1000)]).combine_chunks())
+    ends = [0, 1, 400, 400, 999, 1000]
+    parts = [table.slice(a, b - a) for a, b in zip(ends, ends[1:], strict=False)]
+    handles = SpillFolder(str(tmp_path)).put_parts(parts)
+    assert len({h.path for h in handles}) == 1 and len(list(tmp_path.iterdir())) == 1
+    for part, handle in zip(parts, handles, strict=True):
+        assert handle.table().equals(part.combine_chunks()) and handle.table().schema == table.schema
+        assert handle.table(["bet_id", "_source_row"]).equals(part.select(["bet_id", "_source_row"]))
 
 
 def _round_index(round_ids: list[str]) -> pa.Table:
