@@ -403,7 +403,7 @@ class _RoundLookup:
     pc.index_in would hash the whole index (every round of the night) for every batch of bets; a lookup
     built once per index finds only the few thousand distinct rounds of a batch. It holds each round's
     64-bit hash, sorted, and its row (12 bytes a round: 7 MB for a night of 600k rounds; a dict of the ids
-    took ~125), and a dict only of the ids whose hash is not theirs alone: ids repeated in the index, and
+    took ~130), and a dict only of the ids whose hash is not theirs alone: ids repeated in the index, and
     in theory two ids of one hash. It is one per process for the DoFns of one pipeline (`pipeline`:
     AuditShoes gives them a token of their own), not one per DoFn: _LocateBets' would otherwise stay
     beside the groups' while they are audited."""
