@@ -1058,15 +1058,16 @@ def _lift_memory_limit(con) -> bool:
 
 
 @contextlib.contextmanager
-def _connection():
+def _connection(threads: int | None = None):
     """An in-memory DuckDB for the suites, held to SUITES_MEMORY_LIMIT: what does not fit (a large table read
     once for all its checks, a large grouping) goes to a temporary folder, removed afterwards, so that the
-    suites' memory does not grow with the night (they run beside the audit)."""
+    suites' memory does not grow with the night (they run beside the audit). `threads`: DuckDB's threads
+    (None: one per core)."""
     import duckdb
 
     spill = tempfile.mkdtemp(prefix="pitboss-suites-")
-    con = duckdb.connect(config={"preserve_insertion_order": True, "memory_limit": SUITES_MEMORY_LIMIT,
-                                 "temp_directory": spill})
+    config = {"preserve_insertion_order": True, "memory_limit": SUITES_MEMORY_LIMIT, "temp_directory": spill}
+    con = duckdb.connect(config=config if threads is None else {**config, "threads": threads})
     try:
         _fetch(con, "SET enable_progress_bar = false")  # no progress bar on the terminal for long scans
         yield con
@@ -1103,8 +1104,10 @@ def _validate(batches: dict[str, _Batch], suites: dict[str, Suite], con, report:
         report.files[name] = batch.files
 
 
-def validate_inputs(input_dir: str | os.PathLike[str], *, suites_directory: str | None = None) -> ValidationReport:
-    """Run the input suites (tables, limits, shoes, rounds, bets) over the recorded data in `input_dir`.
+def validate_inputs(input_dir: str | os.PathLike[str], *, suites_directory: str | None = None,
+                    threads: int | None = None) -> ValidationReport:
+    """Run the input suites (tables, limits, shoes, rounds, bets) over the recorded data in `input_dir`, on
+    `threads` DuckDB threads (None: one per core).
 
     Never raises on bad data: a structural problem (missing table or column, unreadable file) is one line of
     `report.structural_failures` naming the file (the schemas.readers.ContractError text), and that table's data
@@ -1113,7 +1116,7 @@ def validate_inputs(input_dir: str | os.PathLike[str], *, suites_directory: str 
     input_dir = os.fspath(input_dir)
     suites = load_suites(INPUT_SUITES, suites_directory)
     report = ValidationReport(input_dir=input_dir)
-    with _connection() as con:
+    with _connection(threads) as con:
         batches = {t: _input_batch(con, input_dir, t) for t in TABLE_NAMES}
         _validate(batches, suites, con, report)
     report.seconds = time.perf_counter() - t0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import numpy as np
@@ -29,8 +29,12 @@ from pipelines.transforms import (
     _buckets,
     _compact,
     _duplicates_in_bucket,
+    _group_of,
     _HashedIds,
+    _hold_by_own_group,
     _RoundLookup,
+    _route_held,
+    _ShoeGroupIndex,
     duplicate_buckets,
     string_hash,
 )
@@ -481,3 +485,31 @@ def test_the_round_lookup_finds_each_id_s_one_row_as_a_dict_of_the_ids_would(ind
         transforms._python_hashes = strong
     assert found == expected
     assert lookup.repeated == {r for r, at in rows.items() if len(at) > 1}
+
+
+@settings(max_examples=300, deadline=None)
+@given(shoes=st.lists(st.tuples(st.sampled_from(["S-1", "S-2", "S-3", "S-4"]),
+                                st.sampled_from(["T-1", "T-2", "shoe:S-1"]), st.sampled_from([1, 2, None])),
+                      max_size=25),
+       batch=st.integers(1, 6))
+def test_each_shoe_goes_to_the_group_its_id_has_in_the_night_s_shoe_groups(shoes, batch):
+    """Oracle: every shoe row's group looked up in the night's shoe groups (_group_of), row by row. Parts whose
+    shoes all keep their own group are routed whole without that lookup: the same groups either way, ids
+    recorded twice (with the same group or not) and a table named like a shoe's own group included (the row
+    checks before keep out shoes without an id or a table)."""
+    day = [None, datetime(2026, 11, 27, 23, tzinfo=UTC), datetime(2026, 11, 28, 1, tzinfo=UTC)]
+    night = pa.table({"shoe_id": pa.array([s for s, _, _ in shoes], pa.string()),
+                      "table_id": pa.array([t for _, t, _ in shoes], pa.string()),
+                      "opened_at": pa.array([day[d or 0] for _, _, d in shoes], pa.timestamp("us", tz="UTC")),
+                      "row": pa.array(range(len(shoes)), pa.int64())})
+    parts = [part for start in range(0, len(shoes), batch)
+             for part in _hold_by_own_group(night.slice(start, batch), None)]
+    index_of = _ShoeGroupIndex()
+    acc = index_of.create_accumulator()
+    for _, rows, _ in parts:
+        acc = index_of.add_input(acc, rows)
+    index = index_of.extract_output(acc)
+    routed = sorted((group, row) for part in parts for group, held in _route_held(part, index)
+                    for row in held.table()["row"].to_pylist())
+    expected = sorted(zip(_group_of(night["shoe_id"], index).to_pylist(), range(len(shoes)), strict=True))
+    assert routed == expected

@@ -396,6 +396,28 @@ def test_the_suites_give_the_same_outcomes_whatever_memory_they_are_held_to(base
     assert list(spill_root.iterdir()) == []
 
 
+def test_the_suites_on_one_duckdb_thread_give_the_same_outcomes(base, tmp_path, monkeypatch):
+    """Beside the audit the suites run on one DuckDB thread (pitboss.nightly.SUITES_THREADS)."""
+    folder = write_dataset(_noisy(base), tmp_path / "data")
+
+    def outcomes(report):
+        return {name: [(o.success, o.result, o.error) for o in report.outcomes[name]] for name in report.outcomes}
+
+    threads = []
+    real_validate = dq._validate
+
+    def validate(batches, suites, con, report):
+        threads.append(dq._fetch(con, "SELECT current_setting('threads')")[0][0])
+        real_validate(batches, suites, con, report)
+
+    monkeypatch.setattr(dq, "_validate", validate)
+    one = dq.validate_inputs(folder, threads=1)
+    assert threads == [1]
+    assert any(o.success is False for name in one.outcomes for o in one.outcomes[name])
+    assert outcomes(one) == outcomes(dq.validate_inputs(folder))
+    assert one.rows == dq.validate_inputs(folder).rows
+
+
 def test_sql_path_agrees_with_great_expectations_pandas_execution(base, tmp_path):
     tables = _noisy(base)
     folder = write_dataset(tables, tmp_path / "data")
