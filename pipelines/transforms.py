@@ -321,7 +321,9 @@ class _ShoeGroupIndex(_ConcatTables):
 
 
 def _maybe_regrouped(shoe_groups: pa.Table) -> pa.Array:
-    """The shoe_ids of SHOE_GROUPS that may have a group of their own (_orphan_group), and a few others."""
+    """The shoe_ids of SHOE_GROUPS whose group may not be that of their own rows: those given a group of
+    their own (_orphan_group), and any whose group only looks like one (a table named "shoe:..."), which
+    the full lookup then settles."""
     return shoe_groups["shoe_id"].filter(pc.starts_with(shoe_groups[_GROUP], _ORPHAN))
 
 
