@@ -1,0 +1,80 @@
+"""Blackjack hand facts: totals (aces 1 or 11), soft hands, blackjack, pair kinds, the dealer's draws."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.cards import check_card
+
+RED_SUITS = frozenset("HD")
+
+
+def card_value(code: str) -> int:
+    """2-9 face value, T/J/Q/K 10, A 1 (hand_total counts one ace as 11 where it fits)."""
+    rank = check_card(code)[0]
+    return 1 if rank == "A" else 10 if rank in "TJQK" else int(rank)
+
+
+@dataclass(frozen=True)
+class Total:
+    value: int  # the highest total not over 21 (or the hard total when every reading busts)
+    soft: bool  # an ace counts 11 in `value`
+
+
+def hand_total(cards: Sequence[str]) -> Total:
+    hard = sum(card_value(c) for c in cards)
+    if any(check_card(c)[0] == "A" for c in cards) and hard + 10 <= 21:
+        return Total(hard + 10, True)
+    return Total(hard, False)
+
+
+def is_blackjack(cards: Sequence[str], *, from_split: bool, split_ace_21_is_blackjack: bool = False) -> bool:
+    """A two-card 21; after a split only when the ruleset says so (004 line 50: it is not)."""
+    if len(cards) != 2 or hand_total(cards).value != 21:
+        return False
+    return not from_split or split_ace_21_is_blackjack
+
+
+def pair_kind(first: str, second: str) -> str | None:
+    """The pair side bet's kind of a hand's first two cards: 'perfect', 'coloured', 'mixed' or None."""
+    check_card(first), check_card(second)
+    if first[0] != second[0]:
+        return None
+    if first[1] == second[1]:
+        return "perfect"
+    same_colour = (first[1] in RED_SUITS) == (second[1] in RED_SUITS)
+    return "coloured" if same_colour else "mixed"
+
+
+@dataclass(frozen=True)
+class DealerDraw:
+    total: Total  # the dealer's total before this decision
+    draws: bool
+    rule: str  # why, in the words of 004 lines 58-61
+
+
+def dealer_decision(cards: Sequence[str], *, hits_soft_17: bool) -> DealerDraw:
+    total = hand_total(cards)
+    if total.value <= 16:
+        return DealerDraw(total, True, "hit on 16 or less")
+    if total.value == 17 and total.soft:
+        if hits_soft_17:
+            return DealerDraw(total, True, "hit on soft 17")
+        return DealerDraw(total, False, "stand on soft 17")
+    return DealerDraw(total, False, f"stand on {'soft' if total.soft else 'hard'} {total.value}")
+
+
+def play_dealer(upcard: str, shoe: Sequence[str], *, hits_soft_17: bool) -> tuple[list[str], list[DealerDraw]]:
+    """The dealer's hand drawn from `shoe` (the cards after every player's), with each decision."""
+    cards, decisions = [upcard], []
+    remaining = iter(shoe)
+    while True:
+        decision = dealer_decision(cards, hits_soft_17=hits_soft_17)
+        decisions.append(decision)
+        if not decision.draws:
+            return cards, decisions
+        try:
+            cards.append(next(remaining))
+        except StopIteration:
+            raise ValueError(f"the shoe ran out while the dealer held {cards}") from None

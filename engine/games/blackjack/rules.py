@@ -1,0 +1,117 @@
+"""The blackjack ruleset file (blackjack_8d_live.toml) parsed into a frozen dataclass."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from fractions import Fraction
+from importlib import resources
+
+from engine.ruleset import RulesetError, parse_odds
+
+LOSS_TO_DEALER_BLACKJACK = ("all", "original")
+
+
+@dataclass(frozen=True)
+class BlackjackRules:
+    id: str
+    decks: int
+    burn_cards: int
+    cut_card: bool
+    dealer_hole_card: bool
+    hits_soft_17: bool
+    double_after_split: bool
+    double_on_split_aces: bool
+    max_splits: int
+    split_same_rank_only: bool
+    split_aces_one_card: bool
+    split_ace_21_is_blackjack: bool
+    doubled_or_split_lose_to_dealer_blackjack: str  # "all" | "original"
+    blackjack_odds: Fraction
+    win_odds: Fraction
+    insurance_odds: Fraction
+    insurance_stake_share: Fraction
+    insurance_on_player_blackjack: bool
+    pair_odds: dict[str, Fraction]  # "mixed" | "coloured" | "perfect" -> net odds
+    pair_requires_main_bet: bool
+    pair_max_share_of_table_max: Fraction
+    notes: tuple[str, ...] = ()
+
+
+def _get(table: dict, key: str, field: str, kind: type, source: str):
+    if key not in table:
+        raise RulesetError(f"{source}: field '{field}': is missing")
+    value = table[key]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise RulesetError(f"{source}: field '{field}': must be {kind.__name__}, got {value!r}")
+    return value
+
+
+def parse_blackjack_rules(text: str, source: str = "<ruleset>") -> BlackjackRules:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise RulesetError(f"{source}: not valid TOML: {e}") from None
+
+    def get(section: str, key: str, kind: type):
+        table = data if not section else _get(data, section, section, dict, source)
+        return _get(table, key, f"{section}.{key}" if section else key, kind, source)
+
+    def odds(section: str, key: str) -> Fraction:
+        return parse_odds(get(section, key, str), f"{source}: field '{section}.{key}'")
+
+    def share(section: str, key: str) -> Fraction:
+        text_ = get(section, key, str)
+        try:
+            value = Fraction(text_)
+        except (ValueError, ZeroDivisionError):
+            raise RulesetError(f"{source}: field '{section}.{key}': {text_!r} is not a fraction") from None
+        if not 0 < value <= 1:
+            raise RulesetError(f"{source}: field '{section}.{key}': {text_!r} is not between 0 and 1")
+        return value
+
+    if get("", "game", str) != "blackjack":
+        raise RulesetError(f"{source}: field 'game': a blackjack ruleset must say game = \"blackjack\"")
+    loss = get("player", "doubled_or_split_lose_to_dealer_blackjack", str)
+    if loss not in LOSS_TO_DEALER_BLACKJACK:
+        raise RulesetError(
+            f"{source}: field 'player.doubled_or_split_lose_to_dealer_blackjack': {loss!r} is not one of "
+            + ", ".join(LOSS_TO_DEALER_BLACKJACK)
+        )
+    decks = get("", "decks", int)
+    if not 1 <= decks <= 16:
+        raise RulesetError(f"{source}: field 'decks': {decks} is not between 1 and 16")
+    return BlackjackRules(
+        id=get("", "id", str),
+        decks=decks,
+        burn_cards=get("dealing", "burn_cards", int),
+        cut_card=get("dealing", "cut_card", bool),
+        dealer_hole_card=get("dealing", "dealer_hole_card", bool),
+        hits_soft_17=get("dealer", "hits_soft_17", bool),
+        double_after_split=get("player", "double_after_split", bool),
+        double_on_split_aces=get("player", "double_on_split_aces", bool),
+        max_splits=get("player", "max_splits", int),
+        split_same_rank_only=get("player", "split_same_rank_only", bool),
+        split_aces_one_card=get("player", "split_aces_one_card", bool),
+        split_ace_21_is_blackjack=get("player", "split_ace_21_is_blackjack", bool),
+        doubled_or_split_lose_to_dealer_blackjack=loss,
+        blackjack_odds=odds("payouts", "blackjack"),
+        win_odds=odds("payouts", "win"),
+        insurance_odds=odds("payouts", "insurance"),
+        insurance_stake_share=share("payouts", "insurance_stake_share"),
+        insurance_on_player_blackjack=get("payouts", "insurance_on_player_blackjack", bool),
+        pair_odds={kind: odds("pair", kind) for kind in ("mixed", "coloured", "perfect")},
+        pair_requires_main_bet=get("pair", "requires_main_bet", bool),
+        pair_max_share_of_table_max=share("pair", "max_share_of_table_max"),
+        notes=tuple(data.get("notes", ())),
+    )
+
+
+def load_blackjack_rules(ruleset_id: str = "blackjack_8d_live") -> BlackjackRules:
+    path = resources.files("engine.games.blackjack") / f"{ruleset_id}.toml"
+    if not path.is_file():
+        raise RulesetError(f"unknown blackjack ruleset {ruleset_id!r}")
+    rules = parse_blackjack_rules(path.read_text(encoding="utf-8"), f"engine/games/blackjack/{ruleset_id}.toml")
+    if rules.id != ruleset_id:
+        raise RulesetError(f"engine/games/blackjack/{ruleset_id}.toml: field 'id': says {rules.id!r}")
+    return rules
