@@ -1,6 +1,8 @@
 """Blackjack hand facts of document 004, hand-worked, and the ruleset file's settings."""
 
+import re
 from fractions import Fraction
+from importlib import resources
 
 import pytest
 
@@ -74,8 +76,45 @@ def test_bundled_ruleset_settings():
 
 
 def test_ruleset_errors_name_the_field():
+    without_player = re.sub(r"\[player\][^\[]*", "", _bundled_text())
     with pytest.raises(RulesetError, match="field 'player'"):
-        parse_blackjack_rules('id = "x"\ngame = "blackjack"\ndecks = 8\n', "x.toml")
+        parse_blackjack_rules(without_player, "x.toml")
+
+
+def _bundled_text() -> str:
+    return (resources.files("engine.games.blackjack") / "blackjack_8d_live.toml").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("decks", "ok"), [(0, False), (1, True), (16, True), (17, False)])
+def test_decks_boundaries(decks, ok):
+    text = re.sub(r"(?m)^decks = 8", f"decks = {decks}", _bundled_text())
+    if ok:
+        assert parse_blackjack_rules(text).decks == decks
+    else:
+        with pytest.raises(RulesetError, match="field 'decks'"):
+            parse_blackjack_rules(text)
+
+
+@pytest.mark.parametrize(("share", "ok"), [("0", False), ("1", True), ("11/10", False)])
+def test_pair_share_boundaries(share, ok):
+    text = _bundled_text().replace('max_share_of_table_max = "1/10"', f'max_share_of_table_max = "{share}"')
+    if ok:
+        assert parse_blackjack_rules(text).pair_max_share_of_table_max == Fraction(share)
+    else:
+        with pytest.raises(RulesetError, match="field 'pair.max_share_of_table_max'"):
+            parse_blackjack_rules(text)
+
+
+def test_a_mistyped_setting_is_refused():
+    text = _bundled_text().replace("hits_soft_17 = true", "hits_soft17 = true\nhits_soft_17 = true")
+    with pytest.raises(RulesetError, match="field 'dealer.hits_soft17': unknown key"):
+        parse_blackjack_rules(text)
+
+
+def test_an_unknown_loss_reading_is_refused():
+    text = _bundled_text().replace('lose_to_dealer_blackjack = "all"', 'lose_to_dealer_blackjack = "half"')
+    with pytest.raises(RulesetError, match="doubled_or_split_lose_to_dealer_blackjack"):
+        parse_blackjack_rules(text)
 
 
 def test_pair_bet_house_edge_matches_published_8_decks():
@@ -84,3 +123,4 @@ def test_pair_bet_house_edge_matches_published_8_decks():
     rules = load_blackjack_rules()
     assert round(float(1 - pair_bet_rtp(rules)) * 100, 4) == 4.0964  # published for 25/12/6, 8 decks
     assert insurance_rtp(rules) == Fraction(128, 415) * 3
+    assert round(float(1 - insurance_rtp(rules)) * 100, 2) == 7.47  # published insurance edge, 8 decks

@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.cards import check_card
+from engine.cards import check_card, rank
 
 RED_SUITS = frozenset("HD")
 
 
 def card_value(code: str) -> int:
     """2-9 face value, T/J/Q/K 10, A 1 (hand_total counts one ace as 11 where it fits)."""
-    rank = check_card(code)[0]
-    return 1 if rank == "A" else 10 if rank in "TJQK" else int(rank)
+    r = rank(code)
+    return 1 if r == "A" else 10 if r in "TJQK" else int(r)
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ class Total:
 
 def hand_total(cards: Sequence[str]) -> Total:
     hard = sum(card_value(c) for c in cards)
-    if any(check_card(c)[0] == "A" for c in cards) and hard + 10 <= 21:
+    if any(rank(c) == "A" for c in cards) and hard + 10 <= 21:
         return Total(hard + 10, True)
     return Total(hard, False)
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from importlib import resources
 
-from engine.ruleset import RulesetError, parse_odds
+from engine.ruleset import ROUNDING_RULES, RulesetError, _notes, _Reader, parse_odds
 
 LOSS_TO_DEALER_BLACKJACK = ("all", "original")
 
@@ -16,6 +16,7 @@ LOSS_TO_DEALER_BLACKJACK = ("all", "original")
 class BlackjackRules:
     id: str
     decks: int
+    rounding: str  # how a win that is not a whole minor unit (3:2 on an odd stake) is rounded
     burn_cards: int
     cut_card: bool
     dealer_hole_card: bool
@@ -38,52 +39,64 @@ class BlackjackRules:
     notes: tuple[str, ...] = ()
 
 
-def _get(table: dict, key: str, field: str, kind: type, source: str):
-    if key not in table:
-        raise RulesetError(f"{source}: field '{field}': is missing")
-    value = table[key]
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise RulesetError(f"{source}: field '{field}': must be {kind.__name__}, got {value!r}")
-    return value
+_SECTIONS = {
+    "dealing": ("burn_cards", "cut_card", "dealer_hole_card"),
+    "dealer": ("hits_soft_17",),
+    "player": ("double_on_first_two_cards", "double_after_split", "double_on_split_aces", "max_splits",
+               "split_same_rank_only", "split_aces_one_card", "split_ace_21_is_blackjack",
+               "doubled_or_split_lose_to_dealer_blackjack"),
+    "payouts": ("blackjack", "win", "insurance", "insurance_stake_share", "insurance_on_player_blackjack"),
+    "pair": ("mixed", "coloured", "perfect", "requires_main_bet", "max_share_of_table_max"),
+}  # fmt: skip
+_TOP_KEYS = ("id", "document", "title", "game", "decks", "rounding", "notes", *_SECTIONS)
 
 
 def parse_blackjack_rules(text: str, source: str = "<ruleset>") -> BlackjackRules:
+    r = _Reader(source)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise RulesetError(f"{source}: not valid TOML: {e}") from None
+    r.known_keys(data, None, _TOP_KEYS)
+    for section, keys in _SECTIONS.items():
+        r.known_keys(r.get(data, section, section, dict), section, keys)
 
     def get(section: str, key: str, kind: type):
-        table = data if not section else _get(data, section, section, dict, source)
-        return _get(table, key, f"{section}.{key}" if section else key, kind, source)
+        if not section:
+            return r.get(data, key, key, kind)
+        return r.get(data[section], key, f"{section}.{key}", kind)
 
     def odds(section: str, key: str) -> Fraction:
         return parse_odds(get(section, key, str), f"{source}: field '{section}.{key}'")
 
     def share(section: str, key: str) -> Fraction:
-        text_ = get(section, key, str)
+        field, text_ = f"{section}.{key}", get(section, key, str)
         try:
             value = Fraction(text_)
         except (ValueError, ZeroDivisionError):
-            raise RulesetError(f"{source}: field '{section}.{key}': {text_!r} is not a fraction") from None
+            raise r.fail(field, f"{text_!r} is not a fraction like '1/10'") from None
         if not 0 < value <= 1:
-            raise RulesetError(f"{source}: field '{section}.{key}': {text_!r} is not between 0 and 1")
+            raise r.fail(field, f"{text_!r} is not a share between 0 and 1")
         return value
 
     if get("", "game", str) != "blackjack":
-        raise RulesetError(f"{source}: field 'game': a blackjack ruleset must say game = \"blackjack\"")
+        raise r.fail("game", 'a blackjack ruleset must say game = "blackjack"')
     loss = get("player", "doubled_or_split_lose_to_dealer_blackjack", str)
     if loss not in LOSS_TO_DEALER_BLACKJACK:
-        raise RulesetError(
-            f"{source}: field 'player.doubled_or_split_lose_to_dealer_blackjack': {loss!r} is not one of "
-            + ", ".join(LOSS_TO_DEALER_BLACKJACK)
+        raise r.fail(
+            "player.doubled_or_split_lose_to_dealer_blackjack",
+            f"{loss!r} is not one of {', '.join(LOSS_TO_DEALER_BLACKJACK)}",
         )
+    rounding = get("", "rounding", str)
+    if rounding not in ROUNDING_RULES:
+        raise r.fail("rounding", f"{rounding!r} is not one of {', '.join(ROUNDING_RULES)}")
     decks = get("", "decks", int)
     if not 1 <= decks <= 16:
-        raise RulesetError(f"{source}: field 'decks': {decks} is not between 1 and 16")
+        raise r.fail("decks", f"{decks} is not a number of decks between 1 and 16")
     return BlackjackRules(
         id=get("", "id", str),
         decks=decks,
+        rounding=rounding,
         burn_cards=get("dealing", "burn_cards", int),
         cut_card=get("dealing", "cut_card", bool),
         dealer_hole_card=get("dealing", "dealer_hole_card", bool),
@@ -103,7 +116,7 @@ def parse_blackjack_rules(text: str, source: str = "<ruleset>") -> BlackjackRule
         pair_odds={kind: odds("pair", kind) for kind in ("mixed", "coloured", "perfect")},
         pair_requires_main_bet=get("pair", "requires_main_bet", bool),
         pair_max_share_of_table_max=share("pair", "max_share_of_table_max"),
-        notes=tuple(data.get("notes", ())),
+        notes=tuple(_notes(r, data)),
     )
 
 
