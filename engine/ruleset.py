@@ -18,6 +18,7 @@ from importlib import resources
 from typing import Any
 
 from engine.features import FEATURE_VALUES, FEATURES, valid_feature_value
+from engine.money import ROUNDING_RULES
 
 # Every bet code of RULES.md; a ruleset may offer any subset.
 BET_CODES: tuple[str, ...] = (
@@ -28,7 +29,6 @@ BET_CODES: tuple[str, ...] = (
 )  # fmt: skip
 MAIN_BETS = frozenset({"PLAYER", "BANKER", "TIE"})
 MODES = ("commission", "no_commission")
-ROUNDING_RULES = ("floor", "half_up", "half_even")
 
 
 class RulesetError(ValueError):

@@ -10,19 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.money import round_to_unit
 from engine.ruleset import BET_CODES, MODES, PayRule, Ruleset
-
-
-def round_to_unit(numerator: int, denominator: int, rule: str) -> int:
-    """numerator/denominator (both >= 0) rounded to an integer by `rule`."""
-    q, r = divmod(numerator, denominator)
-    if rule == "floor" or r == 0:
-        return q
-    if rule == "half_up":
-        return q + (2 * r >= denominator)
-    if rule == "half_even":
-        return q + (2 * r > denominator or (2 * r == denominator and q % 2 == 1))
-    raise ValueError(f"unknown rounding rule {rule!r}")
 
 
 def credit_for(stake: int, rule: PayRule | None, rounding: str) -> int:
