@@ -241,7 +241,7 @@ def engine(data: Path, work: Path) -> dict:
     """Replay and settlement with the pipeline's own conversion (pipelines.convert.audit_shoes_tables,
     one call per table: what the pipeline does per group of shoes) as the pipeline's floor. Phases:
     reading, placing bets on their rounds, the engine call with its Arrow conversion in and out
-    (`engine_s`), of which the engine itself (`audit_shoes_s`: engine.shoe_audit.audit_shoes on numpy
+    (`engine_s`), of which the engine itself (`audit_shoes_s`: engine.games.baccarat.shoe_audit.audit_shoes on numpy
     columns), of which the dealing replay and the betting audit."""
     clock = Stopwatch()
     import numpy as np
@@ -249,7 +249,7 @@ def engine(data: Path, work: Path) -> dict:
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    import engine.shoe_audit as shoe_audit
+    import engine.games.baccarat.shoe_audit as shoe_audit
     import pipelines.convert as convert
     from pipelines.convert import audit_shoes_tables, table_infos
 
@@ -265,7 +265,7 @@ def engine(data: Path, work: Path) -> dict:
         return wrapper
 
     # Time the engine where the conversion calls it, and the two halves of audit_shoes where it calls them
-    # (module globals of pipelines.convert and engine.shoe_audit).
+    # (module globals of pipelines.convert and engine.games.baccarat.shoe_audit).
     convert.audit_shoes = timed(convert.audit_shoes, "audit_shoes_s")
     shoe_audit.audit_dealing_batch = timed(shoe_audit.audit_dealing_batch, "dealing_s")
     shoe_audit.audit_bets_columns = timed(shoe_audit.audit_bets_columns, "betting_s")
@@ -344,13 +344,13 @@ def duckdb_baseline(data: Path, work: Path) -> dict:
 
 
 def naive(data: Path, work: Path) -> dict:
-    """engine.settlement.settle bet by bet, engine.features.round_features round by round."""
+    """Baccarat's settlement.settle bet by bet, features.round_features round by round (engine.games.baccarat)."""
     clock = Stopwatch()
     import pyarrow.parquet as pq
 
     from engine.cards import CARD_CODES
-    from engine.features import round_features
-    from engine.settlement import settle
+    from engine.games.baccarat.features import round_features
+    from engine.games.baccarat.settlement import settle
     from pipelines.convert import table_infos
 
     infos = table_infos(pq.read_table(data / "tables.parquet"), pq.read_table(data / "limits.parquet"))

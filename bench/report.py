@@ -87,7 +87,7 @@ def _targets(payload: dict, derived: dict, size: str) -> list[dict]:
                "(pipelines.convert.audit_shoes_tables)",
                e["engine_bets_per_s"], f">= {TARGET_ENGINE_BETS_S:,} bets/s",
                (e["engine_bets_per_s"] or 0) >= TARGET_ENGINE_BETS_S, "bets/s")
-        target("engine: bets settled per second by the engine itself (engine.shoe_audit.audit_shoes: replay, "
+        target("engine: bets settled per second by the engine itself (baccarat shoe_audit.audit_shoes: replay, "
                "settlement, every rule; no Arrow)", e["pure_engine_bets_per_s"], f">= {TARGET_ENGINE_BETS_S:,} bets/s",
                (e["pure_engine_bets_per_s"] or 0) >= TARGET_ENGINE_BETS_S, "bets/s")
         target("engine: bets settled per second by the betting audit alone (settlement and every bet rule)",

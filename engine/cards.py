@@ -13,15 +13,10 @@ SUITS = "SHDC"
 CARD_CODES: tuple[str, ...] = tuple(rank + suit for rank in RANKS for suit in SUITS)
 _CARD_SET = frozenset(CARD_CODES)
 
-# Baccarat value of each rank: A=1, 2-9 face value, T/J/Q/K = 0.
-BACCARAT_VALUE: dict[str, int] = {rank: (i + 1) % 10 if i < 9 else 0 for i, rank in enumerate(RANKS)}
-
 # The same facts per code, for hot loops and numpy: a card's index in CARD_CODES is rank-major
 # (index // 4 is the rank's position in RANKS, index % 4 the suit's in SUITS); -1 stands for a string
 # that is not a card code.
 CARD_INDEX: dict[str, int] = {code: i for i, code in enumerate(CARD_CODES)}
-CODE_VALUE: dict[str, int] = {code: BACCARAT_VALUE[code[0]] for code in CARD_CODES}
-CARD_VALUES = np.array([CODE_VALUE[c] for c in CARD_CODES], dtype=np.int8)  # by card index
 CARD_RANKS = np.arange(len(CARD_CODES), dtype=np.int8) // len(SUITS)  # by card index
 
 
@@ -35,10 +30,6 @@ def check_card(code: str) -> str:
             f"unknown card code {code!r}: expected rank {RANKS} then suit {SUITS}, e.g. 'TD'"
         )
     return code
-
-
-def baccarat_value(code: str) -> int:
-    return BACCARAT_VALUE[check_card(code)[0]]
 
 
 def rank(code: str) -> str:

@@ -85,14 +85,22 @@ def sha256_of(path: str) -> tuple[str, int]:
 
 
 def code_version() -> str:
-    """sha256 over the source of the packages that decide the results (engine, schemas, pipelines)."""
+    """sha256 over the source and data of the packages that decide the results (engine with every game's
+    package and ruleset files, schemas, pipelines), walked recursively in name order."""
     from importlib import resources
 
+    def files(entry, prefix: str):
+        for child in sorted(entry.iterdir(), key=lambda p: p.name):
+            if child.is_dir():
+                if child.name != "__pycache__":
+                    yield from files(child, f"{prefix}{child.name}/")
+            elif child.name.endswith((".py", ".toml", ".csv")):
+                yield f"{prefix}{child.name}", child
+
     digest = hashlib.sha256()
-    for package in ("engine", "engine.rulesets", "schemas", "pipelines"):
-        for entry in sorted(resources.files(package).iterdir(), key=lambda p: p.name):
-            if entry.name.endswith((".py", ".toml")):
-                digest.update(entry.name.encode() + b"\0" + entry.read_bytes())
+    for package in ("engine", "schemas", "pipelines"):
+        for name, entry in files(resources.files(package), f"{package}/"):
+            digest.update(name.encode() + b"\0" + entry.read_bytes())
     return digest.hexdigest()
 
 

@@ -9,9 +9,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from engine.betting_audit import BetColumns
 from engine.cards import CARD_CODES
-from engine.dealing_audit import (
+from engine.findings import SEVERITY, Finding
+from engine.games.baccarat.betting_audit import BetColumns
+from engine.games.baccarat.dealing_audit import (
     DECISION_TEXTS,
     NO_SCORE,
     OUTCOMES,
@@ -20,9 +21,8 @@ from engine.dealing_audit import (
     RoundColumns,
     ShoeColumns,
 )
-from engine.findings import SEVERITY, Finding
-from engine.ruleset import BET_CODES, MODES, load_ruleset
-from engine.shoe_audit import TableInfo, audit_shoes
+from engine.games.baccarat.ruleset import BET_CODES, MODES, load_ruleset
+from engine.games.baccarat.shoe_audit import TableInfo, audit_shoes
 from pipelines.records import record_texts
 from schemas.contract import CARDS, TIMESTAMP
 from schemas.outputs import FINDINGS, QUARANTINE, ROUND_REPLAYS, SETTLEMENTS
@@ -58,7 +58,7 @@ def audit_shoes_tables(
     table: TableInfo, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *, compact: bool = False
 ) -> tuple[pa.Table, pa.Table, pa.Table, pa.Table]:
     """Audit many shoes of one table at once (the same results as audit_shoe_tables shoe by shoe, in
-    one pass of the engine: see engine.shoe_audit.audit_shoes). Every shoe_id of `shoes` must be
+    one pass of the engine: see engine.games.baccarat.shoe_audit.audit_shoes). Every shoe_id of `shoes` must be
     there once, every round's shoe among them, every bet's round among the rounds; a bet matches its
     round by `_shoe_id` too when it has that column (round ids repeated across shoes). The rounds'
     `round_id` is plain strings; the bets' may be dictionary-encoded, as the pipeline reads them.

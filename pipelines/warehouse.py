@@ -108,9 +108,9 @@ def view_sql() -> list[tuple[str, str]]:
 
 
 def theoretical_rtp_rows() -> list[tuple]:
-    """The reference table of the regulator views: exact RTP of every bet of every ruleset (engine.rtp)."""
-    from engine.rtp import ruleset_rtp
-    from engine.ruleset import load_ruleset, ruleset_ids
+    """The reference table of the regulator views: exact RTP of every bet of every ruleset (each game's rtp)."""
+    from engine.games.baccarat.rtp import ruleset_rtp
+    from engine.games.baccarat.ruleset import load_ruleset, ruleset_ids
 
     return [(r.ruleset, r.bet_type, r.mode, float(r.rtp), f"{r.rtp.numerator}/{r.rtp.denominator}",
              float(sum(o.probability * o.credit**2 for o in r.outcomes) - r.rtp**2) ** 0.5)

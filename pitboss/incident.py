@@ -12,7 +12,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from engine.findings import format_money
-from engine.ruleset import load_ruleset
+from engine.games.baccarat.ruleset import load_ruleset
 
 
 class RoundNotFound(LookupError):

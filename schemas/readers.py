@@ -32,7 +32,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from engine.cards import CARD_CODES
-from engine.ruleset import BET_CODES, MODES, ruleset_ids
+from engine.games.baccarat.ruleset import BET_CODES, MODES, ruleset_ids
 from schemas.contract import CONTRACT, OUTCOMES, STATUSES, TABLE_NAMES, schema
 
 SOURCE_FILE = "_source_file"  # dictionary<int32, string>: path of the file the row was read from

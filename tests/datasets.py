@@ -11,9 +11,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from engine.cards import new_shoe
-from engine.features import round_features
-from engine.ruleset import load_ruleset
-from engine.settlement import settle
+from engine.games.baccarat.features import round_features
+from engine.games.baccarat.ruleset import load_ruleset
+from engine.games.baccarat.settlement import settle
 from schemas.contract import schema
 
 T0 = dt.datetime(2026, 11, 28, 10, tzinfo=dt.UTC)
@@ -22,7 +22,7 @@ CUT = 400
 
 
 def build(shoes: int = 2, bets_per_round: int = 6, seed: int = 5) -> dict[str, list[dict]]:
-    from engine.shoe import replay_shoe
+    from engine.games.baccarat.shoe import replay_shoe
 
     rs = load_ruleset(RULESET)
     rng = random.Random(seed)

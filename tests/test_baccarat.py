@@ -1,8 +1,8 @@
 """Baccarat dealing: scores, naturals, every branch of the third-card rule, decision texts, and the
-round facts the paytables read (engine.features.round_features).
+round facts the paytables read (engine.games.baccarat.features.round_features).
 
 The oracle is RULES.md itself: the Banker table below is typed in from the document's table (and
-agrees with the table of documents 000 and 002), not taken from engine.baccarat.BANKER_DRAWS_ON.
+agrees with the table of documents 000 and 002), not taken from engine.games.baccarat.dealing.BANKER_DRAWS_ON.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.baccarat import (
+from engine.cards import CardCodeError
+from engine.games.baccarat.dealing import (
     BANKER,
     PLAYER,
     TIE,
@@ -23,8 +24,7 @@ from engine.baccarat import (
     score,
     third_card_decisions,
 )
-from engine.cards import CardCodeError
-from engine.features import FEATURES, feature_columns, round_features
+from engine.games.baccarat.features import FEATURES, feature_columns, round_features
 
 VALUE = {"A": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9, "T": 0, "J": 0, "Q": 0, "K": 0}
 ALL_CODES = [r + s for r in "A23456789TJQK" for s in "SHDC"]
@@ -316,7 +316,7 @@ def test_third_card_decisions_on_recorded_hands():
 
 
 # ---------------------------------------------------------------------------------------------
-# Round facts (engine.features.round_features), hand-worked
+# Round facts (engine.games.baccarat.features.round_features), hand-worked
 
 
 def facts(player, banker):

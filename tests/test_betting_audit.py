@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.betting_audit import BetColumns, RoundFacts, audit_bets
-from engine.features import round_features
-from engine.ruleset import load_ruleset
+from engine.games.baccarat.betting_audit import BetColumns, RoundFacts, audit_bets
+from engine.games.baccarat.features import round_features
+from engine.games.baccarat.ruleset import load_ruleset
 
 CLOSE = 1_000_000
 # Round 1: Player 9 (natural) beats Banker 7: PLAYER wins, nobody drew, no pair.

@@ -8,7 +8,7 @@ import pytest
 
 from engine.games.blackjack.hand import dealer_decision, hand_total, is_blackjack, pair_kind, play_dealer
 from engine.games.blackjack.rules import load_blackjack_rules, parse_blackjack_rules
-from engine.ruleset import RulesetError
+from engine.ruleset_file import RulesetError
 
 
 @pytest.mark.parametrize(
@@ -82,7 +82,7 @@ def test_ruleset_errors_name_the_field():
 
 
 def _bundled_text() -> str:
-    return (resources.files("engine.games.blackjack") / "blackjack_8d_live.toml").read_text(encoding="utf-8")
+    return (resources.files("engine.games.blackjack.rulesets") / "blackjack_8d_live.toml").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize(("decks", "ok"), [(0, False), (1, True), (16, True), (17, False)])

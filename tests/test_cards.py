@@ -14,13 +14,13 @@ import pytest
 from engine.cards import (
     CARD_CODES,
     CardCodeError,
-    baccarat_value,
     check_card,
     check_composition,
     format_cards,
     new_shoe,
     rank,
 )
+from engine.games.baccarat.values import baccarat_value
 
 # RULES.md: ranks A 2 3 4 5 6 7 8 9 T J Q K, suits S H D C; A=1, 2-9 face value, T/J/Q/K = 0.
 HAND_VALUES = {"A": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9, "T": 0, "J": 0, "Q": 0, "K": 0}

@@ -7,11 +7,11 @@ import random
 
 import pytest
 
-from engine.baccarat import deal_round
 from engine.cards import new_shoe
-from engine.dealing_audit import RecordedRound, audit_dealing
-from engine.ruleset import load_ruleset
-from engine.shoe import replay_shoe
+from engine.games.baccarat.dealing import deal_round
+from engine.games.baccarat.dealing_audit import RecordedRound, audit_dealing
+from engine.games.baccarat.ruleset import load_ruleset
+from engine.games.baccarat.shoe import replay_shoe
 
 PROC = load_ruleset("baccarat_8d_extended").shoe
 CUT = 380
@@ -82,7 +82,7 @@ def test_third_card_against_the_rule_is_one_finding_and_later_rounds_resync():
     for n in range(1, 40):
         d = deal_round(cards, pos, n)
         if d.start == target.start:
-            from engine.baccarat import outcome, score
+            from engine.games.baccarat.dealing import outcome, score
 
             p, b = d.player_cards[:2], d.banker_cards
             rr = RecordedRound(f"R{n}", n, "settled", p, b, score(p), score(b), outcome(score(p), score(b)))

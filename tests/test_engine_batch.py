@@ -9,10 +9,10 @@ import random
 import numpy as np
 import pytest
 
-from engine.baccarat import outcome, score
-from engine.betting_audit import BetColumns
 from engine.cards import CARD_CODES, new_shoe
-from engine.dealing_audit import (
+from engine.games.baccarat.betting_audit import BetColumns
+from engine.games.baccarat.dealing import outcome, score
+from engine.games.baccarat.dealing_audit import (
     DECISION_TEXTS,
     OUTCOMES,
     RecordedRound,
@@ -21,9 +21,9 @@ from engine.dealing_audit import (
     audit_dealing,
     audit_dealing_batch,
 )
-from engine.ruleset import BET_CODES, MODES, load_ruleset
-from engine.shoe import replay_shoe
-from engine.shoe_audit import ShoeRecord, TableInfo, audit_shoe, audit_shoes
+from engine.games.baccarat.ruleset import BET_CODES, MODES, load_ruleset
+from engine.games.baccarat.shoe import replay_shoe
+from engine.games.baccarat.shoe_audit import ShoeRecord, TableInfo, audit_shoe, audit_shoes
 
 RULESETS = ["baccarat_8d_extended", "baccarat_8d_standard", "mini_baccarat_6d", "baccarat_live_pairs"]
 
@@ -73,7 +73,7 @@ def _shoe(rng: random.Random, rs, sid: str, broken: float, odd: bool):
     dealt = list(replay_shoe(cards, rs.shoe, cut).rounds)
     if rng.random() < broken and not rs.shoe.reshuffle_every_hand:  # burned one card too many
         start = dealt[0].start + 1 if dealt else 1
-        from engine.baccarat import ShoeExhausted, deal_round
+        from engine.games.baccarat.dealing import ShoeExhausted, deal_round
 
         dealt, pos = [], start
         for n in range(1, 200):
@@ -87,7 +87,7 @@ def _shoe(rng: random.Random, rs, sid: str, broken: float, odd: bool):
                 break
     rounds = [_recorded(d, f"{sid}-R{d.round_no:03d}") for d in dealt]
     if rng.random() < broken and dealt:  # a round after the cut
-        from engine.baccarat import ShoeExhausted, deal_round
+        from engine.games.baccarat.dealing import ShoeExhausted, deal_round
 
         try:
             extra = deal_round(cards, dealt[-1].end, len(dealt) + 1)

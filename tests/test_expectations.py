@@ -31,7 +31,7 @@ from typer.testing import CliRunner
 import audits.validate as dq
 from engine.cards import CARD_CODES, new_shoe
 from engine.findings import KINDS, SEVERITY
-from engine.ruleset import BET_CODES, MODES, ruleset_ids
+from engine.games.baccarat.ruleset import BET_CODES, MODES, ruleset_ids
 from pitboss.cli import app
 from schemas import readers
 from schemas.contract import CONTRACT, OUTCOMES, STATUSES, TABLE_NAMES, required_columns

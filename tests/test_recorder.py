@@ -17,12 +17,12 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from engine.baccarat import dealing_order, outcome, score, third_card_decisions
 from engine.cards import check_composition
-from engine.features import round_features
-from engine.ruleset import MAIN_BETS, load_ruleset
-from engine.settlement import settle
-from engine.shoe import burn_procedure, replay_shoe
+from engine.games.baccarat.dealing import dealing_order, outcome, score, third_card_decisions
+from engine.games.baccarat.features import round_features
+from engine.games.baccarat.ruleset import MAIN_BETS, load_ruleset
+from engine.games.baccarat.settlement import settle
+from engine.games.baccarat.shoe import burn_procedure, replay_shoe
 from pitboss.recorder import FAULT_KINDS, MANIFEST_SCHEMA, GenerateConfig, generate
 from schemas.contract import TABLE_NAMES, schema
 

@@ -11,7 +11,7 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from engine.baccarat import dealing_order
+from engine.games.baccarat.dealing import dealing_order
 from pipelines.audit import run
 from pipelines.warehouse import load
 from pitboss.cli import app

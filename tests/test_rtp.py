@@ -1,8 +1,8 @@
-"""Exact RTP by enumeration (engine/rtp.py) and `pitboss rtp`.
+"""Exact RTP by enumeration (engine/games/baccarat/rtp.py) and `pitboss rtp`.
 
 Checked three independent ways: against published figures (Wizard of Odds house edges, to the
 precision they are published with), against a brute-force enumeration of every ordered deal of a
-tiny shoe through engine.baccarat.deal_round, and against a Monte-Carlo run on real shuffled shoes.
+tiny shoe through engine.games.baccarat.dealing.deal_round, and against a Monte-Carlo run on real shuffled shoes.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from fractions import Fraction
 import pytest
 from typer.testing import CliRunner
 
-from engine.baccarat import deal_round
-from engine.features import FEATURES, round_features
-from engine.rtp import (
+from engine.games.baccarat.dealing import deal_round
+from engine.games.baccarat.features import FEATURES, round_features
+from engine.games.baccarat.rtp import (
     FEATURE_NAMES,
     bet_rtp,
     facts_of,
@@ -26,7 +26,7 @@ from engine.rtp import (
     shoe_distribution,
     simulate_rtps,
 )
-from engine.ruleset import load_ruleset, parse_ruleset, ruleset_ids
+from engine.games.baccarat.ruleset import load_ruleset, parse_ruleset, ruleset_ids
 from pitboss.cli import app
 from pitboss.commands.rtp import rtp_warnings, stated_max_verdict, stated_precision
 
@@ -250,11 +250,17 @@ def test_json_lists_every_offered_bet_of_every_ruleset() -> None:
     result = runner.invoke(app, ["rtp", "--json"])
     assert result.exit_code == 0, result.output
     records = json.loads(result.stdout)
-    got = {(r["ruleset"], r["bet_type"], r["mode"]) for r in records}
+    baccarat = [r for r in records if r["game"] == "baccarat"]
+    got = {(r["ruleset"], r["bet_type"], r["mode"]) for r in baccarat}
     want = {
         (rid, code, mode) for rid in ruleset_ids() for mode, codes in load_ruleset(rid).modes.items() for code in codes
     }
-    assert got == want and len(records) == len(want)
+    assert got == want and len(baccarat) == len(want)
+    assert {r["rtp_method"] for r in baccarat} == {"exact enumeration"}
+    # Every game's rulesets are listed, each row naming its game.
+    blackjack = {(r["ruleset"], r["bet_type"]) for r in records if r["game"] == "blackjack"}
+    assert {("blackjack_8d_live", "PAIR"), ("blackjack_8d_live", "INSURANCE")} <= blackjack
+    assert {r["game"] for r in records} == {"baccarat", "blackjack"}
     banker = next(r for r in records if (r["ruleset"], r["bet_type"], r["mode"]) == (EXTENDED, "BANKER", "commission"))
     assert banker["rtp"] == pytest.approx(0.989421, abs=1e-6)
     assert "WARNING" in result.stderr and "LUCKY_SIX" in result.stderr

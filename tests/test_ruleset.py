@@ -8,16 +8,15 @@ from importlib import resources
 
 import pytest
 
-from engine.ruleset import (
+from engine.games.baccarat.ruleset import (
     BET_CODES,
     PayRule,
-    RulesetError,
     load_ruleset,
-    parse_odds,
     parse_ruleset,
     ruleset_ids,
 )
-from engine.settlement import settle
+from engine.games.baccarat.settlement import settle
+from engine.ruleset_file import RulesetError, parse_odds
 
 BUNDLED = ("baccarat_8d_extended", "baccarat_8d_standard", "baccarat_live_pairs", "mini_baccarat_6d")
 
@@ -37,7 +36,7 @@ def test_all_four_load():
 
 def test_bundled_files_parse_from_text():
     for rid in BUNDLED:
-        text = (resources.files("engine.rulesets") / f"{rid}.toml").read_text(encoding="utf-8")
+        text = (resources.files("engine.games.baccarat.rulesets") / f"{rid}.toml").read_text(encoding="utf-8")
         assert parse_ruleset(text, f"{rid}.toml") == load_ruleset(rid)
 
 

@@ -17,11 +17,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.baccarat import deal_round
-from engine.features import feature_columns, round_features
+from engine.games.baccarat.dealing import deal_round
+from engine.games.baccarat.features import feature_columns, round_features
+from engine.games.baccarat.ruleset import BET_CODES, MODES, load_ruleset
+from engine.games.baccarat.settlement import credit_for, matching_rule, settle, settle_columns
 from engine.money import round_to_unit
-from engine.ruleset import BET_CODES, MODES, load_ruleset
-from engine.settlement import credit_for, matching_rule, settle, settle_columns
 from tests.test_baccarat import ALL_CODES, VALUE, oracle_deal
 
 EXT, STD, MINI, PAIRS = "baccarat_8d_extended", "baccarat_8d_standard", "mini_baccarat_6d", "baccarat_live_pairs"

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.cards import CardCodeError, new_shoe
-from engine.ruleset import ShoeProcedure, load_ruleset
-from engine.shoe import Burn, burn_procedure, is_final_round, replay_shoe
+from engine.games.baccarat.ruleset import ShoeProcedure, load_ruleset
+from engine.games.baccarat.shoe import Burn, burn_procedure, is_final_round, replay_shoe
 from tests.test_baccarat import VALUE, oracle_deal
 
 EXTRA = ShoeProcedure(

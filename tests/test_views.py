@@ -177,8 +177,8 @@ def test_dealing_violations_show_the_round_beside_its_replay(wh, con):
 
 
 def test_rtp_by_table_and_bet_type_by_hand(wh, con):
-    from engine.rtp import ruleset_rtp
-    from engine.ruleset import load_ruleset
+    from engine.games.baccarat.rtp import ruleset_rtp
+    from engine.games.baccarat.ruleset import load_ruleset
 
     cancelled = {r["round_id"] for r in wh.data.rounds if r["status"] == "cancelled"}
     ruleset_of = {t["table_id"]: t["ruleset"] for t in TABLES}
@@ -261,8 +261,8 @@ def test_daily_summary_by_hand(wh, con):
 
 
 def test_reference_tables(wh, con):
-    from engine.rtp import ruleset_rtp
-    from engine.ruleset import load_ruleset, ruleset_ids
+    from engine.games.baccarat.rtp import ruleset_rtp
+    from engine.games.baccarat.ruleset import load_ruleset, ruleset_ids
 
     every = {(r.ruleset, r.bet_type, r.mode): r.rtp for rid in ruleset_ids() for r in ruleset_rtp(load_ruleset(rid))}
     got = rows(con, "SELECT * FROM theoretical_rtp")

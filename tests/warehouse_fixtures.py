@@ -1,7 +1,7 @@
 """A small hand-built night (two business dates, two tables, two currencies) for the warehouse views,
 `pitboss query` and `pitboss report` tests, audited by the real pipeline and loaded into a warehouse.
 
-Every bet row is built here with its correct credit (`expected`, from engine.settlement.settle on the
+Every bet row is built here with its correct credit (`expected`, from engine.games.baccarat.settlement.settle on the
 dealt cards), then a few faults are planted by hand, so the tests can compute every figure a view
 should show from these rows in plain Python, without the SQL under test.
 
@@ -71,10 +71,10 @@ def build_dataset(folder: Path) -> Dataset:
     import pyarrow.parquet as pq
 
     from engine.cards import new_shoe
-    from engine.features import round_features
-    from engine.ruleset import load_ruleset
-    from engine.settlement import settle
-    from engine.shoe import replay_shoe
+    from engine.games.baccarat.features import round_features
+    from engine.games.baccarat.ruleset import load_ruleset
+    from engine.games.baccarat.settlement import settle
+    from engine.games.baccarat.shoe import replay_shoe
     from schemas.contract import schema
 
     folder.mkdir(parents=True, exist_ok=True)

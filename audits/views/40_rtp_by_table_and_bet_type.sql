@@ -2,7 +2,7 @@
 -- Return to player per table, bet type and mode over every business date in the warehouse: what the
 -- operator paid back per unit staked (observed), what the table's rules say it should have paid on the
 -- cards actually dealt (expected by rules), and the exact long-run RTP of the bet under the table's
--- ruleset (theoretical, engine/rtp.py). Only bets of settled rounds count (a cancelled round refunds
+-- ruleset (theoretical, engine/games/baccarat/rtp.py). Only bets of settled rounds count (a cancelled round refunds
 -- every stake and says nothing about the game). The 95% band: one bet returns r = paid / stake per unit
 -- staked, with standard deviation s per unit (the exact s of the ruleset, theoretical_rtp.return_stddev;
 -- where the ruleset does not offer the bet, the sample standard deviation of r over the bets). Bets of

@@ -1,5 +1,46 @@
-"""Games other than baccarat, one package each (issue 29: the seam every game will share).
+"""Every game pitboss knows, one package each behind `engine.games.interface.Game`, by `tables.game`.
 
-Baccarat still lives in engine/ itself; moving it under engine/games/baccarat/ behind a common
-interface is the open first half of issue 29.
+Shared code (pipeline, readers, warehouse, CLI) asks this registry; only a game's own package names
+its concepts. Adding a game: its package with `GAME`, its ruleset files, and one line here.
 """
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from engine.games.interface import Game
+from engine.ruleset_file import RulesetError
+
+# tables.game -> the package that implements it (imported on first use).
+PACKAGES: dict[str, str] = {
+    "baccarat": "engine.games.baccarat",
+    "blackjack": "engine.games.blackjack",
+}
+
+
+def game_names() -> tuple[str, ...]:
+    return tuple(PACKAGES)
+
+
+def game(name: str) -> Game:
+    if name not in PACKAGES:
+        raise KeyError(f"unknown game {name!r}; known: {', '.join(PACKAGES)}")
+    return import_module(PACKAGES[name]).GAME
+
+
+def ruleset_ids(games: tuple[str, ...] | None = None) -> list[str]:
+    """Every bundled ruleset id of the given games (all games when None), in name order."""
+    return sorted(rid for name in games or game_names() for rid in game(name).ruleset_ids())
+
+
+def game_of_ruleset(ruleset_id: str) -> str:
+    for name in game_names():
+        if ruleset_id in game(name).ruleset_ids():
+            return name
+    raise RulesetError(f"unknown ruleset {ruleset_id!r}; known: {', '.join(ruleset_ids())}")
+
+
+def load_ruleset(ruleset_id: str) -> Any:
+    """A bundled ruleset of any game, parsed by its game's package."""
+    return game(game_of_ruleset(ruleset_id)).load_ruleset(ruleset_id)

@@ -1,5 +1,5 @@
-"""`pitboss rtp`: exact return to player of every bet of a ruleset (engine/rtp.py), checked against
-the maximum RTP the operator's document states.
+"""`pitboss rtp`: exact return to player of every bet of every game's rulesets (each game's `rtp`), checked
+against the maximum RTP the operator's document states.
 
 A bet returning 100% or more is not a bug of ours but of the published rules: it gets a plain
 WARNING line, to be reported to the operator.
@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from engine.games.interface import EXACT
+
 if TYPE_CHECKING:
-    from engine.rtp import BetRtp
-    from engine.ruleset import Ruleset
+    from engine.games.interface import BetRtp
 
 
 def percent(value: Fraction, places: int = 4) -> str:
@@ -42,11 +43,11 @@ def rtp_warnings(results: list[BetRtp]) -> list[str]:
     ]
 
 
-def stated_max_verdict(ruleset: Ruleset, results: list[BetRtp]) -> str:
+def stated_max_verdict(ruleset, results: list[BetRtp]) -> str:
     """A sentence comparing the engine's highest RTP with the maximum RTP the document states."""
     best = max(results, key=lambda r: r.rtp)
     engine_text = f"the engine's maximum is {percent(best.rtp)} ({best.bet_type}, {best.mode})"
-    stated = ruleset.max_rtp_stated
+    stated = getattr(ruleset, "max_rtp_stated", None)
     if stated is None:
         return f"The document states no maximum RTP; {engine_text}."
     places = stated_precision(stated)
@@ -62,13 +63,16 @@ def stated_max_verdict(ruleset: Ruleset, results: list[BetRtp]) -> str:
 def json_records(results: list[BetRtp]) -> list[dict[str, object]]:
     return [
         {
+            "game": r.game,
             "ruleset": r.ruleset,
             "bet_type": r.bet_type,
             "mode": r.mode,
             "decks": r.decks,
             "rtp": float(r.rtp),
             "house_edge": float(r.house_edge),
-            "rtp_exact": f"{r.rtp.numerator}/{r.rtp.denominator}",
+            "rtp_exact": f"{r.rtp.numerator}/{r.rtp.denominator}" if r.method == EXACT else None,
+            "rtp_method": r.method,
+            "selection": r.selection,
             "outcomes": [
                 {"pays": o.description, "probability": float(o.probability), "credit": float(o.credit)}
                 for o in r.outcomes
@@ -78,7 +82,7 @@ def json_records(results: list[BetRtp]) -> list[dict[str, object]]:
     ]
 
 
-def _print_tables(rulesets: list[Ruleset], results: dict[str, list[BetRtp]]) -> None:
+def _print_tables(rulesets: list, results: dict[str, list[BetRtp]]) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -111,15 +115,15 @@ def rtp(
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list instead of a table."),
 ) -> None:
     """Print the exact RTP of every bet type and mode."""
-    from engine.rtp import ruleset_rtp
-    from engine.ruleset import RulesetError, load_ruleset, ruleset_ids
+    from engine.games import game, game_of_ruleset, load_ruleset, ruleset_ids
+    from engine.ruleset_file import RulesetError
 
     try:
         rulesets = [load_ruleset(rid) for rid in ([ruleset] if ruleset else ruleset_ids())]
     except RulesetError as e:
         typer.echo(str(e), err=True)
         raise typer.Exit(2) from None
-    results = {rs.id: ruleset_rtp(rs) for rs in rulesets}
+    results = {rs.id: game(game_of_ruleset(rs.id)).rtp(rs) for rs in rulesets}
 
     if not as_json:
         _print_tables(rulesets, results)

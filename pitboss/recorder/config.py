@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from engine.ruleset import MAIN_BETS, Ruleset, load_ruleset
+from engine.games.baccarat.ruleset import MAIN_BETS, Ruleset, load_ruleset
 
 # The four baccarat rulesets, in the order tables cycle over them, and the table-id suffix of each.
 TABLE_RULESETS: tuple[tuple[str, str], ...] = (

@@ -15,11 +15,20 @@ from fractions import Fraction
 import numpy as np
 import pyarrow as pa
 
-from engine.baccarat import BANKER, PLAYER, TIE, DealtRound, deal_round, dealing_order, score, third_card_decisions
 from engine.cards import CARD_CODES, SUITS
-from engine.features import feature_columns
-from engine.ruleset import BET_CODES
-from engine.settlement import matching_rule, settle_columns
+from engine.games.baccarat.dealing import (
+    BANKER,
+    PLAYER,
+    TIE,
+    DealtRound,
+    deal_round,
+    dealing_order,
+    score,
+    third_card_decisions,
+)
+from engine.games.baccarat.features import feature_columns
+from engine.games.baccarat.ruleset import BET_CODES
+from engine.games.baccarat.settlement import matching_rule, settle_columns
 from pitboss.recorder.config import BETTING_WINDOW, SECOND, TableSpec
 from pitboss.recorder.simulate import (
     BET_CODES_NP,
@@ -164,7 +173,7 @@ class FaultPlanner(DealingHooks):
             self.record(kind, shoe.shoe_id, None, None, change)
             return 0
         if kind == "BURN_MISMATCH":
-            from engine.shoe import burn_procedure
+            from engine.games.baccarat.shoe import burn_procedure
 
             start = burn_procedure(cards, proc).first_round_start
             for delta in (1, -1) if self.rng.random() < 0.5 else (-1, 1):
@@ -176,7 +185,7 @@ class FaultPlanner(DealingHooks):
         return 0
 
     def burn_recorded(self, table: TableSpec, shoe: Shoe, first: Round, offset: int) -> None:
-        from engine.shoe import burn_procedure
+        from engine.games.baccarat.shoe import burn_procedure
 
         burn = burn_procedure([CARD_CODES[i] for i in shoe.cards[:1]], table.ruleset.shoe)
         first.fault = "BURN_MISMATCH"

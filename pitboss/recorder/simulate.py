@@ -1,10 +1,10 @@
 """Pure simulation of a live baccarat table: shuffling and dealing shoes, and the bets of each round.
 
-Dealing is done round by round with the engine (`engine.baccarat.deal_round`); the faults module
+Dealing is done round by round with the engine (`engine.games.baccarat.dealing.deal_round`); the faults module
 may change what is recorded through the `DealingHooks` it passes in (the default plants nothing).
 Bets are generated with numpy for a whole block of rounds at once (a shoe, or a run of
 mini-baccarat hands) from a pool of accounts with habits, and credited with
-`engine.settlement.settle_columns`.
+`engine.games.baccarat.settlement.settle_columns`.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from engine.baccarat import BANKER, PLAYER, TIE, DealtRound, deal_round
 from engine.cards import CARD_CODES
-from engine.features import feature_columns, round_features
-from engine.ruleset import BET_CODES, MODES
-from engine.settlement import settle_columns
-from engine.shoe import burn_procedure
+from engine.games.baccarat.dealing import BANKER, PLAYER, TIE, DealtRound, deal_round
+from engine.games.baccarat.features import feature_columns, round_features
+from engine.games.baccarat.ruleset import BET_CODES, MODES
+from engine.games.baccarat.settlement import settle_columns
+from engine.games.baccarat.shoe import burn_procedure
 from pitboss.recorder.config import BETTING_WINDOW, SECOND, TableSpec
 
 BET_INDEX = {code: i for i, code in enumerate(BET_CODES)}

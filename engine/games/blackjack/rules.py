@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from fractions import Fraction
-from importlib import resources
 
-from engine.ruleset import ROUNDING_RULES, RulesetError, _notes, _Reader, parse_odds
+from engine.ruleset_file import load_bundled, parse_odds, read_notes, read_rounding, read_toml
 
 LOSS_TO_DEALER_BLACKJACK = ("all", "original")
 
@@ -37,6 +35,7 @@ class BlackjackRules:
     pair_requires_main_bet: bool
     pair_max_share_of_table_max: Fraction
     notes: tuple[str, ...] = ()
+    title: str = ""
 
 
 _SECTIONS = {
@@ -52,12 +51,7 @@ _TOP_KEYS = ("id", "document", "title", "game", "decks", "rounding", "notes", *_
 
 
 def parse_blackjack_rules(text: str, source: str = "<ruleset>") -> BlackjackRules:
-    r = _Reader(source)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise RulesetError(f"{source}: not valid TOML: {e}") from None
-    r.known_keys(data, None, _TOP_KEYS)
+    r, data = read_toml(text, source, _TOP_KEYS)
     for section, keys in _SECTIONS.items():
         r.known_keys(r.get(data, section, section, dict), section, keys)
 
@@ -87,9 +81,7 @@ def parse_blackjack_rules(text: str, source: str = "<ruleset>") -> BlackjackRule
             "player.doubled_or_split_lose_to_dealer_blackjack",
             f"{loss!r} is not one of {', '.join(LOSS_TO_DEALER_BLACKJACK)}",
         )
-    rounding = get("", "rounding", str)
-    if rounding not in ROUNDING_RULES:
-        raise r.fail("rounding", f"{rounding!r} is not one of {', '.join(ROUNDING_RULES)}")
+    rounding = read_rounding(r, data)
     decks = get("", "decks", int)
     if not 1 <= decks <= 16:
         raise r.fail("decks", f"{decks} is not a number of decks between 1 and 16")
@@ -116,15 +108,13 @@ def parse_blackjack_rules(text: str, source: str = "<ruleset>") -> BlackjackRule
         pair_odds={kind: odds("pair", kind) for kind in ("mixed", "coloured", "perfect")},
         pair_requires_main_bet=get("pair", "requires_main_bet", bool),
         pair_max_share_of_table_max=share("pair", "max_share_of_table_max"),
-        notes=tuple(_notes(r, data)),
+        notes=tuple(read_notes(r, data)),
+        title=get("", "title", str),
     )
 
 
+RULESETS_PACKAGE = "engine.games.blackjack.rulesets"
+
+
 def load_blackjack_rules(ruleset_id: str = "blackjack_8d_live") -> BlackjackRules:
-    path = resources.files("engine.games.blackjack") / f"{ruleset_id}.toml"
-    if not path.is_file():
-        raise RulesetError(f"unknown blackjack ruleset {ruleset_id!r}")
-    rules = parse_blackjack_rules(path.read_text(encoding="utf-8"), f"engine/games/blackjack/{ruleset_id}.toml")
-    if rules.id != ruleset_id:
-        raise RulesetError(f"engine/games/blackjack/{ruleset_id}.toml: field 'id': says {rules.id!r}")
-    return rules
+    return load_bundled(RULESETS_PACKAGE, ruleset_id, parse_blackjack_rules)

@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.baccarat import (
+from engine.cards import CARD_CODES, CARD_INDEX, check_composition, format_cards
+from engine.findings import Finding
+from engine.games.baccarat.dealing import (
     ShoeExhausted,
     banker_decision,
     deal_round,
@@ -23,10 +25,9 @@ from engine.baccarat import (
     score,
     third_card_decisions,
 )
-from engine.cards import CARD_CODES, CARD_INDEX, CARD_VALUES, check_composition, format_cards
-from engine.findings import Finding
-from engine.ruleset import ShoeProcedure
-from engine.shoe import burn_procedure
+from engine.games.baccarat.ruleset import ShoeProcedure
+from engine.games.baccarat.shoe import burn_procedure
+from engine.games.baccarat.values import CARD_VALUES
 
 _CARDS = frozenset(CARD_CODES)
 # How far from the expected position a recorded round is looked for before calling it a misread.
@@ -229,7 +230,7 @@ NO_SCORE = -128  # a recorded score that is missing
 
 
 def _decision_tables() -> tuple[tuple[str, ...], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Every draw/stand decision of engine.baccarat, as lookup tables indexed by the two-card scores
+    """Every draw/stand decision of engine.games.baccarat.dealing, as lookup tables indexed by the two-card scores
     (and the value of the Player's third card + 1, 0 when the Player stood): whether the hand draws,
     and the index of the rule's text in the returned tuple of texts. Built by calling the scalar
     functions, so there is one definition of the rule."""

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from engine.cards import BACCARAT_VALUE, CODE_VALUE, check_card
+from engine.cards import check_card
+from engine.games.baccarat.values import BACCARAT_VALUE, CODE_VALUE
 
 PLAYER, BANKER, TIE = "PLAYER", "BANKER", "TIE"
 

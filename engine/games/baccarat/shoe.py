@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.baccarat import DealtRound, ShoeExhausted, deal_round
-from engine.cards import BACCARAT_VALUE, check_card
-from engine.ruleset import ShoeProcedure
+from engine.cards import check_card
+from engine.games.baccarat.dealing import DealtRound, ShoeExhausted, deal_round
+from engine.games.baccarat.ruleset import ShoeProcedure
+from engine.games.baccarat.values import BACCARAT_VALUE
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from engine.baccarat import outcome, score
-from engine.cards import CARD_RANKS, CARD_VALUES
+from engine.cards import CARD_RANKS
+from engine.games.baccarat.dealing import outcome, score
+from engine.games.baccarat.values import CARD_VALUES
 
 # name -> (description, numpy dtype of its column)
 FEATURES: dict[str, tuple[str, str]] = {

@@ -10,15 +10,19 @@ each bet is a list of rules, first match wins, no match loses:
 
 from __future__ import annotations
 
-import re
-import tomllib
 from dataclasses import dataclass
 from fractions import Fraction
-from importlib import resources
 from typing import Any
 
-from engine.features import FEATURE_VALUES, FEATURES, valid_feature_value
-from engine.money import ROUNDING_RULES
+from engine.games.baccarat.features import FEATURE_VALUES, FEATURES, valid_feature_value
+from engine.ruleset_file import (
+    bundled_ids,
+    load_bundled,
+    parse_odds,
+    read_notes,
+    read_rounding,
+    read_toml,
+)
 
 # Every bet code of RULES.md; a ruleset may offer any subset.
 BET_CODES: tuple[str, ...] = (
@@ -29,10 +33,6 @@ BET_CODES: tuple[str, ...] = (
 )  # fmt: skip
 MAIN_BETS = frozenset({"PLAYER", "BANKER", "TIE"})
 MODES = ("commission", "no_commission")
-
-
-class RulesetError(ValueError):
-    """A ruleset file that does not say what it must, named by file and field."""
 
 
 @dataclass(frozen=True)
@@ -95,50 +95,6 @@ class Ruleset:
         return self.bets[code].paytable(mode)
 
 
-_ODDS = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*:\s*([0-9]+(?:\.[0-9]+)?)\s*")
-
-
-def parse_odds(text: str, where: str) -> Fraction:
-    """'0.95:1', '1:2', '7:2' -> net win per unit staked."""
-    match = _ODDS.fullmatch(str(text))
-    try:
-        if match is None:
-            raise ValueError(text)
-        value = Fraction(match[1]) / Fraction(match[2])
-    except (ValueError, ZeroDivisionError):
-        raise RulesetError(f"{where}: odds {text!r} is not of the form 'WIN:STAKE' (e.g. '0.95:1')") from None
-    if value <= 0:
-        raise RulesetError(f"{where}: odds {text!r} must be positive")
-    return value
-
-
-class _Reader:
-    """Reads fields out of the parsed TOML, naming file and field in every error."""
-
-    def __init__(self, source: str):
-        self.source = source
-
-    def fail(self, field: str, problem: str) -> RulesetError:
-        return RulesetError(f"{self.source}: field '{field}': {problem}")
-
-    def get(self, table: dict, key: str, field: str, kind: type | tuple[type, ...], default: Any = ...) -> Any:
-        if key not in table:
-            if default is ...:
-                raise self.fail(field, "is missing")
-            return default
-        value = table[key]
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise self.fail(field, f"must be {getattr(kind, '__name__', kind)}, got {value!r}")
-        return value
-
-    def known_keys(self, table: dict, field: str | None, known: tuple[str, ...]) -> None:
-        """A key the format does not know is a typo that would silently change a payout: refuse it."""
-        for key in table:
-            if key not in known:
-                name = f"{field}.{key}" if field else key
-                raise self.fail(name, f"unknown key; known keys here: {', '.join(known)}")
-
-
 _TOP_KEYS = ("id", "document", "title", "game", "decks", "rounding", "max_rtp_stated", "notes", "shoe", "limits",
              "modes", "bets")  # fmt: skip
 _SHOE_KEYS = ("burn", "turned_card_counts_as_burned", "face_card_burns", "cut_card", "reshuffle_every_hand")
@@ -149,16 +105,8 @@ _RULE_KEYS = ("mode", "when", "odds", "push")
 
 
 def parse_ruleset(text: str, source: str = "<ruleset>") -> Ruleset:
-    r = _Reader(source)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise RulesetError(f"{source}: not valid TOML: {e}") from None
-    r.known_keys(data, None, _TOP_KEYS)
-
-    rounding = r.get(data, "rounding", "rounding", str)
-    if rounding not in ROUNDING_RULES:
-        raise r.fail("rounding", f"{rounding!r} is not one of {', '.join(ROUNDING_RULES)}")
+    r, data = read_toml(text, source, _TOP_KEYS)
+    rounding = read_rounding(r, data)
     decks = r.get(data, "decks", "decks", int)
     if not 1 <= decks <= 16:
         raise r.fail("decks", f"{decks} is not a number of decks between 1 and 16")
@@ -279,20 +227,15 @@ def parse_ruleset(text: str, source: str = "<ruleset>") -> Ruleset:
         limits=limits,
         modes=modes,
         bets=bets,
-        notes=tuple(_notes(r, data)),
+        notes=tuple(read_notes(r, data)),
     )
 
 
-def _notes(r: _Reader, data: dict) -> list[str]:
-    notes = r.get(data, "notes", "notes", list, [])
-    if not all(isinstance(n, str) for n in notes):
-        raise r.fail("notes", "must be a list of strings")
-    return notes
+RULESETS_PACKAGE = "engine.games.baccarat.rulesets"
 
 
 def ruleset_ids() -> list[str]:
-    files = resources.files("engine.rulesets").iterdir()
-    return sorted(p.name.removesuffix(".toml") for p in files if p.name.endswith(".toml"))
+    return bundled_ids(RULESETS_PACKAGE)
 
 
 _CACHE: dict[str, Ruleset] = {}
@@ -301,13 +244,5 @@ _CACHE: dict[str, Ruleset] = {}
 def load_ruleset(ruleset_id: str) -> Ruleset:
     """A bundled ruleset by its RULES.md id (package data, loaded once per process)."""
     if ruleset_id not in _CACHE:
-        if ruleset_id not in ruleset_ids():
-            raise RulesetError(f"unknown ruleset {ruleset_id!r}; known: {', '.join(ruleset_ids())}")
-        path = resources.files("engine.rulesets") / f"{ruleset_id}.toml"
-        rs = parse_ruleset(path.read_text(encoding="utf-8"), f"engine/rulesets/{ruleset_id}.toml")
-        if rs.id != ruleset_id:
-            raise RulesetError(
-                f"engine/rulesets/{ruleset_id}.toml: field 'id': says {rs.id!r}, file name says {ruleset_id!r}"
-            )
-        _CACHE[ruleset_id] = rs
+        _CACHE[ruleset_id] = load_bundled(RULESETS_PACKAGE, ruleset_id, parse_ruleset)
     return _CACHE[ruleset_id]

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from engine.features import FEATURES, feature_columns
 from engine.findings import Finding, format_money
-from engine.ruleset import BET_CODES, MAIN_BETS, MODES, Ruleset
-from engine.settlement import encode, settle_columns
+from engine.games.baccarat.features import FEATURES, feature_columns
+from engine.games.baccarat.ruleset import BET_CODES, MAIN_BETS, MODES, Ruleset
+from engine.games.baccarat.settlement import encode, settle_columns
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.betting_audit import (
+from engine.findings import Finding
+from engine.games.baccarat.betting_audit import (
     BetColumns,
     BetFindings,
     RoundFactColumns,
@@ -20,7 +21,7 @@ from engine.betting_audit import (
     audit_bets_columns,
     placeholder_features,
 )
-from engine.dealing_audit import (
+from engine.games.baccarat.dealing_audit import (
     DealingColumns,
     RecordedRound,
     RoundColumns,
@@ -30,9 +31,8 @@ from engine.dealing_audit import (
     audit_dealing_batch,
     recorded_hands,
 )
-from engine.features import hand_feature_columns, round_features
-from engine.findings import Finding
-from engine.ruleset import Ruleset
+from engine.games.baccarat.features import hand_feature_columns, round_features
+from engine.games.baccarat.ruleset import Ruleset
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,7 @@ def audit_shoes(
     bets: BetColumns,
 ) -> ShoesAudit:
     """`audit_shoe` for every shoe of `shoes` (all of `table`) at once: the dealing replay of every
-    shoe (engine.dealing_audit.audit_dealing_batch) and the betting audit of every bet, with the same
+    shoe (engine.games.baccarat.dealing_audit.audit_dealing_batch) and the betting audit of every bet, with the same
     results. `rounds` are sorted by shoe, round_no, round_id; `betting_closed_at[i]` belongs to round i;
     `bets.round_index` points into `rounds`."""
     rs = table.ruleset

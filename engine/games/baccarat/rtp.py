@@ -14,9 +14,9 @@ we count every ordered way the (at most six) cards of a round can come out:
 
 Every way is counted as an ordered 6-card prefix of the shuffled shoe (a 4-card round leaves two
 "don't care" cards), so all weights share the denominator M*(M-1)*...*(M-5) and stay exact integers.
-Who draws is decided by engine.baccarat's player_decision / banker_decision, what a round's facts
-are by engine.features.round_features, and which paytable rule pays by
-engine.settlement.matching_rule: the RTP uses the engine's own rules, not a re-implementation.
+Who draws is decided by engine.games.baccarat.dealing's player_decision / banker_decision, what a round's facts
+are by engine.games.baccarat.features.round_features, and which paytable rule pays by
+engine.games.baccarat.settlement.matching_rule: the RTP uses the engine's own rules, not a re-implementation.
 """
 
 from __future__ import annotations
@@ -27,16 +27,17 @@ import random
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
 from types import MappingProxyType
 
-from engine.baccarat import banker_decision, deal_round, player_decision
-from engine.cards import BACCARAT_VALUE, RANKS, SUITS, check_card, new_shoe
-from engine.features import FEATURES, round_features
-from engine.ruleset import PayRule, Ruleset
-from engine.settlement import matching_rule, settle
+from engine.cards import RANKS, SUITS, check_card, new_shoe
+from engine.games.baccarat.dealing import banker_decision, deal_round, player_decision
+from engine.games.baccarat.features import FEATURES, round_features
+from engine.games.baccarat.ruleset import PayRule, Ruleset
+from engine.games.baccarat.settlement import matching_rule, settle
+from engine.games.baccarat.values import BACCARAT_VALUE
+from engine.games.interface import BetOutcome, BetRtp
 
 FEATURE_NAMES: tuple[str, ...] = tuple(FEATURES)
 
@@ -69,7 +70,7 @@ def _check_tracked_facts() -> None:
     untracked = set(FEATURES) - _TRACKED_FACTS
     if untracked:
         raise NotImplementedError(
-            f"engine/rtp.py does not enumerate the round fact(s) {', '.join(sorted(untracked))}: "
+            f"engine/games/baccarat/rtp.py does not enumerate the round fact(s) {', '.join(sorted(untracked))}: "
             "extend the enumeration before computing an RTP"
         )
 
@@ -223,7 +224,7 @@ def _two_cards(two_score: int, pair: bool, perfect: bool) -> list[str]:
 
 
 def _facts(compact: CompactRound) -> dict[str, object]:
-    """The paytable facts of a compact round, computed by engine.features from representative hands."""
+    """The paytable facts of a compact round, computed by engine.games.baccarat.features from representative hands."""
     p_two, b_two, p_pair, b_pair, perfect, p3, b3 = compact
     player = _two_cards(p_two, p_pair, perfect and p_pair)
     banker = _two_cards(b_two, b_pair, perfect and not p_pair)
@@ -235,7 +236,7 @@ def _facts(compact: CompactRound) -> dict[str, object]:
 
 
 def facts_of(key: tuple[object, ...]) -> dict[str, object]:
-    """A key of `round_distribution` back to its facts dict (names of engine.features.FEATURES)."""
+    """A key of `round_distribution` back to its facts dict (names of engine.games.baccarat.features.FEATURES)."""
     return dict(zip(FEATURE_NAMES, key, strict=True))
 
 
@@ -277,27 +278,6 @@ def describe_rule(rule: PayRule | None) -> str:
     return f"{when} -> {'push' if rule.odds is None else odds_text(rule.odds)}"
 
 
-@dataclass(frozen=True)
-class BetOutcome:
-    description: str  # the paytable rule that matched first, or "lose"
-    probability: Fraction
-    credit: Fraction  # returned per unit staked (stake + win; 1 on a push; 0 on a loss)
-
-
-@dataclass(frozen=True)
-class BetRtp:
-    ruleset: str
-    bet_type: str
-    mode: str
-    decks: int
-    rtp: Fraction  # expected credit per unit staked, fractional wins not rounded
-    outcomes: tuple[BetOutcome, ...]
-
-    @property
-    def house_edge(self) -> Fraction:
-        return 1 - self.rtp
-
-
 def bet_rtp(ruleset: Ruleset, bet_type: str, mode: str) -> BetRtp:
     """Exact RTP of one offered bet: each paytable rule's chance of matching first, times its credit."""
     if not ruleset.offered(bet_type, mode):
@@ -326,7 +306,7 @@ def ruleset_rtp(ruleset: Ruleset) -> list[BetRtp]:
 
 
 def simulated_rounds(decks: int, rounds: int, seed: int) -> Iterable[dict[str, object]]:
-    """Facts of `rounds` rounds, each dealt by engine.baccarat.deal_round from a fresh shuffle."""
+    """Facts of `rounds` rounds, each dealt by engine.games.baccarat.dealing.deal_round from a fresh shuffle."""
     rng = random.Random(seed)
     shoe = new_shoe(decks)
     for _ in range(rounds):
@@ -340,7 +320,7 @@ def simulate_rtps(
     ruleset: Ruleset, bets: Iterable[tuple[str, str]], rounds: int, seed: int
 ) -> dict[tuple[str, str], tuple[float, float]]:
     """(bet type, mode) -> (mean credit per unit staked, its standard error), every bet settled by
-    engine.settlement.settle on the same simulated rounds (dealing is the slow part)."""
+    engine.games.baccarat.settlement.settle on the same simulated rounds (dealing is the slow part)."""
     bets = list(bets)
     # A stake every odds divides evenly, so the settlement's rounding of fractional wins is exact.
     stakes = {

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.games.baccarat.ruleset import BET_CODES, MODES, PayRule, Ruleset
 from engine.money import round_to_unit
-from engine.ruleset import BET_CODES, MODES, PayRule, Ruleset
 
 
 def credit_for(stake: int, rule: PayRule | None, rounding: str) -> int:
