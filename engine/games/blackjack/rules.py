@@ -19,6 +19,7 @@ class BlackjackRules:
     cut_card: bool
     dealer_hole_card: bool
     hits_soft_17: bool
+    double_on_first_two_cards: bool  # any first two cards (False: doubling is not offered)
     double_after_split: bool
     double_on_split_aces: bool
     max_splits: int
@@ -93,6 +94,7 @@ def parse_blackjack_rules(text: str, source: str = "<ruleset>") -> BlackjackRule
         cut_card=get("dealing", "cut_card", bool),
         dealer_hole_card=get("dealing", "dealer_hole_card", bool),
         hits_soft_17=get("dealer", "hits_soft_17", bool),
+        double_on_first_two_cards=get("player", "double_on_first_two_cards", bool),
         double_after_split=get("player", "double_after_split", bool),
         double_on_split_aces=get("player", "double_on_split_aces", bool),
         max_splits=get("player", "max_splits", int),
