@@ -11,6 +11,8 @@ from functools import lru_cache
 CRITICAL, MAJOR, MINOR = "critical", "major", "minor"
 
 # kind -> severity. critical: money or dealing integrity; major: a rule broken, no money moved wrongly.
+# One catalogue for every game (regulators filter on the codes): the kinds any game raises first, then
+# each game's own; new kinds are appended, never renamed.
 SEVERITY: dict[str, str] = {
     "SHOE_COMPOSITION": CRITICAL,
     "BURN_MISMATCH": CRITICAL,
@@ -31,6 +33,16 @@ SEVERITY: dict[str, str] = {
     "BET_TYPE_NOT_OFFERED": MAJOR,
     "UNKNOWN_ROUND": CRITICAL,
     "DUPLICATE_BET": CRITICAL,
+    # blackjack (document 004)
+    "DEALER_DRAW_RULE": CRITICAL,
+    "ILLEGAL_DECISION": MAJOR,
+    "DECISION_MISSING": MAJOR,
+    "AUTO_PLAY_DEVIATION": MAJOR,
+    "ADDED_STAKE_MISMATCH": CRITICAL,
+    "INSURANCE_NOT_OFFERED": MAJOR,
+    "INSURANCE_ABOVE_SHARE": MAJOR,
+    "BET_BEHIND_BY_SEATED": MAJOR,
+    "BET_ON_EMPTY_BOX": MAJOR,
 }
 KINDS: tuple[str, ...] = tuple(SEVERITY)
 

@@ -45,6 +45,7 @@ STORAGE_VERSION = "v1.0.0"
 _DUCK_TYPES = {
     "date32[day]": "DATE", "string": "VARCHAR", "int8": "TINYINT", "int32": "INTEGER", "int64": "BIGINT",
     "bool": "BOOLEAN", "timestamp[us, tz=UTC]": "TIMESTAMPTZ", "list<item: string>": "VARCHAR[]",
+    "list<item: int8>": "TINYINT[]", "list<item: list<item: string>>": "VARCHAR[][]",
 }  # fmt: skip
 
 
@@ -230,7 +231,7 @@ class WarehouseLoad:
         con = self._con
         con.execute("RESET threads")
         con.execute(f"SET memory_limit = '{FINAL_INSERT_MEMORY_LIMIT}'")
-        files = {name: [o["path"] for o in manifest["outputs"][name]] for name in OUTPUTS}
+        files = {name: [o["path"] for o in manifest["outputs"].get(name, [])] for name in OUTPUTS}
         early = list(self._inserted)
         if len(set(early)) != len(early) or not set(early) <= {p for ps in files.values() for p in ps}:
             # a file inserted twice, or one the manifest does not list: this run's rows go, and every file
@@ -259,7 +260,7 @@ class WarehouseLoad:
         con, run_id = self._con, self.run_id
         # (from the rows inserted, every file of the manifest by now: no second read of the files)
         dates = sorted({
-            row[0] for name in ("round_replays", "settlements", "findings")
+            row[0] for name in ("round_replays", "blackjack_round_replays", "settlements", "findings")
             for row in con.execute(f"SELECT DISTINCT business_date FROM {name} WHERE run_id = ? AND business_date "
                                    f"IS NOT NULL", [run_id]).fetchall()
         })

@@ -24,14 +24,20 @@ class Column:
     nullable: bool
     required: bool
     doc: str
+    games: tuple[str, ...] = ()  # the games whose rows fill this column; () = every game
+    nullable_in_game: bool | None = None  # for a column of some games: whether their rows may leave it null
 
     @property
     def field(self) -> pa.Field:
         return pa.field(self.name, self.type, nullable=self.nullable)
 
 
-def _c(name: str, type_: pa.DataType, doc: str, *, nullable: bool = False, required: bool = True) -> Column:
-    return Column(name, type_, nullable, required, doc)
+def _c(name: str, type_: pa.DataType, doc: str, *, nullable: bool = False, required: bool = True,
+       games: tuple[str, ...] = (), nullable_in_game: bool | None = None) -> Column:
+    return Column(name, type_, nullable, required, doc, games, nullable_in_game)
+
+
+BACCARAT, BLACKJACK = ("baccarat",), ("blackjack",)
 
 
 CONTRACT: dict[str, tuple[Column, ...]] = {
@@ -40,7 +46,8 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
         _c(
             "game",
             pa.string(),
-            "Game played at the table: 'baccarat' (later blackjack, roulette, sic_bo, casino_stud).",
+            "Game played at the table: 'baccarat' or 'blackjack' (later roulette, sic_bo, casino_stud); the "
+            "table's rounds and bets follow that game's columns below.",
         ),
         _c("ruleset", pa.string(), "Ruleset id of RULES.md the table plays, e.g. 'baccarat_8d_extended'."),
         _c("currency", pa.string(), "ISO 4217 code of every amount at the table, e.g. 'EUR'."),
@@ -96,15 +103,60 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
             CARDS,
             "Player's cards as the reader saw them, in dealing order (empty for a round cancelled before the deal).",
             nullable=True,
+            games=BACCARAT,
         ),
-        _c("banker_cards", CARDS, "Banker's cards as the reader saw them, in dealing order.", nullable=True),
-        _c("player_score", pa.int8(), "Player's final score as recorded, 0-9.", nullable=True),
-        _c("banker_score", pa.int8(), "Banker's final score as recorded, 0-9.", nullable=True),
+        _c("banker_cards", CARDS, "Banker's cards as the reader saw them, in dealing order.", nullable=True,
+           games=BACCARAT),
+        _c("player_score", pa.int8(), "Player's final score as recorded, 0-9.", nullable=True, games=BACCARAT),
+        _c("banker_score", pa.int8(), "Banker's final score as recorded, 0-9.", nullable=True, games=BACCARAT),
         _c(
             "outcome",
             pa.string(),
             "'PLAYER', 'BANKER' or 'TIE' as recorded; null for a round cancelled before the result.",
             nullable=True,
+            games=BACCARAT,
+        ),
+        _c(
+            "dealer_cards",
+            CARDS,
+            "Blackjack: the dealer's cards as the reader saw them, upcard first (null for other games).",
+            nullable=True,
+            required=False,
+            games=BLACKJACK,
+        ),
+        _c(
+            "boxes",
+            pa.list_(pa.int8()),
+            "Blackjack: the occupied boxes (seats 1-7) in dealing order, ascending; the box_* lists follow it.",
+            nullable=True,
+            required=False,
+            games=BLACKJACK,
+        ),
+        _c(
+            "box_cards",
+            pa.list_(CARDS),
+            "Blackjack: per box, every card dealt to it as the reader saw them, in the order dealt (a split box: "
+            "its two first cards, then each split hand's in the order they came).",
+            nullable=True,
+            required=False,
+            games=BLACKJACK,
+        ),
+        _c(
+            "box_actions",
+            pa.list_(pa.string()),
+            "Blackjack: per box, the recorded decisions in order, one letter each: H hit, S stand, D double, "
+            "P split (after a split: the first hand's, then the second's), e.g. 'PHSD'.",
+            nullable=True,
+            required=False,
+            games=BLACKJACK,
+        ),
+        _c(
+            "box_auto_played",
+            pa.list_(pa.bool_()),
+            "Blackjack: per box, true when the system played the hand by basic strategy (player disconnected).",
+            nullable=True,
+            required=False,
+            games=BLACKJACK,
         ),
         _c("dealer_id", pa.string(), "Dealer on duty."),
         _c("video_ref", pa.string(), "Reference of the round's video recording.", nullable=True, required=False),
@@ -116,15 +168,32 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
         _c("account_id", pa.string(), "Player account that placed the bet."),
         _c("placed_at", TIMESTAMP, "When the bet was accepted (UTC)."),
         _c("bet_type", pa.string(), "Bet code of RULES.md, e.g. 'BANKER'."),
-        _c("mode", pa.string(), "'commission' or 'no_commission' (the betting mode of 000/001)."),
+        _c(
+            "mode",
+            pa.string(),
+            "Baccarat: 'commission' or 'no_commission' (the betting mode of 000/001); null for games without modes.",
+            nullable=True,
+            games=BACCARAT,
+            nullable_in_game=False,
+        ),
         _c("stake", MONEY, "Amount staked, minor units, > 0."),
         _c("currency", pa.string(), "ISO 4217 code of stake and paid."),
         _c("paid", MONEY, "Amount credited back for this bet, stake included when returned, 0 on a loss."),
+        _c(
+            "added_stake",
+            MONEY,
+            "Blackjack MAIN: the stake added to the box by its doubles and splits (0 or null: none); `stake` is "
+            "the stake placed before the deal.",
+            nullable=True,
+            required=False,
+            games=BLACKJACK,
+        ),
         _c("settled_at", TIMESTAMP, "When the bet was settled (UTC).", nullable=True),
         _c(
             "seat",
             pa.int8(),
-            "Seat or betting box of the account (mini-baccarat has 5).",
+            "Seat or betting box of the account (mini-baccarat has 5); blackjack: the box the bet is on "
+            "(a BET_BEHIND's is the seated box it follows).",
             nullable=True,
             required=False,
         ),
@@ -138,6 +207,13 @@ TABLE_NAMES: tuple[str, ...] = tuple(CONTRACT)
 def schema(table: str, *, required_only: bool = False) -> pa.Schema:
     """Canonical Arrow schema of an input table (with the optional fields unless `required_only`)."""
     return pa.schema([c.field for c in CONTRACT[table] if c.required or not required_only])
+
+
+def game_schema(table: str, game: str) -> pa.Schema:
+    """The columns a table of `game` records (every game's shared columns and its own): what its
+    recorder writes."""
+    return pa.schema([c.field if c.nullable_in_game is None else c.field.with_nullable(c.nullable_in_game)
+                      for c in CONTRACT[table] if not c.games or game in c.games])
 
 
 def required_columns(table: str) -> tuple[str, ...]:
@@ -154,14 +230,15 @@ def _type_text(type_: pa.DataType) -> str:
     return "list<string>" if pa.types.is_list(type_) else str(type_)
 
 
-def _rows(table: str) -> list[tuple[str, str, str, str, str]]:
+def _rows(table: str) -> list[tuple[str, str, str, str, str, str]]:
     return [
-        (c.name, _type_text(c.type), "required" if c.required else "optional", "yes" if c.nullable else "no", c.doc)
+        (c.name, _type_text(c.type), "required" if c.required else "optional", "yes" if c.nullable else "no",
+         ", ".join(c.games) or "all", c.doc)
         for c in CONTRACT[table]
     ]
 
 
-_HEADERS = ("column", "type", "required", "nullable", "description")
+_HEADERS = ("column", "type", "required", "nullable", "games", "description")
 
 
 def render_markdown(tables: tuple[str, ...] | list[str] | None = None) -> str:
@@ -169,9 +246,9 @@ def render_markdown(tables: tuple[str, ...] | list[str] | None = None) -> str:
     out = []
     for table in tables or TABLE_NAMES:
         out += [f"### `{table}`", "", "| " + " | ".join(_HEADERS) + " |", "|" + "---|" * len(_HEADERS)]
-        for name, type_, req, null, doc in _rows(table):
+        for name, type_, req, null, games, doc in _rows(table):
             doc = doc.replace("|", "\\|")
-            out.append(f"| `{name}` | `{type_}` | {req} | {null} | {doc} |")
+            out.append(f"| `{name}` | `{type_}` | {req} | {null} | {games} | {doc} |")
         out.append("")
     return "\n".join(out)
 
@@ -187,8 +264,8 @@ def render_rich(tables: tuple[str, ...] | list[str] | None = None) -> list:
         for header in _HEADERS:
             t.add_column(header, overflow="fold", ratio=4 if header == "description" else None,
                          no_wrap=header != "description")
-        for name, type_, req, null, doc in _rows(table):
+        for name, type_, req, null, games, doc in _rows(table):
             style = None if req == "required" else "dim"
-            t.add_row(*(Text(cell) for cell in (name, type_, req, null, doc)), style=style)  # no markup
+            t.add_row(*(Text(cell) for cell in (name, type_, req, null, games, doc)), style=style)  # no markup
         out.append(t)
     return out

@@ -35,6 +35,29 @@ DOCS: dict[str, dict[str, str]] = {
         "decisions": "The rule applied to each hand, e.g. 'Banker 4, Player's third card 7 -> draws (4 draws on 2–7)'.",
         "finding_kinds": "Kinds of the dealing findings on this round.",
     },
+    "blackjack_round_replays": {
+        "business_date": "UTC date the round's betting opened.",
+        "table_id": "Table of the round (a blackjack table).",
+        "shoe_id": "Shoe of the round.",
+        "round_id": "The round.",
+        "round_no": "1-based number of the round in its shoe, as recorded.",
+        "status": "settled | cancelled, as recorded.",
+        "shoe_position": "Index in the shoe of the round's first card (rounds follow one another from the burn).",
+        "rounds_before": "Rounds dealt earlier in the shoe.",
+        "boxes": "The occupied boxes, in dealing order, as recorded.",
+        "box_actions": "Each box's recorded decisions (H hit, S stand, D double, P split).",
+        "expected_box_cards": "Each box's cards as the shoe and the recorded decisions deal them (null: the "
+                              "round's record cannot be replayed).",
+        "recorded_box_cards": "Each box's cards as recorded.",
+        "expected_dealer_cards": "The dealer's cards as the shoe and the H17 rule deal them.",
+        "recorded_dealer_cards": "The dealer's cards as recorded.",
+        "recorded_dealer_total": "Total of the recorded dealer cards (aces 1 or 11).",
+        "cut_card_round": "True for the round in which the cut card came out (the last legal round).",
+        "after_cut": "True for a round dealt after the cut-card round.",
+        "explanation": "Each card from the shoe with where it went, each decision with whether it was legal (and "
+                       "for an auto-played box what basic strategy says), each dealer decision with its rule.",
+        "finding_kinds": "Kinds of the round-level findings on this round.",
+    },
     "settlements": {
         "business_date": "UTC date the round's betting opened.",
         "table_id": "Table of the bet.",
@@ -46,7 +69,7 @@ DOCS: dict[str, dict[str, str]] = {
         "account_id": "Account that placed the bet.",
         "placed_at": "When the bet was accepted (UTC).",
         "bet_type": "Bet code of RULES.md.",
-        "mode": "commission | no_commission.",
+        "mode": "commission | no_commission (baccarat); null for games without modes.",
         "currency": "Currency of stake, paid and expected.",
         "stake": "Amount staked, minor units.",
         "paid": "Amount the operator credited back, minor units.",
@@ -100,6 +123,18 @@ ROUND_REPLAYS = _s("round_replays", [
     pa.field("decisions", pa.list_(pa.string())), pa.field("finding_kinds", pa.list_(pa.string())),
 ])  # fmt: skip
 
+BLACKJACK_ROUND_REPLAYS = _s("blackjack_round_replays", [
+    pa.field("business_date", pa.date32()), pa.field("table_id", pa.string()), pa.field("shoe_id", pa.string()),
+    pa.field("round_id", pa.string()), pa.field("round_no", pa.int32()), pa.field("status", pa.string()),
+    pa.field("shoe_position", pa.int32()), pa.field("rounds_before", pa.int32()),
+    pa.field("boxes", pa.list_(pa.int8())), pa.field("box_actions", pa.list_(pa.string())),
+    pa.field("expected_box_cards", pa.list_(CARDS)), pa.field("recorded_box_cards", pa.list_(CARDS)),
+    pa.field("expected_dealer_cards", CARDS), pa.field("recorded_dealer_cards", CARDS),
+    pa.field("recorded_dealer_total", pa.int8()),
+    pa.field("cut_card_round", pa.bool_()), pa.field("after_cut", pa.bool_()),
+    pa.field("explanation", pa.list_(pa.string())), pa.field("finding_kinds", pa.list_(pa.string())),
+])  # fmt: skip
+
 SETTLEMENTS = _s("settlements", [
     pa.field("business_date", pa.date32()), pa.field("table_id", pa.string()), pa.field("shoe_id", pa.string()),
     pa.field("round_id", pa.string()), pa.field("round_no", pa.int32()), pa.field("round_status", pa.string()),
@@ -124,6 +159,7 @@ QUARANTINE = _s("quarantine", [
 
 OUTPUTS: dict[str, pa.Schema] = {
     "round_replays": ROUND_REPLAYS,
+    "blackjack_round_replays": BLACKJACK_ROUND_REPLAYS,
     "settlements": SETTLEMENTS,
     "findings": FINDINGS,
     "quarantine": QUARANTINE,
@@ -132,6 +168,7 @@ OUTPUTS: dict[str, pa.Schema] = {
 # Sort order of each output: the files are byte-identical for identical input.
 SORT_KEYS: dict[str, list[str]] = {
     "round_replays": ["table_id", "shoe_id", "round_no", "round_id"],
+    "blackjack_round_replays": ["table_id", "shoe_id", "round_no", "round_id"],
     "settlements": ["table_id", "shoe_id", "round_no", "bet_id", "source_file", "source_row"],
     "findings": ["kind", "table_id", "shoe_id", "round_id", "bet_id", "message"],
     "quarantine": ["source_table", "source_file", "source_row", "reason"],

@@ -22,7 +22,7 @@ import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from urllib.parse import unquote
 
@@ -32,7 +32,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from engine.cards import CARD_CODES
-from engine.games.baccarat.ruleset import BET_CODES, MODES, ruleset_ids
+from engine.games import game, game_names, ruleset_ids
 from schemas.contract import CONTRACT, OUTCOMES, STATUSES, TABLE_NAMES, schema
 
 SOURCE_FILE = "_source_file"  # dictionary<int32, string>: path of the file the row was read from
@@ -590,6 +590,24 @@ def _ruleset_ids() -> tuple[str, ...]:
     return tuple(ruleset_ids())
 
 
+@cache
+def _bet_codes() -> tuple[str, ...]:
+    """Every bet code of every game (which game's codes a table may take is the game's audit)."""
+    return tuple(dict.fromkeys(code for name in game_names() for code in game(name).bet_codes))
+
+
+@cache
+def _modes() -> tuple[str, ...]:
+    return tuple(dict.fromkeys(mode for name in game_names() for mode in game(name).modes))
+
+
+@cache
+def _modeless_bet_codes() -> tuple[str, ...]:
+    """Bet codes of the games that have no betting modes (their bets record no mode)."""
+    with_modes = {code for name in game_names() if game(name).modes for code in game(name).bet_codes}
+    return tuple(code for code in _bet_codes() if code not in with_modes)
+
+
 @dataclass(frozen=True)
 class RowRule:
     """A check of one column; a row failing it goes to quarantine with `reason`."""
@@ -600,6 +618,9 @@ class RowRule:
     values: Callable[[], Sequence[str]] | None = None
     low: int | None = None  # "range": smallest value the audit can settle
     high: int | None = None  # "range": largest (beyond it stake x odds could overflow int64)
+    # the rule does not apply to rows whose `unless[0]` column holds one of `unless[1]()` (a column
+    # only some games record: baccarat's betting mode)
+    unless: tuple[str, Callable[[], Sequence[str]]] | None = None
 
     def describe(self) -> str:
         if self.kind == "not_null":
@@ -614,7 +635,7 @@ class RowRule:
 def _value_rules() -> dict[str, list[RowRule]]:
     return {
         "tables": [RowRule("ruleset", "in_set", "ruleset id", _ruleset_ids)],
-        "limits": [RowRule("bet_type", "in_set", "bet code", lambda: BET_CODES)],
+        "limits": [RowRule("bet_type", "in_set", "bet code", _bet_codes)],
         "shoes": [],  # an unknown card in shoes.cards is a finding (SHOE_COMPOSITION), not a bad row
         "rounds": [
             RowRule("status", "in_set", "round status", lambda: STATUSES),
@@ -623,8 +644,8 @@ def _value_rules() -> dict[str, list[RowRule]]:
             RowRule("banker_cards", "cards", "card code", lambda: CARD_CODES),
         ],
         "bets": [
-            RowRule("bet_type", "in_set", "bet code", lambda: BET_CODES),
-            RowRule("mode", "in_set", "betting mode", lambda: MODES),
+            RowRule("bet_type", "in_set", "bet code", _bet_codes),
+            RowRule("mode", "in_set", "betting mode", _modes),
             # money the audit can settle: a stake x the highest odds (100:1) must stay far inside int64
             RowRule("stake", "range", "a stake the audit can settle", low=1, high=MAX_AMOUNT),
             RowRule("paid", "range", "a paid amount the audit can settle", low=0, high=MAX_AMOUNT * 102),
@@ -632,8 +653,15 @@ def _value_rules() -> dict[str, list[RowRule]]:
     }
 
 
+# Columns the contract lets be null for some games only: not null unless (column, values) says the
+# row is of a game that does not record them.
+_NOT_NULL_UNLESS: dict[tuple[str, str], tuple[str, Callable[[], Sequence[str]]]] = {
+    ("bets", "mode"): ("bet_type", _modeless_bet_codes),
+}
+
 ROW_RULES: dict[str, tuple[RowRule, ...]] = {
-    table: tuple(RowRule(c.name, "not_null") for c in CONTRACT[table] if not c.nullable)
+    table: tuple(RowRule(c.name, "not_null", unless=_NOT_NULL_UNLESS.get((table, c.name)))
+                 for c in CONTRACT[table] if not c.nullable or (table, c.name) in _NOT_NULL_UNLESS)
     + tuple(rules)
     for table, rules in _value_rules().items()
 }
@@ -658,8 +686,12 @@ def _cannot_fail(rule: RowRule, col: pa.Array) -> bool:
     return False
 
 
-def _rule_mask(rule: RowRule, col: pa.Array) -> pa.Array:
+def _rule_mask(rule: RowRule, col: pa.Array, batch: pa.RecordBatch | None = None) -> pa.Array:
     """True where the row breaks the rule (never null)."""
+    if rule.unless is not None and batch is not None and rule.unless[0] in batch.schema.names:
+        other = batch.column(rule.unless[0])
+        exempt = pc.fill_null(pc.is_in(other, value_set=pa.array(rule.unless[1](), pa.string())), False)
+        return pc.and_(_rule_mask(replace(rule, unless=None), col), pc.invert(exempt))
     if rule.kind == "not_null":
         return pc.is_null(col)
     if rule.kind == "range":
@@ -678,11 +710,11 @@ def _quoted(values: pa.Array) -> pa.Array:
     return pc.fill_null(pc.binary_join_element_wise("'", values, "'", ""), "null")
 
 
-def _rule_reason(rule: RowRule, col: pa.Array) -> pa.Array:
+def _rule_reason(rule: RowRule, col: pa.Array, batch: pa.RecordBatch | None = None) -> pa.Array:
     """The reason text where the row breaks the rule, null elsewhere."""
     if pa.types.is_dictionary(col.type):  # (the few bad rows, made plain for the text kernels)
         col = pc.cast(col, col.type.value_type)
-    mask = _rule_mask(rule, col)
+    mask = _rule_mask(rule, col, batch)
     if rule.kind == "range":
         text = pc.binary_join_element_wise(f"{rule.column}: ", pc.cast(col, pa.string()),
                                            f" is not {rule.what} ({rule.low}..{rule.high})", "")
@@ -724,7 +756,7 @@ def check_rows(table_name: str, data: pa.Table | pa.RecordBatch) -> tuple[pa.Tab
         any_bad = pa.array(np.zeros(batch.num_rows, dtype=bool))
         for rule in rules:
             if not _cannot_fail(rule, batch.column(rule.column)):
-                any_bad = pc.or_(any_bad, _rule_mask(rule, batch.column(rule.column)))
+                any_bad = pc.or_(any_bad, _rule_mask(rule, batch.column(rule.column), batch))
         masks.append(any_bad)
     bad_mask = pa.chunked_array(masks, pa.bool_())
     if pc.any(bad_mask).as_py():
@@ -733,7 +765,7 @@ def check_rows(table_name: str, data: pa.Table | pa.RecordBatch) -> tuple[pa.Tab
         good, bad = data, data.slice(0, 0)
     reasons = []
     for batch in bad.to_batches():
-        parts = [_rule_reason(rule, _as_array(batch.column(rule.column))) for rule in rules]
+        parts = [_rule_reason(rule, _as_array(batch.column(rule.column)), batch) for rule in rules]
         reasons.append(pc.binary_join_element_wise(*parts, "; ", null_handling="skip") if parts else
                        pa.nulls(batch.num_rows, pa.string()))
     bad = bad.append_column(pa.field(REASON, pa.string()), pa.chunked_array(reasons, pa.string()))

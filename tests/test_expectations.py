@@ -31,7 +31,8 @@ from typer.testing import CliRunner
 import audits.validate as dq
 from engine.cards import CARD_CODES, new_shoe
 from engine.findings import KINDS, SEVERITY
-from engine.games.baccarat.ruleset import BET_CODES, MODES, ruleset_ids
+from engine.games import game, game_names, ruleset_ids
+from engine.games.baccarat.ruleset import MODES
 from pitboss.cli import app
 from schemas import readers
 from schemas.contract import CONTRACT, OUTCOMES, STATUSES, TABLE_NAMES, required_columns
@@ -176,6 +177,7 @@ CASES: list[tuple[str, Selector, Callable]] = [
     *_not_null_cases("bets"),
     ("bets", ("expect_column_values_to_be_in_set", "bet_type"), value("bet_type", "FOO")),
     ("bets", ("expect_column_values_to_be_in_set", "mode"), value("mode", "free")),
+    ("bets", ("expect_column_values_to_not_be_null", "mode where"), null("mode")),  # a baccarat bet's mode
     ("bets", ("expect_column_values_to_be_unique", "bet_id"), copy_from_first("bet_id")),
     ("bets", ("expect_column_values_to_be_between", "stake"), value("stake", 0)),
     ("bets", ("expect_column_values_to_be_between", "paid"), value("paid", -1)),
@@ -280,8 +282,9 @@ def test_value_sets_and_columns_follow_the_engine_and_the_contract():
     sets = {(s, e.kwargs["column"]): set(e.kwargs["value_set"]) for s in (*dq.INPUT_SUITES, *dq.OUTPUT_SUITES)
             for e in dq.load_suite(s).expectations if e.type == "expect_column_values_to_be_in_set"}
     assert sets[("tables", "ruleset")] == set(ruleset_ids())
-    assert sets[("bets", "bet_type")] == sets[("limits", "bet_type")] == sets[("settlements", "bet_type")] == set(
-        BET_CODES)
+    assert sets[("tables", "game")] == set(game_names())
+    every_code = {code for name in game_names() for code in game(name).bet_codes}
+    assert sets[("bets", "bet_type")] == sets[("limits", "bet_type")] == sets[("settlements", "bet_type")] == every_code
     assert sets[("bets", "mode")] == sets[("settlements", "mode")] == set(MODES)
     assert sets[("rounds", "status")] == sets[("settlements", "round_status")] == set(STATUSES)
     assert sets[("rounds", "outcome")] == set(OUTCOMES)

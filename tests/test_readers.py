@@ -67,12 +67,15 @@ def _values(table: str, n: int) -> dict[str, list]:
             "status": ["settled"] * n, "player_cards": [["AS", "9H"]] * n, "banker_cards": [["TD", "KC", "5S"]] * n,
             "player_score": [0] * n, "banker_score": [5] * n, "outcome": ["BANKER"] * n,
             "dealer_id": ["D1"] * n, "video_ref": [None] * n,
+            # blackjack's columns, null on a baccarat round
+            "dealer_cards": [None] * n, "boxes": [None] * n, "box_cards": [None] * n, "box_actions": [None] * n,
+            "box_auto_played": [None] * n,
         },
         "bets": {
             "bet_id": [f"B{i}" for i in range(n)], "round_id": common["round_id"], "table_id": common["table_id"],
             "account_id": [f"A{i % 3}" for i in range(n)], "placed_at": ts, "bet_type": ["BANKER"] * n,
             "mode": ["commission"] * n, "stake": [1000 + i for i in range(n)], "currency": ["EUR"] * n,
-            "paid": [1950] * n, "settled_at": ts, "seat": [1] * n, "channel": ["web"] * n,
+            "paid": [1950] * n, "added_stake": [None] * n, "settled_at": ts, "seat": [1] * n, "channel": ["web"] * n,
         },
     }
     return cols[table]
@@ -144,7 +147,7 @@ def test_required_only_dataset_reads_with_optional_columns_as_nulls(tmp_path):
                 assert table[c.name].null_count == 5, (t, c.name)
         assert check_rows(t, table)[1].num_rows == 0
     info = scan(tmp_path, "bets")[0]
-    assert info.absent == ("seat", "channel") and info.ignored == ()
+    assert info.absent == ("added_stake", "seat", "channel") and info.ignored == ()
 
 
 def test_single_file_folder_of_files_and_hive_partitions_give_the_same_table(tmp_path):
@@ -462,9 +465,25 @@ def test_check_rows_on_batches_projections_and_many_chunks(tmp_path):
 
 def test_every_non_nullable_column_has_a_null_rule():
     for t in TABLE_NAMES:
-        checked = {r.column for r in ROW_RULES[t] if r.kind == "not_null"}
+        checked = {r.column for r in ROW_RULES[t] if r.kind == "not_null" and r.unless is None}
         assert checked == {c.name for c in CONTRACT[t] if not c.nullable}
-        assert set(required_columns(t)) >= checked
+        assert set(required_columns(t)) >= {r.column for r in ROW_RULES[t] if r.kind == "not_null"}
+
+
+def test_mode_is_required_of_baccarat_bets_only():
+    """Baccarat bets record a betting mode; blackjack bets have none (the contract lets it be null for
+    games without modes). A null mode on a baccarat code, or on a code of no game, is a bad row."""
+    bets = make("bets", 4, bet_type=["BANKER", "MAIN", "PAIR", "NOT_A_CODE"], mode=[None, None, None, None])
+    good, bad = check_rows("bets", bets)
+    assert good["bet_id"].to_pylist() == ["B1", "B2"]
+    assert bad["bet_id"].to_pylist() == ["B0", "B3"]
+    assert bad[REASON].to_pylist() == [
+        "mode: null where the contract allows none",
+        "mode: null where the contract allows none; bet_type: unknown bet code 'NOT_A_CODE'",
+    ]
+    # a blackjack bet that does record a mode must record a known one
+    _, bad = check_rows("bets", make("bets", 1, bet_type=["MAIN"], mode=["standard"]))
+    assert bad[REASON].to_pylist() == ["mode: unknown betting mode 'standard'"]
 
 
 # --------------------------------------------------------------------------------------------------

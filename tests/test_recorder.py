@@ -24,7 +24,7 @@ from engine.games.baccarat.ruleset import MAIN_BETS, load_ruleset
 from engine.games.baccarat.settlement import settle
 from engine.games.baccarat.shoe import burn_procedure, replay_shoe
 from pitboss.recorder import FAULT_KINDS, MANIFEST_SCHEMA, GenerateConfig, generate
-from schemas.contract import TABLE_NAMES, schema
+from schemas.contract import TABLE_NAMES, game_schema
 
 SMALL = dict(tables=4, days=1, rounds_per_table=150, bets_per_round=20, seed=7)
 
@@ -132,7 +132,8 @@ def test_layout_and_schemas(faulty):
         )
         assert files, name
         for f in files:
-            assert pq.read_schema(f).remove_metadata().equals(schema(name)), f
+            # a baccarat table's files hold the baccarat columns of the contract (schemas.contract.game_schema)
+            assert pq.read_schema(f).remove_metadata().equals(game_schema(name, "baccarat")), f
             if name not in ("tables", "limits"):
                 assert f.parent.name == "date=2026-11-28" and f.name.startswith("part-")
     assert pq.read_schema(folder / "faults.parquet").remove_metadata().equals(MANIFEST_SCHEMA)

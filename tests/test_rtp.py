@@ -259,7 +259,11 @@ def test_json_lists_every_offered_bet_of_every_ruleset() -> None:
     assert {r["rtp_method"] for r in baccarat} == {"exact enumeration"}
     # Every game's rulesets are listed, each row naming its game.
     blackjack = {(r["ruleset"], r["bet_type"]) for r in records if r["game"] == "blackjack"}
-    assert {("blackjack_8d_live", "PAIR"), ("blackjack_8d_live", "INSURANCE")} <= blackjack
+    assert {("blackjack_8d_live", code) for code in ("MAIN", "PAIR", "INSURANCE")} <= blackjack
+    main = next(r for r in records if (r["ruleset"], r["bet_type"]) == ("blackjack_8d_live", "MAIN"))
+    # not an enumeration of every play: the method and its error are stated, and no exact fraction claimed
+    assert main["rtp_exact"] is None and "error" in main["rtp_method"]
+    assert main["house_edge"] == pytest.approx(0.00813, abs=0.0003)  # published: see test_blackjack_strategy
     assert {r["game"] for r in records} == {"baccarat", "blackjack"}
     banker = next(r for r in records if (r["ruleset"], r["bet_type"], r["mode"]) == (EXTENDED, "BANKER", "commission"))
     assert banker["rtp"] == pytest.approx(0.989421, abs=1e-6)

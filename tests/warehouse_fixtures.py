@@ -75,7 +75,7 @@ def build_dataset(folder: Path) -> Dataset:
     from engine.games.baccarat.ruleset import load_ruleset
     from engine.games.baccarat.settlement import settle
     from engine.games.baccarat.shoe import replay_shoe
-    from schemas.contract import schema
+    from schemas.contract import game_schema
 
     folder.mkdir(parents=True, exist_ok=True)
     rulesets = {t["table_id"]: load_ruleset(t["ruleset"]) for t in TABLES}
@@ -159,8 +159,8 @@ def build_dataset(folder: Path) -> Dataset:
     planted["UNKNOWN_ROUND"] = dict(bet_id="GHOST-1", business_date=DAY1)
 
     def write(name: str, rows: list[dict]) -> None:
-        names = schema(name).names
-        pq.write_table(pa.Table.from_pylist([{k: r[k] for k in names} for r in rows], schema(name)),
+        sch = game_schema(name, "baccarat")
+        pq.write_table(pa.Table.from_pylist([{k: r[k] for k in sch.names} for r in rows], sch),
                        folder / f"{name}.parquet")
 
     write("tables", TABLES)

@@ -47,6 +47,7 @@ class Game:
     name: str  # the value of tables.game
     title: str
     bet_codes: tuple[str, ...]  # every bet code of RULES.md for this game
+    modes: tuple[str, ...]  # betting modes a bet records (baccarat's commission modes); () = no mode
     ruleset_ids: Callable[[], list[str]]
     load_ruleset: Callable[[str], Any]
     rtp: Callable[[Any], list[BetRtp]]  # every bet of a ruleset

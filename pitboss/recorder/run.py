@@ -40,7 +40,7 @@ from pitboss.recorder.simulate import (
     side_codes_of,
 )
 from pitboss.recorder.writer import FileWriter, PartitionedWriter, prepare_out, write_single
-from schemas.contract import CARDS, TIMESTAMP, schema
+from schemas.contract import CARDS, TIMESTAMP, game_schema, schema
 
 BLOCK_BETS = 16_384  # bets are generated and settled for blocks of rounds of about this many bets
 _SUFFIX_CACHE: list[pa.Array] = []
@@ -127,7 +127,7 @@ def rounds_table(table: TableSpec, rounds: list[Round]) -> pa.Table:
             pa.array([r.dealer_id for r in rounds], pa.string()),
             pa.array([f"vod://{table.table_id}/{r.round_id}.mp4" for r in rounds], pa.string()),
         ],
-        schema=schema("rounds"),
+        schema=game_schema("rounds", "baccarat"),
     )
 
 
@@ -158,7 +158,7 @@ def bets_table(table: TableSpec, rounds: list[Round], bets: Bets, accounts: Acco
             seat,
             CHANNELS_PA.take(pa.array(accounts.channel[bets.acc])),
         ],
-        schema=schema("bets"),
+        schema=game_schema("bets", "baccarat"),
     )
 
 
@@ -178,8 +178,8 @@ def generate(config: GenerateConfig) -> Summary:
     rg, per_file = config.row_group_rows, config.rows_per_file
     writers = {
         "shoes": PartitionedWriter(out / "shoes", schema("shoes"), max(1, rg // 64), max(1, per_file // 64)),
-        "rounds": PartitionedWriter(out / "rounds", schema("rounds"), rg, per_file),
-        "bets": PartitionedWriter(out / "bets", schema("bets"), rg, per_file),
+        "rounds": PartitionedWriter(out / "rounds", game_schema("rounds", "baccarat"), rg, per_file),
+        "bets": PartitionedWriter(out / "bets", game_schema("bets", "baccarat"), rg, per_file),
     }
     planner = FaultPlanner(config.kinds, config.fault_rate)
     stats = [TableStats(t.table_id, t.ruleset.id) for t in tables]

@@ -3,7 +3,7 @@ on named round facts, settlement, exact RTP by enumeration, and the dealing and 
 
 from __future__ import annotations
 
-from engine.games.baccarat.ruleset import BET_CODES, load_ruleset, ruleset_ids
+from engine.games.baccarat.ruleset import BET_CODES, MODES, load_ruleset, ruleset_ids
 from engine.games.interface import BetRtp, Game
 
 
@@ -17,6 +17,7 @@ GAME = Game(
     name="baccarat",
     title="Baccarat",
     bet_codes=BET_CODES,
+    modes=MODES,
     ruleset_ids=ruleset_ids,
     load_ruleset=load_ruleset,
     rtp=_rtp,

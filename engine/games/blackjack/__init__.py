@@ -24,6 +24,7 @@ GAME = Game(
     name="blackjack",
     title="Blackjack",
     bet_codes=BET_CODES,
+    modes=(),
     ruleset_ids=lambda: bundled_ids(RULESETS_PACKAGE),
     load_ruleset=load_blackjack_rules,
     rtp=_rtp,

@@ -58,4 +58,9 @@ def blackjack_rtp(rules: BlackjackRules) -> list[BetRtp]:
         rtp = sum((o.probability * o.credit for o in outcomes), Fraction(0))
         return BetRtp(rules.id, code, "-", rules.decks, rtp, outcomes, game="blackjack")
 
-    return [row("PAIR", pair_bet_outcomes(rules)), row("INSURANCE", insurance_outcomes(rules))]
+    from .main_rtp import main_bet_rtp  # (the strategy EVs are computed on first use)
+
+    main = main_bet_rtp(rules)
+    main_row = BetRtp(rules.id, "MAIN", "-", rules.decks, Fraction(main.rtp).limit_denominator(10**9), (),
+                      game="blackjack", method=f"{main.method} (|error| <= {main.error_bound:.4%})")
+    return [main_row, row("PAIR", pair_bet_outcomes(rules)), row("INSURANCE", insurance_outcomes(rules))]

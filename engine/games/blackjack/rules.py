@@ -37,6 +37,7 @@ class BlackjackRules:
     pair_max_share_of_table_max: Fraction
     notes: tuple[str, ...] = ()
     title: str = ""
+    basic_strategy: str = ""  # the chart file (engine/games/blackjack/<name>.toml) auto-play follows
 
 
 _SECTIONS = {
@@ -48,7 +49,7 @@ _SECTIONS = {
     "payouts": ("blackjack", "win", "insurance", "insurance_stake_share", "insurance_on_player_blackjack"),
     "pair": ("mixed", "coloured", "perfect", "requires_main_bet", "max_share_of_table_max"),
 }  # fmt: skip
-_TOP_KEYS = ("id", "document", "title", "game", "decks", "rounding", "notes", *_SECTIONS)
+_TOP_KEYS = ("id", "document", "title", "game", "decks", "rounding", "basic_strategy", "notes", *_SECTIONS)
 
 
 def parse_blackjack_rules(text: str, source: str = "<ruleset>") -> BlackjackRules:
@@ -112,6 +113,7 @@ def parse_blackjack_rules(text: str, source: str = "<ruleset>") -> BlackjackRule
         pair_max_share_of_table_max=share("pair", "max_share_of_table_max"),
         notes=tuple(read_notes(r, data)),
         title=get("", "title", str),
+        basic_strategy=get("", "basic_strategy", str),
     )
 
 
