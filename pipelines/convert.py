@@ -28,16 +28,16 @@ from schemas.contract import CARDS, TIMESTAMP
 from schemas.outputs import FINDINGS, QUARANTINE, ROUND_REPLAYS, SETTLEMENTS
 
 
-def table_infos(tables: pa.Table, limits: pa.Table) -> dict[str, TableInfo]:
-    """table_id -> TableInfo with its ruleset (loaded once per process) and limits."""
-    by_table: dict[str, dict[str, tuple[int, int]]] = {}
-    for row in limits.to_pylist():
-        by_table.setdefault(row["table_id"], {})[row["bet_type"]] = (row["min_stake"], row["max_stake"])
-    return {
-        row["table_id"]: TableInfo(row["table_id"], load_ruleset(row["ruleset"]), row["currency"],
-                                   row["table_max"], by_table.get(row["table_id"], {}))
-        for row in tables.to_pylist()
-    }
+def table_info(row: dict, limits: dict[str, tuple[int, int]]) -> TableInfo:
+    """A baccarat table's TableInfo with its ruleset (loaded once per process) and limits."""
+    return TableInfo(row["table_id"], load_ruleset(row["ruleset"]), row["currency"], row["table_max"], limits)
+
+
+def table_infos(tables: pa.Table, limits: pa.Table) -> dict[str, object]:
+    """table_id -> what the table's game audits it with (pipelines.games.table_infos)."""
+    from pipelines.games import table_infos as every_game
+
+    return every_game(tables, limits)
 
 
 def _dates(ts: pa.ChunkedArray | pa.Array) -> pa.Array:

@@ -23,20 +23,20 @@ from apache_beam.metrics import Metrics
 
 from engine.findings import KINDS, SEVERITY
 from pipelines.convert import (
-    audit_shoes_tables,
     plain,
     plain_table,
     quarantine_table,
     rejected_rows,
-    table_infos,
 )
+from pipelines.games import audit_group, table_infos
 from pipelines.memory import release_free_memory
 from schemas.outputs import FINDINGS, QUARANTINE
 
 OUT_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE = "round_replays", "settlements", "findings", "quarantine"
 # findings that belong to no one group of shoes: bets on unknown rounds, bet ids repeated in the input
 OUT_FINDINGS_ACROSS = "findings_across_groups"
-AUDITED = (OUT_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE)
+OUT_BLACKJACK_REPLAYS = "blackjack_round_replays"
+AUDITED = (OUT_REPLAYS, OUT_BLACKJACK_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE)
 _TABLES_OF_PLACED = (OUT_QUARANTINE, OUT_FINDINGS_ACROSS)
 
 # Beam's in-process runner keeps every element that crosses a shuffle as its pickle, all at once, and
@@ -805,14 +805,13 @@ class _AuditGroup(beam.DoFn):
                 part = (good.filter(pc.equal(good["table_id"], table_id)),
                         rounds.filter(pc.is_in(rounds["shoe_id"], ids)),
                         bets.filter(pc.is_in(plain(bets[_SHOE]), ids)))
-            replays, settlements, findings, quarantine = audit_shoes_tables(self._infos[table_id], *part,
-                                                                            compact=True)
+            audited = audit_group(self._infos[table_id], *part, compact=True)  # by the table's game
             self.shoes.inc(part[0].num_rows)
-            self.rounds.inc(replays.num_rows)
-            self.bets.inc(settlements.num_rows)
-            for kind, n in zip(*_kind_counts(findings), strict=True):
+            self.rounds.inc(sum(audited[n].num_rows for n in (OUT_REPLAYS, OUT_BLACKJACK_REPLAYS) if n in audited))
+            self.bets.inc(audited[OUT_SETTLEMENTS].num_rows)
+            for kind, n in zip(*_kind_counts(audited[OUT_FINDINGS]), strict=True):
                 self.by_kind[kind].inc(n)
-            for name, table in zip(results, (replays, settlements, findings, quarantine), strict=True):
+            for name, table in audited.items():
                 results[name].append(table)
         # One table per output and group: the writer gives each group's replays, settlements and findings
         # a file of their own, straight after the audit (no shuffle of the night's results).
@@ -957,6 +956,7 @@ class AuditShoes(beam.PTransform):
                       | "DuplicateBets" >> RepeatedBetIds())
         return {
             OUT_REPLAYS: audited[OUT_REPLAYS],
+            OUT_BLACKJACK_REPLAYS: audited[OUT_BLACKJACK_REPLAYS],
             OUT_SETTLEMENTS: audited[OUT_SETTLEMENTS],
             OUT_FINDINGS: audited[OUT_FINDINGS],
             OUT_FINDINGS_ACROSS: ((audited[OUT_FINDINGS_ACROSS], located[OUT_FINDINGS_ACROSS], duplicates)

@@ -230,9 +230,15 @@ def _type_text(type_: pa.DataType) -> str:
     return "list<string>" if pa.types.is_list(type_) else str(type_)
 
 
+def _required_text(c: Column) -> str:
+    if not c.required:
+        return "optional"
+    return f"required ({', '.join(c.games)} tables)" if c.games else "required"
+
+
 def _rows(table: str) -> list[tuple[str, str, str, str, str, str]]:
     return [
-        (c.name, _type_text(c.type), "required" if c.required else "optional", "yes" if c.nullable else "no",
+        (c.name, _type_text(c.type), _required_text(c), "yes" if c.nullable else "no",
          ", ".join(c.games) or "all", c.doc)
         for c in CONTRACT[table]
     ]
@@ -265,7 +271,7 @@ def render_rich(tables: tuple[str, ...] | list[str] | None = None) -> list:
             t.add_column(header, overflow="fold", ratio=4 if header == "description" else None,
                          no_wrap=header != "description")
         for name, type_, req, null, games, doc in _rows(table):
-            style = None if req == "required" else "dim"
+            style = "dim" if req == "optional" else None
             t.add_row(*(Text(cell) for cell in (name, type_, req, null, games, doc)), style=style)  # no markup
         out.append(t)
     return out

@@ -1,4 +1,4 @@
-"""`pitboss generate`: simulate live baccarat tables and write a dataset with planted faults."""
+"""`pitboss generate`: simulate live baccarat (and blackjack) tables and write a dataset with planted faults."""
 
 from __future__ import annotations
 
@@ -14,6 +14,9 @@ def generate(
         Path, typer.Option("--out", help="Output folder (tables/limits/faults.parquet, shoes/, rounds/, bets/).")
     ],
     tables: Annotated[int, typer.Option("--tables", help="Tables, cycling over the four baccarat rulesets.")] = 4,
+    blackjack_tables: Annotated[
+        int, typer.Option("--blackjack-tables", help="Blackjack tables (blackjack_8d_live), after the baccarat ones.")
+    ] = 0,
     days: Annotated[int, typer.Option("--days", help="Business days to simulate.")] = 1,
     rounds_per_table: Annotated[
         int, typer.Option("--rounds-per-table", help="Rounds per table per day (shoes are finished, never split).")
@@ -31,11 +34,11 @@ def generate(
     ] = "",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no summary.")] = False,
 ) -> None:
-    """Simulate live baccarat tables over business days; write the recorded data and the fault manifest."""
+    """Simulate live baccarat and blackjack tables over business days; write the recorded data and fault manifest."""
     from rich.console import Console
     from rich.table import Table
 
-    from pitboss.recorder import FAULT_KINDS, GenerateConfig
+    from pitboss.recorder import BLACKJACK_FAULT_KINDS, FAULT_KINDS, GenerateConfig
     from pitboss.recorder import generate as run
 
     console = Console(stderr=True)
@@ -46,7 +49,8 @@ def generate(
         raise typer.Exit(2) from None
     kinds = tuple(k.strip().upper() for k in fault_kinds.split(",") if k.strip()) or None
     config = GenerateConfig(
-        out=out, tables=tables, days=days, rounds_per_table=rounds_per_table, bets_per_round=bets_per_round,
+        out=out, tables=tables, blackjack_tables=blackjack_tables, days=days, rounds_per_table=rounds_per_table,
+        bets_per_round=bets_per_round,
         seed=seed, start_date=first, fault_rate=fault_rate, fault_kinds=kinds, quiet=quiet,
     )  # fmt: skip
     try:
@@ -74,7 +78,7 @@ def generate(
         f = Table(title="Planted faults (faults.parquet rows)")
         f.add_column("kind")
         f.add_column("rows", justify="right")
-        for kind in FAULT_KINDS:
+        for kind in dict.fromkeys(FAULT_KINDS + BLACKJACK_FAULT_KINDS):
             if kind in summary.faults:
                 f.add_row(kind, f"{summary.faults[kind]:,}")
         out_console.print(f)

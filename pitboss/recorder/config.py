@@ -52,6 +52,7 @@ class GenerateConfig:
 
     out: Path
     tables: int = 4
+    blackjack_tables: int = 0  # blackjack_8d_live tables, after the baccarat ones (pitboss/recorder/blackjack.py)
     days: int = 1
     rounds_per_table: int = 200  # per table per business day (a target: shoes are never split)
     bets_per_round: float = 50.0  # mean; the count per round is negative binomial around it
@@ -65,10 +66,13 @@ class GenerateConfig:
     rows_per_file: int = 4_194_304  # a new part file after this many rows
 
     def validate(self) -> None:
+        from pitboss.recorder.blackjack import BLACKJACK_FAULT_KINDS
         from pitboss.recorder.faults import FAULT_KINDS
 
         if self.tables < 1:
             raise ValueError("--tables must be at least 1")
+        if self.blackjack_tables < 0:
+            raise ValueError("--blackjack-tables must be >= 0")
         if self.days < 1:
             raise ValueError("--days must be at least 1")
         if not 1 <= self.rounds_per_table <= MAX_ROUNDS_PER_DAY:
@@ -79,9 +83,10 @@ class GenerateConfig:
             raise ValueError("--bets-per-round must be >= 0")
         if not 0.0 <= self.fault_rate <= 1.0:
             raise ValueError("--fault-rate must be between 0 and 1")
-        unknown = [k for k in self.fault_kinds or () if k not in FAULT_KINDS]
+        known = tuple(dict.fromkeys(FAULT_KINDS + BLACKJACK_FAULT_KINDS))
+        unknown = [k for k in self.fault_kinds or () if k not in known]
         if unknown:
-            raise ValueError(f"unknown fault kind(s) {', '.join(unknown)}; known: {', '.join(FAULT_KINDS)}")
+            raise ValueError(f"unknown fault kind(s) {', '.join(unknown)}; known: {', '.join(known)}")
         if self.row_group_rows < 1 or self.rows_per_file < self.row_group_rows:
             raise ValueError("rows_per_file must be >= row_group_rows >= 1")
 

@@ -14,6 +14,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from engine.cards import CARD_CODES
+from pitboss.recorder.blackjack import BlackjackRecorder
 from pitboss.recorder.config import (
     CURRENCY,
     DAY_OPENS_AT,
@@ -173,8 +174,15 @@ def generate(config: GenerateConfig) -> Summary:
     out = Path(config.out)
     prepare_out(out)
     tables = make_tables(config.tables)
-    write_single(out / "tables.parquet", tables_table(tables))
-    write_single(out / "limits.parquet", limits_table(tables))
+    # Blackjack tables (if any) after the baccarat ones: their rows appended to tables and limits, their
+    # shoes, rounds and bets in files of their own beside baccarat's (pitboss/recorder/blackjack.py).
+    bj = BlackjackRecorder(config, out, len(tables)) if config.blackjack_tables else None
+    if bj is None:
+        write_single(out / "tables.parquet", tables_table(tables))
+        write_single(out / "limits.parquet", limits_table(tables))
+    else:
+        write_single(out / "tables.parquet", pa.concat_tables([tables_table(tables), bj.tables_table()]))
+        write_single(out / "limits.parquet", pa.concat_tables([limits_table(tables), bj.limits_table()]))
     rg, per_file = config.row_group_rows, config.rows_per_file
     writers = {
         "shoes": PartitionedWriter(out / "shoes", schema("shoes"), max(1, rg // 64), max(1, per_file // 64)),
@@ -205,7 +213,9 @@ def generate(config: GenerateConfig) -> Summary:
                                TextColumn("rounds"), TimeElapsedColumn(), transient=False)  # fmt: skip
     with progress_cm as progress:
         task = (
-            progress.add_task("rounds", total=config.tables * config.days * config.rounds_per_table)
+            progress.add_task(
+                "rounds", total=(config.tables + config.blackjack_tables) * config.days * config.rounds_per_table
+            )
             if progress
             else None
         )
@@ -257,8 +267,13 @@ def generate(config: GenerateConfig) -> Summary:
                     pq.write_table(rows.sort_by(order), spill / f"{table.index:06d}-{day:06d}.parquet")
                 if progress:  # shoes are never split: a table-day may deal more rounds than asked
                     progress.update(task, total=progress.tasks[0].total + done - config.rounds_per_table)
+            if bj is not None:
+                bj.open(iso)
+                bj.record_day(day, business, _epoch_us(business), spill, progress, task)
         for w in writers.values():
             w.close()
+        if bj is not None:
+            bj.close()
     faults = FileWriter(out / "faults.parquet", MANIFEST_SCHEMA, config.row_group_rows)
     for part in sorted(spill.glob("*.parquet")):  # by table, then business day
         faults.write(pq.read_table(part))
@@ -266,6 +281,12 @@ def generate(config: GenerateConfig) -> Summary:
     shutil.rmtree(spill)
     summary = Summary(out, stats, dict(planner.counts), time.perf_counter() - started)
     summary.files = {name: w.files for name, w in writers.items()}
+    if bj is not None:
+        summary.tables += bj.stats
+        summary.faults = {
+            k: summary.faults.get(k, 0) + bj.counts.get(k, 0) for k in dict.fromkeys([*summary.faults, *bj.counts])
+        }
+        summary.files = {name: n + bj.writers[name].files for name, n in summary.files.items()}
     return summary
 
 
