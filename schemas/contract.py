@@ -26,6 +26,7 @@ class Column:
     doc: str
     games: tuple[str, ...] = ()  # the games whose rows fill this column; () = every game
     nullable_in_game: bool | None = None  # for a column of some games: whether their rows may leave it null
+    required_for: tuple[str, ...] = ()  # an optional column that these games' tables must record
 
     @property
     def field(self) -> pa.Field:
@@ -33,8 +34,9 @@ class Column:
 
 
 def _c(name: str, type_: pa.DataType, doc: str, *, nullable: bool = False, required: bool = True,
-       games: tuple[str, ...] = (), nullable_in_game: bool | None = None) -> Column:
-    return Column(name, type_, nullable, required, doc, games, nullable_in_game)
+       games: tuple[str, ...] = (), nullable_in_game: bool | None = None, required_for: tuple[str, ...] = ()
+       ) -> Column:
+    return Column(name, type_, nullable, required, doc, games, nullable_in_game, required_for)
 
 
 BACCARAT, BLACKJACK = ("baccarat",), ("blackjack",)
@@ -121,7 +123,7 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
             CARDS,
             "Blackjack: the dealer's cards as the reader saw them, upcard first (null for other games).",
             nullable=True,
-            required=False,
+            required=True,
             games=BLACKJACK,
         ),
         _c(
@@ -129,7 +131,7 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
             pa.list_(pa.int8()),
             "Blackjack: the occupied boxes (seats 1-7) in dealing order, ascending; the box_* lists follow it.",
             nullable=True,
-            required=False,
+            required=True,
             games=BLACKJACK,
         ),
         _c(
@@ -138,7 +140,7 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
             "Blackjack: per box, every card dealt to it as the reader saw them, in the order dealt (a split box: "
             "its two first cards, then each split hand's in the order they came).",
             nullable=True,
-            required=False,
+            required=True,
             games=BLACKJACK,
         ),
         _c(
@@ -147,7 +149,7 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
             "Blackjack: per box, the recorded decisions in order, one letter each: H hit, S stand, D double, "
             "P split (after a split: the first hand's, then the second's), e.g. 'PHSD'.",
             nullable=True,
-            required=False,
+            required=True,
             games=BLACKJACK,
         ),
         _c(
@@ -155,7 +157,7 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
             pa.list_(pa.bool_()),
             "Blackjack: per box, true when the system played the hand by basic strategy (player disconnected).",
             nullable=True,
-            required=False,
+            required=True,
             games=BLACKJACK,
         ),
         _c("dealer_id", pa.string(), "Dealer on duty."),
@@ -185,7 +187,7 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
             "Blackjack MAIN: the stake added to the box by its doubles and splits (0 or null: none); `stake` is "
             "the stake placed before the deal.",
             nullable=True,
-            required=False,
+            required=True,
             games=BLACKJACK,
         ),
         _c("settled_at", TIMESTAMP, "When the bet was settled (UTC).", nullable=True),
@@ -196,6 +198,7 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
             "(a BET_BEHIND's is the seated box it follows).",
             nullable=True,
             required=False,
+            required_for=BLACKJACK,
         ),
         _c("channel", pa.string(), "Client the bet came from, e.g. 'web', 'mobile'.", nullable=True, required=False),
     ),
@@ -216,8 +219,11 @@ def game_schema(table: str, game: str) -> pa.Schema:
                       for c in CONTRACT[table] if not c.games or game in c.games])
 
 
-def required_columns(table: str) -> tuple[str, ...]:
-    return tuple(c.name for c in CONTRACT[table] if c.required)
+def required_columns(table: str, game: str | None = None) -> tuple[str, ...]:
+    """Required columns: of every game (None), or those a table of `game` must record."""
+    return tuple(c.name for c in CONTRACT[table]
+                 if (c.required and (game is None or not c.games or game in c.games))
+                 or (c.required_for and (game is None or game in c.required_for)))
 
 
 # Closed value sets of the contract that are not defined by the engine (bet codes, modes, card codes
@@ -231,6 +237,8 @@ def _type_text(type_: pa.DataType) -> str:
 
 
 def _required_text(c: Column) -> str:
+    if c.required_for:
+        return f"optional (required of {', '.join(c.required_for)} tables)"
     if not c.required:
         return "optional"
     return f"required ({', '.join(c.games)} tables)" if c.games else "required"
@@ -271,7 +279,7 @@ def render_rich(tables: tuple[str, ...] | list[str] | None = None) -> list:
             t.add_column(header, overflow="fold", ratio=4 if header == "description" else None,
                          no_wrap=header != "description")
         for name, type_, req, null, games, doc in _rows(table):
-            style = "dim" if req == "optional" else None
+            style = "dim" if req.startswith("optional") else None
             t.add_row(*(Text(cell) for cell in (name, type_, req, null, games, doc)), style=style)  # no markup
         out.append(t)
     return out

@@ -147,7 +147,7 @@ def test_required_only_dataset_reads_with_optional_columns_as_nulls(tmp_path):
                 assert table[c.name].null_count == 5, (t, c.name)
         assert check_rows(t, table)[1].num_rows == 0
     info = scan(tmp_path, "bets")[0]
-    assert info.absent == ("added_stake", "seat", "channel") and info.ignored == ()
+    assert info.absent == ("seat", "channel") and info.ignored == ()
 
 
 def test_single_file_folder_of_files_and_hive_partitions_give_the_same_table(tmp_path):

@@ -122,7 +122,10 @@ def _recorded_round(r: dict) -> RecordedRound:
     return RecordedRound(
         r["round_id"], r["round_no"], r["status"], _us(r["betting_closed_at"]), tuple(r["dealer_cards"] or ()),
         tuple(r["boxes"] or ()), tuple(tuple(c or ()) for c in r["box_cards"] or ()),
-        tuple(a or "" for a in r["box_actions"] or ()), tuple(bool(a) for a in r["box_auto_played"] or ()))
+        tuple(a or "" for a in r["box_actions"] or ()),
+        # box_auto_played is optional: not recorded means no box was auto-played
+        tuple(bool(a) for a in r["box_auto_played"]) if r["box_auto_played"] is not None
+        else (False,) * len(r["boxes"] or ()))
 
 
 def _recorded_bet(b: dict, round_index: int, placed_us: int) -> RecordedBet:

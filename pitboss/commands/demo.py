@@ -30,9 +30,9 @@ def demo(
     console = Console()
     data, out, warehouse = folder / "data", folder / "out", folder / "audit.duckdb"
     shutil.rmtree(data, ignore_errors=True)
-    console.rule("1. Record a demo day (4 tables, one per baccarat ruleset, faults planted)")
-    generate(GenerateConfig(out=data, tables=4, rounds_per_table=rounds_per_table, seed=seed, fault_rate=0.01,
-                            quiet=True))
+    console.rule("1. Record a demo day (4 baccarat tables, one per ruleset, and 2 blackjack tables; faults planted)")
+    generate(GenerateConfig(out=data, tables=4, blackjack_tables=2, rounds_per_table=rounds_per_table, seed=seed,
+                            fault_rate=0.01, quiet=True))
     console.rule("2. Audit it: Beam in-process runner -> Parquet -> DuckDB")
     night = nightly_audit(str(data), str(out), str(warehouse), validate=False)
     record = night.record
