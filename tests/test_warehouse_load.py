@@ -18,7 +18,7 @@ from pipelines.warehouse import FILES_PER_STATEMENT, WarehouseLoad, load
 from pitboss.nightly import nightly_audit
 from pitboss.recorder import GenerateConfig, generate
 
-TABLES = ("round_replays", "settlements", "findings", "quarantine")
+TABLES = ("round_replays", "blackjack_round_replays", "settlements", "findings", "quarantine")
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +66,9 @@ def test_the_in_process_runner_announces_every_output_file_as_it_is_written(nigh
     announced: list[tuple[str, str]] = []
     record = run(["--input", str(night), "--output", str(tmp_path / "out")],
                  on_output_file=lambda name, path: announced.append((name, path)))
-    assert sorted(announced) == sorted((name, o["path"]) for name in TABLES for o in record.outputs[name])
+    # (an output with no rows, here blackjack's replays on a baccarat night, gets its empty file after the run)
+    assert sorted(announced) == sorted((name, o["path"]) for name in TABLES for o in record.outputs[name]
+                                       if not o["path"].endswith("/empty.parquet"))
 
 
 def _inserted(loading: WarehouseLoad, n: int) -> None:
