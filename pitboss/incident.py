@@ -12,7 +12,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from engine.findings import format_money
-from engine.games.baccarat.ruleset import load_ruleset
+from engine.games import load_ruleset
 
 
 class RoundNotFound(LookupError):
@@ -45,6 +45,11 @@ def from_warehouse(warehouse: str, round_id: str) -> dict:
             return [_jsonable(dict(zip(names, r, strict=True))) for r in cur.fetchall()]
 
         replay = rows("SELECT * FROM round_replays WHERE round_id = ?", [round_id])
+        game = "baccarat"
+        has_blackjack = con.execute("SELECT count(*) FROM information_schema.tables "
+                                    "WHERE table_name = 'blackjack_round_replays'").fetchone()[0]
+        if not replay and has_blackjack:
+            replay, game = rows("SELECT * FROM blackjack_round_replays WHERE round_id = ?", [round_id]), "blackjack"
         if not replay:
             raise RoundNotFound(round_id)
         _one_round(round_id, [x["shoe_id"] for x in replay])
@@ -63,7 +68,7 @@ def from_warehouse(warehouse: str, round_id: str) -> dict:
         con.close()
     return _assemble(r, ruleset["ruleset"] if ruleset else None,
                      ruleset["currency"] if ruleset else (bets[0]["currency"] if bets else None),
-                     bets, findings + shoe_findings, source=f"warehouse {warehouse}")
+                     bets, findings + shoe_findings, source=f"warehouse {warehouse}", game=game)
 
 
 def _read(input_dir: str, table: str, column: str, value: str, read: dict | None = None) -> pa.Table:
@@ -109,7 +114,7 @@ def _row_groups_that_may_hold(source, column: str, value: str) -> list[int]:
 
 def from_input(input_dir: str, round_id: str) -> dict:
     """Replay the round from the recorded Parquet files with the engine (no warehouse needed)."""
-    from pipelines.convert import audit_shoe_tables, table_infos
+    from pipelines.games import REPLAY_OUTPUTS, audit_group, table_infos
 
     rounds_read: dict = {}
     the_round = _read(input_dir, "rounds", "round_id", round_id, rounds_read)
@@ -129,15 +134,19 @@ def from_input(input_dir: str, round_id: str) -> dict:
     tables = _read(input_dir, "tables", "table_id", table_id)
     limits = _read(input_dir, "limits", "table_id", table_id)
     info = table_infos(tables, limits)[table_id]
-    replays, settlements, findings, _ = audit_shoe_tables(info, shoe.to_pylist()[0], rounds, bets)
-    replay = [_jsonable(r) for r in replays.to_pylist() if r["round_id"] == round_id][0]
-    own = [_jsonable(f) for f in findings.to_pylist() if f["round_id"] in (round_id, None)]
-    return _assemble(replay, info.ruleset.id, info.currency, [_jsonable(s) for s in settlements.to_pylist()],
-                     own, source=f"input {input_dir} (replayed now by the engine)")
+    game = getattr(info, "game", "baccarat")
+    audited = audit_group(info, shoe, rounds, bets)
+    replay = [_jsonable(r) for r in audited[REPLAY_OUTPUTS[game]].to_pylist() if r["round_id"] == round_id][0]
+    own = [_jsonable(f) for f in audited["findings"].to_pylist() if f["round_id"] in (round_id, None)]
+    settled = [_jsonable(s) for s in audited["settlements"].to_pylist() if s["round_id"] == round_id]
+    ruleset_id, currency = (info.rules.id, info.facts.currency) if game == "blackjack" else (info.ruleset.id,
+                                                                                           info.currency)
+    return _assemble(replay, ruleset_id, currency, settled, own,
+                     source=f"input {input_dir} (replayed now by the engine)", game=game)
 
 
 def _assemble(replay: dict, ruleset_id: str | None, currency: str | None, bets: list[dict], findings: list[dict],
-              source: str) -> dict:
+              source: str, game: str = "baccarat") -> dict:
     by_bet: dict[str, list[str]] = {}
     for f in findings:
         if f.get("bet_id"):
@@ -148,9 +157,10 @@ def _assemble(replay: dict, ruleset_id: str | None, currency: str | None, bets: 
     if ruleset_id:
         try:
             title = load_ruleset(ruleset_id).title
-        except ValueError:
+        except (ValueError, KeyError):
             title = None
     return {
+        "game": game,
         "source": source,
         "round": replay,
         "sequence": card_sequence(replay),

@@ -156,3 +156,51 @@ def test_pyarrow_told_there_is_no_pandas_still_converts_to_pandas_when_asked():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "[1,", "2]", "True"]
+
+
+# --- blackjack ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def blackjack_audited(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("bj_replay")
+    generate(GenerateConfig(out=tmp / "data", tables=1, blackjack_tables=1, rounds_per_table=60,
+                            bets_per_round=8, seed=4, fault_rate=0.05, quiet=True))
+    load(str(tmp / "audit.duckdb"), run(["--input", str(tmp / "data"), "--output", str(tmp / "out")]).__dict__)
+    con = duckdb.connect(str(tmp / "audit.duckdb"), read_only=True)
+    flagged = con.execute("SELECT round_id, finding_kinds FROM blackjack_round_replays WHERE status = 'settled' "
+                          "AND len(finding_kinds) > 0 ORDER BY round_id LIMIT 1").fetchone()
+    con.close()
+    return tmp, flagged
+
+
+def test_a_blackjack_round_replays_from_the_warehouse_and_the_input_alike(blackjack_audited):
+    tmp, (round_id, kinds) = blackjack_audited
+    docs = []
+    for source in (["--warehouse", str(tmp / "audit.duckdb")], ["--input", str(tmp / "data")]):
+        result = runner.invoke(app, ["replay", round_id, *source, "--format", "json"])
+        assert result.exit_code == 0, result.output
+        docs.append(json.loads(result.stdout))
+    wh, inp = docs
+    assert wh["game"] == inp["game"] == "blackjack" and wh["ruleset"] == "blackjack_8d_live"
+    for key in ("boxes", "box_actions", "recorded_box_cards", "expected_box_cards", "recorded_dealer_cards",
+                "explanation", "finding_kinds"):
+        assert wh["round"][key] == inp["round"][key], key
+    assert wh["round"]["finding_kinds"] == kinds
+    assert {f["kind"] for f in wh["findings"] if f["round_id"] == round_id} >= set(kinds)
+    # every recorded card is explained with its place in the shoe, every decision and dealer draw with its rule
+    lines = wh["round"]["explanation"]
+    dealt = sum(len(c) for c in wh["round"]["recorded_box_cards"]) + len(wh["round"]["recorded_dealer_cards"])
+    assert sum(line.startswith("card ") for line in lines) == dealt
+    assert sum(line.startswith("dealer ") for line in lines) == len(wh["round"]["recorded_dealer_cards"])
+    assert sum(len(a) for a in wh["round"]["box_actions"]) <= sum(" against " in line for line in lines)
+    assert [b["bet_id"] for b in wh["bets"]] == [b["bet_id"] for b in inp["bets"]]
+    assert all(b["delta"] == b["paid"] - b["expected"] for b in wh["bets"])
+
+
+def test_a_blackjack_round_in_text_and_html(blackjack_audited):
+    tmp, (round_id, _) = blackjack_audited
+    text = runner.invoke(app, ["replay", round_id, "--warehouse", str(tmp / "audit.duckdb")])
+    assert text.exit_code == 0 and "Boxes and dealer" in text.stdout and "card by card" in text.stdout
+    html = runner.invoke(app, ["replay", round_id, "--warehouse", str(tmp / "audit.duckdb"), "--format", "html"])
+    assert html.exit_code == 0 and "<h1>Blackjack round" in html.stdout and "http" not in html.stdout

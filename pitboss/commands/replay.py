@@ -120,6 +120,50 @@ def pyarrow_without_pandas() -> None:
         sys.meta_path.remove(blocker)
 
 
+BLACKJACK_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Round {{ r.round_id }} — pitboss incident replay</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:2rem;color:#222;max-width:70rem}
+table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:.3rem .6rem;text-align:left}
+th{background:#f3f3f3}.bad{color:#b00020;font-weight:600}.ok{color:#137333}.num{text-align:right}
+</style></head><body>
+<h1>Blackjack round {{ r.round_id }}</h1>
+<p>Table <b>{{ r.table_id }}</b>, ruleset <b>{{ d.ruleset or "unknown" }}</b>{% if d.ruleset_title %}
+ ({{ d.ruleset_title }}){% endif %}; shoe <b>{{ r.shoe_id }}</b>, round {{ r.round_no }},
+ {{ position }}. Status: <b>{{ r.status }}</b>.</p>
+<p>Source: {{ d.source }}</p>
+<h2>Boxes and dealer</h2>
+<table><tr><th></th><th>decisions</th><th>expected (shoe and decisions)</th><th>recorded</th></tr>
+{% for box in boxes %}<tr><td>box {{ box.box }}</td><td>{{ box.actions }}</td><td>{{ box.expected|join(" ") }}</td>
+<td class="{{ 'bad' if box.expected != box.recorded }}">{{ box.recorded|join(" ") }}</td></tr>{% endfor %}
+<tr><td>dealer</td><td></td><td>{{ (r.expected_dealer_cards or [])|join(" ") }}</td>
+<td class="{{ 'bad' if r.expected_dealer_cards != r.recorded_dealer_cards }}">
+{{ (r.recorded_dealer_cards or [])|join(" ") }} = {{ r.recorded_dealer_total }}</td></tr></table>
+<h2>The round, card by card and decision by decision</h2>
+<ol>{% for line in r.explanation or [] %}<li class="{{ 'bad' if 'ILLEGAL' in line }}">{{ line }}</li>{% endfor %}</ol>
+<h2>Bets</h2>
+<table><tr><th>bet</th><th>account</th><th>type</th><th>stake</th><th>expected</th><th>paid</th>
+<th>delta</th><th>findings</th></tr>
+{% for b in d.bets %}<tr><td>{{ b.bet_id }}</td><td>{{ b.account_id }}</td><td>{{ b.bet_type }}</td>
+<td class="num">{{ money(b.stake) }}</td><td class="num">{{ money(b.expected) }}</td>
+<td class="num">{{ money(b.paid) }}</td><td class="num {{ 'bad' if b.delta else 'ok' }}">{{ money(b.delta) }}</td>
+<td>{{ b.findings|join(", ") }}</td></tr>{% endfor %}</table>
+<h2>Findings</h2>{% if d.findings %}<ul>{% for f in d.findings %}
+<li><b>{{ f.kind }}</b> ({{ f.severity }}): {{ f.message }}</li>{% endfor %}</ul>
+{% else %}<p class="ok">No finding on this round.</p>{% endif %}
+</body></html>
+"""
+
+
+def _boxes(r: dict) -> list[dict]:
+    """A blackjack round's boxes with their decisions, expected and recorded cards, side by side."""
+    expected = r.get("expected_box_cards") or []
+    return [{"box": box, "actions": (r.get("box_actions") or [""] * len(r["boxes"]))[i],
+             "expected": list(expected[i]) if i < len(expected) else [],
+             "recorded": list((r.get("recorded_box_cards") or [])[i] or [])}
+            for i, box in enumerate(r.get("boxes") or [])]
+
+
 def _fail(message: str, code: int = USAGE) -> None:
     Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {message}", highlight=False)  # one line
     raise typer.Exit(code)
@@ -134,9 +178,28 @@ def render(data: dict, format: str) -> str:
         import jinja2
 
         env = jinja2.Environment(autoescape=True)
-        return env.from_string(HTML).render(d=data, r=data["round"], position=position_text(data["round"]),
-                                            money=lambda v: money(v, data["currency"]))
+        template = BLACKJACK_HTML if data.get("game") == "blackjack" else HTML
+        return env.from_string(template).render(d=data, r=data["round"], position=position_text(data["round"]),
+                                                money=lambda v: money(v, data["currency"]),
+                                                boxes=_boxes(data["round"]))
     raise ValueError(f"no renderer for {format!r}")
+
+
+def _blackjack_parts(data: dict, head: Table, bets: Table, findings: Table) -> list:
+    r = data["round"]
+    boxes = Table(title="Boxes and dealer")
+    for col in ("", "decisions", "expected (shoe and decisions)", "recorded"):
+        boxes.add_column(col)
+    for b in _boxes(r):
+        mark = "" if b["expected"] == b["recorded"] else "[red]"
+        boxes.add_row(f"box {b['box']}", b["actions"], " ".join(b["expected"]), mark + " ".join(b["recorded"]))
+    exp, rec = r.get("expected_dealer_cards") or [], r.get("recorded_dealer_cards") or []
+    boxes.add_row("dealer", "", " ".join(exp), ("" if exp == rec else "[red]") + " ".join(rec)
+                  + f" = {r.get('recorded_dealer_total')}")
+    lines = Table(title="The round, card by card and decision by decision", show_header=False)
+    for i, line in enumerate(r.get("explanation") or [], 1):
+        lines.add_row(str(i), ("[red]" if "ILLEGAL" in line else "") + line)
+    return [head, boxes, lines, bets, findings]
 
 
 def _text_parts(data: dict) -> list:
@@ -154,13 +217,13 @@ def _text_parts(data: dict) -> list:
     cards = Table(title="Cards")
     for col in ("", "expected (rule, from the shoe)", "recorded"):
         cards.add_column(col)
-    for hand in ("player", "banker"):
+    for hand in (() if data.get("game") == "blackjack" else ("player", "banker")):
         exp, rec = r[f"expected_{hand}_cards"] or [], r[f"recorded_{hand}_cards"] or []
         mark = "" if exp == rec else "[red]"
         cards.add_row(hand.capitalize(), f"{' '.join(exp)} = {r[f'expected_{hand}_score']}",
                       f"{mark}{' '.join(rec)} = {r[f'recorded_{hand}_score']}")
-    mark = "" if r["expected_outcome"] == r["recorded_outcome"] else "[red]"
-    cards.add_row("Outcome", str(r["expected_outcome"]), f"{mark}{r['recorded_outcome']}")
+    mark = "" if r.get("expected_outcome") == r.get("recorded_outcome") else "[red]"
+    cards.add_row("Outcome", str(r.get("expected_outcome")), f"{mark}{r.get('recorded_outcome')}")
     sequence = Table(title="Cards as they came out of the shoe")
     for col in ("shoe index", "card", "to"):
         sequence.add_column(col)
@@ -186,4 +249,6 @@ def _text_parts(data: dict) -> list:
         findings.add_row(f["kind"], f["severity"], f["message"])
     if not data["findings"]:
         findings.add_row("-", "-", "no finding on this round")
+    if data.get("game") == "blackjack":
+        return _blackjack_parts(data, head, bets, findings)
     return [head, sequence, cards, decisions, bets, findings]
