@@ -53,10 +53,6 @@ def table_info(row: dict, limits: dict[str, tuple[int, int]]) -> BlackjackTable:
                           _chart(rules.basic_strategy))
 
 
-def _us(ts) -> int:
-    return int(ts.timestamp() * 1_000_000) if ts is not None else 0
-
-
 def _micros(column) -> list[int]:
     return pc.cast(pc.cast(column, pa.timestamp("us", tz="UTC")), pa.int64()).to_pylist()
 
@@ -78,6 +74,7 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
                            for c in bet_cols + ["mode", "_shoe_id"]})
     bet_rows = plain_bets.select(bet_cols + ["_shoe_id"]).to_pylist()
     placed = _micros(plain_bets["placed_at"])
+    closed = _micros(rounds["betting_closed_at"])  # exact integers: a float timestamp can be off by 1 us
 
     by_shoe: dict[str, list[int]] = {}
     for i, r in enumerate(round_rows):
@@ -94,7 +91,7 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
         order = sorted(by_shoe.get(shoe["shoe_id"], []), key=lambda i: (round_rows[i]["round_no"],
                                                                          round_rows[i]["round_id"]))
         position = {round_rows[i]["round_id"]: k for k, i in enumerate(order)}
-        recorded = [_recorded_round(round_rows[i]) for i in order]
+        recorded = [_recorded_round(round_rows[i], closed[i]) for i in order]
         mine = bets_of_shoe.get(shoe["shoe_id"], [])
         engine_bets = [_recorded_bet(bet_rows[b], position[bet_rows[b]["round_id"]], placed[b]) for b in mine]
         facts = ShoeFacts(shoe["shoe_id"], shoe["decks"], tuple(shoe["cards"] or ()), shoe["cut_index"])
@@ -118,9 +115,9 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     }
 
 
-def _recorded_round(r: dict) -> RecordedRound:
+def _recorded_round(r: dict, closed_us: int | None) -> RecordedRound:
     return RecordedRound(
-        r["round_id"], r["round_no"], r["status"], _us(r["betting_closed_at"]), tuple(r["dealer_cards"] or ()),
+        r["round_id"], r["round_no"], r["status"], closed_us or 0, tuple(r["dealer_cards"] or ()),
         tuple(r["boxes"] or ()), tuple(tuple(c or ()) for c in r["box_cards"] or ()),
         tuple(a or "" for a in r["box_actions"] or ()),
         # box_auto_played is optional: not recorded means no box was auto-played

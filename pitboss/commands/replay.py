@@ -11,15 +11,16 @@ from rich.table import Table
 
 from pitboss.exit_codes import BAD_INPUT, USAGE
 
-HTML = """<!doctype html>
+_HEAD = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Round {{ r.round_id }} — pitboss incident replay</title>
 <style>
 body{font-family:system-ui,sans-serif;margin:2rem;color:#222;max-width:70rem}
 table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:.3rem .6rem;text-align:left}
 th{background:#f3f3f3}.bad{color:#b00020;font-weight:600}.ok{color:#137333}.num{text-align:right}
-code{background:#f6f6f6;padding:0 .2rem}
 </style></head><body>
-<h1>Round {{ r.round_id }}</h1>
+"""
+_CODE = "code{background:#f6f6f6;padding:0 .2rem}\n"
+HTML = _HEAD.replace("</style>", _CODE + "</style>") + """<h1>Round {{ r.round_id }}</h1>
 <p>Table <b>{{ r.table_id }}</b>, ruleset <b>{{ d.ruleset or "unknown" }}</b>{% if d.ruleset_title %}
  ({{ d.ruleset_title }}){% endif %}; shoe <b>{{ r.shoe_id }}</b>, round {{ r.round_no }},
  {{ position }}. Status: <b>{{ r.status }}</b>.</p>
@@ -120,14 +121,7 @@ def pyarrow_without_pandas() -> None:
         sys.meta_path.remove(blocker)
 
 
-BLACKJACK_HTML = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Round {{ r.round_id }} — pitboss incident replay</title>
-<style>
-body{font-family:system-ui,sans-serif;margin:2rem;color:#222;max-width:70rem}
-table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:.3rem .6rem;text-align:left}
-th{background:#f3f3f3}.bad{color:#b00020;font-weight:600}.ok{color:#137333}.num{text-align:right}
-</style></head><body>
-<h1>Blackjack round {{ r.round_id }}</h1>
+BLACKJACK_HTML = _HEAD + """<h1>Blackjack round {{ r.round_id }}</h1>
 <p>Table <b>{{ r.table_id }}</b>, ruleset <b>{{ d.ruleset or "unknown" }}</b>{% if d.ruleset_title %}
  ({{ d.ruleset_title }}){% endif %}; shoe <b>{{ r.shoe_id }}</b>, round {{ r.round_no }},
  {{ position }}. Status: <b>{{ r.status }}</b>.</p>

@@ -113,6 +113,12 @@ class BlackjackTable:
     operator: str
     name: str
 
+    game = GAME
+
+    @property
+    def ruleset_id(self) -> str:
+        return self.rules.id
+
     @property
     def pair_cap(self) -> int:
         share = self.rules.pair_max_share_of_table_max
@@ -127,27 +133,6 @@ def make_blackjack_tables(n: int, first_index: int) -> list[BlackjackTable]:
                        f"Blackjack {i + 1}")
         for i in range(first_index, first_index + n)
     ]  # fmt: skip
-
-
-def tables_table(tables: list[BlackjackTable]) -> pa.Table:
-    return pa.table(
-        {
-            "table_id": [t.table_id for t in tables],
-            "game": [GAME] * len(tables),
-            "ruleset": [t.rules.id for t in tables],
-            "currency": [CURRENCY] * len(tables),
-            "table_max": [t.table_max for t in tables],
-            "operator": [t.operator for t in tables],
-            "name": [t.name for t in tables],
-        },
-        schema=schema("tables"),
-    )
-
-
-def limits_table(tables: list[BlackjackTable]) -> pa.Table:
-    rows = [(t.table_id, code, mn, mx) for t in tables for code, (mn, mx) in sorted(t.limits.items())]
-    cols = list(zip(*rows, strict=True))
-    return pa.table(dict(zip(schema("limits").names, cols, strict=True)), schema=schema("limits"))
 
 
 class GameWriter(PartitionedWriter):
@@ -501,12 +486,6 @@ class BlackjackRecorder:
         self.shoe_no = [0] * len(self.tables)
 
     # -- the run's hooks ----------------------------------------------------------------------------
-
-    def tables_table(self) -> pa.Table:
-        return tables_table(self.tables)
-
-    def limits_table(self) -> pa.Table:
-        return limits_table(self.tables)
 
     def open(self, iso: str) -> None:
         for w in self.writers.values():

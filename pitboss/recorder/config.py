@@ -111,6 +111,14 @@ class TableSpec:
     name: str
 
     @property
+    def game(self) -> str:
+        return self.ruleset.game
+
+    @property
+    def ruleset_id(self) -> str:
+        return self.ruleset.id
+
+    @property
     def side_share_cap(self) -> int | None:
         share = self.ruleset.limits.side_bet_max_share_of_table_max
         return None if share is None else self.table_max * share.numerator // share.denominator

@@ -40,7 +40,14 @@ from pitboss.recorder.simulate import (
     deal_shoe,
     side_codes_of,
 )
-from pitboss.recorder.writer import FileWriter, PartitionedWriter, prepare_out, write_single
+from pitboss.recorder.writer import (
+    FileWriter,
+    PartitionedWriter,
+    limits_table,
+    prepare_out,
+    tables_table,
+    write_single,
+)
 from schemas.contract import CARDS, TIMESTAMP, game_schema, schema
 
 BLOCK_BETS = 16_384  # bets are generated and settled for blocks of rounds of about this many bets
@@ -65,27 +72,6 @@ def _suffixes(max_n: int) -> pa.Array:
         size = max(max_n, 4096)
         _SUFFIX_CACHE[:] = [pa.array([f"-B{i:04d}" for i in range(1, size + 1)], pa.string())]
     return _SUFFIX_CACHE[0]
-
-
-def tables_table(tables: list[TableSpec]) -> pa.Table:
-    return pa.table(
-        {
-            "table_id": [t.table_id for t in tables],
-            "game": [t.ruleset.game for t in tables],
-            "ruleset": [t.ruleset.id for t in tables],
-            "currency": [CURRENCY] * len(tables),
-            "table_max": [t.table_max for t in tables],
-            "operator": [t.operator for t in tables],
-            "name": [t.name for t in tables],
-        },
-        schema=schema("tables"),
-    )
-
-
-def limits_table(tables: list[TableSpec]) -> pa.Table:
-    rows = [(t.table_id, code, mn, mx) for t in tables for code, (mn, mx) in sorted(t.limits.items())]
-    cols = list(zip(*rows, strict=True))
-    return pa.table(dict(zip(schema("limits").names, cols, strict=True)), schema=schema("limits"))
 
 
 def shoes_table(table: TableSpec, shoes: list[Shoe]) -> pa.Table:
@@ -177,12 +163,9 @@ def generate(config: GenerateConfig) -> Summary:
     # Blackjack tables (if any) after the baccarat ones: their rows appended to tables and limits, their
     # shoes, rounds and bets in files of their own beside baccarat's (pitboss/recorder/blackjack.py).
     bj = BlackjackRecorder(config, out, len(tables)) if config.blackjack_tables else None
-    if bj is None:
-        write_single(out / "tables.parquet", tables_table(tables))
-        write_single(out / "limits.parquet", limits_table(tables))
-    else:
-        write_single(out / "tables.parquet", pa.concat_tables([tables_table(tables), bj.tables_table()]))
-        write_single(out / "limits.parquet", pa.concat_tables([limits_table(tables), bj.limits_table()]))
+    every_table = [*tables, *(bj.tables if bj is not None else ())]
+    write_single(out / "tables.parquet", tables_table(every_table))
+    write_single(out / "limits.parquet", limits_table(every_table))
     rg, per_file = config.row_group_rows, config.rows_per_file
     writers = {
         "shoes": PartitionedWriter(out / "shoes", schema("shoes"), max(1, rg // 64), max(1, per_file // 64)),

@@ -14,6 +14,9 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pitboss.recorder.config import CURRENCY
+from schemas.contract import schema
+
 PARQUET_OPTIONS = dict(compression="zstd", compression_level=1, use_dictionary=True, version="2.6")
 PARTITIONED = ("shoes", "rounds", "bets")
 SINGLE = ("tables", "limits", "faults")
@@ -124,3 +127,25 @@ class FileWriter(PartitionedWriter):
 
     def _path(self) -> Path:
         return self.root
+
+
+def tables_table(tables) -> pa.Table:
+    """The `tables` rows of every game's tables (each has table_id, game, ruleset_id, table_max, operator, name)."""
+    return pa.table(
+        {
+            "table_id": [t.table_id for t in tables],
+            "game": [t.game for t in tables],
+            "ruleset": [t.ruleset_id for t in tables],
+            "currency": [CURRENCY] * len(tables),
+            "table_max": [t.table_max for t in tables],
+            "operator": [t.operator for t in tables],
+            "name": [t.name for t in tables],
+        },
+        schema=schema("tables"),
+    )
+
+
+def limits_table(tables) -> pa.Table:
+    rows = [(t.table_id, code, mn, mx) for t in tables for code, (mn, mx) in sorted(t.limits.items())]
+    cols = list(zip(*rows, strict=True))
+    return pa.table(dict(zip(schema("limits").names, cols, strict=True)), schema=schema("limits"))

@@ -237,11 +237,11 @@ class _ShoeAuditor:
         problem = _record_problem(r)
         boxes = [BoxActions(b, a, auto) for b, a, auto in zip(r.boxes, r.box_actions, r.box_auto_played,
                                                                strict=False)]
-        shoe_rest = [c for c in self.shoe.cards[position:] if isinstance(c, str)]
-        expected_play = replay_round(self.rules, shoe_rest, boxes) if problem is None else None
         if problem is not None:
             return self.report(i, r, position, cut_seen, None, None, [], [], problem), None, \
                 len(r.dealer_cards) + sum(len(c) for c in r.box_cards)
+        shoe_rest = [c for c in self.shoe.cards[position:] if isinstance(c, str)]
+        expected_play = replay_round(self.rules, shoe_rest, boxes)  # what the shoe and the decisions deal
         seq = dealing_sequence(r.dealer_cards, r.box_cards)
         # The boxes are played on the recorded cards; the dealer's rule-play may need cards beyond the
         # record (a dealer who stood too early): the shoe's next cards stand in, the record decides.
@@ -291,8 +291,9 @@ class _ShoeAuditor:
                  f"{where}: no decision recorded for " + ", ".join(f"box {b} hand {h + 1}"
                                                                   for b, h in play.unfinished_hands)
                  + " while the hand was live.")
-        deviations = [(d, _chart_action(self.chart, d)) for d in play.decisions
-                      if d.auto_played and d.legal and d.carried_out and d.action != _chart_action(self.chart, d)]
+        chart_says = [(d, _chart_action(self.chart, d)) for d in play.decisions
+                      if d.auto_played and d.legal and d.carried_out]
+        deviations = [(d, want) for d, want in chart_says if d.action != want]
         if deviations:
             flag("AUTO_PLAY_DEVIATION", "; ".join(f"box {d.box}: {want}" for d, want in deviations),
                  "; ".join(f"box {d.box}: {d.action}" for d, _ in deviations),
