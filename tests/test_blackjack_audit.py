@@ -246,12 +246,6 @@ def test_dealer_draw_rule_every_box_bust_only_the_second_card(dealer, flagged):
     assert audit.expected == [0]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: a hand that stood and then busted by an illegal hit counts as live "
-    "in _dealer_rule_problem (ended_by 'stand'), although the replay and the "
-    "settlement treat it as bust: the dealer's correct two cards are flagged",
-)
 def test_dealer_only_second_card_after_illegal_hit_after_stand_busts():
     # Box 1 TS 9H = 19 stands, then an illegal hit (action after stand) deals 5C: 24, bust (settled as bust: 0).
     # No hand is live, so the dealer takes only its second card: 8C 7D. The replay agrees (the round report's
@@ -263,12 +257,6 @@ def test_dealer_only_second_card_after_illegal_hit_after_stand_busts():
     assert found(audit) == [("ILLEGAL_DECISION", "R1", None)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: when the dealer stood too early on the shoe's last cards, the "
-    "replay needs a card beyond the record, finds none and the whole round "
-    "goes unsettled; the DEALER_DRAW_RULE finding is lost",
-)
 def test_dealer_stood_on_soft_17_with_the_shoe_s_last_cards():
     # A full deck whose last four cards are the round (burn_cards=48 burns everything before them):
     # box 1 TS, upcard 6C, box 1 9H, dealer AD. The dealer stood on 6C AD = soft 17 (must draw under H17).
@@ -571,11 +559,6 @@ def test_cancelled_round_refunds_every_bet_without_decision_findings():
     assert [r.shoe_position for r in audit.rounds] == [1, 8]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: a cancelled round refunds only `stake`, not the stake a double "
-    "or split added (added_stake); settle_box(cancelled=True) refunds both",
-)
 def test_cancelled_round_refunds_the_doubled_stake_too():
     # Box 1 6S 5H doubled (9C): 1000 placed + 1000 added. Cancelled: everything staked comes back, 2000
     # (engine.games.blackjack.settlement.settle_box(..., cancelled=True) is total_staked = 2000).

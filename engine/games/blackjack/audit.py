@@ -21,7 +21,7 @@ as it was recorded. Cancelled rounds refund every bet; their cards count as havi
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from fractions import Fraction
 
@@ -30,7 +30,7 @@ from engine.findings import Finding, format_money
 
 from . import BET_CODES
 from .hand import dealer_decision, hand_total
-from .play import BoxActions, RoundPlay, dealt_positions, replay_round
+from .play import BoxActions, RoundPlay, dealt_positions, replay_round, waits_for_dealer
 from .rules import BlackjackRules
 from .settlement import (
     insurance_offered,
@@ -149,7 +149,7 @@ def _dealer_rule_problem(rules: BlackjackRules, play: RoundPlay) -> str | None:
     """The recorded dealer hand against H17, judged on its own cards: draw while the rule says draw,
     stop when it says stand; with no hand left live, only the second card."""
     dealer = play.dealer
-    live = any(h.ended_by not in ("bust", "blackjack") for b in play.boxes for h in b.hands)
+    live = any(waits_for_dealer(rules, h.cards, from_split=h.from_split) for b in play.boxes for h in b.hands)
     if not live:
         return None if len(dealer) == 2 else (
             f"every box hand was settled before the dealer's turn: the dealer takes only the second card, "
@@ -243,19 +243,14 @@ class _ShoeAuditor:
         shoe_rest = [c for c in self.shoe.cards[position:] if isinstance(c, str)]
         expected_play = replay_round(self.rules, shoe_rest, boxes)  # what the shoe and the decisions deal
         seq = dealing_sequence(r.dealer_cards, r.box_cards)
-        # The boxes are played on the recorded cards; the dealer's rule-play may need cards beyond the
-        # record (a dealer who stood too early): the shoe's next cards stand in, the record decides.
-        tail = [c for c in self.shoe.cards[position + len(seq):] if isinstance(c, str)]
-        replayed = replay_round(self.rules, seq + tail, boxes)
+        # The boxes are played on the recorded cards and the dealer's hand is what came out: the record
+        # decides what is paid, the dealer's draws are judged against the rule separately.
+        play = replay_round(self.rules, seq, boxes, dealer_as_recorded=True)
         kinds: list[str] = []
-        if _box_cards_of(replayed) != tuple(tuple(c) for c in r.box_cards) or not replayed.complete:
-            why = replayed.incomplete_reason or "the recorded cards of a box are not the cards its decisions call for"
+        if _box_cards_of(play) != tuple(tuple(c) for c in r.box_cards) or not play.complete:
+            why = play.incomplete_reason or "the recorded cards of a box are not the cards its decisions call for"
             reason = f"round {r.round_no}: the recorded cards and decisions cannot be settled ({why})"
             return self.report(i, r, position, cut_seen, expected_play, None, kinds, [], reason), None, len(seq)
-        # The round as recorded: the boxes as replayed, the dealer's hand as it came out.
-        upcard_at = sum(1 for cards in r.box_cards if cards)
-        rest_at = range(len(seq) - len(r.dealer_cards) + 1, len(seq))
-        play = replace(replayed, dealer=tuple(r.dealer_cards), dealer_shoe_indexes=(upcard_at, *rest_at))
         if r.status == "settled":
             self.check_round(r, position, seq, play, cut_seen, kinds)
         return self.report(i, r, position, cut_seen, expected_play, play, kinds,
@@ -336,8 +331,8 @@ class _ShoeAuditor:
     def credit(self, bet: RecordedBet, r: RecordedRound, play: RoundPlay | None,
                mains: dict[int, list[RecordedBet]], cancelled: bool) -> int:
         rules, what = self.rules, f"Bet {bet.bet_id} ({bet.bet_type}, stake {self.money(bet.stake)})"
-        if cancelled:
-            return bet.stake
+        if cancelled:  # everything staked comes back, what a double or split added too
+            return bet.stake + (bet.added_stake or 0)
         if bet.bet_type not in BET_CODES:
             self.bet_finding("BET_TYPE_NOT_OFFERED", bet, f"a bet type of {rules.id}", bet.bet_type,
                              f"{what}: {rules.id} does not offer {bet.bet_type}.")

@@ -203,10 +203,22 @@ def hand_is_blackjack(rules: BlackjackRules, cards: Sequence[str], *, from_split
     )
 
 
-def replay_round(rules: BlackjackRules, cards: Sequence[str], boxes: Sequence[BoxActions]) -> RoundPlay:
+def waits_for_dealer(rules: BlackjackRules, cards: Sequence[str], *, from_split: bool) -> bool:
+    """A hand still waiting for the dealer's total: not bust and not a blackjack, judged on the cards it
+    holds (a hand that stood and then took an illegal hit to 24 is bust)."""
+    return hand_total(cards).value <= 21 and not hand_is_blackjack(rules, cards, from_split=from_split)
+
+
+def replay_round(rules: BlackjackRules, cards: Sequence[str], boxes: Sequence[BoxActions], *,
+                 dealer_as_recorded: bool = False) -> RoundPlay:
     """Deal `cards` (the shoe from this round's first card on, burn already skipped) to `boxes` in the
-    order of 004, carry out each box's recorded decisions and play the dealer by the H17 rule."""
-    replay = _Replay(rules, cards, boxes)
+    order of 004, carry out each box's recorded decisions and play the dealer by the H17 rule.
+
+    `dealer_as_recorded`: `cards` are the round's recorded cards in dealing order; after the boxes have
+    played, the dealer takes every card left, whatever the rule says (the audit judges the dealer's
+    draws separately, so a dealer who stood too early or drew too often still leaves a settleable round).
+    """
+    replay = _Replay(rules, cards, boxes, dealer_as_recorded=dealer_as_recorded)
     try:
         replay.run()
     except _Incomplete as stop:
@@ -277,8 +289,10 @@ class _Box:
 
 
 class _Replay:
-    def __init__(self, rules: BlackjackRules, cards: Sequence[str], boxes: Sequence[BoxActions]) -> None:
+    def __init__(self, rules: BlackjackRules, cards: Sequence[str], boxes: Sequence[BoxActions], *,
+                 dealer_as_recorded: bool = False) -> None:
         self.rules = rules
+        self.dealer_as_recorded = dealer_as_recorded
         self.cards = cards
         self.boxes = [_Box(b) for b in sorted(boxes, key=lambda b: b.box)]
         self.dealer = _Hand()
@@ -490,8 +504,15 @@ class _Replay:
     def play_dealer(self) -> None:
         upcard_total = self.dealer.total
         self.dealer_draws.append(DealerDraw(upcard_total, True, "the second card, once every box has played"))
+        if self.dealer_as_recorded:  # every card left is the dealer's, the rule judged elsewhere
+            while self.used < len(self.cards):
+                self.deal(self.dealer, f"the dealer's card {len(self.dealer.cards) + 1}")
+                if self.used < len(self.cards):
+                    self.dealer_draws.append(dealer_decision(self.dealer.cards, hits_soft_17=self.rules.hits_soft_17))
+            return
         self.deal(self.dealer, "the dealer's second card")
-        if not any(self.live(hand) for box in self.boxes for hand in box.hands):
+        if not any(waits_for_dealer(self.rules, hand.cards, from_split=hand.from_split)
+                   for box in self.boxes for hand in box.hands):
             self.dealer_draws.append(
                 DealerDraw(self.dealer.total, False, "every hand is bust or a blackjack: only the second card")
             )
@@ -503,7 +524,3 @@ class _Replay:
                 return
             self.deal(self.dealer, f"the dealer's card {len(self.dealer.cards) + 1}")
 
-    def live(self, hand: _Hand) -> bool:
-        """Still waiting for the dealer's total: not bust and not a blackjack."""
-        busted = hand.total.value > 21
-        return not busted and not hand_is_blackjack(self.rules, hand.cards, from_split=hand.from_split)
