@@ -184,8 +184,8 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
         _c(
             "added_stake",
             MONEY,
-            "Blackjack MAIN: the stake added to the box by its doubles and splits (0 or null: none); `stake` is "
-            "the stake placed before the deal.",
+            "Blackjack MAIN (and BET_BEHIND where the ruleset's bet behind follows the box): the stake added to "
+            "the box by its doubles and splits (0 or null: none); `stake` is the stake placed before the deal.",
             nullable=True,
             required=True,
             games=BLACKJACK,

@@ -465,6 +465,21 @@ def test_bet_behind_by_a_non_seated_account_follows_the_first_hand():
     assert audit.expected == [2000, 1000]
 
 
+def test_bet_behind_that_follows_the_box_splits_with_it_and_records_what_it_added():
+    # The same round under bet_behind_on_double_or_split = "follows": the bet behind splits with the box
+    # (its account adds 500): hand 1 wins 1000, hand 2 loses -> 1000, as the box pays on a 500 stake.
+    # Recorded without the added 500: ADDED_STAKE_MISMATCH on the bet behind, paid right.
+    follows = replace(RULES, bet_behind_on_double_or_split="follows")
+    shoe = shoe_facts("2D 8S 7C 8D TC 5H TH")
+    rounds = [rnd(1, "7C TH", box(1, "8S 8D TC 5H", "PSS"))]
+    main = bet("m1", "MAIN", 1, 1000, 2000, added=1000)
+    audit = run(shoe, rounds, [main, bet("bb1", "BET_BEHIND", 1, 500, 1000, account="C", added=500)], rules=follows)
+    assert found(audit) == []
+    assert audit.expected == [2000, 1000]
+    audit = run(shoe, rounds, [main, bet("bb1", "BET_BEHIND", 1, 500, 1000, account="C")], rules=follows)
+    assert found(audit) == [("ADDED_STAKE_MISMATCH", "R1", "bb1")]
+
+
 def test_bet_behind_by_a_seated_account():
     # Box 1 TS 9H = 19 (A), box 2 KS 8C = 18 (B); dealer TD 7C = 17: both win 2000.
     # Order: TS KS | TD | 9H 8C | 7C. A, seated on box 1, bets behind box 2: flagged; C does too: fine.

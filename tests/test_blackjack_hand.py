@@ -117,6 +117,14 @@ def test_an_unknown_loss_reading_is_refused():
         parse_blackjack_rules(text)
 
 
+def test_the_bet_behind_reading_is_read_and_an_unknown_one_refused():
+    assert load_blackjack_rules().bet_behind_on_double_or_split == "stays"
+    follows = _bundled_text().replace('on_double_or_split = "stays"', 'on_double_or_split = "follows"')
+    assert parse_blackjack_rules(follows).bet_behind_on_double_or_split == "follows"
+    with pytest.raises(RulesetError, match="bet_behind.on_double_or_split"):
+        parse_blackjack_rules(_bundled_text().replace('on_double_or_split = "stays"', 'on_double_or_split = "half"'))
+
+
 def test_pair_bet_house_edge_matches_published_8_decks():
     from engine.games.blackjack.rtp import insurance_rtp, pair_bet_rtp
 

@@ -384,6 +384,14 @@ def test_bet_behind_on_a_doubled_box_keeps_its_own_stake():
     assert settle_bet_behind(RULES, play, 1, 10) == 20  # its own 10, 1:1
 
 
+def test_bet_behind_that_follows_doubles_and_splits_with_the_box():
+    follows = replace(RULES, bet_behind_on_double_or_split="follows")
+    # the doubled box of the test above: 6S 5H doubles to 20, dealer busts: 10 staked + 10 added, 1:1
+    assert settle_bet_behind(follows, deal("6S 5C 5H 9D TC 7S", (1, "D")), 1, 10) == 40
+    # the split box above: hand 1 loses, hand 2 wins: 20 of 20 staked
+    assert settle_bet_behind(follows, deal("8S TC 8H 9D 3C TH 8C", (1, "PSH")), 1, 10) == 20
+
+
 def test_doubled_box_against_a_dealer_blackjack_all_or_original():
     # 5S box, AD up, 6H box: 11, doubles: 9C = 20. Dealer's second card KS: blackjack.
     play = deal("5S AD 6H 9C KS", (1, "D"))

@@ -342,7 +342,8 @@ class _ShoeAuditor:
                              f"box {bet.seat}", f"{what} is on box {bet.seat}, which nobody played in round "
                              f"{r.round_no}: refunded.")
             return bet.stake
-        if bet.bet_type == MAIN:
+        follows = bet.bet_type == BET_BEHIND and rules.bet_behind_on_double_or_split == "follows"
+        if bet.bet_type == MAIN or follows:
             credit = settle_box(rules, play, bet.seat, bet.stake)
             added = total_staked(play, bet.seat, bet.stake) - bet.stake
             if (bet.added_stake or 0) != added:

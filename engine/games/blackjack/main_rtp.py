@@ -72,11 +72,15 @@ def error_bound(rules: BlackjackRules) -> float:
 
 
 class _ChartPlay:
-    """EVs of a box playing `chart` from one Position (memoised per hand state)."""
+    """EVs of a box playing `chart` from one Position (memoised per hand state). `behind`: the EV of a
+    bet behind the box instead, its own unit on the box's first hand (a double adds nothing to it, a
+    split's second hand is not its own: settlement.settle_bet_behind)."""
 
-    def __init__(self, pos: Position, chart: BasicStrategyChart) -> None:
+    def __init__(self, pos: Position, chart: BasicStrategyChart, *, behind: bool = False) -> None:
         self.pos = pos
         self.chart = chart
+        self.doubled_stake = 1 if behind else 2
+        self.split_roles = (FIRST,) if behind else (FIRST, EXTRA)
         self.up = upcard_label(pos.upcard)
         self._memo: dict[tuple[int, bool, str], float] = {}
 
@@ -104,7 +108,8 @@ class _ChartPlay:
 
     def double(self, hard: int, ace: bool, role: str) -> float:
         pos, draws = self.pos, zip(VALUES, self.pos.draw, strict=True)
-        return sum(p * pos.stand_value(hand_value(hard + v, ace or v == 1)[0], 2, role) for v, p in draws if p)
+        stake = self.doubled_stake
+        return sum(p * pos.stand_value(hand_value(hard + v, ace or v == 1)[0], stake, role) for v, p in draws if p)
 
     def two_cards(self, hard: int, ace: bool, pair: int | None, role: str, *, can_double: bool) -> float:
         """A two-card hand that is not a blackjack; `pair` the value of a splittable pair."""
@@ -128,7 +133,7 @@ class _ChartPlay:
         for second, p in zip(VALUES, pos.draw, strict=True):
             if not p:
                 continue
-            for role in (FIRST, EXTRA):
+            for role in self.split_roles:
                 hard, ace, blackjack, over = pos.split_hand_start(value, second, role)
                 if blackjack:
                     ev += p * pos.blackjack_value()
@@ -139,12 +144,14 @@ class _ChartPlay:
         return ev
 
 
-def _deal_ev(pos: Position, chart: BasicStrategyChart, a: int, b: int, rules: BlackjackRules) -> float:
-    """EV of the box's first two cards `a` <= `b` against the Position's upcard."""
+def _deal_ev(pos: Position, chart: BasicStrategyChart, a: int, b: int, rules: BlackjackRules, *,
+             behind: bool = False) -> float:
+    """EV of the box's first two cards `a` <= `b` against the Position's upcard (of a bet behind it when
+    `behind`)."""
     hard, ace = a + b, a == 1
     if hand_value(hard, ace)[0] == 21:
         return pos.blackjack_value()
-    play = _ChartPlay(pos, chart)
+    play = _ChartPlay(pos, chart, behind=behind)
     if a != b or rules.max_splits < 1:
         return play.two_cards(hard, ace, None, FIRST, can_double=True)
     splittable = play.two_cards(hard, ace, a, FIRST, can_double=True)
@@ -156,6 +163,16 @@ def _deal_ev(pos: Position, chart: BasicStrategyChart, a: int, b: int, rules: Bl
 
 def main_bet_rtp(rules: BlackjackRules, chart: BasicStrategyChart | None = None) -> MainBetRtp:
     """RTP of the main bet under `rules` played by `chart` (default: the ruleset's derived chart)."""
+    return _chart_rtp(rules, chart, behind=False)
+
+
+def bet_behind_rtp(rules: BlackjackRules, chart: BasicStrategyChart | None = None) -> MainBetRtp:
+    """RTP of a bet behind a box that plays `chart`: its own stake on the box's first hand, never
+    doubled or split (the reading settlement.settle_bet_behind pays)."""
+    return _chart_rtp(rules, chart, behind=True)
+
+
+def _chart_rtp(rules: BlackjackRules, chart: BasicStrategyChart | None, *, behind: bool) -> MainBetRtp:
     check_supported(rules)
     if chart is None:
         chart = derive_basic_strategy(rules)
@@ -167,5 +184,9 @@ def main_bet_rtp(rules: BlackjackRules, chart: BasicStrategyChart | None = None)
         after_up = without(shoe, up)
         for a, b, p_hand in two_card_hands(after_up):
             pos = Position(without(after_up, a, b), up, rules)
-            ev += p_up * p_hand * _deal_ev(pos, chart, a, b, rules)
-    return MainBetRtp(rules.id, 1 + ev, -ev, method_text(rules), error_bound(rules))
+            ev += p_up * p_hand * _deal_ev(pos, chart, a, b, rules, behind=behind)
+    method = method_text(rules)
+    if behind:
+        method = "the bet behind's own stake on the box's first hand (no double, no split), the box playing " \
+                 "the chart; " + method
+    return MainBetRtp(rules.id, 1 + ev, -ev, method, error_bound(rules))

@@ -60,7 +60,16 @@ def blackjack_rtp(rules: BlackjackRules) -> list[BetRtp]:
 
     from .main_rtp import main_bet_rtp  # (the strategy EVs are computed on first use)
 
-    main = main_bet_rtp(rules)
-    main_row = BetRtp(rules.id, "MAIN", "-", rules.decks, Fraction(main.rtp).limit_denominator(10**9), (),
-                      game="blackjack", method=f"{main.method} (|error| <= {main.error_bound:.4%})")
-    return [main_row, row("PAIR", pair_bet_outcomes(rules)), row("INSURANCE", insurance_outcomes(rules))]
+    def chart_row(code: str, result) -> BetRtp:
+        return BetRtp(rules.id, code, "-", rules.decks, Fraction(result.rtp).limit_denominator(10**9), (),
+                      game="blackjack", method=f"{result.method} (|error| <= {result.error_bound:.4%})")
+
+    return [chart_row("MAIN", main_bet_rtp(rules)), row("PAIR", pair_bet_outcomes(rules)),
+            row("INSURANCE", insurance_outcomes(rules)), chart_row("BET_BEHIND", _behind(rules))]
+
+
+def _behind(rules: BlackjackRules):
+    """The bet behind's RTP: as MAIN when it follows the box's doubles and splits."""
+    from .main_rtp import bet_behind_rtp, main_bet_rtp
+
+    return main_bet_rtp(rules) if rules.bet_behind_on_double_or_split == "follows" else bet_behind_rtp(rules)

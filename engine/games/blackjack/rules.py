@@ -8,6 +8,7 @@ from fractions import Fraction
 from engine.ruleset_file import load_bundled, parse_odds, read_notes, read_rounding, read_toml
 
 LOSS_TO_DEALER_BLACKJACK = ("all", "original")
+BET_BEHIND_ON_DOUBLE_OR_SPLIT = ("stays", "follows")
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,9 @@ class BlackjackRules:
     notes: tuple[str, ...] = ()
     title: str = ""
     basic_strategy: str = ""  # the chart file (engine/games/blackjack/<name>.toml) auto-play follows
+    # A bet behind when its box doubles or splits: "stays" (its own stake on the box's first hand) or
+    # "follows" (doubled and split with the box, its account adding the same stakes: paid as the box).
+    bet_behind_on_double_or_split: str = "stays"
 
 
 _SECTIONS = {
@@ -48,6 +52,7 @@ _SECTIONS = {
                "doubled_or_split_lose_to_dealer_blackjack"),
     "payouts": ("blackjack", "win", "insurance", "insurance_stake_share", "insurance_on_player_blackjack"),
     "pair": ("mixed", "coloured", "perfect", "requires_main_bet", "max_share_of_table_max"),
+    "bet_behind": ("on_double_or_split",),
 }  # fmt: skip
 _TOP_KEYS = ("id", "document", "title", "game", "decks", "rounding", "basic_strategy", "notes", *_SECTIONS)
 
@@ -83,6 +88,10 @@ def parse_blackjack_rules(text: str, source: str = "<ruleset>") -> BlackjackRule
             "player.doubled_or_split_lose_to_dealer_blackjack",
             f"{loss!r} is not one of {', '.join(LOSS_TO_DEALER_BLACKJACK)}",
         )
+    behind = get("bet_behind", "on_double_or_split", str)
+    if behind not in BET_BEHIND_ON_DOUBLE_OR_SPLIT:
+        raise r.fail("bet_behind.on_double_or_split",
+                     f"{behind!r} is not one of {', '.join(BET_BEHIND_ON_DOUBLE_OR_SPLIT)}")
     rounding = read_rounding(r, data)
     decks = get("", "decks", int)
     if not 1 <= decks <= 16:
@@ -114,6 +123,7 @@ def parse_blackjack_rules(text: str, source: str = "<ruleset>") -> BlackjackRule
         notes=tuple(read_notes(r, data)),
         title=get("", "title", str),
         basic_strategy=get("", "basic_strategy", str),
+        bet_behind_on_double_or_split=behind,
     )
 
 

@@ -23,9 +23,10 @@ ruleset does not offer: the operator should not have accepted it, and the audit 
 
 Pair: the box's first two cards (before any split): mixed, coloured or perfect pair at pair_odds.
 
-Bet Behind: another account's stake on a seated box. It settles with the box's first hand; when the
-box doubles or splits the bet behind does not follow (Evolution-style tables let the bet-behind player
-choose; the default here is that they do not): on a split box it follows the first split hand at its
+Bet Behind: another account's stake on a seated box. The ruleset's `bet_behind_on_double_or_split`
+says what it does when the box doubles or splits: "follows" settles it as the box (its account adds the
+same stakes); "stays" (the default; Evolution-style tables let the bet-behind player choose, and 004 is
+silent) settles it with the box's first hand: on a split box it follows the first split hand at its
 own stake, on a doubled box it wins, loses or pushes with the doubled hand's result at its own stake.
 Against a dealer blackjack it loses its own stake at most, under either reading of the rule above.
 """
@@ -90,7 +91,10 @@ def settle_box(rules: BlackjackRules, play: RoundPlay, box: int, main_stake: int
 
 
 def settle_bet_behind(rules: BlackjackRules, play: RoundPlay, box: int, stake: int, *, cancelled: bool = False) -> int:
-    """Credit of a bet behind on `box`: its own stake on the box's first hand (no double, no split)."""
+    """Credit of a bet behind on `box`: its own stake on the box's first hand (no double, no split), or,
+    when the ruleset's bet behind follows the box, what the box's main position pays on that stake."""
+    if rules.bet_behind_on_double_or_split == "follows":
+        return settle_box(rules, play, box, stake, cancelled=cancelled)
     first_hand = _first_hand(play.box(box))
     if cancelled or not play.complete or first_hand is None:
         return stake
