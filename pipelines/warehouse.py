@@ -21,6 +21,7 @@ from pathlib import Path
 import duckdb
 
 from pipelines.crashpoints import crash_point
+from pipelines.games import REPLAY_OUTPUTS
 from schemas.outputs import OUTPUTS
 
 # DuckDB's memory while it inserts beside the audit: it otherwise caches every block it has written
@@ -109,13 +110,16 @@ def view_sql() -> list[tuple[str, str]]:
 
 
 def theoretical_rtp_rows() -> list[tuple]:
-    """The reference table of the regulator views: exact RTP of every bet of every ruleset (each game's rtp)."""
-    from engine.games.baccarat.rtp import ruleset_rtp
-    from engine.games.baccarat.ruleset import load_ruleset, ruleset_ids
+    """The reference table of the regulator views: RTP of every bet of every ruleset of every game (each
+    game's rtp; mode '-' for a game without modes). return_stddev is null where the RTP is not an
+    enumeration of outcomes (blackjack's MAIN and BET_BEHIND). A bet whose RTP depends on what it covers
+    (`selection`, e.g. sic bo's totals) has no one row per (ruleset, bet_type, mode): left out."""
+    from engine.games import game, game_names
 
     return [(r.ruleset, r.bet_type, r.mode, float(r.rtp), f"{r.rtp.numerator}/{r.rtp.denominator}",
-             float(sum(o.probability * o.credit**2 for o in r.outcomes) - r.rtp**2) ** 0.5)
-            for rid in ruleset_ids() for r in ruleset_rtp(load_ruleset(rid))]
+             float(sum(o.probability * o.credit**2 for o in r.outcomes) - r.rtp**2) ** 0.5 if r.outcomes else None)
+            for g in map(game, game_names()) for rid in g.ruleset_ids() for r in g.rtp(g.load_ruleset(rid))
+            if r.selection is None]
 
 
 def load(warehouse: str, manifest: dict) -> dict[str, int]:
@@ -260,7 +264,7 @@ class WarehouseLoad:
         con, run_id = self._con, self.run_id
         # (from the rows inserted, every file of the manifest by now: no second read of the files)
         dates = sorted({
-            row[0] for name in ("round_replays", "blackjack_round_replays", "settlements", "findings")
+            row[0] for name in (*REPLAY_OUTPUTS.values(), "settlements", "findings")
             for row in con.execute(f"SELECT DISTINCT business_date FROM {name} WHERE run_id = ? AND business_date "
                                    f"IS NOT NULL", [run_id]).fetchall()
         })

@@ -134,14 +134,12 @@ def from_input(input_dir: str, round_id: str) -> dict:
     tables = _read(input_dir, "tables", "table_id", table_id)
     limits = _read(input_dir, "limits", "table_id", table_id)
     info = table_infos(tables, limits)[table_id]
-    game = getattr(info, "game", "baccarat")
+    game = info.game
     audited = audit_group(info, shoe, rounds, bets)
     replay = [_jsonable(r) for r in audited[REPLAY_OUTPUTS[game]].to_pylist() if r["round_id"] == round_id][0]
     own = [_jsonable(f) for f in audited["findings"].to_pylist() if f["round_id"] in (round_id, None)]
     settled = [_jsonable(s) for s in audited["settlements"].to_pylist() if s["round_id"] == round_id]
-    ruleset_id, currency = (info.rules.id, info.facts.currency) if game == "blackjack" else (info.ruleset.id,
-                                                                                           info.currency)
-    return _assemble(replay, ruleset_id, currency, settled, own,
+    return _assemble(replay, info.ruleset_id, info.currency, settled, own,
                      source=f"input {input_dir} (replayed now by the engine)", game=game)
 
 

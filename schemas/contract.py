@@ -39,7 +39,8 @@ def _c(name: str, type_: pa.DataType, doc: str, *, nullable: bool = False, requi
     return Column(name, type_, nullable, required, doc, games, nullable_in_game, required_for)
 
 
-BACCARAT, BLACKJACK = ("baccarat",), ("blackjack",)
+BACCARAT, BLACKJACK, ROULETTE, SIC_BO = ("baccarat",), ("blackjack",), ("roulette",), ("sic_bo",)
+WHEEL_AND_DICE = ROULETTE + SIC_BO  # games whose rounds record an outcome, not cards from a shoe
 
 
 CONTRACT: dict[str, tuple[Column, ...]] = {
@@ -48,7 +49,7 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
         _c(
             "game",
             pa.string(),
-            "Game played at the table: 'baccarat' or 'blackjack' (later roulette, sic_bo, casino_stud); the "
+            "Game played at the table: 'baccarat', 'blackjack', 'roulette' or 'sic_bo' (later casino_stud); the "
             "table's rounds and bets follow that game's columns below.",
         ),
         _c("ruleset", pa.string(), "Ruleset id of RULES.md the table plays, e.g. 'baccarat_8d_extended'."),
@@ -69,13 +70,16 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
         ),
     ),
     "shoes": (
-        _c("shoe_id", pa.string(), "Identifier of the shoe, unique in the dataset."),
+        _c("shoe_id", pa.string(), "Identifier of the shoe, unique in the dataset. Roulette and sic bo have no shoe: a "
+           "row here is a session of one wheel or shaker at the table (e.g. the table's day or a dealer's "
+           "shift), with `decks` 0 and `cards` empty; its rounds are the spins or rolls of that session."),
         _c("table_id", pa.string(), "Table where the shoe was dealt."),
         _c("shoe_no", pa.int32(), "Sequence number of the shoe at its table."),
         _c("opened_at", TIMESTAMP, "When the shoe was opened (UTC)."),
         _c("closed_at", TIMESTAMP, "When the shoe was closed (UTC).", nullable=True),
-        _c("decks", pa.int8(), "Number of decks shuffled into the shoe."),
-        _c("cards", CARDS, "The whole shoe in order, first card = the turned burn card; codes such as 'TD'."),
+        _c("decks", pa.int8(), "Number of decks shuffled into the shoe (0 for a roulette or sic bo session)."),
+        _c("cards", CARDS, "The whole shoe in order, first card = the turned burn card; codes such as 'TD' (empty "
+           "for a roulette or sic bo session)."),
         _c(
             "cut_index",
             pa.int32(),
@@ -89,6 +93,14 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
             "Identifier of the shuffle (machine or hand shuffle record).",
             nullable=True,
             required=False,
+        ),
+        _c(
+            "equipment_id",
+            pa.string(),
+            "Roulette: the wheel of the session; sic bo: the dice shaker (what bias statistics group by).",
+            nullable=True,
+            required=False,
+            games=WHEEL_AND_DICE,
         ),
     ),
     "rounds": (
@@ -160,6 +172,24 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
             required=True,
             games=BLACKJACK,
         ),
+        _c(
+            "pocket",
+            pa.int8(),
+            "Roulette: the pocket the ball landed in (0-36) as the reader or the croupier's console recorded "
+            "it; null when none was recorded. A value outside 0-36 is a finding (OUTCOME_INVALID), not a bad row.",
+            nullable=True,
+            required=True,
+            games=ROULETTE,
+        ),
+        _c(
+            "dice",
+            pa.list_(pa.int8()),
+            "Sic bo: the three dice (1-6 each) in the order recorded; null when none was recorded. A missing or "
+            "extra die or a face outside 1-6 is a finding (OUTCOME_INVALID), not a bad row.",
+            nullable=True,
+            required=True,
+            games=SIC_BO,
+        ),
         _c("dealer_id", pa.string(), "Dealer on duty."),
         _c("video_ref", pa.string(), "Reference of the round's video recording.", nullable=True, required=False),
     ),
@@ -189,6 +219,17 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
             nullable=True,
             required=True,
             games=BLACKJACK,
+        ),
+        _c(
+            "selection",
+            pa.string(),
+            "Roulette and sic bo: what the bet covers, as RULES.md records it: numbers ascending joined by '-' "
+            "('17-20', '0-1-2-3'), a dozen, column, total or face ('2', '11'), a sic bo combination 'a-b'; "
+            "null for a bet that covers no choice (RED, SMALL, ANY_TRIPLE). A selection that is not a bet of "
+            "its type is a finding (SELECTION_INVALID), not a bad row.",
+            nullable=True,
+            required=True,
+            games=WHEEL_AND_DICE,
         ),
         _c("settled_at", TIMESTAMP, "When the bet was settled (UTC).", nullable=True),
         _c(

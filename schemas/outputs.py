@@ -58,6 +58,32 @@ DOCS: dict[str, dict[str, str]] = {
                        "for an auto-played box what basic strategy says), each dealer decision with its rule.",
         "finding_kinds": "Kinds of the round-level findings on this round.",
     },
+    "roulette_round_replays": {
+        "business_date": "UTC date the spin's betting opened.",
+        "table_id": "Table of the spin (a roulette table).",
+        "shoe_id": "Session (one wheel at the table, shoes.shoe_id) of the spin.",
+        "round_id": "The spin.",
+        "round_no": "1-based number of the spin in its session, as recorded.",
+        "status": "settled | cancelled, as recorded.",
+        "pocket": "The pocket recorded (null: none recorded); a value outside 0-36 is kept as recorded.",
+        "outcome_valid": "True when the pocket is a pocket of the single-zero wheel (0-36).",
+        "outcome_description": "The pocket with what it wins: colour, odd/even, low/high, dozen, column.",
+        "explanation": "The outcome, and each bet with the numbers it covers, won or lost and why.",
+        "finding_kinds": "Kinds of the round-level findings on this spin.",
+    },
+    "sic_bo_round_replays": {
+        "business_date": "UTC date the roll's betting opened.",
+        "table_id": "Table of the roll (a sic bo table).",
+        "shoe_id": "Session (one shaker at the table, shoes.shoe_id) of the roll.",
+        "round_id": "The roll.",
+        "round_no": "1-based number of the roll in its session, as recorded.",
+        "status": "settled | cancelled, as recorded.",
+        "dice": "The dice recorded, in order (null: none recorded); values kept as recorded.",
+        "outcome_valid": "True when exactly three dice 1-6 were recorded.",
+        "outcome_description": "The dice with their total, small/big, odd/even, doubles and triple.",
+        "explanation": "The outcome, and each bet with what it covers, won or lost and why.",
+        "finding_kinds": "Kinds of the round-level findings on this roll.",
+    },
     "settlements": {
         "business_date": "UTC date the round's betting opened.",
         "table_id": "Table of the bet.",
@@ -135,6 +161,19 @@ BLACKJACK_ROUND_REPLAYS = _s("blackjack_round_replays", [
     pa.field("explanation", pa.list_(pa.string())), pa.field("finding_kinds", pa.list_(pa.string())),
 ])  # fmt: skip
 
+_OUTCOME_REPLAY_HEAD = [
+    pa.field("business_date", pa.date32()), pa.field("table_id", pa.string()), pa.field("shoe_id", pa.string()),
+    pa.field("round_id", pa.string()), pa.field("round_no", pa.int32()), pa.field("status", pa.string()),
+]  # fmt: skip
+_OUTCOME_REPLAY_TAIL = [
+    pa.field("outcome_valid", pa.bool_()), pa.field("outcome_description", pa.string()),
+    pa.field("explanation", pa.list_(pa.string())), pa.field("finding_kinds", pa.list_(pa.string())),
+]  # fmt: skip
+ROULETTE_ROUND_REPLAYS = _s("roulette_round_replays", [
+    *_OUTCOME_REPLAY_HEAD, pa.field("pocket", pa.int8()), *_OUTCOME_REPLAY_TAIL])
+SIC_BO_ROUND_REPLAYS = _s("sic_bo_round_replays", [
+    *_OUTCOME_REPLAY_HEAD, pa.field("dice", pa.list_(pa.int8())), *_OUTCOME_REPLAY_TAIL])
+
 SETTLEMENTS = _s("settlements", [
     pa.field("business_date", pa.date32()), pa.field("table_id", pa.string()), pa.field("shoe_id", pa.string()),
     pa.field("round_id", pa.string()), pa.field("round_no", pa.int32()), pa.field("round_status", pa.string()),
@@ -160,6 +199,8 @@ QUARANTINE = _s("quarantine", [
 OUTPUTS: dict[str, pa.Schema] = {
     "round_replays": ROUND_REPLAYS,
     "blackjack_round_replays": BLACKJACK_ROUND_REPLAYS,
+    "roulette_round_replays": ROULETTE_ROUND_REPLAYS,
+    "sic_bo_round_replays": SIC_BO_ROUND_REPLAYS,
     "settlements": SETTLEMENTS,
     "findings": FINDINGS,
     "quarantine": QUARANTINE,
@@ -169,6 +210,8 @@ OUTPUTS: dict[str, pa.Schema] = {
 SORT_KEYS: dict[str, list[str]] = {
     "round_replays": ["table_id", "shoe_id", "round_no", "round_id"],
     "blackjack_round_replays": ["table_id", "shoe_id", "round_no", "round_id"],
+    "roulette_round_replays": ["table_id", "shoe_id", "round_no", "round_id"],
+    "sic_bo_round_replays": ["table_id", "shoe_id", "round_no", "round_id"],
     "settlements": ["table_id", "shoe_id", "round_no", "bet_id", "source_file", "source_row"],
     "findings": ["kind", "table_id", "shoe_id", "round_id", "bet_id", "message"],
     "quarantine": ["source_table", "source_file", "source_row", "reason"],

@@ -646,9 +646,9 @@ def _value_rules() -> dict[str, list[RowRule]]:
         "bets": [
             RowRule("bet_type", "in_set", "bet code", _bet_codes),
             RowRule("mode", "in_set", "betting mode", _modes),
-            # money the audit can settle: a stake x the highest odds (100:1) must stay far inside int64
+            # money the audit can settle: a stake x the highest odds (sic bo triple 180:1) must stay far inside int64
             RowRule("stake", "range", "a stake the audit can settle", low=1, high=MAX_AMOUNT),
-            RowRule("paid", "range", "a paid amount the audit can settle", low=0, high=MAX_AMOUNT * 102),
+            RowRule("paid", "range", "a paid amount the audit can settle", low=0, high=MAX_AMOUNT * 200),
         ],
     }
 

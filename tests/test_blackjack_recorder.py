@@ -178,7 +178,7 @@ def test_layout_tables_and_limits(clean):
     for name in ("shoes", "rounds", "bets"):
         files = _files(folder, name)
         assert len(files) == 1, name
-        want = schema("shoes") if name == "shoes" else game_schema(name, "blackjack")
+        want = game_schema(name, "blackjack")
         assert pq.read_schema(files[0]).remove_metadata().equals(want), name
         assert files[0].parent.name == "date=2026-11-28" and files[0].name == "part-blackjack-00000.parquet"
         # beside the baccarat part file of the same folder, sorted after it

@@ -127,7 +127,7 @@ CASES: list[tuple[str, Selector, Callable]] = [
     *_not_null_cases("tables"),
     ("tables", ("expect_column_values_to_be_in_set", "ruleset"), value("ruleset", "baccarat_9d")),
     ("tables", ("expect_column_values_to_be_unique", "table_id"), copy_from_first("table_id")),
-    ("tables", ("expect_column_values_to_be_in_set", "game"), value("game", "roulette")),
+    ("tables", ("expect_column_values_to_be_in_set", "game"), value("game", "casino_stud")),
     ("tables", ("expect_column_values_to_match_regex", "currency"), value("currency", "eur")),
     ("tables", ("expect_column_values_to_be_between", "table_max"), value("table_max", 0)),
 

@@ -60,6 +60,7 @@ def _values(table: str, n: int) -> dict[str, list]:
             "shoe_id": [f"S{i}" for i in range(n)], "table_id": common["table_id"], "shoe_no": list(range(1, n + 1)),
             "opened_at": ts, "closed_at": [None] * n, "decks": [8] * n,
             "cards": [list(CARD_CODES) * 8] * n, "cut_index": [350] * n, "shuffle_id": [None] * n,
+            "equipment_id": [None] * n,  # roulette's and sic bo's, null on a shoe of cards
         },
         "rounds": {
             "round_id": common["round_id"], "shoe_id": common["shoe_id"], "table_id": common["table_id"],
@@ -70,12 +71,14 @@ def _values(table: str, n: int) -> dict[str, list]:
             # blackjack's columns, null on a baccarat round
             "dealer_cards": [None] * n, "boxes": [None] * n, "box_cards": [None] * n, "box_actions": [None] * n,
             "box_auto_played": [None] * n,
+            "pocket": [None] * n, "dice": [None] * n,  # roulette's and sic bo's
         },
         "bets": {
             "bet_id": [f"B{i}" for i in range(n)], "round_id": common["round_id"], "table_id": common["table_id"],
             "account_id": [f"A{i % 3}" for i in range(n)], "placed_at": ts, "bet_type": ["BANKER"] * n,
             "mode": ["commission"] * n, "stake": [1000 + i for i in range(n)], "currency": ["EUR"] * n,
-            "paid": [1950] * n, "added_stake": [None] * n, "settled_at": ts, "seat": [1] * n, "channel": ["web"] * n,
+            "paid": [1950] * n, "added_stake": [None] * n, "selection": [None] * n,
+            "settled_at": ts, "seat": [1] * n, "channel": ["web"] * n,
         },
     }
     return cols[table]

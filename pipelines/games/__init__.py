@@ -1,16 +1,38 @@
-"""Each game's Arrow adaptor, by the game of a table's ruleset: what the pipeline's audit of a group of
-shoes calls. Baccarat's is pipelines.convert; every other game's is a module here."""
+"""Each game's Arrow adaptor, registered by `tables.game`: what the pipeline's audit of a group of shoes
+(a table's shoes or sessions of one day) calls. An adaptor module has
+
+    OUT_REPLAYS                      the name of its round-replay output (settlements, findings and
+                                     quarantine are every game's)
+    table_info(row, limits)          what it audits a table with (ruleset loaded once per process);
+                                     the object has `game`, `table_id`, `ruleset_id` and `currency`
+    audit_tables(info, shoes, rounds, bets, *, compact=False) -> {output name: table}
+
+Adding a game: its module here and one line in ADAPTORS.
+"""
 
 from __future__ import annotations
+
+from importlib import import_module
+from types import ModuleType
 
 import pyarrow as pa
 
 from engine.games import game_of_ruleset
-from pipelines import convert
-from pipelines.games import blackjack
 
-# the round-replay output of each game (settlements, findings and quarantine are shared)
-REPLAY_OUTPUTS = {"baccarat": "round_replays", "blackjack": blackjack.OUT_REPLAYS}
+ADAPTORS: dict[str, str] = {
+    "baccarat": "pipelines.games.baccarat",
+    "blackjack": "pipelines.games.blackjack",
+    "roulette": "pipelines.games.roulette",
+    "sic_bo": "pipelines.games.sic_bo",
+}
+
+
+def adaptor(game: str) -> ModuleType:
+    return import_module(ADAPTORS[game])
+
+
+# the round-replay output of each game
+REPLAY_OUTPUTS: dict[str, str] = {game: adaptor(game).OUT_REPLAYS for game in ADAPTORS}
 
 
 def table_infos(tables: pa.Table, limits: pa.Table) -> dict[str, object]:
@@ -18,21 +40,11 @@ def table_infos(tables: pa.Table, limits: pa.Table) -> dict[str, object]:
     by_table: dict[str, dict[str, tuple[int, int]]] = {}
     for row in limits.to_pylist():
         by_table.setdefault(row["table_id"], {})[row["bet_type"]] = (row["min_stake"], row["max_stake"])
-    infos: dict[str, object] = {}
-    for row in tables.to_pylist():
-        table_limits = by_table.get(row["table_id"], {})
-        if game_of_ruleset(row["ruleset"]) == "blackjack":
-            infos[row["table_id"]] = blackjack.table_info(row, table_limits)
-        else:
-            infos[row["table_id"]] = convert.table_info(row, table_limits)
-    return infos
+    return {row["table_id"]: adaptor(game_of_ruleset(row["ruleset"])).table_info(row, by_table.get(row["table_id"], {}))
+            for row in tables.to_pylist()}
 
 
 def audit_group(info, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *, compact: bool = False
                 ) -> dict[str, pa.Table]:
     """The audit of one table's shoes: {its replay output, settlements, findings, quarantine}."""
-    if isinstance(info, blackjack.BlackjackTable):
-        return blackjack.audit_tables(info, shoes, rounds, bets)
-    replays, settlements, findings, quarantine = convert.audit_shoes_tables(info, shoes, rounds, bets,
-                                                                            compact=compact)
-    return {"round_replays": replays, "settlements": settlements, "findings": findings, "quarantine": quarantine}
+    return adaptor(info.game).audit_tables(info, shoes, rounds, bets, compact=compact)

@@ -11,9 +11,7 @@ from dataclasses import dataclass
 from functools import cache
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from engine.findings import Finding
 from engine.games.blackjack.audit import (
     RecordedBet,
     RecordedRound,
@@ -24,8 +22,18 @@ from engine.games.blackjack.audit import (
 )
 from engine.games.blackjack.rules import BlackjackRules, load_blackjack_rules
 from engine.games.blackjack.strategy import BasicStrategyChart, load_basic_strategy
-from pipelines.convert import findings_table, plain, plain_table, quarantine_table
-from schemas.outputs import BLACKJACK_ROUND_REPLAYS, FINDINGS, QUARANTINE, SETTLEMENTS
+from pipelines.games.rows import (
+    BET_COLUMNS,
+    bets_by_shoe,
+    day,
+    findings_of,
+    micros,
+    plain_bets,
+    quarantine_of,
+    rounds_by_shoe,
+    settlements_table,
+)
+from schemas.outputs import BLACKJACK_ROUND_REPLAYS, FINDINGS
 
 OUT_REPLAYS = "blackjack_round_replays"
 
@@ -41,6 +49,14 @@ class BlackjackTable:
     def table_id(self) -> str:
         return self.facts.table_id
 
+    @property
+    def ruleset_id(self) -> str:
+        return self.rules.id
+
+    @property
+    def currency(self) -> str:
+        return self.facts.currency
+
 
 @cache
 def _chart(name: str) -> BasicStrategyChart:
@@ -53,50 +69,29 @@ def table_info(row: dict, limits: dict[str, tuple[int, int]]) -> BlackjackTable:
                           _chart(rules.basic_strategy))
 
 
-def _micros(column) -> list[int]:
-    return pc.cast(pc.cast(column, pa.timestamp("us", tz="UTC")), pa.int64()).to_pylist()
-
-
-def _date(ts):
-    return ts.date() if ts is not None else None
-
-
-def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets: pa.Table) -> dict[str, pa.Table]:
+def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *,
+                 compact: bool = False) -> dict[str, pa.Table]:
     """Audit the shoes of one blackjack table: {blackjack_round_replays, settlements, findings, quarantine}.
     Every round's shoe is among `shoes`, every bet's round among `rounds` (matched by `_shoe_id` too
-    where the bets carry it)."""
+    where the bets carry it). (`compact` is the baccarat adaptor's; these tables are plain already.)"""
     shoe_rows = shoes.select(["shoe_id", "decks", "cards", "cut_index", "opened_at"]).to_pylist()
     round_rows = rounds.select(["round_id", "shoe_id", "round_no", "status", "betting_opened_at", "betting_closed_at",
                                 "dealer_cards", "boxes", "box_cards", "box_actions", "box_auto_played"]).to_pylist()
-    bet_cols = ["bet_id", "round_id", "account_id", "placed_at", "bet_type", "seat", "stake", "added_stake", "paid",
-                "currency", "_source_file", "_source_row"]
-    plain_bets = pa.table({c: plain(bets[c]) if c in bets.column_names else pa.nulls(bets.num_rows)
-                           for c in bet_cols + ["mode", "_shoe_id"]})
-    bet_rows = plain_bets.select(bet_cols + ["_shoe_id"]).to_pylist()
-    placed = _micros(plain_bets["placed_at"])
-    closed = _micros(rounds["betting_closed_at"])  # exact integers: a float timestamp can be off by 1 us
-
-    by_shoe: dict[str, list[int]] = {}
-    for i, r in enumerate(round_rows):
-        by_shoe.setdefault(r["shoe_id"], []).append(i)
-    shoe_of_round: dict[str, set[str]] = {}
-    for r in round_rows:
-        shoe_of_round.setdefault(r["round_id"], set()).add(r["shoe_id"])
-    bets_of_shoe: dict[str, list[int]] = {}
-    for b, row in enumerate(bet_rows):  # a round id repeated across shoes: the bet's _shoe_id says which
-        shoe_id = row["_shoe_id"] or min(shoe_of_round.get(row["round_id"], {None}) - {None}, default=None)
-        bets_of_shoe.setdefault(shoe_id, []).append(b)
+    bet_cols = [*BET_COLUMNS, "added_stake"]
+    plain = plain_bets(bets, bet_cols)
+    bet_rows = plain.select([*bet_cols, "_shoe_id"]).to_pylist()
+    placed, closed = micros(plain["placed_at"]), micros(rounds["betting_closed_at"])
+    by_shoe, bets_of_shoe = rounds_by_shoe(round_rows), bets_by_shoe(round_rows, bet_rows)
     replays, settled, findings, unsettled = [], [], [], []
     for shoe in shoe_rows:
-        order = sorted(by_shoe.get(shoe["shoe_id"], []), key=lambda i: (round_rows[i]["round_no"],
-                                                                         round_rows[i]["round_id"]))
+        order = by_shoe.get(shoe["shoe_id"], [])
         position = {round_rows[i]["round_id"]: k for k, i in enumerate(order)}
         recorded = [_recorded_round(round_rows[i], closed[i]) for i in order]
         mine = bets_of_shoe.get(shoe["shoe_id"], [])
         engine_bets = [_recorded_bet(bet_rows[b], position[bet_rows[b]["round_id"]], placed[b]) for b in mine]
         facts = ShoeFacts(shoe["shoe_id"], shoe["decks"], tuple(shoe["cards"] or ()), shoe["cut_index"])
         result = audit_shoe(table.rules, table.chart, table.facts, facts, recorded, engine_bets)
-        dates = [_date(round_rows[i]["betting_opened_at"]) for i in order]
+        dates = [day(round_rows[i]["betting_opened_at"]) for i in order]
         replays += [_replay_row(table, shoe["shoe_id"], round_rows[order[rep.round_index]], rep,
                                 dates[rep.round_index]) for rep in result.rounds]
         for b, bet, credit, why in zip(mine, engine_bets, result.expected, result.unsettled, strict=True):
@@ -105,13 +100,13 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
             else:
                 r = round_rows[order[bet.round_index]]
                 settled.append((b, credit, r, shoe["shoe_id"], dates[bet.round_index]))
-        findings.append(_findings(result.findings, {r.round_id: d for r, d in zip(recorded, dates, strict=True)},
-                                  _date(shoe["opened_at"])))
+        findings.append(findings_of(result.findings, {r.round_id: d for r, d in zip(recorded, dates, strict=True)},
+                                    day(shoe["opened_at"])))
     return {
         OUT_REPLAYS: pa.Table.from_pylist(replays, BLACKJACK_ROUND_REPLAYS),
-        "settlements": _settlements(table, plain_bets, bet_rows, settled),
+        "settlements": settlements_table(table.table_id, plain, settled),
         "findings": pa.concat_tables(findings) if findings else FINDINGS.empty_table(),
-        "quarantine": _quarantine(bets, unsettled),
+        "quarantine": quarantine_of(bets, unsettled),
     }
 
 
@@ -140,33 +135,3 @@ def _replay_row(table: BlackjackTable, shoe_id: str, r: dict, rep: RoundReport, 
         "recorded_dealer_total": rep.dealer_total, "cut_card_round": rep.cut_card_round,
         "after_cut": rep.after_cut, "explanation": list(rep.explanation), "finding_kinds": list(rep.finding_kinds),
     }
-
-
-def _findings(found: list[Finding], round_dates: dict, shoe_date) -> pa.Table:
-    return findings_table(found, round_dates, shoe_date) if found else FINDINGS.empty_table()
-
-
-def _settlements(table: BlackjackTable, bets: pa.Table, rows: list[dict], settled: list) -> pa.Table:
-    if not settled:
-        return SETTLEMENTS.empty_table()
-    take = pa.array([b for b, *_ in settled], pa.int64())
-    expected = pa.array([credit for _, credit, *_ in settled], pa.int64())
-    b = bets.take(take)
-    return pa.Table.from_arrays([
-        pa.array([day for *_, day in settled], pa.date32()),
-        pa.array([table.table_id] * len(settled), pa.string()),
-        pa.array([shoe for *_, shoe, _ in settled], pa.string()),
-        b["round_id"], pa.array([r["round_no"] for _, _, r, *_ in settled], pa.int32()),
-        pa.array([r["status"] for _, _, r, *_ in settled], pa.string()),
-        b["bet_id"], b["account_id"], b["placed_at"], b["bet_type"], b["mode"].cast(pa.string()), b["currency"],
-        b["stake"], b["paid"], expected, pc.subtract(b["paid"], expected), b["_source_file"], b["_source_row"],
-    ], schema=SETTLEMENTS)
-
-
-def _quarantine(bets: pa.Table, unsettled: list) -> pa.Table:
-    if not unsettled:
-        return QUARANTINE.empty_table()
-    rows = plain_table(bets.take(pa.array([b for b, _, _ in unsettled], pa.int64())))
-    rows = rows.drop_columns([c for c in ("_shoe_id",) if c in rows.column_names])
-    return quarantine_table(rows, "bets", pa.array([why for _, why, _ in unsettled], pa.string()),
-                            pa.array([day for *_, day in unsettled], pa.date32()), "bet_id")

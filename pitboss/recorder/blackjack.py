@@ -51,7 +51,7 @@ from pitboss.recorder.config import BETTING_WINDOW, CURRENCY, DAY_OPENS_AT, SECO
 from pitboss.recorder.faults import FaultPlanner, bet_id
 from pitboss.recorder.simulate import CHANNELS, NICE_STAKES, NICE_WEIGHTS, TableClock
 from pitboss.recorder.writer import PartitionedWriter
-from schemas.contract import CARDS, TIMESTAMP, game_schema, schema
+from schemas.contract import CARDS, TIMESTAMP, game_schema
 
 MAIN, PAIR, INSURANCE, BET_BEHIND = BET_CODES
 RULESET = "blackjack_8d_live"
@@ -473,7 +473,8 @@ class BlackjackRecorder:
         self.player = _Player(self.rules, self.chart)
         rg, per_file = config.row_group_rows, config.rows_per_file
         self.writers = {
-            "shoes": GameWriter(out / "shoes", schema("shoes"), max(1, rg // 64), max(1, per_file // 64), GAME),
+            "shoes": GameWriter(out / "shoes", game_schema("shoes", GAME), max(1, rg // 64), max(1, per_file // 64),
+                                GAME),
             "rounds": GameWriter(out / "rounds", game_schema("rounds", GAME), rg, per_file, GAME),
             "bets": GameWriter(out / "bets", game_schema("bets", GAME), rg, per_file, GAME),
         }
@@ -1147,7 +1148,7 @@ def shoes_table(table: BlackjackTable, shoes: list[_Shoe]) -> pa.Table:
             pa.array([s.cut_index for s in shoes], pa.int32()),
             pa.array([f"SHF-{s.shoe_id}" for s in shoes], pa.string()),
         ],
-        schema=schema("shoes"),
+        schema=game_schema("shoes", GAME),
     )
 
 

@@ -48,7 +48,7 @@ from pitboss.recorder.writer import (
     tables_table,
     write_single,
 )
-from schemas.contract import CARDS, TIMESTAMP, game_schema, schema
+from schemas.contract import CARDS, TIMESTAMP, game_schema
 
 BLOCK_BETS = 16_384  # bets are generated and settled for blocks of rounds of about this many bets
 _SUFFIX_CACHE: list[pa.Array] = []
@@ -91,7 +91,7 @@ def shoes_table(table: TableSpec, shoes: list[Shoe]) -> pa.Table:
             pa.array([s.cut_index for s in shoes], pa.int32()),
             pa.array([s.shuffle_id for s in shoes], pa.string()),
         ],
-        schema=schema("shoes"),
+        schema=game_schema("shoes", "baccarat"),
     )
 
 
@@ -168,7 +168,8 @@ def generate(config: GenerateConfig) -> Summary:
     write_single(out / "limits.parquet", limits_table(every_table))
     rg, per_file = config.row_group_rows, config.rows_per_file
     writers = {
-        "shoes": PartitionedWriter(out / "shoes", schema("shoes"), max(1, rg // 64), max(1, per_file // 64)),
+        "shoes": PartitionedWriter(out / "shoes", game_schema("shoes", "baccarat"), max(1, rg // 64),
+                                   max(1, per_file // 64)),
         "rounds": PartitionedWriter(out / "rounds", game_schema("rounds", "baccarat"), rg, per_file),
         "bets": PartitionedWriter(out / "bets", game_schema("bets", "baccarat"), rg, per_file),
     }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -42,6 +43,11 @@ class TableInfo:
     currency: str
     table_max: int
     limits: Mapping[str, tuple[int, int]]  # bet_type -> (min_stake, max_stake)
+    game: ClassVar[str] = "baccarat"
+
+    @property
+    def ruleset_id(self) -> str:
+        return self.ruleset.id
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,131 @@
+"""The adaptor of games whose round records one outcome and no cards (a wheel's pocket, the dice): the
+rounds of each session (`shoes` rows of decks 0) with their bets into the game's engine audit, its
+results back as the game's round-replay table and the shared outputs. Names no game's concepts: a game
+gives an OutcomeGame (pipelines/games/roulette.py, sic_bo.py). No Beam here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from engine.betting import RecordedBet, TableFacts
+from pipelines.games.rows import (
+    BET_COLUMNS,
+    bets_by_shoe,
+    day,
+    findings_of,
+    micros,
+    plain_bets,
+    quarantine_of,
+    rounds_by_shoe,
+    settlements_table,
+)
+from schemas.outputs import FINDINGS
+
+
+@dataclass(frozen=True)
+class OutcomeGame:
+    name: str  # tables.game
+    out_replays: str  # its round-replay output
+    replay_schema: pa.Schema
+    outcome_column: str  # the rounds column that records the outcome
+    load_rules: Callable[[str], Any]
+    # (round_id, round_no, status, betting_closed_at in us, the outcome as recorded) -> the engine's round
+    recorded_round: Callable[[str, int, str, int, Any], Any]
+    # (rules, table, session_id, rounds, bets) -> the engine's audit (rounds, expected, unsettled, findings)
+    audit: Callable[..., Any]
+    valid: Callable[[Any], bool]  # whether an outcome as recorded is one the game can settle
+
+
+@dataclass(frozen=True)
+class OutcomeTable:
+    spec: OutcomeGame
+    facts: TableFacts
+    rules: Any
+
+    @property
+    def game(self) -> str:
+        return self.spec.name
+
+    @property
+    def table_id(self) -> str:
+        return self.facts.table_id
+
+    @property
+    def ruleset_id(self) -> str:
+        return self.rules.id
+
+    @property
+    def currency(self) -> str:
+        return self.facts.currency
+
+
+def table_info(spec: OutcomeGame, row: dict, limits: dict[str, tuple[int, int]]) -> OutcomeTable:
+    return OutcomeTable(spec, TableFacts(row["table_id"], row["currency"], row["table_max"], limits),
+                        spec.load_rules(row["ruleset"]))
+
+
+def audit_tables(table: OutcomeTable, shoes: pa.Table, rounds: pa.Table, bets: pa.Table) -> dict[str, pa.Table]:
+    """Audit the sessions of one table: {the game's round replays, settlements, findings, quarantine}.
+    Every round's session is among `shoes`, every bet's round among `rounds`."""
+    spec = table.spec
+    outcome = spec.outcome_column
+    session_rows = shoes.select(["shoe_id", "opened_at"]).to_pylist()
+    round_cols = ["round_id", "shoe_id", "round_no", "status", "betting_opened_at"]
+    round_rows = _with(rounds, round_cols, outcome).to_pylist()
+    bet_cols = [*BET_COLUMNS, "selection"]
+    plain = plain_bets(bets, bet_cols)
+    bet_rows = plain.select([*bet_cols, "_shoe_id"]).to_pylist()
+    placed, closed = micros(plain["placed_at"]), micros(rounds["betting_closed_at"])
+    by_session, bets_of_session = rounds_by_shoe(round_rows), bets_by_shoe(round_rows, bet_rows)
+    replays, settled, findings, unsettled = [], [], [], []
+    for session in session_rows:
+        order = by_session.get(session["shoe_id"], [])
+        position = {round_rows[i]["round_id"]: k for k, i in enumerate(order)}
+        recorded = [spec.recorded_round(round_rows[i]["round_id"], round_rows[i]["round_no"], round_rows[i]["status"],
+                                        closed[i] or 0, round_rows[i][outcome]) for i in order]
+        mine = bets_of_session.get(session["shoe_id"], [])
+        engine_bets = [_recorded_bet(bet_rows[b], position[bet_rows[b]["round_id"]], placed[b]) for b in mine]
+        result = spec.audit(table.rules, table.facts, session["shoe_id"], recorded, engine_bets)
+        dates = [day(round_rows[i]["betting_opened_at"]) for i in order]
+        replays += [_replay_row(spec, table.table_id, session["shoe_id"], round_rows[order[rep.round_index]], rep,
+                                dates[rep.round_index]) for rep in result.rounds]
+        for b, bet, credit, why in zip(mine, engine_bets, result.expected, result.unsettled, strict=True):
+            if credit is None:
+                unsettled.append((b, why, dates[bet.round_index]))
+            else:
+                settled.append((b, credit, round_rows[order[bet.round_index]], session["shoe_id"],
+                                dates[bet.round_index]))
+        findings.append(findings_of(result.findings, {r.round_id: d for r, d in zip(recorded, dates, strict=True)},
+                                    day(session["opened_at"])))
+    return {
+        spec.out_replays: pa.Table.from_pylist(replays, spec.replay_schema),
+        "settlements": settlements_table(table.table_id, plain, settled),
+        "findings": pa.concat_tables(findings) if findings else FINDINGS.empty_table(),
+        "quarantine": quarantine_of(bets, unsettled),
+    }
+
+
+def _with(rounds: pa.Table, columns: Sequence[str], outcome: str) -> pa.Table:
+    """The round columns read; an outcome column the files do not have is all null (OUTCOME_MISSING)."""
+    table = rounds.select(list(columns))
+    column = rounds[outcome] if outcome in rounds.column_names else pa.nulls(rounds.num_rows)
+    return table.append_column(outcome, column)
+
+
+def _recorded_bet(b: dict, round_index: int, placed_us: int) -> RecordedBet:
+    return RecordedBet(b["bet_id"], round_index, b["account_id"], b["bet_type"], b["selection"], b["stake"],
+                       b["paid"], placed_us)
+
+
+def _replay_row(spec: OutcomeGame, table_id: str, session_id: str, r: dict, rep, business_date) -> dict:
+    return {
+        "business_date": business_date, "table_id": table_id, "shoe_id": session_id, "round_id": r["round_id"],
+        "round_no": r["round_no"], "status": r["status"], spec.outcome_column: r[spec.outcome_column],
+        "outcome_valid": spec.valid(r[spec.outcome_column]), "outcome_description": rep.description,
+        "explanation": list(rep.explanation), "finding_kinds": list(rep.finding_kinds),
+    }

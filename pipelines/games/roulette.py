@@ -1,0 +1,26 @@
+"""Roulette's adaptor: a spin's `pocket` into engine.games.roulette.audit (pipelines/games/outcomes.py)."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from engine.games.roulette.audit import RecordedRound, audit_spins, valid_pocket
+from engine.games.roulette.rules import load_roulette_rules
+from pipelines.games import outcomes
+from schemas.outputs import ROULETTE_ROUND_REPLAYS
+
+OUT_REPLAYS = "roulette_round_replays"
+
+SPEC = outcomes.OutcomeGame(
+    name="roulette", out_replays=OUT_REPLAYS, replay_schema=ROULETTE_ROUND_REPLAYS, outcome_column="pocket",
+    load_rules=load_roulette_rules, recorded_round=RecordedRound, audit=audit_spins, valid=valid_pocket,
+)
+
+
+def table_info(row: dict, limits: dict[str, tuple[int, int]]) -> outcomes.OutcomeTable:
+    return outcomes.table_info(SPEC, row, limits)
+
+
+def audit_tables(table: outcomes.OutcomeTable, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *,
+                 compact: bool = False) -> dict[str, pa.Table]:
+    return outcomes.audit_tables(table, shoes, rounds, bets)

@@ -1,0 +1,89 @@
+"""What the adaptors of games whose engine takes a round at a time (blackjack, roulette, sic bo) share:
+the bets of a group of shoes as plain rows, each shoe's bets, and the engine's results back as the
+shared output tables (settlements, findings, quarantine). Names no game's concepts; no Beam here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from engine.findings import Finding
+from pipelines.convert import findings_table, plain, plain_table, quarantine_table
+from schemas.outputs import FINDINGS, QUARANTINE, SETTLEMENTS
+
+# the bet columns every such adaptor reads (a game adds its own)
+BET_COLUMNS = ["bet_id", "round_id", "account_id", "placed_at", "bet_type", "seat", "stake", "paid", "currency",
+               "_source_file", "_source_row"]
+
+
+def micros(column) -> list[int]:
+    """Instants as exact integer microseconds since the epoch (a float timestamp can be off by 1 us)."""
+    return pc.cast(pc.cast(column, pa.timestamp("us", tz="UTC")), pa.int64()).to_pylist()
+
+
+def day(ts):
+    return ts.date() if ts is not None else None
+
+
+def plain_bets(bets: pa.Table, columns: Sequence[str]) -> pa.Table:
+    """`columns` of the bets (plus mode and _shoe_id) as plain arrays; a column the files do not have
+    is all null."""
+    return pa.table({c: plain(bets[c]) if c in bets.column_names else pa.nulls(bets.num_rows)
+                     for c in [*columns, "mode", "_shoe_id"]})
+
+
+def bets_by_shoe(round_rows: list[dict], bet_rows: list[dict]) -> dict[str | None, list[int]]:
+    """shoe_id -> the indexes of its bets. A round id repeated across shoes: the bet's _shoe_id says
+    which (else the smallest shoe id of the round id)."""
+    shoe_of_round: dict[str, set[str]] = {}
+    for r in round_rows:
+        shoe_of_round.setdefault(r["round_id"], set()).add(r["shoe_id"])
+    by_shoe: dict[str | None, list[int]] = {}
+    for b, row in enumerate(bet_rows):
+        shoe_id = row["_shoe_id"] or min(shoe_of_round.get(row["round_id"], {None}) - {None}, default=None)
+        by_shoe.setdefault(shoe_id, []).append(b)
+    return by_shoe
+
+
+def rounds_by_shoe(round_rows: list[dict]) -> dict[str, list[int]]:
+    """shoe_id -> its rounds' indexes in round order (round_no, then round_id)."""
+    by_shoe: dict[str, list[int]] = {}
+    for i, r in enumerate(round_rows):
+        by_shoe.setdefault(r["shoe_id"], []).append(i)
+    return {s: sorted(rows, key=lambda i: (round_rows[i]["round_no"], round_rows[i]["round_id"]))
+            for s, rows in by_shoe.items()}
+
+
+def findings_of(found: list[Finding], round_dates: dict, shoe_date) -> pa.Table:
+    return findings_table(found, round_dates, shoe_date) if found else FINDINGS.empty_table()
+
+
+def settlements_table(table_id: str, bets: pa.Table, settled: list) -> pa.Table:
+    """`settled`: (bet index into `bets`, expected credit, its round's row, shoe_id, business date)."""
+    if not settled:
+        return SETTLEMENTS.empty_table()
+    take = pa.array([b for b, *_ in settled], pa.int64())
+    expected = pa.array([credit for _, credit, *_ in settled], pa.int64())
+    b = bets.take(take)
+    return pa.Table.from_arrays([
+        pa.array([d for *_, d in settled], pa.date32()),
+        pa.array([table_id] * len(settled), pa.string()),
+        pa.array([shoe for *_, shoe, _ in settled], pa.string()),
+        b["round_id"], pa.array([r["round_no"] for _, _, r, *_ in settled], pa.int32()),
+        pa.array([r["status"] for _, _, r, *_ in settled], pa.string()),
+        b["bet_id"], b["account_id"], b["placed_at"], b["bet_type"], b["mode"].cast(pa.string()), b["currency"],
+        b["stake"], b["paid"], expected, pc.subtract(b["paid"], expected), b["_source_file"], b["_source_row"],
+    ], schema=SETTLEMENTS)
+
+
+def quarantine_of(bets: pa.Table, unsettled: list) -> pa.Table:
+    """`unsettled`: (bet index into `bets`, the reason it cannot be settled, business date)."""
+    if not unsettled:
+        return QUARANTINE.empty_table()
+    rows = plain_table(bets.take(pa.array([b for b, _, _ in unsettled], pa.int64())))
+    rows = rows.drop_columns([c for c in ("_shoe_id",) if c in rows.column_names])
+    return quarantine_table(rows, "bets", pa.array([why for _, why, _ in unsettled], pa.string()),
+                            pa.array([d for *_, d in unsettled], pa.date32()), "bet_id")
