@@ -68,6 +68,8 @@ DOCS: dict[str, dict[str, str]] = {
         "pocket": "The pocket recorded (null: none recorded); a value outside 0-36 is kept as recorded.",
         "outcome_valid": "True when the pocket is a pocket of the single-zero wheel (0-36).",
         "outcome_description": "The pocket with what it wins: colour, odd/even, low/high, dozen, column.",
+        "bets": "The spin's bets as read: bet_id, bet_type, selection and the pockets it covers on the layout "
+                "(null where the selection is not a bet of its type).",
         "explanation": "The outcome, and each bet with the numbers it covers, won or lost and why.",
         "finding_kinds": "Kinds of the round-level findings on this spin.",
     },
@@ -81,6 +83,8 @@ DOCS: dict[str, dict[str, str]] = {
         "dice": "The dice recorded, in order (null: none recorded); values kept as recorded.",
         "outcome_valid": "True when exactly three dice 1-6 were recorded.",
         "outcome_description": "The dice with their total, small/big, odd/even, doubles and triple.",
+        "bets": "The roll's bets as read: bet_id, bet_type, selection (covered: null, a sic bo bet covers "
+                "dice patterns, not pockets).",
         "explanation": "The outcome, and each bet with what it covers, won or lost and why.",
         "finding_kinds": "Kinds of the round-level findings on this roll.",
     },
@@ -165,8 +169,11 @@ _OUTCOME_REPLAY_HEAD = [
     pa.field("business_date", pa.date32()), pa.field("table_id", pa.string()), pa.field("shoe_id", pa.string()),
     pa.field("round_id", pa.string()), pa.field("round_no", pa.int32()), pa.field("status", pa.string()),
 ]  # fmt: skip
+_BET_SELECTION = pa.struct([("bet_id", pa.string()), ("bet_type", pa.string()), ("selection", pa.string()),
+                            ("covered", pa.list_(pa.int8()))])
 _OUTCOME_REPLAY_TAIL = [
     pa.field("outcome_valid", pa.bool_()), pa.field("outcome_description", pa.string()),
+    pa.field("bets", pa.list_(_BET_SELECTION)),
     pa.field("explanation", pa.list_(pa.string())), pa.field("finding_kinds", pa.list_(pa.string())),
 ]  # fmt: skip
 ROULETTE_ROUND_REPLAYS = _s("roulette_round_replays", [

@@ -39,6 +39,8 @@ class OutcomeGame:
     # (rules, table, session_id, rounds, bets) -> the engine's audit (rounds, expected, unsettled, findings)
     audit: Callable[..., Any]
     valid: Callable[[Any], bool]  # whether an outcome as recorded is one the game can settle
+    # (rules, bet_type, selection) -> what the bet covers on the layout (numbers), or None
+    covered: Callable[[Any, str, str | None], Sequence[int] | None] = lambda rules, code, selection: None
 
 
 @dataclass(frozen=True)
@@ -92,8 +94,14 @@ def audit_tables(table: OutcomeTable, shoes: pa.Table, rounds: pa.Table, bets: p
         engine_bets = [_recorded_bet(bet_rows[b], position[bet_rows[b]["round_id"]], placed[b]) for b in mine]
         result = spec.audit(table.rules, table.facts, session["shoe_id"], recorded, engine_bets)
         dates = [day(round_rows[i]["betting_opened_at"]) for i in order]
+        round_bets: list[list[dict]] = [[] for _ in order]
+        for bet in engine_bets:
+            covered = spec.covered(table.rules, bet.bet_type, bet.selection)
+            round_bets[bet.round_index].append({"bet_id": bet.bet_id, "bet_type": bet.bet_type,
+                                                "selection": bet.selection,
+                                                "covered": sorted(covered) if covered is not None else None})
         replays += [_replay_row(spec, table.table_id, session["shoe_id"], round_rows[order[rep.round_index]], rep,
-                                dates[rep.round_index]) for rep in result.rounds]
+                                dates[rep.round_index], round_bets[rep.round_index]) for rep in result.rounds]
         for b, bet, credit, why in zip(mine, engine_bets, result.expected, result.unsettled, strict=True):
             if credit is None:
                 unsettled.append((b, why, dates[bet.round_index]))
@@ -122,10 +130,12 @@ def _recorded_bet(b: dict, round_index: int, placed_us: int) -> RecordedBet:
                        b["paid"], placed_us)
 
 
-def _replay_row(spec: OutcomeGame, table_id: str, session_id: str, r: dict, rep, business_date) -> dict:
+def _replay_row(spec: OutcomeGame, table_id: str, session_id: str, r: dict, rep, business_date,
+                bets: list[dict]) -> dict:
     return {
         "business_date": business_date, "table_id": table_id, "shoe_id": session_id, "round_id": r["round_id"],
         "round_no": r["round_no"], "status": r["status"], spec.outcome_column: r[spec.outcome_column],
         "outcome_valid": spec.valid(r[spec.outcome_column]), "outcome_description": rep.description,
-        "explanation": list(rep.explanation), "finding_kinds": list(rep.finding_kinds),
+        "bets": sorted(bets, key=lambda b: b["bet_id"]), "explanation": list(rep.explanation),
+        "finding_kinds": list(rep.finding_kinds),
     }

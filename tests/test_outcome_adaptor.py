@@ -1,0 +1,96 @@
+"""pipelines/games/outcomes.py (roulette.py, sic_bo.py): a session of hand-built Arrow rows through the
+adaptor as the pipeline calls it. Each bet's owed credit is worked by hand from RULES.md; every bet read
+is settled or quarantined; the close of betting is exact to the microsecond; an outcome the game cannot
+settle sends its bets to quarantine with the reason and never raises."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pyarrow as pa
+import pytest
+
+from pipelines.games import audit_group, table_infos
+from schemas.contract import schema
+
+T0 = dt.datetime(2026, 11, 28, 6, 0, tzinfo=dt.UTC)
+CLOSED = T0 + dt.timedelta(seconds=15)
+
+
+def _table(name: str, rows: list[dict]) -> pa.Table:
+    sch = schema(name)
+    return pa.Table.from_pylist([{f: r.get(f) for f in sch.names} for r in rows], sch)
+
+
+def _session(game: str, ruleset: str, outcome_column: str, outcomes: list, statuses: list[str], bets: list[dict]):
+    tables = _table("tables", [{"table_id": "T9", "game": game, "ruleset": ruleset, "currency": "EUR",
+                                "table_max": 100_000}])
+    codes = {b["bet_type"] for b in bets}
+    limits = _table("limits", [{"table_id": "T9", "bet_type": c, "min_stake": 100, "max_stake": 50_000}
+                               for c in sorted(codes)])
+    shoes = _table("shoes", [{"shoe_id": "S9", "table_id": "T9", "shoe_no": 1, "opened_at": T0, "decks": 0,
+                              "cards": [], "equipment_id": "W1"}])
+    rounds = _table("rounds", [
+        {"round_id": f"R{i + 1}", "shoe_id": "S9", "table_id": "T9", "round_no": i + 1, "betting_opened_at": T0,
+         "betting_closed_at": CLOSED, "status": status, "dealer_id": "D1", outcome_column: outcome}
+        for i, (outcome, status) in enumerate(zip(outcomes, statuses, strict=True))])
+    bet_rows = [{"table_id": "T9", "account_id": "A", "currency": "EUR", "placed_at": CLOSED, **b} for b in bets]
+    bet_table = _table("bets", bet_rows)
+    bet_table = bet_table.append_column("_source_file", pa.array(["bets.parquet"] * len(bets))).append_column(
+        "_source_row", pa.array(range(len(bets)), pa.int64()))
+    info = table_infos(tables, limits)["T9"]
+    return audit_group(info, shoes, rounds, bet_table)
+
+
+def _bet(bet_id: str, round_id: str, bet_type: str, selection: str | None, stake: int, paid: int, **more) -> dict:
+    return {"bet_id": bet_id, "round_id": round_id, "bet_type": bet_type, "selection": selection, "stake": stake,
+            "paid": paid, **more}
+
+
+def _kinds(out) -> list[tuple[str, str | None]]:
+    return sorted((f["kind"], f["bet_id"]) for f in out["findings"].to_pylist())
+
+
+def test_roulette_session_zero_invalid_pocket_and_cancelled_spin():
+    bets = [
+        _bet("red0", "R1", "RED", None, 1000, 0),  # 0 loses every outside bet
+        _bet("zero", "R1", "STRAIGHT", "0", 1000, 36_000),  # 35:1 -> 36 x stake back
+        _bet("split01", "R1", "SPLIT", "0-1", 1000, 18_000),  # 17:1
+        _bet("late", "R1", "DOZEN", "1", 1000, 0, placed_at=CLOSED + dt.timedelta(microseconds=1)),
+        _bet("bad", "R2", "STRAIGHT", "17", 1000, 36_000),  # pocket 37: cannot be settled
+        _bet("refund", "R3", "CORNER", "17-18-20-21", 1000, 1000),  # cancelled spin: stake back
+    ]
+    out = _session("roulette", "roulette_single_zero_live", "pocket", [0, 37, 5],
+                   ["settled", "settled", "cancelled"], bets)
+    owed = {s["bet_id"]: s["expected"] for s in out["settlements"].to_pylist()}
+    assert owed == {"red0": 0, "zero": 36_000, "split01": 18_000, "late": 0, "refund": 1000}
+    assert [q["record_id"] for q in out["quarantine"].to_pylist()] == ["bad"]
+    assert out["settlements"].num_rows + out["quarantine"].num_rows == len(bets)
+    assert _kinds(out) == [("LATE_BET", "late"), ("OUTCOME_INVALID", None)]
+    replays = {r["round_id"]: r for r in out["roulette_round_replays"].to_pylist()}
+    assert [replays[r]["outcome_valid"] for r in ("R1", "R2", "R3")] == [True, False, True]
+    assert replays["R2"]["pocket"] == 37 and replays["R2"]["finding_kinds"] == ["OUTCOME_INVALID"]
+    covered = {b["bet_id"]: b["covered"] for r in replays.values() for b in r["bets"]}
+    assert covered["split01"] == [0, 1] and covered["refund"] == [17, 18, 20, 21] and covered["red0"][:3] == [1, 3, 5]
+    assert len(covered) == len(bets)  # every bet of the session on its spin's replay row
+
+
+def test_sic_bo_session_triple_against_small_and_missing_dice():
+    bets = [
+        _bet("small", "R1", "SMALL", None, 1000, 2000),  # a triple loses SMALL: paid 2000, owed 0
+        _bet("single", "R1", "SINGLE", "2", 1000, 4000),  # 2 on three dice: 3:1
+        _bet("any", "R1", "ANY_TRIPLE", None, 1000, 31_000),  # 30:1
+        _bet("combo", "R2", "COMBO", "1-2", 1000, 6000),  # R2 settled without dice: quarantined
+    ]
+    out = _session("sic_bo", "sic_bo_live", "dice", [[2, 2, 2], None], ["settled", "settled"], bets)
+    owed = {s["bet_id"]: s["expected"] for s in out["settlements"].to_pylist()}
+    assert owed == {"small": 0, "single": 4000, "any": 31_000}
+    assert [q["record_id"] for q in out["quarantine"].to_pylist()] == ["combo"]
+    assert _kinds(out) == [("OUTCOME_MISSING", None), ("OVERPAID", "small")]
+
+
+@pytest.mark.parametrize("dice", [[1, 2], [1, 2, 3, 4], [0, 2, 3], [1, 2, 7]])
+def test_a_die_missing_extra_or_off_the_faces_is_a_finding_not_a_crash(dice):
+    out = _session("sic_bo", "sic_bo_live", "dice", [dice], ["settled"], [_bet("b", "R1", "BIG", None, 1000, 0)])
+    assert _kinds(out) == [("OUTCOME_INVALID", None)]
+    assert out["quarantine"].num_rows == 1 and out["settlements"].num_rows == 0
