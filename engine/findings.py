@@ -43,6 +43,11 @@ SEVERITY: dict[str, str] = {
     "INSURANCE_ABOVE_SHARE": MAJOR,
     "BET_BEHIND_BY_SEATED": MAJOR,
     "BET_ON_EMPTY_BOX": MAJOR,
+    # roulette and sic bo (document 004)
+    "OUTCOME_INVALID": CRITICAL,
+    "OUTCOME_MISSING": CRITICAL,
+    "SELECTION_INVALID": MAJOR,
+    "ROUND_STAKE_ABOVE_TABLE_MAX": MAJOR,
 }
 KINDS: tuple[str, ...] = tuple(SEVERITY)
 

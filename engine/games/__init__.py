@@ -16,6 +16,8 @@ from engine.ruleset_file import RulesetError
 PACKAGES: dict[str, str] = {
     "baccarat": "engine.games.baccarat",
     "blackjack": "engine.games.blackjack",
+    "roulette": "engine.games.roulette",
+    "sic_bo": "engine.games.sic_bo",
 }
 
 

@@ -1,0 +1,299 @@
+"""The checks every game makes of a bet, whatever the bet covers: its stake against the limits of its
+type, the betting window, an account's total on a round against the table maximum, and what it was
+paid against what it is owed; and the settlement of a group of rounds whose outcome is one recorded
+fact, where the game says what a bet is owed and these checks only compare.
+
+Findings name the table and the group of rounds the audit was given (a shoe, a session) as `shoe_id`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from fractions import Fraction
+from typing import Generic, TypeVar
+
+from engine.findings import Finding, format_money
+from engine.games.interface import BetOutcome
+from engine.money import round_to_unit
+from engine.ruleset_file import FieldReader
+
+INVALID_SELECTION = ("void", "lose")  # what a bet whose selection is not a legal bet of its type is owed
+
+
+@dataclass(frozen=True)
+class TableFacts:
+    table_id: str
+    currency: str
+    table_max: int  # an account's total stake on one round, at most
+    limits: Mapping[str, tuple[int, int]]  # bet type -> (min_stake, max_stake)
+
+
+@dataclass(frozen=True)
+class RecordedBet:
+    """A bet that names its type and what it covers (no seat, no box)."""
+
+    bet_id: str
+    round_index: int  # into the group's rounds
+    account_id: str
+    bet_type: str
+    selection: str | None  # as recorded; None or '' for a bet that selects nothing
+    stake: int
+    paid: int  # credited: stake + win, 0 on a loss
+    placed_at: int  # microseconds since the epoch, UTC
+
+
+def stake_limit_breach(stake: int, limits: tuple[int, int]) -> str | None:
+    """STAKE_BELOW_MIN / STAKE_ABOVE_MAX, or None: a stake exactly at a limit is within it."""
+    low, high = limits
+    if stake < low:
+        return "STAKE_BELOW_MIN"
+    if stake > high:
+        return "STAKE_ABOVE_MAX"
+    return None
+
+
+def is_late(placed_at: int, betting_closed_at: int) -> bool:
+    """A bet placed exactly at the close of betting is on time ("No more bets" ends the window)."""
+    return placed_at > betting_closed_at
+
+
+def over_table_max(bets: Sequence[RecordedBet], table_max: int) -> dict[int, int]:
+    """The bets the table should have refused -> the account's total on the round with each: an
+    account's bets on one round taken in the order they were placed (ties in record order), from the
+    one that takes its total above table_max on (a total exactly at table_max is within it)."""
+    order = sorted(range(len(bets)), key=lambda i: (bets[i].round_index, bets[i].placed_at, i))
+    totals: dict[tuple[int, str], int] = {}
+    over = {}
+    for i in order:
+        key = (bets[i].round_index, bets[i].account_id)
+        totals[key] = totals.get(key, 0) + bets[i].stake
+        if totals[key] > table_max:
+            over[i] = totals[key]
+    return over
+
+
+def us_text(us: int) -> str:
+    return datetime.fromtimestamp(us / 1_000_000, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@dataclass
+class BetChecks:
+    """Collects the findings of one group of rounds of one table."""
+
+    table: TableFacts
+    group_id: str
+    findings: list[Finding] = field(default_factory=list)
+
+    def money(self, amount: int) -> str:
+        return format_money(int(amount), self.table.currency)
+
+    def what(self, bet: RecordedBet) -> str:
+        chosen = f" {bet.selection!r}" if bet.selection else ""
+        return f"Bet {bet.bet_id} ({bet.bet_type}{chosen}, stake {self.money(bet.stake)})"
+
+    def round_finding(self, kind: str, round_id: str, expected: str, recorded: str, message: str) -> None:
+        self.findings.append(Finding(kind, self.table.table_id, self.group_id, round_id, None, expected, recorded,
+                                     message))
+
+    def bet_finding(self, kind: str, bet: RecordedBet, round_id: str, expected: str, recorded: str,
+                    message: str) -> None:
+        self.findings.append(Finding(kind, self.table.table_id, self.group_id, round_id, bet.bet_id, expected,
+                                     recorded, message, bet.account_id))
+
+    def check(self, bet: RecordedBet, round_id: str, round_no: int, betting_closed_at: int, credit: int,
+              round_total_over_max: int | None) -> None:
+        """Paid against owed, the limits of its type, the window, the account's round total."""
+        what, money = self.what(bet), self.money
+        delta = bet.paid - credit
+        if delta:
+            kind = "OVERPAID" if delta > 0 else "UNDERPAID"
+            self.bet_finding(kind, bet, round_id, money(credit), money(bet.paid),
+                             f"{what} in round {round_no} was paid {money(bet.paid)}, expected {money(credit)}: "
+                             f"{kind.lower()} by {money(abs(delta))}.")
+        if bet.bet_type in self.table.limits:
+            low, high = self.table.limits[bet.bet_type]
+            breach = stake_limit_breach(bet.stake, (low, high))
+            if breach == "STAKE_BELOW_MIN":
+                self.bet_finding(breach, bet, round_id, f">= {money(low)}", money(bet.stake),
+                                 f"{what} is below the {bet.bet_type} minimum {money(low)}.")
+            elif breach == "STAKE_ABOVE_MAX":
+                self.bet_finding(breach, bet, round_id, f"<= {money(high)}", money(bet.stake),
+                                 f"{what} is above the {bet.bet_type} maximum {money(high)}.")
+        if is_late(bet.placed_at, betting_closed_at):
+            closed, placed = us_text(betting_closed_at), us_text(bet.placed_at)
+            self.bet_finding("LATE_BET", bet, round_id, f"placed by {closed}", f"placed at {placed}",
+                             f"{what} was placed at {placed}, after betting closed at {closed} for round "
+                             f"{round_no}.")
+        if round_total_over_max is not None:
+            cap, total = money(self.table.table_max), money(round_total_over_max)
+            self.bet_finding("ROUND_STAKE_ABOVE_TABLE_MAX", bet, round_id, f"account total <= {cap}", total,
+                             f"{what} brings {bet.account_id}'s total stake on round {round_no} to {total}, above "
+                             f"the table maximum {cap}.")
+
+
+# -- a group of rounds, each settled on one recorded outcome ------------------------------------------
+
+
+@dataclass(frozen=True)
+class RoundFacts:
+    """What every recorded round says besides its outcome (each game's RecordedRound adds that)."""
+
+    round_id: str
+    round_no: int
+    status: str  # settled | cancelled
+    betting_closed_at: int  # microseconds since the epoch, UTC
+
+
+R = TypeVar("R", bound=RoundFacts)
+
+
+@dataclass(frozen=True)
+class BetVerdict:
+    """What a bet is owed on its round, and why in words (the explanation line, the finding)."""
+
+    credit: int
+    why: str
+    finding: str | None = None  # a kind the bet itself raises: BET_TYPE_NOT_OFFERED, SELECTION_INVALID
+    expected: str = ""  # what that finding expected and what was recorded
+    recorded: str = ""
+
+
+@dataclass(frozen=True)
+class Payout:
+    """What a legal, offered bet returns per unit staked on one outcome, and the rule that decided it."""
+
+    credit: Fraction  # stake + win per unit staked; 0 on a loss
+    rule: str  # e.g. "won 17:1", "lose"
+
+
+def credit_of(stake: int, payout: Payout, rounding: str) -> int:
+    """The credit in minor units: exact, rounded once by the ruleset's rule."""
+    return round_to_unit(stake * payout.credit.numerator, payout.credit.denominator, rounding)
+
+
+def read_invalid_selection(r: FieldReader, data: dict) -> str:
+    """The ruleset setting `invalid_selection`, one of INVALID_SELECTION."""
+    setting = r.get(data, "invalid_selection", "invalid_selection", str)
+    if setting not in INVALID_SELECTION:
+        raise r.fail("invalid_selection", f"{setting!r} is not one of {', '.join(INVALID_SELECTION)}")
+    return setting
+
+
+def equally_likely(payouts: Sequence[Payout]) -> tuple[BetOutcome, ...]:
+    """A bet's payouts over equally likely outcomes grouped by rule and credit: the exact distribution
+    an RTP row carries (wins not rounded)."""
+    chances: dict[tuple[str, Fraction], Fraction] = {}
+    for payout in payouts:
+        key = (payout.rule, payout.credit)
+        chances[key] = chances.get(key, Fraction(0)) + Fraction(1, len(payouts))
+    return tuple(BetOutcome(rule, p, credit) for (rule, credit), p in chances.items())
+
+
+def refusal(ruleset_id: str, bet: RecordedBet, offered: bool, legal: bool, invalid_selection: str) -> BetVerdict | None:
+    """The verdict on a bet the table should not have taken, or None for a bet to settle.
+    A bet type the ruleset does not offer is refunded (as baccarat and blackjack do); a selection
+    that is not a legal bet of its type is owed what the ruleset's `invalid_selection` says."""
+    if not offered:
+        return BetVerdict(bet.stake, f"{ruleset_id} does not offer {bet.bet_type}: refunded", "BET_TYPE_NOT_OFFERED",
+                          f"a bet type of {ruleset_id}", bet.bet_type)
+    if not legal:
+        void = invalid_selection == "void"
+        return BetVerdict(bet.stake if void else 0,
+                          f"{bet.selection!r} is not a legal {bet.bet_type}: {'void, refunded' if void else 'lost'}",
+                          "SELECTION_INVALID", f"a legal {bet.bet_type} selection", repr(bet.selection))
+    return None
+
+
+@dataclass(frozen=True)
+class OutcomeProblem:
+    """A settled round whose outcome cannot be settled on: its bets go to quarantine with the reason."""
+
+    kind: str  # OUTCOME_MISSING | OUTCOME_INVALID
+    expected: str
+    recorded: str
+
+
+@dataclass(frozen=True)
+class RoundReport:
+    """A round as the audit settled it: what the investigator's replay shows."""
+
+    round_index: int
+    outcome: object  # as the round recorded it
+    description: str | None  # the outcome in words; None when no valid outcome was recorded
+    explanation: tuple[str, ...]  # the outcome, then one line per bet: what it covers, won or lost and why
+    finding_kinds: tuple[str, ...]  # found on the round or its bets
+    unsettled_reason: str | None  # the round cannot be settled: its bets go to quarantine
+
+
+@dataclass
+class GroupAudit:
+    rounds: list[RoundReport]
+    expected: list[int | None]  # per bet; None: its round cannot be settled (`unsettled` says why)
+    unsettled: list[str | None]
+    findings: list[Finding] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class OutcomeJudge(Generic[R]):
+    """What a game tells audit_group about its rounds."""
+
+    outcome: Callable[[R], object]  # the recorded outcome of a round
+    problem: Callable[[R], OutcomeProblem | None]  # why a settled round's outcome cannot be settled on
+    judge: Callable[[R, RecordedBet], BetVerdict]  # what a bet is owed on a round with a valid outcome
+    describe: Callable[[R], str | None]  # the outcome in words, None when it is not valid
+    explain: Callable[[R, list[str]], list[str]]  # the round's explanation around its bets' lines
+
+
+def _unsettled_reason(r: RoundFacts, problem: OutcomeProblem | None) -> str | None:
+    if r.status not in ("settled", "cancelled"):
+        return f"round {r.round_no}: status {r.status!r} is neither settled nor cancelled"
+    if problem is None:
+        return None
+    return f"round {r.round_no}: {problem.recorded}, not {problem.expected}: cannot be settled"
+
+
+def audit_group(table: TableFacts, group_id: str, rounds: Sequence[R], bets: Sequence[RecordedBet],
+                game: OutcomeJudge[R]) -> GroupAudit:
+    """Every bet of the group owed and checked. A cancelled round refunds every bet whatever its
+    outcome; a settled round with no usable outcome leaves its bets unsettled (no bet findings: they
+    go to quarantine, as blackjack's); otherwise the game's `judge` says what each bet is owed."""
+    checks = BetChecks(table, group_id)
+    kinds: list[list[str]] = [[] for _ in rounds]
+    lines: list[list[str]] = [[] for _ in rounds]
+    reasons: list[str | None] = []
+    for r, found in zip(rounds, kinds, strict=True):
+        problem = game.problem(r) if r.status == "settled" else None
+        reasons.append(_unsettled_reason(r, problem))
+        if problem is not None:
+            found.append(problem.kind)
+            checks.round_finding(problem.kind, r.round_id, problem.expected, problem.recorded,
+                                 f"Round {r.round_no} of {group_id}: {problem.recorded}, expected {problem.expected}.")
+    over = over_table_max(bets, table.table_max)
+    expected: list[int | None] = []
+    unsettled: list[str | None] = []
+    for i, bet in enumerate(bets):
+        if not 0 <= bet.round_index < len(rounds):
+            expected.append(None)
+            unsettled.append(f"round_index {bet.round_index} is not one of the group's {len(rounds)} rounds")
+            continue
+        r = rounds[bet.round_index]
+        if reasons[bet.round_index] is not None:
+            expected.append(None)
+            unsettled.append(reasons[bet.round_index])
+            continue
+        verdict = BetVerdict(bet.stake, "round cancelled: refunded") if r.status == "cancelled" else game.judge(r, bet)
+        before = len(checks.findings)
+        if verdict.finding:
+            checks.bet_finding(verdict.finding, bet, r.round_id, verdict.expected, verdict.recorded,
+                               f"{checks.what(bet)}: {verdict.why}.")
+        checks.check(bet, r.round_id, r.round_no, r.betting_closed_at, verdict.credit, over.get(i))
+        kinds[bet.round_index] += [f.kind for f in checks.findings[before:]]
+        lines[bet.round_index].append(f"{checks.what(bet)}: {verdict.why}; owed {checks.money(verdict.credit)}, "
+                                      f"paid {checks.money(bet.paid)}")
+        expected.append(verdict.credit)
+        unsettled.append(None)
+    reports = [RoundReport(i, game.outcome(r), game.describe(r), tuple(game.explain(r, lines[i])),
+                           tuple(dict.fromkeys(kinds[i])), reasons[i]) for i, r in enumerate(rounds)]
+    return GroupAudit(reports, expected, unsettled, checks.findings)

@@ -1,0 +1,43 @@
+"""What a roulette bet is owed on a pocket: credit = stake back + win on a win, 0 on a loss.
+
+A bet wins when the pocket is one its selection covers (engine.games.roulette.layout), at the odds of
+its code. Zero is covered by no outside bet, so it loses every one of them; under La Partage an
+even-chance bet gets half its stake back instead. Amounts are integer minor units, computed exactly
+(Fraction) and rounded once by the ruleset's rounding.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from engine.betting import BetVerdict, Payout, RecordedBet, credit_of, refusal
+
+from .layout import EVEN_CHANCES, OUTSIDE, ZERO, layout, selection_text
+from .rules import RouletteRules
+
+LA_PARTAGE_SHARE = Fraction(1, 2)  # of the stake, back on zero (the rule's definition)
+
+
+def spin_payout(rules: RouletteRules, bet_type: str, covered: frozenset[int], pocket: int) -> Payout:
+    """A legal, offered bet covering `covered` against the pocket the ball landed in."""
+    odds = rules.odds[bet_type]
+    if pocket in covered:
+        return Payout(1 + odds, f"won {odds}:1")
+    if pocket == ZERO and bet_type in EVEN_CHANCES and rules.la_partage:
+        return Payout(LA_PARTAGE_SHARE, f"La Partage returns {LA_PARTAGE_SHARE} of the stake on zero")
+    if pocket == ZERO and bet_type in OUTSIDE:
+        return Payout(Fraction(0), "zero loses every outside bet")
+    return Payout(Fraction(0), "lose")
+
+
+def judge_spin_bet(rules: RouletteRules, bet: RecordedBet, pocket: int) -> BetVerdict:
+    """What a recorded bet is owed on a valid pocket, including a bet the table should not have taken."""
+    covered = layout(rules.red).covers(bet.bet_type, bet.selection)
+    refused = refusal(rules.id, bet, rules.offers(bet.bet_type), covered is not None, rules.invalid_selection)
+    if refused is not None:
+        return refused
+    assert covered is not None  # refusal() answered every illegal selection
+    payout = spin_payout(rules, bet.bet_type, covered, pocket)
+    hit = "is covered" if pocket in covered else "is not covered"
+    return BetVerdict(credit_of(bet.stake, payout, rules.rounding),
+                      f"covers {selection_text(covered)}; {pocket} {hit}: {payout.rule}")
