@@ -6,6 +6,12 @@ A size label ("100k", "1M", "10M", any number with k/M) is turned into tables x 
 rounds per table and day (a full day at ~40 s a round), tables in multiples of four so the recorder's
 four rulesets are always equally present. Three of them deal 8-deck shoes of 60-80 rounds; the
 fourth (mini-baccarat, 6 decks) reshuffles every hand, so its shoes have one round each.
+
+A mixed floor (`parse_size(label, mixed=True)`, issue 29): as many blackjack tables (the recorder's
+blackjack_8d_live, 8-deck shoes cut at 75-80%) as baccarat tables, each dealing the same rounds a day, half
+of the label's rounds each. The recorder seats ~50 bets on a blackjack round too (the boxes' bets plus bets
+behind up to the table's bet count), so about half the bets are blackjack bets; the split actually recorded
+is measured from the bets and kept in the dataset's description (`games`).
 """
 
 from __future__ import annotations
@@ -29,24 +35,29 @@ MARKER = "_bench.json"  # written last: a folder without it is an interrupted ge
 @dataclass(frozen=True)
 class Size:
     label: str
-    tables: int
+    tables: int  # baccarat tables
     rounds_per_table: int
+    blackjack_tables: int = 0  # a mixed floor: as many as baccarat's (0: a baccarat-only day)
 
     @property
     def folder_name(self) -> str:
-        return (f"{self.label}-t{self.tables}-r{self.rounds_per_table}-b{BETS_PER_ROUND:g}-s{SEED}"
+        bj = f"-bj{self.blackjack_tables}" if self.blackjack_tables else ""  # baccarat-only names unchanged
+        return (f"{self.label}-t{self.tables}{bj}-r{self.rounds_per_table}-b{BETS_PER_ROUND:g}-s{SEED}"
                 f"-f{FAULT_RATE:g}")
 
 
-def parse_size(label: str) -> Size:
-    """'100k' -> 4 tables x 500 rounds; '10M' -> 100 tables x 2,000 rounds (about 50 bets a round)."""
+def parse_size(label: str, mixed: bool = False) -> Size:
+    """'100k' -> 4 tables x 500 rounds; '10M' -> 100 tables x 2,000 rounds (about 50 bets a round).
+    mixed: half the rounds on baccarat tables, half on as many blackjack tables ('1M' -> 8 + 8 tables x
+    1,250 rounds)."""
     m = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmM]?)", label.strip())
     if not m:
         raise ValueError(f"size {label!r}: expected a number of bets such as 20k, 100k, 1M, 10M")
     bets = float(m.group(1)) * {"": 1, "k": 1e3, "m": 1e6}[m.group(2).lower()]
     rounds = max(4, round(bets / BETS_PER_ROUND))
-    tables = 4 * max(1, math.ceil(rounds / (4 * ROUNDS_PER_TABLE)))
-    return Size(label.strip(), tables, max(1, round(rounds / tables)))
+    per_game = rounds / 2 if mixed else rounds
+    tables = 4 * max(1, math.ceil(per_game / (4 * ROUNDS_PER_TABLE)))
+    return Size(label.strip(), tables, max(1, round(per_game / tables)), tables if mixed else 0)
 
 
 def _recorder_digest() -> str:
@@ -72,10 +83,12 @@ def ensure(size: Size, root: Path, log=print) -> tuple[Path, dict]:
 
     if folder.exists():
         shutil.rmtree(folder)
-    log(f"  recording {size.label}: {size.tables} tables x {size.rounds_per_table} rounds ...")
+    bj = f" + {size.blackjack_tables} blackjack" if size.blackjack_tables else ""
+    log(f"  recording {size.label}: {size.tables}{bj} tables x {size.rounds_per_table} rounds ...")
     started = time.perf_counter()
-    summary = generate(GenerateConfig(out=folder, tables=size.tables, rounds_per_table=size.rounds_per_table,
-                                      bets_per_round=BETS_PER_ROUND, seed=SEED, fault_rate=FAULT_RATE, quiet=True))
+    summary = generate(GenerateConfig(out=folder, tables=size.tables, blackjack_tables=size.blackjack_tables,
+                                      rounds_per_table=size.rounds_per_table, bets_per_round=BETS_PER_ROUND,
+                                      seed=SEED, fault_rate=FAULT_RATE, quiet=True))
     info = dict(
         size=asdict(size), bets=summary.bets, rounds=summary.rounds, shoes=summary.shoes,
         faults=sum(summary.faults.values()), recorder=_recorder_digest(),
@@ -83,6 +96,8 @@ def ensure(size: Size, root: Path, log=print) -> tuple[Path, dict]:
         shape=_shape(folder), bytes=sum(p.stat().st_size for p in folder.rglob("*.parquet")),
         replay_round=pick_round(folder),
     )
+    if size.blackjack_tables:
+        info["games"] = games_split(folder)
     marker.write_text(json.dumps(info, indent=2))
     log(f"  recorded {info['bets']:,} bets, {info['rounds']:,} rounds, {info['shoes']:,} shoes "
         f"in {info['record_seconds']} s")
@@ -114,6 +129,25 @@ def _shape(folder: Path) -> dict:
     )
 
 
+def games_split(folder: Path) -> dict:
+    """Tables, rounds and bets of each game, counted in the recorded files (a bet's game is its table's):
+    how much of the floor is blackjack, as recorded rather than as asked."""
+    import duckdb
+
+    con = duckdb.connect()
+    tables = f"read_parquet('{folder}/tables.parquet')"
+    out: dict = {}
+    for name in ("tables", "rounds", "bets"):
+        source = tables if name == "tables" else (f"read_parquet('{folder}/{name}/**/*.parquet', union_by_name = true)"
+                                                  f" JOIN {tables} USING (table_id)")
+        for game, n in con.execute(f"SELECT game, count(*) FROM {source} GROUP BY game ORDER BY game").fetchall():
+            out.setdefault(game, {})[name] = n
+    all_bets = sum(g.get("bets", 0) for g in out.values())
+    for g in out.values():
+        g["bets_share"] = round(g.get("bets", 0) / max(all_bets, 1), 4)
+    return out
+
+
 def pick_round(folder: Path) -> str:
     """A settled round from the middle of the recorded rounds (its shoe and bets sit mid-file): the
     round the incident-replay measurement asks for."""
@@ -128,13 +162,16 @@ def pick_round(folder: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """python -m bench.datasets LABEL ROOT: record the dataset if needed, print its folder and description
-    as JSON (the runner calls this in a child process so that its own memory stays small: a child's
-    peak-memory figure starts from its parent's, see bench/runner.py)."""
+    """python -m bench.datasets LABEL ROOT [--mixed]: record the dataset if needed, print its folder and
+    description as JSON (the runner calls this in a child process so that its own memory stays small: a
+    child's peak-memory figure starts from its parent's, see bench/runner.py). --mixed: half blackjack."""
     import sys
 
-    label, root = (argv if argv is not None else sys.argv[1:])
-    folder, info = ensure(parse_size(label), Path(root).resolve(), log=lambda m: print(m, file=sys.stderr, flush=True))
+    args = list(argv if argv is not None else sys.argv[1:])
+    mixed = "--mixed" in args
+    label, root = (a for a in args if a != "--mixed")
+    folder, info = ensure(parse_size(label, mixed), Path(root).resolve(),
+                          log=lambda m: print(m, file=sys.stderr, flush=True))
     print(json.dumps({"folder": str(folder), "info": info}))
     return 0
 

@@ -22,6 +22,9 @@ import time
 from pathlib import Path
 
 MEASUREMENTS = ("audit", "audit_no_load", "audit_dask", "engine", "duckdb", "naive")
+# On a mixed floor (half the bets on blackjack tables, bench.datasets): the full audit, and the engine
+# game by game on the same day's tables.
+MIXED_MEASUREMENTS = ("audit", "engine_games")
 FAILURE_NOTE: list[Path] = [Path("/dev/null")]  # <out>.failed: why the measurement gave up, for the runner
 DASK_RUNNER = "apache_beam.runners.dask.dask_runner.DaskRunner"
 # Per worker (the machine is shared; left to itself each worker would take half of it). Past it the
@@ -103,7 +106,8 @@ def _audit_counts(data: Path, out: Path) -> dict:
     settled = con.execute(f"SELECT count(*) FROM read_parquet('{out}/settlements/*.parquet')").fetchone()[0]
     quarantined = con.execute(f"SELECT count(*) FROM read_parquet('{out}/quarantine/*.parquet') "
                               f"WHERE source_table = 'bets'").fetchone()[0]
-    rounds = con.execute(f"SELECT count(*) FROM read_parquet('{out}/round_replays/*.parquet')").fetchone()[0]
+    rounds = sum(con.execute(f"SELECT count(*) FROM read_parquet('{out}/{name}/*.parquet')").fetchone()[0]
+                 for name in ("round_replays", "blackjack_round_replays") if any((out / name).glob("*.parquet")))
     findings = pq.read_table(out / "findings")
     _, missed, unexplained = compare(pq.read_table(data / "faults.parquet"), findings)
     return {"bets": settled + quarantined, "bets_settled": settled, "bets_quarantined": quarantined,
@@ -222,59 +226,71 @@ class LocalDaskCluster:
 # (2) the engine alone: no Beam, shoe by shoe, straight from Parquet
 
 
-def _table_chunks(data: Path, columns: dict[str, list[str] | None]):
-    """(table_id, {name: Arrow table of that table_id's rows}) for every table of the dataset, read with
-    a filter on table_id so that only the row groups that can hold the table are read (the recorder
-    writes table by table): memory holds one table-day, not the dataset."""
+def _game_files(folder: Path, game: str) -> list[str]:
+    """The part files of one game under `folder`: the recorder writes another game's rows beside
+    baccarat's `part-NNNNN.parquet` as `part-<game>-NNNNN.parquet` (their columns differ)."""
+    def game_of(path: Path) -> str:
+        parts = path.stem.split("-")
+        return parts[1] if len(parts) > 2 else "baccarat"
+
+    return [str(p) for p in sorted(folder.rglob("*.parquet")) if game_of(p) == game]
+
+
+def _table_chunks(data: Path, columns: dict[str, list[str] | None], game: str | None = None):
+    """(table_id, {name: Arrow table of that table_id's rows}) for every table of the dataset (of `game`'s
+    tables only, from its own files, when given), read with a filter on table_id so that only the row
+    groups that can hold the table are read (the recorder writes table by table): memory holds one
+    table-day, not the dataset."""
     import pyarrow.compute as pc
     import pyarrow.dataset as ds
     import pyarrow.parquet as pq
 
     tables = pq.read_table(data / "tables.parquet")
-    sets = {name: ds.dataset(str(data / name), format="parquet") for name in columns}
+    if game is not None:
+        tables = tables.filter(pc.equal(tables["game"], game))
+    sets = {name: ds.dataset(str(data / name) if game is None else _game_files(data / name, game), format="parquet")
+            for name in columns}
     for table_id in tables["table_id"].to_pylist():
         where = pc.field("table_id") == table_id
         yield table_id, {name: sets[name].to_table(columns=columns[name], filter=where) for name in columns}
 
 
-def engine(data: Path, work: Path) -> dict:
-    """Replay and settlement with the pipeline's own conversion (pipelines.convert.audit_shoes_tables,
-    one call per table: what the pipeline does per group of shoes) as the pipeline's floor. Phases:
-    reading, placing bets on their rounds, the engine call with its Arrow conversion in and out
-    (`engine_s`), of which the engine itself (`audit_shoes_s`: engine.games.baccarat.shoe_audit.audit_shoes on numpy
-    columns), of which the dealing replay and the betting audit."""
-    clock = Stopwatch()
+def _timed(fn, spent: dict, key: str):
+    """`fn`, adding the seconds of each call to spent[key]."""
+    def wrapper(*args, **kwargs):
+        t = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            spent[key] += time.perf_counter() - t
+    return wrapper
+
+
+def _time_baccarat_engine(spent: dict) -> None:
+    """Time the engine where the conversion calls it, and the two halves of audit_shoes where it calls them
+    (module globals of pipelines.convert and engine.games.baccarat.shoe_audit)."""
+    import engine.games.baccarat.shoe_audit as shoe_audit
+    import pipelines.convert as convert
+
+    spent.update(audit_shoes_s=0.0, dealing_s=0.0, betting_s=0.0)
+    convert.audit_shoes = _timed(convert.audit_shoes, spent, "audit_shoes_s")
+    shoe_audit.audit_dealing_batch = _timed(shoe_audit.audit_dealing_batch, spent, "dealing_s")
+    shoe_audit.audit_bets_columns = _timed(shoe_audit.audit_bets_columns, spent, "betting_s")
+
+
+def _engine_tables(chunks, audit_table) -> tuple[dict, dict]:
+    """The engine over every table of `chunks` (bench.measure._table_chunks), one call per table
+    (`audit_table(table_id, shoes, rounds, bets)` -> (replays, settlements, findings, quarantine)): what
+    the pipeline does per group of shoes. Counts, and the seconds of reading, of placing the bets on their
+    rounds and of the engine call."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
-    import pyarrow.parquet as pq
 
-    import engine.games.baccarat.shoe_audit as shoe_audit
-    import pipelines.convert as convert
-    from pipelines.convert import audit_shoes_tables, table_infos
-
-    spent = {"audit_shoes_s": 0.0, "dealing_s": 0.0, "betting_s": 0.0}
-
-    def timed(fn, key):
-        def wrapper(*args, **kwargs):
-            t = time.perf_counter()
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                spent[key] += time.perf_counter() - t
-        return wrapper
-
-    # Time the engine where the conversion calls it, and the two halves of audit_shoes where it calls them
-    # (module globals of pipelines.convert and engine.games.baccarat.shoe_audit).
-    convert.audit_shoes = timed(convert.audit_shoes, "audit_shoes_s")
-    shoe_audit.audit_dealing_batch = timed(shoe_audit.audit_dealing_batch, "dealing_s")
-    shoe_audit.audit_bets_columns = timed(shoe_audit.audit_bets_columns, "betting_s")
-
-    infos = table_infos(pq.read_table(data / "tables.parquet"), pq.read_table(data / "limits.parquet"))
     read_s = group_s = engine_s = 0.0
     counts = dict(bets=0, bets_settled=0, bets_quarantined=0, rounds=0, shoes=0, findings=0)
     t = time.perf_counter()
-    for table_id, chunk in _table_chunks(data, {"shoes": None, "rounds": None, "bets": None}):
+    for table_id, chunk in chunks:
         t1 = time.perf_counter()
         read_s += t1 - t
         shoes, rounds, bets = (chunk[name].combine_chunks() for name in ("shoes", "rounds", "bets"))
@@ -287,7 +303,7 @@ def engine(data: Path, work: Path) -> dict:
         bets = bets.filter(placed)
         t2 = time.perf_counter()
         group_s += t2 - t1
-        replays, settlements, findings, quarantine = audit_shoes_tables(infos[table_id], shoes, rounds, bets)
+        replays, settlements, findings, quarantine = audit_table(table_id, shoes, rounds, bets)
         counts["rounds"] += replays.num_rows
         counts["bets_settled"] += settlements.num_rows
         counts["bets_quarantined"] += quarantine.num_rows
@@ -295,9 +311,62 @@ def engine(data: Path, work: Path) -> dict:
         counts["shoes"] += shoes.num_rows
         t = time.perf_counter()
         engine_s += t - t2
+    return counts, {"read_s": read_s, "group_s": group_s, "engine_s": engine_s}
+
+
+def engine(data: Path, work: Path) -> dict:
+    """Replay and settlement with the pipeline's own conversion (pipelines.convert.audit_shoes_tables,
+    one call per table: what the pipeline does per group of shoes) as the pipeline's floor. Phases:
+    reading, placing bets on their rounds, the engine call with its Arrow conversion in and out
+    (`engine_s`), of which the engine itself (`audit_shoes_s`: engine.games.baccarat.shoe_audit.audit_shoes on numpy
+    columns), of which the dealing replay and the betting audit."""
+    clock = Stopwatch()
+    import pyarrow.parquet as pq
+
+    from pipelines.convert import audit_shoes_tables, table_infos
+
+    spent: dict = {}
+    _time_baccarat_engine(spent)
+    infos = table_infos(pq.read_table(data / "tables.parquet"), pq.read_table(data / "limits.parquet"))
+    counts, phases = _engine_tables(_table_chunks(data, {"shoes": None, "rounds": None, "bets": None}),
+                                    lambda table_id, *rows: audit_shoes_tables(infos[table_id], *rows))
     result = clock.result()
-    result["phases"] = {"read_s": read_s, "group_s": group_s, "engine_s": engine_s, **spent}
+    result["phases"] = {**phases, **spent}
     result.update(counts)
+    return result
+
+
+def engine_games(data: Path, work: Path) -> dict:
+    """The engine game by game on a mixed floor: each game's tables from its own files, one engine call
+    per table through the game's Arrow adaptor (pipelines.games.audit_group, as the pipeline calls it).
+    Per game: the counts and phases of `engine` (reading, placing the bets, the engine call), and the engine
+    itself without its Arrow conversion: baccarat's audit_shoes (with its dealing replay and betting audit),
+    blackjack's engine.games.blackjack.audit.audit_shoe (replay, settlement and every rule, shoe by shoe)."""
+    clock = Stopwatch()
+    import pyarrow.parquet as pq
+
+    import pipelines.games.blackjack as blackjack_adaptor
+    from pipelines.games import REPLAY_OUTPUTS, audit_group, table_infos
+
+    infos = table_infos(pq.read_table(data / "tables.parquet"), pq.read_table(data / "limits.parquet"))
+    spent = {"baccarat": {}, "blackjack": {"audit_shoe_s": 0.0}}
+    _time_baccarat_engine(spent["baccarat"])
+    blackjack_adaptor.audit_shoe = _timed(blackjack_adaptor.audit_shoe, spent["blackjack"], "audit_shoe_s")
+
+    def audit_tables_of(game: str):
+        def audit_table(table_id, shoes, rounds, bets):
+            out = audit_group(infos[table_id], shoes, rounds, bets)
+            return out[REPLAY_OUTPUTS[game]], out["settlements"], out["findings"], out["quarantine"]
+        return audit_table
+
+    games: dict = {}
+    columns = {"shoes": None, "rounds": None, "bets": None}
+    for game in spent:
+        counts, phases = _engine_tables(_table_chunks(data, columns, game), audit_tables_of(game))
+        games[game] = {**counts, "phases": {**phases, **spent[game]}}
+    result = clock.result()
+    result.update({key: sum(g[key] for g in games.values()) for key in games["baccarat"] if key != "phases"})
+    result["games"] = games
     return result
 
 
@@ -402,7 +471,7 @@ def replay(data: Path, work: Path, round_id: str) -> dict:
 
 
 KINDS = {"audit": audit, "audit_no_load": audit_no_load, "audit_dask": audit_dask, "engine": engine,
-         "duckdb": duckdb_baseline, "naive": naive, "replay": replay}
+         "engine_games": engine_games, "duckdb": duckdb_baseline, "naive": naive, "replay": replay}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,6 +4,11 @@ times, and write bench/results/results.{md,json} and throughput.png.
     python -m bench                                  # 100k, 1M, 10M; medians of 3 runs (1 at 10M)
     python -m bench --sizes 100k,1M --repeat 5 --skip-dask
     python -m bench --smoke                          # the smallest size once, quickly (tests use it)
+    python -m bench --sizes 1M --mixed-sizes 300k,1M --only audit,engine --repeat 1   # a few minutes
+
+Besides the baccarat-only days (`--sizes`), a mixed floor (`--mixed-sizes`, half the bets on blackjack
+tables: bench.datasets) is audited in full (`audit`) and its engine measured game by game (`engine_games`;
+`--only engine` selects it too), after the baccarat sizes, in the same run.
 
 Peak memory is taken per measurement, over its timed work only (not the untimed checks after it, which
 read the outputs back): the child's own peak resident set (ru_maxrss) when its work ends, and for Dask a
@@ -29,12 +34,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench import datasets
-from bench.measure import MEASUREMENTS
+from bench.measure import MEASUREMENTS, MIXED_MEASUREMENTS
 
 ROOT = Path(__file__).resolve().parent
 REPO = ROOT.parent
 LARGE_BETS = 5_000_000  # from this size on, --repeat-large runs instead of --repeat
 SMOKE_SIZE = "20k"
+SMOKE_MIXED_SIZES = "10k,20k"  # two sizes, so that the memory growth of the mixed audit is derived too
 
 
 def _poll_rss(pid: int, peak: list, stop: threading.Event, cap: float | None = None) -> None:
@@ -162,10 +168,10 @@ def replay_cli(data: Path, work: Path, round_id: str) -> dict:
     return {"wall_s": wall}
 
 
-def ensure_dataset(label: str, root: Path) -> tuple[Path, dict]:
-    """Record the dataset (or find it in the cache) in a child process."""
-    done = subprocess.run([sys.executable, "-m", "bench.datasets", label, str(root)], cwd=REPO,
-                          stdout=subprocess.PIPE, text=True)
+def ensure_dataset(label: str, root: Path, mixed: bool = False) -> tuple[Path, dict]:
+    """Record the dataset (or find it in the cache) in a child process; mixed: half of it blackjack."""
+    done = subprocess.run([sys.executable, "-m", "bench.datasets", label, str(root), *(["--mixed"] if mixed else [])],
+                          cwd=REPO, stdout=subprocess.PIPE, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"recording the {label} dataset failed (exit {done.returncode})")
     found = json.loads(done.stdout)
@@ -179,6 +185,8 @@ def _median_run(runs: list[dict]) -> dict:
         values = [r.get(key) for r in runs]
         if key == "phases":
             out[key] = {p: statistics.median(r["phases"][p] for r in runs) for p in runs[0]["phases"]}
+        elif key == "games":  # engine_games: each game's counts and phases
+            out[key] = {g: _median_run([r["games"][g] for r in runs]) for g in runs[0]["games"]}
         elif key in ("wall_s", "cpu_s", "peak_rss_mb", "max_rss_mb", "tree_rss_peak_mb", "process_wall_s",
                      "cluster_rss_idle_mb", "work_max_rss_mb", "tree_rss_work_peak_mb"):
             out[key] = statistics.median(values)
@@ -216,18 +224,64 @@ def _machine() -> dict:
     }
 
 
+def _measure_size(label: str, folder: Path, info: dict, kinds: list[str], work: Path, args, payload: dict,
+                  replay_round: str | None = None, tag: str = "") -> tuple[dict[str, list[dict]], list[dict]]:
+    """Every measurement of `kinds` on one dataset, --repeat times (--repeat-large from LARGE_BETS on),
+    interleaved; the incident replay of `replay_round` after each round of them. Each finished run goes to
+    payload["runs"] (and results.json.tmp), each failure to payload["failures"]."""
+    from bench import report
+
+    repeats = args.repeat_large if info["bets"] >= LARGE_BETS else args.repeat
+    by_kind: dict[str, list[dict]] = {k: [] for k in kinds}
+    replays: list[dict] = []
+    name = label + tag
+    for r in range(repeats):
+        for kind in kinds:
+            if kind == "audit_dask" and args.dask_max_bets is not None and info["bets"] > args.dask_max_bets:
+                if r == 0:
+                    print(f"  {name} {kind}: left out (more than --dask-max-bets)", flush=True)
+                    payload.setdefault("skipped", []).append({"size": name, "kind": kind})
+                continue
+            print(f"  {name} {kind} run {r + 1}/{repeats} ...", end=" ", flush=True)
+            try:
+                res = run_child(kind, folder, work, keep=args.keep_work, memory_cap_gb=args.memory_cap_gb)
+            except MeasurementFailed as e:  # reported, and the other measurements go on
+                print(f"FAILED\n{e}", flush=True)
+                payload.setdefault("failures", []).append({"size": name, "kind": kind, "run": r + 1,
+                                                           "error": str(e)[:3000]})
+                continue
+            by_kind[kind].append(res)
+            payload["runs"].append({"size": name, "kind": kind, "run": r + 1, **res})
+            print(f"{res['wall_s']:.1f} s, {res['bets'] / res['wall_s']:,.0f} bets/s, "
+                  f"{res['peak_rss_mb']:,.0f} MB", flush=True)
+            report.write_partial(args.results, payload)
+        if replay_round is not None:
+            res = run_child("replay", folder, work, "--round", replay_round)
+            res["cli_wall_s"] = replay_cli(folder, work, replay_round)["wall_s"]
+            replays.append(res)
+    if replays:
+        print(f"  {name} replay of {replay_round}: {statistics.median(r['cli_wall_s'] for r in replays):.2f} s "
+              f"(pitboss replay), {statistics.median(r['phases']['from_input_s'] for r in replays):.2f} s "
+              f"(from_input)", flush=True)
+    return by_kind, replays
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100k,1M,10M", help="comma-separated bet counts, e.g. 100k,1M,10M")
+    parser.add_argument("--mixed-sizes", default="300k,1M",
+                        help="bet counts of mixed floors (half blackjack) after the baccarat sizes; '' for none")
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (median reported)")
     parser.add_argument("--repeat-large", type=int, default=3,
                         help=f"runs per measurement from {LARGE_BETS:,} bets on")
     parser.add_argument("--skip-dask", action="store_true", help="leave out the DaskRunner measurement")
     parser.add_argument("--dask-max-bets", type=int, default=None,
                         help="leave out the DaskRunner measurement on datasets with more bets (default: none left out)")
-    parser.add_argument("--only", default="", help=f"comma-separated subset of {','.join(MEASUREMENTS)}")
+    parser.add_argument("--only", default="", help=f"comma-separated subset of {','.join(MEASUREMENTS)} (and "
+                        f"of {','.join(MIXED_MEASUREMENTS)} on the mixed sizes; 'engine' selects engine_games there)")
     parser.add_argument("--smoke", action="store_true",
-                        help=f"only the {SMOKE_SIZE} size, once: checks the wiring, says nothing about speed")
+                        help=f"only the {SMOKE_SIZE} size (and mixed {SMOKE_MIXED_SIZES}), once: checks the wiring, "
+                        "says nothing about speed")
     parser.add_argument("--results", type=Path, default=ROOT / "results", help="where results.md/json/png go")
     parser.add_argument("--data", type=Path, default=ROOT / "data", help="dataset cache (recorded once)")
     parser.add_argument("--keep-work", action="store_true", help="keep each measurement's outputs")
@@ -235,12 +289,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="stop a measurement whose processes together hold more (the machine is shared)")
     args = parser.parse_args(argv)
     if args.smoke:
-        args.sizes, args.repeat, args.repeat_large = SMOKE_SIZE, 1, 1
+        args.sizes, args.mixed_sizes, args.repeat, args.repeat_large = SMOKE_SIZE, SMOKE_MIXED_SIZES, 1, 1
     sizes = [datasets.parse_size(s) for s in args.sizes.split(",") if s.strip()]  # checks the labels
-    kinds = [k for k in (args.only.split(",") if args.only else MEASUREMENTS) if k]
-    unknown = [k for k in kinds if k not in MEASUREMENTS]
+    mixed_sizes = [datasets.parse_size(s, mixed=True) for s in args.mixed_sizes.split(",") if s.strip()]
+    only = [k for k in args.only.split(",") if k]
+    unknown = [k for k in only if k not in MEASUREMENTS + MIXED_MEASUREMENTS]
     if unknown:
-        parser.error(f"unknown measurement(s) {unknown}; known: {', '.join(MEASUREMENTS)}")
+        parser.error(f"unknown measurement(s) {unknown}; known: {', '.join(MEASUREMENTS + MIXED_MEASUREMENTS)}")
+    kinds = [k for k in only or MEASUREMENTS if k in MEASUREMENTS]
+    mixed_kinds = [k for k in MIXED_MEASUREMENTS if not only or k in only or (k == "engine_games" and "engine" in only)]
     if args.skip_dask:
         kinds = [k for k in kinds if k != "audit_dask"]
     args.results.mkdir(parents=True, exist_ok=True)
@@ -251,46 +308,31 @@ def main(argv: list[str] | None = None) -> int:
                      "smoke": args.smoke, "repeat": args.repeat, "repeat_large": args.repeat_large,
                      "large_bets": LARGE_BETS, "memory_cap_gb": args.memory_cap_gb, "measurements": kinds,
                      "datasets": {}, "runs": [], "results": {}}
-    print(f"bench: sizes {', '.join(s.label for s in sizes)}; measurements {', '.join(kinds)}", flush=True)
+    if mixed_sizes:
+        payload["mixed"] = {"sizes": [s.label for s in mixed_sizes], "measurements": mixed_kinds, "datasets": {},
+                            "results": {}}
+    print(f"bench: sizes {', '.join(s.label for s in sizes)}; measurements {', '.join(kinds)}"
+          + (f"; mixed floors (half blackjack) {', '.join(s.label for s in mixed_sizes)}: {', '.join(mixed_kinds)}"
+             if mixed_sizes else ""), flush=True)
     compile_modules()
     from bench import report
 
     for size in sizes:
         folder, info = ensure_dataset(size.label, args.data)
         payload["datasets"][size.label] = info
-        repeats = args.repeat_large if info["bets"] >= LARGE_BETS else args.repeat
-        by_kind: dict[str, list[dict]] = {k: [] for k in kinds}
-        round_id = info["replay_round"]
-        replays: list[dict] = []
-        for r in range(repeats):
-            for kind in kinds:
-                if kind == "audit_dask" and args.dask_max_bets is not None and info["bets"] > args.dask_max_bets:
-                    if r == 0:
-                        print(f"  {size.label} {kind}: left out (more than --dask-max-bets)", flush=True)
-                        payload.setdefault("skipped", []).append({"size": size.label, "kind": kind})
-                    continue
-                print(f"  {size.label} {kind} run {r + 1}/{repeats} ...", end=" ", flush=True)
-                try:
-                    res = run_child(kind, folder, work, keep=args.keep_work, memory_cap_gb=args.memory_cap_gb)
-                except MeasurementFailed as e:  # reported, and the other measurements go on
-                    print(f"FAILED\n{e}", flush=True)
-                    payload.setdefault("failures", []).append({"size": size.label, "kind": kind, "run": r + 1,
-                                                               "error": str(e)[:3000]})
-                    continue
-                by_kind[kind].append(res)
-                payload["runs"].append({"size": size.label, "kind": kind, "run": r + 1, **res})
-                print(f"{res['wall_s']:.1f} s, {res['bets'] / res['wall_s']:,.0f} bets/s, "
-                      f"{res['peak_rss_mb']:,.0f} MB", flush=True)
-                report.write_partial(args.results, payload)
-            res = run_child("replay", folder, work, "--round", round_id)
-            res["cli_wall_s"] = replay_cli(folder, work, round_id)["wall_s"]
-            replays.append(res)
-        print(f"  {size.label} replay of {round_id}: {statistics.median(r['cli_wall_s'] for r in replays):.2f} s "
-              f"(pitboss replay), {statistics.median(r['phases']['from_input_s'] for r in replays):.2f} s "
-              f"(from_input)", flush=True)
+        by_kind, replays = _measure_size(size.label, folder, info, kinds, work, args, payload, info["replay_round"])
         payload["results"][size.label] = {k: _median_run(v) for k, v in by_kind.items() if v}
         payload["results"][size.label]["replay"] = _median_run(replays) | {
             "cli_wall_s": statistics.median(r["cli_wall_s"] for r in replays)}
+    mixed = payload.get("mixed")
+    for size in mixed_sizes:
+        folder, info = ensure_dataset(size.label, args.data, mixed=True)
+        split = ", ".join(f"{g} {v['bets']:,} bets ({v['bets_share']:.1%})" for g, v in info["games"].items())
+        print(f"  {size.label} mixed: {split}", flush=True)
+        mixed["datasets"][size.label] = info
+        by_kind, _ = _measure_size(size.label, folder, info, mixed["measurements"], work, args, payload,
+                                   tag=" mixed")
+        mixed["results"][size.label] = {k: _median_run(v) for k, v in by_kind.items() if v}
     shutil.rmtree(work, ignore_errors=True)
     payload["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     paths = report.write(args.results, payload)

@@ -1,6 +1,8 @@
 """`python -m bench --smoke`: the benchmark's wiring on its smallest dataset, once. Says nothing about
 speed (no timing is asserted); checks that every measurement ran, that the result files are written and
-that the counts in them agree: every recorded bet is audited, by every measurement."""
+that the counts in them agree: every recorded bet is audited, by every measurement. The mixed floors (half
+the bets on blackjack tables, two tiny sizes) too: the split recorded, each game's engine, the full audit,
+its memory growth."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.measure import MEASUREMENTS
+from bench.measure import MEASUREMENTS, MIXED_MEASUREMENTS
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -59,3 +61,43 @@ def test_every_measurement_is_there_and_the_counts_agree(smoke):
     derived = payload["derived"]
     assert set(derived["ratios"][size]) == {"engine", "duckdb", "naive", "audit_dask", "audit_no_load"}
     assert {t["target"] for t in derived["targets"]}  # every target is judged (on the smoke size)
+
+
+def test_the_mixed_floor_is_measured_game_by_game(smoke):
+    payload = json.loads((smoke / "results.json").read_text())
+    mixed = payload["mixed"]
+    assert mixed["measurements"] == list(MIXED_MEASUREMENTS) and len(mixed["sizes"]) == 2
+    assert list(mixed["results"]) == list(mixed["datasets"]) == mixed["sizes"]
+    for size in mixed["sizes"]:
+        data, res = mixed["datasets"][size], mixed["results"][size]
+        games = data["games"]
+        assert set(games) == {"baccarat", "blackjack"}  # the split is measured from the recorded bets
+        assert games["baccarat"]["tables"] == games["blackjack"]["tables"] > 0
+        assert sum(g["bets"] for g in games.values()) == data["bets"]
+        assert 0.25 < games["blackjack"]["bets_share"] < 0.75  # about half (tiny sizes: shoes are never split)
+        assert set(res) == set(MIXED_MEASUREMENTS)
+        audit = res["audit"]
+        assert audit["runs"] == 1 and audit["peak_rss_mb"] > 0 and audit["bets"] == data["bets"]
+        assert audit["bets_settled"] + audit["bets_quarantined"] == data["bets"]
+        assert audit["rounds"] == data["rounds"]  # baccarat's round replays and blackjack's
+        assert audit["faults_missed"] == 0 and audit["findings_unexplained"] == 0
+        engine = res["engine_games"]
+        assert set(engine["games"]) == {"baccarat", "blackjack"} and engine["bets"] == data["bets"]
+        for game, g in engine["games"].items():
+            assert g["bets"] == games[game]["bets"] and g["rounds"] == games[game]["rounds"], game
+            assert g["bets_settled"] + g["bets_quarantined"] == g["bets"], game
+            ph = g["phases"]
+            assert 0 < ph[{"baccarat": "audit_shoes_s", "blackjack": "audit_shoe_s"}[game]] <= ph["engine_s"], game
+        assert engine["bets_settled"] == audit["bets_settled"]
+    derived = payload["derived"]["mixed"]
+    for size in mixed["sizes"]:
+        row = derived["sizes"][size]
+        assert row["audit"]["bets_per_s"] > 0
+        assert all(row["engine_games"][g]["engine_bets_per_s"] > 0 for g in ("baccarat", "blackjack"))
+    (baccarat_size,) = payload["results"]  # also a mixed size: the two full audits side by side
+    assert derived["sizes"][baccarat_size]["baccarat_only_audit"]["bets"] == payload["datasets"][baccarat_size]["bets"]
+    assert derived["sizes"][baccarat_size]["audit_bets_per_s_ratio"] > 0
+    (step,) = derived["growth"]["audit"]  # memory growth of the mixed audit from one size to the next
+    assert step["bets_x"] > 1 and "rss_exponent" in step
+    md = (smoke / "results.md").read_text()
+    assert "## Mixed floor" in md and "| blackjack |" in md
