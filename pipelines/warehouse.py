@@ -47,6 +47,8 @@ _DUCK_TYPES = {
     "date32[day]": "DATE", "string": "VARCHAR", "int8": "TINYINT", "int32": "INTEGER", "int64": "BIGINT",
     "bool": "BOOLEAN", "timestamp[us, tz=UTC]": "TIMESTAMPTZ", "list<item: string>": "VARCHAR[]",
     "list<item: int8>": "TINYINT[]", "list<item: list<item: string>>": "VARCHAR[][]",
+    "list<item: struct<bet_id: string, bet_type: string, selection: string, covered: list<item: int8>>>":
+        "STRUCT(bet_id VARCHAR, bet_type VARCHAR, selection VARCHAR, covered TINYINT[])[]",
 }  # fmt: skip
 
 

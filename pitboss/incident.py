@@ -44,12 +44,13 @@ def from_warehouse(warehouse: str, round_id: str) -> dict:
             names = [d[0] for d in cur.description]
             return [_jsonable(dict(zip(names, r, strict=True))) for r in cur.fetchall()]
 
-        replay = rows("SELECT * FROM round_replays WHERE round_id = ?", [round_id])
-        game = "baccarat"
-        has_blackjack = con.execute("SELECT count(*) FROM information_schema.tables "
-                                    "WHERE table_name = 'blackjack_round_replays'").fetchone()[0]
-        if not replay and has_blackjack:
-            replay, game = rows("SELECT * FROM blackjack_round_replays WHERE round_id = ?", [round_id]), "blackjack"
+        from pipelines.games import REPLAY_OUTPUTS
+
+        present = {t for (t,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        replay, game = [], "baccarat"
+        for name, table in REPLAY_OUTPUTS.items():  # each game's replay table (a warehouse may predate a game)
+            if table in present and not replay:
+                replay, game = rows(f"SELECT * FROM {table} WHERE round_id = ?", [round_id]), name
         if not replay:
             raise RoundNotFound(round_id)
         _one_round(round_id, [x["shoe_id"] for x in replay])

@@ -94,3 +94,36 @@ def test_a_die_missing_extra_or_off_the_faces_is_a_finding_not_a_crash(dice):
     out = _session("sic_bo", "sic_bo_live", "dice", [dice], ["settled"], [_bet("b", "R1", "BIG", None, 1000, 0)])
     assert _kinds(out) == [("OUTCOME_INVALID", None)]
     assert out["quarantine"].num_rows == 1 and out["settlements"].num_rows == 0
+
+
+def test_replay_of_a_spin_shows_each_bet_on_the_layout(tmp_path):
+    """`pitboss replay` of a roulette spin straight from the input: text names what each bet covers, JSON
+    carries the game, HTML draws the layout with the pocket and each bet's numbers."""
+    import pyarrow.parquet as pq
+    from typer.testing import CliRunner
+
+    from pitboss.cli import app
+
+    rows = {
+        "tables": _table("tables", [{"table_id": "T9", "game": "roulette", "ruleset": "roulette_single_zero_live",
+                                     "currency": "EUR", "table_max": 100_000}]),
+        "limits": _table("limits", [{"table_id": "T9", "bet_type": "SPLIT", "min_stake": 100, "max_stake": 50_000}]),
+        "shoes": _table("shoes", [{"shoe_id": "S9", "table_id": "T9", "shoe_no": 1, "opened_at": T0, "decks": 0,
+                                   "cards": []}]),
+        "rounds": _table("rounds", [{"round_id": "R1", "shoe_id": "S9", "table_id": "T9", "round_no": 1,
+                                     "betting_opened_at": T0, "betting_closed_at": CLOSED, "status": "settled",
+                                     "dealer_id": "D1", "pocket": 20}]),
+        "bets": _table("bets", [{"bet_id": "B1", "round_id": "R1", "table_id": "T9", "account_id": "A",
+                                 "placed_at": T0, "bet_type": "SPLIT", "selection": "17-20", "stake": 1000,
+                                 "currency": "EUR", "paid": 17_000}]),
+    }
+    for name, table in rows.items():
+        pq.write_table(table, tmp_path / f"{name}.parquet")
+    runner = CliRunner()
+    text = runner.invoke(app, ["replay", "R1", "--input", str(tmp_path)], env={"COLUMNS": "200"})
+    assert text.exit_code == 0, text.output
+    assert "pocket 20" in text.output and "17 20" in text.output and "UNDERPAID" in text.output  # owed 18,000
+    data = runner.invoke(app, ["replay", "R1", "--input", str(tmp_path), "--format", "json"])
+    assert '"game": "roulette"' in data.output and '"expected": 18000' in data.output
+    page = runner.invoke(app, ["replay", "R1", "--input", str(tmp_path), "--format", "html"]).output
+    assert page.count('<td class="covered">') == 1 and page.count('<td class="won pocket">') == 1  # 17; 20 won

@@ -394,7 +394,7 @@ def test_the_bundled_ruleset_says_what_rules_md_says():
     assert {c: int(o) for c, o in RULES.odds.items()} == ODDS
     assert any("lost" in n for n in RULES.notes)
     assert game("roulette") is GAME and load_ruleset("roulette_single_zero_live") == RULES
-    assert GAME.bet_codes == BET_CODES and not GAME.audited and GAME.modes == ()
+    assert GAME.bet_codes == BET_CODES and GAME.audited and GAME.modes == ()
 
 
 BUNDLED_TEXT = (resources.files("engine.games.roulette.rulesets") / "roulette_single_zero_live.toml").read_text(

@@ -320,7 +320,7 @@ def test_the_bundled_ruleset_says_what_rules_md_says():
             c: o for c, o in table.items() if c not in ("TOTAL", "SINGLE")}
         assert {int(k): int(v) for k, v in parsed["TOTAL"].items()} == table["TOTAL"]
         assert {int(k): int(v) for k, v in parsed["SINGLE"].items()} == table["SINGLE"]
-    assert game("sic_bo") is GAME and load_ruleset("sic_bo_live") == RULES and not GAME.audited
+    assert game("sic_bo") is GAME and load_ruleset("sic_bo_live") == RULES and GAME.audited
 
 
 BUNDLED_TEXT = (resources.files("engine.games.sic_bo.rulesets") / "sic_bo_live.toml").read_text(encoding="utf-8")

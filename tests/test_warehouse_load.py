@@ -18,7 +18,8 @@ from pipelines.warehouse import FILES_PER_STATEMENT, WarehouseLoad, load
 from pitboss.nightly import nightly_audit
 from pitboss.recorder import GenerateConfig, generate
 
-TABLES = ("round_replays", "blackjack_round_replays", "settlements", "findings", "quarantine")
+TABLES = ("round_replays", "blackjack_round_replays", "roulette_round_replays", "sic_bo_round_replays", "settlements",
+          "findings", "quarantine")
 
 
 @pytest.fixture(scope="module")

@@ -52,6 +52,72 @@ HTML = _HEAD.replace("</style>", _CODE + "</style>") + """<h1>Round {{ r.round_i
 """
 
 
+OUTCOME_HTML = _HEAD + """<h1>{{ title }} {{ r.round_id }}</h1>
+<p>Table <b>{{ r.table_id }}</b>, ruleset <b>{{ d.ruleset or "unknown" }}</b>{% if d.ruleset_title %}
+ ({{ d.ruleset_title }}){% endif %}; session <b>{{ r.shoe_id }}</b>, round {{ r.round_no }}.
+ Status: <b>{{ r.status }}</b>.</p>
+<p>Source: {{ d.source }}</p>
+<h2>Outcome</h2>
+<p class="{{ '' if r.outcome_valid else 'bad' }}">{{ outcome }}:
+ {{ r.outcome_description or "not an outcome the game can settle" }}</p>
+{% for b in r.bets or [] %}{% if b.covered is not none %}
+<h3>{{ b.bet_id }}: {{ b.bet_type }} {{ b.selection or "" }}</h3>
+<table class="layout"><tr><td rowspan="3" class="{{ cell(0, b) }}">0</td>
+{% for row in [3, 2, 1] %}{% if not loop.first %}<tr>{% endif %}
+{% for col in range(12) %}{% set n = col * 3 + row %}<td class="{{ cell(n, b) }}">{{ n }}</td>{% endfor %}</tr>
+{% endfor %}</table>{% endif %}{% endfor %}
+<p class="legend"><span class="covered">covered by the bet</span> <span class="pocket">the pocket</span>
+<span class="won">covered and won</span></p>
+<h2>Every bet, as the audit judged it</h2>
+<ol>{% for line in r.explanation or [] %}<li>{{ line }}</li>{% endfor %}</ol>
+<h2>Bets</h2>
+<table><tr><th>bet</th><th>account</th><th>type</th><th>stake</th><th>expected</th><th>paid</th>
+<th>delta</th><th>findings</th></tr>
+{% for b in d.bets %}<tr><td>{{ b.bet_id }}</td><td>{{ b.account_id }}</td><td>{{ b.bet_type }}</td>
+<td class="num">{{ money(b.stake) }}</td><td class="num">{{ money(b.expected) }}</td>
+<td class="num">{{ money(b.paid) }}</td><td class="num {{ 'bad' if b.delta else 'ok' }}">{{ money(b.delta) }}</td>
+<td>{{ b.findings|join(", ") }}</td></tr>{% endfor %}</table>
+<h2>Findings</h2>{% if d.findings %}<ul>{% for f in d.findings %}
+<li><b>{{ f.kind }}</b> ({{ f.severity }}): {{ f.message }}</li>{% endfor %}</ul>
+{% else %}<p class="ok">No finding on this round.</p>{% endif %}
+</body></html>
+""".replace("</style>", ".layout td{width:1.8rem;text-align:center}.covered{background:#cfe3ff}"
+            ".pocket{outline:3px solid #b00020}.won{background:#9fdf9f}</style>")
+_OUTCOME_TITLE = {"roulette": "Roulette spin", "sic_bo": "Sic bo roll"}
+
+
+def _outcome_text(r: dict) -> str:
+    """The recorded outcome of a spin or a roll, as recorded."""
+    if "pocket" in r:
+        return f"pocket {r['pocket']}" if r["pocket"] is not None else "no pocket recorded"
+    return f"dice {' '.join(map(str, r['dice']))}" if r.get("dice") is not None else "no dice recorded"
+
+
+def _layout_cell(r: dict):
+    def cell(number: int, bet: dict) -> str:
+        covered, pocket = number in (bet.get("covered") or ()), r.get("pocket") == number
+        return " ".join(c for c, on in (("won" if pocket else "covered", covered), ("pocket", pocket)) if on)
+    return cell
+
+
+def _outcome_parts(data: dict, head: Table, bets: Table, findings: Table) -> list:
+    r = data["round"]
+    outcome = Table(title="Outcome", show_header=False)
+    outcome.add_row("recorded", ("" if r.get("outcome_valid") else "[red]") + _outcome_text(r))
+    outcome.add_row("means", str(r.get("outcome_description") or "not an outcome the game can settle"))
+    covers = Table(title="What each bet covers")
+    for col in ("bet", "type", "selection", "covers"):
+        covers.add_column(col)
+    for b in r.get("bets") or []:
+        covered = b.get("covered")
+        covers.add_row(b["bet_id"], b["bet_type"], str(b.get("selection") or "-"),
+                       " ".join(map(str, covered)) if covered is not None else "-")
+    lines = Table(title="Every bet, as the audit judged it", show_header=False)
+    for i, line in enumerate(r.get("explanation") or [], 1):
+        lines.add_row(str(i), line)
+    return [head, outcome, covers, lines, bets, findings]
+
+
 def replay(
     round_id: str = typer.Argument(..., help="The round to replay."),
     warehouse: str | None = typer.Option(None, "--warehouse", help="Read the audited round from this DuckDB file."),
@@ -172,10 +238,13 @@ def render(data: dict, format: str) -> str:
         import jinja2
 
         env = jinja2.Environment(autoescape=True)
-        template = BLACKJACK_HTML if data.get("game") == "blackjack" else HTML
-        return env.from_string(template).render(d=data, r=data["round"], position=position_text(data["round"]),
-                                                money=lambda v: money(v, data["currency"]),
-                                                boxes=_boxes(data["round"]))
+        game = data.get("game")
+        template = {"blackjack": BLACKJACK_HTML, **dict.fromkeys(_OUTCOME_TITLE, OUTCOME_HTML)}.get(game, HTML)
+        r = data["round"]
+        return env.from_string(template).render(d=data, r=r, position=position_text(r),
+                                                money=lambda v: money(v, data["currency"]), boxes=_boxes(r),
+                                                title=_OUTCOME_TITLE.get(game), outcome=_outcome_text(r),
+                                                cell=_layout_cell(r))
     raise ValueError(f"no renderer for {format!r}")
 
 
@@ -205,13 +274,16 @@ def _text_parts(data: dict) -> list:
     head.add_row("table", str(r["table_id"]))
     head.add_row("ruleset", f"{data['ruleset'] or 'unknown'}" + (f" ({data['ruleset_title']})"
                                                                   if data["ruleset_title"] else ""))
-    head.add_row("shoe", f"{r['shoe_id']}, round {r['round_no']}: {position_text(r)}")
+    if data.get("game") in _OUTCOME_TITLE:
+        head.add_row("session", f"{r['shoe_id']}, round {r['round_no']}")
+    else:
+        head.add_row("shoe", f"{r['shoe_id']}, round {r['round_no']}: {position_text(r)}")
     head.add_row("status", str(r["status"]))
     head.add_row("source", data["source"])
     cards = Table(title="Cards")
     for col in ("", "expected (rule, from the shoe)", "recorded"):
         cards.add_column(col)
-    for hand in (() if data.get("game") == "blackjack" else ("player", "banker")):
+    for hand in ("player", "banker") if data.get("game", "baccarat") == "baccarat" else ():
         exp, rec = r[f"expected_{hand}_cards"] or [], r[f"recorded_{hand}_cards"] or []
         mark = "" if exp == rec else "[red]"
         cards.add_row(hand.capitalize(), f"{' '.join(exp)} = {r[f'expected_{hand}_score']}",
@@ -245,4 +317,6 @@ def _text_parts(data: dict) -> list:
         findings.add_row("-", "-", "no finding on this round")
     if data.get("game") == "blackjack":
         return _blackjack_parts(data, head, bets, findings)
+    if data.get("game") in _OUTCOME_TITLE:
+        return _outcome_parts(data, head, bets, findings)
     return [head, sequence, cards, decisions, bets, findings]

@@ -89,8 +89,9 @@ def _print_tables(rulesets: list, results: dict[str, list[BetRtp]]) -> None:
     console = Console()
     for rs in rulesets:
         # The heading is printed as a line of its own: a long table title would be wrapped.
+        when = f"one round from a fresh {rs.decks}-deck shoe" if rs.decks else "one spin or roll, every outcome"
         console.print(
-            f"{rs.id}: {rs.title} (one round from a fresh {rs.decks}-deck shoe)",
+            f"{rs.id}: {rs.title} ({when})",
             style="bold",
             soft_wrap=True,
             markup=False,
@@ -99,10 +100,11 @@ def _print_tables(rulesets: list, results: dict[str, list[BetRtp]]) -> None:
         table = Table()
         table.add_column("Bet type")
         table.add_column("Mode")
+        table.add_column("Selection")  # where the RTP depends on what the bet covers (sic bo totals)
         table.add_column("RTP", justify="right")
         table.add_column("House edge", justify="right")
         for r in results[rs.id]:
-            table.add_row(r.bet_type, r.mode, percent(r.rtp), percent(r.house_edge))
+            table.add_row(r.bet_type, r.mode, r.selection or "-", percent(r.rtp), percent(r.house_edge))
         console.print(table)
         console.print(stated_max_verdict(rs, results[rs.id]), soft_wrap=True, markup=False, highlight=False)
         for line in rtp_warnings(results[rs.id]):

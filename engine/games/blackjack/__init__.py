@@ -1,7 +1,5 @@
 """Blackjack of document 004: rules as data, hand totals, the dealer's H17 draws, the round replayed
 from the shoe with every decision's legality, settlement, basic strategy and exact RTP.
-
-Engine first: its tables are not audited by the pipeline yet (`GAME.audited` is False; issue 29).
 """
 
 from __future__ import annotations
@@ -28,5 +26,5 @@ GAME = Game(
     ruleset_ids=lambda: bundled_ids(RULESETS_PACKAGE),
     load_ruleset=load_blackjack_rules,
     rtp=_rtp,
-    audited=False,
+    audited=True,
 )

@@ -1,7 +1,5 @@
 """Roulette of document 004, single zero: the layout generated from its grid, rules as data, settlement
 of a spin, exact RTP by enumeration of the 37 pockets, the audit of a session and its explanation.
-
-Engine first: its tables are not audited by the pipeline yet (`GAME.audited` is False).
 """
 
 from __future__ import annotations
@@ -29,5 +27,5 @@ GAME = Game(
     ruleset_ids=lambda: bundled_ids(RULESETS_PACKAGE),
     load_ruleset=load_roulette_rules,
     rtp=_rtp,
-    audited=False,
+    audited=True,
 )

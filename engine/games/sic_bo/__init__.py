@@ -1,8 +1,6 @@
 """Sic bo of document 004: three dice, the table's selections, rules and both industry paytables as
 data, settlement of a roll, exact RTP by enumeration of the 216 rolls, the audit of a session and its
 explanation.
-
-Engine first: its tables are not audited by the pipeline yet (`GAME.audited` is False).
 """
 
 from __future__ import annotations
@@ -30,5 +28,5 @@ GAME = Game(
     ruleset_ids=lambda: bundled_ids(RULESETS_PACKAGE),
     load_ruleset=load_sic_bo_rules,
     rtp=_rtp,
-    audited=False,
+    audited=True,
 )
