@@ -18,7 +18,16 @@ import typer
 from typer.testing import CliRunner
 
 from pitboss.commands import query as query_cmd
-from tests.warehouse_fixtures import DAY1, DAY2, QUOTED_ACCOUNT, SCRIPT_BET, settled_bets, shared_warehouse
+from tests.warehouse_fixtures import (
+    BLACKJACK_TABLE,
+    DAY1,
+    DAY2,
+    QUOTED_ACCOUNT,
+    SCRIPT_BET,
+    mixed_warehouse,
+    settled_bets,
+    shared_warehouse,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 INJECTION = "x' OR '1'='1"
@@ -295,3 +304,79 @@ def test_the_pitboss_cli_has_the_command(path):
     done = subprocess.run([sys.executable, "-m", "pitboss.cli", "query", "DROP TABLE findings", "--warehouse", path],
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.returncode == 2 and done.stderr.startswith("error: refused") and done.stdout == ""
+
+
+# --- across games ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def mixed_path(tmp_path_factory) -> str:
+    copy = tmp_path_factory.mktemp("query-mixed") / "audit.duckdb"
+    shutil.copyfile(mixed_warehouse().path, copy)
+    return str(copy)
+
+
+def saved(name: str, path: str, **params: str) -> list[dict]:
+    return as_json(pitboss_query("--saved", name, "-w", path, "-f", "json",
+                                 *sum((["--param", f"{k}={v}"] for k, v in params.items()), [])))
+
+
+def _without_game(got: list[dict], key: str = "game") -> list[dict]:
+    return [{k: v for k, v in r.items() if k != key} for r in got]
+
+
+def test_saved_queries_keep_baccarat_rows_and_add_blackjack_ones(path, mixed_path):
+    """Each saved query gives the baccarat rows of the mixed run as the baccarat-only run does (but for the
+    new game column), and blackjack rows with game 'blackjack'."""
+    for name, params, key in (("findings_by_kind", {"date": DAY1}, "game"),
+                              ("overpaid_accounts", {"date": DAY1}, "games"),
+                              ("underpaid_accounts", {"date": DAY1}, "games"),
+                              ("account_activity", {"account_id": "A1", "date": DAY1}, "game"),
+                              ("round_history", {"round_id": "S1-R2"}, "game")):
+        alone, beside = saved(name, path, **params), saved(name, mixed_path, **params)
+        assert alone and {r[key] for r in alone} == {"baccarat"}, name
+        assert _without_game(alone, key) == _without_game([r for r in beside if r[key] == "baccarat"], key), name
+        assert list(alone[0])[-1] == key  # the new column comes last
+    kinds = saved("findings_by_kind", mixed_path, date=DAY1)
+    blackjack = {r["kind"]: r for r in kinds if r["game"] == "blackjack"}
+    assert {"OVERPAID", "UNDERPAID", "DEALER_DRAW_RULE", "ILLEGAL_DECISION", "BET_BEHIND_BY_SEATED"} <= set(blackjack)
+    assert {r["tables"] for r in blackjack.values()} == {1}
+    # a kind found at both games' tables gives a row for each
+    assert {r["game"] for r in kinds if r["kind"] == "OVERPAID"} == {"baccarat", "blackjack"}
+    over = saved("overpaid_accounts", mixed_path, date=DAY1)
+    assert {r["games"] for r in over} == {"baccarat", "blackjack"}
+    assert all(r["tables"] == BLACKJACK_TABLE for r in over if r["games"] == "blackjack")
+
+
+def test_round_history_of_a_blackjack_round(mixed_path):
+    con = duckdb.connect(mixed_path, read_only=True)
+    try:
+        round_id, boxes, dealer = con.execute(
+            "SELECT round_id, boxes, recorded_dealer_cards FROM blackjack_round_replays "
+            "WHERE list_contains(finding_kinds, 'DEALER_DRAW_RULE') ORDER BY round_id LIMIT 1").fetchone()
+        bets = {r[0] for r in con.execute("SELECT bet_id FROM settlements WHERE round_id = ?", [round_id]).fetchall()}
+        findings = con.execute("SELECT count(*) FROM findings WHERE round_id = ?", [round_id]).fetchone()[0]
+    finally:
+        con.close()
+    got = saved("round_history", mixed_path, round_id=round_id)
+    assert [r["item"] for r in got] == ["round"] + ["bet"] * len(bets) + ["finding"] * findings
+    assert {r["bet_id"] for r in got if r["item"] == "bet"} == bets
+    assert {r["game"] for r in got} == {"blackjack"} and {r["table_id"] for r in got} == {BLACKJACK_TABLE}
+    head = got[0]["detail"]
+    assert head.startswith(f"recorded box {boxes[0]}: ") and f"dealer: {' '.join(dealer)} (" in head
+    assert "; expected box " in head
+    assert any(r["detail"].startswith("DEALER_DRAW_RULE: ") for r in got if r["item"] == "finding")
+    assert all(r["mode"] is None for r in got if r["item"] == "bet")
+
+
+def test_account_activity_of_a_blackjack_account(mixed_path):
+    con = duckdb.connect(mixed_path, read_only=True)
+    try:
+        account, n = con.execute("SELECT account_id, count(*) FROM settlements WHERE table_id = ? GROUP BY ALL "
+                                 "ORDER BY 2 DESC, 1 LIMIT 1", [BLACKJACK_TABLE]).fetchone()
+    finally:
+        con.close()
+    got = saved("account_activity", mixed_path, account_id=account, date=DAY1)
+    assert len(got) == n and {r["game"] for r in got} == {"blackjack"}
+    assert {r["bet_type"] for r in got} <= {"MAIN", "PAIR", "INSURANCE", "BET_BEHIND"}
+

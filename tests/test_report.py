@@ -18,7 +18,14 @@ import typer
 from typer.testing import CliRunner
 
 from pitboss.commands import report as report_cmd
-from tests.warehouse_fixtures import SCRIPT_BET, settled_bets, shared_warehouse
+from tests.warehouse_fixtures import (
+    BLACKJACK_TABLE,
+    SCRIPT_BET,
+    blackjack_warehouse,
+    mixed_warehouse,
+    settled_bets,
+    shared_warehouse,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -234,3 +241,87 @@ def test_report_screenshot(chromium, page, tmp_path):
     keep = ROOT / ".pytest_cache" / "report.png"  # for a look by a person
     if keep.parent.is_dir():
         shutil.copyfile(shot, keep)
+
+
+# --- every game ----------------------------------------------------------------------------------
+
+
+def _page(wh, tmp_path) -> Dom:
+    html, run_id = report_cmd.build_report(str(wh.path), "latest")
+    assert run_id == wh.run_id
+    assert "http:" not in html and "https:" not in html and "<script" not in html.lower()
+    (tmp_path / "page.html").write_text(html, encoding="utf-8")
+    return Dom(html)
+
+
+def _blackjack_figures(wh) -> dict[str, int]:
+    con = duckdb.connect(str(wh.path), read_only=True)
+    try:
+        rounds, boxes = con.execute("SELECT count(*), sum(len(boxes)) FROM blackjack_round_replays").fetchone()
+        kinds = dict(con.execute("SELECT kind, count(*) FROM findings WHERE table_id = ? GROUP BY kind",
+                                 [BLACKJACK_TABLE]).fetchall())
+        bets = con.execute("SELECT count(*) FROM settlements WHERE table_id = ?", [BLACKJACK_TABLE]).fetchone()[0]
+        return {"rounds": rounds, "boxes": boxes, "bets": bets, "findings": sum(kinds.values()), **kinds}
+    finally:
+        con.close()
+
+
+def test_page_of_a_mixed_run_has_a_section_per_game(tmp_path):
+    wh = mixed_warehouse()
+    dom = _page(wh, tmp_path)
+    bj = _blackjack_figures(wh)
+    assert dom.by_id["h-rounds"] == f"{len(wh.data.rounds) + bj['rounds']:,}"
+    assert dom.by_id["h-tables"] == "3"
+    games = dom.by_id["games"]
+    assert "Baccarat" in games and "Blackjack" in games and BLACKJACK_TABLE in games
+    # each table with its game
+    html = (tmp_path / "page.html").read_text(encoding="utf-8")
+    for table_id, game in (("T1", "baccarat"), ("T2", "baccarat"), (BLACKJACK_TABLE, "blackjack")):
+        assert f'<td class="id">{table_id}</td><td>{game}</td>' in html
+    # baccarat's section as the baccarat-only run shows it
+    assert dom.by_id["baccarat-rounds"] == str(len(wh.data.rounds)) and dom.by_id["baccarat-findings"] == "6"
+    # blackjack's section
+    assert dom.by_id["blackjack-rounds"] == f"{bj['rounds']:,}" and dom.by_id["blackjack-boxes"] == f"{bj['boxes']:,}"
+    assert dom.by_id["blackjack-bets"] == f"{bj['bets']:,}" and dom.by_id["blackjack-findings"] == f"{bj['findings']:,}"
+    flagged = dom.by_id["blackjack-decisions-flagged"]
+    for kind in ("ILLEGAL_DECISION", "DECISION_MISSING", "AUTO_PLAY_DEVIATION"):
+        assert kind in flagged
+    assert dom.by_id["blackjack-dealer-rule-total"] == str(bj["DEALER_DRAW_RULE"]) != "0"
+    assert dom.by_id["blackjack-dealer-rule"].count("T02-BJ8-") >= bj["DEALER_DRAW_RULE"]
+    section = dom.by_id["game-blackjack"]
+    for bet_type in ("MAIN", "PAIR", "INSURANCE", "BET_BEHIND"):
+        assert bet_type in section
+    assert "no theoretical RTP" not in section and "%" in section
+    assert "OVERPAID" in dom.by_id["blackjack-kinds"] and "SCORE_MISMATCH" not in dom.by_id["blackjack-kinds"]
+    # both plots, the RTP one with the blackjack bets (no mode) beside baccarat's
+    images = [a["src"] for t, a in dom.tags if t == "img"]
+    assert len(images) == 2 and all(src.startswith("data:image/png;base64,") for src in images)
+    assert SCRIPT_BET in dom.texts  # still text
+
+
+def test_page_of_a_blackjack_only_run(tmp_path):
+    wh = blackjack_warehouse()
+    dom = _page(wh, tmp_path)
+    bj = _blackjack_figures(wh)
+    assert dom.by_id["h-rounds"] == f"{bj['rounds']:,}" and dom.by_id["h-tables"] == "1"
+    assert dom.by_id["blackjack-rounds"] == f"{bj['rounds']:,}"
+    assert "no baccarat table in this run" in dom.by_id["game-baccarat-none"]
+    assert "game-blackjack-none" not in dom.by_id
+    assert len([a for t, a in dom.tags if t == "img"]) == 2
+
+
+def test_page_of_a_baccarat_only_run_says_it_has_no_blackjack(page):
+    dom = Dom(page.read_text(encoding="utf-8"))
+    assert "no blackjack table in this run" in dom.by_id["game-blackjack-none"]
+    assert dom.by_id["baccarat-tables"] == "2" and "blackjack-rounds" not in dom.by_id
+    assert "Baccarat" in dom.by_id["games"] and "Blackjack" not in dom.by_id["games"]
+
+
+def test_mixed_report_in_headless_chromium(chromium, tmp_path):
+    _page(mixed_warehouse(), tmp_path)
+    done = browse(chromium, tmp_path / "page.html", tmp_path, "--dump-dom")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert console_lines(done.stderr) == []
+    dom = Dom(done.stdout)
+    assert not [t for t, _ in dom.tags if t == "script"] and "game-blackjack" in dom.by_id
+

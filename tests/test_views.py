@@ -1,6 +1,8 @@
 """Regulator views (audits/views) and the warehouse's reference tables, on a small hand-built night
 (tests/warehouse_fixtures.py). Every expected figure is computed here in Python from the rows the
-fixture built, not with the SQL under test."""
+fixture built, not with the SQL under test. Across games: the same night with a recorded blackjack
+table beside it, and that table alone; blackjack rows are checked against the warehouse's own tables
+and the recorder's planted faults, baccarat rows against the baccarat-only warehouse."""
 
 from __future__ import annotations
 
@@ -19,11 +21,27 @@ import duckdb
 import pytest
 
 from engine.findings import SEVERITY
-from tests.warehouse_fixtures import DAY1, DAY2, SCRIPT_BET, TABLES, settled_bets, shared_warehouse
+from tests.warehouse_fixtures import (
+    BLACKJACK_TABLE,
+    DAY1,
+    DAY2,
+    SCRIPT_BET,
+    TABLES,
+    blackjack_warehouse,
+    mixed_warehouse,
+    settled_bets,
+    shared_warehouse,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 VIEWS_DIR = ROOT / "audits" / "views"
-VIEWS = ("discrepancies", "limit_breaches", "dealing_violations", "rtp_by_table_and_bet_type", "daily_summary")
+VIEWS = ("all_rounds", "discrepancies", "limit_breaches", "dealing_violations", "rtp_by_table_and_bet_type",
+         "daily_summary")
+BLACKJACK_DEALING = ("SHOE_COMPOSITION", "CARD_SEQUENCE_MISMATCH", "ROUND_AFTER_CUT", "DEALER_DRAW_RULE",
+                     "ILLEGAL_DECISION", "DECISION_MISSING", "AUTO_PLAY_DEVIATION")
+BLACKJACK_BETTING = ("STAKE_BELOW_MIN", "STAKE_ABOVE_MAX", "PAIR_WITHOUT_MAIN", "SIDE_BET_ABOVE_SHARE", "LATE_BET",
+                     "BET_TYPE_NOT_OFFERED", "INSURANCE_NOT_OFFERED", "INSURANCE_ABOVE_SHARE", "BET_BEHIND_BY_SEATED",
+                     "BET_ON_EMPTY_BOX")
 
 
 @pytest.fixture(scope="module")
@@ -31,11 +49,15 @@ def wh():
     return shared_warehouse()
 
 
-@pytest.fixture(scope="module")
-def con(wh):
-    c = duckdb.connect(str(wh.path), read_only=True)
+def _read_only(warehouse):
+    c = duckdb.connect(str(warehouse.path), read_only=True)
     yield c
     c.close()
+
+
+@pytest.fixture(scope="module")
+def con(wh):
+    yield from _read_only(wh)
 
 
 def rows(con, sql, params=None) -> list[dict]:
@@ -122,7 +144,7 @@ def test_plain_duckdb_client_opens_read_only_and_queries_every_view(wh, tmp_path
     counts = json.loads(done.stdout)
     assert set(counts) == set(VIEWS)
     assert counts["discrepancies"] == 2 and counts["limit_breaches"] == 2 and counts["dealing_violations"] == 1
-    assert counts["daily_summary"] == 2
+    assert counts["daily_summary"] == 2 and counts["all_rounds"] == len(wh.data.rounds)
     assert copy.read_bytes() == before
 
 
@@ -261,16 +283,24 @@ def test_daily_summary_by_hand(wh, con):
 
 
 def test_reference_tables(wh, con):
-    from engine.games.baccarat.rtp import ruleset_rtp
-    from engine.games.baccarat.ruleset import load_ruleset, ruleset_ids
+    from engine.games import game, game_names
 
-    every = {(r.ruleset, r.bet_type, r.mode): r.rtp for rid in ruleset_ids() for r in ruleset_rtp(load_ruleset(rid))}
+    results = [r for g in map(game, game_names()) for rid in g.ruleset_ids() for r in g.rtp(g.load_ruleset(rid))
+               if r.selection is None]
+    every = {(r.ruleset, r.bet_type, r.mode): r for r in results}
     got = rows(con, "SELECT * FROM theoretical_rtp")
-    assert len(got) == len(every)
+    assert len(got) == len(every) == len(results)
     for r in got:
-        exact = every[(r["ruleset"], r["bet_type"], r["mode"])]
-        assert Fraction(r["rtp_exact"]) == exact and r["rtp"] == float(exact)
-        assert 0 < r["return_stddev"] < 60
+        expected = every[(r["ruleset"], r["bet_type"], r["mode"])]
+        assert Fraction(r["rtp_exact"]) == expected.rtp and r["rtp"] == float(expected.rtp)
+        if expected.outcomes:
+            assert 0 < r["return_stddev"] < 60
+        else:  # not an enumeration (blackjack's MAIN and BET_BEHIND): no exact standard deviation
+            assert r["return_stddev"] is None
+    blackjack = {r["bet_type"]: r for r in got if r["ruleset"] == "blackjack_8d_live"}
+    assert set(blackjack) == {"MAIN", "PAIR", "INSURANCE", "BET_BEHIND"}
+    assert {r["mode"] for r in blackjack.values()} == {"-"}
+    assert blackjack["PAIR"]["rtp"] == pytest.approx(1 - 0.040964, abs=1e-6)  # 25/12/6 at 8 decks, as published
     tables = rows(con, "SELECT * FROM audited_tables ORDER BY table_id")
     assert [(t["table_id"], t["game"], t["ruleset"], t["currency"], t["table_max"], t["run_id"]) for t in tables] == [
         (t["table_id"], t["game"], t["ruleset"], t["currency"], t["table_max"], wh.run_id) for t in TABLES]
@@ -294,3 +324,155 @@ def test_reloading_replaces_reference_rows(wh, tmp_path):
         ("T1", "RERUN"), ("T2", "RERUN")]
     assert c.execute("SELECT DISTINCT run_id FROM discrepancies").fetchall() == [("RERUN",)]
     assert c.execute("SELECT superseded_by FROM audit_runs WHERE run_id = ?", [wh.run_id]).fetchone() == ("RERUN",)
+
+
+# --- across games: a baccarat and a blackjack table in one run -----------------------------------
+
+
+@pytest.fixture(scope="module")
+def mixed():
+    return mixed_warehouse()
+
+
+@pytest.fixture(scope="module")
+def mcon(mixed):
+    yield from _read_only(mixed)
+
+
+def _comparable(r: dict, folder: Path) -> tuple:
+    """A view row without the new game column and the run id, its source file relative to the input."""
+    out = {k: v for k, v in r.items() if k not in ("game", "run_id")}
+    if out.get("source_file"):
+        out["source_file"] = str(Path(out["source_file"]).relative_to(folder))
+    return tuple(sorted(out.items(), key=lambda kv: kv[0]))
+
+
+def test_baccarat_rows_are_unchanged_beside_a_blackjack_table(wh, con, mixed, mcon):
+    """Every view gives the baccarat rows of the mixed run exactly as the baccarat-only run gives them
+    (every column but the new game and the run id), and game = 'baccarat' on each of them."""
+    for view in VIEWS:
+        alone = rows(con, f"SELECT * FROM {view}")
+        beside = rows(mcon, f"SELECT * FROM {view} WHERE game = 'baccarat'")
+        assert alone and {r["game"] for r in alone} == {"baccarat"}, view
+        assert (sorted(repr(_comparable(r, wh.folder)) for r in alone)
+                == sorted(repr(_comparable(r, mixed.folder)) for r in beside)), view
+        other = rows(mcon, f"SELECT DISTINCT game FROM {view} WHERE game IS DISTINCT FROM 'baccarat'")
+        assert other == [{"game": "blackjack"}], view
+
+
+def test_blackjack_rows_carry_their_game(mcon):
+    for view in VIEWS:
+        got = rows(mcon, f"SELECT table_id, game FROM {view} WHERE table_id = ?", [BLACKJACK_TABLE]) \
+            if view != "daily_summary" else rows(mcon, "SELECT game FROM daily_summary WHERE game = 'blackjack'")
+        assert got and {r["game"] for r in got} == {"blackjack"}, view
+    assert rows(mcon, "SELECT DISTINCT game FROM discrepancies WHERE table_id <> ?", [BLACKJACK_TABLE]) == [
+        {"game": "baccarat"}]
+
+
+def test_all_rounds_is_every_games_rounds(mixed, mcon):
+    counts = {r["game"]: r["n"] for r in rows(mcon, "SELECT game, count(*) AS n FROM all_rounds GROUP BY game")}
+    assert counts == {"baccarat": len(mixed.data.rounds),
+                      "blackjack": mcon.execute("SELECT count(*) FROM blackjack_round_replays").fetchone()[0]}
+    bj = mcon.execute("SELECT round_id, boxes, recorded_box_cards, recorded_dealer_cards, recorded_dealer_total, "
+                      "expected_box_cards, expected_dealer_cards FROM blackjack_round_replays ORDER BY round_id "
+                      "LIMIT 1").fetchone()
+    r = rows(mcon, "SELECT * FROM all_rounds WHERE round_id = ?", [bj[0]])[0]
+    boxes = "; ".join(f"box {b}: {' '.join(c)}" for b, c in zip(bj[1], bj[2], strict=True))
+    assert r["recorded_round"] == f"{boxes}; dealer: {' '.join(bj[3])} ({bj[4]})"
+    expected = "; ".join(f"box {b}: {' '.join(c)}" for b, c in zip(bj[1], bj[5], strict=True))
+    assert r["expected_round"] == f"{expected}; dealer: {' '.join(bj[6])}"
+    assert r["decisions"].startswith("card 1 of the shoe: ") and r["game"] == "blackjack"
+    rnd = next(x for x in mixed.data.rounds if x["round_id"] == "S1-R1")
+    r = rows(mcon, "SELECT * FROM all_rounds WHERE round_id = 'S1-R1'")[0]
+    assert r["recorded_round"] == (f"P {' '.join(rnd['player_cards'])} ({rnd['player_score']}) "
+                                   f"B {' '.join(rnd['banker_cards'])} ({rnd['banker_score']}) {rnd['outcome']}")
+
+
+def _blackjack_findings(mcon, kinds) -> list[dict]:
+    return rows(mcon, f"SELECT * FROM findings WHERE table_id = ? AND kind IN ({', '.join('?' * len(kinds))})",
+                [BLACKJACK_TABLE, *kinds])
+
+
+def test_blackjack_discrepancies_and_limit_breaches(mixed, mcon):
+    planted = {f["kind"] for f in mixed.blackjack.faults}
+    settled = rows(mcon, "SELECT bet_id, delta FROM settlements WHERE table_id = ? AND delta <> 0", [BLACKJACK_TABLE])
+    got = rows(mcon, "SELECT * FROM discrepancies WHERE game = 'blackjack'")
+    assert sorted((r["bet_id"], r["delta"]) for r in got) == sorted((s["bet_id"], s["delta"]) for s in settled)
+    assert {r["kind"] for r in got} == {"OVERPAID", "UNDERPAID"} <= planted
+    assert all(r["mode"] is None and r["table_id"] == BLACKJACK_TABLE for r in got)
+    breaches = rows(mcon, "SELECT * FROM limit_breaches WHERE game = 'blackjack'")
+    findings = _blackjack_findings(mcon, BLACKJACK_BETTING)
+    assert sorted((r["kind"], r["bet_id"]) for r in breaches) == sorted((f["kind"], f["bet_id"]) for f in findings)
+    assert {"STAKE_ABOVE_MAX", "INSURANCE_NOT_OFFERED", "BET_BEHIND_BY_SEATED"} <= {r["kind"] for r in breaches}
+    assert all(r["stake"] is not None and r["bet_type"] in ("MAIN", "PAIR", "INSURANCE", "BET_BEHIND")
+               for r in breaches)
+
+
+def test_blackjack_dealing_violations_show_the_round(mcon):
+    got = rows(mcon, "SELECT * FROM dealing_violations WHERE game = 'blackjack'")
+    findings = _blackjack_findings(mcon, BLACKJACK_DEALING)
+    assert sorted((r["kind"], r["round_id"] or "") for r in got) == sorted((f["kind"], f["round_id"] or "")
+                                                                           for f in findings)
+    kinds = {r["kind"] for r in got}
+    assert {"SHOE_COMPOSITION", "CARD_SEQUENCE_MISMATCH", "DEALER_DRAW_RULE", "ILLEGAL_DECISION",
+            "AUTO_PLAY_DEVIATION"} <= kinds
+    for r in got:
+        assert r["expected_player_cards"] is None and r["recorded_score"] is None and r["recorded_outcome"] is None
+        if r["round_id"] is None:
+            assert r["kind"] == "SHOE_COMPOSITION" and r["recorded_round"] is None
+            continue
+        assert r["round_no"] >= 1 and r["round_status"] in ("settled", "cancelled")
+        assert "dealer: " in r["recorded_round"] and r["decisions"]
+        assert r["severity"] == SEVERITY[r["kind"]]
+    dealer = next(r for r in got if r["kind"] == "DEALER_DRAW_RULE")
+    assert "dealer " in dealer["decisions"] and "rule:" in dealer["decisions"]
+    illegal = next(r for r in got if r["kind"] == "ILLEGAL_DECISION")
+    assert "ILLEGAL" in illegal["decisions"]
+
+
+def test_blackjack_rtp_by_table_and_bet_type(mcon):
+    from engine.games.blackjack.rtp import blackjack_rtp
+    from engine.games.blackjack.rules import load_blackjack_rules
+
+    theory = {r.bet_type: r.rtp for r in blackjack_rtp(load_blackjack_rules("blackjack_8d_live"))}
+    got = {r["bet_type"]: r for r in rows(mcon, "SELECT * FROM rtp_by_table_and_bet_type WHERE game = 'blackjack'")}
+    assert set(got) == {"MAIN", "PAIR", "INSURANCE", "BET_BEHIND"} == set(theory)
+    for bet_type, r in got.items():
+        bets = mcon.execute("SELECT count(*), sum(stake), sum(paid) FROM settlements WHERE table_id = ? "
+                            "AND bet_type = ? AND round_status = 'settled' AND stake > 0",
+                            [BLACKJACK_TABLE, bet_type]).fetchone()
+        assert (r["bets"], r["stakes"], r["paid"]) == bets
+        assert r["mode"] is None and r["ruleset"] == "blackjack_8d_live" and r["table_id"] == BLACKJACK_TABLE
+        assert Fraction(r["theoretical_rtp_exact"]) == theory[bet_type]
+        assert r["rtp_band_half_width"] > 0 and r["within_band"] is not None
+    assert got["MAIN"]["theoretical_return_stddev"] is None  # the band uses the sample standard deviation
+    assert got["PAIR"]["theoretical_return_stddev"] > 0
+
+
+def test_daily_summary_has_a_row_per_game(mixed, mcon):
+    got = {(r["business_date"], r["game"]): r for r in rows(mcon, "SELECT * FROM daily_summary")}
+    assert set(got) == {(DAY1, "baccarat"), (DAY2, "baccarat"), (DAY1, "blackjack")}
+    bj = got[(DAY1, "blackjack")]
+    bets = mcon.execute("SELECT count(*), sum(stake), sum(paid), count(DISTINCT account_id) FROM settlements "
+                        "WHERE table_id = ?", [BLACKJACK_TABLE]).fetchone()
+    assert (bj["bets"], bj["stakes"], bj["paid"], bj["accounts"]) == bets
+    assert bj["rounds"] == mcon.execute("SELECT count(*) FROM blackjack_round_replays").fetchone()[0] > 0
+    assert bj["tables"] == 1 and bj["currencies"] == "EUR"
+    findings = _blackjack_findings(mcon, tuple(SEVERITY))
+    assert bj["findings"] == len(findings) > 0
+    for sev in ("critical", "major", "minor"):
+        assert bj[f"findings_{sev}"] == sum(f["severity"] == sev for f in findings)
+
+
+def test_views_on_a_blackjack_only_warehouse():
+    alone = blackjack_warehouse()
+    c = duckdb.connect(str(alone.path), read_only=True)
+    try:
+        for view in VIEWS:
+            games = {r["game"] for r in rows(c, f"SELECT DISTINCT game FROM {view}")}
+            assert games == {"blackjack"}, view
+        assert c.execute("SELECT count(*) FROM round_replays").fetchone() == (0,)
+        assert c.execute("SELECT count(*) FROM all_rounds").fetchone()[0] == c.execute(
+            "SELECT count(*) FROM blackjack_round_replays").fetchone()[0] > 0
+    finally:
+        c.close()

@@ -13,6 +13,12 @@ Planted (see PLANTED):
 * SCORE_MISMATCH: a round of T2 whose recorded player score is off by one (day 1);
 * a cancelled round with every bet refunded (T1, day 2: no finding, left out of the RTP);
 * UNKNOWN_ROUND: a bet on a round that does not exist (quarantined, day 1).
+
+Beside it, for the views across games: one blackjack table recorded by the recorder (`pitboss generate
+--tables 1 --blackjack-tables 1`, the baccarat table dropped) with the blackjack faults of
+BLACKJACK_PLANTED, loaded with the night above (`mixed_warehouse`) and alone (`blackjack_warehouse`).
+Every input table is a folder (`<name>/baccarat.parquet`, `<name>/blackjack-N.parquet`), so a bet's
+source_file relative to the input folder is the same in the baccarat-only and the mixed warehouse.
 """
 
 from __future__ import annotations
@@ -60,10 +66,26 @@ class Dataset:
 
 
 @dataclass
+class Recorded:
+    """The blackjack table recorded beside the night: its input folder's files and its planted faults."""
+
+    folder: Path  # the recorder's output, both games (only BLACKJACK_TABLE's rows are used)
+    faults: list[dict]  # faults.parquet rows of BLACKJACK_TABLE
+
+
+@dataclass
 class Warehouse:
     path: Path
     run_id: str
-    data: Dataset
+    data: Dataset | None  # the baccarat night (None: a blackjack-only warehouse)
+    blackjack: Recorded | None = None
+    folder: Path | None = None  # the input folder the run read
+
+
+BLACKJACK_TABLE = "T02-BJ8"  # the recorder's second table, its first blackjack one
+BLACKJACK_PLANTED = ("SHOE_COMPOSITION", "CARD_SEQUENCE_MISMATCH", "DEALER_DRAW_RULE", "ILLEGAL_DECISION",
+                     "AUTO_PLAY_DEVIATION", "OVERPAID", "UNDERPAID", "STAKE_ABOVE_MAX", "BET_BEHIND_BY_SEATED",
+                     "INSURANCE_NOT_OFFERED")
 
 
 def build_dataset(folder: Path) -> Dataset:
@@ -160,8 +182,9 @@ def build_dataset(folder: Path) -> Dataset:
 
     def write(name: str, rows: list[dict]) -> None:
         sch = game_schema(name, "baccarat")
+        (folder / name).mkdir(exist_ok=True)
         pq.write_table(pa.Table.from_pylist([{k: r[k] for k in sch.names} for r in rows], sch),
-                       folder / f"{name}.parquet")
+                       folder / name / "baccarat.parquet")
 
     write("tables", TABLES)
     write("limits", limits)
@@ -171,28 +194,92 @@ def build_dataset(folder: Path) -> Dataset:
     return Dataset(folder, TABLES, limits, shoes, rounds, bets, planted)
 
 
-def audit_and_load(data: Dataset, out: Path, warehouse: Path) -> str:
-    """Run the real pipeline on `data` and load `warehouse`; returns the run id."""
+def audit_and_load(data: Dataset | Path, out: Path, warehouse: Path) -> str:
+    """Run the real pipeline on `data` (or an input folder) and load `warehouse`; returns the run id."""
     from pipelines.audit import run
     from pipelines.warehouse import load
 
-    record = run(["--input", str(data.folder), "--output", str(out), "--shards", "1"])
+    folder = data if isinstance(data, Path) else data.folder
+    record = run(["--input", str(folder), "--output", str(out), "--shards", "1"])
     load(str(warehouse), record.__dict__)
     return record.run_id
 
 
-@functools.cache
-def _built() -> Warehouse:
+def _root() -> Path:
     root = Path(tempfile.mkdtemp(prefix="pitboss-warehouse-"))
     atexit.register(shutil.rmtree, root, ignore_errors=True)
+    return root
+
+
+@functools.cache
+def _built() -> Warehouse:
+    root = _root()
     data = build_dataset(root / "data")
     run_id = audit_and_load(data, root / "out", root / "audit.duckdb")
-    return Warehouse(root / "audit.duckdb", run_id, data)
+    return Warehouse(root / "audit.duckdb", run_id, data, folder=data.folder)
 
 
 def shared_warehouse() -> Warehouse:
     """The night above, audited and loaded once per test session (treat the file as read-only)."""
     return _built()
+
+
+@functools.cache
+def _recorded() -> Recorded:
+    """One blackjack table (about 40 rounds on DAY1, two shoes) recorded with BLACKJACK_PLANTED's faults."""
+    import pyarrow.parquet as pq
+
+    from pitboss.recorder import GenerateConfig, generate
+
+    out = _root() / "recorded"
+    generate(GenerateConfig(out=out, tables=1, blackjack_tables=1, rounds_per_table=40, bets_per_round=6.0, seed=2,
+                            start_date=DAY1, fault_rate=0.08, fault_kinds=BLACKJACK_PLANTED, quiet=True))
+    faults = [f for f in pq.read_table(out / "faults.parquet").to_pylist() if f["table_id"] == BLACKJACK_TABLE]
+    return Recorded(out, faults)
+
+
+def add_blackjack(folder: Path, recorded: Recorded) -> None:
+    """Copy the recorded blackjack table into input folder `folder` (`<name>/blackjack-N.parquet`)."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    for name in ("shoes", "rounds", "bets"):
+        (folder / name).mkdir(parents=True, exist_ok=True)
+        for i, path in enumerate(sorted((recorded.folder / name).rglob("part-blackjack-*.parquet"))):
+            shutil.copyfile(path, folder / name / f"blackjack-{i}.parquet")
+    for name in ("tables", "limits"):
+        rows = pq.read_table(recorded.folder / f"{name}.parquet")
+        (folder / name).mkdir(parents=True, exist_ok=True)
+        pq.write_table(rows.filter(pc.equal(rows["table_id"], BLACKJACK_TABLE)), folder / name / "blackjack.parquet")
+
+
+@functools.cache
+def _built_mixed() -> Warehouse:
+    root = _root()
+    data = build_dataset(root / "data")
+    recorded = _recorded()
+    add_blackjack(data.folder, recorded)
+    run_id = audit_and_load(data, root / "out", root / "audit.duckdb")
+    return Warehouse(root / "audit.duckdb", run_id, data, recorded, data.folder)
+
+
+def mixed_warehouse() -> Warehouse:
+    """The baccarat night above and the recorded blackjack table in one run (treat the file as read-only)."""
+    return _built_mixed()
+
+
+@functools.cache
+def _built_blackjack() -> Warehouse:
+    root = _root()
+    recorded = _recorded()
+    add_blackjack(root / "data", recorded)
+    run_id = audit_and_load(root / "data", root / "out", root / "audit.duckdb")
+    return Warehouse(root / "audit.duckdb", run_id, None, recorded, root / "data")
+
+
+def blackjack_warehouse() -> Warehouse:
+    """The recorded blackjack table alone (treat the file as read-only)."""
+    return _built_blackjack()
 
 
 def settled_bets(data: Dataset) -> list[dict]:

@@ -10,7 +10,8 @@ SELECT
     -sum(delta) AS underpaid,
     -min(delta) AS largest,
     string_agg(DISTINCT table_id, ',' ORDER BY table_id) AS tables,
-    string_agg(DISTINCT bet_type, ',' ORDER BY bet_type) AS bet_types
+    string_agg(DISTINCT bet_type, ',' ORDER BY bet_type) AS bet_types,
+    string_agg(DISTINCT game, ',' ORDER BY game) AS games
 FROM discrepancies
 WHERE kind = 'UNDERPAID' AND business_date = CAST($date AS DATE)
 GROUP BY account_id, currency

@@ -1,15 +1,17 @@
 -- View: limit_breaches
 -- Every betting-rule finding (a stake outside the table's limits, a side bet past its cutoff or above
 -- its share, a pair bet without a main bet, several positions, a late bet, a bet type the ruleset does
--- not offer), joined to the bet it is about. Kinds: STAKE_BELOW_MIN, STAKE_ABOVE_MAX,
--- PB_DIFFERENCE_LIMIT, SIDE_BET_CUTOFF, PAIR_WITHOUT_MAIN, SIDE_BET_ABOVE_SHARE, MULTIPLE_POSITIONS,
--- LATE_BET, BET_TYPE_NOT_OFFERED (docs/findings.md). Where a bet_id occurs more than once in a round
--- (a DUPLICATE_BET finding) the bet's first occurrence (by source file and row) gives its figures.
--- Amounts are integers in minor units of `currency`.
+-- not offer; blackjack: insurance without an ace up or above its share of the main stake, a bet behind by a
+-- seated account, a bet on an empty box), joined to the bet it is about, of every game. Kinds:
+-- STAKE_BELOW_MIN, STAKE_ABOVE_MAX, PB_DIFFERENCE_LIMIT, SIDE_BET_CUTOFF, PAIR_WITHOUT_MAIN,
+-- SIDE_BET_ABOVE_SHARE, MULTIPLE_POSITIONS, LATE_BET, BET_TYPE_NOT_OFFERED; blackjack's
+-- INSURANCE_NOT_OFFERED, INSURANCE_ABOVE_SHARE, BET_BEHIND_BY_SEATED, BET_ON_EMPTY_BOX (docs/findings.md).
+-- Where a bet_id occurs more than once in a round (a DUPLICATE_BET finding) the bet's first occurrence
+-- (by source file and row) gives its figures. Amounts are integers in minor units of `currency`.
 --
 -- Columns:
---   kind           Finding code, one of the nine above.
---   severity       Severity of the finding (major for all nine).
+--   kind           Finding code, one of the thirteen above.
+--   severity       Severity of the finding (major for all thirteen).
 --   business_date  UTC date the round's betting opened.
 --   table_id       Table of the bet.
 --   shoe_id        Shoe of the bet's round.
@@ -19,7 +21,7 @@
 --   account_id     Account that placed the bet.
 --   placed_at      When the bet was accepted (UTC).
 --   bet_type       Bet code of the bet.
---   mode           commission | no_commission.
+--   mode           commission | no_commission (baccarat); null for games without modes.
 --   currency       Currency of stake and paid.
 --   stake          Amount staked, minor units.
 --   paid           Amount the operator credited back, minor units.
@@ -28,6 +30,7 @@
 --   recorded       What was recorded, as text (the finding's recorded value).
 --   message        The finding as a sentence.
 --   run_id         Audit run that produced the finding (audit_runs.run_id).
+--   game           Game played at the table (audited_tables.game: baccarat, blackjack; null if the table is unknown).
 CREATE OR REPLACE VIEW limit_breaches AS
 WITH bet AS (
     SELECT business_date, round_id, bet_id, round_no, placed_at, bet_type, mode, currency, stake, paid, expected
@@ -37,10 +40,13 @@ WITH bet AS (
 SELECT
     f.kind, f.severity, f.business_date, f.table_id, f.shoe_id, f.round_id, b.round_no, f.bet_id, f.account_id,
     b.placed_at, b.bet_type, b.mode, b.currency, b.stake, b.paid, b.expected,
-    f.expected AS rule, f.recorded, f.message, f.run_id
+    f.expected AS rule, f.recorded, f.message, f.run_id, t.game
 FROM findings AS f
 LEFT JOIN bet AS b
     ON b.business_date = f.business_date AND b.round_id = f.round_id AND b.bet_id = f.bet_id
+LEFT JOIN audited_tables AS t ON t.table_id = f.table_id
 WHERE f.kind IN ('STAKE_BELOW_MIN', 'STAKE_ABOVE_MAX', 'PB_DIFFERENCE_LIMIT', 'SIDE_BET_CUTOFF',
                  'PAIR_WITHOUT_MAIN', 'SIDE_BET_ABOVE_SHARE', 'MULTIPLE_POSITIONS', 'LATE_BET',
-                 'BET_TYPE_NOT_OFFERED');
+                 'BET_TYPE_NOT_OFFERED',
+                 -- blackjack
+                 'INSURANCE_NOT_OFFERED', 'INSURANCE_ABOVE_SHARE', 'BET_BEHIND_BY_SEATED', 'BET_ON_EMPTY_BOX');

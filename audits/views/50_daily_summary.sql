@@ -1,12 +1,15 @@
 -- View: daily_summary
--- One row per business date in the warehouse: how much was dealt, staked and paid, how far payments
--- were from the rules, and what the audit found. Amounts are integers in minor units, summed over
--- bets of every currency listed in `currencies` (when it lists more than one, use
--- rtp_by_table_and_bet_type or discrepancies for per-currency figures).
+-- One row per business date and game in the warehouse: how much was dealt, staked and paid, how far
+-- payments were from the rules, and what the audit found, at that game's tables. A row's game is its
+-- table's (audited_tables.game; a round's own replay table for rounds, the table_id in a quarantined
+-- row's record for quarantine); rows whose table is not known (e.g. a quarantined row with no readable
+-- table_id) make a row with game null. Amounts are integers in minor units, summed over bets of every
+-- currency listed in `currencies` (when it lists more than one, use rtp_by_table_and_bet_type or
+-- discrepancies for per-currency figures).
 --
 -- Columns:
 --   business_date        UTC date the rounds' betting opened.
---   tables               Tables with a round or a bet that day.
+--   tables               Tables of the game with a round or a bet that day.
 --   rounds               Rounds replayed (settled and cancelled).
 --   cancelled_rounds     Rounds recorded as cancelled.
 --   bets                 Bets settled (every occurrence of a repeated bet_id counts).
@@ -23,37 +26,49 @@
 --   findings_major       Findings of severity major (a rule broken, no money wrongly moved).
 --   findings_minor       Findings of severity minor (procedural).
 --   quarantined_rows     Input rows the audit could not use (table quarantine).
+--   game                 Game of the row's figures (baccarat, blackjack; null: table not known).
 CREATE OR REPLACE VIEW daily_summary AS
-WITH dates AS (
-    SELECT business_date FROM round_replays
-    UNION SELECT business_date FROM settlements
-    UNION SELECT business_date FROM findings
-    UNION SELECT business_date FROM quarantine
+WITH rounds AS (
+    SELECT r.business_date, coalesce(t.game, r.game) AS game, r.table_id, r.status
+    FROM all_rounds AS r LEFT JOIN audited_tables AS t ON t.table_id = r.table_id
+), bets AS (
+    SELECT s.*, t.game FROM settlements AS s LEFT JOIN audited_tables AS t ON t.table_id = s.table_id
+), finds AS (
+    SELECT f.business_date, f.severity, t.game FROM findings AS f LEFT JOIN audited_tables AS t ON t.table_id = f.table_id
+), quarantined AS (
+    SELECT q.business_date, t.game
+    FROM quarantine AS q
+    LEFT JOIN audited_tables AS t ON t.table_id = json_extract_string(q.record, '$.table_id')
+), keys AS (
+    SELECT business_date, game FROM rounds
+    UNION SELECT business_date, game FROM bets
+    UNION SELECT business_date, game FROM finds
+    UNION SELECT business_date, game FROM quarantined
 ), tables_of_day AS (
-    SELECT business_date, count(DISTINCT table_id) AS tables
-    FROM (SELECT business_date, table_id FROM round_replays UNION SELECT business_date, table_id FROM settlements)
-    GROUP BY business_date
+    SELECT business_date, game, count(DISTINCT table_id) AS tables
+    FROM (SELECT business_date, game, table_id FROM rounds UNION SELECT business_date, game, table_id FROM bets)
+    GROUP BY business_date, game
 ), r AS (
-    SELECT business_date, count(*) AS rounds, count(*) FILTER (WHERE status = 'cancelled') AS cancelled_rounds
-    FROM round_replays GROUP BY business_date
+    SELECT business_date, game, count(*) AS rounds, count(*) FILTER (WHERE status = 'cancelled') AS cancelled_rounds
+    FROM rounds GROUP BY business_date, game
 ), s AS (
     SELECT
-        business_date, count(*) AS bets, count(DISTINCT account_id) AS accounts,
+        business_date, game, count(*) AS bets, count(DISTINCT account_id) AS accounts,
         string_agg(DISTINCT currency, ',' ORDER BY currency) AS currencies,
         CAST(sum(stake) AS BIGINT) AS stakes, CAST(sum(paid) AS BIGINT) AS paid,
         CAST(sum(expected) AS BIGINT) AS expected,
         CAST(coalesce(sum(delta) FILTER (WHERE delta > 0), 0) AS BIGINT) AS overpaid,
         CAST(coalesce(-sum(delta) FILTER (WHERE delta < 0), 0) AS BIGINT) AS underpaid
-    FROM settlements GROUP BY business_date
+    FROM bets GROUP BY business_date, game
 ), f AS (
     SELECT
-        business_date, count(*) AS findings,
+        business_date, game, count(*) AS findings,
         count(*) FILTER (WHERE severity = 'critical') AS findings_critical,
         count(*) FILTER (WHERE severity = 'major') AS findings_major,
         count(*) FILTER (WHERE severity = 'minor') AS findings_minor
-    FROM findings GROUP BY business_date
+    FROM finds GROUP BY business_date, game
 ), q AS (
-    SELECT business_date, count(*) AS quarantined_rows FROM quarantine GROUP BY business_date
+    SELECT business_date, game, count(*) AS quarantined_rows FROM quarantined GROUP BY business_date, game
 )
 SELECT
     d.business_date,
@@ -73,11 +88,12 @@ SELECT
     coalesce(f.findings_critical, 0) AS findings_critical,
     coalesce(f.findings_major, 0) AS findings_major,
     coalesce(f.findings_minor, 0) AS findings_minor,
-    coalesce(q.quarantined_rows, 0) AS quarantined_rows
-FROM dates AS d
-LEFT JOIN tables_of_day AS t ON t.business_date = d.business_date
-LEFT JOIN r ON r.business_date = d.business_date
-LEFT JOIN s ON s.business_date = d.business_date
-LEFT JOIN f ON f.business_date = d.business_date
-LEFT JOIN q ON q.business_date = d.business_date
+    coalesce(q.quarantined_rows, 0) AS quarantined_rows,
+    d.game
+FROM keys AS d
+LEFT JOIN tables_of_day AS t ON t.business_date = d.business_date AND t.game IS NOT DISTINCT FROM d.game
+LEFT JOIN r ON r.business_date = d.business_date AND r.game IS NOT DISTINCT FROM d.game
+LEFT JOIN s ON s.business_date = d.business_date AND s.game IS NOT DISTINCT FROM d.game
+LEFT JOIN f ON f.business_date = d.business_date AND f.game IS NOT DISTINCT FROM d.game
+LEFT JOIN q ON q.business_date = d.business_date AND q.game IS NOT DISTINCT FROM d.game
 WHERE d.business_date IS NOT NULL;

@@ -2,6 +2,11 @@
 
     pitboss report --run latest --warehouse audit.duckdb --out report.html
 
+Every audited game is covered: the headline and the per-table figures name each table's game
+(audited_tables.game), and each game has its section (GAME_SECTIONS always, any other game found in
+the run too): its tables, rounds, findings by kind and RTP by bet type; blackjack's adds the boxes
+played, the decisions flagged by kind and the dealer-rule findings.
+
 The page loads nothing from anywhere: CSS is inline, the plots are PNG images inlined as base64 data
 (matplotlib, Agg), there is no script. Every value that comes from the data goes through Jinja2 with
 autoescaping on, so a bet id such as `<script>...` is shown as text. Money is shown in major units
@@ -28,6 +33,9 @@ SEVERITY_ORDER = {"critical": 0, "major": 1, "minor": 2}
 TOP_DISCREPANCIES = 20
 TOP_ACCOUNTS = 25  # limit breaches: the accounts with the most
 MAX_HOURLY_COLUMNS = 72  # beyond this the findings plot counts per day instead of per hour
+TOP_DEALER_FINDINGS = 20  # blackjack: dealer-rule findings listed
+GAME_SECTIONS = ("baccarat", "blackjack")  # a section each, even when the run has none of its tables
+DECISION_KINDS = ("ILLEGAL_DECISION", "DECISION_MISSING", "AUTO_PLAY_DEVIATION")  # blackjack: a box's decisions
 
 
 class ReportError(Exception):
@@ -57,13 +65,14 @@ def resolve_run(con: duckdb.DuckDBPyConnection, run: str) -> dict[str, Any]:
 
 # --- figures of the run --------------------------------------------------------------------------
 
+# Rounds of every game: the all_rounds view (audits/views/05_all_rounds.sql).
 _HEADLINE = """
 SELECT
-    (SELECT count(*) FROM round_replays WHERE run_id = $run) AS rounds,
-    (SELECT count(*) FROM round_replays WHERE run_id = $run AND status = 'cancelled') AS cancelled_rounds,
+    (SELECT count(*) FROM all_rounds WHERE run_id = $run) AS rounds,
+    (SELECT count(*) FROM all_rounds WHERE run_id = $run AND status = 'cancelled') AS cancelled_rounds,
     (SELECT count(*) FROM settlements WHERE run_id = $run) AS bets,
     (SELECT count(DISTINCT account_id) FROM settlements WHERE run_id = $run) AS accounts,
-    (SELECT count(DISTINCT table_id) FROM (SELECT table_id FROM round_replays WHERE run_id = $run
+    (SELECT count(DISTINCT table_id) FROM (SELECT table_id FROM all_rounds WHERE run_id = $run
                                            UNION SELECT table_id FROM settlements WHERE run_id = $run)) AS tables,
     (SELECT count(*) FROM findings WHERE run_id = $run) AS findings,
     (SELECT count(*) FROM quarantine WHERE run_id = $run) AS quarantined
@@ -79,7 +88,60 @@ FROM settlements WHERE run_id = $run GROUP BY currency ORDER BY currency
 """
 
 _FINDINGS_BY_KIND = """
-SELECT kind, severity, count(*) AS n FROM findings WHERE run_id = $run GROUP BY kind, severity
+SELECT f.kind, f.severity, t.game, count(*) AS n
+FROM findings AS f LEFT JOIN audited_tables AS t ON t.table_id = f.table_id
+WHERE f.run_id = $run GROUP BY ALL
+"""
+
+# Each table of the run with its game (audited_tables.game, else its rounds' game) and what it dealt.
+_TABLES = """
+WITH r AS (
+    SELECT table_id, any_value(game) AS game, count(*) AS rounds FROM all_rounds WHERE run_id = $run GROUP BY table_id
+), s AS (
+    SELECT table_id, count(*) AS bets, count(DISTINCT account_id) AS accounts FROM settlements WHERE run_id = $run
+    GROUP BY table_id
+), ids AS (
+    SELECT table_id FROM r UNION SELECT table_id FROM s
+)
+SELECT ids.table_id, coalesce(t.game, r.game) AS game, t.ruleset, coalesce(r.rounds, 0) AS rounds,
+       coalesce(s.bets, 0) AS bets, coalesce(s.accounts, 0) AS accounts
+FROM ids LEFT JOIN r ON r.table_id = ids.table_id LEFT JOIN s ON s.table_id = ids.table_id
+LEFT JOIN audited_tables AS t ON t.table_id = ids.table_id
+WHERE ids.table_id IS NOT NULL
+ORDER BY ids.table_id
+"""
+
+_ROUNDS_BY_GAME = """
+SELECT r.game, count(*) AS rounds, count(*) FILTER (WHERE r.status = 'cancelled') AS cancelled_rounds
+FROM (SELECT coalesce(t.game, a.game) AS game, a.status FROM all_rounds AS a
+      LEFT JOIN audited_tables AS t ON t.table_id = a.table_id WHERE a.run_id = $run) AS r
+GROUP BY r.game
+"""
+
+# Blackjack: the boxes played and the decisions recorded (box_actions letters: H, S, D, P).
+_BLACKJACK_PLAY = """
+WITH a AS (
+    SELECT len(boxes) AS boxes, array_to_string(box_actions, '') AS letters
+    FROM blackjack_round_replays WHERE run_id = $run
+)
+SELECT CAST(coalesce(sum(boxes), 0) AS BIGINT) AS boxes,
+       CAST(coalesce(sum(length(letters)), 0) AS BIGINT) AS decisions,
+       CAST(coalesce(sum(length(letters) - length(replace(letters, 'D', ''))), 0) AS BIGINT) AS doubles,
+       CAST(coalesce(sum(length(letters) - length(replace(letters, 'P', ''))), 0) AS BIGINT) AS splits
+FROM a
+"""
+
+_DECISIONS_FLAGGED = f"""
+SELECT kind, count(*) AS n, count(DISTINCT round_id) AS rounds
+FROM findings WHERE run_id = $run AND kind IN ({", ".join(f"'{k}'" for k in DECISION_KINDS)})
+GROUP BY kind
+"""
+
+_DEALER_RULE = f"""
+SELECT business_date, table_id, round_id, recorded, expected, message, recorded_round, expected_round
+FROM dealing_violations WHERE run_id = $run AND kind = 'DEALER_DRAW_RULE'
+ORDER BY business_date, table_id, round_id
+LIMIT {TOP_DEALER_FINDINGS}
 """
 
 _WORST = f"""
@@ -92,16 +154,19 @@ _BREACHES_BY_ACCOUNT = """
 SELECT account_id, currency, count(*) AS breaches,
        string_agg(DISTINCT kind, ', ' ORDER BY kind) AS kinds,
        CAST(sum(stake) AS BIGINT) AS stakes,
-       string_agg(DISTINCT table_id, ', ' ORDER BY table_id) AS tables
+       string_agg(DISTINCT table_id, ', ' ORDER BY table_id) AS tables,
+       string_agg(DISTINCT game, ', ' ORDER BY game) AS games
 FROM limit_breaches WHERE run_id = $run
 GROUP BY account_id, currency
 ORDER BY breaches DESC, account_id NULLS LAST, currency
 """
 
-# Same formulas as the rtp_by_table_and_bet_type view, over the run's bets, per ruleset rather than table.
+# Same formulas as the rtp_by_table_and_bet_type view, over the run's bets, per ruleset rather than table
+# (a game without modes, mode null, is matched to theoretical_rtp's mode '-', as the view does).
 _RTP = """
 WITH b AS (
-    SELECT t.ruleset, s.bet_type, s.mode, s.business_date, s.round_id, s.table_id, s.stake, s.paid, s.expected
+    SELECT t.game, t.ruleset, s.bet_type, s.mode, s.business_date, s.round_id, s.table_id, s.stake, s.paid,
+           s.expected
     FROM settlements AS s LEFT JOIN audited_tables AS t ON t.table_id = s.table_id
     WHERE s.run_id = $run AND s.round_status = 'settled' AND s.stake > 0
 ), per_round AS (
@@ -111,16 +176,18 @@ WITH b AS (
     SELECT ruleset, bet_type, mode, sqrt(sum(CAST(stake AS DOUBLE) * stake)) AS stake_norm
     FROM per_round GROUP BY ruleset, bet_type, mode
 ), agg AS (
-    SELECT ruleset, bet_type, mode, count(*) AS bets,
+    SELECT any_value(game) AS game, ruleset, bet_type, mode, count(*) AS bets,
            sum(paid) / sum(stake) AS observed_rtp, sum(expected) / sum(stake) AS expected_rtp,
            sum(stake) AS stakes, stddev_samp(CAST(paid AS DOUBLE) / stake) AS sample_stddev
     FROM b GROUP BY ruleset, bet_type, mode
 )
-SELECT a.ruleset, a.bet_type, a.mode, a.bets, a.observed_rtp, a.expected_rtp, th.rtp AS theoretical_rtp,
+SELECT a.game, a.ruleset, a.bet_type, a.mode, a.bets, a.observed_rtp, a.expected_rtp, th.rtp AS theoretical_rtp,
        1.96 * coalesce(th.return_stddev, a.sample_stddev) * n.stake_norm / a.stakes AS half_width
 FROM agg AS a
-JOIN norm AS n ON n.ruleset IS NOT DISTINCT FROM a.ruleset AND n.bet_type = a.bet_type AND n.mode = a.mode
-LEFT JOIN theoretical_rtp AS th ON th.ruleset = a.ruleset AND th.bet_type = a.bet_type AND th.mode = a.mode
+JOIN norm AS n ON n.ruleset IS NOT DISTINCT FROM a.ruleset AND n.bet_type = a.bet_type
+    AND n.mode IS NOT DISTINCT FROM a.mode
+LEFT JOIN theoretical_rtp AS th
+    ON th.ruleset = a.ruleset AND th.bet_type = a.bet_type AND th.mode = coalesce(a.mode, '-')
 ORDER BY a.ruleset NULLS LAST, a.bet_type, a.mode
 """
 
@@ -157,12 +224,18 @@ def gather(con: duckdb.DuckDBPyConnection, run_row: dict[str, Any]) -> dict[str,
     p = {"run": run_row["run_id"]}
     kinds = _rows(con, _FINDINGS_BY_KIND, p)
     kind_rank = {k: i for i, k in enumerate(KINDS)}
-    kinds.sort(key=lambda r: (SEVERITY_ORDER.get(r["severity"], 9), kind_rank.get(r["kind"], 99), r["kind"]))
+    kinds.sort(key=lambda r: (SEVERITY_ORDER.get(r["severity"], 9), kind_rank.get(r["kind"], 99), r["kind"],
+                              r["game"] or "~"))
     return {
         "run": run_row,
         "headline": _rows(con, _HEADLINE, p)[0],
         "money": _rows(con, _MONEY, p),
         "findings_by_kind": kinds,
+        "tables": _rows(con, _TABLES, p),
+        "rounds_by_game": _rows(con, _ROUNDS_BY_GAME, p),
+        "blackjack_play": _rows(con, _BLACKJACK_PLAY, p)[0],
+        "decisions_flagged": _rows(con, _DECISIONS_FLAGGED, p),
+        "dealer_rule": _rows(con, _DEALER_RULE, p),
         "worst": _rows(con, _WORST, p),
         "breaches": _rows(con, _BREACHES_BY_ACCOUNT, p),
         "rtp": _rows(con, _RTP, p),
@@ -193,7 +266,8 @@ def rtp_plot(rtp: list[dict[str, Any]]) -> str | None:
     labels = []
     for y, r in enumerate(reversed(rows)):
         theory, half, observed = r["theoretical_rtp"], r["half_width"], r["observed_rtp"]
-        labels.append(f"{r['bet_type']} ({r['mode'].replace('_', '-')}) - {r['ruleset']}")
+        mode = f" ({r['mode'].replace('_', '-')})" if r["mode"] else ""
+        labels.append(f"{r['bet_type']}{mode} - {r['ruleset']}")
         if half is not None:  # an RTP is never negative: the band is drawn from 0 at least
             ax.plot([max(theory - half, 0.0), theory + half], [y, y], color="#9ecae1", linewidth=7,
                     solid_capstyle="butt", label="95% band" if y == 0 else None)
@@ -220,8 +294,10 @@ def _bucket(at: dt.datetime, daily: bool) -> dt.datetime:
     return at.replace(hour=0 if daily else at.hour, minute=0, second=0, microsecond=0)
 
 
-def findings_time_plot(times: list[dict[str, Any]], active: list[dict[str, Any]]) -> tuple[str | None, str]:
-    """Findings per table and hour (per day over long runs) as a heatmap; (base64 PNG, bucket name)."""
+def findings_time_plot(times: list[dict[str, Any]], active: list[dict[str, Any]],
+                       games: dict[str, str] | None = None) -> tuple[str | None, str]:
+    """Findings per table and hour (per day over long runs) as a heatmap, each table labelled with its game
+    (`games`: table_id -> game); (base64 PNG, bucket name)."""
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
@@ -255,7 +331,8 @@ def findings_time_plot(times: list[dict[str, Any]], active: list[dict[str, Any]]
                         color="white" if n > peak / 2 else "black")
     every = max(1, len(columns) // 36)
     ax.set_xticks(range(0, len(columns), every), columns[::every], rotation=60, ha="right", fontsize=7)
-    ax.set_yticks(range(len(tables)), tables, fontsize=8)
+    games = games or {}
+    ax.set_yticks(range(len(tables)), [f"{t} ({games[t]})" if games.get(t) else t for t in tables], fontsize=8)
     ax.set_xlabel("UTC " + ("day" if daily else "hour") + " of the round's first bet")
     bar = fig.colorbar(image, ax=ax, label="findings", fraction=0.03, pad=0.02)
     bar.locator = MaxNLocator(integer=True)
@@ -293,10 +370,19 @@ def context(data: dict[str, Any]) -> dict[str, Any]:
                     if r["half_width"] is None else "within" if abs(r["observed_rtp"] - r["theoretical_rtp"])
                     <= r["half_width"] else "OUTSIDE"),
     } for r in data["rtp"]]
-    time_plot, bucket = findings_time_plot(data["finding_times"], data["active_tables"])
+    table_game = {t["table_id"]: t["game"] for t in data["tables"]}
+    time_plot, bucket = findings_time_plot(data["finding_times"], data["active_tables"], table_game)
     per_table: dict[str, int] = {}
     for r in data["finding_times"]:
         per_table[r["table_id"]] = per_table.get(r["table_id"], 0) + r["n"]
+    known = {t["table_id"]: t for t in data["tables"]}
+    tables = [{
+        "table_id": table_id, "game": (known.get(table_id) or {}).get("game") or "",
+        "ruleset": (known.get(table_id) or {}).get("ruleset") or "",
+        "rounds": f"{(known.get(table_id) or {}).get('rounds', 0):,}",
+        "bets": f"{(known.get(table_id) or {}).get('bets', 0):,}", "findings": f"{per_table.get(table_id, 0):,}",
+    } for table_id in sorted(set(known) | set(per_table))]
+    sections = game_sections(data, rtp_rows)
     return {
         "run": {
             "run_id": run["run_id"], "business_dates": ", ".join(dates) or "none",
@@ -315,7 +401,7 @@ def context(data: dict[str, Any]) -> dict[str, Any]:
             "overpaid": format_money(m["overpaid"], m["currency"]),
             "underpaid": format_money(m["underpaid"], m["currency"]),
         } for m in data["money"]],
-        "findings_by_kind": [{**r, "n": f"{r['n']:,}"} for r in data["findings_by_kind"]],
+        "findings_by_kind": _by_kind(data["findings_by_kind"]),
         "worst": [{
             **r, "business_date": r["business_date"].isoformat() if r["business_date"] else "",
             "stake": format_money(r["stake"], r["currency"]), "paid": format_money(r["paid"], r["currency"]),
@@ -333,9 +419,62 @@ def context(data: dict[str, Any]) -> dict[str, Any]:
         "rtp_plot": rtp_plot(data["rtp"]),
         "time_plot": time_plot,
         "time_bucket": bucket,
-        "findings_per_table": sorted(per_table.items()),
+        "tables": tables,
+        "games": [g for g in sections if g["present"]],
+        "game_sections": sections,
         "generated_at": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
+
+
+def _by_kind(rows: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """Findings per kind and severity (rows per kind, severity and game, in order), counts formatted."""
+    out: dict[tuple[str, str], int] = {}
+    for r in rows:
+        out[(r["kind"], r["severity"])] = out.get((r["kind"], r["severity"]), 0) + r["n"]
+    return [{"kind": k, "severity": sev, "n": f"{n:,}"} for (k, sev), n in out.items()]
+
+
+def _title(name: str) -> str:
+    from engine.games import game
+
+    try:
+        return game(name).title
+    except KeyError:
+        return name
+
+
+def game_sections(data: dict[str, Any], rtp_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One section per game: GAME_SECTIONS, then any other game of the run's tables; figures formatted."""
+    present = {t["game"] for t in data["tables"] if t["game"]}
+    rounds = {r["game"]: r for r in data["rounds_by_game"]}
+    sections = []
+    for name in (*GAME_SECTIONS, *sorted(present - set(GAME_SECTIONS))):
+        tables = [t for t in data["tables"] if t["game"] == name]
+        kinds = [r for r in data["findings_by_kind"] if r["game"] == name]
+        section: dict[str, Any] = {
+            "name": name, "title": _title(name), "present": name in present,
+            "tables": f"{len(tables):,}", "table_ids": ", ".join(t["table_id"] for t in tables),
+            "rounds": f"{rounds.get(name, {}).get('rounds', 0):,}",
+            "cancelled_rounds": f"{rounds.get(name, {}).get('cancelled_rounds', 0):,}",
+            "bets": f"{sum(t['bets'] for t in tables):,}",
+            "findings": f"{sum(r['n'] for r in kinds):,}",
+            "findings_by_kind": [{**r, "n": f"{r['n']:,}"} for r in kinds],
+            "rtp": [r for r in rtp_rows if r["game"] == name],
+        }
+        if name == "blackjack":
+            flagged = {r["kind"]: r for r in data["decisions_flagged"]}
+            section["play"] = {k: f"{v:,}" for k, v in data["blackjack_play"].items()}
+            section["decisions_flagged"] = [{
+                "kind": k, "n": f"{flagged.get(k, {}).get('n', 0):,}",
+                "rounds": f"{flagged.get(k, {}).get('rounds', 0):,}",
+            } for k in DECISION_KINDS]
+            section["dealer_rule_total"] = f"{sum(r['n'] for r in kinds if r['kind'] == 'DEALER_DRAW_RULE'):,}"
+            section["dealer_rule"] = [{
+                **r, "business_date": r["business_date"].isoformat() if r["business_date"] else "",
+            } for r in data["dealer_rule"]]
+            section["top_dealer"] = TOP_DEALER_FINDINGS
+        sections.append(section)
+    return sections
 
 
 def _sign(amount: int) -> str:
