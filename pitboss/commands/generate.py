@@ -1,4 +1,5 @@
-"""`pitboss generate`: simulate live baccarat (and blackjack) tables and write a dataset with planted faults."""
+"""`pitboss generate`: simulate live baccarat (and blackjack, roulette, sic bo) tables and write a dataset with
+planted faults."""
 
 from __future__ import annotations
 
@@ -17,9 +18,18 @@ def generate(
     blackjack_tables: Annotated[
         int, typer.Option("--blackjack-tables", help="Blackjack tables (blackjack_8d_live), after the baccarat ones.")
     ] = 0,
+    roulette_tables: Annotated[
+        int, typer.Option("--roulette-tables",
+                          help="Roulette tables (roulette_single_zero_live), after the blackjack ones.")
+    ] = 0,
+    sic_bo_tables: Annotated[
+        int, typer.Option("--sic-bo-tables", help="Sic bo tables (sic_bo_live), after the roulette ones.")
+    ] = 0,
     days: Annotated[int, typer.Option("--days", help="Business days to simulate.")] = 1,
     rounds_per_table: Annotated[
-        int, typer.Option("--rounds-per-table", help="Rounds per table per day (shoes are finished, never split).")
+        int, typer.Option("--rounds-per-table",
+                          help="Rounds per table per day (shoes are finished, never split; one session of spins or "
+                               "rolls per roulette or sic bo table-day).")
     ] = 200,
     bets_per_round: Annotated[
         float, typer.Option("--bets-per-round", help="Mean bets per round (negative binomial around it).")
@@ -34,12 +44,14 @@ def generate(
     ] = "",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no summary.")] = False,
 ) -> None:
-    """Simulate live baccarat and blackjack tables over business days; write the recorded data and fault manifest."""
+    """Simulate live baccarat, blackjack, roulette and sic bo tables over business days; write the recorded data and
+    fault manifest."""
     from rich.console import Console
     from rich.table import Table
 
     from pitboss.recorder import BLACKJACK_FAULT_KINDS, FAULT_KINDS, GenerateConfig
     from pitboss.recorder import generate as run
+    from pitboss.recorder.outcomes import OUTCOME_FAULT_KINDS
 
     console = Console(stderr=True)
     try:
@@ -49,7 +61,8 @@ def generate(
         raise typer.Exit(2) from None
     kinds = tuple(k.strip().upper() for k in fault_kinds.split(",") if k.strip()) or None
     config = GenerateConfig(
-        out=out, tables=tables, blackjack_tables=blackjack_tables, days=days, rounds_per_table=rounds_per_table,
+        out=out, tables=tables, blackjack_tables=blackjack_tables, roulette_tables=roulette_tables,
+        sic_bo_tables=sic_bo_tables, days=days, rounds_per_table=rounds_per_table,
         bets_per_round=bets_per_round,
         seed=seed, start_date=first, fault_rate=fault_rate, fault_kinds=kinds, quiet=quiet,
     )  # fmt: skip
@@ -78,7 +91,7 @@ def generate(
         f = Table(title="Planted faults (faults.parquet rows)")
         f.add_column("kind")
         f.add_column("rows", justify="right")
-        for kind in dict.fromkeys(FAULT_KINDS + BLACKJACK_FAULT_KINDS):
+        for kind in dict.fromkeys(FAULT_KINDS + BLACKJACK_FAULT_KINDS + OUTCOME_FAULT_KINDS):
             if kind in summary.faults:
                 f.add_row(kind, f"{summary.faults[kind]:,}")
         out_console.print(f)

@@ -53,6 +53,8 @@ class GenerateConfig:
     out: Path
     tables: int = 4
     blackjack_tables: int = 0  # blackjack_8d_live tables, after the baccarat ones (pitboss/recorder/blackjack.py)
+    roulette_tables: int = 0  # roulette_single_zero_live tables, after blackjack's (pitboss/recorder/roulette.py)
+    sic_bo_tables: int = 0  # sic_bo_live tables, after the roulette ones (pitboss/recorder/sic_bo.py)
     days: int = 1
     rounds_per_table: int = 200  # per table per business day (a target: shoes are never split)
     bets_per_round: float = 50.0  # mean; the count per round is negative binomial around it
@@ -68,11 +70,16 @@ class GenerateConfig:
     def validate(self) -> None:
         from pitboss.recorder.blackjack import BLACKJACK_FAULT_KINDS
         from pitboss.recorder.faults import FAULT_KINDS
+        from pitboss.recorder.outcomes import OUTCOME_FAULT_KINDS
 
         if self.tables < 1:
             raise ValueError("--tables must be at least 1")
         if self.blackjack_tables < 0:
             raise ValueError("--blackjack-tables must be >= 0")
+        if self.roulette_tables < 0:
+            raise ValueError("--roulette-tables must be >= 0")
+        if self.sic_bo_tables < 0:
+            raise ValueError("--sic-bo-tables must be >= 0")
         if self.days < 1:
             raise ValueError("--days must be at least 1")
         if not 1 <= self.rounds_per_table <= MAX_ROUNDS_PER_DAY:
@@ -83,12 +90,17 @@ class GenerateConfig:
             raise ValueError("--bets-per-round must be >= 0")
         if not 0.0 <= self.fault_rate <= 1.0:
             raise ValueError("--fault-rate must be between 0 and 1")
-        known = tuple(dict.fromkeys(FAULT_KINDS + BLACKJACK_FAULT_KINDS))
+        known = tuple(dict.fromkeys(FAULT_KINDS + BLACKJACK_FAULT_KINDS + OUTCOME_FAULT_KINDS))
         unknown = [k for k in self.fault_kinds or () if k not in known]
         if unknown:
             raise ValueError(f"unknown fault kind(s) {', '.join(unknown)}; known: {', '.join(known)}")
         if self.row_group_rows < 1 or self.rows_per_file < self.row_group_rows:
             raise ValueError("rows_per_file must be >= row_group_rows >= 1")
+
+    @property
+    def all_tables(self) -> int:
+        """Tables of every game."""
+        return self.tables + self.blackjack_tables + self.roulette_tables + self.sic_bo_tables
 
     @property
     def kinds(self) -> tuple[str, ...]:

@@ -26,6 +26,9 @@ from pitboss.recorder.config import (
     make_tables,
 )
 from pitboss.recorder.faults import MANIFEST_SCHEMA, FaultPlanner
+from pitboss.recorder.outcomes import OutcomeRecorder
+from pitboss.recorder.roulette import GAME as ROULETTE
+from pitboss.recorder.sic_bo import GAME as SIC_BO
 from pitboss.recorder.simulate import (
     BET_CODES_PA,
     CARD_CODES_PA,
@@ -163,7 +166,14 @@ def generate(config: GenerateConfig) -> Summary:
     # Blackjack tables (if any) after the baccarat ones: their rows appended to tables and limits, their
     # shoes, rounds and bets in files of their own beside baccarat's (pitboss/recorder/blackjack.py).
     bj = BlackjackRecorder(config, out, len(tables)) if config.blackjack_tables else None
-    every_table = [*tables, *(bj.tables if bj is not None else ())]
+    # Roulette, then sic bo tables (if any) after the blackjack ones, the same way (pitboss/recorder/outcomes.py).
+    others: list = [bj] if bj is not None else []
+    first = config.tables + config.blackjack_tables
+    for spec, n in ((ROULETTE, config.roulette_tables), (SIC_BO, config.sic_bo_tables)):
+        if n:
+            others.append(OutcomeRecorder(spec, config, out, n, first))
+        first += n
+    every_table = [*tables, *(t for rec in others for t in rec.tables)]
     write_single(out / "tables.parquet", tables_table(every_table))
     write_single(out / "limits.parquet", limits_table(every_table))
     rg, per_file = config.row_group_rows, config.rows_per_file
@@ -198,7 +208,7 @@ def generate(config: GenerateConfig) -> Summary:
     with progress_cm as progress:
         task = (
             progress.add_task(
-                "rounds", total=(config.tables + config.blackjack_tables) * config.days * config.rounds_per_table
+                "rounds", total=config.all_tables * config.days * config.rounds_per_table
             )
             if progress
             else None
@@ -251,13 +261,13 @@ def generate(config: GenerateConfig) -> Summary:
                     pq.write_table(rows.sort_by(order), spill / f"{table.index:06d}-{day:06d}.parquet")
                 if progress:  # shoes are never split: a table-day may deal more rounds than asked
                     progress.update(task, total=progress.tasks[0].total + done - config.rounds_per_table)
-            if bj is not None:
-                bj.open(iso)
-                bj.record_day(day, business, _epoch_us(business), spill, progress, task)
+            for rec in others:
+                rec.open(iso)
+                rec.record_day(day, business, _epoch_us(business), spill, progress, task)
         for w in writers.values():
             w.close()
-        if bj is not None:
-            bj.close()
+        for rec in others:
+            rec.close()
     faults = FileWriter(out / "faults.parquet", MANIFEST_SCHEMA, config.row_group_rows)
     for part in sorted(spill.glob("*.parquet")):  # by table, then business day
         faults.write(pq.read_table(part))
@@ -265,12 +275,12 @@ def generate(config: GenerateConfig) -> Summary:
     shutil.rmtree(spill)
     summary = Summary(out, stats, dict(planner.counts), time.perf_counter() - started)
     summary.files = {name: w.files for name, w in writers.items()}
-    if bj is not None:
-        summary.tables += bj.stats
-        summary.faults = {
-            k: summary.faults.get(k, 0) + bj.counts.get(k, 0) for k in dict.fromkeys([*summary.faults, *bj.counts])
-        }
-        summary.files = {name: n + bj.writers[name].files for name, n in summary.files.items()}
+    for rec in others:
+        summary.tables += rec.stats
+        counts = rec.counts
+        kinds = dict.fromkeys([*summary.faults, *counts])
+        summary.faults = {k: summary.faults.get(k, 0) + counts.get(k, 0) for k in kinds}
+        summary.files = {name: n + rec.writers[name].files for name, n in summary.files.items()}
     return summary
 
 
