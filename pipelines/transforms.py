@@ -28,15 +28,16 @@ from pipelines.convert import (
     quarantine_table,
     rejected_rows,
 )
-from pipelines.games import audit_group, table_infos
+from pipelines.games import REPLAY_OUTPUTS, audit_group, table_infos
 from pipelines.memory import release_free_memory
 from schemas.outputs import FINDINGS, QUARANTINE
 
 OUT_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE = "round_replays", "settlements", "findings", "quarantine"
 # findings that belong to no one group of shoes: bets on unknown rounds, bet ids repeated in the input
 OUT_FINDINGS_ACROSS = "findings_across_groups"
-OUT_BLACKJACK_REPLAYS = "blackjack_round_replays"
-AUDITED = (OUT_REPLAYS, OUT_BLACKJACK_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE)
+# every game's round replays (baccarat's first), then the outputs every game shares
+GAME_REPLAYS = tuple(dict.fromkeys((OUT_REPLAYS, *REPLAY_OUTPUTS.values())))
+AUDITED = (*GAME_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE)
 _TABLES_OF_PLACED = (OUT_QUARANTINE, OUT_FINDINGS_ACROSS)
 
 # Beam's in-process runner keeps every element that crosses a shuffle as its pickle, all at once, and
@@ -807,7 +808,7 @@ class _AuditGroup(beam.DoFn):
                         bets.filter(pc.is_in(plain(bets[_SHOE]), ids)))
             audited = audit_group(self._infos[table_id], *part, compact=True)  # by the table's game
             self.shoes.inc(part[0].num_rows)
-            self.rounds.inc(sum(audited[n].num_rows for n in (OUT_REPLAYS, OUT_BLACKJACK_REPLAYS) if n in audited))
+            self.rounds.inc(sum(audited[n].num_rows for n in GAME_REPLAYS if n in audited))
             self.bets.inc(audited[OUT_SETTLEMENTS].num_rows)
             for kind, n in zip(*_kind_counts(audited[OUT_FINDINGS]), strict=True):
                 self.by_kind[kind].inc(n)
@@ -955,8 +956,7 @@ class AuditShoes(beam.PTransform):
         duplicates = ((bet_ids, audited[OUT_BET_IDS]) | "AllBetIds" >> beam.Flatten()
                       | "DuplicateBets" >> RepeatedBetIds())
         return {
-            OUT_REPLAYS: audited[OUT_REPLAYS],
-            OUT_BLACKJACK_REPLAYS: audited[OUT_BLACKJACK_REPLAYS],
+            **{name: audited[name] for name in GAME_REPLAYS},
             OUT_SETTLEMENTS: audited[OUT_SETTLEMENTS],
             OUT_FINDINGS: audited[OUT_FINDINGS],
             OUT_FINDINGS_ACROSS: ((audited[OUT_FINDINGS_ACROSS], located[OUT_FINDINGS_ACROSS], duplicates)

@@ -477,29 +477,15 @@ def test_config_and_cli(tmp_path):
 # End to end: the real audit on a mixed day
 
 
-def _beam_routes_outcome_replays() -> bool:
-    from pipelines.games import REPLAY_OUTPUTS
-    from pipelines.transforms import AUDITED
-
-    return {REPLAY_OUTPUTS[g] for g in GAMES} <= set(AUDITED)
-
-
 @pytest.fixture(scope="module")
 def mixed_day(tmp_path_factory):
-    """1 baccarat, 1 roulette and 1 sic bo table, audited by pipelines.audit.run. Where the Beam transform
-    does not route the outcome games' round replays yet (pipelines/transforms.py AUDITED), they are added
-    for this run only (else the audit stops with a KeyError on the first roulette group); everything
-    else is the pipeline as it is."""
-    from pipelines import transforms
+    """1 baccarat, 1 roulette and 1 sic bo table, audited by pipelines.audit.run."""
     from pipelines.audit import run
 
     tmp = tmp_path_factory.mktemp("outcome-e2e")
     generate(GenerateConfig(out=tmp / "data", tables=1, roulette_tables=1, sic_bo_tables=1, rounds_per_table=80,
                             bets_per_round=10, seed=11, fault_rate=0.05, quiet=True))  # fmt: skip
-    with pytest.MonkeyPatch.context() as mp:
-        if not _beam_routes_outcome_replays():
-            mp.setattr(transforms, "AUDITED", (*transforms.AUDITED, "roulette_round_replays", "sic_bo_round_replays"))
-        run(["--input", str(tmp / "data"), "--output", str(tmp / "out")])
+    run(["--input", str(tmp / "data"), "--output", str(tmp / "out")])
     return tmp
 
 
@@ -524,8 +510,13 @@ def test_the_audit_finds_exactly_the_planted_faults_on_the_new_tables(mixed_day)
     assert bets_in == settled + quarantined and quarantined > 0
 
 
-@pytest.mark.xfail(not _beam_routes_outcome_replays(), strict=True,
-                   reason="pipelines/transforms.py AUDITED lacks roulette_round_replays and sic_bo_round_replays: "
-                          "the Beam audit stops on a roulette or sic bo table (KeyError in _AuditGroup)")
-def test_the_beam_audit_routes_the_outcome_games_replays():
-    assert _beam_routes_outcome_replays()
+
+def test_every_spin_and_roll_has_its_replay_row(mixed_day):
+    rounds = pq.read_table(mixed_day / "data" / "rounds")
+    tables = pq.read_table(mixed_day / "data" / "tables.parquet").to_pylist()
+    for game, output in (("roulette", "roulette_round_replays"), ("sic_bo", "sic_bo_round_replays")):
+        table_ids = {t["table_id"] for t in tables if t["game"] == game}
+        recorded = {r["round_id"] for r in rounds.select(["round_id", "table_id"]).to_pylist()
+                    if r["table_id"] in table_ids}
+        replayed = pq.read_table(mixed_day / "out" / output)["round_id"].to_pylist()
+        assert recorded and sorted(replayed) == sorted(recorded), game

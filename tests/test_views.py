@@ -111,8 +111,8 @@ def test_every_view_column_is_documented_in_the_header_and_in_docs(con):
 
 def test_docs_cover_every_table_column(con):
     docs = (ROOT / "docs" / "warehouse.md").read_text()
-    tables = ("round_replays", "blackjack_round_replays", "settlements", "findings", "quarantine", "audit_runs",
-              "theoretical_rtp", "audited_tables")
+    tables = ("round_replays", "blackjack_round_replays", "roulette_round_replays", "sic_bo_round_replays",
+              "settlements", "findings", "quarantine", "audit_runs", "theoretical_rtp", "audited_tables")
     for table in tables:
         section = docs.split(f"### {table}\n", 1)[1].split("\n### ", 1)[0]
         for (column,) in con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = ? "

@@ -6,20 +6,20 @@
 -- codes such as 'TD' (ten of diamonds), space-separated in dealing order.
 --
 -- Columns:
---   game            Game of the round: the replay table it comes from (baccarat, blackjack).
+--   game            Game of the round: the replay table it comes from (baccarat, blackjack, roulette, sic_bo).
 --   business_date   UTC date the round's betting opened.
 --   table_id        Table of the round.
---   shoe_id         Shoe of the round.
+--   shoe_id         Shoe of the round (roulette, sic bo: the session of the wheel or shaker).
 --   round_id        The round.
 --   round_no        1-based number of the round in its shoe, as recorded.
 --   status          settled | cancelled, as recorded.
---   shoe_position   Index in the shoe of the round's first card (null: no card dealt).
+--   shoe_position   Index in the shoe of the round's first card (null: no card dealt; roulette and sic bo).
 --   rounds_before   Rounds dealt earlier in the shoe.
 --   cut_card_round  True for the round in which the cut card came out (the last legal round).
 --   after_cut       True for a round dealt after the cut-card round.
---   recorded_round  The round as recorded, one line: baccarat 'P <cards> (<score>) B <cards> (<score>) <outcome>'; blackjack 'box <n>: <cards>; ...; dealer: <cards> (<total>)'.
---   expected_round  The round as the shoe and the game's rules deal it: baccarat 'P <cards> B <cards> <outcome>'; blackjack 'box <n>: <cards>; ...; dealer: <cards>' ('-': not replayable).
---   decisions       The round explained, '; '-separated: baccarat the drawing rule applied to each hand; blackjack every card from the shoe, every decision with its legality, every dealer draw with its rule.
+--   recorded_round  The round as recorded, one line: baccarat 'P <cards> (<score>) B <cards> (<score>) <outcome>'; blackjack 'box <n>: <cards>; ...; dealer: <cards> (<total>)'; roulette 'pocket <n>'; sic bo 'dice <a> <b> <c>'.
+--   expected_round  The round as the shoe and the game's rules deal it: baccarat 'P <cards> B <cards> <outcome>'; blackjack 'box <n>: <cards>; ...; dealer: <cards>' ('-': not replayable); roulette and sic bo: what the recorded outcome means ('-': not an outcome of the game).
+--   decisions       The round explained, '; '-separated: baccarat the drawing rule applied to each hand; blackjack every card from the shoe, every decision with its legality, every dealer draw with its rule; roulette and sic bo the outcome and every bet's verdict.
 --   finding_kinds   Kinds of the round-level findings on this round, comma-separated (empty: none).
 --   run_id          Audit run that produced the round (audit_runs.run_id).
 CREATE OR REPLACE VIEW all_rounds AS
@@ -57,4 +57,22 @@ FROM blackjack_round_replays AS r, LATERAL (
             AS expected
     FROM (SELECT unnest(r.boxes) AS box, unnest(r.recorded_box_cards) AS rec, unnest(r.expected_box_cards) AS exp,
                  generate_subscripts(r.boxes, 1) AS i)
-) AS b;
+) AS b
+UNION ALL
+SELECT
+    'roulette', business_date, table_id, shoe_id, round_id, round_no, status, NULL, NULL, NULL, NULL,
+    'pocket ' || coalesce(CAST(pocket AS VARCHAR), '-'),
+    coalesce(outcome_description, '-'),
+    array_to_string(explanation, '; '),
+    coalesce(array_to_string(finding_kinds, ','), ''),
+    run_id
+FROM roulette_round_replays
+UNION ALL
+SELECT
+    'sic_bo', business_date, table_id, shoe_id, round_id, round_no, status, NULL, NULL, NULL, NULL,
+    'dice ' || coalesce(array_to_string(dice, ' '), '-'),
+    coalesce(outcome_description, '-'),
+    array_to_string(explanation, '; '),
+    coalesce(array_to_string(finding_kinds, ','), ''),
+    run_id
+FROM sic_bo_round_replays;

@@ -5,13 +5,15 @@
 -- seated account, a bet on an empty box), joined to the bet it is about, of every game. Kinds:
 -- STAKE_BELOW_MIN, STAKE_ABOVE_MAX, PB_DIFFERENCE_LIMIT, SIDE_BET_CUTOFF, PAIR_WITHOUT_MAIN,
 -- SIDE_BET_ABOVE_SHARE, MULTIPLE_POSITIONS, LATE_BET, BET_TYPE_NOT_OFFERED; blackjack's
--- INSURANCE_NOT_OFFERED, INSURANCE_ABOVE_SHARE, BET_BEHIND_BY_SEATED, BET_ON_EMPTY_BOX (docs/findings.md).
+-- INSURANCE_NOT_OFFERED, INSURANCE_ABOVE_SHARE, BET_BEHIND_BY_SEATED, BET_ON_EMPTY_BOX; roulette's and sic
+-- bo's SELECTION_INVALID (a selection that is not a bet of its type) and ROUND_STAKE_ABOVE_TABLE_MAX (an
+-- account's total on a round above the table maximum) (docs/findings.md).
 -- Where a bet_id occurs more than once in a round (a DUPLICATE_BET finding) the bet's first occurrence
 -- (by source file and row) gives its figures. Amounts are integers in minor units of `currency`.
 --
 -- Columns:
---   kind           Finding code, one of the thirteen above.
---   severity       Severity of the finding (major for all thirteen).
+--   kind           Finding code, one of the fifteen above.
+--   severity       Severity of the finding (major for all fifteen).
 --   business_date  UTC date the round's betting opened.
 --   table_id       Table of the bet.
 --   shoe_id        Shoe of the bet's round.
@@ -49,4 +51,6 @@ WHERE f.kind IN ('STAKE_BELOW_MIN', 'STAKE_ABOVE_MAX', 'PB_DIFFERENCE_LIMIT', 'S
                  'PAIR_WITHOUT_MAIN', 'SIDE_BET_ABOVE_SHARE', 'MULTIPLE_POSITIONS', 'LATE_BET',
                  'BET_TYPE_NOT_OFFERED',
                  -- blackjack
-                 'INSURANCE_NOT_OFFERED', 'INSURANCE_ABOVE_SHARE', 'BET_BEHIND_BY_SEATED', 'BET_ON_EMPTY_BOX');
+                 'INSURANCE_NOT_OFFERED', 'INSURANCE_ABOVE_SHARE', 'BET_BEHIND_BY_SEATED', 'BET_ON_EMPTY_BOX',
+                 -- roulette and sic bo
+                 'SELECTION_INVALID', 'ROUND_STAKE_ABOVE_TABLE_MAX');

@@ -5,14 +5,15 @@
 -- draw or stand against the H17 rule, and the boxes' decisions (an illegal decision, a box's decisions
 -- ending while a hand is live, an auto-played box off the basic-strategy chart). Kinds:
 -- SHOE_COMPOSITION, BURN_MISMATCH, CARD_SEQUENCE_MISMATCH, THIRD_CARD_RULE, SCORE_MISMATCH,
--- ROUND_AFTER_CUT; blackjack's DEALER_DRAW_RULE, ILLEGAL_DECISION, DECISION_MISSING, AUTO_PLAY_DEVIATION
--- (docs/findings.md). Round-level findings are joined to the round's replay (view all_rounds; baccarat's
+-- ROUND_AFTER_CUT; blackjack's DEALER_DRAW_RULE, ILLEGAL_DECISION, DECISION_MISSING, AUTO_PLAY_DEVIATION;
+-- roulette's and sic bo's OUTCOME_INVALID and OUTCOME_MISSING (a pocket or dice the game does not have, or
+-- none recorded on a settled round) (docs/findings.md). Round-level findings are joined to the round's replay (view all_rounds; baccarat's
 -- own columns from round_replays): the cards the shoe and the rules give (expected_*) beside the cards
 -- the reader recorded (recorded_*). Cards are codes such as 'TD' (ten of diamonds), space-separated in
 -- dealing order.
 --
 -- Columns:
---   kind                   Finding code, one of the ten above.
+--   kind                   Finding code, one of the twelve above.
 --   severity               Severity of the finding (critical; major for ILLEGAL_DECISION, DECISION_MISSING and AUTO_PLAY_DEVIATION).
 --   business_date          UTC date of the round (shoe-level findings: of the shoe).
 --   table_id               Table of the shoe.
@@ -60,4 +61,6 @@ LEFT JOIN audited_tables AS t ON t.table_id = f.table_id
 WHERE f.kind IN ('SHOE_COMPOSITION', 'BURN_MISMATCH', 'CARD_SEQUENCE_MISMATCH', 'THIRD_CARD_RULE',
                  'SCORE_MISMATCH', 'ROUND_AFTER_CUT',
                  -- blackjack
-                 'DEALER_DRAW_RULE', 'ILLEGAL_DECISION', 'DECISION_MISSING', 'AUTO_PLAY_DEVIATION');
+                 'DEALER_DRAW_RULE', 'ILLEGAL_DECISION', 'DECISION_MISSING', 'AUTO_PLAY_DEVIATION',
+                 -- roulette and sic bo: the recorded outcome
+                 'OUTCOME_INVALID', 'OUTCOME_MISSING');

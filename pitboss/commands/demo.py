@@ -30,12 +30,9 @@ def demo(
     console = Console()
     data, out, warehouse = folder / "data", folder / "out", folder / "audit.duckdb"
     shutil.rmtree(data, ignore_errors=True)
-    # One roulette and one sic bo table where the Beam audit writes their round replays (pipelines/transforms.py
-    # AUDITED); until it does, the demo day records the card games only.
-    outcome = 1 if _pipeline_audits_outcome_games() else 0
-    games = "2 blackjack, 1 roulette and 1 sic bo table" if outcome else "2 blackjack tables"
-    console.rule(f"1. Record a demo day (4 baccarat tables, one per ruleset, {games}; faults planted)")
-    generate(GenerateConfig(out=data, tables=4, blackjack_tables=2, roulette_tables=outcome, sic_bo_tables=outcome,
+    console.rule("1. Record a demo day (4 baccarat tables, one per ruleset, 2 blackjack, 1 roulette and 1 sic bo "
+                 "table; faults planted)")
+    generate(GenerateConfig(out=data, tables=4, blackjack_tables=2, roulette_tables=1, sic_bo_tables=1,
                             rounds_per_table=rounds_per_table, seed=seed, fault_rate=0.01, quiet=True))
     console.rule("2. Audit it: Beam in-process runner -> Parquet -> DuckDB")
     night = nightly_audit(str(data), str(out), str(warehouse), validate=False)
@@ -55,11 +52,3 @@ def demo(
         raise typer.Exit(1)
     console.print("[green]Every planted fault found on its row; every finding explained by a planted fault.[/green]")
     console.print(f"Try: pitboss query --warehouse {warehouse} \"SELECT kind, count(*) FROM findings GROUP BY 1\"")
-
-
-def _pipeline_audits_outcome_games() -> bool:
-    """Whether the Beam audit routes the round replays of roulette and sic bo tables to their outputs."""
-    from pipelines.games import REPLAY_OUTPUTS
-    from pipelines.transforms import AUDITED
-
-    return {REPLAY_OUTPUTS["roulette"], REPLAY_OUTPUTS["sic_bo"]} <= set(AUDITED)
