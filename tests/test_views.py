@@ -341,7 +341,8 @@ def mcon(mixed):
 
 def _comparable(r: dict, folder: Path) -> tuple:
     """A view row without the new game column and the run id, its source file relative to the input."""
-    out = {k: v for k, v in r.items() if k not in ("game", "run_id")}
+    # floats to 12 significant digits: DuckDB sums in parallel, so an aggregate's last bit can differ run to run
+    out = {k: float(f"{v:.12g}") if isinstance(v, float) else v for k, v in r.items() if k not in ("game", "run_id")}
     if out.get("source_file"):
         out["source_file"] = str(Path(out["source_file"]).relative_to(folder))
     return tuple(sorted(out.items(), key=lambda kv: kv[0]))
