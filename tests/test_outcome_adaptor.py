@@ -126,4 +126,5 @@ def test_replay_of_a_spin_shows_each_bet_on_the_layout(tmp_path):
     data = runner.invoke(app, ["replay", "R1", "--input", str(tmp_path), "--format", "json"])
     assert '"game": "roulette"' in data.output and '"expected": 18000' in data.output
     page = runner.invoke(app, ["replay", "R1", "--input", str(tmp_path), "--format", "html"]).output
+    assert ".covered{" in page and ".pocket{" in page  # the page styles the marks it draws
     assert page.count('<td class="covered">') == 1 and page.count('<td class="won pocket">') == 1  # 17; 20 won

@@ -642,3 +642,15 @@ def test_rows_judged_alike_with_and_without_the_shortcuts(data, n, encode):
         readers._cannot_fail = shortcut
     assert good.equals(every_row[0]) and bad.equals(every_row[1])
     assert good.num_rows + bad.num_rows == n
+
+
+def test_the_largest_paid_amount_is_a_sic_bo_triple_on_the_largest_stake():
+    """paid up to 200 x MAX_AMOUNT is read (a TRIPLE at 180:1 on the largest stake credits 181 x it); one
+    minor unit more is a row the audit cannot settle."""
+    import schemas.readers as readers
+
+    top = 200 * readers.MAX_AMOUNT
+    assert 181 * readers.MAX_AMOUNT <= top
+    good, bad = check_rows("bets", make("bets", 3, paid=[top - 1, top, top + 1]))
+    assert good["paid"].to_pylist() == [top - 1, top]
+    assert bad["paid"].to_pylist() == [top + 1]

@@ -17,45 +17,31 @@ from engine.games.blackjack.audit import (
     RecordedRound,
     RoundReport,
     ShoeFacts,
-    TableFacts,
     audit_shoe,
 )
 from engine.games.blackjack.rules import BlackjackRules, load_blackjack_rules
 from engine.games.blackjack.strategy import BasicStrategyChart, load_basic_strategy
 from pipelines.games.rows import (
     BET_COLUMNS,
+    GameTable,
+    Gathered,
     bets_by_shoe,
-    day,
-    findings_of,
     micros,
     plain_bets,
-    quarantine_of,
+    positions,
     rounds_by_shoe,
-    settlements_table,
+    table_facts,
 )
-from schemas.outputs import BLACKJACK_ROUND_REPLAYS, FINDINGS
+from schemas.outputs import BLACKJACK_ROUND_REPLAYS
 
 OUT_REPLAYS = "blackjack_round_replays"
 
 
 @dataclass(frozen=True)
-class BlackjackTable:
+class BlackjackTable(GameTable):
     game = "blackjack"
-    facts: TableFacts
     rules: BlackjackRules
     chart: BasicStrategyChart
-
-    @property
-    def table_id(self) -> str:
-        return self.facts.table_id
-
-    @property
-    def ruleset_id(self) -> str:
-        return self.rules.id
-
-    @property
-    def currency(self) -> str:
-        return self.facts.currency
 
 
 @cache
@@ -65,8 +51,7 @@ def _chart(name: str) -> BasicStrategyChart:
 
 def table_info(row: dict, limits: dict[str, tuple[int, int]]) -> BlackjackTable:
     rules = load_blackjack_rules(row["ruleset"])
-    return BlackjackTable(TableFacts(row["table_id"], row["currency"], row["table_max"], limits), rules,
-                          _chart(rules.basic_strategy))
+    return BlackjackTable(table_facts(row, limits), rules, _chart(rules.basic_strategy))
 
 
 def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *,
@@ -82,32 +67,18 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     bet_rows = plain.select([*bet_cols, "_shoe_id"]).to_pylist()
     placed, closed = micros(plain["placed_at"]), micros(rounds["betting_closed_at"])
     by_shoe, bets_of_shoe = rounds_by_shoe(round_rows), bets_by_shoe(round_rows, bet_rows)
-    replays, settled, findings, unsettled = [], [], [], []
+    gathered = Gathered()
     for shoe in shoe_rows:
         order = by_shoe.get(shoe["shoe_id"], [])
-        position = {round_rows[i]["round_id"]: k for k, i in enumerate(order)}
+        position = positions(order, round_rows)
         recorded = [_recorded_round(round_rows[i], closed[i]) for i in order]
         mine = bets_of_shoe.get(shoe["shoe_id"], [])
         engine_bets = [_recorded_bet(bet_rows[b], position[bet_rows[b]["round_id"]], placed[b]) for b in mine]
         facts = ShoeFacts(shoe["shoe_id"], shoe["decks"], tuple(shoe["cards"] or ()), shoe["cut_index"])
         result = audit_shoe(table.rules, table.chart, table.facts, facts, recorded, engine_bets)
-        dates = [day(round_rows[i]["betting_opened_at"]) for i in order]
-        replays += [_replay_row(table, shoe["shoe_id"], round_rows[order[rep.round_index]], rep,
-                                dates[rep.round_index]) for rep in result.rounds]
-        for b, bet, credit, why in zip(mine, engine_bets, result.expected, result.unsettled, strict=True):
-            if credit is None:
-                unsettled.append((b, why, dates[bet.round_index]))
-            else:
-                r = round_rows[order[bet.round_index]]
-                settled.append((b, credit, r, shoe["shoe_id"], dates[bet.round_index]))
-        findings.append(findings_of(result.findings, {r.round_id: d for r, d in zip(recorded, dates, strict=True)},
-                                    day(shoe["opened_at"])))
-    return {
-        OUT_REPLAYS: pa.Table.from_pylist(replays, BLACKJACK_ROUND_REPLAYS),
-        "settlements": settlements_table(table.table_id, plain, settled),
-        "findings": pa.concat_tables(findings) if findings else FINDINGS.empty_table(),
-        "quarantine": quarantine_of(bets, unsettled),
-    }
+        gathered.shoe(shoe, order, round_rows, mine, engine_bets, result,
+                      lambda r, rep, d, shoe_id=shoe["shoe_id"]: _replay_row(table, shoe_id, r, rep, d))
+    return gathered.tables(table.table_id, OUT_REPLAYS, BLACKJACK_ROUND_REPLAYS, plain, bets)
 
 
 def _recorded_round(r: dict, closed_us: int | None) -> RecordedRound:

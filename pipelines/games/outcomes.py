@@ -12,19 +12,18 @@ from typing import Any
 
 import pyarrow as pa
 
-from engine.betting import RecordedBet, TableFacts
+from engine.betting import RecordedBet
 from pipelines.games.rows import (
     BET_COLUMNS,
+    GameTable,
+    Gathered,
     bets_by_shoe,
-    day,
-    findings_of,
     micros,
     plain_bets,
-    quarantine_of,
+    positions,
     rounds_by_shoe,
-    settlements_table,
+    table_facts,
 )
-from schemas.outputs import FINDINGS
 
 
 @dataclass(frozen=True)
@@ -44,31 +43,16 @@ class OutcomeGame:
 
 
 @dataclass(frozen=True)
-class OutcomeTable:
+class OutcomeTable(GameTable):
     spec: OutcomeGame
-    facts: TableFacts
-    rules: Any
 
     @property
     def game(self) -> str:
         return self.spec.name
 
-    @property
-    def table_id(self) -> str:
-        return self.facts.table_id
-
-    @property
-    def ruleset_id(self) -> str:
-        return self.rules.id
-
-    @property
-    def currency(self) -> str:
-        return self.facts.currency
-
 
 def table_info(spec: OutcomeGame, row: dict, limits: dict[str, tuple[int, int]]) -> OutcomeTable:
-    return OutcomeTable(spec, TableFacts(row["table_id"], row["currency"], row["table_max"], limits),
-                        spec.load_rules(row["ruleset"]))
+    return OutcomeTable(table_facts(row, limits), spec.load_rules(row["ruleset"]), spec)
 
 
 def audit_tables(table: OutcomeTable, shoes: pa.Table, rounds: pa.Table, bets: pa.Table) -> dict[str, pa.Table]:
@@ -84,38 +68,30 @@ def audit_tables(table: OutcomeTable, shoes: pa.Table, rounds: pa.Table, bets: p
     bet_rows = plain.select([*bet_cols, "_shoe_id"]).to_pylist()
     placed, closed = micros(plain["placed_at"]), micros(rounds["betting_closed_at"])
     by_session, bets_of_session = rounds_by_shoe(round_rows), bets_by_shoe(round_rows, bet_rows)
-    replays, settled, findings, unsettled = [], [], [], []
+    gathered = Gathered()
     for session in session_rows:
         order = by_session.get(session["shoe_id"], [])
-        position = {round_rows[i]["round_id"]: k for k, i in enumerate(order)}
+        position = positions(order, round_rows)
         recorded = [spec.recorded_round(round_rows[i]["round_id"], round_rows[i]["round_no"], round_rows[i]["status"],
                                         closed[i] or 0, round_rows[i][outcome]) for i in order]
         mine = bets_of_session.get(session["shoe_id"], [])
         engine_bets = [_recorded_bet(bet_rows[b], position[bet_rows[b]["round_id"]], placed[b]) for b in mine]
         result = spec.audit(table.rules, table.facts, session["shoe_id"], recorded, engine_bets)
-        dates = [day(round_rows[i]["betting_opened_at"]) for i in order]
-        round_bets: list[list[dict]] = [[] for _ in order]
-        for bet in engine_bets:
-            covered = spec.covered(table.rules, bet.bet_type, bet.selection)
-            round_bets[bet.round_index].append({"bet_id": bet.bet_id, "bet_type": bet.bet_type,
-                                                "selection": bet.selection,
-                                                "covered": sorted(covered) if covered is not None else None})
-        replays += [_replay_row(spec, table.table_id, session["shoe_id"], round_rows[order[rep.round_index]], rep,
-                                dates[rep.round_index], round_bets[rep.round_index]) for rep in result.rounds]
-        for b, bet, credit, why in zip(mine, engine_bets, result.expected, result.unsettled, strict=True):
-            if credit is None:
-                unsettled.append((b, why, dates[bet.round_index]))
-            else:
-                settled.append((b, credit, round_rows[order[bet.round_index]], session["shoe_id"],
-                                dates[bet.round_index]))
-        findings.append(findings_of(result.findings, {r.round_id: d for r, d in zip(recorded, dates, strict=True)},
-                                    day(session["opened_at"])))
-    return {
-        spec.out_replays: pa.Table.from_pylist(replays, spec.replay_schema),
-        "settlements": settlements_table(table.table_id, plain, settled),
-        "findings": pa.concat_tables(findings) if findings else FINDINGS.empty_table(),
-        "quarantine": quarantine_of(bets, unsettled),
-    }
+        round_bets = _bets_on_rounds(table, len(order), engine_bets)
+        gathered.shoe(session, order, round_rows, mine, engine_bets, result,
+                      lambda r, rep, d, session_id=session["shoe_id"], on=round_bets: _replay_row(
+                          spec, table.table_id, session_id, r, rep, d, on[rep.round_index]))
+    return gathered.tables(table.table_id, spec.out_replays, spec.replay_schema, plain, bets)
+
+
+def _bets_on_rounds(table: OutcomeTable, rounds: int, engine_bets: Sequence[RecordedBet]) -> list[list[dict]]:
+    """Each round's bets with their selection and what it covers on the layout (the replay's picture)."""
+    on_round: list[list[dict]] = [[] for _ in range(rounds)]
+    for bet in engine_bets:
+        covered = table.spec.covered(table.rules, bet.bet_type, bet.selection)
+        on_round[bet.round_index].append({"bet_id": bet.bet_id, "bet_type": bet.bet_type, "selection": bet.selection,
+                                          "covered": sorted(covered) if covered is not None else None})
+    return on_round
 
 
 def _with(rounds: pa.Table, columns: Sequence[str], outcome: str) -> pa.Table:

@@ -5,11 +5,14 @@ shared output tables (settlements, findings, quarantine). Names no game's concep
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from engine.betting import TableFacts
 from engine.findings import Finding
 from pipelines.convert import findings_table, plain, plain_table, quarantine_table
 from schemas.outputs import FINDINGS, QUARANTINE, SETTLEMENTS
@@ -17,6 +20,30 @@ from schemas.outputs import FINDINGS, QUARANTINE, SETTLEMENTS
 # the bet columns every such adaptor reads (a game adds its own)
 BET_COLUMNS = ["bet_id", "round_id", "account_id", "placed_at", "bet_type", "seat", "stake", "paid", "currency",
                "_source_file", "_source_row"]
+
+
+@dataclass(frozen=True)
+class GameTable:
+    """What an adaptor audits one table with: its facts and its parsed ruleset (a game adds its own)."""
+
+    facts: TableFacts
+    rules: Any
+
+    @property
+    def table_id(self) -> str:
+        return self.facts.table_id
+
+    @property
+    def ruleset_id(self) -> str:
+        return self.rules.id
+
+    @property
+    def currency(self) -> str:
+        return self.facts.currency
+
+
+def table_facts(row: dict, limits: dict[str, tuple[int, int]]) -> TableFacts:
+    return TableFacts(row["table_id"], row["currency"], row["table_max"], limits)
 
 
 def micros(column) -> list[int]:
@@ -87,3 +114,46 @@ def quarantine_of(bets: pa.Table, unsettled: list) -> pa.Table:
     rows = rows.drop_columns([c for c in ("_shoe_id",) if c in rows.column_names])
     return quarantine_table(rows, "bets", pa.array([why for _, why, _ in unsettled], pa.string()),
                             pa.array([d for *_, d in unsettled], pa.date32()), "bet_id")
+
+
+@dataclass
+class Gathered:
+    """The engine's results of a table's shoes (or sessions), gathered shoe by shoe into output rows."""
+
+    replays: list[dict] = field(default_factory=list)
+    settled: list = field(default_factory=list)
+    unsettled: list = field(default_factory=list)
+    findings: list[pa.Table] = field(default_factory=list)
+
+    def shoe(self, shoe: dict, order: list[int], round_rows: list[dict], mine: list[int], engine_bets: Sequence,
+             result, replay_row: Callable[[dict, Any, Any], dict]) -> None:
+        """One shoe's audit: `order` its rounds (indexes into round_rows) in the engine's order, `mine` its
+        bets' indexes beside `engine_bets` (each with round_index), `result` the engine's (rounds,
+        expected, unsettled, findings); replay_row(round row, round report, business date) -> replay row."""
+        dates = [day(round_rows[i]["betting_opened_at"]) for i in order]
+        self.replays += [replay_row(round_rows[order[rep.round_index]], rep, dates[rep.round_index])
+                         for rep in result.rounds]
+        for b, bet, credit, why in zip(mine, engine_bets, result.expected, result.unsettled, strict=True):
+            if credit is None:
+                self.unsettled.append((b, why, dates[bet.round_index]))
+            else:
+                self.settled.append((b, credit, round_rows[order[bet.round_index]], shoe["shoe_id"],
+                                     dates[bet.round_index]))
+        round_dates = {round_rows[i]["round_id"]: d for i, d in zip(order, dates, strict=True)}
+        self.findings.append(findings_of(result.findings, round_dates, day(shoe["opened_at"])))
+
+    def tables(self, table_id: str, out_replays: str, replay_schema: pa.Schema, plain: pa.Table,
+               bets: pa.Table) -> dict[str, pa.Table]:
+        """{the game's round replays, settlements, findings, quarantine}; `plain` the bets as plain_bets
+        gave them, `bets` as read."""
+        return {
+            out_replays: pa.Table.from_pylist(self.replays, replay_schema),
+            "settlements": settlements_table(table_id, plain, self.settled),
+            "findings": pa.concat_tables(self.findings) if self.findings else FINDINGS.empty_table(),
+            "quarantine": quarantine_of(bets, self.unsettled),
+        }
+
+
+def positions(order: list[int], round_rows: list[dict]) -> dict[str, int]:
+    """round_id -> its index among a shoe's rounds in `order` (what a bet's round_index points at)."""
+    return {round_rows[i]["round_id"]: k for k, i in enumerate(order)}

@@ -20,6 +20,21 @@ th{background:#f3f3f3}.bad{color:#b00020;font-weight:600}.ok{color:#137333}.num{
 </style></head><body>
 """
 _CODE = "code{background:#f6f6f6;padding:0 .2rem}\n"
+# the end of every page: the round's findings
+_FINDINGS = """<h2>Findings</h2>{% if d.findings %}<ul>{% for f in d.findings %}
+<li><b>{{ f.kind }}</b> ({{ f.severity }}): {{ f.message }}</li>{% endfor %}</ul>
+{% else %}<p class="ok">No finding on this round.</p>{% endif %}
+</body></html>
+"""
+# the bets of a game whose bets have no mode (blackjack, roulette, sic bo), then the findings
+_BETS_WITHOUT_MODE_AND_FINDINGS = """<h2>Bets</h2>
+<table><tr><th>bet</th><th>account</th><th>type</th><th>stake</th><th>expected</th><th>paid</th>
+<th>delta</th><th>findings</th></tr>
+{% for b in d.bets %}<tr><td>{{ b.bet_id }}</td><td>{{ b.account_id }}</td><td>{{ b.bet_type }}</td>
+<td class="num">{{ money(b.stake) }}</td><td class="num">{{ money(b.expected) }}</td>
+<td class="num">{{ money(b.paid) }}</td><td class="num {{ 'bad' if b.delta else 'ok' }}">{{ money(b.delta) }}</td>
+<td>{{ b.findings|join(", ") }}</td></tr>{% endfor %}</table>
+""" + _FINDINGS
 HTML = _HEAD.replace("</style>", _CODE + "</style>") + """<h1>Round {{ r.round_id }}</h1>
 <p>Table <b>{{ r.table_id }}</b>, ruleset <b>{{ d.ruleset or "unknown" }}</b>{% if d.ruleset_title %}
  ({{ d.ruleset_title }}){% endif %}; shoe <b>{{ r.shoe_id }}</b>, round {{ r.round_no }},
@@ -45,14 +60,10 @@ HTML = _HEAD.replace("</style>", _CODE + "</style>") + """<h1>Round {{ r.round_i
 <td>{{ b.mode }}</td><td class="num">{{ money(b.stake) }}</td><td class="num">{{ money(b.expected) }}</td>
 <td class="num">{{ money(b.paid) }}</td><td class="num {{ 'bad' if b.delta else 'ok' }}">{{ money(b.delta) }}</td>
 <td>{{ b.findings|join(", ") }}</td></tr>{% endfor %}</table>
-<h2>Findings</h2>{% if d.findings %}<ul>{% for f in d.findings %}
-<li><b>{{ f.kind }}</b> ({{ f.severity }}): {{ f.message }}</li>{% endfor %}</ul>
-{% else %}<p class="ok">No finding on this round.</p>{% endif %}
-</body></html>
-"""
+""" + _FINDINGS
 
 
-OUTCOME_HTML = _HEAD + """<h1>{{ title }} {{ r.round_id }}</h1>
+OUTCOME_HTML = (_HEAD + """<h1>{{ title }} {{ r.round_id }}</h1>
 <p>Table <b>{{ r.table_id }}</b>, ruleset <b>{{ d.ruleset or "unknown" }}</b>{% if d.ruleset_title %}
  ({{ d.ruleset_title }}){% endif %}; session <b>{{ r.shoe_id }}</b>, round {{ r.round_no }}.
  Status: <b>{{ r.status }}</b>.</p>
@@ -70,19 +81,9 @@ OUTCOME_HTML = _HEAD + """<h1>{{ title }} {{ r.round_id }}</h1>
 <span class="won">covered and won</span></p>
 <h2>Every bet, as the audit judged it</h2>
 <ol>{% for line in r.explanation or [] %}<li>{{ line }}</li>{% endfor %}</ol>
-<h2>Bets</h2>
-<table><tr><th>bet</th><th>account</th><th>type</th><th>stake</th><th>expected</th><th>paid</th>
-<th>delta</th><th>findings</th></tr>
-{% for b in d.bets %}<tr><td>{{ b.bet_id }}</td><td>{{ b.account_id }}</td><td>{{ b.bet_type }}</td>
-<td class="num">{{ money(b.stake) }}</td><td class="num">{{ money(b.expected) }}</td>
-<td class="num">{{ money(b.paid) }}</td><td class="num {{ 'bad' if b.delta else 'ok' }}">{{ money(b.delta) }}</td>
-<td>{{ b.findings|join(", ") }}</td></tr>{% endfor %}</table>
-<h2>Findings</h2>{% if d.findings %}<ul>{% for f in d.findings %}
-<li><b>{{ f.kind }}</b> ({{ f.severity }}): {{ f.message }}</li>{% endfor %}</ul>
-{% else %}<p class="ok">No finding on this round.</p>{% endif %}
-</body></html>
-""".replace("</style>", ".layout td{width:1.8rem;text-align:center}.covered{background:#cfe3ff}"
-            ".pocket{outline:3px solid #b00020}.won{background:#9fdf9f}</style>")
+""" + _BETS_WITHOUT_MODE_AND_FINDINGS).replace(
+    "</style>", ".layout td{width:1.8rem;text-align:center}.covered{background:#cfe3ff}"
+                ".pocket{outline:3px solid #b00020}.won{background:#9fdf9f}</style>")
 _OUTCOME_TITLE = {"roulette": "Roulette spin", "sic_bo": "Sic bo roll"}
 
 
@@ -201,18 +202,7 @@ BLACKJACK_HTML = _HEAD + """<h1>Blackjack round {{ r.round_id }}</h1>
 {{ (r.recorded_dealer_cards or [])|join(" ") }} = {{ r.recorded_dealer_total }}</td></tr></table>
 <h2>The round, card by card and decision by decision</h2>
 <ol>{% for line in r.explanation or [] %}<li class="{{ 'bad' if 'ILLEGAL' in line }}">{{ line }}</li>{% endfor %}</ol>
-<h2>Bets</h2>
-<table><tr><th>bet</th><th>account</th><th>type</th><th>stake</th><th>expected</th><th>paid</th>
-<th>delta</th><th>findings</th></tr>
-{% for b in d.bets %}<tr><td>{{ b.bet_id }}</td><td>{{ b.account_id }}</td><td>{{ b.bet_type }}</td>
-<td class="num">{{ money(b.stake) }}</td><td class="num">{{ money(b.expected) }}</td>
-<td class="num">{{ money(b.paid) }}</td><td class="num {{ 'bad' if b.delta else 'ok' }}">{{ money(b.delta) }}</td>
-<td>{{ b.findings|join(", ") }}</td></tr>{% endfor %}</table>
-<h2>Findings</h2>{% if d.findings %}<ul>{% for f in d.findings %}
-<li><b>{{ f.kind }}</b> ({{ f.severity }}): {{ f.message }}</li>{% endfor %}</ul>
-{% else %}<p class="ok">No finding on this round.</p>{% endif %}
-</body></html>
-"""
+""" + _BETS_WITHOUT_MODE_AND_FINDINGS
 
 
 def _boxes(r: dict) -> list[dict]:

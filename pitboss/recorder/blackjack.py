@@ -24,9 +24,7 @@ arguments give the same rows; nothing here touches the baccarat tables' streams.
 from __future__ import annotations
 
 import random
-from bisect import bisect_right
 from dataclasses import dataclass, field, replace
-from itertools import accumulate
 from pathlib import Path
 
 import numpy as np
@@ -48,10 +46,11 @@ from engine.games.blackjack.settlement import (
 )
 from engine.games.blackjack.strategy import BasicStrategyChart, basic_strategy_decision, load_basic_strategy
 from pitboss.recorder.config import BETTING_WINDOW, CURRENCY, DAY_OPENS_AT, SECOND, TableStats
-from pitboss.recorder.faults import FaultPlanner, bet_id
-from pitboss.recorder.simulate import CHANNELS, NICE_STAKES, NICE_WEIGHTS, TableClock
-from pitboss.recorder.writer import PartitionedWriter
-from schemas.contract import CARDS, TIMESTAMP, game_schema
+from pitboss.recorder.faults import GHOST, FaultPlanner, bet_id, instant_text, kinds_to_plant
+from pitboss.recorder.players import Accounts, chips, clip
+from pitboss.recorder.simulate import CHANNELS, TableClock
+from pitboss.recorder.writer import GameWriter, timestamps
+from schemas.contract import CARDS, game_schema
 
 MAIN, PAIR, INSURANCE, BET_BEHIND = BET_CODES
 RULESET = "blackjack_8d_live"
@@ -73,7 +72,6 @@ HUMAN_ERROR_RATE = 0.03  # decisions where a human takes a legal action the char
 CUT_SHARE = (0.75, 0.80)
 CARD_US = 1_600_000  # a card dealt
 DECISION_US = 1_500_000  # a decision taken
-GHOST = "-GHOST"
 EXTRA_ROUND_ROOM = 45  # cards left behind the cut-card round for a ROUND_AFTER_CUT round to be dealt
 
 # Fault kinds this recorder plants, in planting order; the blackjack-only ones are in engine.findings too.
@@ -93,10 +91,7 @@ NOT_OFFERED_CODES = tuple(c for c in BACCARAT_BET_CODES if c not in BET_CODES)
 
 def kinds_of(fault_kinds: tuple[str, ...] | None, fault_rate: float) -> tuple[str, ...]:
     """The blackjack kinds to plant for `--fault-kinds` (None = all) at `--fault-rate` (0 = none)."""
-    if fault_rate <= 0:
-        return ()
-    wanted = set(fault_kinds) if fault_kinds is not None else set(BLACKJACK_FAULT_KINDS)
-    return tuple(k for k in BLACKJACK_FAULT_KINDS if k in wanted)
+    return kinds_to_plant(BLACKJACK_FAULT_KINDS, fault_kinds, fault_rate)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -133,20 +128,6 @@ def make_blackjack_tables(n: int, first_index: int) -> list[BlackjackTable]:
                        f"Blackjack {i + 1}")
         for i in range(first_index, first_index + n)
     ]  # fmt: skip
-
-
-class GameWriter(PartitionedWriter):
-    """`<root>/date=YYYY-MM-DD/part-<game>-NNNNN.parquet`: beside the baccarat part files (which are
-    `part-NNNNN.parquet`), sorted after them, never the same name."""
-
-    def __init__(self, root: Path, schema_: pa.Schema, row_group_rows: int, rows_per_file: int, game: str):
-        super().__init__(root, schema_, row_group_rows, rows_per_file)
-        self.game = game
-
-    def _path(self) -> Path:
-        folder = self.root / f"date={self._date}"
-        folder.mkdir(parents=True, exist_ok=True)
-        return folder / f"part-{self.game}-{self._part:05d}.parquet"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -414,50 +395,6 @@ class _Shoe:
     fault: str | None = None
 
 
-class _Accounts:
-    def __init__(self, table: BlackjackTable, rnd: random.Random, size: int):
-        self.size = size
-        self.ids = [f"A{table.index + 1:03d}-{k:06d}" for k in range(size)]
-        weights = [rnd.lognormvariate(0.0, 1.0) for _ in range(size)]
-        self.cum = list(accumulate(weights))
-        nice = NICE_STAKES.tolist()
-        self.base = rnd.choices(nice, weights=NICE_WEIGHTS.tolist(), k=size)
-        self.pair_p = [rnd.uniform(0.2, 0.8) if rnd.random() < 0.35 else 0.02 for _ in range(size)]
-        self.insurance_p = [rnd.uniform(0.3, 0.9) if rnd.random() < 0.25 else 0.05 for _ in range(size)]
-        self.channel = rnd.choices(range(len(CHANNELS)), weights=[0.58, 0.37, 0.05], k=size)
-
-    def draw(self, rnd: random.Random, k: int, exclude: set[int]) -> list[int]:
-        """Up to `k` distinct accounts, by activity, none of `exclude` (which gets them added)."""
-        out: list[int] = []
-        total = self.cum[-1]
-        for _ in range(20 * k + 20):
-            if len(out) == k:
-                break
-            a = min(bisect_right(self.cum, rnd.random() * total), self.size - 1)
-            if a not in exclude:
-                exclude.add(a)
-                out.append(a)
-        return out
-
-
-def _chips(x: float) -> int:
-    """Amounts chips make: 1 EUR steps, 5 EUR steps from 100 EUR."""
-    x = int(x)
-    return x // 500 * 500 if x >= 10_000 else x // 100 * 100
-
-
-def _clip(x: int, lo: int, hi: int) -> int:
-    return max(lo, min(hi, x))
-
-
-def _ts(values: list[int]) -> pa.Array:
-    return pa.array(np.asarray(values, dtype=np.int64), type=TIMESTAMP)
-
-
-def _us_text(us: int) -> str:
-    return str(np.datetime64(int(us), "us")) + "Z"
-
-
 # ---------------------------------------------------------------------------------------------
 # The recorder
 
@@ -482,7 +419,7 @@ class BlackjackRecorder:
         self.planner = FaultPlanner(self.kinds, config.fault_rate)
         self.stats = [TableStats(t.table_id, t.rules.id) for t in self.tables]
         pool = max(200, int(config.bets_per_round * 10))
-        self.accounts = [_Accounts(t, random.Random(f"{config.seed}/bj-accounts/{t.index}"), pool)
+        self.accounts = [Accounts(t, random.Random(f"{config.seed}/bj-accounts/{t.index}"), pool)
                          for t in self.tables]  # fmt: skip
         self.shoe_no = [0] * len(self.tables)
 
@@ -543,7 +480,7 @@ class BlackjackRecorder:
     def deal_shoe(
         self,
         table: BlackjackTable,
-        accounts: _Accounts,
+        accounts: Accounts,
         shoe_id: str,
         shoe_no: int,
         clock: TableClock,
@@ -590,7 +527,7 @@ class BlackjackRecorder:
     def deal_round(
         self,
         table: BlackjackTable,
-        accounts: _Accounts,
+        accounts: Accounts,
         shoe: _Shoe,
         round_no: int,
         start: int,
@@ -795,19 +732,19 @@ class BlackjackRecorder:
         """A multiple of 0.50 EUR, at least the minimum, at most half the main stake."""
         half = main // 2
         lo, hi = LIMITS[INSURANCE]
-        return _clip(50 * int(half * rnd.uniform(0.2, 1.0) // 50), lo, min(half, hi))
+        return clip(50 * int(half * rnd.uniform(0.2, 1.0) // 50), lo, min(half, hi))
 
-    def make_bets(self, table: BlackjackTable, acc: _Accounts, r: _Round, rnd: random.Random) -> None:
+    def make_bets(self, table: BlackjackTable, acc: Accounts, r: _Round, rnd: random.Random) -> None:
         bets: list[_Bet] = []
         lo_main, hi_main = LIMITS[MAIN]
         ace_up = r.dealer_cards[0][0] == "A"
         for box, a in zip(r.boxes, r.seated, strict=True):
             vary = rnd.choice((1, 1, 1, 2, 1, 1, 1, 1)) * (0.5 if rnd.random() < 0.15 else 1.0)
-            stake = _clip(_chips(acc.base[a] * vary), lo_main, hi_main)
+            stake = clip(chips(acc.base[a] * vary), lo_main, hi_main)
             bets.append(_Bet(0, a, MAIN, box, stake, self.settle(r, MAIN, box, stake), self.added(r, box, stake),
                              self.in_window(r, rnd)))  # fmt: skip
             if rnd.random() < acc.pair_p[a]:
-                ps = _clip(_chips(acc.base[a] * rnd.uniform(0.05, 0.5)), LIMITS[PAIR][0], table.pair_cap)
+                ps = clip(chips(acc.base[a] * rnd.uniform(0.05, 0.5)), LIMITS[PAIR][0], table.pair_cap)
                 bets.append(_Bet(0, a, PAIR, box, ps, self.settle(r, PAIR, box, ps), None, self.in_window(r, rnd)))
             if ace_up and rnd.random() < acc.insurance_p[a]:
                 ins = self.insurance_stake(stake, rnd)
@@ -822,7 +759,7 @@ class BlackjackRecorder:
             lo, hi = LIMITS[BET_BEHIND]
             for a in acc.draw(rnd, n, set(r.seated)):
                 box = rnd.choice(r.boxes)
-                stake = _clip(_chips(acc.base[a] * rnd.uniform(0.2, 1.0)), lo, hi)
+                stake = clip(chips(acc.base[a] * rnd.uniform(0.2, 1.0)), lo, hi)
                 bets.append(_Bet(0, a, BET_BEHIND, box, stake, self.settle(r, BET_BEHIND, box, stake), None,
                                  self.in_window(r, rnd)))  # fmt: skip
         bets.sort(key=lambda b: (b.placed, b.acc, BET_CODES.index(b.type), b.seat))
@@ -832,7 +769,7 @@ class BlackjackRecorder:
 
     # -- bet faults ------------------------------------------------------------------------------------
 
-    def plant_bets(self, table: BlackjackTable, acc: _Accounts, r: _Round) -> None:
+    def plant_bets(self, table: BlackjackTable, acc: Accounts, r: _Round) -> None:
         """Bet faults on one round: per kind, each eligible bet with probability `rate` (a needed kind:
         the first eligible one), at most one fault per account, none on a bet that has one."""
         kinds = [k for k in BET_KINDS if k in self.planner.kinds]
@@ -855,7 +792,7 @@ class BlackjackRecorder:
 
     # -- writing -----------------------------------------------------------------------------------------
 
-    def write(self, table: BlackjackTable, acc: _Accounts, shoes: list[_Shoe], st: TableStats) -> None:
+    def write(self, table: BlackjackTable, acc: Accounts, shoes: list[_Shoe], st: TableStats) -> None:
         rounds = [r for s in shoes for r in s.rounds]
         self.writers["shoes"].write(shoes_table(table, shoes))
         self.writers["rounds"].write(rounds_table(table, rounds))
@@ -872,7 +809,7 @@ class BlackjackRecorder:
 class _BetFaults:
     """The bet faults of one round (docs/findings.md), each keeping every other rule intact."""
 
-    def __init__(self, rec: BlackjackRecorder, table: BlackjackTable, acc: _Accounts, r: _Round, busy: set[int]):
+    def __init__(self, rec: BlackjackRecorder, table: BlackjackTable, acc: Accounts, r: _Round, busy: set[int]):
         self.rec, self.table, self.acc, self.r, self.busy = rec, table, acc, r, busy
         self.f = rec.frnd
         self.main_of = {b.seat: b for b in r.bets if b.type == MAIN}
@@ -1004,7 +941,7 @@ class _BetFaults:
         r = self.r
         box = self.f.choice(r.boxes)
         lo, hi = LIMITS[BET_BEHIND]
-        stake = _clip(_chips(self.acc.base[b.acc] * self.f.uniform(0.2, 1.0)), lo, hi)
+        stake = clip(chips(self.acc.base[b.acc] * self.f.uniform(0.2, 1.0)), lo, hi)
         new = self.add(_Bet(0, b.acc, BET_BEHIND, box, stake, self.rec.settle(r, BET_BEHIND, box, stake), None,
                             self.rec.in_window(r, self.f)))  # fmt: skip
         self.record(
@@ -1022,7 +959,7 @@ class _BetFaults:
             return False
         box = self.f.choice([x for x in BOXES if x not in r.boxes])
         lo, hi = LIMITS[BET_BEHIND]
-        stake = _clip(_chips(self.acc.base[a] * self.f.uniform(0.2, 1.0)), lo, hi)
+        stake = clip(chips(self.acc.base[a] * self.f.uniform(0.2, 1.0)), lo, hi)
         new = self.add(_Bet(0, a, BET_BEHIND, box, stake, stake, None, self.rec.in_window(r, self.f)))
         self.record(
             "BET_ON_EMPTY_BOX",
@@ -1037,7 +974,7 @@ class _BetFaults:
         if a is None:
             return False
         box = self.f.choice(r.boxes)
-        stake = _clip(_chips(self.acc.base[a] * self.f.uniform(0.05, 0.5)), LIMITS[PAIR][0], self.table.pair_cap)
+        stake = clip(chips(self.acc.base[a] * self.f.uniform(0.05, 0.5)), LIMITS[PAIR][0], self.table.pair_cap)
         new = self.add(_Bet(0, a, PAIR, box, stake, self.rec.settle(r, PAIR, box, stake), None,
                             self.rec.in_window(r, self.f)))  # fmt: skip
         self.record(
@@ -1086,7 +1023,8 @@ class _BetFaults:
         self.record(
             "LATE_BET",
             b,
-            f"placed_at {_us_text(old)} -> {_us_text(b.placed)} (betting closed {_us_text(self.r.closed_us)})",
+            f"placed_at {instant_text(old)} -> {instant_text(b.placed)} "
+            f"(betting closed {instant_text(self.r.closed_us)})",
         )
         return True
 
@@ -1141,8 +1079,8 @@ def shoes_table(table: BlackjackTable, shoes: list[_Shoe]) -> pa.Table:
             pa.array([s.shoe_id for s in shoes], pa.string()),
             pa.array([table.table_id] * n, pa.string()),
             pa.array([s.shoe_no for s in shoes], pa.int32()),
-            _ts([s.opened_us for s in shoes]),
-            _ts([s.closed_us for s in shoes]),
+            timestamps([s.opened_us for s in shoes]),
+            timestamps([s.closed_us for s in shoes]),
             pa.array([len(s.cards) // 52 for s in shoes], pa.int8()),
             pa.array([s.cards for s in shoes], CARDS),
             pa.array([s.cut_index for s in shoes], pa.int32()),
@@ -1160,9 +1098,9 @@ def rounds_table(table: BlackjackTable, rounds: list[_Round]) -> pa.Table:
             pa.array([r.shoe_id for r in rounds], pa.string()),
             pa.array([table.table_id] * n, pa.string()),
             pa.array([r.round_no for r in rounds], pa.int32()),
-            _ts([r.open_us for r in rounds]),
-            _ts([r.closed_us for r in rounds]),
-            _ts([r.settled_us for r in rounds]),
+            timestamps([r.open_us for r in rounds]),
+            timestamps([r.closed_us for r in rounds]),
+            timestamps([r.settled_us for r in rounds]),
             pa.array([r.status for r in rounds], pa.string()),
             pa.array([list(r.dealer_cards) for r in rounds], CARDS),
             pa.array([list(r.boxes) for r in rounds], pa.list_(pa.int8())),
@@ -1176,7 +1114,7 @@ def rounds_table(table: BlackjackTable, rounds: list[_Round]) -> pa.Table:
     )
 
 
-def bets_table(table: BlackjackTable, rounds: list[_Round], acc: _Accounts) -> pa.Table:
+def bets_table(table: BlackjackTable, rounds: list[_Round], acc: Accounts) -> pa.Table:
     rows = [(r, b) for r in rounds for b in r.bets]
     n = len(rows)
     rid = [r.round_id + (GHOST if b.ghost else "") for r, b in rows]
@@ -1186,13 +1124,13 @@ def bets_table(table: BlackjackTable, rounds: list[_Round], acc: _Accounts) -> p
             pa.array(rid, pa.string()),
             pa.array([table.table_id] * n, pa.string()),
             pa.array([acc.ids[b.acc] for _, b in rows], pa.string()),
-            _ts([b.placed for _, b in rows]),
+            timestamps([b.placed for _, b in rows]),
             pa.array([b.type for _, b in rows], pa.string()),
             pa.array([b.stake for _, b in rows], pa.int64()),
             pa.array([CURRENCY] * n, pa.string()),
             pa.array([b.paid for _, b in rows], pa.int64()),
             pa.array([b.added for _, b in rows], pa.int64()),
-            _ts([r.settled_us for r, _ in rows]),
+            timestamps([r.settled_us for r, _ in rows]),
             pa.array([b.seat for _, b in rows], pa.int8()),
             pa.array([CHANNELS[acc.channel[b.acc]] for _, b in rows], pa.string()),
         ],

@@ -104,12 +104,9 @@ class GenerateConfig:
 
     @property
     def kinds(self) -> tuple[str, ...]:
-        from pitboss.recorder.faults import FAULT_KINDS
+        from pitboss.recorder.faults import FAULT_KINDS, kinds_to_plant
 
-        if self.fault_rate <= 0:
-            return ()
-        wanted = set(self.fault_kinds) if self.fault_kinds is not None else set(FAULT_KINDS)
-        return tuple(k for k in FAULT_KINDS if k in wanted)
+        return kinds_to_plant(FAULT_KINDS, self.fault_kinds, self.fault_rate)
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,20 @@ MANIFEST_SCHEMA = pa.schema(
 GHOST = "-GHOST"
 
 
+def instant_text(us: int) -> str:
+    """An instant (microseconds since the epoch) as the manifest's change descriptions write it."""
+    return str(np.datetime64(int(us), "us")) + "Z"
+
+
+def kinds_to_plant(known: tuple[str, ...], fault_kinds: tuple[str, ...] | None, fault_rate: float) -> tuple[str, ...]:
+    """The kinds of `known` to plant for `--fault-kinds` (None = all) at `--fault-rate` (0 = none), in
+    `known`'s order (the planting order)."""
+    if fault_rate <= 0:
+        return ()
+    wanted = set(fault_kinds) if fault_kinds is not None else set(known)
+    return tuple(k for k in known if k in wanted)
+
+
 def bet_id(round_id: str, n: int) -> str:
     return f"{round_id}-B{n:04d}"
 

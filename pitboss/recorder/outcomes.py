@@ -36,11 +36,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from engine.betting import BetVerdict, RecordedBet
-from pitboss.recorder.blackjack import GHOST, GameWriter, _Accounts, _chips, _clip, _us_text
 from pitboss.recorder.config import CURRENCY, DAY_OPENS_AT, SECOND, TableStats
-from pitboss.recorder.faults import FaultPlanner, bet_id
+from pitboss.recorder.faults import GHOST, FaultPlanner, bet_id, instant_text, kinds_to_plant
+from pitboss.recorder.players import Accounts, chips, clip
 from pitboss.recorder.simulate import CHANNELS, TableClock
-from schemas.contract import CARDS, TIMESTAMP, game_schema
+from pitboss.recorder.writer import GameWriter, timestamps
+from schemas.contract import CARDS, game_schema
 
 ROUND_KINDS = ("OUTCOME_INVALID", "OUTCOME_MISSING")
 BET_KINDS = ("OVERPAID", "UNDERPAID", "SELECTION_INVALID", "STAKE_BELOW_MIN", "STAKE_ABOVE_MAX", "LATE_BET",
@@ -55,10 +56,7 @@ CHIPS_WEIGHTS = (40, 25, 15, 10, 6, 4)
 
 def kinds_of(fault_kinds: tuple[str, ...] | None, fault_rate: float) -> tuple[str, ...]:
     """The kinds to plant on these tables for `--fault-kinds` (None = all) at `--fault-rate` (0 = none)."""
-    if fault_rate <= 0:
-        return ()
-    wanted = set(fault_kinds) if fault_kinds is not None else set(OUTCOME_FAULT_KINDS)
-    return tuple(k for k in OUTCOME_FAULT_KINDS if k in wanted)
+    return kinds_to_plant(OUTCOME_FAULT_KINDS, fault_kinds, fault_rate)
 
 
 @dataclass(frozen=True)
@@ -182,7 +180,7 @@ class OutcomeRecorder:
         self.trap_wanted = "OVERPAID" in self.kinds  # the first bet a trap can be planted on gets it
         self.stats = [TableStats(t.table_id, t.ruleset_id) for t in self.tables]
         pool = max(200, int(config.bets_per_round * 10))
-        self.accounts = [_Accounts(t, random.Random(f"{config.seed}/{game}-accounts/{t.index}"), pool)
+        self.accounts = [Accounts(t, random.Random(f"{config.seed}/{game}-accounts/{t.index}"), pool)
                          for t in self.tables]  # fmt: skip
         self.codes = [c for c in spec.weights if c in spec.limits]
         self.code_weights = [spec.weights[c] for c in self.codes]
@@ -237,7 +235,7 @@ class OutcomeRecorder:
 
     # -- a round -------------------------------------------------------------------------------------
 
-    def play_round(self, table: OutcomeTable, acc: _Accounts, session: _Session, round_no: int, clock: TableClock,
+    def play_round(self, table: OutcomeTable, acc: Accounts, session: _Session, round_no: int, clock: TableClock,
                    rnd: random.Random) -> _Round:
         outcome = self.spec.draw(rnd)
         cancel = rnd.random() < self.config.cancel_rate
@@ -288,7 +286,7 @@ class OutcomeRecorder:
         """Placed during the window, at least a second before "no more bets"."""
         return r.open_us + SECOND // 2 + int((BETTING_WINDOW - 3 * SECOND // 2) * rnd.random() ** 0.7)
 
-    def make_bets(self, acc: _Accounts, r: _Round, rnd: random.Random) -> None:
+    def make_bets(self, acc: Accounts, r: _Round, rnd: random.Random) -> None:
         mean = self.config.bets_per_round
         shape = 5.0
         n = int(self.nrng.negative_binomial(shape, shape / (shape + mean))) if mean > 0 else 0
@@ -297,13 +295,13 @@ class OutcomeRecorder:
         for a in players:
             if len(bets) >= n:
                 break
-            chips = min(n - len(bets), rnd.choices(CHIPS_PER_ACCOUNT, weights=CHIPS_WEIGHTS)[0])
+            count = min(n - len(bets), rnd.choices(CHIPS_PER_ACCOUNT, weights=CHIPS_WEIGHTS)[0])
             total = 0
-            for _ in range(chips):
+            for _ in range(count):
                 code = rnd.choices(self.codes, weights=self.code_weights)[0]
                 selection = rnd.choice(self.legal[code])
                 lo, hi = self.spec.limits[code]
-                stake = _clip(_chips(acc.base[a] * rnd.uniform(0.1, 1.0)), lo, hi)
+                stake = clip(chips(acc.base[a] * rnd.uniform(0.1, 1.0)), lo, hi)
                 stake = min(stake, self.account_cap - total)
                 if stake < lo:
                     break
@@ -315,7 +313,7 @@ class OutcomeRecorder:
             b.n = k
         r.bets = bets
 
-    def plant_bets(self, table: OutcomeTable, acc: _Accounts, r: _Round) -> None:
+    def plant_bets(self, table: OutcomeTable, acc: Accounts, r: _Round) -> None:
         """Bet faults on one round: per kind, each eligible bet with probability `rate` (a needed kind: the
         first eligible one), at most one fault per account, none on a bet that has one."""
         kinds = [k for k in BET_KINDS if k in self.planner.kinds]
@@ -337,7 +335,7 @@ class OutcomeRecorder:
 
     # -- writing -------------------------------------------------------------------------------------
 
-    def write(self, table: OutcomeTable, acc: _Accounts, session: _Session, st: TableStats) -> None:
+    def write(self, table: OutcomeTable, acc: Accounts, session: _Session, st: TableStats) -> None:
         rounds = session.rounds
         self.writers["shoes"].write(self.shoes_table(table, [session]))
         self.writers["rounds"].write(self.rounds_table(table, rounds))
@@ -357,8 +355,8 @@ class OutcomeRecorder:
                 pa.array([s.shoe_id for s in sessions], pa.string()),
                 pa.array([table.table_id] * n, pa.string()),
                 pa.array([s.shoe_no for s in sessions], pa.int32()),
-                _ts([s.opened_us for s in sessions]),
-                _ts([s.closed_us for s in sessions]),
+                timestamps([s.opened_us for s in sessions]),
+                timestamps([s.closed_us for s in sessions]),
                 pa.array([0] * n, pa.int8()),
                 pa.array([[] for _ in sessions], CARDS),
                 pa.nulls(n, pa.int32()),
@@ -376,9 +374,9 @@ class OutcomeRecorder:
                 pa.array([r.session_id for r in rounds], pa.string()),
                 pa.array([table.table_id] * n, pa.string()),
                 pa.array([r.round_no for r in rounds], pa.int32()),
-                _ts([r.open_us for r in rounds]),
-                _ts([r.closed_us for r in rounds]),
-                _ts([r.settled_us for r in rounds]),
+                timestamps([r.open_us for r in rounds]),
+                timestamps([r.closed_us for r in rounds]),
+                timestamps([r.settled_us for r in rounds]),
                 pa.array([r.status for r in rounds], pa.string()),
                 pa.array([r.recorded for r in rounds], self.spec.outcome_type),
                 pa.array([r.dealer_id for r in rounds], pa.string()),
@@ -387,7 +385,7 @@ class OutcomeRecorder:
             schema=game_schema("rounds", self.spec.name),
         )
 
-    def bets_table(self, table: OutcomeTable, rounds: list[_Round], acc: _Accounts) -> pa.Table:
+    def bets_table(self, table: OutcomeTable, rounds: list[_Round], acc: Accounts) -> pa.Table:
         rows = [(r, b) for r in rounds for b in r.bets]
         n = len(rows)
         rid = [r.round_id + (GHOST if b.ghost else "") for r, b in rows]
@@ -397,22 +395,18 @@ class OutcomeRecorder:
                 pa.array(rid, pa.string()),
                 pa.array([table.table_id] * n, pa.string()),
                 pa.array([acc.ids[b.acc] for _, b in rows], pa.string()),
-                _ts([b.placed for _, b in rows]),
+                timestamps([b.placed for _, b in rows]),
                 pa.array([b.type for _, b in rows], pa.string()),
                 pa.array([b.stake for _, b in rows], pa.int64()),
                 pa.array([CURRENCY] * n, pa.string()),
                 pa.array([b.paid for _, b in rows], pa.int64()),
                 pa.array([b.selection for _, b in rows], pa.string()),
-                _ts([r.settled_us for r, _ in rows]),
+                timestamps([r.settled_us for r, _ in rows]),
                 pa.nulls(n, pa.int8()),
                 pa.array([CHANNELS[acc.channel[b.acc]] for _, b in rows], pa.string()),
             ],
             schema=game_schema("bets", self.spec.name),
         )
-
-
-def _ts(values: list[int]) -> pa.Array:
-    return pa.array(np.asarray(values, dtype=np.int64), type=TIMESTAMP)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -422,7 +416,7 @@ def _ts(values: list[int]) -> pa.Array:
 class _BetFaults:
     """The bet faults of one round (docs/findings.md), each keeping every other rule intact."""
 
-    def __init__(self, rec: OutcomeRecorder, table: OutcomeTable, acc: _Accounts, r: _Round):
+    def __init__(self, rec: OutcomeRecorder, table: OutcomeTable, acc: Accounts, r: _Round):
         self.rec, self.table, self.acc, self.r = rec, table, acc, r
         self.spec = rec.spec
         self.f = rec.frnd
@@ -535,8 +529,8 @@ class _BetFaults:
     def plant_late_bet(self, b: _Bet) -> bool:
         old, closed = b.placed, self.r.closed_us
         b.placed = closed + (1 if self.f.random() < 0.2 else self.f.randrange(1, 3 * SECOND))
-        self.record("LATE_BET", b, f"placed_at {_us_text(old)} -> {_us_text(b.placed)} (betting closed "
-                                   f"{_us_text(closed)}: past posting); paid {b.paid} is right")
+        self.record("LATE_BET", b, f"placed_at {instant_text(old)} -> {instant_text(b.placed)} (betting closed "
+                                   f"{instant_text(closed)}: past posting); paid {b.paid} is right")
         return True
 
     def plant_bet_type_not_offered(self, b: _Bet) -> bool:

@@ -49,9 +49,10 @@ from pitboss.recorder.writer import (
     limits_table,
     prepare_out,
     tables_table,
+    timestamps,
     write_single,
 )
-from schemas.contract import CARDS, TIMESTAMP, game_schema
+from schemas.contract import CARDS, game_schema
 
 BLOCK_BETS = 16_384  # bets are generated and settled for blocks of rounds of about this many bets
 _SUFFIX_CACHE: list[pa.Array] = []
@@ -59,10 +60,6 @@ _SUFFIX_CACHE: list[pa.Array] = []
 
 def _epoch_us(d: date) -> int:
     return int(datetime(d.year, d.month, d.day, tzinfo=UTC).timestamp()) * SECOND
-
-
-def _ts(values: list[int] | np.ndarray) -> pa.Array:
-    return pa.array(np.asarray(values, dtype=np.int64), type=TIMESTAMP)
 
 
 def _const(value: str, n: int) -> pa.Array:
@@ -87,8 +84,8 @@ def shoes_table(table: TableSpec, shoes: list[Shoe]) -> pa.Table:
             pa.array([s.shoe_id for s in shoes], pa.string()),
             _const(table.table_id, len(shoes)),
             pa.array([s.shoe_no for s in shoes], pa.int32()),
-            _ts([s.opened_us for s in shoes]),
-            _ts([s.closed_us for s in shoes]),
+            timestamps([s.opened_us for s in shoes]),
+            timestamps([s.closed_us for s in shoes]),
             pa.array([s.decks for s in shoes], pa.int8()),
             cards,
             pa.array([s.cut_index for s in shoes], pa.int32()),
@@ -105,9 +102,9 @@ def rounds_table(table: TableSpec, rounds: list[Round]) -> pa.Table:
             pa.array([r.shoe_id for r in rounds], pa.string()),
             _const(table.table_id, len(rounds)),
             pa.array([r.round_no for r in rounds], pa.int32()),
-            _ts([r.open_us for r in rounds]),
-            _ts([r.closed_us for r in rounds]),
-            _ts([r.settled_us for r in rounds]),
+            timestamps([r.open_us for r in rounds]),
+            timestamps([r.closed_us for r in rounds]),
+            timestamps([r.settled_us for r in rounds]),
             pa.array([r.status for r in rounds], pa.string()),
             pa.array([list(r.player) for r in rounds], CARDS),
             pa.array([list(r.banker) for r in rounds], CARDS),
@@ -138,13 +135,13 @@ def bets_table(table: TableSpec, rounds: list[Round], bets: Bets, accounts: Acco
             round_col,
             _const(table.table_id, n),
             accounts.ids.take(pa.array(bets.acc)),
-            _ts(bets.placed),
+            timestamps(bets.placed),
             BET_CODES_PA.take(pa.array(bets.type)),
             MODES_PA.take(pa.array(bets.mode)),
             pa.array(bets.stake, pa.int64()),
             _const(CURRENCY, n),
             pa.array(bets.paid, pa.int64()),
-            _ts(settled),
+            timestamps(settled),
             seat,
             CHANNELS_PA.take(pa.array(accounts.channel[bets.acc])),
         ],

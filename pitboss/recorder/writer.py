@@ -11,11 +11,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pitboss.recorder.config import CURRENCY
-from schemas.contract import schema
+from schemas.contract import TIMESTAMP, schema
 
 PARQUET_OPTIONS = dict(compression="zstd", compression_level=1, use_dictionary=True, version="2.6")
 PARTITIONED = ("shoes", "rounds", "bets")
@@ -149,3 +150,22 @@ def limits_table(tables) -> pa.Table:
     rows = [(t.table_id, code, mn, mx) for t in tables for code, (mn, mx) in sorted(t.limits.items())]
     cols = list(zip(*rows, strict=True))
     return pa.table(dict(zip(schema("limits").names, cols, strict=True)), schema=schema("limits"))
+
+
+class GameWriter(PartitionedWriter):
+    """`<root>/date=YYYY-MM-DD/part-<game>-NNNNN.parquet`: beside the baccarat part files (which are
+    `part-NNNNN.parquet`), sorted after them, never the same name."""
+
+    def __init__(self, root: Path, schema_: pa.Schema, row_group_rows: int, rows_per_file: int, game: str):
+        super().__init__(root, schema_, row_group_rows, rows_per_file)
+        self.game = game
+
+    def _path(self) -> Path:
+        folder = self.root / f"date={self._date}"
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder / f"part-{self.game}-{self._part:05d}.parquet"
+
+
+def timestamps(values) -> pa.Array:
+    """Integer microseconds since the epoch as the contract's UTC timestamps."""
+    return pa.array(np.asarray(values, dtype=np.int64), type=TIMESTAMP)

@@ -20,11 +20,11 @@ as it was recorded. Cancelled rounds refund every bet; their cards count as havi
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from fractions import Fraction
 
+from engine.betting import TableFacts, is_late, us_text
 from engine.cards import check_composition, format_cards
 from engine.findings import Finding, format_money
 
@@ -43,14 +43,6 @@ from .settlement import (
 from .strategy import BasicStrategyChart, basic_strategy_decision
 
 MAIN, PAIR, INSURANCE, BET_BEHIND = BET_CODES
-
-
-@dataclass(frozen=True)
-class TableFacts:
-    table_id: str
-    currency: str
-    table_max: int
-    limits: Mapping[str, tuple[int, int]]  # bet type -> (min_stake, max_stake)
 
 
 @dataclass(frozen=True)
@@ -188,10 +180,6 @@ def _explain(rules: BlackjackRules, play: RoundPlay, position: int, chart: Basic
 
 def _chart_action(chart: BasicStrategyChart, d) -> str:
     return basic_strategy_decision(chart, d.cards, d.upcard, can_double=d.can_double, can_split=d.can_split)
-
-
-def _us_text(us: int) -> str:
-    return datetime.fromtimestamp(us / 1_000_000, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 class _ShoeAuditor:
@@ -380,8 +368,8 @@ class _ShoeAuditor:
                 self.bet_finding("STAKE_ABOVE_MAX", bet, f"<= {self.money(high)}", self.money(bet.stake),
                                  f"{what} is above the {bet.bet_type} maximum {self.money(high)}.")
         # Insurance is offered after the deal, so it is placed after betting closed.
-        if bet.bet_type != INSURANCE and bet.placed_at > r.betting_closed_at:
-            closed, placed = _us_text(r.betting_closed_at), _us_text(bet.placed_at)
+        if bet.bet_type != INSURANCE and is_late(bet.placed_at, r.betting_closed_at):
+            closed, placed = us_text(r.betting_closed_at), us_text(bet.placed_at)
             self.bet_finding("LATE_BET", bet, f"placed by {closed}", f"placed at {placed}",
                              f"{what} was placed at {placed}, after betting closed at {closed} for round "
                              f"{r.round_no}.")

@@ -504,11 +504,11 @@ class _Replay:
     def play_dealer(self) -> None:
         upcard_total = self.dealer.total
         self.dealer_draws.append(DealerDraw(upcard_total, True, "the second card, once every box has played"))
-        if self.dealer_as_recorded:  # every card left is the dealer's, the rule judged elsewhere
+        if self.dealer_as_recorded:  # every card left is the dealer's; the audit judges them by the rule
             while self.used < len(self.cards):
                 self.deal(self.dealer, f"the dealer's card {len(self.dealer.cards) + 1}")
-                if self.used < len(self.cards):
-                    self.dealer_draws.append(dealer_decision(self.dealer.cards, hits_soft_17=self.rules.hits_soft_17))
+            self.dealer_draws += [dealer_decision(self.dealer.cards[:k], hits_soft_17=self.rules.hits_soft_17)
+                                  for k in range(2, len(self.dealer.cards) + 1)]
             return
         self.deal(self.dealer, "the dealer's second card")
         if not any(waits_for_dealer(self.rules, hand.cards, from_split=hand.from_split)
