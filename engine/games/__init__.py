@@ -16,6 +16,7 @@ from engine.ruleset_file import RulesetError
 PACKAGES: dict[str, str] = {
     "baccarat": "engine.games.baccarat",
     "blackjack": "engine.games.blackjack",
+    "casino_stud": "engine.games.casino_stud",
     "roulette": "engine.games.roulette",
     "sic_bo": "engine.games.sic_bo",
 }
