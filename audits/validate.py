@@ -60,7 +60,7 @@ import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
 from schemas import readers  # noqa: E402
-from schemas.contract import TABLE_NAMES  # noqa: E402
+from schemas.contract import CONTRACT, TABLE_NAMES  # noqa: E402
 from schemas.outputs import OUTPUTS  # noqa: E402
 
 INPUT_SUITES: tuple[str, ...] = TABLE_NAMES  # tables, limits, shoes, rounds, bets
@@ -598,6 +598,21 @@ def _create_view(con, name: str, files: list[str], hive: bool, extra: str = "", 
     _fetch(con, f"CREATE OR REPLACE VIEW {_ident(name)} AS SELECT {select} FROM {_read_parquet(files, hive, extra)}")
 
 
+def _duck_type(type_: pa.DataType) -> str:
+    if pa.types.is_list(type_):
+        return _duck_type(type_.value_type) + "[]"
+    return {"string": "VARCHAR", "int8": "TINYINT", "int32": "INTEGER", "int64": "BIGINT", "bool": "BOOLEAN",
+            "timestamp[us, tz=UTC]": "TIMESTAMPTZ"}[str(type_)]
+
+
+def _with_absent_columns(table: str, batch: _Batch) -> str:
+    """The view's columns: the files', and every contract column no file has as nulls (as the readers read it:
+    a dataset of one game has no column of another game's, and its expectations still run)."""
+    present = {c for cols in batch.file_columns.values() for c in cols}
+    return "*" + "".join(f", CAST(NULL AS {_duck_type(c.type)}) AS {_ident(c.name)}"
+                         for c in CONTRACT[table] if c.name not in present)
+
+
 def _input_batch(con, input_dir: str, table: str) -> _Batch:
     try:
         files = readers.input_files(input_dir, table)
@@ -619,7 +634,7 @@ def _input_batch(con, input_dir: str, table: str) -> _Batch:
     try:
         _footers(batch)
         hive = any(_hive_keys(f, root) for f in files)
-        _create_view(con, table, files, hive)
+        _create_view(con, table, files, hive, select=_with_absent_columns(table, batch))
     except Exception as e:  # noqa: BLE001 - whatever DuckDB or Arrow say about a file, it is structural
         batch.error = f"{table}: cannot be read: {_one_line(e)}"
     return batch

@@ -25,7 +25,7 @@ import pyarrow as pa
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
 
-from pipelines.games import REPLAY_OUTPUTS
+from pipelines.games import EXTRA_OUTPUTS, REPLAY_OUTPUTS
 from pipelines.io import (
     BetRowGroups,
     ReadTable,
@@ -53,7 +53,7 @@ from schemas.outputs import OUTPUTS, SORT_KEYS
 # Replays, settlements and the findings of each group of shoes get a file per group (named after its
 # smallest shoe_id), written as the group is audited; the rest (the quarantine, the findings across
 # groups) are gathered into a fixed number of shards, rows routed by a stable hash of a column.
-GROUP_FILES = {**{replays: "shoe_id" for replays in REPLAY_OUTPUTS.values()}, "settlements": "shoe_id",
+GROUP_FILES = {**{name: "shoe_id" for name in (*REPLAY_OUTPUTS.values(), *EXTRA_OUTPUTS)}, "settlements": "shoe_id",
                "findings": "shoe_id"}
 SHARD_COLUMN = {OUT_FINDINGS_ACROSS: "table_id", "quarantine": "source_file"}
 WRITTEN_TO = {OUT_FINDINGS_ACROSS: "findings"}  # the output whose folder a collection is written to

@@ -28,7 +28,7 @@ from pipelines.convert import (
     quarantine_table,
     rejected_rows,
 )
-from pipelines.games import REPLAY_OUTPUTS, audit_group, table_infos
+from pipelines.games import EXTRA_OUTPUTS, REPLAY_OUTPUTS, audit_group, table_infos
 from pipelines.memory import release_free_memory
 from schemas.outputs import FINDINGS, QUARANTINE
 
@@ -37,7 +37,9 @@ OUT_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE = "round_replays", "s
 OUT_FINDINGS_ACROSS = "findings_across_groups"
 # every game's round replays (baccarat's first), then the outputs every game shares
 GAME_REPLAYS = tuple(dict.fromkeys((OUT_REPLAYS, *REPLAY_OUTPUTS.values())))
-AUDITED = (*GAME_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE)
+# ... with the outputs a game has of its own besides (casino stud's jackpot ledger): one table per group each
+GAME_OUTPUTS = (*GAME_REPLAYS, *EXTRA_OUTPUTS)
+AUDITED = (*GAME_OUTPUTS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE)
 _TABLES_OF_PLACED = (OUT_QUARANTINE, OUT_FINDINGS_ACROSS)
 
 # Beam's in-process runner keeps every element that crosses a shuffle as its pickle, all at once, and
@@ -890,8 +892,9 @@ def _empty_input(name: str) -> pa.Table:
 class AuditShoes(beam.PTransform):
     """{'tables', 'limits', 'shoes', 'rounds', 'bets'} PCollections of canonical Arrow batches (and
     optionally 'quarantined_rounds': tables with the round_id of round rows put in quarantine) ->
-    {round_replays, settlements, findings, findings_across_groups, quarantine} PCollections of Arrow
-    tables. Replays, settlements and findings come as one table per group of shoes (a table-day), each
+    {every game's round replays and extra outputs (GAME_OUTPUTS), settlements, findings,
+    findings_across_groups, quarantine} PCollections of Arrow tables. Replays (and a game's extra outputs),
+    settlements and findings come as one table per group of shoes (a table-day), each
     holding every row of its shoes; findings_across_groups are those of no one group (bets on unknown
     rounds, bet ids repeated in the input). The night's findings are both.
 
@@ -956,7 +959,7 @@ class AuditShoes(beam.PTransform):
         duplicates = ((bet_ids, audited[OUT_BET_IDS]) | "AllBetIds" >> beam.Flatten()
                       | "DuplicateBets" >> RepeatedBetIds())
         return {
-            **{name: audited[name] for name in GAME_REPLAYS},
+            **{name: audited[name] for name in GAME_OUTPUTS},
             OUT_SETTLEMENTS: audited[OUT_SETTLEMENTS],
             OUT_FINDINGS: audited[OUT_FINDINGS],
             OUT_FINDINGS_ACROSS: ((audited[OUT_FINDINGS_ACROSS], located[OUT_FINDINGS_ACROSS], duplicates)

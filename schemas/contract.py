@@ -40,6 +40,8 @@ def _c(name: str, type_: pa.DataType, doc: str, *, nullable: bool = False, requi
 
 
 BACCARAT, BLACKJACK, ROULETTE, SIC_BO = ("baccarat",), ("blackjack",), ("roulette",), ("sic_bo",)
+CASINO_STUD = ("casino_stud",)
+BOX_GAMES = BLACKJACK + CASINO_STUD  # games whose rounds deal cards to boxes and to a dealer
 WHEEL_AND_DICE = ROULETTE + SIC_BO  # games whose rounds record an outcome, not cards from a shoe
 
 
@@ -49,8 +51,8 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
         _c(
             "game",
             pa.string(),
-            "Game played at the table: 'baccarat', 'blackjack', 'roulette' or 'sic_bo' (later casino_stud); the "
-            "table's rounds and bets follow that game's columns below.",
+            "Game played at the table: 'baccarat', 'blackjack', 'roulette', 'sic_bo' or 'casino_stud'; the table's "
+            "rounds and bets follow that game's columns below.",
         ),
         _c("ruleset", pa.string(), "Ruleset id of RULES.md the table plays, e.g. 'baccarat_8d_extended'."),
         _c("currency", pa.string(), "ISO 4217 code of every amount at the table, e.g. 'EUR'."),
@@ -72,19 +74,23 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
     "shoes": (
         _c("shoe_id", pa.string(), "Identifier of the shoe, unique in the dataset. Roulette and sic bo have no shoe: a "
            "row here is a session of one wheel or shaker at the table (e.g. the table's day or a dealer's "
-           "shift), with `decks` 0 and `cards` empty; its rounds are the spins or rolls of that session."),
+           "shift), with `decks` 0 and `cards` empty; its rounds are the spins or rolls of that session. "
+           "Casino stud deals every round from a freshly shuffled deck: a row here is one round's deck "
+           "(`decks` 1, `cut_index` null), and its one round has `round_no` 1."),
         _c("table_id", pa.string(), "Table where the shoe was dealt."),
         _c("shoe_no", pa.int32(), "Sequence number of the shoe at its table."),
         _c("opened_at", TIMESTAMP, "When the shoe was opened (UTC)."),
         _c("closed_at", TIMESTAMP, "When the shoe was closed (UTC).", nullable=True),
-        _c("decks", pa.int8(), "Number of decks shuffled into the shoe (0 for a roulette or sic bo session)."),
+        _c("decks", pa.int8(), "Number of decks shuffled into the shoe (0 for a roulette or sic bo session, 1 for "
+           "a casino stud round's deck)."),
         _c("cards", CARDS, "The whole shoe in order, first card = the turned burn card; codes such as 'TD' (empty "
-           "for a roulette or sic bo session)."),
+           "for a roulette or sic bo session; casino stud: the 52 cards in the order the shuffler dealt them, "
+           "no burn card)."),
         _c(
             "cut_index",
             pa.int32(),
             "Index in `cards` of the first card behind the cut card; null where the ruleset has no cut card "
-            "(mini-baccarat).",
+            "(mini-baccarat, casino stud).",
             nullable=True,
         ),
         _c(
@@ -133,36 +139,41 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
         _c(
             "dealer_cards",
             CARDS,
-            "Blackjack: the dealer's cards as the reader saw them, upcard first (null for other games).",
+            "Blackjack: the dealer's cards as the reader saw them, upcard first; casino stud: the dealer's five "
+            "cards, the open card first (null for other games).",
             nullable=True,
             required=True,
-            games=BLACKJACK,
+            games=BOX_GAMES,
         ),
         _c(
             "boxes",
             pa.list_(pa.int8()),
-            "Blackjack: the occupied boxes (seats 1-7) in dealing order, ascending; the box_* lists follow it.",
+            "Blackjack: the occupied boxes (seats 1-7) in dealing order, ascending; the box_* lists follow it. "
+            "Casino stud: the boxes with an ante (seats 1-7), ascending = dealing order.",
             nullable=True,
             required=True,
-            games=BLACKJACK,
+            games=BOX_GAMES,
         ),
         _c(
             "box_cards",
             pa.list_(CARDS),
             "Blackjack: per box, every card dealt to it as the reader saw them, in the order dealt (a split box: "
-            "its two first cards, then each split hand's in the order they came).",
+            "its two first cards, then each split hand's in the order they came). Casino stud: per box, its five "
+            "cards as the reader saw them, in the order dealt.",
             nullable=True,
             required=True,
-            games=BLACKJACK,
+            games=BOX_GAMES,
         ),
         _c(
             "box_actions",
             pa.list_(pa.string()),
             "Blackjack: per box, the recorded decisions in order, one letter each: H hit, S stand, D double, "
-            "P split (after a split: the first hand's, then the second's), e.g. 'PHSD'.",
+            "P split (after a split: the first hand's, then the second's), e.g. 'PHSD'. Casino stud: per box, "
+            "its decision, one letter: C call (bet 2 x ante), F fold; empty or null = none recorded "
+            "(DECISION_MISSING), anything else = ILLEGAL_DECISION.",
             nullable=True,
             required=True,
-            games=BLACKJACK,
+            games=BOX_GAMES,
         ),
         _c(
             "box_auto_played",
@@ -190,6 +201,61 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
             required=True,
             games=SIC_BO,
         ),
+        _c(
+            "box_hands",
+            pa.list_(pa.string()),
+            "Casino stud: per box (in `boxes` order), its hand's rank as the operator recorded it: HIGH_CARD, PAIR, "
+            "TWO_PAIR, THREE_OF_A_KIND, STRAIGHT, FLUSH, FULL_HOUSE, FOUR_OF_A_KIND, STRAIGHT_FLUSH or "
+            "ROYAL_FLUSH. A rank that is not the cards' (or not a rank name) is a finding (HAND_RANK_MISMATCH), "
+            "not a bad row.",
+            nullable=True,
+            required=True,
+            games=CASINO_STUD,
+        ),
+        _c(
+            "dealer_hand",
+            pa.string(),
+            "Casino stud: the dealer's hand rank as the operator recorded it (names as `box_hands`).",
+            nullable=True,
+            required=True,
+            games=CASINO_STUD,
+        ),
+        _c(
+            "jackpot_before",
+            MONEY,
+            "Casino stud: the table's jackpot as the operator recorded it when betting closed, minor units. A "
+            "value that is not the previous round's `jackpot_after` is a finding (JACKPOT_BALANCE_MISMATCH).",
+            nullable=True,
+            required=True,
+            games=CASINO_STUD,
+        ),
+        _c(
+            "jackpot_after",
+            MONEY,
+            "Casino stud: the table's jackpot as recorded after the round settled (before + 60% of each losing "
+            "jackpot bet - percentage prizes), minor units.",
+            nullable=True,
+            required=True,
+            games=CASINO_STUD,
+        ),
+        _c(
+            "next_pool_before",
+            MONEY,
+            "Casino stud: the table's next pool (what replaces a won jackpot) as recorded when betting closed, "
+            "minor units.",
+            nullable=True,
+            required=True,
+            games=CASINO_STUD,
+        ),
+        _c(
+            "next_pool_after",
+            MONEY,
+            "Casino stud: the table's next pool as recorded after the round settled (before + 30% of each losing "
+            "jackpot bet; 0 after it replaced a won jackpot), minor units.",
+            nullable=True,
+            required=True,
+            games=CASINO_STUD,
+        ),
         _c("dealer_id", pa.string(), "Dealer on duty."),
         _c("video_ref", pa.string(), "Reference of the round's video recording.", nullable=True, required=False),
     ),
@@ -215,10 +281,12 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
             "added_stake",
             MONEY,
             "Blackjack MAIN (and BET_BEHIND where the ruleset's bet behind follows the box): the stake added to "
-            "the box by its doubles and splits (0 or null: none); `stake` is the stake placed before the deal.",
+            "the box by its doubles and splits (0 or null: none); `stake` is the stake placed before the deal. "
+            "Casino stud ANTE: the call, 2 x ante (0 or null on a fold); `paid` is what ante and call returned "
+            "together.",
             nullable=True,
             required=True,
-            games=BLACKJACK,
+            games=BOX_GAMES,
         ),
         _c(
             "selection",
@@ -236,10 +304,11 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
             "seat",
             pa.int8(),
             "Seat or betting box of the account (mini-baccarat has 5); blackjack: the box the bet is on "
-            "(a BET_BEHIND's is the seated box it follows).",
+            "(a BET_BEHIND's is the seated box it follows); casino stud: the box of the ANTE, and of the JACKPOT "
+            "bet beside it.",
             nullable=True,
             required=False,
-            required_for=BLACKJACK,
+            required_for=BOX_GAMES,
         ),
         _c("channel", pa.string(), "Client the bet came from, e.g. 'web', 'mobile'.", nullable=True, required=False),
     ),
@@ -274,7 +343,7 @@ OUTCOMES: tuple[str, ...] = ("PLAYER", "BANKER", "TIE")
 
 
 def _type_text(type_: pa.DataType) -> str:
-    return "list<string>" if pa.types.is_list(type_) else str(type_)
+    return f"list<{_type_text(type_.value_type)}>" if pa.types.is_list(type_) else str(type_)
 
 
 def _required_text(c: Column) -> str:

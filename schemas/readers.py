@@ -43,6 +43,7 @@ IGNORED_COLUMNS_KEY = b"pitboss.ignored_columns"  # schema metadata of read_tabl
 
 _HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 MAX_AMOUNT = 10**15  # minor units (10 trillion in a 2-decimal currency): larger stakes are corrupt data
+POOL_BALANCES = ("jackpot_before", "jackpot_after", "next_pool_before", "next_pool_after")  # rounds, casino stud
 
 
 class ContractError(ValueError):
@@ -642,6 +643,10 @@ def _value_rules() -> dict[str, list[RowRule]]:
             RowRule("outcome", "in_set", "outcome", lambda: OUTCOMES),
             RowRule("player_cards", "cards", "card code", lambda: CARD_CODES),
             RowRule("banker_cards", "cards", "card code", lambda: CARD_CODES),
+            # casino stud's pool balances: money the audit can reconcile (a pool is never negative, and
+            # beyond MAX_AMOUNT a balance plus a day's contributions could overflow int64)
+            *(RowRule(column, "range", "a pool balance the audit can reconcile", low=0, high=MAX_AMOUNT)
+              for column in POOL_BALANCES),
         ],
         "bets": [
             RowRule("bet_type", "in_set", "bet code", _bet_codes),

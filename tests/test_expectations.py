@@ -127,7 +127,7 @@ CASES: list[tuple[str, Selector, Callable]] = [
     *_not_null_cases("tables"),
     ("tables", ("expect_column_values_to_be_in_set", "ruleset"), value("ruleset", "baccarat_9d")),
     ("tables", ("expect_column_values_to_be_unique", "table_id"), copy_from_first("table_id")),
-    ("tables", ("expect_column_values_to_be_in_set", "game"), value("game", "casino_stud")),
+    ("tables", ("expect_column_values_to_be_in_set", "game"), value("game", "pai_gow")),
     ("tables", ("expect_column_values_to_match_regex", "currency"), value("currency", "eur")),
     ("tables", ("expect_column_values_to_be_between", "table_max"), value("table_max", 0)),
 
@@ -172,6 +172,11 @@ CASES: list[tuple[str, Selector, Callable]] = [
     ("rounds", ("expect_column_pair_values_a_to_be_greater_than_b", "settled_at"),
      change("settled_at", lambda r: r["betting_closed_at"] - SECOND, lambda r: r["settled_at"] is not None)),
     ("rounds", ("unexpected_rows_expectation", "4 to 6 cards"), change("player_cards", lambda r: [], settled)),
+    # casino stud's pool balances (null on these baccarat rounds)
+    ("rounds", ("expect_column_values_to_be_between", "jackpot_before"), value("jackpot_before", -1)),
+    ("rounds", ("expect_column_values_to_be_between", "jackpot_after"), value("jackpot_after", 10**15 + 1)),
+    ("rounds", ("expect_column_values_to_be_between", "next_pool_before"), value("next_pool_before", -5)),
+    ("rounds", ("expect_column_values_to_be_between", "next_pool_after"), value("next_pool_after", -1)),
 
     ("bets", ("expect_table_columns_to_match_set", None), drop("stake")),
     *_not_null_cases("bets"),

@@ -72,6 +72,9 @@ def _values(table: str, n: int) -> dict[str, list]:
             "dealer_cards": [None] * n, "boxes": [None] * n, "box_cards": [None] * n, "box_actions": [None] * n,
             "box_auto_played": [None] * n,
             "pocket": [None] * n, "dice": [None] * n,  # roulette's and sic bo's
+            # casino stud's
+            "box_hands": [None] * n, "dealer_hand": [None] * n, "jackpot_before": [None] * n,
+            "jackpot_after": [None] * n, "next_pool_before": [None] * n, "next_pool_after": [None] * n,
         },
         "bets": {
             "bet_id": [f"B{i}" for i in range(n)], "round_id": common["round_id"], "table_id": common["table_id"],

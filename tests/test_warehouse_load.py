@@ -17,9 +17,9 @@ from pipelines.audit import new_run_id, run
 from pipelines.warehouse import FILES_PER_STATEMENT, WarehouseLoad, load
 from pitboss.nightly import nightly_audit
 from pitboss.recorder import GenerateConfig, generate
+from schemas.outputs import OUTPUTS
 
-TABLES = ("round_replays", "blackjack_round_replays", "roulette_round_replays", "sic_bo_round_replays", "settlements",
-          "findings", "quarantine")
+TABLES = tuple(OUTPUTS)  # every game's replays (and casino stud's ledger), settlements, findings, quarantine
 
 
 @pytest.fixture(scope="module")

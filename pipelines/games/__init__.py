@@ -3,9 +3,13 @@
 
     OUT_REPLAYS                      the name of its round-replay output (settlements, findings and
                                      quarantine are every game's)
+    EXTRA_OUTPUTS (optional)         the names of any other outputs of its own (schemas/outputs.py), each
+                                     with a shoe_id column (its group's file is named after the smallest),
+                                     e.g. casino stud's jackpot ledger; () when absent
     table_info(row, limits)          what it audits a table with (ruleset loaded once per process);
                                      the object has `game`, `table_id`, `ruleset_id` and `currency`
-    audit_tables(info, shoes, rounds, bets, *, compact=False) -> {output name: table}
+    audit_tables(info, shoes, rounds, bets, *, compact=False) -> {output name: table} (its replays, its
+                                     extra outputs, settlements, findings, quarantine)
 
 Adding a game: its module here and one line in ADAPTORS.
 """
@@ -33,6 +37,10 @@ def adaptor(game: str) -> ModuleType:
 
 # the round-replay output of each game
 REPLAY_OUTPUTS: dict[str, str] = {game: adaptor(game).OUT_REPLAYS for game in ADAPTORS}
+# the other outputs some games have of their own (the pipeline writes and the warehouse loads each like a
+# replay output)
+EXTRA_OUTPUTS: tuple[str, ...] = tuple(dict.fromkeys(name for game in ADAPTORS
+                                                     for name in getattr(adaptor(game), "EXTRA_OUTPUTS", ())))
 
 
 def table_infos(tables: pa.Table, limits: pa.Table) -> dict[str, object]:
@@ -46,5 +54,6 @@ def table_infos(tables: pa.Table, limits: pa.Table) -> dict[str, object]:
 
 def audit_group(info, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *, compact: bool = False
                 ) -> dict[str, pa.Table]:
-    """The audit of one table's shoes: {its replay output, settlements, findings, quarantine}."""
+    """The audit of one table's shoes: {its replay output (and its game's extra outputs), settlements,
+    findings, quarantine}."""
     return adaptor(info.game).audit_tables(info, shoes, rounds, bets, compact=compact)
