@@ -102,11 +102,12 @@ DOCS: dict[str, dict[str, str]] = {
         "recorded_box_cards": "Each box's cards as recorded.",
         "expected_dealer_cards": "The dealer's five cards as the deck gives them, the open card first.",
         "recorded_dealer_cards": "The dealer's cards as recorded.",
-        "box_ranks": "Each box's hand rank as the engine ranks the expected cards (HIGH_CARD ... ROYAL_FLUSH).",
+        "box_ranks": "Each box's hand rank as the engine ranks its recorded cards, HIGH_CARD ... ROYAL_FLUSH (null: "
+                     "not five distinct cards).",
         "recorded_box_hands": "Each box's hand rank as recorded (rounds.box_hands).",
-        "dealer_rank": "The dealer's hand rank as the engine ranks the expected cards.",
+        "dealer_rank": "The dealer's hand rank as the engine ranks the recorded cards.",
         "recorded_dealer_hand": "The dealer's hand rank as recorded (rounds.dealer_hand).",
-        "dealer_qualifies": "True when the dealer's expected hand qualifies (ace-king or better).",
+        "dealer_qualifies": "True when the dealer's recorded hand qualifies (ace-king or better); null: not ranked.",
         "expected_jackpot_before": "The jackpot the ledger expects when betting closed: the previous round's "
                                    "recorded jackpot_after (the day's first round: its own recorded value).",
         "recorded_jackpot_before": "The jackpot as recorded when betting closed (rounds.jackpot_before).",
@@ -139,6 +140,7 @@ DOCS: dict[str, dict[str, str]] = {
         "prizes_from_next_pool": "Jackpot prizes owed from the next pool (the part of a won jackpot that came from "
                                  "it, where the rules say so), minor units.",
         "prizes_by_house": "Jackpot prizes owed by the house (fixed prizes), minor units.",
+        "jackpot_reset": "True when the jackpot was won on the round and replaced by the next pool.",
         "expected_jackpot_after": "The jackpot after the round as the ledger computes it, minor units.",
         "recorded_jackpot_after": "The jackpot after the round as recorded (rounds.jackpot_after).",
         "expected_next_pool_after": "The next pool after the round as the ledger computes it, minor units.",
@@ -260,7 +262,7 @@ CASINO_STUD_JACKPOT_LEDGER = _s("casino_stud_jackpot_ledger", [
     pa.field("jackpot_bets", pa.int32()), pa.field("stakes", MONEY),
     pa.field("to_jackpot", MONEY), pa.field("to_next_pool", MONEY), pa.field("to_house", MONEY),
     pa.field("prizes_from_jackpot", MONEY), pa.field("prizes_from_next_pool", MONEY),
-    pa.field("prizes_by_house", MONEY),
+    pa.field("prizes_by_house", MONEY), pa.field("jackpot_reset", pa.bool_()),
     pa.field("expected_jackpot_after", MONEY), pa.field("recorded_jackpot_after", MONEY),
     pa.field("expected_next_pool_after", MONEY), pa.field("recorded_next_pool_after", MONEY),
 ])  # fmt: skip

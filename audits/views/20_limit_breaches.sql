@@ -7,13 +7,14 @@
 -- SIDE_BET_ABOVE_SHARE, MULTIPLE_POSITIONS, LATE_BET, BET_TYPE_NOT_OFFERED; blackjack's
 -- INSURANCE_NOT_OFFERED, INSURANCE_ABOVE_SHARE, BET_BEHIND_BY_SEATED, BET_ON_EMPTY_BOX; roulette's and sic
 -- bo's SELECTION_INVALID (a selection that is not a bet of its type) and ROUND_STAKE_ABOVE_TABLE_MAX (an
--- account's total on a round above the table maximum) (docs/findings.md).
+-- account's total on a round above the table maximum); casino stud's JACKPOT_WITHOUT_ANTE (a jackpot bet on
+-- a box without an ante) (docs/findings.md).
 -- Where a bet_id occurs more than once in a round (a DUPLICATE_BET finding) the bet's first occurrence
 -- (by source file and row) gives its figures. Amounts are integers in minor units of `currency`.
 --
 -- Columns:
---   kind           Finding code, one of the fifteen above.
---   severity       Severity of the finding (major for all fifteen).
+--   kind           Finding code, one of the sixteen above.
+--   severity       Severity of the finding (major for all sixteen).
 --   business_date  UTC date the round's betting opened.
 --   table_id       Table of the bet.
 --   shoe_id        Shoe of the bet's round.
@@ -32,7 +33,7 @@
 --   recorded       What was recorded, as text (the finding's recorded value).
 --   message        The finding as a sentence.
 --   run_id         Audit run that produced the finding (audit_runs.run_id).
---   game           Game played at the table (audited_tables.game: baccarat, blackjack; null if the table is unknown).
+--   game           Game played at the table (audited_tables.game: baccarat, blackjack, roulette, sic_bo, casino_stud; null if the table is unknown).
 CREATE OR REPLACE VIEW limit_breaches AS
 WITH bet AS (
     SELECT business_date, round_id, bet_id, round_no, placed_at, bet_type, mode, currency, stake, paid, expected
@@ -53,4 +54,6 @@ WHERE f.kind IN ('STAKE_BELOW_MIN', 'STAKE_ABOVE_MAX', 'PB_DIFFERENCE_LIMIT', 'S
                  -- blackjack
                  'INSURANCE_NOT_OFFERED', 'INSURANCE_ABOVE_SHARE', 'BET_BEHIND_BY_SEATED', 'BET_ON_EMPTY_BOX',
                  -- roulette and sic bo
-                 'SELECTION_INVALID', 'ROUND_STAKE_ABOVE_TABLE_MAX');
+                 'SELECTION_INVALID', 'ROUND_STAKE_ABOVE_TABLE_MAX',
+                 -- casino stud
+                 'JACKPOT_WITHOUT_ANTE');

@@ -7,13 +7,14 @@
 -- SHOE_COMPOSITION, BURN_MISMATCH, CARD_SEQUENCE_MISMATCH, THIRD_CARD_RULE, SCORE_MISMATCH,
 -- ROUND_AFTER_CUT; blackjack's DEALER_DRAW_RULE, ILLEGAL_DECISION, DECISION_MISSING, AUTO_PLAY_DEVIATION;
 -- roulette's and sic bo's OUTCOME_INVALID and OUTCOME_MISSING (a pocket or dice the game does not have, or
--- none recorded on a settled round) (docs/findings.md). Round-level findings are joined to the round's replay (view all_rounds; baccarat's
+-- none recorded on a settled round); casino stud's HAND_RANK_MISMATCH (a recorded hand rank that is not the
+-- cards') beside the dealing and decision kinds it shares (docs/findings.md). Round-level findings are joined to the round's replay (view all_rounds; baccarat's
 -- own columns from round_replays): the cards the shoe and the rules give (expected_*) beside the cards
 -- the reader recorded (recorded_*). Cards are codes such as 'TD' (ten of diamonds), space-separated in
 -- dealing order.
 --
 -- Columns:
---   kind                   Finding code, one of the twelve above.
+--   kind                   Finding code, one of the thirteen above.
 --   severity               Severity of the finding (critical; major for ILLEGAL_DECISION, DECISION_MISSING and AUTO_PLAY_DEVIATION).
 --   business_date          UTC date of the round (shoe-level findings: of the shoe).
 --   table_id               Table of the shoe.
@@ -32,7 +33,7 @@
 --   recorded_score         Baccarat: Player and Banker scores as recorded, e.g. '5-7'.
 --   expected_outcome       Baccarat: outcome of the expected cards: PLAYER, BANKER or TIE.
 --   recorded_outcome       Baccarat: outcome as recorded.
---   decisions              The round explained, '; '-separated (all_rounds.decisions): baccarat the drawing rule applied to each hand; blackjack every card, decision and dealer draw.
+--   decisions              The round explained, '; '-separated (all_rounds.decisions): baccarat the drawing rule applied to each hand; blackjack every card, decision and dealer draw; casino stud every card, hand, decision and result.
 --   run_id                 Audit run that produced the finding (audit_runs.run_id).
 --   game                   Game played at the table (audited_tables.game, else the game of the round's replay).
 --   expected_round         The round as the shoe and the game's rules deal it, one line (all_rounds.expected_round).
@@ -63,4 +64,6 @@ WHERE f.kind IN ('SHOE_COMPOSITION', 'BURN_MISMATCH', 'CARD_SEQUENCE_MISMATCH', 
                  -- blackjack
                  'DEALER_DRAW_RULE', 'ILLEGAL_DECISION', 'DECISION_MISSING', 'AUTO_PLAY_DEVIATION',
                  -- roulette and sic bo: the recorded outcome
-                 'OUTCOME_INVALID', 'OUTCOME_MISSING');
+                 'OUTCOME_INVALID', 'OUTCOME_MISSING',
+                 -- casino stud: a recorded hand rank
+                 'HAND_RANK_MISMATCH');
