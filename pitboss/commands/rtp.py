@@ -3,10 +3,17 @@ against the maximum RTP the operator's document states.
 
 A bet returning 100% or more is not a bug of ours but of the published rules: it gets a plain
 WARNING line, to be reported to the operator.
+
+A progressive jackpot bet (casino stud's JACKPOT) returns more the bigger the jackpot: `--jackpot N`
+gives its row at a balance of N jackpot stakes (the balance divided by the bet's stake: 150000 for
+$150,000 with a $1 stake); without it the row is at 0 stakes, the lowest the jackpot can be, and its
+selection column names the balance and the break-even balance (where the bet returns 100%). A game
+takes the balance when its `rtp` has a `jackpot` keyword.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -36,7 +43,8 @@ def stated_precision(stated: Fraction) -> int:
 def rtp_warnings(results: list[BetRtp]) -> list[str]:
     """One line per bet that returns at least its stake on average: the player beats the house."""
     return [
-        f"WARNING: ruleset {r.ruleset}, bet {r.bet_type}, mode {r.mode}: RTP {percent(r.rtp)} is at least 100% "
+        f"WARNING: ruleset {r.ruleset}, bet {r.bet_type}, mode {r.mode}"
+        f"{f', selection {r.selection}' if r.selection else ''}: RTP {percent(r.rtp)} is at least 100% "
         "(the player is expected to win) - a rules defect to report to the operator."
         for r in results
         if r.rtp >= 1
@@ -112,20 +120,58 @@ def _print_tables(rulesets: list, results: dict[str, list[BetRtp]]) -> None:
         console.print()
 
 
+def takes_jackpot(game_rtp) -> bool:
+    """Whether a game's `rtp` takes a jackpot balance (`jackpot=`): the game has a progressive jackpot bet."""
+    try:
+        return "jackpot" in inspect.signature(game_rtp).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def parse_jackpot(text: str) -> Fraction:
+    """A jackpot balance in jackpot stakes: a non-negative decimal ('150000', '150000.5')."""
+    try:
+        value = Fraction(text.strip())
+    except (ValueError, ZeroDivisionError):
+        raise ValueError(f"--jackpot {text!r} is not a number of jackpot stakes (e.g. 150000 or 150000.5)") from None
+    if value < 0:
+        raise ValueError(f"--jackpot {text!r}: a jackpot balance is not negative")
+    return value
+
+
 def rtp(
     ruleset: str | None = typer.Option(None, "--ruleset", help="Ruleset id; all rulesets when omitted."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list instead of a table."),
+    jackpot: str | None = typer.Option(
+        None, "--jackpot", metavar="N",
+        help="Jackpot balance in jackpot stakes (balance / the jackpot bet's stake) for the RTP of a progressive "
+        "jackpot bet (casino stud's JACKPOT); default 0, with the break-even balance printed beside.",
+    ),
 ) -> None:
     """Print the exact RTP of every bet type and mode."""
     from engine.games import game, game_of_ruleset, load_ruleset, ruleset_ids
     from engine.ruleset_file import RulesetError
 
     try:
+        balance = None if jackpot is None else parse_jackpot(jackpot)
+    except ValueError as e:
+        typer.echo(str(e), err=True)
+        raise typer.Exit(2) from None
+    try:
         rulesets = [load_ruleset(rid) for rid in ([ruleset] if ruleset else ruleset_ids())]
     except RulesetError as e:
         typer.echo(str(e), err=True)
         raise typer.Exit(2) from None
-    results = {rs.id: game(game_of_ruleset(rs.id)).rtp(rs) for rs in rulesets}
+    games = {rs.id: game(game_of_ruleset(rs.id)) for rs in rulesets}
+    if balance is not None and ruleset and not takes_jackpot(games[ruleset].rtp):
+        typer.echo(f"--jackpot: ruleset {ruleset} has no progressive jackpot bet", err=True)
+        raise typer.Exit(2)
+    results = {
+        rs.id: games[rs.id].rtp(rs, jackpot=balance)
+        if balance is not None and takes_jackpot(games[rs.id].rtp)
+        else games[rs.id].rtp(rs)
+        for rs in rulesets
+    }
 
     if not as_json:
         _print_tables(rulesets, results)
