@@ -7,11 +7,14 @@ rounds per table and day (a full day at ~40 s a round), tables in multiples of f
 four rulesets are always equally present. Three of them deal 8-deck shoes of 60-80 rounds; the
 fourth (mini-baccarat, 6 decks) reshuffles every hand, so its shoes have one round each.
 
-A mixed floor (`parse_size(label, mixed=True)`, issue 29): as many blackjack tables (the recorder's
-blackjack_8d_live, 8-deck shoes cut at 75-80%) as baccarat tables, each dealing the same rounds a day, half
-of the label's rounds each. The recorder seats ~50 bets on a blackjack round too (the boxes' bets plus bets
-behind up to the table's bet count), so about half the bets are blackjack bets; the split actually recorded
-is measured from the bets and kept in the dataset's description (`games`).
+A mixed floor (`parse_size(label, mixed=True)`, issues 29 and 30): every game on the floor, a quarter of
+the label's rounds each: baccarat tables, as many blackjack tables (the recorder's blackjack_8d_live, 8-deck
+shoes cut at 75-80%), roulette tables (roulette_single_zero_live, one session of spins a table-day) and sic bo
+tables (sic_bo_live, one session of rolls), each dealing the same rounds a day. The recorder seats ~50 bets on
+every game's round (on blackjack the boxes' bets plus bets behind up to the table's bet count), so about a
+quarter of the bets are each game's; shoes are never split, so the card games deal a little more than asked
+(at the smoke sizes, a whole shoe a table: most of the bets). The split actually recorded is measured from
+the bets and kept in the dataset's description (`games`).
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ FAULT_RATE = 0.01
 SEED = 7
 ROUNDS_PER_TABLE = 2000
 MARKER = "_bench.json"  # written last: a folder without it is an interrupted generation
+# The games of a mixed floor, in the recorder's table order; each gets the same tables and rounds a day.
+MIXED_GAMES = ("baccarat", "blackjack", "roulette", "sic_bo")
 
 
 @dataclass(frozen=True)
@@ -37,27 +42,37 @@ class Size:
     label: str
     tables: int  # baccarat tables
     rounds_per_table: int
-    blackjack_tables: int = 0  # a mixed floor: as many as baccarat's (0: a baccarat-only day)
+    # a mixed floor: as many tables of every other game as baccarat's (0: a baccarat-only day)
+    blackjack_tables: int = 0
+    roulette_tables: int = 0
+    sic_bo_tables: int = 0
+
+    @property
+    def mixed(self) -> bool:
+        return bool(self.blackjack_tables or self.roulette_tables or self.sic_bo_tables)
 
     @property
     def folder_name(self) -> str:
-        bj = f"-bj{self.blackjack_tables}" if self.blackjack_tables else ""  # baccarat-only names unchanged
-        return (f"{self.label}-t{self.tables}{bj}-r{self.rounds_per_table}-b{BETS_PER_ROUND:g}-s{SEED}"
+        # baccarat-only names unchanged; issue 29's half-blackjack floors (no -ro/-sb) are not reused
+        others = "".join(f"-{tag}{n}" for tag, n in (("bj", self.blackjack_tables), ("ro", self.roulette_tables),
+                                                     ("sb", self.sic_bo_tables)) if n)
+        return (f"{self.label}-t{self.tables}{others}-r{self.rounds_per_table}-b{BETS_PER_ROUND:g}-s{SEED}"
                 f"-f{FAULT_RATE:g}")
 
 
 def parse_size(label: str, mixed: bool = False) -> Size:
     """'100k' -> 4 tables x 500 rounds; '10M' -> 100 tables x 2,000 rounds (about 50 bets a round).
-    mixed: half the rounds on baccarat tables, half on as many blackjack tables ('1M' -> 8 + 8 tables x
-    1,250 rounds)."""
+    mixed: a quarter of the rounds on each game of MIXED_GAMES, as many tables each ('1M' -> 4 baccarat
+    + 4 blackjack + 4 roulette + 4 sic bo tables x 1,250 rounds)."""
     m = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmM]?)", label.strip())
     if not m:
         raise ValueError(f"size {label!r}: expected a number of bets such as 20k, 100k, 1M, 10M")
     bets = float(m.group(1)) * {"": 1, "k": 1e3, "m": 1e6}[m.group(2).lower()]
     rounds = max(4, round(bets / BETS_PER_ROUND))
-    per_game = rounds / 2 if mixed else rounds
+    per_game = rounds / len(MIXED_GAMES) if mixed else rounds
     tables = 4 * max(1, math.ceil(per_game / (4 * ROUNDS_PER_TABLE)))
-    return Size(label.strip(), tables, max(1, round(per_game / tables)), tables if mixed else 0)
+    other = tables if mixed else 0
+    return Size(label.strip(), tables, max(1, round(per_game / tables)), other, other, other)
 
 
 def _recorder_digest() -> str:
@@ -83,10 +98,13 @@ def ensure(size: Size, root: Path, log=print) -> tuple[Path, dict]:
 
     if folder.exists():
         shutil.rmtree(folder)
-    bj = f" + {size.blackjack_tables} blackjack" if size.blackjack_tables else ""
-    log(f"  recording {size.label}: {size.tables}{bj} tables x {size.rounds_per_table} rounds ...")
+    others = "".join(f" + {n} {game}" for game, n in (("blackjack", size.blackjack_tables),
+                                                      ("roulette", size.roulette_tables),
+                                                      ("sic bo", size.sic_bo_tables)) if n)
+    log(f"  recording {size.label}: {size.tables}{others} tables x {size.rounds_per_table} rounds ...")
     started = time.perf_counter()
     summary = generate(GenerateConfig(out=folder, tables=size.tables, blackjack_tables=size.blackjack_tables,
+                                      roulette_tables=size.roulette_tables, sic_bo_tables=size.sic_bo_tables,
                                       rounds_per_table=size.rounds_per_table, bets_per_round=BETS_PER_ROUND,
                                       seed=SEED, fault_rate=FAULT_RATE, quiet=True))
     info = dict(
@@ -96,7 +114,7 @@ def ensure(size: Size, root: Path, log=print) -> tuple[Path, dict]:
         shape=_shape(folder), bytes=sum(p.stat().st_size for p in folder.rglob("*.parquet")),
         replay_round=pick_round(folder),
     )
-    if size.blackjack_tables:
+    if size.mixed:
         info["games"] = games_split(folder)
     marker.write_text(json.dumps(info, indent=2))
     log(f"  recorded {info['bets']:,} bets, {info['rounds']:,} rounds, {info['shoes']:,} shoes "
@@ -131,7 +149,7 @@ def _shape(folder: Path) -> dict:
 
 def games_split(folder: Path) -> dict:
     """Tables, rounds and bets of each game, counted in the recorded files (a bet's game is its table's):
-    how much of the floor is blackjack, as recorded rather than as asked."""
+    each game's share of the floor, as recorded rather than as asked."""
     import duckdb
 
     con = duckdb.connect()
@@ -164,7 +182,8 @@ def pick_round(folder: Path) -> str:
 def main(argv: list[str] | None = None) -> int:
     """python -m bench.datasets LABEL ROOT [--mixed]: record the dataset if needed, print its folder and
     description as JSON (the runner calls this in a child process so that its own memory stays small: a
-    child's peak-memory figure starts from its parent's, see bench/runner.py). --mixed: half blackjack."""
+    child's peak-memory figure starts from its parent's, see bench/runner.py). --mixed: every game, a quarter
+    each."""
     import sys
 
     args = list(argv if argv is not None else sys.argv[1:])

@@ -22,9 +22,12 @@ import time
 from pathlib import Path
 
 MEASUREMENTS = ("audit", "audit_no_load", "audit_dask", "engine", "duckdb", "naive")
-# On a mixed floor (half the bets on blackjack tables, bench.datasets): the full audit, and the engine
+# On a mixed floor (every game, a quarter of the bets each: bench.datasets): the full audit, and the engine
 # game by game on the same day's tables.
 MIXED_MEASUREMENTS = ("audit", "engine_games")
+# engine_games: the phase that times each game's engine itself (its audit without the Arrow adaptor around it)
+ENGINE_ITSELF = {"baccarat": "audit_shoes_s", "blackjack": "audit_shoe_s", "roulette": "audit_spins_s",
+                 "sic_bo": "audit_rolls_s"}
 FAILURE_NOTE: list[Path] = [Path("/dev/null")]  # <out>.failed: why the measurement gave up, for the runner
 DASK_RUNNER = "apache_beam.runners.dask.dask_runner.DaskRunner"
 # Per worker (the machine is shared; left to itself each worker would take half of it). Past it the
@@ -100,6 +103,7 @@ def _audit_counts(data: Path, out: Path) -> dict:
     import duckdb
     import pyarrow.parquet as pq
 
+    from pipelines.games import REPLAY_OUTPUTS
     from pitboss.faultcheck import compare
 
     con = duckdb.connect()
@@ -107,7 +111,7 @@ def _audit_counts(data: Path, out: Path) -> dict:
     quarantined = con.execute(f"SELECT count(*) FROM read_parquet('{out}/quarantine/*.parquet') "
                               f"WHERE source_table = 'bets'").fetchone()[0]
     rounds = sum(con.execute(f"SELECT count(*) FROM read_parquet('{out}/{name}/*.parquet')").fetchone()[0]
-                 for name in ("round_replays", "blackjack_round_replays") if any((out / name).glob("*.parquet")))
+                 for name in REPLAY_OUTPUTS.values() if any((out / name).glob("*.parquet")))  # every game's
     findings = pq.read_table(out / "findings")
     _, missed, unexplained = compare(pq.read_table(data / "faults.parquet"), findings)
     return {"bets": settled + quarantined, "bets_settled": settled, "bets_quarantined": quarantined,
@@ -336,22 +340,45 @@ def engine(data: Path, work: Path) -> dict:
     return result
 
 
+def _time_outcome_engine(adaptor, spent: dict, key: str) -> None:
+    """Time an outcome game's engine audit (roulette's audit_spins, sic bo's audit_rolls): the adaptor calls
+    it through its OutcomeGame (pipelines/games/outcomes.py), a frozen dataclass built at import, so the
+    module's SPEC is replaced by a copy whose `audit` is timed. Before `table_infos`, which puts SPEC in each
+    table's info."""
+    from dataclasses import replace
+
+    spent[key] = 0.0
+    adaptor.SPEC = replace(adaptor.SPEC, audit=_timed(adaptor.SPEC.audit, spent, key))
+
+
 def engine_games(data: Path, work: Path) -> dict:
     """The engine game by game on a mixed floor: each game's tables from its own files, one engine call
     per table through the game's Arrow adaptor (pipelines.games.audit_group, as the pipeline calls it).
     Per game: the counts and phases of `engine` (reading, placing the bets, the engine call), and the engine
-    itself without its Arrow conversion: baccarat's audit_shoes (with its dealing replay and betting audit),
-    blackjack's engine.games.blackjack.audit.audit_shoe (replay, settlement and every rule, shoe by shoe)."""
+    itself without its Arrow conversion (ENGINE_ITSELF): baccarat's audit_shoes (with its dealing replay and
+    betting audit), blackjack's engine.games.blackjack.audit.audit_shoe (replay, settlement and every rule,
+    shoe by shoe), roulette's engine.games.roulette.audit.audit_spins and sic bo's
+    engine.games.sic_bo.audit.audit_rolls (session by session). Games without a table on the day are left out."""
     clock = Stopwatch()
     import pyarrow.parquet as pq
 
     import pipelines.games.blackjack as blackjack_adaptor
+    import pipelines.games.roulette as roulette_adaptor
+    import pipelines.games.sic_bo as sic_bo_adaptor
     from pipelines.games import REPLAY_OUTPUTS, audit_group, table_infos
 
+    tables = pq.read_table(data / "tables.parquet", columns=["game"])
+    on_floor = set(tables["game"].to_pylist())
+    spent: dict[str, dict] = {game: {} for game in ENGINE_ITSELF if game in on_floor}
+    if "baccarat" in spent:
+        _time_baccarat_engine(spent["baccarat"])
+    if "blackjack" in spent:
+        spent["blackjack"]["audit_shoe_s"] = 0.0
+        blackjack_adaptor.audit_shoe = _timed(blackjack_adaptor.audit_shoe, spent["blackjack"], "audit_shoe_s")
+    for game, adaptor in (("roulette", roulette_adaptor), ("sic_bo", sic_bo_adaptor)):
+        if game in spent:
+            _time_outcome_engine(adaptor, spent[game], ENGINE_ITSELF[game])
     infos = table_infos(pq.read_table(data / "tables.parquet"), pq.read_table(data / "limits.parquet"))
-    spent = {"baccarat": {}, "blackjack": {"audit_shoe_s": 0.0}}
-    _time_baccarat_engine(spent["baccarat"])
-    blackjack_adaptor.audit_shoe = _timed(blackjack_adaptor.audit_shoe, spent["blackjack"], "audit_shoe_s")
 
     def audit_tables_of(game: str):
         def audit_table(table_id, shoes, rounds, bets):
@@ -365,7 +392,8 @@ def engine_games(data: Path, work: Path) -> dict:
         counts, phases = _engine_tables(_table_chunks(data, columns, game), audit_tables_of(game))
         games[game] = {**counts, "phases": {**phases, **spent[game]}}
     result = clock.result()
-    result.update({key: sum(g[key] for g in games.values()) for key in games["baccarat"] if key != "phases"})
+    counted = next(iter(games.values())).keys() - {"phases"}
+    result.update({key: sum(g[key] for g in games.values()) for key in counted})
     result["games"] = games
     return result
 

@@ -6,9 +6,10 @@ times, and write bench/results/results.{md,json} and throughput.png.
     python -m bench --smoke                          # the smallest size once, quickly (tests use it)
     python -m bench --sizes 1M --mixed-sizes 300k,1M --only audit,engine --repeat 1   # a few minutes
 
-Besides the baccarat-only days (`--sizes`), a mixed floor (`--mixed-sizes`, half the bets on blackjack
-tables: bench.datasets) is audited in full (`audit`) and its engine measured game by game (`engine_games`;
-`--only engine` selects it too), after the baccarat sizes, in the same run.
+Besides the baccarat-only days (`--sizes`), a mixed floor (`--mixed-sizes`: baccarat, blackjack, roulette
+and sic bo tables, a quarter of the rounds each: bench.datasets) is audited in full (`audit`) and its engine
+measured game by game (`engine_games`; `--only engine` selects it too), after the baccarat sizes, in the
+same run.
 
 Peak memory is taken per measurement, over its timed work only (not the untimed checks after it, which
 read the outputs back): the child's own peak resident set (ru_maxrss) when its work ends, and for Dask a
@@ -169,7 +170,7 @@ def replay_cli(data: Path, work: Path, round_id: str) -> dict:
 
 
 def ensure_dataset(label: str, root: Path, mixed: bool = False) -> tuple[Path, dict]:
-    """Record the dataset (or find it in the cache) in a child process; mixed: half of it blackjack."""
+    """Record the dataset (or find it in the cache) in a child process; mixed: every game, a quarter each."""
     done = subprocess.run([sys.executable, "-m", "bench.datasets", label, str(root), *(["--mixed"] if mixed else [])],
                           cwd=REPO, stdout=subprocess.PIPE, text=True)
     if done.returncode != 0:
@@ -270,7 +271,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100k,1M,10M", help="comma-separated bet counts, e.g. 100k,1M,10M")
     parser.add_argument("--mixed-sizes", default="300k,1M",
-                        help="bet counts of mixed floors (half blackjack) after the baccarat sizes; '' for none")
+                        help="bet counts of mixed floors (every game, a quarter of the rounds each) after the "
+                        "baccarat sizes; '' for none")
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (median reported)")
     parser.add_argument("--repeat-large", type=int, default=3,
                         help=f"runs per measurement from {LARGE_BETS:,} bets on")
@@ -312,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
         payload["mixed"] = {"sizes": [s.label for s in mixed_sizes], "measurements": mixed_kinds, "datasets": {},
                             "results": {}}
     print(f"bench: sizes {', '.join(s.label for s in sizes)}; measurements {', '.join(kinds)}"
-          + (f"; mixed floors (half blackjack) {', '.join(s.label for s in mixed_sizes)}: {', '.join(mixed_kinds)}"
+          + (f"; mixed floors (every game) {', '.join(s.label for s in mixed_sizes)}: {', '.join(mixed_kinds)}"
              if mixed_sizes else ""), flush=True)
     compile_modules()
     from bench import report
