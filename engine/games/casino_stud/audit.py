@@ -1,0 +1,528 @@
+"""The audit of one casino stud table-day: every round's deal from its own deck, the recorded hands and
+decisions, every bet, and the jackpot pools carried from round to round (docs/casino-stud.md).
+
+Rounds are given in betting_closed_at order; each carries its own deck (a fresh 52-card deck a round,
+its own shoes row). Round by round (settled rounds):
+* the deck is 52 distinct cards (SHOE_COMPOSITION, on the round's shoe, round_id null);
+* every recorded card is where the deck and the ruleset's deal order put it (CARD_SEQUENCE_MISMATCH,
+  one finding naming every misplaced card; not checked where the deck is too short to deal the round:
+  SHOE_COMPOSITION says so);
+* each box's decision is one letter, C or F (DECISION_MISSING when none, ILLEGAL_DECISION otherwise);
+  where it is not, the ANTE bet's recorded call says what the box did (a call recorded: called; none:
+  folded), so that one dropped letter is one finding;
+* every recorded hand rank (`box_hands`, `dealer_hand`) is the engine's rank of the recorded cards
+  (HAND_RANK_MISMATCH, one finding naming every box and the dealer where they differ).
+Settlement follows the recorded cards (what came out, as every game's audit): the engine ranks them,
+decides the dealer's qualification and what every bet is owed. A settled round whose record cannot be
+settled (lists without one entry per box, boxes not ascending seats of the table, a box's or the
+dealer's cards that are not five distinct cards) leaves its bets unsettled with the reason (quarantine)
+and raises nothing else. A cancelled round refunds every stake, the call too, and moves no pool.
+
+Bets: ANTE (owed ante and call together; ADDED_STAKE_MISMATCH where the recorded call is not
+call_multiple x the ante on a call, or not 0 on a fold; BET_ON_EMPTY_BOX, refunded, on a seat that
+was not dealt), JACKPOT (JACKPOT_WITHOUT_ANTE, refunded and feeding nothing, without an ANTE on its box;
+the prize by engine/games/casino_stud/ledger.py; paid on a hand below the prize table:
+JACKPOT_PRIZE_NOT_WON instead of OVERPAID; a percentage prize paid as that percentage of the other pool:
+JACKPOT_PRIZE_WRONG_BALANCE instead of UNDERPAID/OVERPAID), any other code BET_TYPE_NOT_OFFERED
+(refunded); and for every bet OVERPAID / UNDERPAID, STAKE_BELOW_MIN / STAKE_ABOVE_MAX (engine.betting,
+a stake exactly at a limit is within it), LATE_BET (placed strictly after betting closed). Unknown rounds
+and duplicate bet ids are the pipeline's (as for every game); a bet whose round_index is not one of
+the rounds is left unsettled.
+
+The pools: the first round's recorded before-balances open the day. A round's recorded before-balances
+must be the previous round's recorded after-balances, and its recorded after-balances the engine's
+(its recorded before + contributions - prizes): JACKPOT_BALANCE_MISMATCH, one finding per round, and
+the chain goes on from the recorded after-balances, so a later, separate drift is found too. A round
+with a jackpot bet's payment finding (JACKPOT_PRIZE_NOT_WON, JACKPOT_PRIZE_WRONG_BALANCE, OVERPAID,
+UNDERPAID) has its after-balances follow that payment: they are not checked (one fault, one finding).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from engine.betting import TableFacts, is_late, stake_limit_breach, us_text
+from engine.cards import check_composition, format_cards
+from engine.findings import Finding, format_money
+
+from . import BET_CODES
+from .dealing import cards_needed, deal, positions
+from .explain import explain_round
+from .hands import HandRank, dealer_qualifies, hand_or_none
+from .ledger import JackpotBet, Pools, RoundLedger, settle_round
+from .rules import CasinoStudRules
+from .settlement import ACTIONS, CALL, FOLD, settle_box
+
+ANTE, JACKPOT = BET_CODES
+PAYMENT_KINDS = ("JACKPOT_PRIZE_NOT_WON", "JACKPOT_PRIZE_WRONG_BALANCE", "OVERPAID", "UNDERPAID")
+
+
+@dataclass(frozen=True)
+class RecordedRound:
+    round_id: str
+    round_no: int
+    status: str  # settled | cancelled
+    betting_closed_at: int  # microseconds since the epoch, UTC
+    shoe_id: str  # the round's deck (one shoes row per round)
+    deck: tuple[str | None, ...]  # the 52 cards in the order the shuffler dealt them
+    boxes: tuple[int, ...]  # the boxes with an ante, ascending = dealing order
+    box_cards: tuple[tuple[str, ...], ...]
+    box_actions: tuple[str | None, ...]  # "C" | "F"; "" / None: none recorded
+    dealer_cards: tuple[str, ...]  # the open card first
+    box_hands: tuple[str | None, ...]  # the operator's rank names
+    dealer_hand: str | None
+    jackpot_before: int | None
+    jackpot_after: int | None
+    next_pool_before: int | None
+    next_pool_after: int | None
+
+    @property
+    def pools_before(self) -> Pools | None:
+        if self.jackpot_before is None or self.next_pool_before is None:
+            return None
+        return Pools(self.jackpot_before, self.next_pool_before)
+
+    @property
+    def pools_after(self) -> Pools | None:
+        if self.jackpot_after is None or self.next_pool_after is None:
+            return None
+        return Pools(self.jackpot_after, self.next_pool_after)
+
+
+@dataclass(frozen=True)
+class RecordedBet:
+    bet_id: str
+    round_index: int  # into the table-day's rounds
+    account_id: str
+    bet_type: str
+    seat: int | None  # the box
+    stake: int
+    added_stake: int | None  # ANTE: the call (2 x ante), 0 / None on a fold
+    paid: int  # ANTE: ante and call together; JACKPOT: the prize
+    placed_at: int  # microseconds since the epoch, UTC
+
+
+@dataclass(frozen=True)
+class RoundReport:
+    """A round as the audit settled it: what the investigator's replay shows."""
+
+    round_index: int
+    expected_box_cards: tuple[tuple[str | None, ...], ...] | None  # as the deck and the deal order put them
+    expected_dealer_cards: tuple[str | None, ...] | None
+    box_ranks: tuple[str | None, ...]  # the engine's rank of each box's recorded cards (None: not a hand)
+    dealer_rank: str | None
+    dealer_qualifies: bool | None
+    pools_before: Pools | None  # expected: the previous round's recorded after (the first round: its own)
+    pools_after: Pools | None  # expected: recorded before + contributions - prizes (None: cannot be settled)
+    explanation: tuple[str, ...]
+    finding_kinds: tuple[str, ...]
+    unsettled_reason: str | None  # the round cannot be settled: its bets go to quarantine
+
+
+@dataclass(frozen=True)
+class LedgerRow:
+    """One round with a jackpot bet or a moved balance: the pools as recorded and as the engine has them."""
+
+    round_index: int
+    round_id: str
+    round_no: int
+    status: str
+    jackpot_before: int | None  # recorded
+    next_pool_before: int | None
+    jackpot_bets: int  # settled on a hand (refunded ones feed nothing)
+    to_jackpot: int
+    to_next_pool: int
+    to_house: int
+    prizes_from_jackpot: int
+    prizes_from_next_pool: int
+    prizes_from_house: int
+    reset: bool  # the jackpot was won and replaced by the next pool
+    jackpot_after_expected: int | None  # None: the round cannot be settled
+    next_pool_after_expected: int | None
+    jackpot_after: int | None  # recorded
+    next_pool_after: int | None
+
+
+@dataclass
+class StudAudit:
+    rounds: list[RoundReport]
+    expected: list[int | None]  # per bet; None: the bet cannot be settled (`unsettled` says why)
+    unsettled: list[str | None]
+    findings: list[Finding] = field(default_factory=list)
+    ledger: list[LedgerRow] = field(default_factory=list)
+
+
+@dataclass
+class _Round:
+    """What the audit works out about one round before its bets."""
+
+    problem: str | None = None  # why a settled round cannot be settled
+    expected_box_cards: tuple | None = None
+    expected_dealer_cards: tuple | None = None
+    ranks: tuple[HandRank | None, ...] = ()
+    dealer: HandRank | None = None
+    qualifies: bool | None = None
+    actions: tuple[str | None, ...] = ()  # each box's recorded decision where legal, else None
+    kinds: list[str] = field(default_factory=list)
+    bet_lines: list[str] = field(default_factory=list)
+    ledger: RoundLedger | None = None
+    pools_before: Pools | None = None  # expected: the previous round's recorded after
+    pools_after: Pools | None = None  # expected: the recorded before + contributions - prizes
+    jackpot_bets: int = 0  # settled on a hand
+    payment_found: bool = False  # a jackpot bet's payment finding: the after-balances follow it
+    judged_paid: set[int] = field(default_factory=set)  # bets whose paid a jackpot kind already judged
+
+
+def _record_problem(rules: CasinoStudRules, r: RecordedRound) -> str | None:
+    n = len(r.boxes)
+    if not (len(r.box_cards) == len(r.box_actions) == n):
+        return (f"boxes ({n}), box_cards ({len(r.box_cards)}) and box_actions ({len(r.box_actions)}) do not have "
+                "one entry per box")
+    if not all(isinstance(b, int) and 1 <= b <= rules.max_boxes for b in r.boxes) or list(r.boxes) != sorted(
+            set(r.boxes)):
+        return f"boxes {list(r.boxes)} are not distinct ascending seats 1-{rules.max_boxes} (the dealing order)"
+    for box, cards in zip(r.boxes, r.box_cards, strict=True):
+        if hand_or_none(cards) is None:
+            return f"box {box}'s cards {format_cards(cards)} are not five distinct cards"
+    if n and hand_or_none(r.dealer_cards) is None:
+        return f"the dealer's cards {format_cards(r.dealer_cards)} are not five distinct cards"
+    return None
+
+
+class _Auditor:
+    def __init__(self, rules: CasinoStudRules, table: TableFacts, rounds: Sequence[RecordedRound],
+                 bets: Sequence[RecordedBet]):
+        self.rules, self.table, self.rounds, self.bets = rules, table, rounds, bets
+        self.findings: list[Finding] = []
+        self.work = [_Round() for _ in rounds]
+
+    def money(self, amount: int | None) -> str:
+        return "none" if amount is None else format_money(int(amount), self.table.currency)
+
+    def round_finding(self, kind: str, i: int, expected: str, recorded: str, message: str,
+                      round_level: bool = True) -> None:
+        r = self.rounds[i]
+        self.work[i].kinds.append(kind)
+        self.findings.append(Finding(kind, self.table.table_id, r.shoe_id, r.round_id if round_level else None, None,
+                                     expected, recorded, message))
+
+    def bet_finding(self, kind: str, bet: RecordedBet, expected: str, recorded: str, message: str) -> None:
+        r = self.rounds[bet.round_index]
+        self.work[bet.round_index].kinds.append(kind)
+        self.findings.append(Finding(kind, self.table.table_id, r.shoe_id, r.round_id, bet.bet_id, expected,
+                                     recorded, message, bet.account_id))
+
+    def what(self, bet: RecordedBet) -> str:
+        return f"Bet {bet.bet_id} ({bet.bet_type}, stake {self.money(bet.stake)}, box {bet.seat})"
+
+    # -- the table-day ----------------------------------------------------------------------------
+
+    def run(self) -> StudAudit:
+        by_round: dict[int, list[int]] = {}
+        expected: list[int | None] = [None] * len(self.bets)
+        unsettled: list[str | None] = [None] * len(self.bets)
+        for b, bet in enumerate(self.bets):
+            if not 0 <= bet.round_index < len(self.rounds):
+                unsettled[b] = f"round_index {bet.round_index} is not one of the table-day's {len(self.rounds)} rounds"
+            else:
+                by_round.setdefault(bet.round_index, []).append(b)
+        ledger: list[LedgerRow] = []
+        previous_after: Pools | None = None  # the chain: the previous round's recorded after-balances
+        for i, r in enumerate(self.rounds):
+            w = self.work[i]
+            w.pools_before = r.pools_before if i == 0 else previous_after
+            base = r.pools_before or w.pools_before
+            self.round(i, r)
+            self.settle_bets(i, r, by_round.get(i, []), base or Pools(0, 0), expected, unsettled)
+            if self.unsettled_reason(i) is not None or base is None:
+                w.pools_after, w.ledger = None, None
+            elif r.status == "cancelled" or w.ledger is None:
+                w.pools_after, w.ledger = base, None
+            else:
+                w.pools_after = w.ledger.after
+            self.check_balances(i, r)
+            if w.jackpot_bets or r.pools_before != r.pools_after or "JACKPOT_BALANCE_MISMATCH" in w.kinds:
+                ledger.append(self.ledger_row(i, r))
+            previous_after = r.pools_after or w.pools_after or base
+        reports = [self.report(i, r) for i, r in enumerate(self.rounds)]
+        return StudAudit(reports, expected, unsettled, self.findings, ledger)
+
+    def unsettled_reason(self, i: int) -> str | None:
+        r, w = self.rounds[i], self.work[i]
+        if r.status not in ("settled", "cancelled"):
+            return f"round {r.round_no}: status {r.status!r} is neither settled nor cancelled"
+        if r.status == "settled" and w.problem is not None:
+            return f"round {r.round_no}: the record cannot be settled ({w.problem})"
+        return None
+
+    # -- a round's deal, decisions and ranks ------------------------------------------------------
+
+    def round(self, i: int, r: RecordedRound) -> None:
+        rules, w = self.rules, self.work[i]
+        n = len(r.boxes)
+        w.expected_box_cards, w.expected_dealer_cards = deal(rules, r.deck, n)
+        w.ranks = tuple(hand_or_none(c) for c in r.box_cards)
+        w.dealer = hand_or_none(r.dealer_cards)
+        w.qualifies = dealer_qualifies(w.dealer, rules.qualifier) if w.dealer is not None else None
+        if r.status != "settled":
+            return
+        where = f"Round {r.round_no} (deck {r.shoe_id})"
+        composition = check_composition(r.deck, 1)
+        if not composition.ok:
+            self.round_finding("SHOE_COMPOSITION", i, "1 full deck (52 distinct cards)", composition.describe(),
+                               f"The deck of round {r.round_no} ({r.shoe_id}) is {composition.describe()}.",
+                               round_level=False)
+        w.problem = _record_problem(rules, r)
+        if w.problem is not None:
+            return
+        w.actions = tuple(a if a in ACTIONS else None for a in r.box_actions)
+        self.check_deal(i, r, where)
+        self.check_decisions(i, r, where)
+        self.check_ranks(i, r, where)
+
+    def check_deal(self, i: int, r: RecordedRound, where: str) -> None:
+        n = len(r.boxes)
+        if len(r.deck) < cards_needed(self.rules, n):
+            return  # SHOE_COMPOSITION says the deck is short
+        box_pos, dealer_pos = positions(self.rules, n)
+        wrong = []
+        for box, pos, cards in zip(r.boxes, box_pos, r.box_cards, strict=True):
+            wrong += [(f"box {box}", p, r.deck[p], c) for p, c in zip(pos, cards, strict=True) if r.deck[p] != c]
+        # with no box the dealer may have been dealt nothing: compare what was recorded
+        wrong += [("dealer", p, r.deck[p], c) for p, c in zip(dealer_pos, r.dealer_cards, strict=False)
+                  if r.deck[p] != c]
+        if wrong:
+            self.round_finding(
+                "CARD_SEQUENCE_MISMATCH", i, "; ".join(f"{who} deck[{p}] {want}" for who, p, want, _ in wrong),
+                "; ".join(f"{who} {got}" for who, _, _, got in wrong),
+                f"{where}: " + "; ".join(f"{who} recorded {got} where the deck deals {want} (card {p})"
+                                         for who, p, want, got in wrong) + ".")
+
+    def check_decisions(self, i: int, r: RecordedRound, where: str) -> None:
+        missing = [box for box, a in zip(r.boxes, r.box_actions, strict=True) if not a]
+        illegal = [(box, a) for box, a in zip(r.boxes, r.box_actions, strict=True) if a and a not in ACTIONS]
+        if missing:
+            boxes = ", ".join(f"box {b}" for b in missing)
+            self.round_finding("DECISION_MISSING", i, "C or F for every box", boxes,
+                               f"{where}: no decision recorded for {boxes} (settled as the ANTE bet's recorded "
+                               "call says: a call recorded is a call, none a fold).")
+        if illegal:
+            self.round_finding("ILLEGAL_DECISION", i, "one letter, C or F",
+                               "; ".join(f"box {b}: {a!r}" for b, a in illegal),
+                               f"{where}: " + "; ".join(f"box {b} recorded {a!r}" for b, a in illegal)
+                               + ": a box calls (C) or folds (F), once, before the dealer's four cards (settled as "
+                               "the ANTE bet's recorded call says).")
+
+    def check_ranks(self, i: int, r: RecordedRound, where: str) -> None:
+        w, n = self.work[i], len(r.boxes)
+        recorded = list(r.box_hands[:n]) + [None] * max(0, n - len(r.box_hands))
+        wrong = [(f"box {box}", rank.category, rec) for box, rank, rec in zip(r.boxes, w.ranks, recorded, strict=True)
+                 if rank is not None and rec != rank.category]
+        if len(r.box_hands) > n:
+            wrong.append(("box_hands", f"{n} ranks", f"{len(r.box_hands)} ranks"))
+        if w.dealer is not None and r.dealer_hand != w.dealer.category:
+            wrong.append(("dealer", w.dealer.category, r.dealer_hand))
+        if wrong:
+            self.round_finding("HAND_RANK_MISMATCH", i, "; ".join(f"{who} {want}" for who, want, _ in wrong),
+                               "; ".join(f"{who} {got}" for who, _, got in wrong),
+                               f"{where}: " + "; ".join(f"{who} recorded {got or 'no rank'}, the cards make {want}"
+                                                        for who, want, got in wrong) + ".")
+
+    # -- the bets ---------------------------------------------------------------------------------
+
+    def settle_bets(self, i: int, r: RecordedRound, mine: list[int], base: Pools, expected: list,
+                    unsettled: list) -> None:
+        w, bets = self.work[i], self.bets
+        reason = self.unsettled_reason(i)
+        if reason is not None:
+            for b in mine:
+                unsettled[b] = reason
+            return
+        antes = {bets[b].seat for b in mine if bets[b].bet_type == ANTE}
+        credits: dict[int, tuple[int, str]] = {}  # bet -> (credit, why)
+        jackpot_bets: list[int] = []
+        for b in mine:
+            bet = bets[b]
+            what = self.what(bet)
+            if bet.bet_type == JACKPOT and self.rules.jackpot.requires_ante and bet.seat not in antes:
+                self.bet_finding("JACKPOT_WITHOUT_ANTE", bet, f"an ANTE on box {bet.seat}", "none",
+                                 f"{what}: no ANTE bet on box {bet.seat} in round {r.round_no}; the jackpot bet is "
+                                 "placed after the ante (refunded).")
+                credits[b] = (bet.stake, "no ante on its box: refunded, feeds no pool")
+            elif r.status == "cancelled":
+                credits[b] = (bet.stake + (bet.added_stake or 0), "round cancelled: refunded")
+            elif bet.bet_type not in BET_CODES:
+                self.bet_finding("BET_TYPE_NOT_OFFERED", bet, f"a bet type of {self.rules.id}", bet.bet_type,
+                                 f"{what}: {self.rules.id} does not offer {bet.bet_type} (refunded).")
+                credits[b] = (bet.stake, f"{self.rules.id} does not offer {bet.bet_type}: refunded")
+            elif bet.seat not in r.boxes:
+                refund = bet.stake + (bet.added_stake or 0) if bet.bet_type == ANTE else bet.stake
+                self.bet_finding("BET_ON_EMPTY_BOX", bet, f"one of the dealt boxes {list(r.boxes)}",
+                                 f"box {bet.seat}", f"{what} is on box {bet.seat}, which was not dealt in round "
+                                 f"{r.round_no}: refunded.")
+                credits[b] = (refund, f"box {bet.seat} was not dealt: refunded")
+            elif bet.bet_type == ANTE:
+                credits[b] = self.ante(i, r, bet)
+            else:
+                jackpot_bets.append(b)
+        if r.status == "settled":
+            self.jackpots(i, r, jackpot_bets, base, credits)
+        for b in mine:
+            bet = bets[b]
+            credit, why = credits[b]
+            self.check_bet(i, r, b, credit)
+            expected[b] = credit
+            call = f", call {self.money(bet.added_stake)}" if bet.bet_type == ANTE and bet.added_stake else ""
+            w.bet_lines.append(f"Bet {bet.bet_id} ({bet.bet_type}, stake {self.money(bet.stake)}{call}) on box "
+                               f"{bet.seat}: {why}; owed {self.money(credit)}, paid {self.money(bet.paid)}")
+
+    def ante(self, i: int, r: RecordedRound, bet: RecordedBet) -> tuple[int, str]:
+        w, rules = self.work[i], self.rules
+        k = r.boxes.index(bet.seat)
+        recorded_call = bet.added_stake or 0
+        action = w.actions[k]
+        inferred = ""
+        if action is None:  # no legal decision recorded: the money says what the box did
+            action = CALL if recorded_call > 0 else FOLD
+            inferred = f" (no legal decision recorded: {'a' if action == CALL else 'no'} call recorded on the bet)"
+        box_rank, dealer = w.ranks[k], w.dealer
+        assert box_rank is not None and dealer is not None  # _record_problem saw to it
+        result = settle_box(rules, box_rank, dealer, action, bet.stake)
+        want_call = rules.call_of(bet.stake) if action == CALL else 0
+        if recorded_call != want_call:
+            self.bet_finding("ADDED_STAKE_MISMATCH", bet, self.money(want_call), self.money(recorded_call),
+                             f"{self.what(bet)}: box {bet.seat} {'called' if action == CALL else 'folded'}, so the "
+                             f"call is {self.money(want_call)} ({rules.call_multiple} x the ante on a call, nothing "
+                             f"on a fold); recorded {self.money(recorded_call)}.")
+        return result.credit, result.why + inferred
+
+    def jackpots(self, i: int, r: RecordedRound, mine: list[int], base: Pools,
+                 credits: dict[int, tuple[int, str]]) -> None:
+        """The round's jackpot bets settled on their boxes' hands in box order (then record order), from
+        the pools as they stood when betting closed. Their expected prizes follow any percentage prize
+        paid otherwise (ledger.settle_round's `paid`); the round's expected balances do not."""
+        w, bets = self.work[i], self.bets
+        if not mine:
+            return
+        order = sorted(mine, key=lambda b: (r.boxes.index(bets[b].seat), b))
+        categories = [w.ranks[r.boxes.index(bets[b].seat)].category for b in order]
+        to_settle = [JackpotBet(bets[b].stake, c) for b, c in zip(order, categories, strict=True)]
+        w.ledger = settle_round(self.rules, base, to_settle)
+        w.jackpot_bets = len(order)
+        followed = settle_round(self.rules, base, to_settle, [bets[b].paid for b in order])
+        for b, category, prize in zip(order, categories, followed.bets, strict=True):
+            bet = bets[b]
+            if prize.rule is None:
+                to = prize.contribution
+                why = (f"{category}: no prize; feeds the jackpot {self.money(to[0])}, the next pool "
+                       f"{self.money(to[1])}, the house {self.money(to[2])}")
+            elif prize.rule[0] == "percent":
+                why = f"{category} wins {prize.rule[1]}% of the {_pool(prize.source)} {self.money(prize.base)}"
+            else:
+                why = f"{category} wins {prize.rule[1]} units, paid by the {_pool(prize.source)}"
+            credits[b] = (prize.prize, why)
+            if prize.rule is None and bet.paid > 0:
+                w.judged_paid.add(b)
+                self.bet_finding("JACKPOT_PRIZE_NOT_WON", bet, f"no prize ({category})", self.money(bet.paid),
+                                 f"{self.what(bet)} in round {r.round_no} was paid a prize of {self.money(bet.paid)} "
+                                 f"on {category}: only the hands of the prize table (flush or better) win.")
+            elif prize.wrong_balance:
+                w.judged_paid.add(b)
+                share, right = prize.rule[1], _pool(prize.source)
+                wrong = _pool("next_pool" if prize.source == "jackpot" else "jackpot")
+                self.bet_finding("JACKPOT_PRIZE_WRONG_BALANCE", bet,
+                                 f"{self.money(prize.prize)} ({share}% of the {right})",
+                                 f"{self.money(bet.paid)} ({share}% of the {wrong})",
+                                 f"{self.what(bet)} in round {r.round_no} was paid {self.money(bet.paid)}, {share}% "
+                                 f"of the {wrong}; the prize is {share}% of the {right}, {self.money(prize.prize)}.")
+
+    def check_bet(self, i: int, r: RecordedRound, b: int, credit: int) -> None:
+        """Paid against owed, the limits of its type, the window (engine.betting's boundaries)."""
+        bet, w, money = self.bets[b], self.work[i], self.money
+        what = self.what(bet)
+        delta = bet.paid - credit
+        if delta and b not in w.judged_paid:
+            kind = "OVERPAID" if delta > 0 else "UNDERPAID"
+            self.bet_finding(kind, bet, money(credit), money(bet.paid),
+                             f"{what} in round {r.round_no} was paid {money(bet.paid)}, expected {money(credit)}: "
+                             f"{kind.lower()} by {money(abs(delta))}.")
+        if bet.bet_type == JACKPOT and (delta or b in w.judged_paid):
+            w.payment_found = True
+        if bet.bet_type in self.table.limits:
+            low, high = self.table.limits[bet.bet_type]
+            breach = stake_limit_breach(bet.stake, (low, high))
+            if breach == "STAKE_BELOW_MIN":
+                self.bet_finding(breach, bet, f">= {money(low)}", money(bet.stake),
+                                 f"{what} is below the {bet.bet_type} minimum {money(low)}.")
+            elif breach == "STAKE_ABOVE_MAX":
+                self.bet_finding(breach, bet, f"<= {money(high)}", money(bet.stake),
+                                 f"{what} is above the {bet.bet_type} maximum {money(high)}.")
+        if is_late(bet.placed_at, r.betting_closed_at):
+            closed, placed = us_text(r.betting_closed_at), us_text(bet.placed_at)
+            self.bet_finding("LATE_BET", bet, f"placed by {closed}", f"placed at {placed}",
+                             f"{what} was placed at {placed}, after betting closed at {closed} for round "
+                             f"{r.round_no}.")
+
+    # -- the pools --------------------------------------------------------------------------------
+
+    def check_balances(self, i: int, r: RecordedRound) -> None:
+        """Before: the previous round's recorded after (from the second round of the day on); after: the
+        engine's, unless a jackpot payment finding of the round already explains it."""
+        w, money = self.work[i], self.money
+        diffs: list[tuple[str, int | None, int | None]] = []
+        if i > 0 and w.pools_before is not None:
+            diffs += [(f"{name} before", want, got) for name, want, got in (
+                ("jackpot", w.pools_before.jackpot, r.jackpot_before),
+                ("next pool", w.pools_before.next_pool, r.next_pool_before)) if want != got]
+        elif r.pools_before is None:
+            diffs.append(("balances before", None, None))
+        if w.pools_after is not None and not w.payment_found:
+            diffs += [(f"{name} after", want, got) for name, want, got in (
+                ("jackpot", w.pools_after.jackpot, r.jackpot_after),
+                ("next pool", w.pools_after.next_pool, r.next_pool_after)) if want != got]
+        if not diffs:
+            return
+        self.round_finding(
+            "JACKPOT_BALANCE_MISMATCH", i, "; ".join(f"{what} {money(want)}" for what, want, _ in diffs),
+            "; ".join(f"{what} {money(got)}" for what, _, got in diffs),
+            f"Round {r.round_no}: " + "; ".join(
+                f"the {what} was recorded as {money(got)}, expected {money(want)}" + (
+                    " (the previous round's recorded after)" if what.endswith("before") and i > 0 else
+                    " (the recorded before + contributions - prizes)" if what.endswith("after") else "")
+                for what, want, got in diffs) + ".")
+
+    def ledger_row(self, i: int, r: RecordedRound) -> LedgerRow:
+        w = self.work[i]
+        led = w.ledger
+        after = w.pools_after
+        return LedgerRow(
+            i, r.round_id, r.round_no, r.status, r.jackpot_before, r.next_pool_before, w.jackpot_bets,
+            led.to_jackpot if led else 0, led.to_next_pool if led else 0, led.to_house if led else 0,
+            led.from_jackpot if led else 0, led.from_next_pool if led else 0, led.from_house if led else 0,
+            led.reset if led else False, after.jackpot if after else None, after.next_pool if after else None,
+            r.jackpot_after, r.next_pool_after)
+
+    # -- the report -------------------------------------------------------------------------------
+
+    def report(self, i: int, r: RecordedRound) -> RoundReport:
+        w = self.work[i]
+        reason = self.unsettled_reason(i)
+        lines = explain_round(self.rules, self.table.currency, r, w.expected_box_cards, w.expected_dealer_cards,
+                              w.ranks, w.dealer, w.qualifies, w.bet_lines, w.pools_before, w.ledger, w.pools_after,
+                              reason)
+        return RoundReport(
+            i, w.expected_box_cards, w.expected_dealer_cards, tuple(k.category if k else None for k in w.ranks),
+            w.dealer.category if w.dealer else None, w.qualifies, w.pools_before, w.pools_after, tuple(lines),
+            tuple(dict.fromkeys(w.kinds)), reason)
+
+
+def _pool(name: str | None) -> str:
+    return (name or "").replace("_", " ")
+
+
+def audit_table_rounds(rules: CasinoStudRules, table: TableFacts, rounds: Sequence[RecordedRound],
+                       bets: Sequence[RecordedBet]) -> StudAudit:
+    """The audit of one table-day; `rounds` in betting_closed_at order, `bets[i].round_index` points into
+    them. Never raises on bad data."""
+    return _Auditor(rules, table, rounds, bets).run()
