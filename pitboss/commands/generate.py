@@ -1,5 +1,5 @@
-"""`pitboss generate`: simulate live baccarat (and blackjack, roulette, sic bo) tables and write a dataset with
-planted faults."""
+"""`pitboss generate`: simulate live baccarat (and blackjack, roulette, sic bo, casino stud) tables and write a
+dataset with planted faults."""
 
 from __future__ import annotations
 
@@ -25,6 +25,10 @@ def generate(
     sic_bo_tables: Annotated[
         int, typer.Option("--sic-bo-tables", help="Sic bo tables (sic_bo_live), after the roulette ones.")
     ] = 0,
+    stud_tables: Annotated[
+        int, typer.Option("--stud-tables",
+                          help="Casino stud tables (casino_stud_live, a jackpot pool each), after the sic bo ones.")
+    ] = 0,
     days: Annotated[int, typer.Option("--days", help="Business days to simulate.")] = 1,
     rounds_per_table: Annotated[
         int, typer.Option("--rounds-per-table",
@@ -44,13 +48,14 @@ def generate(
     ] = "",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no summary.")] = False,
 ) -> None:
-    """Simulate live baccarat, blackjack, roulette and sic bo tables over business days; write the recorded data and
-    fault manifest."""
+    """Simulate live baccarat, blackjack, roulette, sic bo and casino stud tables over business days; write the
+    recorded data and fault manifest."""
     from rich.console import Console
     from rich.table import Table
 
     from pitboss.recorder import BLACKJACK_FAULT_KINDS, FAULT_KINDS, GenerateConfig
     from pitboss.recorder import generate as run
+    from pitboss.recorder.casino_stud import STUD_FAULT_KINDS
     from pitboss.recorder.outcomes import OUTCOME_FAULT_KINDS
 
     console = Console(stderr=True)
@@ -62,7 +67,7 @@ def generate(
     kinds = tuple(k.strip().upper() for k in fault_kinds.split(",") if k.strip()) or None
     config = GenerateConfig(
         out=out, tables=tables, blackjack_tables=blackjack_tables, roulette_tables=roulette_tables,
-        sic_bo_tables=sic_bo_tables, days=days, rounds_per_table=rounds_per_table,
+        sic_bo_tables=sic_bo_tables, stud_tables=stud_tables, days=days, rounds_per_table=rounds_per_table,
         bets_per_round=bets_per_round,
         seed=seed, start_date=first, fault_rate=fault_rate, fault_kinds=kinds, quiet=quiet,
     )  # fmt: skip
@@ -91,7 +96,7 @@ def generate(
         f = Table(title="Planted faults (faults.parquet rows)")
         f.add_column("kind")
         f.add_column("rows", justify="right")
-        for kind in dict.fromkeys(FAULT_KINDS + BLACKJACK_FAULT_KINDS + OUTCOME_FAULT_KINDS):
+        for kind in dict.fromkeys(FAULT_KINDS + BLACKJACK_FAULT_KINDS + OUTCOME_FAULT_KINDS + STUD_FAULT_KINDS):
             if kind in summary.faults:
                 f.add_row(kind, f"{summary.faults[kind]:,}")
         out_console.print(f)

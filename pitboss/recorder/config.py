@@ -55,6 +55,7 @@ class GenerateConfig:
     blackjack_tables: int = 0  # blackjack_8d_live tables, after the baccarat ones (pitboss/recorder/blackjack.py)
     roulette_tables: int = 0  # roulette_single_zero_live tables, after blackjack's (pitboss/recorder/roulette.py)
     sic_bo_tables: int = 0  # sic_bo_live tables, after the roulette ones (pitboss/recorder/sic_bo.py)
+    stud_tables: int = 0  # casino_stud_live tables, after the sic bo ones (pitboss/recorder/casino_stud.py)
     days: int = 1
     rounds_per_table: int = 200  # per table per business day (a target: shoes are never split)
     bets_per_round: float = 50.0  # mean; the count per round is negative binomial around it
@@ -69,6 +70,7 @@ class GenerateConfig:
 
     def validate(self) -> None:
         from pitboss.recorder.blackjack import BLACKJACK_FAULT_KINDS
+        from pitboss.recorder.casino_stud import STUD_FAULT_KINDS
         from pitboss.recorder.faults import FAULT_KINDS
         from pitboss.recorder.outcomes import OUTCOME_FAULT_KINDS
 
@@ -80,6 +82,8 @@ class GenerateConfig:
             raise ValueError("--roulette-tables must be >= 0")
         if self.sic_bo_tables < 0:
             raise ValueError("--sic-bo-tables must be >= 0")
+        if self.stud_tables < 0:
+            raise ValueError("--stud-tables must be >= 0")
         if self.days < 1:
             raise ValueError("--days must be at least 1")
         if not 1 <= self.rounds_per_table <= MAX_ROUNDS_PER_DAY:
@@ -90,7 +94,7 @@ class GenerateConfig:
             raise ValueError("--bets-per-round must be >= 0")
         if not 0.0 <= self.fault_rate <= 1.0:
             raise ValueError("--fault-rate must be between 0 and 1")
-        known = tuple(dict.fromkeys(FAULT_KINDS + BLACKJACK_FAULT_KINDS + OUTCOME_FAULT_KINDS))
+        known = tuple(dict.fromkeys(FAULT_KINDS + BLACKJACK_FAULT_KINDS + OUTCOME_FAULT_KINDS + STUD_FAULT_KINDS))
         unknown = [k for k in self.fault_kinds or () if k not in known]
         if unknown:
             raise ValueError(f"unknown fault kind(s) {', '.join(unknown)}; known: {', '.join(known)}")
@@ -100,7 +104,7 @@ class GenerateConfig:
     @property
     def all_tables(self) -> int:
         """Tables of every game."""
-        return self.tables + self.blackjack_tables + self.roulette_tables + self.sic_bo_tables
+        return self.tables + self.blackjack_tables + self.roulette_tables + self.sic_bo_tables + self.stud_tables
 
     @property
     def kinds(self) -> tuple[str, ...]:

@@ -170,6 +170,12 @@ def generate(config: GenerateConfig) -> Summary:
         if n:
             others.append(OutcomeRecorder(spec, config, out, n, first))
         first += n
+    # Casino stud tables (if any) after the sic bo ones: a fresh deck a round, the jackpot pools carried
+    # from round to round and day to day (pitboss/recorder/casino_stud.py).
+    if config.stud_tables:
+        from pitboss.recorder.casino_stud import StudRecorder
+
+        others.append(StudRecorder(config, out, first))
     every_table = [*tables, *(t for rec in others for t in rec.tables)]
     write_single(out / "tables.parquet", tables_table(every_table))
     write_single(out / "limits.parquet", limits_table(every_table))
