@@ -267,7 +267,6 @@ def test_jackpot_option_refuses_a_game_without_jackpot_and_a_negative_balance(st
         assert result.exit_code == 2 and result.stdout == "" and len(result.stderr.strip().splitlines()) == 1
 
 
-@pytest.mark.xfail(strict=True, reason="engine/games/casino_stud/__init__.py's _rtp(rules) takes no jackpot= yet")
 def test_the_game_seam_passes_the_jackpot_balance() -> None:
     result = runner.invoke(app, ["rtp", "--ruleset", "casino_stud_live", "--jackpot", "300000"])
     assert result.exit_code == 0 and "WARNING" in result.stdout

@@ -264,7 +264,7 @@ def test_json_lists_every_offered_bet_of_every_ruleset() -> None:
     # not an enumeration of every play: the method and its error are stated, and no exact fraction claimed
     assert main["rtp_exact"] is None and "error" in main["rtp_method"]
     assert main["house_edge"] == pytest.approx(0.00813, abs=0.0003)  # published: see test_blackjack_strategy
-    assert {r["game"] for r in records} == {"baccarat", "blackjack", "roulette", "sic_bo"}
+    assert {r["game"] for r in records} == {"baccarat", "blackjack", "roulette", "sic_bo", "casino_stud"}
     banker = next(r for r in records if (r["ruleset"], r["bet_type"], r["mode"]) == (EXTENDED, "BANKER", "commission"))
     assert banker["rtp"] == pytest.approx(0.989421, abs=1e-6)
     assert "WARNING" in result.stderr and "LUCKY_SIX" in result.stderr

@@ -5,6 +5,8 @@ audit of a table-day and the explanation of a round (docs/casino-stud.md is the 
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from engine.games.interface import BetRtp, Game
 from engine.ruleset_file import bundled_ids
 
@@ -15,10 +17,11 @@ __all__ = ["BET_CODES", "GAME"]
 BET_CODES: tuple[str, ...] = ("ANTE", "JACKPOT")
 
 
-def _rtp(rules: CasinoStudRules) -> list[BetRtp]:
+def _rtp(rules: CasinoStudRules, jackpot: Fraction | int | None = None) -> list[BetRtp]:
+    """Every bet's RTP; the JACKPOT bet's at a jackpot balance of `jackpot` stakes (None: 0)."""
     from .rtp import casino_stud_rtp
 
-    return casino_stud_rtp(rules)
+    return casino_stud_rtp(rules, jackpot)
 
 
 GAME = Game(
