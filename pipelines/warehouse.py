@@ -63,11 +63,21 @@ def _create_statements() -> list[str]:
         "input_dir VARCHAR, output_dir VARCHAR, business_dates DATE[], inputs JSON, outputs JSON, counts JSON, "
         "superseded_by VARCHAR)"
     )
-    # reference data for the regulator views (audits/views): exact RTP of every bet, and the tables audited
+    # reference data for the regulator views (audits/views): exact RTP of every bet, and the tables audited.
+    # theoretical_rtp's key is (ruleset, bet_type, mode, selection), held by a unique index. A warehouse written
+    # by an older version lacks columns: they are added at the end, where a fresh table has them too. DuckDB
+    # will not set a constraint on a table with an index (SET NOT NULL: a dependency error), so the index is
+    # dropped first and created again after (the table is a few hundred rows).
+    statements.append("DROP INDEX IF EXISTS theoretical_rtp_key")
     statements.append("CREATE TABLE IF NOT EXISTS theoretical_rtp (ruleset VARCHAR NOT NULL, bet_type VARCHAR NOT "
                       "NULL, mode VARCHAR NOT NULL, rtp DOUBLE NOT NULL, rtp_exact VARCHAR NOT NULL, "
-                      "return_stddev DOUBLE)")
+                      "return_stddev DOUBLE, selection VARCHAR NOT NULL DEFAULT '-')")
     statements.append("ALTER TABLE theoretical_rtp ADD COLUMN IF NOT EXISTS return_stddev DOUBLE")
+    # (ADD COLUMN IF NOT EXISTS cannot say NOT NULL: the default fills the old rows, then the constraint is set)
+    statements.append("ALTER TABLE theoretical_rtp ADD COLUMN IF NOT EXISTS selection VARCHAR DEFAULT '-'")
+    statements.append("ALTER TABLE theoretical_rtp ALTER COLUMN selection SET NOT NULL")
+    statements.append("CREATE UNIQUE INDEX IF NOT EXISTS theoretical_rtp_key ON theoretical_rtp "
+                      "(ruleset, bet_type, mode, selection)")
     statements.append("CREATE TABLE IF NOT EXISTS audited_tables (table_id VARCHAR NOT NULL, game VARCHAR, "
                       "ruleset VARCHAR, currency VARCHAR, table_max BIGINT, run_id VARCHAR NOT NULL)")
     return statements
@@ -112,16 +122,20 @@ def view_sql() -> list[tuple[str, str]]:
 
 
 def theoretical_rtp_rows() -> list[tuple]:
-    """The reference table of the regulator views: RTP of every bet of every ruleset of every game (each
-    game's rtp; mode '-' for a game without modes). return_stddev is null where the RTP is not an
-    enumeration of outcomes (blackjack's MAIN and BET_BEHIND). A bet whose RTP depends on what it covers
-    (`selection`, e.g. sic bo's totals) has no one row per (ruleset, bet_type, mode): left out."""
+    """The reference table of the regulator views, in THEORETICAL_COLUMNS: RTP of every bet of every ruleset
+    of every game (each game's rtp; mode '-' for a game without modes). return_stddev is null where the RTP
+    is not an enumeration of outcomes (blackjack's MAIN and BET_BEHIND). A bet whose RTP depends on what it
+    covers (sic bo's TOTAL) has a row per selection, as `pitboss rtp` shows it; every other bet one row,
+    selection '-'."""
     from engine.games import game, game_names
 
     return [(r.ruleset, r.bet_type, r.mode, float(r.rtp), f"{r.rtp.numerator}/{r.rtp.denominator}",
-             float(sum(o.probability * o.credit**2 for o in r.outcomes) - r.rtp**2) ** 0.5 if r.outcomes else None)
-            for g in map(game, game_names()) for rid in g.ruleset_ids() for r in g.rtp(g.load_ruleset(rid))
-            if r.selection is None]
+             float(sum(o.probability * o.credit**2 for o in r.outcomes) - r.rtp**2) ** 0.5 if r.outcomes else None,
+             "-" if r.selection is None else r.selection)
+            for g in map(game, game_names()) for rid in g.ruleset_ids() for r in g.rtp(g.load_ruleset(rid))]
+
+
+THEORETICAL_COLUMNS = ("ruleset", "bet_type", "mode", "rtp", "rtp_exact", "return_stddev", "selection")
 
 
 def load(warehouse: str, manifest: dict) -> dict[str, int]:
@@ -287,8 +301,8 @@ class WarehouseLoad:
              json.dumps(manifest["outputs"]), json.dumps({**manifest.get("metrics", {}), **counts})],
         )
         con.execute("DELETE FROM theoretical_rtp")  # reference data: replaced on every load
-        con.executemany("INSERT INTO theoretical_rtp (ruleset, bet_type, mode, rtp, rtp_exact, return_stddev) "
-                        "VALUES (?, ?, ?, ?, ?, ?)", self._theoretical)
+        con.executemany(f"INSERT INTO theoretical_rtp ({', '.join(THEORETICAL_COLUMNS)}) "
+                        f"VALUES ({', '.join('?' * len(THEORETICAL_COLUMNS))})", self._theoretical)
         table_files = [i["path"] for i in manifest.get("inputs", {}).get("tables", [])]
         if table_files:  # the run's tables replace earlier rows of the same table_id (first row of an id wins)
             con.execute(

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import base64
 import io
+import math
 import re
 import shutil
+import statistics
 import subprocess
 import sys
+from collections import Counter, defaultdict
+from fractions import Fraction
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -18,6 +22,18 @@ import typer
 from typer.testing import CliRunner
 
 from pitboss.commands import report as report_cmd
+from tests.outcome_warehouse import (
+    GAMES,
+    SIC_BO_ROLLS,
+    SIC_BO_TOTAL_PAYS,
+    OutcomeWarehouse,
+    legal_outcome,
+    outcome_warehouse,
+    rows_of,
+    settled_input_bets,
+    total_rtp,
+    total_stddev,
+)
 from tests.warehouse_fixtures import (
     BLACKJACK_TABLE,
     SCRIPT_BET,
@@ -325,3 +341,190 @@ def test_mixed_report_in_headless_chromium(chromium, tmp_path):
     dom = Dom(done.stdout)
     assert not [t for t, _ in dom.tags if t == "script"] and "game-blackjack" in dom.by_id
 
+
+
+# --- roulette and sic bo -------------------------------------------------------------------------
+
+
+def exact_band(n: int, p: Fraction, tail: Fraction = Fraction(1, 40)) -> tuple[int, int]:
+    """Oracle of report_cmd.binomial_band: the cumulative binomial summed exactly in fractions from 0, low the
+    first k with P(X <= k) >= tail, high the first with P(X <= k) >= 1 - tail."""
+    cumulative, low = Fraction(0), None
+    for k in range(n + 1):
+        cumulative += math.comb(n, k) * p**k * (1 - p) ** (n - k)
+        if low is None and cumulative >= tail:
+            low = k
+        if cumulative >= 1 - tail:
+            return low, k
+    raise AssertionError("the cumulative reaches 1")
+
+
+@pytest.mark.parametrize("n, p", [(1, Fraction(1, 37)), (2, Fraction(1, 2)), (10, Fraction(1, 2)),
+                                  (37, Fraction(1, 37)), (141, Fraction(1, 37)), (140, Fraction(1, 216)),
+                                  (420, Fraction(1, 6)), (140, Fraction(27, 216)), (1500, Fraction(1, 36)),
+                                  (2000, Fraction(215, 216))])
+def test_binomial_band_is_the_exact_equal_tailed_band(n, p):
+    low, high = report_cmd.binomial_band(n, p)
+    assert (low, high) == exact_band(n, p)
+    # the boundaries as defined: below low at most 2.5%, at low or below at least 2.5% (and likewise high)
+    below = sum(math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(low))
+    upto_high = sum(math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(high + 1))
+    assert below < Fraction(1, 40) <= below + math.comb(n, low) * p**low * (1 - p) ** (n - low)
+    assert upto_high >= Fraction(39, 40) > upto_high - math.comb(n, high) * p**high * (1 - p) ** (n - high)
+
+
+def test_binomial_band_edges():
+    assert report_cmd.binomial_band(0, Fraction(1, 37)) == (0, 0)  # nothing drawn: nothing expected
+    assert report_cmd.binomial_band(1, Fraction(1, 37)) == (0, 1)  # 36/37 of a zero, 1/37 of a one: both fair
+    for p in (Fraction(0), Fraction(1)):
+        with pytest.raises(ValueError, match="strictly between 0 and 1"):
+            report_cmd.binomial_band(10, p)
+
+
+@pytest.fixture(scope="module")
+def outcome_page(tmp_path_factory) -> tuple[Dom, OutcomeWarehouse, Path]:
+    ow = outcome_warehouse()
+    page = tmp_path_factory.mktemp("outcomes") / "page.html"
+    html, run_id = report_cmd.build_report(str(ow.path), "latest")
+    assert run_id == ow.run_id
+    page.write_text(html, encoding="utf-8")
+    return Dom(html), ow, page
+
+
+def _input_outcomes(ow: OutcomeWarehouse, game: str) -> tuple[list[dict], list[dict]]:
+    """(every round of the game's table in the input files, the settled ones with a legal outcome)."""
+    rounds = rows_of(ow, "rounds", GAMES[game])
+    return rounds, [r for r in rounds if r["status"] == "settled" and legal_outcome(game, r)]
+
+
+def test_roulette_section_counts_the_spins_and_the_pockets(outcome_page):
+    dom, ow, _ = outcome_page
+    spins, counted = _input_outcomes(ow, "roulette")
+    assert len(spins) == 150 and 0 < len(counted) < len(spins)  # the fixture plants outcome faults
+    assert dom.by_id["roulette-rounds"] == f"{len(spins):,}" and dom.by_id["roulette-counted"] == f"{len(counted):,}"
+    assert dom.by_id["roulette-spins"] == f"{len(counted):,} of {len(spins):,} spins"
+    assert dom.by_id["roulette-tables"] == "1"
+    pockets = Counter(r["pocket"] for r in counted)
+    for pocket in range(37):
+        assert dom.by_id[f"roulette-pocket-{pocket}"] == str(pockets.get(pocket, 0)), pocket
+    assert "roulette-pocket-37" not in dom.by_id and "roulette-pocket--1" not in dom.by_id
+    low, high = exact_band(len(counted), Fraction(1, 37))
+    assert dom.by_id["roulette-band"] == f"{low}-{high}"
+    assert dom.by_id["roulette-expected"] == f"{len(counted) / 37:.1f}"
+    assert dom.by_id["roulette-outside"] == str(sum(not low <= pockets.get(k, 0) <= high for k in range(37)))
+
+
+def test_sic_bo_section_counts_the_rolls_faces_totals_and_triples(outcome_page):
+    dom, ow, _ = outcome_page
+    rolls, counted = _input_outcomes(ow, "sic_bo")
+    n = len(counted)
+    assert len(rolls) == 150 and 0 < n < len(rolls)
+    assert dom.by_id["sic_bo-rounds"] == f"{len(rolls):,}" and dom.by_id["sic_bo-counted"] == f"{n:,}"
+    assert dom.by_id["sic_bo-rolls"] == f"{n:,} of {len(rolls):,} rolls"
+    faces = Counter(d for r in counted for d in r["dice"])
+    assert sum(faces.values()) == 3 * n
+    outside = 0
+    face_band = exact_band(3 * n, Fraction(1, 6))
+    for face in range(1, 7):
+        assert dom.by_id[f"sic_bo-face-{face}"] == str(faces[face]), face
+        outside += not face_band[0] <= faces[face] <= face_band[1]
+    totals = Counter(sum(r["dice"]) for r in counted)
+    for total in range(3, 19):
+        ways = sum(sum(roll) == total for roll in SIC_BO_ROLLS)  # of the 216 ordered rolls
+        assert dom.by_id[f"sic_bo-total-{total}"] == str(totals.get(total, 0)), total
+        assert Fraction(dom.by_id[f"sic_bo-total-p-{total}"]) == Fraction(ways, 216), total
+        low, high = exact_band(n, Fraction(ways, 216))
+        outside += not low <= totals.get(total, 0) <= high
+    assert "sic_bo-total-2" not in dom.by_id and "sic_bo-total-19" not in dom.by_id
+    triples = sum(len(set(r["dice"])) == 1 for r in counted)
+    assert dom.by_id["sic_bo-triples"] == dom.by_id["sic_bo-triples-count"] == str(triples)
+    assert dom.by_id["sic_bo-triples-expected"] == f"{n / 36:.1f}"
+    low, high = exact_band(n, Fraction(6, 216))
+    assert dom.by_id["sic_bo-triples-band"] == f"{low}-{high}"
+    outside += not low <= triples <= high
+    assert dom.by_id["sic_bo-outside"] == str(outside)
+
+
+def test_sic_bo_total_rtp_per_selection(outcome_page):
+    dom, ow, _ = outcome_page
+    bets = settled_input_bets(ow, "sic_bo", "TOTAL")
+    two = [b for b in bets if (b["round_id"], b["bet_id"]) == ow.two_selections]
+    priced = [b for b in bets if b not in two and b["selection"] in {str(t) for t in SIC_BO_TOTAL_PAYS}]
+    mix = sum(b["stake"] * total_rtp(int(b["selection"])) for b in priced) / sum(b["stake"] for b in priced)
+    row = dom.by_id["sic_bo-rtp-sic_bo_live-TOTAL"]
+    assert f"{float(mix) * 100:.4f}%" in row and f"{len(bets):,}" in row
+    # the mix's conservative band (as the view's: each bet's own s, summed per roll)
+    sample = statistics.stdev(b["paid"] / b["stake"] for b in bets)
+    per_roll: dict[str, float] = defaultdict(float)
+    for b in bets:
+        per_roll[b["round_id"]] += b["stake"] * (total_stddev(int(b["selection"])) if b in priced else sample)
+    half = 1.96 * math.sqrt(sum(x * x for x in per_roll.values())) / sum(b["stake"] for b in bets)
+    assert f"± {half * 100:.2f} pts" in row
+    by_selection = Counter(b["selection"] for b in bets if b not in two)
+    for total in SIC_BO_TOTAL_PAYS:
+        text = dom.by_id[f"sic_bo-rtp-sic_bo_live-TOTAL-{total}"]
+        assert text.split()[:3] == ["TOTAL", str(total), str(by_selection[str(total)])], total
+        assert f"{float(total_rtp(total)) * 100:.4f}%" in text, total
+        # one total: its exact s, the roll's stake on it (bets on one total win or lose together)
+        mine = [b for b in bets if b not in two and b["selection"] == str(total)]
+        stake_of_roll = Counter()
+        for b in mine:
+            stake_of_roll[b["round_id"]] += b["stake"]
+        half = 1.96 * total_stddev(total) * math.sqrt(sum(w * w for w in stake_of_roll.values())) / sum(
+            b["stake"] for b in mine)
+        assert f"± {half * 100:.2f} pts" in text, total
+    for illegal in {"3", "18"} & set(by_selection):  # SELECTION_INVALID: a row, no theoretical RTP
+        assert "no theoretical RTP" in dom.by_id[f"sic_bo-rtp-sic_bo_live-TOTAL-{illegal}"]
+    assert {"3", "18"} & set(by_selection)
+    unread = dom.by_id["sic_bo-rtp-sic_bo_live-TOTAL-none"]  # the bet read with two totals
+    assert unread.split()[:5] == ["TOTAL", "(no", "one", "selection)", "2"] and "no theoretical RTP" in unread
+    # the other games' bet types have no rows per selection
+    assert not [k for k in dom.by_id if k.startswith("roulette-rtp-") and k.count("-") > 3]
+    assert "roulette-rtp-roulette_single_zero_live-STRAIGHT" in dom.by_id
+
+
+def test_roulette_and_sic_bo_findings_by_kind(outcome_page):
+    dom, ow, _ = outcome_page
+    con = duckdb.connect(str(ow.path), read_only=True)
+    try:
+        for game, table_id in GAMES.items():
+            kinds = dict(con.execute("SELECT kind, count(*) FROM findings WHERE table_id = ? GROUP BY kind",
+                                     [table_id]).fetchall())
+            shown = dom.by_id[f"{game}-kinds"]
+            for kind, n in kinds.items():
+                assert re.search(rf"{kind}\s*(critical|major|minor)\s*{n:,}\b", shown), (game, kind)
+            planted = {f["kind"] for f in ow.faults if f["table_id"] == table_id}
+            assert planted <= set(kinds) and {"OUTCOME_INVALID", "OUTCOME_MISSING", "SELECTION_INVALID"} <= planted
+            assert dom.by_id[f"{game}-findings"] == f"{sum(kinds.values()):,}"
+    finally:
+        con.close()
+
+
+def test_outcome_page_has_both_histograms(outcome_page):
+    dom, _, _ = outcome_page
+    images = [a for t, a in dom.tags if t == "img"]
+    assert len(images) == 4  # RTP, findings over time, the pockets, the dice
+    alts = [a["alt"] for a in images]
+    assert any("pockets" in alt for alt in alts) and any("faces" in alt and "totals" in alt for alt in alts)
+    from PIL import Image
+
+    for a in images:
+        with Image.open(io.BytesIO(base64.b64decode(a["src"].split(",", 1)[1]))) as image:
+            assert image.format == "PNG" and image.width > 500
+    assert "game-baccarat-none" in dom.by_id and "game-blackjack-none" in dom.by_id
+
+
+def test_a_run_without_roulette_or_sic_bo_says_so(page):
+    dom = Dom(page.read_text(encoding="utf-8"))
+    for game in ("roulette", "sic_bo"):
+        assert f"no {game} table in this run" in dom.by_id[f"game-{game}-none"]
+        assert f"{game}-pockets" not in dom.by_id and f"{game}-faces" not in dom.by_id
+
+
+def test_outcome_report_in_headless_chromium(chromium, outcome_page, tmp_path):
+    _, _, page = outcome_page
+    done = browse(chromium, page, tmp_path, "--dump-dom")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert console_lines(done.stderr) == []
+    dom = Dom(done.stdout)
+    assert "roulette-pockets" in dom.by_id and "sic_bo-totals" in dom.by_id

@@ -21,6 +21,18 @@ import duckdb
 import pytest
 
 from engine.findings import SEVERITY
+from tests.outcome_warehouse import (
+    ROULETTE_COVERS,
+    ROULETTE_TABLE,
+    SIC_BO_ROLLS,
+    SIC_BO_TABLE,
+    SIC_BO_TOTAL_PAYS,
+    outcome_warehouse,
+    settled_input_bets,
+    total_credit,
+    total_rtp,
+    total_stddev,
+)
 from tests.warehouse_fixtures import (
     BLACKJACK_TABLE,
     DAY1,
@@ -37,7 +49,8 @@ ROOT = Path(__file__).resolve().parents[1]
 VIEWS_DIR = ROOT / "audits" / "views"
 VIEWS = ("all_rounds", "discrepancies", "limit_breaches", "dealing_violations", "rtp_by_table_and_bet_type",
          "daily_summary")
-GAME_VIEWS = ("jackpot_days",)  # views of one game's own tables (casino stud's pools: tests/test_casino_stud_warehouse.py)
+# views of one game's own tables (casino stud's pools: tests/test_casino_stud_warehouse.py)
+GAME_VIEWS = ("jackpot_days",)
 BLACKJACK_DEALING = ("SHOE_COMPOSITION", "CARD_SEQUENCE_MISMATCH", "ROUND_AFTER_CUT", "DEALER_DRAW_RULE",
                      "ILLEGAL_DECISION", "DECISION_MISSING", "AUTO_PLAY_DEVIATION")
 BLACKJACK_BETTING = ("STAKE_BELOW_MIN", "STAKE_ABOVE_MAX", "PAIR_WITHOUT_MAIN", "SIDE_BET_ABOVE_SHARE", "LATE_BET",
@@ -287,13 +300,26 @@ def test_daily_summary_by_hand(wh, con):
 def test_reference_tables(wh, con):
     from engine.games import game, game_names
 
-    results = [r for g in map(game, game_names()) for rid in g.ruleset_ids() for r in g.rtp(g.load_ruleset(rid))
-               if r.selection is None]
-    every = {(r.ruleset, r.bet_type, r.mode): r for r in results}
+    results = [r for g in map(game, game_names()) for rid in g.ruleset_ids() for r in g.rtp(g.load_ruleset(rid))]
+    # the key: (ruleset, bet_type, mode, selection), selection '-' where the RTP does not depend on it
+    every = {(r.ruleset, r.bet_type, r.mode, r.selection or "-"): r for r in results}
     got = rows(con, "SELECT * FROM theoretical_rtp")
     assert len(got) == len(every) == len(results)
+    assert {(r["ruleset"], r["bet_type"], r["mode"], r["selection"]) for r in got} == set(every)
+    # a bet type has either one row, selection '-', or a row per selection
+    kinds: dict[tuple, set[bool]] = defaultdict(set)
     for r in got:
-        expected = every[(r["ruleset"], r["bet_type"], r["mode"])]
+        kinds[(r["ruleset"], r["bet_type"], r["mode"])].add(r["selection"] == "-")
+    assert all(len(k) == 1 for k in kinds.values())
+    # of these games' bets only sic bo's TOTAL is priced per selection (another game may label a row's
+    # circumstances in `selection`: casino stud's JACKPOT, at a jackpot balance)
+    these = {rid for name in ("baccarat", "blackjack", "roulette", "sic_bo") for rid in game(name).ruleset_ids()}
+    per_selection = {key for key, k in kinds.items() if k == {False} and key[0] in these}
+    assert per_selection == {("sic_bo_live", "TOTAL", "-")}
+    assert sorted(int(r["selection"]) for r in got if r["bet_type"] == "TOTAL" and r["ruleset"] == "sic_bo_live") == \
+        list(range(4, 18))
+    for r in got:
+        expected = every[(r["ruleset"], r["bet_type"], r["mode"], r["selection"])]
         assert Fraction(r["rtp_exact"]) == expected.rtp and r["rtp"] == float(expected.rtp)
         if expected.outcomes:
             assert 0 < r["return_stddev"] < 60
@@ -306,6 +332,27 @@ def test_reference_tables(wh, con):
     tables = rows(con, "SELECT * FROM audited_tables ORDER BY table_id")
     assert [(t["table_id"], t["game"], t["ruleset"], t["currency"], t["table_max"], t["run_id"]) for t in tables] == [
         (t["table_id"], t["game"], t["ruleset"], t["currency"], t["table_max"], wh.run_id) for t in TABLES]
+
+
+def test_the_reference_key_is_enforced(wh, tmp_path):
+    """theoretical_rtp holds one row per (ruleset, bet_type, mode, selection): a second is refused."""
+    copy = tmp_path / "audit.duckdb"
+    shutil.copyfile(wh.path, copy)
+    c = duckdb.connect(str(copy))
+    try:
+        row = c.execute("SELECT ruleset, bet_type, mode, rtp, rtp_exact, selection FROM theoretical_rtp "
+                        "WHERE bet_type = 'TOTAL' AND selection = '4'").fetchone()
+        with pytest.raises(duckdb.ConstraintException):
+            c.execute("INSERT INTO theoretical_rtp (ruleset, bet_type, mode, rtp, rtp_exact, selection) "
+                      "VALUES (?, ?, ?, ?, ?, ?)", list(row))
+        # the same bet type and mode with another selection is another row
+        c.execute("INSERT INTO theoretical_rtp (ruleset, bet_type, mode, rtp, rtp_exact, selection) "
+                  "VALUES (?, ?, ?, ?, ?, 'x')", list(row[:5]))
+        with pytest.raises(duckdb.ConstraintException):  # selection is never null ('-': does not depend on it)
+            c.execute("INSERT INTO theoretical_rtp (ruleset, bet_type, mode, rtp, rtp_exact, selection) "
+                      "VALUES ('r', 'b', '-', 1, '1/1', NULL)")
+    finally:
+        c.close()
 
 
 def test_reloading_replaces_reference_rows(wh, tmp_path):
@@ -479,3 +526,136 @@ def test_views_on_a_blackjack_only_warehouse():
             "SELECT count(*) FROM blackjack_round_replays").fetchone()[0] > 0
     finally:
         c.close()
+
+
+# --- roulette and sic bo: a recorded table of each, sic bo's TOTAL priced per selection ------------------
+
+@pytest.fixture(scope="module")
+def outcomes():
+    return outcome_warehouse()
+
+
+@pytest.fixture(scope="module")
+def ocon(outcomes):
+    yield from _read_only(outcomes)
+
+
+def test_theoretical_rtp_of_each_sic_bo_total_from_the_rules(ocon):
+    got = {r["selection"]: r for r in rows(ocon, "SELECT * FROM theoretical_rtp WHERE ruleset = 'sic_bo_live' "
+                                                 "AND bet_type = 'TOTAL'")}
+    assert set(got) == {str(t) for t in SIC_BO_TOTAL_PAYS}
+    for total in SIC_BO_TOTAL_PAYS:
+        r = got[str(total)]
+        assert Fraction(r["rtp_exact"]) == total_rtp(total) and r["rtp"] == float(total_rtp(total))
+        assert r["return_stddev"] == pytest.approx(total_stddev(total), rel=1e-12) and r["mode"] == "-"
+    assert got["4"]["rtp_exact"] == "61/72" and got["9"]["rtp_exact"] == "175/216"  # 3/216 * 61; 25/216 * 7
+
+
+def test_sic_bo_total_theoretical_rtp_is_the_stake_weighted_mean_of_its_selections(outcomes, ocon):
+    bets = settled_input_bets(outcomes, "sic_bo", "TOTAL")
+    view = rows(ocon, "SELECT * FROM rtp_by_table_and_bet_type WHERE table_id = ? AND bet_type = 'TOTAL'",
+                [SIC_BO_TABLE])
+    assert len(view) == 1
+    r = view[0]
+    assert (r["bets"], r["stakes"], r["paid"]) == (len(bets), sum(b["stake"] for b in bets),
+                                                  sum(b["paid"] for b in bets))
+    # the bet read with two selections has none; a total outside 4-17 (SELECTION_INVALID) is not priced
+    selections: dict[tuple, set] = defaultdict(set)
+    for b in bets:
+        selections[(b["round_id"], b["bet_id"])].add(b["selection"])
+    assert selections[outcomes.two_selections] and len(selections[outcomes.two_selections]) == 2
+    priced = [b for b in bets if len(selections[(b["round_id"], b["bet_id"])]) == 1
+              and b["selection"] in {str(t) for t in SIC_BO_TOTAL_PAYS}]
+    unpriced = [b for b in bets if b not in priced]
+    assert {b["selection"] for b in unpriced} & {"3", "18"}, "the fixture plants an illegal total"
+    assert len(unpriced) >= 3 and len({b["selection"] for b in priced}) == 14
+    stakes = sum(b["stake"] for b in bets)
+    theory = sum(b["stake"] * total_rtp(int(b["selection"])) for b in priced) / sum(b["stake"] for b in priced)
+    assert r["theoretical_rtp"] == pytest.approx(float(theory), rel=1e-12)
+    assert theory != sum(b["stake"] * total_rtp(int(b["selection"])) for b in priced) / stakes  # (unpriced left out)
+    assert r["theoretical_rtp_exact"] is None and r["theoretical_return_stddev"] is None
+    # the band: each bet's own s (unpriced: the sample s of the type's bets), summed per round
+    sample = statistics.stdev(b["paid"] / b["stake"] for b in bets)
+    assert r["return_stddev"] == pytest.approx(sample, rel=1e-9)
+    per_round: dict[str, float] = defaultdict(float)
+    for b in bets:
+        per_round[b["round_id"]] += b["stake"] * (total_stddev(int(b["selection"])) if b in priced else sample)
+    half = 1.96 * math.sqrt(sum(x * x for x in per_round.values())) / stakes
+    assert r["rtp_band_half_width"] == pytest.approx(half, rel=1e-9)
+    assert (r["band_low"], r["band_high"]) == (pytest.approx(float(theory) - half, rel=1e-9),
+                                               pytest.approx(float(theory) + half, rel=1e-9))
+    assert r["within_band"] == (float(theory) - half <= r["observed_rtp"] <= float(theory) + half)
+    # conservative: wider than the exact 95% band of this mix (the dice's joint law: two totals never both win;
+    # an unpriced bet is voided whatever the dice, a constant), since some rolls have bets on several totals
+    variance = Fraction(0)
+    for round_id in per_round:
+        mine = [b for b in priced if b["round_id"] == round_id]
+        credits = [sum(b["stake"] * total_credit(int(b["selection"]), roll) for b in mine) for roll in SIC_BO_ROLLS]
+        mean = Fraction(sum(credits), len(credits))
+        variance += Fraction(sum(c * c for c in credits), len(credits)) - mean * mean
+    assert any(len({b["selection"] for b in priced if b["round_id"] == x}) > 1 for x in per_round)
+    assert 1.96 * math.sqrt(variance) / stakes < half
+
+
+def test_roulette_rows_are_single_zero_by_the_rules(outcomes, ocon):
+    """Every roulette bet returns 36/37 (RULES.md), with s from what it covers; the band is the view's one-s
+    formula, each round's stake of the type taken together."""
+    got = {r["bet_type"]: r for r in rows(ocon, "SELECT * FROM rtp_by_table_and_bet_type WHERE table_id = ?",
+                                          [ROULETTE_TABLE])}
+    bets = settled_input_bets(outcomes, "roulette")
+    assert set(got) == {b["bet_type"] for b in bets} >= set(ROULETTE_COVERS)
+    for code, covers in ROULETTE_COVERS.items():
+        r, mine = got[code], [b for b in bets if b["bet_type"] == code]
+        stakes = sum(b["stake"] for b in mine)
+        assert (r["bets"], r["stakes"], r["paid"]) == (len(mine), stakes, sum(b["paid"] for b in mine))
+        assert Fraction(r["theoretical_rtp_exact"]) == Fraction(36, 37) and r["theoretical_rtp"] == 36 / 37
+        s = math.sqrt(Fraction(covers, 37) * Fraction(36, covers) ** 2 - Fraction(36, 37) ** 2)
+        assert r["theoretical_return_stddev"] == pytest.approx(s, rel=1e-12), code
+        per_round: dict[str, int] = defaultdict(int)
+        for b in mine:
+            per_round[b["round_id"]] += b["stake"]
+        half = 1.96 * s * math.sqrt(sum(w * w for w in per_round.values())) / stakes
+        assert r["rtp_band_half_width"] == pytest.approx(half, rel=1e-9), code
+    # a sic bo code bet at the roulette table (BET_TYPE_NOT_OFFERED): no theoretical RTP, not a mix either
+    foreign = [r for code, r in got.items() if code not in ROULETTE_COVERS]
+    assert foreign and all(r["theoretical_rtp"] is None and r["band_low"] is None for r in foreign)
+
+
+def test_rows_other_than_the_mix_are_as_without_per_selection_rtps(outcomes, tmp_path):
+    """Without theoretical_rtp's rows per selection (the view before them), every row of the view is the
+    same but sic bo's TOTAL, whose figures of the mix alone differ."""
+    copy = tmp_path / "audit.duckdb"
+    shutil.copyfile(outcomes.path, copy)
+    c = duckdb.connect(str(copy))
+    try:
+        with_mix = {(r["table_id"], r["bet_type"]): r for r in rows(c, "SELECT * FROM rtp_by_table_and_bet_type")}
+        c.execute("DELETE FROM theoretical_rtp WHERE selection <> '-'")
+        before = {(r["table_id"], r["bet_type"]): r for r in rows(c, "SELECT * FROM rtp_by_table_and_bet_type")}
+    finally:
+        c.close()
+    assert set(with_mix) == set(before) and len(before) > 30
+    mix_columns = {"theoretical_rtp", "rtp_band_half_width", "band_low", "band_high", "within_band"}
+
+    def same(r: dict, leave_out: set[str]) -> dict:  # floats to 12 significant digits (DuckDB's parallel sums)
+        return {k: float(f"{v:.12g}") if isinstance(v, float) else v for k, v in r.items() if k not in leave_out}
+
+    for key, r in before.items():
+        if key == (SIC_BO_TABLE, "TOTAL"):
+            assert r["theoretical_rtp"] is None and with_mix[key]["theoretical_rtp"] is not None
+            assert same(r, mix_columns) == same(with_mix[key], mix_columns)
+        else:
+            assert same(r, set()) == same(with_mix[key], set()), key
+
+
+def test_rtp_outside_band_lists_the_outcome_rows_outside_their_band(ocon):
+    """The saved query rtp_outside_band on roulette and sic bo: the view's rows with within_band false, the
+    TOTAL mix judged like any other row (a null band, e.g. a bet type not offered, is never listed)."""
+    sql = (ROOT / "audits" / "queries" / "rtp_outside_band.sql").read_text()
+    listed = rows(ocon, sql)
+    view = rows(ocon, "SELECT * FROM rtp_by_table_and_bet_type")
+    assert sorted((r["table_id"], r["bet_type"]) for r in listed) == sorted(
+        (r["table_id"], r["bet_type"]) for r in view if r["within_band"] is False)
+    total = next(r for r in view if (r["table_id"], r["bet_type"]) == (SIC_BO_TABLE, "TOTAL"))
+    assert total["within_band"] is not None and any(r["within_band"] is None for r in view)
+    gaps = [abs(r["observed_rtp"] - r["theoretical_rtp"]) for r in listed]
+    assert gaps == sorted(gaps, reverse=True)

@@ -211,3 +211,40 @@ def test_a_structural_failure_found_after_the_pipeline_unfinishes_the_run(tmp_pa
     with pytest.raises(StructuralFailure, match="column stake is missing"):
         _stop_if_structural(quality, unfinish=str(manifest))
     assert not manifest.exists()
+
+
+# ---------------------------------------------------------------- the reference table across versions
+
+_REFERENCE_LAYOUT = ("SELECT column_name, data_type, is_nullable, column_default FROM information_schema.columns "
+                     "WHERE table_name = 'theoretical_rtp' ORDER BY ordinal_position")
+
+
+def test_an_older_warehouses_reference_table_gains_the_selection_key(audited, tmp_path):
+    """theoretical_rtp as a version before `selection` wrote it (no such column, no key) is brought to the
+    fresh layout by the next load: the column last, never null, '-' by default, the unique key on
+    (ruleset, bet_type, mode, selection) and every row per selection; and by the load after (the key's
+    index, which forbids setting a constraint, is dropped and made again around the table's changes)."""
+    manifest, reference = audited
+    warehouse = tmp_path / "audit.duckdb"
+    con = duckdb.connect(str(warehouse))
+    con.execute("CREATE TABLE theoretical_rtp (ruleset VARCHAR NOT NULL, bet_type VARCHAR NOT NULL, mode VARCHAR "
+                "NOT NULL, rtp DOUBLE NOT NULL, rtp_exact VARCHAR NOT NULL, return_stddev DOUBLE)")
+    con.execute("INSERT INTO theoretical_rtp VALUES ('old_ruleset', 'OLD', '-', 0.5, '1/2', NULL)")
+    con.close()
+    fresh = duckdb.connect(str(reference), read_only=True)
+    layout, rows = fresh.execute(_REFERENCE_LAYOUT).fetchall(), fresh.execute(
+        "SELECT * FROM theoretical_rtp ORDER BY ALL").fetchall()
+    fresh.close()
+    assert layout[-1] == ("selection", "VARCHAR", "NO", "'-'")
+    assert any(r[-1] == "17" and r[1] == "TOTAL" for r in rows) and not any(r[0] == "old_ruleset" for r in rows)
+    for run_id in ("FIRST-LOAD", "SECOND-LOAD"):
+        load(str(warehouse), {**manifest, "run_id": run_id})
+        c = duckdb.connect(str(warehouse), read_only=True)
+        try:
+            assert c.execute(_REFERENCE_LAYOUT).fetchall() == layout, run_id
+            assert c.execute("SELECT * FROM theoretical_rtp ORDER BY ALL").fetchall() == rows, run_id
+            assert c.execute("SELECT is_unique, sql FROM duckdb_indexes() WHERE table_name = 'theoretical_rtp'"
+                             ).fetchall() == [(True, 'CREATE UNIQUE INDEX theoretical_rtp_key ON theoretical_rtp('
+                                                     'ruleset, bet_type, "mode", selection);')], run_id
+        finally:
+            c.close()

@@ -13,6 +13,21 @@
 -- s * sqrt(sum over rounds of W^2) / sum(stake), and a fair game as published lands within
 -- theoretical_rtp +/- 1.96 standard errors about 95% of the time (a normal approximation: rough for a
 -- few rare-win bets). Amounts are integers in minor units of `currency`.
+-- A bet type whose RTP depends on what the bet covers (theoretical_rtp has a row per selection, not one
+-- with selection '-': sic bo's TOTAL) is a mix: its theoretical RTP is the stake-weighted mean of its
+-- bets' own selections' RTPs, sum(stake * rtp of the selection) / sum(stake), the exact expectation of
+-- the mix staked. Settlements do not carry the selection: it is the bet's in its round's replay
+-- (sic_bo_round_replays.bets, roulette_round_replays.bets: the bets as the audit read them), matched on
+-- run, table, round, bet_id and bet type; a bet_id read twice in a round with two selections
+-- (DUPLICATE_BET) has none. A bet whose selection the ruleset does not price (not a legal bet of its
+-- type, SELECTION_INVALID: the ruleset voids or loses it whatever the dice) is left out of that mean,
+-- as such a bet of any other type is priced at its type's RTP; no priced bet, no theoretical RTP. Its
+-- band takes each bet's own s (its selection's exact s; the sample standard deviation of the type's bets
+-- where that is not known, e.g. an unpriced selection) and replaces s * W by the sum of stake * s over
+-- the round's bets: exact when a round's bets of the type are all on one selection, wider otherwise
+-- (it takes bets on different selections to win or lose together, the worst case; sic bo's totals in
+-- fact exclude one another), so the band is conservative, never too narrow. theoretical_rtp_exact and
+-- theoretical_return_stddev are null on such a row: each selection's are in theoretical_rtp.
 --
 -- Columns:
 --   table_id                   The table.
@@ -28,11 +43,11 @@
 --   paid_minus_expected        paid - expected, minor units (> 0: the operator paid too much overall).
 --   observed_rtp               paid / stakes.
 --   expected_rtp               expected / stakes: the RTP the rules give on the cards actually dealt.
---   theoretical_rtp            Long-run RTP of the bet under the ruleset (null if the ruleset does not offer it): exact, but for blackjack's MAIN and BET_BEHIND within the error `pitboss rtp` states.
---   theoretical_rtp_exact      The same as a fraction 'numerator/denominator'.
---   theoretical_return_stddev  Exact standard deviation of one bet's return per unit staked under the ruleset (null where the RTP is not an enumeration: blackjack's MAIN and BET_BEHIND).
+--   theoretical_rtp            Long-run RTP of the bet under the ruleset (null if the ruleset does not offer it): exact, but for blackjack's MAIN and BET_BEHIND within the error `pitboss rtp` states; for a bet type priced per selection (sic bo's TOTAL) the stake-weighted mean of the bets' selections' RTPs (above).
+--   theoretical_rtp_exact      The same as a fraction 'numerator/denominator' (null for a bet type priced per selection).
+--   theoretical_return_stddev  Exact standard deviation of one bet's return per unit staked under the ruleset (null where the RTP is not an enumeration: blackjack's MAIN and BET_BEHIND; and for a bet type priced per selection, whose band takes each selection's).
 --   return_stddev              Sample standard deviation of paid / stake over the bets (null below 2 bets).
---   rtp_band_half_width        1.96 * s * sqrt(sum over rounds of W^2) / stakes, s as above: half-width of the 95% band.
+--   rtp_band_half_width        1.96 * s * sqrt(sum over rounds of W^2) / stakes, s as above: half-width of the 95% band (a bet type priced per selection: 1.96 * sqrt(sum over rounds of (sum of stake * s)^2) / stakes).
 --   band_low                   theoretical_rtp - rtp_band_half_width.
 --   band_high                  theoretical_rtp + rtp_band_half_width.
 --   within_band                observed_rtp lies within [band_low, band_high] (null when either is unknown).
@@ -61,21 +76,81 @@ WITH per_round AS (
         sqrt(sum(CAST(stake AS DOUBLE) * stake)) AS stake_norm
     FROM per_round
     GROUP BY table_id, bet_type, mode, currency
+), priced_per_selection AS (
+    -- bet types whose RTP depends on the selection: a row per selection, none with selection '-'
+    SELECT DISTINCT ruleset, bet_type, mode FROM theoretical_rtp WHERE selection <> '-'
+), read_bets AS (
+    -- the bets of the rounds of tables playing such a ruleset, as the audit read them (only those tables'
+    -- replays are unnested: a night's other bets are never expanded)
+    SELECT run_id, table_id, round_id, unnest(bets) AS bet FROM sic_bo_round_replays
+    WHERE table_id IN (SELECT t.table_id FROM audited_tables AS t JOIN priced_per_selection AS p ON p.ruleset = t.ruleset)
+    UNION ALL
+    SELECT run_id, table_id, round_id, unnest(bets) AS bet FROM roulette_round_replays
+    WHERE table_id IN (SELECT t.table_id FROM audited_tables AS t JOIN priced_per_selection AS p ON p.ruleset = t.ruleset)
+), bet_selection AS (
+    -- one selection per bet; a bet_id read twice in a round with two selections has none
+    SELECT
+        run_id, table_id, round_id, struct_extract(bet, 'bet_id') AS bet_id, struct_extract(bet, 'bet_type') AS bet_type,
+        CASE WHEN count(DISTINCT coalesce(struct_extract(bet, 'selection'), '')) = 1
+             THEN min(struct_extract(bet, 'selection')) END AS selection
+    FROM read_bets
+    GROUP BY ALL
+), mix_bets AS (
+    -- every settled bet of a bet type priced per selection, with its selection's RTP and exact s (null: the
+    -- ruleset does not price the selection) and s as the band takes it
+    SELECT
+        s.table_id, s.bet_type, s.mode, s.currency, s.business_date, s.round_id, s.stake,
+        th.rtp, coalesce(th.return_stddev, b.return_stddev) AS s
+    FROM settlements AS s
+    JOIN audited_tables AS t ON t.table_id = s.table_id
+    JOIN priced_per_selection AS p
+        ON p.ruleset = t.ruleset AND p.bet_type = s.bet_type AND p.mode = coalesce(s.mode, '-')
+    JOIN per_bet AS b
+        ON b.table_id IS NOT DISTINCT FROM s.table_id AND b.bet_type IS NOT DISTINCT FROM s.bet_type
+        AND b.mode IS NOT DISTINCT FROM s.mode AND b.currency IS NOT DISTINCT FROM s.currency
+    LEFT JOIN bet_selection AS sel
+        ON sel.run_id = s.run_id AND sel.table_id = s.table_id AND sel.round_id = s.round_id
+        AND sel.bet_id = s.bet_id AND sel.bet_type = s.bet_type
+    LEFT JOIN theoretical_rtp AS th
+        ON th.ruleset = p.ruleset AND th.bet_type = p.bet_type AND th.mode = p.mode AND th.selection = sel.selection
+    WHERE s.round_status = 'settled' AND s.stake > 0
+), mix_round AS (
+    SELECT
+        table_id, bet_type, mode, currency,
+        sum(CAST(stake AS DOUBLE) * rtp) AS stake_rtp,
+        sum(stake) FILTER (WHERE rtp IS NOT NULL) AS priced_stake,
+        sum(stake * s) AS stake_s,
+        count(*) - count(s) AS without_s
+    FROM mix_bets
+    GROUP BY table_id, bet_type, mode, currency, business_date, round_id
+), mix AS (
+    SELECT
+        table_id, bet_type, mode, currency,
+        sum(stake_rtp) / sum(priced_stake) AS rtp,
+        CASE WHEN sum(without_s) = 0 THEN sqrt(sum(stake_s * stake_s)) END AS stake_s_norm
+    FROM mix_round
+    GROUP BY table_id, bet_type, mode, currency
 ), band AS (
     SELECT
         a.*, t.ruleset, t.game, b.return_stddev,
         CAST(a.paid AS DOUBLE) / a.stakes AS observed_rtp,
         CAST(a.expected AS DOUBLE) / a.stakes AS expected_rtp,
-        th.rtp AS theoretical_rtp, th.rtp_exact AS theoretical_rtp_exact,
+        CASE WHEN m.table_id IS NULL THEN th.rtp ELSE m.rtp END AS theoretical_rtp,
+        th.rtp_exact AS theoretical_rtp_exact,
         th.return_stddev AS theoretical_return_stddev,
-        1.96 * coalesce(th.return_stddev, b.return_stddev) * a.stake_norm / a.stakes AS rtp_band_half_width
+        CASE WHEN m.table_id IS NULL
+             THEN 1.96 * coalesce(th.return_stddev, b.return_stddev) * a.stake_norm / a.stakes
+             ELSE 1.96 * m.stake_s_norm / a.stakes END AS rtp_band_half_width
     FROM agg AS a
     JOIN per_bet AS b
         ON b.table_id IS NOT DISTINCT FROM a.table_id AND b.bet_type IS NOT DISTINCT FROM a.bet_type
         AND b.mode IS NOT DISTINCT FROM a.mode AND b.currency IS NOT DISTINCT FROM a.currency
+    LEFT JOIN mix AS m
+        ON m.table_id IS NOT DISTINCT FROM a.table_id AND m.bet_type IS NOT DISTINCT FROM a.bet_type
+        AND m.mode IS NOT DISTINCT FROM a.mode AND m.currency IS NOT DISTINCT FROM a.currency
     LEFT JOIN audited_tables AS t ON t.table_id = a.table_id
     LEFT JOIN theoretical_rtp AS th
-        ON th.ruleset = t.ruleset AND th.bet_type = a.bet_type AND th.mode = coalesce(a.mode, '-')
+        ON th.ruleset = t.ruleset AND th.bet_type = a.bet_type AND th.mode = coalesce(a.mode, '-') AND th.selection = '-'
 )
 SELECT
     table_id, ruleset, bet_type, mode, currency, bets, rounds, stakes, paid, expected,

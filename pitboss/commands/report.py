@@ -5,7 +5,10 @@
 Every audited game is covered: the headline and the per-table figures name each table's game
 (audited_tables.game), and each game has its section (GAME_SECTIONS always, any other game found in
 the run too): its tables, rounds, findings by kind and RTP by bet type; blackjack's adds the boxes
-played, the decisions flagged by kind and the dealer-rule findings.
+played, the decisions flagged by kind and the dealer-rule findings; roulette's the spins and the
+pockets' histogram against the uniform wheel, sic bo's the rolls, the faces, the totals and the
+triples against the fair dice (each count with the exact binomial 95% band of a fair game), and its
+TOTAL bets' RTP per selection.
 
 The page loads nothing from anywhere: CSS is inline, the plots are PNG images inlined as base64 data
 (matplotlib, Agg), there is no script. Every value that comes from the data goes through Jinja2 with
@@ -19,7 +22,9 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import io
+import math
 import os
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -34,7 +39,10 @@ TOP_DISCREPANCIES = 20
 TOP_ACCOUNTS = 25  # limit breaches: the accounts with the most
 MAX_HOURLY_COLUMNS = 72  # beyond this the findings plot counts per day instead of per hour
 TOP_DEALER_FINDINGS = 20  # blackjack: dealer-rule findings listed
-GAME_SECTIONS = ("baccarat", "blackjack")  # a section each, even when the run has none of its tables
+# a section each, even when the run has none of its tables
+GAME_SECTIONS = ("baccarat", "blackjack", "roulette", "sic_bo")
+ROUND_NAMES = {"roulette": "spins", "sic_bo": "rolls"}  # what a game's section calls its rounds
+BAND_TAIL = 0.025  # the outcome histograms' bands: a fair count falls below (above) its band at most 2.5% of the time
 DECISION_KINDS = ("ILLEGAL_DECISION", "DECISION_MISSING", "AUTO_PLAY_DEVIATION")  # blackjack: a box's decisions
 
 
@@ -162,33 +170,137 @@ ORDER BY breaches DESC, account_id NULLS LAST, currency
 """
 
 # Same formulas as the rtp_by_table_and_bet_type view, over the run's bets, per ruleset rather than table
-# (a game without modes, mode null, is matched to theoretical_rtp's mode '-', as the view does).
-_RTP = """
-WITH b AS (
+# (a game without modes, mode null, is matched to theoretical_rtp's mode '-', as the view does). A bet type
+# priced per selection (theoretical_rtp rows with a selection: sic bo's TOTAL) takes each bet's selection
+# from its round's replay, as the view does: its row's theoretical RTP is the stake-weighted mean of its
+# bets' selections' RTPs (unpriced selections left out) and its band the view's conservative one; _RTP_BY_SELECTION
+# gives such a type's row per selection, the selection's exact RTP and band (bets on one selection in one
+# round win or lose together: s * sqrt(sum over rounds of W^2) is exact there).
+_RTP_BETS = """
+WITH priced_per_selection AS (
+    SELECT DISTINCT ruleset, bet_type, mode FROM theoretical_rtp WHERE selection <> '-'
+), read_bets AS (
+    SELECT table_id, round_id, unnest(bets) AS bet FROM sic_bo_round_replays WHERE run_id = $run
+        AND table_id IN (SELECT t.table_id FROM audited_tables AS t JOIN priced_per_selection AS p USING (ruleset))
+    UNION ALL
+    SELECT table_id, round_id, unnest(bets) AS bet FROM roulette_round_replays WHERE run_id = $run
+        AND table_id IN (SELECT t.table_id FROM audited_tables AS t JOIN priced_per_selection AS p USING (ruleset))
+), bet_selection AS (
+    SELECT table_id, round_id, struct_extract(bet, 'bet_id') AS bet_id, struct_extract(bet, 'bet_type') AS bet_type,
+           CASE WHEN count(DISTINCT coalesce(struct_extract(bet, 'selection'), '')) = 1
+                THEN min(struct_extract(bet, 'selection')) END AS selection
+    FROM read_bets GROUP BY ALL
+), b AS (
     SELECT t.game, t.ruleset, s.bet_type, s.mode, s.business_date, s.round_id, s.table_id, s.stake, s.paid,
-           s.expected
+           s.expected, p.ruleset IS NOT NULL AS per_selection, sel.selection, th.rtp AS th_rtp,
+           th.return_stddev AS th_stddev
     FROM settlements AS s LEFT JOIN audited_tables AS t ON t.table_id = s.table_id
+    LEFT JOIN priced_per_selection AS p
+        ON p.ruleset = t.ruleset AND p.bet_type = s.bet_type AND p.mode = coalesce(s.mode, '-')
+    LEFT JOIN bet_selection AS sel
+        ON p.ruleset IS NOT NULL AND sel.table_id = s.table_id AND sel.round_id = s.round_id
+        AND sel.bet_id = s.bet_id AND sel.bet_type = s.bet_type
+    LEFT JOIN theoretical_rtp AS th
+        ON th.ruleset = t.ruleset AND th.bet_type = s.bet_type AND th.mode = coalesce(s.mode, '-')
+        AND th.selection = CASE WHEN p.ruleset IS NULL THEN '-' ELSE sel.selection END
     WHERE s.run_id = $run AND s.round_status = 'settled' AND s.stake > 0
-), per_round AS (
-    SELECT ruleset, bet_type, mode, sum(stake) AS stake
-    FROM b GROUP BY ruleset, bet_type, mode, business_date, table_id, round_id
+), sample AS (
+    SELECT ruleset, bet_type, mode, stddev_samp(CAST(paid AS DOUBLE) / stake) AS sample_stddev
+    FROM b GROUP BY ruleset, bet_type, mode
+)
+"""
+
+_RTP = _RTP_BETS + """
+, per_round AS (
+    SELECT b.ruleset, b.bet_type, b.mode, sum(stake) AS stake,
+           sum(stake * coalesce(th_stddev, sample_stddev)) AS stake_s,
+           count(*) - count(coalesce(th_stddev, sample_stddev)) AS without_s
+    FROM b JOIN sample AS x ON x.ruleset IS NOT DISTINCT FROM b.ruleset AND x.bet_type = b.bet_type
+        AND x.mode IS NOT DISTINCT FROM b.mode
+    GROUP BY b.ruleset, b.bet_type, b.mode, business_date, table_id, round_id
 ), norm AS (
-    SELECT ruleset, bet_type, mode, sqrt(sum(CAST(stake AS DOUBLE) * stake)) AS stake_norm
+    SELECT ruleset, bet_type, mode, sqrt(sum(CAST(stake AS DOUBLE) * stake)) AS stake_norm,
+           CASE WHEN sum(without_s) = 0 THEN sqrt(sum(stake_s * stake_s)) END AS stake_s_norm
     FROM per_round GROUP BY ruleset, bet_type, mode
 ), agg AS (
     SELECT any_value(game) AS game, ruleset, bet_type, mode, count(*) AS bets,
            sum(paid) / sum(stake) AS observed_rtp, sum(expected) / sum(stake) AS expected_rtp,
-           sum(stake) AS stakes, stddev_samp(CAST(paid AS DOUBLE) / stake) AS sample_stddev
+           sum(stake) AS stakes, bool_or(per_selection) AS per_selection,
+           any_value(th_rtp) AS th_rtp, any_value(th_stddev) AS th_stddev,
+           sum(CAST(stake AS DOUBLE) * th_rtp) / sum(stake) FILTER (WHERE th_rtp IS NOT NULL) AS mix_rtp
     FROM b GROUP BY ruleset, bet_type, mode
 )
-SELECT a.game, a.ruleset, a.bet_type, a.mode, a.bets, a.observed_rtp, a.expected_rtp, th.rtp AS theoretical_rtp,
-       1.96 * coalesce(th.return_stddev, a.sample_stddev) * n.stake_norm / a.stakes AS half_width
+SELECT a.game, a.ruleset, a.bet_type, a.mode, 'type' AS level, NULL AS selection, a.bets, a.observed_rtp,
+       a.expected_rtp,
+       CASE WHEN a.per_selection THEN a.mix_rtp ELSE a.th_rtp END AS theoretical_rtp,
+       CASE WHEN a.per_selection THEN 1.96 * n.stake_s_norm / a.stakes
+            ELSE 1.96 * coalesce(a.th_stddev, x.sample_stddev) * n.stake_norm / a.stakes END AS half_width
 FROM agg AS a
 JOIN norm AS n ON n.ruleset IS NOT DISTINCT FROM a.ruleset AND n.bet_type = a.bet_type
     AND n.mode IS NOT DISTINCT FROM a.mode
-LEFT JOIN theoretical_rtp AS th
-    ON th.ruleset = a.ruleset AND th.bet_type = a.bet_type AND th.mode = coalesce(a.mode, '-')
+JOIN sample AS x ON x.ruleset IS NOT DISTINCT FROM a.ruleset AND x.bet_type = a.bet_type
+    AND x.mode IS NOT DISTINCT FROM a.mode
 ORDER BY a.ruleset NULLS LAST, a.bet_type, a.mode
+"""
+
+# A row per selection of the bet types priced per selection (a selection the ruleset does not price, or a
+# bet_id read with two selections, selection null: a row without a theoretical RTP).
+_RTP_BY_SELECTION = _RTP_BETS + """
+, per_round AS (
+    SELECT ruleset, bet_type, mode, selection, sum(stake) AS stake
+    FROM b WHERE per_selection GROUP BY ruleset, bet_type, mode, selection, business_date, table_id, round_id
+), norm AS (
+    SELECT ruleset, bet_type, mode, selection, sqrt(sum(CAST(stake AS DOUBLE) * stake)) AS stake_norm
+    FROM per_round GROUP BY ruleset, bet_type, mode, selection
+), agg AS (
+    SELECT any_value(game) AS game, ruleset, bet_type, mode, selection, count(*) AS bets,
+           sum(paid) / sum(stake) AS observed_rtp, sum(expected) / sum(stake) AS expected_rtp, sum(stake) AS stakes,
+           any_value(th_rtp) AS th_rtp, any_value(th_stddev) AS th_stddev,
+           stddev_samp(CAST(paid AS DOUBLE) / stake) AS sample_stddev
+    FROM b WHERE per_selection GROUP BY ruleset, bet_type, mode, selection
+)
+SELECT a.game, a.ruleset, a.bet_type, a.mode, 'selection' AS level, a.selection, a.bets, a.observed_rtp, a.expected_rtp,
+       a.th_rtp AS theoretical_rtp,
+       1.96 * coalesce(a.th_stddev, a.sample_stddev) * n.stake_norm / a.stakes AS half_width
+FROM agg AS a
+JOIN norm AS n ON n.ruleset = a.ruleset AND n.bet_type = a.bet_type AND n.mode IS NOT DISTINCT FROM a.mode
+    AND n.selection IS NOT DISTINCT FROM a.selection
+ORDER BY a.ruleset, a.bet_type, a.mode, TRY_CAST(a.selection AS INTEGER) NULLS LAST, a.selection NULLS LAST
+"""
+
+# Roulette: every spin of the run, and the settled spins' legal pockets (the wheel's histogram).
+_SPINS = """
+SELECT count(*) AS spins, count(*) FILTER (WHERE status = 'cancelled') AS cancelled,
+       count(*) FILTER (WHERE status = 'settled' AND outcome_valid) AS counted,
+       count(*) FILTER (WHERE status = 'settled' AND NOT coalesce(outcome_valid, false)) AS without_outcome
+FROM roulette_round_replays WHERE run_id = $run
+"""
+
+_POCKETS = """
+SELECT CAST(pocket AS INTEGER) AS value, count(*) AS n FROM roulette_round_replays
+WHERE run_id = $run AND status = 'settled' AND outcome_valid GROUP BY pocket
+"""
+
+# Sic bo: every roll of the run, and the settled rolls' legal dice (faces, totals, triples).
+_ROLLS = """
+SELECT count(*) AS rolls, count(*) FILTER (WHERE status = 'cancelled') AS cancelled,
+       count(*) FILTER (WHERE status = 'settled' AND outcome_valid) AS counted,
+       count(*) FILTER (WHERE status = 'settled' AND NOT coalesce(outcome_valid, false)) AS without_outcome,
+       count(*) FILTER (WHERE status = 'settled' AND outcome_valid AND dice[1] = dice[2] AND dice[2] = dice[3])
+           AS triples
+FROM sic_bo_round_replays WHERE run_id = $run
+"""
+
+_FACES = """
+SELECT CAST(face AS INTEGER) AS value, count(*) AS n
+FROM (SELECT unnest(dice) AS face FROM sic_bo_round_replays
+      WHERE run_id = $run AND status = 'settled' AND outcome_valid)
+GROUP BY face
+"""
+
+_TOTALS = """
+SELECT CAST(dice[1] + dice[2] + dice[3] AS INTEGER) AS value, count(*) AS n FROM sic_bo_round_replays
+WHERE run_id = $run AND status = 'settled' AND outcome_valid GROUP BY value
 """
 
 # When each finding happened: its round's first bet, else its shoe's first bet, else (a bet on an unknown
@@ -239,9 +351,83 @@ def gather(con: duckdb.DuckDBPyConnection, run_row: dict[str, Any]) -> dict[str,
         "worst": _rows(con, _WORST, p),
         "breaches": _rows(con, _BREACHES_BY_ACCOUNT, p),
         "rtp": _rows(con, _RTP, p),
+        "rtp_by_selection": _rows(con, _RTP_BY_SELECTION, p),
+        "spins": _rows(con, _SPINS, p)[0],
+        "pockets": {r["value"]: r["n"] for r in _rows(con, _POCKETS, p)},
+        "rolls": _rows(con, _ROLLS, p)[0],
+        "faces": {r["value"]: r["n"] for r in _rows(con, _FACES, p)},
+        "totals": {r["value"]: r["n"] for r in _rows(con, _TOTALS, p)},
         "finding_times": _rows(con, _FINDING_TIMES, p),
         "active_tables": _rows(con, _ACTIVE_TABLES, p),
     }
+
+
+# --- the outcomes against a fair game ------------------------------------------------------------
+
+
+def binomial_band(n: int, p: Fraction, tail: float = BAND_TAIL) -> tuple[int, int]:
+    """The equal-tailed band [low, high] of a Binomial(n, p) count: low the smallest k with P(X <= k) >= tail,
+    high the smallest k with P(X <= k) >= 1 - tail. A count of a fair game falls below low with probability
+    under `tail`, above high with probability at most `tail`: inside with at least 1 - 2 * tail. Exact (no
+    normal approximation, which is poor for the few expected hits of one pocket or one total over a short
+    run): the pmf summed from mean - 12 sd - 10, below which the mass is far under a float's resolution."""
+    if n <= 0:
+        return 0, 0
+    if not 0 < p < 1:
+        raise ValueError(f"a probability strictly between 0 and 1, got {p}")
+    q = float(p)
+    mean, sd = n * q, math.sqrt(n * q * (1 - q))
+    first = max(0, math.floor(mean - 12 * sd - 10))
+    log_n, log_p, log_q = math.lgamma(n + 1), math.log(q), math.log1p(-q)
+    cumulative, low = 0.0, None
+    for k in range(first, n + 1):
+        cumulative += math.exp(log_n - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * log_p + (n - k) * log_q)
+        if low is None and cumulative >= tail:
+            low = k
+        if cumulative >= 1 - tail:
+            return low if low is not None else k, k
+    return low if low is not None else n, n  # (float sums short of 1 - tail: the band reaches n)
+
+
+def histogram(counts: dict[int, int], probabilities: dict[int, Fraction], n: int) -> list[dict[str, Any]]:
+    """Each value's count of `n` draws beside its expectation n * p and its binomial band (outside: the
+    count falls outside the band; never with n = 0)."""
+    rows = []
+    for value, probability in probabilities.items():
+        low, high = binomial_band(n, probability)
+        count = counts.get(value, 0)
+        rows.append({"value": value, "n": count, "p": probability, "expected": float(n * probability),
+                     "low": low, "high": high, "outside": n > 0 and not low <= count <= high})
+    return rows
+
+
+def pocket_probabilities() -> dict[int, Fraction]:
+    """Every pocket of the single-zero wheel, equally likely."""
+    from engine.games.roulette.layout import POCKETS
+
+    return {pocket: Fraction(1, len(POCKETS)) for pocket in POCKETS}
+
+
+def face_probabilities() -> dict[int, Fraction]:
+    from engine.games.sic_bo.layout import FACES
+
+    return {face: Fraction(1, len(FACES)) for face in FACES}
+
+
+def total_probabilities() -> dict[int, Fraction]:
+    """Each total 3-18 of three fair dice: its share of the 216 equally likely ordered rolls."""
+    from engine.games.sic_bo.layout import ROLLS
+
+    totals: dict[int, int] = {}
+    for roll in ROLLS:
+        totals[sum(roll)] = totals.get(sum(roll), 0) + 1
+    return {total: Fraction(count, len(ROLLS)) for total, count in sorted(totals.items())}
+
+
+def triple_probability() -> Fraction:
+    from engine.games.sic_bo.layout import ROLLS
+
+    return Fraction(sum(len(set(roll)) == 1 for roll in ROLLS), len(ROLLS))
 
 
 # --- plots ---------------------------------------------------------------------------------------
@@ -286,6 +472,53 @@ def rtp_plot(rtp: list[dict[str, Any]]) -> str | None:
     ax.set_xlim(left=-0.05)
     ax.legend(loc="lower right", fontsize=8, framealpha=0.9)
     ax.set_title("Observed RTP vs theoretical, with the 95% band of a fair game", fontsize=10)
+    return _png(fig)
+
+
+def _histogram_axes(ax, rows: list[dict[str, Any]], colours: list[str], label: str, legend: bool = True) -> None:
+    """Bars of the counts, each with its expectation (tick) and 95% band (grey bar behind); a count outside
+    its band is outlined."""
+    xs = list(range(len(rows)))
+    ax.bar(xs, [r["high"] - r["low"] for r in rows], bottom=[r["low"] for r in rows], width=0.9, color="#dfe6ee",
+           label="95% band of a fair game", zorder=1)
+    ax.bar(xs, [r["n"] for r in rows], width=0.55, color=colours, zorder=2,
+           edgecolor=["#de2d26" if r["outside"] else "none" for r in rows], linewidth=2)
+    ax.plot(xs, [r["expected"] for r in rows], marker="_", markersize=14, markeredgewidth=2, linestyle="none",
+            color="#08306b", label="expected", zorder=3)
+    ax.set_xticks(xs, [str(r["value"]) for r in rows], fontsize=7)
+    ax.set_xlim(-0.7, len(rows) - 0.3)
+    ax.set_xlabel(label)
+    ax.set_ylabel("count")
+    ax.grid(axis="y", color="#eeeeee", zorder=0)
+    if legend:
+        ax.legend(loc="upper right", fontsize=8, framealpha=0.9)
+
+
+def pockets_plot(pockets: list[dict[str, Any]], red: frozenset[int]) -> str | None:
+    """The settled spins' pockets 0-36 against the uniform wheel, as base64 PNG (None: no spin counted)."""
+    from matplotlib.figure import Figure
+
+    if not any(r["n"] for r in pockets):
+        return None
+    fig = Figure(figsize=(10, 3.2))
+    ax = fig.subplots()
+    colours = ["#1a9850" if r["value"] == 0 else "#c0392b" if r["value"] in red else "#2b2b2b" for r in pockets]
+    _histogram_axes(ax, pockets, colours, "pocket")
+    ax.set_title("Pockets of the settled spins against a fair single-zero wheel", fontsize=10)
+    return _png(fig)
+
+
+def dice_plot(faces: list[dict[str, Any]], totals: list[dict[str, Any]]) -> str | None:
+    """The settled rolls' faces and totals against fair dice, side by side, as base64 PNG (None: no roll)."""
+    from matplotlib.figure import Figure
+
+    if not any(r["n"] for r in totals):
+        return None
+    fig = Figure(figsize=(10, 3.2))
+    left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 2.4]})
+    _histogram_axes(left, faces, ["#476282"] * len(faces), "face (every die of every roll)", legend=False)
+    _histogram_axes(right, totals, ["#a15c00"] * len(totals), "total of the three dice")
+    fig.suptitle("Faces and totals of the settled rolls against fair dice", fontsize=10)
     return _png(fig)
 
 
@@ -361,15 +594,7 @@ def context(data: dict[str, Any]) -> dict[str, Any]:
     run, head = data["run"], data["headline"]
     severities = {s: sum(r["n"] for r in data["findings_by_kind"] if r["severity"] == s) for s in SEVERITY_ORDER}
     dates = [d.isoformat() for d in (run.get("business_dates") or [])]
-    rtp_rows = [{
-        **r,
-        "observed": _pct(r["observed_rtp"]), "expected": _pct(r["expected_rtp"]),
-        "theoretical": _pct(r["theoretical_rtp"], 4),
-        "band": "" if r["half_width"] is None else f"± {r['half_width'] * 100:.2f} pts",
-        "verdict": ("no theoretical RTP" if r["theoretical_rtp"] is None else "too few bets"
-                    if r["half_width"] is None else "within" if abs(r["observed_rtp"] - r["theoretical_rtp"])
-                    <= r["half_width"] else "OUTSIDE"),
-    } for r in data["rtp"]]
+    rtp_rows = [_rtp_row(r) for r in data["rtp"]]
     table_game = {t["table_id"]: t["game"] for t in data["tables"]}
     time_plot, bucket = findings_time_plot(data["finding_times"], data["active_tables"], table_game)
     per_table: dict[str, int] = {}
@@ -382,7 +607,7 @@ def context(data: dict[str, Any]) -> dict[str, Any]:
         "rounds": f"{(known.get(table_id) or {}).get('rounds', 0):,}",
         "bets": f"{(known.get(table_id) or {}).get('bets', 0):,}", "findings": f"{per_table.get(table_id, 0):,}",
     } for table_id in sorted(set(known) | set(per_table))]
-    sections = game_sections(data, rtp_rows)
+    sections = game_sections(data, rtp_rows, [_rtp_row(r) for r in data["rtp_by_selection"]])
     return {
         "run": {
             "run_id": run["run_id"], "business_dates": ", ".join(dates) or "none",
@@ -426,6 +651,19 @@ def context(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _rtp_row(r: dict[str, Any]) -> dict[str, Any]:
+    """An RTP row of _RTP or _RTP_BY_SELECTION with its figures as text and its verdict."""
+    return {
+        **r,
+        "observed": _pct(r["observed_rtp"]), "expected": _pct(r["expected_rtp"]),
+        "theoretical": _pct(r["theoretical_rtp"], 4),
+        "band": "" if r["half_width"] is None else f"± {r['half_width'] * 100:.2f} pts",
+        "verdict": ("no theoretical RTP" if r["theoretical_rtp"] is None else "too few bets"
+                    if r["half_width"] is None else "within" if abs(r["observed_rtp"] - r["theoretical_rtp"])
+                    <= r["half_width"] else "OUTSIDE"),
+    }
+
+
 def _by_kind(rows: list[dict[str, Any]]) -> list[dict[str, str]]:
     """Findings per kind and severity (rows per kind, severity and game, in order), counts formatted."""
     out: dict[tuple[str, str], int] = {}
@@ -443,8 +681,71 @@ def _title(name: str) -> str:
         return name
 
 
-def game_sections(data: dict[str, Any], rtp_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One section per game: GAME_SECTIONS, then any other game of the run's tables; figures formatted."""
+def _with_selections(rows: list[dict[str, Any]], by_selection: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each bet type's row followed by its rows per selection (a bet type priced per selection)."""
+    out = []
+    for r in rows:
+        out.append(r)
+        out += [s for s in by_selection
+                if (s["ruleset"], s["bet_type"], s["mode"]) == (r["ruleset"], r["bet_type"], r["mode"])]
+    return out
+
+
+def _counts(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Histogram rows (histogram()) as text."""
+    return [{
+        "value": r["value"], "n": f"{r['n']:,}", "p": f"{r['p'].numerator}/{r['p'].denominator}",
+        "expected": f"{r['expected']:,.1f}", "band": f"{r['low']:,}-{r['high']:,}", "outside": r["outside"],
+    } for r in rows]
+
+
+def _wheel_red(rulesets: list[str]) -> frozenset[int]:
+    """The red numbers of the run's roulette tables' ruleset (the bars' colours), the bundled ruleset's when
+    the tables play another or none is known."""
+    from engine.games.roulette.rules import load_roulette_rules
+    from engine.ruleset_file import RulesetError
+
+    for ruleset in rulesets:
+        try:
+            return load_roulette_rules(ruleset).red
+        except RulesetError:  # not a bundled roulette ruleset: the next table's, else the default wheel's
+            continue
+    return load_roulette_rules().red
+
+
+def roulette_figures(data: dict[str, Any], tables: list[dict[str, Any]]) -> dict[str, Any]:
+    """The spins and the histogram of the settled spins' pockets (roulette's section)."""
+    spins = data["spins"]
+    pockets = histogram(data["pockets"], pocket_probabilities(), spins["counted"])
+    return {
+        **{k: f"{v:,}" for k, v in spins.items()},
+        "pockets": _counts(pockets), "outside": sum(r["outside"] for r in pockets),
+        "by_chance": f"{len(pockets) * 2 * BAND_TAIL:.1f}",
+        "plot": pockets_plot(pockets, _wheel_red([t["ruleset"] for t in tables if t["ruleset"]])),
+    }
+
+
+def sic_bo_figures(data: dict[str, Any]) -> dict[str, Any]:
+    """The rolls, and the settled rolls' faces, totals and triples against fair dice (sic bo's section)."""
+    from engine.games.sic_bo.layout import DICE
+
+    rolls = data["rolls"]
+    n = rolls["counted"]
+    faces = histogram(data["faces"], face_probabilities(), DICE * n)
+    totals = histogram(data["totals"], total_probabilities(), n)
+    triples = histogram({1: rolls["triples"]}, {1: triple_probability()}, n)[0]
+    return {
+        **{k: f"{v:,}" for k, v in rolls.items()},
+        "faces": _counts(faces), "totals": _counts(totals), "triples_row": _counts([triples])[0],
+        "outside": sum(r["outside"] for r in (*faces, *totals, triples)),
+        "plot": dice_plot(faces, totals),
+    }
+
+
+def game_sections(data: dict[str, Any], rtp_rows: list[dict[str, Any]],
+                  selection_rows: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """One section per game: GAME_SECTIONS, then any other game of the run's tables; figures formatted.
+    `selection_rows`: the RTP rows per selection of the bet types priced per selection."""
     present = {t["game"] for t in data["tables"] if t["game"]}
     rounds = {r["game"]: r for r in data["rounds_by_game"]}
     sections = []
@@ -453,14 +754,20 @@ def game_sections(data: dict[str, Any], rtp_rows: list[dict[str, Any]]) -> list[
         kinds = [r for r in data["findings_by_kind"] if r["game"] == name]
         section: dict[str, Any] = {
             "name": name, "title": _title(name), "present": name in present,
+            "unit": ROUND_NAMES.get(name, "rounds"),
             "tables": f"{len(tables):,}", "table_ids": ", ".join(t["table_id"] for t in tables),
             "rounds": f"{rounds.get(name, {}).get('rounds', 0):,}",
             "cancelled_rounds": f"{rounds.get(name, {}).get('cancelled_rounds', 0):,}",
             "bets": f"{sum(t['bets'] for t in tables):,}",
             "findings": f"{sum(r['n'] for r in kinds):,}",
             "findings_by_kind": [{**r, "n": f"{r['n']:,}"} for r in kinds],
-            "rtp": [r for r in rtp_rows if r["game"] == name],
+            "rtp": _with_selections([r for r in rtp_rows if r["game"] == name],
+                                    [r for r in selection_rows or [] if r["game"] == name]),
         }
+        if name == "roulette" and name in present:
+            section["wheel"] = roulette_figures(data, tables)
+        if name == "sic_bo" and name in present:
+            section["dice"] = sic_bo_figures(data)
         if name == "blackjack":
             flagged = {r["kind"]: r for r in data["decisions_flagged"]}
             section["play"] = {k: f"{v:,}" for k, v in data["blackjack_play"].items()}
