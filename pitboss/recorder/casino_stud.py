@@ -13,19 +13,21 @@ records them when betting closed and after it settled. A few rounds are cancelle
 call too) refunded, no pool moved.
 
 Prize hands, the recorder's choice (not a fault): a natural royal flush is 1 in 649,740 hands, so a demo
-day would hold no jackpot prize. Every table-day therefore deals one round from a *stacked* deck in which
-one box holds a royal flush (that box bets the jackpot and the round is kept free of faults: the day's
-jackpot is won and paid right), and, at STACK_RATES per round, a deck in which one box holds a straight
-flush or four of a kind. A stacked deck is still a legal shuffle: the 52 distinct cards, the prize hand
-where the engine's dealing order puts that box's cards, the other 47 shuffled around it. The box holding
-a planted hand bets the jackpot and stakes the table's minimum ante, so that the call's 20:1 to 100:1 on
-these hands leaves the ANTE's return on a recorded day near its theoretical value.
+day would hold no jackpot prize. Every table-day therefore deals two rounds from a *stacked* deck: one in
+which a box holds a royal flush (the round is kept free of faults: the day's jackpot is won, paid right
+and replaced by the next pool) and one in which a box holds a straight flush (10% of the jackpot; kept
+for JACKPOT_PRIZE_WRONG_BALANCE while that kind is still to be planted); and, at STACK_RATES per round, a
+deck in which one box holds a straight flush or four of a kind. A stacked deck is still a legal shuffle:
+the 52 distinct cards, the prize hand where the engine's dealing order puts that box's cards, the other 47
+shuffled around it. The box holding a planted hand bets the jackpot and stakes the table's minimum ante,
+so that the call's 20:1 to 100:1 on these hands leaves the ANTE's return on a recorded day near its
+theoretical value. Flushes and full houses come as they are dealt.
 
 Faults are planted on the way, each written to the manifest with the one finding it must cause
 (engine/games/casino_stud/audit.py) and kept from causing any other:
 
-* round level (one per round; none on a cancelled round or the royal-flush round): SHOE_COMPOSITION (an
-  undealt card of the deck replaced by a copy of another), CARD_SEQUENCE_MISMATCH (a card read with
+* round level (one per round; none on a cancelled round or the planted royal flush's): SHOE_COMPOSITION
+  (an undealt card of the deck replaced by a copy of another), CARD_SEQUENCE_MISMATCH (a card read with
   another suit, the hand's strength unchanged), DECISION_MISSING, ILLEGAL_DECISION (the ANTE's recorded
   call still says what the box did), HAND_RANK_MISMATCH (a box's or the dealer's recorded rank),
   JACKPOT_BALANCE_MISMATCH (a pool balance that drifts by one minor unit: a before-balance that is not
@@ -33,10 +35,12 @@ Faults are planted on the way, each written to the manifest with the one finding
   on from what was recorded);
 * bet level (none on a round with a round-level fault, at most one per account, i.e. per box, and
   round; the bets of a cancelled round only get "not refunded"): ADDED_STAKE_MISMATCH,
-  JACKPOT_WITHOUT_ANTE, STAKE_BELOW_MIN, STAKE_ABOVE_MAX, LATE_BET, BET_TYPE_NOT_OFFERED, then (on the
-  settled amounts) OVERPAID, UNDERPAID (ante and jackpot), JACKPOT_PRIZE_NOT_WON,
-  JACKPOT_PRIZE_WRONG_BALANCE, then UNKNOWN_ROUND and DUPLICATE_BET (an ANTE: a repeated jackpot bet
-  would also be counted twice into the pools).
+  JACKPOT_WITHOUT_ANTE, STAKE_BELOW_MIN, STAKE_ABOVE_MAX, LATE_BET, BET_TYPE_NOT_OFFERED, then on the
+  settled amounts JACKPOT_PRIZE_WRONG_BALANCE (a straight flush paid 10% of the next pool), OVERPAID and
+  UNDERPAID (of an ANTE, and of a jackpot prize: the first prizes met get them), JACKPOT_PRIZE_NOT_WON
+  (a flush's prize on a lower hand), then UNKNOWN_ROUND and DUPLICATE_BET (an ANTE: a repeated jackpot
+  bet would also be counted twice into the pools). A paid prize's pools follow the payment, as the
+  operator's would.
 
 Randomness: `random.Random` streams seeded from (seed, table index, business day); nothing here touches
 the other games' streams, so their files are byte-identical with or without stud tables.
@@ -113,7 +117,7 @@ ROUND_KINDS = ("SHOE_COMPOSITION", "CARD_SEQUENCE_MISMATCH", "DECISION_MISSING",
                "HAND_RANK_MISMATCH", "JACKPOT_BALANCE_MISMATCH")  # fmt: skip
 STAKE_KINDS = ("ADDED_STAKE_MISMATCH", "JACKPOT_WITHOUT_ANTE", "STAKE_BELOW_MIN", "STAKE_ABOVE_MAX", "LATE_BET",
                "BET_TYPE_NOT_OFFERED")  # fmt: skip
-PAYMENT_KINDS = ("OVERPAID", "UNDERPAID", "JACKPOT_PRIZE_NOT_WON", "JACKPOT_PRIZE_WRONG_BALANCE")
+PAYMENT_KINDS = ("JACKPOT_PRIZE_WRONG_BALANCE", "OVERPAID", "UNDERPAID", "JACKPOT_PRIZE_NOT_WON")
 COPY_KINDS = ("UNKNOWN_ROUND", "DUPLICATE_BET")
 BET_KINDS = STAKE_KINDS + PAYMENT_KINDS + COPY_KINDS
 STUD_FAULT_KINDS: tuple[str, ...] = ROUND_KINDS + BET_KINDS
@@ -314,12 +318,14 @@ class StudRecorder:
             self.planner.start_unit(table, iso, np.random.default_rng([self.config.seed, 19, table.index, day]))
             clock = TableClock(table, day_us + DAY_OPENS_AT + (table.index % 12) * 5 * 60 * SECOND, day_us)
             n = self.config.rounds_per_table
-            royal_at = rnd.randrange(n)  # the table-day's royal flush (the recorder's choice, not a fault)
+            # the table-day's royal flush and straight flush (the recorder's choice, not a fault)
+            royal_at, flush_at = rnd.sample(range(n), 2) if n > 1 else (0, None)
             rounds = []
             for i in range(n):
                 self.shoe_no[k] += 1
                 shoe_id = f"{table.table_id}-{business:%Y%m%d}-S{i + 1:04d}"
-                rounds.append(self.play_round(table, k, shoe_id, i, clock, rnd, royal=i == royal_at))
+                planted = ROYAL_FLUSH if i == royal_at else STRAIGHT_FLUSH if i == flush_at else None
+                rounds.append(self.play_round(table, k, shoe_id, i, clock, rnd, planted))
             self.write(table, self.accounts[k], rounds, self.stats[k])
             rows = self.planner.take_rows()
             if rows.num_rows:
@@ -356,13 +362,14 @@ class StudRecorder:
         return deck
 
     def play_round(self, table: StudTable, k: int, shoe_id: str, i: int, clock: TableClock, rnd: random.Random,
-                   royal: bool) -> _Round:
+                   planted: str | None) -> _Round:
+        """A round; `planted`: the prize hand of the table-day's deck stacked for it (never cancelled)."""
         rules, acc = self.rules, self.accounts[k]
         n_boxes = rnd.choices(range(1, 8), weights=BOX_WEIGHTS)[0]
         boxes = tuple(sorted(rnd.sample(range(1, rules.max_boxes + 1), n_boxes)))
         seated = tuple(acc.draw(rnd, n_boxes, set()))
         assert len(seated) == n_boxes
-        stack = ROYAL_FLUSH if royal else None
+        stack, royal = planted, planted == ROYAL_FLUSH
         for category, rate in STACK_RATES:
             if stack is None and rnd.random() < rate:
                 stack = category
@@ -374,7 +381,7 @@ class StudRecorder:
         if stack is not None:
             assert ranks[at].category == stack, (stack, dealt[at])
         decisions = tuple(decide(rank, cards, dealer[0], rnd) for rank, cards in zip(ranks, dealt, strict=True))
-        cancel = not royal and rnd.random() < self.config.cancel_rate
+        cancel = planted is None and rnd.random() < self.config.cancel_rate
         # Times: betting window, the deal, the decisions, the dealer's four cards, settlement.
         open_us = clock.now
         closed_us = open_us + BETTING_WINDOW
@@ -389,7 +396,9 @@ class StudRecorder:
                    box_cards=list(dealt), dealer_cards=dealer, actions=list(decisions),
                    box_hands=[x.category for x in ranks], dealer_hand=dealer_rank.category)  # fmt: skip
         self.make_bets(k, r, rnd)
-        faults = bool(self.kinds) and not cancel and not royal
+        # the day's planted straight flush is kept for a prize paid from the wrong balance while none is planted
+        kept = planted == STRAIGHT_FLUSH and "JACKPOT_PRIZE_WRONG_BALANCE" in self.planner.needed
+        faults = bool(self.kinds) and not cancel and not royal and not kept
         balance = None
         if faults:
             balance = self.round_fault(r)
@@ -607,6 +616,8 @@ class _BetFaults:
                     continue
                 if b.n in self.taken or b.acc in self.busy or b.ghost or b.dup or not self.eligible(kind, b):
                     continue
+                if self.kept(b) and kind != "JACKPOT_PRIZE_WRONG_BALANCE":
+                    continue
                 if getattr(self, "plant_" + kind.lower())(b):
                     self.taken.add(b.n)
                     self.busy.add(b.acc)
@@ -614,6 +625,13 @@ class _BetFaults:
                         wanted.discard(kind)
 
     # -- which bets --------------------------------------------------------------------------------------
+
+    def kept(self, b: _Bet) -> bool:
+        """A bet of the box holding a planted straight flush, while no prize has been paid from the wrong
+        balance yet: kept for that kind alone."""
+        r = self.r
+        return (r.stacked == STRAIGHT_FLUSH and b.seat == r.stacked_box
+                and "JACKPOT_PRIZE_WRONG_BALANCE" in self.rec.planner.needed)  # fmt: skip
 
     def index(self, b: _Bet) -> int | None:
         """Where a jackpot bet settled on a hand is in the round's prize order, or None."""
