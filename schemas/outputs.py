@@ -126,12 +126,14 @@ DOCS: dict[str, dict[str, str]] = {
         "business_date": "UTC date the round's betting opened.",
         "table_id": "Table of the round (pools are per table).",
         "shoe_id": "The round's deck (shoes.shoe_id).",
-        "round_id": "A round with a jackpot bet or a jackpot prize (one row per such round).",
+        "round_id": "A round with a jackpot bet, a pool balance that moved or a balance finding (one row per "
+                    "such round).",
         "betting_closed_at": "When betting closed on the round (UTC): the ledger's order.",
         "currency": "Currency of the table's amounts.",
         "jackpot_before": "The jackpot as recorded when betting closed (rounds.jackpot_before).",
         "next_pool_before": "The next pool as recorded when betting closed (rounds.next_pool_before).",
-        "jackpot_bets": "JACKPOT bets on the round that the audit settled.",
+        "jackpot_bets": "JACKPOT bets settled on the round's hands (a refunded one, without an ante or on a "
+                        "cancelled round, feeds no pool and is not counted).",
         "stakes": "Sum of their stakes, minor units.",
         "to_jackpot": "The jackpot's share of the losing jackpot bets (floor of stake x share), minor units.",
         "to_next_pool": "The next pool's share of the losing jackpot bets, minor units.",

@@ -1,13 +1,14 @@
 -- View: jackpot_days
 -- Casino stud's jackpot pools day by day: one row per table and business date with a round in the jackpot
--- ledger (casino_stud_jackpot_ledger: every round with a jackpot bet or a jackpot prize). The day opens on
--- its first ledger round's recorded before-balances and closes on its last round's recorded after-balances
--- (rounds in betting_closed_at order); between them, what the losing jackpot bets fed each pool and the house
--- and what the prizes took. Balances carry from day to day: opened_on_previous_close compares the day's
--- opening with the closing of the table's previous business date in the ledger (a day without a jackpot bet
--- or prize has no row; pools move only on jackpot bets and prizes, so that closing is still the one to open
--- on). Where the ledger finds a balance that is not its own, the finding is JACKPOT_BALANCE_MISMATCH on its
--- round (pool_findings counts those and the prize kinds). Amounts are integers in minor units of `currency`.
+-- ledger (casino_stud_jackpot_ledger: every round with a jackpot bet, a balance that moved or a balance
+-- finding). The day opens on its first ledger round's recorded before-balances and closes on its last
+-- round's recorded after-balances (rounds in betting_closed_at order); between them, what the losing
+-- jackpot bets fed each pool and the house and what the prizes took. Balances carry from day to day:
+-- opened_on_previous_close compares the day's opening with the closing of the table's previous business
+-- date in the ledger (a day without a ledger round has no row; the pools do not move without one, so that
+-- closing is still the one to open on). Where the ledger finds a balance that is not its own, the finding
+-- is JACKPOT_BALANCE_MISMATCH on its round (pool_findings counts those and the prize kinds). Amounts are
+-- integers in minor units of `currency`.
 --
 -- Columns:
 --   business_date               UTC date the rounds' betting opened.

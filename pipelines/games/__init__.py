@@ -28,6 +28,7 @@ ADAPTORS: dict[str, str] = {
     "blackjack": "pipelines.games.blackjack",
     "roulette": "pipelines.games.roulette",
     "sic_bo": "pipelines.games.sic_bo",
+    "casino_stud": "pipelines.games.casino_stud",
 }
 
 

@@ -32,5 +32,5 @@ GAME = Game(
     ruleset_ids=lambda: bundled_ids(RULESETS_PACKAGE),
     load_ruleset=load_casino_stud_rules,
     rtp=_rtp,
-    audited=False,
+    audited=True,
 )

@@ -1,0 +1,211 @@
+"""Casino stud through the pipeline: pipelines/games/casino_stud.py on hand-built table-days
+(tests/casino_stud_days.py: every owed amount and pool balance worked by hand) as the pipeline calls it,
+without Beam; then the Beam audit end to end on a tiny folder (the replays and the jackpot ledger written,
+read = settled + quarantined)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+from pipelines.games import EXTRA_OUTPUTS, REPLAY_OUTPUTS, audit_group, table_infos
+from schemas.outputs import OUTPUTS
+from tests import casino_stud_days as days
+from tests.casino_stud_days import (
+    AFTER_R1,
+    AFTER_R2,
+    AFTER_R3,
+    JACKPOT0,
+    NEXT0,
+    RECORDED_AFTER_R3,
+    ROYAL_PRIZE,
+    TABLE,
+    arrow,
+)
+
+
+def _audit(rounds: list[dict], bets: list[dict], *, shuffle: bool = False) -> dict[str, pa.Table]:
+    t = days.tables()
+    info = table_infos(arrow("tables", t["tables"]), arrow("limits", t["limits"]))[TABLE]
+    shoes, round_rows = days.shoes_of(rounds), list(rounds)
+    if shuffle:  # the adaptor puts rounds in betting_closed_at order itself
+        shoes, round_rows = shoes[::-1], round_rows[::-1]
+    bet_table = arrow("bets", bets)
+    bet_table = bet_table.append_column("_source_file", pa.array(["bets.parquet"] * len(bets))).append_column(
+        "_source_row", pa.array(range(len(bets)), pa.int64()))
+    return audit_group(info, arrow("shoes", shoes), arrow("rounds", round_rows), bet_table)
+
+
+@pytest.fixture(scope="module")
+def day1() -> dict[str, pa.Table]:
+    return _audit(*days.day_one())
+
+
+def _kinds(out) -> list[tuple[str, str | None, str | None]]:
+    return sorted((f["kind"], f["round_id"], f["bet_id"]) for f in out["findings"].to_pylist())
+
+
+def test_the_game_is_registered_with_its_ledger():
+    from engine.games import game
+
+    assert game("casino_stud").audited
+    assert REPLAY_OUTPUTS["casino_stud"] == "casino_stud_round_replays"
+    assert EXTRA_OUTPUTS == ("casino_stud_jackpot_ledger",)
+    assert set(EXTRA_OUTPUTS) <= set(OUTPUTS)
+
+
+def test_every_bet_is_owed_what_the_rules_say(day1):
+    _, bets = days.day_one()
+    owed = {s["bet_id"]: s["expected"] for s in day1["settlements"].to_pylist()}
+    assert owed == {b["bet_id"]: b["paid"] for b in bets}  # the day was paid right, bet by bet
+    assert day1["settlements"].num_rows + day1["quarantine"].num_rows == len(bets)
+    assert day1["quarantine"].num_rows == 0
+    assert pc.all(pc.equal(day1["settlements"]["delta"], 0)).as_py()
+
+
+def test_the_findings_are_the_drift_and_the_wrong_rank(day1):
+    assert _kinds(day1) == [("HAND_RANK_MISMATCH", "R4", None), ("JACKPOT_BALANCE_MISMATCH", "R3", None)]
+    (drift,) = [f for f in day1["findings"].to_pylist() if f["kind"] == "JACKPOT_BALANCE_MISMATCH"]
+    assert drift["shoe_id"] == "D-R3" and drift["business_date"] == dt.date(2026, 11, 28)
+
+
+def test_replays_show_deal_ranks_qualification_and_pools(day1):
+    replays = {r["round_id"]: r for r in day1["casino_stud_round_replays"].to_pylist()}
+    assert list(replays) == ["R1", "R2", "R3", "R4"]
+    r1, r2, r3, r4 = (replays[k] for k in ("R1", "R2", "R3", "R4"))
+    assert r1["expected_box_cards"] == r1["recorded_box_cards"] == [["KS", "KH", "7D", "4C", "2S"],
+                                                                     ["9C", "8D", "6H", "4S", "3C"]]
+    assert r1["expected_dealer_cards"] == ["QH", "JD", "9S", "5C", "2D"] and r1["dealer_qualifies"] is False
+    assert r1["box_ranks"] == ["PAIR", "HIGH_CARD"] and r1["boxes"] == [1, 3] and r1["box_actions"] == ["C", "F"]
+    assert r2["box_ranks"] == ["ROYAL_FLUSH", "FLUSH"] and r2["dealer_rank"] == "HIGH_CARD"
+    assert r2["dealer_qualifies"] is True
+    assert r3["dealer_rank"] == "PAIR" and r3["finding_kinds"] == ["JACKPOT_BALANCE_MISMATCH"]
+    assert r4["box_ranks"] == ["HIGH_CARD"] and r4["recorded_box_hands"] == ["PAIR"]
+    assert r4["finding_kinds"] == ["HAND_RANK_MISMATCH"]
+    pools = {k: (r["expected_jackpot_before"], r["expected_next_pool_before"], r["expected_jackpot_after"],
+                 r["expected_next_pool_after"]) for k, r in replays.items()}
+    assert pools == {"R1": (JACKPOT0, NEXT0, *AFTER_R1), "R2": (*AFTER_R1, *AFTER_R2), "R3": (*AFTER_R2, *AFTER_R3),
+                     # the chain goes on from the recorded after-balances: R3's drift is not R4's
+                     "R4": (*RECORDED_AFTER_R3, *RECORDED_AFTER_R3)}
+    assert (r3["recorded_jackpot_after"], r3["recorded_next_pool_after"]) == RECORDED_AFTER_R3
+    assert all(r["explanation"] for r in replays.values())
+
+
+def test_the_ledger_row_by_row(day1):
+    ledger = {r["round_id"]: r for r in day1["casino_stud_jackpot_ledger"].to_pylist()}
+    assert list(ledger) == ["R1", "R2", "R3"]  # R4 had no jackpot bet and moved no balance
+    r1, r2, r3 = ledger["R1"], ledger["R2"], ledger["R3"]
+    assert (r1["jackpot_bets"], r1["stakes"], r1["to_jackpot"], r1["to_next_pool"], r1["to_house"]) == (2, 200, 120,
+                                                                                                          60, 20)
+    assert (r1["jackpot_before"], r1["next_pool_before"]) == (JACKPOT0, NEXT0)
+    assert (r1["expected_jackpot_after"], r1["expected_next_pool_after"]) == AFTER_R1
+    assert (r2["jackpot_bets"], r2["stakes"], r2["to_jackpot"], r2["to_house"]) == (2, 200, 0, 0)
+    assert (r2["prizes_from_jackpot"], r2["prizes_from_next_pool"], r2["prizes_by_house"]) == (ROYAL_PRIZE, 0, 5000)
+    assert r2["jackpot_reset"] is True and not r1["jackpot_reset"]
+    assert (r2["expected_jackpot_after"], r2["expected_next_pool_after"]) == AFTER_R2
+    assert (r3["expected_jackpot_after"], r3["recorded_jackpot_after"]) == (AFTER_R3[0], RECORDED_AFTER_R3[0])
+    for r in ledger.values():
+        assert r["table_id"] == TABLE and r["currency"] == "EUR" and r["shoe_id"] == f"D-{r['round_id']}"
+        assert r["business_date"] == dt.date(2026, 11, 28)
+        # every contribution is the growth of the two pools, the house's share and the prizes they paid
+        assert r["to_jackpot"] + r["to_next_pool"] == (
+            r["expected_jackpot_after"] + r["expected_next_pool_after"] - r["jackpot_before"] - r["next_pool_before"]
+            + r["prizes_from_jackpot"] + r["prizes_from_next_pool"])
+
+
+def test_rounds_are_taken_in_betting_closed_at_order_whatever_the_input_order(day1):
+    shuffled = _audit(*days.day_one(), shuffle=True)
+    for name in ("casino_stud_round_replays", "casino_stud_jackpot_ledger", "settlements", "findings"):
+        assert sorted(map(repr, shuffled[name].to_pylist())) == sorted(map(repr, day1[name].to_pylist())), name
+
+
+def test_a_royal_flush_paid_from_the_next_pool_and_a_folded_flush_unpaid():
+    rounds, bets = days.day_one()
+    paid = {"R2-J2": AFTER_R1[1], "R2-J4": 0}  # 100% of the next pool instead of the jackpot; the flush not paid
+    bets = [{**b, "paid": paid.get(b["bet_id"], b["paid"])} for b in bets]
+    out = _audit(rounds, bets)
+    kinds = _kinds(out)
+    assert ("JACKPOT_PRIZE_WRONG_BALANCE", "R2", "R2-J2") in kinds and ("UNDERPAID", "R2", "R2-J4") in kinds
+    owed = {s["bet_id"]: s["expected"] for s in out["settlements"].to_pylist()}
+    assert owed["R2-J4"] == 5000
+
+
+def test_a_round_that_cannot_be_settled_sends_its_bets_to_quarantine():
+    rounds, bets = days.day_one()
+    rounds = [{**r, "box_cards": [["KS", "KH"], r["box_cards"][1]]} if r["round_id"] == "R1" else r for r in rounds]
+    out = _audit(rounds, bets)
+    quarantined = sorted(q["record_id"] for q in out["quarantine"].to_pylist())
+    assert quarantined == ["R1-A1", "R1-A3", "R1-J1", "R1-J3"]
+    assert all("cannot be settled" in q["reason"] for q in out["quarantine"].to_pylist())
+    assert out["settlements"].num_rows + out["quarantine"].num_rows == len(bets)
+
+
+def test_a_pool_balance_out_of_range_is_quarantined_naming_its_column(tmp_path):
+    from schemas.readers import check_rows, read_table
+
+    rounds, bets = days.day_one()
+    rounds[1]["jackpot_before"] = -1
+    folder = days.write_input(tmp_path / "in", rounds, bets)
+    good, bad = check_rows("rounds", read_table(folder, "rounds", with_source=True))
+    assert good.num_rows == 3 and bad.num_rows == 1
+    (row,) = bad.to_pylist()
+    assert row["round_id"] == "R2" and row["_source_row"] == 1 and row["_source_file"].endswith("rounds.parquet")
+    assert row["reason"] == "jackpot_before: -1 is not a pool balance the audit can reconcile (0..1000000000000000)"
+
+
+# --- the Beam audit on a tiny folder ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def beam_run(tmp_path_factory):
+    from pipelines.audit import run
+
+    root = tmp_path_factory.mktemp("stud_beam")
+    r1, b1 = days.day_one()
+    r2, b2 = days.day_two()
+    b2.append({**b2[0], "bet_id": "GHOST", "round_id": "R99"})  # a bet on a round that does not exist
+    folder = days.write_input(root / "in", r1 + r2, b1 + b2)
+    record = run(["--input", str(folder), "--output", str(root / "out")])
+    return record, root / "out", b1 + b2
+
+
+def _output(out, name: str) -> pa.Table:
+    return pa.concat_tables([pq.read_table(f).cast(OUTPUTS[name]) for f in sorted((out / name).glob("*.parquet"))])
+
+
+def test_the_beam_audit_writes_the_replays_and_the_ledger(beam_run):
+    record, out, bets = beam_run
+    replays, ledger = _output(out, "casino_stud_round_replays"), _output(out, "casino_stud_jackpot_ledger")
+    assert sorted(replays["round_id"].to_pylist()) == ["R1", "R2", "R3", "R4", "R5"]
+    assert sorted(ledger["round_id"].to_pylist()) == ["R1", "R2", "R3", "R5"]
+    assert len(list((out / "casino_stud_jackpot_ledger").glob("*.parquet"))) == 2  # a file per table-day
+    assert record.outputs["casino_stud_jackpot_ledger"]
+
+
+def test_the_beam_audit_accounts_for_every_bet(beam_run):
+    _, out, bets = beam_run
+    settlements, quarantine = _output(out, "settlements"), _output(out, "quarantine")
+    assert settlements.num_rows + quarantine.filter(pc.equal(quarantine["source_table"], "bets")).num_rows == len(bets)
+    assert pc.all(pc.equal(settlements["delta"], 0)).as_py()
+    findings = _output(out, "findings")
+    assert sorted(zip(findings["kind"].to_pylist(), findings["round_id"].to_pylist(), strict=True)) == [
+        ("HAND_RANK_MISMATCH", "R4"), ("JACKPOT_BALANCE_MISMATCH", "R3"), ("JACKPOT_WITHOUT_ANTE", "R5"),
+        ("UNKNOWN_ROUND", "R99")]
+    r5 = {r["round_id"]: r for r in _output(out, "casino_stud_jackpot_ledger").to_pylist()}["R5"]
+    # box 2's refunded jackpot bet (no ante) is neither counted nor fed to the pools
+    assert (r5["jackpot_bets"], r5["stakes"], r5["to_jackpot"], r5["to_next_pool"], r5["to_house"]) == (
+        1, 100, 60, 30, 10)
+
+
+def test_the_output_suites_pass_on_the_stud_run(beam_run):
+    """The accounting suite finds every settled stud bet on a replayed round (it reads every game's replays),
+    and the findings suite knows the stud kinds."""
+    import audits.validate as dq
+
+    _, out, _ = beam_run
+    report = dq.validate_outputs(out)
+    assert report.exit_code == 0, [o.expectation.config for o in report.failed]
