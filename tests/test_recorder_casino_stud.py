@@ -2,7 +2,7 @@
 contract's columns exactly, a fresh deck a round, byte-identical output, the other games' files untouched, a
 fault-free day that an independent oracle settles bet by bet while it recomputes both pools from the opening
 balances over two business days, the planted prize hands, every planted kind where the audit reports it, and
-the audit finding exactly the planted faults.
+the audit (the engine's, then the whole pipeline) finding exactly the planted faults.
 
 The oracle is written here from RULES.md § Casino 5-card stud and docs/casino-stud.md § Rules (the deal box by
 box, a hand ranker of its own, the AK qualifier, the industry call and prize tables, the 60/30/10 shares
@@ -485,16 +485,6 @@ def test_config_and_cli(tmp_path):
 # End to end: the real audit on a mixed day
 
 
-def _audited() -> bool:
-    from pipelines.games import ADAPTORS
-
-    return GAME in ADAPTORS
-
-
-# until the pipeline routes casino stud tables to their adaptor (pipelines/games/__init__.py ADAPTORS)
-needs_adaptor = pytest.mark.skipif(not _audited(), reason="casino stud has no pipeline adaptor yet")
-
-
 @pytest.fixture(scope="module")
 def mixed_day(tmp_path_factory):
     """1 baccarat and 1 casino stud table over two business days, audited by pipelines.audit.run."""
@@ -507,7 +497,6 @@ def mixed_day(tmp_path_factory):
     return tmp
 
 
-@needs_adaptor
 def test_the_pipeline_finds_exactly_the_planted_faults(mixed_day):
     from pitboss.faultcheck import compare
 
@@ -527,7 +516,6 @@ def test_the_pipeline_finds_exactly_the_planted_faults(mixed_day):
     assert bets_in == settled + quarantined
 
 
-@needs_adaptor
 def test_every_round_has_its_replay_and_the_ledger_carries_across_days(mixed_day):
     rounds = pq.read_table(mixed_day / "data" / "rounds").to_pylist()
     recorded = sorted(r["round_id"] for r in rounds if r["table_id"] == "T02-CS")

@@ -30,25 +30,45 @@ def demo(
     console = Console()
     data, out, warehouse = folder / "data", folder / "out", folder / "audit.duckdb"
     shutil.rmtree(data, ignore_errors=True)
-    console.rule("1. Record a demo day (4 baccarat tables, one per ruleset, 2 blackjack, 1 roulette and 1 sic bo "
-                 "table; faults planted)")
+    console.rule("1. Record a demo day (4 baccarat tables, one per ruleset, 2 blackjack, 1 roulette, 1 sic bo and "
+                 "1 casino stud table; faults planted)")
     generate(GenerateConfig(out=data, tables=4, blackjack_tables=2, roulette_tables=1, sic_bo_tables=1,
-                            rounds_per_table=rounds_per_table, seed=seed, fault_rate=0.01, quiet=True))
+                            stud_tables=1, rounds_per_table=rounds_per_table, seed=seed, fault_rate=0.01,
+                            quiet=True))
     console.rule("2. Audit it: Beam in-process runner -> Parquet -> DuckDB")
     night = nightly_audit(str(data), str(out), str(warehouse), validate=False)
     record = night.record
     print_summary(record.__dict__, night.loaded, str(warehouse))
-    console.rule("3. Findings against the planted faults (faults.parquet)")
-    scores, missed, unexplained = compare(pq.read_table(data / "faults.parquet"),
-                                          pq.read_table(Path(record.output_dir) / "findings"))
+    console.rule("3. Findings against the planted faults (faults.parquet), per game and kind")
+    faults = pq.read_table(data / "faults.parquet")
+    findings = pq.read_table(Path(record.output_dir) / "findings")
+    scores, missed, unexplained = compare(faults, findings)
     t = Table()
-    for col in ("kind", "planted", "found", "matched", "recall", "precision"):
-        t.add_column(col, justify="left" if col == "kind" else "right")
-    for s in scores:
-        t.add_row(s.kind, str(s.planted), str(s.found), str(s.matched), f"{s.recall:.0%}", f"{s.precision:.0%}")
+    for col in ("game / kind", "planted", "found", "matched", "recall", "precision"):
+        t.add_column(col, justify="left" if col == "game / kind" else "right", no_wrap=True)
+    for game, game_scores in _per_game(compare, pq.read_table(data / "tables.parquet"), faults, findings):
+        t.add_row(f"[bold]{game}[/bold]", style="cyan")
+        for s in game_scores:
+            t.add_row(s.kind, str(s.planted), str(s.found), str(s.matched), f"{s.recall:.0%}", f"{s.precision:.0%}")
+        t.add_section()
     console.print(t)
     if missed or unexplained:
         console.print(f"[red]{len(missed)} planted fault(s) not found, {len(unexplained)} finding(s) unexplained[/red]")
         raise typer.Exit(1)
     console.print("[green]Every planted fault found on its row; every finding explained by a planted fault.[/green]")
     console.print(f"Try: pitboss query --warehouse {warehouse} \"SELECT kind, count(*) FROM findings GROUP BY 1\"")
+
+
+def _per_game(compare, tables, faults, findings):
+    """(game, its scores) for every game of the day, in the order its tables come: the planted faults and the
+    findings of its tables compared."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    games: dict[str, list[str]] = {}
+    for row in tables.select(["table_id", "game"]).to_pylist():
+        games.setdefault(row["game"], []).append(row["table_id"])
+    for game, ids in games.items():
+        ids_ = pa.array(ids, pa.string())
+        yield game, compare(faults.filter(pc.is_in(faults["table_id"], value_set=ids_)),
+                            findings.filter(pc.is_in(findings["table_id"], value_set=ids_)))[0]
