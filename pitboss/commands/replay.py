@@ -205,6 +205,83 @@ BLACKJACK_HTML = _HEAD + """<h1>Blackjack round {{ r.round_id }}</h1>
 """ + _BETS_WITHOUT_MODE_AND_FINDINGS
 
 
+STUD_HTML = _HEAD + """<h1>Casino stud round {{ r.round_id }}</h1>
+<p>Table <b>{{ r.table_id }}</b>, ruleset <b>{{ d.ruleset or "unknown" }}</b>{% if d.ruleset_title %}
+ ({{ d.ruleset_title }}){% endif %}; deck <b>{{ r.shoe_id }}</b> (a fresh deck every round).
+ Status: <b>{{ r.status }}</b>.</p>
+<p>Source: {{ d.source }}</p>
+<h2>Hands</h2>
+<table><tr><th></th><th>decision</th><th>expected (deck and dealing order)</th><th>recorded</th><th>rank</th>
+<th>recorded rank</th></tr>
+{% for h in hands %}<tr><td>{{ h.who }}</td><td>{{ h.action }}</td><td>{{ h.expected|join(" ") }}</td>
+<td class="{{ 'bad' if h.expected != h.recorded }}">{{ h.recorded|join(" ") }}</td><td>{{ h.rank or "-" }}</td>
+<td class="{{ 'bad' if h.rank != h.recorded_rank }}">{{ h.recorded_rank or "-" }}</td></tr>{% endfor %}</table>
+<p>The dealer {{ "qualifies" if r.dealer_qualifies else ("does not qualify" if r.dealer_qualifies is false
+ else "cannot be ranked") }} (ace-king or better).</p>
+<h2>Jackpot pools</h2>
+<table><tr><th></th><th>before (expected)</th><th>before (recorded)</th><th>after (expected)</th>
+<th>after (recorded)</th></tr>
+{% for p in pools %}<tr><td>{{ p.name }}</td><td class="num">{{ money(p.expected_before) }}</td>
+<td class="num {{ 'bad' if p.expected_before != p.recorded_before }}">{{ money(p.recorded_before) }}</td>
+<td class="num">{{ money(p.expected_after) }}</td>
+<td class="num {{ 'bad' if p.expected_after != p.recorded_after }}">{{ money(p.recorded_after) }}</td></tr>
+{% endfor %}</table>
+<h2>The round, card by card</h2>
+<ol>{% for line in r.explanation or [] %}<li>{{ line }}</li>{% endfor %}</ol>
+""" + _BETS_WITHOUT_MODE_AND_FINDINGS
+
+
+def _stud_hands(r: dict) -> list[dict]:
+    """A stud round's boxes and dealer: decision, expected and recorded cards, rank and recorded rank."""
+    def at(column: str, i: int):
+        values = r.get(column) or []
+        return values[i] if i < len(values) else None
+
+    hands = [{"who": f"box {box}", "action": at("box_actions", i) or "",
+              "expected": list(at("expected_box_cards", i) or []), "recorded": list(at("recorded_box_cards", i) or []),
+              "rank": at("box_ranks", i), "recorded_rank": at("recorded_box_hands", i)}
+             for i, box in enumerate(r.get("boxes") or [])]
+    return hands + [{"who": "dealer", "action": "", "expected": list(r.get("expected_dealer_cards") or []),
+                     "recorded": list(r.get("recorded_dealer_cards") or []), "rank": r.get("dealer_rank"),
+                     "recorded_rank": r.get("recorded_dealer_hand")}]
+
+
+def _stud_pools(r: dict) -> list[dict]:
+    return [{"name": name.replace("_", " "), **{f"{side}_{when}": r.get(f"{side}_{pool}_{when}")
+                                                for side in ("expected", "recorded") for when in ("before", "after")}}
+            for pool, name in (("jackpot", "jackpot"), ("next_pool", "next_pool"))]
+
+
+def _stud_parts(data: dict, head: Table, bets: Table, findings: Table) -> list:
+    from pitboss.incident import amount_text
+
+    r, cur = data["round"], data["currency"]
+    hands = Table(title="Hands")
+    for col in ("", "decision", "expected (deck and dealing order)", "recorded", "rank", "recorded rank"):
+        hands.add_column(col)
+    for h in _stud_hands(r):
+        hands.add_row(h["who"], h["action"], " ".join(h["expected"]),
+                      ("" if h["expected"] == h["recorded"] else "[red]") + " ".join(h["recorded"]),
+                      str(h["rank"] or "-"), ("" if h["rank"] == h["recorded_rank"] else "[red]")
+                      + str(h["recorded_rank"] or "-"))
+    q = r.get("dealer_qualifies")
+    hands.caption = ("the dealer qualifies" if q else "the dealer does not qualify" if q is False
+                     else "the dealer's hand cannot be ranked") + " (ace-king or better)"
+    pools = Table(title=f"Jackpot pools ({cur})")
+    for col in ("", "before (expected)", "before (recorded)", "after (expected)", "after (recorded)"):
+        pools.add_column(col, justify="left" if not col else "right")
+    for p in _stud_pools(r):
+        pools.add_row(p["name"], amount_text(p["expected_before"], cur),
+                      ("" if p["expected_before"] == p["recorded_before"] else "[red]")
+                      + amount_text(p["recorded_before"], cur), amount_text(p["expected_after"], cur),
+                      ("" if p["expected_after"] == p["recorded_after"] else "[red]")
+                      + amount_text(p["recorded_after"], cur))
+    lines = Table(title="The round, card by card", show_header=False)
+    for i, line in enumerate(r.get("explanation") or [], 1):
+        lines.add_row(str(i), line)
+    return [head, hands, pools, lines, bets, findings]
+
+
 def _boxes(r: dict) -> list[dict]:
     """A blackjack round's boxes with their decisions, expected and recorded cards, side by side."""
     expected = r.get("expected_box_cards") or []
@@ -229,12 +306,13 @@ def render(data: dict, format: str) -> str:
 
         env = jinja2.Environment(autoescape=True)
         game = data.get("game")
-        template = {"blackjack": BLACKJACK_HTML, **dict.fromkeys(_OUTCOME_TITLE, OUTCOME_HTML)}.get(game, HTML)
+        template = {"blackjack": BLACKJACK_HTML, "casino_stud": STUD_HTML,
+                    **dict.fromkeys(_OUTCOME_TITLE, OUTCOME_HTML)}.get(game, HTML)
         r = data["round"]
         return env.from_string(template).render(d=data, r=r, position=position_text(r),
                                                 money=lambda v: money(v, data["currency"]), boxes=_boxes(r),
                                                 title=_OUTCOME_TITLE.get(game), outcome=_outcome_text(r),
-                                                cell=_layout_cell(r))
+                                                cell=_layout_cell(r), hands=_stud_hands(r), pools=_stud_pools(r))
     raise ValueError(f"no renderer for {format!r}")
 
 
@@ -266,6 +344,8 @@ def _text_parts(data: dict) -> list:
                                                                   if data["ruleset_title"] else ""))
     if data.get("game") in _OUTCOME_TITLE:
         head.add_row("session", f"{r['shoe_id']}, round {r['round_no']}")
+    elif data.get("game") == "casino_stud":
+        head.add_row("deck", f"{r['shoe_id']} (a fresh deck every round)")
     else:
         head.add_row("shoe", f"{r['shoe_id']}, round {r['round_no']}: {position_text(r)}")
     head.add_row("status", str(r["status"]))
@@ -307,6 +387,8 @@ def _text_parts(data: dict) -> list:
         findings.add_row("-", "-", "no finding on this round")
     if data.get("game") == "blackjack":
         return _blackjack_parts(data, head, bets, findings)
+    if data.get("game") == "casino_stud":
+        return _stud_parts(data, head, bets, findings)
     if data.get("game") in _OUTCOME_TITLE:
         return _outcome_parts(data, head, bets, findings)
     return [head, sequence, cards, decisions, bets, findings]
