@@ -1,0 +1,33 @@
+"""The shape of a detector: features per table (in parallel), tests over every table's features."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+from engine.surveillance.tests import SurveillanceTest
+
+
+@dataclass(frozen=True)
+class TableData:
+    """One table's recorded period (docs/surveillance.md lists the columns each table holds)."""
+
+    table: dict[str, Any]  # table_id, game, ruleset, currency
+    shoes: pa.Table
+    rounds: pa.Table
+    bets: pa.Table
+    findings: pa.Table
+    positions: pa.Table
+
+
+@dataclass(frozen=True)
+class Detector:
+    name: str  # SurveillanceTest.detector of its rows (a family may emit several names)
+    finding_kind: str  # the review finding a flagged test becomes
+    games: tuple[str, ...]  # the games whose tables it reads; () = every game
+    features: Callable[[TableData], pa.Table]
+    tests: Callable[[pa.Table, dict[str, Any]], list[SurveillanceTest]]
+    settings: dict[str, Any] = field(default_factory=dict)  # defaults, e.g. {"min_spins": 370}
