@@ -7,14 +7,17 @@ rounds per table and day (a full day at ~40 s a round), tables in multiples of f
 four rulesets are always equally present. Three of them deal 8-deck shoes of 60-80 rounds; the
 fourth (mini-baccarat, 6 decks) reshuffles every hand, so its shoes have one round each.
 
-A mixed floor (`parse_size(label, mixed=True)`, issues 29 and 30): every game on the floor, a quarter of
-the label's rounds each: baccarat tables, as many blackjack tables (the recorder's blackjack_8d_live, 8-deck
-shoes cut at 75-80%), roulette tables (roulette_single_zero_live, one session of spins a table-day) and sic bo
-tables (sic_bo_live, one session of rolls), each dealing the same rounds a day. The recorder seats ~50 bets on
-every game's round (on blackjack the boxes' bets plus bets behind up to the table's bet count), so about a
-quarter of the bets are each game's; shoes are never split, so the card games deal a little more than asked
-(at the smoke sizes, a whole shoe a table: most of the bets). The split actually recorded is measured from
-the bets and kept in the dataset's description (`games`).
+A mixed floor (`parse_size(label, mixed=True)`, issues 29, 30 and 31): every game on the floor, a fifth of
+the rounds each: baccarat tables, as many blackjack tables (the recorder's blackjack_8d_live, 8-deck shoes cut at
+75-80%), roulette tables (roulette_single_zero_live, one session of spins a table-day), sic bo tables
+(sic_bo_live, one session of rolls) and casino stud tables (casino_stud_live, a fresh deck a round, the jackpot
+pools carried from round to round), each dealing the same rounds a day. The recorder seats ~50 bets on the
+round of the first four games (on blackjack the boxes' bets plus bets behind up to the table's bet count) but
+only ~8 on a stud round (1-7 boxes, an ANTE each, and their JACKPOT bets), so a fifth of the rounds is ~24% of
+the bets on each of the four and ~4% on stud; the rounds are counted so that the floor still holds about the
+label's bets (BETS_PER_ROUND_OF). Shoes are never split, so the card games deal a little more than asked (at the
+smoke sizes, a whole shoe a table: most of the bets). The split actually recorded is measured from the bets and
+kept in the dataset's description (`games`).
 """
 
 from __future__ import annotations
@@ -34,7 +37,10 @@ SEED = 7
 ROUNDS_PER_TABLE = 2000
 MARKER = "_bench.json"  # written last: a folder without it is an interrupted generation
 # The games of a mixed floor, in the recorder's table order; each gets the same tables and rounds a day.
-MIXED_GAMES = ("baccarat", "blackjack", "roulette", "sic_bo")
+MIXED_GAMES = ("baccarat", "blackjack", "roulette", "sic_bo", "casino_stud")
+# Bets a round the recorder seats, by game (BETS_PER_ROUND for the others): a stud round holds 1-7 boxes (5.06 on
+# average), an ANTE each and their JACKPOT bets; 8.2 a round as recorded (seed 7, 4 tables x 250 rounds).
+BETS_PER_ROUND_OF = {"casino_stud": 8.2}
 
 
 @dataclass(frozen=True)
@@ -46,33 +52,36 @@ class Size:
     blackjack_tables: int = 0
     roulette_tables: int = 0
     sic_bo_tables: int = 0
+    stud_tables: int = 0
 
     @property
     def mixed(self) -> bool:
-        return bool(self.blackjack_tables or self.roulette_tables or self.sic_bo_tables)
+        return bool(self.blackjack_tables or self.roulette_tables or self.sic_bo_tables or self.stud_tables)
 
     @property
     def folder_name(self) -> str:
-        # baccarat-only names unchanged; issue 29's half-blackjack floors (no -ro/-sb) are not reused
+        # baccarat-only names unchanged; issue 29's and 30's floors (no -ro/-sb, no -cs) are not reused
         others = "".join(f"-{tag}{n}" for tag, n in (("bj", self.blackjack_tables), ("ro", self.roulette_tables),
-                                                     ("sb", self.sic_bo_tables)) if n)
+                                                     ("sb", self.sic_bo_tables), ("cs", self.stud_tables)) if n)
         return (f"{self.label}-t{self.tables}{others}-r{self.rounds_per_table}-b{BETS_PER_ROUND:g}-s{SEED}"
                 f"-f{FAULT_RATE:g}")
 
 
 def parse_size(label: str, mixed: bool = False) -> Size:
     """'100k' -> 4 tables x 500 rounds; '10M' -> 100 tables x 2,000 rounds (about 50 bets a round).
-    mixed: a quarter of the rounds on each game of MIXED_GAMES, as many tables each ('1M' -> 4 baccarat
-    + 4 blackjack + 4 roulette + 4 sic bo tables x 1,250 rounds)."""
+    mixed: as many rounds on each game of MIXED_GAMES, as many tables each, the rounds counted from each game's
+    bets a round (BETS_PER_ROUND_OF) so that the floor holds about the label's bets ('1M' -> 4 baccarat + 4
+    blackjack + 4 roulette + 4 sic bo + 4 casino stud tables x 1,201 rounds: ~960k bets on the first four,
+    ~39k on stud)."""
     m = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmM]?)", label.strip())
     if not m:
         raise ValueError(f"size {label!r}: expected a number of bets such as 20k, 100k, 1M, 10M")
     bets = float(m.group(1)) * {"": 1, "k": 1e3, "m": 1e6}[m.group(2).lower()]
     rounds = max(4, round(bets / BETS_PER_ROUND))
-    per_game = rounds / len(MIXED_GAMES) if mixed else rounds
+    per_game = bets / sum(BETS_PER_ROUND_OF.get(g, BETS_PER_ROUND) for g in MIXED_GAMES) if mixed else rounds
     tables = 4 * max(1, math.ceil(per_game / (4 * ROUNDS_PER_TABLE)))
     other = tables if mixed else 0
-    return Size(label.strip(), tables, max(1, round(per_game / tables)), other, other, other)
+    return Size(label.strip(), tables, max(1, round(per_game / tables)), other, other, other, other)
 
 
 def _recorder_digest() -> str:
@@ -100,13 +109,14 @@ def ensure(size: Size, root: Path, log=print) -> tuple[Path, dict]:
         shutil.rmtree(folder)
     others = "".join(f" + {n} {game}" for game, n in (("blackjack", size.blackjack_tables),
                                                       ("roulette", size.roulette_tables),
-                                                      ("sic bo", size.sic_bo_tables)) if n)
+                                                      ("sic bo", size.sic_bo_tables),
+                                                      ("casino stud", size.stud_tables)) if n)
     log(f"  recording {size.label}: {size.tables}{others} tables x {size.rounds_per_table} rounds ...")
     started = time.perf_counter()
     summary = generate(GenerateConfig(out=folder, tables=size.tables, blackjack_tables=size.blackjack_tables,
                                       roulette_tables=size.roulette_tables, sic_bo_tables=size.sic_bo_tables,
-                                      rounds_per_table=size.rounds_per_table, bets_per_round=BETS_PER_ROUND,
-                                      seed=SEED, fault_rate=FAULT_RATE, quiet=True))
+                                      stud_tables=size.stud_tables, rounds_per_table=size.rounds_per_table,
+                                      bets_per_round=BETS_PER_ROUND, seed=SEED, fault_rate=FAULT_RATE, quiet=True))
     info = dict(
         size=asdict(size), bets=summary.bets, rounds=summary.rounds, shoes=summary.shoes,
         faults=sum(summary.faults.values()), recorder=_recorder_digest(),
@@ -182,8 +192,8 @@ def pick_round(folder: Path) -> str:
 def main(argv: list[str] | None = None) -> int:
     """python -m bench.datasets LABEL ROOT [--mixed]: record the dataset if needed, print its folder and
     description as JSON (the runner calls this in a child process so that its own memory stays small: a
-    child's peak-memory figure starts from its parent's, see bench/runner.py). --mixed: every game, a quarter
-    each."""
+    child's peak-memory figure starts from its parent's, see bench/runner.py). --mixed: every game, a fifth
+    of the rounds each."""
     import sys
 
     args = list(argv if argv is not None else sys.argv[1:])

@@ -22,12 +22,12 @@ import time
 from pathlib import Path
 
 MEASUREMENTS = ("audit", "audit_no_load", "audit_dask", "engine", "duckdb", "naive")
-# On a mixed floor (every game, a quarter of the bets each: bench.datasets): the full audit, and the engine
+# On a mixed floor (every game, a fifth of the rounds each: bench.datasets): the full audit, and the engine
 # game by game on the same day's tables.
 MIXED_MEASUREMENTS = ("audit", "engine_games")
 # engine_games: the phase that times each game's engine itself (its audit without the Arrow adaptor around it)
 ENGINE_ITSELF = {"baccarat": "audit_shoes_s", "blackjack": "audit_shoe_s", "roulette": "audit_spins_s",
-                 "sic_bo": "audit_rolls_s"}
+                 "sic_bo": "audit_rolls_s", "casino_stud": "audit_table_rounds_s"}
 FAILURE_NOTE: list[Path] = [Path("/dev/null")]  # <out>.failed: why the measurement gave up, for the runner
 DASK_RUNNER = "apache_beam.runners.dask.dask_runner.DaskRunner"
 # Per worker (the machine is shared; left to itself each worker would take half of it). Past it the
@@ -358,11 +358,14 @@ def engine_games(data: Path, work: Path) -> dict:
     itself without its Arrow conversion (ENGINE_ITSELF): baccarat's audit_shoes (with its dealing replay and
     betting audit), blackjack's engine.games.blackjack.audit.audit_shoe (replay, settlement and every rule,
     shoe by shoe), roulette's engine.games.roulette.audit.audit_spins and sic bo's
-    engine.games.sic_bo.audit.audit_rolls (session by session). Games without a table on the day are left out."""
+    engine.games.sic_bo.audit.audit_rolls (session by session), casino stud's
+    engine.games.casino_stud.audit.audit_table_rounds (a table-day's rounds at once, each with its own deck, the
+    jackpot ledger chained across them). Games without a table on the day are left out."""
     clock = Stopwatch()
     import pyarrow.parquet as pq
 
     import pipelines.games.blackjack as blackjack_adaptor
+    import pipelines.games.casino_stud as stud_adaptor
     import pipelines.games.roulette as roulette_adaptor
     import pipelines.games.sic_bo as sic_bo_adaptor
     from pipelines.games import REPLAY_OUTPUTS, audit_group, table_infos
@@ -375,6 +378,10 @@ def engine_games(data: Path, work: Path) -> dict:
     if "blackjack" in spent:
         spent["blackjack"]["audit_shoe_s"] = 0.0
         blackjack_adaptor.audit_shoe = _timed(blackjack_adaptor.audit_shoe, spent["blackjack"], "audit_shoe_s")
+    if "casino_stud" in spent:  # the adaptor calls it by its module global, once per table-day
+        key = ENGINE_ITSELF["casino_stud"]
+        spent["casino_stud"][key] = 0.0
+        stud_adaptor.audit_table_rounds = _timed(stud_adaptor.audit_table_rounds, spent["casino_stud"], key)
     for game, adaptor in (("roulette", roulette_adaptor), ("sic_bo", sic_bo_adaptor)):
         if game in spent:
             _time_outcome_engine(adaptor, spent[game], ENGINE_ITSELF[game])

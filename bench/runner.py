@@ -6,10 +6,10 @@ times, and write bench/results/results.{md,json} and throughput.png.
     python -m bench --smoke                          # the smallest size once, quickly (tests use it)
     python -m bench --sizes 1M --mixed-sizes 300k,1M --only audit,engine --repeat 1   # a few minutes
 
-Besides the baccarat-only days (`--sizes`), a mixed floor (`--mixed-sizes`: baccarat, blackjack, roulette
-and sic bo tables, a quarter of the rounds each: bench.datasets) is audited in full (`audit`) and its engine
-measured game by game (`engine_games`; `--only engine` selects it too), after the baccarat sizes, in the
-same run.
+Besides the baccarat-only days (`--sizes`), a mixed floor (`--mixed-sizes`: baccarat, blackjack, roulette,
+sic bo and casino stud tables, a fifth of the rounds each: bench.datasets) is audited in full (`audit`) and
+its engine measured game by game (`engine_games`; `--only engine` selects it too), after the baccarat sizes,
+in the same run.
 
 Peak memory is taken per measurement, over its timed work only (not the untimed checks after it, which
 read the outputs back): the child's own peak resident set (ru_maxrss) when its work ends, and for Dask a
@@ -170,7 +170,8 @@ def replay_cli(data: Path, work: Path, round_id: str) -> dict:
 
 
 def ensure_dataset(label: str, root: Path, mixed: bool = False) -> tuple[Path, dict]:
-    """Record the dataset (or find it in the cache) in a child process; mixed: every game, a quarter each."""
+    """Record the dataset (or find it in the cache) in a child process; mixed: every game, a fifth of the
+    rounds each."""
     done = subprocess.run([sys.executable, "-m", "bench.datasets", label, str(root), *(["--mixed"] if mixed else [])],
                           cwd=REPO, stdout=subprocess.PIPE, text=True)
     if done.returncode != 0:
@@ -271,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100k,1M,10M", help="comma-separated bet counts, e.g. 100k,1M,10M")
     parser.add_argument("--mixed-sizes", default="300k,1M",
-                        help="bet counts of mixed floors (every game, a quarter of the rounds each) after the "
+                        help="bet counts of mixed floors (every game, a fifth of the rounds each) after the "
                         "baccarat sizes; '' for none")
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (median reported)")
     parser.add_argument("--repeat-large", type=int, default=3,
