@@ -285,7 +285,8 @@ def _settlements(table, rounds, shoe_ids, round_shoe, bets, ri, result, round_da
                    b["round_id"], rounds["round_no"].take(idx), rounds["status"].take(idx)]
     columns = [round_dates.take(idx), *per_bet, b["bet_id"], b["account_id"], b["placed_at"], b["bet_type"], b["mode"],
                b["currency"], b["stake"], b["paid"], pa.array(expected, pa.int64()),
-               pa.array(_ints(b["paid"], 0) - expected, pa.int64()), b["_source_file"], b["_source_row"]]
+               pa.array(_ints(b["paid"], 0) - expected, pa.int64()), b["_source_file"], b["_source_row"],
+               pa.nulls(len(keep), pa.int64())]  # added_stake: a baccarat bet adds none
     if compact:
         return pa.Table.from_arrays(columns, names=SETTLEMENTS.names)
     return pa.Table.from_arrays([plain(c) for c in columns], schema=SETTLEMENTS)

@@ -83,6 +83,20 @@ def _create_statements() -> list[str]:
     return statements
 
 
+def _add_missing_columns(con: duckdb.DuckDBPyConnection) -> None:
+    """An output table of a warehouse written by an older version lacks the columns added to its schema since
+    (settlements.added_stake): each is added at the end, where a fresh table has it too (a new output field is
+    appended to its schema), null in the rows the table held."""
+    have: dict[str, set[str]] = {}
+    for table, column in con.execute("SELECT table_name, column_name FROM duckdb_columns() "
+                                     "WHERE database_name = current_database() AND schema_name = 'main'").fetchall():
+        have.setdefault(table, set()).add(column)
+    for name, schema in OUTPUTS.items():
+        for f in schema:
+            if f.name not in have.get(name, set()):
+                con.execute(f'ALTER TABLE {name} ADD COLUMN "{f.name}" {_DUCK_TYPES[str(f.type)]}')
+
+
 def connect_for_write(path: str) -> duckdb.DuckDBPyConnection:
     return duckdb.connect(path, config={"storage_compatibility_version": STORAGE_VERSION})
 
@@ -95,6 +109,7 @@ def open_for_load(path: str) -> duckdb.DuckDBPyConnection:
     con.execute("SET preserve_insertion_order = false")
     for statement in _create_statements():
         con.execute(statement)
+    _add_missing_columns(con)
     return con
 
 

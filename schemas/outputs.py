@@ -167,6 +167,11 @@ DOCS: dict[str, dict[str, str]] = {
         "delta": "paid - expected: > 0 overpaid, < 0 underpaid.",
         "source_file": "Input file the bet was read from.",
         "source_row": "0-based row of the bet in that file.",
+        "added_stake": "The stake the bet added after the deal, as recorded (bets.added_stake), minor units: blackjack "
+                       "MAIN (and BET_BEHIND where it follows the box) its box's doubles and splits, casino stud "
+                       "ANTE the call (0 or null: none, a fold); `paid` and `expected` include it when returned. "
+                       "Null for games without one. The bet's return per unit staked is "
+                       "(paid - coalesce(added_stake, 0)) / stake.",
     },
     "findings": {
         "business_date": "UTC date of the round (shoe-level findings: of the shoe).",
@@ -276,6 +281,7 @@ SETTLEMENTS = _s("settlements", [
     pa.field("bet_type", pa.string()), pa.field("mode", pa.string()), pa.field("currency", pa.string()),
     pa.field("stake", MONEY), pa.field("paid", MONEY), pa.field("expected", MONEY), pa.field("delta", MONEY),
     pa.field("source_file", pa.string()), pa.field("source_row", pa.int64()),
+    pa.field("added_stake", MONEY),
 ])  # fmt: skip
 
 FINDINGS = _s("findings", [

@@ -27,7 +27,7 @@ def _settlements(n: int) -> pa.Table:
         "bet_type": [("PLAYER", "BANKER", "TIE")[i % 3] for i in range(n)], "mode": ["commission"] * n,
         "currency": ["EUR"] * n, "stake": [100 * (i % 9 + 1) for i in range(n)],
         "paid": [0] * n, "expected": [0] * n, "delta": [0] * n,
-        "source_file": ["bets/part-0.parquet"] * n, "source_row": list(range(n)),
+        "source_file": ["bets/part-0.parquet"] * n, "source_row": list(range(n)), "added_stake": [None] * n,
     }
     return pa.table(values, schema=SETTLEMENTS)
 

@@ -4,12 +4,19 @@
 -- have paid on the cards actually dealt (expected by rules), and the long-run RTP of the bet under the
 -- table's ruleset (theoretical: the theoretical_rtp table, from each game's rtp under engine/games/; a
 -- game without betting modes, such as blackjack, is matched on mode '-'). Only bets of settled rounds
--- count (a cancelled round refunds every stake and says nothing about the game). The 95% band: one bet
--- returns r = paid / stake per unit staked, with standard deviation s per unit (the exact s of the
--- ruleset, theoretical_rtp.return_stddev; where it is not known, because the ruleset does not offer the
--- bet or its RTP is not an enumeration, the sample standard deviation of r over the bets). Bets of
--- one type and mode in one round win or lose together, so with W the stake of a round (all its bets of
--- this type and mode) the stake-weighted observed RTP sum(paid) / sum(stake) has standard error
+-- count (a cancelled round refunds every stake and says nothing about the game). Every RTP is per unit
+-- of the stake placed before the deal, net of what the bet added after it (settlements.added_stake: a
+-- blackjack box's doubles and splits, a casino stud ANTE's call), as the theoretical RTPs are: paid and
+-- expected include the added stake when it comes back, so a bet returns (paid - added_stake) / stake
+-- (a null added_stake counts 0; a lost double: (0 - added_stake) / stake < 0): a bet of a game without
+-- added stakes returns paid / stake.
+-- The 95% band: one bet returns r = (paid - added_stake) / stake per unit staked, with standard deviation
+-- s per unit (the exact s of the ruleset, theoretical_rtp.return_stddev; where it is not known, because
+-- the ruleset does not offer the bet or its RTP is not an enumeration, the sample standard deviation of
+-- r over the bets). Bets of one type and mode in one round win or lose together (or, like a round's
+-- blackjack or casino stud boxes against one dealer hand, are taken to: the band is then wider than it
+-- need be), so with W the stake of a round (all its bets of this type and mode) the stake-weighted
+-- observed RTP sum(paid - added_stake) / sum(stake) has standard error at most
 -- s * sqrt(sum over rounds of W^2) / sum(stake), and a fair game as published lands within
 -- theoretical_rtp +/- 1.96 standard errors about 95% of the time (a normal approximation: rough for a
 -- few rare-win bets). Amounts are integers in minor units of `currency`.
@@ -38,30 +45,33 @@
 --   bets                       Number of settled bets.
 --   rounds                     Number of rounds with such a bet.
 --   stakes                     Sum of stakes, minor units.
---   paid                       Sum of what the operator credited back, minor units.
---   expected                   Sum of what the rules say to credit back, minor units.
+--   paid                       Sum of what the operator credited back, minor units (added stakes returned included).
+--   expected                   Sum of what the rules say to credit back, minor units (added stakes returned included).
 --   paid_minus_expected        paid - expected, minor units (> 0: the operator paid too much overall).
---   observed_rtp               paid / stakes.
---   expected_rtp               expected / stakes: the RTP the rules give on the cards actually dealt.
+--   observed_rtp               (paid - coalesce(added_stakes, 0)) / stakes: the return per unit of initial stake, net of the stakes added.
+--   expected_rtp               (expected - coalesce(added_stakes, 0)) / stakes: the RTP the rules give on the cards actually dealt.
 --   theoretical_rtp            Long-run RTP of the bet under the ruleset (null if the ruleset does not offer it): exact, but for blackjack's MAIN and BET_BEHIND within the error `pitboss rtp` states; for a bet type priced per selection (sic bo's TOTAL) the stake-weighted mean of the bets' selections' RTPs (above).
 --   theoretical_rtp_exact      The same as a fraction 'numerator/denominator' (null for a bet type priced per selection).
 --   theoretical_return_stddev  Exact standard deviation of one bet's return per unit staked under the ruleset (null where the RTP is not an enumeration: blackjack's MAIN and BET_BEHIND; and for a bet type priced per selection, whose band takes each selection's).
---   return_stddev              Sample standard deviation of paid / stake over the bets (null below 2 bets).
+--   return_stddev              Sample standard deviation of (paid - added_stake) / stake over the bets (null below 2 bets).
 --   rtp_band_half_width        1.96 * s * sqrt(sum over rounds of W^2) / stakes, s as above: half-width of the 95% band (a bet type priced per selection: 1.96 * sqrt(sum over rounds of (sum of stake * s)^2) / stakes).
 --   band_low                   theoretical_rtp - rtp_band_half_width.
 --   band_high                  theoretical_rtp + rtp_band_half_width.
 --   within_band                observed_rtp lies within [band_low, band_high] (null when either is unknown).
 --   game                       Game played at the table (audited_tables.game; null if the table is unknown).
+--   added_stakes               Sum of the stakes the bets added after the deal (settlements.added_stake: blackjack's doubles and splits, casino stud's calls), minor units; null for games without added stakes.
 CREATE OR REPLACE VIEW rtp_by_table_and_bet_type AS
 WITH per_round AS (
     SELECT
         table_id, bet_type, mode, currency, business_date, round_id,
-        count(*) AS bets, sum(stake) AS stake, sum(paid) AS paid, sum(expected) AS expected
+        count(*) AS bets, sum(stake) AS stake, sum(paid) AS paid, sum(expected) AS expected,
+        sum(added_stake) AS added
     FROM settlements
     WHERE round_status = 'settled' AND stake > 0
     GROUP BY table_id, bet_type, mode, currency, business_date, round_id
 ), per_bet AS (
-    SELECT table_id, bet_type, mode, currency, stddev_samp(CAST(paid AS DOUBLE) / stake) AS return_stddev
+    SELECT table_id, bet_type, mode, currency,
+           stddev_samp(CAST(paid - coalesce(added_stake, 0) AS DOUBLE) / stake) AS return_stddev
     FROM settlements
     WHERE round_status = 'settled' AND stake > 0
     GROUP BY table_id, bet_type, mode, currency
@@ -73,6 +83,7 @@ WITH per_round AS (
         CAST(sum(stake) AS BIGINT) AS stakes,
         CAST(sum(paid) AS BIGINT) AS paid,
         CAST(sum(expected) AS BIGINT) AS expected,
+        CAST(sum(added) AS BIGINT) AS added_stakes,
         sqrt(sum(CAST(stake AS DOUBLE) * stake)) AS stake_norm
     FROM per_round
     GROUP BY table_id, bet_type, mode, currency
@@ -133,8 +144,8 @@ WITH per_round AS (
 ), band AS (
     SELECT
         a.*, t.ruleset, t.game, b.return_stddev,
-        CAST(a.paid AS DOUBLE) / a.stakes AS observed_rtp,
-        CAST(a.expected AS DOUBLE) / a.stakes AS expected_rtp,
+        CAST(a.paid - coalesce(a.added_stakes, 0) AS DOUBLE) / a.stakes AS observed_rtp,
+        CAST(a.expected - coalesce(a.added_stakes, 0) AS DOUBLE) / a.stakes AS expected_rtp,
         CASE WHEN m.table_id IS NULL THEN th.rtp ELSE m.rtp END AS theoretical_rtp,
         th.rtp_exact AS theoretical_rtp_exact,
         th.return_stddev AS theoretical_return_stddev,
@@ -160,5 +171,5 @@ SELECT
     theoretical_rtp - rtp_band_half_width AS band_low,
     theoretical_rtp + rtp_band_half_width AS band_high,
     observed_rtp BETWEEN theoretical_rtp - rtp_band_half_width AND theoretical_rtp + rtp_band_half_width AS within_band,
-    game
+    game, added_stakes
 FROM band;

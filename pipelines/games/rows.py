@@ -89,12 +89,15 @@ def findings_of(found: list[Finding], round_dates: dict, shoe_date) -> pa.Table:
 
 
 def settlements_table(table_id: str, bets: pa.Table, settled: list) -> pa.Table:
-    """`settled`: (bet index into `bets`, expected credit, its round's row, shoe_id, business date)."""
+    """`settled`: (bet index into `bets`, expected credit, its round's row, shoe_id, business date). A game
+    whose adaptor reads bets.added_stake (blackjack, casino stud) has it in its settlements; another's is null."""
     if not settled:
         return SETTLEMENTS.empty_table()
     take = pa.array([b for b, *_ in settled], pa.int64())
     expected = pa.array([credit for _, credit, *_ in settled], pa.int64())
     b = bets.take(take)
+    added = (b["added_stake"].cast(pa.int64()) if "added_stake" in b.column_names
+             else pa.nulls(len(settled), pa.int64()))
     return pa.Table.from_arrays([
         pa.array([d for *_, d in settled], pa.date32()),
         pa.array([table_id] * len(settled), pa.string()),
@@ -103,6 +106,7 @@ def settlements_table(table_id: str, bets: pa.Table, settled: list) -> pa.Table:
         pa.array([r["status"] for _, _, r, *_ in settled], pa.string()),
         b["bet_id"], b["account_id"], b["placed_at"], b["bet_type"], b["mode"].cast(pa.string()), b["currency"],
         b["stake"], b["paid"], expected, pc.subtract(b["paid"], expected), b["_source_file"], b["_source_row"],
+        added,
     ], schema=SETTLEMENTS)
 
 
