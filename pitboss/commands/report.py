@@ -8,7 +8,15 @@ the run too): its tables, rounds, findings by kind and RTP by bet type; blackjac
 played, the decisions flagged by kind and the dealer-rule findings; roulette's the spins and the
 pockets' histogram against the uniform wheel, sic bo's the rolls, the faces, the totals and the
 triples against the fair dice (each count with the exact binomial 95% band of a fair game), and its
-TOTAL bets' RTP per selection.
+TOTAL bets' RTP per selection; casino stud's, per table and day, the boxes dealt, calls and folds, the
+dealer's qualification against its exact probability (205/364 for ace-king or better), the boxes' hands by
+rank, and the pool ledger: both pools of each table over each day as a plot (recorded beside the ledger's
+balances, prizes marked), the jackpot_days view's rows, the prizes and the balances off the ledger.
+
+The RTP is computed here, over the run's bets (the rtp_by_table_and_bet_type view covers every date), with
+the view's formulas: a bet's return per unit staked is net of what it added after the deal,
+(paid - added_stake) / stake (blackjack's doubles and splits, stud's call), where settlements carry
+added_stake.
 
 The page loads nothing from anywhere: CSS is inline, the plots are PNG images inlined as base64 data
 (matplotlib, Agg), there is no script. Every value that comes from the data goes through Jinja2 with
@@ -21,6 +29,7 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import functools
 import io
 import math
 import os
@@ -40,10 +49,14 @@ TOP_ACCOUNTS = 25  # limit breaches: the accounts with the most
 MAX_HOURLY_COLUMNS = 72  # beyond this the findings plot counts per day instead of per hour
 TOP_DEALER_FINDINGS = 20  # blackjack: dealer-rule findings listed
 # a section each, even when the run has none of its tables
-GAME_SECTIONS = ("baccarat", "blackjack", "roulette", "sic_bo")
+GAME_SECTIONS = ("baccarat", "blackjack", "roulette", "sic_bo", "casino_stud")
 ROUND_NAMES = {"roulette": "spins", "sic_bo": "rolls"}  # what a game's section calls its rounds
 BAND_TAIL = 0.025  # the outcome histograms' bands: a fair count falls below (above) its band at most 2.5% of the time
 DECISION_KINDS = ("ILLEGAL_DECISION", "DECISION_MISSING", "AUTO_PLAY_DEVIATION")  # blackjack: a box's decisions
+STUD = "casino_stud"
+MAX_POOL_PLOTS = 24  # stud: pool plots (one per table and day) drawn; the others are in the jackpot_days table
+MAX_POOL_NOTES = 40  # stud: balances off the ledger numbered on one plot (every one is marked)
+TOP_POOL_ROWS = 50  # stud: prizes and balances off the ledger listed
 
 
 class ReportError(Exception):
@@ -169,7 +182,11 @@ GROUP BY account_id, currency
 ORDER BY breaches DESC, account_id NULLS LAST, currency
 """
 
-# Same formulas as the rtp_by_table_and_bet_type view, over the run's bets, per ruleset rather than table
+# The report computes the RTP itself, not from the view: over the run's bets (the view covers every date),
+# per ruleset rather than table. A bet's return is net of the stake it added after the deal (settlements.added_stake,
+# blackjack's doubles and splits, casino stud's call: (paid - added_stake) / stake, where theoretical_rtp's ANTE
+# and MAIN are per unit of the first stake); a warehouse whose settlements lack the column: paid / stake.
+# Same formulas as the rtp_by_table_and_bet_type view otherwise
 # (a game without modes, mode null, is matched to theoretical_rtp's mode '-', as the view does). A bet type
 # priced per selection (theoretical_rtp rows with a selection: sic bo's TOTAL) takes each bet's selection
 # from its round's replay, as the view does: its row's theoretical RTP is the stake-weighted mean of its
@@ -191,9 +208,9 @@ WITH priced_per_selection AS (
                 THEN min(struct_extract(bet, 'selection')) END AS selection
     FROM read_bets GROUP BY ALL
 ), b AS (
-    SELECT t.game, t.ruleset, s.bet_type, s.mode, s.business_date, s.round_id, s.table_id, s.stake, s.paid,
-           s.expected, p.ruleset IS NOT NULL AS per_selection, sel.selection, th.rtp AS th_rtp,
-           th.return_stddev AS th_stddev
+    SELECT t.game, t.ruleset, s.bet_type, s.mode, s.business_date, s.round_id, s.table_id, s.stake,
+           {paid} AS paid, {expected} AS expected, p.ruleset IS NOT NULL AS per_selection, sel.selection,
+           th.rtp AS th_rtp, th.return_stddev AS th_stddev
     FROM settlements AS s LEFT JOIN audited_tables AS t ON t.table_id = s.table_id
     LEFT JOIN priced_per_selection AS p
         ON p.ruleset = t.ruleset AND p.bet_type = s.bet_type AND p.mode = coalesce(s.mode, '-')
@@ -303,6 +320,55 @@ SELECT CAST(dice[1] + dice[2] + dice[3] AS INTEGER) AS value, count(*) AS n FROM
 WHERE run_id = $run AND status = 'settled' AND outcome_valid GROUP BY value
 """
 
+# Casino stud: per table and day, the rounds, the boxes dealt (settled rounds), the dealer hands ranked and qualified.
+_STUD_DAYS = """
+SELECT business_date, table_id, count(*) AS rounds, count(*) FILTER (WHERE status = 'cancelled') AS cancelled,
+       CAST(coalesce(sum(len(boxes)) FILTER (WHERE status = 'settled'), 0) AS BIGINT) AS boxes,
+       count(dealer_qualifies) FILTER (WHERE status = 'settled') AS dealer_ranked,
+       count(*) FILTER (WHERE status = 'settled' AND dealer_qualifies) AS dealer_qualified
+FROM casino_stud_round_replays WHERE run_id = $run GROUP BY ALL ORDER BY table_id, business_date
+"""
+
+# Each box's recorded decision (C, F; anything else is no call or fold) and its hand's rank by the engine.
+_STUD_ACTIONS = """
+SELECT business_date, table_id, action, count(*) AS n
+FROM (SELECT business_date, table_id, unnest(box_actions) AS action FROM casino_stud_round_replays
+      WHERE run_id = $run AND status = 'settled')
+WHERE action IN ('C', 'F') GROUP BY ALL
+"""
+
+_STUD_RANKS = """
+SELECT business_date, table_id, rank, count(*) AS n
+FROM (SELECT business_date, table_id, unnest(box_ranks) AS rank FROM casino_stud_round_replays
+      WHERE run_id = $run AND status = 'settled')
+WHERE rank IS NOT NULL GROUP BY ALL
+"""
+
+# The run's ledger rounds in the ledger's order, each with the balances the ledger expected before it (its replay).
+_STUD_LEDGER = """
+SELECT l.*, r.expected_jackpot_before, r.expected_next_pool_before
+FROM casino_stud_jackpot_ledger AS l
+LEFT JOIN (SELECT business_date, table_id, round_id, any_value(expected_jackpot_before) AS expected_jackpot_before,
+                  any_value(expected_next_pool_before) AS expected_next_pool_before
+           FROM casino_stud_round_replays WHERE run_id = $run GROUP BY ALL) AS r
+    ON r.business_date = l.business_date AND r.table_id = l.table_id AND r.round_id = l.round_id
+WHERE l.run_id = $run
+ORDER BY l.table_id, l.business_date, l.betting_closed_at, l.round_id
+"""
+
+_JACKPOT_DAYS = """
+SELECT * FROM jackpot_days WHERE run_id = $run ORDER BY table_id, business_date
+"""
+
+# JACKPOT's RTP depends on the jackpot balance: theoretical_rtp's row names the balance it is given at.
+_JACKPOT_RTP = """
+SELECT ruleset, selection, rtp FROM theoretical_rtp
+WHERE bet_type = 'JACKPOT' AND ruleset IN (SELECT ruleset FROM audited_tables WHERE game = 'casino_stud')
+ORDER BY ruleset
+"""
+
+_STUD_OBJECTS = ("casino_stud_round_replays", "casino_stud_jackpot_ledger", "jackpot_days")
+
 # When each finding happened: its round's first bet, else its shoe's first bet, else (a bet on an unknown
 # round) the quarantined bet's own time.
 _FINDING_TIMES = """
@@ -334,6 +400,18 @@ def gather(con: duckdb.DuckDBPyConnection, run_row: dict[str, Any]) -> dict[str,
     from engine.findings import KINDS
 
     p = {"run": run_row["run_id"]}
+    names = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() UNION ALL "
+                                       "SELECT view_name FROM duckdb_views()").fetchall()}
+    columns = {r[0] for r in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = 'settlements' "
+                                         "AND schema_name = 'main'").fetchall()}
+    net = "added_stake" in columns  # a return net of the stake added after the deal (see _RTP_BETS)
+    paid, expected = ("s.paid - coalesce(s.added_stake, 0)", "s.expected - coalesce(s.added_stake, 0)") if net \
+        else ("s.paid", "s.expected")
+
+    def rtp_sql(sql: str) -> str:
+        return sql.replace("{paid}", paid).replace("{expected}", expected)
+
+    stud = all(n in names for n in _STUD_OBJECTS)  # (a warehouse loaded before casino stud has none of them)
     kinds = _rows(con, _FINDINGS_BY_KIND, p)
     kind_rank = {k: i for i, k in enumerate(KINDS)}
     kinds.sort(key=lambda r: (SEVERITY_ORDER.get(r["severity"], 9), kind_rank.get(r["kind"], 99), r["kind"],
@@ -350,8 +428,9 @@ def gather(con: duckdb.DuckDBPyConnection, run_row: dict[str, Any]) -> dict[str,
         "dealer_rule": _rows(con, _DEALER_RULE, p),
         "worst": _rows(con, _WORST, p),
         "breaches": _rows(con, _BREACHES_BY_ACCOUNT, p),
-        "rtp": _rows(con, _RTP, p),
-        "rtp_by_selection": _rows(con, _RTP_BY_SELECTION, p),
+        "rtp": _rows(con, rtp_sql(_RTP), p),
+        "rtp_by_selection": _rows(con, rtp_sql(_RTP_BY_SELECTION), p),
+        "rtp_net_of_added_stake": net,
         "spins": _rows(con, _SPINS, p)[0],
         "pockets": {r["value"]: r["n"] for r in _rows(con, _POCKETS, p)},
         "rolls": _rows(con, _ROLLS, p)[0],
@@ -359,6 +438,12 @@ def gather(con: duckdb.DuckDBPyConnection, run_row: dict[str, Any]) -> dict[str,
         "totals": {r["value"]: r["n"] for r in _rows(con, _TOTALS, p)},
         "finding_times": _rows(con, _FINDING_TIMES, p),
         "active_tables": _rows(con, _ACTIVE_TABLES, p),
+        "stud_days": _rows(con, _STUD_DAYS, p) if stud else [],
+        "stud_actions": _rows(con, _STUD_ACTIONS, p) if stud else [],
+        "stud_ranks": _rows(con, _STUD_RANKS, p) if stud else [],
+        "stud_ledger": _rows(con, _STUD_LEDGER, p) if stud else [],
+        "jackpot_days": _rows(con, _JACKPOT_DAYS, p) if stud else [],
+        "jackpot_rtp": _rows(con, _JACKPOT_RTP, {}) if stud else [],
     }
 
 
@@ -428,6 +513,54 @@ def triple_probability() -> Fraction:
     from engine.games.sic_bo.layout import ROLLS
 
     return Fraction(sum(len(set(roll)) == 1 for roll in ROLLS), len(ROLLS))
+
+
+@functools.cache
+def _hand_counts() -> tuple[dict[str, int], int]:
+    """How many of the comb(52, 5) five-card hands fall in each rank category (RANK_NAMES), and how many
+    qualify for the dealer with ace-king or better (a pair or better, or a high-card hand holding an ace and
+    a king): counted over the 6,175 multisets of five ranks, each with its number of suit choices (five
+    distinct ranks: 4 of one suit, a flush, and 4^5 - 4 of several)."""
+    import itertools
+    from collections import Counter
+
+    from engine.games.casino_stud.hands import RANK_NAMES
+
+    counts = dict.fromkeys(RANK_NAMES, 0)
+    qualify = 0
+    shapes = {(2, 1, 1, 1): "PAIR", (2, 2, 1): "TWO_PAIR", (3, 1, 1): "THREE_OF_A_KIND", (3, 2): "FULL_HOUSE",
+              (4, 1): "FOUR_OF_A_KIND"}
+    for ranks in itertools.combinations_with_replacement(range(2, 15), 5):  # 2 ... 14 (the ace)
+        shape = tuple(sorted(Counter(ranks).values(), reverse=True))
+        if shape[0] > 4:
+            continue
+        if shape in shapes:  # a pair or better: suits chosen per rank, never a flush
+            hands = math.prod(math.comb(4, k) for k in Counter(ranks).values())
+            counts[shapes[shape]] += hands
+            qualify += hands
+            continue
+        straight = ranks[4] - ranks[0] == 4 or ranks == (2, 3, 4, 5, 14)
+        one_suit, several = 4, 4**5 - 4
+        if straight:
+            counts["ROYAL_FLUSH" if ranks[0] == 10 else "STRAIGHT_FLUSH"] += one_suit
+            counts["STRAIGHT"] += several
+            qualify += one_suit + several
+        else:
+            counts["FLUSH"] += one_suit
+            counts["HIGH_CARD"] += several
+            qualify += one_suit + (several if ranks[3:] == (13, 14) else 0)
+    return counts, qualify
+
+
+def rank_probabilities() -> dict[str, Fraction]:
+    """Each rank category's probability for a box's hand (a random five cards of a fresh deck)."""
+    counts, _ = _hand_counts()
+    return {name: Fraction(n, math.comb(52, 5)) for name, n in counts.items()}
+
+
+def dealer_qualify_probability() -> Fraction:
+    """The probability that the dealer's five cards of a fresh deck are ace-king or better: exact."""
+    return Fraction(_hand_counts()[1], math.comb(52, 5))
 
 
 # --- plots ---------------------------------------------------------------------------------------
@@ -519,6 +652,115 @@ def dice_plot(faces: list[dict[str, Any]], totals: list[dict[str, Any]]) -> str 
     _histogram_axes(left, faces, ["#476282"] * len(faces), "face (every die of every roll)", legend=False)
     _histogram_axes(right, totals, ["#a15c00"] * len(totals), "total of the three dice")
     fig.suptitle("Faces and totals of the settled rolls against fair dice", fontsize=10)
+    return _png(fig)
+
+
+def pool_series(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """One table-day's jackpot ledger rounds (in the ledger's order) as step lines: for each pool the recorded
+    balance and the ledger's, two points per round at the time betting closed (the balance before the round,
+    then after it), so that a line holds each balance until the next ledger round, where it steps to that
+    round's before-balance (a change between rounds) and then to its after-balance. The ledger's balance
+    before a round is the previous round's recorded balance after it (the day's first round: its own); after
+    the round, the round's recorded before + contributions - prizes. `off`: the points where the two differ
+    (time, pool, round, 'before' | 'after', expected, recorded, n: 1, 2, ... in the day's order, the number
+    the plot and the page give it); `prizes`: the rounds with a prize (time,
+    round, from the jackpot, from the next pool, by the house, whether the jackpot was won and reset)."""
+    times: list[dt.datetime] = []
+    series: dict[str, list[int | None]] = {f"{who}_{pool}": [] for who in ("recorded", "expected")
+                                           for pool in ("jackpot", "next_pool")}
+    off, prizes = [], []
+    for r in rows:
+        at = r["betting_closed_at"]
+        times += [at, at]
+        for pool in ("jackpot", "next_pool"):
+            recorded = (r[f"{pool}_before"], r[f"recorded_{pool}_after"])
+            expected = (r[f"expected_{pool}_before"] if r.get(f"expected_{pool}_before") is not None
+                        else r[f"{pool}_before"], r[f"expected_{pool}_after"])
+            series[f"recorded_{pool}"] += recorded
+            series[f"expected_{pool}"] += expected
+            for when, e, rec in zip(("before", "after"), expected, recorded, strict=True):
+                if e is not None and rec is not None and e != rec:
+                    off.append({"at": at, "pool": pool, "round_id": r["round_id"], "when": when, "expected": e,
+                                "recorded": rec})
+        if r["prizes_from_jackpot"] or r["prizes_from_next_pool"] or r["prizes_by_house"] or r["jackpot_reset"]:
+            prizes.append({"at": at, "round_id": r["round_id"], "from_jackpot": r["prizes_from_jackpot"] or 0,
+                           "from_next_pool": r["prizes_from_next_pool"] or 0, "by_house": r["prizes_by_house"] or 0,
+                           "reset": bool(r["jackpot_reset"]), "jackpot_before": r["jackpot_before"],
+                           "next_pool_before": r["next_pool_before"]})
+    for n, o in enumerate(off, 1):
+        o["n"] = n
+    return {"times": times, **series, "off": off, "prizes": prizes}
+
+
+def _utc(at: dt.datetime) -> dt.datetime:
+    return at.astimezone(dt.UTC)
+
+
+def pools_plot(table_id: str, day: dt.date, currency: str | None, rows: list[dict[str, Any]]) -> str | None:
+    """Both pools of one table over one business day (pool_series) as base64 PNG, the jackpot above the next
+    pool, x the UTC time betting closed on each ledger round: the recorded balances as solid step lines; where
+    the ledger's balance differs, the ledger's as a dashed step from that point, marked with a cross (the first
+    MAX_POOL_NOTES numbered as the page's list numbers them); a star on the pool a prize was paid from, a
+    dotted line across both where the jackpot was won and reset, triangles along the bottom for fixed prizes the
+    house paid. None: no ledger round."""
+    import matplotlib.dates as mdates
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter
+
+    from engine.findings import _EXPONENT
+
+    if not rows:
+        return None
+    data = pool_series(rows)
+    unit = 10 ** _EXPONENT.get(currency or "", 2)
+    xs = [_utc(t) for t in data["times"]]
+
+    def major(values: list[int | None]) -> list[float]:
+        return [math.nan if v is None else v / unit for v in values]
+
+    fig = Figure(figsize=(11, 4.8))
+    axes = fig.subplots(2, 1, sharex=True)
+    for ax, pool, title, colour in ((axes[0], "jackpot", "jackpot", "#14213d"),
+                                    (axes[1], "next_pool", "next pool", "#a15c00")):
+        ax.plot(xs, major(data[f"recorded_{pool}"]), drawstyle="steps-post", color=colour, linewidth=1.6,
+                marker="o", markersize=2.5, label=f"{title}, recorded", zorder=2)
+        expected = data[f"expected_{pool}"]
+        recorded = data[f"recorded_{pool}"]
+        differ = [k for k in range(len(xs)) if expected[k] is not None and recorded[k] is not None
+                  and expected[k] != recorded[k]]
+        for k in differ:  # the ledger's balance from this point to the next
+            ax.plot([xs[k], xs[min(k + 1, len(xs) - 1)]], [expected[k] / unit] * 2, color="#de2d26",
+                    linewidth=1.2, linestyle="--", zorder=3,
+                    label=f"{title}, the ledger's (where different)" if k == differ[0] else None)
+        if differ:
+            ax.plot([xs[k] for k in differ], [expected[k] / unit for k in differ], linestyle="none", marker="x",
+                    color="#de2d26", markersize=8, markeredgewidth=2, zorder=4)
+        for o in [o for o in data["off"] if o["pool"] == pool and o["n"] <= MAX_POOL_NOTES]:
+            ax.annotate(str(o["n"]), (_utc(o["at"]), o["expected"] / unit), textcoords="offset points",
+                        xytext=(0, 7), ha="center", fontsize=7, fontweight="bold", color="#de2d26", zorder=6)
+        paid_from = [pr for pr in data["prizes"] if pr[f"from_{pool}"] and pr[f"{pool}_before"] is not None]
+        if paid_from:
+            ax.plot([_utc(pr["at"]) for pr in paid_from], [pr[f"{pool}_before"] / unit for pr in paid_from],
+                    linestyle="none", marker="*", markersize=13, color="#f2b705", markeredgecolor="#7a5c00",
+                    zorder=5, label=f"prize paid from the {title}")
+        for n, pr in enumerate(pr for pr in data["prizes"] if pr["reset"]):
+            ax.axvline(_utc(pr["at"]), color="#7b3fa0", linestyle=":", linewidth=1.2, zorder=1,
+                       label="jackpot won: the next pool replaces it" if n == 0 and pool == "jackpot" else None)
+        house = [pr for pr in data["prizes"] if pr["by_house"]]
+        if house and pool == "jackpot":
+            ax.plot([_utc(pr["at"]) for pr in house], [0.04] * len(house), linestyle="none", marker="^",
+                    markersize=7, color="#1e7b45", transform=ax.get_xaxis_transform(), zorder=5,
+                    label="fixed prize, paid by the house (pools unmoved)")
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.2f}"))
+        ax.set_ylabel(currency or "", fontsize=8)
+        ax.grid(color="#eeeeee")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, framealpha=0.9)
+        ax.set_title(title, fontsize=9, loc="left")
+    locator = mdates.AutoDateLocator(tz=dt.UTC)
+    axes[1].xaxis.set_major_locator(locator)
+    axes[1].xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator, tz=dt.UTC))
+    axes[1].set_xlabel("UTC time betting closed on the round (each ledger round)")
+    fig.suptitle(f"Jackpot pools of table {table_id} on {day.isoformat()}", fontsize=10)
     return _png(fig)
 
 
@@ -642,6 +884,7 @@ def context(data: dict[str, Any]) -> dict[str, Any]:
         "breaches_accounts": f"{len({r['account_id'] for r in data['breaches']}):,}",
         "rtp": rtp_rows,
         "rtp_plot": rtp_plot(data["rtp"]),
+        "rtp_net": data.get("rtp_net_of_added_stake", False),
         "time_plot": time_plot,
         "time_bucket": bucket,
         "tables": tables,
@@ -742,6 +985,129 @@ def sic_bo_figures(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _amount(amount: int | None, currency: str | None) -> str:
+    """Minor units as major units of the currency, without its code ('' for none)."""
+    from engine.findings import format_money
+
+    if amount is None:
+        return ""
+    return format_money(amount, currency).removesuffix(f" {currency}" if currency else "")
+
+
+def _signed_amount(amount: int | None, currency: str | None) -> str:
+    return "" if amount is None else ("+" if amount > 0 else "") + _amount(amount, currency)
+
+
+def _rate(part: int, whole: int) -> str:
+    return _pct(part / whole) if whole else ""
+
+
+def stud_figures(data: dict[str, Any]) -> dict[str, Any]:
+    """Casino stud's section: per table and day the rounds, boxes dealt, calls and folds, the dealer's
+    qualification against its exact probability, the boxes' hands by rank; the pool ledger: a plot of both
+    pools per table and day, the jackpot_days rows, the prizes and the balances off the ledger."""
+    from engine.games.casino_stud.hands import RANK_NAMES
+
+    p_qualify = dealer_qualify_probability()
+    p_rank = rank_probabilities()
+    calls: dict[tuple, dict[str, int]] = {}
+    for r in data["stud_actions"]:
+        calls.setdefault((r["business_date"], r["table_id"]), {})[r["action"]] = r["n"]
+    ranks: dict[tuple, dict[str, int]] = {}
+    for r in data["stud_ranks"]:
+        ranks.setdefault((r["business_date"], r["table_id"]), {})[r["rank"]] = r["n"]
+
+    def row(key: str, label_date: str, label_table: str, d: dict[str, int], decided: dict[str, int],
+            by_rank: dict[str, int]) -> dict[str, Any]:
+        c, f = decided.get("C", 0), decided.get("F", 0)
+        n, q = d["dealer_ranked"], d["dealer_qualified"]
+        low, high = binomial_band(n, p_qualify)
+        ranked = sum(by_rank.values())
+        return {
+            "key": key, "business_date": label_date, "table_id": label_table,
+            "rounds": f"{d['rounds']:,}", "cancelled": f"{d['cancelled']:,}", "boxes": f"{d['boxes']:,}",
+            "calls": f"{c:,}", "folds": f"{f:,}", "undecided": f"{d['boxes'] - c - f:,}",
+            "call_rate": _rate(c, c + f), "dealer_ranked": f"{n:,}", "dealer_qualified": f"{q:,}",
+            "qualify_rate": _rate(q, n), "qualify_expected": f"{float(n * p_qualify):,.1f}",
+            "qualify_band": f"{low:,}-{high:,}" if n else "", "qualify_outside": n > 0 and not low <= q <= high,
+            "ranked": f"{ranked:,}", "ranks": [f"{by_rank.get(name, 0):,}" for name in RANK_NAMES],
+        }
+
+    days, total = [], {"rounds": 0, "cancelled": 0, "boxes": 0, "dealer_ranked": 0, "dealer_qualified": 0}
+    all_calls: dict[str, int] = {}
+    all_ranks: dict[str, int] = {}
+    for d in data["stud_days"]:
+        key = (d["business_date"], d["table_id"])
+        date = d["business_date"].isoformat() if d["business_date"] else ""
+        days.append(row(f"{d['table_id']}-{date}", date, d["table_id"], d, calls.get(key, {}), ranks.get(key, {})))
+        for k in total:
+            total[k] += d[k]
+        for k, v in calls.get(key, {}).items():
+            all_calls[k] = all_calls.get(k, 0) + v
+        for k, v in ranks.get(key, {}).items():
+            all_ranks[k] = all_ranks.get(k, 0) + v
+    boxes_ranked = sum(all_ranks.values())
+
+    ledger: dict[tuple, list[dict[str, Any]]] = {}
+    for r in data["stud_ledger"]:
+        ledger.setdefault((r["table_id"], r["business_date"]), []).append(r)
+    plots = [{"table_id": t, "business_date": d.isoformat(), "plot": pools_plot(t, d, rows[0]["currency"], rows)}
+             for (t, d), rows in list(ledger.items())[:MAX_POOL_PLOTS]]
+    off, prizes = [], []
+    for (t, d), rows in ledger.items():
+        series = pool_series(rows)
+        currency = rows[0]["currency"]
+        off += [{**o, "table_id": t, "business_date": d.isoformat(), "pool": o["pool"].replace("_", " "),
+                 "expected": _amount(o["expected"], currency), "recorded": _amount(o["recorded"], currency),
+                 "difference": _signed_amount(o["recorded"] - o["expected"], currency)} for o in series["off"]]
+        prizes += [{**pr, "table_id": t, "business_date": d.isoformat(), "currency": currency or "",
+                    "from_jackpot": _amount(pr["from_jackpot"], currency),
+                    "from_next_pool": _amount(pr["from_next_pool"], currency),
+                    "by_house": _amount(pr["by_house"], currency),
+                    "jackpot_before": _amount(pr["jackpot_before"], currency)} for pr in series["prizes"]]
+
+    def jackpot_day(j: dict[str, Any]) -> dict[str, Any]:
+        c = j["currency"]
+        money = ("stakes", "opening_jackpot", "opening_next_pool", "to_jackpot", "to_next_pool", "to_house",
+                 "prizes_from_jackpot", "prizes_from_next_pool", "prizes_by_house", "closing_jackpot",
+                 "closing_next_pool", "expected_closing_jackpot", "expected_closing_next_pool",
+                 "previous_closing_jackpot", "previous_closing_next_pool")
+        drift = {pool: None if j[f"closing_{pool}"] is None or j[f"expected_closing_{pool}"] is None
+                 else j[f"closing_{pool}"] - j[f"expected_closing_{pool}"] for pool in ("jackpot", "next_pool")}
+        opened = j["opened_on_previous_close"]
+        return {
+            **{k: _amount(j[k], c) for k in money},
+            "key": f"{j['table_id']}-{j['business_date'].isoformat()}", "table_id": j["table_id"],
+            "business_date": j["business_date"].isoformat(), "currency": c or "",
+            "rounds": f"{j['rounds']:,}", "jackpot_bets": f"{j['jackpot_bets']:,}",
+            "jackpots_won": f"{j['jackpots_won']:,}", "pool_findings": f"{j['pool_findings']:,}",
+            "drift_jackpot": _signed_amount(drift["jackpot"], c),
+            "drift_next_pool": _signed_amount(drift["next_pool"], c),
+            "drift_jackpot_off": bool(drift["jackpot"]), "drift_next_pool_off": bool(drift["next_pool"]),
+            "previous_business_date": j["previous_business_date"].isoformat() if j["previous_business_date"] else "",
+            "opened_on_previous_close": "no previous day" if opened is None else "yes" if opened else "NO",
+            "opened_off": opened is False,
+        }
+
+    return {
+        "days": days,
+        "total": row("total", "all", "", total, all_calls, all_ranks),
+        "rank_names": list(RANK_NAMES),
+        "rank_p": [f"{float(p_rank[name]) * 100:.4f}%" for name in RANK_NAMES],
+        "rank_expected": [f"{float(boxes_ranked * p_rank[name]):,.1f}" for name in RANK_NAMES],
+        "qualify_p": f"{p_qualify.numerator:,}/{p_qualify.denominator:,}",
+        "qualify_pct": f"{float(p_qualify) * 100:.4f}%",
+        "plots": plots, "plots_more": max(0, len(ledger) - MAX_POOL_PLOTS), "table_days": len(ledger),
+        "jackpot_days": [jackpot_day(j) for j in data["jackpot_days"]],
+        "currencies": ", ".join(sorted({j["currency"] for j in data["jackpot_days"] if j["currency"]})) or "none",
+        "off": off[:TOP_POOL_ROWS], "off_total": len(off),
+        "prizes": prizes[:TOP_POOL_ROWS], "prizes_total": len(prizes), "top": TOP_POOL_ROWS,
+        "jackpot_rtp": [{"ruleset": r["ruleset"], "selection": r["selection"], "rtp": _pct(r["rtp"], 4)}
+                        for r in data["jackpot_rtp"]],
+        "net": data.get("rtp_net_of_added_stake", False),
+    }
+
+
 def game_sections(data: dict[str, Any], rtp_rows: list[dict[str, Any]],
                   selection_rows: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """One section per game: GAME_SECTIONS, then any other game of the run's tables; figures formatted.
@@ -768,6 +1134,9 @@ def game_sections(data: dict[str, Any], rtp_rows: list[dict[str, Any]],
             section["wheel"] = roulette_figures(data, tables)
         if name == "sic_bo" and name in present:
             section["dice"] = sic_bo_figures(data)
+        if name == STUD and name in present:
+            section["stud"] = stud_figures(data)
+            section["rtp"] = [r for r in section["rtp"] if r["level"] == "type"]  # (JACKPOT has no selection)
         if name == "blackjack":
             flagged = {r["kind"]: r for r in data["decisions_flagged"]}
             section["play"] = {k: f"{v:,}" for k, v in data["blackjack_play"].items()}
