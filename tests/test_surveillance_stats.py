@@ -8,7 +8,13 @@ from math import comb
 import numpy as np
 import pytest
 
-from engine.surveillance.stats import benjamini_hochberg, binomial_upper_tail, chi_square, permutation_p_value
+from engine.surveillance.stats import (
+    benjamini_hochberg,
+    binomial_upper_tail,
+    chi_square,
+    hypergeometric_upper_tail,
+    permutation_p_value,
+)
 from engine.surveillance.tests import SurveillanceTest, adjust
 
 
@@ -28,6 +34,19 @@ def test_binomial_upper_tail_exact():
     want = sum(Fraction(comb(n, i)) * Fraction(1, 4) ** i * Fraction(3, 4) ** (n - i) for i in range(9, n + 1))
     assert binomial_upper_tail(9, n, p) == pytest.approx(float(want), rel=1e-12)
     assert binomial_upper_tail(0, n, p) == pytest.approx(1.0)
+    tails = binomial_upper_tail(np.array([0, 9, 21]), n, p)  # arrays broadcast, one exact tail each
+    assert tails == pytest.approx([1.0, float(want), 0.0], rel=1e-12)
+
+
+def test_hypergeometric_upper_tail_by_hand():
+    # 10 rounds, one account bet 4 of them, the other 3 at random: P(they share all 3) = C(4,3) / C(10,3) = 4/120;
+    # P(share >= 2) = (C(4,2) C(6,1) + C(4,3)) / C(10,3) = (36 + 4) / 120 = 1/3
+    assert hypergeometric_upper_tail(3, 10, 4, 3) == pytest.approx(4 / 120, rel=1e-12)
+    assert hypergeometric_upper_tail(2, 10, 4, 3) == pytest.approx(1 / 3, rel=1e-12)
+    assert hypergeometric_upper_tail(4, 10, 4, 3) == 0.0 and hypergeometric_upper_tail(0, 10, 4, 3) == 1.0
+    # a tiny tail stays exact: two accounts betting the same 30 of 200 rounds, 1 / C(200, 30)
+    assert hypergeometric_upper_tail(30, 200, 30, 30) == pytest.approx(1 / comb(200, 30), rel=1e-9)
+    assert hypergeometric_upper_tail(np.array([2, 3]), 10, 4, 3) == pytest.approx([1 / 3, 4 / 120], rel=1e-12)
 
 
 def test_permutation_p_value_is_seeded_and_never_zero():

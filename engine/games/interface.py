@@ -52,3 +52,7 @@ class Game:
     load_ruleset: Callable[[str], Any]
     rtp: Callable[[Any], list[BetRtp]]  # every bet of a ruleset
     audited: bool  # the pipeline audits this game's tables (a game can land engine-first)
+    # Pairs of bet codes that win on complementary outcomes of a round (one wins where the other
+    # loses, both may lose to the house: a zero, a triple), the hedge a colluding pair takes;
+    # () where players do not bet against each other (engine/surveillance/collusion.py reads it).
+    opposite_bets: tuple[tuple[str, str], ...] = ()

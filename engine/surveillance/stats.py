@@ -1,5 +1,5 @@
 """The statistics every detector shares: false-discovery control, chi-square goodness of fit, exact
-binomial tails and a seeded permutation test. Thin over scipy where scipy already does it."""
+binomial and hypergeometric tails and a seeded permutation test. Thin over scipy where scipy already does it."""
 
 from __future__ import annotations
 
@@ -25,9 +25,19 @@ def chi_square(observed: np.ndarray, expected_probabilities: np.ndarray) -> tupl
     return float(stat), float(p), observed.size - 1
 
 
-def binomial_upper_tail(k: int, n: int, p: float) -> float:
-    """P(X >= k) for X ~ Binomial(n, p), exact."""
-    return float(sps.binom.sf(k - 1, n, p))
+def binomial_upper_tail(k, n, p):
+    """P(X >= k) for X ~ Binomial(n, p), exact; arrays broadcast (a float for scalars, an array else)."""
+    tail = sps.binom.sf(np.asarray(k) - 1, n, p)
+    return float(tail) if np.ndim(tail) == 0 else tail
+
+
+def hypergeometric_upper_tail(k, population, successes, draws):
+    """P(X >= k) for X ~ Hypergeometric: `draws` taken without replacement from `population` items of
+    which `successes` are marked, X the marked ones drawn; exact; arrays broadcast like
+    `binomial_upper_tail`. E.g. the rounds two accounts share when each account's rounds are a random
+    subset of the rounds it could have played."""
+    tail = sps.hypergeom.sf(np.asarray(k) - 1, population, successes, draws)
+    return float(tail) if np.ndim(tail) == 0 else tail
 
 
 def permutation_p_value(statistic: Callable[[np.ndarray], float], labels: np.ndarray, draws: int = 9_999,

@@ -22,4 +22,5 @@ GAME = Game(
     load_ruleset=load_ruleset,
     rtp=_rtp,
     audited=True,
+    opposite_bets=(("PLAYER", "BANKER"),),
 )

@@ -28,4 +28,5 @@ GAME = Game(
     load_ruleset=load_roulette_rules,
     rtp=_rtp,
     audited=True,
+    opposite_bets=(("RED", "BLACK"), ("ODD", "EVEN"), ("LOW", "HIGH")),
 )

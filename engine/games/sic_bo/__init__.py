@@ -29,4 +29,5 @@ GAME = Game(
     load_ruleset=load_sic_bo_rules,
     rtp=_rtp,
     audited=True,
+    opposite_bets=(("SMALL", "BIG"), ("ODD", "EVEN")),
 )

@@ -1,0 +1,614 @@
+"""Collusion (issue 32 § 2): accounts that bet opposite sides of the same rounds with matched stakes,
+and accounts that bet the same rounds far more often than chance says. Two detectors of the shape of
+docs/surveillance.md (features per table, tests over every table's features); pure numpy / Arrow /
+scipy.sparse, no loop in Python over rounds, bets or account pairs in the features.
+
+`opposite_betting` — which bets are opposite is each game's knowledge (`Game.opposite_bets`:
+baccarat PLAYER/BANKER, roulette RED/BLACK, ODD/EVEN, LOW/HIGH, sic bo SMALL/BIG, ODD/EVEN).
+
+* A *position* is an account's net stake on one opposite pair in one settled round: its stake on the
+  first code less its stake on the second (an account on both sides of a pair holds the difference;
+  exactly even holds nothing). Cancelled rounds are refunded and ignored. A round counts once per
+  opposite pair both accounts hold a position on (a roulette round where both bet RED/BLACK and
+  ODD/EVEN counts twice); on baccarat that is the round.
+* Two positions of one round are *opposite-matched* when they are on opposite sides and their stakes
+  differ by at most `tolerance` (10%) of the larger (exact integer arithmetic on minor units).
+* Null model (independence): each account's positions are draws from its own frequencies of
+  (side, stake) on that pair at that table, independent of the other account. For a pair of
+  accounts sharing a round, the chance it is opposite-matched is
+  p = sum over (a, b) of f_A(a) f_B(b) [a, b opposite-matched], exact over their positions (plug-in
+  frequencies, which include the shared rounds themselves: conservative). Over the pair's n shared
+  rounds the count X of opposite-matched rounds is Poisson-binomial (one p per table and opposite
+  pair); the test is the exact binomial tail P(X >= x) at the mean chance p_bar, which Hoeffding (1956,
+  theorem 4) proves is at least the Poisson-binomial tail for x >= n p_bar + 1 (conservative where it
+  matters; on clean synthetic nights 0.2% of tested pairs fall below p = 0.01).
+  Tested per (pair, currency) over every table both play.
+* Money: the matched stake (sum over opposite-matched rounds of the smaller stake, what each side
+  put up) and the net transfer between them (per round, what the winner won that the loser lost:
+  min(win, loss); the house keeps the commission, and a zero or a triple takes both).
+
+`shared_rounds` — per (pair, table), the rounds both bet on (any bet), inside the window where both
+were playing: from the later of their first rounds to the earlier of their last rounds, both ends
+excluded (the ends are rounds one of them bet on by construction). Null model: inside that window
+each account's rounds are a random subset of the table's rounds (its activity kept: how many rounds it
+bet), so the rounds shared are hypergeometric. Sessions that merely overlap are not evidence (two
+accounts that bet every round of overlapping sessions share everything their window holds by
+necessity, p = 1); accounts that pick the same rounds inside it are. Only pairs sharing at least one
+round of their window are enumerated (every other pair of a night would be millions of rows), so the
+p-value is conditional on that selection: P(S >= s | S >= 1), exact. `groups` joins flagged pairs
+into groups (connected components). Limit: two accounts that each leave the table for a while at the
+same time inside their window (two sessions each) look alike to this null.
+
+Complexity per table of B bets, R rounds, P positions (bets on opposite codes, netted), with m_r the
+positions of round r: sorting O(B log B); the co-occurrence of accounts by a sparse product
+(scipy.sparse, C++) O(sum m_r^2); the opposite-matched rounds by a sorted-window join of each side
+against the other side's positions of the same round (stakes sorted, `searchsorted` on the tolerance
+window) O(P log P + matches); the null chance of every co-occurring pair from per-account (side, stake)
+histograms, expanding the account with fewer distinct values, O(sum over pairs of min(d_A, d_B) log).
+Tests: O(F log F) over F feature rows, plus one Python row per tested pair.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import partial
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from scipy import sparse
+from scipy.special import gammaln
+
+from engine.findings import format_money
+from engine.games import game as game_of
+from engine.games import game_names
+from engine.surveillance.detector import Detector, TableData
+from engine.surveillance.stats import binomial_upper_tail, hypergeometric_upper_tail
+from engine.surveillance.tests import ALPHA, SurveillanceTest
+
+TOLERANCE = Fraction(1, 10)  # matched stakes differ by at most this share of the larger
+
+MIN_SHARED_ROUNDS = 20
+MIN_SHARED_ROUNDS_REASON = (
+    "a pair is tested from 20 shared rounds: the chance of each round comes from each account's own "
+    "frequencies of side and stake, which need rounds to mean anything, and at 20 a perfect hedge at a "
+    "chance of 1/2 a round (p = 2^-20 = 9.5e-7) or 16 of 20 at a chance of 1/4 (p = 3.8e-7) passes "
+    "Benjamini-Hochberg at 1% across 10^4 tested pairs"
+)
+MIN_WINDOW_ROUNDS = 15
+MIN_WINDOW_ROUNDS_REASON = (
+    "a pair is tested when each account bet at least 15 rounds inside the window where both played: "
+    "two accounts betting the same 15 of 30 rounds (each at an activity of 1/2) reach p = 1/C(30,15) "
+    "= 6.5e-9, enough to pass Benjamini-Hochberg at 1% across 10^5 tested pairs; on fewer rounds even "
+    "a perfect overlap cannot"
+)
+
+OPPOSITE_SCHEMA = pa.schema([
+    ("table_id", pa.string()), ("currency", pa.string()),
+    ("account_a", pa.string()), ("account_b", pa.string()),  # account_a < account_b
+    ("shared", pa.int64()),  # rounds (x opposite pairs) both held a position on
+    ("matched", pa.int64()),  # of them, opposite-matched
+    ("expected", pa.float64()),  # sum of the null chances of the shared rounds
+    ("matched_stake", pa.int64()),  # sum of the smaller stake of the opposite-matched rounds, minor units
+    ("transfer", pa.int64()),  # net won by account_a from account_b on those rounds, minor units
+    ("tolerance", pa.float64()),
+    ("first_date", pa.date32()), ("last_date", pa.date32()),  # of the matched rounds (else the table's)
+])
+
+SHARED_SCHEMA = pa.schema([
+    ("table_id", pa.string()), ("currency", pa.string()),
+    ("account_a", pa.string()), ("account_b", pa.string()),
+    ("shared", pa.int64()),  # every round both bet on
+    ("window", pa.int64()),  # rounds strictly between the later first and the earlier last round
+    ("rounds_a", pa.int64()), ("rounds_b", pa.int64()),  # each account's rounds inside the window
+    ("shared_window", pa.int64()),  # rounds both bet on inside the window
+    ("stake_a", pa.int64()), ("stake_b", pa.int64()),  # each account's stake on the shared rounds
+    ("first_date", pa.date32()), ("last_date", pa.date32()),  # the window's ends
+])
+
+
+# ---------------------------------------------------------------------------------------------------
+# common: codes, rounds, dates
+
+
+def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """Integer codes of a string column, in the lexical order of its values, and the sorted values."""
+    arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    enc = arr.dictionary_encode() if not pa.types.is_dictionary(arr.type) else arr
+    values = enc.dictionary
+    order = pc.sort_indices(values).to_numpy()
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return rank[enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)], values.take(pa.array(order))
+
+
+def _np(column) -> np.ndarray:
+    return (column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column).to_numpy(zero_copy_only=False)
+
+
+def _round_index(table: TableData) -> np.ndarray:
+    """Each bet's row in `table.rounds` (-1 where the round is not recorded)."""
+    idx = pc.index_in(table.bets["round_id"], value_set=table.rounds["round_id"].combine_chunks())
+    return _np(pc.fill_null(idx, -1)).astype(np.int64)
+
+
+def _round_days(rounds: pa.Table) -> np.ndarray:
+    """Each round's business date as days since 1970 (the UTC date betting opened where not recorded)."""
+    if "business_date" in rounds.column_names:
+        col = rounds["business_date"]
+        if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+            col = pc.cast(col, pa.date32())
+        return _np(pc.cast(col, pa.date32())).astype("datetime64[D]").astype(np.int64)
+    for name in ("betting_opened_at", "betting_closed_at"):
+        if name in rounds.column_names:
+            return _np(rounds[name]).astype("datetime64[D]").astype(np.int64)
+    return np.zeros(rounds.num_rows, dtype=np.int64)
+
+
+def _groups(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(order, starts, unique keys): `keys[order]` sorted, `starts` the first index of each run."""
+    order = np.argsort(keys, kind="stable")
+    ks = keys[order]
+    starts = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]]) if ks.size else np.zeros(0, dtype=np.int64)
+    return order, starts, ks[starts]
+
+
+def _expand(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For runs of the given lengths: (run index, offset within its run) of every element."""
+    total = int(counts.sum())
+    run = np.repeat(np.arange(counts.size), counts)
+    offset = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+    return run, offset
+
+
+def _cooccurrence(rows: np.ndarray, cols: np.ndarray, n_rows: int, n_cols: int,
+                  weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pairs (i < j) of rows (accounts) sharing columns (rounds) and how many: the upper triangle of
+    M M^T for the 0/1 incidence M, by scipy's sparse product."""
+    m = sparse.csr_matrix((np.ones(rows.size, dtype=np.int64), (rows, cols)), shape=(n_rows, n_cols))
+    c = sparse.triu(m @ m.T, k=1).tocoo()
+    return c.row.astype(np.int64), c.col.astype(np.int64), c.data.astype(np.int64)
+
+
+def _pair_lookup(keys_sorted: np.ndarray, values: np.ndarray, wanted: np.ndarray, fill=0) -> np.ndarray:
+    """values[k] for each wanted key k of the sorted `keys_sorted`, `fill` where absent."""
+    out = np.full(wanted.size, fill, dtype=values.dtype)
+    if keys_sorted.size == 0:
+        return out
+    i = np.minimum(np.searchsorted(keys_sorted, wanted), keys_sorted.size - 1)
+    hit = keys_sorted[i] == wanted
+    out[hit] = values[i[hit]]
+    return out
+
+
+def _empty(schema: pa.Schema) -> pa.Table:
+    return schema.empty_table()
+
+
+# ---------------------------------------------------------------------------------------------------
+# opposite betting: features
+
+
+def _positions(table: TableData, pairs: tuple[tuple[str, str], ...]):
+    """Net positions (market, account, signed stake, result) on the table's opposite pairs; market =
+    round row * K + pair index. None when there is none."""
+    bets, rounds = table.bets, table.rounds
+    ridx = _round_index(table)
+    settled = _np(pc.equal(rounds["status"], "settled")).astype(bool)
+    ok = ridx >= 0
+    ok[ok] = settled[ridx[ok]]
+    acct, names = _codes(bets["account_id"])
+    bet_type = bets["bet_type"]
+    stake = _np(bets["stake"]).astype(np.int64)
+    paid = _np(bets["paid"]).astype(np.int64)
+    parts = []
+    for k, (first, second) in enumerate(pairs):
+        for code, sign in ((first, 1), (second, -1)):
+            sel = np.flatnonzero(ok & _np(pc.fill_null(pc.equal(bet_type, code), False)).astype(bool))
+            parts.append((ridx[sel] * len(pairs) + k, acct[sel], sign * stake[sel], paid[sel] - stake[sel]))
+    market = np.concatenate([p[0] for p in parts])
+    if market.size == 0:
+        return None
+    account = np.concatenate([p[1] for p in parts])
+    n_acct = len(names)
+    order, starts, keys = _groups(market * n_acct + account)
+    net = np.add.reduceat(np.concatenate([p[2] for p in parts])[order], starts)
+    result = np.add.reduceat(np.concatenate([p[3] for p in parts])[order], starts)
+    held = net != 0
+    return keys[held] // n_acct, keys[held] % n_acct, net[held], result[held], names
+
+
+def _stake_windows(stakes: np.ndarray, tolerance: Fraction):
+    """The table's distinct stakes U, each position's rank in U, and for each rank the ranks [lo, hi)
+    of the stakes it matches: |s - t| <= tolerance * max(s, t), i.e. s (1 - tol) <= t <= s / (1 - tol)."""
+    num, den = tolerance.numerator, tolerance.denominator
+    u = np.unique(stakes)
+    rank = np.searchsorted(u, stakes)
+    low = -((-u * (den - num)) // den)  # ceil(u (1 - tol))
+    high = (u * den) // (den - num)  # floor(u / (1 - tol))
+    return u, rank, np.searchsorted(u, low, "left"), np.searchsorted(u, high, "right")
+
+
+def _matched_rounds(market, account, side, rank, lo_r, hi_r, n_u, net_abs, result):
+    """Every opposite-matched (position on side 0, position on side 1) of the same market: a sorted
+    window join (side 1 sorted by market then stake rank; each side-0 position takes the run of side-1
+    positions of its market whose rank is in its window)."""
+    x = np.flatnonzero(side == 0)
+    y = np.flatnonzero(side == 1)
+    key_y = market[y] * (n_u + 1) + rank[y]
+    oy = np.argsort(key_y, kind="stable")
+    key_y = key_y[oy]
+    base = market[x] * (n_u + 1)
+    start = np.searchsorted(key_y, base + lo_r[rank[x]], "left")
+    stop = np.searchsorted(key_y, base + hi_r[rank[x]], "left")
+    xi, off = _expand(stop - start)
+    yi = y[oy[np.repeat(start, stop - start) + off]]
+    xi = x[xi]
+    a, b = account[xi], account[yi]
+    r_x, r_y = result[xi], result[yi]
+    to_x = (np.minimum(np.maximum(r_x, 0), np.maximum(-r_y, 0))
+            - np.minimum(np.maximum(r_y, 0), np.maximum(-r_x, 0)))
+    swap = a > b
+    return (np.where(swap, b, a), np.where(swap, a, b), np.minimum(net_abs[xi], net_abs[yi]),
+            np.where(swap, -to_x, to_x), market[xi])
+
+
+def _null_chances(pa_, pb_, account, side, rank, lo_r, hi_r, n_u, n_acct) -> np.ndarray:
+    """For pairs (pa_[i], pb_[i]) of one opposite pair: the chance that a position drawn from A's
+    positions and one drawn from B's are opposite-matched. Per account (side, stake rank) histograms;
+    the account with fewer distinct values is expanded, the other's counts over the matching window
+    come from cumulative sums (two searchsorted per value)."""
+    stride = n_u + 1
+    order, starts, bin_key = _groups((account * 2 + side) * stride + rank)
+    bin_count = np.diff(np.r_[starts, account.size])
+    cum = np.r_[0, np.cumsum(bin_count)]
+    bin_acct = bin_key // (2 * stride)
+    n_bins = np.bincount(bin_acct, minlength=n_acct)
+    first_bin = np.cumsum(n_bins) - n_bins
+    n_pos = np.bincount(account, minlength=n_acct).astype(float)
+    expand_a = n_bins[pa_] <= n_bins[pb_]
+    e = np.where(expand_a, pa_, pb_)
+    o = np.where(expand_a, pb_, pa_)
+    pid, off = _expand(n_bins[e])
+    j = first_bin[e][pid] + off
+    j_side = (bin_key[j] // stride) % 2
+    j_rank = bin_key[j] % stride
+    base = (o[pid] * 2 + (1 - j_side)) * stride
+    i0 = np.searchsorted(bin_key, base + lo_r[j_rank], "left")
+    i1 = np.searchsorted(bin_key, base + hi_r[j_rank], "left")
+    hits = np.bincount(pid, weights=bin_count[j] * (cum[i1] - cum[i0]), minlength=pa_.size)
+    return hits / (n_pos[pa_] * n_pos[pb_])
+
+
+def opposite_betting_features(table: TableData, tolerance: Fraction = TOLERANCE) -> pa.Table:
+    """Per (account pair, table): the rounds both held a position on an opposite pair, how many of them
+    were opposite-matched, the null expectation of that count, the matched stake and the net transfer
+    (OPPOSITE_SCHEMA). Every pair of accounts sharing a round is a row (the test sums them over tables)."""
+    pairs = game_of(table.table["game"]).opposite_bets
+    if not pairs or table.bets.num_rows == 0:
+        return _empty(OPPOSITE_SCHEMA)
+    found = _positions(table, pairs)
+    if found is None:
+        return _empty(OPPOSITE_SCHEMA)
+    market, account, net, result, names = found
+    n_acct, n_k = len(names), len(pairs)
+    side = (net < 0).astype(np.int64)
+    net_abs = np.abs(net)
+    u, rank, lo_r, hi_r = _stake_windows(net_abs, Fraction(tolerance))
+    days = _round_days(table.rounds)
+
+    # pairs sharing rounds, and the null chance of each, per opposite pair k
+    keys, shared, expected = [], [], []
+    for k in range(n_k):
+        on_k = market % n_k == k
+        if not on_k.any():
+            continue
+        a, b, n = _cooccurrence(account[on_k], market[on_k] // n_k, n_acct, table.rounds.num_rows)
+        p = _null_chances(a, b, account[on_k], side[on_k], rank[on_k], lo_r, hi_r, u.size, n_acct)
+        keys.append(a * n_acct + b)
+        shared.append(n)
+        expected.append(n * p)
+    order, starts, pair_key = _groups(np.concatenate(keys))
+    shared_n = np.add.reduceat(np.concatenate(shared)[order], starts)
+    expected_n = np.add.reduceat(np.concatenate(expected)[order], starts)
+
+    # the opposite-matched rounds, per pair
+    lo, hi, stake_min, transfer, m_market = _matched_rounds(market, account, side, rank, lo_r, hi_r, u.size,
+                                                            net_abs, result)
+    m_days = days[m_market // n_k]
+    order, starts, m_key = _groups(lo * n_acct + hi)
+    if m_key.size:
+        m_count = np.diff(np.r_[starts, lo.size])
+        m_stake = np.add.reduceat(stake_min[order], starts)
+        m_transfer = np.add.reduceat(transfer[order], starts)
+        m_first = np.minimum.reduceat(m_days[order], starts)
+        m_last = np.maximum.reduceat(m_days[order], starts)
+    else:
+        m_count = m_stake = m_transfer = m_first = m_last = np.zeros(0, dtype=np.int64)
+    held_days = days[np.unique(market // n_k)]
+    t_first, t_last = int(held_days.min()), int(held_days.max())
+
+    a_code, b_code = pair_key // n_acct, pair_key % n_acct
+    n_rows = pair_key.size
+    return pa.table({
+        "table_id": pa.array([str(table.table["table_id"])] * n_rows, pa.string()),
+        "currency": pa.array([table.table.get("currency")] * n_rows, pa.string()),
+        "account_a": names.take(pa.array(a_code)),
+        "account_b": names.take(pa.array(b_code)),
+        "shared": pa.array(shared_n, pa.int64()),
+        "matched": pa.array(_pair_lookup(m_key, m_count, pair_key), pa.int64()),
+        "expected": pa.array(expected_n, pa.float64()),
+        "matched_stake": pa.array(_pair_lookup(m_key, m_stake, pair_key), pa.int64()),
+        "transfer": pa.array(_pair_lookup(m_key, m_transfer, pair_key), pa.int64()),
+        "tolerance": pa.array(np.full(n_rows, float(tolerance)), pa.float64()),
+        "first_date": pa.array(_pair_lookup(m_key, m_first, pair_key, t_first).astype("datetime64[D]"),
+                               pa.date32()),
+        "last_date": pa.array(_pair_lookup(m_key, m_last, pair_key, t_last).astype("datetime64[D]"),
+                              pa.date32()),
+    }, schema=OPPOSITE_SCHEMA)
+
+
+# ---------------------------------------------------------------------------------------------------
+# shared rounds: features
+
+
+def _round_order(rounds: pa.Table) -> np.ndarray:
+    """Each round row's position in the table's order of play (betting_closed_at, then round_id)."""
+    keys = [(c, "ascending") for c in ("betting_closed_at", "round_id") if c in rounds.column_names]
+    order = pc.sort_indices(rounds, sort_keys=keys).to_numpy()
+    pos = np.empty(order.size, dtype=np.int64)
+    pos[order] = np.arange(order.size)
+    return pos
+
+
+def shared_rounds_features(table: TableData) -> pa.Table:
+    """Per (account pair, table) sharing a round inside their joint window: the window, each account's
+    rounds in it, the rounds they shared in it and each one's stake on all shared rounds
+    (SHARED_SCHEMA). Every bet counts (any game, any bet type, cancelled rounds too: the choice of
+    rounds is the evidence)."""
+    bets, rounds = table.bets, table.rounds
+    if bets.num_rows == 0:
+        return _empty(SHARED_SCHEMA)
+    ridx = _round_index(table)
+    ok = ridx >= 0
+    n_rounds = rounds.num_rows
+    pos = _round_order(rounds)
+    days = np.empty(n_rounds, dtype=np.int64)
+    days[pos] = _round_days(rounds)
+    acct, names = _codes(bets["account_id"])
+    n_acct = len(names)
+    stake = _np(bets["stake"]).astype(np.int64)[ok]
+    order, starts, inc_key = _groups(acct[ok] * n_rounds + pos[ridx[ok]])
+    inc_stake = np.add.reduceat(stake[order], starts)
+    inc_acct, inc_round = inc_key // n_rounds, inc_key % n_rounds
+
+    a, b, shared = _cooccurrence(inc_acct, inc_round, n_acct, n_rounds)
+    if a.size == 0:
+        return _empty(SHARED_SCHEMA)
+    m = sparse.csr_matrix((np.ones(inc_acct.size, dtype=np.int64), (inc_acct, inc_round)), shape=(n_acct, n_rounds))
+    ms = sparse.csr_matrix((inc_stake, (inc_acct, inc_round)), shape=(n_acct, n_rounds))
+    g = (ms @ m.T).tocoo()  # g[i, j] = i's stake on the rounds j also bet on
+    g_order, _, g_key = _groups(g.row.astype(np.int64) * n_acct + g.col)
+    g_val = g.data.astype(np.int64)[g_order]
+
+    n_inc = np.bincount(inc_acct, minlength=n_acct)
+    first_inc = np.cumsum(n_inc) - n_inc
+    first = inc_round[first_inc]
+    last = inc_round[first_inc + n_inc - 1]
+    lo = np.maximum(first[a], first[b])
+    hi = np.minimum(last[a], last[b])
+    width = np.maximum(hi - lo - 1, 0)
+
+    def inside(x):  # x's rounds strictly between lo and hi
+        return np.where(hi > lo, np.searchsorted(inc_key, x * n_rounds + hi, "left")
+                        - np.searchsorted(inc_key, x * n_rounds + lo, "right"), 0)
+
+    def bet_on(x, r):
+        i = np.minimum(np.searchsorted(inc_key, x * n_rounds + r), inc_key.size - 1)
+        return inc_key[i] == x * n_rounds + r
+
+    both_lo = bet_on(a, lo) & bet_on(b, lo)
+    both_hi = (hi > lo) & bet_on(a, hi) & bet_on(b, hi)
+    shared_window = shared - both_lo - both_hi
+    keep = shared_window >= 1
+    a, b, lo, hi = a[keep], b[keep], lo[keep], hi[keep]
+    n_rows = a.size
+    return pa.table({
+        "table_id": pa.array([str(table.table["table_id"])] * n_rows, pa.string()),
+        "currency": pa.array([table.table.get("currency")] * n_rows, pa.string()),
+        "account_a": names.take(pa.array(a)),
+        "account_b": names.take(pa.array(b)),
+        "shared": pa.array(shared[keep], pa.int64()),
+        "window": pa.array(width[keep], pa.int64()),
+        "rounds_a": pa.array(inside(a), pa.int64()),
+        "rounds_b": pa.array(inside(b), pa.int64()),
+        "shared_window": pa.array(shared_window[keep], pa.int64()),
+        "stake_a": pa.array(_pair_lookup(g_key, g_val, a * n_acct + b), pa.int64()),
+        "stake_b": pa.array(_pair_lookup(g_key, g_val, b * n_acct + a), pa.int64()),
+        "first_date": pa.array(days[lo].astype("datetime64[D]"), pa.date32()),
+        "last_date": pa.array(days[hi].astype("datetime64[D]"), pa.date32()),
+    }, schema=SHARED_SCHEMA)
+
+
+# ---------------------------------------------------------------------------------------------------
+# tests
+
+
+def _periods(first: np.ndarray, last: np.ndarray) -> list[str]:
+    """'YYYY-MM-DD', or 'YYYY-MM-DD..YYYY-MM-DD' where the days differ, of days since 1970."""
+    a = np.datetime_as_string(first.astype("datetime64[D]")).tolist()
+    b = np.datetime_as_string(last.astype("datetime64[D]")).tolist()
+    return [x if x == y else f"{x}..{y}" for x, y in zip(a, b, strict=True)]
+
+
+def _tables(ids: list[str]) -> str:
+    ids = sorted(set(ids))
+    return ", ".join(ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+
+
+def _days(col) -> np.ndarray:
+    return _np(col).astype("datetime64[D]").astype(np.int64)
+
+
+def _flow(t: int, a: str, b: str, currency: str | None) -> str:
+    if t == 0:
+        return "no net transfer"
+    return f"net {format_money(abs(t), currency)} from {b} to {a}" if t > 0 else \
+        f"net {format_money(abs(t), currency)} from {a} to {b}"
+
+
+OPPOSITE_METHOD = ("exact binomial tail at the mean null chance of the shared rounds (each account's own side and "
+                   "stake frequencies, independent; conservative for the Poisson-binomial, Hoeffding 1956)")
+SHARED_METHOD = ("exact hypergeometric tail, conditional on sharing a round (each account's rounds in the window "
+                 "where both played a random subset of its rounds)")
+
+
+def opposite_betting_tests(features: pa.Table, settings: dict[str, Any]) -> list[SurveillanceTest]:
+    """One test per (account pair, currency) over every table's features: the opposite-matched rounds
+    against the binomial at the pair's mean null chance. Pairs below `min_shared_rounds` get a row
+    without a p-value only where their counts alone would have stood out (unadjusted p below alpha).
+    Rows in the order of (account_a, account_b, currency)."""
+    min_sample = int(settings.get("min_shared_rounds", MIN_SHARED_ROUNDS))
+    alpha = float(settings.get("alpha", ALPHA))
+    if features.num_rows == 0:
+        return []
+    currency = pc.fill_null(features["currency"], "")
+    codes, _ = _codes(pc.binary_join_element_wise(features["account_a"], features["account_b"], currency, "\x1f"))
+    order, starts, _ = _groups(codes)
+    ends = np.r_[starts[1:], codes.size]
+
+    def total(name, dtype):
+        return np.add.reduceat(_np(features[name]).astype(dtype)[order], starts)
+
+    n, x = total("shared", np.int64), total("matched", np.int64)
+    expected = total("expected", float)
+    stake, transfer = total("matched_stake", np.int64), total("transfer", np.int64)
+    chance = np.clip(expected / n, 0.0, 1.0)
+    p = np.clip(np.atleast_1d(binomial_upper_tail(x, n, chance)), 0.0, 1.0)
+    tested = n >= min_sample
+    shown = np.flatnonzero(tested | (p < alpha))
+    if shown.size == 0:
+        return []
+
+    first_row = order[starts[shown]]
+    tables = _np(features["table_id"])
+    where = tables[first_row].tolist()
+    for j in np.flatnonzero(ends[shown] - starts[shown] > 1).tolist():  # a pair at several tables
+        g = shown[j]
+        where[j] = _tables(tables[order[starts[g]:ends[g]]].tolist())
+    periods = _periods(np.minimum.reduceat(_days(features["first_date"])[order], starts)[shown],
+                       np.maximum.reduceat(_days(features["last_date"])[order], starts)[shown])
+    acc_a, acc_b = _np(features["account_a"])[first_row].tolist(), _np(features["account_b"])[first_row].tolist()
+    cur = [c or None for c in _np(currency)[first_row].tolist()]
+    tol = [f"{t:.0%}" for t in _np(features["tolerance"])[first_row].tolist()]
+    n_, x_, e_, s_, t_ = (v[shown].tolist() for v in (n, x, expected, stake, transfer))
+    p_, ok_, eff_ = p[shown].tolist(), tested[shown].tolist(), (x[shown] / n[shown] - chance[shown]).tolist()
+    out = []
+    for i in range(shown.size):
+        a, b, c = acc_a[i], acc_b[i], cur[i]
+        detail = (f"accounts {a} and {b} took opposite sides with matched stakes (within {tol[i]}) on {x_[i]} of "
+                  f"{n_[i]} shared rounds at {where[i]} ({periods[i]}), chance {e_[i]:.1f}: "
+                  f"{format_money(s_[i], c)} each way, {_flow(t_[i], a, b, c)}")
+        if not ok_[i]:
+            detail += f"; not tested: {n_[i]} shared rounds, below the {min_sample} needed ({MIN_SHARED_ROUNDS_REASON})"
+        out.append(SurveillanceTest(
+            "opposite_betting", f"{a}|{b}", periods[i], f"opposite-matched = {x_[i]} of {n_[i]} (chance {e_[i]:.2f})",
+            float(x_[i]), p_[i] if ok_[i] else None, OPPOSITE_METHOD, n_[i], min_sample, eff_[i], s_[i], detail))
+    return out
+
+
+def _share_any(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """P(S >= 1) for S ~ Hypergeometric(w, a, b): 1 - C(w - a, b) / C(w, b), by log-gamma (exact to
+    float precision; the same as hypergeometric_upper_tail(1, ...), ten times faster)."""
+    w, a, b = (np.asarray(v, dtype=float) for v in (w, a, b))
+    none = np.full(w.shape, -np.inf)
+    can = a + b <= w
+    w, a, b = w[can], a[can], b[can]
+    none[can] = gammaln(w - a + 1) + gammaln(w - b + 1) - gammaln(w + 1) - gammaln(w - a - b + 1)
+    return -np.expm1(none)
+
+
+def shared_rounds_tests(features: pa.Table, settings: dict[str, Any]) -> list[SurveillanceTest]:
+    """One test per (account pair, table): the rounds shared inside their joint window against the
+    hypergeometric, conditional on sharing one (exact). Sample = the fewer of the two accounts' rounds
+    inside the window; below `min_window_rounds` a row without a p-value only where the counts alone
+    would have stood out. Rows in the order of (account_a, account_b, table_id)."""
+    min_sample = int(settings.get("min_window_rounds", MIN_WINDOW_ROUNDS))
+    alpha = float(settings.get("alpha", ALPHA))
+    if features.num_rows == 0:
+        return []
+    s = _np(features["shared_window"]).astype(np.int64)
+    w = _np(features["window"]).astype(np.int64)
+    ra, rb = _np(features["rounds_a"]).astype(np.int64), _np(features["rounds_b"]).astype(np.int64)
+    p = np.atleast_1d(hypergeometric_upper_tail(s, w, ra, rb)) / _share_any(w, ra, rb)
+    p = np.clip(p, 0.0, 1.0)
+    sample = np.minimum(ra, rb)
+    tested = sample >= min_sample
+    expected = ra * rb / np.maximum(w, 1)
+    shown = np.flatnonzero(tested | (p < alpha))
+    if shown.size == 0:
+        return []
+    keys = pc.binary_join_element_wise(features["account_a"], features["account_b"], features["table_id"], "\x1f")
+    codes, _ = _codes(keys)
+    shown = shown[np.argsort(codes[shown], kind="stable")]
+    periods = _periods(_days(features["first_date"])[shown], _days(features["last_date"])[shown])
+    acc_a, acc_b = _np(features["account_a"])[shown].tolist(), _np(features["account_b"])[shown].tolist()
+    tables, cur = _np(features["table_id"])[shown].tolist(), _np(features["currency"])[shown].tolist()
+    stake = (_np(features["stake_a"]).astype(np.int64) + _np(features["stake_b"]).astype(np.int64))[shown].tolist()
+    s_, w_, ra_, rb_, n_ = (v[shown].tolist() for v in (s, w, ra, rb, sample))
+    e_, p_, ok_ = expected[shown].tolist(), p[shown].tolist(), tested[shown].tolist()
+    out = []
+    for i in range(shown.size):
+        a, b = acc_a[i], acc_b[i]
+        detail = (f"accounts {a} and {b} bet the same {s_[i]} rounds of their {ra_[i]} and {rb_[i]} at {tables[i]} "
+                  f"({periods[i]}), within the {w_[i]} rounds both were playing, chance {e_[i]:.1f}: "
+                  f"{format_money(stake[i], cur[i])} staked together")
+        if not ok_[i]:
+            detail += f"; not tested: {n_[i]} rounds, below the {min_sample} needed ({MIN_WINDOW_ROUNDS_REASON})"
+        out.append(SurveillanceTest(
+            "shared_rounds", f"{a}|{b}", periods[i],
+            f"shared = {s_[i]} of {ra_[i]} and {rb_[i]} in {w_[i]} rounds (chance {e_[i]:.2f})", float(s_[i]),
+            p_[i] if ok_[i] else None, SHARED_METHOD, n_[i], min_sample, s_[i] / e_[i] if e_[i] else None,
+            stake[i], detail))
+    return out
+
+
+def groups(tests: list[SurveillanceTest]) -> list[tuple[str, ...]]:
+    """Accounts linked by flagged pair tests ("A|B" subjects), as groups (connected components), largest
+    first: three accounts flagged pairwise are one group of three."""
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for t in tests:
+        if t.flagged and "|" in t.subject:
+            a, b = t.subject.split("|", 1)
+            parent[root(a)] = root(b)
+    comps: dict[str, list[str]] = {}
+    for x in parent:
+        comps.setdefault(root(x), []).append(x)
+    return sorted((tuple(sorted(c)) for c in comps.values()), key=lambda g: (-len(g), g))
+
+
+OPPOSITE_BETTING = Detector(
+    name="opposite_betting",
+    finding_kind="OPPOSITE_BETTING",
+    games=tuple(name for name in game_names() if game_of(name).opposite_bets),
+    features=partial(opposite_betting_features, tolerance=TOLERANCE),
+    tests=opposite_betting_tests,
+    settings={"min_shared_rounds": MIN_SHARED_ROUNDS, "alpha": ALPHA},
+)
+
+SHARED_ROUNDS = Detector(
+    name="shared_rounds",
+    finding_kind="SHARED_ROUNDS",
+    games=(),
+    features=shared_rounds_features,
+    tests=shared_rounds_tests,
+    settings={"min_window_rounds": MIN_WINDOW_ROUNDS, "alpha": ALPHA},
+)
