@@ -9,8 +9,10 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 
 CRITICAL, MAJOR, MINOR = "critical", "major", "minor"
+REVIEW = "review"  # surveillance (docs/surveillance.md): for a surveillance officer to look at, not a proven fault
 
-# kind -> severity. critical: money or dealing integrity; major: a rule broken, no money moved wrongly.
+# kind -> severity. critical: money or dealing integrity; major: a rule broken, no money moved wrongly;
+# review: a surveillance test flagged at the run's false-discovery rate (never raised by the audit itself).
 # One catalogue for every game (regulators filter on the codes): the kinds any game raises first, then
 # each game's own; new kinds are appended, never renamed.
 SEVERITY: dict[str, str] = {
@@ -54,6 +56,17 @@ SEVERITY: dict[str, str] = {
     "JACKPOT_BALANCE_MISMATCH": CRITICAL,
     "JACKPOT_PRIZE_NOT_WON": CRITICAL,
     "JACKPOT_PRIZE_WRONG_BALANCE": CRITICAL,
+    # surveillance (issue 32, docs/surveillance.md): a flagged test, in the surveillance_findings output
+    "ADVANTAGE_PLAY": REVIEW,
+    "OPPOSITE_BETTING": REVIEW,
+    "SHARED_ROUNDS": REVIEW,
+    "SHOE_REPEATED": REVIEW,
+    "WEAK_SHUFFLE": REVIEW,
+    "CARD_POSITION_BIAS": REVIEW,
+    "WHEEL_BIAS": REVIEW,
+    "DICE_BIAS": REVIEW,
+    "DEALER_SIGNATURE": REVIEW,
+    "DEALER_ANOMALY": REVIEW,
 }
 KINDS: tuple[str, ...] = tuple(SEVERITY)
 

@@ -196,6 +196,53 @@ DOCS: dict[str, dict[str, str]] = {
         "record": ("The row as JSON, for the investigator: every column, keys sorted, instants as text "
                    "(2026-11-28 21:04:05.123000+00:00)."),
     },
+    # Surveillance (docs/surveillance.md): written by `pitboss surveil` (pipelines/surveillance.py) beside the
+    # audit's outputs, not by the audit; SURVEILLANCE_OUTPUTS below.
+    "surveillance_tests": {
+        "business_date": "The last business date of the test's period: a later surveillance run covering this date "
+                         "replaces the row in the warehouse (as a re-audit replaces a date's rows).",
+        "detector": "What was tested, e.g. wheel_bias, shoe_repeat, advantage_play (docs/surveillance.md); the "
+                    "false-discovery control is per detector.",
+        "subject": "What the test is about: an account, a pair of accounts 'A|B', a shoe, a table, a wheel or shaker "
+                   "(equipment_id, else its table), a dealer, or a composite 'X|Y' the detector names.",
+        "period": "The business dates the test covers: 'YYYY-MM-DD' or 'YYYY-MM-DD..YYYY-MM-DD'.",
+        "period_start": "The first business date of the period (business_date is the last).",
+        "statistic": "The statistic's name and value for people, e.g. 'chi2 = 61.3 (36 df)'.",
+        "value": "The statistic's value (null: not computed).",
+        "p_value": "Probability of a result at least this extreme if nothing is wrong (null: not tested, the sample "
+                   "is below min_sample; detail says why).",
+        "method": "How p_value was obtained, e.g. 'chi-square, 36 df', 'exact binomial', 'permutation, 9,999 draws'.",
+        "sample": "The sample the test used, in the detector's unit (spins, rolls, rounds, bets, shoes, pairs).",
+        "min_sample": "The smallest sample at which the detector tests at all.",
+        "effect": "The size of what was found, in the detector's unit (e.g. Cohen's w; RTP points).",
+        "money": "Money at stake where it applies, minor units (null elsewhere).",
+        "detail": "One line a surveillance officer can act on.",
+        "q_value": "Benjamini-Hochberg adjusted p-value over every tested row of the same detector in the run (null: "
+                   "not tested).",
+        "flagged": "True when q_value <= alpha (and the sample reached min_sample): a review finding "
+                   "(surveillance_findings).",
+        "finding_kind": "The finding kind a flagged row of this detector becomes (engine/findings.py, severity "
+                        "review).",
+        "detector_tests": "Run level: the tested rows of the same detector in the run (the m of Benjamini-Hochberg).",
+        "alpha": "Run level: the false-discovery rate the run's flags are held to (pitboss surveil --alpha).",
+        "audit_run_id": "Run level: the audit run whose outputs (settlements, findings, round replays) the "
+                        "surveillance read.",
+    },
+    "surveillance_findings": {
+        "business_date": "The last business date of the flagged test's period.",
+        "kind": "The detector's finding kind, e.g. WHEEL_BIAS (docs/findings.md, severity review).",
+        "severity": "review: for a surveillance officer to look at, not a proven fault.",
+        "table_id": "The subject (or the one part of a composite subject) where it is a table of the run, or the table "
+                    "of a shoe subject; else null.",
+        "shoe_id": "The subject (or its one part) where it is a shoe of the run; else null.",
+        "round_id": "Null (a test is about many rounds).",
+        "bet_id": "Null (a test is about many bets).",
+        "account_id": "The subject (or its one part) where it is an account of the run; else null (a pair of "
+                      "accounts: both are in the message).",
+        "expected": "What no signal looks like: the method and the false-discovery rate it is held to.",
+        "recorded": "What the test found: statistic, p-value, q-value and sample.",
+        "message": "detector, subject and period, then the test's detail.",
+    },
 }
 
 
@@ -309,6 +356,24 @@ OUTPUTS: dict[str, pa.Schema] = {
     "quarantine": QUARANTINE,
 }
 
+SURVEILLANCE_TESTS = _s("surveillance_tests", [
+    pa.field("business_date", pa.date32()), pa.field("detector", pa.string()), pa.field("subject", pa.string()),
+    pa.field("period", pa.string()), pa.field("period_start", pa.date32()), pa.field("statistic", pa.string()),
+    pa.field("value", pa.float64()), pa.field("p_value", pa.float64()), pa.field("method", pa.string()),
+    pa.field("sample", pa.int64()), pa.field("min_sample", pa.int64()), pa.field("effect", pa.float64()),
+    pa.field("money", MONEY), pa.field("detail", pa.string()), pa.field("q_value", pa.float64()),
+    pa.field("flagged", pa.bool_()), pa.field("finding_kind", pa.string()), pa.field("detector_tests", pa.int32()),
+    pa.field("alpha", pa.float64()), pa.field("audit_run_id", pa.string()),
+])  # fmt: skip
+
+SURVEILLANCE_FINDINGS = _s("surveillance_findings", list(FINDINGS))
+
+# What `pitboss surveil` writes beside the audit's outputs (the audit neither writes nor clears them).
+SURVEILLANCE_OUTPUTS: dict[str, pa.Schema] = {
+    "surveillance_tests": SURVEILLANCE_TESTS,
+    "surveillance_findings": SURVEILLANCE_FINDINGS,
+}
+
 # Sort order of each output: the files are byte-identical for identical input.
 SORT_KEYS: dict[str, list[str]] = {
     "round_replays": ["table_id", "shoe_id", "round_no", "round_id"],
@@ -320,4 +385,7 @@ SORT_KEYS: dict[str, list[str]] = {
     "settlements": ["table_id", "shoe_id", "round_no", "bet_id", "source_file", "source_row"],
     "findings": ["kind", "table_id", "shoe_id", "round_id", "bet_id", "message"],
     "quarantine": ["source_table", "source_file", "source_row", "reason"],
+    # (a detector may give one subject and period several rows, e.g. one per sector size)
+    "surveillance_tests": ["detector", "subject", "period", "statistic", "method", "detail"],
+    "surveillance_findings": ["kind", "table_id", "shoe_id", "round_id", "bet_id", "message"],
 }

@@ -1,0 +1,616 @@
+"""The surveillance job (issue 32, docs/surveillance.md): after the audit, every registered detector over
+the night's recorded data and the audit's results; its tests, false discoveries controlled, as Parquet.
+
+    python -m pipelines.surveillance --input data/ --output out/ [--alpha 0.01] [Beam options]
+
+It reads the audit's input folder (tables, shoes, rounds, bets: through the readers the audit uses, so
+a row the audit could not read is left out here too) and the audit's output folder (the run its
+manifest names: settlements for each bet's expected credit, findings, and the card games' round
+replays for each round's shoe_position), gathers them per table into a `TableData`, and runs `Surveil`:
+each detector's `features` per table, its `tests` over every table's features, `adjust` over the run.
+It writes `surveillance_tests` (every test, flagged or not) and `surveillance_findings` (each flagged
+test as a finding of severity review) beside the audit's outputs, then `_surveillance_manifest.json`.
+
+The flags are kept out of the audit's `findings`: those stay what the audit proves on its rows (and
+what `pitboss demo` scores against the planted faults), and an audit re-run neither reads nor clears
+them. With no --runner the job runs on Beam's in-process runner (FnApiRunner), as the audit does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import posixpath
+import re
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from functools import cache
+
+import apache_beam as beam
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from apache_beam.io.filesystem import CompressionTypes
+from apache_beam.io.filesystems import FileSystems
+from apache_beam.metrics import Metrics
+from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
+
+from engine.findings import SEVERITY
+from engine.surveillance.detector import Detector, TableData
+from engine.surveillance.tests import ALPHA, SurveillanceTest, adjust
+from pipelines.games import REPLAY_OUTPUTS
+from pipelines.io import ReadTable, WriteShards, files_in, input_files, source_path
+from pipelines.transforms import SplitByTag, split_by_key
+from schemas import readers
+from schemas.outputs import FINDINGS, OUTPUTS, SETTLEMENTS, SORT_KEYS, SURVEILLANCE_OUTPUTS, SURVEILLANCE_TESTS
+
+OUT_TESTS, OUT_FINDINGS = "surveillance_tests", "surveillance_findings"
+MANIFEST = "_surveillance_manifest.json"
+INPUT_TABLES = ("tables", "shoes", "rounds", "bets")  # read from the audit's input folder
+# what Surveil takes, each a PCollection of Arrow tables with a table_id column
+INPUTS = (*INPUT_TABLES, "settlements", "findings", "positions")
+POSITIONS = pa.schema([("table_id", pa.string()), ("round_id", pa.string()), ("shoe_position", pa.int32())])
+# the round replays that place a round in its shoe (card games that deal rounds from one shoe)
+POSITION_OUTPUTS = tuple(name for name in REPLAY_OUTPUTS.values() if "shoe_position" in OUTPUTS[name].names)
+_SOURCE = (readers.SOURCE_FILE, readers.SOURCE_ROW)
+_IDS = pa.schema([("kind", pa.string()), ("id", pa.string()), ("table_id", pa.string())])
+_TAG_FEATURES, _TAG_IDS = "features", "ids"
+_PERIOD = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:\.\.(\d{4}-\d{2}-\d{2}))?$")
+
+
+# --------------------------------------------------------------------------------------------------
+# One table's data
+
+
+def _schemas() -> dict[str, pa.Schema]:
+    """The shape of each of Surveil's inputs (the readers' canonical rows; the audit's outputs)."""
+    return {**{t: readers.read_schema(t, with_source=True) for t in INPUT_TABLES},
+            "settlements": SETTLEMENTS, "findings": FINDINGS, "positions": POSITIONS}
+
+
+def _gather(parts: Iterable[pa.Table], schema: pa.Schema) -> pa.Table:
+    tables = [t.select(schema.names).cast(schema) for t in parts if t is not None and t.num_rows]
+    return pa.concat_tables(tables).combine_chunks() if tables else schema.empty_table()
+
+
+def _sorted(table: pa.Table, keys: Sequence[str]) -> pa.Table:
+    return table.take(pc.sort_indices(table, [(k, "ascending") for k in keys])) if table.num_rows > 1 else table
+
+
+def _game_of(row: dict) -> str | None:
+    """The game a table is audited as: its ruleset's game (as the audit decides), else `tables.game`."""
+    from engine.games import game_of_ruleset
+
+    try:
+        return game_of_ruleset(row["ruleset"])
+    except Exception:  # noqa: BLE001 - an unknown ruleset: the audit quarantines the table's rows
+        return row.get("game")
+
+
+def table_data(table_id: str, parts: dict[str, Iterable[pa.Table]]) -> TableData | None:
+    """One table's TableData from its rows of each of Surveil's inputs (None: no `tables` row for it).
+
+    shoes, rounds: the table's rows as read (every contract column; rounds gain `business_date`, the
+    UTC date betting opened), in shoe_no / round order. bets: the bets the audit settled at the table
+    (its settlements rows, with `expected`), each with its input row's `selection` and `seat`; a bet the
+    audit put in quarantine is not among them; and the theoretical RTP of the bet and the variance of its
+    credit per unit staked (with_theoretical_rtp). findings: the audit's findings on the table.
+    positions: round_id, shoe_position from the round replays that have one."""
+    schemas = _schemas()
+    got = {name: _gather(parts.get(name, ()), schema) for name, schema in schemas.items()}
+    if got["tables"].num_rows == 0:
+        return None
+    # (a table_id listed twice: its first row by file and row, as the warehouse takes it)
+    row = min(got["tables"].to_pylist(), key=lambda r: (str(r[readers.SOURCE_FILE]), r[readers.SOURCE_ROW]))
+    info = {"table_id": table_id, "game": _game_of(row), "ruleset": row["ruleset"], "currency": row["currency"]}
+    shoes = _sorted(got["shoes"], ["shoe_no", "shoe_id"]).drop_columns(list(_SOURCE))
+    rounds = _sorted(got["rounds"], ["shoe_id", "round_no", "round_id"]).drop_columns(list(_SOURCE))
+    opened = rounds["betting_opened_at"]
+    rounds = rounds.append_column("business_date", pc.cast(pc.cast(opened, pa.timestamp("us")), pa.date32()))
+    bets = with_theoretical_rtp(_bets(got["settlements"], got["bets"]), row["ruleset"])
+    return TableData(table=info, shoes=shoes, rounds=rounds, bets=bets,
+                     findings=_sorted(got["findings"], SORT_KEYS["findings"]),
+                     positions=_sorted(got["positions"].drop_columns(["table_id"]), ["round_id"]))
+
+
+def _bets(settlements: pa.Table, inputs: pa.Table) -> pa.Table:
+    """The settled bets with their input row's selection and seat (joined on the file and row the bet was
+    read from: exact, however often a bet_id repeats)."""
+    extra = pa.table({
+        "source_file": pc.cast(inputs[readers.SOURCE_FILE], pa.string()), "source_row": inputs[readers.SOURCE_ROW],
+        "selection": inputs["selection"], "seat": inputs["seat"],
+    })
+    joined = settlements.join(extra, keys=["source_file", "source_row"], join_type="left outer")
+    return _sorted(joined, SORT_KEYS["settlements"]).drop_columns(["source_file", "source_row"])
+
+
+_THEORETICAL = pa.schema([("bet_type", pa.string()), ("_mode", pa.string()), ("selection", pa.string()),
+                          ("theoretical_rtp", pa.float64()), ("theoretical_variance", pa.float64())])
+
+
+@cache
+def theoretical_rtp(ruleset: str) -> pa.Table:
+    """The exact RTP of every bet of a ruleset (its game's `rtp`, as `pitboss rtp` and the warehouse's
+    theoretical_rtp table give it) and the variance of the credit per unit staked (null where the RTP is
+    not an enumeration of outcomes): bet_type, _mode ('-' for a game without modes), selection (null: every
+    selection of the bet type; else the one it prices), theoretical_rtp, theoretical_variance. Empty for a
+    ruleset no game knows."""
+    from engine.games import game, game_of_ruleset
+
+    try:
+        g = game(game_of_ruleset(ruleset))
+        rows = g.rtp(g.load_ruleset(ruleset))
+    except Exception:  # noqa: BLE001 - an unknown ruleset: its table's bets carry no theoretical RTP
+        return _THEORETICAL.empty_table()
+    return pa.table({
+        "bet_type": [r.bet_type for r in rows], "_mode": [r.mode for r in rows],
+        "selection": [r.selection for r in rows], "theoretical_rtp": [float(r.rtp) for r in rows],
+        "theoretical_variance": [float(sum(o.probability * o.credit**2 for o in r.outcomes) - r.rtp**2)
+                                 if r.outcomes else None for r in rows],
+    }, schema=_THEORETICAL)
+
+
+def with_theoretical_rtp(bets: pa.Table, ruleset: str) -> pa.Table:
+    """`bets` with theoretical_rtp and theoretical_variance: the ruleset's figures for the bet's type and mode
+    (and its selection, where the ruleset prices a bet type per selection); null where it has none (a bet
+    type not offered, a progressive jackpot whose RTP depends on the balance)."""
+    prices = theoretical_rtp(ruleset)
+    keyed = bets.append_column("_mode", pc.fill_null(bets["mode"], "-")).append_column(
+        "_row", pa.array(range(bets.num_rows), pa.int64()))
+    per_type = prices.filter(pc.is_null(prices["selection"])).drop_columns(["selection"])
+    per_selection = prices.filter(pc.is_valid(prices["selection"])).rename_columns(
+        ["bet_type", "_mode", "selection", "_rtp", "_variance"])
+    joined = (keyed.join(per_type, ["bet_type", "_mode"], join_type="left outer")
+              .join(per_selection, ["bet_type", "_mode", "selection"], join_type="left outer"))
+    joined = joined.take(pc.sort_indices(joined["_row"]))
+    out = bets
+    for name, other in (("theoretical_rtp", "_rtp"), ("theoretical_variance", "_variance")):
+        out = out.append_column(name, pc.coalesce(joined[name], joined[other]))
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# Surveil: the composite transform (no I/O)
+
+
+def _by_table(table: pa.Table):
+    """(table_id, rows of that table) of one batch; rows without a table_id are nobody's."""
+    if table is None or table.num_rows == 0:
+        return
+    for key, rows in split_by_key(table, "table_id"):
+        if key is not None:
+            yield key, rows
+
+
+def _shared_features(detectors: Sequence[Detector]) -> list[tuple[object, list[Detector]]]:
+    """Detectors grouped by their features function (several detectors of a family share one feature
+    table: computed once per table, handed to each)."""
+    groups: dict[int, tuple[object, list[Detector]]] = {}
+    for d in detectors:
+        groups.setdefault(id(d.features), (d.features, []))[1].append(d)
+    return list(groups.values())
+
+
+def reads(detector: Detector, game: str | None) -> bool:
+    """Whether `detector` is given the tables of `game` (its `games`; () is every game)."""
+    return not detector.games or game in detector.games
+
+
+class _Features(beam.DoFn):
+    """(table_id, its rows of each input) -> ("features", (detector, (table_id, features))) for every detector
+    that reads the table's game, and ("ids", the table's ids: the table, its shoes and accounts)."""
+
+    def __init__(self, detectors: Sequence[Detector]):
+        self.detectors = tuple(detectors)
+        self.tables = Metrics.counter("surveillance", "tables")
+        self.unknown = Metrics.counter("surveillance", "tables_without_a_tables_row")
+        self.rows = {d.name: Metrics.counter("surveillance", f"{d.name}_feature_rows") for d in self.detectors}
+
+    def setup(self):
+        self.groups = _shared_features(self.detectors)
+
+    def process(self, element):
+        table_id, parts = element
+        data = table_data(table_id, parts)
+        if data is None:
+            self.unknown.inc()
+            return
+        self.tables.inc()
+        yield _TAG_IDS, _ids(data)
+        game = data.table["game"]
+        for features, detectors in self.groups:
+            readers_ = [d for d in detectors if reads(d, game)]
+            if not readers_:
+                continue
+            try:
+                found = features(data)
+            except Exception as e:
+                raise RuntimeError(f"surveillance: {readers_[0].name}'s features on table {table_id}: {e}") from e
+            if not isinstance(found, pa.Table):
+                raise TypeError(f"surveillance: {readers_[0].name}'s features on table {table_id} returned "
+                                f"{type(found).__name__}, not a pyarrow Table")
+            for d in readers_:
+                self.rows[d.name].inc(found.num_rows)
+                yield _TAG_FEATURES, (d.name, (table_id, found))
+
+
+def _ids(data: TableData) -> pa.Table:
+    shoes = pc.unique(data.shoes["shoe_id"].drop_null()).to_pylist()
+    accounts = pc.unique(data.bets["account_id"].drop_null()).to_pylist()
+    table_id = data.table["table_id"]
+    return pa.table({"kind": ["table"] + ["shoe"] * len(shoes) + ["account"] * len(accounts),
+                     "id": [table_id, *shoes, *accounts],
+                     "table_id": [table_id] * (1 + len(shoes)) + [None] * len(accounts)}, schema=_IDS)
+
+
+class _Tests(beam.DoFn):
+    """(detector, [(table_id, features)]) -> (detector name, its tests over every table's features, in
+    table_id order)."""
+
+    def __init__(self, detectors: Sequence[Detector]):
+        self.detectors = {d.name: d for d in detectors}
+
+    def process(self, element):
+        name, per_table = element
+        detector = self.detectors[name]
+        parts = [f for _, f in sorted(per_table, key=lambda p: p[0])]
+        try:
+            features = pa.concat_tables(parts, promote_options="default")
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
+            raise TypeError(f"surveillance: {name}'s feature tables of different tables do not concatenate: "
+                            f"{e}") from e
+        try:
+            tests = detector.tests(features, dict(detector.settings))
+        except Exception as e:
+            raise RuntimeError(f"surveillance: {name}'s tests: {e}") from e
+        for t in tests:
+            if not isinstance(t, SurveillanceTest):
+                raise TypeError(f"surveillance: {name}'s tests returned {type(t).__name__}, not SurveillanceTest")
+        yield name, list(tests)
+
+
+class _Ids(beam.CombineFn):
+    """Every table's ids -> {"table": {table_id}, "shoe": {shoe_id: table_id}, "account": {account_id}}."""
+
+    def create_accumulator(self):
+        return {"table": set(), "shoe": {}, "account": set()}
+
+    def add_input(self, acc, table: pa.Table):
+        for kind, id_, table_id in zip(*(table[c].to_pylist() for c in _IDS.names), strict=True):
+            if kind == "shoe":
+                acc["shoe"][id_] = table_id
+            else:
+                acc[kind].add(id_)
+        return acc
+
+    def merge_accumulators(self, accs):
+        out = self.create_accumulator()
+        for acc in accs:
+            out["table"] |= acc["table"]
+            out["shoe"].update(acc["shoe"])
+            out["account"] |= acc["account"]
+        return out
+
+    def extract_output(self, acc):
+        return acc
+
+
+def period_dates(period: str) -> tuple[date | None, date | None]:
+    """(first, last) business date of a test's period, 'YYYY-MM-DD' or 'YYYY-MM-DD..YYYY-MM-DD' (None, None:
+    not a period of dates)."""
+    m = _PERIOD.match(period or "")
+    if not m:
+        return None, None
+    first = date.fromisoformat(m.group(1))
+    return first, date.fromisoformat(m.group(2)) if m.group(2) else first
+
+
+class _Adjust(beam.DoFn):
+    """Every detector's tests -> ("tests", the run's tests adjusted, as one table) and ("findings", the
+    flagged ones as review findings)."""
+
+    def __init__(self, detectors: Sequence[Detector], alpha: float, audit_run_id: str | None):
+        self.kinds = {d.name: d.finding_kind for d in detectors}
+        self.alpha, self.audit_run_id = alpha, audit_run_id
+        self.counts = {what: Metrics.counter("surveillance", what) for what in ("tests", "tested", "flagged")}
+
+    def process(self, per_detector: list[tuple[str, list[SurveillanceTest]]], ids: dict):
+        rows, kinds = [], []
+        for name, tests in sorted(per_detector, key=lambda p: p[0]):
+            rows += tests
+            kinds += [self.kinds[name]] * len(tests)
+        adjusted = adjust(rows, self.alpha)
+        tested: dict[str, int] = {}
+        for t in adjusted:
+            tested[t.detector] = tested.get(t.detector, 0) + t.tested
+        self.counts["tests"].inc(len(adjusted))
+        self.counts["tested"].inc(sum(tested.values()))
+        self.counts["flagged"].inc(sum(t.flagged for t in adjusted))
+        yield OUT_TESTS, tests_table(adjusted, kinds, tested, self.alpha, self.audit_run_id)
+        yield OUT_FINDINGS, findings_table([(t, k) for t, k in zip(adjusted, kinds, strict=True) if t.flagged],
+                                           tested, self.alpha, ids)
+
+
+def tests_table(tests: Sequence[SurveillanceTest], kinds: Sequence[str], tested: dict[str, int], alpha: float,
+                audit_run_id: str | None) -> pa.Table:
+    """The surveillance_tests rows of adjusted tests (each with the finding kind of its detector)."""
+    dates = [period_dates(t.period) for t in tests]
+    columns = {
+        "business_date": [last for _, last in dates],
+        **{name: [getattr(t, name) for t in tests] for name in (
+            "detector", "subject", "period")},
+        "period_start": [first for first, _ in dates],
+        **{name: [getattr(t, name) for t in tests] for name in (
+            "statistic", "value", "p_value", "method", "sample", "min_sample", "effect", "money", "detail", "q_value",
+            "flagged")},
+        "finding_kind": list(kinds),
+        "detector_tests": [tested.get(t.detector, 0) for t in tests],
+        "alpha": [alpha] * len(tests),
+        "audit_run_id": [audit_run_id] * len(tests),
+    }
+    for name in ("value", "p_value", "effect", "q_value"):  # (numpy scalars, ints where a detector gave one)
+        columns[name] = [None if v is None else float(v) for v in columns[name]]
+    for name in ("sample", "min_sample", "money"):
+        columns[name] = [None if v is None else int(v) for v in columns[name]]
+    columns["flagged"] = [bool(v) for v in columns["flagged"]]
+    return pa.table(columns, schema=SURVEILLANCE_TESTS)
+
+
+def _resolve(subject: str, ids: dict) -> dict[str, str | None]:
+    """table_id, shoe_id and account_id of a subject: the subject itself, or the one part of a composite
+    'X|Y' subject, where it is a table, a shoe or an account of the run (else null)."""
+    parts = [subject, *subject.split("|")] if "|" in subject else [subject]
+    out: dict[str, str | None] = {"table_id": None, "shoe_id": None, "account_id": None}
+    for kind, column in (("table", "table_id"), ("shoe", "shoe_id"), ("account", "account_id")):
+        hits = sorted({p for p in parts if p in ids[kind]})
+        if len(hits) == 1:
+            out[column] = hits[0]
+    if out["shoe_id"] is not None and out["table_id"] is None:
+        out["table_id"] = ids["shoe"][out["shoe_id"]]
+    return out
+
+
+def findings_table(flagged: Sequence[tuple[SurveillanceTest, str]], tested: dict[str, int], alpha: float,
+                   ids: dict) -> pa.Table:
+    """A finding of severity review for each flagged test."""
+    rows = []
+    for t, kind in flagged:
+        rows.append({
+            "business_date": period_dates(t.period)[1], "kind": kind, "severity": SEVERITY[kind],
+            **_resolve(t.subject, ids), "round_id": None, "bet_id": None,
+            "expected": f"no signal: {t.method}, at a false-discovery rate of {alpha:g} (Benjamini-Hochberg over "
+                        f"{tested.get(t.detector, 0):,} {t.detector} tests)",
+            "recorded": f"{t.statistic}, p = {t.p_value:.3g}, q = {t.q_value:.3g}, sample {t.sample:,}",
+            "message": f"{t.detector} {t.subject} ({t.period}): {t.detail}",
+        })
+    return pa.Table.from_pylist(rows, schema=FINDINGS) if rows else FINDINGS.empty_table()
+
+
+class Surveil(beam.PTransform):
+    """{tables, shoes, rounds, bets, settlements, findings, positions}: PCollections of Arrow tables, each
+    with a table_id column (any batches: the input rows as the readers give them, the audit's outputs,
+    positions = table_id, round_id, shoe_position) -> {surveillance_tests, surveillance_findings}: one
+    Arrow table each (schemas/outputs.py; rows in no particular order: the writer sorts).
+
+    Per table, one TableData (table_data) and, for each detector that reads its game, the detector's
+    features (detectors sharing a features function: computed once); per detector, the feature tables of
+    every table concatenated in table_id order and its tests; over the run, `adjust` at `alpha` (per
+    detector: Benjamini-Hochberg), each row with its detector's finding kind. A detector no table's
+    game is given to has no features and so no tests. No I/O: the caller reads and writes."""
+
+    def __init__(self, detectors: Sequence[Detector], alpha: float = ALPHA, audit_run_id: str | None = None):
+        super().__init__()
+        from engine.surveillance.registry import check
+
+        check(detectors)
+        if not 0 < alpha < 1:
+            raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
+        self.detectors, self.alpha, self.audit_run_id = tuple(detectors), alpha, audit_run_id
+
+    def expand(self, inputs):
+        missing = sorted(set(INPUTS) - set(inputs))
+        if missing:
+            raise ValueError(f"Surveil needs {', '.join(INPUTS)}; missing {', '.join(missing)}")
+        keyed = {name: inputs[name] | f"ByTable {name}" >> beam.FlatMap(_by_table) for name in INPUTS}
+        per_table = (
+            keyed
+            | "GroupByTable" >> beam.CoGroupByKey()
+            | "Features" >> beam.ParDo(_Features(self.detectors))
+            | "SplitFeatures" >> SplitByTag(_TAG_FEATURES, _TAG_IDS, tables=(_TAG_IDS,))
+        )
+        ids = beam.pvalue.AsSingleton(per_table[_TAG_IDS] | "CollectIds" >> beam.CombineGlobally(_Ids()))
+        adjusted = (
+            per_table[_TAG_FEATURES]
+            | "GroupByDetector" >> beam.GroupByKey()
+            | "Tests" >> beam.ParDo(_Tests(self.detectors))
+            | "AllTests" >> beam.combiners.ToList()
+            | "Adjust" >> beam.ParDo(_Adjust(self.detectors, self.alpha, self.audit_run_id), ids)
+            | "SplitOutputs" >> SplitByTag(OUT_TESTS, OUT_FINDINGS, tables=(OUT_TESTS, OUT_FINDINGS))
+        )
+        return {OUT_TESTS: adjusted[OUT_TESTS], OUT_FINDINGS: adjusted[OUT_FINDINGS]}
+
+
+# --------------------------------------------------------------------------------------------------
+# I/O: the audit's folders in, Parquet out
+
+
+class _ReadOutputFile(beam.DoFn):
+    """An audit output file -> its row groups, `columns` only."""
+
+    def __init__(self, columns: Sequence[str]):
+        self.columns = list(columns)
+
+    def process(self, path: str):
+        with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as f:
+            parquet = pq.ParquetFile(f)
+            for i in range(parquet.metadata.num_row_groups):
+                yield parquet.read_row_group(i, columns=self.columns)
+
+
+class ReadOutput(beam.PTransform):
+    """Files of one of the audit's outputs -> Arrow tables of `columns` (every column by default)."""
+
+    def __init__(self, paths: Sequence[str], schema: pa.Schema, columns: Sequence[str] | None = None):
+        super().__init__()
+        self.paths, self.schema = list(paths), schema
+        self.columns = list(columns or schema.names)
+
+    def expand(self, pbegin):
+        target = pa.schema([self.schema.field(c) for c in self.columns])
+        return (pbegin
+                | "Files" >> beam.Create(self.paths, reshuffle=False)
+                | "Spread" >> beam.Reshuffle()
+                | "Read" >> beam.ParDo(_ReadOutputFile(self.columns))
+                | "Cast" >> beam.Map(lambda t: t.cast(target)).with_output_types(pa.Table))
+
+
+def build(pipeline: beam.Pipeline, files: dict[str, list], audit: dict, output_dir: str,
+          detectors: Sequence[Detector], alpha: float) -> None:
+    """Wire reading (the input `files`, the outputs `audit`'s manifest lists), Surveil and writing onto
+    `pipeline` (labelled steps)."""
+    outputs = {name: [o["path"] for o in entries] for name, entries in audit["outputs"].items()}
+    inputs = {table: pipeline | f"Read {table}" >> ReadTable(table, files[table]) for table in INPUT_TABLES}
+    inputs = {table: read["rows"] for table, read in inputs.items()}
+    for name, schema in (("settlements", SETTLEMENTS), ("findings", FINDINGS)):
+        inputs[name] = pipeline | f"Read {name}" >> ReadOutput(outputs.get(name, []), schema)
+    positions = [pipeline | f"Read {name}" >> ReadOutput(outputs.get(name, []), OUTPUTS[name], POSITIONS.names)
+                 for name in POSITION_OUTPUTS]
+    inputs["positions"] = positions | "AllPositions" >> beam.Flatten()
+    surveyed = inputs | "Surveil" >> Surveil(detectors, alpha, audit["run_id"])
+    written = [surveyed[name] | f"Write {name}" >> WriteShards(output_dir, name, SURVEILLANCE_OUTPUTS[name],
+                                                               SORT_KEYS[name], "kind" if name == OUT_FINDINGS
+                                                               else "detector", 1)
+               for name in SURVEILLANCE_OUTPUTS]
+    _ = written | "AllWritten" >> beam.Flatten() | "Done" >> beam.combiners.Count.Globally()
+
+
+@dataclass
+class SurveillanceRun:
+    run_id: str
+    audit_run_id: str
+    input_dir: str
+    output_dir: str
+    runner: str
+    started_at: str
+    alpha: float
+    detectors: list[dict] = field(default_factory=list)  # [{name, finding_kind, games, settings}]
+    business_dates: list[str] = field(default_factory=list)  # the audit run's dates, the ones this run covers
+    finished_at: str | None = None
+    outputs: dict[str, list[dict]] = field(default_factory=dict)  # output -> [{path, sha256, bytes}]
+    code_version: str = ""
+    metrics: dict[str, int] = field(default_factory=dict)
+
+
+def parse_args(argv: list[str] | None):
+    parser = argparse.ArgumentParser(prog="pipelines.surveillance", description=__doc__.splitlines()[0])
+    parser.add_argument("--input", required=True, help="the audit's input folder (local path or gs://, s3://, ...)")
+    parser.add_argument("--output", required=True, help="the audit's output folder (a finished run)")
+    parser.add_argument("--alpha", type=float, default=ALPHA, help="false-discovery rate of the run's flags")
+    return parser.parse_known_args(argv)
+
+
+class SurveillanceError(ValueError):
+    """The folders cannot be surveilled as given (no finished audit, another input): one line for people."""
+
+
+def run(argv: list[str] | None = None, run_id: str | None = None,
+        detectors: Sequence[Detector] | None = None) -> SurveillanceRun:
+    """The surveillance of the audit run in `argv`'s output folder, over its input folder: outputs written
+    with their manifest. `detectors`: the registry's (engine/surveillance/registry.py) by default."""
+    from pipelines.audit import _metrics, code_version, new_run_id, read_manifest, sha256_of
+
+    args, beam_args = parse_args(argv)
+    if not 0 < args.alpha < 1:
+        raise SurveillanceError(f"--alpha must be between 0 and 1, got {args.alpha}")
+    if detectors is None:
+        from engine.surveillance.registry import DETECTORS as detectors
+    try:
+        audit = read_manifest(args.output)
+    except ValueError as e:
+        raise SurveillanceError(f"{e} (run pitboss audit on the folders first)") from None
+    files = {table: input_files(args.input, table) for table in INPUT_TABLES}  # checks local files' structure
+    _same_input(files, audit, args.input)
+    options = PipelineOptions(beam_args, save_main_session=False)
+    runner_name = options.view_as(StandardOptions).runner
+    if runner_name is None:
+        from apache_beam.runners.portability.fn_api_runner import FnApiRunner
+
+        runner, runner_name = FnApiRunner(), "FnApiRunner (in-process)"
+    else:
+        runner = None
+    started = datetime.now(UTC)
+    record = SurveillanceRun(
+        run_id=run_id or new_run_id(started), audit_run_id=audit["run_id"], input_dir=args.input,
+        output_dir=args.output, runner=runner_name, started_at=started.isoformat(), alpha=args.alpha,
+        detectors=[{"name": d.name, "finding_kind": d.finding_kind, "games": list(d.games),
+                    "settings": json.loads(json.dumps(d.settings, default=str))} for d in detectors],
+        business_dates=audit_dates(audit), code_version=code_version(),
+    )
+    clear_outputs(args.output)
+    t0 = time.perf_counter()
+    pipeline = beam.Pipeline(runner=runner, options=options)
+    build(pipeline, files, audit, args.output, detectors, args.alpha)
+    result = pipeline.run()
+    result.wait_until_finish()
+    record.metrics = _metrics(result)
+    record.metrics["pipeline_ms"] = int((time.perf_counter() - t0) * 1000)
+    record.outputs = {name: [dict(path=p, **dict(zip(("sha256", "bytes"), sha256_of(p), strict=True)))
+                             for p in files_in(posixpath.join(args.output, name))]
+                      for name in SURVEILLANCE_OUTPUTS}
+    record.finished_at = datetime.now(UTC).isoformat()
+    # written last: a folder without it holds no finished surveillance
+    with FileSystems.create(posixpath.join(args.output, MANIFEST)) as f:
+        f.write(json.dumps(record.__dict__, indent=2, sort_keys=True).encode())
+    return record
+
+
+def _same_input(files: dict[str, list], audit: dict, input_dir: str) -> None:
+    """SurveillanceError unless the input files are the ones the audit read (its settlements name them)."""
+    for table in INPUT_TABLES:
+        now = sorted(source_path(f) for f in files[table])
+        then = sorted(i["path"] for i in audit.get("inputs", {}).get(table, []))
+        if now != then:
+            raise SurveillanceError(
+                f"{input_dir}: its {table} files are not those the audit in {audit.get('output_dir')} read (it "
+                f"read {audit.get('input_dir')}): surveil the folders the audit was run on")
+
+
+def audit_dates(audit: dict) -> list[str]:
+    """The business dates of an audit run (of its round replays, settlements and findings, as the warehouse
+    counts a run's dates), 'YYYY-MM-DD', sorted."""
+    dates: set[str] = set()
+    for name in (*REPLAY_OUTPUTS.values(), "settlements", "findings"):
+        for entry in audit["outputs"].get(name, []):
+            with FileSystems.open(entry["path"], compression_type=CompressionTypes.UNCOMPRESSED) as f:
+                column = pq.read_table(f, columns=["business_date"])["business_date"]
+            dates |= {d.isoformat() for d in pc.unique(column.drop_null()).to_pylist()}
+    return sorted(dates)
+
+
+def clear_outputs(output_dir: str) -> None:
+    """A previous surveillance's manifest, then its files, gone (the audit's outputs are left alone)."""
+    manifest = posixpath.join(output_dir, MANIFEST)
+    if FileSystems.exists(manifest):
+        FileSystems.delete([manifest])
+    for name in SURVEILLANCE_OUTPUTS:
+        old = files_in(posixpath.join(output_dir, name), "*")
+        if old:
+            FileSystems.delete(old)
+
+
+def read_surveillance_manifest(output_dir: str) -> dict:
+    """The manifest of a finished surveillance run in `output_dir` (ValueError if there is none)."""
+    path = posixpath.join(output_dir, MANIFEST)
+    if not FileSystems.exists(path):
+        raise ValueError(f"{output_dir}: no {MANIFEST}: no finished surveillance there")
+    with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as f:
+        manifest = json.loads(f.read())
+    if not manifest.get("finished_at"):
+        raise ValueError(f"{path}: the surveillance did not finish")
+    return manifest
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,351 @@
+"""The surveillance pipeline (pipelines/surveillance.py) with small fake detectors of its own: each table's
+TableData holds that table's rows and the audit's results, features are concatenated across tables,
+false discoveries are controlled per detector, flags become review findings, and the Parquet is sorted
+and byte-identical from run to run; a table of a game a detector does not read is never passed to it.
+Then the real detectors (engine/surveillance/registry.py) on a clean recorded day flag nothing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from datetime import date
+
+import apache_beam as beam
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+from apache_beam.testing.util import assert_that
+
+from engine.findings import SEVERITY
+from engine.surveillance.detector import Detector, TableData
+from engine.surveillance.tests import SurveillanceTest
+from pipelines.audit import run as audit
+from pipelines.games import REPLAY_OUTPUTS
+from pipelines.surveillance import (
+    INPUTS,
+    MANIFEST,
+    POSITION_OUTPUTS,
+    Surveil,
+    SurveillanceError,
+    period_dates,
+    read_surveillance_manifest,
+    run,
+)
+from pitboss.recorder import GenerateConfig, generate
+from schemas import readers
+from schemas.outputs import SORT_KEYS, SURVEILLANCE_FINDINGS, SURVEILLANCE_TESTS
+
+# --- fake detectors (module level: Beam pickles them by reference) --------------------------------
+
+
+def census_features(table: TableData) -> pa.Table:
+    """One row per table: what its TableData holds."""
+    bets = table.bets
+    return pa.table({
+        "table_id": [table.table["table_id"]], "game": [table.table["game"]], "ruleset": [table.table["ruleset"]],
+        "currency": [table.table["currency"]], "shoes": [table.shoes.num_rows], "rounds": [table.rounds.num_rows],
+        "bets": [bets.num_rows], "expected": [pc.sum(bets["expected"]).as_py() or 0],
+        "with_selection": [bets.num_rows - bets["selection"].null_count],
+        "with_seat": [bets.num_rows - bets["seat"].null_count],
+        "findings": [table.findings.num_rows], "positions": [table.positions.num_rows],
+        "positioned": [table.positions.num_rows - table.positions["shoe_position"].null_count],
+        "dates": [sorted({d.isoformat() for d in table.rounds["business_date"].to_pylist() if d})],
+        "other_tables": [sorted(set(table.rounds["table_id"].to_pylist()) | set(bets["table_id"].to_pylist())
+                                | set(table.findings["table_id"].to_pylist())) != [table.table["table_id"]]],
+    })
+
+
+def census_tests(features: pa.Table, settings: dict) -> list[SurveillanceTest]:
+    """A row per table (its census as detail), and one for the run: the tables in the order received."""
+    rows = features.to_pylist()
+    out = [SurveillanceTest("census", r["table_id"], r["dates"][0] if r["dates"] else "", "tables = 1", 1.0, 0.5,
+                            "fake", 1, 1, detail=json.dumps(r, sort_keys=True)) for r in rows]
+    days = sorted({d for r in rows for d in r["dates"]})
+    out.append(SurveillanceTest("census_run", "run", f"{days[0]}..{days[-1]}", f"tables = {len(rows)}",
+                                float(len(rows)), 0.5, "fake", len(rows), 1,
+                                detail=json.dumps([r["table_id"] for r in rows]), money=settings["money"]))
+    return out
+
+
+CENSUS = Detector("census", "DEALER_ANOMALY", (), census_features, census_tests, {"money": 1234})
+
+
+def game_features(table: TableData) -> pa.Table:
+    return pa.table({"table_id": [table.table["table_id"]], "game": [table.table["game"]]})
+
+
+def game_tests(features: pa.Table, settings: dict) -> list[SurveillanceTest]:
+    return [SurveillanceTest("wheels_only", r["table_id"], "2026-11-28", "seen", None, 0.5, "fake", 1, 1,
+                             detail=r["game"]) for r in features.to_pylist()]
+
+
+WHEELS_ONLY = Detector("wheels_only", "WHEEL_BIAS", ("roulette",), game_features, game_tests)
+# a detector no table of the day is given to: no features, so no tests at all
+NOBODYS = Detector("nobodys", "WHEEL_BIAS", ("no_such_game",), game_features, game_tests)
+
+
+def first_table(features: pa.Table) -> tuple[str, str]:
+    """The smallest table_id and an account of it, from the census-like features of every table."""
+    tables = sorted(features["table_id"].to_pylist())
+    return tables[0], features.filter(pc.equal(features["table_id"], tables[0]))["account"][0].as_py()
+
+
+def account_features(table: TableData) -> pa.Table:
+    accounts = sorted(a for a in set(table.bets["account_id"].to_pylist()) if a)
+    return pa.table({"table_id": [table.table["table_id"]], "account": [accounts[0] if accounts else None]})
+
+
+def strong_tests(features: pa.Table, settings: dict) -> list[SurveillanceTest]:
+    """Alone in their detector, p = 0.001 and 0.002 are flagged at 1% (q = 0.002 each); pooled with weak's nine
+    p = 0.9 (11 tests) they would not be (q = 0.011 each). And one row below its minimum sample."""
+    table_id, account = first_table(features)
+    period = "2026-11-28"
+    return [
+        SurveillanceTest("strong", table_id, period, "z = 3.1", 3.1, 0.001, "fake", 500, 100, effect=0.2,
+                         detail=f"table {table_id}"),
+        SurveillanceTest("strong", f"{account}|nobody", period, "z = 2.9", 2.9, 0.002, "fake", 500, 100,
+                         money=-50, detail=f"account {account}"),
+        SurveillanceTest("strong", "small", period, "not tested", None, None, "not tested", 3, 100,
+                         detail="3 rounds, below the 100 this test needs"),
+    ]
+
+
+def weak_tests(features: pa.Table, settings: dict) -> list[SurveillanceTest]:
+    return [SurveillanceTest("weak", f"w{i}", "2026-11-28", "z = 0.1", 0.1, 0.9, "fake", 500, 100)
+            for i in range(9)]
+
+
+STRONG = Detector("strong", "ADVANTAGE_PLAY", (), account_features, strong_tests)
+# (the same features function as STRONG: computed once per table, handed to both)
+WEAK = Detector("weak", "OPPOSITE_BETTING", (), account_features, weak_tests)
+FAKES = (CENSUS, WHEELS_ONLY, NOBODYS, STRONG, WEAK)
+
+# --- a small audited day --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def day(tmp_path_factory):
+    """Two days of every game, a few planted faults (so that tables have findings), audited."""
+    tmp = tmp_path_factory.mktemp("surveil")
+    generate(GenerateConfig(out=tmp / "data", tables=2, blackjack_tables=1, roulette_tables=1, sic_bo_tables=1,
+                            stud_tables=1, days=2, rounds_per_table=40, bets_per_round=8, seed=5, fault_rate=0.03,
+                            quiet=True))
+    record = audit(["--input", str(tmp / "data"), "--output", str(tmp / "out")])
+    return tmp, record
+
+
+@pytest.fixture(scope="module")
+def surveilled(day):
+    tmp, _ = day
+    record = run(["--input", str(tmp / "data"), "--output", str(tmp / "out")], detectors=FAKES)
+    tests = pq.read_table(tmp / "out" / "surveillance_tests")
+    findings = pq.read_table(tmp / "out" / "surveillance_findings")
+    return tmp, record, tests, findings
+
+
+def rows_of(tests: pa.Table, detector: str) -> list[dict]:
+    return [r for r in tests.to_pylist() if r["detector"] == detector]
+
+
+def input_table(tmp, name: str) -> pa.Table:
+    return readers.read_dataset(str(tmp / "data"))[name]
+
+
+def output(tmp, name: str) -> pa.Table:
+    return pq.read_table(tmp / "out" / name)
+
+
+def test_each_table_gets_its_own_rows_and_the_audits_results(surveilled):
+    tmp, _, tests, _ = surveilled
+    census = {r["subject"]: json.loads(r["detail"]) for r in rows_of(tests, "census")}
+    tables = input_table(tmp, "tables")
+    assert sorted(census) == sorted(tables["table_id"].to_pylist())
+    rounds, bets, shoes = (Counter(input_table(tmp, n)["table_id"].to_pylist()) for n in ("rounds", "bets", "shoes"))
+    settlements, findings = output(tmp, "settlements"), output(tmp, "findings")
+    settled = Counter(settlements["table_id"].to_pylist())
+    found = Counter(findings["table_id"].to_pylist())
+    positions = Counter()
+    for name in POSITION_OUTPUTS:
+        positions.update(output(tmp, name)["table_id"].to_pylist())
+    games = dict(zip(tables["table_id"].to_pylist(), tables["game"].to_pylist(), strict=True))
+    read = readers.read_dataset(str(tmp / "data"), with_source=True)["bets"]
+    # each settled bet's input row (by the file and row it was read from)
+    input_bets = pa.table({"source_file": pc.cast(read["_source_file"], pa.string()), "source_row": read["_source_row"],
+                           "selection": read["selection"], "seat": read["seat"]}).join(
+        settlements.select(["source_file", "source_row", "table_id"]), ["source_file", "source_row"], join_type="inner")
+    assert input_bets.num_rows == settlements.num_rows
+    for table_id, c in census.items():
+        assert c["game"] == games[table_id]
+        assert (c["shoes"], c["rounds"]) == (shoes[table_id], rounds[table_id])
+        # the bets the audit settled, with their expected credit (not the quarantined ones)
+        assert c["bets"] == settled[table_id] and c["bets"] <= bets[table_id]
+        mine = settlements.filter(pc.equal(settlements["table_id"], table_id))
+        assert c["expected"] == (pc.sum(mine["expected"]).as_py() or 0)
+        # selection and seat joined from each settled bet's input row
+        theirs = input_bets.filter(pc.equal(input_bets["table_id"], table_id))
+        assert c["with_selection"] == theirs.num_rows - theirs["selection"].null_count
+        assert c["with_seat"] == theirs.num_rows - theirs["seat"].null_count
+        assert c["findings"] == found[table_id]
+        assert c["positions"] == positions[table_id]
+        assert c["dates"] == ["2026-11-28", "2026-11-29"]
+        assert not c["other_tables"]
+    # the card games' rounds have their shoe positions; the others none
+    assert {games[t] for t, c in census.items() if c["positioned"]} == {"baccarat", "blackjack"}
+    assert sum(found.values()) > 0 and any(c["with_selection"] for c in census.values())
+
+
+def test_features_of_every_table_are_concatenated_in_table_order(surveilled):
+    tmp, _, tests, _ = surveilled
+    (run_row,) = rows_of(tests, "census_run")
+    tables = sorted(input_table(tmp, "tables")["table_id"].to_pylist())
+    assert json.loads(run_row["detail"]) == tables
+    assert run_row["money"] == 1234  # the detector's settings are passed to its tests
+    assert run_row["period"] == "2026-11-28..2026-11-29"
+    assert (run_row["period_start"], run_row["business_date"]) == (date(2026, 11, 28), date(2026, 11, 29))
+
+
+def test_a_detector_reads_only_the_tables_of_its_games(surveilled):
+    tmp, _, tests, _ = surveilled
+    seen = rows_of(tests, "wheels_only")
+    tables = input_table(tmp, "tables")
+    roulette = [t for t, g in zip(tables["table_id"].to_pylist(), tables["game"].to_pylist(), strict=True)
+                if g == "roulette"]
+    assert sorted(r["subject"] for r in seen) == roulette and {r["detail"] for r in seen} == {"roulette"}
+    assert rows_of(tests, "nobodys") == []  # given no table: never called
+
+
+def test_false_discoveries_are_controlled_per_detector(surveilled):
+    _, record, tests, _ = surveilled
+    strong = {r["subject"]: r for r in rows_of(tests, "strong")}
+    table_id = next(s for s in strong if "|" not in s and s != "small")
+    assert strong[table_id]["q_value"] == pytest.approx(0.002) and strong[table_id]["flagged"]
+    (pair,) = [s for s in strong if "|" in s]
+    assert strong[pair]["q_value"] == pytest.approx(0.002) and strong[pair]["flagged"]
+    # (pooled with weak's nine p = 0.9, q would be 0.011 and 0.011: not flagged at 1%)
+    assert strong["small"]["q_value"] is None and not strong["small"]["flagged"]
+    assert {r["detector_tests"] for r in strong.values()} == {2}
+    weak = rows_of(tests, "weak")
+    assert len(weak) == 9 and not any(r["flagged"] for r in weak)
+    assert [r["q_value"] for r in weak] == pytest.approx([0.9] * 9) and {r["detector_tests"] for r in weak} == {9}
+    assert {r["finding_kind"] for r in strong.values()} == {"ADVANTAGE_PLAY"}
+    assert {r["finding_kind"] for r in weak} == {"OPPOSITE_BETTING"}
+    assert {r["alpha"] for r in tests.to_pylist()} == {0.01}
+    assert {r["audit_run_id"] for r in tests.to_pylist()} == {record.audit_run_id}
+    assert record.metrics["surveillance.flagged"] == 2 and record.metrics["surveillance.tests"] == tests.num_rows
+    assert record.metrics["surveillance.tables"] == 6
+
+
+def test_flagged_tests_become_review_findings_apart_from_the_audits(surveilled):
+    tmp, _, tests, findings = surveilled
+    assert findings.schema == SURVEILLANCE_FINDINGS and tests.schema == SURVEILLANCE_TESTS
+    rows = findings.to_pylist()
+    assert len(rows) == 2 and {r["kind"] for r in rows} == {"ADVANTAGE_PLAY"}
+    assert {r["severity"] for r in rows} == {SEVERITY["ADVANTAGE_PLAY"]} == {"review"}
+    by_table = next(r for r in rows if r["table_id"] is not None)
+    by_account = next(r for r in rows if r["account_id"] is not None)
+    assert by_table["account_id"] is None and by_table["message"].startswith(f"strong {by_table['table_id']} ")
+    # a composite subject: its one part that is an account of the run
+    assert by_account["table_id"] is None and by_account["message"].startswith(f"strong {by_account['account_id']}|")
+    assert {r["business_date"] for r in rows} == {date(2026, 11, 28)}
+    assert all("q = 0.002" in r["recorded"] and "Benjamini-Hochberg over 2 strong tests" in r["expected"]
+               for r in rows)
+    # the audit's own findings are untouched: no review kind among them
+    assert "review" not in set(output(tmp, "findings")["severity"].to_pylist())
+
+
+def test_rows_are_sorted_and_the_files_identical_run_after_run(day, surveilled, tmp_path):
+    tmp, first, tests, _ = surveilled
+    keys = SORT_KEYS["surveillance_tests"]
+    assert tests.equals(tests.sort_by([(k, "ascending") for k in keys]))
+    before = {p.relative_to(tmp / "out"): p.read_bytes()
+              for name in ("surveillance_tests", "surveillance_findings") for p in (tmp / "out" / name).iterdir()}
+    shutil.copytree(tmp / "out", tmp_path / "out")
+    second = run(["--input", str(tmp / "data"), "--output", str(tmp_path / "out")], detectors=FAKES)
+    after = {p.relative_to(tmp_path / "out"): p.read_bytes()
+             for name in ("surveillance_tests", "surveillance_findings") for p in (tmp_path / "out" / name).iterdir()}
+    assert after == before and len(before) == 2
+    manifest = read_surveillance_manifest(str(tmp_path / "out"))
+    assert manifest["run_id"] == second.run_id != first.run_id
+    assert manifest["audit_run_id"] == first.audit_run_id
+    assert manifest["business_dates"] == ["2026-11-28", "2026-11-29"]
+    assert [d["name"] for d in manifest["detectors"]] == [d.name for d in FAKES]
+    assert {o["path"].rsplit("/", 2)[1] for entries in manifest["outputs"].values() for o in entries} == {
+        "surveillance_tests", "surveillance_findings"}
+
+
+def test_a_folder_without_a_finished_audit_or_of_another_input_is_refused(surveilled, tmp_path):
+    tmp, *_ = surveilled
+    with pytest.raises(SurveillanceError, match="no _manifest.json"):
+        run(["--input", str(tmp / "data"), "--output", str(tmp_path)], detectors=FAKES)
+    other = tmp_path / "other"
+    shutil.copytree(tmp / "data", other)
+    with pytest.raises(SurveillanceError, match="not those the audit"):
+        run(["--input", str(other), "--output", str(tmp / "out")], detectors=FAKES)
+    with pytest.raises(SurveillanceError, match="alpha"):
+        run(["--input", str(tmp / "data"), "--output", str(tmp / "out"), "--alpha", "1.5"], detectors=FAKES)
+    # refused before anything is cleared: the previous surveillance is still there
+    assert (tmp / "out" / MANIFEST).exists() and (tmp / "out" / "surveillance_tests").is_dir()
+
+
+def test_registry_checks_names_and_kinds():
+    with pytest.raises(ValueError, match="two detectors"):
+        Surveil([STRONG, STRONG])
+    with pytest.raises(ValueError, match="finding kind"):
+        Surveil([Detector("x", "NO_SUCH_KIND", (), game_features, game_tests)])
+    with pytest.raises(ValueError, match="alpha"):
+        Surveil([STRONG], alpha=0)
+
+
+def test_period_dates():
+    assert period_dates("2026-11-28") == (date(2026, 11, 28), date(2026, 11, 28))
+    assert period_dates("2026-11-28..2026-12-01") == (date(2026, 11, 28), date(2026, 12, 1))
+    assert period_dates("") == (None, None) and period_dates("run") == (None, None)
+
+
+# --- the transform alone, on hand-made rows ---------------------------------------------------------
+
+
+def test_surveil_is_a_pure_transform_over_tables_it_is_given():
+    """Two tables of hand-made rows in, batches split across tables: one census row each, one run row."""
+    t = readers.read_schema("tables", with_source=True)
+    tables = pa.Table.from_pylist([
+        {"table_id": "A", "game": "roulette", "ruleset": "roulette_single_zero_live", "currency": "EUR",
+         "_source_file": "t.parquet", "_source_row": 0},
+        {"table_id": "B", "game": "sic_bo", "ruleset": "sic_bo_live", "currency": "EUR",
+         "_source_file": "t.parquet", "_source_row": 1},
+    ], schema=t)
+    r = readers.read_schema("rounds", with_source=True)
+    at = pa.scalar(1_795_852_800_000_000, pa.timestamp("us", tz="UTC"))  # 2026-11-28 (UTC)
+    rounds = pa.Table.from_pylist([
+        {"round_id": f"{tid}-{i}", "shoe_id": f"{tid}-S", "table_id": tid, "round_no": i, "status": "settled",
+         "betting_opened_at": at.as_py(), "_source_file": "r.parquet", "_source_row": i}
+        for tid, n in (("A", 3), ("B", 2)) for i in range(n)], schema=r)
+    empty = {name: readers.read_schema(name, with_source=True).empty_table() for name in ("shoes", "bets")}
+    from pipelines.surveillance import POSITIONS
+    from schemas.outputs import FINDINGS, SETTLEMENTS
+
+    def check(got):
+        (table,) = got
+        rows = {x["subject"]: x for x in table.to_pylist()}
+        assert json.loads(rows["A"]["detail"])["rounds"] == 3 and json.loads(rows["B"]["detail"])["rounds"] == 2
+        assert json.loads(rows["run"]["detail"]) == ["A", "B"]
+        assert rows["run"]["period"] == "2026-11-28..2026-11-28"
+
+    with beam.Pipeline() as p:
+        inputs = {
+            "tables": p | "T" >> beam.Create([tables]),
+            "rounds": p | "R" >> beam.Create([rounds.slice(0, 2), rounds.slice(2)]),
+            **{n: p | n >> beam.Create([e]) for n, e in empty.items()},
+            "settlements": p | "S" >> beam.Create([SETTLEMENTS.empty_table()]),
+            "findings": p | "F" >> beam.Create([FINDINGS.empty_table()]),
+            "positions": p | "P" >> beam.Create([POSITIONS.empty_table()]),
+        }
+        assert set(inputs) == set(INPUTS)
+        out = inputs | Surveil([CENSUS])
+        assert_that(out["surveillance_tests"], check)
+
+
+def test_replay_outputs_with_positions_are_found_generically():
+    assert set(POSITION_OUTPUTS) <= set(REPLAY_OUTPUTS.values()) and POSITION_OUTPUTS
