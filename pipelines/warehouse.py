@@ -22,7 +22,7 @@ import duckdb
 
 from pipelines.crashpoints import crash_point
 from pipelines.games import REPLAY_OUTPUTS
-from schemas.outputs import OUTPUTS
+from schemas.outputs import OUTPUTS, SURVEILLANCE_OUTPUTS
 
 # DuckDB's memory while it inserts beside the audit: it otherwise caches every block it has written
 # (up to 80% of the machine), ~0.4 GB at 10M settlements; held to this, it spills and evicts instead,
@@ -45,7 +45,7 @@ STORAGE_VERSION = "v1.0.0"
 
 _DUCK_TYPES = {
     "date32[day]": "DATE", "string": "VARCHAR", "int8": "TINYINT", "int32": "INTEGER", "int64": "BIGINT",
-    "bool": "BOOLEAN", "timestamp[us, tz=UTC]": "TIMESTAMPTZ", "list<item: string>": "VARCHAR[]",
+    "bool": "BOOLEAN", "double": "DOUBLE", "timestamp[us, tz=UTC]": "TIMESTAMPTZ", "list<item: string>": "VARCHAR[]",
     "list<item: int8>": "TINYINT[]", "list<item: list<item: string>>": "VARCHAR[][]",
     "list<item: struct<bet_id: string, bet_type: string, selection: string, covered: list<item: int8>>>":
         "STRUCT(bet_id VARCHAR, bet_type VARCHAR, selection VARCHAR, covered TINYINT[])[]",
@@ -54,7 +54,7 @@ _DUCK_TYPES = {
 
 def _create_statements() -> list[str]:
     statements = []
-    for name, schema in OUTPUTS.items():
+    for name, schema in {**OUTPUTS, **SURVEILLANCE_OUTPUTS}.items():
         cols = ", ".join(f'"{f.name}" {_DUCK_TYPES[str(f.type)]}' for f in schema)
         statements.append(f"CREATE TABLE IF NOT EXISTS {name} (run_id VARCHAR NOT NULL, {cols})")
     statements.append(
@@ -62,6 +62,13 @@ def _create_statements() -> list[str]:
         "finished_at TIMESTAMPTZ, loaded_at TIMESTAMPTZ, runner VARCHAR, code_version VARCHAR, "
         "input_dir VARCHAR, output_dir VARCHAR, business_dates DATE[], inputs JSON, outputs JSON, counts JSON, "
         "superseded_by VARCHAR)"
+    )
+    # the surveillance runs loaded (pitboss surveil: load_surveillance), as audit_runs holds the audits
+    statements.append(
+        "CREATE TABLE IF NOT EXISTS surveillance_runs (run_id VARCHAR PRIMARY KEY, audit_run_id VARCHAR, "
+        "started_at TIMESTAMPTZ, finished_at TIMESTAMPTZ, loaded_at TIMESTAMPTZ, runner VARCHAR, code_version VARCHAR, "
+        "input_dir VARCHAR, output_dir VARCHAR, business_dates DATE[], alpha DOUBLE, detectors JSON, outputs JSON, "
+        "counts JSON, superseded_by VARCHAR)"
     )
     # reference data for the regulator views (audits/views): exact RTP of every bet, and the tables audited.
     # theoretical_rtp's key is (ruleset, bet_type, mode, selection), held by a unique index. A warehouse written
@@ -91,7 +98,7 @@ def _add_missing_columns(con: duckdb.DuckDBPyConnection) -> None:
     for table, column in con.execute("SELECT table_name, column_name FROM duckdb_columns() "
                                      "WHERE database_name = current_database() AND schema_name = 'main'").fetchall():
         have.setdefault(table, set()).add(column)
-    for name, schema in OUTPUTS.items():
+    for name, schema in {**OUTPUTS, **SURVEILLANCE_OUTPUTS}.items():
         for f in schema:
             if f.name not in have.get(name, set()):
                 con.execute(f'ALTER TABLE {name} ADD COLUMN "{f.name}" {_DUCK_TYPES[str(f.type)]}')
@@ -123,7 +130,8 @@ def insert_beside_audit(con: duckdb.DuckDBPyConnection) -> None:
 def insert_statement(name: str, columns: list[str] | None = None) -> str:
     """INSERT of output `name`'s Parquet files (`columns` of them, every one by default; none: run_id
     only), parameters (run_id, [paths])."""
-    cols = "".join(f', "{c}"' for c in (OUTPUTS[name].names if columns is None else columns))
+    schema = OUTPUTS[name] if name in OUTPUTS else SURVEILLANCE_OUTPUTS[name]
+    cols = "".join(f', "{c}"' for c in (schema.names if columns is None else columns))
     return f"INSERT INTO {name} (run_id{cols}) SELECT ?{cols} FROM read_parquet(?)"
 
 
@@ -334,3 +342,69 @@ class WarehouseLoad:
         for _, sql in view_sql():
             con.execute(sql)
         return counts
+
+
+def load_surveillance(warehouse: str, manifest: dict) -> dict[str, int]:
+    """Load a finished surveillance run (pipelines/surveillance.py: its `_surveillance_manifest.json`):
+    its surveillance_tests and surveillance_findings replace the rows of the business dates it covers (the
+    dates of the audit run it read) from earlier surveillance runs, which surveillance_runs marks
+    superseded, in one transaction on a copy of the file swapped in once committed, as an audit's load
+    (and never beside one: the same lock). The audit's tables are not touched. Returns rows loaded per
+    table."""
+    if not manifest.get("finished_at"):
+        raise ValueError(f"surveillance run {manifest.get('run_id')} did not finish: its outputs are not loaded")
+    target = Path(warehouse)
+    staging = target.with_name(target.name + ".loading")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.with_name(target.name + ".lock"), "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RuntimeError(f"{target}: another load of this warehouse is running; try again when it has "
+                               f"finished") from None
+        staging.unlink(missing_ok=True)
+        try:
+            if target.exists():
+                shutil.copyfile(target, staging)
+            con = open_for_load(str(staging))
+            try:
+                con.execute("BEGIN TRANSACTION")
+                counts = _load_surveillance(con, manifest)
+                crash_point("loading")
+                con.execute("COMMIT")
+                con.execute("CHECKPOINT")
+            finally:
+                con.close()
+            os.replace(staging, target)
+        finally:
+            staging.unlink(missing_ok=True)
+    return counts
+
+
+def _load_surveillance(con: duckdb.DuckDBPyConnection, manifest: dict) -> dict[str, int]:
+    run_id, dates = manifest["run_id"], manifest["business_dates"]
+    replaced = [r[0] for r in con.execute(
+        "SELECT run_id FROM surveillance_runs WHERE run_id <> ? AND superseded_by IS NULL AND "
+        "len(list_intersect(business_dates, CAST(? AS DATE[]))) > 0", [run_id, dates]).fetchall()]
+    counts: dict[str, int] = {}
+    for name in SURVEILLANCE_OUTPUTS:
+        con.execute(f"DELETE FROM {name} WHERE run_id = ?", [run_id])  # (the same run loaded again)
+        paths = [o["path"] for o in manifest["outputs"].get(name, [])]
+        if paths:
+            con.execute(insert_statement(name), [run_id, paths])
+        # rows of the covered dates, and undated rows of the runs this one replaces
+        con.execute(f"DELETE FROM {name} WHERE run_id <> ? AND (business_date IN (SELECT CAST(unnest(?) AS DATE)) OR "
+                    f"(business_date IS NULL AND run_id IN (SELECT unnest(?))))", [run_id, dates, replaced])
+        counts[name] = con.execute(f"SELECT count(*) FROM {name} WHERE run_id = ?", [run_id]).fetchone()[0]
+    con.execute("UPDATE surveillance_runs SET superseded_by = ? WHERE run_id IN (SELECT unnest(?))", [run_id, replaced])
+    con.execute("DELETE FROM surveillance_runs WHERE run_id = ?", [run_id])
+    con.execute(
+        "INSERT INTO surveillance_runs VALUES (?, ?, ?, ?, now(), ?, ?, ?, ?, CAST(? AS DATE[]), ?, ?, ?, ?, NULL)",
+        [run_id, manifest["audit_run_id"], manifest["started_at"], manifest["finished_at"], manifest["runner"],
+         manifest["code_version"], manifest["input_dir"], manifest["output_dir"], dates, manifest["alpha"],
+         json.dumps(manifest["detectors"]), json.dumps(manifest["outputs"]),
+         json.dumps({**manifest.get("metrics", {}), **counts})],
+    )
+    for _, sql in view_sql():
+        con.execute(sql)
+    return counts

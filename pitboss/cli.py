@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from pitboss.commands import audit, demo, generate, query, replay, report, rtp, schema, validate, verify
+from pitboss.commands import audit, demo, generate, query, replay, report, rtp, schema, surveil, validate, verify
 
 app = typer.Typer(
     name="pitboss",
@@ -29,6 +29,9 @@ app.command("report")(report.report)
 app.command("generate")(generate.generate)
 app.command("audit", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(
     audit.audit
+)
+app.command("surveil", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(
+    surveil.surveil
 )
 
 

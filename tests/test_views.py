@@ -51,6 +51,9 @@ VIEWS = ("all_rounds", "discrepancies", "limit_breaches", "dealing_violations", 
          "daily_summary")
 # views of one game's own tables (casino stud's pools: tests/test_casino_stud_warehouse.py)
 GAME_VIEWS = ("jackpot_days",)
+# views of the surveillance tables (tests/test_surveillance_warehouse.py)
+SURVEILLANCE_VIEWS = ("advantage_play", "opposite_betting", "shoe_integrity", "wheel_bias", "dice_bias",
+                      "dealer_anomalies")
 BLACKJACK_DEALING = ("SHOE_COMPOSITION", "CARD_SEQUENCE_MISMATCH", "ROUND_AFTER_CUT", "DEALER_DRAW_RULE",
                      "ILLEGAL_DECISION", "DECISION_MISSING", "AUTO_PLAY_DEVIATION")
 BLACKJACK_BETTING = ("STAKE_BELOW_MIN", "STAKE_ABOVE_MAX", "PAIR_WITHOUT_MAIN", "SIDE_BET_ABOVE_SHARE", "LATE_BET",
@@ -104,7 +107,7 @@ def test_view_files_are_numbered_and_one_view_each():
     files = sorted(p.name for p in VIEWS_DIR.glob("*.sql"))
     assert all(re.fullmatch(r"\d\d_[a-z_]+\.sql", f) for f in files), files
     names = [view_header((VIEWS_DIR / f).read_text())[0] for f in files]
-    assert sorted(names) == sorted((*VIEWS, *GAME_VIEWS))
+    assert sorted(names) == sorted((*VIEWS, *GAME_VIEWS, *SURVEILLANCE_VIEWS))
     for f, name in zip(files, names, strict=True):
         assert f[3:-4] == name
         text = (VIEWS_DIR / f).read_text()
@@ -157,7 +160,7 @@ def test_plain_duckdb_client_opens_read_only_and_queries_every_view(wh, tmp_path
                           cwd=tmp_path, timeout=60)
     assert done.returncode == 0, done.stderr
     counts = json.loads(done.stdout)
-    assert set(counts) == {*VIEWS, *GAME_VIEWS}
+    assert set(counts) == {*VIEWS, *GAME_VIEWS, *SURVEILLANCE_VIEWS}
     assert counts["discrepancies"] == 2 and counts["limit_breaches"] == 2 and counts["dealing_violations"] == 1
     assert counts["daily_summary"] == 2 and counts["all_rounds"] == len(wh.data.rounds)
     assert copy.read_bytes() == before

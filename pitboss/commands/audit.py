@@ -26,6 +26,8 @@ def audit(
     validate: bool = typer.Option(True, "--validate/--no-validate",
                                   help="Run the data-quality suites (audits/expectations) on the input, beside the "
                                   "pipeline."),
+    surveil: bool = typer.Option(False, "--surveil", help="Then run the surveillance on the same folders "
+                                 "(pitboss surveil) and load it too."),
 ) -> None:
     """Replay every shoe, recompute every settlement, flag what disagrees.
 
@@ -47,7 +49,11 @@ def audit(
         _bad_input(found.group(1))
     if night.quality is not None:
         _print_quality(night.quality)
-    print_summary(night.record.__dict__, night.loaded, warehouse)
+    print_summary(night.record.__dict__, night.loaded, warehouse)  # (exits 1 first if bets are unaccounted for)
+    if surveil:
+        from pitboss.commands.surveil import run_surveillance
+
+        run_surveillance(input, output, warehouse, beam_args=list(ctx.args))
 
 
 def _print_quality(report) -> None:

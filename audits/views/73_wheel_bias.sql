@@ -1,0 +1,61 @@
+-- View: wheel_bias
+-- Roulette wheels (docs/surveillance.md): wheel_bias, per wheel and period the 37 pockets against uniform
+-- (chi-square); wheel_sector, the sector of adjacent pockets with the most hits (one row per sector size).
+-- A wheel is shoes.equipment_id of its sessions, or the table where none is recorded. Flagged first, then
+-- by evidence (q-value, p-value).
+-- Rows of surveillance_tests (pitboss surveil): a run's rows replace the rows of the business dates it covers.
+--
+-- Columns:
+--   detector        The test: wheel_bias or wheel_sector.
+--   subject         What was tested, as the detector names it.
+--   wheel           The wheel: its equipment_id, or the table where none is recorded (the test's subject).
+--   table_id        The table, where the table stands for the wheel (the subject is a table of audited_tables); else null.
+--   period          The business dates the test covers: 'YYYY-MM-DD', or 'first..last' for a test over several dates.
+--   period_start    The period's first business date.
+--   business_date   The period's last business date (a later surveillance run covering it replaces the row).
+--   flagged         True when q_value <= alpha (and the sample reached min_sample): a review finding (surveillance_findings).
+--   q_value         Benjamini-Hochberg adjusted p-value over the detector's tested rows of the run (null: not tested).
+--   p_value         Probability of a result at least this extreme if nothing is wrong (null: not tested).
+--   tested          True when the test ran (a p-value, sample >= min_sample); false: below its minimum sample, detail says why.
+--   statistic       The statistic's name and value, e.g. 'chi2 = 61.3 (36 df)'.
+--   value           The statistic's value.
+--   method          How the p-value was obtained (test, degrees of freedom, draws and seed, bound).
+--   sample          The sample the test used, in the detector's unit (spins, rolls, rounds, bets, shoes, pairs of shoes).
+--   min_sample      The smallest sample at which the detector tests.
+--   effect          The size of what was found, in the detector's unit (docs/surveillance.md).
+--   money           Money at stake where it applies, minor units of the subject's currency (named in detail); else null.
+--   detail          One line a surveillance officer can act on.
+--   finding_kind    The review finding a flagged row becomes (docs/findings.md).
+--   detector_tests  Tested rows of the same detector in the run: the m of Benjamini-Hochberg.
+--   alpha           The false-discovery rate the run's flags are held to.
+--   run_id          Surveillance run that wrote the row (surveillance_runs.run_id).
+--   audit_run_id    Audit run whose outputs the surveillance read (audit_runs.run_id).
+CREATE OR REPLACE VIEW wheel_bias AS
+SELECT
+    s.detector,
+    s.subject,
+    s.subject AS wheel,
+    CASE WHEN s.subject IN (SELECT table_id FROM audited_tables) THEN s.subject END AS table_id,
+    s.period,
+    s.period_start,
+    s.business_date,
+    s.flagged,
+    s.q_value,
+    s.p_value,
+    (s.p_value IS NOT NULL AND s.sample >= s.min_sample) AS tested,
+    s.statistic,
+    s.value,
+    s.method,
+    s.sample,
+    s.min_sample,
+    s.effect,
+    s.money,
+    s.detail,
+    s.finding_kind,
+    s.detector_tests,
+    s.alpha,
+    s.run_id,
+    s.audit_run_id
+FROM surveillance_tests AS s
+WHERE s.detector IN ('wheel_bias', 'wheel_sector')
+ORDER BY s.flagged DESC, s.q_value ASC NULLS LAST, s.p_value ASC NULLS LAST, s.detector, s.subject, s.period, s.statistic;

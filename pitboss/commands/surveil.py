@@ -1,0 +1,92 @@
+"""`pitboss surveil`: the surveillance pipeline over an audited night, the warehouse load, the summary."""
+
+from __future__ import annotations
+
+import posixpath
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from pitboss.exit_codes import BAD_INPUT, USAGE
+
+console = Console()
+
+
+def surveil(
+    ctx: typer.Context,
+    input: str = typer.Option(..., "--input", help="The audit's input folder (tables, shoes, rounds, bets)."),
+    output: str | None = typer.Option(None, "--output", help="The audit's output folder, where a finished `pitboss "
+                                      "audit` run is [default: <warehouse>_runs/latest, or out/]"),
+    warehouse: str | None = typer.Option(None, "--warehouse", help="DuckDB file to load the tests into."),
+    alpha: float = typer.Option(0.01, "--alpha", help="False-discovery rate of the flags (Benjamini-Hochberg per "
+                                "detector over the run's tests)."),
+) -> None:
+    """Run every surveillance detector over an audited night: tests, flags, review findings.
+
+    Run after `pitboss audit` on the same folders; writes surveillance_tests and surveillance_findings
+    beside the audit's outputs. Beam options go after `--`, as for `pitboss audit`.
+    """
+    if not 0 < alpha < 1:
+        Console(stderr=True).print(f"[red]error:[/red] --alpha must be between 0 and 1, got {alpha}", highlight=False)
+        raise typer.Exit(USAGE)
+    output = output or (str(Path(warehouse).with_suffix("")) + "_runs/latest" if warehouse else "out")
+    run_surveillance(input, output, warehouse, alpha, list(ctx.args))
+
+
+def run_surveillance(input_dir: str, output_dir: str, warehouse: str | None, alpha: float = 0.01,
+                     beam_args: list[str] | None = None) -> dict:
+    """The surveillance of the audit in `output_dir`, loaded into `warehouse` if given, its summary printed;
+    returns the run's manifest. Folders that cannot be surveilled (no finished audit, another input) exit
+    USAGE with one line, an input file that breaks the contract BAD_INPUT."""
+    from pipelines.surveillance import SurveillanceError, run
+    from pipelines.warehouse import load_surveillance
+    from schemas.readers import ContractError
+
+    try:
+        record = run(["--input", input_dir, "--output", output_dir, "--alpha", repr(alpha), *(beam_args or [])])
+    except (SurveillanceError, ContractError) as e:
+        Console(stderr=True).print(f"[red]error:[/red] {' '.join(str(e).split())}", highlight=False, soft_wrap=True)
+        raise typer.Exit(USAGE if isinstance(e, SurveillanceError) else BAD_INPUT) from None
+    manifest = record.__dict__
+    loaded = load_surveillance(warehouse, manifest) if warehouse else None
+    print_summary(manifest, loaded, warehouse)
+    return manifest
+
+
+def print_summary(manifest: dict, loaded: dict | None, warehouse: str | None) -> None:
+    """Per detector: tests, tests that ran, flags; then every flagged test."""
+    import duckdb
+
+    files = [o["path"] for o in manifest["outputs"]["surveillance_tests"]]
+    con = duckdb.connect()
+    per_detector = con.execute(
+        "SELECT detector, count(*), count(*) FILTER (WHERE p_value IS NOT NULL AND sample >= min_sample), "
+        "count(*) FILTER (WHERE flagged) FROM read_parquet(?) GROUP BY detector ORDER BY detector", [files]).fetchall()
+    flagged = con.execute(
+        "SELECT detector, subject, period, q_value, detail FROM read_parquet(?) WHERE flagged "
+        "ORDER BY detector, q_value, subject, period", [files]).fetchall()
+    dates = manifest["business_dates"]
+    period = f"{dates[0]}..{dates[-1]}" if len(dates) > 1 else (dates[0] if dates else "no business date")
+    head = Table(title=f"Surveillance run {manifest['run_id']} of audit {manifest['audit_run_id']} ({period}, "
+                       f"alpha {manifest['alpha']:g})")
+    for col in ("detector", "tests", "ran", "flagged"):
+        head.add_column(col, justify="left" if col == "detector" else "right")
+    for detector, tests, ran, flags in per_detector:
+        head.add_row(detector, f"{tests:,}", f"{ran:,}", f"[yellow]{flags:,}[/yellow]" if flags else "0")
+    head.add_row("total", f"{sum(r[1] for r in per_detector):,}", f"{sum(r[2] for r in per_detector):,}",
+                 f"{sum(r[3] for r in per_detector):,}")
+    console.print(head)
+    if flagged:
+        console.print(f"[yellow]Flagged for review[/yellow] ({len(flagged):,}, in surveillance_findings):",
+                      highlight=False)
+        for detector, subject, period_, q, detail in flagged:
+            console.print(f"  {detector} {subject} ({period_}), q = {q:.2g}: {detail}", highlight=False,
+                          soft_wrap=True)
+    else:
+        console.print("Nothing flagged.")
+    console.print(f"outputs: {posixpath.join(manifest['output_dir'], '')}surveillance_tests, surveillance_findings  "
+                  f"manifest: _surveillance_manifest.json", highlight=False, soft_wrap=True)
+    if warehouse:
+        console.print(f"warehouse: {warehouse} (rows loaded: {loaded})", highlight=False, soft_wrap=True)
