@@ -64,9 +64,16 @@ _PERIOD = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:\.\.(\d{4}-\d{2}-\d{2}))?$")
 # One table's data
 
 
+# what a table's bets take from the input rows: the settlements rows hold the rest
+BET_INPUT_COLUMNS = ("table_id", "selection", "seat", *_SOURCE)
+
+
 def _schemas() -> dict[str, pa.Schema]:
-    """The shape of each of Surveil's inputs (the readers' canonical rows; the audit's outputs)."""
+    """The shape of each of Surveil's inputs (the readers' canonical rows, of the bets only the columns the
+    settlements lack; the audit's outputs)."""
+    bets = readers.read_schema("bets", with_source=True)
     return {**{t: readers.read_schema(t, with_source=True) for t in INPUT_TABLES},
+            "bets": pa.schema([bets.field(c) for c in BET_INPUT_COLUMNS]),
             "settlements": SETTLEMENTS, "findings": FINDINGS, "positions": POSITIONS}
 
 
@@ -93,7 +100,7 @@ def table_data(table_id: str, parts: dict[str, Iterable[pa.Table]]) -> TableData
     """One table's TableData from its rows of each of Surveil's inputs (None: no `tables` row for it).
 
     shoes, rounds: the table's rows as read (every contract column; rounds gain `business_date`, the
-    UTC date betting opened), in shoe_no / round order. bets: the bets the audit settled at the table
+    UTC date betting opened), in time order. bets: the bets the audit settled at the table
     (its settlements rows, with `expected`), each with its input row's `selection` and `seat`; a bet the
     audit put in quarantine is not among them; and the theoretical RTP of the bet and the variance of its
     credit per unit staked (with_theoretical_rtp). findings: the audit's findings on the table.
@@ -105,8 +112,9 @@ def table_data(table_id: str, parts: dict[str, Iterable[pa.Table]]) -> TableData
     # (a table_id listed twice: its first row by file and row, as the warehouse takes it)
     row = min(got["tables"].to_pylist(), key=lambda r: (str(r[readers.SOURCE_FILE]), r[readers.SOURCE_ROW]))
     info = {"table_id": table_id, "game": _game_of(row), "ruleset": row["ruleset"], "currency": row["currency"]}
-    shoes = _sorted(got["shoes"], ["shoe_no", "shoe_id"]).drop_columns(list(_SOURCE))
-    rounds = _sorted(got["rounds"], ["shoe_id", "round_no", "round_id"]).drop_columns(list(_SOURCE))
+    shoes = _sorted(got["shoes"], ["opened_at", "shoe_no", "shoe_id"]).drop_columns(list(_SOURCE))
+    rounds = _sorted(got["rounds"], ["betting_opened_at", "shoe_id", "round_no", "round_id"]).drop_columns(
+        list(_SOURCE))
     opened = rounds["betting_opened_at"]
     rounds = rounds.append_column("business_date", pc.cast(pc.cast(opened, pa.timestamp("us")), pa.date32()))
     bets = with_theoretical_rtp(_bets(got["settlements"], got["bets"]), row["ruleset"])
@@ -473,6 +481,9 @@ def build(pipeline: beam.Pipeline, files: dict[str, list], audit: dict, output_d
     outputs = {name: [o["path"] for o in entries] for name, entries in audit["outputs"].items()}
     inputs = {table: pipeline | f"Read {table}" >> ReadTable(table, files[table]) for table in INPUT_TABLES}
     inputs = {table: read["rows"] for table, read in inputs.items()}
+    # (of the input bets, only what the settlements lack travels on)
+    inputs["bets"] = inputs["bets"] | "BetColumns" >> beam.Map(
+        lambda t: t.select(list(BET_INPUT_COLUMNS))).with_output_types(pa.Table)
     for name, schema in (("settlements", SETTLEMENTS), ("findings", FINDINGS)):
         inputs[name] = pipeline | f"Read {name}" >> ReadOutput(outputs.get(name, []), schema)
     positions = [pipeline | f"Read {name}" >> ReadOutput(outputs.get(name, []), OUTPUTS[name], POSITIONS.names)
