@@ -1,0 +1,614 @@
+"""Advantage play in card games (issue 32 § 1): does an account's money go where the remaining shoe
+favours its bet?
+
+A **moment** is what the cards still in the shoe when betting closed say about a bet
+(engine/surveillance/composition.py): for a baccarat side bet (and TIE) and the blackjack pair bet,
+its exact return per unit staked on the remaining cards (the composition-dependent RTP); for the
+blackjack main bet, the Hi-Lo true count (the main bet's EV by composition depends on the strategy
+played: out of scope, so its effect is in true-count points and it has no money figure).
+
+`advantage_features(table)`: one row per eligible round and bet type (`account_id` null: the table's
+own moments over every round the bet was offered: settled, dealt from a recorded shoe position, within
+the bet's cutoff) and one row per bet on such a round (its account, stake, and the moment and depth of
+its round).
+
+`advantage_tests(features, settings)`: per account, **bet family** (bets one count moves together: the
+pairs, the lucky sixes and sevens, the naturals and bonuses, the tie; blackjack's pair and main bets)
+and currency:
+
+* statistic: the stake-weighted mean moment of its bets, T = sum s_i m_i / sum s_i (an account's
+  stakes on one bet type of one round are added into one bet);
+* null: the account's timing is blind to the cards. Its rounds, depths and stakes are kept and the
+  cards are shuffled again: each shoe it bet in is replaced by a fresh shuffle of the ruleset's full
+  shoe (one of `reference_shoes` seeded shuffles, drawn independently per shoe), its moments read at
+  the same depths (cards dealt before each of its rounds). A permutation test over the one thing
+  that is random in the game. It keeps what a blind bettor may do (bet only late in the shoe, every
+  round of a session) and the correlation of a shoe's moments from round to round. The simpler null
+  "each stake to a random round of its own shoe" does not: a moment's spread grows tenfold from the
+  first rounds of a shoe to the last, so accounts that bet late looked like counters (on a simulated
+  2,400-round day where ordinary accounts bet TIE more once the side bets' cutoffs have passed, 5 of 40
+  were flagged);
+* baseline mu_i: the mean moment at the bet's depth over the reference shuffles; effect T - sum w_i mu_i
+  (RTP points; true-count points for the main bet); money sum s_i (m_i - mu_i), the account's expected
+  win at the moments it chose minus at typical moments of the same depths (minor units); the detail
+  also gives its tables' own mean moment over their eligible rounds;
+* p-value P(T* >= T), seeded per subject (an account's draws depend only on its own rows, the run's
+  seed and the reference shuffles, so the order of unrelated rows changes nothing): 199 plain draws,
+  p = (1 + hits) / 200 when at least 10 reach T; else 1,999, p = (1 + hits) / 2,000 when at least 10
+  reach T; else (p below ~0.005: an account that may be flagged) the same tail by importance sampling,
+  9,999 draws tilted toward T (exponential tilting, each draw weighted back by its likelihood ratio),
+  which resolves the p-values of 1e-6 and below that false-discovery control over a night's many
+  accounts needs and plain draws cannot reach; exactly prod_j k_j / R_j when T is the largest the null
+  allows. Each shoe's null values include the recorded shoe's own (the recorded shuffle is one of the
+  shuffles), so p >= (1 / (1 + reference_shoes))^shoes;
+* min_sample: `MIN_BETS` bets (MIN_BETS_REASON).
+
+Power (bench/surveillance_advantage.py, 8-10 simulated days per cell, one table with 40 ordinary
+accounts; a shoe's bets count about as one observation, so power grows with the shoes a counter plays,
+~70 rounds each): on 000, a counter that bets the lucky family only when a bet's return is 5 points above
+the full shoe's is found on 80% of 600-round days and every 1,200-round day; one that bets only above
+100% RTP meets no such moment in 200 rounds and 4-14 in 600-2,400 rounds (side bets close at round
+40-60), found on 10-50% of those days; staking 5x at those rare moments while betting every round is
+never found (too small a share of its money). On 004 (pair bets without cutoff): PLAYER_PAIR only above
+100% RTP, found on 12% of 1,200-round and 62% of 2,400-round days; above 95% or 93%, on every
+2,400-round day. Nothing is found on a 200-round day (3 shoes). No ordinary account was flagged in
+39,530 tests, and no clean day (72) had a flag.
+
+Complexity: features O(R) composition returns (~20 us a round for every bet of a ruleset on an idle
+core, cached by composition) + O(B log B) over B bets; tests O(B log B) + the reference shuffles once
+per ruleset and process (reference_shoes x shoe size compositions: ~7 s for 500 shuffles of 8 decks) +
+per tested account and family O(n x reference_shoes) to build its shoes' null values, O(199 k) plain
+draws over its k shoes (1,999 for ~5% of them), and O(9,999 k log(k x reference_shoes)) importance
+sampling for the few that go on to the tail.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from engine.findings import format_money
+from engine.surveillance.composition import (
+    baccarat_returns,
+    blackjack_pair_return,
+    card_indices,
+    hi_lo_true_count,
+    remaining_counts,
+)
+from engine.surveillance.detector import Detector, TableData
+from engine.surveillance.tests import ALPHA, SurveillanceTest
+
+DETECTOR = "advantage_play"
+FINDING_KIND = "ADVANTAGE_PLAY"
+
+# Bet families: bets whose return the same counting moves, tested together (each bet keeps its own
+# moment and its own null). A baccarat side bet not named here is a family of its own.
+BACCARAT_FAMILIES: dict[str, str] = {
+    "PLAYER_PAIR": "PAIRS", "BANKER_PAIR": "PAIRS", "ANY_PAIR": "PAIRS", "PERFECT_PAIR": "PAIRS",
+    "LUCKY_SIX": "LUCKY", "LUCKY_SIX_2CARD": "LUCKY", "LUCKY_SIX_3CARD": "LUCKY", "LUCKY_SEVEN": "LUCKY",
+    "LUCKY_SEVEN_2CARD": "LUCKY", "LUCKY_SEVEN_3CARD": "LUCKY", "SUPER_LUCKY_SEVEN": "LUCKY",
+    "PLAYER_NATURAL": "NATURALS", "BANKER_NATURAL": "NATURALS", "PLAYER_BONUS": "NATURALS",
+    "BANKER_BONUS": "NATURALS",
+    "TIE": "TIE",
+}  # fmt: skip
+BLACKJACK_FAMILIES: dict[str, str] = {"PAIR": "BJ_PAIR", "MAIN": "BJ_MAIN"}
+RTP, TRUE_COUNT = "rtp", "true_count"
+
+MIN_BETS = 5
+MIN_BETS_REASON = (
+    "below 5 bets (at most 5 shoes, and a shoe's bets count about as one observation: its moments move "
+    "together) no counter was flagged in bench/surveillance_advantage.py's simulated days (the smallest "
+    "flagged: 8 bets); 5 keeps testable the counters that bet only above 100% RTP (4-14 bets a table-day) "
+    "and leaves the many accounts of 1-4 side bets out of the false-discovery count"
+)
+REFERENCE_SHOES = 500  # fresh shuffles per ruleset the null draws the account's shoes from
+STAGE_DRAWS = 199  # plain draws for every tested account (then 1,999 where fewer than TAIL_HITS reach it)
+TAIL_HITS = 10  # fewer plain draws reaching the statistic than this: estimate the tail by importance sampling
+TAIL_DRAWS = 9_999
+_TOL = 1e-12  # ties in floating point: a draw equal to the statistic reaches it
+
+FEATURES_SCHEMA = pa.schema([
+    ("table_id", pa.string()), ("game", pa.string()), ("ruleset", pa.string()), ("currency", pa.string()),
+    ("shoe_id", pa.string()), ("round_id", pa.string()), ("round_no", pa.int32()), ("shoe_position", pa.int32()),
+    ("business_date", pa.date32()), ("bet_type", pa.string()), ("family", pa.string()), ("unit", pa.string()),
+    ("moment", pa.float64()), ("account_id", pa.string()), ("stake", pa.int64()),
+])  # fmt: skip
+
+
+# --- features ---------------------------------------------------------------------------------------
+
+
+def _np(column) -> np.ndarray:
+    return (column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column).to_numpy(zero_copy_only=False)
+
+
+def _dates(rounds: pa.Table) -> pa.Array:
+    """Each round's business date (date32); the UTC date betting closed where none is recorded."""
+    if "business_date" in rounds.column_names:
+        col = rounds["business_date"]
+        return pc.cast(col, pa.date32()).combine_chunks()
+    return pc.cast(pc.cast(rounds["betting_closed_at"], pa.timestamp("us")), pa.date32()).combine_chunks()
+
+
+@dataclass(frozen=True)
+class MomentKind:
+    """What a game's ruleset gives a moment for: bet types (with family, unit and cutoff), and how to
+    compute them at given depths of given shoes."""
+
+    game: str
+    ruleset: str
+    bet_types: tuple[str, ...]
+    families: tuple[str, ...]
+    units: tuple[str, ...]
+    cutoffs: tuple[int | None, ...]
+    decks: int
+    seen_from: int  # blackjack: the burned cards a player never sees (the true count starts after them)
+
+    def compute(self, shoes: list[np.ndarray], shoe_of: np.ndarray, depth: np.ndarray,
+                cache: bool = True) -> np.ndarray:
+        """(rounds, bet types) moments: round k at `depth[k]` cards into shoe `shoes[shoe_of[k]]`."""
+        counts = np.zeros((len(depth), 52), dtype=np.int64)
+        count = np.full(len(depth), np.nan)
+        for s, shoe in enumerate(shoes):
+            rows = np.flatnonzero(shoe_of == s)
+            counts[rows] = remaining_counts(shoe, depth[rows])
+            if self.game == "blackjack":
+                count[rows] = hi_lo_true_count(shoe, self.seen_from, depth[rows])
+        out = np.full((len(depth), len(self.bet_types)), np.nan)
+        if not len(depth) or not self.bet_types:
+            return out
+        if self.game == "baccarat":
+            table = baccarat_returns(_baccarat_ruleset(self.ruleset))
+            columns = [table.column(code) for code in self.bet_types]
+            out[:] = table.returns(counts, cache=cache)[:, columns]
+        else:
+            rules = _blackjack_rules(self.ruleset)
+            out[:, 0] = blackjack_pair_return(rules.pair_odds, counts)
+            out[:, 1] = count
+        return out
+
+
+def _baccarat_ruleset(ruleset_id: str):
+    from engine.games.baccarat.ruleset import load_ruleset
+
+    return load_ruleset(ruleset_id)
+
+
+def _blackjack_rules(ruleset_id: str):
+    from engine.games.blackjack.rules import load_blackjack_rules
+
+    return load_blackjack_rules(ruleset_id)
+
+
+def moment_kind_known(game: str | None) -> bool:
+    return game in ("baccarat", "blackjack")
+
+
+def moment_kind(game: str, ruleset_id: str) -> MomentKind | None:
+    """The moments of a game's ruleset; None for a game without a shoe this detector reads."""
+    if game == "baccarat":
+        rs = _baccarat_ruleset(ruleset_id)
+        types = []
+        # A shoe reshuffled every hand (mini-baccarat) deals every round from the full shoe: nothing to count.
+        offered = () if rs.shoe.reshuffle_every_hand else (c for codes in rs.modes.values() for c in codes)
+        for code in dict.fromkeys(offered):
+            if rs.bets[code].kind != "side" and code != "TIE":
+                continue
+            if len({rs.paytable(code, m) for m in rs.modes if rs.offered(code, m)}) != 1:
+                continue  # a paytable that differs by mode: no single moment per round (none such today)
+            types.append(code)
+        return MomentKind(game, ruleset_id, tuple(types), tuple(BACCARAT_FAMILIES.get(c, c) for c in types),
+                          (RTP,) * len(types), tuple(rs.bets[c].cutoff for c in types), rs.decks, 0)
+    if game == "blackjack":
+        rules = _blackjack_rules(ruleset_id)
+        return MomentKind(game, ruleset_id, ("PAIR", "MAIN"), (BLACKJACK_FAMILIES["PAIR"], BLACKJACK_FAMILIES["MAIN"]),
+                          (RTP, TRUE_COUNT), (None, None), rules.decks, rules.burn_cards)
+    return None
+
+
+def advantage_features(table: TableData) -> pa.Table:
+    """The table's moments (a row per eligible round and bet type) and its bets on them."""
+    game = table.table.get("game")
+    if not moment_kind_known(game) or table.rounds.num_rows == 0:
+        return FEATURES_SCHEMA.empty_table()
+    rounds = table.rounds
+    pos_of = pc.index_in(rounds["round_id"], value_set=table.positions["round_id"].combine_chunks())
+    position = _np(pc.fill_null(pc.take(table.positions["shoe_position"], pc.fill_null(pos_of, 0)), -1))
+    position = np.where(_np(pc.is_null(pos_of)), -1, position).astype(np.int64)
+    shoe_row = _np(pc.fill_null(pc.index_in(rounds["shoe_id"], value_set=table.shoes["shoe_id"].combine_chunks()),
+                                -1)).astype(np.int64)
+    settled = _np(pc.fill_null(pc.equal(rounds["status"], "settled"), False)).astype(bool)
+    ok = settled & (position >= 0) & (shoe_row >= 0)
+    keep = np.flatnonzero(ok)
+    used_shoes, shoe_of = np.unique(shoe_row[keep], return_inverse=True)
+    shoes = [card_indices(table.shoes["cards"][int(s)].as_py() or []) for s in used_shoes]
+    ruleset = table.table.get("ruleset")
+    kind = moment_kind(game, ruleset)
+    values = kind.compute(shoes, shoe_of.reshape(-1), position[keep])
+    round_no = _np(rounds["round_no"]).astype(np.int64)[keep]
+
+    # Round rows: every eligible round of every bet type.
+    eligible = np.column_stack([
+        (round_no <= (cut if cut is not None else np.iinfo(np.int64).max)) & np.isfinite(values[:, k])
+        for k, cut in enumerate(kind.cutoffs)
+    ]) if kind.bet_types else np.zeros((len(keep), 0), dtype=bool)
+    r_idx, t_idx = np.nonzero(eligible)
+
+    # Bet rows: bets of those bet types on eligible rounds.
+    bets = table.bets
+    type_index = {t: k for k, t in enumerate(kind.bet_types)}
+    b_type = np.array([type_index.get(t, -1) for t in bets["bet_type"].to_pylist()], dtype=np.int64)
+    local = np.full(rounds.num_rows, -1, dtype=np.int64)
+    local[keep] = np.arange(len(keep))
+    b_round_all = _np(pc.fill_null(pc.index_in(bets["round_id"], value_set=rounds["round_id"].combine_chunks()),
+                                   -1)).astype(np.int64)
+    b_round = np.where(b_round_all >= 0, local[np.maximum(b_round_all, 0)], -1)
+    ok_b = (b_type >= 0) & (b_round >= 0) & _np(pc.is_valid(bets["account_id"])).astype(bool)
+    ok_b[ok_b] = eligible[b_round[ok_b], b_type[ok_b]]
+    b_rows = np.flatnonzero(ok_b)
+
+    rr = np.concatenate([r_idx, b_round[b_rows]])
+    tt = np.concatenate([t_idx, b_type[b_rows]])
+    n_round_rows = len(r_idx)
+    take = pa.array(keep[rr], type=pa.int64())
+    dates = _dates(rounds).take(take)
+    account = pa.concat_arrays([
+        pa.nulls(n_round_rows, pa.string()),
+        pc.cast(bets["account_id"], pa.string()).combine_chunks().take(pa.array(b_rows, type=pa.int64())),
+    ])
+    stake = pa.concat_arrays([
+        pa.nulls(n_round_rows, pa.int64()),
+        pc.cast(bets["stake"], pa.int64()).combine_chunks().take(pa.array(b_rows, type=pa.int64())),
+    ])
+    n = len(rr)
+
+    def const(value) -> pa.Array:
+        return pa.array([value] * n, type=pa.string())
+
+    return pa.table({
+        "table_id": const(str(table.table.get("table_id"))),
+        "game": const(game),
+        "ruleset": const(ruleset),
+        "currency": const(table.table.get("currency")),
+        "shoe_id": pc.cast(rounds["shoe_id"], pa.string()).combine_chunks().take(take),
+        "round_id": pc.cast(rounds["round_id"], pa.string()).combine_chunks().take(take),
+        "round_no": pa.array(round_no[rr], type=pa.int32()),
+        "shoe_position": pa.array(position[keep][rr], type=pa.int32()),
+        "business_date": dates,
+        "bet_type": pa.array(np.array(kind.bet_types, dtype=object)[tt] if n else [], type=pa.string()),
+        "family": pa.array(np.array(kind.families, dtype=object)[tt] if n else [], type=pa.string()),
+        "unit": pa.array(np.array(kind.units, dtype=object)[tt] if n else [], type=pa.string()),
+        "moment": pa.array(values[rr, tt], type=pa.float64()),
+        "account_id": account,
+        "stake": stake,
+    }, schema=FEATURES_SCHEMA)
+
+
+# --- the null: the account's shoes dealt again from fresh shuffles -----------------------------------
+
+
+@dataclass(frozen=True)
+class ReferenceShoes:
+    """`shoes` fresh shuffles of a ruleset's full shoe (seeded) and every bet type's moment at every depth:
+    `moments[b, d, k]` after d cards of shuffle b, `mean[d, k]` its mean over the shuffles (the null
+    expectation of a moment at depth d)."""
+
+    kind: MomentKind
+    moments: np.ndarray  # (shoes, depth, bet types)
+    mean: np.ndarray  # (depth, bet types)
+
+    @property
+    def depths(self) -> int:
+        return self.moments.shape[1]
+
+
+_REFERENCE: dict[tuple[str, str, int, int], ReferenceShoes] = {}
+
+
+def reference_shoes(kind: MomentKind, shoes: int, seed: int) -> ReferenceShoes:
+    """The ruleset's reference shuffles (built once per process, ruleset, size and seed)."""
+    key = (kind.game, kind.ruleset, shoes, seed)
+    if key not in _REFERENCE:
+        rng = np.random.default_rng([seed, zlib.crc32(f"{kind.game}/{kind.ruleset}".encode())])
+        size = 52 * kind.decks
+        full = np.repeat(np.arange(52), kind.decks)
+        decks = [rng.permutation(full) for _ in range(shoes)]
+        depth = np.tile(np.arange(size + 1), shoes)
+        shoe_of = np.repeat(np.arange(shoes), size + 1)
+        moments = kind.compute(decks, shoe_of, depth, cache=False).reshape(shoes, size + 1, len(kind.bet_types))
+        defined = np.isfinite(moments)
+        mean = np.where(defined, moments, 0.0).sum(axis=0) / np.maximum(defined.sum(axis=0), 1)
+        # Depths where a moment is undefined (too few cards left): the mean there (never drawn in practice).
+        moments = np.where(defined, moments, mean[None])
+        if len(_REFERENCE) >= 16:
+            _REFERENCE.pop(next(iter(_REFERENCE)))
+        _REFERENCE[key] = ReferenceShoes(kind, moments, mean)
+    return _REFERENCE[key]
+
+
+@dataclass(frozen=True)
+class NullTail:
+    p_value: float
+    method: str
+    draws: int
+
+
+def _padded(pools: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(n, R) matrix of the pools (padding repeats each pool's last value, never drawn), sizes (n,)."""
+    sizes = np.array([len(p) for p in pools], dtype=np.int64)
+    width = int(sizes.max())
+    out = np.empty((len(pools), width), dtype=np.float64)
+    for i, p in enumerate(pools):
+        out[i, : len(p)] = p
+        out[i, len(p):] = p[-1]
+    return out, sizes
+
+
+def null_tail(pools: list[np.ndarray] | np.ndarray, observed: float, rng: np.random.Generator,
+              stage_draws: int = STAGE_DRAWS, tail_hits: int = TAIL_HITS, tail_draws: int = TAIL_DRAWS) -> NullTail:
+    """P(sum_j X_j >= observed) where X_j is uniform over `pools[j]` (a list of arrays, or the rows of one
+    array), independently (pools about centred:
+    `observed` <= 0 is never tested further): plain draws, then importance sampling where few plain draws
+    reach it."""
+    if isinstance(pools, np.ndarray):
+        a, sizes = pools, np.full(len(pools), pools.shape[1], dtype=np.int64)
+    else:
+        a, sizes = _padded(pools)
+    n = len(a)
+    inside = np.arange(a.shape[1])[None, :] < sizes[:, None]
+    best = a.max(axis=1)  # padding repeats a pool's last value: never above its largest
+    top = float(best.sum())
+    if observed >= top - _TOL:
+        k = np.sum(inside & (a >= best[:, None] - _TOL), axis=1)
+        return NullTail(float(np.exp(np.sum(np.log(k) - np.log(sizes)))),
+                        "exact: the largest statistic the null allows, prod k_j / R_j", 0)
+    rows = np.arange(n) * a.shape[1]
+    hits = drawn = 0
+    for stage in (stage_draws, 10 * (stage_draws + 1) - 1):  # 199 draws, then up to 1,999
+        block = max(1, min(stage, 2_000_000 // max(n, 1)))
+        while drawn < stage:
+            d = min(block, stage - drawn)
+            idx = (rng.random((d, n)) * sizes).astype(np.int64)
+            hits += int(np.sum(a.ravel()[rows + idx].sum(axis=1) >= observed - _TOL))
+            drawn += d
+        if hits >= tail_hits or observed <= 0:
+            return NullTail((1 + hits) / (1 + drawn), f"{drawn:,} draws", drawn)
+    return _tilted_tail(a, sizes, observed, rng, tail_draws)
+
+
+def _log_partition(a: np.ndarray, sizes: np.ndarray, theta: float) -> tuple[float, np.ndarray, float]:
+    """K(theta) = sum_j log mean_r exp(theta a_jr), the tilted probabilities q (n, R), K'(theta)."""
+    mask = np.arange(a.shape[1])[None, :] < sizes[:, None]
+    z = np.where(mask, theta * a, -np.inf)
+    m = z.max(axis=1, keepdims=True)
+    e = np.exp(z - m)
+    total = e.sum(axis=1, keepdims=True)
+    q = e / total
+    k = float(np.sum(m[:, 0] + np.log(total[:, 0]) - np.log(sizes)))
+    return k, q, float(np.sum(q * np.where(mask, a, 0.0)))
+
+
+def _tilted_tail(a: np.ndarray, sizes: np.ndarray, observed: float, rng: np.random.Generator,
+                 draws: int) -> NullTail:
+    """Importance sampling: draw each X_j with probability proportional to exp(theta a_jr), theta such
+    that the tilted mean of the sum is `observed`; weight each draw back by exp(K(theta) - theta T)."""
+    lo, hi = 0.0, 1.0
+    while _log_partition(a, sizes, hi)[2] < observed and hi < 1e15:
+        lo, hi = hi, hi * 2
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if _log_partition(a, sizes, mid)[2] < observed:
+            lo = mid
+        else:
+            hi = mid
+    theta = hi
+    k, q, _ = _log_partition(a, sizes, theta)
+    n, width = a.shape
+    cum = np.cumsum(q, axis=1)
+    cum[np.arange(width)[None, :] >= sizes[:, None] - 1] = 1.0
+    flat = (cum + np.arange(n)[:, None]).ravel()
+    acc, block = 0.0, max(1, min(draws, 2_000_000 // max(n, 1)))
+    for s in range(0, draws, block):
+        d = min(block, draws - s)
+        u = rng.random((d, n)) + np.arange(n)[None, :]
+        pos = np.minimum(np.searchsorted(flat, u.ravel(), side="right"), flat.size - 1).reshape(d, n)
+        t = a.ravel()[pos].sum(axis=1)  # pos = j * width + r: the drawn value of each X_j
+        reach = t >= observed - _TOL
+        acc += float(np.sum(np.exp(k - theta * t[reach])))
+    p = acc / draws
+    if p <= 0.0:
+        p = float(np.exp(k - theta * observed))  # Chernoff's bound on the tail: no tilted draw reached it
+    return NullTail(min(1.0, p), f"{draws:,} importance-sampled draws (tilted toward the statistic, weighted "
+                                 "back)", draws)
+
+
+def _rng(seed: int, *keys: str) -> np.random.Generator:
+    return np.random.default_rng([seed, *(zlib.crc32(k.encode()) for k in keys)])
+
+
+# --- tests --------------------------------------------------------------------------------------------
+
+
+def _sorted(*keys: np.ndarray) -> np.ndarray:
+    """The order sorting rows by the keys, first key most significant (stable)."""
+    return np.lexsort(tuple(reversed(keys)))
+
+
+def _codes(column) -> np.ndarray:
+    """Integer codes of a string column that sort as the strings do (null first)."""
+    col = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    enc = pc.dictionary_encode(pc.cast(col, pa.string()))
+    dictionary = enc.dictionary
+    rank = np.empty(len(dictionary), dtype=np.int64)
+    rank[_np(pc.sort_indices(dictionary))] = np.arange(len(dictionary))
+    return np.where(_np(pc.is_null(enc)), -1, rank[_np(pc.fill_null(enc.indices, 0)).astype(np.int64)])
+
+
+def _run_starts(*sorted_keys: np.ndarray) -> np.ndarray:
+    """First index of each run of equal keys in already sorted columns."""
+    n = sorted_keys[0].size
+    if not n:
+        return np.zeros(0, dtype=np.int64)
+    change = np.zeros(n, dtype=bool)
+    change[0] = True
+    for k in sorted_keys:
+        change[1:] |= k[1:] != k[:-1]
+    return np.flatnonzero(change)
+
+
+def _period(days: np.ndarray) -> str:
+    a, b = (str(np.datetime64(int(d), "D")) for d in (days.min(), days.max()))
+    return a if a == b else f"{a}..{b}"
+
+
+def advantage_tests(features: pa.Table, settings: dict[str, Any] | None = None) -> list[SurveillanceTest]:
+    """One test per (account, bet family, currency) over every table's features (module doc)."""
+    settings = settings or {}
+    min_bets = int(settings.get("min_bets", MIN_BETS))
+    seed = int(settings.get("seed", 0))
+    n_reference = int(settings.get("reference_shoes", REFERENCE_SHOES))
+    stage_draws = int(settings.get("stage_draws", STAGE_DRAWS))
+    tail_draws = int(settings.get("tail_draws", TAIL_DRAWS))
+    tail_hits = int(settings.get("tail_hits", TAIL_HITS))
+    if features.num_rows == 0:
+        return []
+    is_bet = _np(pc.is_valid(features["account_id"])).astype(bool)
+    table, shoe, btype, round_id, account, fam_code, cur_code = (
+        _codes(features[c]) for c in ("table_id", "shoe_id", "bet_type", "round_id", "account_id", "family",
+                                      "currency"))
+    moment = _np(features["moment"]).astype(np.float64)
+    round_no = _np(features["round_no"]).astype(np.int64)
+    depth = _np(features["shoe_position"]).astype(np.int64)
+    stake = _np(pc.fill_null(features["stake"], 0)).astype(np.int64)
+    days = _np(features["business_date"]).astype("datetime64[D]").astype(np.int64)
+
+    # The table's own moments: the mean of each (table, bet type) over its eligible rounds, for the detail.
+    n_types = int(btype.max()) + 2
+    table_type = table * n_types + btype + 1
+    rr = np.flatnonzero(~is_bet)
+    keys, inverse = np.unique(table_type[rr], return_inverse=True)
+    means = np.bincount(inverse.reshape(-1), moment[rr], len(keys)) / np.bincount(inverse.reshape(-1),
+                                                                                  minlength=len(keys))
+
+    # Bets: one per (account, family, currency, table, shoe, round, bet type), stakes added, in that order.
+    br = np.flatnonzero(is_bet)
+    bet_keys = (account, fam_code, cur_code, table, shoe, round_no, round_id, btype)
+    br = br[_sorted(*(k[br] for k in bet_keys))]
+    starts = _run_starts(*(k[br] for k in bet_keys))
+    agg = br[starts]  # a representative row per aggregated bet
+    agg_stake = np.add.reduceat(stake[br], starts) if br.size else np.zeros(0, dtype=np.int64)
+    at = np.minimum(np.searchsorted(keys, table_type[agg]), len(keys) - 1)
+    typical_of = np.where(keys[at] == table_type[agg], means[at], np.nan)
+
+    # Each aggregated bet's reference shuffles (by game and ruleset) and column in them.
+    kinds = pc.binary_join_element_wise(features["game"], features["ruleset"], features["bet_type"], "\x1f")
+    kind_keys = kinds.take(pa.array(agg, pa.int64())).to_pylist()
+    ref_index: dict[tuple[str, str], int] = {}
+    ref_of = np.zeros(agg.size, dtype=np.int64)
+    col_of = np.zeros(agg.size, dtype=np.int64)
+    ref_list: list[ReferenceShoes] = []
+    for text, where in _positions(kind_keys).items():
+        game, ruleset, bet_type = text.split("\x1f")
+        if (game, ruleset) not in ref_index:
+            ref_index[game, ruleset] = len(ref_list)
+            ref_list.append(reference_shoes(moment_kind(game, ruleset), n_reference, seed))
+        ref_of[where] = ref_index[game, ruleset]
+        col_of[where] = ref_list[ref_of[where[0]]].kind.bet_types.index(bet_type)
+    depth_of = np.array([min(d, ref_list[r].depths - 1) for d, r in zip(depth[agg].tolist(), ref_of.tolist(),
+                                                                          strict=True)], dtype=np.int64)
+    mu_of = np.empty(agg.size)
+    for r, ref in enumerate(ref_list):
+        here = ref_of == r
+        mu_of[here] = ref.mean[depth_of[here], col_of[here]]
+
+    subject_starts = _run_starts(account[agg], fam_code[agg], cur_code[agg])
+    subject_ends = np.r_[subject_starts[1:], agg.size]
+    firsts = pa.array(agg[subject_starts], type=pa.int64())
+    names, families, currencies, units = (
+        features[c].take(firsts).to_pylist() for c in ("account_id", "family", "currency", "unit"))
+    shoe_key = table * (int(shoe.max()) + 2) + shoe + 1
+
+    out: list[SurveillanceTest] = []
+    for j, (s, e) in enumerate(zip(subject_starts, subject_ends, strict=True)):
+        rows = agg[s:e]
+        acct, fam, cur, u = str(names[j]), str(families[j]), currencies[j] or "", str(units[j])
+        stakes = agg_stake[s:e]
+        n = e - s
+        total = int(stakes.sum())
+        w = stakes / total
+        m, mu = moment[rows], mu_of[s:e]
+        observed, baseline = float(w @ m), float(w @ mu)
+        effect = observed - baseline
+        scale = 100.0 if u == RTP else 1.0
+        money = int(round(float(stakes @ (m - mu)))) if u == RTP else None
+        typical = float(w @ typical_of[s:e])
+        what = "RTP" if u == RTP else "Hi-Lo true count"
+        shown = (lambda x: f"{x:.2%}") if u == RTP else (lambda x: f"{x:+.2f}")
+        statistic = (f"stake-weighted {what} {shown(observed)} vs {shown(baseline)} expected at the same depths "
+                     "of fresh shuffles")
+        if u == RTP:
+            tail = (f"{int(np.sum(m > 1.0))} at RTP above 100%; expected win {format_money(money, cur or None)} above "
+                    "the typical moment")
+        else:
+            tail = (f"{int(np.sum(m >= 2.0))} at true count +2 or more; the main bet's EV by composition is not "
+                    "computed (no money figure)")
+        detail = (f"{acct}: {n} {fam} bets, {format_money(total, cur or None)} staked at moments averaging {what} "
+                  f"{shown(observed)} (expected at those depths {shown(baseline)}, its tables' rounds "
+                  f"{shown(typical)}); {tail}")
+        row = dict(detector=DETECTOR, subject=acct, period=_period(days[rows]), statistic=statistic, value=observed,
+                   sample=int(n), min_sample=min_bets, effect=effect * scale, money=money, detail=detail)
+        if n < min_bets:
+            out.append(SurveillanceTest(p_value=None, method=f"not tested: {MIN_BETS_REASON}", **row))
+            continue
+        pools = _shoe_pools(ref_list, ref_of[s:e], depth_of[s:e], col_of[s:e], shoe_key[rows], w, m - mu)
+        null = null_tail(pools, effect, _rng(seed, acct, fam, cur), stage_draws, tail_hits, tail_draws)
+        method = (f"permutation of the shuffle: each of the account's shoes replaced by one of {n_reference:,} "
+                  f"fresh shuffles at the same depths; {null.method}, seed {seed}")
+        out.append(SurveillanceTest(p_value=null.p_value, method=method, **row))
+    return out
+
+
+def _positions(values: list) -> dict:
+    """value -> the indices where it occurs, in first-occurrence order."""
+    out: dict = {}
+    for i, v in enumerate(values):
+        out.setdefault(v, []).append(i)
+    return {k: np.array(v, dtype=np.int64) for k, v in out.items()}
+
+
+def _shoe_pools(refs: list[ReferenceShoes], ref_of: np.ndarray, depth: np.ndarray, col: np.ndarray,
+                shoe_key: np.ndarray, w: np.ndarray, centred: np.ndarray) -> np.ndarray:
+    """(shoes, reference_shoes + 1): per shoe the account bet in, the null values of its share of the
+    statistic, over each reference shuffle b: sum over its bets i in that shoe of w_i (moment of b at depth
+    d_i - mean at d_i); and, as one more member, the recorded shoe's own share (the recorded shuffle is one
+    of the shuffles: the p-value counts the observed arrangement, as a permutation test's
+    (1 + hits) / (1 + draws) does)."""
+    shoes, which = np.unique(shoe_key, return_inverse=True)
+    which = which.reshape(-1)
+    n_ref = refs[0].moments.shape[0]
+    out = np.zeros((len(shoes), n_ref + 1))
+    for r, ref in enumerate(refs):
+        here = np.flatnonzero(ref_of == r)
+        if not here.size:
+            continue
+        d, c = depth[here], col[here]
+        contrib = (ref.moments[:, d, c] - ref.mean[d, c][None, :]) * w[here][None, :]  # (reference, bets)
+        out[:, :n_ref] += (contrib @ np.eye(len(shoes))[which[here]]).T  # summed shoe by shoe
+    out[:, n_ref] = np.bincount(which, w * centred, len(shoes))
+    return out
+
+
+ADVANTAGE_PLAY = Detector(
+    name=DETECTOR,
+    finding_kind=FINDING_KIND,
+    games=("baccarat", "blackjack"),
+    features=advantage_features,
+    tests=advantage_tests,
+    settings={"min_bets": MIN_BETS, "seed": 0, "reference_shoes": REFERENCE_SHOES, "stage_draws": STAGE_DRAWS,
+              "tail_draws": TAIL_DRAWS, "tail_hits": TAIL_HITS, "alpha": ALPHA},
+)

@@ -1,0 +1,477 @@
+"""Advantage play (engine/surveillance/composition.py, advantage.py): the composition-dependent return of
+every side bet against hand work and the exact enumeration, and the detector on simulated tables with a
+counting account among ordinary ones."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import replace
+from datetime import date
+from fractions import Fraction
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.cards import CARD_CODES, new_shoe
+from engine.games.baccarat.rtp import bet_rtp
+from engine.games.baccarat.ruleset import load_ruleset, ruleset_ids
+from engine.games.baccarat.shoe import replay_shoe
+from engine.games.blackjack.rtp import pair_bet_rtp
+from engine.games.blackjack.rules import load_blackjack_rules
+from engine.surveillance.advantage import (
+    ADVANTAGE_PLAY,
+    BACCARAT_FAMILIES,
+    advantage_features,
+    advantage_tests,
+    null_tail,
+)
+from engine.surveillance.composition import (
+    BaccaratReturns,
+    baccarat_returns,
+    blackjack_pair_return,
+    card_indices,
+    counts_of,
+    exact_returns,
+    hi_lo_true_count,
+    pair_states,
+    remaining_counts,
+    side_bet_moments,
+)
+from engine.surveillance.detector import TableData
+from engine.surveillance.tests import adjust
+
+EXTENDED = load_ruleset("baccarat_8d_extended")
+STANDARD = load_ruleset("baccarat_8d_standard")
+
+
+# --- simulated tables ---------------------------------------------------------------------------------
+
+
+def baccarat_day(seed: int, rounds: int = 200, accounts: int = 40, counter: dict | None = None,
+                 ruleset=EXTENDED, table_id: str = "BAC-1", day: date = date(2026, 11, 28),
+                 bet_share: float = 0.25) -> TableData:
+    """One table's day dealt by the rule from shuffled shoes (cut card 40-80 cards from the end), with
+    `accounts` ordinary accounts each betting a random side bet on ~`bet_share` of rounds at its own
+    stake, blind to the cards, and optionally a counting account:
+    counter = {"account": id, "bets": (codes...), "threshold": RTP or "gain": RTP points, "stake": minor units,
+               "mode": "only" (bets a code only when its moment is favourable: its return on the remaining
+               cards above `threshold`, or above the code's full-shoe return by `gain` points) or "5x" (bets
+               every round it plays, 5x the stake when the moment is favourable), "share": rounds it plays}."""
+    rng = np.random.default_rng(seed)
+    table = baccarat_returns(ruleset)
+    mode = next(iter(ruleset.modes))
+    side = [c for c in ruleset.modes[mode] if c in BACCARAT_FAMILIES]
+    shoes, round_rows, positions, bets = [], [], [], []
+    base = rng.choice([100, 200, 500, 1000, 2500], size=accounts)
+    n_rounds = 0
+    shoe_no = 0
+    full = table.returns(counts_of(new_shoe(ruleset.decks)))
+    while n_rounds < rounds:
+        shoe_no += 1
+        shoe_id = f"{table_id}-{day:%Y%m%d}-S{shoe_no:02d}"
+        idx = rng.permutation(np.repeat(np.arange(52), ruleset.decks))
+        cards = [CARD_CODES[i] for i in idx]
+        cut = len(cards) - int(rng.integers(40, 81))
+        dealt = replay_shoe(cards, ruleset.shoe, cut).rounds
+        shoes.append((shoe_id, shoe_no, cards))
+        moments = table.returns(remaining_counts(idx, np.array([r.start for r in dealt])))
+        for r, m in zip(dealt, moments, strict=True):
+            rid = f"{shoe_id}-R{r.round_no:03d}"
+            round_rows.append((rid, shoe_id, r.round_no, "settled", day))
+            positions.append((rid, r.start))
+            offered = [c for c in side if (ruleset.bets[c].cutoff or 10**9) >= r.round_no]
+            for a in np.flatnonzero(rng.random(accounts) < bet_share):
+                if offered:
+                    code = offered[int(rng.integers(len(offered)))]
+                    bets.append((rid, f"ACC-{a:03d}", code, mode, int(base[a])))
+            if counter:
+                for code in counter["bets"]:
+                    if code not in offered or rng.random() >= counter.get("share", 1.0):
+                        continue
+                    k = table.column(code, mode)
+                    hot = (m[k] > counter["threshold"] if "threshold" in counter
+                           else m[k] - full[k] > counter["gain"] / 100)
+                    if counter["mode"] == "only" and hot:
+                        bets.append((rid, counter["account"], code, mode, counter["stake"]))
+                    elif counter["mode"] == "5x":
+                        bets.append((rid, counter["account"], code, mode, counter["stake"] * (5 if hot else 1)))
+        n_rounds += len(dealt)
+    return TableData(
+        table={"table_id": table_id, "game": "baccarat", "ruleset": ruleset.id, "currency": "EUR"},
+        shoes=pa.table({"shoe_id": [s[0] for s in shoes], "shoe_no": [s[1] for s in shoes],
+                        "decks": [ruleset.decks] * len(shoes), "cards": [s[2] for s in shoes]}),
+        rounds=pa.table({"round_id": [r[0] for r in round_rows], "shoe_id": [r[1] for r in round_rows],
+                         "round_no": pa.array([r[2] for r in round_rows], pa.int32()),
+                         "status": [r[3] for r in round_rows], "business_date": [r[4] for r in round_rows]}),
+        bets=pa.table({"bet_id": [f"B{i}" for i in range(len(bets))], "round_id": [b[0] for b in bets],
+                       "account_id": [b[1] for b in bets], "bet_type": [b[2] for b in bets],
+                       "mode": [b[3] for b in bets], "stake": pa.array([b[4] for b in bets], pa.int64())}),
+        findings=pa.table({"kind": pa.array([], pa.string()), "round_id": pa.array([], pa.string()),
+                           "bet_id": pa.array([], pa.string())}),
+        positions=pa.table({"round_id": [p[0] for p in positions],
+                            "shoe_position": pa.array([p[1] for p in positions], pa.int64())}),
+    )
+
+
+def blackjack_day(seed: int, rounds: int = 600, accounts: int = 12, counter: str | None = None,
+                  table_id: str = "BJ-1", day: date = date(2026, 11, 28)) -> TableData:
+    """A blackjack table's day: shoes of 8 decks (1 burned card, cut 60-100 cards from the end), rounds
+    that take 10-25 cards each (the detector reads only where a round starts), a MAIN bet of every seated
+    account and a PAIR beside it now and then; a counting account stakes 5x its MAIN when the Hi-Lo true
+    count is +2 or more."""
+    rng = np.random.default_rng(seed)
+    rules = load_blackjack_rules()
+    shoes, round_rows, positions, bets = [], [], [], []
+    shoe_no = n = 0
+    while n < rounds:
+        shoe_no += 1
+        shoe_id = f"{table_id}-S{shoe_no:02d}"
+        idx = rng.permutation(np.repeat(np.arange(52), rules.decks))
+        shoes.append((shoe_id, [CARD_CODES[i] for i in idx]))
+        position, r, cut = rules.burn_cards, 0, len(idx) - int(rng.integers(60, 101))
+        while position < cut:
+            r += 1
+            rid = f"{shoe_id}-R{r:03d}"
+            round_rows.append((rid, shoe_id, r))
+            positions.append((rid, position))
+            tc = hi_lo_true_count(idx, rules.burn_cards, np.array([position]))[0]
+            for a in np.flatnonzero(rng.random(accounts) < 0.5):
+                bets.append((rid, f"BJ-{a:03d}", "MAIN", 1000))
+                if rng.random() < 0.2:
+                    bets.append((rid, f"BJ-{a:03d}", "PAIR", 200))
+            if counter:
+                bets.append((rid, counter, "MAIN", 5000 if tc >= 2 else 1000))
+            position += int(rng.integers(10, 26))
+        n += r
+    return TableData(
+        table={"table_id": table_id, "game": "blackjack", "ruleset": rules.id, "currency": "EUR"},
+        shoes=pa.table({"shoe_id": [s[0] for s in shoes], "cards": [s[1] for s in shoes]}),
+        rounds=pa.table({"round_id": [r[0] for r in round_rows], "shoe_id": [r[1] for r in round_rows],
+                         "round_no": pa.array([r[2] for r in round_rows], pa.int32()),
+                         "status": ["settled"] * len(round_rows), "business_date": [day] * len(round_rows)}),
+        bets=pa.table({"bet_id": [f"B{i}" for i in range(len(bets))], "round_id": [b[0] for b in bets],
+                       "account_id": [b[1] for b in bets], "bet_type": [b[2] for b in bets],
+                       "stake": pa.array([b[3] for b in bets], pa.int64())}),
+        findings=pa.table({"kind": pa.array([], pa.string())}),
+        positions=pa.table({"round_id": [p[0] for p in positions],
+                            "shoe_position": pa.array([p[1] for p in positions], pa.int64())}),
+    )
+
+
+# --- the composition-dependent return: hand work ------------------------------------------------------
+
+
+def _tens_and_sixes(tens: int, sixes: int) -> dict[str, int]:
+    """A shoe of `tens` ten-valued cards (T, J, Q, K in turn, spade) and `sixes` sixes."""
+    shoe: Counter[str] = Counter()
+    for i in range(tens):
+        shoe["TJQK"[i % 4] + "S"] += 1
+    for _ in range(sixes):
+        shoe["6H"] += 1
+    return dict(shoe)
+
+
+def test_one_six_among_tens_by_hand():
+    # N cards: tens and one six. Where the six lands decides the round (every other card is worth 0):
+    #   P1 or P2: Player 6 stands, Banker 0 draws a ten: Player wins 6-0;
+    #   B1 or B2: Player 0 draws a ten (third card 0), Banker 6 stands on a third card 0: Banker wins 6 on 2 cards;
+    #   card 5: Player draws it, 6; Banker 0 draws a ten: Player wins;
+    #   card 6: Player drew a ten, Banker 0 draws the six: Banker wins 6 on 3 cards;
+    #   later: 0-0 on three cards each, a tie.
+    # Each position has chance 1/N: LUCKY_SIX (000: 12:1 on 2 Banker cards, 20:1 on 3) returns (2 * 13 + 21) / N,
+    # 001's (12:1 if nobody drew, 20:1 if anyone did: here someone always drew) 3 * 21 / N; TIE 9 (N - 6) / N.
+    for n in (7, 12, 40):
+        shoe = counts_of(_tens_and_sixes(n - 1, 1))
+        moments = side_bet_moments(EXTENDED, shoe)
+        assert moments["LUCKY_SIX"] == pytest.approx(47 / n, abs=1e-12)
+        assert moments["LUCKY_SIX_2CARD"] == pytest.approx(2 * 23 / n, abs=1e-12)
+        assert moments["LUCKY_SIX_3CARD"] == pytest.approx(51 / n, abs=1e-12)
+        assert moments["TIE"] == pytest.approx(9 * (n - 6) / n, abs=1e-12)
+        assert side_bet_moments(STANDARD, shoe)["LUCKY_SIX"] == pytest.approx(63 / n, abs=1e-12)
+
+
+def test_every_six_removed_by_hand():
+    # The same shoes with every 6 removed are all tens: every hand 0-0 on three cards, a tie every round.
+    # LUCKY_SIX can never win (return 0), TIE always does (return 9 = 8:1 and the stake).
+    for n in (7, 12, 40):
+        moments = side_bet_moments(EXTENDED, counts_of(_tens_and_sixes(n - 1, 0)))
+        assert moments["TIE"] == pytest.approx(9.0, abs=1e-12)
+        for code in ("LUCKY_SIX", "LUCKY_SIX_2CARD", "LUCKY_SIX_3CARD", "LUCKY_SEVEN", "SUPER_LUCKY_SEVEN",
+                     "PLAYER_NATURAL", "BANKER_NATURAL", "PLAYER_BONUS", "BANKER_BONUS"):
+            assert moments[code] == pytest.approx(0.0, abs=1e-12), code
+
+
+def test_every_six_removed_from_eight_decks_against_the_enumeration():
+    # 8 decks without their 32 sixes: the Banker's 6 only from 0+6 is gone, 1+5, 2+4, 3+3, 7+9, 8+8 remain.
+    shoe = Counter(c for c in new_shoe(8) if c[0] != "6")
+    bets = [(code, "commission") for code in ("LUCKY_SIX", "LUCKY_SIX_2CARD", "LUCKY_SIX_3CARD", "TIE",
+                                              "SUPER_LUCKY_SEVEN")]
+    exact = exact_returns(EXTENDED, bets, shoe)
+    fast = BaccaratReturns(EXTENDED, bets).returns(counts_of(shoe))
+    assert fast == pytest.approx([float(x) for x in exact], abs=1e-12)
+    full = side_bet_moments(EXTENDED, new_shoe(8))
+    assert fast[0] < full["LUCKY_SIX"] - 0.2  # without sixes Lucky Six loses a quarter of its return
+
+
+def test_shoe_of_only_tens_by_hand():
+    # 32 tens of spades: every hand 0-0 (a tie), every hand's first two cards a pair of ranks and of codes.
+    moments = side_bet_moments(EXTENDED, {"TS": 32})
+    assert moments["TIE"] == pytest.approx(9.0, abs=1e-12)
+    assert moments["PLAYER_PAIR"] == moments["BANKER_PAIR"] == pytest.approx(12.0, abs=1e-12)
+    assert moments["ANY_PAIR"] == pytest.approx(6.0, abs=1e-12)
+    assert moments["PERFECT_PAIR"] == pytest.approx(26.0, abs=1e-12)
+    # 8 of each of T spades, hearts, diamonds, clubs (32 cards, one rank): every hand a pair of ranks; a pair
+    # of codes for the Player with chance 4 * 8 * 7 / (32 * 31) = 7/31. Given the Player's two codes differ,
+    # the Banker's 30 cards hold two codes 7 times and two 8 times: sum n(n-1) = 2*42 + 2*56 = 196, so
+    # P(no perfect pair) = 24/31 * (1 - 196 / (30 * 29)); PERFECT_PAIR (25:1, paid once) returns 26 (1 - that).
+    shoe = {"TS": 8, "TH": 8, "TD": 8, "TC": 8}
+    moments = side_bet_moments(EXTENDED, shoe)
+    p_perfect = 1 - Fraction(24, 31) * (1 - Fraction(196, 30 * 29))
+    assert moments["PERFECT_PAIR"] == pytest.approx(float(26 * p_perfect), abs=1e-12)
+    assert moments["PLAYER_PAIR"] == pytest.approx(12.0, abs=1e-12)
+    assert moments["TIE"] == pytest.approx(9.0, abs=1e-12)
+
+
+def test_pair_states_by_hand():
+    # Two ranks, 2 cards each, one code each (AS AS KS KS): the Player pairs with chance 2 * 2 / (4 * 3) = 1/3,
+    # then the Banker's two are the other rank's pair; otherwise P1 P2 are an A and a K and so are B1 B2.
+    states = pair_states(counts_of({"AS": 2, "KS": 2}))
+    want = np.zeros(9)
+    want[3 * 2 + 2] = 1 / 3  # both hands a pair of codes
+    want[0] = 2 / 3
+    assert states == pytest.approx(want, abs=1e-15)
+    assert pair_states(counts_of(new_shoe(8))).sum() == pytest.approx(1.0, abs=1e-15)
+
+
+# --- the composition-dependent return: the exact enumeration and the published figures -------------------
+
+
+@pytest.mark.parametrize("ruleset_id", ruleset_ids())
+def test_full_shoe_matches_the_published_rtp(ruleset_id):
+    rs = load_ruleset(ruleset_id)
+    table = baccarat_returns(rs)
+    got = table.returns(counts_of(new_shoe(rs.decks)))
+    for (code, mode), value in zip(table.bets, got, strict=True):
+        assert value == pytest.approx(float(bet_rtp(rs, code, mode).rtp), abs=1e-12), (code, mode)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_small_compositions_match_the_enumeration(seed):
+    rnd = random.Random(seed)
+    rs = load_ruleset(ruleset_ids()[seed % len(ruleset_ids())]) if seed % 2 else EXTENDED
+    shoe = Counter(rnd.sample(new_shoe(2), rnd.randint(6, 26)))
+    table = baccarat_returns(rs)
+    exact = exact_returns(rs, table.bets, shoe)
+    assert table.returns(counts_of(shoe)) == pytest.approx([float(x) for x in exact], abs=1e-12)
+
+
+def test_batched_and_cached_returns_agree_with_one_at_a_time():
+    rng = np.random.default_rng(0)
+    shoe = rng.permutation(np.repeat(np.arange(52), 8))
+    counts = remaining_counts(shoe, np.array([0, 50, 50, 200, 400, 411]))
+    table = BaccaratReturns(EXTENDED)
+    batch = table.returns(counts)
+    assert batch[1] == pytest.approx(batch[2], abs=0)
+    for row, c in zip(batch, counts, strict=True):
+        assert BaccaratReturns(EXTENDED).returns(c) == pytest.approx(row, abs=1e-14, nan_ok=True)
+    assert np.isnan(table.returns(counts_of({"TS": 5}))).all()  # 5 cards cannot always complete a round
+
+
+def test_remaining_counts_and_card_indices():
+    cards = ["AS", "KH", "XX", "AS"]
+    idx = card_indices(cards)
+    assert idx.tolist() == [CARD_CODES.index("AS"), CARD_CODES.index("KH"), -1, CARD_CODES.index("AS")]
+    rem = remaining_counts(idx, np.array([0, 1, 4]))
+    assert rem[0][CARD_CODES.index("AS")] == 2 and rem[0].sum() == 3 and rem[1].sum() == 2 and rem[2].sum() == 0
+
+
+def test_side_bet_moments_names_each_side_bet_and_tie():
+    moments = side_bet_moments(STANDARD, new_shoe(8))
+    assert set(moments) == {"TIE", "PLAYER_PAIR", "BANKER_PAIR", "LUCKY_SIX", "PLAYER_NATURAL", "BANKER_NATURAL"}
+    assert moments["PLAYER_PAIR"] == pytest.approx(float(bet_rtp(STANDARD, "PLAYER_PAIR", "commission").rtp))
+
+
+# --- blackjack -----------------------------------------------------------------------------------------
+
+
+def test_blackjack_pair_by_hand_and_full_shoe():
+    rules = load_blackjack_rules()
+    odds = rules.pair_odds  # mixed 6:1, coloured 12:1, perfect 25:1
+    assert blackjack_pair_return(odds, counts_of({"AS": 2})) == pytest.approx(26.0)
+    assert blackjack_pair_return(odds, counts_of({"AS": 1, "AC": 1})) == pytest.approx(13.0)  # both black
+    assert blackjack_pair_return(odds, counts_of({"AS": 1, "AH": 1})) == pytest.approx(7.0)  # black and red
+    assert blackjack_pair_return(odds, counts_of({"AS": 1, "KS": 1})) == pytest.approx(0.0)
+    # AS AS AH: ordered pairs 6; AS AS twice (perfect), AS AH / AH AS four times (mixed)
+    assert blackjack_pair_return(odds, counts_of({"AS": 2, "AH": 1})) == pytest.approx((2 * 26 + 4 * 7) / 6)
+    full = blackjack_pair_return(odds, counts_of(new_shoe(rules.decks)))
+    assert full == pytest.approx(float(pair_bet_rtp(rules)), abs=1e-12)
+
+
+def test_hi_lo_true_count_by_hand():
+    cards = ["9D", "2H", "3D", "KC", "7S"] + ["8C"] * 99  # 104 cards: two decks
+    shoe = card_indices(cards)
+    # burned 9D unseen; at position 4 the player has seen 2H 3D KC: +1 +1 -1 = 1, with 104 - 3 cards unseen
+    tc = hi_lo_true_count(shoe, 1, np.array([0, 1, 4, 5]))
+    assert tc == pytest.approx([0.0, 0.0, 1 / (101 / 52), 1 / (100 / 52)])
+
+
+# --- the detector --------------------------------------------------------------------------------------
+
+LUCKY = tuple(c for c, f in BACCARAT_FAMILIES.items() if f == "LUCKY")
+SETTINGS = {"reference_shoes": 200}
+COUNTER = {"account": "COUNTER", "stake": 1000, "mode": "only", "threshold": 1.0, "bets": LUCKY}
+
+
+@pytest.fixture(scope="module")
+def counted_day():
+    """A 2,400-round day (the most a table deals, pitboss.recorder.config.MAX_ROUNDS_PER_DAY) at one table
+    of 000 with 40 ordinary accounts and one that bets the lucky sixes and sevens only when their
+    return on the remaining cards is above 100%."""
+    day = baccarat_day(3, rounds=2400, counter=COUNTER)
+    return day, advantage_features(day)
+
+
+def test_a_counting_account_is_found_and_ordinary_ones_are_not(counted_day):
+    _, features = counted_day
+    tests = adjust(advantage_tests(features, SETTINGS))
+    flagged = [t for t in tests if t.flagged]
+    assert [(t.subject, t.effect > 10) for t in flagged] == [("COUNTER", True)]
+    t = flagged[0]
+    assert t.sample >= ADVANTAGE_PLAY.settings["min_bets"] and t.p_value < 1e-8 and t.money > 0
+    assert "LUCKY" in t.detail and "importance" in t.method and "seed 0" in t.method
+    ordinary = [x.p_value for x in tests if x.subject != "COUNTER" and x.p_value is not None]
+    assert len(ordinary) > 100 and min(ordinary) > 1e-4 and 0.3 < np.median(ordinary) < 0.7
+
+
+@pytest.mark.parametrize(("seed", "rounds", "counter"), [
+    (7, 1200, {"account": "COUNTER", "stake": 1000, "bets": LUCKY, "mode": "only", "gain": 5.0}),  # only when 5
+    (9, 2400, {"account": "COUNTER", "stake": 1000, "bets": LUCKY, "mode": "5x", "gain": 5.0}),  # points up; 5x then
+], ids=["only-when-5-points-up", "5x-when-5-points-up"])
+def test_counters_of_the_measured_strengths_are_found(seed, rounds, counter):
+    # bench/surveillance_advantage.py: the first is found on every simulated day of 1,200 rounds; the second,
+    # whose 5x stakes are a small share of its money, on about half of the days of 2,400 rounds (this is one)
+    day = baccarat_day(seed, rounds=rounds, counter=counter)
+    tests = adjust(advantage_tests(advantage_features(day), SETTINGS))
+    assert [t.subject for t in tests if t.flagged] == ["COUNTER"]
+
+
+def test_a_pair_counter_at_a_table_without_cutoff_is_found():
+    # 004's PLAYER_PAIR has no cutoff, so it is offered late in the shoe where the pairs' return moves most;
+    # an account that bets it (100.00) only above 93% RTP on a busy table's day (2,000 rounds) is found
+    # (bench/surveillance_advantage.py: on 8 of 8 days of 2,400 rounds; above 100% RTP on 5 of 8)
+    day = baccarat_day(3000, rounds=2000, ruleset=load_ruleset("baccarat_live_pairs"),
+                       counter={"account": "COUNTER", "stake": 10_000, "mode": "only", "threshold": 0.93,
+                                "bets": ("PLAYER_PAIR",)})
+    tests = adjust(advantage_tests(advantage_features(day), SETTINGS))
+    assert [(t.subject, "PAIRS" in t.detail) for t in tests if t.flagged] == [("COUNTER", True)]
+
+
+def test_a_card_counter_at_blackjack_is_found():
+    day = blackjack_day(2, rounds=1500, counter="COUNTER")
+    tests = adjust(advantage_tests(advantage_features(day), SETTINGS))
+    flagged = [t for t in tests if t.flagged]
+    assert [t.subject for t in flagged] == ["COUNTER"]
+    assert flagged[0].money is None and "true count" in flagged[0].statistic
+
+
+def test_below_the_minimum_sample_nothing_is_tested(counted_day):
+    _, features = counted_day
+    tests = advantage_tests(features, {**SETTINGS, "min_bets": 10_000})
+    assert tests and all(t.p_value is None and not t.tested and "not tested" in t.method for t in tests)
+    assert not any(t.flagged for t in adjust(tests))
+
+
+def test_features_hold_every_eligible_round_and_the_bets(counted_day):
+    day, features = counted_day
+    rounds = features.filter(pa.compute.is_null(features["account_id"]))
+    bets = features.filter(pa.compute.is_valid(features["account_id"]))
+    assert bets.num_rows == day.bets.num_rows  # every simulated bet is on an eligible round
+    # LUCKY_SIX's cutoff is 50: its round rows stop there; TIE has none.
+    lucky = rounds.filter(pa.compute.equal(rounds["bet_type"], "LUCKY_SIX"))
+    tie = rounds.filter(pa.compute.equal(rounds["bet_type"], "TIE"))
+    assert pa.compute.max(lucky["round_no"]).as_py() == 50 and tie.num_rows == day.rounds.num_rows
+    assert set(features["family"].to_pylist()) == {"PAIRS", "LUCKY", "NATURALS", "TIE"}
+
+
+def test_a_cancelled_or_unpositioned_round_is_left_out():
+    day = baccarat_day(0, rounds=60, accounts=5)
+    first, last = day.rounds["round_id"][0].as_py(), day.positions["round_id"][-1].as_py()
+    status = ["cancelled" if r == first else "settled" for r in day.rounds["round_id"].to_pylist()]
+    day = replace(day, rounds=day.rounds.set_column(3, "status", pa.array(status)),
+                  positions=day.positions.slice(0, day.positions.num_rows - 1))
+    features = advantage_features(day)
+    kept = set(features["round_id"].to_pylist())
+    assert first not in kept and last not in kept
+    assert len(kept) == day.rounds.num_rows - 2
+
+
+def test_other_games_have_no_features():
+    day = baccarat_day(0, rounds=10, accounts=2)
+    assert advantage_features(replace(day, table={**day.table, "game": "roulette"})).num_rows == 0
+
+
+# --- properties ----------------------------------------------------------------------------------------
+
+
+def _by_subject(tests):
+    return {(t.subject, t.detail.split(" bets,")[0]): (t.p_value, t.value, t.effect, t.money, t.sample)
+            for t in tests}
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_the_statistic_is_invariant_to_the_order_of_unrelated_rows(counted_day, seed):
+    _, features = counted_day
+    order = np.random.default_rng(seed).permutation(features.num_rows)
+    shuffled = features.take(pa.array(order))
+    assert _by_subject(advantage_tests(shuffled, SETTINGS)) == _by_subject(advantage_tests(features, SETTINGS))
+
+
+@settings(max_examples=4, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_permuting_bettors_removes_the_advantage_signal(counted_day, seed):
+    day, features = counted_day
+    before = {t.subject: t for t in advantage_tests(features, SETTINGS) if "LUCKY" in t.detail}
+    assert before["COUNTER"].p_value < 1e-8
+    accounts = day.bets["account_id"].to_numpy(zero_copy_only=False)
+    shuffled = replace(day, bets=day.bets.set_column(
+        2, "account_id", pa.array(np.random.default_rng(seed).permutation(accounts))))
+    after = adjust(advantage_tests(advantage_features(shuffled), SETTINGS))
+    assert not any(t.flagged for t in after)
+    assert min(t.p_value for t in after if t.p_value is not None) > 1e-6
+
+
+# --- the null's tail ------------------------------------------------------------------------------------
+
+
+def test_null_tail_by_hand():
+    coin = np.array([-1.0, 1.0])
+    rng = np.random.default_rng(0)
+    # three fair coins at their largest: exactly 1/8
+    tail = null_tail([coin] * 3, 3.0, rng)
+    assert tail.p_value == pytest.approx(1 / 8) and tail.method.startswith("exact")
+    # P(sum >= 1) = P(2 or 3 heads) = 1/2, from plain draws
+    tail = null_tail([coin] * 3, 1.0, rng, stage_draws=9_999)
+    assert tail.p_value == pytest.approx(0.5, abs=0.02) and "importance" not in tail.method
+    # 20 coins, sum >= 16 (18 heads or more): (190 + 20 + 1) / 2**20, far beyond 199 plain draws
+    tail = null_tail([coin] * 20, 16.0, rng)
+    assert "importance" in tail.method
+    assert tail.p_value == pytest.approx(211 / 2**20, rel=0.1)
+
+
+def test_side_bet_moments_by_ruleset_id_and_for_blackjack():
+    assert side_bet_moments("baccarat_8d_standard", {"TS": 32})["TIE"] == pytest.approx(9.0)
+    rules = load_blackjack_rules()
+    assert side_bet_moments(rules, {"AS": 2}) == {"PAIR": pytest.approx(26.0)}
+    assert side_bet_moments(rules.id, new_shoe(8))["PAIR"] == pytest.approx(float(pair_bet_rtp(rules)), abs=1e-12)
+
+
+def test_a_shoe_reshuffled_every_hand_has_nothing_to_count():
+    mini = load_ruleset("mini_baccarat_6d")
+    day = baccarat_day(0, rounds=10, accounts=3)
+    day = replace(day, table={**day.table, "ruleset": mini.id})
+    assert advantage_features(day).num_rows == 0
