@@ -65,11 +65,20 @@ def from_warehouse(warehouse: str, round_id: str) -> dict:
         findings = rows("SELECT * FROM findings WHERE round_id = ? ORDER BY kind, bet_id", [round_id])
         shoe_findings = rows("SELECT * FROM findings WHERE shoe_id = ? AND round_id IS NULL ORDER BY kind",
                              [r["shoe_id"]])
+        moments = None
+        if "side_bet_moments" in present:  # published by `pitboss surveil --warehouse`
+            found = rows("SELECT bet_type, moment FROM side_bet_moments WHERE round_id = ? AND unit = 'rtp' "
+                         "ORDER BY bet_type", [round_id])
+            if found:
+                moments = {"cards_left": None,
+                           "rows": [{"mode": "-", "bet_type": m["bet_type"], "rtp": m["moment"]} for m in found]}
     finally:
         con.close()
-    return _assemble(r, ruleset["ruleset"] if ruleset else None,
+    data = _assemble(r, ruleset["ruleset"] if ruleset else None,
                      ruleset["currency"] if ruleset else (bets[0]["currency"] if bets else None),
                      bets, findings + shoe_findings, source=f"warehouse {warehouse}", game=game)
+    data["moments"] = moments
+    return data
 
 
 def _read(input_dir: str, table: str, column: str, value: str, read: dict | None = None) -> pa.Table:
@@ -113,8 +122,10 @@ def _row_groups_that_may_hold(source, column: str, value: str) -> list[int]:
     return groups
 
 
-def from_input(input_dir: str, round_id: str) -> dict:
-    """Replay the round from the recorded Parquet files with the engine (no warehouse needed)."""
+def from_input(input_dir: str, round_id: str, moments: bool = False) -> dict:
+    """Replay the round from the recorded Parquet files with the engine (no warehouse needed). `moments`:
+    also the remaining-shoe RTP of each side bet when betting closed (card games; ~1-3 s: the exact
+    return tables are built once per process)."""
     from pipelines.games import REPLAY_OUTPUTS, audit_group, table_infos
 
     rounds_read: dict = {}
@@ -140,8 +151,31 @@ def from_input(input_dir: str, round_id: str) -> dict:
     replay = [_jsonable(r) for r in audited[REPLAY_OUTPUTS[game]].to_pylist() if r["round_id"] == round_id][0]
     own = [_jsonable(f) for f in audited["findings"].to_pylist() if f["round_id"] in (round_id, None)]
     settled = [_jsonable(s) for s in audited["settlements"].to_pylist() if s["round_id"] == round_id]
-    return _assemble(replay, info.ruleset_id, info.currency, settled, own,
+    data = _assemble(replay, info.ruleset_id, info.currency, settled, own,
                      source=f"input {input_dir} (replayed now by the engine)", game=game)
+    if moments:
+        data["moments"] = remaining_shoe_moments(info.ruleset_id, shoe["cards"][0].as_py() or [], replay, settled)
+    return data
+
+
+def remaining_shoe_moments(ruleset_id: str, cards: list[str], replay: dict, bets: list[dict]) -> dict | None:
+    """The remaining-shoe RTP of each side bet when betting closed on the round (the cards from the
+    round's first card on: engine/surveillance/composition.py), per betting mode the round's bets use;
+    None for a round without a shoe position (cancelled before the deal) or a game without side bets
+    a count moves."""
+    from engine.surveillance.composition import side_bet_moments
+
+    position = replay.get("shoe_position")
+    if position is None or not cards:
+        return None
+    modes = sorted({b["mode"] for b in bets if b.get("mode")}) or [None]
+    try:
+        by_mode = {mode or "-": side_bet_moments(ruleset_id, cards[position:], mode) for mode in modes}
+    except (KeyError, ValueError, NotImplementedError):
+        return None
+    return {"cards_left": len(cards) - position,
+            "rows": [{"mode": mode, "bet_type": code, "rtp": rtp} for mode, rtps in by_mode.items()
+                     for code, rtp in rtps.items()]}
 
 
 def _assemble(replay: dict, ruleset_id: str | None, currency: str | None, bets: list[dict], findings: list[dict],

@@ -6,7 +6,7 @@ import json
 import sys
 
 import typer
-from rich.console import Console
+from rich.console import Console, Group
 from rich.table import Table
 
 from pitboss.exit_codes import BAD_INPUT, USAGE
@@ -26,8 +26,14 @@ _FINDINGS = """<h2>Findings</h2>{% if d.findings %}<ul>{% for f in d.findings %}
 {% else %}<p class="ok">No finding on this round.</p>{% endif %}
 </body></html>
 """
+# the remaining-shoe RTP of each side bet when betting closed (card games, where known)
+_MOMENTS = """{% if d.moments %}<h2>Remaining-shoe RTP of each side bet when betting closed</h2>
+<table><tr><th>mode</th><th>bet</th><th>RTP</th></tr>{% for m in d.moments.rows %}<tr><td>{{ m.mode }}</td>
+<td>{{ m.bet_type }}</td><td class="num {{ 'bad' if m.rtp is not none and m.rtp >= 1 }}">{{ "-" if m.rtp is none
+ or m.rtp != m.rtp else "%.4f%%"|format(m.rtp * 100) }}</td></tr>{% endfor %}</table>{% endif %}
+"""
 # the bets of a game whose bets have no mode (blackjack, roulette, sic bo), then the findings
-_BETS_WITHOUT_MODE_AND_FINDINGS = """<h2>Bets</h2>
+_BETS_WITHOUT_MODE_AND_FINDINGS = _MOMENTS + """<h2>Bets</h2>
 <table><tr><th>bet</th><th>account</th><th>type</th><th>stake</th><th>expected</th><th>paid</th>
 <th>delta</th><th>findings</th></tr>
 {% for b in d.bets %}<tr><td>{{ b.bet_id }}</td><td>{{ b.account_id }}</td><td>{{ b.bet_type }}</td>
@@ -53,7 +59,7 @@ HTML = _HEAD.replace("</style>", _CODE + "</style>") + """<h1>Round {{ r.round_i
 <h2>Cards as they came out of the shoe</h2>
 <ol>{% for c in d.sequence %}<li>card {{ c.position }}: <b>{{ c.card }}</b> to the {{ c.hand }}</li>{% endfor %}</ol>
 <h2>Draw and stand decisions</h2><ol>{% for dec in r.decisions %}<li>{{ dec }}</li>{% endfor %}</ol>
-<h2>Bets</h2>
+""" + _MOMENTS + """<h2>Bets</h2>
 <table><tr><th>bet</th><th>account</th><th>type</th><th>mode</th><th>stake</th><th>expected</th><th>paid</th>
 <th>delta</th><th>findings</th></tr>
 {% for b in d.bets %}<tr><td>{{ b.bet_id }}</td><td>{{ b.account_id }}</td><td>{{ b.bet_type }}</td>
@@ -123,6 +129,9 @@ def replay(
     round_id: str = typer.Argument(..., help="The round to replay."),
     warehouse: str | None = typer.Option(None, "--warehouse", help="Read the audited round from this DuckDB file."),
     input: str | None = typer.Option(None, "--input", help="Replay straight from the Parquet input instead."),
+    moments: bool = typer.Option(
+        False, "--moments", help="With --input: the remaining-shoe RTP of each side bet when betting closed (card "
+        "games; adds ~1-3 s). From the warehouse they are shown where `pitboss surveil` published them."),
     format: str = typer.Option("text", "--format", help="text | json | html"),
     out: str | None = typer.Option(None, "--out", help="Write to this file instead of stdout."),
 ) -> None:
@@ -135,7 +144,8 @@ def replay(
     if format not in ("text", "json", "html"):
         _fail(f"unknown format {format!r}: text, json or html")
     try:
-        data = incident.from_warehouse(warehouse, round_id) if warehouse else incident.from_input(input, round_id)
+        data = (incident.from_warehouse(warehouse, round_id) if warehouse
+                else incident.from_input(input, round_id, moments=moments))
     except incident.RoundNotFound as e:
         _fail(f"round {e.args[0]} not found in {'the warehouse' if warehouse else 'the input'}")
     except incident.AmbiguousRound as e:
@@ -333,6 +343,29 @@ def _blackjack_parts(data: dict, head: Table, bets: Table, findings: Table) -> l
     return [head, boxes, lines, bets, findings]
 
 
+def _moments_table(data: dict) -> Table | None:
+    """The remaining-shoe RTP of each side bet when betting closed, the bets placed on each marked."""
+    m = data.get("moments")
+    if not m:
+        return None
+    staked: dict[tuple[str, str], int] = {}
+    for b in data["bets"]:
+        key = (b.get("mode") or "-", b["bet_type"])
+        staked[key] = staked.get(key, 0) + 1
+    left = f", {m['cards_left']} cards left" if m.get("cards_left") is not None else ""
+    table = Table(title=f"Remaining-shoe RTP of each side bet when betting closed{left}")
+    for col in ("mode", "bet", "RTP", "bets on it"):
+        table.add_column(col, justify="right" if col in ("RTP", "bets on it") else "left")
+    for row in m["rows"]:
+        n = staked.get((row["mode"], row["bet_type"]), 0) or (
+            staked.get(("-", row["bet_type"]), 0) if row["mode"] == "-" else 0)
+        rtp = row["rtp"]
+        text = "-" if rtp is None or rtp != rtp else f"{rtp:.4%}"  # NaN: too few cards for a round
+        table.add_row(row["mode"], row["bet_type"], ("[bold]" if rtp and rtp >= 1 else "") + text,
+                      str(n) if n else "")
+    return table
+
+
 def _text_parts(data: dict) -> list:
     from pitboss.incident import amount_text, position_text
 
@@ -385,6 +418,9 @@ def _text_parts(data: dict) -> list:
         findings.add_row(f["kind"], f["severity"], f["message"])
     if not data["findings"]:
         findings.add_row("-", "-", "no finding on this round")
+    moments = _moments_table(data)
+    if moments is not None:
+        bets = Group(moments, bets)
     if data.get("game") == "blackjack":
         return _blackjack_parts(data, head, bets, findings)
     if data.get("game") == "casino_stud":
