@@ -13,6 +13,17 @@ dealer's qualification against its exact probability (205/364 for ace-king or be
 rank, and the pool ledger: both pools of each table over each day as a plot (recorded beside the ledger's
 balances, prizes marked), the jackpot_days view's rows, the prizes and the balances off the ledger.
 
+The surveillance section shows the surveillance_tests rows of the run (`pitboss surveil`: the rows whose
+audit_run_id is the run): per detector the tests, the ones that ran, the subjects below their minimum
+sample (counted and named, "not tested") and the flags, with alpha and the method (Benjamini-Hochberg per
+detector); every flagged test by evidence (q, then p); for each roulette wheel the wheel detectors looked
+at, its pockets over the run (roulette_round_replays; a spin's wheel is its session's equipment_id, which
+the warehouse does not hold: read from the run's input shoes files, else the table) in the wheel's order
+against the fair wheel with each pocket's exact binomial 95% band, a flagged sector shaded; for the
+accounts flagged by advantage_play (else the 3 with the strongest evidence), their advantage-moment curves
+where the warehouse holds the per-bet moments (MOMENTS_TABLE), else what their test rows hold. A run
+without surveillance says so.
+
 The RTP is computed here, over the run's bets (the rtp_by_table_and_bet_type view covers every date), with
 the view's formulas: a bet's return per unit staked is net of what it added after the deal,
 (paid - added_stake) / stake (blackjack's doubles and splits, stud's call), where settlements carry
@@ -31,8 +42,10 @@ import base64
 import datetime as dt
 import functools
 import io
+import json
 import math
 import os
+import re
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -394,6 +407,97 @@ SELECT table_id, min(placed_at) AS first_bet, max(placed_at) AS last_bet
 FROM settlements WHERE run_id = $run GROUP BY table_id ORDER BY table_id
 """
 
+# --- surveillance (pitboss surveil: the surveillance_tests of this audit run) ----------------------
+
+SURVEILLANCE_VIEWS = {  # detector -> the warehouse view that lists its tests (audits/views/7x_*.sql)
+    "advantage_play": "advantage_play",
+    "opposite_betting": "opposite_betting", "shared_rounds": "opposite_betting",
+    "shoe_repeat": "shoe_integrity", "weak_shuffle": "shoe_integrity", "weak_shuffle_pair": "shoe_integrity",
+    "card_positions": "shoe_integrity",
+    "wheel_bias": "wheel_bias", "wheel_sector": "wheel_bias",
+    "dice_bias": "dice_bias", "dice_pairs": "dice_bias", "dice_triples": "dice_bias",
+    "dealer_findings": "dealer_anomalies", "dealer_account": "dealer_anomalies", "dealer_result": "dealer_anomalies",
+    "dealer_signature": "dealer_anomalies",
+}  # fmt: skip
+WHEEL_DETECTORS = ("wheel_bias", "wheel_sector")
+ADVANTAGE = "advantage_play"
+TOP_FLAGS = 200  # flagged tests listed (every one, up to this)
+TOP_NOT_TESTED = 30  # per detector: subjects below their minimum sample named
+MAX_WHEEL_PLOTS = 12  # wheels drawn (flagged first, then tested, then the others)
+TOP_ADVANTAGE = 3  # accounts drawn when no advantage_play test is flagged (the strongest evidence)
+MAX_ADVANTAGE_ACCOUNTS = 12  # flagged accounts drawn
+MAX_CURVE_PANELS = 3  # an account's advantage-moment curves: its tables (most bets first) and units
+# The advantage detector's per-bet moments where a warehouse holds them: a table of its features
+# (engine/surveillance/advantage.py FEATURES_SCHEMA, one row per eligible round and bet type with account_id
+# null, one per bet on such a round) and the surveillance run_id. pitboss surveil does not store them (yet):
+# the report then draws what each test row holds.
+MOMENTS_TABLE = "advantage_moments"
+MOMENT_COLUMNS = ("run_id", "table_id", "shoe_id", "round_id", "round_no", "business_date", "bet_type", "unit",
+                  "moment", "account_id", "stake")
+_SECTOR = re.compile(r"\bsector ((?:\d{1,2}-)+\d{1,2})\b")  # wheel_sector's detail: 'sector 32-15-19-4-21 (...)'
+
+# A row is tested when it has a p-value and reached its minimum sample (as the views' `tested`).
+_TESTED = "coalesce(p_value IS NOT NULL AND sample >= min_sample, false)"
+
+_SURV_SUMMARY = f"""
+SELECT detector, string_agg(DISTINCT finding_kind, ', ' ORDER BY finding_kind) AS finding_kinds,
+       count(*) AS tests, count(*) FILTER (WHERE {_TESTED}) AS tested,
+       count(*) FILTER (WHERE NOT {_TESTED}) AS not_tested, count(*) FILTER (WHERE flagged) AS flagged,
+       list(DISTINCT detector_tests ORDER BY detector_tests) AS m,
+       list(DISTINCT method ORDER BY method) FILTER (WHERE {_TESTED}) AS methods
+FROM surveillance_tests WHERE audit_run_id = $run GROUP BY detector ORDER BY detector
+"""
+
+_SURV_RUNS = """
+SELECT run_id, list(DISTINCT alpha ORDER BY alpha) AS alphas, min(period_start) AS first, max(business_date) AS last
+FROM surveillance_tests WHERE audit_run_id = $run GROUP BY run_id ORDER BY run_id
+"""
+
+# Flagged rows by evidence: q, then p (the views' order after `flagged`).
+_SURV_ORDER = "q_value ASC NULLS LAST, p_value ASC NULLS LAST, detector, subject, period, statistic"
+
+_SURV_FLAGGED = f"""
+SELECT * FROM surveillance_tests WHERE audit_run_id = $run AND flagged ORDER BY {_SURV_ORDER} LIMIT {TOP_FLAGS}
+"""
+
+_SURV_NOT_TESTED = f"""
+SELECT * EXCLUDE (k) FROM (
+    SELECT *, row_number() OVER (PARTITION BY detector ORDER BY subject, period, statistic, detail) AS k
+    FROM surveillance_tests WHERE audit_run_id = $run AND NOT {_TESTED}
+) WHERE k <= {TOP_NOT_TESTED} ORDER BY detector, k
+"""
+
+_SURV_WHEELS = f"""
+SELECT *, {_TESTED} AS tested FROM surveillance_tests
+WHERE audit_run_id = $run AND detector IN ({", ".join(f"'{d}'" for d in WHEEL_DETECTORS)})
+ORDER BY subject, period, detector, statistic
+"""
+
+# advantage_play: the accounts drawn ({chosen}: flagged rows, else tested ones, by their best evidence), then
+# every tested row of theirs.
+_SURV_ADVANTAGE_ACCOUNTS = f"""
+SELECT subject, min(q_value) AS best_q, min(p_value) AS best_p FROM surveillance_tests
+WHERE audit_run_id = $run AND detector = '{ADVANTAGE}' AND {{chosen}}
+GROUP BY subject ORDER BY best_q ASC NULLS LAST, best_p ASC NULLS LAST, subject LIMIT $limit
+"""
+
+_SURV_ADVANTAGE_ROWS = f"""
+SELECT * FROM surveillance_tests
+WHERE audit_run_id = $run AND detector = '{ADVANTAGE}' AND {_TESTED} AND subject IN (SELECT unnest($accounts))
+ORDER BY subject, {_SURV_ORDER}
+"""
+
+# The run's settled spins with a pocket per session (a wheel is its session's equipment_id, else the table).
+_WHEEL_POCKETS = """
+SELECT table_id, shoe_id, CAST(pocket AS INTEGER) AS pocket, count(*) AS n FROM roulette_round_replays
+WHERE run_id = $run AND status = 'settled' AND outcome_valid GROUP BY ALL
+"""
+
+_ACCOUNT_CURRENCIES = """
+SELECT account_id, list(DISTINCT currency ORDER BY currency) AS currencies FROM settlements
+WHERE run_id = $run AND account_id IN (SELECT unnest($ids)) GROUP BY account_id
+"""
+
 
 def gather(con: duckdb.DuckDBPyConnection, run_row: dict[str, Any]) -> dict[str, Any]:
     """Everything the page shows, as plain values (not yet formatted)."""
@@ -444,7 +548,113 @@ def gather(con: duckdb.DuckDBPyConnection, run_row: dict[str, Any]) -> dict[str,
         "stud_ledger": _rows(con, _STUD_LEDGER, p) if stud else [],
         "jackpot_days": _rows(con, _JACKPOT_DAYS, p) if stud else [],
         "jackpot_rtp": _rows(con, _JACKPOT_RTP, {}) if stud else [],
+        "surveillance": gather_surveillance(con, run_row, names),
     }
+
+
+def gather_surveillance(con: duckdb.DuckDBPyConnection, run_row: dict[str, Any], names: set[str]) -> dict[str, Any]:
+    """The surveillance of the run: the surveillance_tests rows whose audit_run_id is the run (pitboss surveil
+    loads one surveillance per audit's dates), as plain values. `present` False: no such row (or a warehouse
+    from before surveillance: no table); `loaded` says whether the warehouse holds surveillance tables at all."""
+    p = {"run": run_row["run_id"]}
+    if "surveillance_tests" not in names:
+        return {"present": False, "loaded": False}
+    summary = _rows(con, _SURV_SUMMARY, p)
+    if not summary:
+        return {"present": False, "loaded": True}
+    runs = _rows(con, _SURV_RUNS, p)
+    if "surveillance_runs" in names:
+        held = {r["run_id"]: r for r in _rows(con, "SELECT run_id, loaded_at, superseded_by, input_dir FROM "
+                                               "surveillance_runs WHERE run_id IN (SELECT unnest($ids))",
+                                               {"ids": [r["run_id"] for r in runs]})}
+        runs = [{**r, **held.get(r["run_id"], {})} for r in runs]
+    flagged = _rows(con, _SURV_FLAGGED, p)
+    wheels = _rows(con, _SURV_WHEELS, p)
+    pockets, wheel_source = (_wheel_pockets(con, run_row) if wheels and "roulette_round_replays" in names
+                             else ({}, "none"))
+    any_flag = con.execute(f"SELECT count(*) FROM surveillance_tests WHERE audit_run_id = $run AND detector = "
+                           f"'{ADVANTAGE}' AND flagged", p).fetchone()[0] > 0
+    accounts = _rows(con, _SURV_ADVANTAGE_ACCOUNTS.replace("{chosen}", "flagged" if any_flag else _TESTED),
+                     {**p, "limit": MAX_ADVANTAGE_ACCOUNTS if any_flag else TOP_ADVANTAGE})
+    chosen = [a["subject"] for a in accounts]
+    advantage = _rows(con, _SURV_ADVANTAGE_ROWS, {**p, "accounts": chosen}) if chosen else []
+    ids = sorted({part for r in (*flagged, *advantage) for part in {r["subject"], *r["subject"].split("|")}})
+    currencies = {r["account_id"]: r["currencies"] for r in _rows(con, _ACCOUNT_CURRENCIES, {**p, "ids": ids})}
+    currencies.update({r[0]: [r[1]] for r in con.execute("SELECT table_id, currency FROM audited_tables "
+                                                          "WHERE currency IS NOT NULL").fetchall()})
+    return {
+        "present": True, "loaded": True, "summary": summary, "runs": runs, "flagged": flagged,
+        "not_tested": _rows(con, _SURV_NOT_TESTED, p), "wheels": wheels, "pockets": pockets,
+        "wheel_source": wheel_source, "advantage_flagged": any_flag, "advantage_accounts": chosen,
+        "advantage": advantage, "moments": _moments(con, names, [r["run_id"] for r in runs], chosen),
+        "currencies": currencies, "views": sorted(set(SURVEILLANCE_VIEWS.values()) & names),
+    }
+
+
+def _wheel_pockets(con: duckdb.DuckDBPyConnection, run_row: dict[str, Any]) -> tuple[dict[str, dict[int, int]], str]:
+    """The run's settled spins with a pocket, counted per wheel and pocket ({wheel: {pocket: spins}}), and how
+    the spins were given their wheel: 'equipment' (each session's equipment_id, read from the run's input shoes
+    files, else the table: exactly as the wheel detectors key them), 'tables' (no input shoes file holds an
+    equipment_id: every wheel is its table, as for the detectors) or 'tables only' (the input shoes files could
+    not be read: only a wheel that is a table is counted, every spin of the table)."""
+    equipment, how = _session_equipment(run_row.get("inputs"))
+    counts: dict[str, dict[int, int]] = {}
+    for table_id, shoe_id, pocket, n in con.execute(_WHEEL_POCKETS, {"run": run_row["run_id"]}).fetchall():
+        wheel = equipment.get((table_id, shoe_id)) or table_id
+        counts.setdefault(wheel, {})[pocket] = counts.get(wheel, {}).get(pocket, 0) + n
+    return counts, how
+
+
+def _session_equipment(inputs: Any) -> tuple[dict[tuple[str, str], str], str]:
+    """{(table_id, shoe_id): equipment_id} of the run's input shoes files (audit_runs.inputs), and 'equipment',
+    'tables' (no file has the column) or 'tables only' (a file could not be read). The warehouse does not hold
+    equipment_id, and its connection reads no file: the files are read here, three columns only."""
+    import pyarrow.parquet as pq
+
+    if isinstance(inputs, str):
+        try:
+            inputs = json.loads(inputs)
+        except ValueError:
+            inputs = None
+    files = [i["path"] for i in ((inputs or {}).get("shoes") or []) if isinstance(i, dict) and i.get("path")]
+    if not files:
+        return {}, "tables only"
+    out: dict[tuple[str, str], str] = {}
+    with_column = False
+    for path in files:
+        try:
+            names = pq.read_schema(path).names
+            if not {"table_id", "shoe_id", "equipment_id"} <= set(names):
+                continue
+            with_column = True
+            for r in pq.read_table(path, columns=["table_id", "shoe_id", "equipment_id"]).to_pylist():
+                if r["equipment_id"] is not None and r["table_id"] is not None and r["shoe_id"] is not None:
+                    out.setdefault((str(r["table_id"]), str(r["shoe_id"])), str(r["equipment_id"]))
+        except Exception:  # noqa: BLE001 - a file gone or unreadable here: the tables stand in
+            return {}, "tables only"
+    return out, "equipment" if with_column else "tables"
+
+
+def _moments(con: duckdb.DuckDBPyConnection, names: set[str], runs: list[str],
+             accounts: list[str]) -> list[dict[str, Any]] | None:
+    """The per-bet advantage moments of `accounts` and their tables' own moments over the same rounds
+    (MOMENTS_TABLE, rows of the surveillance `runs`); None where the warehouse holds no such table."""
+    if MOMENTS_TABLE not in names:
+        return None
+    columns = {r[0] for r in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = $t AND "
+                                         "schema_name = 'main'", {"t": MOMENTS_TABLE}).fetchall()}
+    if not set(MOMENT_COLUMNS) <= columns:
+        return None
+    if not accounts:
+        return []
+    cols = ", ".join(c for c in MOMENT_COLUMNS if c != "run_id")
+    return _rows(con, f"""
+        WITH m AS (SELECT {cols} FROM {MOMENTS_TABLE} WHERE run_id IN (SELECT unnest($runs))),
+        mine AS (SELECT DISTINCT table_id, bet_type, unit FROM m WHERE account_id IN (SELECT unnest($accounts)))
+        SELECT m.* FROM m JOIN mine USING (table_id, bet_type, unit)
+        WHERE m.account_id IS NULL OR m.account_id IN (SELECT unnest($accounts))
+        ORDER BY m.table_id, m.business_date, m.shoe_id, m.round_no, m.round_id, m.bet_type, m.account_id NULLS FIRST
+    """, {"runs": runs, "accounts": accounts})
 
 
 # --- the outcomes against a fair game ------------------------------------------------------------
@@ -652,6 +862,134 @@ def dice_plot(faces: list[dict[str, Any]], totals: list[dict[str, Any]]) -> str 
     _histogram_axes(left, faces, ["#476282"] * len(faces), "face (every die of every roll)", legend=False)
     _histogram_axes(right, totals, ["#a15c00"] * len(totals), "total of the three dice")
     fig.suptitle("Faces and totals of the settled rolls against fair dice", fontsize=10)
+    return _png(fig)
+
+
+def wheel_plot(wheel: str, rows: list[dict[str, Any]], sectors: list[dict[str, Any]], red: frozenset[int],
+               title: str) -> str | None:
+    """One wheel's pockets (histogram rows in the wheel's order, clockwise from zero) against the fair wheel,
+    each with its expectation and exact 95% band, a flagged sector's pockets shaded, as base64 PNG (None: no
+    spin counted). `sectors`: {"pockets": [...], "label": ...} of the wheel's flagged wheel_sector tests."""
+    from matplotlib.figure import Figure
+
+    if not any(r["n"] for r in rows):
+        return None
+    fig = Figure(figsize=(10, 3.3))
+    ax = fig.subplots()
+    colours = ["#1a9850" if r["value"] == 0 else "#c0392b" if r["value"] in red else "#2b2b2b" for r in rows]
+    index = {r["value"]: i for i, r in enumerate(rows)}
+    shades = (("#fdae6b", "#e6550d"), ("#c6dbef", "#3182bd"), ("#dadaeb", "#756bb1"))
+    # shaded behind the bars, the widest sector first (a smaller one inside it stays visible), and each sector a
+    # strip of its own along the top
+    for k, sector in sorted(enumerate(sectors), key=lambda e: -len(e[1]["pockets"])):
+        light, dark = shades[k % len(shades)]
+        for j, pocket in enumerate(sector["pockets"]):
+            if pocket in index:
+                ax.axvspan(index[pocket] - 0.5, index[pocket] + 0.5, color=light, zorder=0, linewidth=0,
+                           label=sector["label"] if j == 0 else None)
+                ax.axvspan(index[pocket] - 0.5, index[pocket] + 0.5, ymin=0.97 - 0.035 * k, ymax=1.0 - 0.035 * k,
+                           color=dark, zorder=4, linewidth=0)
+    _histogram_axes(ax, rows, colours, "pocket, in the wheel's order clockwise from zero", legend=False)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, framealpha=0.9)
+    ax.set_title(title, fontsize=10)
+    return _png(fig)
+
+
+def _family(detail: str | None) -> str | None:
+    """The bet family an advantage_play detail names ('A1: 37 PAIRS bets, ...'), for a label."""
+    m = re.search(r":\s+[\d,]+\s+(\S+)\s+bets\b", detail or "")
+    return m.group(1) if m else None
+
+
+def advantage_tests_plot(rows: list[dict[str, Any]], notes: list[str]) -> str | None:
+    """What the advantage_play test rows of the accounts drawn hold, where the warehouse holds no per-bet
+    moments: each test's effect (the account's stake-weighted moment minus the one expected at the same depths
+    of fresh shuffles) as a bar, flagged ones red, with its q-value, bets and money (`notes`, one per row), as
+    base64 PNG (None: no row with an effect)."""
+    from matplotlib.figure import Figure
+
+    drawn = [(r, n) for r, n in zip(rows, notes, strict=True) if r["effect"] is not None]
+    if not drawn:
+        return None
+    fig = Figure(figsize=(10, 0.5 * len(drawn) + 1.5))
+    ax = fig.subplots()
+    ys = list(range(len(drawn)))[::-1]
+    effects = [r["effect"] for r, _ in drawn]
+    ax.barh(ys, effects, height=0.6, color=["#de2d26" if r["flagged"] else "#6b8bb3" for r, _ in drawn], zorder=2)
+    span = max(abs(e) for e in effects) or 1.0
+    for y, (_, note), e in zip(ys, drawn, effects, strict=True):
+        ax.text(max(e, 0) + 0.02 * span, y, note, va="center", fontsize=7.5, zorder=3)
+    labels = [f"{r['subject']} · {_family(r['detail']) or r['period']}" for r, _ in drawn]
+    ax.set_yticks(ys, labels, fontsize=8)
+    ax.set_ylim(-0.7, len(drawn) - 0.3)
+    ax.axvline(0, color="#888888", linewidth=0.8)
+    ax.set_xlim(min(0.0, min(effects)) - 0.05 * span, max(0.0, max(effects)) + 0.9 * span)
+    ax.set_xlabel("effect: stake-weighted moment minus its expectation at the same depths (RTP points; blackjack "
+                  "main bet: true-count points)", fontsize=8)
+    ax.grid(axis="x", color="#eeeeee", zorder=0)
+    ax.set_title("Advantage play: the accounts' tests (red: flagged)", fontsize=10)
+    return _png(fig)
+
+
+def advantage_curve_plot(account: str, moments: list[dict[str, Any]]) -> str | None:
+    """An account's advantage-moment curve from the per-bet moments: for each of its tables (most bets first)
+    and unit, x = the table's eligible rounds in order (business date, shoe, round number), a line per bet type
+    the account bet on: the remaining-shoe RTP (or true count) of the table's own moments at each round, and
+    the account's bets marked on it, the marker's area by stake; faint lines where a shoe starts. Base64 PNG
+    (None: no bet of the account)."""
+    from collections import Counter
+
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import PercentFormatter
+
+    mine = [r for r in moments if r["account_id"] == account]
+    if not mine:
+        return None
+    panels = [(t, u) for t, _ in Counter(r["table_id"] for r in mine).most_common()
+              for u in sorted({r["unit"] for r in mine if r["table_id"] == t})][:MAX_CURVE_PANELS]
+    fig = Figure(figsize=(11, 3.0 * len(panels) + 0.4))
+    axes = fig.subplots(len(panels), 1, squeeze=False)[:, 0]
+    palette = ("#08519c", "#a15c00", "#238b45", "#6a51a3", "#cb181d", "#525252")
+    for ax, (table_id, unit) in zip(axes, panels, strict=True):
+        types = sorted({r["bet_type"] for r in mine if r["table_id"] == table_id and r["unit"] == unit})
+        here = [r for r in moments if r["table_id"] == table_id and r["unit"] == unit and r["bet_type"] in types]
+        rounds = sorted({(r["business_date"], r["shoe_id"], r["round_no"], r["round_id"]) for r in here},
+                        key=lambda k: (k[0], k[1], k[2] if k[2] is not None else -1, k[3]))
+        x_of = {k[3]: i for i, k in enumerate(rounds)}
+        for i, k in enumerate(rounds):
+            if i and k[1] != rounds[i - 1][1]:
+                ax.axvline(i - 0.5, color="#dddddd", linewidth=0.8, zorder=0)
+        peak = max((r["stake"] or 0) for r in mine) or 1
+        for n, bet_type in enumerate(types):
+            colour = palette[n % len(palette)]
+            own = sorted((x_of[r["round_id"]], r["moment"]) for r in here
+                         if r["account_id"] is None and r["bet_type"] == bet_type and r["moment"] is not None)
+            if own:
+                ax.plot([x for x, _ in own], [m for _, m in own], color=colour, linewidth=1.0, alpha=0.8,
+                        label=f"{bet_type}: the table's moment", zorder=2)
+            stakes: dict[str, int] = {}
+            moment_at: dict[str, float] = {}
+            for r in here:
+                if r["account_id"] == account and r["bet_type"] == bet_type and r["moment"] is not None:
+                    stakes[r["round_id"]] = stakes.get(r["round_id"], 0) + (r["stake"] or 0)
+                    moment_at[r["round_id"]] = r["moment"]
+            if stakes:
+                ax.scatter([x_of[k] for k in stakes], [moment_at[k] for k in stakes],
+                           s=[20 + 180 * math.sqrt(v / peak) for v in stakes.values()], color=colour,
+                           edgecolor="black", linewidth=0.6, zorder=3,
+                           label=f"{bet_type}: {account}'s bets (area: stake)")
+        if unit == "rtp":
+            ax.axhline(1.0, color="#de2d26", linewidth=0.8, linestyle="--", zorder=1)
+            ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+            ax.set_ylabel("remaining-shoe RTP", fontsize=8)
+        else:
+            ax.axhline(0.0, color="#888888", linewidth=0.8, linestyle="--", zorder=1)
+            ax.set_ylabel("Hi-Lo true count" if unit == "true_count" else unit, fontsize=8)
+        ax.set_xlim(-0.5, max(len(rounds) - 0.5, 0.5))
+        ax.set_xlabel(f"table {table_id}: its rounds in order (a grey line where a shoe starts)", fontsize=8)
+        ax.grid(axis="y", color="#eeeeee", zorder=0)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, framealpha=0.9)
+    fig.suptitle(f"Advantage moments of account {account}", fontsize=10)
     return _png(fig)
 
 
@@ -890,6 +1228,7 @@ def context(data: dict[str, Any]) -> dict[str, Any]:
         "tables": tables,
         "games": [g for g in sections if g["present"]],
         "game_sections": sections,
+        "surveillance": surveillance_figures(data, [t for t in data["tables"] if t["game"] == "roulette"]),
         "generated_at": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
 
@@ -1105,6 +1444,140 @@ def stud_figures(data: dict[str, Any]) -> dict[str, Any]:
         "jackpot_rtp": [{"ruleset": r["ruleset"], "selection": r["selection"], "rtp": _pct(r["rtp"], 4)}
                         for r in data["jackpot_rtp"]],
         "net": data.get("rtp_net_of_added_stake", False),
+    }
+
+
+def _g(value: float | None, digits: int = 3) -> str:
+    return "" if value is None else f"{value:.{digits}g}"
+
+
+def _surveillance_money(r: dict[str, Any], currencies: dict[str, list[str]]) -> str:
+    """A test's money in major units of the subject's currency: the one currency its detail names, else the
+    one of its subject (an account's bets, a table's) or of the one part of a composite subject that has
+    one; else the minor units as they are."""
+    from engine.findings import _EXPONENT, format_money
+
+    amount = r["money"]
+    if amount is None:
+        return ""
+    known = {c for cs in currencies.values() for c in cs} | set(_EXPONENT)
+    named = {c for c in re.findall(r"\b[A-Z]{3}\b", r["detail"] or "") if c in known}
+    if len(named) != 1:
+        parts = [r["subject"], *r["subject"].split("|")] if "|" in r["subject"] else [r["subject"]]
+        named = {c for part in parts for c in currencies.get(part, [])}
+    if len(named) == 1:
+        return ("+" if amount > 0 else "") + format_money(amount, named.pop())
+    return f"{amount:+,} (minor units)"
+
+
+def _surveillance_row(r: dict[str, Any], currencies: dict[str, list[str]]) -> dict[str, Any]:
+    tested = r["p_value"] is not None and r["sample"] is not None and r["min_sample"] is not None \
+        and r["sample"] >= r["min_sample"]
+    return {
+        "detector": r["detector"], "subject": r["subject"], "period": r["period"] or "",
+        "statistic": r["statistic"] or "", "p": _g(r["p_value"]), "q": _g(r["q_value"]),
+        "effect": _g(r["effect"], 4), "money": _surveillance_money(r, currencies), "detail": r["detail"] or "",
+        "method": r["method"] or "", "flagged": bool(r["flagged"]), "tested": tested,
+        "sample": "" if r["sample"] is None else f"{r['sample']:,}",
+        "min_sample": "" if r["min_sample"] is None else f"{r['min_sample']:,}",
+    }
+
+
+def _wheels(s: dict[str, Any], red: frozenset[int]) -> tuple[list[dict[str, Any]], int]:
+    """Each wheel the wheel detectors tested (flagged ones first, then tested, then the ones below their
+    minimum), up to MAX_WHEEL_PLOTS: its pockets over the run against the fair wheel (exact binomial band per
+    pocket) in the wheel's order, the flagged sectors, its tests; and how many wheels there were."""
+    from engine.surveillance.equipment import WHEEL_ORDER
+
+    by_wheel: dict[str, list[dict[str, Any]]] = {}
+    for r in s["wheels"]:
+        by_wheel.setdefault(r["subject"], []).append(r)
+    order = sorted(by_wheel, key=lambda w: (not any(r["flagged"] for r in by_wheel[w]),
+                                            not any(r["tested"] for r in by_wheel[w]), w))
+    out = []
+    for i, wheel in enumerate(order[:MAX_WHEEL_PLOTS]):
+        rows = by_wheel[wheel]
+        counts = s["pockets"].get(wheel)
+        n = sum((counts or {}).values())
+        hist = {h["value"]: h for h in histogram(counts or {}, pocket_probabilities(), n)}
+        in_order = [hist[pocket] for pocket in WHEEL_ORDER]
+        sectors = []
+        for r in rows:
+            m = _SECTOR.search(r["detail"] or "") if r["detector"] == "wheel_sector" and r["flagged"] else None
+            if m:
+                pockets = [int(x) for x in m.group(1).split("-")]
+                sectors.append({"pockets": pockets, "label": f"flagged sector {m.group(1)} ({r['period']}, "
+                                                             f"q = {_g(r['q_value'])})"})
+        # the spins the tests counted: per period, the largest sample of its rows (every row of a period counts
+        # the same spins; a sector row below its minimum still says how many)
+        per_period: dict[str, int] = {}
+        for r in rows:
+            per_period[r["period"]] = max(per_period.get(r["period"], 0), r["sample"] or 0)
+        flagged, tested = any(r["flagged"] for r in rows), any(r["tested"] for r in rows)
+        status = "FLAGGED" if flagged else "tested, not flagged" if tested else "not tested (below its minimum sample)"
+        out.append({
+            "index": i, "wheel": wheel, "status": status, "flagged": flagged, "tested": tested,
+            "known": counts is not None, "spins": f"{n:,}", "tests_spins": f"{sum(per_period.values()):,}",
+            "same_spins": n == sum(per_period.values()),
+            "pockets": [{**c, "order": k} for k, c in enumerate(_counts(in_order))],
+            "outside": sum(h["outside"] for h in in_order),
+            "expected": f"{n / len(WHEEL_ORDER):,.1f}", "band": _counts(in_order)[0]["band"] if n else "",
+            "sectors": [" ".join(x["label"] for x in sectors)] if sectors else [],
+            "tests": [_surveillance_row(r, {}) for r in rows],
+            "plot": wheel_plot(wheel, in_order, sectors, red, f"Wheel {wheel} ({status}): {n:,} spins of the run "
+                               "against a fair single-zero wheel") if counts else None,
+        })
+    return out, len(order)
+
+
+def surveillance_figures(data: dict[str, Any], tables: list[dict[str, Any]]) -> dict[str, Any]:
+    """The surveillance section: per detector the tests, the ones that ran, the ones below their minimum
+    sample (named), the flags; every flag by evidence; each wheel's pockets; the advantage-play accounts."""
+    s = data.get("surveillance") or {"present": False, "loaded": False}
+    if not s["present"]:
+        return {"present": False, "loaded": s["loaded"]}
+    currencies = s["currencies"]
+    summary = [{
+        **r, "view": SURVEILLANCE_VIEWS.get(r["detector"]) if SURVEILLANCE_VIEWS.get(r["detector"]) in s["views"]
+        else "", "tests": f"{r['tests']:,}", "tested": f"{r['tested']:,}", "not_tested": f"{r['not_tested']:,}",
+        "flagged": f"{r['flagged']:,}", "m": ", ".join(f"{m:,}" for m in r["m"] if m is not None),
+        "m_differs": [m for m in r["m"] if m is not None] != [r["tested"]],
+        "methods": "; ".join((r["methods"] or [])[:3]) + (f"; and {len(r['methods']) - 3:,} more"
+                                                          if len(r["methods"] or []) > 3 else ""),
+    } for r in s["summary"]]
+    totals = {k: sum(r[k] for r in s["summary"]) for k in ("tests", "tested", "not_tested", "flagged")}
+    not_tested: dict[str, list[dict[str, Any]]] = {}
+    for r in s["not_tested"]:
+        not_tested.setdefault(r["detector"], []).append(_surveillance_row(r, currencies))
+    alphas = sorted({a for r in s["runs"] for a in r["alphas"] if a is not None})
+    wheels, n_wheels = _wheels(s, _wheel_red([t["ruleset"] for t in tables if t["ruleset"]]))
+    advantage = [_surveillance_row(r, currencies) for r in s["advantage"]]
+    notes = [f"q {a['q']} · {a['sample']} bets" + (f" · {a['money']}" if a["money"] else "") for a in advantage]
+    curves = None
+    if s["moments"]:
+        curves = [{"account": a, "plot": advantage_curve_plot(a, s["moments"])} for a in s["advantage_accounts"]]
+    return {
+        "present": True, "loaded": True,
+        "runs": [{"run_id": r["run_id"], "alphas": ", ".join(f"{a:g}" for a in r["alphas"] if a is not None),
+                  "period": f"{r['first']}..{r['last']}" if r["first"] and r["last"] and r["first"] != r["last"]
+                  else str(r["last"] or r["first"] or "no business date"),
+                  "loaded_at": _time(r.get("loaded_at")), "superseded_by": r.get("superseded_by") or ""}
+                 for r in s["runs"]],
+        "alpha": ", ".join(f"{a:g}" for a in alphas),
+        "summary": summary, "totals": {k: f"{v:,}" for k, v in totals.items()},
+        "flagged": [_surveillance_row(r, currencies) for r in s["flagged"]],
+        "flagged_more": totals["flagged"] > len(s["flagged"]), "top_flags": TOP_FLAGS,
+        "not_tested": [{"detector": r["detector"], "rows": not_tested.get(r["detector"], []),
+                        "more": r["not_tested"] - len(not_tested.get(r["detector"], []))}
+                       for r in s["summary"] if r["not_tested"]],
+        "top_not_tested": TOP_NOT_TESTED,
+        "wheels": wheels, "wheels_more": n_wheels - len(wheels), "wheel_source": s["wheel_source"],
+        "advantage_tested": any(r["detector"] == ADVANTAGE and r["tested"] for r in s["summary"]),
+        "advantage_present": any(r["detector"] == ADVANTAGE for r in s["summary"]),
+        "advantage_flagged": s["advantage_flagged"], "advantage_accounts": s["advantage_accounts"],
+        "advantage": advantage, "moments_held": s["moments"] is not None, "curves": curves,
+        "advantage_plot": None if curves else advantage_tests_plot(s["advantage"], notes),
+        "top_advantage": TOP_ADVANTAGE, "moments_table": MOMENTS_TABLE,
     }
 
 
