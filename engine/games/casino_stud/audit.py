@@ -174,7 +174,10 @@ class _Round:
     judged_paid: set[int] = field(default_factory=set)  # bets whose paid a jackpot kind already judged
 
 
-def _record_problem(rules: CasinoStudRules, r: RecordedRound) -> str | None:
+def _record_problem(rules: CasinoStudRules, r: RecordedRound, ranks: Sequence[HandRank | None],
+                    dealer: HandRank | None) -> str | None:
+    """Why a settled round's record cannot be settled, or None; `ranks` and `dealer` are the engine's ranks
+    of the recorded box and dealer cards (None: not five distinct cards)."""
     n = len(r.boxes)
     if not (len(r.box_cards) == len(r.box_actions) == n):
         return (f"boxes ({n}), box_cards ({len(r.box_cards)}) and box_actions ({len(r.box_actions)}) do not have "
@@ -182,10 +185,10 @@ def _record_problem(rules: CasinoStudRules, r: RecordedRound) -> str | None:
     if not all(isinstance(b, int) and 1 <= b <= rules.max_boxes for b in r.boxes) or list(r.boxes) != sorted(
             set(r.boxes)):
         return f"boxes {list(r.boxes)} are not distinct ascending seats 1-{rules.max_boxes} (the dealing order)"
-    for box, cards in zip(r.boxes, r.box_cards, strict=True):
-        if hand_or_none(cards) is None:
+    for box, cards, rank in zip(r.boxes, r.box_cards, ranks, strict=True):
+        if rank is None:
             return f"box {box}'s cards {format_cards(cards)} are not five distinct cards"
-    if n and hand_or_none(r.dealer_cards) is None:
+    if n and dealer is None:
         return f"the dealer's cards {format_cards(r.dealer_cards)} are not five distinct cards"
     return None
 
@@ -273,7 +276,7 @@ class _Auditor:
             self.round_finding("SHOE_COMPOSITION", i, "1 full deck (52 distinct cards)", composition.describe(),
                                f"The deck of round {r.round_no} ({r.shoe_id}) is {composition.describe()}.",
                                round_level=False)
-        w.problem = _record_problem(rules, r)
+        w.problem = _record_problem(rules, r, w.ranks, w.dealer)
         if w.problem is not None:
             return
         w.actions = tuple(a if a in ACTIONS else None for a in r.box_actions)
