@@ -12,6 +12,7 @@ Every box is dealt its five cards whatever it then decides (a folded box's cards
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from .rules import CasinoStudRules
 
@@ -20,13 +21,19 @@ HAND = 5
 
 def positions(rules: CasinoStudRules, n_boxes: int) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
     """(each box's five deck indexes in the order dealt, the dealer's five: the open card first)."""
-    b = rules.burn_cards
-    if rules.deal_order == "box_by_box":
+    return _positions(rules.deal_order, rules.burn_cards, n_boxes)
+
+
+@lru_cache(maxsize=64)  # the same few deals every round: worked out once per deal order, burn and box count
+def _positions(deal_order: str, burn_cards: int, n_boxes: int
+               ) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+    b = burn_cards
+    if deal_order == "box_by_box":
         boxes = tuple(tuple(b + HAND * i + k for k in range(HAND)) for i in range(n_boxes))
-    elif rules.deal_order == "round_robin":
+    elif deal_order == "round_robin":
         boxes = tuple(tuple(b + k * n_boxes + i for k in range(HAND)) for i in range(n_boxes))
     else:
-        raise ValueError(f"unknown deal_order {rules.deal_order!r}")
+        raise ValueError(f"unknown deal_order {deal_order!r}")
     start = b + HAND * n_boxes
     return boxes, tuple(range(start, start + HAND))
 
