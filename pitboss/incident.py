@@ -66,9 +66,9 @@ def from_warehouse(warehouse: str, round_id: str) -> dict:
         shoe_findings = rows("SELECT * FROM findings WHERE shoe_id = ? AND round_id IS NULL ORDER BY kind",
                              [r["shoe_id"]])
         moments = None
-        if "side_bet_moments" in present:  # published by `pitboss surveil --warehouse`
-            found = rows("SELECT bet_type, moment FROM side_bet_moments WHERE round_id = ? AND unit = 'rtp' "
-                         "ORDER BY bet_type", [round_id])
+        if "advantage_moments" in present:  # the advantage detector's features, published by `pitboss surveil`
+            found = rows("SELECT DISTINCT bet_type, moment FROM advantage_moments WHERE round_id = ? "
+                         "AND account_id IS NULL AND unit = 'rtp' ORDER BY bet_type", [round_id])
             if found:
                 moments = {"cards_left": None,
                            "rows": [{"mode": "-", "bet_type": m["bet_type"], "rtp": m["moment"]} for m in found]}

@@ -131,7 +131,8 @@ def replay(
     input: str | None = typer.Option(None, "--input", help="Replay straight from the Parquet input instead."),
     moments: bool = typer.Option(
         False, "--moments", help="With --input: the remaining-shoe RTP of each side bet when betting closed (card "
-        "games; adds ~1-3 s). From the warehouse they are shown where `pitboss surveil` published them."),
+        "games; adds ~1-3 s). From the warehouse they are shown where `pitboss surveil` published them "
+        "(advantage_moments)."),
     format: str = typer.Option("text", "--format", help="text | json | html"),
     out: str | None = typer.Option(None, "--out", help="Write to this file instead of stdout."),
 ) -> None:
