@@ -349,3 +349,46 @@ def test_surveil_is_a_pure_transform_over_tables_it_is_given():
 
 def test_replay_outputs_with_positions_are_found_generically():
     assert set(POSITION_OUTPUTS) <= set(REPLAY_OUTPUTS.values()) and POSITION_OUTPUTS
+
+
+# --- the real detectors ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def clean_day(tmp_path_factory):
+    """The recorded day of `pitboss generate --tables 2 --blackjack-tables 1 --roulette-tables 1
+    --sic-bo-tables 1 --stud-tables 1 --fault-rate 0`, audited."""
+    tmp = tmp_path_factory.mktemp("clean")
+    generate(GenerateConfig(out=tmp / "data", tables=2, blackjack_tables=1, roulette_tables=1, sic_bo_tables=1,
+                            stud_tables=1, fault_rate=0, quiet=True))
+    audit(["--input", str(tmp / "data"), "--output", str(tmp / "out")])
+    return tmp
+
+
+def test_the_registry_lists_every_detector_module():
+    from engine.surveillance.registry import DETECTORS
+
+    assert [d.name for d in DETECTORS] == [
+        "advantage_play", "opposite_betting", "shared_rounds", "shoe_repeat", "weak_shuffle", "card_positions",
+        "wheel_bias", "wheel_sector", "dice_bias", "dice_pairs", "dealer_signature", "dealer_findings",
+        "dealer_account", "dealer_result"]
+    Surveil(DETECTORS)  # names of their own, finding kinds of engine/findings.py
+
+
+@pytest.mark.slow  # (advantage_play's tests take most of it: ~150 s of 1,599 accounts' families)
+def test_the_real_detectors_flag_nothing_on_a_clean_day(clean_day):
+    from engine.surveillance.registry import DETECTORS
+
+    record = run(["--input", str(clean_day / "data"), "--output", str(clean_day / "out")])
+    tests = pq.read_table(clean_day / "out" / "surveillance_tests")
+    flagged = [r for r in tests.to_pylist() if r["flagged"]]
+    assert flagged == [], [(r["detector"], r["subject"], r["q_value"], r["detail"]) for r in flagged]
+    assert pq.read_table(clean_day / "out" / "surveillance_findings").num_rows == 0
+    assert record.metrics["surveillance.tables"] == 6 and record.metrics["surveillance.flagged"] == 0
+    ran = {r["detector"] for r in tests.to_pylist() if r["p_value"] is not None}
+    # every family tested something on a day of every game (wheels and dice need more spins and rolls than
+    # a day of 200; findings and favoured accounts need findings)
+    assert {"advantage_play", "opposite_betting", "shared_rounds", "shoe_repeat", "weak_shuffle",
+            "weak_shuffle_pair", "dealer_result"} <= ran
+    assert {r["detector"] for r in tests.to_pylist()} >= {d.name for d in DETECTORS} - {
+        "dealer_findings", "dealer_account"}

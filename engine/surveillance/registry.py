@@ -1,4 +1,4 @@
-"""The detectors a surveillance run runs (pipelines/surveillance.py), in the order their modules list them.
+"""The detectors a surveillance run runs (pipelines/surveillance.py), each module's in the order it lists them.
 
 Each detector module exposes `Detector` constants (engine/surveillance/detector.py); this is the one
 place that names them. A new detector: its constant here.
@@ -6,35 +6,20 @@ place that names them. A new detector: its constant here.
 
 from __future__ import annotations
 
-from importlib import import_module
-
+from engine.surveillance.advantage import ADVANTAGE_PLAY
+from engine.surveillance.collusion import OPPOSITE_BETTING, SHARED_ROUNDS
+from engine.surveillance.dealers import DEALER_ACCOUNT, DEALER_FINDINGS, DEALER_RESULT, DEALER_SIGNATURE
 from engine.surveillance.detector import Detector
+from engine.surveillance.equipment import DICE_BIAS, DICE_PAIRS, WHEEL_BIAS, WHEEL_SECTOR
+from engine.surveillance.shuffles import CARD_POSITIONS, SHOE_REPEAT, WEAK_SHUFFLE
 
-# The detector modules, each with the names of its Detector constants. (Until every module has landed,
-# a module not there yet is skipped.)
-MODULES: dict[str, tuple[str, ...]] = {
-    "engine.surveillance.advantage": ("ADVANTAGE_PLAY",),
-    "engine.surveillance.collusion": ("OPPOSITE_BETTING", "SHARED_ROUNDS"),
-    "engine.surveillance.shuffles": ("SHOE_REPEAT", "WEAK_SHUFFLE", "CARD_POSITIONS"),
-    "engine.surveillance.equipment": ("WHEEL_BIAS", "WHEEL_SECTOR", "DICE_BIAS", "DICE_PAIRS"),
-    "engine.surveillance.dealers": ("DEALER_SIGNATURE", "DEALER_FINDINGS", "DEALER_ACCOUNT", "DEALER_RESULT"),
-}
-
-
-def _load() -> tuple[Detector, ...]:
-    found = []
-    for module, names in MODULES.items():
-        try:
-            loaded = import_module(module)
-        except ModuleNotFoundError as e:
-            if e.name != module:
-                raise
-            continue
-        found += [getattr(loaded, name) for name in names]
-    return tuple(found)
-
-
-DETECTORS: tuple[Detector, ...] = _load()
+DETECTORS: tuple[Detector, ...] = (
+    ADVANTAGE_PLAY,  # § 1: card counting on side bets
+    OPPOSITE_BETTING, SHARED_ROUNDS,  # § 2: collusion
+    SHOE_REPEAT, WEAK_SHUFFLE, CARD_POSITIONS,  # § 3: shuffles
+    WHEEL_BIAS, WHEEL_SECTOR, DICE_BIAS, DICE_PAIRS,  # § 3: wheels and shakers
+    DEALER_SIGNATURE, DEALER_FINDINGS, DEALER_ACCOUNT, DEALER_RESULT,  # § 3: dealers
+)
 
 
 def check(detectors: tuple[Detector, ...] | list[Detector]) -> None:
