@@ -46,6 +46,13 @@ def generate(
     fault_kinds: Annotated[
         str, typer.Option("--fault-kinds", help="Comma-separated fault kinds to plant (default: all).")
     ] = "",
+    patterns: Annotated[
+        bool, typer.Option("--patterns",
+                           help="Also plant surveillance patterns (a counting account, colluding pairs, a repeated "
+                                "shoe and a long run, a weak shuffle, a biased wheel and die, a dealer signature, a "
+                                "dealer who overpays one account), listed in patterns.parquet. Off: every file as "
+                                "without it.")
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no summary.")] = False,
 ) -> None:
     """Simulate live baccarat, blackjack, roulette, sic bo and casino stud tables over business days; write the
@@ -69,7 +76,7 @@ def generate(
         out=out, tables=tables, blackjack_tables=blackjack_tables, roulette_tables=roulette_tables,
         sic_bo_tables=sic_bo_tables, stud_tables=stud_tables, days=days, rounds_per_table=rounds_per_table,
         bets_per_round=bets_per_round,
-        seed=seed, start_date=first, fault_rate=fault_rate, fault_kinds=kinds, quiet=quiet,
+        seed=seed, start_date=first, fault_rate=fault_rate, fault_kinds=kinds, quiet=quiet, patterns=patterns,
     )  # fmt: skip
     try:
         config.validate()
@@ -102,3 +109,10 @@ def generate(
         out_console.print(f)
     else:
         out_console.print("No faults planted (fault-free dataset).")
+    if summary.patterns:
+        f = Table(title="Planted patterns (patterns.parquet rows)")
+        f.add_column("pattern")
+        f.add_column("rows", justify="right")
+        for pattern, rows in summary.patterns.items():
+            f.add_row(pattern, f"{rows:,}")
+        out_console.print(f)

@@ -67,6 +67,7 @@ class GenerateConfig:
     cancel_rate: float = 0.003  # share of rounds cancelled (incidents), not a fault
     row_group_rows: int = 131_072  # bets/rounds row-group size (fixed: byte-identical output)
     rows_per_file: int = 4_194_304  # a new part file after this many rows
+    patterns: bool = False  # --patterns: plant surveillance patterns, listed in patterns.parquet (recorder/patterns.py)
 
     def validate(self) -> None:
         from pitboss.recorder.blackjack import BLACKJACK_FAULT_KINDS
@@ -194,6 +195,7 @@ class Summary:
     faults: dict[str, int]  # kind -> manifest rows
     seconds: float = 0.0
     files: dict[str, int] = field(default_factory=dict)  # table name -> number of parquet files
+    patterns: dict[str, int] = field(default_factory=dict)  # --patterns: pattern -> patterns.parquet rows
 
     @property
     def bets(self) -> int:

@@ -187,6 +187,7 @@ class OutcomeRecorder:
         self.legal = {c: spec.selections(self.rules, c) for c in self.codes}
         self.can_invalidate = {c for c in self.codes if spec.invalid_selection(random.Random(0), c) is not None}
         self.account_cap = int(spec.table_max * ACCOUNT_SHARE)
+        self.patterns = None  # --patterns: a patterns.PatternPlanter (set by the run)
 
     # -- the run's hooks ----------------------------------------------------------------------------
 
@@ -238,6 +239,8 @@ class OutcomeRecorder:
     def play_round(self, table: OutcomeTable, acc: Accounts, session: _Session, round_no: int, clock: TableClock,
                    rnd: random.Random) -> _Round:
         outcome = self.spec.draw(rnd)
+        if self.patterns is not None:  # --patterns: a biased wheel or die, a dealer's signature (patterns.py)
+            outcome = self.patterns.outcome(self, table, session, clock.dealer(clock.now), outcome)
         cancel = rnd.random() < self.config.cancel_rate
         recorded = outcome
         if cancel and rnd.random() < 0.5:
@@ -255,6 +258,8 @@ class OutcomeRecorder:
         self.make_bets(acc, r, rnd)
         if self.kinds and r.fault is None:
             self.plant_bets(table, acc, r)
+        if self.patterns is not None:  # --patterns: the colluding pair's bets, after the faults (patterns.py)
+            self.patterns.outcome_bets(self, table, acc, r)
         return r
 
     def round_fault(self, r: _Round) -> None:

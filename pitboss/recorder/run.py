@@ -27,6 +27,7 @@ from pitboss.recorder.config import (
 )
 from pitboss.recorder.faults import MANIFEST_SCHEMA, FaultPlanner
 from pitboss.recorder.outcomes import OutcomeRecorder
+from pitboss.recorder.patterns import PatternPlanter
 from pitboss.recorder.roulette import GAME as ROULETTE
 from pitboss.recorder.sic_bo import GAME as SIC_BO
 from pitboss.recorder.simulate import (
@@ -176,6 +177,12 @@ def generate(config: GenerateConfig) -> Summary:
         from pitboss.recorder.casino_stud import StudRecorder
 
         others.append(StudRecorder(config, out, first))
+    # --patterns: surveillance patterns planted on the way (pitboss/recorder/patterns.py), listed in patterns.parquet.
+    patterns = PatternPlanter(config, tables, _pool_size(config.bets_per_round)) if config.patterns else None
+    (out / "patterns.parquet").unlink(missing_ok=True)
+    for rec in others:
+        if isinstance(rec, OutcomeRecorder):
+            rec.patterns = patterns
     every_table = [*tables, *(t for rec in others for t in rec.tables)]
     write_single(out / "tables.parquet", tables_table(every_table))
     write_single(out / "limits.parquet", limits_table(every_table))
@@ -187,6 +194,7 @@ def generate(config: GenerateConfig) -> Summary:
         "bets": PartitionedWriter(out / "bets", game_schema("bets", "baccarat"), rg, per_file),
     }
     planner = FaultPlanner(config.kinds, config.fault_rate)
+    dealing = patterns.hooks(planner) if patterns else planner  # --patterns: shoe patterns, then the faults
     stats = [TableStats(t.table_id, t.ruleset.id) for t in tables]
     pools = [
         Accounts(
@@ -221,12 +229,16 @@ def generate(config: GenerateConfig) -> Summary:
             iso = business.isoformat()
             for w in writers.values():
                 w.open(iso)
+            if patterns:
+                patterns.start_day(day, business)
             for table, pool, maker, st in zip(tables, pools, makers, stats, strict=True):
                 rng = np.random.default_rng([config.seed, 2, table.index, day])
                 planner.start_unit(table, iso, np.random.default_rng([config.seed, 3, table.index, day]))
                 pool.streak[:] = 0
                 day_us = _epoch_us(business)
                 clock = TableClock(table, day_us + DAY_OPENS_AT + (table.index % 12) * 5 * 60 * SECOND, day_us)
+                if patterns:
+                    patterns.start_table_day(table, day_us)
                 mini = table.ruleset.shoe.reshuffle_every_hand
                 done = 0
                 n_in_day = 0
@@ -238,7 +250,7 @@ def generate(config: GenerateConfig) -> Summary:
                         n_in_day += 1
                         shoe_no[table.index] += 1
                         shoe_id = f"{table.table_id}-{business:%Y%m%d}-S{n_in_day:04d}"
-                        shoe = deal_shoe(table, shoe_id, shoe_no[table.index], clock, rng, planner, config.cancel_rate)
+                        shoe = deal_shoe(table, shoe_id, shoe_no[table.index], clock, rng, dealing, config.cancel_rate)
                         shoes.append(shoe)
                         in_block += len(shoe.rounds)
                         if not mini:
@@ -246,9 +258,12 @@ def generate(config: GenerateConfig) -> Summary:
                     rounds = [r for s in shoes for r in s.rounds]
                     bets = maker.make(rounds, rng)
                     bets = planner.plant_bets(table, rounds, bets, maker, pool)
+                    if patterns:  # the pattern accounts' bets, after the faults
+                        bets = patterns.plant_bets(table, shoes, rounds, bets, maker, planner)
                     writers["shoes"].write(shoes_table(table, shoes))
                     writers["rounds"].write(rounds_table(table, rounds))
-                    writers["bets"].write(bets_table(table, rounds, bets, pool))
+                    writers["bets"].write(bets_table(table, rounds, bets,
+                                                     patterns.accounts(table, pool) if patterns else pool))
                     done += len(rounds)
                     st.shoes += len(shoes)
                     st.rounds += len(rounds)
@@ -276,7 +291,10 @@ def generate(config: GenerateConfig) -> Summary:
         faults.write(pq.read_table(part))
     faults.close()
     shutil.rmtree(spill)
+    if patterns:
+        write_single(out / "patterns.parquet", patterns.table())
     summary = Summary(out, stats, dict(planner.counts), time.perf_counter() - started)
+    summary.patterns = patterns.counts if patterns else {}
     summary.files = {name: w.files for name, w in writers.items()}
     for rec in others:
         summary.tables += rec.stats
