@@ -465,6 +465,136 @@ def test_dealer_overpays_one_account(days):
 
 
 # ---------------------------------------------------------------------------------------------
+# The detectors find them, and nothing else
+
+
+def _subjects(day: Day, pattern: str) -> set[str]:
+    return {r["subject"] for r in day.pattern(pattern)}
+
+
+@pytest.mark.slow  # the whole surveillance job over a 9-table day: minutes (the advantage detector's reference shoes)
+def test_the_surveillance_flags_the_planted_patterns_and_nothing_else(days, audited):
+    """The surveillance job (pipelines.surveillance, every registered detector at its default settings) over the
+    patterned 200-round day: what a day of this size can show is flagged, by its detectors, and no other subject
+    is. (The wheel, die and signature need more spins than a table deals in a business day: the next test; the
+    counting account's few favourable moments need ~15 shoes.)"""
+    from pipelines.surveillance import run
+
+    day = days["on"]
+    run(["--input", str(day.folder), "--output", str(audited)])
+    tests = pq.read_table(audited / "surveillance_tests").to_pylist()
+    flagged = {(t["detector"], t["subject"]) for t in tests if t["flagged"]}
+    pairs = _subjects(day, "colluding_pair")
+    (weak,) = day.pattern("weak_shuffle")
+    previous = weak["detail"].split(" is ")[1].split("'s cards")[0]
+    required = {
+        *(("opposite_betting", p) for p in pairs), *(("shared_rounds", p) for p in pairs),
+        *(("shoe_repeat", s) for s in _subjects(day, "repeated_shoe") | _subjects(day, "shoe_long_run")),
+        ("weak_shuffle_pair", f"{previous}>{weak['subject']}"),
+        *(("dealer_account", s) for s in _subjects(day, "dealer_overpays")),
+    }  # fmt: skip
+    dealer = next(iter(_subjects(day, "dealer_overpays"))).split("|")[0]
+    allowed = required | {
+        ("shoe_repeat", weak["subject"]),  # a riffle keeps runs of the previous shoe: a partial repeat too
+        ("weak_shuffle", weak["table_id"]),  # the table's day, one pair of which is the weak shuffle
+        ("dealer_findings", dealer), ("dealer_result", dealer),  # the overpaying dealer's own rate and result
+        *((d, s) for d in ("wheel_bias", "wheel_sector") for s in _subjects(day, "biased_wheel")),
+        *((d, s) for d in ("dice_bias", "dice_pairs", "dice_triples") for s in _subjects(day, "biased_die")),
+        *(("dealer_signature", s) for s in _subjects(day, "dealer_signature")),
+        *(("advantage_play", s) for s in _subjects(day, "counting_account")),
+    }  # fmt: skip
+    assert required <= flagged, required - flagged
+    assert flagged <= allowed, flagged - allowed
+
+
+def _outcome_tables(folder: Path) -> list:
+    """TableData of the roulette and sic bo tables of a recording, from its files alone (what the equipment
+    and signature detectors read: shoes with equipment_id, rounds with business_date)."""
+    from engine.surveillance.detector import TableData
+
+    shoes, rounds = _read(folder, "shoes"), _read(folder, "rounds")
+    opened = pc.cast(pc.cast(rounds["betting_opened_at"], pa.timestamp("us")), pa.date32())
+    rounds = rounds.append_column("business_date", opened)
+    out = []
+    for t in pq.read_table(folder / "tables.parquet").to_pylist():
+        if t["game"] not in ("roulette", "sic_bo"):
+            continue
+        tid = pa.scalar(t["table_id"], pa.string())
+        empty = pa.table({"round_id": pa.array([], pa.string())})
+        out.append(TableData(table={k: t[k] for k in ("table_id", "game", "ruleset", "currency")},
+                             shoes=shoes.filter(pc.equal(shoes["table_id"], tid)),
+                             rounds=rounds.filter(pc.equal(rounds["table_id"], tid)), bets=empty, findings=empty,
+                             positions=empty))  # fmt: skip
+    return out
+
+
+def test_the_wheel_die_and_signature_are_flagged_over_two_days(tmp_path):
+    """A recorder's business day holds at most ~1,500 spins or rolls from 06:00 to midnight (a round every
+    ~43 s) and a dealer a sixth of them: below the 1,900 spins, 1,550 rolls and 330 successive spins of one
+    dealer the detectors test from by the day. Over two days (their setting period "run") the biased wheel,
+    the biased die and the dealer's signature are flagged, by those detectors, and nothing else is."""
+    equipment = pytest.importorskip("engine.surveillance.equipment")
+    dealers = pytest.importorskip("engine.surveillance.dealers")
+    from engine.surveillance.tests import adjust
+
+    folder = tmp_path / "two"
+    generate(GenerateConfig(out=folder, tables=1, roulette_tables=2, sic_bo_tables=2, days=2, rounds_per_table=1200,
+                            bets_per_round=2, seed=3, fault_rate=0.01, patterns=True))  # fmt: skip
+    day = Day(folder)
+    data = _outcome_tables(folder)
+    flagged = set()
+    for d in (*equipment.DETECTORS, dealers.DEALER_SIGNATURE):
+        features = pa.concat_tables([d.features(t) for t in data if t.table["game"] in d.games])
+        tests = adjust(d.tests(features, {**d.settings, "period": "run"}))
+        assert any(t.p_value is not None for t in tests), d.name  # tested: enough spins or rolls
+        flagged |= {(t.detector, t.subject) for t in tests if t.flagged}
+    wheel, die, signature = (_subjects(day, p) for p in ("biased_wheel", "biased_die", "dealer_signature"))
+    assert len(wheel) == len(die) == len(signature) == 1  # the first table of each game; the second one fair
+    required = {("wheel_bias", *wheel), ("wheel_sector", *wheel), ("dice_bias", *die),
+                ("dealer_signature", *signature)}  # fmt: skip
+    allowed = required | {("dice_pairs", *die), ("dice_triples", *die)}
+    assert required <= flagged, required - flagged
+    assert flagged <= allowed, flagged - allowed
+
+
+def test_the_counting_account_is_flagged_over_two_days(tmp_path):
+    """The counting account's favourable moments come late in about one shoe in three, several in a row: a
+    table's day of ~2,400 rounds gives it ~6-10 bets in a few shoes (p ~ 1e-3 against fresh shuffles at the
+    same depths: not enough); over two such days the advantage detector flags it, and no other account of its
+    table. (Its table's data from the files alone: each round's shoe position walked from the burn.)"""
+    advantage = pytest.importorskip("engine.surveillance.advantage")
+    from engine.surveillance.detector import TableData
+    from engine.surveillance.tests import adjust
+
+    folder = tmp_path / "two"
+    generate(GenerateConfig(out=folder, tables=4, days=2, rounds_per_table=2400, bets_per_round=4, seed=7,
+                            fault_rate=0, patterns=True))  # fmt: skip
+    day = Day(folder)
+    rows = day.pattern("counting_account")
+    assert len(rows) == 2 and len({r["subject"] for r in rows}) == 1
+    account, tid = rows[0]["subject"], rows[0]["table_id"]
+    starts = _starts(day, tid, set())
+    mine = pa.scalar(tid, pa.string())
+    rounds = day.rounds.filter(pc.equal(day.rounds["table_id"], mine))
+    rounds = rounds.append_column("business_date",
+                                  pc.cast(pc.cast(rounds["betting_opened_at"], pa.timestamp("us")), pa.date32()))
+    ruleset = day.tables.filter(pc.equal(day.tables["table_id"], mine))["ruleset"][0].as_py()
+    data = TableData(
+        table={"table_id": tid, "game": "baccarat", "ruleset": ruleset, "currency": "EUR"},
+        shoes=day.shoes.filter(pc.equal(day.shoes["table_id"], mine)), rounds=rounds,
+        bets=day.bets.filter(pc.equal(day.bets["table_id"], mine)),
+        findings=pa.table({"round_id": pa.array([], pa.string())}),
+        positions=pa.table({"round_id": list(starts),
+                            "shoe_position": pa.array([p for _, p in starts.values()], pa.int32())}),
+    )  # fmt: skip
+    detector = advantage.ADVANTAGE_PLAY
+    tests = adjust(detector.tests(detector.features(data), dict(detector.settings)))
+    assert {t.subject for t in tests if t.flagged} == {account}
+    (mine_,) = [t for t in tests if t.subject == account]
+    assert mine_.sample >= 15 and mine_.p_value < 1e-6
+
+
+# ---------------------------------------------------------------------------------------------
 # The command
 
 
