@@ -1,15 +1,18 @@
 """The surveillance job (issue 32, docs/surveillance.md): after the audit, every registered detector over
 the night's recorded data and the audit's results; its tests, false discoveries controlled, as Parquet.
 
-    python -m pipelines.surveillance --input data/ --output out/ [--alpha 0.01] [Beam options]
+    python -m pipelines.surveillance --input data/ --output out/ [--alpha 0.01] [--period day|run] [Beam options]
 
 It reads the audit's input folder (tables, shoes, rounds, bets: through the readers the audit uses, so
 a row the audit could not read is left out here too) and the audit's output folder (the run its
 manifest names: settlements for each bet's expected credit, findings, and the card games' round
 replays for each round's shoe_position), gathers them per table into a `TableData`, and runs `Surveil`:
 each detector's `features` per table, its `tests` over every table's features, `adjust` over the run.
-It writes `surveillance_tests` (every test, flagged or not) and `surveillance_findings` (each flagged
-test as a finding of severity review) beside the audit's outputs, then `_surveillance_manifest.json`.
+It writes `surveillance_tests` (every test, flagged or not), `surveillance_findings` (each flagged
+test as a finding of severity review) and the features the detectors publish (`Detector.publish_as`:
+`advantage_moments`, the advantage detector's) beside the audit's outputs, then
+`_surveillance_manifest.json`. `--period run`: every detector with a `period` setting tests each subject
+over all the business dates of the input (a week's folder: one run over the week).
 
 The flags are kept out of the audit's `findings`: those stay what the audit proves on its rows (and
 what `pitboss demo` scores against the planted faults), and an audit re-run neither reads nor clears
@@ -24,7 +27,7 @@ import posixpath
 import re
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from functools import cache
 
@@ -47,6 +50,9 @@ from schemas import readers
 from schemas.outputs import FINDINGS, OUTPUTS, SETTLEMENTS, SORT_KEYS, SURVEILLANCE_OUTPUTS, SURVEILLANCE_TESTS
 
 OUT_TESTS, OUT_FINDINGS = "surveillance_tests", "surveillance_findings"
+# the outputs detectors publish their features as (Detector.publish_as): every other surveillance output
+PUBLISHABLE = tuple(name for name in SURVEILLANCE_OUTPUTS if name not in (OUT_TESTS, OUT_FINDINGS))
+PERIODS = ("day", "run")
 MANIFEST = "_surveillance_manifest.json"
 INPUT_TABLES = ("tables", "shoes", "rounds", "bets")  # read from the audit's input folder
 # what Surveil takes, each a PCollection of Arrow tables with a table_id column
@@ -57,6 +63,7 @@ POSITION_OUTPUTS = tuple(name for name in REPLAY_OUTPUTS.values() if "shoe_posit
 _SOURCE = (readers.SOURCE_FILE, readers.SOURCE_ROW)
 _IDS = pa.schema([("kind", pa.string()), ("id", pa.string()), ("table_id", pa.string())])
 _TAG_FEATURES, _TAG_IDS = "features", "ids"
+_SHARD_BY = {OUT_TESTS: "detector", OUT_FINDINGS: "kind"}  # (one shard each: the column only routes)
 _PERIOD = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:\.\.(\d{4}-\d{2}-\d{2}))?$")
 
 
@@ -413,6 +420,7 @@ class Surveil(beam.PTransform):
         from engine.surveillance.registry import check
 
         check(detectors)
+        check_published(detectors)
         if not 0 < alpha < 1:
             raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
         self.detectors, self.alpha, self.audit_run_id = tuple(detectors), alpha, audit_run_id
@@ -437,7 +445,55 @@ class Surveil(beam.PTransform):
             | "Adjust" >> beam.ParDo(_Adjust(self.detectors, self.alpha, self.audit_run_id), ids)
             | "SplitOutputs" >> SplitByTag(OUT_TESTS, OUT_FINDINGS, tables=(OUT_TESTS, OUT_FINDINGS))
         )
-        return {OUT_TESTS: adjusted[OUT_TESTS], OUT_FINDINGS: adjusted[OUT_FINDINGS]}
+        published = {
+            name: per_table[_TAG_FEATURES] | f"Publish {name}" >> beam.FlatMap(
+                _publish, name, [d.name for d in self.detectors if d.publish_as == name]).with_output_types(pa.Table)
+            for name in PUBLISHABLE
+        }
+        return {OUT_TESTS: adjusted[OUT_TESTS], OUT_FINDINGS: adjusted[OUT_FINDINGS], **published}
+
+
+def check_published(detectors: Sequence[Detector]) -> None:
+    """ValueError unless every detector's `publish_as` is an output of schemas/outputs.py's SURVEILLANCE_OUTPUTS
+    other than the tests and findings, published by that one detector."""
+    seen: dict[str, str] = {}
+    for d in detectors:
+        if d.publish_as is None:
+            continue
+        if d.publish_as not in PUBLISHABLE:
+            raise ValueError(f"detector {d.name}: publish_as {d.publish_as!r} is not one of {', '.join(PUBLISHABLE)} "
+                             f"(schemas/outputs.py SURVEILLANCE_OUTPUTS)")
+        if d.publish_as in seen:
+            raise ValueError(f"detectors {seen[d.publish_as]} and {d.name} both publish {d.publish_as}")
+        seen[d.publish_as] = d.name
+
+
+def _publish(element, output: str, publishers: Sequence[str]):
+    """A detector's features of one table -> the rows of `output` (its schema's columns) if the detector
+    publishes them there."""
+    name, (table_id, features) = element
+    if name not in publishers or features.num_rows == 0:
+        return
+    schema = SURVEILLANCE_OUTPUTS[output]
+    missing = [c for c in schema.names if c not in features.column_names]
+    if missing:
+        raise TypeError(f"surveillance: {name}'s features on table {table_id} lack {', '.join(missing)} of the "
+                        f"{output} output it publishes (schemas/outputs.py)")
+    yield features.select(schema.names).cast(schema)
+
+
+def with_period(detectors: Sequence[Detector], period: str) -> tuple[Detector, ...]:
+    """The detectors for a run's `period`: "day", as they are (their defaults: by the business day, except
+    card_positions, whose chi-square over the shoe's deciles is over the run by design); "run", every detector
+    with a `period` setting set to "run" (each subject tested over all the business dates of the input).
+    The detectors without one already test over every date they are given (advantage_play per account,
+    the collusion pairs, shoe_repeat's earlier shoes)."""
+    if period not in PERIODS:
+        raise ValueError(f"period must be one of {', '.join(PERIODS)}, got {period!r}")
+    if period == "day":
+        return tuple(detectors)
+    return tuple(replace(d, settings={**d.settings, "period": "run"}) if "period" in d.settings else d
+                 for d in detectors)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -491,8 +547,7 @@ def build(pipeline: beam.Pipeline, files: dict[str, list], audit: dict, output_d
     inputs["positions"] = positions | "AllPositions" >> beam.Flatten()
     surveyed = inputs | "Surveil" >> Surveil(detectors, alpha, audit["run_id"])
     written = [surveyed[name] | f"Write {name}" >> WriteShards(output_dir, name, SURVEILLANCE_OUTPUTS[name],
-                                                               SORT_KEYS[name], "kind" if name == OUT_FINDINGS
-                                                               else "detector", 1)
+                                                               SORT_KEYS[name], _SHARD_BY.get(name, "table_id"), 1)
                for name in SURVEILLANCE_OUTPUTS]
     _ = written | "AllWritten" >> beam.Flatten() | "Done" >> beam.combiners.Count.Globally()
 
@@ -506,7 +561,8 @@ class SurveillanceRun:
     runner: str
     started_at: str
     alpha: float
-    detectors: list[dict] = field(default_factory=list)  # [{name, finding_kind, games, settings}]
+    period: str = "day"  # --period: "run", every detector with a period setting over all the dates
+    detectors: list[dict] = field(default_factory=list)  # [{name, finding_kind, games, settings, publish_as}]
     business_dates: list[str] = field(default_factory=list)  # the audit run's dates, the ones this run covers
     finished_at: str | None = None
     outputs: dict[str, list[dict]] = field(default_factory=dict)  # output -> [{path, sha256, bytes}]
@@ -519,6 +575,9 @@ def parse_args(argv: list[str] | None):
     parser.add_argument("--input", required=True, help="the audit's input folder (local path or gs://, s3://, ...)")
     parser.add_argument("--output", required=True, help="the audit's output folder (a finished run)")
     parser.add_argument("--alpha", type=float, default=ALPHA, help="false-discovery rate of the run's flags")
+    parser.add_argument("--period", choices=PERIODS, default="day",
+                        help="day: the detectors' defaults (by the business day); run: every subject tested over "
+                             "all the business dates of the input")
     return parser.parse_known_args(argv)
 
 
@@ -537,6 +596,7 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
         raise SurveillanceError(f"--alpha must be between 0 and 1, got {args.alpha}")
     if detectors is None:
         from engine.surveillance.registry import DETECTORS as detectors
+    detectors = with_period(detectors, args.period)
     try:
         audit = read_manifest(args.output)
     except ValueError as e:
@@ -555,8 +615,10 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
     record = SurveillanceRun(
         run_id=run_id or new_run_id(started), audit_run_id=audit["run_id"], input_dir=args.input,
         output_dir=args.output, runner=runner_name, started_at=started.isoformat(), alpha=args.alpha,
+        period=args.period,
         detectors=[{"name": d.name, "finding_kind": d.finding_kind, "games": list(d.games),
-                    "settings": json.loads(json.dumps(d.settings, default=str))} for d in detectors],
+                    "settings": json.loads(json.dumps(d.settings, default=str)), "publish_as": d.publish_as}
+                   for d in detectors],
         business_dates=audit_dates(audit), code_version=code_version(),
     )
     clear_outputs(args.output)

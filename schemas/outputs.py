@@ -243,6 +243,30 @@ DOCS: dict[str, dict[str, str]] = {
         "recorded": "What the test found: statistic, p-value, q-value and sample.",
         "message": "detector, subject and period, then the test's detail.",
     },
+    # The advantage detector's features (engine/surveillance/advantage.py FEATURES_SCHEMA), published by
+    # `pitboss surveil` (the detector's publish_as): the replay's remaining-shoe RTPs, the report's
+    # advantage-moment curve.
+    "advantage_moments": {
+        "table_id": "The table.",
+        "game": "Its game (baccarat, blackjack).",
+        "ruleset": "Its ruleset.",
+        "currency": "Its currency (the stake's).",
+        "shoe_id": "The shoe the round was dealt from.",
+        "round_id": "The round.",
+        "round_no": "The round's number in its shoe.",
+        "shoe_position": "Index in the shoe's cards of the round's first card: the cards still in the shoe when "
+                         "betting closed are cards[shoe_position:] (the audit's round replay).",
+        "business_date": "The round's business date: a later surveillance run covering this date replaces the row "
+                         "in the warehouse.",
+        "bet_type": "The bet the moment is about (a baccarat side bet or TIE; blackjack PAIR or MAIN).",
+        "family": "The bet family the advantage test pools (bets one count moves together: pairs, sixes, ...).",
+        "unit": "The moment's unit: 'rtp' (the bet's exact return per unit staked on the remaining cards) or "
+                "'true_count' (the Hi-Lo true count, blackjack's main bet).",
+        "moment": "What the remaining shoe says about the bet, in `unit` (1.05 = an RTP of 105%).",
+        "account_id": "Null: the table's own moment of the round and bet type (every eligible round: settled, "
+                      "at a recorded shoe position, within the bet's cutoff); else the account of a bet on it.",
+        "stake": "The bet's stake, minor units (null on the table's own rows).",
+    },
 }
 
 
@@ -368,10 +392,21 @@ SURVEILLANCE_TESTS = _s("surveillance_tests", [
 
 SURVEILLANCE_FINDINGS = _s("surveillance_findings", list(FINDINGS))
 
+# (the fields of engine/surveillance/advantage.py FEATURES_SCHEMA, in its order: the pipeline casts the
+# detector's features to it, tests/test_surveillance_pipeline.py checks they are the same)
+ADVANTAGE_MOMENTS = _s("advantage_moments", [
+    pa.field("table_id", pa.string()), pa.field("game", pa.string()), pa.field("ruleset", pa.string()),
+    pa.field("currency", pa.string()), pa.field("shoe_id", pa.string()), pa.field("round_id", pa.string()),
+    pa.field("round_no", pa.int32()), pa.field("shoe_position", pa.int32()), pa.field("business_date", pa.date32()),
+    pa.field("bet_type", pa.string()), pa.field("family", pa.string()), pa.field("unit", pa.string()),
+    pa.field("moment", pa.float64()), pa.field("account_id", pa.string()), pa.field("stake", MONEY),
+])  # fmt: skip
+
 # What `pitboss surveil` writes beside the audit's outputs (the audit neither writes nor clears them).
 SURVEILLANCE_OUTPUTS: dict[str, pa.Schema] = {
     "surveillance_tests": SURVEILLANCE_TESTS,
     "surveillance_findings": SURVEILLANCE_FINDINGS,
+    "advantage_moments": ADVANTAGE_MOMENTS,  # published features (Detector.publish_as)
 }
 
 # Sort order of each output: the files are byte-identical for identical input.
@@ -388,4 +423,6 @@ SORT_KEYS: dict[str, list[str]] = {
     # (a detector may give one subject and period several rows, e.g. one per sector size)
     "surveillance_tests": ["detector", "subject", "period", "statistic", "method", "detail"],
     "surveillance_findings": ["kind", "table_id", "shoe_id", "round_id", "bet_id", "message"],
+    "advantage_moments": ["table_id", "business_date", "shoe_id", "round_no", "round_id", "bet_type", "account_id",
+                          "stake", "moment"],
 }

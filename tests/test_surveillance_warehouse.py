@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections import Counter
 from datetime import date
 from pathlib import Path
 
@@ -323,3 +324,80 @@ def test_pitboss_audit_surveil_runs_both(night, tmp_path, fakes):
     audit_run = con.execute("SELECT run_id FROM audit_runs").fetchone()[0]
     assert con.execute("SELECT DISTINCT audit_run_id FROM surveillance_tests").fetchall() == [(audit_run,)]
     assert con.execute("SELECT count(*) FROM surveillance_findings").fetchone()[0] == FLAGGED
+
+
+# --- the advantage detector's features published as advantage_moments, replayed -----------------------
+
+
+def _published_advantage():
+    """The registry's advantage detector publishing its features (Detector.publish_as), with a small reference
+    (the moments do not depend on it; its tests are only faster)."""
+    from dataclasses import replace
+
+    from engine.surveillance.advantage import ADVANTAGE_PLAY
+
+    return replace(ADVANTAGE_PLAY, publish_as="advantage_moments",
+                   settings={**ADVANTAGE_PLAY.settings, "reference_shoes": 20, "stage_draws": 19, "tail_draws": 99})
+
+
+def test_advantage_moments_are_published_loaded_and_replayed(tmp_path, monkeypatch):
+    """pitboss audit, then pitboss surveil (the advantage detector publishing its features), both into one
+    warehouse: advantage_moments holds the features with run_id, sorted; a re-run replaces them by date;
+    pitboss replay ROUND --warehouse shows a baccarat round's remaining-shoe RTPs, PLAYER_PAIR's equal to the
+    closed form over the cards still in the shoe: 12 x sum n_r (n_r - 1) / (N (N - 1))."""
+    from engine.cards import RANKS
+    from engine.surveillance.advantage import FEATURES_SCHEMA
+    from schemas.outputs import ADVANTAGE_MOMENTS, SORT_KEYS
+
+    data, out, warehouse = tmp_path / "data", tmp_path / "out", tmp_path / "audit.duckdb"
+    generate(GenerateConfig(out=data, tables=4, days=2, rounds_per_table=30, bets_per_round=4, seed=3,
+                            fault_rate=0, quiet=True))
+    runner = CliRunner()
+    result = runner.invoke(app, ["audit", "--input", str(data), "--output", str(out), "--warehouse", str(warehouse)])
+    assert result.exit_code == 0, result.output
+    monkeypatch.setattr(registry, "DETECTORS", (_published_advantage(),))
+    result = runner.invoke(app, ["surveil", "--input", str(data), "--output", str(out), "--warehouse", str(warehouse)])
+    assert result.exit_code == 0, result.output
+    assert "advantage_moments" in result.output
+
+    assert ADVANTAGE_MOMENTS.names == FEATURES_SCHEMA.names and ADVANTAGE_MOMENTS.types == FEATURES_SCHEMA.types
+    files = sorted((out / "advantage_moments").glob("*.parquet"))
+    published = pq.read_table(files)
+    assert published.schema.remove_metadata() == ADVANTAGE_MOMENTS and published.num_rows > 0
+    keys = [(k, "ascending") for k in SORT_KEYS["advantage_moments"]]
+    assert pc.sort_indices(published, keys).to_pylist() == list(range(published.num_rows))
+    manifest = json.loads((out / MANIFEST).read_text())
+    assert [d["publish_as"] for d in manifest["detectors"]] == ["advantage_moments"]
+    con = connect(warehouse)
+    (loaded,) = con.execute("SELECT count(*) FROM advantage_moments WHERE run_id = ?", [manifest["run_id"]]).fetchone()
+    assert loaded == published.num_rows
+    assert con.execute("SELECT count(DISTINCT run_id) FROM advantage_moments").fetchone() == (1,)
+    con.close()
+
+    # a baccarat round with PLAYER_PAIR moments: its remaining shoe by hand
+    pair = published.filter(pc.and_(pc.equal(published["bet_type"], "PLAYER_PAIR"),
+                                    pc.is_null(published["account_id"]))).to_pylist()
+    row = pair[len(pair) // 2]
+    shoes = pq.read_table(data / "shoes").to_pylist()
+    (cards,) = [s["cards"] for s in shoes if s["shoe_id"] == row["shoe_id"]]
+    left = cards[row["shoe_position"]:]
+    n = Counter(c[0] for c in left)
+    assert set(n) <= set(RANKS)
+    big_n = len(left)
+    by_hand = 12 * sum(k * (k - 1) for k in n.values()) / (big_n * (big_n - 1))
+    assert row["moment"] == pytest.approx(by_hand, rel=1e-12)
+
+    result = runner.invoke(app, ["replay", row["round_id"], "--warehouse", str(warehouse), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    shown = {m["bet_type"]: m["rtp"] for m in json.loads(result.output)["moments"]["rows"]}
+    assert shown["PLAYER_PAIR"] == pytest.approx(by_hand, rel=1e-12)
+    text = runner.invoke(app, ["replay", row["round_id"], "--warehouse", str(warehouse)]).output
+    assert "PLAYER_PAIR" in text and f"{by_hand:.4%}" in text
+
+    # a second surveillance of the same dates replaces the first's moments
+    result = runner.invoke(app, ["surveil", "--input", str(data), "--output", str(out), "--warehouse", str(warehouse)])
+    assert result.exit_code == 0, result.output
+    again = json.loads((out / MANIFEST).read_text())["run_id"]
+    con = connect(warehouse)
+    assert con.execute("SELECT DISTINCT run_id FROM advantage_moments").fetchall() == [(again,)]
+    assert con.execute("SELECT count(*) FROM advantage_moments").fetchone() == (published.num_rows,)

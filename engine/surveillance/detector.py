@@ -31,3 +31,6 @@ class Detector:
     features: Callable[[TableData], pa.Table]
     tests: Callable[[pa.Table, dict[str, Any]], list[SurveillanceTest]]
     settings: dict[str, Any] = field(default_factory=dict)  # defaults, e.g. {"min_spins": 370}
+    # the output its features are published as (schemas/outputs.py SURVEILLANCE_OUTPUTS), e.g.
+    # "advantage_moments"; None: its features stay inside the run
+    publish_as: str | None = None

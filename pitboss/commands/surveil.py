@@ -22,6 +22,9 @@ def surveil(
     warehouse: str | None = typer.Option(None, "--warehouse", help="DuckDB file to load the tests into."),
     alpha: float = typer.Option(0.01, "--alpha", help="False-discovery rate of the flags (Benjamini-Hochberg per "
                                 "detector over the run's tests)."),
+    period: str = typer.Option("day", "--period", help="day: each detector by the business day (its default); "
+                               "run: every subject tested over all the business dates of the input (a week's "
+                               "folder: one run over the week)."),
 ) -> None:
     """Run every surveillance detector over an audited night: tests, flags, review findings.
 
@@ -31,12 +34,15 @@ def surveil(
     if not 0 < alpha < 1:
         Console(stderr=True).print(f"[red]error:[/red] --alpha must be between 0 and 1, got {alpha}", highlight=False)
         raise typer.Exit(USAGE)
+    if period not in ("day", "run"):
+        Console(stderr=True).print(f"[red]error:[/red] --period must be day or run, got {period!r}", highlight=False)
+        raise typer.Exit(USAGE)
     output = output or (str(Path(warehouse).with_suffix("")) + "_runs/latest" if warehouse else "out")
-    run_surveillance(input, output, warehouse, alpha, list(ctx.args))
+    run_surveillance(input, output, warehouse, alpha, list(ctx.args), period=period)
 
 
 def run_surveillance(input_dir: str, output_dir: str, warehouse: str | None, alpha: float = 0.01,
-                     beam_args: list[str] | None = None) -> dict:
+                     beam_args: list[str] | None = None, period: str = "day") -> dict:
     """The surveillance of the audit in `output_dir`, loaded into `warehouse` if given, its summary printed;
     returns the run's manifest. Folders that cannot be surveilled (no finished audit, another input) exit
     USAGE with one line, an input file that breaks the contract BAD_INPUT."""
@@ -45,7 +51,8 @@ def run_surveillance(input_dir: str, output_dir: str, warehouse: str | None, alp
     from schemas.readers import ContractError
 
     try:
-        record = run(["--input", input_dir, "--output", output_dir, "--alpha", repr(alpha), *(beam_args or [])])
+        record = run(["--input", input_dir, "--output", output_dir, "--alpha", repr(alpha), "--period", period,
+                      *(beam_args or [])])
     except (SurveillanceError, ContractError) as e:
         Console(stderr=True).print(f"[red]error:[/red] {' '.join(str(e).split())}", highlight=False, soft_wrap=True)
         raise typer.Exit(USAGE if isinstance(e, SurveillanceError) else BAD_INPUT) from None
@@ -69,7 +76,8 @@ def print_summary(manifest: dict, loaded: dict | None, warehouse: str | None) ->
         "ORDER BY detector, q_value, subject, period", [files]).fetchall()
     dates = manifest["business_dates"]
     period = f"{dates[0]}..{dates[-1]}" if len(dates) > 1 else (dates[0] if dates else "no business date")
-    head = Table(title=f"Surveillance run {manifest['run_id']} of audit {manifest['audit_run_id']} ({period}, "
+    by = "over the run" if manifest.get("period") == "run" else "by the day"
+    head = Table(title=f"Surveillance run {manifest['run_id']} of audit {manifest['audit_run_id']} ({period}, {by}, "
                        f"alpha {manifest['alpha']:g})")
     for col in ("detector", "tests", "ran", "flagged"):
         head.add_column(col, justify="left" if col == "detector" else "right")
@@ -86,7 +94,8 @@ def print_summary(manifest: dict, loaded: dict | None, warehouse: str | None) ->
                           soft_wrap=True)
     else:
         console.print("Nothing flagged.")
-    console.print(f"outputs: {posixpath.join(manifest['output_dir'], '')}surveillance_tests, surveillance_findings  "
+    names = ", ".join(manifest["outputs"])
+    console.print(f"outputs: {posixpath.join(manifest['output_dir'], '')}{{{names}}}  "
                   f"manifest: _surveillance_manifest.json", highlight=False, soft_wrap=True)
     if warehouse:
         console.print(f"warehouse: {warehouse} (rows loaded: {loaded})", highlight=False, soft_wrap=True)
