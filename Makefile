@@ -18,6 +18,10 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/pitboss demo --folder demo
 
+.PHONY: demo-surveillance
+demo-surveillance: $(STAMP)
+	$(BIN)/pitboss demo --surveillance --folder demo/surveillance
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 

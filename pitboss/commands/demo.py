@@ -1,5 +1,10 @@
 """`pitboss demo`: a demo day end to end: record it (with planted faults), audit it on the embedded
-default (in-process Beam + a DuckDB file), and show that the findings are exactly the planted faults."""
+default (in-process Beam + a DuckDB file), and show that the findings are exactly the planted faults.
+
+`pitboss demo --surveillance`: a patterned floor (pitboss generate --patterns) big enough for every planted
+pattern, audited and surveilled over the run (--period run); per pattern whether its subject was flagged
+(patterns.parquet against surveillance_tests), and everything flagged that was not planted; then the same
+on a clean floor of the same size, where nothing should be flagged."""
 
 from __future__ import annotations
 
@@ -18,8 +23,14 @@ def demo(
     ),
     rounds_per_table: int = typer.Option(200, "--rounds-per-table", help="Rounds per table of the demo day."),
     seed: int = typer.Option(2026, "--seed"),
+    surveillance: bool = typer.Option(False, "--surveillance", help="Instead: a patterned two-day floor (every "
+                                      "surveillance pattern planted), audited and surveilled over the run; each "
+                                      "pattern flagged or not, then a clean floor of the same size."),
 ) -> None:
     """Generate a demo day with planted faults, audit it, compare findings with the planted faults."""
+    if surveillance:
+        surveillance_demo(folder, seed)
+        return
     import pyarrow.parquet as pq
 
     from pitboss.commands.audit import print_summary
@@ -72,3 +83,135 @@ def _per_game(compare, tables, faults, findings):
         ids_ = pa.array(ids, pa.string())
         yield game, compare(faults.filter(pc.is_in(faults["table_id"], value_set=ids_)),
                             findings.filter(pc.is_in(findings["table_id"], value_set=ids_)))[0]
+
+
+# --- pitboss demo --surveillance -----------------------------------------------------------------------
+
+# The smallest floor that finds every planted pattern (docs/surveillance.md § Ground truth): the wheel, die
+# and dealer signature need ~2,400 spins or rolls at their tables (two days: a table deals at most ~1,500 a
+# day) with period "run", the counting account two days of ~2,400 rounds at its table.
+SURVEILLANCE_FLOOR = dict(tables=4, roulette_tables=1, sic_bo_tables=1, days=2, rounds_per_table=2400,
+                          bets_per_round=4, fault_rate=0.01)
+
+# pattern -> the detectors that should flag its subject
+PATTERN_DETECTORS: dict[str, tuple[str, ...]] = {
+    "counting_account": ("advantage_play",),
+    "colluding_pair": ("opposite_betting", "shared_rounds"),
+    "repeated_shoe": ("shoe_repeat",),
+    "shoe_long_run": ("shoe_repeat",),
+    "weak_shuffle": ("weak_shuffle_pair",),
+    "biased_wheel": ("wheel_bias", "wheel_sector"),
+    "dealer_signature": ("dealer_signature",),
+    "biased_die": ("dice_bias",),
+    "dealer_overpays": ("dealer_account",),
+}
+
+
+def _explains(pattern: dict, test: dict) -> tuple[bool, bool]:
+    """(whether `test` is about the pattern's subject by one of its detectors, whether it is a flag the
+    pattern explains besides: a weakly shuffled shoe as a partial repeat and its table's weak_shuffle day, a
+    loaded die's pairs and triples, the overpaying dealer's own finding rate and result)."""
+    kind, subject, detector, tested = pattern["pattern"], pattern["subject"], test["detector"], test["subject"]
+    same = tested == subject or (kind == "weak_shuffle" and detector == "weak_shuffle_pair"
+                                 and tested.endswith(">" + subject))
+    if detector in PATTERN_DETECTORS.get(kind, ()) and same:
+        return True, True
+    besides = {
+        "weak_shuffle": {("shoe_repeat", subject), ("weak_shuffle", pattern["table_id"])},
+        "biased_die": {("dice_pairs", subject), ("dice_triples", subject)},
+        "dealer_overpays": {("dealer_findings", subject.split("|")[0]), ("dealer_result", subject.split("|")[0])},
+    }.get(kind, set())
+    return False, (detector, tested) in besides
+
+
+def score_patterns(patterns: list[dict], tests: list[dict]) -> tuple[list[dict], list[dict]]:
+    """Per planted (pattern, subject): the days it was planted and the flagged tests of its detectors about its
+    subject (found: any); then the flagged tests no planted pattern explains. `patterns`: patterns.parquet
+    rows, `tests`: surveillance_tests rows."""
+    planted: dict[tuple[str, str], dict] = {}
+    for p in sorted(patterns, key=lambda r: (r["pattern"], r["subject"], str(r["business_date"]))):
+        row = planted.setdefault((p["pattern"], p["subject"]), {
+            "pattern": p["pattern"], "subject": p["subject"], "table_id": p["table_id"], "days": 0, "flags": []})
+        row["days"] += 1
+    flagged = sorted((t for t in tests if t["flagged"]), key=lambda t: (t["detector"], t["subject"], t["period"]))
+    unexplained = []
+    for t in flagged:
+        explained = False
+        for (kind, subject), row in planted.items():
+            by_its_detector, explains = _explains({"pattern": kind, "subject": subject,
+                                                   "table_id": row["table_id"]}, t)
+            if by_its_detector:
+                row["flags"].append(t)
+            explained |= explains
+        if not explained:
+            unexplained.append(t)
+    rows = sorted(planted.values(), key=lambda r: (list(PATTERN_DETECTORS).index(r["pattern"])
+                                                    if r["pattern"] in PATTERN_DETECTORS else 99, r["subject"]))
+    for r in rows:
+        r["found"] = bool(r["flags"])
+    return rows, unexplained
+
+
+def surveillance_demo(folder: Path, seed: int) -> None:
+    """pitboss demo --surveillance (module doc); exit 1 unless every pattern is flagged, nothing unplanted is,
+    and nothing is on the clean floor."""
+    import time
+
+    import pyarrow.parquet as pq
+
+    from pitboss.commands.surveil import run_surveillance
+    from pitboss.nightly import nightly_audit
+    from pitboss.recorder import GenerateConfig, generate
+
+    console = Console()
+    ok = True
+    f = SURVEILLANCE_FLOOR
+    size = (f"{f['tables']} baccarat, {f['roulette_tables']} roulette and {f['sic_bo_tables']} sic bo tables, "
+            f"{f['days']} days of up to {f['rounds_per_table']:,} rounds a table")
+    for step, (name, patterns) in enumerate((("patterned", True), ("clean", False)), start=1):
+        base = folder / name
+        data, out, warehouse = base / "data", base / "out", base / "audit.duckdb"
+        shutil.rmtree(base, ignore_errors=True)
+        console.rule(f"{step}. A {name} floor: {size}" + ("; every surveillance pattern planted" if patterns else ""))
+        timings = {}
+        t0 = time.perf_counter()
+        generate(GenerateConfig(out=data, seed=seed, patterns=patterns, quiet=True, **f))
+        timings["record"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        nightly_audit(str(data), str(out), str(warehouse), validate=False)
+        timings["audit"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        manifest = run_surveillance(str(data), str(out), str(warehouse), period="run")
+        timings["surveil"] = time.perf_counter() - t0
+        tests = pq.read_table([o["path"] for o in manifest["outputs"]["surveillance_tests"]]).to_pylist()
+        planted = pq.read_table(data / "patterns.parquet").to_pylist() if patterns else []
+        rows, unexplained = score_patterns(planted, tests)
+        if rows:
+            t = Table(title="Planted patterns (patterns.parquet) against the flags (surveillance_tests)")
+            for col in ("pattern", "subject", "days", "flagged by", "q", "found"):
+                t.add_column(col, justify="right" if col in ("days", "q") else "left")
+            for r in rows:
+                best = min(r["flags"], key=lambda x: x["q_value"]) if r["flags"] else None
+                t.add_row(r["pattern"], r["subject"], str(r["days"]),
+                          ", ".join(sorted({x["detector"] for x in r["flags"]})) or "-",
+                          f"{best['q_value']:.1g}" if best else "-",
+                          "[green]yes[/green]" if r["found"] else "[red]no[/red]")
+            console.print(t)
+        missed = [r for r in rows if not r["found"]]
+        ok &= not missed and not unexplained
+        if unexplained:
+            console.print(f"[red]Flagged, not planted ({len(unexplained)}):[/red]")
+            for x in unexplained:
+                console.print(f"  {x['detector']} {x['subject']} ({x['period']}), q = {x['q_value']:.2g}: "
+                              f"{x['detail']}", highlight=False, soft_wrap=True)
+        else:
+            console.print("Flagged, not planted: nothing.")
+        if rows:
+            found = sum(r["found"] for r in rows)
+            console.print(f"{'[green]' if not missed else '[red]'}{found} of {len(rows)} planted subjects flagged"
+                          f"{'[/green]' if not missed else '[/red]'}", highlight=False)
+        console.print("timings: " + ", ".join(f"{k} {v:.0f} s" for k, v in timings.items()), highlight=False)
+    if not ok:
+        raise typer.Exit(1)
+    console.print("[green]Every planted pattern flagged; nothing flagged that was not planted, on either "
+                  "floor.[/green]")
