@@ -29,6 +29,7 @@ from pipelines.games.rows import (
     micros,
     plain_bets,
     positions,
+    python_columns,
     rounds_by_shoe,
     table_facts,
 )
@@ -62,18 +63,17 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     shoe_rows = shoes.select(["shoe_id", "decks", "cards", "cut_index", "opened_at"]).to_pylist()
     round_rows = rounds.select(["round_id", "shoe_id", "round_no", "status", "betting_opened_at", "betting_closed_at",
                                 "dealer_cards", "boxes", "box_cards", "box_actions", "box_auto_played"]).to_pylist()
-    bet_cols = [*BET_COLUMNS, "added_stake"]
-    plain = plain_bets(bets, bet_cols)
-    bet_rows = plain.select([*bet_cols, "_shoe_id"]).to_pylist()
+    plain = plain_bets(bets, [*BET_COLUMNS, "added_stake"])
+    bet = python_columns(plain, _ENGINE_BET_COLUMNS)
     placed, closed = micros(plain["placed_at"]), micros(rounds["betting_closed_at"])
-    by_shoe, bets_of_shoe = rounds_by_shoe(round_rows), bets_by_shoe(round_rows, bet_rows)
+    by_shoe, bets_of_shoe = rounds_by_shoe(round_rows), bets_by_shoe(round_rows, bet["round_id"], bet["_shoe_id"])
     gathered = Gathered()
     for shoe in shoe_rows:
         order = by_shoe.get(shoe["shoe_id"], [])
         position = positions(order, round_rows)
         recorded = [_recorded_round(round_rows[i], closed[i]) for i in order]
         mine = bets_of_shoe.get(shoe["shoe_id"], [])
-        engine_bets = [_recorded_bet(bet_rows[b], position[bet_rows[b]["round_id"]], placed[b]) for b in mine]
+        engine_bets = _recorded_bets(bet, mine, position, placed)
         facts = ShoeFacts(shoe["shoe_id"], shoe["decks"], tuple(shoe["cards"] or ()), shoe["cut_index"])
         result = audit_shoe(table.rules, table.chart, table.facts, facts, recorded, engine_bets)
         gathered.shoe(shoe, order, round_rows, mine, engine_bets, result,
@@ -91,9 +91,17 @@ def _recorded_round(r: dict, closed_us: int | None) -> RecordedRound:
         else (False,) * len(r["boxes"] or ()))
 
 
-def _recorded_bet(b: dict, round_index: int, placed_us: int) -> RecordedBet:
-    return RecordedBet(b["bet_id"], round_index, b["account_id"], b["bet_type"], b["seat"], b["stake"],
-                       b["added_stake"], b["paid"], placed_us)
+# the bet columns the engine reads, as Python lists (placed_at as integer microseconds, apart)
+_ENGINE_BET_COLUMNS = ["bet_id", "round_id", "account_id", "bet_type", "seat", "stake", "added_stake", "paid",
+                       "_shoe_id"]
+
+
+def _recorded_bets(bet: dict[str, list], mine: list[int], position: dict[str, int], placed_us: list[int]
+                   ) -> list[RecordedBet]:
+    """The engine's bets `mine` (indexes into the `bet` columns), each on its round's index in the shoe."""
+    ids, rounds, accounts, types, seats, stakes, added, paid = (bet[c] for c in _ENGINE_BET_COLUMNS[:8])
+    return [RecordedBet(ids[b], position[rounds[b]], accounts[b], types[b], seats[b], stakes[b], added[b], paid[b],
+                        placed_us[b]) for b in mine]
 
 
 def _replay_row(table: BlackjackTable, shoe_id: str, r: dict, rep: RoundReport, day) -> dict:

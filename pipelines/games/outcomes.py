@@ -21,6 +21,7 @@ from pipelines.games.rows import (
     micros,
     plain_bets,
     positions,
+    python_columns,
     rounds_by_shoe,
     table_facts,
 )
@@ -63,11 +64,11 @@ def audit_tables(table: OutcomeTable, shoes: pa.Table, rounds: pa.Table, bets: p
     session_rows = shoes.select(["shoe_id", "opened_at"]).to_pylist()
     round_cols = ["round_id", "shoe_id", "round_no", "status", "betting_opened_at"]
     round_rows = _with(rounds, round_cols, outcome).to_pylist()
-    bet_cols = [*BET_COLUMNS, "selection"]
-    plain = plain_bets(bets, bet_cols)
-    bet_rows = plain.select([*bet_cols, "_shoe_id"]).to_pylist()
+    plain = plain_bets(bets, [*BET_COLUMNS, "selection"])
+    bet = python_columns(plain, _ENGINE_BET_COLUMNS)
     placed, closed = micros(plain["placed_at"]), micros(rounds["betting_closed_at"])
-    by_session, bets_of_session = rounds_by_shoe(round_rows), bets_by_shoe(round_rows, bet_rows)
+    by_session = rounds_by_shoe(round_rows)
+    bets_of_session = bets_by_shoe(round_rows, bet["round_id"], bet["_shoe_id"])
     gathered = Gathered()
     for session in session_rows:
         order = by_session.get(session["shoe_id"], [])
@@ -75,7 +76,7 @@ def audit_tables(table: OutcomeTable, shoes: pa.Table, rounds: pa.Table, bets: p
         recorded = [spec.recorded_round(round_rows[i]["round_id"], round_rows[i]["round_no"], round_rows[i]["status"],
                                         closed[i] or 0, round_rows[i][outcome]) for i in order]
         mine = bets_of_session.get(session["shoe_id"], [])
-        engine_bets = [_recorded_bet(bet_rows[b], position[bet_rows[b]["round_id"]], placed[b]) for b in mine]
+        engine_bets = _recorded_bets(bet, mine, position, placed)
         result = spec.audit(table.rules, table.facts, session["shoe_id"], recorded, engine_bets)
         round_bets = _bets_on_rounds(table, len(order), engine_bets)
         gathered.shoe(session, order, round_rows, mine, engine_bets, result,
@@ -101,9 +102,16 @@ def _with(rounds: pa.Table, columns: Sequence[str], outcome: str) -> pa.Table:
     return table.append_column(outcome, column)
 
 
-def _recorded_bet(b: dict, round_index: int, placed_us: int) -> RecordedBet:
-    return RecordedBet(b["bet_id"], round_index, b["account_id"], b["bet_type"], b["selection"], b["stake"],
-                       b["paid"], placed_us)
+# the bet columns the engine reads, as Python lists (placed_at as integer microseconds, apart)
+_ENGINE_BET_COLUMNS = ["bet_id", "round_id", "account_id", "bet_type", "selection", "stake", "paid", "_shoe_id"]
+
+
+def _recorded_bets(bet: dict[str, list], mine: list[int], position: dict[str, int], placed_us: list[int]
+                   ) -> list[RecordedBet]:
+    """The engine's bets `mine` (indexes into the `bet` columns), each on its round's index among the session's."""
+    ids, rounds, accounts, types, selections, stakes, paid = (bet[c] for c in _ENGINE_BET_COLUMNS[:7])
+    return [RecordedBet(ids[b], position[rounds[b]], accounts[b], types[b], selections[b], stakes[b], paid[b],
+                        placed_us[b]) for b in mine]
 
 
 def _replay_row(spec: OutcomeGame, table_id: str, session_id: str, r: dict, rep, business_date,

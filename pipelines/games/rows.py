@@ -62,16 +62,24 @@ def plain_bets(bets: pa.Table, columns: Sequence[str]) -> pa.Table:
                      for c in [*columns, "mode", "_shoe_id"]})
 
 
-def bets_by_shoe(round_rows: list[dict], bet_rows: list[dict]) -> dict[str | None, list[int]]:
-    """shoe_id -> the indexes of its bets. A round id repeated across shoes: the bet's _shoe_id says
-    which (else the smallest shoe id of the round id)."""
-    shoe_of_round: dict[str, set[str]] = {}
+def python_columns(table: pa.Table, columns: Sequence[str]) -> dict[str, list]:
+    """`columns` of `table` as Python lists, one conversion a column (no row dicts, and no datetime objects
+    for a column that is not asked for)."""
+    return {c: table[c].to_pylist() for c in columns}
+
+
+def bets_by_shoe(round_rows: list[dict], round_ids: Sequence[str], shoe_ids: Sequence[str | None]
+                 ) -> dict[str | None, list[int]]:
+    """shoe_id -> the indexes of its bets (`round_ids` and `shoe_ids`: the bets' round_id and _shoe_id
+    columns). A round id repeated across shoes: the bet's _shoe_id says which (else the smallest shoe id
+    of the round id)."""
+    shoes_of_round: dict[str, set[str]] = {}
     for r in round_rows:
-        shoe_of_round.setdefault(r["round_id"], set()).add(r["shoe_id"])
+        shoes_of_round.setdefault(r["round_id"], set()).add(r["shoe_id"])
+    smallest = {rid: min(shoes - {None}, default=None) for rid, shoes in shoes_of_round.items()}
     by_shoe: dict[str | None, list[int]] = {}
-    for b, row in enumerate(bet_rows):
-        shoe_id = row["_shoe_id"] or min(shoe_of_round.get(row["round_id"], {None}) - {None}, default=None)
-        by_shoe.setdefault(shoe_id, []).append(b)
+    for b, (round_id, shoe_id) in enumerate(zip(round_ids, shoe_ids, strict=True)):
+        by_shoe.setdefault(shoe_id or smallest.get(round_id), []).append(b)
     return by_shoe
 
 
