@@ -29,6 +29,7 @@ from pipelines.games.rows import (
     day,
     micros,
     plain_bets,
+    python_columns,
     quarantine_of,
     settlements_table,
     table_facts,
@@ -42,6 +43,9 @@ EXTRA_OUTPUTS = (OUT_LEDGER,)
 _ROUND_COLUMNS = ["round_id", "shoe_id", "round_no", "status", "betting_opened_at", "betting_closed_at",
                   "dealer_cards", "boxes", "box_cards", "box_actions", "box_hands", "dealer_hand", "jackpot_before",
                   "jackpot_after", "next_pool_before", "next_pool_after"]
+# the bet columns the engine reads, as Python lists (placed_at as integer microseconds, apart)
+_ENGINE_BET_COLUMNS = ["bet_id", "account_id", "bet_type", "seat", "stake", "added_stake", "paid", "round_id",
+                       "_shoe_id"]
 _JACKPOT = "JACKPOT"
 # findings on a jackpot bet that refund it: it is settled, but not on a hand, and feeds no pool
 _REFUNDING = ("JACKPOT_WITHOUT_ANTE", "BET_ON_EMPTY_BOX", "BET_TYPE_NOT_OFFERED")
@@ -67,9 +71,8 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     closed = micros(rounds["betting_closed_at"])
     order = sorted(range(len(round_rows)), key=lambda i: (closed[i] if closed[i] is not None else -1,
                                                            round_rows[i]["round_id"], round_rows[i]["shoe_id"]))
-    bet_cols = [*BET_COLUMNS, "added_stake"]
-    plain = plain_bets(bets, bet_cols)
-    bet_rows = plain.select([*bet_cols, "_shoe_id"]).to_pylist()
+    plain = plain_bets(bets, [*BET_COLUMNS, "added_stake"])
+    bet = python_columns(plain, _ENGINE_BET_COLUMNS)
     placed = micros(plain["placed_at"])
 
     # the rounds in the engine's order, and where each bet's round is among them
@@ -80,12 +83,14 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
         index_of.setdefault((None, r["round_id"]), k)  # a bet without _shoe_id: its round id alone
     recorded = [_recorded_round(round_rows[i], closed[i], decks.get(round_rows[i]["shoe_id"])) for i in order]
     mine, engine_bets = [], []
-    for b, row in enumerate(bet_rows):
-        k = index_of.get((row["_shoe_id"], row["round_id"]), index_of.get((None, row["round_id"])))
+    ids, accounts, types, seats, stakes, added, paid = (bet[c] for c in _ENGINE_BET_COLUMNS[:7])
+    for b, (round_id, shoe_id) in enumerate(zip(bet["round_id"], bet["_shoe_id"], strict=True)):
+        k = index_of.get((shoe_id, round_id), index_of.get((None, round_id)))
         if k is None:  # (the pipeline gives a group only the bets of its rounds)
             k = len(order)  # not one of the rounds: the engine leaves it unsettled with the reason
         mine.append(b)
-        engine_bets.append(_recorded_bet(row, k, placed[b]))
+        engine_bets.append(RecordedBet(ids[b], k, accounts[b], types[b], seats[b], stakes[b], added[b], paid[b],
+                                       placed[b]))
     result = audit_table_rounds(table.rules, table.facts, recorded, engine_bets)
 
     dates = [day(round_rows[i]["betting_opened_at"]) for i in order]
@@ -125,11 +130,6 @@ def _recorded_round(r: dict, closed_us: int | None, deck: dict | None) -> Record
         tuple(tuple(c or ()) for c in r["box_cards"] or ()), tuple(a or "" for a in r["box_actions"] or ()),
         tuple(r["dealer_cards"] or ()), tuple(r["box_hands"] or ()), r["dealer_hand"], r["jackpot_before"],
         r["jackpot_after"], r["next_pool_before"], r["next_pool_after"])
-
-
-def _recorded_bet(b: dict, round_index: int, placed_us: int) -> RecordedBet:
-    return RecordedBet(b["bet_id"], round_index, b["account_id"], b["bet_type"], b["seat"], b["stake"],
-                       b["added_stake"], b["paid"], placed_us)
 
 
 def _jackpot_stakes(rounds: list[RecordedRound], bets: list[RecordedBet], expected: list[int | None],
