@@ -272,7 +272,8 @@ def test_rows_are_sorted_and_the_files_identical_run_after_run(day, surveilled, 
     assert manifest["business_dates"] == ["2026-11-28", "2026-11-29"]
     assert [d["name"] for d in manifest["detectors"]] == [d.name for d in FAKES]
     assert {o["path"].rsplit("/", 2)[1] for entries in manifest["outputs"].values() for o in entries} == {
-        "surveillance_tests", "surveillance_findings"}
+        "surveillance_tests", "surveillance_findings", "advantage_moments"}  # (no detector publishes: empty)
+    assert pq.read_table(tmp_path / "out" / "advantage_moments").num_rows == 0
 
 
 def test_a_folder_without_a_finished_audit_or_of_another_input_is_refused(surveilled, tmp_path):
@@ -392,3 +393,43 @@ def test_the_real_detectors_flag_nothing_on_a_clean_day(clean_day):
             "weak_shuffle_pair", "dealer_result"} <= ran
     assert {r["detector"] for r in tests.to_pylist()} >= {d.name for d in DETECTORS} - {
         "dealer_findings", "dealer_account"}
+
+
+# --- --period and published features ------------------------------------------------------------------
+
+
+def test_period_run_sets_every_detectors_period_setting():
+    from engine.surveillance.registry import DETECTORS
+    from pipelines.surveillance import with_period
+
+    assert with_period(DETECTORS, "day") == tuple(DETECTORS)
+    run_ = {d.name: d.settings for d in with_period(DETECTORS, "run")}
+    with_a_period = {d.name for d in DETECTORS if "period" in d.settings}
+    assert {"wheel_bias", "wheel_sector", "dice_bias", "dice_pairs", "dealer_signature", "dealer_findings",
+            "dealer_account", "dealer_result", "weak_shuffle", "card_positions"} <= with_a_period
+    assert all(run_[n]["period"] == "run" for n in with_a_period)
+    assert all(run_[d.name] == d.settings for d in DETECTORS if d.name not in with_a_period)
+    assert all(d.settings.get("period") != "run" or d.name == "card_positions" for d in DETECTORS)  # untouched
+    with pytest.raises(ValueError, match="period"):
+        with_period(DETECTORS, "week")
+
+
+def test_period_run_in_the_manifest(surveilled, tmp_path):
+    tmp, *_ = surveilled
+    shutil.copytree(tmp / "out", tmp_path / "out")
+    run(["--input", str(tmp / "data"), "--output", str(tmp_path / "out"), "--period", "run"], detectors=FAKES)
+    assert read_surveillance_manifest(str(tmp_path / "out"))["period"] == "run"
+
+
+def test_a_published_output_must_be_declared_and_published_once():
+    from dataclasses import replace
+
+    from pipelines.surveillance import check_published
+
+    d = FAKES[0]
+    check_published([replace(d, publish_as="advantage_moments")])
+    with pytest.raises(ValueError, match="not one of"):
+        check_published([replace(d, publish_as="surveillance_tests")])
+    with pytest.raises(ValueError, match="both publish"):
+        check_published([replace(d, publish_as="advantage_moments"),
+                         replace(FAKES[1], publish_as="advantage_moments")])
