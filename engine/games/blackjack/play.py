@@ -46,6 +46,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from engine.cards import CardCodeError, check_card, rank
 
@@ -168,11 +169,11 @@ class RoundPlay:
     def upcard(self) -> str | None:
         return self.dealer[0] if self.dealer else None
 
-    @property
+    @cached_property  # once a round: every bet on the round is settled against it
     def dealer_total(self) -> Total:
         return hand_total(self.dealer)
 
-    @property
+    @cached_property
     def dealer_blackjack(self) -> bool:
         """The upcard and the second card make 21."""
         return is_blackjack(self.dealer, from_split=False)

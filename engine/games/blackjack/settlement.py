@@ -51,7 +51,9 @@ def hand_outcome(rules: BlackjackRules, play: RoundPlay, hand: HandPlay) -> str:
     """The hand's result, in the order of the rule document's settlement."""
     if hand.total.value > 21:
         return BUST
-    blackjack = hand_is_blackjack(rules, hand.cards, from_split=hand.from_split)
+    # (a blackjack is a two-card 21: the hand's total, worked out once by the replay, rules most hands out)
+    blackjack = (hand.total.value == 21 and len(hand.cards) == 2
+                 and hand_is_blackjack(rules, hand.cards, from_split=hand.from_split))
     if play.dealer_blackjack:
         return PUSH if blackjack else LOSE_TO_DEALER_BLACKJACK
     if blackjack:
@@ -84,9 +86,9 @@ def settle_box(rules: BlackjackRules, play: RoundPlay, box: int, main_stake: int
             # Only the original stake, carried by the first hand, is lost; doubles and split stakes return.
             returned += stake - (main_stake if i == 0 else 0)
             continue
-        hand_returned, hand_win = _paid(rules, outcome, stake)
-        returned += hand_returned
-        win += hand_win
+        hand_returned, odds = _paid(rules, outcome)
+        returned += hand_returned * stake
+        win += stake * odds
     return returned + _rounded(win, rules)
 
 
@@ -98,8 +100,8 @@ def settle_bet_behind(rules: BlackjackRules, play: RoundPlay, box: int, stake: i
     first_hand = _first_hand(play.box(box))
     if cancelled or not play.complete or first_hand is None:
         return stake
-    returned, win = _paid(rules, hand_outcome(rules, play, first_hand), stake)
-    return returned + _rounded(win, rules)
+    returned, odds = _paid(rules, hand_outcome(rules, play, first_hand))
+    return returned * stake + round_to_unit(stake * odds.numerator, odds.denominator, rules.rounding)
 
 
 def settle_pair(rules: BlackjackRules, play: RoundPlay, box: int, stake: int, *, cancelled: bool = False) -> int:
@@ -136,15 +138,18 @@ def settle_insurance(
     return stake + _rounded(stake * rules.insurance_odds, rules)
 
 
-def _paid(rules: BlackjackRules, outcome: str, stake: int) -> tuple[int, Fraction]:
-    """(stake returned, exact win) of one stake with this outcome; every loss returns nothing."""
+_NOTHING = Fraction(0)
+
+
+def _paid(rules: BlackjackRules, outcome: str) -> tuple[int, Fraction]:
+    """(stakes returned, net odds of the win) per unit staked with this outcome; every loss returns nothing."""
     if outcome == BLACKJACK:
-        return stake, stake * rules.blackjack_odds
+        return 1, rules.blackjack_odds
     if outcome == WIN:
-        return stake, stake * rules.win_odds
+        return 1, rules.win_odds
     if outcome == PUSH:
-        return stake, Fraction(0)
-    return 0, Fraction(0)
+        return 1, _NOTHING
+    return 0, _NOTHING
 
 
 def _rounded(win: Fraction, rules: BlackjackRules) -> int:
