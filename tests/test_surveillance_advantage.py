@@ -25,9 +25,13 @@ from engine.games.blackjack.rules import load_blackjack_rules
 from engine.surveillance.advantage import (
     ADVANTAGE_PLAY,
     BACCARAT_FAMILIES,
+    SCREENED,
+    ReferenceShoes,
     advantage_features,
     advantage_tests,
+    moment_kind,
     null_tail,
+    reference_shoes,
 )
 from engine.surveillance.composition import (
     BaccaratReturns,
@@ -475,3 +479,30 @@ def test_a_shoe_reshuffled_every_hand_has_nothing_to_count():
     day = baccarat_day(0, rounds=10, accounts=3)
     day = replace(day, table={**day.table, "ruleset": mini.id})
     assert advantage_features(day).num_rows == 0
+
+
+def test_the_screen_changes_no_flag_and_no_flagged_q_value(counted_day):
+    """Accounts whose statistic does not exceed its baseline get p = 1 without draws (issue 32): the
+    Benjamini-Hochberg flags and the flagged rows' q-values are those of drawing for every account."""
+    _, features = counted_day
+    new = adjust(advantage_tests(features, SETTINGS))
+    old = adjust(advantage_tests(features, {**SETTINGS, "_screen": False}))
+    assert [(t.subject, t.flagged) for t in new] == [(t.subject, t.flagged) for t in old]
+    assert [(t.subject, t.q_value) for t in new if t.flagged] == [(t.subject, t.q_value) for t in old if t.flagged]
+    screened = [(a, b) for a, b in zip(new, old, strict=True) if a.method == SCREENED]
+    assert screened and all(a.p_value == 1.0 and a.effect <= 0 and b.p_value <= 1.0 for a, b in screened)
+    # every other row: the same p-value as before, draw for draw
+    assert [(t.subject, t.p_value) for t in new if t.method != SCREENED] == [
+        (b.subject, b.p_value) for a, b in zip(new, old, strict=True) if a.method != SCREENED]
+
+
+def test_reference_moments_computed_lazily_equal_the_full_table():
+    kind = moment_kind("baccarat", "baccarat_8d_standard")
+    full = reference_shoes(kind, 7, 123)
+    lazy = ReferenceShoes(kind, full.decks, np.full_like(full.moments, np.nan), np.full_like(full.mean, np.nan),
+                          np.zeros(full.depths, dtype=bool))
+    depths = np.array([0, 5, 37, 200, 400, 416])
+    lazy.ensure(depths)
+    np.testing.assert_allclose(lazy.moments[:, depths], full.moments[:, depths], rtol=1e-12)
+    np.testing.assert_allclose(lazy.mean[depths], full.mean[depths], rtol=1e-12)
+    assert lazy.done.sum() == len(depths) and np.isnan(lazy.mean[1]).all()

@@ -40,7 +40,10 @@ and currency:
   which resolves the p-values of 1e-6 and below that false-discovery control over a night's many
   accounts needs and plain draws cannot reach; exactly prod_j k_j / R_j when T is the largest the null
   allows. Each shoe's null values include the recorded shoe's own (the recorded shuffle is one of the
-  shuffles), so p >= (1 / (1 + reference_shoes))^shoes;
+  shuffles), so p >= (1 / (1 + reference_shoes))^shoes. Screen: an account whose statistic does not
+  exceed its baseline (effect <= 0) gets p = 1 without draws (`method` says so): valid and conservative,
+  and it cannot be flagged; raising p-values that are not flagged leaves Benjamini-Hochberg's flagged set
+  and the flagged rows' q-values unchanged (their ranks and the count of tests are the same);
 * min_sample: `MIN_BETS` bets (MIN_BETS_REASON).
 
 Power (bench/surveillance_advantage.py, 8-10 simulated days per cell, one table with 40 ordinary
@@ -56,7 +59,10 @@ never found (too small a share of its money). On 004 (pair bets without cutoff):
 
 Complexity: features O(R) composition returns (~20 us a round for every bet of a ruleset on an idle
 core, cached by composition) + O(B log B) over B bets; tests O(B log B) + the reference shuffles once
-per ruleset and process (reference_shoes x shoe size compositions: ~7 s for 500 shuffles of 8 decks) +
+per ruleset and process, computed only at the depths some bet was placed at (reference_shoes x distinct
+bet depths compositions: on the 200-round day of tests/test_surveillance_pipeline.py's clean day ~170 of
+an 8-deck shoe's 417 depths; the reference shuffles are nearly all of the detector's time, the draws
+below well under a second for 345 tested families) +
 per tested account and family O(n x reference_shoes) to build its shoes' null values, O(199 k) plain
 draws over its k shoes (1,999 for ~5% of them), and O(9,999 k log(k x reference_shoes)) importance
 sampling for the few that go on to the tail.
@@ -110,6 +116,9 @@ REFERENCE_SHOES = 500  # fresh shuffles per ruleset the null draws the account's
 STAGE_DRAWS = 199  # plain draws for every tested account (then 1,999 where fewer than TAIL_HITS reach it)
 TAIL_HITS = 10  # fewer plain draws reaching the statistic than this: estimate the tail by importance sampling
 TAIL_DRAWS = 9_999
+SCREENED = ("screened, no draws: the statistic does not exceed its null baseline (sum w_i mu_i at the same "
+            "depths of fresh shuffles), p = 1 (conservative: any p-value is at most 1; such an account cannot be "
+            "flagged)")
 _TOL = 1e-12  # ties in floating point: a draw equal to the statistic reaches it
 
 FEATURES_SCHEMA = pa.schema([
@@ -296,39 +305,57 @@ def advantage_features(table: TableData) -> pa.Table:
 class ReferenceShoes:
     """`shoes` fresh shuffles of a ruleset's full shoe (seeded) and every bet type's moment at every depth:
     `moments[b, d, k]` after d cards of shuffle b, `mean[d, k]` its mean over the shuffles (the null
-    expectation of a moment at depth d)."""
+    expectation of a moment at depth d). Filled lazily, depth by depth (`ensure`): only the depths some
+    bet was placed at are ever read, and a depth's values do not depend on which others are computed."""
 
     kind: MomentKind
-    moments: np.ndarray  # (shoes, depth, bet types)
+    decks: tuple[np.ndarray, ...]
+    moments: np.ndarray  # (shoes, depth, bet types); NaN at depths not yet computed
     mean: np.ndarray  # (depth, bet types)
+    done: np.ndarray  # (depth,) bool: the depths computed
 
     @property
     def depths(self) -> int:
         return self.moments.shape[1]
 
+    def ensure(self, depths: np.ndarray) -> None:
+        """Compute the moments (and their mean) at the given depths where not done yet."""
+        need = np.unique(np.asarray(depths, dtype=np.int64))
+        need = need[~self.done[need]]
+        if not need.size:
+            return
+        shoes = len(self.decks)
+        depth = np.tile(need, shoes)
+        shoe_of = np.repeat(np.arange(shoes), need.size)
+        moments = self.kind.compute(list(self.decks), shoe_of, depth, cache=False).reshape(shoes, need.size, -1)
+        defined = np.isfinite(moments)
+        mean = np.where(defined, moments, 0.0).sum(axis=0) / np.maximum(defined.sum(axis=0), 1)
+        # Depths where a moment is undefined (too few cards left): the mean there (never drawn in practice).
+        self.moments[:, need] = np.where(defined, moments, mean[None])
+        self.mean[need] = mean
+        self.done[need] = True
+
 
 _REFERENCE: dict[tuple[str, str, int, int], ReferenceShoes] = {}
 
 
-def reference_shoes(kind: MomentKind, shoes: int, seed: int) -> ReferenceShoes:
-    """The ruleset's reference shuffles (built once per process, ruleset, size and seed)."""
+def reference_shoes(kind: MomentKind, shoes: int, seed: int, depths: np.ndarray | None = None) -> ReferenceShoes:
+    """The ruleset's reference shuffles (one per process, ruleset, size and seed), with their moments computed
+    at `depths` (every depth when None)."""
     key = (kind.game, kind.ruleset, shoes, seed)
     if key not in _REFERENCE:
         rng = np.random.default_rng([seed, zlib.crc32(f"{kind.game}/{kind.ruleset}".encode())])
         size = 52 * kind.decks
         full = np.repeat(np.arange(52), kind.decks)
-        decks = [rng.permutation(full) for _ in range(shoes)]
-        depth = np.tile(np.arange(size + 1), shoes)
-        shoe_of = np.repeat(np.arange(shoes), size + 1)
-        moments = kind.compute(decks, shoe_of, depth, cache=False).reshape(shoes, size + 1, len(kind.bet_types))
-        defined = np.isfinite(moments)
-        mean = np.where(defined, moments, 0.0).sum(axis=0) / np.maximum(defined.sum(axis=0), 1)
-        # Depths where a moment is undefined (too few cards left): the mean there (never drawn in practice).
-        moments = np.where(defined, moments, mean[None])
+        decks = tuple(rng.permutation(full) for _ in range(shoes))
+        types = len(kind.bet_types)
         if len(_REFERENCE) >= 16:
             _REFERENCE.pop(next(iter(_REFERENCE)))
-        _REFERENCE[key] = ReferenceShoes(kind, moments, mean)
-    return _REFERENCE[key]
+        _REFERENCE[key] = ReferenceShoes(kind, decks, np.full((shoes, size + 1, types), np.nan),
+                                         np.full((size + 1, types), np.nan), np.zeros(size + 1, dtype=bool))
+    ref = _REFERENCE[key]
+    ref.ensure(np.arange(ref.depths) if depths is None else np.minimum(depths, ref.depths - 1))
+    return ref
 
 
 @dataclass(frozen=True)
@@ -475,6 +502,7 @@ def advantage_tests(features: pa.Table, settings: dict[str, Any] | None = None) 
     stage_draws = int(settings.get("stage_draws", STAGE_DRAWS))
     tail_draws = int(settings.get("tail_draws", TAIL_DRAWS))
     tail_hits = int(settings.get("tail_hits", TAIL_HITS))
+    screen = bool(settings.get("_screen", True))  # private: False draws for every tested account (as before)
     if features.num_rows == 0:
         return []
     is_bet = _np(pc.is_valid(features["account_id"])).astype(bool)
@@ -516,7 +544,8 @@ def advantage_tests(features: pa.Table, settings: dict[str, Any] | None = None) 
         game, ruleset, bet_type = text.split("\x1f")
         if (game, ruleset) not in ref_index:
             ref_index[game, ruleset] = len(ref_list)
-            ref_list.append(reference_shoes(moment_kind(game, ruleset), n_reference, seed))
+            ref_list.append(reference_shoes(moment_kind(game, ruleset), n_reference, seed,
+                                           depths=np.zeros(0, dtype=np.int64)))
         ref_of[where] = ref_index[game, ruleset]
         col_of[where] = ref_list[ref_of[where[0]]].kind.bet_types.index(bet_type)
     depth_of = np.array([min(d, ref_list[r].depths - 1) for d, r in zip(depth[agg].tolist(), ref_of.tolist(),
@@ -524,6 +553,7 @@ def advantage_tests(features: pa.Table, settings: dict[str, Any] | None = None) 
     mu_of = np.empty(agg.size)
     for r, ref in enumerate(ref_list):
         here = ref_of == r
+        ref.ensure(depth_of[here])  # only the depths bet at (the rest of the shoe is never read)
         mu_of[here] = ref.mean[depth_of[here], col_of[here]]
 
     subject_starts = _run_starts(account[agg], fam_code[agg], cur_code[agg])
@@ -564,6 +594,9 @@ def advantage_tests(features: pa.Table, settings: dict[str, Any] | None = None) 
                    sample=int(n), min_sample=min_bets, effect=effect * scale, money=money, detail=detail)
         if n < min_bets:
             out.append(SurveillanceTest(p_value=None, method=f"not tested: {MIN_BETS_REASON}", **row))
+            continue
+        if screen and effect <= 0:
+            out.append(SurveillanceTest(p_value=1.0, method=SCREENED, **row))
             continue
         pools = _shoe_pools(ref_list, ref_of[s:e], depth_of[s:e], col_of[s:e], shoe_key[rows], w, m - mu)
         null = null_tail(pools, effect, _rng(seed, acct, fam, cur), stage_draws, tail_hits, tail_draws)
