@@ -228,38 +228,48 @@ class _ShoeAuditor:
         if problem is not None:
             return self.report(i, r, position, cut_seen, None, None, [], [], problem), None, \
                 len(r.dealer_cards) + sum(len(c) for c in r.box_cards)
-        shoe_rest = [c for c in self.shoe.cards[position:] if isinstance(c, str)]
-        expected_play = replay_round(self.rules, shoe_rest, boxes)  # what the shoe and the decisions deal
         seq = dealing_sequence(r.dealer_cards, r.box_cards)
         # The boxes are played on the recorded cards and the dealer's hand is what came out: the record
         # decides what is paid, the dealer's draws are judged against the rule separately.
         play = replay_round(self.rules, seq, boxes, dealer_as_recorded=True)
+        dealer_problem = _dealer_rule_problem(self.rules, play) if play.complete else None
+        if play.complete and dealer_problem is None and self.shoe_deals(seq, position):
+            # The recorded cards are the shoe's next cards and the dealer drew by the rule: what the shoe and
+            # the decisions deal is the recorded round itself (the same cards to the same hands, the dealer
+            # stopping where the rule stops), so it is not replayed a second time.
+            expected_play = play
+        else:
+            shoe_rest = [c for c in self.shoe.cards[position:] if isinstance(c, str)]
+            expected_play = replay_round(self.rules, shoe_rest, boxes)  # what the shoe and the decisions deal
         kinds: list[str] = []
         if _box_cards_of(play) != tuple(tuple(c) for c in r.box_cards) or not play.complete:
             why = play.incomplete_reason or "the recorded cards of a box are not the cards its decisions call for"
             reason = f"round {r.round_no}: the recorded cards and decisions cannot be settled ({why})"
             return self.report(i, r, position, cut_seen, expected_play, None, kinds, [], reason), None, len(seq)
         if r.status == "settled":
-            self.check_round(r, position, seq, play, cut_seen, kinds)
+            self.check_round(r, position, seq, play, cut_seen, dealer_problem, kinds)
         return self.report(i, r, position, cut_seen, expected_play, play, kinds,
                            _explain(self.rules, play, position, self.chart), None), play, len(seq)
 
+    def shoe_deals(self, seq: list[str], position: int) -> bool:
+        """The recorded cards in dealing order are the next cards of the shoe."""
+        return tuple(self.shoe.cards[position:position + len(seq)]) == tuple(seq)
+
     def check_round(self, r: RecordedRound, position: int, seq: list[str], play: RoundPlay, cut_seen: bool,
-                    kinds: list[str]) -> None:
+                    dealer_problem: str | None, kinds: list[str]) -> None:
         def flag(kind: str, expected: str, recorded: str, message: str) -> None:
             kinds.append(kind)
             self.round_finding(kind, r, expected, recorded, message)
 
         where = f"Round {r.round_no} of shoe {self.shoe.shoe_id}"
-        shoe_cards = tuple(self.shoe.cards[position:position + len(seq)])
-        if shoe_cards != tuple(seq):
+        if not self.shoe_deals(seq, position):
+            shoe_cards = self.shoe.cards[position:position + len(seq)]
             flag("CARD_SEQUENCE_MISMATCH", format_cards(shoe_cards), format_cards(seq),
                  f"{where}: the recorded cards in dealing order are not the next cards of the shoe "
                  f"(from card {position}).")
         if cut_seen:
             flag("ROUND_AFTER_CUT", "no round after the cut-card round", f"round {r.round_no}",
                  f"{where} was dealt after the round in which the cut card came out.")
-        dealer_problem = _dealer_rule_problem(self.rules, play)
         if dealer_problem:
             flag("DEALER_DRAW_RULE", "H17 draws" if self.rules.hits_soft_17 else "S17 draws",
                  format_cards(play.dealer), f"{where}: {dealer_problem}.")
