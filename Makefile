@@ -30,6 +30,7 @@ test: lint
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+	$(BIN)/python -m bench.surveillance_power
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
