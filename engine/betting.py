@@ -191,19 +191,62 @@ def equally_likely(payouts: Sequence[Payout]) -> tuple[BetOutcome, ...]:
     return tuple(BetOutcome(rule, p, credit) for (rule, credit), p in chances.items())
 
 
-def refusal(ruleset_id: str, bet: RecordedBet, offered: bool, legal: bool, invalid_selection: str) -> BetVerdict | None:
+@dataclass(frozen=True)
+class UnitVerdict:
+    """What a bet of one type and selection is owed on one outcome per unit staked, and why: the same
+    whatever the stake (`owed` scales it), so a group works it out once per type, selection and outcome."""
+
+    payout: Payout
+    why: str
+    finding: str | None = None  # as BetVerdict's
+    expected: str = ""
+    recorded: str = ""
+
+    def owed(self, stake: int, rounding: str) -> BetVerdict:
+        return BetVerdict(credit_of(stake, self.payout, rounding), self.why, self.finding, self.expected,
+                          self.recorded)
+
+
+REFUNDED, LOST = Payout(Fraction(1), "refunded"), Payout(Fraction(0), "lost")
+
+
+def unit_refusal(ruleset_id: str, bet_type: str, selection: str | None, offered: bool, legal: bool,
+                 invalid_selection: str) -> UnitVerdict | None:
     """The verdict on a bet the table should not have taken, or None for a bet to settle.
     A bet type the ruleset does not offer is refunded (as baccarat and blackjack do); a selection
     that is not a legal bet of its type is owed what the ruleset's `invalid_selection` says."""
     if not offered:
-        return BetVerdict(bet.stake, f"{ruleset_id} does not offer {bet.bet_type}: refunded", "BET_TYPE_NOT_OFFERED",
-                          f"a bet type of {ruleset_id}", bet.bet_type)
+        return UnitVerdict(REFUNDED, f"{ruleset_id} does not offer {bet_type}: refunded", "BET_TYPE_NOT_OFFERED",
+                           f"a bet type of {ruleset_id}", bet_type)
     if not legal:
         void = invalid_selection == "void"
-        return BetVerdict(bet.stake if void else 0,
-                          f"{bet.selection!r} is not a legal {bet.bet_type}: {'void, refunded' if void else 'lost'}",
-                          "SELECTION_INVALID", f"a legal {bet.bet_type} selection", repr(bet.selection))
+        return UnitVerdict(REFUNDED if void else LOST,
+                           f"{selection!r} is not a legal {bet_type}: {'void, refunded' if void else 'lost'}",
+                           "SELECTION_INVALID", f"a legal {bet_type} selection", repr(selection))
     return None
+
+
+def refusal(ruleset_id: str, bet: RecordedBet, offered: bool, legal: bool, invalid_selection: str) -> BetVerdict | None:
+    """unit_refusal of a recorded bet: its stake back (refunded) or nothing (lost)."""
+    unit = unit_refusal(ruleset_id, bet.bet_type, bet.selection, offered, legal, invalid_selection)
+    return None if unit is None else unit.owed(bet.stake, "floor")  # a whole stake or nothing: no rounding
+
+
+class VerdictMemo:
+    """A group's verdicts, each worked out once per bet type, selection and outcome (a session repeats
+    them thousands of times); a bet's verdict is then its stake's share, rounded by `rounding`.
+    `unit(bet_type, selection, outcome)` must depend on nothing else."""
+
+    def __init__(self, unit: Callable[[str, str | None, object], UnitVerdict], rounding: str):
+        self.unit, self.rounding = unit, rounding
+        self.known: dict[tuple, UnitVerdict] = {}
+
+    def __call__(self, bet: RecordedBet, outcome: object) -> BetVerdict:
+        key = (bet.bet_type, bet.selection, outcome)
+        unit = self.known.get(key)
+        if unit is None:
+            unit = self.known[key] = self.unit(*key)
+        return unit.owed(bet.stake, self.rounding)
 
 
 @dataclass(frozen=True)

@@ -23,13 +23,14 @@ from engine.betting import (
     RoundFacts,
     RoundReport,
     TableFacts,
+    VerdictMemo,
     audit_group,
 )
 
 from .explain import describe_pocket, explain_spin
 from .layout import POCKETS
 from .rules import RouletteRules
-from .settlement import judge_spin_bet
+from .settlement import spin_verdict
 
 __all__ = ["RecordedBet", "RecordedRound", "RoundReport", "SpinAudit", "TableFacts", "audit_spins", "valid_pocket"]
 
@@ -56,10 +57,11 @@ def pocket_problem(r: RecordedRound) -> OutcomeProblem | None:
 def audit_spins(rules: RouletteRules, table: TableFacts, session_id: str, rounds: Sequence[RecordedRound],
                 bets: Sequence[RecordedBet]) -> SpinAudit:
     """The audit of one session; `bets[i].round_index` points into `rounds`."""
+    verdicts = VerdictMemo(lambda code, selection, pocket: spin_verdict(rules, code, selection, pocket), rules.rounding)
     return audit_group(table, session_id, rounds, bets, OutcomeJudge(
         outcome=lambda r: r.pocket,
         problem=pocket_problem,
-        judge=lambda r, bet: judge_spin_bet(rules, bet, r.pocket),
+        judge=lambda r, bet: verdicts(bet, r.pocket),  # judge_spin_bet, once per bet type, selection and pocket
         describe=lambda r: describe_pocket(rules, r.pocket) if valid_pocket(r.pocket) else None,
         explain=lambda r, bet_lines: explain_spin(rules, r.pocket, bet_lines),
     ))

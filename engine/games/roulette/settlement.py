@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from engine.betting import BetVerdict, Payout, RecordedBet, credit_of, refusal
+from engine.betting import BetVerdict, Payout, RecordedBet, UnitVerdict, unit_refusal
 
 from .layout import EVEN_CHANCES, OUTSIDE, ZERO, layout, selection_text
 from .rules import RouletteRules
@@ -32,12 +32,17 @@ def spin_payout(rules: RouletteRules, bet_type: str, covered: frozenset[int], po
 
 def judge_spin_bet(rules: RouletteRules, bet: RecordedBet, pocket: int) -> BetVerdict:
     """What a recorded bet is owed on a valid pocket, including a bet the table should not have taken."""
-    covered = layout(rules.red).covers(bet.bet_type, bet.selection)
-    refused = refusal(rules.id, bet, rules.offers(bet.bet_type), covered is not None, rules.invalid_selection)
+    return spin_verdict(rules, bet.bet_type, bet.selection, pocket).owed(bet.stake, rules.rounding)
+
+
+def spin_verdict(rules: RouletteRules, bet_type: str, selection: str | None, pocket: int) -> UnitVerdict:
+    """What a bet of this type and selection is owed per unit staked on a valid pocket, and why."""
+    covered = layout(rules.red).covers(bet_type, selection)
+    refused = unit_refusal(rules.id, bet_type, selection, rules.offers(bet_type), covered is not None,
+                           rules.invalid_selection)
     if refused is not None:
         return refused
-    assert covered is not None  # refusal() answered every illegal selection
-    payout = spin_payout(rules, bet.bet_type, covered, pocket)
+    assert covered is not None  # unit_refusal() answered every illegal selection
+    payout = spin_payout(rules, bet_type, covered, pocket)
     hit = "is covered" if pocket in covered else "is not covered"
-    return BetVerdict(credit_of(bet.stake, payout, rules.rounding),
-                      f"covers {selection_text(covered)}; {pocket} {hit}: {payout.rule}")
+    return UnitVerdict(payout, f"covers {selection_text(covered)}; {pocket} {hit}: {payout.rule}")

@@ -23,13 +23,14 @@ from engine.betting import (
     RoundFacts,
     RoundReport,
     TableFacts,
+    VerdictMemo,
     audit_group,
 )
 
 from .explain import explain_roll
 from .layout import DICE, FACES, describe_roll
 from .rules import SicBoRules
-from .settlement import judge_roll_bet
+from .settlement import roll_verdict
 
 __all__ = ["RecordedBet", "RecordedRound", "RollAudit", "RoundReport", "TableFacts", "audit_rolls", "valid_roll"]
 
@@ -57,10 +58,11 @@ def roll_problem(r: RecordedRound) -> OutcomeProblem | None:
 def audit_rolls(rules: SicBoRules, table: TableFacts, session_id: str, rounds: Sequence[RecordedRound],
                 bets: Sequence[RecordedBet]) -> RollAudit:
     """The audit of one session; `bets[i].round_index` points into `rounds`."""
+    verdicts = VerdictMemo(lambda code, selection, dice: roll_verdict(rules, code, selection, dice), rules.rounding)
     return audit_group(table, session_id, rounds, bets, OutcomeJudge(
         outcome=lambda r: r.dice,
         problem=roll_problem,
-        judge=lambda r, bet: judge_roll_bet(rules, bet, tuple(r.dice)),
+        judge=lambda r, bet: verdicts(bet, tuple(r.dice)),  # judge_roll_bet, once per bet type, selection and roll
         describe=lambda r: describe_roll(tuple(r.dice)) if valid_roll(r.dice) else None,
         explain=lambda r, bet_lines: explain_roll(r.dice, valid_roll(r.dice), bet_lines),
     ))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from fractions import Fraction
 
-from engine.betting import BetVerdict, Payout, RecordedBet, credit_of, refusal
+from engine.betting import BetVerdict, Payout, RecordedBet, UnitVerdict, unit_refusal
 
 from .layout import BIG_TOTALS, SMALL_TOTALS, is_legal, needs
 from .rules import SicBoRules
@@ -56,10 +56,14 @@ def roll_payout(rules: SicBoRules, bet_type: str, selection: str | None, dice: D
 
 def judge_roll_bet(rules: SicBoRules, bet: RecordedBet, dice: Dice) -> BetVerdict:
     """What a recorded bet is owed on a valid roll, including a bet the table should not have taken."""
-    refused = refusal(rules.id, bet, rules.offers(bet.bet_type), is_legal(bet.bet_type, bet.selection),
-                      rules.invalid_selection)
+    return roll_verdict(rules, bet.bet_type, bet.selection, dice).owed(bet.stake, rules.rounding)
+
+
+def roll_verdict(rules: SicBoRules, bet_type: str, selection: str | None, dice: Dice) -> UnitVerdict:
+    """What a bet of this type and selection is owed per unit staked on a valid roll, and why."""
+    refused = unit_refusal(rules.id, bet_type, selection, rules.offers(bet_type), is_legal(bet_type, selection),
+                           rules.invalid_selection)
     if refused is not None:
         return refused
-    payout = roll_payout(rules, bet.bet_type, bet.selection, dice)
-    return BetVerdict(credit_of(bet.stake, payout, rules.rounding),
-                      f"needs {needs(bet.bet_type, bet.selection)}; {payout.rule}")
+    payout = roll_payout(rules, bet_type, selection, dice)
+    return UnitVerdict(payout, f"needs {needs(bet_type, selection)}; {payout.rule}")
