@@ -642,6 +642,7 @@ ADVANTAGE_PLAY = Detector(
     games=("baccarat", "blackjack"),
     features=advantage_features,
     tests=advantage_tests,
+    publish_as="advantage_moments",  # the replay's remaining-shoe RTPs and the report's moment curve read them
     settings={"min_bets": MIN_BETS, "seed": 0, "reference_shoes": REFERENCE_SHOES, "stage_draws": STAGE_DRAWS,
               "tail_draws": TAIL_DRAWS, "tail_hits": TAIL_HITS, "alpha": ALPHA},
 )
