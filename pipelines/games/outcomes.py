@@ -86,12 +86,17 @@ def audit_tables(table: OutcomeTable, shoes: pa.Table, rounds: pa.Table, bets: p
 
 
 def _bets_on_rounds(table: OutcomeTable, rounds: int, engine_bets: Sequence[RecordedBet]) -> list[list[dict]]:
-    """Each round's bets with their selection and what it covers on the layout (the replay's picture)."""
+    """Each round's bets with their selection and what it covers on the layout (the replay's picture),
+    worked out once per bet type and selection."""
     on_round: list[list[dict]] = [[] for _ in range(rounds)]
+    numbers: dict[tuple[str, str | None], list[int] | None] = {}
     for bet in engine_bets:
-        covered = table.spec.covered(table.rules, bet.bet_type, bet.selection)
+        key = (bet.bet_type, bet.selection)
+        if key not in numbers:
+            covered = table.spec.covered(table.rules, *key)
+            numbers[key] = sorted(covered) if covered is not None else None
         on_round[bet.round_index].append({"bet_id": bet.bet_id, "bet_type": bet.bet_type, "selection": bet.selection,
-                                          "covered": sorted(covered) if covered is not None else None})
+                                          "covered": numbers[key]})
     return on_round
 
 
