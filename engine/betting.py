@@ -85,9 +85,14 @@ class BetChecks:
     table: TableFacts
     group_id: str
     findings: list[Finding] = field(default_factory=list)
+    # amount -> its text: a group writes the same stakes and credits thousands of times
+    _money_text: dict[int, str] = field(default_factory=dict, repr=False, compare=False)
 
     def money(self, amount: int) -> str:
-        return format_money(int(amount), self.table.currency)
+        text = self._money_text.get(amount)
+        if text is None:
+            text = self._money_text[amount] = format_money(int(amount), self.table.currency)
+        return text
 
     def what(self, bet: RecordedBet) -> str:
         chosen = f" {bet.selection!r}" if bet.selection else ""
@@ -103,9 +108,10 @@ class BetChecks:
                                      recorded, message, bet.account_id))
 
     def check(self, bet: RecordedBet, round_id: str, round_no: int, betting_closed_at: int, credit: int,
-              round_total_over_max: int | None) -> None:
-        """Paid against owed, the limits of its type, the window, the account's round total."""
-        what, money = self.what(bet), self.money
+              round_total_over_max: int | None, what: str | None = None) -> None:
+        """Paid against owed, the limits of its type, the window, the account's round total (`what`: the
+        bet in words, what(bet), where the caller has it)."""
+        what, money = what or self.what(bet), self.money
         delta = bet.paid - credit
         if delta:
             kind = "OVERPAID" if delta > 0 else "UNDERPAID"
@@ -327,13 +333,13 @@ def audit_group(table: TableFacts, group_id: str, rounds: Sequence[R], bets: Seq
             unsettled.append(reasons[bet.round_index])
             continue
         verdict = BetVerdict(bet.stake, "round cancelled: refunded") if r.status == "cancelled" else game.judge(r, bet)
-        before = len(checks.findings)
+        before, what = len(checks.findings), checks.what(bet)
         if verdict.finding:
             checks.bet_finding(verdict.finding, bet, r.round_id, verdict.expected, verdict.recorded,
-                               f"{checks.what(bet)}: {verdict.why}.")
-        checks.check(bet, r.round_id, r.round_no, r.betting_closed_at, verdict.credit, over.get(i))
+                               f"{what}: {verdict.why}.")
+        checks.check(bet, r.round_id, r.round_no, r.betting_closed_at, verdict.credit, over.get(i), what)
         kinds[bet.round_index] += [f.kind for f in checks.findings[before:]]
-        lines[bet.round_index].append(f"{checks.what(bet)}: {verdict.why}; owed {checks.money(verdict.credit)}, "
+        lines[bet.round_index].append(f"{what}: {verdict.why}; owed {checks.money(verdict.credit)}, "
                                       f"paid {checks.money(bet.paid)}")
         expected.append(verdict.credit)
         unsettled.append(None)
