@@ -200,6 +200,10 @@ class _ShoeAuditor:
     def money(self, amount: int) -> str:
         return format_money(int(amount), self.table.currency)
 
+    def what(self, bet: RecordedBet) -> str:
+        """The bet in words, as its findings name it."""
+        return f"Bet {bet.bet_id} ({bet.bet_type}, stake {self.money(bet.stake)})"
+
     # -- the shoe and its rounds ------------------------------------------------------------------
 
     def run(self) -> ShoeAudit:
@@ -313,6 +317,7 @@ class _ShoeAuditor:
         for bet in self.bets:
             if bet.bet_type == MAIN and bet.seat is not None:
                 mains.setdefault(bet.round_index, {}).setdefault(bet.seat, []).append(bet)
+        seated = {i: {m.account_id for box in boxes.values() for m in box} for i, boxes in mains.items()}
         for bet in self.bets:
             r, report, play = self.rounds[bet.round_index], reports[bet.round_index], plays[bet.round_index]
             cancelled = r.status == "cancelled"
@@ -323,21 +328,21 @@ class _ShoeAuditor:
             credit = self.credit(bet, r, play, mains.get(bet.round_index, {}), cancelled)
             expected.append(credit)
             unsettled.append(None)
-            self.check_bet(bet, r, credit, mains.get(bet.round_index, {}))
+            self.check_bet(bet, r, credit, mains.get(bet.round_index, {}), seated.get(bet.round_index, set()))
         return expected, unsettled
 
     def credit(self, bet: RecordedBet, r: RecordedRound, play: RoundPlay | None,
                mains: dict[int, list[RecordedBet]], cancelled: bool) -> int:
-        rules, what = self.rules, f"Bet {bet.bet_id} ({bet.bet_type}, stake {self.money(bet.stake)})"
+        rules = self.rules
         if cancelled:  # everything staked comes back, what a double or split added too
             return bet.stake + (bet.added_stake or 0)
         if bet.bet_type not in BET_CODES:
             self.bet_finding("BET_TYPE_NOT_OFFERED", bet, f"a bet type of {rules.id}", bet.bet_type,
-                             f"{what}: {rules.id} does not offer {bet.bet_type}.")
+                             f"{self.what(bet)}: {rules.id} does not offer {bet.bet_type}.")
             return bet.stake
         if play is None or bet.seat not in r.boxes:
             self.bet_finding("BET_ON_EMPTY_BOX", bet, f"one of the occupied boxes {list(r.boxes)}",
-                             f"box {bet.seat}", f"{what} is on box {bet.seat}, which nobody played in round "
+                             f"box {bet.seat}", f"{self.what(bet)} is on box {bet.seat}, which nobody played in round "
                              f"{r.round_no}: refunded.")
             return bet.stake
         follows = bet.bet_type == BET_BEHIND and rules.bet_behind_on_double_or_split == "follows"
@@ -346,7 +351,7 @@ class _ShoeAuditor:
             added = total_staked(play, bet.seat, bet.stake) - bet.stake
             if (bet.added_stake or 0) != added:
                 self.bet_finding("ADDED_STAKE_MISMATCH", bet, self.money(added), self.money(bet.added_stake or 0),
-                                 f"{what}: the box's doubles and splits add {self.money(added)}, recorded "
+                                 f"{self.what(bet)}: the box's doubles and splits add {self.money(added)}, recorded "
                                  f"{self.money(bet.added_stake or 0)}.")
             return credit
         if bet.bet_type == PAIR:
@@ -354,59 +359,60 @@ class _ShoeAuditor:
         if bet.bet_type == INSURANCE:
             if not insurance_offered(play, rules, bet.seat):
                 self.bet_finding("INSURANCE_NOT_OFFERED", bet, "insurance only against a dealer ace",
-                                 f"upcard {play.upcard}", f"{what}: insurance taken against {play.upcard} in round "
-                                 f"{r.round_no}: refunded.")
+                                 f"upcard {play.upcard}", f"{self.what(bet)}: insurance taken against {play.upcard} "
+                                 f"in round {r.round_no}: refunded.")
                 return bet.stake
             return settle_insurance(rules, play, bet.stake, box=bet.seat)
         return settle_bet_behind(rules, play, bet.seat, bet.stake)
 
-    def check_bet(self, bet: RecordedBet, r: RecordedRound, credit: int, mains: dict[int, list[RecordedBet]]) -> None:
+    def check_bet(self, bet: RecordedBet, r: RecordedRound, credit: int, mains: dict[int, list[RecordedBet]],
+                  seated: set[str]) -> None:
+        """`mains`: the round's MAIN bets by box; `seated`: the accounts playing a box in the round."""
         rules, table = self.rules, self.table
-        what = f"Bet {bet.bet_id} ({bet.bet_type}, stake {self.money(bet.stake)})"
         delta = bet.paid - credit
         if delta:
             kind = "OVERPAID" if delta > 0 else "UNDERPAID"
             self.bet_finding(kind, bet, self.money(credit), self.money(bet.paid),
-                             f"{what} in round {r.round_no} was paid {self.money(bet.paid)}, expected "
+                             f"{self.what(bet)} in round {r.round_no} was paid {self.money(bet.paid)}, expected "
                              f"{self.money(credit)}: {kind.lower()} by {self.money(abs(delta))}.")
         if bet.bet_type in table.limits:
             low, high = table.limits[bet.bet_type]
             if bet.stake < low:
                 self.bet_finding("STAKE_BELOW_MIN", bet, f">= {self.money(low)}", self.money(bet.stake),
-                                 f"{what} is below the {bet.bet_type} minimum {self.money(low)}.")
+                                 f"{self.what(bet)} is below the {bet.bet_type} minimum {self.money(low)}.")
             if bet.stake > high:
                 self.bet_finding("STAKE_ABOVE_MAX", bet, f"<= {self.money(high)}", self.money(bet.stake),
-                                 f"{what} is above the {bet.bet_type} maximum {self.money(high)}.")
+                                 f"{self.what(bet)} is above the {bet.bet_type} maximum {self.money(high)}.")
         # Insurance is offered after the deal, so it is placed after betting closed.
         if bet.bet_type != INSURANCE and is_late(bet.placed_at, r.betting_closed_at):
             closed, placed = us_text(r.betting_closed_at), us_text(bet.placed_at)
             self.bet_finding("LATE_BET", bet, f"placed by {closed}", f"placed at {placed}",
-                             f"{what} was placed at {placed}, after betting closed at {closed} for round "
+                             f"{self.what(bet)} was placed at {placed}, after betting closed at {closed} for round "
                              f"{r.round_no}.")
         if bet.bet_type not in BET_CODES or bet.seat not in r.boxes:
             return
-        own_mains = [m for m in mains.get(bet.seat, []) if m.account_id == bet.account_id]
         if bet.bet_type == PAIR:
+            own_mains = [m for m in mains.get(bet.seat, []) if m.account_id == bet.account_id]
             if rules.pair_requires_main_bet and not own_mains:
                 self.bet_finding("PAIR_WITHOUT_MAIN", bet, f"a MAIN bet of {bet.account_id} on box {bet.seat}",
-                                 "none", f"{what}: no main bet of the same account on box {bet.seat}.")
+                                 "none", f"{self.what(bet)}: no main bet of the same account on box {bet.seat}.")
             share = rules.pair_max_share_of_table_max
             if bet.stake * share.denominator > table.table_max * share.numerator:
                 cap = Fraction(table.table_max) * share
                 self.bet_finding("SIDE_BET_ABOVE_SHARE", bet, f"<= {self.money(int(cap))}", self.money(bet.stake),
-                                 f"{what} is above {share} of the table maximum {self.money(table.table_max)}.")
+                                 f"{self.what(bet)} is above {share} of the table maximum "
+                                 f"{self.money(table.table_max)}.")
         if bet.bet_type == INSURANCE:
             main = sum(m.stake for m in mains.get(bet.seat, []))
             share = rules.insurance_stake_share
             if bet.stake * share.denominator > main * share.numerator:
                 self.bet_finding("INSURANCE_ABOVE_SHARE", bet, f"<= {share} of {self.money(main)}",
-                                 self.money(bet.stake), f"{what} is above {share} of the box's main stake "
+                                 self.money(bet.stake), f"{self.what(bet)} is above {share} of the box's main stake "
                                  f"{self.money(main)}.")
         if bet.bet_type == BET_BEHIND:
-            seated = {m.account_id for box in mains.values() for m in box}
             if bet.account_id in seated:
                 self.bet_finding("BET_BEHIND_BY_SEATED", bet, "an account not seated in the round",
-                                 f"{bet.account_id} seated", f"{what}: {bet.account_id} plays a box in round "
+                                 f"{bet.account_id} seated", f"{self.what(bet)}: {bet.account_id} plays a box in round "
                                  f"{r.round_no}; bet behind is for accounts that are not seated.")
 
 
