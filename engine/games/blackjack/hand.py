@@ -5,15 +5,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.cards import check_card, rank
+from engine.cards import CARD_CODES, check_card, rank
 
 RED_SUITS = frozenset("HD")
 
 
+def _rank_value(r: str) -> int:
+    return 1 if r == "A" else 10 if r in "TJQK" else int(r)
+
+
+_CARD_VALUES = {code: _rank_value(code[0]) for code in CARD_CODES}  # every card's, worked out once
+
+
 def card_value(code: str) -> int:
     """2-9 face value, T/J/Q/K 10, A 1 (hand_total counts one ace as 11 where it fits)."""
-    r = rank(code)
-    return 1 if r == "A" else 10 if r in "TJQK" else int(r)
+    value = _CARD_VALUES.get(code) if isinstance(code, str) else None
+    return value if value is not None else _rank_value(rank(code))  # (rank: CardCodeError on a non-card)
 
 
 @dataclass(frozen=True)
@@ -23,8 +30,9 @@ class Total:
 
 
 def hand_total(cards: Sequence[str]) -> Total:
-    hard = sum(card_value(c) for c in cards)
-    if any(rank(c) == "A" for c in cards) and hard + 10 <= 21:
+    values = [card_value(c) for c in cards]
+    hard = sum(values)
+    if 1 in values and hard + 10 <= 21:  # an ace (the only card worth 1) counts 11 where it fits
         return Total(hard + 10, True)
     return Total(hard, False)
 
