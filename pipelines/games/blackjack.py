@@ -26,6 +26,7 @@ from pipelines.games.rows import (
     GameTable,
     Gathered,
     bets_by_shoe,
+    gc_paused,
     micros,
     plain_bets,
     positions,
@@ -55,6 +56,7 @@ def table_info(row: dict, limits: dict[str, tuple[int, int]]) -> BlackjackTable:
     return BlackjackTable(table_facts(row, limits), rules, _chart(rules.basic_strategy))
 
 
+@gc_paused
 def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *,
                  compact: bool = False) -> dict[str, pa.Table]:
     """Audit the shoes of one blackjack table: {blackjack_round_replays, settlements, findings, quarantine}.

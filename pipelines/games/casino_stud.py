@@ -27,6 +27,7 @@ from pipelines.games.rows import (
     BET_COLUMNS,
     GameTable,
     day,
+    gc_paused,
     micros,
     plain_bets,
     python_columns,
@@ -61,6 +62,7 @@ def table_info(row: dict, limits: dict[str, tuple[int, int]]) -> CasinoStudTable
     return CasinoStudTable(table_facts(row, limits), load_casino_stud_rules(row["ruleset"]))
 
 
+@gc_paused
 def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *,
                  compact: bool = False) -> dict[str, pa.Table]:
     """Audit one casino stud table-day: {casino_stud_round_replays, casino_stud_jackpot_ledger, settlements,

@@ -18,6 +18,7 @@ from pipelines.games.rows import (
     GameTable,
     Gathered,
     bets_by_shoe,
+    gc_paused,
     micros,
     plain_bets,
     positions,
@@ -56,6 +57,7 @@ def table_info(spec: OutcomeGame, row: dict, limits: dict[str, tuple[int, int]])
     return OutcomeTable(table_facts(row, limits), spec.load_rules(row["ruleset"]), spec)
 
 
+@gc_paused
 def audit_tables(table: OutcomeTable, shoes: pa.Table, rounds: pa.Table, bets: pa.Table) -> dict[str, pa.Table]:
     """Audit the sessions of one table: {the game's round replays, settlements, findings, quarantine}.
     Every round's session is among `shoes`, every bet's round among `rounds`."""

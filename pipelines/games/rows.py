@@ -5,9 +5,11 @@ shared output tables (settlements, findings, quarantine). Names no game's concep
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import wraps
+from typing import Any, TypeVar
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -16,6 +18,26 @@ from engine.betting import TableFacts
 from engine.findings import Finding
 from pipelines.convert import findings_table, plain, plain_table, quarantine_table
 from schemas.outputs import FINDINGS, QUARANTINE, SETTLEMENTS
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def gc_paused(audit: F) -> F:
+    """`audit` run with cyclic garbage collection paused (and left as it was after). A table's audit makes
+    hundreds of thousands of short-lived objects with no cycles (the bets, their verdicts and lines, the
+    output rows); reference counting frees them as before, but every collection on the way walks all
+    those still alive (10-25% of an engine call)."""
+    @wraps(audit)
+    def paused(*args, **kwargs):
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return audit(*args, **kwargs)
+        finally:
+            if enabled:
+                gc.enable()
+    return paused  # type: ignore[return-value]
+
 
 # the bet columns every such adaptor reads (a game adds its own)
 BET_COLUMNS = ["bet_id", "round_id", "account_id", "placed_at", "bet_type", "seat", "stake", "paid", "currency",
