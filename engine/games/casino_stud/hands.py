@@ -12,11 +12,10 @@ exactly when their strengths are equal, and the better hand has the larger stren
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.cards import CardCodeError, check_card
+from engine.cards import CARD_CODES, CardCodeError, check_card
 
 RANK_NAMES: tuple[str, ...] = (
     "HIGH_CARD", "PAIR", "TWO_PAIR", "THREE_OF_A_KIND", "STRAIGHT", "FLUSH", "FULL_HOUSE", "FOUR_OF_A_KIND",
@@ -31,6 +30,7 @@ QUALIFIERS = ("AK",)  # a pair or better, or a high-card hand holding an ace and
 # a card's rank as a number: 2..10, J 11, Q 12, K 13, A 14
 VALUE: dict[str, int] = {r: v for v, r in enumerate("23456789TJQKA", start=2)}
 _WHEEL = (14, 5, 4, 3, 2)
+_CARDS = frozenset(CARD_CODES)
 _NIBBLES = 5  # ranks that decide a tie, at most five, four bits each
 
 
@@ -78,20 +78,30 @@ def _strength(category: int, ranks: Sequence[int]) -> int:
     return value
 
 
+def _all_cards(cards: Sequence[str]) -> bool:
+    try:
+        return _CARDS.issuperset(cards)
+    except TypeError:  # an entry that cannot be a card at all
+        return False
+
+
 def rank_hand(cards: Sequence[str]) -> HandRank:
     """The rank of five distinct cards; HandError for anything else."""
     if len(cards) != 5:
         raise HandError(f"a hand is five cards, got {len(cards)}: {list(cards)!r}")
-    try:
-        for c in cards:
-            check_card(c)
-    except CardCodeError as e:
-        raise HandError(str(e)) from None
+    if not _all_cards(cards):
+        try:
+            for c in cards:
+                check_card(c)
+        except CardCodeError as e:
+            raise HandError(str(e)) from None
     if len(set(cards)) != 5:
         raise HandError(f"a hand holds five distinct cards, got {list(cards)!r}")
-    values = sorted((VALUE[c[0]] for c in cards), reverse=True)
+    values = sorted([VALUE[c[0]] for c in cards], reverse=True)
     flush = len({c[1] for c in cards}) == 1
-    counts = Counter(values)
+    counts: dict[int, int] = {}
+    for v in values:
+        counts[v] = counts.get(v, 0) + 1
     if len(counts) == 5:
         straight_top = 0
         if values[0] - values[4] == 4:
