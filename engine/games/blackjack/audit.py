@@ -114,15 +114,6 @@ def dealing_sequence(dealer: Sequence[str], box_cards: Sequence[Sequence[str]]) 
     return seq + list(dealer[1:])
 
 
-def _box_cards_of(play: RoundPlay) -> tuple[tuple[str, ...], ...]:
-    """Each box's cards in the order they were dealt (as the contract records them)."""
-    by_box: dict[int, list[tuple[int, str]]] = {b.box: [] for b in play.boxes}
-    for d in dealt_positions(play):
-        if d.box is not None:
-            by_box[d.box].append((d.shoe_index, d.card))
-    return tuple(tuple(c for _, c in sorted(by_box[b.box])) for b in play.boxes)
-
-
 def _record_problem(r: RecordedRound) -> str | None:
     n = len(r.boxes)
     if not (len(r.box_cards) == len(r.box_actions) == len(r.box_auto_played) == n):
@@ -246,7 +237,7 @@ class _ShoeAuditor:
             shoe_rest = [c for c in self.shoe.cards[position:] if isinstance(c, str)]
             expected_play = replay_round(self.rules, shoe_rest, boxes)  # what the shoe and the decisions deal
         kinds: list[str] = []
-        if _box_cards_of(play) != tuple(tuple(c) for c in r.box_cards) or not play.complete:
+        if play.box_cards != tuple(tuple(c) for c in r.box_cards) or not play.complete:
             why = play.incomplete_reason or "the recorded cards of a box are not the cards its decisions call for"
             reason = f"round {r.round_no}: the recorded cards and decisions cannot be settled ({why})"
             return self.report(i, r, position, cut_seen, expected_play, None, kinds, [], reason), None, len(seq)
@@ -303,7 +294,7 @@ class _ShoeAuditor:
                and position + len(r.dealer_cards) + sum(len(c) for c in r.box_cards) > self.shoe.cut_index)
         return RoundReport(
             i, position, i,
-            _box_cards_of(expected_play) if expected_play is not None else None,
+            expected_play.box_cards if expected_play is not None else None,
             tuple(expected_play.dealer) if expected_play is not None else None,
             hand_total(r.dealer_cards).value if r.dealer_cards else None,
             cut, cut_seen, tuple(explanation), tuple(dict.fromkeys(kinds)), unsettled)

@@ -178,6 +178,15 @@ class RoundPlay:
         """The upcard and the second card make 21."""
         return is_blackjack(self.dealer, from_split=False)
 
+    @cached_property  # (the audit compares it with the record and shows it in the replay)
+    def box_cards(self) -> tuple[tuple[str, ...], ...]:
+        """Each box's cards in the order they were dealt (as the contract records them)."""
+        by_box: dict[int, list[tuple[int, str]]] = {b.box: [] for b in self.boxes}
+        for d in dealt_positions(self):
+            if d.box is not None:
+                by_box[d.box].append((d.shoe_index, d.card))
+        return tuple(tuple(c for _, c in sorted(by_box[b.box])) for b in self.boxes)
+
     def box(self, number: int) -> BoxPlay:
         for box in self.boxes:
             if box.box == number:
