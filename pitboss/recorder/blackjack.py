@@ -49,7 +49,7 @@ from pitboss.recorder.config import BETTING_WINDOW, CURRENCY, DAY_OPENS_AT, SECO
 from pitboss.recorder.faults import GHOST, FaultPlanner, bet_id, instant_text, kinds_to_plant
 from pitboss.recorder.players import Accounts, chips, clip
 from pitboss.recorder.simulate import CHANNELS, TableClock
-from pitboss.recorder.writer import GameWriter, timestamps
+from pitboss.recorder.writer import GameWriter, RecorderHooks, timestamps
 from schemas.contract import CARDS, game_schema
 
 MAIN, PAIR, INSURANCE, BET_BEHIND = BET_CODES
@@ -399,7 +399,7 @@ class _Shoe:
 # The recorder
 
 
-class BlackjackRecorder:
+class BlackjackRecorder(RecorderHooks):
     """The blackjack tables of a `pitboss generate` run: their rows, files, statistics and manifest."""
 
     def __init__(self, config, out: Path, first_index: int):
@@ -424,18 +424,6 @@ class BlackjackRecorder:
         self.shoe_no = [0] * len(self.tables)
 
     # -- the run's hooks ----------------------------------------------------------------------------
-
-    def open(self, iso: str) -> None:
-        for w in self.writers.values():
-            w.open(iso)
-
-    def close(self) -> None:
-        for w in self.writers.values():
-            w.close()
-
-    @property
-    def counts(self) -> dict[str, int]:
-        return dict(self.planner.counts)
 
     def record_day(self, day: int, business, day_us: int, spill: Path, progress=None, task=None) -> None:
         """Every blackjack table's shoes for one business day; the manifest rows spilled per table-day."""

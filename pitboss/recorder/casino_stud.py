@@ -89,7 +89,7 @@ from pitboss.recorder.config import BETTING_WINDOW, CURRENCY, DAY_OPENS_AT, SECO
 from pitboss.recorder.faults import GHOST, FaultPlanner, bet_id, instant_text, kinds_to_plant
 from pitboss.recorder.players import Accounts, chips, clip
 from pitboss.recorder.simulate import CHANNELS, TableClock
-from pitboss.recorder.writer import GameWriter, timestamps
+from pitboss.recorder.writer import GameWriter, RecorderHooks, timestamps
 from schemas.contract import game_schema
 
 ANTE, JACKPOT = BET_CODES
@@ -263,7 +263,7 @@ class _Round:
 # The recorder
 
 
-class StudRecorder:
+class StudRecorder(RecorderHooks):
     """The casino stud tables of a `pitboss generate` run: their rows, files, statistics, manifest and pools."""
 
     def __init__(self, config, out: Path, first_index: int):
@@ -296,18 +296,6 @@ class StudRecorder:
         self.shoe_no = [0] * len(self.tables)
 
     # -- the run's hooks ----------------------------------------------------------------------------
-
-    def open(self, iso: str) -> None:
-        for w in self.writers.values():
-            w.open(iso)
-
-    def close(self) -> None:
-        for w in self.writers.values():
-            w.close()
-
-    @property
-    def counts(self) -> dict[str, int]:
-        return dict(self.planner.counts)
 
     def record_day(self, day: int, business, day_us: int, spill: Path, progress=None, task=None) -> None:
         """Every stud table's rounds for one business day; the manifest rows spilled per table-day."""

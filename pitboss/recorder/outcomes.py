@@ -40,7 +40,7 @@ from pitboss.recorder.config import CURRENCY, DAY_OPENS_AT, SECOND, TableStats
 from pitboss.recorder.faults import GHOST, FaultPlanner, bet_id, instant_text, kinds_to_plant
 from pitboss.recorder.players import Accounts, chips, clip
 from pitboss.recorder.simulate import CHANNELS, TableClock
-from pitboss.recorder.writer import GameWriter, timestamps
+from pitboss.recorder.writer import GameWriter, RecorderHooks, timestamps
 from schemas.contract import CARDS, game_schema
 
 ROUND_KINDS = ("OUTCOME_INVALID", "OUTCOME_MISSING")
@@ -160,7 +160,7 @@ class _Session:
     closed_us: int = 0
 
 
-class OutcomeRecorder:
+class OutcomeRecorder(RecorderHooks):
     """The tables of one outcome game in a `pitboss generate` run: rows, files, statistics and manifest."""
 
     def __init__(self, spec: OutcomeGame, config, out: Path, n_tables: int, first_index: int):
@@ -190,18 +190,6 @@ class OutcomeRecorder:
         self.patterns = None  # --patterns: a patterns.PatternPlanter (set by the run)
 
     # -- the run's hooks ----------------------------------------------------------------------------
-
-    def open(self, iso: str) -> None:
-        for w in self.writers.values():
-            w.open(iso)
-
-    def close(self) -> None:
-        for w in self.writers.values():
-            w.close()
-
-    @property
-    def counts(self) -> dict[str, int]:
-        return dict(self.planner.counts)
 
     def record_day(self, day: int, business, day_us: int, spill: Path, progress=None, task=None) -> None:
         """One session per table for the business day; the manifest rows spilled per table-day."""

@@ -169,3 +169,23 @@ class GameWriter(PartitionedWriter):
 def timestamps(values) -> pa.Array:
     """Integer microseconds since the epoch as the contract's UTC timestamps."""
     return pa.array(np.asarray(values, dtype=np.int64), type=TIMESTAMP)
+
+
+class RecorderHooks:
+    """What the run calls on every game's recorder besides `record_day`: open and close its writers
+    (`self.writers`) on a business date, and the faults its planner (`self.planner`) planted."""
+
+    writers: dict
+    planner: object
+
+    def open(self, iso: str) -> None:
+        for w in self.writers.values():
+            w.open(iso)
+
+    def close(self) -> None:
+        for w in self.writers.values():
+            w.close()
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return dict(self.planner.counts)
