@@ -72,3 +72,9 @@ def test_adjust_is_per_detector_and_never_flags_an_untested_row():
 def test_flag_boundary_is_q_at_most_alpha():
     assert adjust([_t("a", 0.01)], alpha=0.01)[0].flagged
     assert not adjust([_t("a", 0.010001)], alpha=0.01)[0].flagged
+
+
+def test_a_sample_exactly_at_its_minimum_is_tested():
+    at, below = adjust([_t("a", 0.001, sample=50, min_sample=50), _t("b", 0.001, sample=49, min_sample=50)])
+    assert at.tested and at.flagged and at.q_value is not None
+    assert not below.tested and not below.flagged and below.q_value is None
