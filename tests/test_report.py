@@ -108,6 +108,38 @@ class Dom(HTMLParser):
                 self.by_id[element_id] += data
 
 
+def text(dom: Dom, element_id: str) -> str:
+    return re.sub(r"\s+", " ", dom.by_id[element_id]).strip()
+
+
+class _Cells(HTMLParser):
+    def __init__(self, html: str, row_id: str):
+        super().__init__(convert_charrefs=True)
+        self.row_id, self.inside, self.cells = row_id, False, []
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "tr" and dict(attrs).get("id") == self.row_id:
+            self.inside = True
+        elif tag in ("td", "th") and self.inside:
+            self.cells.append("")
+
+    def handle_endtag(self, tag):
+        if tag == "tr":
+            self.inside = False
+
+    def handle_data(self, data):
+        if self.inside and self.cells:
+            self.cells[-1] += data
+
+
+def cells(html: str, row_id: str) -> list[str]:
+    """The text of each cell of the table row with id `row_id`."""
+    found = _Cells(html, row_id).cells
+    assert found, row_id
+    return [re.sub(r"\s+", " ", c).strip() for c in found]
+
+
 @pytest.fixture(scope="module")
 def wh():
     return shared_warehouse()

@@ -14,7 +14,6 @@ import itertools
 import math
 import re
 from fractions import Fraction
-from html.parser import HTMLParser
 
 import duckdb
 import numpy as np
@@ -35,7 +34,15 @@ from tests.casino_stud_days import (
     ROYAL_PRIZE,
     TABLE,
 )
-from tests.test_report import Dom, browse, chromium, console_lines, exact_band  # noqa: F401 (chromium: a fixture)
+from tests.test_report import (  # noqa: F401 (chromium: a fixture)
+    Dom,
+    browse,
+    cells,
+    chromium,
+    console_lines,
+    exact_band,
+    text,
+)
 
 D1, D2 = dt.date(2026, 11, 28), dt.date(2026, 11, 29)
 DAY1 = days.DAY1
@@ -54,38 +61,6 @@ def eur(minor: int) -> str:
 
 def signed(minor: int) -> str:
     return ("+" if minor > 0 else "") + eur(minor)
-
-
-def text(dom: Dom, element_id: str) -> str:
-    return re.sub(r"\s+", " ", dom.by_id[element_id]).strip()
-
-
-class _Cells(HTMLParser):
-    def __init__(self, html: str, row_id: str):
-        super().__init__(convert_charrefs=True)
-        self.row_id, self.inside, self.cells = row_id, False, []
-        self.feed(html)
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "tr" and dict(attrs).get("id") == self.row_id:
-            self.inside = True
-        elif tag in ("td", "th") and self.inside:
-            self.cells.append("")
-
-    def handle_endtag(self, tag):
-        if tag == "tr":
-            self.inside = False
-
-    def handle_data(self, data):
-        if self.inside and self.cells:
-            self.cells[-1] += data
-
-
-def cells(html: str, row_id: str) -> list[str]:
-    """The text of each cell of the table row with id `row_id`."""
-    found = _Cells(html, row_id).cells
-    assert found, row_id
-    return [re.sub(r"\s+", " ", c).strip() for c in found]
 
 
 # --- every five-card hand, counted here ----------------------------------------------------------

@@ -18,7 +18,6 @@ import re
 import shutil
 from collections import Counter
 from fractions import Fraction
-from html.parser import HTMLParser
 from pathlib import Path
 
 import duckdb
@@ -26,7 +25,15 @@ import pytest
 
 from pitboss.commands import report as report_cmd
 from tests.outcome_warehouse import ROULETTE_TABLE, SIC_BO_TABLE, legal_outcome, outcome_warehouse, rows_of
-from tests.test_report import Dom, browse, chromium, console_lines, exact_band  # noqa: F401 (chromium: a fixture)
+from tests.test_report import (  # noqa: F401 (chromium: a fixture)
+    Dom,
+    browse,
+    cells,
+    chromium,
+    console_lines,
+    exact_band,
+    text,
+)
 from tests.warehouse_fixtures import shared_warehouse
 
 D1 = "2026-11-28"
@@ -38,38 +45,6 @@ COLUMNS = ("run_id", "business_date", "detector", "subject", "period", "period_s
 KINDS = {"wheel_bias": "WHEEL_BIAS", "wheel_sector": "WHEEL_BIAS", "dice_bias": "DICE_BIAS",
          "dice_triples": "DICE_BIAS", "advantage_play": "ADVANTAGE_PLAY", "opposite_betting": "OPPOSITE_BETTING",
          "dealer_result": "DEALER_ANOMALY"}
-
-
-def text(dom: Dom, element_id: str) -> str:
-    return re.sub(r"\s+", " ", dom.by_id[element_id]).strip()
-
-
-class _Cells(HTMLParser):
-    def __init__(self, html: str, row_id: str):
-        super().__init__(convert_charrefs=True)
-        self.row_id, self.inside, self.cells = row_id, False, []
-        self.feed(html)
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "tr" and dict(attrs).get("id") == self.row_id:
-            self.inside = True
-        elif tag in ("td", "th") and self.inside:
-            self.cells.append("")
-
-    def handle_endtag(self, tag):
-        if tag == "tr":
-            self.inside = False
-
-    def handle_data(self, data):
-        if self.inside and self.cells:
-            self.cells[-1] += data
-
-
-def cells(html: str, row_id: str) -> list[str]:
-    """The text of each cell of the table row with id `row_id`."""
-    found = _Cells(html, row_id).cells
-    assert found, row_id
-    return [re.sub(r"\s+", " ", c).strip() for c in found]
 
 
 def row(detector: str, subject: str, p: float | None, q: float | None = None, *, sample: int = 1000,
