@@ -644,6 +644,10 @@ def _advantage_family() -> Family | None:
 
 def _families() -> list[Family]:
     sector = WHEEL_SECTOR.settings["sectors"]
+    # the two minima worked out from their detectors' settings (8-deck shoes; the dealer's bets)
+    settings = CARD_POSITIONS.settings
+    positions_min = positions_min_shoes(8, settings["strength"], settings["power"], settings["level"])
+    result_min = DEALER_RESULT.settings["min_bets"]
     return [
         Family(
             "wheel", "Roulette wheels (wheel_bias, wheel_sector)", (WHEEL_BIAS, WHEEL_SECTOR),
@@ -709,10 +713,10 @@ def _families() -> list[Family]:
             "card_positions", "Card positions (card_positions)", (CARD_POSITIONS,),
             (Strength("a rank +50% / -50% in two deciles", 0.5, "card_positions"),
              Strength("+75% / -75%", 0.75, "card_positions"), Strength("+100% / -100%", 1.0, "card_positions")),
-            (10, 20, 35, 50, 70), "shoes a table", {"card_positions": positions_min_shoes(8)},
+            (10, 20, positions_min, 50, 70), "shoes a table", {"card_positions": positions_min},
             {"card_positions": {"strength": 3.0}}, simulate_positions, reps=40, clean_reps=40,
             setup="20 tables, N 8-deck shoes each; at one table a random rank is over-represented in one decile "
-                  "and as much short in another", quick_samples=(35,)),
+                  "and as much short in another", quick_samples=(positions_min,)),
         Family(
             "opposite", "Opposite betting (opposite_betting)", (OPPOSITE_BETTING,),
             (Strength("50% hedged", 0.5, "opposite_betting"), Strength("75% hedged", 0.75, "opposite_betting"),
@@ -754,10 +758,10 @@ def _families() -> list[Family]:
             "dealer_result", "A dealer's house result (dealer_result)", (DEALER_RESULT,),
             (Strength("5% of stakes short", 0.05, "dealer_result"), Strength("10% short", 0.10, "dealer_result"),
              Strength("20% short", 0.20, "dealer_result")),
-            (500, 1000, 2000, 4000), "bets of the dealer", {"dealer_result": DEALER_RESULT.settings["min_bets"]},
+            (500, 1000, result_min, 4000), "bets of the dealer", {"dealer_result": result_min},
             {"dealer_result": {"min_bets": 1}}, simulate_dealer_result, reps=50, clean_reps=60,
             setup="5 tables x 4 dealers (20 dealers), even-money bets (RED/BLACK, RTP 36/37) one a spin; the planted "
-                  "dealer's bets win more, the house 5/10/20% of stakes short", quick_samples=(2000,)),
+                  "dealer's bets win more, the house 5/10/20% of stakes short", quick_samples=(result_min,)),
         *filter(None, [_advantage_family()]),
     ]
 

@@ -13,8 +13,16 @@ import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats as sps
 
-from engine.surveillance.dealers import DEALER_ACCOUNT, DEALER_FINDINGS, DEALER_RESULT, DEALER_SIGNATURE
+from engine.surveillance.dealers import (
+    DEALER_ACCOUNT,
+    DEALER_FINDINGS,
+    DEALER_RESULT,
+    DEALER_SIGNATURE,
+    RESULT_FEATURES,
+    result_tests,
+)
 from engine.surveillance.detector import TableData
 from engine.surveillance.equipment import WHEEL_BIAS, WHEEL_ORDER
 from engine.surveillance.tests import adjust
@@ -253,6 +261,58 @@ def test_a_dealer_whose_house_result_falls_short_of_the_theory_is_found():
     rows = adjust(run(DEALER_RESULT, tables))
     flagged = {t.subject for t in rows if t.flagged}
     assert len(flagged & {f"D-{d}" for d in range(10)}) >= 7 and not flagged - {f"D-{d}" for d in range(10)}
+
+
+RED_RTP, RED_VARIANCE = 36 / 37, 4 * 18 / 37 - (36 / 37) ** 2  # a single-zero RED, per unit staked
+DESIGN_STAKES = np.array([500, 1000, 2500])  # 5, 10 and 25.00 in equal shares (bench/surveillance_power.py)
+
+
+def shortfall_power(bets: int, shortfall: float = 0.10, level: float = 0.0005) -> float:
+    """The power of the two-sided house-result z at `level` for `bets` even-money bets of DESIGN_STAKES whose
+    house result falls `shortfall` of the stakes short, worked out apart from result_min_bets: z^2 is
+    noncentral chi-square with 1 df, its noncentrality E[z]^2 = (shortfall sum s)^2 / (variance sum s^2)."""
+    lam = bets * (shortfall * DESIGN_STAKES.mean()) ** 2 / (RED_VARIANCE * (DESIGN_STAKES ** 2).mean())
+    return float(sps.ncx2.sf(sps.chi2.isf(level, 1), 1, lam))
+
+
+def result_features(bets: list[int], houses: list[float], stakes: list[float], variances: list[float]) -> pa.Table:
+    """RESULT_FEATURES rows, a dealer D-<i> each on one table and day, from its sums."""
+    n = len(bets)
+    return pa.table({"table_id": ["T-1"] * n, "currency": ["EUR"] * n, "business_date": ["2026-11-28"] * n,
+                     "dealer_id": [f"D-{i:04d}" for i in range(n)], "bets": bets, "stake": stakes, "house": houses,
+                     "expected_house": [x * (1 - RED_RTP) for x in stakes], "variance": variances,
+                     "variance_theoretical_bets": bets, "bets_without_rtp": [0] * n}).cast(RESULT_FEATURES)
+
+
+def test_min_bets_is_the_smallest_with_80_percent_power_at_its_level():
+    n = DEALER_RESULT.settings["min_bets"]
+    assert n == 2626
+    assert shortfall_power(n) >= 0.8 > shortfall_power(n - 1)
+    assert shortfall_power(2000) == pytest.approx(0.61, abs=0.01)  # the earlier minimum (the bench: 54%)
+
+
+def test_a_dealer_at_the_minimum_is_tested_one_bet_below_it_is_not():
+    n = DEALER_RESULT.settings["min_bets"]
+    rows = result_tests(result_features([n, n - 1], [1000.0, 1000.0], [n * 1000.0, (n - 1) * 1000.0],
+                                        [n * 1e6, (n - 1) * 1e6]), DEALER_RESULT.settings)
+    at, below = rows
+    assert (at.subject, at.sample, at.min_sample, at.tested) == ("D-0000", n, n, True)
+    assert (below.subject, below.sample, below.p_value, below.tested) == ("D-0001", n - 1, None, False)
+    assert below.detail.endswith(f"{n - 1:,} bets with a theoretical RTP, below the {n:,} this test needs")
+
+
+def test_simulated_power_at_the_minimum_is_about_80_percent():
+    # 1,500 dealers, each min_bets even-money bets of 5, 10 or 25.00 won with probability (RTP + 10%) / 2: the
+    # house result 10% of stakes short; each dealer's sums through the detector's z
+    rng = np.random.default_rng(21)
+    n, dealers = DEALER_RESULT.settings["min_bets"], 1500
+    stakes = rng.choice(DESIGN_STAKES, (dealers, n)).astype(float)
+    won = rng.random((dealers, n)) < (RED_RTP + 0.10) / 2
+    house = (stakes * np.where(won, -1, 1)).sum(axis=1)
+    rows = result_tests(result_features([n] * dealers, list(house), list(stakes.sum(axis=1)),
+                                        list((stakes ** 2).sum(axis=1) * RED_VARIANCE)), DEALER_RESULT.settings)
+    power = np.mean([t.p_value <= 0.0005 for t in rows])
+    assert all(t.value < 0 for t in rows[:50]) and 0.76 <= power <= 0.84  # 0.80 expected; sd 0.010
 
 
 # --- properties -------------------------------------------------------------------------------------

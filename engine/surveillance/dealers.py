@@ -17,13 +17,15 @@ Four detectors, each a `Detector` (docs/surveillance.md):
 
 Subjects: a dealer_id; `dealer|wheel` for a signature, `dealer|account` for a dealer and an account.
 Minimum samples are the sample at which the test has about 80% power at p <= 0.001 against the
-strength named (about what Benjamini-Hochberg at 1% asks of one anomalous subject among ten).
+strength named (about what Benjamini-Hochberg at 1% asks of one anomalous subject among ten);
+dealer_result's at p <= 0.0005 (one dealer among 20), worked out from its settings (`result_min_bets`).
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -425,7 +427,29 @@ def result_features(table: TableData) -> pa.Table:
     return out.sort_by([("business_date", "ascending"), ("dealer_id", "ascending")]).cast(RESULT_FEATURES)
 
 
-DEALER_RESULT_SETTINGS: dict[str, Any] = {"period": "day", "min_bets": 2000}
+def result_min_bets(shortfall: float, stakes: tuple[int, ...], unit_variance: float, power: float,
+                    level: float) -> int:
+    """The bets a dealer needs for the house-result test to find a house result `shortfall` of the stakes
+    short of the theory with `power` at two-sided p <= `level`, for bets of credit variance `unit_variance`
+    per unit staked and stakes drawn evenly from `stakes`.
+
+    n bets: E[z] = shortfall sum(s) / sqrt(unit_variance sum(s^2)) = sqrt(n) shortfall r / sqrt(unit_variance),
+    r = mean(s) / sqrt(mean(s^2)) (unequal stakes weigh fewer bets: r^2 = 0.71 for 5, 10 and 25.00), and z is
+    about normal with sd 1 (the variance under the shortfall is within 1% of the theory's for even-money
+    bets), so the power is Phi(E[z] - z_{level/2}) (the far tail is negligible) and
+    n = ((z_{level/2} + z_{power}) sqrt(unit_variance) / (shortfall r))^2, rounded up."""
+    s = np.asarray(stakes, dtype=float)
+    ratio = s.mean() / math.sqrt((s ** 2).mean())
+    z = NormalDist().inv_cdf(1 - level / 2) + NormalDist().inv_cdf(power)
+    return math.ceil((z / (shortfall * ratio)) ** 2 * unit_variance)
+
+
+EVEN_MONEY_VARIANCE = 4 * 18 / 37 - (36 / 37) ** 2  # a single-zero RED's credit per unit staked: 0.9993
+# the minimum's design: even-money bets of 5, 10 and 25.00 whose house result falls 10% of stakes short,
+# found with 80% power at p <= 0.0005 (Benjamini-Hochberg at 1%, one dealer among 20): 2,626 bets
+RESULT_DESIGN: dict[str, Any] = {"shortfall": 0.10, "stakes": (500, 1000, 2500), "unit_variance": EVEN_MONEY_VARIANCE,
+                                 "power": 0.8, "level": 0.0005}
+DEALER_RESULT_SETTINGS: dict[str, Any] = {"period": "day", "min_bets": result_min_bets(**RESULT_DESIGN)}
 
 
 def result_tests(features: pa.Table, settings: dict[str, Any] | None = None) -> list[SurveillanceTest]:
@@ -435,10 +459,13 @@ def result_tests(features: pa.Table, settings: dict[str, Any] | None = None) -> 
 
     Not tested: no bet of the dealer carries a `theoretical_rtp` (the pipeline's per-bet theoretical
     RTP feature; without it the theory is unknown here), or fewer than min_bets bets carry one.
-    min_bets 2,000: even-money bets (sd ~1 per unit) whose house result falls 10% of stakes short of
-    the theory give z ~ 4.5, found with 87% power at p <= 0.001 (two-sided); and from 2,000 bets the
-    normal approximation holds even for 35:1 bets (54 wins expected). Long shots (sd ~6 per unit at
-    35:1, ~13 at 180:1) need a shortfall some 6-13 times larger for the same power.
+    min_bets 2,626 (`result_min_bets` of RESULT_DESIGN): even-money bets (sd ~1 per unit) of 5, 10 and
+    25.00 whose house result falls 10% of stakes short of the theory give E[z] = 4.32, found with 80%
+    power at two-sided p <= 0.0005, what Benjamini-Hochberg at 1% asks of one dealer among 20 (2,000
+    bets gave 54% there: the earlier 87% assumed equal stakes and p <= 0.001). Equal stakes would need
+    1,867 bets, stakes more spread than 5-25.00 more; and from 2,000 bets the normal approximation holds
+    even for 35:1 bets (54 wins expected). Long shots (sd ~6 per unit at 35:1, ~13 at 180:1) need a
+    shortfall some 6-13 times larger for the same power.
     effect: (house result - expected) / stake. money: house result - expected (minor units)."""
     s = merged(settings, DEALER_RESULT_SETTINGS)
     min_bets = int(s["min_bets"])

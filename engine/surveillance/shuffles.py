@@ -66,9 +66,13 @@ margins are fixed (the rank counts by the composition, the decile sizes by the l
 multivariate hypergeometric, so Pearson's statistic of independence, scaled by (M - 1) / M (M cards a
 shoe: the hypergeometric's exact first moment), is chi-square with (ranks - 1)(deciles - 1) = 108 df.
 (Not stats.chi_square: that is goodness of fit with cells - 1 df, too many for a table whose margins
-are fixed.) min_sample, in shoes (`positions_min_shoes`): 80% power at 1% against one rank 50% over-
-represented in one decile and as much short in another, and every expected cell >= 5: 35 shoes of
-8 decks, 46 of 6, 275 stud decks. Rows name the cell furthest from uniform (rank, decile, count).
+are fixed.) min_sample, in shoes (`positions_min_shoes`, from the settings `strength`, `power` and
+`level`): 80% power at p <= 0.0005 against one rank 50% over-represented in one decile and as much
+short in another, and every expected cell >= 5: 43 shoes of 8 decks, 58 of 6, 348 stud decks. The
+level is what Benjamini-Hochberg at 1% asks of one anomalous table among 20 tested together (its
+q = 20 p); at p <= 1% for one table alone 35 shoes of 8 decks were enough (87%), but among 20 tables
+they found it 52% of the time (bench/README.md). Rows name the cell furthest from uniform (rank, decile,
+count).
 """
 
 from __future__ import annotations
@@ -543,17 +547,31 @@ def position_chi_square(observed: np.ndarray, expected: np.ndarray, cards_per_sh
 
 
 @lru_cache(maxsize=64)
-def positions_min_shoes(decks: int, strength: float = 0.5, power: float = 0.8, alpha: float = 0.01) -> int:
-    """Shoes of `decks` decks the rank x decile test needs: 80% power at alpha against one rank
-    over-represented by `strength` (50%) in one decile and as much short in another (noncentrality
-    strength^2 * c / 5 a shoe, c = 4 * decks cards of the rank), and every expected cell >= 5."""
-    df = (len(RANKS) - 1) * (DECILES - 1)
-    critical = sps.chi2.isf(alpha, df)
-    ncp = optimize.brentq(lambda lam: sps.ncx2.sf(critical, df, lam) - power, 1e-6, 1e4)
-    per_rank = 4 * decks
-    for_power = math.ceil(ncp / (strength ** 2 * per_rank / 5))
-    smallest_decile = (KINDS * decks) // DECILES
-    for_cells = math.ceil(5 / (per_rank * smallest_decile / (KINDS * decks)))
+def positions_min_shoes(decks: int, strength: float = 0.5, power: float = 0.8, level: float = 0.0005) -> int:
+    """Shoes of `decks` decks the rank x decile test needs: `power` at p <= `level` against one rank
+    over-represented by `strength` in one decile and as much short in another, and every expected cell >= 5.
+
+    Noncentrality a shoe: the plant moves d = strength x e_s cards of the rank from its short decile s to
+    its long decile l (e_j = 4 decks x |decile j| / M, the rank's expected cards in decile j, M = 52 decks
+    cards), and the other ranks (R - 1 = 12 of them) take their place, d / 12 each: d^2 (1 / e_l + 1 / e_s)
+    (1 + 1 / (R - 1)), averaged over the ordered pairs of deciles (they differ by a card in size), times
+    (M - 1) / M as the statistic is scaled. Shoes add their noncentralities (the same rank and deciles
+    every shoe), so the minimum is the noncentrality the chi-square (108 df) needs for `power` at `level`
+    over that of a shoe."""
+    ranks = len(RANKS)
+    df = (ranks - 1) * (DECILES - 1)
+    critical = sps.chi2.isf(level, df)
+    needed = optimize.brentq(lambda lam: sps.ncx2.sf(critical, df, lam) - power, 1e-6, 1e5)
+    cards = KINDS * decks
+    e = 4 * decks * np.bincount(np.arange(cards) * DECILES // cards, minlength=DECILES) / cards
+    short, long = np.meshgrid(e, e, indexing="ij")
+    pairs = ~np.eye(DECILES, dtype=bool)
+    moved = strength * short[pairs]
+    per_shoe = float(np.mean(moved ** 2 * (1 / long[pairs] + 1 / short[pairs])))
+    per_shoe *= ranks / (ranks - 1) * (cards - 1) / cards
+    for_power = math.ceil(needed / per_shoe)
+    smallest_decile = cards // DECILES
+    for_cells = math.ceil(5 / (4 * decks * smallest_decile / cards))
     return max(for_power, for_cells)
 
 
@@ -564,6 +582,7 @@ def card_positions_tests(features: pa.Table, settings: dict[str, Any]) -> list[S
     by_ruleset = settings.get("group_by", "table") == "ruleset"
     per_day = settings.get("period", "run") == "day"
     strength = float(settings.get("strength", 0.5))
+    power, level = float(settings.get("power", 0.8)), float(settings.get("level", 0.0005))
     groups: dict[tuple[str, str], list[int]] = defaultdict(list)
     for i in range(shoes.n):
         subject = f"{shoes.ruleset[i]}/{shoes.decks[i]} decks" if by_ruleset else shoes.table_id[i]
@@ -573,10 +592,10 @@ def card_positions_tests(features: pa.Table, settings: dict[str, Any]) -> list[S
         idx = groups[(subject, day)]
         period = day or _period([shoes.date[i] for i in idx])
         decks = int(min(shoes.decks[i] for i in idx))
-        min_sample = positions_min_shoes(decks, strength)
+        min_sample = positions_min_shoes(decks, strength, power, level)
         observed, expected, smallest = position_counts([shoes.cards(i) for i in idx])
-        reason = (f"{min_sample} shoes of {decks} decks: 80% power at 1% against one rank {strength:.0%} "
-                  f"over-represented in one decile, every expected cell >= 5")
+        reason = (f"{min_sample} shoes of {decks} decks: {power:.0%} power at p <= {level:g} against one rank "
+                  f"{strength:.0%} over-represented in one decile, every expected cell >= 5")
         if len(idx) < min_sample:
             out.append(SurveillanceTest(
                 "card_positions", subject, period, "chi2 = n/a", None, None, "not tested", len(idx), min_sample,
@@ -606,5 +625,7 @@ SHOE_REPEAT = Detector("shoe_repeat", "SHOE_REPEATED", (), shoe_features, shoe_r
 WEAK_SHUFFLE = Detector("weak_shuffle", "WEAK_SHUFFLE", (), shoe_features, weak_shuffle_tests,
                         {"period": "day", "min_pairs": 1})
 CARD_POSITIONS = Detector("card_positions", "CARD_POSITION_BIAS", (), shoe_features, card_positions_tests,
-                          {"group_by": "table", "period": "run", "strength": 0.5})
+                          # the minimum's design: a rank +-50% in two deciles, found with 80% power at p <= 0.0005
+                          # (Benjamini-Hochberg at 1%, one table among 20)
+                          {"group_by": "table", "period": "run", "strength": 0.5, "power": 0.8, "level": 0.0005})
 DETECTORS = (SHOE_REPEAT, WEAK_SHUFFLE, CARD_POSITIONS)
