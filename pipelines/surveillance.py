@@ -375,8 +375,14 @@ def tests_table(tests: Sequence[SurveillanceTest], kinds: Sequence[str], tested:
 
 def _resolve(subject: str, ids: dict) -> dict[str, str | None]:
     """table_id, shoe_id and account_id of a subject: the subject itself, or the one part of a composite
-    'X|Y' subject, where it is a table, a shoe or an account of the run (else null)."""
-    parts = [subject, *subject.split("|")] if "|" in subject else [subject]
+    'X|Y' subject, where it is a table, a shoe or an account of the run (else null). A 'previous>shoe'
+    subject (weak_shuffle_pair) is about its later shoe, the one weakly shuffled."""
+    if ">" in subject:
+        parts = [subject, subject.rsplit(">", 1)[1]]
+    elif "|" in subject:
+        parts = [subject, *subject.split("|")]
+    else:
+        parts = [subject]
     out: dict[str, str | None] = {"table_id": None, "shoe_id": None, "account_id": None}
     for kind, column in (("table", "table_id"), ("shoe", "shoe_id"), ("account", "account_id")):
         hits = sorted({p for p in parts if p in ids[kind]})
