@@ -30,6 +30,7 @@ from pipelines.convert import (
 )
 from pipelines.games import EXTRA_OUTPUTS, REPLAY_OUTPUTS, audit_group, table_infos
 from pipelines.memory import release_free_memory
+from pipelines.progress import group_audited
 from schemas.outputs import FINDINGS, QUARANTINE
 
 OUT_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE = "round_replays", "settlements", "findings", "quarantine"
@@ -816,6 +817,7 @@ class _AuditGroup(beam.DoFn):
                 self.by_kind[kind].inc(n)
             for name, table in audited.items():
                 results[name].append(table)
+        group_audited(sum(t.num_rows for t in results[OUT_SETTLEMENTS]))  # (a progress bar's, if one listens)
         # One table per output and group: the writer gives each group's replays, settlements and findings
         # a file of their own, straight after the audit (no shuffle of the night's results).
         for name, tables in results.items():
