@@ -15,15 +15,17 @@ import argparse
 import hashlib
 import json
 import posixpath
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import apache_beam as beam
 import pyarrow as pa
 from apache_beam.io.filesystems import FileSystems
-from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
+from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions, StandardOptions
 
 from pipelines.games import EXTRA_OUTPUTS, REPLAY_OUTPUTS
 from pipelines.io import (
@@ -40,6 +42,7 @@ from pipelines.io import (
     source_path,
     write_parquet,
 )
+from pipelines.progress import AuditProgress, progress_told_to, work_of
 from pipelines.transforms import (
     OUT_BET_ROW_GROUPS,
     OUT_FINDINGS_ACROSS,
@@ -84,6 +87,52 @@ def sha256_of(path: str) -> tuple[str, int]:
             digest.update(chunk)
             size += len(chunk)
     return digest.hexdigest(), size
+
+
+def _file_entry(path: str) -> dict:
+    """A file as the manifest lists it: {path, sha256, bytes}."""
+    digest, size = sha256_of(path)
+    return {"path": path, "sha256": digest, "bytes": size}
+
+
+def _size_of(path: str) -> int:
+    return FileSystems.match([path])[0].metadata_list[0].size_in_bytes
+
+
+class _Hashes:
+    """Manifest entries of files, hashed on `pool`: `written(output, path)` starts an output file's as
+    soon as it is written; `soon(path)` is the entry's future, started then if it was not already.
+    A file written again after its hash was started (a retried bundle) is hashed again."""
+
+    def __init__(self, pool: ThreadPoolExecutor):
+        self.pool, self._started, self._lock = pool, {}, threading.Lock()
+
+    def _start(self, path: str, again: bool = False) -> Future:
+        with self._lock:
+            if again or path not in self._started:
+                self._started[path] = self.pool.submit(_file_entry, path)
+            return self._started[path]
+
+    def written(self, _output: str, path: str) -> None:
+        self._start(path, again=True)
+
+    def soon(self, path: str) -> Future:
+        return self._start(path)
+
+
+def _both(*listeners: Callable[[str, str], None] | None) -> Callable[[str, str], None] | None:
+    """One listener that tells each of `listeners` (None: there are none)."""
+    told = [listener for listener in listeners if listener is not None]
+    if not told:
+        return None
+    if len(told) == 1:
+        return told[0]
+
+    def tell(output: str, path: str) -> None:
+        for listener in told:
+            listener(output, path)
+
+    return tell
 
 
 def code_version() -> str:
@@ -158,10 +207,13 @@ def new_run_id(at: datetime | None = None) -> str:
 
 
 def run(argv: list[str] | None = None, run_id: str | None = None,
-        on_output_file: Callable[[str, str], None] | None = None) -> AuditRun:
+        on_output_file: Callable[[str, str], None] | None = None,
+        progress: AuditProgress | None = None) -> AuditRun:
     """The audit of `argv`'s input, its outputs written with their manifest. `on_output_file(output, path)`
     is told of each output file as soon as it is written, where the runner runs in this process:
-    pipelines.warehouse.WarehouseLoad inserts them while the audit goes on."""
+    pipelines.warehouse.WarehouseLoad inserts them while the audit goes on. `progress`
+    (pipelines.progress.AuditProgress) is told the night's work and each group audited, only where the
+    runner runs the pipeline in this process (other runners' workers tell no one: it is never begun)."""
     args, beam_args = parse_args(argv)
     options = PipelineOptions(beam_args, save_main_session=False)
     runner_name = options.view_as(StandardOptions).runner
@@ -169,34 +221,42 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
         from apache_beam.runners.portability.fn_api_runner import FnApiRunner
 
         runner, runner_name = FnApiRunner(), "FnApiRunner (in-process)"
+        in_process = options.view_as(DirectOptions).direct_running_mode == "in_memory"
     else:
-        runner = None
+        runner, in_process = None, False
     started = datetime.now(UTC)
     files = {table: input_files(args.input, table) for table in TABLE_NAMES}  # checks local files' structure
     record = AuditRun(
         run_id=run_id or new_run_id(started), input_dir=args.input, output_dir=args.output,
         runner=runner_name, started_at=started.isoformat(), code_version=code_version(),
-        inputs={t: [dict(path=p, **dict(zip(("sha256", "bytes"), sha256_of(p), strict=True)))
-                    for p in map(source_path, ps)] for t, ps in files.items()},
     )
-    clear_outputs(args.output)
-    t0 = time.perf_counter()
-    pipeline = beam.Pipeline(runner=runner, options=options)
-    build(pipeline, files, args.output, args.shards, in_place=not args.shuffle_bets,
-          bets_bytes=sum(f["bytes"] for f in record.inputs["bets"]))
-    try:
-        with output_files_told_to(on_output_file):
-            result = pipeline.run()
-            result.wait_until_finish()
-    finally:
-        remove_spill(args.output)
-    record.metrics = _metrics(result)
-    record.metrics["pipeline_ms"] = int((time.perf_counter() - t0) * 1000)
-    record.outputs = {
-        name: [dict(path=p, **dict(zip(("sha256", "bytes"), sha256_of(p), strict=True)))
-               for p in output_files(args.output, name)]
-        for name in OUTPUTS
-    }
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="manifest-hashes") as hashing:
+        # The files' sha256 for the manifest, on a thread beside the pipeline (hashlib and the reads leave
+        # the GIL): the inputs now, each output as soon as it is written where that is told in this process.
+        hashes = _Hashes(hashing)
+        record.inputs = {t: [hashes.soon(p) for p in map(source_path, ps)] for t, ps in files.items()}
+        clear_outputs(args.output)
+        t0 = time.perf_counter()
+        pipeline = beam.Pipeline(runner=runner, options=options)
+        build(pipeline, files, args.output, args.shards, in_place=not args.shuffle_bets,
+              bets_bytes=sum(_size_of(p) for p in map(source_path, files["bets"])))
+        told = progress if in_process else None
+        if told is not None:
+            told.begin(work_of(files))
+        try:
+            with (output_files_told_to(_both(on_output_file, hashes.written)),
+                  progress_told_to(told.group_audited if told is not None else None)):
+                result = pipeline.run()
+                result.wait_until_finish()
+        finally:
+            remove_spill(args.output)
+        if told is not None:
+            told.end()
+        record.metrics = _metrics(result)
+        record.metrics["pipeline_ms"] = int((time.perf_counter() - t0) * 1000)
+        outputs = {name: [hashes.soon(p) for p in output_files(args.output, name)] for name in OUTPUTS}
+        record.inputs = {t: [future.result() for future in fs] for t, fs in record.inputs.items()}
+        record.outputs = {name: [future.result() for future in fs] for name, fs in outputs.items()}
     record.finished_at = datetime.now(UTC).isoformat()
     # The manifest is written last: a folder without one is an unfinished run, never to be loaded.
     with FileSystems.create(posixpath.join(args.output, MANIFEST)) as f:

@@ -18,11 +18,10 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from apache_beam.io.filesystems import FileSystems
-
 if TYPE_CHECKING:
     from audits.validate import ValidationReport
     from pipelines.audit import AuditRun
+    from pipelines.progress import AuditProgress
 
 
 SUITES_THREADS = 1  # DuckDB threads of the input suites beside the pipeline
@@ -41,24 +40,28 @@ class NightlyAudit:
 
 
 def nightly_audit(input_dir: str, output_dir: str, warehouse: str | None = None, *, validate: bool = True,
-                  shards: int = 4, beam_args: list[str] | tuple[str, ...] = ()) -> NightlyAudit:
+                  shards: int = 4, beam_args: list[str] | tuple[str, ...] = (),
+                  progress: AuditProgress | None = None) -> NightlyAudit:
     """Validate, audit and load one night; raises StructuralFailure (the suites' or the readers' message),
-    or what the pipeline or the load raised."""
+    or what the pipeline or the load raised. `progress` is told how far the audit has got (pipelines.audit.run)."""
     from audits.validate import validate_inputs
-    from pipelines.audit import MANIFEST, new_run_id, run
-    from pipelines.warehouse import WarehouseLoad
 
     argv = ["--input", input_dir, "--output", output_dir, "--shards", str(shards), *beam_args]
-    run_id = new_run_id()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="expectations") as pool:
         # the suites on one DuckDB thread: on two, they took the core of the pipeline's thread while it reads
-        # the input, and everything downstream waits for that (10M full audit ~1 s slower)
+        # the input, and everything downstream waits for that (10M full audit ~1 s slower). They start before
+        # Beam is imported (~1 s of one core), which they do not need.
         quality = (pool.submit(validate_inputs, input_dir, threads=SUITES_THREADS)
                    if validate and "://" not in input_dir else None)
+        from pipelines.audit import MANIFEST, new_run_id, run
+        from pipelines.warehouse import WarehouseLoad
+
+        run_id = new_run_id()
         with WarehouseLoad(warehouse, run_id) if warehouse else nullcontext() as loading:
             t0 = time.perf_counter()
             try:
-                record = run(argv, run_id, on_output_file=loading.insert_soon if loading else None)
+                record = run(argv, run_id, on_output_file=loading.insert_soon if loading else None,
+                             progress=progress)
             except Exception:
                 _stop_if_structural(quality)  # the suites' message names the failure first, as before
                 raise
@@ -72,6 +75,8 @@ def nightly_audit(input_dir: str, output_dir: str, warehouse: str | None = None,
 def _stop_if_structural(quality: Future | None, unfinish: str | None = None) -> ValidationReport | None:
     """The suites' report; StructuralFailure if they found the input's structure broken (the finished run's
     manifest, `unfinish`, removed first: its outputs are not to be loaded)."""
+    from apache_beam.io.filesystems import FileSystems
+
     report = quality.result() if quality is not None else None
     if report is not None and report.structural_failures:
         if unfinish and FileSystems.exists(unfinish):

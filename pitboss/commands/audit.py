@@ -5,13 +5,20 @@ from __future__ import annotations
 import posixpath
 import re
 import sys
+import threading
+import time
+from contextlib import nullcontext
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from pitboss.exit_codes import BAD_INPUT
+
+if TYPE_CHECKING:
+    from pipelines.progress import Work
 
 console = Console()
 
@@ -28,6 +35,9 @@ def audit(
                                   "pipeline."),
     surveil: bool = typer.Option(False, "--surveil", help="Then run the surveillance on the same folders "
                                  "(pitboss surveil) and load it too."),
+    progress: bool | None = typer.Option(None, "--progress/--no-progress",
+                                         help="A progress bar while the in-process runner audits "
+                                         "[default: when the output is a terminal]."),
 ) -> None:
     """Replay every shoe, recompute every settlement, flag what disagrees.
 
@@ -37,8 +47,11 @@ def audit(
     from schemas.readers import ContractError
 
     output = output or (str(Path(warehouse).with_suffix("")) + "_runs/latest" if warehouse else "out")
+    shown = console.is_terminal if progress is None else progress
     try:
-        night = nightly_audit(input, output, warehouse, validate=validate, shards=shards, beam_args=ctx.args)
+        with RichAuditProgress(console) if shown else nullcontext() as bar:
+            night = nightly_audit(input, output, warehouse, validate=validate, shards=shards, beam_args=ctx.args,
+                                  progress=bar)
     except (StructuralFailure, ContractError) as e:
         _bad_input(str(e))
     except Exception as e:
@@ -54,6 +67,51 @@ def audit(
         from pitboss.commands.surveil import run_surveillance
 
         run_surveillance(input, output, warehouse, beam_args=list(ctx.args))
+
+
+class RichAuditProgress:
+    """The audit's progress bar (pipelines.progress.AuditProgress): groups of shoes (table-days) audited of
+    all, the bets they settled of those read, elapsed time and bets settled a second. Shown from the moment
+    the pipeline starts to when it ends, only where the runner runs it in this process (it is never begun
+    otherwise); the bar stays on the screen, at its final counts."""
+
+    def __init__(self, on: Console):
+        self.console, self._bar, self._task, self._total = on, None, None, None
+        self._lock = threading.Lock()
+        self.groups = self.bets = 0
+
+    def __enter__(self) -> RichAuditProgress:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+    def begin(self, work: Work) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self._total, self._began = work.groups, time.monotonic()
+        self._bar = Progress(TextColumn("auditing"), BarColumn(), MofNCompleteColumn(), TextColumn("table-days"),
+                             TextColumn(f"{{task.fields[bets]:,}} of {work.bets:,} bets settled"),
+                             TimeElapsedColumn(), TextColumn("{task.fields[rate]:,.0f} bets/s"), console=self.console)
+        self._task = self._bar.add_task("audit", total=work.groups, bets=0, rate=0)
+        self._bar.start()
+
+    def group_audited(self, bets: int) -> None:  # (from the pipeline's thread)
+        with self._lock:
+            self.groups += 1
+            self.bets += bets
+            if self._total is not None:  # groups of their own (see pipelines.progress.work_of) add to it
+                self._total = max(self._total, self.groups)
+            rate = self.bets / max(time.monotonic() - self._began, 1e-9)
+            self._bar.update(self._task, completed=self.groups, bets=self.bets, total=self._total, rate=rate)
+
+    def end(self) -> None:
+        """Every group audited: the total is what was audited (the input's table-days whose every shoe was
+        quarantined are not groups of the audit)."""
+        with self._lock:
+            self._bar.update(self._task, total=self.groups)
+        self._bar.stop()
 
 
 def _print_quality(report) -> None:
