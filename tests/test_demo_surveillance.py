@@ -63,3 +63,39 @@ def test_a_clean_floor_has_nothing_planted_and_every_flag_is_unplanted():
     rows, unplanted = score_patterns([], [t("wheel_bias", "W1"), t("dice_bias", "K1", flagged=False)])
     assert rows == [] and [(x["detector"], x["subject"]) for x in unplanted] == [("wheel_bias", "W1")]
     assert score_patterns([], [t("dice_bias", "K1", flagged=False)]) == ([], [])
+
+
+def test_the_demo_floor_fits_each_business_day(tmp_path):
+    """Every table-day of the demo's floor ends before the next business day opens (06:00), so a table's shoes
+    in time order are its days' shoes in order and each day's weakly shuffled shoe follows, in time, the shoe
+    it was made from (the weak_shuffle_pair detector's predecessor). With 2,400 rounds a day they did not: a
+    roulette table-day ran ~29 h and a baccarat one ~25 h, and day 2's S0002 followed day 1's last shoe."""
+    from datetime import UTC, datetime, timedelta
+
+    import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
+
+    from pitboss.commands.demo import SURVEILLANCE_FLOOR
+    from pitboss.recorder import GenerateConfig, generate
+
+    # two days (the overlap is between days), no pool bets: the clock does not depend on them
+    generate(GenerateConfig(out=tmp_path, seed=2026, patterns=True, quiet=True,
+                            **{**SURVEILLANCE_FLOOR, "days": 2, "bets_per_round": 0.0}))
+    rounds = ds.dataset(tmp_path / "rounds", partitioning="hive").to_table(
+        columns=["table_id", "date", "settled_at"]).to_pylist()
+    last: dict[tuple[str, str], datetime] = {}
+    for r in rounds:
+        key = (r["table_id"], r["date"])
+        last[key] = max(last.get(key, r["settled_at"]), r["settled_at"])
+    assert len(last) == 2 * 6
+    for (table, day), end in last.items():
+        next_opens = datetime.combine(date.fromisoformat(str(day)) + timedelta(days=1), datetime.min.time(), UTC)
+        assert end < next_opens + timedelta(hours=6), (table, day, end)
+    shoes = ds.dataset(tmp_path / "shoes", partitioning="hive").to_table(columns=["shoe_id", "opened_at"]).to_pylist()
+    order = [s["shoe_id"] for s in sorted(shoes, key=lambda s: (s["opened_at"], s["shoe_id"]))]
+    weak = [r["subject"] for r in pq.read_table(tmp_path / "patterns.parquet").to_pylist()
+            if r["pattern"] == "weak_shuffle"]
+    assert len(weak) == 2
+    for shoe in weak:
+        same_table = [s for s in order if s.split("-")[0] == shoe.split("-")[0]]
+        assert same_table[same_table.index(shoe) - 1] == shoe.replace("-S0002", "-S0001")

@@ -23,7 +23,7 @@ def demo(
     ),
     rounds_per_table: int = typer.Option(200, "--rounds-per-table", help="Rounds per table of the demo day."),
     seed: int = typer.Option(2026, "--seed"),
-    surveillance: bool = typer.Option(False, "--surveillance", help="Instead: a patterned two-day floor (every "
+    surveillance: bool = typer.Option(False, "--surveillance", help="Instead: a patterned three-day floor (every "
                                       "surveillance pattern planted), audited and surveilled over the run; each "
                                       "pattern flagged or not, then a clean floor of the same size."),
 ) -> None:
@@ -88,9 +88,11 @@ def _per_game(compare, tables, faults, findings):
 # --- pitboss demo --surveillance -----------------------------------------------------------------------
 
 # The smallest floor that finds every planted pattern (docs/surveillance.md § Ground truth): the wheel, die
-# and dealer signature need ~2,400 spins or rolls at their tables (two days: a table deals at most ~1,500 a
-# day) with period "run", the counting account two days of ~2,400 rounds at its table.
-SURVEILLANCE_FLOOR = dict(tables=4, roulette_tables=1, sic_bo_tables=1, days=2, rounds_per_table=2400,
+# and dealer signature need 1,900 spins, 1,550 rolls and 330 successive spins of one dealer over the run, the
+# counting account ~25 PLAYER_PAIR bets (~4,500 rounds of its table). Three days of 1,500 rounds: a table-day
+# must end before the next one opens at 06:00 (a roulette spin takes ~44 s: 1,500 spins end ~00:30), else two
+# business days of one table overlap in time and a shoe's predecessor (weak_shuffle_pair) is the other day's.
+SURVEILLANCE_FLOOR = dict(tables=4, roulette_tables=1, sic_bo_tables=1, days=3, rounds_per_table=1500,
                           bets_per_round=4, fault_rate=0.01)
 
 # pattern -> the detectors that should flag its subject
