@@ -575,7 +575,10 @@ def simulate_dealer_result(rng: np.random.Generator, shortfall: float | None, be
     tables = []
     for t in range(FINDING_TABLES):
         n = DEALERS * bets
-        dealer = (np.arange(n) // TURN) % DEALERS
+        # in turns of 20 bets, a last shorter turn each: every dealer exactly `bets` bets (the minimum, 2,626, is
+        # no multiple of 20: plain turns would leave three dealers of four just below it)
+        whole = bets // TURN * TURN * DEALERS
+        dealer = np.r_[(np.arange(whole) // TURN) % DEALERS, np.repeat(np.arange(DEALERS), bets % TURN)]
         win = np.where(t * DEALERS + dealer == bad, (RED_RTP + (shortfall or 0)) / 2, 18 / 37)
         stake = rng.choice(np.array([500, 1000, 2500], np.int64), n)
         paid = np.where(rng.random(n) < win, 2 * stake, 0)
