@@ -23,6 +23,7 @@ from engine.games.blackjack.rules import BlackjackRules, load_blackjack_rules
 from engine.games.blackjack.strategy import BasicStrategyChart, load_basic_strategy
 from pipelines.games.rows import (
     BET_COLUMNS,
+    NO_BETS,
     GameTable,
     Gathered,
     bets_by_shoe,
@@ -68,14 +69,14 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     plain = plain_bets(bets, [*BET_COLUMNS, "added_stake"])
     bet = python_columns(plain, _ENGINE_BET_COLUMNS)
     placed, closed = micros(plain["placed_at"]), micros(rounds["betting_closed_at"])
-    by_shoe, bets_of_shoe = rounds_by_shoe(round_rows), bets_by_shoe(round_rows, bet["round_id"], bet["_shoe_id"])
-    gathered = Gathered()
+    by_shoe, bets_of_shoe = rounds_by_shoe(round_rows), bets_by_shoe(rounds, plain["round_id"], plain["_shoe_id"])
+    gathered = Gathered(rounds)
     for shoe in shoe_rows:
         order = by_shoe.get(shoe["shoe_id"], [])
         position = positions(order, round_rows)
         recorded = [_recorded_round(round_rows[i], closed[i]) for i in order]
-        mine = bets_of_shoe.get(shoe["shoe_id"], [])
-        engine_bets = _recorded_bets(bet, mine, position, placed)
+        mine = bets_of_shoe.get(shoe["shoe_id"], NO_BETS)
+        engine_bets = _recorded_bets(bet, mine.tolist(), position, placed)
         facts = ShoeFacts(shoe["shoe_id"], shoe["decks"], tuple(shoe["cards"] or ()), shoe["cut_index"])
         result = audit_shoe(table.rules, table.chart, table.facts, facts, recorded, engine_bets)
         gathered.shoe(shoe, order, round_rows, mine, engine_bets, result,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
 
 from engine.games.casino_stud.audit import (
@@ -25,14 +26,14 @@ from engine.games.casino_stud.rules import CasinoStudRules, load_casino_stud_rul
 from pipelines.convert import findings_table
 from pipelines.games.rows import (
     BET_COLUMNS,
+    NO_BETS,
     GameTable,
+    bet_tables,
     day,
     gc_paused,
     micros,
     plain_bets,
     python_columns,
-    quarantine_of,
-    settlements_table,
     table_facts,
 )
 from schemas.outputs import CASINO_STUD_JACKPOT_LEDGER, CASINO_STUD_ROUND_REPLAYS, FINDINGS
@@ -96,15 +97,9 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     result = audit_table_rounds(table.rules, table.facts, recorded, engine_bets)
 
     dates = [day(round_rows[i]["betting_opened_at"]) for i in order]
-    settled, unsettled = [], []
-    for b, bet, credit, why in zip(mine, engine_bets, result.expected, result.unsettled, strict=True):
-        k = bet.round_index
-        date = dates[k] if k < len(order) else None
-        if credit is None:
-            unsettled.append((b, why, date))
-        else:
-            r = round_rows[order[k]]
-            settled.append((b, credit, r, r["shoe_id"], date))
+    # each bet's round as its row in `rounds` (-1: not one of them)
+    row_of = np.append(np.asarray(order, np.int64), -1)
+    bet_rows = row_of[np.asarray([bet.round_index for bet in engine_bets], np.int64)] if engine_bets else NO_BETS
     replays = [_replay_row(table, round_rows[order[rep.round_index]], rep, dates[rep.round_index])
                for rep in result.rounds]
     refunded = {f.bet_id for f in result.findings if f.kind in _REFUNDING}
@@ -114,9 +109,9 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     return {
         OUT_REPLAYS: pa.Table.from_pylist(replays, CASINO_STUD_ROUND_REPLAYS),
         OUT_LEDGER: pa.Table.from_pylist(ledger, CASINO_STUD_JACKPOT_LEDGER),
-        "settlements": settlements_table(table.table_id, plain, settled),
+        **bet_tables(table.table_id, plain, bets, rounds, np.asarray(mine, np.int64), bet_rows,
+                     pa.array(result.expected, pa.int64()), result.unsettled),
         "findings": _findings(result.findings, round_rows, order, dates, decks),
-        "quarantine": quarantine_of(bets, unsettled),
     }
 
 

@@ -10,11 +10,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from engine.betting import RecordedBet
 from pipelines.games.rows import (
     BET_COLUMNS,
+    NO_BETS,
     GameTable,
     Gathered,
     bets_by_shoe,
@@ -70,36 +73,61 @@ def audit_tables(table: OutcomeTable, shoes: pa.Table, rounds: pa.Table, bets: p
     bet = python_columns(plain, _ENGINE_BET_COLUMNS)
     placed, closed = micros(plain["placed_at"]), micros(rounds["betting_closed_at"])
     by_session = rounds_by_shoe(round_rows)
-    bets_of_session = bets_by_shoe(round_rows, bet["round_id"], bet["_shoe_id"])
-    gathered = Gathered()
+    bets_of_session = bets_by_shoe(rounds, plain["round_id"], plain["_shoe_id"])
+    gathered = Gathered(rounds)
     for session in session_rows:
         order = by_session.get(session["shoe_id"], [])
         position = positions(order, round_rows)
         recorded = [spec.recorded_round(round_rows[i]["round_id"], round_rows[i]["round_no"], round_rows[i]["status"],
                                         closed[i] or 0, round_rows[i][outcome]) for i in order]
-        mine = bets_of_session.get(session["shoe_id"], [])
-        engine_bets = _recorded_bets(bet, mine, position, placed)
+        mine = bets_of_session.get(session["shoe_id"], NO_BETS)
+        engine_bets = _recorded_bets(bet, mine.tolist(), position, placed)
         result = spec.audit(table.rules, table.facts, session["shoe_id"], recorded, engine_bets)
-        round_bets = _bets_on_rounds(table, len(order), engine_bets)
         gathered.shoe(session, order, round_rows, mine, engine_bets, result,
-                      lambda r, rep, d, session_id=session["shoe_id"], on=round_bets: _replay_row(
-                          spec, table.table_id, session_id, r, rep, d, on[rep.round_index]))
-    return gathered.tables(table.table_id, spec.out_replays, spec.replay_schema, plain, bets)
+                      lambda r, rep, d, session_id=session["shoe_id"]: _replay_row(
+                          spec, table.table_id, session_id, r, rep, d))
+    out = gathered.tables(table.table_id, spec.out_replays, spec.replay_schema, plain, bets)
+    replays = out[spec.out_replays]
+    at = replays.schema.get_field_index("bets")
+    out[spec.out_replays] = replays.set_column(at, replays.schema.field(at),
+                                               _bets_on_replays(table, gathered, plain, len(round_rows)))
+    return out
 
 
-def _bets_on_rounds(table: OutcomeTable, rounds: int, engine_bets: Sequence[RecordedBet]) -> list[list[dict]]:
-    """Each round's bets with their selection and what it covers on the layout (the replay's picture),
-    worked out once per bet type and selection."""
-    on_round: list[list[dict]] = [[] for _ in range(rounds)]
-    numbers: dict[tuple[str, str | None], list[int] | None] = {}
-    for bet in engine_bets:
-        key = (bet.bet_type, bet.selection)
-        if key not in numbers:
-            covered = table.spec.covered(table.rules, *key)
-            numbers[key] = sorted(covered) if covered is not None else None
-        on_round[bet.round_index].append({"bet_id": bet.bet_id, "bet_type": bet.bet_type, "selection": bet.selection,
-                                          "covered": numbers[key]})
-    return on_round
+def _bets_on_replays(table: OutcomeTable, gathered: Gathered, plain: pa.Table, rounds: int) -> pa.Array:
+    """Each replayed round's bets by bet_id (ties as placed on the table), with their selection and what it
+    covers on the layout (the replay's picture), column by column; what a bet covers worked out once per
+    bet type and selection."""
+    replay_rows = np.asarray(gathered.replay_rows, np.int64)
+    take, bet_rows = np.concatenate([NO_BETS, *gathered.bets]), np.concatenate([NO_BETS, *gathered.round_rows])
+    replay_of_row = np.full(rounds, -1, np.int64)
+    replay_of_row[replay_rows] = np.arange(len(replay_rows))
+    on = replay_of_row[bet_rows]  # each bet's replay row
+    ids = plain["bet_id"].take(pa.array(take, pa.int64()))
+    ordered = pc.sort_indices(pa.table({"on": on, "bet_id": ids, "at": np.arange(len(take))}),
+                              sort_keys=[("on", "ascending"), ("bet_id", "ascending"), ("at", "ascending")])
+    take = take[ordered.to_numpy()]
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(on, minlength=len(replay_rows)))]).astype(np.int32)
+    rows = pa.array(take, pa.int64())
+    types = plain["bet_type"].take(rows).combine_chunks().cast(pa.string())
+    selections = plain["selection"].take(rows).combine_chunks().cast(pa.string())
+    # the distinct (bet type, selection) pairs, a null selection its own
+    type_codes = types.dictionary_encode(null_encoding="encode")
+    selection_codes = selections.dictionary_encode(null_encoding="encode")
+    pairs, pair_of = np.unique(
+        type_codes.indices.to_numpy(zero_copy_only=False).astype(np.int64) * (len(selection_codes.dictionary) + 1)
+        + selection_codes.indices.to_numpy(zero_copy_only=False), return_inverse=True)
+    covered = []
+    for pair in pairs.tolist():
+        code, selection = divmod(pair, len(selection_codes.dictionary) + 1)
+        numbers = table.spec.covered(table.rules, type_codes.dictionary[code].as_py(),
+                                     selection_codes.dictionary[selection].as_py())
+        covered.append(sorted(numbers) if numbers is not None else None)
+    bet_fields = pa.StructArray.from_arrays(
+        [plain["bet_id"].take(rows).combine_chunks().cast(pa.string()), types, selections,
+         pa.array(covered, pa.list_(pa.int8())).take(pa.array(pair_of.reshape(-1), pa.int64()))],
+        fields=list(table.spec.replay_schema.field("bets").type.value_type))
+    return pa.ListArray.from_arrays(pa.array(offsets), bet_fields)
 
 
 def _with(rounds: pa.Table, columns: Sequence[str], outcome: str) -> pa.Table:
@@ -121,12 +149,12 @@ def _recorded_bets(bet: dict[str, list], mine: list[int], position: dict[str, in
                         placed_us[b]) for b in mine]
 
 
-def _replay_row(spec: OutcomeGame, table_id: str, session_id: str, r: dict, rep, business_date,
-                bets: list[dict]) -> dict:
+def _replay_row(spec: OutcomeGame, table_id: str, session_id: str, r: dict, rep, business_date) -> dict:
+    """A replayed round, but for its bets (_bets_on_replays: column by column)."""
     return {
         "business_date": business_date, "table_id": table_id, "shoe_id": session_id, "round_id": r["round_id"],
         "round_no": r["round_no"], "status": r["status"], spec.outcome_column: r[spec.outcome_column],
         "outcome_valid": spec.valid(r[spec.outcome_column]), "outcome_description": rep.description,
-        "bets": sorted(bets, key=lambda b: b["bet_id"]), "explanation": list(rep.explanation),
+        "bets": None, "explanation": list(rep.explanation),
         "finding_kinds": list(rep.finding_kinds),
     }

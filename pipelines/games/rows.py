@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import wraps
 from typing import Any, TypeVar
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -20,6 +21,9 @@ from pipelines.convert import findings_table, plain, plain_table, quarantine_tab
 from schemas.outputs import FINDINGS, QUARANTINE, SETTLEMENTS
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+NO_BETS = np.zeros(0, np.int64)
 
 
 def gc_paused(audit: F) -> F:
@@ -90,19 +94,27 @@ def python_columns(table: pa.Table, columns: Sequence[str]) -> dict[str, list]:
     return {c: table[c].to_pylist() for c in columns}
 
 
-def bets_by_shoe(round_rows: list[dict], round_ids: Sequence[str], shoe_ids: Sequence[str | None]
-                 ) -> dict[str | None, list[int]]:
-    """shoe_id -> the indexes of its bets (`round_ids` and `shoe_ids`: the bets' round_id and _shoe_id
-    columns). A round id repeated across shoes: the bet's _shoe_id says which (else the smallest shoe id
-    of the round id)."""
-    shoes_of_round: dict[str, set[str]] = {}
-    for r in round_rows:
-        shoes_of_round.setdefault(r["round_id"], set()).add(r["shoe_id"])
-    smallest = {rid: min(shoes - {None}, default=None) for rid, shoes in shoes_of_round.items()}
-    by_shoe: dict[str | None, list[int]] = {}
-    for b, (round_id, shoe_id) in enumerate(zip(round_ids, shoe_ids, strict=True)):
-        by_shoe.setdefault(shoe_id or smallest.get(round_id), []).append(b)
-    return by_shoe
+def bets_by_shoe(rounds: pa.Table, round_ids: pa.Array | pa.ChunkedArray,
+                 shoe_ids: pa.Array | pa.ChunkedArray) -> dict[str | None, np.ndarray]:
+    """shoe_id -> the indexes of its bets, ascending (`round_ids` and `shoe_ids`: the bets' round_id and
+    _shoe_id columns, plain). A round id repeated across shoes: the bet's _shoe_id says which (else the
+    smallest shoe id of the round id). Column by column: no Python per bet."""
+    n = len(round_ids)
+    if n == 0:
+        return {}
+    smallest = pa.table({"round_id": rounds["round_id"], "shoe_id": rounds["shoe_id"]}).group_by(
+        "round_id").aggregate([("shoe_id", "min")])
+    of_round = smallest["shoe_id_min"].take(pc.index_in(round_ids, smallest["round_id"]))
+    # (a bet's own _shoe_id counts unless it is null or empty, as `shoe_id or ...` read it)
+    shoe_ids = pc.cast(shoe_ids, pa.string())
+    own = pc.fill_null(pc.not_equal(shoe_ids, ""), False)
+    shoes = pc.if_else(own, shoe_ids, of_round)
+    shoes = shoes.combine_chunks() if isinstance(shoes, pa.ChunkedArray) else shoes
+    encoded = shoes.dictionary_encode(null_encoding="encode")
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.flatnonzero(np.diff(codes[order])) + 1
+    return {encoded.dictionary[int(codes[rows[0]])].as_py(): rows for rows in np.split(order, bounds)}
 
 
 def rounds_by_shoe(round_rows: list[dict]) -> dict[str, list[int]]:
@@ -118,48 +130,61 @@ def findings_of(found: list[Finding], round_dates: dict, shoe_date) -> pa.Table:
     return findings_table(found, round_dates, shoe_date) if found else FINDINGS.empty_table()
 
 
-def settlements_table(table_id: str, bets: pa.Table, settled: list) -> pa.Table:
-    """`settled`: (bet index into `bets`, expected credit, its round's row, shoe_id, business date). A game
-    whose adaptor reads bets.added_stake (blackjack, casino stud) has it in its settlements; another's is null."""
-    if not settled:
+def round_dates(rounds: pa.Table) -> pa.Array:
+    """Each round's business date: the UTC day betting opened (null where it is not recorded)."""
+    return pc.cast(pc.cast(rounds["betting_opened_at"], pa.timestamp("us")), pa.date32()).combine_chunks()
+
+
+def _rows(indexes: np.ndarray) -> pa.Array:
+    """Row numbers for a take; a negative one takes a null."""
+    return pa.array(indexes, pa.int64(), mask=indexes < 0 if (indexes < 0).any() else None)
+
+
+def settlements_table(table_id: str, bets: pa.Table, take: np.ndarray, expected: pa.Array, rounds: pa.Table,
+                      round_rows: np.ndarray, dates: pa.Array) -> pa.Table:
+    """The settled bets `take` (indexes into `bets`), each with its expected credit and its round's row in
+    `rounds` (round_no, status, shoe_id; `dates` the rounds' business dates), column by column. A game whose
+    adaptor reads bets.added_stake (blackjack, casino stud) has it in its settlements; another's is null."""
+    if not len(take):
         return SETTLEMENTS.empty_table()
-    take = pa.array([b for b, *_ in settled], pa.int64())
-    expected = pa.array([credit for _, credit, *_ in settled], pa.int64())
-    b = bets.take(take)
+    b = bets.take(pa.array(take, pa.int64()))
+    r = pa.array(round_rows, pa.int64())
     added = (b["added_stake"].cast(pa.int64()) if "added_stake" in b.column_names
-             else pa.nulls(len(settled), pa.int64()))
+             else pa.nulls(len(take), pa.int64()))
     return pa.Table.from_arrays([
-        pa.array([d for *_, d in settled], pa.date32()),
-        pa.array([table_id] * len(settled), pa.string()),
-        pa.array([shoe for *_, shoe, _ in settled], pa.string()),
-        b["round_id"], pa.array([r["round_no"] for _, _, r, *_ in settled], pa.int32()),
-        pa.array([r["status"] for _, _, r, *_ in settled], pa.string()),
+        dates.take(r), pa.array([table_id] * len(take), pa.string()), plain(rounds["shoe_id"]).take(r),
+        b["round_id"], rounds["round_no"].take(r).cast(pa.int32()), rounds["status"].take(r).cast(pa.string()),
         b["bet_id"], b["account_id"], b["placed_at"], b["bet_type"], b["mode"].cast(pa.string()), b["currency"],
         b["stake"], b["paid"], expected, pc.subtract(b["paid"], expected), b["_source_file"], b["_source_row"],
         added,
     ], schema=SETTLEMENTS)
 
 
-def quarantine_of(bets: pa.Table, unsettled: list) -> pa.Table:
-    """`unsettled`: (bet index into `bets`, the reason it cannot be settled, business date)."""
-    if not unsettled:
+def quarantine_of(bets: pa.Table, take: np.ndarray, reasons: list[str], dates: pa.Array) -> pa.Table:
+    """The bets `take` (indexes into `bets`) that cannot be settled, each with its reason and business date."""
+    if not len(take):
         return QUARANTINE.empty_table()
-    rows = plain_table(bets.take(pa.array([b for b, _, _ in unsettled], pa.int64())))
+    rows = plain_table(bets.take(pa.array(take, pa.int64())))
     rows = rows.drop_columns([c for c in ("_shoe_id",) if c in rows.column_names])
-    return quarantine_table(rows, "bets", pa.array([why for _, why, _ in unsettled], pa.string()),
-                            pa.array([d for *_, d in unsettled], pa.date32()), "bet_id")
+    return quarantine_table(rows, "bets", pa.array(reasons, pa.string()), dates, "bet_id")
 
 
 @dataclass
 class Gathered:
-    """The engine's results of a table's shoes (or sessions), gathered shoe by shoe into output rows."""
+    """The engine's results of a table's shoes (or sessions), gathered shoe by shoe as columns: the bets
+    (indexes into the table's bets), each bet's round (its row in the table's rounds) and the credit the
+    engine expects (null: unsettled, with its reason)."""
 
+    rounds: pa.Table  # the table's rounds, in the order of `round_rows` given to shoe()
     replays: list[dict] = field(default_factory=list)
-    settled: list = field(default_factory=list)
-    unsettled: list = field(default_factory=list)
+    replay_rows: list[int] = field(default_factory=list)  # each replay's round, its row in `rounds`
+    bets: list[np.ndarray] = field(default_factory=list)
+    round_rows: list[np.ndarray] = field(default_factory=list)
+    expected: list[pa.Array] = field(default_factory=list)
+    unsettled: list[str | None] = field(default_factory=list)
     findings: list[pa.Table] = field(default_factory=list)
 
-    def shoe(self, shoe: dict, order: list[int], round_rows: list[dict], mine: list[int], engine_bets: Sequence,
+    def shoe(self, shoe: dict, order: list[int], round_rows: list[dict], mine: np.ndarray, engine_bets: Sequence,
              result, replay_row: Callable[[dict, Any, Any], dict]) -> None:
         """One shoe's audit: `order` its rounds (indexes into round_rows) in the engine's order, `mine` its
         bets' indexes beside `engine_bets` (each with round_index), `result` the engine's (rounds,
@@ -167,12 +192,12 @@ class Gathered:
         dates = [day(round_rows[i]["betting_opened_at"]) for i in order]
         self.replays += [replay_row(round_rows[order[rep.round_index]], rep, dates[rep.round_index])
                          for rep in result.rounds]
-        for b, bet, credit, why in zip(mine, engine_bets, result.expected, result.unsettled, strict=True):
-            if credit is None:
-                self.unsettled.append((b, why, dates[bet.round_index]))
-            else:
-                self.settled.append((b, credit, round_rows[order[bet.round_index]], shoe["shoe_id"],
-                                     dates[bet.round_index]))
+        self.replay_rows += [order[rep.round_index] for rep in result.rounds]
+        if len(mine):
+            self.bets.append(np.asarray(mine, np.int64))
+            self.round_rows.append(np.asarray(order, np.int64)[[bet.round_index for bet in engine_bets]])
+            self.expected.append(pa.array(result.expected, pa.int64()))
+            self.unsettled += result.unsettled
         round_dates = {round_rows[i]["round_id"]: d for i, d in zip(order, dates, strict=True)}
         self.findings.append(findings_of(result.findings, round_dates, day(shoe["opened_at"])))
 
@@ -180,12 +205,35 @@ class Gathered:
                bets: pa.Table) -> dict[str, pa.Table]:
         """{the game's round replays, settlements, findings, quarantine}; `plain` the bets as plain_bets
         gave them, `bets` as read."""
+        settled = self.bet_tables(table_id, plain, bets)
         return {
             out_replays: pa.Table.from_pylist(self.replays, replay_schema),
-            "settlements": settlements_table(table_id, plain, self.settled),
+            "settlements": settled["settlements"],
             "findings": pa.concat_tables(self.findings) if self.findings else FINDINGS.empty_table(),
-            "quarantine": quarantine_of(bets, self.unsettled),
+            "quarantine": settled["quarantine"],
         }
+
+    def bet_tables(self, table_id: str, plain: pa.Table, bets: pa.Table) -> dict[str, pa.Table]:
+        """{settlements, quarantine} of the bets gathered."""
+        return bet_tables(table_id, plain, bets, self.rounds, np.concatenate([NO_BETS, *self.bets]),
+                          np.concatenate([NO_BETS, *self.round_rows]),
+                          pa.concat_arrays([pa.array([], pa.int64()), *self.expected]), self.unsettled)
+
+
+def bet_tables(table_id: str, plain: pa.Table, bets: pa.Table, rounds: pa.Table, take: np.ndarray,
+               round_rows: np.ndarray, expected: pa.Array, unsettled: list[str | None]) -> dict[str, pa.Table]:
+    """{settlements, quarantine} of the engine's bets `take` (indexes into `plain`, the bets as plain_bets gave
+    them, and `bets`, as read), each with its round's row in `rounds` (-1: none) and the credit the engine
+    expects (null: unsettled, for the reason in `unsettled`)."""
+    settled = expected.is_valid().to_numpy(zero_copy_only=False)
+    dates = round_dates(rounds)
+    left = np.flatnonzero(~settled)
+    return {
+        "settlements": settlements_table(table_id, plain, take[settled], expected.filter(pa.array(settled)),
+                                         rounds, round_rows[settled], dates),
+        "quarantine": quarantine_of(bets, take[left], [unsettled[i] for i in left.tolist()],
+                                    dates.take(_rows(round_rows[left]))),
+    }
 
 
 def positions(order: list[int], round_rows: list[dict]) -> dict[str, int]:
