@@ -22,9 +22,9 @@ import time
 from pathlib import Path
 
 MEASUREMENTS = ("audit", "audit_no_load", "audit_dask", "engine", "duckdb", "naive")
-# On a mixed floor (every game, a fifth of the rounds each: bench.datasets): the full audit, and the engine
-# game by game on the same day's tables.
-MIXED_MEASUREMENTS = ("audit", "engine_games")
+# On a mixed floor (every game, a fifth of the rounds each: bench.datasets): the full audit, the engine game by
+# game on the same day's tables, every game's DuckDB baseline (BASELINE_SQL), and the audit on the DaskRunner.
+MIXED_MEASUREMENTS = ("audit", "engine_games", "duckdb", "audit_dask")
 # engine_games: the phase that times each game's engine itself (its audit without the Arrow adaptor around it)
 ENGINE_ITSELF = {"baccarat": "audit_shoes_s", "blackjack": "audit_shoe_s", "roulette": "audit_spins_s",
                  "sic_bo": "audit_rolls_s", "casino_stud": "audit_table_rounds_s"}
@@ -88,7 +88,11 @@ def audit(data: Path, work: Path, runner_args: list[str] | None = None, clock: S
                         "pipeline_s": night.seconds["pipeline_s"],
                         "warehouse_load_s": night.seconds["load_after_pipeline_s"]}
     result["runner"] = night.record.runner
+    if warehouse is not None:  # the regulator's self-contained file: its size (with a write-ahead log left, if any)
+        result["warehouse_bytes"] = sum(p.stat().st_size for p in (Path(warehouse), Path(warehouse + ".wal"))
+                                        if p.exists())
     result.update(_audit_counts(data, out))
+    result["outputs"] = output_digests(out)
     return result
 
 
@@ -119,6 +123,27 @@ def _audit_counts(data: Path, out: Path) -> dict:
             "findings_unexplained": len(unexplained)}
 
 
+def output_digests(out: Path) -> dict:
+    """Each output folder of an audit (the manifest aside: it holds times): its files' sha256 by name, and its
+    rows whatever their order and file (count and the sum of DuckDB's row hashes, as text): two runners'
+    outputs are byte-identical when the files agree, the same rows when the contents do (untimed)."""
+    import hashlib
+
+    import duckdb
+
+    con = duckdb.connect()
+    digests = {}
+    for folder in sorted(p for p in out.iterdir() if p.is_dir()):
+        files = sorted(folder.glob("*.parquet"))
+        if not files:
+            continue
+        rows, content = con.execute(f"SELECT count(*), sum(hash(t)) FROM read_parquet('{folder}/*.parquet', "
+                                    f"union_by_name = true) AS t").fetchone()
+        digests[folder.name] = {"rows": rows, "content": str(content),
+                                "files": {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in files}}
+    return digests
+
+
 def audit_dask(data: Path, work: Path) -> dict:
     """The same audit on Beam's DaskRunner, on a local cluster of a scheduler and two single-threaded
     worker processes. Started before the clock (a nightly job finds its cluster running); the CPU of
@@ -129,13 +154,39 @@ def audit_dask(data: Path, work: Path) -> dict:
         procs = cluster.processes()
         cpu0 = sum(_tree_cpu(p) for p in procs)
         threading.Thread(target=cluster.watch, daemon=True).start()
+        started, started_at = cluster.start_task_stream(), time.time()
         clock = Stopwatch()
         result = audit(data, work, [f"--runner={DASK_RUNNER}", f"--dask_client_address={cluster.address}"], clock)
         cpu1 = sum(_tree_cpu(p) for p in procs)
         result["cpu_s"] += cpu1 - cpu0
         result["cluster_rss_idle_mb"] = cluster.idle_rss / 2**20
+        result["dask_tasks"] = cluster.task_stream_summary(started, result["wall_s"])
+        result["dask_profile"] = cluster.profile_summary(started_at)
     del psutil
     return result
+
+
+def _short_path(filename: str) -> str:
+    """A source file's path from its package on (site-packages/apache_beam/x.py -> apache_beam/x.py)."""
+    for marker in ("site-packages/", str(Path(__file__).resolve().parent.parent) + "/", "python3.11/"):
+        if marker in filename:
+            return filename.split(marker, 1)[1]
+    return filename
+
+
+def _task_stream_index(dask_scheduler) -> int:
+    return dask_scheduler.get_task_stream_index()  # installs the scheduler's task-stream plugin
+
+
+def _task_stream_since(dask_scheduler, start: int) -> list:
+    return dask_scheduler.get_task_stream(start_index=start)
+
+
+def _stage_of(key) -> str:
+    """A task key's stage name: its prefix without the token Dask appends (e.g. 'map-<hash>' -> 'map')."""
+    from dask.utils import key_split
+
+    return key_split(key) if key is not None else "?"
 
 
 def _tree_cpu(proc) -> float:
@@ -209,6 +260,71 @@ class LocalDaskCluster:
                 print(reason, flush=True)
                 FAILURE_NOTE[0].write_text(reason)
                 os._exit(3)
+
+    def start_task_stream(self) -> int:
+        """Have the scheduler record every task from now on (its task-stream plugin); the cursor to collect from."""
+        from distributed import Client
+
+        with Client(self.address, timeout=60) as client:
+            return client.run_on_scheduler(_task_stream_index)
+
+    def task_stream_summary(self, cursor: int, wall_s: float) -> dict:
+        """Where the workers' time went during the run, from the scheduler's task stream (untimed): seconds by
+        action (compute, transfer between workers, deserialize, disk), computing seconds by the Beam stage the
+        task ran (the key's prefix), and how busy the workers were against their wall (workers x wall)."""
+        from distributed import Client
+
+        with Client(self.address, timeout=60) as client:
+            records = client.run_on_scheduler(_task_stream_since, start=cursor)
+        by_action: dict[str, float] = {}
+        by_stage: dict[str, float] = {}
+        for rec in records:
+            stage = _stage_of(rec.get("key"))
+            for ss in rec.get("startstops", ()):
+                seconds = ss["stop"] - ss["start"]
+                by_action[ss["action"]] = by_action.get(ss["action"], 0.0) + seconds
+                if ss["action"] == "compute":
+                    by_stage[stage] = by_stage.get(stage, 0.0) + seconds
+        busy = sum(by_action.values())
+        top = dict(sorted(by_stage.items(), key=lambda kv: -kv[1])[:12])
+        return {"tasks": len(records), "seconds_by_action": by_action, "compute_seconds_by_stage": top,
+                "busy_s": busy, "worker_wall_s": self.workers * wall_s,
+                "busy_share": busy / (self.workers * wall_s) if wall_s else None}
+
+    def profile_summary(self, since: float, top: int = 15) -> dict:
+        """What the cluster's threads did during the run, from Dask's own sampling profiler (every 10 ms, untimed):
+        samples of the workers' task threads, of their administrative threads (communication, (de)serialising
+        what moves between workers) and of the scheduler's; and, of the task threads' samples, the share under
+        each function (inclusive, counted once a stack) and at its top (self), the largest `top` of each."""
+        from distributed import Client
+
+        with Client(self.address, timeout=60) as client:
+            tasks = client.profile(start=since)
+            admin = client.profile(start=since, server=True)
+            scheduler = client.profile(start=since, scheduler=True)
+        inclusive: dict[str, int] = {}
+        own: dict[str, int] = {}
+
+        def walk(node: dict, above: frozenset) -> None:
+            d = node["description"]
+            name = f"{_short_path(d['filename'])}:{d['name']}" if d.get("filename") else "root"
+            if name not in above:
+                inclusive[name] = inclusive.get(name, 0) + node["count"]
+            below = sum(child["count"] for child in node["children"].values())
+            own[name] = own.get(name, 0) + node["count"] - below
+            for child in node["children"].values():
+                walk(child, above | {name})
+
+        walk(tasks, frozenset())
+        total = max(tasks["count"], 1)
+
+        def largest(counts: dict) -> dict:
+            return {k: round(v / total, 4) for k, v in sorted(counts.items(), key=lambda kv: -kv[1])[:top]
+                    if k != "root"}
+
+        return {"task_samples": tasks["count"], "admin_samples": admin["count"],
+                "scheduler_samples": scheduler["count"], "interval_s": 0.01,
+                "inclusive_share": largest(inclusive), "self_share": largest(own)}
 
     def processes(self):
         import psutil
@@ -406,8 +522,12 @@ def engine_games(data: Path, work: Path) -> dict:
 
 
 # --------------------------------------------------------------------------------------------------
-# (3) DuckDB alone: one query, the least work a settlement check can do
+# (3) DuckDB alone: per game one query, the least work a settlement check can do: the credit of the game's
+#     main bets from what its rounds record (no replay, no side bets, no rule beyond the paytable), into a
+#     DuckDB file. On a mixed floor each game on the day runs in turn, from its own files (their columns
+#     differ), timed apart: the sum is the floor's baseline.
 
+# Baccarat: PLAYER/BANKER/TIE from the recorded outcome and banker score.
 MAIN_BET_CREDIT = """
 CREATE TABLE main_bet_credit AS
 SELECT b.bet_id, b.round_id, b.bet_type, b.stake, b.paid,
@@ -422,24 +542,207 @@ SELECT b.bet_id, b.round_id, b.bet_type, b.stake, b.paid,
       ELSE b.stake + (b.stake * 95) // 100 END
     ELSE CASE r.outcome WHEN 'TIE' THEN 9 * b.stake ELSE 0 END
   END AS credit
-FROM read_parquet('{bets}') AS b JOIN read_parquet('{rounds}') AS r USING (round_id)
+FROM read_parquet({bets}) AS b JOIN read_parquet({rounds}) AS r USING (round_id)
 WHERE b.bet_type IN ('PLAYER', 'BANKER', 'TIE')
 """
 
+# Blackjack (blackjack_8d_live: no hole card, 3:2, a doubled hand loses all to a dealer blackjack, a bet
+# behind stays on the box's first hand with its own stake): MAIN and BET_BEHIND (~87% of the bets) from the
+# box's and the dealer's totals worked out from the recorded cards (the rounds record no totals), a blackjack
+# = two cards making 21. A split box's recorded cards mix its two hands: its bets are left unsettled (NULL),
+# the replay's work (~10% of the rounds hold a split box).
+BLACKJACK_MAIN_CREDIT = """
+CREATE TEMP MACRO bj_hard(cards) AS list_sum(list_transform(cards, lambda c: CASE WHEN c[1] = 'A' THEN 1
+  WHEN c[1] IN ('T', 'J', 'Q', 'K') THEN 10 ELSE ascii(c[1]) - 48 END));
+CREATE TEMP MACRO bj_total(cards) AS bj_hard(cards)
+  + CASE WHEN list_contains(list_transform(cards, lambda c: c[1]), 'A') AND bj_hard(cards) <= 11 THEN 10 ELSE 0 END;
+CREATE TABLE blackjack_main_bet_credit AS
+WITH r AS (
+  SELECT round_id, status, boxes, box_cards, box_actions, bj_total(dealer_cards) AS dealer_total,
+         len(dealer_cards) = 2 AND bj_total(dealer_cards) = 21 AS dealer_blackjack
+  FROM read_parquet({rounds})
+), box AS (
+  SELECT b.bet_id, b.round_id, b.bet_type, b.stake, b.paid, r.status, r.dealer_total, r.dealer_blackjack,
+         CASE WHEN b.bet_type = 'MAIN' THEN b.stake + coalesce(b.added_stake, 0) ELSE b.stake END AS at_risk,
+         r.box_cards[list_position(r.boxes, b.seat)] AS cards,
+         contains(coalesce(r.box_actions[list_position(r.boxes, b.seat)], ''), 'P') AS split
+  FROM read_parquet({bets}) AS b JOIN r USING (round_id)
+  WHERE b.bet_type IN ('MAIN', 'BET_BEHIND')
+), hand AS (
+  SELECT *, bj_total(cards) AS total, len(cards) = 2 AND bj_total(cards) = 21 AS blackjack FROM box
+)
+SELECT bet_id, round_id, bet_type, stake, paid,
+  CASE
+    WHEN status = 'cancelled' THEN at_risk
+    WHEN cards IS NULL OR split THEN NULL
+    WHEN total > 21 THEN 0
+    WHEN blackjack AND dealer_blackjack THEN at_risk
+    WHEN blackjack THEN at_risk + (at_risk * 3) // 2
+    WHEN dealer_blackjack THEN 0
+    WHEN dealer_total > 21 OR total > dealer_total THEN 2 * at_risk
+    WHEN total = dealer_total THEN at_risk
+    ELSE 0
+  END AS credit
+FROM hand
+"""
+
+# Roulette (single zero, no La Partage): every bet of the layout from the recorded pocket. An inside bet
+# returns 36 / (numbers covered) x its stake when the pocket is among its selection's numbers; the selection
+# is not checked against the layout. Zero loses every outside bet.
+ROULETTE_CREDIT = """
+CREATE TABLE roulette_main_bet_credit AS
+SELECT b.bet_id, b.round_id, b.bet_type, b.stake, b.paid,
+  CASE
+    WHEN r.status = 'cancelled' THEN b.stake
+    WHEN r.pocket IS NULL THEN NULL
+    WHEN b.bet_type IN ('STRAIGHT', 'SPLIT', 'STREET', 'CORNER', 'SIX_LINE') THEN
+      CASE WHEN list_contains(string_split(b.selection, '-'), CAST(r.pocket AS VARCHAR))
+           THEN b.stake * (36 // len(string_split(b.selection, '-'))) ELSE 0 END
+    WHEN r.pocket = 0 THEN CASE WHEN b.bet_type IN ('RED', 'BLACK', 'ODD', 'EVEN', 'LOW', 'HIGH', 'DOZEN', 'COLUMN')
+                                THEN 0 END
+    WHEN b.bet_type = 'RED' THEN CASE WHEN r.pocket IN ({red}) THEN 2 * b.stake ELSE 0 END
+    WHEN b.bet_type = 'BLACK' THEN CASE WHEN r.pocket NOT IN ({red}) THEN 2 * b.stake ELSE 0 END
+    WHEN b.bet_type = 'ODD' THEN CASE WHEN r.pocket % 2 = 1 THEN 2 * b.stake ELSE 0 END
+    WHEN b.bet_type = 'EVEN' THEN CASE WHEN r.pocket % 2 = 0 THEN 2 * b.stake ELSE 0 END
+    WHEN b.bet_type = 'LOW' THEN CASE WHEN r.pocket <= 18 THEN 2 * b.stake ELSE 0 END
+    WHEN b.bet_type = 'HIGH' THEN CASE WHEN r.pocket >= 19 THEN 2 * b.stake ELSE 0 END
+    WHEN b.bet_type = 'DOZEN' THEN CASE WHEN CAST((r.pocket - 1) // 12 + 1 AS VARCHAR) = b.selection
+                                        THEN 3 * b.stake ELSE 0 END
+    WHEN b.bet_type = 'COLUMN' THEN CASE WHEN CAST((r.pocket - 1) % 3 + 1 AS VARCHAR) = b.selection
+                                         THEN 3 * b.stake ELSE 0 END
+  END AS credit
+FROM read_parquet({bets}) AS b JOIN read_parquet({rounds}) AS r USING (round_id)
+"""
+ROULETTE_RED = (1, 3, 5, 7, 9, 12, 14, 16, 18, 19, 21, 23, 25, 27, 30, 32, 34, 36)  # roulette_single_zero_live
+
+# Sic bo (the common live paytable, a triple loses SMALL/BIG/ODD/EVEN): every bet from the recorded dice.
+SIC_BO_CREDIT = """
+CREATE TABLE sic_bo_main_bet_credit AS
+WITH r AS (
+  SELECT round_id, status, dice, CAST(list_sum(dice) AS INTEGER) AS total,
+         dice[1] = dice[2] AND dice[2] = dice[3] AS triple
+  FROM read_parquet({rounds})
+)
+SELECT b.bet_id, b.round_id, b.bet_type, b.stake, b.paid,
+  CASE
+    WHEN r.status = 'cancelled' THEN b.stake
+    WHEN r.dice IS NULL THEN NULL
+    WHEN b.bet_type = 'SMALL' THEN CASE WHEN NOT r.triple AND r.total <= 10 THEN 2 * b.stake ELSE 0 END
+    WHEN b.bet_type = 'BIG' THEN CASE WHEN NOT r.triple AND r.total >= 11 THEN 2 * b.stake ELSE 0 END
+    WHEN b.bet_type = 'ODD' THEN CASE WHEN NOT r.triple AND r.total % 2 = 1 THEN 2 * b.stake ELSE 0 END
+    WHEN b.bet_type = 'EVEN' THEN CASE WHEN NOT r.triple AND r.total % 2 = 0 THEN 2 * b.stake ELSE 0 END
+    WHEN b.bet_type = 'TOTAL' THEN CASE WHEN CAST(r.total AS VARCHAR) = b.selection
+      THEN b.stake * (1 + [60, 30, 17, 12, 8, 6, 6, 6, 6, 8, 12, 17, 30, 60][r.total - 3]) ELSE 0 END
+    WHEN b.bet_type = 'SINGLE' THEN b.stake * (1 + len(list_filter(r.dice, lambda d: CAST(d AS VARCHAR) = b.selection)))
+      * (len(list_filter(r.dice, lambda d: CAST(d AS VARCHAR) = b.selection)) > 0)::INT
+    WHEN b.bet_type = 'DOUBLE' THEN CASE WHEN len(list_filter(r.dice, lambda d: CAST(d AS VARCHAR) = b.selection)) >= 2
+                                         THEN 11 * b.stake ELSE 0 END
+    WHEN b.bet_type = 'TRIPLE' THEN CASE WHEN r.triple AND CAST(r.dice[1] AS VARCHAR) = b.selection
+                                         THEN 181 * b.stake ELSE 0 END
+    WHEN b.bet_type = 'ANY_TRIPLE' THEN CASE WHEN r.triple THEN 31 * b.stake ELSE 0 END
+    WHEN b.bet_type = 'COMBO' THEN CASE WHEN list_has_all(list_transform(r.dice, lambda d: CAST(d AS VARCHAR)),
+                                                          string_split(b.selection, '-')) THEN 6 * b.stake ELSE 0 END
+  END AS credit
+FROM read_parquet({bets}) AS b JOIN r USING (round_id)
+"""
+
+# Casino stud (casino_stud_live: call = 2 x ante, dealer qualifies with ace-king or better, the industry call
+# table): ANTE (ante and call together) from the recorded decision and hand ranks; equal ranks are decided
+# by the cards (groups first, then kickers; the wheel A-2-3-4-5 plays the ace low), and a high-card
+# dealer qualifies by holding an ace and a king. JACKPOT bets (the side bet with its pools) are left out.
+CASINO_STUD_ANTE_CREDIT = """
+CREATE TEMP MACRO stud_values(cards) AS list_transform(cards, lambda c: CASE c[1] WHEN 'A' THEN 14 WHEN 'K' THEN 13
+  WHEN 'Q' THEN 12 WHEN 'J' THEN 11 WHEN 'T' THEN 10 ELSE ascii(c[1]) - 48 END);
+CREATE TEMP MACRO stud_low_ace(v) AS CASE WHEN list_sort(v) = [2, 3, 4, 5, 14]
+  THEN list_transform(v, lambda x: CASE WHEN x = 14 THEN 1 ELSE x END) ELSE v END;
+CREATE TEMP MACRO stud_grouped(v) AS
+  list_reverse_sort(list_transform(v, lambda x: 100 * len(list_filter(v, lambda y: y = x)) + x));
+CREATE TEMP MACRO stud_key(cards) AS stud_grouped(stud_low_ace(stud_values(cards)));
+CREATE TABLE casino_stud_main_bet_credit AS
+WITH r AS (
+  SELECT round_id, status, boxes, box_hands, box_actions, box_cards, dealer_cards,
+         list_position({ranks}, dealer_hand) AS dealer_rank,
+         list_position({ranks}, dealer_hand) > 1
+           OR (list_contains(stud_values(dealer_cards), 14)
+               AND list_contains(stud_values(dealer_cards), 13)) AS qualifies
+  FROM read_parquet({rounds})
+), box AS (
+  SELECT b.bet_id, b.round_id, b.bet_type, b.stake, b.paid, r.status, r.dealer_rank, r.qualifies, r.dealer_cards,
+         b.stake + coalesce(b.added_stake, 0) AS staked,
+         list_position({ranks}, r.box_hands[list_position(r.boxes, b.seat)]) AS rank,
+         r.box_actions[list_position(r.boxes, b.seat)] AS action,
+         r.box_cards[list_position(r.boxes, b.seat)] AS cards
+  FROM read_parquet({bets}) AS b JOIN r USING (round_id)
+  WHERE b.bet_type = 'ANTE'
+)
+SELECT bet_id, round_id, bet_type, stake, paid,
+  CASE
+    WHEN status = 'cancelled' THEN staked
+    WHEN action = 'F' THEN 0
+    WHEN action <> 'C' OR rank IS NULL OR dealer_rank IS NULL THEN NULL
+    WHEN NOT qualifies THEN 4 * stake
+    WHEN rank > dealer_rank OR (rank = dealer_rank AND stud_key(cards) > stud_key(dealer_cards))
+      THEN 4 * stake + 2 * stake * {call_odds}[rank]
+    WHEN rank = dealer_rank AND stud_key(cards) = stud_key(dealer_cards) THEN 3 * stake
+    ELSE 0
+  END AS credit
+FROM box
+"""
+STUD_RANKS = ("HIGH_CARD", "PAIR", "TWO_PAIR", "THREE_OF_A_KIND", "STRAIGHT", "FLUSH", "FULL_HOUSE", "FOUR_OF_A_KIND",
+              "STRAIGHT_FLUSH", "ROYAL_FLUSH")
+STUD_CALL_ODDS = (1, 1, 2, 3, 4, 5, 7, 20, 50, 100)  # casino_stud_live's [call_payouts], in STUD_RANKS order
+
+# Each game's baseline: its SQL and the table it fills (the games' own files: bench.measure._game_files).
+BASELINE_SQL = {
+    "baccarat": (MAIN_BET_CREDIT, "main_bet_credit"),
+    "blackjack": (BLACKJACK_MAIN_CREDIT, "blackjack_main_bet_credit"),
+    "roulette": (ROULETTE_CREDIT.replace("{red}", ", ".join(map(str, ROULETTE_RED))), "roulette_main_bet_credit"),
+    "sic_bo": (SIC_BO_CREDIT, "sic_bo_main_bet_credit"),
+    "casino_stud": (CASINO_STUD_ANTE_CREDIT.replace("{ranks}", "[" + ", ".join(f"'{r}'" for r in STUD_RANKS) + "]")
+                    .replace("{call_odds}", str(list(STUD_CALL_ODDS))), "casino_stud_main_bet_credit"),
+}
+
+
+def _sql_files(paths: list[str]) -> str:
+    return "[" + ", ".join(f"'{p}'" for p in paths) + "]"
+
 
 def duckdb_baseline(data: Path, work: Path) -> dict:
-    """The credit of every PLAYER/BANKER/TIE bet from the recorded outcome and scores (no replay, no
-    side bets, no rules beyond the paytable of the main bets), into a DuckDB file."""
+    """Every game's baseline (BASELINE_SQL) on the day, one after the other, into one DuckDB file: each
+    game's statement and a checkpoint timed apart (`games`: its seconds, its bets in, the bets it settled,
+    those whose credit differs from the recorded `paid`, those left unsettled). On a baccarat-only day: the
+    PLAYER/BANKER/TIE credit alone, as before."""
     clock = Stopwatch()
     import duckdb
+    import pyarrow.parquet as pq
 
+    tables = pq.read_table(data / "tables.parquet", columns=["game"])
+    on_floor = set(tables["game"].to_pylist())
+    (work / "baseline.duckdb").unlink(missing_ok=True)
     con = duckdb.connect(str(work / "baseline.duckdb"))
-    con.execute(MAIN_BET_CREDIT.format(bets=f"{data}/bets/**/*.parquet", rounds=f"{data}/rounds/**/*.parquet"))
-    con.execute("CHECKPOINT")
+    seconds: dict[str, float] = {}
+    for game, (sql, _) in BASELINE_SQL.items():
+        if game not in on_floor:
+            continue
+        t = time.perf_counter()
+        con.execute(sql.format(bets=_sql_files(_game_files(data / "bets", game)),
+                               rounds=_sql_files(_game_files(data / "rounds", game))))
+        con.execute("CHECKPOINT")
+        seconds[game] = time.perf_counter() - t
     result = clock.result()
-    n, off = con.execute("SELECT count(*), count(*) FILTER (WHERE credit <> paid) FROM main_bet_credit").fetchone()
+    games = {}
+    for game, s in seconds.items():
+        table = BASELINE_SQL[game][1]
+        settled, left, off = con.execute(f"SELECT count(credit), count(*) - count(credit), "
+                                         f"count(*) FILTER (WHERE credit <> paid) FROM {table}").fetchone()
+        bets = sum(pq.ParquetFile(p).metadata.num_rows for p in _game_files(data / "bets", game))
+        games[game] = {"seconds": s, "bets": bets, "main_bets": settled, "main_bets_unsettled": left,
+                       "main_bets_credit_differs": off}
     con.close()
-    result.update(bets=_bets_in(data), rounds=_rounds_in(data), main_bets=n, main_bets_credit_differs=off)
+    result.update(bets=_bets_in(data), rounds=_rounds_in(data), games=games,
+                  main_bets=sum(g["main_bets"] for g in games.values()),
+                  main_bets_credit_differs=sum(g["main_bets_credit_differs"] for g in games.values()),
+                  baseline_bytes=(work / "baseline.duckdb").stat().st_size)
     return result
 
 

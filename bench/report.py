@@ -21,6 +21,15 @@ MIXED_LABEL = "full audit of a mixed floor (the games above), in-process + DuckD
 GAME_ORDER = tuple(ENGINE_ITSELF)  # baccarat, blackjack, roulette, sic_bo: the rows' order
 BASELINES = ("engine", "duckdb", "naive", "audit_dask", "audit_no_load")
 
+# Issue 33's targets, on the mixed floor of every game (one run, ratios in that run): the full audit against the
+# sum of the games' DuckDB baselines (the `duckdb` measurement of the floor), its throughput and peak at 10M.
+MIXED_TARGET_AUDIT_BETS_S = 500_000  # at 10M
+MIXED_TARGET_RATIO_LARGE = 6  # at 10M (from LARGE_BETS on)
+MIXED_TARGET_RATIO_SMALL = 8  # at 1M
+MIXED_TARGET_RSS_MB = 1.1 * 1024  # at 10M
+MIXED_LARGE_BETS = 5_000_000  # a floor this large is judged by the 10M targets
+BYTES_PER = 10_000_000  # the warehouse file's size is reported per this many bets
+
 # The issue's targets for the embedded default on this 2-core machine, judged at the largest size.
 TARGET_AUDIT_BETS_S = 500_000
 TARGET_DUCKDB_RATIO = 10
@@ -59,6 +68,43 @@ def _games_of(mixed: dict) -> list[str]:
     """The games of the run's mixed floors, in GAME_ORDER (issue 29's runs: baccarat and blackjack)."""
     seen = {g for d in mixed["datasets"].values() for g in d.get("games", {})}
     return [g for g in GAME_ORDER if g in seen] + sorted(seen - set(GAME_ORDER))
+
+
+def compare_outputs(a: dict | None, b: dict | None) -> dict | None:
+    """Two audits' outputs (bench.measure.output_digests): per output folder, whether its files are
+    byte-identical (same names, same sha256) and whether its rows are (whatever their order and file)."""
+    if not a or not b:
+        return None
+    folders = sorted(set(a) | set(b))
+    files_same = [f for f in folders if f in a and f in b and a[f]["files"] == b[f]["files"]]
+    content_same = [f for f in folders if f in a and f in b and (a[f]["rows"], a[f]["content"])
+                    == (b[f]["rows"], b[f]["content"])]
+    return {"folders": len(folders), "files_identical": len(files_same), "content_identical": len(content_same),
+            "files": sum(len(a[f]["files"]) for f in folders if f in a),
+            "rows": sum(a[f]["rows"] for f in folders if f in a),
+            "differ": [f for f in folders if f not in content_same or f not in files_same],
+            "identical": len(files_same) == len(folders)}
+
+
+def _warehouse(r: dict) -> dict | None:
+    """The full audit's warehouse file: bytes, bytes a bet, and per BYTES_PER bets."""
+    if not r.get("warehouse_bytes"):
+        return None
+    per_bet = r["warehouse_bytes"] / r["bets"]
+    return {"bytes": r["warehouse_bytes"], "bytes_per_bet": per_bet, "bytes_per_10m_bets": per_bet * BYTES_PER}
+
+
+def _dask_vs(res: dict) -> dict | None:
+    """The DaskRunner's audit beside the in-process one of the same dataset in the run."""
+    a, d = res.get("audit"), res.get("audit_dask")
+    if not (a and d):
+        return None
+    return {"audit_wall_s": a["wall_s"], "dask_wall_s": d["wall_s"], "audit_cpu_s": a["cpu_s"],
+            "dask_cpu_s": d["cpu_s"],
+            "audit_peak_rss_mb": a["peak_rss_mb"], "dask_peak_rss_mb": d["peak_rss_mb"],
+            "wall_x": d["wall_s"] / a["wall_s"], "peak_x": d["peak_rss_mb"] / a["peak_rss_mb"],
+            "outputs": compare_outputs(a.get("outputs"), d.get("outputs")), "tasks": d.get("dask_tasks"),
+            "profile": d.get("dask_profile")}
 
 
 def derive_mixed(payload: dict) -> dict | None:
@@ -100,7 +146,59 @@ def derive_mixed(payload: dict) -> dict | None:
                 g["baccarat_engine_call_x"] = (base / g["engine_bets_per_s"] if base and g["engine_bets_per_s"]
                                                and game != "baccarat" else None)
             row["engine_games"] = games
+        if "duckdb" in res:
+            d = res["duckdb"]
+            base: dict = {}
+            for game, g in d.get("games", {}).items():
+                b = {"bets": g["bets"], "seconds": g["seconds"], "bets_per_s": _per_s(g["bets"], g["seconds"])}
+                e = row.get("engine_games", {}).get(game)
+                if e and b["bets_per_s"]:  # how many times the baseline's bets/s the engine's is
+                    b["engine_call_x"] = (b["bets_per_s"] / e["engine_bets_per_s"] if e["engine_bets_per_s"]
+                                          else None)
+                    b["read_place_engine_x"] = (b["bets_per_s"] / e["read_place_engine_bets_per_s"]
+                                                if e["read_place_engine_bets_per_s"] else None)
+                base[game] = b
+            row["duckdb"] = {"wall_s": d["wall_s"], "bets_per_s": d["bets"] / d["wall_s"],
+                             "games_s": sum(g["seconds"] for g in d.get("games", {}).values()), "games": base}
+            if "audit" in res:
+                row["audit_duckdb_x"] = res["audit"]["wall_s"] / d["wall_s"]
+                row["audit_duckdb_games_x"] = (res["audit"]["wall_s"] / row["duckdb"]["games_s"]
+                                               if row["duckdb"]["games_s"] else None)
+        if "audit" in res:
+            row["warehouse"] = _warehouse(res["audit"])
+        row["dask"] = _dask_vs(res)
         out["sizes"][size] = row
+    out["targets"] = _mixed_targets(payload, out)
+    return out
+
+
+def _mixed_targets(payload: dict, dm: dict) -> list[dict]:
+    """Issue 33's targets on the mixed floor: the audit within 8x of the games' DuckDB baselines at 1M and 6x at
+    10M; at 10M (the largest mixed size measured) 500k bets/s and a peak of 1.1 GB; memory flat."""
+    out: list[dict] = []
+    mixed = payload["mixed"]
+    sizes = [s for s in mixed["results"] if "audit" in mixed["results"][s]]
+
+    def target(name, size, value, goal, ok, unit=""):
+        out.append({"target": name, "size": size, "measured": value, "goal": goal, "met": bool(ok), "unit": unit})
+
+    for size in sizes:
+        a, row = mixed["results"][size]["audit"], dm["sizes"][size]
+        if "audit_duckdb_x" in row:
+            goal = MIXED_TARGET_RATIO_LARGE if a["bets"] >= MIXED_LARGE_BETS else MIXED_TARGET_RATIO_SMALL
+            target("mixed floor: full audit vs every game's DuckDB baseline (wall)", size, row["audit_duckdb_x"],
+                   f"<= {goal}x", row["audit_duckdb_x"] <= goal, "x")
+    if sizes:
+        size = sizes[-1]
+        a = mixed["results"][size]["audit"]
+        bets_s = a["bets"] / a["wall_s"]
+        target("mixed floor: full audit, end to end", size, bets_s, f">= {MIXED_TARGET_AUDIT_BETS_S:,} bets/s",
+               bets_s >= MIXED_TARGET_AUDIT_BETS_S, "bets/s")
+        target("mixed floor: full audit peak memory", size, a["peak_rss_mb"], f"<= {MIXED_TARGET_RSS_MB:,.0f} MB",
+               a["peak_rss_mb"] <= MIXED_TARGET_RSS_MB, "MB")
+    for g in dm["growth"].get("audit", [])[-1:]:
+        target(f"mixed floor: full audit memory growth {g['from']} -> {g['to']} (exponent)", g["to"],
+               g["rss_exponent"], f"flat (< {FLAT_RSS_EXPONENT})", g["rss_exponent"] < FLAT_RSS_EXPONENT)
     return out
 
 
@@ -124,6 +222,8 @@ def derive(payload: dict) -> dict:
         derived["throughput"][size] = rows
         if "audit" in res:
             derived["ratios"][size] = {k: res["audit"]["wall_s"] / res[k]["wall_s"] for k in BASELINES if k in res}
+            derived.setdefault("warehouse", {})[size] = _warehouse(res["audit"])
+            derived.setdefault("dask", {})[size] = _dask_vs(res)
     for kind in payload["measurements"]:
         derived["growth"][kind] = _growth(payload["results"], kind)
     derived["targets"] = _targets(payload, derived, sizes[-1]) if sizes else []
@@ -270,7 +370,9 @@ def markdown(payload: dict, derived: dict) -> str:
                          f"{r['bets_quarantined']:,} | {r['findings']:,} | {r['faults_missed']} | "
                          f"{r['findings_unexplained']} |")
         lines.append("")
-    lines += ["## Growth from size to size", "",
+    lines += warehouse_lines(derived.get("warehouse", {}), "baccarat-only days")
+    lines += dask_lines(derived.get("dask", {}), "baccarat-only days")
+    lines += ["", "## Growth from size to size", "",
               "| measurement | from -> to | bets x | wall x | peak RSS x | wall exponent | RSS exponent |",
               "|---|---|---:|---:|---:|---:|---:|"]
     for kind, steps in derived["growth"].items():
@@ -289,15 +391,78 @@ def markdown(payload: dict, derived: dict) -> str:
     for f in payload.get("failures", []):
         lines += ["", f"**{f['kind']} failed at {f['size']} (run {f['run']})**: {f['error'].splitlines()[0]}"
                   + (f" — {f['note']}" if f.get("note") else "")]
-    lines += ["", "## Targets (embedded default, largest size measured)", "",
-              "| target | size | measured | goal | met |", "|---|---|---:|---|---|"]
-    for t in derived["targets"]:
+    lines += targets_lines(derived["targets"], "## Targets (embedded default, largest baccarat-only size measured)")
+    if derived.get("mixed", {}).get("targets"):
+        lines += targets_lines(derived["mixed"]["targets"], "## Issue 33's targets (the mixed floor of every game)")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def warehouse_lines(by_size: dict, floor: str) -> list[str]:
+    """The full audit's DuckDB file, size by size (`_warehouse`)."""
+    rows = [(size, w) for size, w in by_size.items() if w]
+    if not rows:
+        return []
+    lines = ["", f"Warehouse file written by the full audit ({floor}; the self-contained DuckDB file a regulator "
+             "copies):", "", f"| size | bytes | MB | bytes a bet | per {BYTES_PER / 1e6:g}M bets (MB) |",
+             "|---|---:|---:|---:|---:|"]
+    for size, w in rows:
+        lines.append(f"| {size} | {w['bytes']:,} | {w['bytes'] / 2**20:,.1f} | {w['bytes_per_bet']:.1f} | "
+                     f"{w['bytes_per_10m_bets'] / 2**20:,.0f} |")
+    return lines
+
+
+def dask_lines(by_size: dict, floor: str) -> list[str]:
+    """The DaskRunner's audit beside the in-process one (`_dask_vs`): wall, CPU, peak, the outputs compared,
+    and where the workers' time went (the scheduler's task stream)."""
+    rows = [(size, d) for size, d in by_size.items() if d]
+    if not rows:
+        return []
+    lines = ["", f"DaskRunner (local cluster: 2 workers x 1 thread) beside the in-process runner ({floor}; outputs "
+             "compared folder by folder: the files' sha256, and the rows whatever their order):", "",
+             "| size | in-process wall s, CPU s, peak MB | Dask wall s, CPU s, peak MB (client + scheduler + "
+             "workers) | "
+             "Dask ÷ in-process: wall, peak | output folders with byte-identical files | with the same rows | "
+             "workers busy (task stream) | compute s, transfer s, deserialize s | compute s by Dask key "
+             "(largest 3) |", "|---|---|---|---|---:|---:|---:|---|---|"]
+    for size, d in rows:
+        o, t = d["outputs"], d.get("tasks") or {}
+        act = t.get("seconds_by_action", {})
+        stages = ", ".join(f"{k} {v:,.0f}" for k, v in list(t.get("compute_seconds_by_stage", {}).items())[:3])
+        busy = f"{t['busy_share']:.0%} of {t['worker_wall_s']:,.0f} s" if t.get("busy_share") is not None else "-"
+        lines.append(
+            f"| {size} | {_n(d['audit_wall_s'], 2)}, {_n(d['audit_cpu_s'], 1)}, {_n(d['audit_peak_rss_mb'])} | "
+            f"{_n(d['dask_wall_s'], 2)}, {_n(d['dask_cpu_s'], 1)}, {_n(d['dask_peak_rss_mb'])} | "
+            f"{d['wall_x']:.2f}x, {d['peak_x']:.2f}x | "
+            + (f"{o['files_identical']} of {o['folders']} ({o['files']:,} files) | {o['content_identical']} of "
+               f"{o['folders']} ({o['rows']:,} rows)" if o else "- | -")
+            + f" | {busy} | {_n(act.get('compute'), 1)}, {_n(act.get('transfer'), 1)}, "
+            f"{_n(act.get('deserialize'), 1)} | {stages or '-'} |")
+    for size, d in rows:
+        prof = d.get("profile")
+        if not prof or not prof.get("task_samples"):
+            continue
+        side = prof["inclusive_share"].get("apache_beam/transforms/sideinputs.py:__iter__")
+        lines.append(f"\n{size}, the workers' task threads by Dask's profiler ({prof['task_samples']:,} samples of "
+                     f"{prof['interval_s'] * 1000:g} ms): "
+                     + (f"{side:.0%} inside a side input computed within a task (Beam's DaskRunner materialises it "
+                        "with a nested `compute`); " if side else "")
+                     + "where the samples stop (self): "
+                     + ", ".join(f"`{k}` {v:.1%}" for k, v in list(prof["self_share"].items())[:8]) + ".")
+    differ = [(size, d["outputs"]["differ"]) for size, d in rows if d["outputs"] and d["outputs"]["differ"]]
+    for size, folders in differ:
+        lines.append(f"\n**{size}: Dask's outputs differ from the in-process runner's in {', '.join(folders)}**")
+    return lines
+
+
+def targets_lines(targets: list[dict], title: str) -> list[str]:
+    lines = ["", title, "", "| target | size | measured | goal | met |", "|---|---|---:|---|---|"]
+    for t in targets:
         v = t["measured"]
         shown = f"{v:,.2f}" if t["unit"] in ("x", "s", "") else f"{v:,.0f}"
         lines.append(f"| {t['target']} | {t['size']} | {shown} {t['unit']} | {t['goal']} | "
                      f"{'yes' if t['met'] else '**no**'} |")
-    lines.append("")
-    return "\n".join(lines)
+    return lines
 
 
 def _flat(step: dict) -> str:
@@ -356,6 +521,41 @@ def mixed_markdown(payload: dict, dm: dict | None) -> list[str]:
                          f"{_n(r['peak_rss_mb'])} | {same} | {ratio} | "
                          f"{r['bets_settled']:,} | {r['bets_quarantined']:,} | {r['findings']:,} | "
                          f"{r['faults_missed']} | {r['findings_unexplained']} |")
+    if any("duckdb" in r for r in dm["sizes"].values()):
+        lines += ["", "Each game's engine beside its DuckDB baseline (`duckdb`: per game the least SQL that settles "
+                  "its main bets from what its rounds record, bench.measure.BASELINE_SQL, into one DuckDB file; a "
+                  "game's bets/s counts every bet of its files; `x` = how many times the baseline's bets/s the "
+                  "engine's is slower):", "",
+                  "| size | game | bets | baseline s | baseline bets/s | engine call bets/s | engine call x | read + "
+                  "place + engine bets/s | read + place + engine x | baseline: main bets settled, left unsettled, "
+                  "credit ≠ paid |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+        for size, row in dm["sizes"].items():
+            base = row.get("duckdb")
+            if not base:
+                continue
+            raw = mixed["results"][size]["duckdb"]["games"]
+            for game in [g for g in games if g in base["games"]]:
+                b, e = base["games"][game], row.get("engine_games", {}).get(game, {})
+                r = raw[game]
+                x, y = b.get("engine_call_x"), b.get("read_place_engine_x")
+                lines.append(f"| {size} | {game} | {b['bets']:,} | {_n(b['seconds'], 2)} | {_n(b['bets_per_s'])} | "
+                             f"{_n(e.get('engine_bets_per_s'))} | {'-' if x is None else f'{x:.1f}x'} | "
+                             f"{_n(e.get('read_place_engine_bets_per_s'))} | {'-' if y is None else f'{y:.1f}x'} | "
+                             f"{r['main_bets']:,}, {r['main_bets_unsettled']:,}, {r['main_bets_credit_differs']:,} |")
+        lines += ["", "| size | full audit wall s | bets/s | peak MB | DuckDB baseline of every game: wall s (the "
+                  "measurement) | its games' statements s | bets/s | audit ÷ baseline (wall) | audit ÷ the games' "
+                  "statements |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        for size, row in dm["sizes"].items():
+            if "duckdb" not in row or "audit" not in row:
+                continue
+            a, b = mixed["results"][size]["audit"], row["duckdb"]
+            gx = row.get("audit_duckdb_games_x")
+            lines.append(f"| {size} | {_n(a['wall_s'], 2)} | {_n(row['audit']['bets_per_s'])} | "
+                         f"{_n(a['peak_rss_mb'])} | {_n(b['wall_s'], 2)} | {_n(b['games_s'], 2)} | "
+                         f"{_n(b['bets_per_s'])} | **{row['audit_duckdb_x']:.2f}x** | "
+                         f"{'-' if gx is None else f'{gx:.2f}x'} |")
+    lines += warehouse_lines({s: r.get("warehouse") for s, r in dm["sizes"].items()}, "mixed floor")
+    lines += dask_lines({s: r.get("dask") for s, r in dm["sizes"].items()}, "mixed floor")
     steps = [(k, g) for k, gs in dm["growth"].items() for g in gs]
     if steps:
         lines += ["", "| mixed floor: measurement | from -> to | bets x | wall x | peak RSS x | wall exponent | "

@@ -7,9 +7,9 @@ times, and write bench/results/results.{md,json} and throughput.png.
     python -m bench --sizes 1M --mixed-sizes 300k,1M --only audit,engine --repeat 1   # a few minutes
 
 Besides the baccarat-only days (`--sizes`), a mixed floor (`--mixed-sizes`: baccarat, blackjack, roulette,
-sic bo and casino stud tables, a fifth of the rounds each: bench.datasets) is audited in full (`audit`) and
-its engine measured game by game (`engine_games`; `--only engine` selects it too), after the baccarat sizes,
-in the same run.
+sic bo and casino stud tables, a fifth of the rounds each: bench.datasets) is audited in full (`audit`, and
+`audit_dask` on the DaskRunner), its engine measured game by game (`engine_games`; `--only engine` selects it
+too) and every game's DuckDB baseline run (`duckdb`), after the baccarat sizes, in the same run.
 
 Peak memory is taken per measurement, over its timed work only (not the untimed checks after it, which
 read the outputs back): the child's own peak resident set (ru_maxrss) when its work ends, and for Dask a
@@ -77,7 +77,7 @@ def _poll_rss(pid: int, peak: list, stop: threading.Event, cap: float | None = N
         stop.wait(0.05)
 
 
-TIMEOUT_S = 900  # a measurement that takes longer is stopped and reported as failed (10M takes < 2 min)
+TIMEOUT_S = 900  # a measurement that takes longer is stopped and reported as failed (10M takes < 2 min; --timeout-s)
 
 
 class MeasurementFailed(RuntimeError):
@@ -85,7 +85,7 @@ class MeasurementFailed(RuntimeError):
 
 
 def run_child(kind: str, data: Path, work: Path, *extra: str, keep: bool = False,
-              memory_cap_gb: float | None = None) -> dict:
+              memory_cap_gb: float | None = None, timeout_s: float = TIMEOUT_S) -> dict:
     """One measurement in a fresh `python -m bench.measure` process; its JSON plus peak memory. The child
     leads its own process group, so a timeout stops it with everything it started (a Dask cluster)."""
     scratch = work / kind
@@ -104,7 +104,7 @@ def run_child(kind: str, data: Path, work: Path, *extra: str, keep: bool = False
         cap = memory_cap_gb * 2**30 if memory_cap_gb else None
         poller = threading.Thread(target=_poll_rss, args=(proc.pid, peak, stop, cap), daemon=True)
         poller.start()
-        timer = threading.Timer(TIMEOUT_S, lambda: os.killpg(proc.pid, 9))
+        timer = threading.Timer(timeout_s, lambda: os.killpg(proc.pid, 9))
         timer.start()
         _, status, usage = os.wait4(proc.pid, 0)
         timer.cancel()
@@ -120,7 +120,7 @@ def run_child(kind: str, data: Path, work: Path, *extra: str, keep: bool = False
         if peak[1]:
             why = (f"stopped after {wall:.0f} s: resident memory of the process tree above the cap of "
                    f"{memory_cap_gb:g} GB (--memory-cap-gb)")
-        elif proc.returncode == -9 and wall >= TIMEOUT_S:
+        elif proc.returncode == -9 and wall >= timeout_s:
             why = f"stopped after {wall:.0f} s (timeout)"
         elif out.with_suffix(".failed").exists():
             why = out.with_suffix(".failed").read_text() + f" ({wall:.0f} s)"
@@ -190,7 +190,7 @@ def _median_run(runs: list[dict]) -> dict:
         elif key == "games":  # engine_games: each game's counts and phases
             out[key] = {g: _median_run([r["games"][g] for r in runs]) for g in runs[0]["games"]}
         elif key in ("wall_s", "cpu_s", "peak_rss_mb", "max_rss_mb", "tree_rss_peak_mb", "process_wall_s",
-                     "cluster_rss_idle_mb", "work_max_rss_mb", "tree_rss_work_peak_mb"):
+                     "cluster_rss_idle_mb", "work_max_rss_mb", "tree_rss_work_peak_mb", "seconds"):
             out[key] = statistics.median(values)
             out[key + "_all"] = values
         elif key not in ("pid", "work_ended_epoch"):
@@ -246,7 +246,8 @@ def _measure_size(label: str, folder: Path, info: dict, kinds: list[str], work: 
                 continue
             print(f"  {name} {kind} run {r + 1}/{repeats} ...", end=" ", flush=True)
             try:
-                res = run_child(kind, folder, work, keep=args.keep_work, memory_cap_gb=args.memory_cap_gb)
+                res = run_child(kind, folder, work, keep=args.keep_work, memory_cap_gb=args.memory_cap_gb,
+                                timeout_s=args.timeout_s)
             except MeasurementFailed as e:  # reported, and the other measurements go on
                 print(f"FAILED\n{e}", flush=True)
                 payload.setdefault("failures", []).append({"size": name, "kind": kind, "run": r + 1,
@@ -287,9 +288,14 @@ def main(argv: list[str] | None = None) -> int:
                         "says nothing about speed")
     parser.add_argument("--results", type=Path, default=ROOT / "results", help="where results.md/json/png go")
     parser.add_argument("--data", type=Path, default=ROOT / "data", help="dataset cache (recorded once)")
+    parser.add_argument("--work", type=Path, default=None,
+                        help="scratch folder of the measurements (default: DATA/_work; removed at the end)")
     parser.add_argument("--keep-work", action="store_true", help="keep each measurement's outputs")
     parser.add_argument("--memory-cap-gb", type=float, default=12.0,
                         help="stop a measurement whose processes together hold more (the machine is shared)")
+    parser.add_argument("--timeout-s", type=float, default=TIMEOUT_S,
+                        help="stop a measurement that takes longer (seconds); a 10M mixed floor on the DaskRunner "
+                        "takes longer than the default")
     args = parser.parse_args(argv)
     if args.smoke:
         args.sizes, args.mixed_sizes, args.repeat, args.repeat_large = SMOKE_SIZE, SMOKE_MIXED_SIZES, 1, 1
@@ -305,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
         kinds = [k for k in kinds if k != "audit_dask"]
     args.results.mkdir(parents=True, exist_ok=True)
     args.data.mkdir(parents=True, exist_ok=True)
-    work = args.data / "_work"
+    work = args.work or args.data / "_work"
 
     payload: dict = {"started_at": datetime.now(UTC).isoformat(timespec="seconds"), "machine": _machine(),
                      "smoke": args.smoke, "repeat": args.repeat, "repeat_large": args.repeat_large,
@@ -333,8 +339,10 @@ def main(argv: list[str] | None = None) -> int:
         split = ", ".join(f"{g} {v['bets']:,} bets ({v['bets_share']:.1%})" for g, v in info["games"].items())
         print(f"  {size.label} mixed: {split}", flush=True)
         mixed["datasets"][size.label] = info
-        by_kind, _ = _measure_size(size.label, folder, info, mixed["measurements"], work, args, payload,
-                                   tag=" mixed")
+        kinds_here = mixed["measurements"]
+        if args.smoke and size != mixed_sizes[-1]:  # the DaskRunner's wiring once: its cluster costs ~20-60 s a run
+            kinds_here = [k for k in kinds_here if k != "audit_dask"]
+        by_kind, _ = _measure_size(size.label, folder, info, kinds_here, work, args, payload, tag=" mixed")
         mixed["results"][size.label] = {k: _median_run(v) for k, v in by_kind.items() if v}
     shutil.rmtree(work, ignore_errors=True)
     payload["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
