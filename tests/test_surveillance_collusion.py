@@ -156,6 +156,50 @@ def test_shared_rounds_hand_worked_table():
                         "5 rounds both were playing, chance 0.8: 45.00 EUR staked together")
 
 
+@pytest.mark.parametrize("others, effective, p_value, note", [
+    # C and D bet rounds 3 and 5 of the window (3-7): others d = 2, 0, 2, 0, 0; (sum d)^2 / sum d (d - 1) =
+    # 16 / 4 = 4 rounds of an even crowd. P(S >= 2 | S >= 1) over 4 rounds, 2 and 2 drawn: (1/6) / (1 - 1/6)
+    ({"C": [3, 5], "D": [3, 5]}, 4, Fraction(1, 5), " (as 4 rounds of an even crowd), chance 1.0"),
+    # counting the pair in the crowd would give c = 2, 2, 2, 2, 0: 64 / 8 = 8, the window (5) kept: not so
+    # one other account in every round of the window: d = 1, sum d (d - 1) = 0: the window itself, as above
+    ({"C": [3, 4, 5, 6, 7]}, 5, Fraction(1, 7), ", chance 0.8"),
+])
+def test_shared_rounds_weigh_busy_rounds(others, effective, p_value, note):
+    plays = {"A": [2, 4, 6, 8], "B": [1, 4, 6, 8, 10], **others}
+    rows = [(f"r{r:02d}", acct, "PLAYER", 1000, 0) for acct, rs in plays.items() for r in rs]
+    rounds = {"round_id": np.array([f"r{r:02d}" for r in range(1, 11)])}
+    features = shared_rounds_features(_table("T03", rounds, _bets(rows)))
+    (r,) = [r for r in features.to_pylist() if (r["account_a"], r["account_b"]) == ("A", "B")]
+    assert (r["window"], r["shared_window"], r["window_effective"]) == (5, 2, effective)
+    (t,) = [t for t in shared_rounds_tests(features, {"min_window_rounds": 2}) if t.subject == "A|B"]
+    assert t.p_value == pytest.approx(float(p_value), rel=1e-12)
+    assert f"within the 5 rounds both were playing{note}:" in t.detail
+
+
+def test_shared_rounds_null_holds_on_a_crowd_that_varies():
+    # Independent accounts (activity weights), a negative binomial number of visits a round (shape 2, mean 3:
+    # some rounds draw a crowd): the plain window's hypergeometric gives far more p < 0.01 than 1% (two
+    # accounts meet more in the busy rounds), the even-crowd window no more.
+    rng = np.random.default_rng(5)
+    n_rounds, n_acct = 3000, 150
+    weight = rng.lognormal(0.0, 1.0, n_acct)
+    visits = rng.negative_binomial(2, 2 / (2 + 3.0), n_rounds)
+    rnd = np.repeat(np.arange(n_rounds), visits)
+    acct = rng.choice(n_acct, rnd.size, p=weight / weight.sum())
+    key = np.unique(rnd * n_acct + acct)
+    rows = [(f"r{k // n_acct:05d}", f"A{k % n_acct:03d}", "PLAYER", 1000, 0) for k in key.tolist()]
+    rounds = {"round_id": np.array([f"r{r:05d}" for r in range(n_rounds)])}
+    features = shared_rounds_features(_table("T01", rounds, _bets(rows)))
+    plain = features.set_column(features.schema.get_field_index("window_effective"), "window_effective",
+                                features["window"])
+    rate = {}
+    for name, f in (("even", features), ("plain", plain)):
+        p = np.array([t.p_value for t in shared_rounds_tests(f, {}) if t.p_value is not None])
+        rate[name] = (p < 0.01).mean()
+        assert p.size > 2000
+    assert rate["plain"] > 0.015 and rate["even"] <= 0.01, rate
+
+
 def test_overlapping_sessions_are_not_shared_rounds():
     # A bets every round 1-60, B every round 31-90: they share 30 rounds, all of their joint window, by necessity
     rows = [(f"r{r:03d}", "A", "BANKER", 1000, 0) for r in range(1, 61)]
