@@ -47,9 +47,10 @@ Strengths, and why (docs/surveillance.md § Ground truth has the table): each is
 and what a surveillance team would want caught, and at or above the strength each detector of
 engine/surveillance is designed to find at its minimum sample. A 200-round day holds enough for the colluding
 pairs, the shoes, the weak shuffle and the overpaying dealer; the wheel, the die and the signature need the
-detectors' 1,900 spins, 1,550 rolls and 330 successive spins of one dealer (more than a table deals between
-06:00 and midnight: two days, period "run"); the counting account meets a remaining-shoe RTP above 100% late
-in about one 8-deck shoe in three, several rounds in a row, so it takes two busy days of its table to prove.
+detectors' 1,900 spins, 1,550 rolls and 330 successive spins of one dealer (a table deals at most ~1,950
+spins from its opening to 06:00 the next day, when its next business day opens: over several days, period
+"run"); the counting account meets a remaining-shoe RTP above 100% late in about one 8-deck shoe in three,
+several rounds in a row, so it takes ~25 bets (~4,500 rounds of its table) to prove.
 
 Pattern bets are added after the fault planting of their rounds, by accounts of their own (after the table's
 pool of accounts: no fault is planted on them), only on settled rounds free of round-level faults;
