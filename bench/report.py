@@ -160,8 +160,11 @@ def derive_mixed(payload: dict) -> dict | None:
                 base[game] = b
             row["duckdb"] = {"wall_s": d["wall_s"], "bets_per_s": d["bets"] / d["wall_s"],
                              "games_s": sum(g["seconds"] for g in d.get("games", {}).values()), "games": base}
+            row["duckdb"]["cpu_s"] = d["cpu_s"]
             if "audit" in res:
                 row["audit_duckdb_x"] = res["audit"]["wall_s"] / d["wall_s"]
+                # CPU seconds: what a busy neighbour disturbs least (a process waiting for a core adds wall only)
+                row["audit_duckdb_cpu_x"] = res["audit"]["cpu_s"] / d["cpu_s"] if d["cpu_s"] else None
                 row["audit_duckdb_games_x"] = (res["audit"]["wall_s"] / row["duckdb"]["games_s"]
                                                if row["duckdb"]["games_s"] else None)
         if "audit" in res:
@@ -544,16 +547,18 @@ def mixed_markdown(payload: dict, dm: dict | None) -> list[str]:
                              f"{r['main_bets']:,}, {r['main_bets_unsettled']:,}, {r['main_bets_credit_differs']:,} |")
         lines += ["", "| size | full audit wall s | bets/s | peak MB | DuckDB baseline of every game: wall s (the "
                   "measurement) | its games' statements s | bets/s | audit ÷ baseline (wall) | audit ÷ the games' "
-                  "statements |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+                  "statements | audit CPU s ÷ baseline CPU s |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
         for size, row in dm["sizes"].items():
             if "duckdb" not in row or "audit" not in row:
                 continue
             a, b = mixed["results"][size]["audit"], row["duckdb"]
-            gx = row.get("audit_duckdb_games_x")
+            gx, cx = row.get("audit_duckdb_games_x"), row.get("audit_duckdb_cpu_x")
+            cpu = "-" if cx is None else f"{_n(a['cpu_s'], 1)} ÷ {_n(b['cpu_s'], 1)} = {cx:.1f}x"
             lines.append(f"| {size} | {_n(a['wall_s'], 2)} | {_n(row['audit']['bets_per_s'])} | "
                          f"{_n(a['peak_rss_mb'])} | {_n(b['wall_s'], 2)} | {_n(b['games_s'], 2)} | "
                          f"{_n(b['bets_per_s'])} | **{row['audit_duckdb_x']:.2f}x** | "
-                         f"{'-' if gx is None else f'{gx:.2f}x'} |")
+                         f"{'-' if gx is None else f'{gx:.2f}x'} | "
+                         f"{cpu} |")
     lines += warehouse_lines({s: r.get("warehouse") for s, r in dm["sizes"].items()}, "mixed floor")
     lines += dask_lines({s: r.get("dask") for s, r in dm["sizes"].items()}, "mixed floor")
     steps = [(k, g) for k, gs in dm["growth"].items() for g in gs]
