@@ -84,6 +84,7 @@ from engine.surveillance.composition import (
     blackjack_pair_return,
     card_indices,
     hi_lo_true_count,
+    one_blas_thread,
     remaining_counts,
 )
 from engine.surveillance.detector import Detector, TableData
@@ -631,7 +632,8 @@ def _shoe_pools(refs: list[ReferenceShoes], ref_of: np.ndarray, depth: np.ndarra
             continue
         d, c = depth[here], col[here]
         contrib = (ref.moments[:, d, c] - ref.mean[d, c][None, :]) * w[here][None, :]  # (reference, bets)
-        out[:, :n_ref] += (contrib @ np.eye(len(shoes))[which[here]]).T  # summed shoe by shoe
+        with one_blas_thread():  # (a small product: see composition.one_blas_thread)
+            out[:, :n_ref] += (contrib @ np.eye(len(shoes))[which[here]]).T  # summed shoe by shoe
     out[:, n_ref] = np.bincount(which, w * centred, len(shoes))
     return out
 

@@ -46,11 +46,13 @@ from __future__ import annotations
 import functools
 import itertools
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 from engine.cards import CARD_CODES, CARD_INDEX, RANKS, SUITS
 from engine.games.baccarat.dealing import banker_decision, player_decision
@@ -61,6 +63,22 @@ from engine.games.baccarat.settlement import matching_rule
 N_CODES = len(CARD_CODES)
 PAIR_FACTS = frozenset({"player_pair", "banker_pair", "any_pair", "perfect_pair"})
 _NONE = 10  # "no third card" in a compact round's third-card slot
+
+
+@functools.cache
+def _threadpools() -> ThreadpoolController:
+    return ThreadpoolController()  # (the BLAS numpy loaded; looked up once: ~15 ms, each limit ~6 us after)
+
+
+@contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """numpy's BLAS on one thread inside. The products here are small (a few dozen paytables x 5,005
+    multisets by 64 compositions): OpenBLAS splits each over every core, and on a machine whose cores are
+    busy its threads spin waiting for each other, 15 -> ~1,100 us of CPU a composition on two shared cores
+    (75x; the advantage detector took minutes on a 1M-bet floor). One thread also rounds the same whatever
+    the machine's core count (a product split across threads differs in its last bit)."""
+    with _threadpools().limit(limits=1, user_api="blas"):
+        yield
 
 
 def counts_of(cards: Iterable[str] | Mapping[str, int]) -> np.ndarray:
@@ -335,10 +353,11 @@ class BaccaratReturns:
 
     def _compute(self, counts: np.ndarray) -> np.ndarray:
         out = np.empty((len(counts), self._n_distinct), dtype=np.float64)
-        if self._value_cols:
-            out[:, self._value_cols] = self._value_returns(counts)
-        if self._pair_cols:
-            out[:, self._pair_cols] = pair_states(counts) @ self._pair_credit
+        with one_blas_thread():
+            if self._value_cols:
+                out[:, self._value_cols] = self._value_returns(counts)
+            if self._pair_cols:
+                out[:, self._pair_cols] = pair_states(counts) @ self._pair_credit
         out[counts.sum(axis=1) < 6] = np.nan
         return out[:, self._column_of]
 
