@@ -31,6 +31,7 @@ test: lint
 bench: $(STAMP)
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench.surveillance_power
+	$(BIN)/python -m bench.surveillance_scale --sizes 1M,10M
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

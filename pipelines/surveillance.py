@@ -32,6 +32,7 @@ from datetime import UTC, date, datetime
 from functools import cache
 
 import apache_beam as beam
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -42,7 +43,8 @@ from apache_beam.options.pipeline_options import PipelineOptions, StandardOption
 
 from engine.findings import SEVERITY
 from engine.surveillance.detector import Detector, TableData
-from engine.surveillance.tests import ALPHA, SurveillanceTest, adjust
+from engine.surveillance.stats import benjamini_hochberg
+from engine.surveillance.tests import ALPHA, SurveillanceTest
 from pipelines.games import REPLAY_OUTPUTS
 from pipelines.io import ReadTable, WriteShards, files_in, input_files, source_path
 from pipelines.transforms import SplitByTag, split_by_key
@@ -283,7 +285,28 @@ class _Tests(beam.DoFn):
         for t in tests:
             if not isinstance(t, SurveillanceTest):
                 raise TypeError(f"surveillance: {name}'s tests returned {type(t).__name__}, not SurveillanceTest")
-        yield name, list(tests)
+        yield name, as_test_columns(tests)
+
+
+# A detector's tests as columns (SurveillanceTest's fields but q_value and flagged, which adjusting sets): what
+# travels from the tests to the adjustment. The pair detectors give a test a pair, ~1.3M on a 1M-bet floor: as
+# objects, pickled between the steps and copied by `adjust`, they took 7.8 GB there.
+TEST_COLUMNS = pa.schema([
+    ("detector", pa.string()), ("subject", pa.string()), ("period", pa.string()), ("statistic", pa.string()),
+    ("value", pa.float64()), ("p_value", pa.float64()), ("method", pa.string()), ("sample", pa.int64()),
+    ("min_sample", pa.int64()), ("effect", pa.float64()), ("money", pa.int64()), ("detail", pa.string()),
+])
+
+
+def as_test_columns(tests: Sequence[SurveillanceTest]) -> pa.Table:
+    """Tests as one Arrow table of TEST_COLUMNS (numpy scalars and ints where a detector gave them, as floats
+    and ints)."""
+    columns = {name: [getattr(t, name) for t in tests] for name in TEST_COLUMNS.names}
+    for name in ("value", "p_value", "effect"):
+        columns[name] = [None if v is None else float(v) for v in columns[name]]
+    for name in ("sample", "min_sample", "money"):
+        columns[name] = [None if v is None else int(v) for v in columns[name]]
+    return pa.table(columns, schema=TEST_COLUMNS)
 
 
 class _Ids(beam.CombineFn):
@@ -323,53 +346,82 @@ def period_dates(period: str) -> tuple[date | None, date | None]:
 
 
 class _Adjust(beam.DoFn):
-    """Every detector's tests -> ("tests", the run's tests adjusted, as one table) and ("findings", the
-    flagged ones as review findings)."""
+    """Every detector's tests (TEST_COLUMNS) -> ("tests", the run's tests adjusted, as one table) and
+    ("findings", the flagged ones as review findings)."""
 
     def __init__(self, detectors: Sequence[Detector], alpha: float, audit_run_id: str | None):
         self.kinds = {d.name: d.finding_kind for d in detectors}
         self.alpha, self.audit_run_id = alpha, audit_run_id
         self.counts = {what: Metrics.counter("surveillance", what) for what in ("tests", "tested", "flagged")}
 
-    def process(self, per_detector: list[tuple[str, list[SurveillanceTest]]], ids: dict):
-        rows, kinds = [], []
-        for name, tests in sorted(per_detector, key=lambda p: p[0]):
-            rows += tests
-            kinds += [self.kinds[name]] * len(tests)
-        adjusted = adjust(rows, self.alpha)
-        tested: dict[str, int] = {}
-        for t in adjusted:
-            tested[t.detector] = tested.get(t.detector, 0) + t.tested
-        self.counts["tests"].inc(len(adjusted))
+    def process(self, per_detector: list[tuple[str, pa.Table]], ids: dict):
+        parts = sorted(per_detector, key=lambda p: p[0])
+        tests = pa.concat_tables([t for _, t in parts]) if parts else TEST_COLUMNS.empty_table()
+        kinds = pa.chunked_array([pa.array([self.kinds[name]], pa.string()).take(np.zeros(t.num_rows, np.int64))
+                                  for name, t in parts], pa.string())
+        q, flagged, tested = adjusted(tests, self.alpha)
+        self.counts["tests"].inc(tests.num_rows)
         self.counts["tested"].inc(sum(tested.values()))
-        self.counts["flagged"].inc(sum(t.flagged for t in adjusted))
-        yield OUT_TESTS, tests_table(adjusted, kinds, tested, self.alpha, self.audit_run_id)
-        yield OUT_FINDINGS, findings_table([(t, k) for t, k in zip(adjusted, kinds, strict=True) if t.flagged],
-                                           tested, self.alpha, ids)
+        self.counts["flagged"].inc(int(flagged.sum()))
+        yield OUT_TESTS, tests_table(tests, q, flagged, kinds, tested, self.alpha, self.audit_run_id)
+        hits = pa.array(np.flatnonzero(flagged), pa.int64())
+        rows = tests.take(hits).to_pylist()
+        found = [(SurveillanceTest(**row, q_value=float(q[i]), flagged=True), kind)
+                 for row, i, kind in zip(rows, hits.to_pylist(), kinds.take(hits).to_pylist(), strict=True)]
+        yield OUT_FINDINGS, findings_table(found, tested, self.alpha, ids)
 
 
-def tests_table(tests: Sequence[SurveillanceTest], kinds: Sequence[str], tested: dict[str, int], alpha: float,
-                audit_run_id: str | None) -> pa.Table:
-    """The surveillance_tests rows of adjusted tests (each with the finding kind of its detector)."""
-    dates = [period_dates(t.period) for t in tests]
+def adjusted(tests: pa.Table, alpha: float) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
+    """engine.surveillance.tests.adjust over TEST_COLUMNS: Benjamini-Hochberg over the tested rows (a p-value,
+    sample >= min_sample) of each `detector` value; (q-values, NaN where not tested; flagged, q <= alpha; the
+    tested rows of each detector, the m of its adjustment)."""
+    p = tests["p_value"].to_numpy(zero_copy_only=False).astype(float)  # (null -> NaN)
+    sample = pc.fill_null(tests["sample"], -1).to_numpy()
+    min_sample = pc.fill_null(tests["min_sample"], 0).to_numpy()
+    is_tested = pc.is_valid(tests["p_value"]).to_numpy(zero_copy_only=False) & (sample >= min_sample)
+    detector = tests["detector"].combine_chunks().dictionary_encode() if tests.num_rows else None
+    q = np.full(tests.num_rows, np.nan)
+    tested: dict[str, int] = {}
+    if detector is not None:
+        codes = detector.indices.to_numpy(zero_copy_only=False)
+        for code, name in enumerate(detector.dictionary.to_pylist()):
+            idx = np.flatnonzero((codes == code) & is_tested)
+            tested[name] = int(idx.size)
+            if idx.size:
+                q[idx] = benjamini_hochberg(p[idx])
+    return q, is_tested & (q <= alpha), tested
+
+
+def _period_ends(period: pa.ChunkedArray) -> tuple[pa.Array, pa.Array]:
+    """(first, last) business date of each period (period_dates on each distinct period, null where it is not
+    one)."""
+    enc = period.combine_chunks().dictionary_encode()
+    ends = [period_dates(v) for v in enc.dictionary.to_pylist()]
+    first = pa.array([a for a, _ in ends], pa.date32()).take(enc.indices)
+    return first, pa.array([b for _, b in ends], pa.date32()).take(enc.indices)
+
+
+def tests_table(tests: pa.Table, q: np.ndarray, flagged: np.ndarray, kinds: pa.ChunkedArray, tested: dict[str, int],
+                alpha: float, audit_run_id: str | None) -> pa.Table:
+    """The surveillance_tests rows of the run's tests (TEST_COLUMNS) with their q-values (NaN: not tested),
+    flags and the finding kind of the detector that gave each."""
+    n = tests.num_rows
+    first, last = _period_ends(tests["period"])
+    counts = pa.array([tested.get(d, 0) for d in (tests["detector"].combine_chunks().dictionary_encode()
+                                                   .dictionary.to_pylist() if n else [])], pa.int32())
     columns = {
-        "business_date": [last for _, last in dates],
-        **{name: [getattr(t, name) for t in tests] for name in (
-            "detector", "subject", "period")},
-        "period_start": [first for first, _ in dates],
-        **{name: [getattr(t, name) for t in tests] for name in (
-            "statistic", "value", "p_value", "method", "sample", "min_sample", "effect", "money", "detail", "q_value",
-            "flagged")},
-        "finding_kind": list(kinds),
-        "detector_tests": [tested.get(t.detector, 0) for t in tests],
-        "alpha": [alpha] * len(tests),
-        "audit_run_id": [audit_run_id] * len(tests),
+        "business_date": last, "detector": tests["detector"], "subject": tests["subject"], "period": tests["period"],
+        "period_start": first,
+        **{name: tests[name] for name in ("statistic", "value", "p_value", "method", "sample", "min_sample",
+                                         "effect", "money", "detail")},
+        "q_value": pa.array(q, pa.float64(), mask=np.isnan(q)),
+        "flagged": pa.array(flagged, pa.bool_()),
+        "finding_kind": kinds,
+        "detector_tests": (counts.take(tests["detector"].combine_chunks().dictionary_encode().indices) if n
+                           else pa.array([], pa.int32())),
+        "alpha": pa.array(np.full(n, alpha), pa.float64()),
+        "audit_run_id": pa.array([audit_run_id] * n, pa.string()),
     }
-    for name in ("value", "p_value", "effect", "q_value"):  # (numpy scalars, ints where a detector gave one)
-        columns[name] = [None if v is None else float(v) for v in columns[name]]
-    for name in ("sample", "min_sample", "money"):
-        columns[name] = [None if v is None else int(v) for v in columns[name]]
-    columns["flagged"] = [bool(v) for v in columns["flagged"]]
     return pa.table(columns, schema=SURVEILLANCE_TESTS)
 
 
