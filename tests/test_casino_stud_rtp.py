@@ -91,7 +91,8 @@ def test_every_hand_once_and_the_rank_class_counts() -> None:
     hands = S.all_hands()
     assert len(hands) == S.ALL_HANDS == comb(52, 5)
     assert (S.hand_index(hands) == np.arange(S.ALL_HANDS)).all() and (np.diff(hands, axis=1) > 0).all()
-    assert S.class_counts() == CLASS_COUNTS
+    enumerated = np.bincount(S.rank_class(S.all_strengths()), minlength=len(S.RANK_NAMES))
+    assert dict(zip(S.RANK_NAMES, enumerated.tolist(), strict=True)) == CLASS_COUNTS == S.class_counts()
     assert len(S.distinct_strengths()) == 7462
 
 

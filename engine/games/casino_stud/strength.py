@@ -141,6 +141,20 @@ def dense_strength(strengths: np.ndarray) -> np.ndarray:
 
 
 def class_counts() -> dict[str, int]:
-    """How many of the 2,598,960 hands fall in each rank class."""
-    counts = np.bincount(rank_class(all_strengths()), minlength=len(RANK_NAMES))
-    return dict(zip(RANK_NAMES, (int(c) for c in counts), strict=True))
+    """How many of the 2,598,960 hands fall in each rank class, counted by combinatorics: the warehouse prices
+    the JACKPOT bet at every load, and enumerating every hand for it (`all_strengths`) held ~600 MB and took
+    ~1.5 s (tests/test_casino_stud_rtp.py checks these counts against that enumeration)."""
+    ranks_of_five = comb(13, 5) - 10  # five different ranks, not a straight (10 straights: A-5 ... T-A)
+    counts = {
+        "ROYAL_FLUSH": 4,
+        "STRAIGHT_FLUSH": 10 * 4 - 4,
+        "FOUR_OF_A_KIND": 13 * 48,
+        "FULL_HOUSE": 13 * comb(4, 3) * 12 * comb(4, 2),
+        "FLUSH": 4 * ranks_of_five,
+        "STRAIGHT": 10 * (4**5 - 4),
+        "THREE_OF_A_KIND": 13 * comb(4, 3) * comb(12, 2) * 4**2,
+        "TWO_PAIR": comb(13, 2) * comb(4, 2) ** 2 * 44,
+        "PAIR": 13 * comb(4, 2) * comb(12, 3) * 4**3,
+        "HIGH_CARD": ranks_of_five * (4**5 - 4),
+    }
+    return {name: counts[name] for name in RANK_NAMES}
