@@ -14,6 +14,8 @@ from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Generic, TypeVar
 
+import numpy as np
+
 from engine.findings import Finding, format_money
 from engine.games.interface import BetOutcome
 from engine.money import round_to_unit
@@ -346,3 +348,18 @@ def audit_group(table: TableFacts, group_id: str, rounds: Sequence[R], bets: Seq
     reports = [RoundReport(i, game.outcome(r), game.describe(r), tuple(game.explain(r, lines[i])),
                            tuple(dict.fromkeys(kinds[i])), reasons[i]) for i, r in enumerate(rounds)]
     return GroupAudit(reports, expected, unsettled, checks.findings)
+
+
+# -- the same boundaries over columns (a fast path: every element as the scalar rule above says) --------
+
+
+def within_limits(stakes: np.ndarray, limits: tuple[int, int]) -> np.ndarray:
+    """stake_limit_breach(stake, limits) is None, stake by stake."""
+    low, high = limits
+    return (stakes >= low) & (stakes <= high)
+
+
+def are_late(placed_at: np.ndarray, betting_closed_at: np.ndarray) -> np.ndarray:
+    """is_late(placed, closed), bet by bet."""
+    return placed_at > betting_closed_at
+

@@ -2,20 +2,23 @@
 its results back as output tables. No Beam here (tested without a pipeline).
 
 Blackjack rounds are few and rich (every box, every decision), so the engine takes Python objects: a
-round's lists are converted once per round, not once per bet.
+round's lists are converted once per round, not once per bet. The bets, many a round, go in as columns
+(engine ShoeBets): no Python object a bet.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
+import numpy as np
 import pyarrow as pa
 
 from engine.games.blackjack.audit import (
-    RecordedBet,
     RecordedRound,
     RoundReport,
+    ShoeBets,
     ShoeFacts,
     audit_shoe,
 )
@@ -67,8 +70,8 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     round_rows = rounds.select(["round_id", "shoe_id", "round_no", "status", "betting_opened_at", "betting_closed_at",
                                 "dealer_cards", "boxes", "box_cards", "box_actions", "box_auto_played"]).to_pylist()
     plain = plain_bets(bets, [*BET_COLUMNS, "added_stake"])
-    bet = python_columns(plain, _ENGINE_BET_COLUMNS)
-    placed, closed = micros(plain["placed_at"]), micros(rounds["betting_closed_at"])
+    bet = {c: np.asarray(values, object) for c, values in python_columns(plain, _ENGINE_BET_COLUMNS).items()}
+    placed, closed = np.asarray(micros(plain["placed_at"]), object), micros(rounds["betting_closed_at"])
     by_shoe, bets_of_shoe = rounds_by_shoe(round_rows), bets_by_shoe(rounds, plain["round_id"], plain["_shoe_id"])
     gathered = Gathered(rounds)
     for shoe in shoe_rows:
@@ -76,10 +79,11 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
         position = positions(order, round_rows)
         recorded = [_recorded_round(round_rows[i], closed[i]) for i in order]
         mine = bets_of_shoe.get(shoe["shoe_id"], NO_BETS)
-        engine_bets = _recorded_bets(bet, mine.tolist(), position, placed)
+        engine_bets = _shoe_bets(bet, mine, position, placed)
         facts = ShoeFacts(shoe["shoe_id"], shoe["decks"], tuple(shoe["cards"] or ()), shoe["cut_index"])
         result = audit_shoe(table.rules, table.chart, table.facts, facts, recorded, engine_bets)
-        gathered.shoe(shoe, order, round_rows, mine, engine_bets, result,
+        at_round = [_AtRound(k) for k in range(len(order))]
+        gathered.shoe(shoe, order, round_rows, mine, [at_round[k] for k in engine_bets.round_index], result,
                       lambda r, rep, d, shoe_id=shoe["shoe_id"]: _replay_row(table, shoe_id, r, rep, d))
     return gathered.tables(table.table_id, OUT_REPLAYS, BLACKJACK_ROUND_REPLAYS, plain, bets)
 
@@ -94,17 +98,23 @@ def _recorded_round(r: dict, closed_us: int | None) -> RecordedRound:
         else (False,) * len(r["boxes"] or ()))
 
 
-# the bet columns the engine reads, as Python lists (placed_at as integer microseconds, apart)
-_ENGINE_BET_COLUMNS = ["bet_id", "round_id", "account_id", "bet_type", "seat", "stake", "added_stake", "paid",
-                       "_shoe_id"]
+# the bet columns the engine reads (placed_at as integer microseconds, apart)
+_ENGINE_BET_COLUMNS = ["bet_id", "round_id", "account_id", "bet_type", "seat", "stake", "added_stake", "paid"]
 
 
-def _recorded_bets(bet: dict[str, list], mine: list[int], position: dict[str, int], placed_us: list[int]
-                   ) -> list[RecordedBet]:
-    """The engine's bets `mine` (indexes into the `bet` columns), each on its round's index in the shoe."""
-    ids, rounds, accounts, types, seats, stakes, added, paid = (bet[c] for c in _ENGINE_BET_COLUMNS[:8])
-    return [RecordedBet(ids[b], position[rounds[b]], accounts[b], types[b], seats[b], stakes[b], added[b], paid[b],
-                        placed_us[b]) for b in mine]
+class _AtRound(NamedTuple):
+    """A bet's round as Gathered.shoe reads it (round_index), without the bet."""
+
+    round_index: int
+
+
+def _shoe_bets(bet: dict[str, np.ndarray], mine: np.ndarray, position: dict[str, int], placed_us: np.ndarray
+               ) -> ShoeBets:
+    """The engine's bets `mine` (indexes into the `bet` columns) as columns, each on its round's index in the
+    shoe (numpy object arrays: each value the Python value it was read as)."""
+    return ShoeBets(bet["bet_id"][mine], [position[r] for r in bet["round_id"][mine].tolist()],
+                    bet["account_id"][mine], bet["bet_type"][mine], bet["seat"][mine], bet["stake"][mine],
+                    bet["added_stake"][mine], bet["paid"][mine], placed_us[mine])
 
 
 def _replay_row(table: BlackjackTable, shoe_id: str, r: dict, rep: RoundReport, day) -> dict:

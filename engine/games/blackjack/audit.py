@@ -21,10 +21,12 @@ as it was recorded. Cancelled rounds refund every bet; their cards count as havi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from fractions import Fraction
 
-from engine.betting import TableFacts, is_late, us_text
+import numpy as np
+
+from engine.betting import TableFacts, are_late, is_late, us_text, within_limits
 from engine.cards import check_composition, format_cards
 from engine.findings import Finding, format_money
 
@@ -33,6 +35,9 @@ from .hand import dealer_decision, hand_total
 from .play import BoxActions, RoundPlay, dealt_positions, replay_round, waits_for_dealer
 from .rules import BlackjackRules
 from .settlement import (
+    UnitCredit,
+    bet_behind_unit_credit,
+    box_unit_credit,
     insurance_offered,
     settle_bet_behind,
     settle_box,
@@ -77,6 +82,87 @@ class RecordedBet:
     added_stake: int | None
     paid: int
     placed_at: int  # microseconds since the epoch, UTC
+
+
+@dataclass(frozen=True)
+class ShoeBets:
+    """A shoe's bets as columns, RecordedBet's fields one entry a bet (lists or numpy arrays): what an
+    adaptor hands over without an object a bet. added_stake: None or 0 where nothing was added."""
+
+    bet_id: Sequence[str]
+    round_index: Sequence[int]
+    account_id: Sequence[str]
+    bet_type: Sequence[str]
+    seat: Sequence[int | None]
+    stake: Sequence[int]
+    added_stake: Sequence[int | None]
+    paid: Sequence[int]
+    placed_at: Sequence[int]
+
+    @classmethod
+    def of(cls, bets: Sequence[RecordedBet]) -> ShoeBets:
+        return cls(*([getattr(bet, f.name) for bet in bets] for f in fields(RecordedBet)))
+
+    def __len__(self) -> int:
+        return len(self.bet_id)
+
+    def bet(self, i: int) -> RecordedBet:
+        return RecordedBet(_plain(self.bet_id[i]), _plain(self.round_index[i]), _plain(self.account_id[i]),
+                           _plain(self.bet_type[i]), _plain(self.seat[i]), _plain(self.stake[i]),
+                           _plain(self.added_stake[i]), _plain(self.paid[i]), _plain(self.placed_at[i]))
+
+
+class _MainsByRound:
+    """The MAIN bets of each round by box and the accounts seated in it (those with a MAIN bet), as
+    check_bet reads them, made only for the rounds that ask."""
+
+    def __init__(self, bets: ShoeBets, k: np.ndarray):
+        self.bets, self.made = bets, {}
+        self.index: dict[int, list[int]] = {}
+        seats = bets.seat
+        for i in np.flatnonzero(np.asarray(bets.bet_type, object) == MAIN).tolist():
+            if seats[i] is not None:
+                self.index.setdefault(int(k[i]), []).append(i)
+
+    def of(self, round_index: int) -> dict[int, list[RecordedBet]]:
+        boxes = self.made.get(round_index)
+        if boxes is None:
+            boxes = self.made[round_index] = {}
+            for i in self.index.get(round_index, ()):
+                bet = self.bets.bet(i)
+                boxes.setdefault(bet.seat, []).append(bet)
+        return boxes
+
+    def seated(self, round_index: int) -> set[str]:
+        return {_plain(self.bets.account_id[i]) for i in self.index.get(round_index, ())}
+
+
+_HUGE = 2**40  # a stake or added stake this large (10 billion EUR in cents) goes bet by bet
+
+
+def _scaled(units: list[UnitCredit], unit_of: np.ndarray, stakes: np.ndarray, rules: BlackjackRules) -> np.ndarray:
+    """units[unit_of[i]].of(stakes[i]) for every i (`units` distinct): a unit whose win is a whole number of
+    stakes needs no rounding (returned + win stakes), another is worked out once per distinct stake."""
+    credits = np.zeros(len(stakes), np.int64)
+    for code, unit in enumerate(units):
+        at = unit_of == code
+        if unit.win.denominator == 1:
+            credits[at] = stakes[at] * (unit.returned + unit.win.numerator)
+        else:
+            distinct, back = np.unique(stakes[at], return_inverse=True)
+            credits[at] = np.asarray([unit.of(s, rules) for s in distinct.tolist()], np.int64)[back.reshape(-1)]
+    return credits
+
+
+def _ints(values: Sequence[int | None]) -> np.ndarray:
+    """`values` as int64, None as 0."""
+    values = np.asarray(values, object)
+    return np.where(values == None, 0, values).astype(np.int64)  # noqa: E711 (element by element)
+
+
+def _plain(value):
+    """A numpy scalar as the Python value it holds (a finding's words must not depend on the container)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 @dataclass(frozen=True)
@@ -175,8 +261,9 @@ def _chart_action(chart: BasicStrategyChart, d) -> str:
 
 class _ShoeAuditor:
     def __init__(self, rules: BlackjackRules, chart: BasicStrategyChart, table: TableFacts, shoe: ShoeFacts,
-                 rounds: Sequence[RecordedRound], bets: Sequence[RecordedBet]):
+                 rounds: Sequence[RecordedRound], bets: ShoeBets, bet_by_bet: bool = False):
         self.rules, self.chart, self.table, self.shoe, self.rounds, self.bets = rules, chart, table, shoe, rounds, bets
+        self.bet_by_bet = bet_by_bet
         self.findings: list[Finding] = []
 
     def round_finding(self, kind: str, r: RecordedRound, expected: str, recorded: str, message: str) -> None:
@@ -302,25 +389,97 @@ class _ShoeAuditor:
     # -- the bets ---------------------------------------------------------------------------------
 
     def settle(self, reports: list[RoundReport], plays: list[RoundPlay | None]):
-        expected: list[int | None] = []
-        unsettled: list[str | None] = []
-        mains: dict[int, dict[int, list[RecordedBet]]] = {}  # round -> box -> its MAIN bets
-        for bet in self.bets:
-            if bet.bet_type == MAIN and bet.seat is not None:
-                mains.setdefault(bet.round_index, {}).setdefault(bet.seat, []).append(bet)
-        seated = {i: {m.account_id for box in boxes.values() for m in box} for i, boxes in mains.items()}
-        for bet in self.bets:
-            r, report, play = self.rounds[bet.round_index], reports[bet.round_index], plays[bet.round_index]
-            cancelled = r.status == "cancelled"
-            if report.unsettled_reason is not None and not cancelled:
-                expected.append(None)
-                unsettled.append(report.unsettled_reason)
-                continue
-            credit = self.credit(bet, r, play, mains.get(bet.round_index, {}), cancelled)
-            expected.append(credit)
-            unsettled.append(None)
-            self.check_bet(bet, r, credit, mains.get(bet.round_index, {}), seated.get(bet.round_index, set()))
+        """Each bet's expected credit (None: its round cannot be settled, `unsettled` says why). The MAIN
+        bets and bets behind are settled as columns: a box's UnitCredit once, scaled by each distinct stake,
+        and screened for every check of credit() and check_bet() at once (quiet(): the same boundaries);
+        only a bet the screen cannot clear, and every PAIR, INSURANCE or unknown bet, goes through credit()
+        and check_bet() one by one, in bet order, so the findings come in the order those make them."""
+        bets, rounds = self.bets, self.rounds
+        n = len(bets)
+        expected: list[int | None] = [None] * n
+        unsettled: list[str | None] = [None] * n
+        if not n:
+            return expected, unsettled
+        k = np.asarray(bets.round_index, np.int64)
+        cancelled = np.array([r.status == "cancelled" for r in rounds], bool)[k]
+        reasons = [rep.unsettled_reason if r.status != "cancelled" else None for r, rep in zip(rounds, reports,
+                                                                                           strict=True)]
+        settled = np.array([reason is None for reason in reasons], bool)[k]
+        owed, quiet = self.quiet(plays, k, cancelled, settled)
+        if self.bet_by_bet:
+            quiet[:] = False
+        expected = owed.tolist()
+        mains = _MainsByRound(bets, k)
+        for i in np.flatnonzero(settled & ~quiet).tolist():
+            bet = bets.bet(i)
+            r = rounds[bet.round_index]
+            # (only a PAIR or INSURANCE bet reads the round's MAIN bets, only a bet behind who is seated)
+            round_mains = mains.of(bet.round_index) if bet.bet_type in (PAIR, INSURANCE) else {}
+            seated = mains.seated(bet.round_index) if bet.bet_type == BET_BEHIND else set()
+            credit = self.credit(bet, r, plays[bet.round_index], round_mains, r.status == "cancelled")
+            expected[i] = credit
+            self.check_bet(bet, r, credit, round_mains, seated)
+        for i in np.flatnonzero(~settled).tolist():
+            expected[i], unsettled[i] = None, reasons[bets.round_index[i]]
         return expected, unsettled
+
+    def quiet(self, plays: list[RoundPlay | None], k: np.ndarray, cancelled: np.ndarray, settled: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray]:
+        """(what each MAIN bet and bet behind is owed, the bets no check of credit() and check_bet() can
+        flag): on a played box (or a cancelled round's), the added stake the box's doubles and splits
+        call for, paid what is owed, within its type's limits, on time, a bet behind by an account not
+        seated in the round. Other bets, and those of a round that cannot be settled: not quiet."""
+        bets, rules, rounds = self.bets, self.rules, self.rounds
+        types = np.asarray(bets.bet_type, object)
+        stake, paid = np.asarray(bets.stake, np.int64), np.asarray(bets.paid, np.int64)
+        main, behind = types == MAIN, types == BET_BEHIND
+        as_box = main | (behind & (rules.bet_behind_on_double_or_split == "follows"))
+        added = _ints(bets.added_stake)
+        owed = np.where(cancelled, stake + added, 0)  # a cancelled round refunds everything staked
+        row = self.box_rows(k, list(bets.seat))
+        on_box = row >= 0
+        quiet = settled & (main | behind) & (on_box | cancelled)
+        quiet &= (np.abs(stake) < _HUGE) & (np.abs(added) < _HUGE)  # (no int64 product can overflow)
+        # each box's UnitCredit once, then each unit scaled by its bets' stakes
+        played = quiet & on_box & ~cancelled
+        for family, unit_credit in ((as_box, box_unit_credit), (~as_box, bet_behind_unit_credit)):
+            wanted = played & family
+            rows, back = np.unique(row[wanted], return_inverse=True)
+            code_of: dict[UnitCredit, int] = {}
+            codes = [code_of.setdefault(unit_credit(rules, plays[self.box_of[j][0]], self.box_of[j][1]),
+                                        len(code_of)) for j in rows.tolist()]
+            owed[wanted] = _scaled(list(code_of), np.asarray(codes, np.int64)[back.reshape(-1)], stake[wanted], rules)
+        boxed = played & as_box
+        if boxed.any():  # the added stake: what the box's doubles and splits add to each stake
+            rows, back = np.unique(row[boxed], return_inverse=True)
+            per_unit = [total_staked(plays[self.box_of[j][0]], self.box_of[j][1], 1) for j in rows.tolist()]
+            staked = np.asarray(per_unit, np.int64)[back.reshape(-1)]
+            quiet[boxed] &= added[boxed] == stake[boxed] * (staked - 1)
+        quiet &= paid == owed
+        for bet_type in (MAIN, BET_BEHIND):
+            if bet_type in self.table.limits:
+                quiet &= (types != bet_type) | within_limits(stake, self.table.limits[bet_type])
+        closed = np.array([r.betting_closed_at for r in rounds], np.int64)[k]
+        quiet &= ~are_late(np.asarray(bets.placed_at, np.int64), closed)
+        # a bet behind by an account with a MAIN bet on the round (on any recorded seat)
+        accounts = np.asarray(bets.account_id, object)
+        seated = main & (np.asarray(bets.seat, object) != None)  # noqa: E711 (element by element)
+        ask = quiet & behind & on_box
+        if seated.any() and ask.any():
+            code_of: dict[str, int] = {}
+            code = np.fromiter((code_of.setdefault(a, len(code_of)) for a in accounts[seated | ask].tolist()),
+                               np.int64)
+            keys = k[seated | ask] * len(code_of) + code
+            by_seated = np.isin(keys[ask[seated | ask]], keys[seated[seated | ask]])
+            quiet[np.flatnonzero(ask)[by_seated]] = False
+        return owed, quiet
+
+    def box_rows(self, k: np.ndarray, seats: Sequence[int | None]) -> np.ndarray:
+        """Each bet's box as its row in self.box_of (every recorded box of every round), -1 where its seat is
+        none of its round's boxes."""
+        self.box_of = [(i, box) for i, r in enumerate(self.rounds) for box in r.boxes]
+        row_of = {box: j for j, box in enumerate(self.box_of)}
+        return np.fromiter((row_of.get(key, -1) for key in zip(k.tolist(), seats, strict=True)), np.int64, len(k))
 
     def credit(self, bet: RecordedBet, r: RecordedRound, play: RoundPlay | None,
                mains: dict[int, list[RecordedBet]], cancelled: bool) -> int:
@@ -408,6 +567,10 @@ class _ShoeAuditor:
 
 
 def audit_shoe(rules: BlackjackRules, chart: BasicStrategyChart, table: TableFacts, shoe: ShoeFacts,
-               rounds: Sequence[RecordedRound], bets: Sequence[RecordedBet]) -> ShoeAudit:
-    """The audit of one shoe; `rounds` in round order, `bets[i].round_index` points into them."""
-    return _ShoeAuditor(rules, chart, table, shoe, rounds, bets).run()
+               rounds: Sequence[RecordedRound], bets: Sequence[RecordedBet] | ShoeBets, *,
+               bet_by_bet: bool = False) -> ShoeAudit:
+    """The audit of one shoe; `rounds` in round order, each bet's round_index points into them.
+    `bet_by_bet`: every bet through the scalar rules (credit, check_bet), not only those the column
+    screen cannot clear: the same result, slower (the tests' oracle of the screen)."""
+    columns = bets if isinstance(bets, ShoeBets) else ShoeBets.of(bets)
+    return _ShoeAuditor(rules, chart, table, shoe, rounds, columns, bet_by_bet).run()

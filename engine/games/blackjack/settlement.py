@@ -33,6 +33,7 @@ Against a dealer blackjack it loses its own stake at most, under either reading 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 
 from engine.money import round_to_unit
@@ -74,34 +75,59 @@ def total_staked(play: RoundPlay, box: int, main_stake: int) -> int:
     return sum(hand_stake(hand, main_stake) for hand in play.box(box).hands)
 
 
-def settle_box(rules: BlackjackRules, play: RoundPlay, box: int, main_stake: int, *, cancelled: bool = False) -> int:
-    """Credit of the box's main position: every hand of it, doubles and splits included."""
+@dataclass(frozen=True)
+class UnitCredit:
+    """What a bet returns per unit staked: `returned` stakes back and a win of `win` x the stake, the win
+    rounded once by the ruleset's rule. A box's bets of every stake are owed the same UnitCredit, so an
+    audit works it out once a box and scales it by each stake (`of`)."""
+
+    returned: int
+    win: Fraction
+
+    def of(self, stake: int, rules: BlackjackRules) -> int:
+        return self.returned * stake + round_to_unit(stake * self.win.numerator, self.win.denominator, rules.rounding)
+
+
+def box_unit_credit(rules: BlackjackRules, play: RoundPlay, box: int, *, cancelled: bool = False) -> UnitCredit:
+    """settle_box per unit of the main stake: every hand's stake is the main stake or twice it, so what
+    the box returns and wins is that many main stakes."""
     if cancelled or not play.complete:
-        return total_staked(play, box, main_stake)
-    returned, win = 0, Fraction(0)
+        return UnitCredit(total_staked(play, box, 1), _NOTHING)
+    returned, win = 0, _NOTHING
     for i, hand in enumerate(play.box(box).hands):
-        stake = hand_stake(hand, main_stake)
+        stake = hand_stake(hand, 1)
         outcome = hand_outcome(rules, play, hand)
         if outcome == LOSE_TO_DEALER_BLACKJACK and rules.doubled_or_split_lose_to_dealer_blackjack == "original":
             # Only the original stake, carried by the first hand, is lost; doubles and split stakes return.
-            returned += stake - (main_stake if i == 0 else 0)
+            returned += stake - (1 if i == 0 else 0)
             continue
         hand_returned, odds = _paid(rules, outcome)
         returned += hand_returned * stake
-        win += stake * odds
-    return returned + _rounded(win, rules)
+        if odds:
+            win += stake * odds
+    return UnitCredit(returned, win)
+
+
+def settle_box(rules: BlackjackRules, play: RoundPlay, box: int, main_stake: int, *, cancelled: bool = False) -> int:
+    """Credit of the box's main position: every hand of it, doubles and splits included."""
+    return box_unit_credit(rules, play, box, cancelled=cancelled).of(main_stake, rules)
+
+
+def bet_behind_unit_credit(rules: BlackjackRules, play: RoundPlay, box: int, *, cancelled: bool = False
+                           ) -> UnitCredit:
+    """settle_bet_behind per unit staked."""
+    if rules.bet_behind_on_double_or_split == "follows":
+        return box_unit_credit(rules, play, box, cancelled=cancelled)
+    first_hand = _first_hand(play.box(box))
+    if cancelled or not play.complete or first_hand is None:
+        return UnitCredit(1, _NOTHING)
+    return UnitCredit(*_paid(rules, hand_outcome(rules, play, first_hand)))
 
 
 def settle_bet_behind(rules: BlackjackRules, play: RoundPlay, box: int, stake: int, *, cancelled: bool = False) -> int:
     """Credit of a bet behind on `box`: its own stake on the box's first hand (no double, no split), or,
     when the ruleset's bet behind follows the box, what the box's main position pays on that stake."""
-    if rules.bet_behind_on_double_or_split == "follows":
-        return settle_box(rules, play, box, stake, cancelled=cancelled)
-    first_hand = _first_hand(play.box(box))
-    if cancelled or not play.complete or first_hand is None:
-        return stake
-    returned, odds = _paid(rules, hand_outcome(rules, play, first_hand))
-    return returned * stake + round_to_unit(stake * odds.numerator, odds.denominator, rules.rounding)
+    return bet_behind_unit_credit(rules, play, box, cancelled=cancelled).of(stake, rules)
 
 
 def settle_pair(rules: BlackjackRules, play: RoundPlay, box: int, stake: int, *, cancelled: bool = False) -> int:
