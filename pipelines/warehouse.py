@@ -22,7 +22,7 @@ import duckdb
 
 from pipelines.crashpoints import crash_point
 from pipelines.games import REPLAY_OUTPUTS
-from schemas.outputs import OUTPUTS, SURVEILLANCE_OUTPUTS
+from schemas.outputs import OUTPUTS, SETTLEMENTS, SURVEILLANCE_OUTPUTS
 
 # DuckDB's memory while it inserts beside the audit: it otherwise caches every block it has written
 # (up to 80% of the machine), ~0.4 GB at 10M settlements; held to this, it spills and evicts instead,
@@ -55,8 +55,11 @@ _DUCK_TYPES = {
 def _create_statements() -> list[str]:
     statements = []
     for name, schema in {**OUTPUTS, **SURVEILLANCE_OUTPUTS}.items():
+        if name == "settlements":  # three tables behind the settlements view (SETTLEMENT_TABLES)
+            continue
         cols = ", ".join(f'"{f.name}" {_DUCK_TYPES[str(f.type)]}' for f in schema)
         statements.append(f"CREATE TABLE IF NOT EXISTS {name} (run_id VARCHAR NOT NULL, {cols})")
+    statements += [f"CREATE TABLE IF NOT EXISTS {name} ({cols})" for name, cols in _settlement_tables().items()]
     statements.append(
         "CREATE TABLE IF NOT EXISTS audit_runs (run_id VARCHAR PRIMARY KEY, started_at TIMESTAMPTZ, "
         "finished_at TIMESTAMPTZ, loaded_at TIMESTAMPTZ, runner VARCHAR, code_version VARCHAR, "
@@ -90,6 +93,109 @@ def _create_statements() -> list[str]:
     return statements
 
 
+# The settlements, each fact once (issue 33). The Parquet output repeats on every bet its round's attributes,
+# its input file's path and delta (= paid - expected); the warehouse keeps on the bet only what is the bet's
+# (settlement_bets), the round's attributes once per round (settlement_rounds) and each input file's path once
+# (source_files), and the `settlements` view (audits/views/00_settlements.sql) joins them back into the
+# output's columns, names, types and rows. A bet finds its round by round_key, a hash of the round's attributes
+# (ROUND_COLUMNS), and its file by file_id, a hash of the path, both computed as the bet is inserted, so the
+# insert needs no join; keys are unique within a run (checked when the run is committed) and joined with run_id.
+ROUND_COLUMNS = ("business_date", "table_id", "shoe_id", "round_id", "round_no", "round_status", "currency")
+DERIVED_COLUMNS = ("delta", "source_file")  # paid - expected; source_files.path of the bet's file_id
+BET_COLUMNS = tuple(n for n in SETTLEMENTS.names if n not in ROUND_COLUMNS and n not in DERIVED_COLUMNS)
+SETTLEMENT_TABLES = ("settlement_bets", "settlement_rounds", "source_files")
+
+
+def _settlement_tables() -> dict[str, str]:
+    """{table: its columns' DDL} of the three tables behind the settlements view."""
+    def cols(names) -> str:
+        return ", ".join(f'"{n}" {_DUCK_TYPES[str(SETTLEMENTS.field(n).type)]}' for n in names)
+    bet_cols = cols(BET_COLUMNS[:-2])  # ... source_row and added_stake after file_id
+    return {
+        "settlement_bets": f"run_id VARCHAR NOT NULL, round_key UBIGINT NOT NULL, {bet_cols}, "
+                           f"file_id UBIGINT NOT NULL, {cols(BET_COLUMNS[-2:])}",
+        "settlement_rounds": f"run_id VARCHAR NOT NULL, round_key UBIGINT NOT NULL, {cols(ROUND_COLUMNS)}",
+        "source_files": "run_id VARCHAR NOT NULL, file_id UBIGINT NOT NULL, path VARCHAR",
+    }
+
+
+def wide_settlements_sql(name: str = "settlements") -> str:
+    """CREATE TABLE of the settlements as one wide table, every column of the output: the layout of the
+    warehouse before issue 33 (what migrate_settlements converts; the benchmark's and the tests' old layout)."""
+    cols = ", ".join(f'"{f.name}" {_DUCK_TYPES[str(f.type)]}' for f in SETTLEMENTS)
+    return f"CREATE TABLE {name} (run_id VARCHAR NOT NULL, {cols})"
+
+
+_ROUND_KEY = "hash(" + ", ".join(f'"{c}"' for c in ROUND_COLUMNS) + ")"
+_FILE_ID = 'hash("source_file")'
+
+
+def settlement_statements(source: str = "read_parquet(?)") -> tuple[str, str]:
+    """(rounds, bets): the two statements that insert settlements rows of `source` (by default the Parquet
+    files, parameters (run_id, [paths]); else a table with run_id), the first their distinct rounds and files
+    into the load's temp table run_round_files, the second the bets into settlement_bets. A row whose delta is
+    not paid - expected (never, by the audit's own definition) fails the insert: the view could not give it back."""
+    run = "?" if source == "read_parquet(?)" else "run_id"
+    rounds = (f"INSERT INTO run_round_files SELECT DISTINCT {run} AS run_id, {_ROUND_KEY} AS round_key, "
+              + ", ".join(f'"{c}"' for c in ROUND_COLUMNS)
+              + f', {_FILE_ID} AS file_id, "source_file" FROM {source}')
+    cols = ", ".join(f'"{c}"' for c in BET_COLUMNS)
+    bets = (f"INSERT INTO settlement_bets (run_id, round_key, file_id, {cols}) SELECT {run}, {_ROUND_KEY}, "
+            f"{_FILE_ID}, {cols} FROM {source} WHERE CASE WHEN delta IS NOT DISTINCT FROM paid - expected "
+            f"THEN true ELSE error('settlements: a row whose delta is not paid - expected (bet ' || "
+            f"coalesce(bet_id, 'null') || ')') END")
+    return rounds, bets
+
+
+def _begin_settlements(con: duckdb.DuckDBPyConnection) -> None:
+    """The temp table of the rounds and files the load's settlements rows name, committed by
+    _commit_settlements."""
+    cols = ", ".join(f'"{c}" {_DUCK_TYPES[str(SETTLEMENTS.field(c).type)]}' for c in ROUND_COLUMNS)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE run_round_files (run_id VARCHAR, round_key UBIGINT, {cols}, "
+                f"file_id UBIGINT, source_file VARCHAR)")
+
+
+def _commit_settlements(con: duckdb.DuckDBPyConnection) -> None:
+    """The rounds and files of run_round_files into settlement_rounds and source_files, once each; fails
+    (and the load with it) if two different rounds, or files, of a run share a key."""
+    con.execute("INSERT INTO settlement_rounds SELECT DISTINCT run_id, round_key, "
+                + ", ".join(f'"{c}"' for c in ROUND_COLUMNS) + " FROM run_round_files")
+    con.execute("INSERT INTO source_files SELECT DISTINCT run_id, file_id, source_file FROM run_round_files")
+    for table, key in (("settlement_rounds", "round_key"), ("source_files", "file_id")):
+        clash = con.execute(f"SELECT run_id, {key} FROM {table} WHERE run_id IN (SELECT DISTINCT run_id FROM "
+                            f"run_round_files) GROUP BY ALL HAVING count(*) > 1 LIMIT 1").fetchone()
+        if clash:  # (a 64-bit hash: about one run in 10^9 at 10M bets)
+            raise RuntimeError(f"run {clash[0]}: two {table} rows share the {key} {clash[1]}; the load is "
+                               f"abandoned, the warehouse is unchanged (load the run again under a new run id)")
+    con.execute("DELETE FROM run_round_files")
+
+
+def _is_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    return con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND "
+                       "schema_name = 'main' AND table_name = ?", [name]).fetchone()[0] > 0
+
+
+def settlements_view_sql() -> str:
+    return dict(view_sql())["00_settlements.sql"]
+
+
+def migrate_settlements(con: duckdb.DuckDBPyConnection) -> int:
+    """A warehouse written before issue 33 holds the settlements as one wide table: its rows are converted into
+    settlement_bets, settlement_rounds and source_files, the table dropped and the view made in its place, in
+    the transaction under way (the load's). Returns the rows converted (0: nothing to convert)."""
+    if not _is_table(con, "settlements"):
+        return 0
+    rows = con.execute("SELECT count(*) FROM settlements").fetchone()[0]
+    _begin_settlements(con)
+    rounds, bets = settlement_statements("settlements")
+    con.execute(rounds)
+    con.execute(bets)
+    _commit_settlements(con)
+    con.execute("DROP TABLE settlements")
+    con.execute(settlements_view_sql())
+    return rows
+
+
 def _add_missing_columns(con: duckdb.DuckDBPyConnection) -> None:
     """An output table of a warehouse written by an older version lacks the columns added to its schema since
     (settlements.added_stake): each is added at the end, where a fresh table has it too (a new output field is
@@ -99,6 +205,8 @@ def _add_missing_columns(con: duckdb.DuckDBPyConnection) -> None:
                                      "WHERE database_name = current_database() AND schema_name = 'main'").fetchall():
         have.setdefault(table, set()).add(column)
     for name, schema in {**OUTPUTS, **SURVEILLANCE_OUTPUTS}.items():
+        if name == "settlements" and not _is_table(con, name):  # the view (or not made yet): its tables are new
+            continue
         for f in schema:
             if f.name not in have.get(name, set()):
                 con.execute(f'ALTER TABLE {name} ADD COLUMN "{f.name}" {_DUCK_TYPES[str(f.type)]}')
@@ -117,6 +225,8 @@ def open_for_load(path: str) -> duckdb.DuckDBPyConnection:
     for statement in _create_statements():
         con.execute(statement)
     _add_missing_columns(con)
+    if not _is_table(con, "settlements"):  # (an older warehouse's table: migrate_settlements, in the load)
+        con.execute(settlements_view_sql())
     return con
 
 
@@ -127,12 +237,13 @@ def insert_beside_audit(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(f"SET memory_limit = '{STREAMING_MEMORY_LIMIT}'")
 
 
-def insert_statement(name: str, columns: list[str] | None = None) -> str:
+def insert_statement(name: str, columns: list[str] | None = None, into: str | None = None) -> str:
     """INSERT of output `name`'s Parquet files (`columns` of them, every one by default; none: run_id
-    only), parameters (run_id, [paths])."""
+    only) into its table (or `into`), parameters (run_id, [paths]). (The settlements go into three tables:
+    settlement_statements.)"""
     schema = OUTPUTS[name] if name in OUTPUTS else SURVEILLANCE_OUTPUTS[name]
     cols = "".join(f', "{c}"' for c in (schema.names if columns is None else columns))
-    return f"INSERT INTO {name} (run_id{cols}) SELECT ?{cols} FROM read_parquet(?)"
+    return f"INSERT INTO {into or name} (run_id{cols}) SELECT ?{cols} FROM read_parquet(?)"
 
 
 def view_sql() -> list[tuple[str, str]]:
@@ -231,6 +342,8 @@ class WarehouseLoad:
             shutil.copyfile(self.target, self.staging)
         con = open_for_load(str(self.staging))
         con.execute("BEGIN TRANSACTION")
+        migrate_settlements(con)
+        _begin_settlements(con)
         self._con = con
 
     def _insert_while_auditing(self) -> None:
@@ -258,7 +371,11 @@ class WarehouseLoad:
             self._worker.join()
 
     def _insert(self, name: str, paths: list[str]) -> None:
-        self._con.execute(insert_statement(name), [self.run_id, paths])
+        if name == "settlements":
+            for statement in settlement_statements():
+                self._con.execute(statement, [self.run_id, paths])
+        else:
+            self._con.execute(insert_statement(name), [self.run_id, paths])
         self._inserted.extend(paths)
 
     def finish(self, manifest: dict) -> dict[str, int]:
@@ -279,7 +396,7 @@ class WarehouseLoad:
         if len(set(early)) != len(early) or not set(early) <= {p for ps in files.values() for p in ps}:
             # a file inserted twice, or one the manifest does not list: this run's rows go, and every file
             # is inserted again from the manifest
-            for name in OUTPUTS:
+            for name in (*OUTPUTS.keys() - {"settlements"}, "settlement_bets", "run_round_files"):
                 con.execute(f"DELETE FROM {name} WHERE run_id = ?", [self.run_id])
             early = []
         self.inserted_early, done = len(early), set(early)
@@ -288,6 +405,7 @@ class WarehouseLoad:
             if rest:
                 self._insert(name, rest)
         con.execute("RESET memory_limit")
+        _commit_settlements(con)
         counts = self._replace_dates(manifest)
         crash_point("loading")
         con.execute("COMMIT")
@@ -303,18 +421,22 @@ class WarehouseLoad:
         con, run_id = self._con, self.run_id
         # (from the rows inserted, every file of the manifest by now: no second read of the files)
         dates = sorted({
-            row[0] for name in (*REPLAY_OUTPUTS.values(), "settlements", "findings")
+            row[0] for name in (*REPLAY_OUTPUTS.values(), "settlement_rounds", "findings")
             for row in con.execute(f"SELECT DISTINCT business_date FROM {name} WHERE run_id = ? AND business_date "
                                    f"IS NOT NULL", [run_id]).fetchall()
         })
         replaced = [r[0] for r in con.execute(
             "SELECT run_id FROM audit_runs WHERE superseded_by IS NULL AND len(list_intersect(business_dates, ?)) > 0",
             [dates]).fetchall()]
+        # rows of the covered dates, and undated rows of the runs this one replaces
+        gone = ("run_id <> ? AND (business_date IN (SELECT unnest(?)) OR (business_date IS NULL AND run_id IN "
+                "(SELECT unnest(?))))")
         counts: dict[str, int] = {}
         for name in OUTPUTS:
-            # rows of the covered dates, and undated rows of the runs this one replaces
-            con.execute(f"DELETE FROM {name} WHERE run_id <> ? AND (business_date IN (SELECT unnest(?)) OR "
-                        f"(business_date IS NULL AND run_id IN (SELECT unnest(?))))", [run_id, dates, replaced])
+            if name == "settlements":
+                counts[name] = _replace_settlements(con, run_id, gone, [run_id, dates, replaced])
+                continue
+            con.execute(f"DELETE FROM {name} WHERE {gone}", [run_id, dates, replaced])
             counts[name] = con.execute(f"SELECT count(*) FROM {name} WHERE run_id = ?", [run_id]).fetchone()[0]
         con.execute("UPDATE audit_runs SET superseded_by = ? WHERE run_id IN (SELECT unnest(?))", [run_id, replaced])
         con.execute(
@@ -344,6 +466,23 @@ class WarehouseLoad:
         return counts
 
 
+def _replace_settlements(con: duckdb.DuckDBPyConnection, run_id: str, gone: str, params: list) -> int:
+    """The settlements of the rounds matching `gone` (a condition on settlement_rounds) go: their bets,
+    the rounds, and the files no bet of their run names any more. Returns the run's bets."""
+    con.execute(f"CREATE TEMP TABLE gone_rounds AS SELECT run_id, round_key FROM settlement_rounds WHERE {gone}",
+                params)
+    if con.execute("SELECT count(*) FROM gone_rounds").fetchone()[0]:
+        con.execute("DELETE FROM settlement_bets AS b USING gone_rounds AS g "
+                    "WHERE b.run_id = g.run_id AND b.round_key = g.round_key")
+        con.execute("DELETE FROM settlement_rounds AS r USING gone_rounds AS g "
+                    "WHERE r.run_id = g.run_id AND r.round_key = g.round_key")
+        con.execute("DELETE FROM source_files AS f WHERE run_id IN (SELECT DISTINCT run_id FROM gone_rounds) "
+                    "AND NOT EXISTS (SELECT 1 FROM settlement_bets AS b WHERE b.run_id = f.run_id "
+                    "AND b.file_id = f.file_id)")
+    con.execute("DROP TABLE gone_rounds")
+    return con.execute("SELECT count(*) FROM settlement_bets WHERE run_id = ?", [run_id]).fetchone()[0]
+
+
 def load_surveillance(warehouse: str, manifest: dict) -> dict[str, int]:
     """Load a finished surveillance run (pipelines/surveillance.py: its `_surveillance_manifest.json`):
     its surveillance_tests and surveillance_findings replace the rows of the business dates it covers (the
@@ -369,6 +508,7 @@ def load_surveillance(warehouse: str, manifest: dict) -> dict[str, int]:
             con = open_for_load(str(staging))
             try:
                 con.execute("BEGIN TRANSACTION")
+                migrate_settlements(con)  # (a warehouse written before issue 33)
                 counts = _load_surveillance(con, manifest)
                 crash_point("loading")
                 con.execute("COMMIT")

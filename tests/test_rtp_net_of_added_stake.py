@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.audit import run
-from pipelines.warehouse import load, open_for_load
+from pipelines.warehouse import load, open_for_load, wide_settlements_sql
 from pitboss.recorder import GenerateConfig, generate
 from tests import casino_stud_days as days
 
@@ -219,6 +219,8 @@ def test_a_warehouse_made_before_added_stake_gains_it_at_the_next_load(recorded_
     _, manifest, fresh = recorded_day
     old = tmp_path / "old.duckdb"
     con = open_for_load(str(old))  # every table as a fresh load makes it, then settlements as it was before
+    con.execute("DROP VIEW settlements")  # (the one wide table of a warehouse before issue 33)
+    con.execute(wide_settlements_sql())
     con.execute("ALTER TABLE settlements DROP COLUMN added_stake")
     con.execute("INSERT INTO settlements (run_id, business_date, table_id, round_id, round_status, bet_id, "
                 "bet_type, currency, stake, paid, expected, delta) VALUES ('OLD-RUN', DATE '2026-10-01', 'T9-BJ', "
