@@ -43,8 +43,7 @@ from apache_beam.options.pipeline_options import PipelineOptions, StandardOption
 
 from engine.findings import SEVERITY
 from engine.surveillance.detector import Detector, TableData
-from engine.surveillance.stats import benjamini_hochberg
-from engine.surveillance.tests import ALPHA, SurveillanceTest
+from engine.surveillance.tests import ALPHA, TEST_COLUMNS, SurveillanceTest, as_test_columns, benjamini_hochberg_of
 from pipelines.games import REPLAY_OUTPUTS
 from pipelines.io import ReadTable, WriteShards, files_in, input_files, source_path
 from pipelines.transforms import SplitByTag, split_by_key
@@ -264,10 +263,13 @@ def _ids(data: TableData) -> pa.Table:
 
 class _Tests(beam.DoFn):
     """(detector, [(table_id, features)]) -> (detector name, its tests over every table's features, in
-    table_id order)."""
+    table_id order, as TEST_COLUMNS). A detector returns SurveillanceTest rows or, where it has a test a pair of
+    accounts, a table of TEST_COLUMNS (built as columns: ~1.3M pairs on a 1M-bet floor took GBs as objects). Its
+    settings are given the run's `alpha` (a screened detector lists every pair at or below it)."""
 
-    def __init__(self, detectors: Sequence[Detector]):
+    def __init__(self, detectors: Sequence[Detector], alpha: float = ALPHA):
         self.detectors = {d.name: d for d in detectors}
+        self.alpha = alpha
 
     def process(self, element):
         name, per_table = element
@@ -278,35 +280,23 @@ class _Tests(beam.DoFn):
         except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
             raise TypeError(f"surveillance: {name}'s feature tables of different tables do not concatenate: "
                             f"{e}") from e
+        settings = dict(detector.settings)
+        if "alpha" in settings:
+            settings["alpha"] = self.alpha
         try:
-            tests = detector.tests(features, dict(detector.settings))
+            tests = detector.tests(features, settings)
         except Exception as e:
             raise RuntimeError(f"surveillance: {name}'s tests: {e}") from e
+        if isinstance(tests, pa.Table):
+            if tests.schema != TEST_COLUMNS:
+                raise TypeError(f"surveillance: {name}'s tests returned a table of {tests.schema.names}, not "
+                                f"TEST_COLUMNS (engine/surveillance/tests.py)")
+            yield name, tests
+            return
         for t in tests:
             if not isinstance(t, SurveillanceTest):
                 raise TypeError(f"surveillance: {name}'s tests returned {type(t).__name__}, not SurveillanceTest")
         yield name, as_test_columns(tests)
-
-
-# A detector's tests as columns (SurveillanceTest's fields but q_value and flagged, which adjusting sets): what
-# travels from the tests to the adjustment. The pair detectors give a test a pair, ~1.3M on a 1M-bet floor: as
-# objects, pickled between the steps and copied by `adjust`, they took 7.8 GB there.
-TEST_COLUMNS = pa.schema([
-    ("detector", pa.string()), ("subject", pa.string()), ("period", pa.string()), ("statistic", pa.string()),
-    ("value", pa.float64()), ("p_value", pa.float64()), ("method", pa.string()), ("sample", pa.int64()),
-    ("min_sample", pa.int64()), ("effect", pa.float64()), ("money", pa.int64()), ("detail", pa.string()),
-])
-
-
-def as_test_columns(tests: Sequence[SurveillanceTest]) -> pa.Table:
-    """Tests as one Arrow table of TEST_COLUMNS (numpy scalars and ints where a detector gave them, as floats
-    and ints)."""
-    columns = {name: [getattr(t, name) for t in tests] for name in TEST_COLUMNS.names}
-    for name in ("value", "p_value", "effect"):
-        columns[name] = [None if v is None else float(v) for v in columns[name]]
-    for name in ("sample", "min_sample", "money"):
-        columns[name] = [None if v is None else int(v) for v in columns[name]]
-    return pa.table(columns, schema=TEST_COLUMNS)
 
 
 class _Ids(beam.CombineFn):
@@ -373,23 +363,28 @@ class _Adjust(beam.DoFn):
 
 def adjusted(tests: pa.Table, alpha: float) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
     """engine.surveillance.tests.adjust over TEST_COLUMNS: Benjamini-Hochberg over the tested rows (a p-value,
-    sample >= min_sample) of each `detector` value; (q-values, NaN where not tested; flagged, q <= alpha; the
-    tested rows of each detector, the m of its adjustment)."""
+    sample >= min_sample) of each `detector` value, among the tests of that detector (its tested rows and the
+    `unlisted` tests its summary rows stand for: a pair detector's pairs above its screen); (q-values, NaN where not
+    tested; flagged, q <= alpha; the m of each detector's adjustment). The listed q-values are exact where they are
+    at or below the screen, an upper bound above it, and the flags those of an adjustment with every test listed
+    (the proof: engine/surveillance/tests.py adjust)."""
     p = tests["p_value"].to_numpy(zero_copy_only=False).astype(float)  # (null -> NaN)
     sample = pc.fill_null(tests["sample"], -1).to_numpy()
     min_sample = pc.fill_null(tests["min_sample"], 0).to_numpy()
+    unlisted = pc.fill_null(tests["unlisted"], 0).to_numpy()
     is_tested = pc.is_valid(tests["p_value"]).to_numpy(zero_copy_only=False) & (sample >= min_sample)
     detector = tests["detector"].combine_chunks().dictionary_encode() if tests.num_rows else None
     q = np.full(tests.num_rows, np.nan)
-    tested: dict[str, int] = {}
+    m: dict[str, int] = {}
     if detector is not None:
         codes = detector.indices.to_numpy(zero_copy_only=False)
         for code, name in enumerate(detector.dictionary.to_pylist()):
-            idx = np.flatnonzero((codes == code) & is_tested)
-            tested[name] = int(idx.size)
+            mine = codes == code
+            idx = np.flatnonzero(mine & is_tested)
+            m[name] = int(idx.size) + int(unlisted[mine].sum())
             if idx.size:
-                q[idx] = benjamini_hochberg(p[idx])
-    return q, is_tested & (q <= alpha), tested
+                q[idx] = benjamini_hochberg_of(p[idx], m[name])
+    return q, is_tested & (q <= alpha), m
 
 
 def _period_ends(period: pa.ChunkedArray) -> tuple[pa.Array, pa.Array]:
@@ -498,7 +493,7 @@ class Surveil(beam.PTransform):
         adjusted = (
             per_table[_TAG_FEATURES]
             | "GroupByDetector" >> beam.GroupByKey()
-            | "Tests" >> beam.ParDo(_Tests(self.detectors))
+            | "Tests" >> beam.ParDo(_Tests(self.detectors, self.alpha))
             | "AllTests" >> beam.combiners.ToList()
             | "Adjust" >> beam.ParDo(_Adjust(self.detectors, self.alpha, self.audit_run_id), ids)
             | "SplitOutputs" >> SplitByTag(OUT_TESTS, OUT_FINDINGS, tables=(OUT_TESTS, OUT_FINDINGS))

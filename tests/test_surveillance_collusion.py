@@ -25,7 +25,7 @@ from engine.surveillance.collusion import (
     shared_rounds_tests,
 )
 from engine.surveillance.detector import Detector, TableData
-from engine.surveillance.tests import SurveillanceTest, adjust
+from engine.surveillance.tests import SurveillanceTest, adjust, as_rows
 
 DAY = np.datetime64("2026-11-28T18:00:00", "us")
 
@@ -53,6 +53,19 @@ def _bets(rows: list[tuple[str, str, str, int, int]]) -> dict[str, np.ndarray]:
 def _run(detector: Detector, tables: list[TableData], **settings_) -> list:
     features = pa.concat_tables([detector.features(t) for t in tables])
     return adjust(detector.tests(features, {**detector.settings, **settings_}))
+
+
+def _pairs(tests) -> list[SurveillanceTest]:
+    """The pair rows of a pair detector's tests (its per-table summary rows left out)."""
+    return [t for t in as_rows(tests) if "|" in t.subject]
+
+
+def _m(rows: list[SurveillanceTest]) -> int:
+    """The tests a detector ran: its tested rows and the pairs its summary rows count unlisted."""
+    return sum(r.tested for r in rows) + sum(r.unlisted for r in rows)
+
+
+EVERY_PAIR = {"screen_p": 1.0}  # a screen every p-value passes: every pair listed, as before the screen
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -95,8 +108,8 @@ def test_opposite_betting_hand_worked_table():
     bc = by_pair[("B", "C")]
     assert (bc["shared"], bc["matched"], bc["expected"], bc["transfer"]) == (2, 0, pytest.approx(2 / 8), 0)
 
-    tests = {t.subject: t for t in opposite_betting_tests(opposite_betting_features(_hand_table()),
-                                                          {"min_shared_rounds": 2})}
+    tests = {t.subject: t for t in _pairs(opposite_betting_tests(opposite_betting_features(_hand_table()),
+                                                                 {"min_shared_rounds": 2, **EVERY_PAIR}))}
     # P(X >= 2), X ~ Bin(4, 1/4) = 1 - (3/4)^4 - 4 (1/4)(3/4)^3 = 67/256; P(X >= 1), X ~ Bin(2, 3/8) = 1 - (5/8)^2
     assert tests["A|B"].p_value == pytest.approx(67 / 256, rel=1e-12)
     assert tests["A|C"].p_value == pytest.approx(1 - (5 / 8) ** 2, rel=1e-12)
@@ -149,7 +162,8 @@ def test_shared_rounds_hand_worked_table():
     r = f[0]
     assert (r["account_a"], r["account_b"], r["shared"], r["window"], r["rounds_a"], r["rounds_b"],
             r["shared_window"], r["stake_a"], r["stake_b"]) == ("A", "B", 3, 5, 2, 2, 2, 3000, 1500)
-    (t,) = shared_rounds_tests(shared_rounds_features(_table("T03", rounds, _bets(rows))), {"min_window_rounds": 2})
+    (t,) = _pairs(shared_rounds_tests(shared_rounds_features(_table("T03", rounds, _bets(rows))),
+                                      {"min_window_rounds": 2, **EVERY_PAIR}))
     assert t.p_value == pytest.approx(1 / 7, rel=1e-12) and t.subject == "A|B" and t.sample == 2
     assert t.effect == pytest.approx(2 / (2 * 2 / 5)) and t.money == 4500
     assert t.detail == ("accounts A and B bet the same 2 rounds of their 2 and 2 at T03 (2026-11-28), within the "
@@ -171,7 +185,8 @@ def test_shared_rounds_weigh_busy_rounds(others, effective, p_value, note):
     features = shared_rounds_features(_table("T03", rounds, _bets(rows)))
     (r,) = [r for r in features.to_pylist() if (r["account_a"], r["account_b"]) == ("A", "B")]
     assert (r["window"], r["shared_window"], r["window_effective"]) == (5, 2, effective)
-    (t,) = [t for t in shared_rounds_tests(features, {"min_window_rounds": 2}) if t.subject == "A|B"]
+    (t,) = [t for t in _pairs(shared_rounds_tests(features, {"min_window_rounds": 2, **EVERY_PAIR}))
+            if t.subject == "A|B"]
     assert t.p_value == pytest.approx(float(p_value), rel=1e-12)
     assert f"within the 5 rounds both were playing{note}:" in t.detail
 
@@ -194,7 +209,7 @@ def test_shared_rounds_null_holds_on_a_crowd_that_varies():
                                 features["window"])
     rate = {}
     for name, f in (("even", features), ("plain", plain)):
-        p = np.array([t.p_value for t in shared_rounds_tests(f, {}) if t.p_value is not None])
+        p = np.array([t.p_value for t in _pairs(shared_rounds_tests(f, EVERY_PAIR)) if t.p_value is not None])
         rate[name] = (p < 0.01).mean()
         assert p.size > 2000
     assert rate["plain"] > 0.015 and rate["even"] <= 0.01, rate
@@ -205,8 +220,13 @@ def test_overlapping_sessions_are_not_shared_rounds():
     rows = [(f"r{r:03d}", "A", "BANKER", 1000, 0) for r in range(1, 61)]
     rows += [(f"r{r:03d}", "B", "PLAYER", 1000, 0) for r in range(31, 91)]
     rounds = {"round_id": np.array([f"r{r:03d}" for r in range(1, 101)])}
-    (t,) = shared_rounds_tests(shared_rounds_features(_table("T04", rounds, _bets(rows))), {})
+    features = shared_rounds_features(_table("T04", rounds, _bets(rows)))
+    (t,) = _pairs(shared_rounds_tests(features, EVERY_PAIR))
     assert (t.sample, t.value, t.p_value) == (28, 28.0, pytest.approx(1.0))
+    # at the default screen (0.05) the pair is not listed: its table's summary row counts it
+    (summary,) = as_rows(shared_rounds_tests(features, SHARED_ROUNDS.settings))
+    assert (summary.subject, summary.statistic, summary.sample, summary.unlisted) == ("T04", "pairs tested = 1", 1, 1)
+    assert summary.p_value is None and not summary.tested
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -287,9 +307,9 @@ def test_a_planted_pair_is_flagged_and_no_other():
     assert t.p_value < 1e-20 and t.value / t.sample > 0.9 and t.money > 0
     assert t.detail.startswith(f"accounts P1 and P2 took opposite sides with matched stakes (within 10%) on "
                                f"{int(t.value)} of {t.sample} shared rounds at T01 (2026-11-28)")
-    assert sum(r.tested for r in opposite) > 100  # many random pairs tested, none flagged
+    assert _m(opposite) > 100  # many random pairs tested, none flagged
     shared = _run(SHARED_ROUNDS, night)
-    assert _flagged(shared) == {"P1|P2"} and sum(r.tested for r in shared) > 100
+    assert _flagged(shared) == {"P1|P2"} and _m(shared) > 100
     assert groups(opposite + shared) == [("P1", "P2")]
 
 
@@ -412,6 +432,6 @@ def test_binomial_tail_of_the_hand_table_by_exact_sum():
     # the same 67/256 as an exact sum: sum_{k>=2} C(4,k) (1/4)^k (3/4)^(4-k)
     want = sum(Fraction(comb(4, k)) * Fraction(1, 4) ** k * Fraction(3, 4) ** (4 - k) for k in range(2, 5))
     assert want == Fraction(67, 256)
-    (t,) = [t for t in opposite_betting_tests(opposite_betting_features(_hand_table()), {"min_shared_rounds": 4})
-            if t.subject == "A|B"]
+    (t,) = [t for t in _pairs(opposite_betting_tests(opposite_betting_features(_hand_table()),
+                                                     {"min_shared_rounds": 4, **EVERY_PAIR})) if t.subject == "A|B"]
     assert t.p_value == pytest.approx(float(want), rel=1e-12)

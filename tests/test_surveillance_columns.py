@@ -53,3 +53,25 @@ def test_no_tests_make_an_empty_table():
     assert q.size == 0 and flagged.size == 0 and tested == {}
     empty = pa.chunked_array([], pa.string())
     assert pipeline.tests_table(as_test_columns([]), q, flagged, empty, tested, 0.01, None).num_rows == 0
+
+
+def test_summary_rows_count_in_m_and_the_adjustments_agree():
+    # a screened detector's summary rows (no p-value) stand for `unlisted` tests above its screen: they raise the m
+    # of that detector only, in the columnar adjustment as in the engine's
+    tests = _random_tests(7)
+    tests += [SurveillanceTest("shared_rounds", "T01", "2026-11-28", "pairs tested = 900", 900.0, None, "summary", 900,
+                               1, unlisted=850),
+              SurveillanceTest("shared_rounds", "T02", "2026-11-28", "pairs tested = 60", 60.0, None, "summary", 60, 1,
+                               unlisted=50)]
+    q, flagged, m = adjusted(as_test_columns(tests), 0.01)
+    expected = adjust(tests, 0.01)
+    assert [t.flagged for t in expected] == flagged.tolist()
+    assert [t.q_value for t in expected] == [None if np.isnan(v) else float(v) for v in q]
+    listed = sum(t.tested for t in tests if t.detector == "shared_rounds")
+    assert m["shared_rounds"] == listed + 900
+    assert m["wheel_bias"] == sum(t.tested for t in tests if t.detector == "wheel_bias")
+    assert not flagged[-2:].any() and np.isnan(q[-2:]).all()
+    # an unlisted test raises every listed q: q = p m / rank at the smallest p
+    p = min(t.p_value for t in tests if t.detector == "shared_rounds" and t.tested)
+    i = next(i for i, t in enumerate(tests) if t.detector == "shared_rounds" and t.tested and t.p_value == p)
+    assert q[i] <= min(1.0, p * (listed + 900)) and q[i] >= min(1.0, p * (listed + 900) / listed) - 1e-15

@@ -55,14 +55,13 @@ positions of round r: sorting O(B log B); the co-occurrence of accounts by a spa
 against the other side's positions of the same round (stakes sorted, `searchsorted` on the tolerance
 window) O(P log P + matches); the null chance of every co-occurring pair from per-account (side, stake)
 histograms, expanding the account with fewer distinct values, O(sum over pairs of min(d_A, d_B) log).
-Tests: O(F log F) over F feature rows, plus one Python row per tested pair.
+Tests: O(F log F) over F feature rows, the tails by scipy on arrays; a row (TEST_COLUMNS) only for each pair at
+or below the screen (`screen_p`, SCREEN_P_REASON) and one summary row a table counting the others.
 """
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Sequence
 from fractions import Fraction
 from functools import partial
 from typing import Any
@@ -78,7 +77,7 @@ from engine.games import game as game_of
 from engine.games import game_names
 from engine.surveillance.detector import Detector, TableData
 from engine.surveillance.stats import binomial_upper_tail, hypergeometric_upper_tail
-from engine.surveillance.tests import ALPHA, SurveillanceTest
+from engine.surveillance.tests import ALPHA, TEST_COLUMNS, SurveillanceTest
 
 TOLERANCE = Fraction(1, 10)  # matched stakes differ by at most this share of the larger
 
@@ -88,6 +87,14 @@ MIN_SHARED_ROUNDS_REASON = (
     "frequencies of side and stake, which need rounds to mean anything, and at 20 a perfect hedge at a "
     "chance of 1/2 a round (p = 2^-20 = 9.5e-7) or 16 of 20 at a chance of 1/4 (p = 3.8e-7) passes "
     "Benjamini-Hochberg at 1% across 10^4 tested pairs"
+)
+SCREEN_P = 0.05
+SCREEN_P_REASON = (
+    "a pair detector lists only the pairs with p at or below its screen (never below the run's alpha), and a summary "
+    "row per table counts the others: a 1M-bet floor has ~1.3M pairs that shared a round, a 10M one 10-18M, and a row "
+    "each does not fit in memory; every pair still counts in the m of Benjamini-Hochberg, and a flag needs q <= "
+    "alpha, so p <= alpha: no pair that could be flagged is left out, and the q-values at or below the screen are "
+    "exact (engine/surveillance/tests.py adjust)"
 )
 MIN_WINDOW_ROUNDS = 15
 MIN_WINDOW_ROUNDS_REASON = (
@@ -494,17 +501,62 @@ def _flow(t: int, a: str, b: str, currency: str | None) -> str:
         f"net {format_money(abs(t), currency)} from {a} to {b}"
 
 
-@contextmanager
-def _bulk() -> Iterator[None]:
-    """Cyclic garbage collection paused while a few million test rows (no cycles) are built: each
-    collection walks every row made so far, which otherwise doubles the time."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
+def screen_of(settings: dict[str, Any]) -> float:
+    """The screening p-value of a pair detector's run: its `screen_p`, never below its `alpha` (the pipeline sets
+    `alpha` to the run's), so that no pair that could be flagged goes unlisted."""
+    return max(float(settings.get("screen_p", SCREEN_P)), float(settings.get("alpha", ALPHA)))
+
+
+def _listed(p: np.ndarray, tested: np.ndarray, screen: float, alpha: float) -> np.ndarray:
+    """The pairs a pair detector lists (a row each): the tested ones at or below the screen; of those too small to
+    test, the ones whose counts alone would have stood out (p below alpha, as before the screen)."""
+    return np.where(tested, p <= screen, p < alpha)
+
+
+def _test_table(columns: dict[str, Any], n: int) -> pa.Table:
+    """TEST_COLUMNS of `n` rows from arrays and lists (a str for a constant column)."""
+    out = {}
+    for f in TEST_COLUMNS:
+        v = columns.get(f.name)
+        if isinstance(v, str):
+            v = pa.array([v], f.type).take(np.zeros(n, dtype=np.int64))
+        out[f.name] = pa.array(v, f.type) if v is not None else pa.nulls(n, f.type)
+    return pa.table(out, schema=TEST_COLUMNS)
+
+
+def _summaries(detector: str, what: str, table_of: np.ndarray, table_names: list[str], tested: np.ndarray,
+               listed: np.ndarray, first: np.ndarray, last: np.ndarray, screen: float, alpha: float) -> pa.Table:
+    """One row per table of the pairs a detector tested there (`table_of`: each pair's table code): how many were
+    tested and how many are listed, so that every pair is accounted for; `unlisted`, the tested pairs above the
+    screen, counts in the m of the detector's Benjamini-Hochberg (engine/surveillance/tests.py adjust). Not a test
+    itself: no p-value."""
+    order, starts, codes = _groups(table_of)
+    if codes.size == 0:
+        return TEST_COLUMNS.empty_table()
+
+    def per_table(mask: np.ndarray) -> np.ndarray:
+        return np.add.reduceat(mask[order].astype(np.int64), starts)
+
+    n, k = per_table(tested), per_table(tested & listed)
+    small, small_listed = per_table(~tested), per_table(~tested & listed)
+    periods = _periods(np.minimum.reduceat(first[order], starts), np.maximum.reduceat(last[order], starts))
+    names = [table_names[c] for c in codes.tolist()]
+    details = []
+    for name, period, n_, k_, u_, ul_ in zip(names, periods, n.tolist(), k.tolist(), small.tolist(),
+                                             small_listed.tolist(), strict=True):
+        text = (f"{n_:,} pairs of accounts tested {what} {name} ({period}): {k_:,} at or below the screen "
+                f"p <= {screen:g}, listed (a row each); {n_ - k_:,} above it, not listed; all {n_:,} count in the m "
+                f"of Benjamini-Hochberg")
+        if u_:
+            text += (f"; {u_:,} more pairs below the minimum sample, not tested ({ul_:,} listed: p < {alpha:g} on "
+                     f"their counts alone)")
+        details.append(text)
+    return _test_table({
+        "detector": detector, "subject": names, "period": periods,
+        "statistic": [f"pairs tested = {v}" for v in n.tolist()], "value": n.astype(float),
+        "method": f"summary of the pairs tested: those with p <= {screen:g} listed, the others counted",
+        "sample": n, "min_sample": np.ones(n.size, dtype=np.int64), "detail": details, "unlisted": n - k,
+    }, n.size)
 
 
 OPPOSITE_METHOD = ("exact binomial tail at the mean null chance of the shared rounds (each account's own side and "
@@ -513,61 +565,81 @@ SHARED_METHOD = ("exact hypergeometric tail, conditional on sharing a round (eac
                  "where both played a random subset of its rounds; the window counted as rounds of an even crowd)")
 
 
-def opposite_betting_tests(features: pa.Table, settings: dict[str, Any]) -> list[SurveillanceTest]:
-    """One test per (account pair, currency) over every table's features: the opposite-matched rounds
-    against the binomial at the pair's mean null chance. Pairs below `min_shared_rounds` get a row
-    without a p-value only where their counts alone would have stood out (unadjusted p below alpha).
-    Rows in the order of (account_a, account_b, currency)."""
-    min_sample = int(settings.get("min_shared_rounds", MIN_SHARED_ROUNDS))
-    alpha = float(settings.get("alpha", ALPHA))
-    if features.num_rows == 0:
-        return []
+def opposite_betting_p_values(features: pa.Table) -> dict[str, Any]:
+    """Per (account pair, currency) over every table's features: the sums of the pair's feature rows and the
+    binomial tail of its opposite-matched rounds at its mean null chance (p), as arrays, one entry a pair;
+    `order`, `starts`, `ends`: the pairs' runs of feature rows."""
     currency = pc.fill_null(features["currency"], "")
     codes, _ = _codes(pc.binary_join_element_wise(features["account_a"], features["account_b"], currency, "\x1f"))
     order, starts, _ = _groups(codes)
-    ends = np.r_[starts[1:], codes.size]
 
     def total(name, dtype):
         return np.add.reduceat(_np(features[name]).astype(dtype)[order], starts)
 
     n, x = total("shared", np.int64), total("matched", np.int64)
     expected = total("expected", float)
-    stake, transfer = total("matched_stake", np.int64), total("transfer", np.int64)
     chance = np.clip(expected / n, 0.0, 1.0)
     p = np.clip(np.atleast_1d(binomial_upper_tail(x, n, chance)), 0.0, 1.0)
+    return {"order": order, "starts": starts, "ends": np.r_[starts[1:], codes.size], "n": n, "x": x,
+            "expected": expected, "chance": chance, "p": p, "currency": currency,
+            "stake": total("matched_stake", np.int64), "transfer": total("transfer", np.int64)}
+
+
+def opposite_betting_tests(features: pa.Table, settings: dict[str, Any]) -> pa.Table:
+    """One test per (account pair, currency) over every table's features: the opposite-matched rounds
+    against the binomial at the pair's mean null chance. Listed (a row each, TEST_COLUMNS): the tested pairs with
+    p at or below the screen (`screen_of`), and the pairs below `min_shared_rounds` (no p-value) whose counts alone
+    would have stood out (p below alpha), in the order of (account_a, account_b, currency); then a summary row per
+    table (`_summaries`; a pair of several tables is counted at the first of them by table_id)."""
+    min_sample = int(settings.get("min_shared_rounds", MIN_SHARED_ROUNDS))
+    alpha = float(settings.get("alpha", ALPHA))
+    screen = screen_of(settings)
+    if features.num_rows == 0:
+        return TEST_COLUMNS.empty_table()
+    g = opposite_betting_p_values(features)
+    order, starts, ends, n, x, p = g["order"], g["starts"], g["ends"], g["n"], g["x"], g["p"]
     tested = n >= min_sample
-    shown = np.flatnonzero(tested | (p < alpha))
+    listed = _listed(p, tested, screen, alpha)
+    first_days = np.minimum.reduceat(_days(features["first_date"])[order], starts)
+    last_days = np.maximum.reduceat(_days(features["last_date"])[order], starts)
+    table_codes, table_names = _codes(features["table_id"])
+    summaries = _summaries("opposite_betting", "whose first table (by table_id) is", np.minimum.reduceat(
+        table_codes[order], starts), table_names.to_pylist(), tested, listed, first_days, last_days, screen, alpha)
+    shown = np.flatnonzero(listed)
     if shown.size == 0:
-        return []
+        return summaries
 
     first_row = order[starts[shown]]
     tables = _np(features["table_id"])
     where = tables[first_row].tolist()
     for j in np.flatnonzero(ends[shown] - starts[shown] > 1).tolist():  # a pair at several tables
-        g = shown[j]
-        where[j] = _tables(tables[order[starts[g]:ends[g]]].tolist())
-    periods = _periods(np.minimum.reduceat(_days(features["first_date"])[order], starts)[shown],
-                       np.maximum.reduceat(_days(features["last_date"])[order], starts)[shown])
+        k = shown[j]
+        where[j] = _tables(tables[order[starts[k]:ends[k]]].tolist())
+    periods = _periods(first_days[shown], last_days[shown])
     acc_a, acc_b = _np(features["account_a"])[first_row].tolist(), _np(features["account_b"])[first_row].tolist()
-    cur = [c or None for c in _np(currency)[first_row].tolist()]
+    cur = [c or None for c in _np(g["currency"])[first_row].tolist()]
     tol = [f"{t:.0%}" for t in _np(features["tolerance"])[first_row].tolist()]
-    n_, x_, e_, s_, t_ = (v[shown].tolist() for v in (n, x, expected, stake, transfer))
-    p_, ok_, eff_ = p[shown].tolist(), tested[shown].tolist(), (x[shown] / n[shown] - chance[shown]).tolist()
-    out = []
-    with _bulk():
-        for i in range(shown.size):
-            a, b, c = acc_a[i], acc_b[i], cur[i]
-            detail = (f"accounts {a} and {b} took opposite sides with matched stakes (within {tol[i]}) on {x_[i]} of "
-                      f"{n_[i]} shared rounds at {where[i]} ({periods[i]}), chance {e_[i]:.1f}: "
-                      f"{format_money(s_[i], c)} each way, {_flow(t_[i], a, b, c)}")
-            if not ok_[i]:
-                detail += (f"; not tested: {n_[i]} shared rounds, below the {min_sample} needed "
-                           f"({MIN_SHARED_ROUNDS_REASON})")
-            out.append(SurveillanceTest(
-                "opposite_betting", f"{a}|{b}", periods[i],
-                f"opposite-matched = {x_[i]} of {n_[i]} (chance {e_[i]:.2f})", float(x_[i]),
-                p_[i] if ok_[i] else None, OPPOSITE_METHOD, n_[i], min_sample, eff_[i], s_[i], detail))
-    return out
+    n_, x_, e_, s_, t_ = (v[shown].tolist() for v in (n, x, g["expected"], g["stake"], g["transfer"]))
+    ok_ = tested[shown].tolist()
+    statistic, detail = [], []
+    for i in range(shown.size):
+        a, b, c = acc_a[i], acc_b[i], cur[i]
+        text = (f"accounts {a} and {b} took opposite sides with matched stakes (within {tol[i]}) on {x_[i]} of "
+                f"{n_[i]} shared rounds at {where[i]} ({periods[i]}), chance {e_[i]:.1f}: "
+                f"{format_money(s_[i], c)} each way, {_flow(t_[i], a, b, c)}")
+        if not ok_[i]:
+            text += f"; not tested: {n_[i]} shared rounds, below the {min_sample} needed ({MIN_SHARED_ROUNDS_REASON})"
+        detail.append(text)
+        statistic.append(f"opposite-matched = {x_[i]} of {n_[i]} (chance {e_[i]:.2f})")
+    rows = _test_table({
+        "detector": "opposite_betting", "subject": [f"{a}|{b}" for a, b in zip(acc_a, acc_b, strict=True)],
+        "period": periods, "statistic": statistic, "value": x[shown].astype(float),
+        "p_value": pa.array(p[shown], pa.float64(), mask=~tested[shown]), "method": OPPOSITE_METHOD,
+        "sample": n[shown], "min_sample": np.full(shown.size, min_sample, dtype=np.int64),
+        "effect": x[shown] / n[shown] - g["chance"][shown], "money": g["stake"][shown], "detail": detail,
+        "unlisted": np.zeros(shown.size, dtype=np.int64),
+    }, shown.size)
+    return pa.concat_tables([rows, summaries])
 
 
 def _share_any(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -581,55 +653,78 @@ def _share_any(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return -np.expm1(none)
 
 
-def shared_rounds_tests(features: pa.Table, settings: dict[str, Any]) -> list[SurveillanceTest]:
-    """One test per (account pair, table): the rounds shared inside their joint window against the
-    hypergeometric, conditional on sharing one (exact). Sample = the fewer of the two accounts' rounds
-    inside the window; below `min_window_rounds` a row without a p-value only where the counts alone
-    would have stood out. Rows in the order of (account_a, account_b, table_id)."""
-    min_sample = int(settings.get("min_window_rounds", MIN_WINDOW_ROUNDS))
-    alpha = float(settings.get("alpha", ALPHA))
-    if features.num_rows == 0:
-        return []
+def shared_rounds_p_values(features: pa.Table) -> np.ndarray:
+    """Each feature row's p-value: the rounds shared inside the pair's window against the hypergeometric over the
+    window as rounds of an even crowd, conditional on sharing one (exact), as an array."""
     s = _np(features["shared_window"]).astype(np.int64)
-    w = _np(features["window"]).astype(np.int64)
     ra, rb = _np(features["rounds_a"]).astype(np.int64), _np(features["rounds_b"]).astype(np.int64)
     we = _np(features["window_effective"]).astype(np.int64)  # busy rounds weighed (module doc)
     p = np.atleast_1d(hypergeometric_upper_tail(s, we, ra, rb)) / _share_any(we, ra, rb)
-    p = np.clip(p, 0.0, 1.0)
+    return np.clip(p, 0.0, 1.0)
+
+
+def shared_rounds_tests(features: pa.Table, settings: dict[str, Any]) -> pa.Table:
+    """One test per (account pair, table): the rounds shared inside their joint window against the
+    hypergeometric, conditional on sharing one (exact). Sample = the fewer of the two accounts' rounds
+    inside the window. Listed (a row each, TEST_COLUMNS): the tested pairs with p at or below the screen
+    (`screen_of`), and the pairs below `min_window_rounds` (no p-value) whose counts alone would have stood out
+    (p below alpha), in the order of (account_a, account_b, table_id); then a summary row per table
+    (`_summaries`) counting them all."""
+    min_sample = int(settings.get("min_window_rounds", MIN_WINDOW_ROUNDS))
+    alpha = float(settings.get("alpha", ALPHA))
+    screen = screen_of(settings)
+    if features.num_rows == 0:
+        return TEST_COLUMNS.empty_table()
+    p = shared_rounds_p_values(features)
+    ra, rb = _np(features["rounds_a"]).astype(np.int64), _np(features["rounds_b"]).astype(np.int64)
     sample = np.minimum(ra, rb)
     tested = sample >= min_sample
-    expected = ra * rb / np.maximum(we, 1)
-    shown = np.flatnonzero(tested | (p < alpha))
+    listed = _listed(p, tested, screen, alpha)
+    first_days, last_days = _days(features["first_date"]), _days(features["last_date"])
+    table_codes, table_names = _codes(features["table_id"])
+    summaries = _summaries("shared_rounds", "at", table_codes, table_names.to_pylist(), tested, listed,
+                           first_days, last_days, screen, alpha)
+    shown = np.flatnonzero(listed)
     if shown.size == 0:
-        return []
-    keys = pc.binary_join_element_wise(features["account_a"], features["account_b"], features["table_id"], "\x1f")
-    codes, _ = _codes(keys)
-    shown = shown[np.argsort(codes[shown], kind="stable")]
-    periods = _periods(_days(features["first_date"])[shown], _days(features["last_date"])[shown])
+        return summaries
+    kept = features.take(pa.array(shown))
+    codes, _ = _codes(pc.binary_join_element_wise(kept["account_a"], kept["account_b"], kept["table_id"], "\x1f"))
+    shown = shown[np.argsort(codes, kind="stable")]
+    s = _np(features["shared_window"]).astype(np.int64)[shown]
+    w = _np(features["window"]).astype(np.int64)[shown]
+    we = _np(features["window_effective"]).astype(np.int64)[shown]
+    ra, rb, sample, ok = ra[shown], rb[shown], sample[shown], tested[shown]
+    expected = ra * rb / np.maximum(we, 1)
+    stake = (_np(features["stake_a"]).astype(np.int64) + _np(features["stake_b"]).astype(np.int64))[shown]
+    periods = _periods(first_days[shown], last_days[shown])
     acc_a, acc_b = _np(features["account_a"])[shown].tolist(), _np(features["account_b"])[shown].tolist()
     tables, cur = _np(features["table_id"])[shown].tolist(), _np(features["currency"])[shown].tolist()
-    stake = (_np(features["stake_a"]).astype(np.int64) + _np(features["stake_b"]).astype(np.int64))[shown].tolist()
-    s_, w_, we_, ra_, rb_, n_ = (v[shown].tolist() for v in (s, w, we, ra, rb, sample))
-    e_, p_, ok_ = expected[shown].tolist(), p[shown].tolist(), tested[shown].tolist()
-    out = []
-    with _bulk():
-        for i in range(shown.size):
-            a, b = acc_a[i], acc_b[i]
-            detail = (f"accounts {a} and {b} bet the same {s_[i]} rounds of their {ra_[i]} and {rb_[i]} at {tables[i]} "
-                      f"({periods[i]}), within the {w_[i]} rounds both were playing"
-                      + (f" (as {we_[i]} rounds of an even crowd)" if we_[i] < w_[i] else "")
-                      + f", chance {e_[i]:.1f}: {format_money(stake[i], cur[i])} staked together")
-            if not ok_[i]:
-                detail += f"; not tested: {n_[i]} rounds, below the {min_sample} needed ({MIN_WINDOW_ROUNDS_REASON})"
-            out.append(SurveillanceTest(
-                "shared_rounds", f"{a}|{b}", periods[i],
-                f"shared = {s_[i]} of {ra_[i]} and {rb_[i]} in {w_[i]} rounds (chance {e_[i]:.2f})", float(s_[i]),
-                p_[i] if ok_[i] else None, SHARED_METHOD, n_[i], min_sample, s_[i] / e_[i] if e_[i] else None,
-                stake[i], detail))
-    return out
+    s_, w_, we_, ra_, rb_, n_ = (v.tolist() for v in (s, w, we, ra, rb, sample))
+    e_, ok_, stake_ = expected.tolist(), ok.tolist(), stake.tolist()
+    statistic, detail = [], []
+    for i in range(shown.size):
+        text = (f"accounts {acc_a[i]} and {acc_b[i]} bet the same {s_[i]} rounds of their {ra_[i]} and {rb_[i]} at "
+                f"{tables[i]} ({periods[i]}), within the {w_[i]} rounds both were playing"
+                + (f" (as {we_[i]} rounds of an even crowd)" if we_[i] < w_[i] else "")
+                + f", chance {e_[i]:.1f}: {format_money(stake_[i], cur[i])} staked together")
+        if not ok_[i]:
+            text += f"; not tested: {n_[i]} rounds, below the {min_sample} needed ({MIN_WINDOW_ROUNDS_REASON})"
+        detail.append(text)
+        statistic.append(f"shared = {s_[i]} of {ra_[i]} and {rb_[i]} in {w_[i]} rounds (chance {e_[i]:.2f})")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        effect = s / expected
+    rows = _test_table({
+        "detector": "shared_rounds", "subject": [f"{a}|{b}" for a, b in zip(acc_a, acc_b, strict=True)],
+        "period": periods, "statistic": statistic, "value": s.astype(float),
+        "p_value": pa.array(p[shown], pa.float64(), mask=~ok), "method": SHARED_METHOD, "sample": sample,
+        "min_sample": np.full(shown.size, min_sample, dtype=np.int64),
+        "effect": pa.array(effect, pa.float64(), mask=expected == 0), "money": stake, "detail": detail,
+        "unlisted": np.zeros(shown.size, dtype=np.int64),
+    }, shown.size)
+    return pa.concat_tables([rows, summaries])
 
 
-def groups(tests: list[SurveillanceTest]) -> list[tuple[str, ...]]:
+def groups(tests: Sequence[SurveillanceTest]) -> list[tuple[str, ...]]:
     """Accounts linked by flagged pair tests ("A|B" subjects), as groups (connected components), largest
     first: three accounts flagged pairwise are one group of three."""
     parent: dict[str, str] = {}
@@ -656,7 +751,7 @@ OPPOSITE_BETTING = Detector(
     games=tuple(name for name in game_names() if game_of(name).opposite_bets),
     features=partial(opposite_betting_features, tolerance=TOLERANCE),
     tests=opposite_betting_tests,
-    settings={"min_shared_rounds": MIN_SHARED_ROUNDS, "alpha": ALPHA},
+    settings={"min_shared_rounds": MIN_SHARED_ROUNDS, "alpha": ALPHA, "screen_p": SCREEN_P},
 )
 
 SHARED_ROUNDS = Detector(
@@ -665,5 +760,5 @@ SHARED_ROUNDS = Detector(
     games=(),
     features=shared_rounds_features,
     tests=shared_rounds_tests,
-    settings={"min_window_rounds": MIN_WINDOW_ROUNDS, "alpha": ALPHA},
+    settings={"min_window_rounds": MIN_WINDOW_ROUNDS, "alpha": ALPHA, "screen_p": SCREEN_P},
 )

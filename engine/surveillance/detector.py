@@ -29,7 +29,9 @@ class Detector:
     finding_kind: str  # the review finding a flagged test becomes
     games: tuple[str, ...]  # the games whose tables it reads; () = every game
     features: Callable[[TableData], pa.Table]
-    tests: Callable[[pa.Table, dict[str, Any]], list[SurveillanceTest]]
+    # its rows, or a table of engine/surveillance/tests.py TEST_COLUMNS (the pair detectors: a row a pair as an
+    # object does not scale)
+    tests: Callable[[pa.Table, dict[str, Any]], list[SurveillanceTest] | pa.Table]
     settings: dict[str, Any] = field(default_factory=dict)  # defaults, e.g. {"min_spins": 370}
     # the output its features are published as (schemas/outputs.py SURVEILLANCE_OUTPUTS), e.g.
     # "advantage_moments"; None: its features stay inside the run

@@ -1,0 +1,135 @@
+"""The pair detectors' screen (engine/surveillance/collusion.py `screen_p`): only the pairs at or below it are listed,
+a summary row a table counts the rest, and the false-discovery control still counts every pair. Against the path
+before the screen, re-done here by hand: every pair's p-value by scipy one pair at a time, Benjamini-Hochberg over
+all of them (scipy), on randomized floors: the same flagged pairs with the same q-values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+import scipy.stats as sps
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.surveillance.collusion import OPPOSITE_BETTING, SHARED_ROUNDS
+from engine.surveillance.tests import TEST_COLUMNS, adjust, as_rows, benjamini_hochberg_of
+from pipelines.surveillance import adjusted
+from tests.test_surveillance_collusion import baccarat_night
+
+
+def _old_shared_rounds(features: pa.Table, min_sample: int) -> dict[str, float]:
+    """Every tested pair's p-value as before the screen, by scipy one pair at a time (A|B@table -> p)."""
+    out = {}
+    for r in features.to_pylist():
+        w, a, b, s = r["window_effective"], r["rounds_a"], r["rounds_b"], r["shared_window"]
+        if min(a, b) < min_sample:
+            continue
+        p = sps.hypergeom.sf(s - 1, w, a, b) / (1 - sps.hypergeom.pmf(0, w, a, b))
+        out[f"{r['account_a']}|{r['account_b']}@{r['table_id']}"] = min(max(p, 0.0), 1.0)
+    return out
+
+
+def _old_opposite_betting(features: pa.Table, min_sample: int) -> dict[str, float]:
+    """Every tested (pair, currency)'s p-value as before the screen: its tables summed, the binomial tail at the
+    mean chance, by scipy one pair at a time (A|B -> p; one currency here)."""
+    sums: dict[str, list[float]] = {}
+    for r in features.to_pylist():
+        acc = sums.setdefault(f"{r['account_a']}|{r['account_b']}", [0, 0, 0.0])
+        acc[0] += r["shared"]
+        acc[1] += r["matched"]
+        acc[2] += r["expected"]
+    return {k: min(max(sps.binom.sf(x - 1, n, min(max(e / n, 0.0), 1.0)), 0.0), 1.0)
+            for k, (n, x, e) in sums.items() if n >= min_sample}
+
+
+def _old_flags(p: dict[str, float], alpha: float) -> dict[str, float]:
+    """The flagged subjects of Benjamini-Hochberg over every tested pair, with their q-values."""
+    keys = sorted(p)
+    q = sps.false_discovery_control(np.array([p[k] for k in keys]), method="bh") if keys else []
+    return {k: float(qk) for k, qk in zip(keys, q, strict=True) if qk <= alpha}
+
+
+def _night(seed: int, planted: int) -> list:
+    return baccarat_night(n_tables=3, n_rounds=300, sessions_per_table=50, n_accounts=90, seed=seed,
+                          planted=planted, planted_rounds=120, planted_tables=2)
+
+
+@settings(max_examples=10, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), planted=st.sampled_from([0, 1]), alpha=st.sampled_from([0.01, 0.05, 0.3, 0.6]))
+def test_the_screen_flags_the_same_pairs_with_the_same_q_values(seed, planted, alpha):
+    night = _night(seed, planted)
+    for detector, key, old in ((SHARED_ROUNDS, "min_window_rounds", _old_shared_rounds),
+                               (OPPOSITE_BETTING, "min_shared_rounds", _old_opposite_betting)):
+        features = pa.concat_tables([detector.features(t) for t in night])
+        p_old = old(features, detector.settings[key])
+        want = _old_flags(p_old, alpha)
+        tests = detector.tests(features, {**detector.settings, "alpha": alpha})
+        assert tests.schema == TEST_COLUMNS
+        q, flagged, m = adjusted(tests, alpha)  # the pipeline's adjustment, column by column
+        rows = as_rows(tests)
+        pairs = [r for r in rows if "|" in r.subject]
+        summaries = [r for r in rows if "|" not in r.subject]
+
+        def key_of(r, per_table=detector is SHARED_ROUNDS):  # shared_rounds: a test a pair and table
+            return r.subject + (f"@{r.detail.split(' at ', 1)[1].split(' (')[0]}" if per_table else "")
+
+        got = {key_of(r): float(q[i]) for i, r in enumerate(rows) if flagged[i]}
+        assert set(got) == set(want), (detector.name, seed)
+        for k, v in want.items():
+            assert got[k] == pytest.approx(v, rel=0, abs=1e-12)
+        # the engine's adjustment of the same rows agrees with the pipeline's
+        assert {key_of(r) for r in adjust(tests, alpha) if r.flagged} == set(got)
+        # every tested pair is counted (m), and exactly once: listed, or in its table's summary row
+        assert m[detector.name] == len(p_old) == sum(r.tested for r in pairs) + sum(s.unlisted for s in summaries)
+        assert sum(s.sample for s in summaries) == len(p_old) and all(s.p_value is None for s in summaries)
+        # listed: exactly the tested pairs at or below the screen (max(screen_p, alpha))
+        screen = max(detector.settings["screen_p"], alpha)
+        assert sorted(key_of(r) for r in pairs if r.tested) == sorted(k for k, p in p_old.items() if p <= screen)
+        # a listed q at or below the screen is the q over every pair; above it, never below that q
+        q_all = dict(zip(sorted(p_old), sps.false_discovery_control(np.array([p_old[k] for k in sorted(p_old)]),
+                                                                     method="bh"), strict=True)) if p_old else {}
+        for i, r in enumerate(rows):
+            if r.tested:
+                if q[i] <= screen:
+                    assert q[i] == pytest.approx(q_all[key_of(r)], rel=0, abs=1e-12)
+                else:
+                    assert q[i] >= q_all[key_of(r)] - 1e-12 and q_all[key_of(r)] > screen
+
+
+def test_a_planted_pair_stays_flagged_and_counted():
+    night = _night(11, 1)
+    for detector in (SHARED_ROUNDS, OPPOSITE_BETTING):
+        features = pa.concat_tables([detector.features(t) for t in night])
+        rows = adjust(detector.tests(features, detector.settings))
+        assert {r.subject for r in rows if r.flagged} == {"P1|P2"}, detector.name
+        (summary, *_) = [r for r in rows if "|" not in r.subject]
+        assert summary.statistic.startswith("pairs tested = ") and summary.unlisted > 0
+        assert "count in the m of Benjamini-Hochberg" in summary.detail
+
+
+def test_the_screen_is_inclusive_and_never_below_alpha():
+    # one pair at exactly the screen is listed, the next p above it is not (p <= screen_p, not <)
+    night = _night(3, 0)
+    features = pa.concat_tables([SHARED_ROUNDS.features(t) for t in night])
+    rows = [r for r in as_rows(SHARED_ROUNDS.tests(features, {**SHARED_ROUNDS.settings, "screen_p": 1.0}))
+            if r.tested]
+    p = sorted({r.p_value for r in rows})
+    cut = p[len(p) // 3]
+    at = as_rows(SHARED_ROUNDS.tests(features, {**SHARED_ROUNDS.settings, "screen_p": cut}))
+    assert sorted(r.p_value for r in at if r.tested) == sorted(r.p_value for r in rows if r.p_value <= cut)
+    assert any(r.p_value == cut for r in at if r.tested)
+    # a screen below alpha is raised to alpha: the pairs at or below alpha are all listed
+    low = as_rows(SHARED_ROUNDS.tests(features, {**SHARED_ROUNDS.settings, "screen_p": 1e-9, "alpha": cut}))
+    assert sorted(r.p_value for r in low if r.tested) == sorted(r.p_value for r in rows if r.p_value <= cut)
+
+
+def test_benjamini_hochberg_among_more_tests_than_listed():
+    # 3 listed p-values among m = 10 (the 7 others above 0.5): q_(i) = min_{j >= i} p_(j) 10 / j
+    q = benjamini_hochberg_of(np.array([0.04, 0.001, 0.02]), 10)
+    assert q.tolist() == pytest.approx([min(0.04 * 10 / 3, 1), 0.001 * 10, 0.02 * 10 / 2], rel=1e-15)
+    # m = the listed: scipy's, to the bit
+    p = np.random.default_rng(0).random(50) ** 3
+    assert benjamini_hochberg_of(p, 50).tolist() == sps.false_discovery_control(p, method="bh").tolist()
+    with pytest.raises(ValueError):
+        benjamini_hochberg_of(p, 49)
