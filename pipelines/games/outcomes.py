@@ -2,33 +2,38 @@
 rounds of each session (`shoes` rows of decks 0) with their bets into the game's engine audit, its
 results back as the game's round-replay table and the shared outputs. Names no game's concepts: a game
 gives an OutcomeGame (pipelines/games/roulette.py, sic_bo.py). No Beam here.
+
+Column by column: the engine (engine.betting_columns) takes each session's bets as numpy columns, bet type,
+selection and account as codes into the table's distinct values, and gives its results as columns; no
+Python object a bet on the way in or out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from engine.betting import RecordedBet
+from engine.betting_columns import BetColumns, ColumnAudit, RoundColumns
+from pipelines.convert import plain as plain_values
 from pipelines.games.rows import (
     BET_COLUMNS,
     NO_BETS,
     GameTable,
-    Gathered,
+    bet_tables,
     bets_by_shoe,
+    day,
+    findings_of,
     gc_paused,
-    micros,
     plain_bets,
-    positions,
-    python_columns,
-    rounds_by_shoe,
+    round_dates,
     table_facts,
 )
+from schemas.outputs import FINDINGS
 
 
 @dataclass(frozen=True)
@@ -38,11 +43,12 @@ class OutcomeGame:
     replay_schema: pa.Schema
     outcome_column: str  # the rounds column that records the outcome
     load_rules: Callable[[str], Any]
-    # (round_id, round_no, status, betting_closed_at in us, the outcome as recorded) -> the engine's round
-    recorded_round: Callable[[str, int, str, int, Any], Any]
-    # (rules, table, session_id, rounds, bets) -> the engine's audit (rounds, expected, unsettled, findings)
-    audit: Callable[..., Any]
+    # (rules, table, session_id, RoundColumns, BetColumns, verdicts known from the table's earlier sessions)
+    # -> the engine's ColumnAudit
+    audit: Callable[..., ColumnAudit]
     valid: Callable[[Any], bool]  # whether an outcome as recorded is one the game can settle
+    # an outcome as read from the files -> as the engine takes it (the dice as a tuple)
+    recorded_outcome: Callable[[Any], Any] = lambda outcome: outcome
     # (rules, bet_type, selection) -> what the bet covers on the layout (numbers), or None
     covered: Callable[[Any, str, str | None], Sequence[int] | None] = lambda rules, code, selection: None
 
@@ -65,41 +71,185 @@ def audit_tables(table: OutcomeTable, shoes: pa.Table, rounds: pa.Table, bets: p
     """Audit the sessions of one table: {the game's round replays, settlements, findings, quarantine}.
     Every round's session is among `shoes`, every bet's round among `rounds`."""
     spec = table.spec
-    outcome = spec.outcome_column
-    session_rows = shoes.select(["shoe_id", "opened_at"]).to_pylist()
-    round_cols = ["round_id", "shoe_id", "round_no", "status", "betting_opened_at"]
-    round_rows = _with(rounds, round_cols, outcome).to_pylist()
     plain = plain_bets(bets, [*BET_COLUMNS, "selection"])
-    bet = python_columns(plain, _ENGINE_BET_COLUMNS)
-    placed, closed = micros(plain["placed_at"]), micros(rounds["betting_closed_at"])
-    by_session = rounds_by_shoe(round_rows)
+    table_bets = _TableBets.of(plain)
+    round_ids, round_nos, statuses = (plain_values(rounds[c]).to_pylist() for c in ("round_id", "round_no", "status"))
+    outcomes = _outcomes(spec, rounds)
+    closed = _micros(rounds["betting_closed_at"], missing=0)
+    dates = round_dates(rounds)
+    by_session = _rounds_by_session(rounds)
     bets_of_session = bets_by_shoe(rounds, plain["round_id"], plain["_shoe_id"])
-    gathered = Gathered(rounds)
-    for session in session_rows:
-        order = by_session.get(session["shoe_id"], [])
-        position = positions(order, round_rows)
-        recorded = [spec.recorded_round(round_rows[i]["round_id"], round_rows[i]["round_no"], round_rows[i]["status"],
-                                        closed[i] or 0, round_rows[i][outcome]) for i in order]
+    known: dict = {}  # the table's verdicts by bet type, selection and outcome, across its sessions
+    replays = _Replays()
+    take, bet_rows, expected, unsettled, findings = [NO_BETS], [NO_BETS], [pa.array([], pa.int64())], [], []
+    for session in shoes.select(["shoe_id", "opened_at"]).to_pylist():
+        order = by_session.get(session["shoe_id"], NO_BETS)
+        at = order.tolist()
+        recorded = RoundColumns([round_ids[i] for i in at], [round_nos[i] for i in at], [statuses[i] for i in at],
+                                closed[order], [outcomes[i] for i in at])
         mine = bets_of_session.get(session["shoe_id"], NO_BETS)
-        engine_bets = _recorded_bets(bet, mine.tolist(), position, placed)
-        result = spec.audit(table.rules, table.facts, session["shoe_id"], recorded, engine_bets)
-        gathered.shoe(session, order, round_rows, mine, engine_bets, result,
-                      lambda r, rep, d, session_id=session["shoe_id"]: _replay_row(
-                          spec, table.table_id, session_id, r, rep, d))
-    out = gathered.tables(table.table_id, spec.out_replays, spec.replay_schema, plain, bets)
-    replays = out[spec.out_replays]
-    at = replays.schema.get_field_index("bets")
-    out[spec.out_replays] = replays.set_column(at, replays.schema.field(at),
-                                               _bets_on_replays(table, gathered, plain, len(round_rows)))
-    return out
+        index = _round_index(recorded.round_id, table_bets.round_id.take(pa.array(mine, pa.int64())))
+        result = spec.audit(table.rules, table.facts, session["shoe_id"], recorded, table_bets.of_rows(mine, index),
+                            known)
+        replays.session(session["shoe_id"], order, result)
+        take.append(mine)
+        bet_rows.append(np.where(index >= 0, order[np.maximum(index, 0)], -1) if len(order) else index)
+        expected.append(pa.array(result.expected, pa.int64(), mask=~result.settled))
+        unsettled += result.unsettled
+        if result.findings:
+            session_dates = dict(zip(recorded.round_id, dates.take(pa.array(order, pa.int64())).to_pylist(),
+                                     strict=True))
+            findings.append(findings_of(result.findings, session_dates, day(session["opened_at"])))
+    take, bet_rows = np.concatenate(take), np.concatenate(bet_rows)
+    settled = bet_tables(table.table_id, plain, bets, rounds, take, bet_rows, pa.concat_arrays(expected), unsettled)
+    return {
+        spec.out_replays: replays.table(table, rounds, dates, outcomes, plain, take, bet_rows),
+        "settlements": settled["settlements"],
+        "findings": pa.concat_tables(findings) if findings else FINDINGS.empty_table(),
+        "quarantine": settled["quarantine"],
+    }
 
 
-def _bets_on_replays(table: OutcomeTable, gathered: Gathered, plain: pa.Table, rounds: int) -> pa.Array:
+def _one_chunk(column: pa.Array | pa.ChunkedArray) -> pa.Array:
+    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+
+
+def _micros(column: pa.Array | pa.ChunkedArray, missing: int | None = None, name: str = "placed_at") -> np.ndarray:
+    """Instants as exact integer microseconds since the epoch (a float timestamp can be off by 1 us); a null
+    is `missing`, or refused when None."""
+    us = pc.cast(pc.cast(column, pa.timestamp("us", tz="UTC")), pa.int64())
+    return _integers(pc.fill_null(us, missing) if missing is not None else us, name)
+
+
+def _integers(column: pa.Array | pa.ChunkedArray, name: str) -> np.ndarray:
+    if column.null_count:  # the row rules keep such bets out of the engine (a null would not compare)
+        raise ValueError(f"bets.{name} has nulls the engine cannot settle")
+    return _one_chunk(column).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _coded(column: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, list]:
+    """A column's values as codes into its distinct values (null one of them)."""
+    encoded = pc.dictionary_encode(_one_chunk(plain_values(column)), null_encoding="encode")
+    return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64), encoded.dictionary.to_pylist()
+
+
+@dataclass(frozen=True)
+class _TableBets:
+    """A table's bets as the engine takes them: numpy columns, and codes into the table's distinct values."""
+
+    bet_id: np.ndarray  # of str
+    round_id: pa.Array
+    account: np.ndarray
+    bet_type: np.ndarray
+    selection: np.ndarray
+    stake: np.ndarray
+    paid: np.ndarray
+    placed_at: np.ndarray
+    accounts: list
+    bet_types: list
+    selections: list
+
+    @classmethod
+    def of(cls, plain: pa.Table) -> _TableBets:
+        (account, accounts), (bet_type, bet_types), (selection, selections) = (
+            _coded(plain[c]) for c in ("account_id", "bet_type", "selection"))
+        return cls(_one_chunk(plain["bet_id"]).to_numpy(zero_copy_only=False), _one_chunk(plain["round_id"]),
+                   account, bet_type, selection, _integers(plain["stake"], "stake"), _integers(plain["paid"], "paid"),
+                   _micros(plain["placed_at"]), accounts, bet_types, selections)
+
+    def of_rows(self, rows: np.ndarray, round_index: np.ndarray) -> BetColumns:
+        return BetColumns(self.bet_id[rows], round_index, self.account[rows], self.bet_type[rows],
+                          self.selection[rows], self.stake[rows], self.paid[rows], self.placed_at[rows], self.accounts,
+                          self.bet_types, self.selections)
+
+
+def _outcomes(spec: OutcomeGame, rounds: pa.Table) -> list:
+    """Each round's outcome as the engine takes it; an outcome column the files do not have is all null
+    (OUTCOME_MISSING)."""
+    column = spec.outcome_column
+    recorded = rounds[column].to_pylist() if column in rounds.column_names else [None] * rounds.num_rows
+    return [spec.recorded_outcome(o) for o in recorded]
+
+
+def _rounds_by_session(rounds: pa.Table) -> dict[str | None, np.ndarray]:
+    """shoe_id -> its rounds' rows in round order: round_no, then round_id, then as read (rows.rounds_by_shoe's
+    order; Arrow orders strings by their UTF-8 bytes, which is Python's order of code points)."""
+    keyed = pa.table({"shoe_id": _one_chunk(plain_values(rounds["shoe_id"])), "round_no": rounds["round_no"],
+                      "round_id": _one_chunk(plain_values(rounds["round_id"]))})
+    order = pc.sort_indices(keyed, sort_keys=[("shoe_id", "ascending"), ("round_no", "ascending"),
+                                              ("round_id", "ascending")]).to_numpy().astype(np.int64)  # stable
+    codes, shoes = _coded(keyed["shoe_id"])
+    if not len(order):
+        return {}
+    codes = codes[order]
+    bounds = np.flatnonzero(np.diff(codes)) + 1
+    starts = np.concatenate([[0], bounds]).astype(np.int64)
+    return {shoes[c]: rows for c, rows in zip(codes[starts].tolist(), np.split(order, bounds), strict=True)}
+
+
+def _round_index(session_round_ids: list[str], bet_round_ids: pa.Array) -> np.ndarray:
+    """Each bet's round as its index among the session's rounds (a round id the session repeats: its last,
+    as a dict of them says), -1 where its round is not the session's."""
+    position = {r: k for k, r in enumerate(session_round_ids)}
+    found = pc.index_in(bet_round_ids, value_set=pa.array(list(position), pa.string()))
+    found = pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    where = np.fromiter(position.values(), np.int64, len(position))
+    return np.where(found >= 0, where[np.maximum(found, 0)], -1) if len(where) else np.full(len(found), -1, np.int64)
+
+
+@dataclass
+class _Replays:
+    """The replayed rounds of a table's sessions (every round of each, in its order), gathered as columns."""
+
+    rows: list[np.ndarray] = field(default_factory=list)  # each session's rounds: rows of the table's rounds
+    sessions: list[str] = field(default_factory=list)
+    description: list[str | None] = field(default_factory=list)
+    explanation: list[str] = field(default_factory=list)
+    explanation_at: list[np.ndarray] = field(default_factory=lambda: [np.zeros(1, np.int64)])
+    finding_kinds: list[tuple[str, ...]] = field(default_factory=list)
+
+    def session(self, session_id: str, order: np.ndarray, result: ColumnAudit) -> None:
+        self.rows.append(order)
+        self.sessions += [session_id] * len(order)
+        self.description += result.description
+        self.explanation_at.append(result.explanation_at[1:] + len(self.explanation))
+        self.explanation += result.explanation
+        self.finding_kinds += result.finding_kinds
+
+    def table(self, table: OutcomeTable, rounds: pa.Table, dates: pa.Array, outcomes: list, plain: pa.Table,
+              take: np.ndarray, bet_rows: np.ndarray) -> pa.Table:
+        """The game's round replays; `take` the engine's bets (rows of `plain`), `bet_rows` their rounds'."""
+        spec, schema = table.spec, table.spec.replay_schema
+        rows = np.concatenate([NO_BETS, *self.rows])
+        at = pa.array(rows, pa.int64())
+        column = spec.outcome_column
+        outcome_type = schema.field(column).type
+        columns = {
+            "business_date": dates.take(at),
+            "table_id": pa.array([table.table_id] * len(rows), pa.string()),
+            "shoe_id": pa.array(self.sessions, pa.string()),
+            "round_id": plain_values(rounds["round_id"]).take(at).cast(pa.string()),
+            "round_no": rounds["round_no"].take(at).cast(pa.int32()),
+            "status": plain_values(rounds["status"]).take(at).cast(pa.string()),
+            column: (plain_values(rounds[column]).take(at).cast(outcome_type) if column in rounds.column_names
+                     else pa.nulls(len(rows), outcome_type)),
+            "outcome_valid": pa.array([spec.valid(outcomes[i]) for i in rows.tolist()], pa.bool_()),
+            "outcome_description": pa.array(self.description, pa.string()),
+            "bets": _bets_on_replays(table, rows, plain, take, bet_rows, rounds.num_rows),
+            "explanation": pa.ListArray.from_arrays(pa.array(np.concatenate(self.explanation_at), pa.int32()),
+                                                    pa.array(self.explanation, pa.string())),
+            "finding_kinds": pa.array(self.finding_kinds, pa.list_(pa.string())),
+        }
+        return pa.Table.from_arrays([_one_chunk(columns[f.name]) for f in schema], schema=schema)
+
+
+def _bets_on_replays(table: OutcomeTable, replay_rows: np.ndarray, plain: pa.Table, take: np.ndarray,
+                     bet_rows: np.ndarray, rounds: int) -> pa.Array:
     """Each replayed round's bets by bet_id (ties as placed on the table), with their selection and what it
     covers on the layout (the replay's picture), column by column; what a bet covers worked out once per
-    bet type and selection."""
-    replay_rows = np.asarray(gathered.replay_rows, np.int64)
-    take, bet_rows = np.concatenate([NO_BETS, *gathered.bets]), np.concatenate([NO_BETS, *gathered.round_rows])
+    bet type and selection. `take`: the bets (rows of `plain`), `bet_rows`: each one's round (-1: none)."""
+    on_a_round = bet_rows >= 0
+    take, bet_rows = take[on_a_round], bet_rows[on_a_round]
     replay_of_row = np.full(rounds, -1, np.int64)
     replay_of_row[replay_rows] = np.arange(len(replay_rows))
     on = replay_of_row[bet_rows]  # each bet's replay row
@@ -128,33 +278,3 @@ def _bets_on_replays(table: OutcomeTable, gathered: Gathered, plain: pa.Table, r
          pa.array(covered, pa.list_(pa.int8())).take(pa.array(pair_of.reshape(-1), pa.int64()))],
         fields=list(table.spec.replay_schema.field("bets").type.value_type))
     return pa.ListArray.from_arrays(pa.array(offsets), bet_fields)
-
-
-def _with(rounds: pa.Table, columns: Sequence[str], outcome: str) -> pa.Table:
-    """The round columns read; an outcome column the files do not have is all null (OUTCOME_MISSING)."""
-    table = rounds.select(list(columns))
-    column = rounds[outcome] if outcome in rounds.column_names else pa.nulls(rounds.num_rows)
-    return table.append_column(outcome, column)
-
-
-# the bet columns the engine reads, as Python lists (placed_at as integer microseconds, apart)
-_ENGINE_BET_COLUMNS = ["bet_id", "round_id", "account_id", "bet_type", "selection", "stake", "paid", "_shoe_id"]
-
-
-def _recorded_bets(bet: dict[str, list], mine: list[int], position: dict[str, int], placed_us: list[int]
-                   ) -> list[RecordedBet]:
-    """The engine's bets `mine` (indexes into the `bet` columns), each on its round's index among the session's."""
-    ids, rounds, accounts, types, selections, stakes, paid = (bet[c] for c in _ENGINE_BET_COLUMNS[:7])
-    return [RecordedBet(ids[b], position[rounds[b]], accounts[b], types[b], selections[b], stakes[b], paid[b],
-                        placed_us[b]) for b in mine]
-
-
-def _replay_row(spec: OutcomeGame, table_id: str, session_id: str, r: dict, rep, business_date) -> dict:
-    """A replayed round, but for its bets (_bets_on_replays: column by column)."""
-    return {
-        "business_date": business_date, "table_id": table_id, "shoe_id": session_id, "round_id": r["round_id"],
-        "round_no": r["round_no"], "status": r["status"], spec.outcome_column: r[spec.outcome_column],
-        "outcome_valid": spec.valid(r[spec.outcome_column]), "outcome_description": rep.description,
-        "bets": None, "explanation": list(rep.explanation),
-        "finding_kinds": list(rep.finding_kinds),
-    }

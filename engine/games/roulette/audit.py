@@ -15,24 +15,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.betting import (
-    GroupAudit,
-    OutcomeJudge,
-    OutcomeProblem,
-    RecordedBet,
-    RoundFacts,
-    RoundReport,
-    TableFacts,
-    VerdictMemo,
-    audit_group,
-)
+from engine.betting import GroupAudit, OutcomeProblem, RecordedBet, RoundFacts, RoundReport, TableFacts
+from engine.betting_columns import BetColumns, ColumnAudit, OutcomeRule, RoundColumns, audit_group_columns
 
 from .explain import describe_pocket, explain_spin
 from .layout import POCKETS
 from .rules import RouletteRules
 from .settlement import spin_verdict
 
-__all__ = ["RecordedBet", "RecordedRound", "RoundReport", "SpinAudit", "TableFacts", "audit_spins", "valid_pocket"]
+__all__ = ["RecordedBet", "RecordedRound", "RoundReport", "SpinAudit", "TableFacts", "audit_spin_columns",
+           "audit_spins", "valid_pocket"]
 
 SpinAudit = GroupAudit  # rounds (RoundReport, outcome = the pocket), expected, unsettled, findings
 
@@ -47,21 +39,38 @@ def valid_pocket(pocket: object) -> bool:
 
 
 def pocket_problem(r: RecordedRound) -> OutcomeProblem | None:
-    if r.pocket is None:
+    return recorded_pocket_problem(r.pocket)
+
+
+def recorded_pocket_problem(pocket: object) -> OutcomeProblem | None:
+    if pocket is None:
         return OutcomeProblem("OUTCOME_MISSING", "a pocket 0-36", "no pocket recorded")
-    if not valid_pocket(r.pocket):
-        return OutcomeProblem("OUTCOME_INVALID", "a pocket 0-36", f"pocket {r.pocket!r}")
+    if not valid_pocket(pocket):
+        return OutcomeProblem("OUTCOME_INVALID", "a pocket 0-36", f"pocket {pocket!r}")
     return None
+
+
+def spin_rule(rules: RouletteRules) -> OutcomeRule:
+    """What a session's audit needs of the wheel, by pocket as recorded: spin_verdict once per bet type,
+    selection and pocket."""
+    return OutcomeRule(
+        problem=recorded_pocket_problem,
+        unit=lambda code, selection, pocket: spin_verdict(rules, code, selection, pocket),
+        describe=lambda pocket: describe_pocket(rules, pocket) if valid_pocket(pocket) else None,
+        head=lambda pocket: explain_spin(rules, pocket, [])[0],
+        rounding=rules.rounding,
+    )
+
+
+def audit_spin_columns(rules: RouletteRules, table: TableFacts, session_id: str, rounds: RoundColumns,
+                       bets: BetColumns, known: dict | None = None) -> ColumnAudit:
+    """The audit of one session given as columns (rounds' outcome: the pocket as recorded); `known`: the
+    verdicts of earlier sessions under the same rules."""
+    return audit_group_columns(table, session_id, rounds, bets, spin_rule(rules), known)
 
 
 def audit_spins(rules: RouletteRules, table: TableFacts, session_id: str, rounds: Sequence[RecordedRound],
                 bets: Sequence[RecordedBet]) -> SpinAudit:
     """The audit of one session; `bets[i].round_index` points into `rounds`."""
-    verdicts = VerdictMemo(lambda code, selection, pocket: spin_verdict(rules, code, selection, pocket), rules.rounding)
-    return audit_group(table, session_id, rounds, bets, OutcomeJudge(
-        outcome=lambda r: r.pocket,
-        problem=pocket_problem,
-        judge=lambda r, bet: verdicts(bet, r.pocket),  # judge_spin_bet, once per bet type, selection and pocket
-        describe=lambda r: describe_pocket(rules, r.pocket) if valid_pocket(r.pocket) else None,
-        explain=lambda r, bet_lines: explain_spin(rules, r.pocket, bet_lines),
-    ))
+    columns = RoundColumns.of(rounds, lambda r: r.pocket)
+    return audit_spin_columns(rules, table, session_id, columns, BetColumns.of(bets)).group_audit(columns)

@@ -15,24 +15,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.betting import (
-    GroupAudit,
-    OutcomeJudge,
-    OutcomeProblem,
-    RecordedBet,
-    RoundFacts,
-    RoundReport,
-    TableFacts,
-    VerdictMemo,
-    audit_group,
-)
+from engine.betting import GroupAudit, OutcomeProblem, RecordedBet, RoundFacts, RoundReport, TableFacts
+from engine.betting_columns import BetColumns, ColumnAudit, OutcomeRule, RoundColumns, audit_group_columns
 
 from .explain import explain_roll
 from .layout import DICE, FACES, describe_roll
 from .rules import SicBoRules
 from .settlement import roll_verdict
 
-__all__ = ["RecordedBet", "RecordedRound", "RollAudit", "RoundReport", "TableFacts", "audit_rolls", "valid_roll"]
+__all__ = ["RecordedBet", "RecordedRound", "RollAudit", "RoundReport", "TableFacts", "audit_roll_columns",
+           "audit_rolls", "valid_roll"]
 
 RollAudit = GroupAudit  # rounds (RoundReport, outcome = the dice), expected, unsettled, findings
 
@@ -48,21 +40,39 @@ def valid_roll(dice: object) -> bool:
 
 
 def roll_problem(r: RecordedRound) -> OutcomeProblem | None:
-    if r.dice is None or (isinstance(r.dice, tuple | list) and not r.dice):
+    return recorded_roll_problem(r.dice)
+
+
+def recorded_roll_problem(dice: object) -> OutcomeProblem | None:
+    if dice is None or (isinstance(dice, tuple | list) and not dice):
         return OutcomeProblem("OUTCOME_MISSING", f"{DICE} dice 1-6", "no dice recorded")
-    if not valid_roll(r.dice):
-        return OutcomeProblem("OUTCOME_INVALID", f"{DICE} dice 1-6", f"dice {r.dice!r}")
+    if not valid_roll(dice):
+        return OutcomeProblem("OUTCOME_INVALID", f"{DICE} dice 1-6", f"dice {dice!r}")
     return None
+
+
+def roll_rule(rules: SicBoRules) -> OutcomeRule:
+    """What a session's audit needs of the dice, by roll as recorded (a tuple, in the order thrown):
+    roll_verdict once per bet type, selection and roll."""
+    return OutcomeRule(
+        problem=recorded_roll_problem,
+        unit=lambda code, selection, dice: roll_verdict(rules, code, selection, dice),
+        describe=lambda dice: describe_roll(tuple(dice)) if valid_roll(dice) else None,
+        head=lambda dice: explain_roll(dice, valid_roll(dice), [])[0],
+        rounding=rules.rounding,
+        key=tuple,
+    )
+
+
+def audit_roll_columns(rules: SicBoRules, table: TableFacts, session_id: str, rounds: RoundColumns,
+                       bets: BetColumns, known: dict | None = None) -> ColumnAudit:
+    """The audit of one session given as columns (rounds' outcome: the dice as recorded, a tuple or None);
+    `known`: the verdicts of earlier sessions under the same rules."""
+    return audit_group_columns(table, session_id, rounds, bets, roll_rule(rules), known)
 
 
 def audit_rolls(rules: SicBoRules, table: TableFacts, session_id: str, rounds: Sequence[RecordedRound],
                 bets: Sequence[RecordedBet]) -> RollAudit:
     """The audit of one session; `bets[i].round_index` points into `rounds`."""
-    verdicts = VerdictMemo(lambda code, selection, dice: roll_verdict(rules, code, selection, dice), rules.rounding)
-    return audit_group(table, session_id, rounds, bets, OutcomeJudge(
-        outcome=lambda r: r.dice,
-        problem=roll_problem,
-        judge=lambda r, bet: verdicts(bet, tuple(r.dice)),  # judge_roll_bet, once per bet type, selection and roll
-        describe=lambda r: describe_roll(tuple(r.dice)) if valid_roll(r.dice) else None,
-        explain=lambda r, bet_lines: explain_roll(r.dice, valid_roll(r.dice), bet_lines),
-    ))
+    columns = RoundColumns.of(rounds, lambda r: r.dice)
+    return audit_roll_columns(rules, table, session_id, columns, BetColumns.of(bets)).group_audit(columns)

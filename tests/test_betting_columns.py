@@ -1,0 +1,153 @@
+"""The column path of the outcome games' audit (engine.betting_columns, which audit_spins and audit_rolls now
+run) against its statement a bet at a time (engine.betting.audit_group with the scalar rule, spin_verdict and
+roll_verdict once per bet type, selection and outcome, as the games audited before): for random sessions,
+bets and outcomes, boundaries included (a stake at a limit and one unit beyond, a bet placed at the close and
+one microsecond after, an account's total at the table maximum and one unit above, rounds cancelled, with no
+usable outcome or of an unknown status, bets pointing at no round, selections '' and None, bet types not
+offered, La Partage's half stake rounded by each rule), every credit, finding (in order), explanation line
+and reason is the same."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.betting import OutcomeJudge, RecordedBet, TableFacts, VerdictMemo, audit_group, over_table_max
+from engine.betting_columns import over_table_max_columns
+from engine.games.roulette.audit import RecordedRound as Spin
+from engine.games.roulette.audit import audit_spins, pocket_problem, valid_pocket
+from engine.games.roulette.explain import describe_pocket, explain_spin
+from engine.games.roulette.layout import BET_CODES as ROULETTE_CODES
+from engine.games.roulette.layout import layout
+from engine.games.roulette.rules import load_roulette_rules
+from engine.games.roulette.settlement import spin_verdict
+from engine.games.sic_bo.audit import RecordedRound as Roll
+from engine.games.sic_bo.audit import audit_rolls, roll_problem, valid_roll
+from engine.games.sic_bo.explain import explain_roll
+from engine.games.sic_bo.layout import BET_CODES as SIC_BO_CODES
+from engine.games.sic_bo.layout import SELECTIONS, describe_roll
+from engine.games.sic_bo.rules import load_sic_bo_rules
+from engine.games.sic_bo.settlement import roll_verdict
+
+CLOSE = 1_000  # every round's betting closes here: bets are placed at 999, 1000 (on time) or 1001 (late)
+LOW, HIGH = 100, 1_000
+STAKES = (1, LOW - 1, LOW, LOW + 1, 333, HIGH - 1, HIGH, HIGH + 1, 2_001)  # odd ones leave La Partage a half
+ACCOUNTS = ("A1", "A2", "A3")
+
+
+def spins_bet_by_bet(rules, table, session_id, rounds, bets):
+    """audit_spins as it was written before the column path: audit_group and spin_verdict, a bet at a time."""
+    verdicts = VerdictMemo(lambda code, selection, pocket: spin_verdict(rules, code, selection, pocket), rules.rounding)
+    return audit_group(table, session_id, rounds, bets, OutcomeJudge(
+        outcome=lambda r: r.pocket, problem=pocket_problem, judge=lambda r, bet: verdicts(bet, r.pocket),
+        describe=lambda r: describe_pocket(rules, r.pocket) if valid_pocket(r.pocket) else None,
+        explain=lambda r, lines: explain_spin(rules, r.pocket, lines)))
+
+
+def rolls_bet_by_bet(rules, table, session_id, rounds, bets):
+    """audit_rolls as it was written before the column path."""
+    verdicts = VerdictMemo(lambda code, selection, dice: roll_verdict(rules, code, selection, dice), rules.rounding)
+    return audit_group(table, session_id, rounds, bets, OutcomeJudge(
+        outcome=lambda r: r.dice, problem=roll_problem, judge=lambda r, bet: verdicts(bet, tuple(r.dice)),
+        describe=lambda r: describe_roll(tuple(r.dice)) if valid_roll(r.dice) else None,
+        explain=lambda r, lines: explain_roll(r.dice, valid_roll(r.dice), lines)))
+
+
+@st.composite
+def tables(draw, codes):
+    limited = draw(st.sets(st.sampled_from(codes)))
+    return TableFacts("T1", draw(st.sampled_from(["EUR", "JPY"])),
+                      draw(st.sampled_from([HIGH, 2 * HIGH, 2 * HIGH + 1, 10**6])),
+                      {code: (LOW, HIGH) for code in limited})
+
+
+@st.composite
+def sessions(draw, outcomes, round_of, codes, selections_of):
+    rounds = [round_of(f"R{i}", draw(st.integers(1, 3)), draw(st.sampled_from(["settled"] * 4 + ["cancelled", "void"])),
+                       CLOSE, draw(outcomes)) for i in range(draw(st.integers(0, 4)))]
+    bets = []
+    for i in range(draw(st.integers(0, 25))):
+        code = draw(st.sampled_from([*codes, "NOT_A_BET"]))
+        selection = draw(st.one_of(st.sampled_from(selections_of(code) or [None]),
+                                   st.sampled_from([None, "", "0-37", "7"])))
+        stake = draw(st.sampled_from(STAKES))
+        paid = draw(st.one_of(st.sampled_from([0, stake, 2 * stake, stake // 2, stake // 2 + 1, 36 * stake]),
+                              st.integers(0, 50_000)))
+        bets.append(RecordedBet(f"B{i}", draw(st.integers(-1, len(rounds))), draw(st.sampled_from(ACCOUNTS)), code,
+                                selection, stake, paid, CLOSE + draw(st.sampled_from([-1, 0, 0, 1]))))
+    return rounds, bets, draw(st.lists(st.booleans(), min_size=len(bets), max_size=len(bets)))
+
+
+def paid_as_owed(bets, honest, owed):
+    """The bets, those drawn honest paid what the bet-by-bet audit owes them (a bet paid right raises only the
+    findings of its stake, time and account total: each boundary on its own)."""
+    return [replace(b, paid=credit) if fair and credit is not None else b
+            for b, fair, credit in zip(bets, honest, owed, strict=True)]
+
+
+ROULETTE = load_roulette_rules()
+POCKETS = st.one_of(st.integers(0, 36), st.sampled_from([None, -1, 37, True, "17", 3.0]))
+
+
+@st.composite
+def roulette_rules(draw):
+    offered = {code: odds for code, odds in ROULETTE.odds.items() if draw(st.booleans()) or code in ("RED", "STRAIGHT")}
+    return replace(ROULETTE, la_partage=draw(st.booleans()), rounding=draw(st.sampled_from(["floor", "half_up",
+                                                                                             "half_even"])),
+                   invalid_selection=draw(st.sampled_from(["void", "lose"])), odds=offered)
+
+
+@settings(max_examples=200, deadline=None)
+@given(roulette_rules(), tables(ROULETTE_CODES),
+       sessions(POCKETS, Spin, ROULETTE_CODES, lambda code: list(layout(ROULETTE.red).selections(code))))
+def test_roulette_columns_are_the_scalar_rule_bet_by_bet(rules, table, session):
+    rounds, bets, honest = session
+    bets = paid_as_owed(bets, honest, spins_bet_by_bet(rules, table, "S1", rounds, bets).expected)
+    assert audit_spins(rules, table, "S1", rounds, bets) == spins_bet_by_bet(rules, table, "S1", rounds, bets)
+
+
+SIC_BO = load_sic_bo_rules()
+DICE = st.one_of(st.tuples(*[st.integers(1, 6)] * 3), st.lists(st.integers(1, 6), min_size=3, max_size=3),
+                 st.sampled_from([None, (), [], (1, 2), (0, 1, 2), (1, 2, 3, 4), (7, 1, 1)]))
+
+
+@st.composite
+def sic_bo_rules(draw):
+    paytable = draw(st.sampled_from(sorted(SIC_BO.paytables)))
+    priced = {code: pays for code, pays in SIC_BO.paytables[paytable].items() if draw(st.booleans()) or code == "BIG"}
+    return replace(SIC_BO, paytable=paytable, paytables={**SIC_BO.paytables, paytable: priced},
+                   triple_loses=frozenset(draw(st.sets(st.sampled_from(["SMALL", "BIG", "ODD", "EVEN"])))),
+                   invalid_selection=draw(st.sampled_from(["void", "lose"])))
+
+
+@settings(max_examples=200, deadline=None)
+@given(sic_bo_rules(), tables(SIC_BO_CODES),
+       sessions(DICE, Roll, SIC_BO_CODES, lambda code: list(SELECTIONS.get(code, ()))))
+def test_sic_bo_columns_are_the_scalar_rule_bet_by_bet(rules, table, session):
+    rounds, bets, honest = session
+    bets = paid_as_owed(bets, honest, rolls_bet_by_bet(rules, table, "S1", rounds, bets).expected)
+    assert audit_rolls(rules, table, "S1", rounds, bets) == rolls_bet_by_bet(rules, table, "S1", rounds, bets)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(-1, 3), st.sampled_from(ACCOUNTS), st.sampled_from([9, 10, 11]),
+                          st.sampled_from(STAKES)), max_size=30), st.sampled_from([HIGH, HIGH + 1, 2 * HIGH]))
+def test_the_round_totals_over_columns_are_over_table_max(rows, table_max):
+    bets = [RecordedBet(f"B{i}", r, a, "RED", None, s, 0, t) for i, (r, a, t, s) in enumerate(rows)]
+    codes = np.array([ACCOUNTS.index(a) for _, a, _, _ in rows], np.int64)
+    over = over_table_max_columns(np.array([r for r, *_ in rows], np.int64), codes,
+                                  np.array([t for _, _, t, _ in rows], np.int64),
+                                  np.array([s for *_, s in rows], np.int64), table_max)
+    assert {i: int(total) for i, total in enumerate(over) if total} == over_table_max(bets, table_max)
+
+
+def test_la_partage_halves_an_odd_stake_by_the_rounding_rule_over_columns():
+    # the one credit that is not a whole multiple of the stake: 1/2 of 333 is 166.5
+    bets = [RecordedBet("B1", 0, "A1", "RED", None, 333, 0, 0)]
+    for rounding, credit in (("floor", 166), ("half_up", 167), ("half_even", 166)):
+        rules = replace(ROULETTE, la_partage=True, rounding=rounding)
+        assert audit_spins(rules, TableFacts("T1", "EUR", 10**9, {}), "S1", [Spin("R1", 1, "settled", 0, 0)],
+                           bets).expected == [credit]
