@@ -10,6 +10,7 @@ and reason is the same."""
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import product
 
 import numpy as np
 from hypothesis import given, settings
@@ -151,3 +152,15 @@ def test_la_partage_halves_an_odd_stake_by_the_rounding_rule_over_columns():
         rules = replace(ROULETTE, la_partage=True, rounding=rounding)
         assert audit_spins(rules, TableFacts("T1", "EUR", 10**9, {}), "S1", [Spin("R1", 1, "settled", 0, 0)],
                            bets).expected == [credit]
+
+
+def test_a_sic_bo_verdict_does_not_depend_on_the_order_the_dice_were_thrown_in():
+    # the column path asks roll_verdict once per roll with its dice sorted: every ordered roll of every legal
+    # bet (and a few that are not) under both paytables gets the same verdict as its sorted dice
+    for paytable in sorted(SIC_BO.paytables):
+        rules = replace(SIC_BO, paytable=paytable)
+        for code in [*SIC_BO_CODES, "NOT_A_BET"]:
+            for selection in [*SELECTIONS.get(code, ()), "", "9"]:
+                for dice in product(range(1, 7), repeat=3):
+                    assert roll_verdict(rules, code, selection, dice) == \
+                        roll_verdict(rules, code, selection, tuple(sorted(dice))), (code, selection, dice)

@@ -53,14 +53,15 @@ def recorded_roll_problem(dice: object) -> OutcomeProblem | None:
 
 def roll_rule(rules: SicBoRules) -> OutcomeRule:
     """What a session's audit needs of the dice, by roll as recorded (a tuple, in the order thrown):
-    roll_verdict once per bet type, selection and roll."""
+    roll_verdict once per bet type, selection and roll, the roll's dice in ascending order (what a bet is
+    owed depends on which faces show, not on the order they were thrown in: 56 rolls, not 216)."""
     return OutcomeRule(
         problem=recorded_roll_problem,
         unit=lambda code, selection, dice: roll_verdict(rules, code, selection, dice),
         describe=lambda dice: describe_roll(tuple(dice)) if valid_roll(dice) else None,
         head=lambda dice: explain_roll(dice, valid_roll(dice), [])[0],
         rounding=rules.rounding,
-        key=tuple,
+        key=lambda dice: tuple(sorted(dice)),
     )
 
 
