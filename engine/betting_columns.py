@@ -14,6 +14,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pyarrow as pa
 
 from engine.betting import (
     REFUNDED,
@@ -197,8 +198,7 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
     bet_type, selection = bets.bet_type[rows], bets.selection[rows]
     width = len(bets.selections)
     pair = bet_type * width + selection
-    keys, verdict_of = np.unique(pair * (len(outcomes) + 1) + outcome_of[at[rows]] + 1, return_inverse=True)
-    verdict_of = verdict_of.reshape(-1)
+    keys, verdict_of = distinct(pair * (len(outcomes) + 1) + outcome_of[at[rows]] + 1)
     outcome_keys = list(outcomes)
     known = {} if known is None else known
     units: list[UnitVerdict] = []
@@ -263,11 +263,18 @@ def _credits(stake: np.ndarray, verdict_of: np.ndarray, payouts: list[Payout], r
     return credit
 
 
+def distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the distinct values, each value's index among them), in the order they first appear: np.unique's
+    return_inverse by hashing (Arrow's dictionary encoding) rather than sorting."""
+    encoded = pa.array(values, pa.int64()).dictionary_encode()
+    return (encoded.dictionary.to_numpy(zero_copy_only=False),
+            encoded.indices.to_numpy(zero_copy_only=False).astype(np.intp))
+
+
 def _texts(values: np.ndarray, text: Callable[[int], str]) -> list[str]:
     """text(value) of each value, worked out once per distinct value."""
-    distinct, inverse = np.unique(values, return_inverse=True)
-    texts = np.array([text(v) for v in distinct.tolist()] or [""], object)
-    return texts[inverse.reshape(-1)].tolist()
+    values_of, value_of = distinct(values)
+    return np.array([text(v) for v in values_of.tolist()] or [""], object)[value_of].tolist()
 
 
 def _bet_lines(checks: BetChecks, bets: BetColumns, rows: np.ndarray, stake: np.ndarray, paid: np.ndarray,
@@ -277,13 +284,13 @@ def _bet_lines(checks: BetChecks, bets: BetColumns, rows: np.ndarray, stake: np.
     if not len(rows):
         return []
     width = len(bets.selections)
-    pairs, pair_of = np.unique(bet_type * width + selection, return_inverse=True)
+    pairs, pair_of = distinct(bet_type * width + selection)
     named = []  # what(bet) between its id and its stake: the bet type and the selection
     for pair in pairs.tolist():
         code, chosen = divmod(pair, width)
         s = bets.selections[chosen]
         named.append(f"{bets.bet_types[code]}{f' {s!r}' if s else ''}")
-    names = np.array(named, object)[pair_of.reshape(-1)].tolist()
+    names = np.array(named, object)[pair_of].tolist()
     whys = np.array([u.why for u in units], object)[verdict_of].tolist()
     ids = np.asarray(bets.bet_id, object)[rows].tolist()
     money = checks.money
