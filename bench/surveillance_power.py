@@ -786,8 +786,11 @@ def features_of(detector: Detector, tables: list[TableData]) -> pa.Table:
 
 
 def tests_of(detector: Detector, features: pa.Table, settings: dict[str, Any] | None = None) -> list[SurveillanceTest]:
-    """As the pipeline tests: the detector's settings (and `settings` over them), tests, adjust at ALPHA."""
-    return adjust(detector.tests(features, {**detector.settings, **(settings or {})}), ALPHA)
+    """As the pipeline tests: the detector's settings (and `settings` over them), tests, adjust at ALPHA. A screened
+    pair detector lists every pair here (screen_p 1: the same flags and q-values at any screen), since the tally
+    counts every clean tested subject and the planted pair's p-value wherever it falls."""
+    every = {"screen_p": 1.0} if "screen_p" in detector.settings else {}
+    return adjust(detector.tests(features, {**detector.settings, **every, **(settings or {})}), ALPHA)
 
 
 def run_detector(detector: Detector, tables: list[TableData], settings: dict[str, Any] | None = None

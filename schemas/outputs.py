@@ -204,7 +204,9 @@ DOCS: dict[str, dict[str, str]] = {
         "detector": "What was tested, e.g. wheel_bias, shoe_repeat, advantage_play (docs/surveillance.md); the "
                     "false-discovery control is per detector.",
         "subject": "What the test is about: an account, a pair of accounts 'A|B', a shoe, a table, a wheel or shaker "
-                   "(equipment_id, else its table), a dealer, or a composite 'X|Y' the detector names.",
+                   "(equipment_id, else its table), a dealer, or a composite 'X|Y' the detector names. A pair "
+                   "detector's summary row (statistic 'pairs tested = N', no p-value): the table whose pairs it "
+                   "counts.",
         "period": "The business dates the test covers: 'YYYY-MM-DD' or 'YYYY-MM-DD..YYYY-MM-DD'.",
         "period_start": "The first business date of the period (business_date is the last).",
         "statistic": "The statistic's name and value for people, e.g. 'chi2 = 61.3 (36 df)'.",
@@ -217,13 +219,18 @@ DOCS: dict[str, dict[str, str]] = {
         "effect": "The size of what was found, in the detector's unit (e.g. Cohen's w; RTP points).",
         "money": "Money at stake where it applies, minor units (null elsewhere).",
         "detail": "One line a surveillance officer can act on.",
-        "q_value": "Benjamini-Hochberg adjusted p-value over every tested row of the same detector in the run (null: "
-                   "not tested).",
+        "q_value": "Benjamini-Hochberg adjusted p-value over every test of the same detector in the run (null: not "
+                   "tested). The pair detectors (opposite_betting, shared_rounds) list only the pairs with p at or "
+                   "below their screen (screen_p, never below alpha) and count the rest in detector_tests: a listed "
+                   "q at or below the screen is exact, one above it an upper bound (the true q is above the screen "
+                   "too, so the flags are exact; docs/surveillance.md).",
         "flagged": "True when q_value <= alpha (and the sample reached min_sample): a review finding "
                    "(surveillance_findings).",
         "finding_kind": "The finding kind a flagged row of this detector becomes (engine/findings.py, severity "
                         "review).",
-        "detector_tests": "Run level: the tested rows of the same detector in the run (the m of Benjamini-Hochberg).",
+        "detector_tests": "Run level: the tests of the same detector in the run (the m of Benjamini-Hochberg): its "
+                          "tested rows and, for the pair detectors, the tested pairs above the screen that their "
+                          "summary rows count without listing.",
         "alpha": "Run level: the false-discovery rate the run's flags are held to (pitboss surveil --alpha).",
         "audit_run_id": "Run level: the audit run whose outputs (settlements, findings, round replays) the "
                         "surveillance read.",

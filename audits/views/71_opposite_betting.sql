@@ -2,14 +2,15 @@
 -- Collusion between two accounts (docs/surveillance.md): opposite_betting, a pair that keeps taking
 -- opposite sides of the same rounds (PLAYER against BANKER, RED against BLACK, SMALL against BIG...)
 -- with matched stakes; shared_rounds, a pair that plays the same rounds far more often than chance says.
--- One row per pair and period tested, flagged first, then by evidence (q-value, p-value); money is the
+-- One row per pair and period listed (the pairs at or below the detectors' screen, a summary row per table
+-- counting the others: docs/surveillance.md), flagged first, then by evidence (q-value, p-value); money is the
 -- stake the pair put on those rounds.
 -- Rows of surveillance_tests (pitboss surveil): a run's rows replace the rows of the business dates it covers.
 --
 -- Columns:
 --   detector        The test: opposite_betting or shared_rounds.
 --   subject         What was tested, as the detector names it.
---   account_a       The pair's first account (subject 'A|B').
+--   account_a       The pair's first account (subject 'A|B'); null on a summary row (subject: a table).
 --   account_b       The pair's second account.
 --   period          The business dates the test covers: 'YYYY-MM-DD', or 'first..last' for a test over several dates.
 --   period_start    The period's first business date.
@@ -35,8 +36,8 @@ CREATE OR REPLACE VIEW opposite_betting AS
 SELECT
     s.detector,
     s.subject,
-    split_part(s.subject, '|', 1) AS account_a,
-    split_part(s.subject, '|', 2) AS account_b,
+    CASE WHEN contains(s.subject, '|') THEN split_part(s.subject, '|', 1) END AS account_a,
+    CASE WHEN contains(s.subject, '|') THEN split_part(s.subject, '|', 2) END AS account_b,
     s.period,
     s.period_start,
     s.business_date,
