@@ -63,13 +63,14 @@ def run_surveillance(input_dir: str, output_dir: str, warehouse: str | None, alp
 
 
 def print_summary(manifest: dict, loaded: dict | None, warehouse: str | None) -> None:
-    """Per detector: tests, tests that ran, flags; then every flagged test."""
+    """Per detector: rows, tests that ran, flags; then every flagged test."""
     import duckdb
 
     files = [o["path"] for o in manifest["outputs"]["surveillance_tests"]]
     con = duckdb.connect()
     per_detector = con.execute(
-        "SELECT detector, count(*), count(*) FILTER (WHERE p_value IS NOT NULL AND sample >= min_sample), "
+        # ran: the detector's tests, its m (detector_tests: a screened pair detector's count every pair, listed or not)
+        "SELECT detector, count(*), coalesce(max(detector_tests), 0), "
         "count(*) FILTER (WHERE flagged) FROM read_parquet(?) GROUP BY detector ORDER BY detector", [files]).fetchall()
     flagged = con.execute(
         "SELECT detector, subject, period, q_value, detail FROM read_parquet(?) WHERE flagged "
@@ -79,7 +80,7 @@ def print_summary(manifest: dict, loaded: dict | None, warehouse: str | None) ->
     by = "over the run" if manifest.get("period") == "run" else "by the day"
     head = Table(title=f"Surveillance run {manifest['run_id']} of audit {manifest['audit_run_id']} ({period}, {by}, "
                        f"alpha {manifest['alpha']:g})")
-    for col in ("detector", "tests", "ran", "flagged"):
+    for col in ("detector", "rows", "ran", "flagged"):
         head.add_column(col, justify="left" if col == "detector" else "right")
     for detector, tests, ran, flags in per_detector:
         head.add_row(detector, f"{tests:,}", f"{ran:,}", f"[yellow]{flags:,}[/yellow]" if flags else "0")
