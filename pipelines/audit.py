@@ -24,14 +24,14 @@ from datetime import UTC, datetime
 
 import apache_beam as beam
 import pyarrow as pa
+import pyarrow.compute as pc
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions, StandardOptions
 
 from pipelines.games import EXTRA_OUTPUTS, REPLAY_OUTPUTS
 from pipelines.io import (
     BetRowGroups,
-    ReadTable,
-    RowGroups,
+    ReadTables,
     SpillFolder,
     WriteGroupFiles,
     WriteShards,
@@ -160,24 +160,20 @@ def build(pipeline: beam.Pipeline, files: dict[str, list[str]], output_dir: str,
     """Wire reading, the audit and writing onto `pipeline` (labelled steps). `in_place`: local bets files
     are read by the groups of shoes that use them (False: read up front and shuffled, as remote ones are).
     `bets_bytes`: the size of the bets files, which sizes the duplicate check's buckets."""
-    inputs, quarantined = {}, {}
     # local bets files are read by the groups of shoes that use them (see AuditShoes), remote ones here
     reader = BetRowGroups() if in_place and is_local(files["bets"]) else None
     # ... and then the shoes, rounds, the duplicate check's ids and the sharded outputs' parts wait in files,
     # not in the in-process runner's memory
     spill = SpillFolder(posixpath.join(output_dir, SPILL)) if reader is not None else None
-    for table in TABLE_NAMES:
-        if table == "bets" and reader is not None:
-            inputs[OUT_BET_ROW_GROUPS] = pipeline | "Bet row groups" >> RowGroups(files["bets"])
-            continue
-        read = pipeline | f"Read {table}" >> ReadTable(table, files[table])
-        inputs[table] = read["rows"]
-        quarantined[table] = read[OUT_QUARANTINE]
-    inputs["quarantined_rounds"] = quarantined["rounds"] | "HeldRoundIds" >> beam.Map(
-        lambda q: pa.table({"round_id": q["record_id"]}))
+    unread = ("bets",) if reader is not None else ()
+    read = pipeline | "Read inputs" >> ReadTables({table: files[table] for table in TABLE_NAMES}, unread)
+    inputs = {table: read[table] for table in TABLE_NAMES if table not in unread}
+    if reader is not None:
+        inputs[OUT_BET_ROW_GROUPS] = read["bets"]
+    inputs["quarantined_rounds"] = read[OUT_QUARANTINE] | "HeldRoundIds" >> beam.Map(_held_round_ids)
     audited = inputs | "Audit" >> AuditShoes(reader, spill, duplicate_buckets(bets_bytes))
     outputs = dict(audited)
-    outputs[OUT_QUARANTINE] = [audited[OUT_QUARANTINE], *quarantined.values()] | "AllQuarantined" >> beam.Flatten()
+    outputs[OUT_QUARANTINE] = (audited[OUT_QUARANTINE], read[OUT_QUARANTINE]) | "AllQuarantined" >> beam.Flatten()
     written = []
     for name, pcoll in outputs.items():
         output = WRITTEN_TO.get(name, name)
@@ -186,8 +182,15 @@ def build(pipeline: beam.Pipeline, files: dict[str, list[str]], output_dir: str,
             if name in GROUP_FILES else
             WriteShards(output_dir, output, OUTPUTS[output], SORT_KEYS[output], SHARD_COLUMN[name], shards,
                         spill)))
-    # One last step that depends on every write: the DaskRunner computes only the graph's last step.
-    _ = written | "AllWritten" >> beam.Flatten() | "Done" >> beam.combiners.Count.Globally()
+    # One last step that depends on every write (its files' paths): the DaskRunner computes only the
+    # graph's last step.
+    _ = written | "AllWritten" >> beam.Flatten()
+
+
+def _held_round_ids(quarantined: pa.Table) -> pa.Table:
+    """The round_id of the round rows in a table of quarantine rows (of any input table)."""
+    rounds = quarantined.filter(pc.equal(quarantined["source_table"], "rounds"))
+    return pa.table({"round_id": rounds["record_id"]})
 
 
 def parse_args(argv: list[str] | None):

@@ -267,14 +267,14 @@ class _ConcatTables(beam.CombineFn):
 
 
 class CollectTable(beam.PTransform):
-    """Batches -> a single Arrow table, usable as a singleton side input."""
+    """Batches -> a single Arrow table, as a singleton side input (beam.pvalue.AsSingleton)."""
 
     def __init__(self, schema: pa.Schema):
         super().__init__()
         self.schema = schema
 
     def expand(self, batches):
-        return batches | beam.CombineGlobally(_ConcatTables(self.schema))
+        return batches | beam.CombineGlobally(_ConcatTables(self.schema)).as_singleton_view()
 
 
 # The audit's unit of work is a group of shoes: the shoes of one table opened on one UTC day (a
@@ -919,20 +919,20 @@ class AuditShoes(beam.PTransform):
         self.bet_id_buckets = bet_id_buckets or DUPLICATE_BUCKETS
 
     def expand(self, inputs):
-        tables = beam.pvalue.AsSingleton(inputs["tables"] | "CollectTables" >> CollectTable(_schema("tables")))
-        limits = beam.pvalue.AsSingleton(inputs["limits"] | "CollectLimits" >> CollectTable(_schema("limits")))
+        # (singleton views: the empty table of no input is their default, not a step that puts it in; a
+        # combine that puts it in was 14 of the pipeline's steps each)
+        tables = inputs["tables"] | "CollectTables" >> CollectTable(_schema("tables"))
+        limits = inputs["limits"] | "CollectLimits" >> CollectTable(_schema("limits"))
         # Routing the shoes waits for every shoe's group: meanwhile they wait in files (or packed), not as tables
         held_shoes = inputs["shoes"] | "HoldShoes" >> beam.FlatMap(_hold_by_own_group, self.spill)
-        shoe_groups = beam.pvalue.AsSingleton(
-            held_shoes | "ShoeGroups" >> beam.MapTuple(lambda _group, rows, _held: rows)
-            | "CollectShoeGroups" >> beam.CombineGlobally(_ShoeGroupIndex()))
-        round_index = beam.pvalue.AsSingleton(
-            inputs["rounds"] | "RoundGroups" >> beam.Map(_round_index, shoe_groups)
-            | "RoundIndex" >> CollectTable(ROUND_INDEX))
+        shoe_groups = (held_shoes | "ShoeGroups" >> beam.MapTuple(lambda _group, rows, _held: rows)
+                       | "CollectShoeGroups" >> beam.CombineGlobally(_ShoeGroupIndex()).as_singleton_view())
+        round_index = (inputs["rounds"] | "RoundGroups" >> beam.Map(_round_index, shoe_groups)
+                       | "RoundIndex" >> CollectTable(ROUND_INDEX))
         shoes = held_shoes | "ShoesByGroup" >> beam.FlatMap(_route_held, shoe_groups)
         rounds = inputs["rounds"] | "RoundsByGroup" >> beam.FlatMap(_by_group, shoe_groups, self.spill)
         held = inputs.get("quarantined_rounds") or (inputs["rounds"].pipeline | "NoneHeld" >> beam.Create([]))
-        held = beam.pvalue.AsSingleton(held | "HeldRounds" >> CollectTable(pa.schema([("round_id", pa.string())])))
+        held = held | "HeldRounds" >> CollectTable(pa.schema([("round_id", pa.string())]))
         to_group = {"shoes": shoes, "rounds": rounds}
         bucketed = _BetIdBuckets(self.spill, self.bet_id_buckets)
         pipeline = uuid.uuid4().hex  # the DoFns placing this pipeline's bets share one round lookup
