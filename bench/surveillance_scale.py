@@ -98,6 +98,11 @@ def measure(data: Path, out: Path, result: Path, period: str = "run") -> dict:
                         for name, entries in record.outputs.items()}
     found["flagged"] = record.metrics.get("flagged")
     found["tests"] = record.metrics.get("tests")
+    # each detector's m (the tests it ran: a screened pair detector's count the pairs it does not list)
+    m = pq.read_table([e["path"] for e in record.outputs["surveillance_tests"]], columns=["detector", "detector_tests"])
+    found["detector_tests"] = {d: max(v for dd, v in zip(m["detector"].to_pylist(), m["detector_tests"].to_pylist(),
+                                                          strict=True) if dd == d)
+                               for d in sorted(set(m["detector"].to_pylist()))}
     found["pid"] = os.getpid()
     result.write_text(json.dumps(found, indent=2, default=str))
     return found
@@ -139,18 +144,44 @@ def audited(data: Path, work: Path, log=print) -> tuple[Path, Path]:
     return out, data
 
 
-def run_size(label: str, data_root: Path, work_root: Path, period: str, log=print) -> dict:
+def _rss_mb(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return next((int(line.split()[1]) / 1024 for line in f if line.startswith("VmRSS:")), 0.0)
+    except OSError:
+        return 0.0
+
+
+def _watch(child: subprocess.Popen, memory_mb: int | None) -> float | None:
+    """Wait for the measuring process; kill it (None: not killed, else its resident MB) once its resident set passes
+    `memory_mb` (a 10M floor must not take the shared machine's memory from the others)."""
+    while child.poll() is None:
+        if memory_mb and (rss := _rss_mb(child.pid)) > memory_mb:
+            child.kill()
+            child.wait()
+            return rss
+        time.sleep(1)
+    return None
+
+
+def run_size(label: str, data_root: Path, work_root: Path, period: str, log=print,
+             memory_mb: int | None = None) -> dict:
     data = dataset(label, data_root, log)
     work = work_root / label
     work.mkdir(parents=True, exist_ok=True)
     out, data = audited(data, work, log)
     result = work / "surveillance.json"
     result.unlink(missing_ok=True)
-    log(f"  surveil --period {period} on {data.name}")
+    log(f"  surveil --period {period} on {data.name}" + (f" (killed above {memory_mb:,} MB)" if memory_mb else ""))
     with open(work / "surveillance.log", "w") as f:
-        subprocess.run([sys.executable, "-m", "bench.surveillance_scale", "measure", "--data", str(data),
-                        "--out", str(out), "--result", str(result), "--period", period],
-                       cwd=REPO, check=True, stdout=f, stderr=subprocess.STDOUT)
+        child = subprocess.Popen([sys.executable, "-m", "bench.surveillance_scale", "measure", "--data", str(data),
+                                  "--out", str(out), "--result", str(result), "--period", period],
+                                 cwd=REPO, stdout=f, stderr=subprocess.STDOUT)
+        watched = _watch(child, memory_mb)
+    if watched is not None:
+        raise SystemExit(f"{label}: the surveillance passed {memory_mb:,} MB ({watched:,.0f} MB resident): killed")
+    if child.returncode:
+        raise SystemExit(f"{label}: the surveillance failed ({work / 'surveillance.log'})")
     found = json.loads(result.read_text())
     found.update(size=label, dataset=data.name)
     return found
@@ -166,14 +197,15 @@ def render(payload: dict, top: int = 6) -> str:
     runs = payload["runs"]
     lines = [f"Measured {payload['when']} (code {payload['commit']}, load average {payload['load']}), "
              f"`python -m bench.surveillance_scale --sizes {','.join(r['size'] for r in runs)}`:", "",
-             "| size | bets | wall s | CPU s | peak MB | bets/s | tests | flagged | detectors' CPU s "
-             "| the rest (reading, grouping, writing) CPU s |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| size | bets | wall s | CPU s | peak MB | bets/s | tests (rows) | tests run (m) | flagged "
+             "| detectors' CPU s | the rest (reading, grouping, writing) CPU s |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in runs:
         det = sum(s["cpu_s"] for s in r["steps"].values())
         lines.append(f"| {r['size']} | {r['bets']:,} | {r['wall_s']:.1f} | {r['cpu_s']:.1f} "
                      f"| {r['peak_rss_mb']:,.0f} | {r['bets'] / r['wall_s']:,.0f} "
-                     f"| {r['outputs'].get('surveillance_tests', 0):,} | "
+                     f"| {r['outputs'].get('surveillance_tests', 0):,} "
+                     f"| {sum(r.get('detector_tests', {}).values()):,} | "
                      f"{r['outputs'].get('surveillance_findings', 0):,} | {det:.1f} | {r['cpu_s'] - det:.1f} |")
     for r in runs:
         steps = sorted(r["steps"].items(), key=lambda kv: -kv[1]["cpu_s"])[:top]
@@ -216,12 +248,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--results", type=Path, default=ROOT / "results")
     p.add_argument("--period", default="run", choices=("day", "run"))
     p.add_argument("--no-readme", action="store_true", help="do not write the table into bench/README.md")
+    p.add_argument("--memory", type=int, default=12_000, help="kill the surveillance above this resident MB (0: never)")
     a = p.parse_args(argv)
     payload = {"when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": _commit(),
                "load": f"{os.getloadavg()[0]:.1f}", "period": a.period, "runs": []}
     for label in [s for s in a.sizes.split(",") if s]:
         print(f"{label}:", flush=True)
-        r = run_size(label, a.data.resolve(), a.work, a.period)
+        r = run_size(label, a.data.resolve(), a.work, a.period, memory_mb=a.memory or None)
         print(f"  wall {r['wall_s']:.1f} s, CPU {r['cpu_s']:.1f} s, peak {r['peak_rss_mb']:,.0f} MB", flush=True)
         payload["runs"].append(r)
     payload["load"] += f"-{os.getloadavg()[0]:.1f}"
