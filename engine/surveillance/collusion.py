@@ -3,6 +3,10 @@ and accounts that bet the same rounds far more often than chance says. Two detec
 docs/surveillance.md (features per table, tests over every table's features); pure numpy / Arrow /
 scipy.sparse, no loop in Python over rounds, bets or account pairs in the features.
 
+Both test every pair of accounts that shared a round (~1.3M on a 1M-bet floor) and list, as TEST_COLUMNS, only the
+pairs with p at or below `screen_p` (SCREEN_P_REASON) with a summary row per table counting the rest, which still
+count in the m of Benjamini-Hochberg (engine/surveillance/tests.py `adjust`: the flags are exact).
+
 `opposite_betting` — which bets are opposite is each game's knowledge (`Game.opposite_bets`:
 baccarat PLAYER/BANKER, roulette RED/BLACK, ODD/EVEN, LOW/HIGH, sic bo SMALL/BIG, ODD/EVEN).
 
