@@ -8,7 +8,7 @@ import pyarrow.compute as pc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipelines.io import _in_order, sorted_rows
+from pipelines.io import _in_order, sorted_rows, write_parquet
 
 KEYS = ["shoe", "round_no", "bet"]
 _rows = st.lists(st.tuples(st.sampled_from(["S1", "S2", "S10", "s1", "É"]), st.integers(0, 3),
@@ -47,3 +47,16 @@ def test_a_row_out_of_order_on_a_later_key_is_caught():
     table = _table([("S1", 1, "B2"), ("S1", 1, "B1"), ("S2", 0, "B0")])
     assert not _in_order(table, KEYS)
     assert sorted_rows(table, KEYS)["row"].to_pylist() == [1, 0, 2]
+
+
+def test_a_file_depends_on_its_rows_not_on_the_chunks_they_came_in(tmp_path):
+    """The same rows in one chunk or in several (as the DaskRunner and the in-process runner hand a shard its
+    parts) give the same bytes: Arrow's writer would otherwise cut a text column's pages where chunks end."""
+    n = 20_000
+    records = pa.array([f'{{"bet_id": "B{i:07d}", "stake": {i * 7919 % 100_003}}}' * 3 for i in range(n)])
+    table = pa.table({"record": records, "kind": pa.array(["a", "b"] * (n // 2))})
+    chunked = pa.concat_tables([table.slice(0, 7_001), table.slice(7_001, 5_000), table.slice(12_001)])
+    assert chunked["record"].num_chunks == 3
+    write_parquet(table, str(tmp_path / "one.parquet"))
+    write_parquet(chunked, str(tmp_path / "three.parquet"))
+    assert (tmp_path / "one.parquet").read_bytes() == (tmp_path / "three.parquet").read_bytes()
