@@ -42,6 +42,7 @@ from pipelines.io import (
     source_path,
     write_parquet,
 )
+from pipelines.memory import release_free_memory
 from pipelines.progress import AuditProgress, progress_told_to, work_of
 from pipelines.transforms import (
     OUT_BET_ROW_GROUPS,
@@ -255,6 +256,8 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
             remove_spill(args.output)
         if told is not None:
             told.end()
+        # what the pipeline freed, given back before the warehouse load commits beside this process's peak
+        release_free_memory()
         record.metrics = _metrics(result)
         record.metrics["pipeline_ms"] = int((time.perf_counter() - t0) * 1000)
         outputs = {name: [hashes.soon(p) for p in output_files(args.output, name)] for name in OUTPUTS}
