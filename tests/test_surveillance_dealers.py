@@ -215,24 +215,81 @@ def result_day(paid: list[int], *, rtp: float | None = 0.9, variance: float | No
 
 
 def test_dealer_result_by_hand():
-    # 4 bets of 100 at RTP 0.9, variance 1 per unit: house result 400 - 400 = 0, expected 4 x 100 x 0.1 = 40,
-    # variance 4 x 100^2 x 1: z = (0 - 40) / 200 = -0.2, two-sided p = erfc(0.2 / sqrt 2)
-    [t] = run(DEALER_RESULT, [result_day([0, 200, 200, 0])], min_bets=4)
-    assert (t.value, t.sample, t.money) == (pytest.approx(-0.2), 4, -40)
-    assert t.p_value == pytest.approx(math.erfc(0.2 / math.sqrt(2)))
+    # 4 bets of 100 at RTP 0.9, variance 1 per unit, one a round: house result 400 - 400 = 0, expected
+    # 4 x 100 x 0.1 = 40. The bets' variance 4 x 100^2 x 1 = 40,000; the rounds' (h_r - e_r)^2 =
+    # 90^2 + 110^2 + 110^2 + 90^2 = 40,400, the larger: z = -40 / sqrt(40,400), two-sided p = erfc(|z| / sqrt 2)
+    [t] = run(DEALER_RESULT, [result_day([0, 200, 200, 0])], min_bets=4, min_rounds=4)
+    z = -40 / math.sqrt(40_400)
+    assert (t.value, t.sample, t.money) == (pytest.approx(z), 4, -40)
+    assert t.p_value == pytest.approx(math.erfc(abs(z) / math.sqrt(2)))
     assert t.effect == pytest.approx(-40 / 400)
-    assert t.method == "normal approximation (z), two-sided; variance: theoretical per bet"
-    assert t.detail == ("dealer D-1, 2026-11-28 (EUR): house result 0.00 EUR on 4 bets (stakes 4.00 EUR) against "
-                        "0.40 EUR expected at the theoretical RTP (z = -0.20)")
+    assert t.method == ("normal approximation (z), two-sided; variance: the larger of the rounds' squared deviations "
+                        "and the bets' (theoretical per bet): the rounds'")
+    assert t.detail == ("dealer D-1, 2026-11-28 (EUR): house result 0.00 EUR on 4 bets of 4 rounds (stakes 4.00 EUR) "
+                        "against 0.40 EUR expected at the theoretical RTP (z = -0.20; the rounds' variance 1.01x the "
+                        "bets')")
+    # the bets' theoretical variance the larger (2 per unit: 80,000 > 40,400): it is the one used
+    [t2] = run(DEALER_RESULT, [result_day([0, 200, 200, 0], variance=2.0)], min_bets=4, min_rounds=4)
+    assert t2.value == pytest.approx(-40 / math.sqrt(80_000)) and t2.method.endswith(": the bets'")
+
+
+def behind_a_box(rounds: list[tuple[int, int]], *, dealer: str = "D-1", table_id: str = "T-1") -> TableData:
+    """Blackjack-like rounds: per round (bets, credit per unit) - a box and the bets behind it, 100 each at RTP
+    0.9, theoretical variance 1 per unit, all paid the box's credit (they win or lose with it)."""
+    rows = [{"bet_id": f"b{r}-{i}", "round_id": f"{table_id}-r{r}", "account_id": f"A-{i}", "stake": 100,
+             "paid": int(100 * credit), "expected": int(100 * credit), "added_stake": None, "theoretical_rtp": 0.9,
+             "theoretical_variance": 1.0} for r, (k, credit) in enumerate(rounds) for i in range(k)]
+    n = len(rounds)
+    return table_data(table_id, pockets=[0] * n, dealers=[dealer] * n, bets=bets_table(rows), status=["settled"] * n)
+
+
+def test_bets_behind_a_box_the_variance_is_the_rounds_not_the_sum_of_the_bets():
+    # round 1: 5 bets of 100 that all win 1:1 (paid 200): h_1 = 500 - 1,000 = -500, e_1 = 5 x 10 = 50, deviation -550;
+    # round 2: 3 bets that all lose: h_2 = 300, e_2 = 30, deviation 270. The rounds' variance 550^2 + 270^2 =
+    # 375,400; the bets' (as if independent) 8 x 100^2 = 80,000, 4.7x short. z = (-200 - 80) / sqrt(375,400)
+    table = behind_a_box([(5, 2.0), (3, 0.0)])
+    [f] = DEALER_RESULT.features(table).to_pylist()
+    assert (f["bets"], f["rounds"], f["house"], f["expected_house"]) == (8, 2, -200, pytest.approx(80.0))
+    assert (f["variance"], f["round_variance"]) == (pytest.approx(80_000.0), pytest.approx(375_400.0))
+    [t] = run(DEALER_RESULT, [table], min_bets=8, min_rounds=2)
+    assert t.value == pytest.approx(-280 / math.sqrt(375_400)) and t.method.endswith(": the rounds'")
+    assert t.value != pytest.approx(-280 / math.sqrt(80_000))  # the old, independent-bets z: -0.99, not -0.46
+    # min_rounds pinned: 2 rounds tested at 2, not at 3 (the reason stated)
+    [below] = run(DEALER_RESULT, [table], min_bets=8, min_rounds=3)
+    assert below.p_value is None and below.detail.endswith("8 bets on 2 rounds, below the 3 rounds this test needs")
+
+
+def test_on_a_null_floor_of_bets_behind_a_box_the_false_positive_rate_is_nominal():
+    # 400 clean dealers of 150 rounds, each round a box of 1-30 bets behind (100 each) sharing one outcome: credit
+    # 2 with probability 0.45, else 0 (RTP 0.9, variance 4 x 0.45 - 0.81 = 0.99 a unit). The bets' variance alone
+    # flags ~40% at p <= 0.01 (z ~4x too large); the rounds' keeps it at the nominal 1% (sd 0.5% at 400 dealers)
+    rng = np.random.default_rng(32)
+    dealers, n_rounds = 400, 150
+    k = rng.integers(1, 31, (dealers, n_rounds))
+    credit = np.where(rng.random((dealers, n_rounds)) < 0.45, 2.0, 0.0)
+    dev = k * 100 * (0.9 - credit)  # h_r - e_r: k stakes of 100, each (1 - credit) - (1 - RTP)
+    features = pa.table({
+        "table_id": [f"T-{d}" for d in range(dealers)], "currency": ["EUR"] * dealers,
+        "business_date": ["2026-11-28"] * dealers, "dealer_id": [f"D-{d:03d}" for d in range(dealers)],
+        "bets": k.sum(1), "stake": 100 * k.sum(1), "house": (100 * k * (1 - credit)).sum(1),
+        "expected_house": 10.0 * k.sum(1), "variance": (k * 100**2 * 0.99).sum(1).astype(float),
+        "variance_theoretical_bets": k.sum(1), "bets_without_rtp": np.zeros(dealers, np.int64),
+        "rounds": np.full(dealers, n_rounds), "round_variance": (dev**2).sum(1)}).cast(RESULT_FEATURES)
+    rows = result_tests(features, {"min_bets": 1, "min_rounds": 1})
+    p = np.array([t.p_value for t in rows])
+    assert len(rows) == dealers and np.mean(p <= 0.01) <= 0.02
+    old = sps.norm.sf(np.abs(dev.sum(1)) / np.sqrt(features["variance"].to_numpy())) * 2
+    assert np.mean(old <= 0.01) > 0.2  # the independent-bets variance it replaces: far above nominal
 
 
 def test_dealer_result_estimates_the_variance_from_the_bets_without_a_theoretical_one():
     # house result per bet h = 100, -100, -100, 100 (the added stake of 50 on the last: stake 150, paid 50),
-    # expected 10 each: variance (90^2 + 110^2 + 110^2 + 90^2)
-    [t] = run(DEALER_RESULT, [result_day([0, 200, 200, 50], variance=None, added=[0, 0, 0, 50])], min_bets=4)
+    # expected 10 each: variance (90^2 + 110^2 + 110^2 + 90^2), the bets' and (one bet a round) the rounds' alike
+    [t] = run(DEALER_RESULT, [result_day([0, 200, 200, 50], variance=None, added=[0, 0, 0, 50])], min_bets=4,
+              min_rounds=4)
     assert t.value == pytest.approx(-40 / math.sqrt(2 * 90**2 + 2 * 110**2))
-    assert t.method == "normal approximation (z), two-sided; variance: squared deviations of the bets (no " \
-                       "theoretical_variance)"
+    assert t.method == ("normal approximation (z), two-sided; variance: the larger of the rounds' squared deviations "
+                        "and the bets' (squared deviations of the bets (no theoretical_variance)): the bets'")
 
 
 def test_dealer_result_is_not_tested_without_a_theoretical_rtp():
@@ -275,13 +332,15 @@ def shortfall_power(bets: int, shortfall: float = 0.10, level: float = 0.0005) -
     return float(sps.ncx2.sf(sps.chi2.isf(level, 1), 1, lam))
 
 
-def result_features(bets: list[int], houses: list[float], stakes: list[float], variances: list[float]) -> pa.Table:
-    """RESULT_FEATURES rows, a dealer D-<i> each on one table and day, from its sums."""
+def result_features(bets: list[int], houses: list[float], stakes: list[float], variances: list[float],
+                    round_variances: list[float] | None = None) -> pa.Table:
+    """RESULT_FEATURES rows, a dealer D-<i> each on one table and day, from its sums (one bet a round)."""
     n = len(bets)
     return pa.table({"table_id": ["T-1"] * n, "currency": ["EUR"] * n, "business_date": ["2026-11-28"] * n,
                      "dealer_id": [f"D-{i:04d}" for i in range(n)], "bets": bets, "stake": stakes, "house": houses,
                      "expected_house": [x * (1 - RED_RTP) for x in stakes], "variance": variances,
-                     "variance_theoretical_bets": bets, "bets_without_rtp": [0] * n}).cast(RESULT_FEATURES)
+                     "variance_theoretical_bets": bets, "bets_without_rtp": [0] * n,
+                     "rounds": bets, "round_variance": round_variances or [0.0] * n}).cast(RESULT_FEATURES)
 
 
 def test_min_bets_is_the_smallest_with_80_percent_power_at_its_level():
@@ -303,14 +362,17 @@ def test_a_dealer_at_the_minimum_is_tested_one_bet_below_it_is_not():
 
 def test_simulated_power_at_the_minimum_is_about_80_percent():
     # 1,500 dealers, each min_bets even-money bets of 5, 10 or 25.00 won with probability (RTP + 10%) / 2: the
-    # house result 10% of stakes short; each dealer's sums through the detector's z
+    # house result 10% of stakes short; each dealer's sums through the detector's z (the larger of the bets' and
+    # the rounds' variance: 80.4% against 80.7% with the bets' alone over 20,000 simulated dealers)
     rng = np.random.default_rng(21)
     n, dealers = DEALER_RESULT.settings["min_bets"], 1500
     stakes = rng.choice(DESIGN_STAKES, (dealers, n)).astype(float)
     won = rng.random((dealers, n)) < (RED_RTP + 0.10) / 2
     house = (stakes * np.where(won, -1, 1)).sum(axis=1)
+    rounds = ((stakes * np.where(won, -1, 1) - stakes * (1 - RED_RTP)) ** 2).sum(axis=1)  # one bet a spin
     rows = result_tests(result_features([n] * dealers, list(house), list(stakes.sum(axis=1)),
-                                        list((stakes ** 2).sum(axis=1) * RED_VARIANCE)), DEALER_RESULT.settings)
+                                        list((stakes ** 2).sum(axis=1) * RED_VARIANCE), list(rounds)),
+                        DEALER_RESULT.settings)
     power = np.mean([t.p_value <= 0.0005 for t in rows])
     assert all(t.value < 0 for t in rows[:50]) and 0.76 <= power <= 0.84  # 0.80 expected; sd 0.010
 
@@ -340,7 +402,7 @@ def mixed_day(rng, n: int) -> TableData:
 
 
 DEALERS = (DEALER_SIGNATURE, DEALER_FINDINGS, DEALER_ACCOUNT, DEALER_RESULT)
-SMALL = {"min_pairs": 5, "min_rounds": 5, "min_findings": 1, "min_bets": 5}
+SMALL = {"min_pairs": 5, "min_rounds": 5, "min_findings": 1, "min_bets": 5}  # min_rounds: findings' and result's
 
 
 def shuffled(table: TableData, rng) -> TableData:
