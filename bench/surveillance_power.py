@@ -762,7 +762,7 @@ def _families() -> list[Family]:
             (Strength("5% of stakes short", 0.05, "dealer_result"), Strength("10% short", 0.10, "dealer_result"),
              Strength("20% short", 0.20, "dealer_result")),
             (500, 1000, result_min, 4000), "bets of the dealer", {"dealer_result": result_min},
-            {"dealer_result": {"min_bets": 1}}, simulate_dealer_result, reps=50, clean_reps=60,
+            {"dealer_result": {"min_bets": 1, "min_rounds": 1}}, simulate_dealer_result, reps=50, clean_reps=60,
             setup="5 tables x 4 dealers (20 dealers), even-money bets (RED/BLACK, RTP 36/37) one a spin; the planted "
                   "dealer's bets win more, the house 5/10/20% of stakes short", quick_samples=(result_min,)),
         *filter(None, [_advantage_family()]),
