@@ -33,9 +33,9 @@ STREAMING_MEMORY_LIMIT = "256MB"
 # 1,066-1,126 MB with this limit over five runs, ~+0.8 s).
 FINAL_INSERT_MEMORY_LIMIT = "512MB"
 # ... and while the commit checkpoints the run (on one thread: as fast as on two). Unlimited, DuckDB cached
-# every block it wrote and the full audit's peak came here, after the pipeline: 10M mixed floor 2.86 GB
-# (the commit alone +1.9 GB); held to this, 1.04 GB. At 512 MB the checkpoint fails (it needs one ~190 MiB
-# allocation with ~485 MB in use at 10M), so this leaves ~1.5x that.
+# every block it wrote and the full audit's peak came here, after the pipeline: 10M mixed floor 2,859 MB,
+# 1,308 MB held to this (the pipeline's own <= 1,075 MB). At 512 MB the checkpoint fails (it needs one
+# ~190 MiB allocation with ~485 MB in use at 10M), so this leaves ~1.5x that.
 COMMIT_MEMORY_LIMIT = "768MB"
 
 # Files the background insert takes in one statement. It falls behind the audit (at 10M bets half the
