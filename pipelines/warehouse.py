@@ -309,6 +309,7 @@ class WarehouseLoad:
         self.inserted_early = 0  # files inserted while the audit went on (known after finish)
         self._finishing = threading.Event()
         self._theoretical: list[tuple] = []
+        self.unlimited_commit = False  # the night was loaded again to commit without COMMIT_MEMORY_LIMIT (finish)
         self._worker = threading.Thread(target=self._insert_while_auditing, name="warehouse-load", daemon=True)
 
     def __enter__(self) -> WarehouseLoad:
@@ -411,6 +412,16 @@ class WarehouseLoad:
                 self._insert(name, rest)
         con.execute("SET threads = 1")
         con.execute(f"SET memory_limit = '{COMMIT_MEMORY_LIMIT}'")
+        try:
+            return self._commit(manifest)
+        except (duckdb.FatalException, duckdb.OutOfMemoryException):
+            # the checkpoint's need grows with the night (at 1M settlements it fails at 64 MB and holds at 128, at
+            # 10M fails at 512 and holds at 768): a night too big for the limit loses this copy with its
+            # connection, so it is loaded again from the manifest into a fresh copy and committed unlimited
+            return self._load_again_unlimited(manifest, files)
+
+    def _commit(self, manifest: dict) -> dict[str, int]:
+        con = self._con
         _commit_settlements(con)
         counts = self._replace_dates(manifest)
         crash_point("loading")
@@ -420,6 +431,22 @@ class WarehouseLoad:
         self._con = None
         os.replace(self.staging, self.target)  # atomic: readers see the old night or the new one, never half of one
         return counts
+
+    def _load_again_unlimited(self, manifest: dict, files: dict[str, list[str]]) -> dict[str, int]:
+        try:
+            self._con.close()
+        except duckdb.Error:  # (a connection a fatal error invalidated)
+            pass
+        self._con = None
+        self.staging.unlink(missing_ok=True)
+        # a new file name: DuckDB keeps an invalidated database open under the old one
+        self.staging = self.target.with_name(self.target.name + ".reloading")
+        self._open()
+        for name in OUTPUTS:
+            if files[name]:
+                self._insert(name, files[name])
+        self.unlimited_commit = True
+        return self._commit(manifest)
 
     def _replace_dates(self, manifest: dict) -> dict[str, int]:
         """Rows of the dates this run covers from earlier runs go, the run's record and the reference data

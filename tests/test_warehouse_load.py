@@ -248,3 +248,28 @@ def test_an_older_warehouses_reference_table_gains_the_selection_key(audited, tm
                                                      'ruleset, bet_type, "mode", selection);')], run_id
         finally:
             c.close()
+
+
+def test_a_night_whose_commit_outgrows_its_memory_limit_is_loaded_again_unlimited(audited, tmp_path, monkeypatch):
+    """DuckDB's checkpoint fails fatally above COMMIT_MEMORY_LIMIT, and its need grows with the night: the load
+    then starts again from the manifest and commits without the limit, to the same warehouse."""
+    import pipelines.warehouse as warehouse_module
+
+    manifest, reference = audited
+    monkeypatch.setattr(warehouse_module, "COMMIT_MEMORY_LIMIT", "1MB")
+    warehouse = tmp_path / "audit.duckdb"
+    with WarehouseLoad(str(warehouse), manifest["run_id"]) as loading:
+        for o in manifest["outputs"]["settlements"][:2]:
+            loading.insert_soon("settlements", o["path"])
+        loading.finish(manifest)
+    assert loading.unlimited_commit
+    assert contents(warehouse) == contents(reference)
+    assert not any(p.name.endswith((".loading", ".reloading")) for p in tmp_path.iterdir())
+
+
+def test_a_night_within_the_commit_memory_limit_is_loaded_once(audited, tmp_path):
+    manifest, reference = audited
+    with WarehouseLoad(str(tmp_path / "audit.duckdb"), manifest["run_id"]) as loading:
+        loading.finish(manifest)
+    assert not loading.unlimited_commit
+    assert contents(tmp_path / "audit.duckdb") == contents(reference)
