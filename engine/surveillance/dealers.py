@@ -472,10 +472,10 @@ EVEN_MONEY_VARIANCE = 4 * 18 / 37 - (36 / 37) ** 2  # a single-zero RED's credit
 # found with 80% power at p <= 0.0005 (Benjamini-Hochberg at 1%, one dealer among 20): 2,626 bets
 RESULT_DESIGN: dict[str, Any] = {"shortfall": 0.10, "stakes": (500, 1000, 2500), "unit_variance": EVEN_MONEY_VARIANCE,
                                  "power": 0.8, "level": 0.0005}
-# min_rounds: the round variance is estimated from the dealer's rounds; below 100 a few rounds would make it (simulated
-# at or below the nominal rate from 30 rounds up, docs/surveillance.md: 100 leaves room)
+# min_rounds: the rounds' variance is estimated from the dealer's rounds; the false-positive rate was simulated at or
+# below nominal from 30 rounds up (docs/surveillance.md), the least simulated
 DEALER_RESULT_SETTINGS: dict[str, Any] = {"period": "day", "min_bets": result_min_bets(**RESULT_DESIGN),
-                                          "min_rounds": 100}
+                                          "min_rounds": 30}
 
 
 def result_tests(features: pa.Table, settings: dict[str, Any] | None = None) -> list[SurveillanceTest]:
@@ -493,7 +493,7 @@ def result_tests(features: pa.Table, settings: dict[str, Any] | None = None) -> 
 
     Not tested: no bet of the dealer carries a `theoretical_rtp` (the pipeline's per-bet theoretical
     RTP feature; without it the theory is unknown here), fewer than min_bets bets carry one, or they
-    lie on fewer than min_rounds rounds (100: the rounds' variance is estimated from them).
+    lie on fewer than min_rounds rounds (30, the fewest simulated: the rounds' variance is estimated from them).
     min_bets 2,626 (`result_min_bets` of RESULT_DESIGN): even-money bets (sd ~1 per unit) of 5, 10 and
     25.00, one a spin, whose house result falls 10% of stakes short of the theory give E[z] = 4.32, found
     with 80% power at two-sided p <= 0.0005, what Benjamini-Hochberg at 1% asks of one dealer among 20
