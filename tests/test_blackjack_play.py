@@ -17,6 +17,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from engine.cards import CARD_CODES
+from engine.games.blackjack.hand import Total, hand_total
 from engine.games.blackjack.play import (
     ENDED_BY,
     BoxActions,
@@ -625,6 +626,22 @@ def test_any_recorded_data_replays_without_crashing_and_keeps_the_invariants(sho
     if play.complete:
         assert len(play.decisions) == sum(len(actions) for _, actions in boxes)  # every recorded letter is one decision
         assert all(d.reason is None if d.legal else d.reason for d in play.decisions)
+
+
+@given(
+    shoe=st.lists(st.sampled_from(_FEW_CARDS), max_size=16),
+    boxes=st.lists(st.tuples(st.integers(1, 7), st.text(alphabet="HSDPX", max_size=6)), min_size=1, max_size=3),
+)
+def test_box_cards_and_totals_are_what_the_dealt_cards_say(shoe, boxes):
+    # RoundPlay.box_cards reads each box's hands directly; the oracle: dealt_positions, box by box in shoe order.
+    play = replay_round(RULES, shoe, [BoxActions(n, a) for n, a in boxes])
+    dealt = dealt_positions(play)
+    assert play.box_cards == tuple(tuple(d.card for d in dealt if d.box == box.box) for box in play.boxes)
+    # hand_total hands out one shared Total per (value, soft): the same as one worked out afresh
+    for hand in [h for box in play.boxes for h in box.hands] + [None]:
+        cards = hand.cards if hand is not None else play.dealer
+        value, soft = _value(list(cards))
+        assert hand_total(cards) == Total(value, soft)
 
 
 def test_double_not_offered_when_the_ruleset_says_so():

@@ -181,11 +181,10 @@ class RoundPlay:
     @cached_property  # (the audit compares it with the record and shows it in the replay)
     def box_cards(self) -> tuple[tuple[str, ...], ...]:
         """Each box's cards in the order they were dealt (as the contract records them)."""
-        by_box: dict[int, list[tuple[int, str]]] = {b.box: [] for b in self.boxes}
-        for d in dealt_positions(self):
-            if d.box is not None:
-                by_box[d.box].append((d.shoe_index, d.card))
-        return tuple(tuple(c for _, c in sorted(by_box[b.box])) for b in self.boxes)
+        # (dealt_positions' order, read off each box's hands: no Dealt a card, the audit asks every round)
+        return tuple(tuple(c for _, c in sorted((i, c) for hand in b.hands
+                                                for c, i in zip(hand.cards, hand.shoe_indexes, strict=True)))
+                     for b in self.boxes)
 
     def box(self, number: int) -> BoxPlay:
         for box in self.boxes:
