@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from engine.cards import CARD_CODES, CardCodeError, check_card
 
@@ -97,8 +98,13 @@ def rank_hand(cards: Sequence[str]) -> HandRank:
             raise HandError(str(e)) from None
     if len(set(cards)) != 5:
         raise HandError(f"a hand holds five distinct cards, got {list(cards)!r}")
-    values = sorted([VALUE[c[0]] for c in cards], reverse=True)
-    flush = len({c[1] for c in cards}) == 1
+    # a hand's rank depends only on its ranks and whether it is one suit: ranked once per such shape
+    return _rank_shape(tuple(sorted([VALUE[c[0]] for c in cards], reverse=True)), len({c[1] for c in cards}) == 1)
+
+
+@cache  # at most 6,175 rank multisets x flush or not
+def _rank_shape(values: tuple[int, ...], flush: bool) -> HandRank:
+    """The rank of five distinct cards whose ranks are `values` (highest first), all of one suit when `flush`."""
     counts: dict[int, int] = {}
     for v in values:
         counts[v] = counts.get(v, 0) + 1
@@ -106,7 +112,7 @@ def rank_hand(cards: Sequence[str]) -> HandRank:
         straight_top = 0
         if values[0] - values[4] == 4:
             straight_top = values[0]
-        elif tuple(values) == _WHEEL:
+        elif values == _WHEEL:
             straight_top = 5
         if straight_top:
             if flush:
@@ -150,7 +156,11 @@ def _kickers(vs: Sequence[int]) -> str:
 
 def describe(hand: HandRank | Sequence[str]) -> str:
     """The hand in words: 'two pair, kings and fives, ace kicker', 'straight, five high (the wheel)'."""
-    rank = hand if isinstance(hand, HandRank) else rank_hand(hand)
+    return _describe_rank(hand if isinstance(hand, HandRank) else rank_hand(hand))
+
+
+@cache  # one text per distinct rank (7,462 at most)
+def _describe_rank(rank: HandRank) -> str:
     r = rank.ranks
     c = rank.category
     if c == ROYAL_FLUSH:
