@@ -43,7 +43,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.betting import TableFacts, is_late, stake_limit_breach, us_text
-from engine.cards import check_composition, format_cards
+from engine.cards import CARD_CODES, check_composition, format_cards
 from engine.findings import Finding, format_money
 
 from . import BET_CODES
@@ -193,6 +193,14 @@ def _record_problem(rules: CasinoStudRules, r: RecordedRound, ranks: Sequence[Ha
     return None
 
 
+_FULL_DECK = frozenset(CARD_CODES)
+
+
+def _one_full_deck(deck: Sequence[str | None]) -> bool:
+    """The 52 codes once each (check_composition(deck, 1).ok, without the counting)."""
+    return len(deck) == len(_FULL_DECK) and _FULL_DECK.issuperset(deck) and len(set(deck)) == len(_FULL_DECK)
+
+
 class _Auditor:
     def __init__(self, rules: CasinoStudRules, table: TableFacts, rounds: Sequence[RecordedRound],
                  bets: Sequence[RecordedBet]):
@@ -271,8 +279,9 @@ class _Auditor:
         if r.status != "settled":
             return
         where = f"Round {r.round_no} (deck {r.shoe_id})"
-        composition = check_composition(r.deck, 1)
-        if not composition.ok:
+        # most decks are one full deck: only a deck that is not goes through the counting check
+        composition = None if _one_full_deck(r.deck) else check_composition(r.deck, 1)
+        if composition is not None and not composition.ok:
             self.round_finding("SHOE_COMPOSITION", i, "1 full deck (52 distinct cards)", composition.describe(),
                                f"The deck of round {r.round_no} ({r.shoe_id}) is {composition.describe()}.",
                                round_level=False)
