@@ -32,7 +32,7 @@ from engine.findings import Finding, format_money
 
 from . import BET_CODES
 from .hand import dealer_decision, hand_total
-from .play import BoxActions, RoundPlay, dealt_positions, replay_round, waits_for_dealer
+from .play import BoxActions, RoundPlay, dealt_tuples, replay_round, waits_for_dealer
 from .rules import BlackjackRules
 from .settlement import (
     UnitCredit,
@@ -235,9 +235,9 @@ def _dealer_rule_problem(rules: BlackjackRules, play: RoundPlay) -> str | None:
 
 def _explain(rules: BlackjackRules, play: RoundPlay, position: int, chart: BasicStrategyChart) -> list[str]:
     lines = []
-    for d in dealt_positions(play):
-        who = "dealer" if d.box is None else f"box {d.box} hand {d.hand + 1}"
-        lines.append(f"card {position + d.shoe_index} of the shoe: {d.card} to {who}")
+    for shoe_index, card, box, hand, _ in dealt_tuples(play):  # (dealt_positions, without a Dealt a card)
+        who = "dealer" if box is None else f"box {box} hand {hand + 1}"
+        lines.append(f"card {position + shoe_index} of the shoe: {card} to {who}")
     for d in play.decisions:
         total = hand_total(d.cards)
         what = f"box {d.box} hand {d.hand + 1}: {format_cards(d.cards)} ({'soft' if total.soft else 'hard'} " \

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from engine.cards import CARD_CODES, check_card, rank
 
@@ -33,8 +34,13 @@ def hand_total(cards: Sequence[str]) -> Total:
     values = [card_value(c) for c in cards]
     hard = sum(values)
     if 1 in values and hard + 10 <= 21:  # an ace (the only card worth 1) counts 11 where it fits
-        return Total(hard + 10, True)
-    return Total(hard, False)
+        return _total(hard + 10, True)
+    return _total(hard, False)
+
+
+@cache  # (a Total is immutable: the few there are made once, not once a hand; the replay asks at every card)
+def _total(value: int, soft: bool) -> Total:
+    return Total(value, soft)
 
 
 def is_blackjack(cards: Sequence[str], *, from_split: bool, split_ace_21_is_blackjack: bool = False) -> bool:
