@@ -207,9 +207,16 @@ class _Auditor:
         self.rules, self.table, self.rounds, self.bets = rules, table, rounds, bets
         self.findings: list[Finding] = []
         self.work = [_Round() for _ in rounds]
+        self.money_texts: dict[int, str] = {}  # the same few amounts on every bet line: formatted once
 
     def money(self, amount: int | None) -> str:
-        return "none" if amount is None else format_money(int(amount), self.table.currency)
+        if amount is None:
+            return "none"
+        amount = int(amount)
+        text = self.money_texts.get(amount)
+        if text is None:
+            text = self.money_texts[amount] = format_money(amount, self.table.currency)
+        return text
 
     def round_finding(self, kind: str, i: int, expected: str, recorded: str, message: str,
                       round_level: bool = True) -> None:
@@ -356,23 +363,22 @@ class _Auditor:
         jackpot_bets: list[int] = []
         for b in mine:
             bet = bets[b]
-            what = self.what(bet)
             if bet.bet_type == JACKPOT and self.rules.jackpot.requires_ante and bet.seat not in antes:
                 self.bet_finding("JACKPOT_WITHOUT_ANTE", bet, f"an ANTE on box {bet.seat}", "none",
-                                 f"{what}: no ANTE bet on box {bet.seat} in round {r.round_no}; the jackpot bet is "
-                                 "placed after the ante (refunded).")
+                                 f"{self.what(bet)}: no ANTE bet on box {bet.seat} in round {r.round_no}; the "
+                                 "jackpot bet is placed after the ante (refunded).")
                 credits[b] = (bet.stake, "no ante on its box: refunded, feeds no pool")
             elif r.status == "cancelled":
                 credits[b] = (bet.stake + (bet.added_stake or 0), "round cancelled: refunded")
             elif bet.bet_type not in BET_CODES:
                 self.bet_finding("BET_TYPE_NOT_OFFERED", bet, f"a bet type of {self.rules.id}", bet.bet_type,
-                                 f"{what}: {self.rules.id} does not offer {bet.bet_type} (refunded).")
+                                 f"{self.what(bet)}: {self.rules.id} does not offer {bet.bet_type} (refunded).")
                 credits[b] = (bet.stake, f"{self.rules.id} does not offer {bet.bet_type}: refunded")
             elif bet.seat not in r.boxes:
                 refund = bet.stake + (bet.added_stake or 0) if bet.bet_type == ANTE else bet.stake
                 self.bet_finding("BET_ON_EMPTY_BOX", bet, f"one of the dealt boxes {list(r.boxes)}",
-                                 f"box {bet.seat}", f"{what} is on box {bet.seat}, which was not dealt in round "
-                                 f"{r.round_no}: refunded.")
+                                 f"box {bet.seat}", f"{self.what(bet)} is on box {bet.seat}, which was not dealt in "
+                                 f"round {r.round_no}: refunded.")
                 credits[b] = (refund, f"box {bet.seat} was not dealt: refunded")
             elif bet.bet_type == ANTE:
                 credits[b] = self.ante(i, r, bet)
