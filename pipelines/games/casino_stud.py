@@ -46,6 +46,7 @@ _ROUND_COLUMNS = ["round_id", "shoe_id", "round_no", "status", "betting_opened_a
                   "dealer_cards", "boxes", "box_cards", "box_actions", "box_hands", "dealer_hand", "jackpot_before",
                   "jackpot_after", "next_pool_before", "next_pool_after"]
 # the bet columns the engine reads, as Python lists (placed_at as integer microseconds, apart)
+_LEDGER_ROUND_COLUMNS = ["shoe_id", "round_id", "betting_closed_at"]  # what a ledger row takes from its round
 _ENGINE_BET_COLUMNS = ["bet_id", "account_id", "bet_type", "seat", "stake", "added_stake", "paid", "round_id",
                        "_shoe_id"]
 _JACKPOT = "JACKPOT"
@@ -70,10 +71,12 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     findings, quarantine}. Every round's deck is among `shoes`, every bet's round among `rounds` (matched by
     `_shoe_id` too where the bets carry it). (`compact` is the baccarat adaptor's; these tables are plain.)"""
     decks = {s["shoe_id"]: s for s in shoes.select(["shoe_id", "cards", "opened_at"]).to_pylist()}
-    round_rows = _with_columns(rounds, _ROUND_COLUMNS).to_pylist()
+    read = _with_columns(rounds, _ROUND_COLUMNS)
+    col = python_columns(read, _ROUND_COLUMNS)  # a list a column: no dict a round
+    round_ids, shoe_ids = col["round_id"], col["shoe_id"]
     closed = micros(rounds["betting_closed_at"])
-    order = sorted(range(len(round_rows)), key=lambda i: (closed[i] if closed[i] is not None else -1,
-                                                           round_rows[i]["round_id"], round_rows[i]["shoe_id"]))
+    order = sorted(range(read.num_rows), key=lambda i: (closed[i] if closed[i] is not None else -1, round_ids[i],
+                                                        shoe_ids[i]))
     plain = plain_bets(bets, [*BET_COLUMNS, "added_stake"])
     bet = python_columns(plain, _ENGINE_BET_COLUMNS)
     placed = micros(plain["placed_at"])
@@ -81,10 +84,9 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     # the rounds in the engine's order, and where each bet's round is among them
     index_of: dict[tuple[str | None, str], int] = {}
     for k, i in enumerate(order):
-        r = round_rows[i]
-        index_of[(r["shoe_id"], r["round_id"])] = k
-        index_of.setdefault((None, r["round_id"]), k)  # a bet without _shoe_id: its round id alone
-    recorded = [_recorded_round(round_rows[i], closed[i], decks.get(round_rows[i]["shoe_id"])) for i in order]
+        index_of[(shoe_ids[i], round_ids[i])] = k
+        index_of.setdefault((None, round_ids[i]), k)  # a bet without _shoe_id: its round id alone
+    recorded = _recorded_rounds(col, order, closed, decks)
     mine, engine_bets = [], []
     ids, accounts, types, seats, stakes, added, paid = (bet[c] for c in _ENGINE_BET_COLUMNS[:7])
     for b, (round_id, shoe_id) in enumerate(zip(bet["round_id"], bet["_shoe_id"], strict=True)):
@@ -96,22 +98,22 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
                                        placed[b]))
     result = audit_table_rounds(table.rules, table.facts, recorded, engine_bets)
 
-    dates = [day(round_rows[i]["betting_opened_at"]) for i in order]
+    opened = col["betting_opened_at"]
+    dates = [day(opened[i]) for i in order]
     # each bet's round as its row in `rounds` (-1: not one of them)
     row_of = np.append(np.asarray(order, np.int64), -1)
     bet_rows = row_of[np.asarray([bet.round_index for bet in engine_bets], np.int64)] if engine_bets else NO_BETS
-    replays = [_replay_row(table, round_rows[order[rep.round_index]], rep, dates[rep.round_index])
-               for rep in result.rounds]
+    replays = _replays_table(table, read.take(order), result.rounds, dates)
     refunded = {f.bet_id for f in result.findings if f.kind in _REFUNDING}
     stakes = _jackpot_stakes(recorded, engine_bets, result.expected, refunded)
-    ledger = [_ledger_row(table, round_rows[order[row.round_index]], row, dates[row.round_index],
-                          stakes.get(row.round_index, 0)) for row in result.ledger]
+    ledger = [_ledger_row(table, {c: col[c][order[row.round_index]] for c in _LEDGER_ROUND_COLUMNS}, row,
+                          dates[row.round_index], stakes.get(row.round_index, 0)) for row in result.ledger]
     return {
-        OUT_REPLAYS: pa.Table.from_pylist(replays, CASINO_STUD_ROUND_REPLAYS),
+        OUT_REPLAYS: replays,
         OUT_LEDGER: pa.Table.from_pylist(ledger, CASINO_STUD_JACKPOT_LEDGER),
         **bet_tables(table.table_id, plain, bets, rounds, np.asarray(mine, np.int64), bet_rows,
                      pa.array(result.expected, pa.int64()), result.unsettled),
-        "findings": _findings(result.findings, round_rows, order, dates, decks),
+        "findings": _findings(result.findings, round_ids, order, dates, decks),
     }
 
 
@@ -120,13 +122,18 @@ def _with_columns(rounds: pa.Table, columns: list[str]) -> pa.Table:
     return pa.table({c: rounds[c] if c in rounds.column_names else pa.nulls(rounds.num_rows) for c in columns})
 
 
-def _recorded_round(r: dict, closed_us: int | None, deck: dict | None) -> RecordedRound:
-    return RecordedRound(
-        r["round_id"], r["round_no"], r["status"], closed_us or 0, r["shoe_id"],
-        tuple((deck or {}).get("cards") or ()), tuple(r["boxes"] or ()),
-        tuple(tuple(c or ()) for c in r["box_cards"] or ()), tuple(a or "" for a in r["box_actions"] or ()),
-        tuple(r["dealer_cards"] or ()), tuple(r["box_hands"] or ()), r["dealer_hand"], r["jackpot_before"],
-        r["jackpot_after"], r["next_pool_before"], r["next_pool_after"])
+def _recorded_rounds(col: dict[str, list], order: list[int], closed: list, decks: dict) -> list[RecordedRound]:
+    """The engine's rounds, in `order`, from the rounds' columns (`col`) and their decks."""
+    (round_id, round_no, status, shoe_id, boxes, box_cards, box_actions, dealer_cards, box_hands, dealer_hand,
+     jackpot_before, jackpot_after, next_pool_before, next_pool_after) = (col[c] for c in (
+        "round_id", "round_no", "status", "shoe_id", "boxes", "box_cards", "box_actions", "dealer_cards",
+        "box_hands", "dealer_hand", "jackpot_before", "jackpot_after", "next_pool_before", "next_pool_after"))
+    return [RecordedRound(
+        round_id[i], round_no[i], status[i], closed[i] or 0, shoe_id[i],
+        tuple((decks.get(shoe_id[i]) or {}).get("cards") or ()), tuple(boxes[i] or ()),
+        tuple(tuple(c or ()) for c in box_cards[i] or ()), tuple(a or "" for a in box_actions[i] or ()),
+        tuple(dealer_cards[i] or ()), tuple(box_hands[i] or ()), dealer_hand[i], jackpot_before[i],
+        jackpot_after[i], next_pool_before[i], next_pool_after[i]) for i in order]
 
 
 def _jackpot_stakes(rounds: list[RecordedRound], bets: list[RecordedBet], expected: list[int | None],
@@ -141,11 +148,11 @@ def _jackpot_stakes(rounds: list[RecordedRound], bets: list[RecordedBet], expect
     return stakes
 
 
-def _findings(found, round_rows: list[dict], order: list[int], dates: list, decks: dict) -> pa.Table:
+def _findings(found, round_ids: list[str], order: list[int], dates: list, decks: dict) -> pa.Table:
     """The findings dated by their round, a deck's own (SHOE_COMPOSITION, no round) by the deck's opening."""
     if not found:
         return FINDINGS.empty_table()
-    round_dates = {round_rows[i]["round_id"]: d for i, d in zip(order, dates, strict=True)}
+    round_dates = {round_ids[i]: d for i, d in zip(order, dates, strict=True)}
     by_deck: dict[object, list] = {}
     for f in found:
         if f.round_id is None:
@@ -160,27 +167,39 @@ def _pool(pools, name: str) -> int | None:
     return getattr(pools, name) if pools is not None else None
 
 
-def _replay_row(table: CasinoStudTable, r: dict, rep: RoundReport, business_date) -> dict:
-    return {
-        "business_date": business_date, "table_id": table.table_id, "shoe_id": r["shoe_id"],
-        "round_id": r["round_id"], "round_no": r["round_no"], "status": r["status"], "boxes": r["boxes"],
-        "box_actions": r["box_actions"],
-        "expected_box_cards": [list(c) for c in rep.expected_box_cards] if rep.expected_box_cards is not None
-        else None,
-        "recorded_box_cards": r["box_cards"],
-        "expected_dealer_cards": list(rep.expected_dealer_cards) if rep.expected_dealer_cards is not None else None,
-        "recorded_dealer_cards": r["dealer_cards"],
-        "box_ranks": list(rep.box_ranks), "recorded_box_hands": r["box_hands"],
-        "dealer_rank": rep.dealer_rank, "recorded_dealer_hand": r["dealer_hand"],
-        "dealer_qualifies": rep.dealer_qualifies,
-        "expected_jackpot_before": _pool(rep.pools_before, "jackpot"), "recorded_jackpot_before": r["jackpot_before"],
-        "expected_jackpot_after": _pool(rep.pools_after, "jackpot"), "recorded_jackpot_after": r["jackpot_after"],
-        "expected_next_pool_before": _pool(rep.pools_before, "next_pool"),
-        "recorded_next_pool_before": r["next_pool_before"],
-        "expected_next_pool_after": _pool(rep.pools_after, "next_pool"),
-        "recorded_next_pool_after": r["next_pool_after"],
-        "explanation": list(rep.explanation), "finding_kinds": list(rep.finding_kinds),
+# a replay's recorded columns: the round's own, as read (in the engine's order)
+_RECORDED = {"shoe_id": "shoe_id", "round_id": "round_id", "round_no": "round_no", "status": "status",
+             "boxes": "boxes", "box_actions": "box_actions", "recorded_box_cards": "box_cards",
+             "recorded_dealer_cards": "dealer_cards", "recorded_box_hands": "box_hands",
+             "recorded_dealer_hand": "dealer_hand", "recorded_jackpot_before": "jackpot_before",
+             "recorded_jackpot_after": "jackpot_after", "recorded_next_pool_before": "next_pool_before",
+             "recorded_next_pool_after": "next_pool_after"}
+
+
+def _replays_table(table: CasinoStudTable, rounds: pa.Table, reports: list[RoundReport], dates: list) -> pa.Table:
+    """The round replays column by column: the recorded columns are the rounds' own (`rounds` in the engine's
+    order, a report a round), the rest the engine's."""
+    n = len(reports)
+    engine = {
+        "business_date": dates, "table_id": [table.table_id] * n,
+        "expected_box_cards": [[list(c) for c in rep.expected_box_cards] if rep.expected_box_cards is not None
+                               else None for rep in reports],
+        "expected_dealer_cards": [list(rep.expected_dealer_cards) if rep.expected_dealer_cards is not None else None
+                                  for rep in reports],
+        "box_ranks": [list(rep.box_ranks) for rep in reports],
+        "dealer_rank": [rep.dealer_rank for rep in reports],
+        "dealer_qualifies": [rep.dealer_qualifies for rep in reports],
+        "expected_jackpot_before": [_pool(rep.pools_before, "jackpot") for rep in reports],
+        "expected_jackpot_after": [_pool(rep.pools_after, "jackpot") for rep in reports],
+        "expected_next_pool_before": [_pool(rep.pools_before, "next_pool") for rep in reports],
+        "expected_next_pool_after": [_pool(rep.pools_after, "next_pool") for rep in reports],
+        "explanation": [list(rep.explanation) for rep in reports],
+        "finding_kinds": [list(rep.finding_kinds) for rep in reports],
     }
+    schema = CASINO_STUD_ROUND_REPLAYS
+    return pa.Table.from_arrays(
+        [rounds[_RECORDED[f.name]].cast(f.type) if f.name in _RECORDED else pa.array(engine[f.name], f.type)
+         for f in schema], schema=schema)
 
 
 def _ledger_row(table: CasinoStudTable, r: dict, row: LedgerRow, business_date, stakes: int) -> dict:
