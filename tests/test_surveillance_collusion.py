@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench.surveillance_power import LEVELS, bettors
 from engine.games import game
 from engine.surveillance.collusion import (
     OPPOSITE_BETTING,
@@ -233,8 +234,6 @@ def test_overlapping_sessions_are_not_shared_rounds():
 # a night of random bettors with a planted pair
 
 
-LEVELS = np.array([500, 1000, 2000, 2500, 5000, 10000, 20000, 25000, 50000])
-
 
 def baccarat_night(n_tables: int = 4, n_rounds: int = 400, sessions_per_table: int = 60, n_accounts: int = 200,
                    seed: int = 1, planted: int = 0, planted_rate: float = 0.6, planted_rounds: int = 200,
@@ -250,25 +249,7 @@ def baccarat_night(n_tables: int = 4, n_rounds: int = 400, sessions_per_table: i
         tid = f"T{t + 1:02d}"
         round_ids = np.array([f"{tid}-{i:06d}" for i in range(n_rounds)])
         outcome = rng.choice(np.array(["PLAYER", "BANKER", "TIE"]), n_rounds, p=[0.446, 0.458, 0.096])
-        accts = rng.choice(n_accounts, sessions_per_table, replace=False)
-        length = rng.integers(n_rounds // 8, n_rounds // 2, sessions_per_table)
-        start = rng.integers(-n_rounds // 10, n_rounds, sessions_per_table)
-        rate = rng.uniform(0.3, 1.0, sessions_per_table)
-        p_player = rng.uniform(0.2, 0.8, n_accounts)
-        level = rng.integers(0, LEVELS.size, n_accounts)
-        sess = np.repeat(np.arange(sessions_per_table), length)
-        rnd = np.repeat(start, length) + (np.arange(sess.size) - np.repeat(np.cumsum(length) - length, length))
-        keep = (rnd >= 0) & (rnd < n_rounds) & (rng.random(sess.size) < rate[sess])
-        sess, rnd = sess[keep], rnd[keep]
-        acct = accts[sess]
-        side = np.where(rng.random(acct.size) < p_player[acct], "PLAYER", "BANKER")
-        stake = LEVELS[np.clip(level[acct] + rng.choice([-1, 0, 0, 0, 1], acct.size), 0, LEVELS.size - 1)]
-        names = np.char.add("A", np.char.zfill(acct.astype(str), 5))
-        tie = rng.random(acct.size) < 0.1
-        r_all = np.r_[rnd, rnd[tie]]
-        a_all = np.r_[names, names[tie]]
-        t_all = np.r_[side, np.full(int(tie.sum()), "TIE")]
-        s_all = np.r_[stake, stake[tie] // 5]
+        r_all, a_all, t_all, s_all = bettors(rng, t, n_rounds, sessions_per_table, n_accounts)
         if planted and t < planted_tables:
             p_start = rng.integers(0, n_rounds - planted_rounds + 1)
             p_rnd = p_start + np.flatnonzero(rng.random(planted_rounds) < planted_rate)
