@@ -12,7 +12,7 @@ import scipy.stats as sps
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.surveillance.collusion import OPPOSITE_BETTING, SHARED_ROUNDS
+from engine.surveillance.collusion import OPPOSITE_BETTING, SHARED_ROUNDS, _listed
 from engine.surveillance.tests import TEST_COLUMNS, adjust, as_rows, benjamini_hochberg_of
 from pipelines.surveillance import adjusted
 from tests.test_surveillance_collusion import baccarat_night
@@ -133,3 +133,14 @@ def test_benjamini_hochberg_among_more_tests_than_listed():
     assert benjamini_hochberg_of(p, 50).tolist() == sps.false_discovery_control(p, method="bh").tolist()
     with pytest.raises(ValueError):
         benjamini_hochberg_of(p, 49)
+
+
+def test_a_pair_too_small_to_test_is_listed_only_below_alpha_and_a_tested_one_at_the_screen():
+    """The two listing boundaries: a pair below its minimum sample is listed when its p is strictly below alpha
+    (at alpha it would not be flagged had it been tested: nothing to show), a tested pair when its p is at or
+    below the screen."""
+    alpha, screen = 0.01, 0.05
+    below = np.nextafter(alpha, 0.0)
+    p = np.array([alpha, below, screen, np.nextafter(screen, 1.0)])
+    assert _listed(p, np.zeros(4, bool), screen, alpha).tolist() == [False, True, False, False]
+    assert _listed(p, np.ones(4, bool), screen, alpha).tolist() == [True, True, True, False]
