@@ -297,7 +297,9 @@ class OutcomeJudge(Generic[R]):
     explain: Callable[[R, list[str]], list[str]]  # the round's explanation around its bets' lines
 
 
-def _unsettled_reason(r: RoundFacts, problem: OutcomeProblem | None) -> str | None:
+def unsettled_reason(r: RoundFacts, problem: OutcomeProblem | None) -> str | None:
+    """Why a round's bets cannot be settled (None: they can); the bet-at-a-time
+    audit here and the column path (engine/betting_columns.py) both ask it."""
     if r.status not in ("settled", "cancelled"):
         return f"round {r.round_no}: status {r.status!r} is neither settled nor cancelled"
     if problem is None:
@@ -316,7 +318,7 @@ def audit_group(table: TableFacts, group_id: str, rounds: Sequence[R], bets: Seq
     reasons: list[str | None] = []
     for r, found in zip(rounds, kinds, strict=True):
         problem = game.problem(r) if r.status == "settled" else None
-        reasons.append(_unsettled_reason(r, problem))
+        reasons.append(unsettled_reason(r, problem))
         if problem is not None:
             found.append(problem.kind)
             checks.round_finding(problem.kind, r.round_id, problem.expected, problem.recorded,

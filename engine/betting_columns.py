@@ -28,8 +28,8 @@ from engine.betting import (
     RoundReport,
     TableFacts,
     UnitVerdict,
-    _unsettled_reason,
     credit_of,
+    unsettled_reason,
 )
 from engine.findings import Finding
 
@@ -173,7 +173,7 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
                 outcome_of[i] = outcomes.setdefault(game.key(outcome), len(outcomes))
         else:
             facts = RoundFacts(rounds.round_id[i], rounds.round_no[i], status, int(rounds.betting_closed_at[i]))
-            reasons.append(_unsettled_reason(facts, problem))
+            reasons.append(unsettled_reason(facts, problem))
         if problem is not None:
             kinds[i] = [problem.kind]
             checks.round_finding(problem.kind, rounds.round_id[i], problem.expected, problem.recorded,
