@@ -56,6 +56,8 @@ SEVERITY: dict[str, str] = {
     "JACKPOT_BALANCE_MISMATCH": CRITICAL,
     "JACKPOT_PRIZE_NOT_WON": CRITICAL,
     "JACKPOT_PRIZE_WRONG_BALANCE": CRITICAL,
+    # blackjack (issue 41): the dealer's cards once no bet waits for the dealer's total
+    "DEALER_DRAW_CONVENTION": MAJOR,
     # surveillance (issue 32, docs/surveillance.md): a flagged test, in the surveillance_findings output
     "ADVANTAGE_PLAY": REVIEW,
     "OPPOSITE_BETTING": REVIEW,

@@ -236,13 +236,18 @@ def test_dealer_draw_rule(dealer, flagged, credit):
         assert only(audit, "DEALER_DRAW_RULE").recorded == dealer
 
 
-@pytest.mark.parametrize(("dealer", "flagged"), [("7D 8S", False), ("7D 8S 2C", True)])
-def test_dealer_draw_rule_every_box_bust_only_the_second_card(dealer, flagged):
-    # Box 1 TS 6H = 16 hits 9C = 25: bust. No hand left live: the dealer takes its second card (7D 8S = 15)
-    # and stops; a third card (2C) is flagged. The bust box loses either way: 0.
+@pytest.mark.parametrize(("reading", "dealer", "flagged"), [
+    ("second_card_only", "7D 8S", False), ("second_card_only", "7D 8S 2C", True),
+    ("either", "7D 8S", False), ("either", "7D 8S 2C", False),
+])
+def test_dealer_draw_rule_every_box_bust_only_the_second_card(reading, dealer, flagged):
+    # Box 1 TS 6H = 16 hits 9C = 25: bust. No hand left live: under second_card_only the dealer takes its
+    # second card (7D 8S = 15) and stops; a third card (2C) is flagged, as a convention (major: no bet
+    # depends on it), never DEALER_DRAW_RULE; "either" (the default) accepts both. The bust box loses: 0.
     shoe = shoe_facts(f"2D TS 7D 6H 9C {dealer.split(maxsplit=1)[1]}")
-    audit = run(shoe, [rnd(1, dealer, box(1, "TS 6H 9C", "H"))], [bet("b1", "MAIN", 1, 1000, 0)])
-    assert found(audit) == ([("DEALER_DRAW_RULE", "R1", None)] if flagged else [])
+    rules = replace(RULES, dealer_when_all_settled=reading)
+    audit = run(shoe, [rnd(1, dealer, box(1, "TS 6H 9C", "H"))], [bet("b1", "MAIN", 1, 1000, 0)], rules=rules)
+    assert found(audit) == ([("DEALER_DRAW_CONVENTION", "R1", None)] if flagged else [])
     assert audit.expected == [0]
 
 
@@ -599,9 +604,9 @@ def test_round_whose_box_cards_disagree_with_its_letters_is_unsettled():
         bet("m2", "MAIN", 1, 1000, 1000, account="B", round_index=1),
     ]
     audit = run(shoe, rounds, bets)
-    reason = (
-        "round 1: the recorded cards and decisions cannot be settled (the recorded cards of a box are "
-        "not the cards its decisions call for)"
+    reason = (  # the round's id (R1), not its number in the shoe; the box and what its letters call for
+        "round R1: the recorded cards and decisions cannot be settled (box 1 holds TS 9H 2C, its decisions 'S' "
+        "call for TS 9H)"
     )
     assert found(audit) == []
     assert audit.expected == [None, None, 1000]

@@ -5,7 +5,8 @@
 -- draw or stand against the H17 rule, and the boxes' decisions (an illegal decision, a box's decisions
 -- ending while a hand is live, an auto-played box off the basic-strategy chart). Kinds:
 -- SHOE_COMPOSITION, BURN_MISMATCH, CARD_SEQUENCE_MISMATCH, THIRD_CARD_RULE, SCORE_MISMATCH,
--- ROUND_AFTER_CUT; blackjack's DEALER_DRAW_RULE, ILLEGAL_DECISION, DECISION_MISSING, AUTO_PLAY_DEVIATION;
+-- ROUND_AFTER_CUT; blackjack's DEALER_DRAW_RULE, DEALER_DRAW_CONVENTION, ILLEGAL_DECISION, DECISION_MISSING,
+-- AUTO_PLAY_DEVIATION;
 -- roulette's and sic bo's OUTCOME_INVALID and OUTCOME_MISSING (a pocket or dice the game does not have, or
 -- none recorded on a settled round); casino stud's HAND_RANK_MISMATCH (a recorded hand rank that is not the
 -- cards') beside the dealing and decision kinds it shares (docs/findings.md). Round-level findings are joined to the round's replay (view all_rounds; baccarat's
@@ -63,6 +64,7 @@ WHERE f.kind IN ('SHOE_COMPOSITION', 'BURN_MISMATCH', 'CARD_SEQUENCE_MISMATCH', 
                  'SCORE_MISMATCH', 'ROUND_AFTER_CUT',
                  -- blackjack
                  'DEALER_DRAW_RULE', 'ILLEGAL_DECISION', 'DECISION_MISSING', 'AUTO_PLAY_DEVIATION',
+                 'DEALER_DRAW_CONVENTION',
                  -- roulette and sic bo: the recorded outcome
                  'OUTCOME_INVALID', 'OUTCOME_MISSING',
                  -- casino stud: a recorded hand rank

@@ -11,11 +11,18 @@ What is judged, round by round (rounds in round_no order, dealt one after anothe
   for (else the round cannot be settled: its bets go to quarantine with the reason);
 * every decision legal at its point (ILLEGAL_DECISION), no hand left without one (DECISION_MISSING),
   an auto-played box follows the basic-strategy chart (AUTO_PLAY_DEVIATION);
-* the dealer's recorded draws follow the H17 rule, judged on the recorded cards (DEALER_DRAW_RULE);
+* a letter that is not H, S, D or P is ILLEGAL_DECISION on its box, naming the recorded text, also when
+  the round cannot be settled (its cards are then not what the readable letters call for);
+* the dealer's recorded draws follow the H17 rule, judged on the recorded cards (DEALER_DRAW_RULE,
+  critical: bets wait for the dealer's total); with every box hand bust or a blackjack before the
+  dealer's turn, the ruleset's `dealer_when_all_settled` reading (DEALER_DRAW_CONVENTION, major: no bet
+  depends on those cards, only on the second card, which both readings require);
 * no round after the cut-card round (ROUND_AFTER_CUT).
-One finding of a kind per round, naming every box it concerns. Paid amounts follow the recorded cards
-(what came out), as for baccarat: each bet's expected credit is the engine's settlement of the round
-as it was recorded. Cancelled rounds refund every bet; their cards count as having come out.
+One finding of a kind per round, naming every box it concerns. A round's record that cannot be read (a
+box that is not a seat 1-7, a card that is not a card code, lists without one entry per box) is never
+an exception: its bets go to quarantine with a reason naming the round id. Paid amounts follow the
+recorded cards (what came out), as for baccarat: each bet's expected credit is the engine's settlement
+of the round as it was recorded. Cancelled rounds refund every bet; their cards count as having come out.
 """
 
 from __future__ import annotations
@@ -27,12 +34,12 @@ from fractions import Fraction
 import numpy as np
 
 from engine.betting import TableFacts, are_late, is_late, us_text, within_limits
-from engine.cards import check_composition, format_cards
+from engine.cards import CARD_CODES, check_composition, format_cards
 from engine.findings import Finding, format_money
 
 from . import BET_CODES
 from .hand import dealer_decision, hand_total
-from .play import BoxActions, RoundPlay, dealt_tuples, replay_round, waits_for_dealer
+from .play import ACTIONS, BoxActions, RoundPlay, dealt_tuples, replay_round, waits_for_dealer
 from .rules import BlackjackRules
 from .settlement import (
     UnitCredit,
@@ -200,7 +207,12 @@ def dealing_sequence(dealer: Sequence[str], box_cards: Sequence[Sequence[str]]) 
     return seq + list(dealer[1:])
 
 
+SEATS = range(1, 8)  # the boxes a blackjack table has (docs/data-contract.md: seats 1-7)
+
+
 def _record_problem(r: RecordedRound) -> str | None:
+    if not all(isinstance(b, int | np.integer) and b in SEATS for b in r.boxes):
+        return f"boxes {list(r.boxes)} hold an entry that is not a box number {SEATS[0]}-{SEATS[-1]}"
     n = len(r.boxes)
     if not (len(r.box_cards) == len(r.box_actions) == len(r.box_auto_played) == n):
         return (f"boxes ({n}), box_cards ({len(r.box_cards)}), box_actions ({len(r.box_actions)}) and "
@@ -214,15 +226,23 @@ def _record_problem(r: RecordedRound) -> str | None:
     return None
 
 
-def _dealer_rule_problem(rules: BlackjackRules, play: RoundPlay) -> str | None:
-    """The recorded dealer hand against H17, judged on its own cards: draw while the rule says draw,
-    stop when it says stand; with no hand left live, only the second card."""
-    dealer = play.dealer
-    live = any(waits_for_dealer(rules, h.cards, from_split=h.from_split) for b in play.boxes for h in b.hands)
-    if not live:
-        return None if len(dealer) == 2 else (
-            f"every box hand was settled before the dealer's turn: the dealer takes only the second card, "
-            f"recorded {format_cards(dealer)}")
+_CARDS = frozenset(CARD_CODES)
+
+
+def _dealer_total(cards: Sequence[str]) -> int | None:
+    """The recorded dealer hand's total; None when it holds no card or an entry that is not a card code."""
+    return hand_total(cards).value if cards and all(c in _CARDS for c in cards) else None
+
+
+@dataclass(frozen=True)
+class _DealerProblem:
+    kind: str  # DEALER_DRAW_RULE (a bet waits for the dealer's total) or DEALER_DRAW_CONVENTION (none does)
+    expected: str
+    what: str
+
+
+def _h17_problem(rules: BlackjackRules, dealer: Sequence[str]) -> str | None:
+    """The recorded dealer hand from its second card on against the H17 (or S17) rule."""
     for k in range(2, len(dealer) + 1):
         decision = dealer_decision(dealer[:k], hits_soft_17=rules.hits_soft_17)
         last = k == len(dealer)
@@ -230,7 +250,73 @@ def _dealer_rule_problem(rules: BlackjackRules, play: RoundPlay) -> str | None:
             return f"dealer stood on {format_cards(dealer)} ({decision.rule}: must draw)"
         if not last and not decision.draws:
             return f"dealer drew {dealer[k]} on {format_cards(dealer[:k])} ({decision.rule})"
-    return None if len(dealer) >= 2 else "the dealer took no second card"
+    return None
+
+
+def _second_card_decides(play: RoundPlay) -> bool:
+    """With every box hand settled: a bet still depends on the dealer's second card (whether the dealer
+    has a blackjack), i.e. insurance can stand (an ace up) or a box blackjack meets a ten-valued upcard."""
+    up = play.dealer[0]
+    return up[0] == "A" or (up[0] in "TJQK" and any(
+        hand.ended_by == "blackjack" for b in play.boxes for hand in b.hands))
+
+
+def _dealer_rule_problem(rules: BlackjackRules, play: RoundPlay) -> _DealerProblem | None:
+    """The recorded dealer hand against H17, judged on its own cards: draw while the rule says draw,
+    stop when it says stand. With no hand left live, no bet waits for the dealer's total: the ruleset's
+    `dealer_when_all_settled` says which readings are accepted, and a hand that follows none of them is
+    DEALER_DRAW_CONVENTION (major), never critical; only a missing second card on which a bet depends is."""
+    dealer = play.dealer
+    rule = "H17 draws" if rules.hits_soft_17 else "S17 draws"
+    live = any(waits_for_dealer(rules, h.cards, from_split=h.from_split) for b in play.boxes for h in b.hands)
+    if live:
+        what = _h17_problem(rules, dealer) or (None if len(dealer) >= 2 else "the dealer took no second card")
+        return _DealerProblem("DEALER_DRAW_RULE", rule, what) if what else None
+    settled = "every box hand was settled before the dealer's turn"
+    if len(dealer) < 2:
+        kind = "DEALER_DRAW_RULE" if _second_card_decides(play) else "DEALER_DRAW_CONVENTION"
+        return _DealerProblem(kind, "the second card", f"{settled}: the dealer took no second card")
+    reading = rules.dealer_when_all_settled
+    if len(dealer) == 2:  # stopped after the second card
+        if reading != "draws_by_rule" or not dealer_decision(dealer, hits_soft_17=rules.hits_soft_17).draws:
+            return None
+        return _DealerProblem("DEALER_DRAW_CONVENTION", f"{rule} (the ruleset's draws_by_rule)",
+                              f"{settled}: the dealer stopped on {format_cards(dealer)}, the ruleset's reading "
+                              f"draws_by_rule draws on by the rule")
+    if reading == "second_card_only":
+        return _DealerProblem("DEALER_DRAW_CONVENTION", "the second card only (the ruleset's second_card_only)",
+                              f"{settled}: the dealer drew on to {format_cards(dealer)}, the ruleset's reading "
+                              f"second_card_only takes only the second card")
+    what = _h17_problem(rules, dealer)
+    return _DealerProblem("DEALER_DRAW_CONVENTION", f"{rule} (the ruleset's {reading})",
+                          f"{settled}: {what}") if what else None
+
+
+def _unreadable_decisions(r: RecordedRound) -> list[tuple[int, str]]:
+    """(box, its recorded text) of each box whose decisions hold a letter that is not H, S, D or P."""
+    return [(b, text) for b, text in zip(r.boxes, r.box_actions, strict=False)
+            if any(letter not in ACTIONS for letter in text or "")]
+
+
+def _not_letters(text: str) -> str:
+    bad = list(dict.fromkeys(letter for letter in text if letter not in ACTIONS))
+    verb = "is" if len(bad) == 1 else "are"
+    return f"{', '.join(map(repr, bad))} {verb} not a decision (H hit, S stand, D double, P split)"
+
+
+def _unreadable_words(box: int, text: str) -> str:
+    return f"box {box} recorded {text!r}: {_not_letters(text)}"
+
+
+def _cards_against_decisions(r: RecordedRound, play: RoundPlay) -> str:
+    """Why a complete replay's boxes do not hold the recorded cards: the first box that differs."""
+    for b, recorded, dealt, text in zip(r.boxes, r.box_cards, play.box_cards, r.box_actions, strict=False):
+        text = text or ""  # (null: no decision recorded)
+        if tuple(recorded) != dealt:
+            letters = f"its decisions {text!r} call for" if text else "no decision is recorded: that calls for"
+            why = f"box {b} holds {format_cards(recorded)}, {letters} {format_cards(dealt)}"
+            return why + (f"; {_not_letters(text)}" if any(letter not in ACTIONS for letter in text) else "")
+    return "the recorded cards of a box are not the cards its decisions call for"
 
 
 def _explain(rules: BlackjackRules, play: RoundPlay, position: int, chart: BasicStrategyChart) -> list[str]:
@@ -305,11 +391,11 @@ class _ShoeAuditor:
     def round(self, i: int, r: RecordedRound, position: int, cut_seen: bool):
         """(report, the round as recorded replayed, how many cards it took)."""
         problem = _record_problem(r)
-        boxes = [BoxActions(b, a, auto) for b, a, auto in zip(r.boxes, r.box_actions, r.box_auto_played,
-                                                               strict=False)]
+        boxes = [BoxActions(b, a or "", auto) for b, a, auto in zip(r.boxes, r.box_actions, r.box_auto_played,
+                                                                     strict=False)]
         if problem is not None:
-            return self.report(i, r, position, cut_seen, None, None, [], [], problem), None, \
-                len(r.dealer_cards) + sum(len(c) for c in r.box_cards)
+            return self.report(i, r, position, cut_seen, None, None, [], [], f"round {r.round_id}: {problem}"), \
+                None, len(r.dealer_cards) + sum(len(c) for c in r.box_cards)
         seq = dealing_sequence(r.dealer_cards, r.box_cards)
         # The boxes are played on the recorded cards and the dealer's hand is what came out: the record
         # decides what is paid, the dealer's draws are judged against the rule separately.
@@ -325,8 +411,10 @@ class _ShoeAuditor:
             expected_play = replay_round(self.rules, shoe_rest, boxes)  # what the shoe and the decisions deal
         kinds: list[str] = []
         if play.box_cards != tuple(tuple(c) for c in r.box_cards) or not play.complete:
-            why = play.incomplete_reason or "the recorded cards of a box are not the cards its decisions call for"
-            reason = f"round {r.round_no}: the recorded cards and decisions cannot be settled ({why})"
+            why = play.incomplete_reason or _cards_against_decisions(r, play)
+            reason = f"round {r.round_id}: the recorded cards and decisions cannot be settled ({why})"
+            if r.status == "settled":  # an unreadable letter is a finding whatever the cards say
+                self.flag_illegal(r, (), kinds)
             return self.report(i, r, position, cut_seen, expected_play, None, kinds, [], reason), None, len(seq)
         if r.status == "settled":
             self.check_round(r, position, seq, play, cut_seen, dealer_problem, kinds)
@@ -337,13 +425,29 @@ class _ShoeAuditor:
         """The recorded cards in dealing order are the next cards of the shoe."""
         return tuple(self.shoe.cards[position:position + len(seq)]) == tuple(seq)
 
+    def where(self, r: RecordedRound) -> str:
+        """The round in a finding's message: its id, and where it sits in its shoe."""
+        return f"Round {r.round_id} (round {r.round_no} of shoe {self.shoe.shoe_id})"
+
+    def flag_illegal(self, r: RecordedRound, decisions: Sequence, kinds: list[str]) -> None:
+        """ILLEGAL_DECISION: the illegal `decisions` of the replay with a known letter, and every box whose
+        recorded text holds a letter that is not one (named as recorded), in box order."""
+        said = [(d.box, f"box {d.box}: {d.action}", f"box {d.box} hand {d.hand + 1} {d.action} on "
+                 f"{format_cards(d.cards)}: {d.reason}") for d in decisions if not d.legal and d.action in ACTIONS]
+        said += [(b, f"box {b}: {text!r}", _unreadable_words(b, text)) for b, text in _unreadable_decisions(r)]
+        if said:
+            said.sort(key=lambda x: x[0])  # (stable: the replay's order within a box)
+            kinds.append("ILLEGAL_DECISION")
+            self.round_finding("ILLEGAL_DECISION", r, "legal decisions", "; ".join(x[1] for x in said),
+                               f"{self.where(r)}: " + "; ".join(x[2] for x in said) + ".")
+
     def check_round(self, r: RecordedRound, position: int, seq: list[str], play: RoundPlay, cut_seen: bool,
-                    dealer_problem: str | None, kinds: list[str]) -> None:
+                    dealer_problem: _DealerProblem | None, kinds: list[str]) -> None:
         def flag(kind: str, expected: str, recorded: str, message: str) -> None:
             kinds.append(kind)
             self.round_finding(kind, r, expected, recorded, message)
 
-        where = f"Round {r.round_no} of shoe {self.shoe.shoe_id}"
+        where = self.where(r)
         if not self.shoe_deals(seq, position):
             shoe_cards = self.shoe.cards[position:position + len(seq)]
             flag("CARD_SEQUENCE_MISMATCH", format_cards(shoe_cards), format_cards(seq),
@@ -353,13 +457,9 @@ class _ShoeAuditor:
             flag("ROUND_AFTER_CUT", "no round after the cut-card round", f"round {r.round_no}",
                  f"{where} was dealt after the round in which the cut card came out.")
         if dealer_problem:
-            flag("DEALER_DRAW_RULE", "H17 draws" if self.rules.hits_soft_17 else "S17 draws",
-                 format_cards(play.dealer), f"{where}: {dealer_problem}.")
-        illegal = [d for d in play.decisions if not d.legal]
-        if illegal:
-            flag("ILLEGAL_DECISION", "legal decisions", "; ".join(f"box {d.box}: {d.action}" for d in illegal),
-                 f"{where}: " + "; ".join(f"box {d.box} hand {d.hand + 1} {d.action} on {format_cards(d.cards)}: "
-                                          f"{d.reason}" for d in illegal) + ".")
+            flag(dealer_problem.kind, dealer_problem.expected, format_cards(play.dealer),
+                 f"{where}: {dealer_problem.what}.")
+        self.flag_illegal(r, play.decisions, kinds)
         if play.unfinished_hands:
             flag("DECISION_MISSING", "a decision until each hand ends",
                  ", ".join(f"box {b} hand {h + 1}" for b, h in play.unfinished_hands),
@@ -383,7 +483,7 @@ class _ShoeAuditor:
             i, position, i,
             expected_play.box_cards if expected_play is not None else None,
             tuple(expected_play.dealer) if expected_play is not None else None,
-            hand_total(r.dealer_cards).value if r.dealer_cards else None,
+            _dealer_total(r.dealer_cards),
             cut, cut_seen, tuple(explanation), tuple(dict.fromkeys(kinds)), unsettled)
 
     # -- the bets ---------------------------------------------------------------------------------

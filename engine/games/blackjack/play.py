@@ -38,7 +38,10 @@ reason. Settlement refunds such a round (RULES.md: a round that cannot be resolv
 
 The dealer when no hand is left live: the dealer always completes its hand unless every box hand is
 bust or a blackjack (all settled once the second card shows whether the dealer has a blackjack); then
-the dealer takes only the second card (it settles insurance and the blackjacks) and stops.
+what the dealer does is the ruleset's `dealer_when_all_settled`: under "draws_by_rule" the dealer
+completes its hand by the rule all the same; otherwise ("second_card_only", or "either", which accepts
+both and deals the shorter) the dealer takes only the second card (it settles insurance and the
+blackjacks) and stops.
 """
 
 from __future__ import annotations
@@ -360,12 +363,13 @@ class _Replay:
 
     def deal(self, hand: _Hand, where: str) -> None:
         if self.used >= len(self.cards):
-            raise _Incomplete(f"the shoe ran out: no card {self.used + 1} of the round for {where}")
+            ran_out = "the recorded cards ran out" if self.dealer_as_recorded else "the shoe ran out"
+            raise _Incomplete(f"{ran_out}: no card {self.used + 1} of the round for {where}")
         card = self.cards[self.used]
         try:
             check_card(card)
         except CardCodeError:
-            raise _Incomplete(f"card {self.used + 1} of the round, {card!r}, is not a card code") from None
+            raise _Incomplete(f"card {self.used + 1} of the round, {where}, {card!r}, is not a card code") from None
         hand.cards.append(card)
         hand.shoe_indexes.append(self.used)
         self.used += 1
@@ -387,7 +391,7 @@ class _Replay:
         hand = box.hands[i]
         while True:  # once per split of this hand: it starts again as the first split hand
             if len(hand.cards) < 2:
-                self.deal(hand, f"box {box.number} hand {i}'s second card")
+                self.deal(hand, f"box {box.number} hand {i + 1}'s second card")
             self.end_on_two_cards(hand)
             split = False
             # Letters past the end of the box's last hand are actions after the end (see module doc).
@@ -432,7 +436,7 @@ class _Replay:
         )
         if not carried_out:
             return False
-        where = f"box {box.number} hand {i}"
+        where = f"box {box.number} hand {i + 1}"
         if letter == HIT:
             self.deal(hand, f"{where}'s hit")
             self.end_after_card(hand, None)
@@ -531,8 +535,9 @@ class _Replay:
                                   for k in range(2, len(self.dealer.cards) + 1)]
             return
         self.deal(self.dealer, "the dealer's second card")
-        if not any(waits_for_dealer(self.rules, hand.cards, from_split=hand.from_split)
-                   for box in self.boxes for hand in box.hands):
+        if self.rules.dealer_when_all_settled != "draws_by_rule" and not any(
+                waits_for_dealer(self.rules, hand.cards, from_split=hand.from_split)
+                for box in self.boxes for hand in box.hands):
             self.dealer_draws.append(
                 DealerDraw(self.dealer.total, False, "every hand is bust or a blackjack: only the second card")
             )

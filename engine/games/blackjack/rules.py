@@ -9,6 +9,10 @@ from engine.ruleset_file import load_bundled, parse_odds, read_notes, read_round
 
 LOSS_TO_DEALER_BLACKJACK = ("all", "original")
 BET_BEHIND_ON_DOUBLE_OR_SPLIT = ("stays", "follows")
+# The dealer once every box hand is bust or a blackjack before the dealer's turn (no bet waits for the
+# dealer's total): 004's text draws by the rule all the same ("draws_by_rule"); the common live
+# convention stops after the second card ("second_card_only"); "either" accepts both.
+DEALER_WHEN_ALL_SETTLED = ("draws_by_rule", "second_card_only", "either")
 
 
 @dataclass(frozen=True)
@@ -42,11 +46,12 @@ class BlackjackRules:
     # A bet behind when its box doubles or splits: "stays" (its own stake on the box's first hand) or
     # "follows" (doubled and split with the box, its account adding the same stakes: paid as the box).
     bet_behind_on_double_or_split: str = "stays"
+    dealer_when_all_settled: str = "either"  # one of DEALER_WHEN_ALL_SETTLED
 
 
 _SECTIONS = {
     "dealing": ("burn_cards", "cut_card", "dealer_hole_card"),
-    "dealer": ("hits_soft_17",),
+    "dealer": ("hits_soft_17", "when_all_settled"),
     "player": ("double_on_first_two_cards", "double_after_split", "double_on_split_aces", "max_splits",
                "split_same_rank_only", "split_aces_one_card", "split_ace_21_is_blackjack",
                "doubled_or_split_lose_to_dealer_blackjack"),
@@ -92,6 +97,9 @@ def parse_blackjack_rules(text: str, source: str = "<ruleset>") -> BlackjackRule
     if behind not in BET_BEHIND_ON_DOUBLE_OR_SPLIT:
         raise r.fail("bet_behind.on_double_or_split",
                      f"{behind!r} is not one of {', '.join(BET_BEHIND_ON_DOUBLE_OR_SPLIT)}")
+    when_settled = get("dealer", "when_all_settled", str)
+    if when_settled not in DEALER_WHEN_ALL_SETTLED:
+        raise r.fail("dealer.when_all_settled", f"{when_settled!r} is not one of {', '.join(DEALER_WHEN_ALL_SETTLED)}")
     rounding = read_rounding(r, data)
     decks = get("", "decks", int)
     if not 1 <= decks <= 16:
@@ -124,6 +132,7 @@ def parse_blackjack_rules(text: str, source: str = "<ruleset>") -> BlackjackRule
         title=get("", "title", str),
         basic_strategy=get("", "basic_strategy", str),
         bet_behind_on_double_or_split=behind,
+        dealer_when_all_settled=when_settled,
     )
 
 
