@@ -121,6 +121,12 @@ def test_lists_without_one_entry_per_box_name_the_round_id():
                                   "do not have one entry per box")
 
 
+def test_bet_findings_name_the_round_id_not_its_number_in_the_shoe():
+    audit = two_rounds(rnd(("6H", "TH", "8C"), (1,), [("TS", "9D")], ["S"]), paid=2001)
+    assert only(audit, "OVERPAID").message == ("Bet m1 (MAIN, stake 10.00 EUR) in round R-77 was paid 20.01 EUR, "
+                                               "expected 20.00 EUR: overpaid by 0.01 EUR.")
+
+
 # --- box_actions: a letter that is not H, S, D or P -----------------------------------------------------
 
 # Box 1 TS 2H = 12 hits 7C = 19 and stands ("HS"); up 6H; dealer 6H TH = 16 draws 8C: 24, bust. Box wins: 2000.

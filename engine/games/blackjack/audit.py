@@ -593,7 +593,7 @@ class _ShoeAuditor:
         if play is None or bet.seat not in r.boxes:
             self.bet_finding("BET_ON_EMPTY_BOX", bet, f"one of the occupied boxes {list(r.boxes)}",
                              f"box {bet.seat}", f"{self.what(bet)} is on box {bet.seat}, which nobody played in round "
-                             f"{r.round_no}: refunded.")
+                             f"{r.round_id}: refunded.")
             return bet.stake
         follows = bet.bet_type == BET_BEHIND and rules.bet_behind_on_double_or_split == "follows"
         if bet.bet_type == MAIN or follows:
@@ -610,7 +610,7 @@ class _ShoeAuditor:
             if not insurance_offered(play, rules, bet.seat):
                 self.bet_finding("INSURANCE_NOT_OFFERED", bet, "insurance only against a dealer ace",
                                  f"upcard {play.upcard}", f"{self.what(bet)}: insurance taken against {play.upcard} "
-                                 f"in round {r.round_no}: refunded.")
+                                 f"in round {r.round_id}: refunded.")
                 return bet.stake
             return settle_insurance(rules, play, bet.stake, box=bet.seat)
         return settle_bet_behind(rules, play, bet.seat, bet.stake)
@@ -623,7 +623,7 @@ class _ShoeAuditor:
         if delta:
             kind = "OVERPAID" if delta > 0 else "UNDERPAID"
             self.bet_finding(kind, bet, self.money(credit), self.money(bet.paid),
-                             f"{self.what(bet)} in round {r.round_no} was paid {self.money(bet.paid)}, expected "
+                             f"{self.what(bet)} in round {r.round_id} was paid {self.money(bet.paid)}, expected "
                              f"{self.money(credit)}: {kind.lower()} by {self.money(abs(delta))}.")
         if bet.bet_type in table.limits:
             low, high = table.limits[bet.bet_type]
@@ -638,7 +638,7 @@ class _ShoeAuditor:
             closed, placed = us_text(r.betting_closed_at), us_text(bet.placed_at)
             self.bet_finding("LATE_BET", bet, f"placed by {closed}", f"placed at {placed}",
                              f"{self.what(bet)} was placed at {placed}, after betting closed at {closed} for round "
-                             f"{r.round_no}.")
+                             f"{r.round_id}.")
         if bet.bet_type not in BET_CODES or bet.seat not in r.boxes:
             return
         if bet.bet_type == PAIR:
@@ -663,7 +663,7 @@ class _ShoeAuditor:
             if bet.account_id in seated:
                 self.bet_finding("BET_BEHIND_BY_SEATED", bet, "an account not seated in the round",
                                  f"{bet.account_id} seated", f"{self.what(bet)}: {bet.account_id} plays a box in round "
-                                 f"{r.round_no}; bet behind is for accounts that are not seated.")
+                                 f"{r.round_id}; bet behind is for accounts that are not seated.")
 
 
 def audit_shoe(rules: BlackjackRules, chart: BasicStrategyChart, table: TableFacts, shoe: ShoeFacts,
