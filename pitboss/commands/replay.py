@@ -143,7 +143,7 @@ def _outcome_parts(data: dict, head: Table, bets: Table, findings: Table) -> lis
         covered = b.get("covered")
         covers.add_row(escape(str(b["bet_id"])), escape(str(b["bet_type"])), escape(str(b.get("selection") or "-")),
                        " ".join(map(str, covered)) if covered is not None else "-")
-    lines = _lines_table("Every bet, as the audit judged it", r.get("explanation"))
+    lines = lines_table("Every bet, as the audit judged it", r.get("explanation"))
     return [head, outcome, covers, lines, bets, findings]
 
 
@@ -310,7 +310,7 @@ def _stud_parts(data: dict, head: Table, bets: Table, findings: Table) -> list:
                       + amount_text(p["recorded_before"], cur), amount_text(p["expected_after"], cur),
                       ("" if p["expected_after"] == p["recorded_after"] else "[red]")
                       + amount_text(p["recorded_after"], cur))
-    lines = _lines_table("The round, card by card", r.get("explanation"))
+    lines = lines_table("The round, card by card", r.get("explanation"))
     return [head, hands, pools, lines, bets, findings]
 
 
@@ -364,7 +364,7 @@ def _blackjack_parts(data: dict, head: Table, bets: Table, findings: Table) -> l
     exp, rec = r.get("expected_dealer_cards") or [], r.get("recorded_dealer_cards") or []
     boxes.add_row("dealer", "", escape(" ".join(map(str, exp))), ("" if exp == rec else "[red]")
                   + escape(" ".join(map(str, rec)) + f" = {r.get('recorded_dealer_total')}"))
-    lines = _lines_table("The round, card by card and decision by decision", r.get("explanation"))
+    lines = lines_table("The round, card by card and decision by decision", r.get("explanation"))
     return [head, boxes, lines, bets, findings]
 
 
@@ -400,7 +400,7 @@ def flagged(line: str) -> bool:
     return any(flag in line for flag in _FLAGS)
 
 
-def _lines_table(title: str, lines: list[str] | None) -> Table:
+def lines_table(title: str, lines: list[str] | None) -> Table:
     table = Table(title=title, show_header=False)
     for i, line in enumerate(lines or [], 1):
         table.add_row(str(i), ("[red]" if flagged(line) else "") + escape(line))
@@ -431,7 +431,7 @@ def _totals(data: dict) -> list[tuple[str, list[int | None], str]]:
     return rows
 
 
-def _bets_table(data: dict, console: Console) -> Table:
+def bets_table(data: dict, console: Console) -> Table:
     """Every bet with stake, expected, paid, delta, its findings and, for a bet the audit did not settle, its
     reason: a row a bet where that fits the console, else each bet's id, account and type above its notes
     beside its amounts (so that no id or amount is ever cut)."""
@@ -481,13 +481,13 @@ def _bets_stacked(data: dict) -> Table:
     return bets
 
 
-def _keep_whole(*parts) -> None:
+def keep_whole(*parts) -> None:
     """No amount or id is ever cut ('1,101…'): every column folds what does not fit onto the next line, and a
     column of single words (ids, amounts, codes) keeps its width, so that the columns of prose, which wrap
     between words, give way first (rich narrows the widest wrappable column first)."""
     for part in parts:
         if isinstance(part, Group):
-            _keep_whole(*part.renderables)
+            keep_whole(*part.renderables)
         if not isinstance(part, Table):
             continue
         for column in part.columns:
@@ -501,7 +501,7 @@ def _keep_whole(*parts) -> None:
 
 def print_text(data: dict, console: Console) -> None:
     parts = _text_parts(data, console)
-    _keep_whole(*parts)
+    keep_whole(*parts)
     console.print(*parts)
 
 
@@ -542,7 +542,7 @@ def _findings_table(data: dict) -> Table:
 
 def _text_parts(data: dict, console: Console) -> list:
     r = data["round"]
-    head, bets, findings = _head(data), _bets_table(data, console), _findings_table(data)
+    head, bets, findings = _head(data), bets_table(data, console), _findings_table(data)
     if "quarantined" in data:
         recorded = Table(title="As recorded", show_header=False)
         for name, value in _recorded(r):
