@@ -182,11 +182,12 @@ def from_input(input_dir: str, round_id: str, moments: bool = False) -> dict:
     if held_round.num_rows:  # the audit quarantines the round and every bet on it, and replays nothing
         info = table_infos(tables, limits).get(table_id) if tables.num_rows else None
         record = _jsonable(held_round.to_pylist()[0])
+        reason = record.pop(readers.REASON)
         quarantined += [quarantined_bet(b, ROUND_QUARANTINED, where, None) for b in bets.to_pylist()]
         data = _assemble(record, info.ruleset_id if info else None, info.currency if info else None, quarantined,
                          [], source=f"input {input_dir} (as recorded: the audit does not replay it)",
                          game=info.game if info else None)
-        data["quarantined"] = record.pop(readers.REASON)
+        data["quarantined"] = reason
         return data
     shoe = _read(input_dir, "shoes", "shoe_id", shoe_id)
     if shoe.num_rows != 1:
