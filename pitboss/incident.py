@@ -7,6 +7,8 @@ group's min/max statistics, read from the Parquet footers), so it stays fast on 
 
 from __future__ import annotations
 
+import json
+
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -25,9 +27,32 @@ class AmbiguousRound(LookupError):
     so no one round is shown as if it were the one."""
 
 
-def _one_round(round_id: str, shoes: list[str]) -> None:
+def _one_round(round_id: str, shoes: list[str | None]) -> None:
     if len(shoes) > 1:
-        raise AmbiguousRound(round_id, sorted(shoes))
+        raise AmbiguousRound(round_id, sorted(map(str, shoes)))
+
+
+ROUND_QUARANTINED = "the bet's round is in quarantine"  # what the audit says of such a bet (pipelines.transforms)
+
+
+def _amount(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def quarantined_bet(record: dict, reason: str | None, source_file: str | None, source_row: int | None) -> dict:
+    """A bet the audit did not settle, as the Bets table shows it: its recorded stake and paid, no
+    expected (nothing was settled), and why it was quarantined."""
+    return {"bet_id": record.get("bet_id"), "account_id": record.get("account_id"),
+            "bet_type": record.get("bet_type"), "mode": record.get("mode"), "selection": record.get("selection"),
+            "currency": record.get("currency"), "stake": _amount(record.get("stake")),
+            "paid": _amount(record.get("paid")), "expected": None, "delta": None,
+            "source_file": source_file, "source_row": source_row, "quarantine_reason": reason}
+
+
+def _quarantined_bets(rows: list[dict]) -> list[dict]:
+    """Quarantine rows of bets (reason, source_file, source_row, record as JSON) as bets."""
+    return [quarantined_bet(json.loads(q["record"] or "{}"), q["reason"], q["source_file"], q["source_row"])
+            for q in rows]
 
 
 def _jsonable(row: dict) -> dict:
@@ -47,24 +72,32 @@ def from_warehouse(warehouse: str, round_id: str) -> dict:
         from pipelines.games import REPLAY_OUTPUTS
 
         present = {t for (t,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
-        replay, game = [], "baccarat"
-        for name, table in REPLAY_OUTPUTS.items():  # each game's replay table (a warehouse may predate a game)
-            if table in present and not replay:
-                replay, game = rows(f"SELECT * FROM {table} WHERE round_id = ?", [round_id]), name
-        if not replay:
+        # every round the id names, in every game's replay table (a warehouse may predate a game) and among
+        # the rounds the audit quarantined: an id that names two is refused, as from the input
+        replays = [(name, row) for name, table in REPLAY_OUTPUTS.items() if table in present
+                   for row in rows(f"SELECT * FROM {table} WHERE round_id = ?", [round_id])]
+        held = rows("SELECT reason, record FROM quarantine WHERE source_table = 'rounds' AND record_id = ? "
+                    "ORDER BY source_file, source_row", [round_id]) if "quarantine" in present else []
+        held_rounds = [json.loads(q["record"] or "{}") for q in held]
+        if not replays and not held:
             raise RoundNotFound(round_id)
-        _one_round(round_id, [x["shoe_id"] for x in replay])
-        r = replay[0]
+        _one_round(round_id, [r["shoe_id"] for _, r in replays] + [r.get("shoe_id") for r in held_rounds])
+        game, r = replays[0] if replays else (None, held_rounds[0])
         ruleset = None
-        has_tables = con.execute(
-            "SELECT count(*) FROM information_schema.tables WHERE table_name = 'audited_tables'").fetchone()[0]
-        if has_tables:
-            t = rows("SELECT ruleset, currency FROM audited_tables WHERE table_id = ?", [r["table_id"]])
+        if "audited_tables" in present:
+            t = rows("SELECT game, ruleset, currency FROM audited_tables WHERE table_id = ?", [r.get("table_id")])
             ruleset = t[0] if t else None
+        game = game or (ruleset or {}).get("game")
         bets = rows("SELECT * FROM settlements WHERE round_id = ? ORDER BY bet_id, source_row", [round_id])
+        if "quarantine" in present:
+            bets += _quarantined_bets(rows(
+                "SELECT reason, source_file, source_row, record FROM quarantine WHERE source_table = 'bets' "
+                # (the record holds the id as JSON writes it: a cheap test of the text before parsing it)
+                "AND contains(record, ?) AND json_extract_string(record, '$.round_id') = ? "
+                "ORDER BY record_id, source_row", [json.dumps(round_id)[1:-1], round_id]))
         findings = rows("SELECT * FROM findings WHERE round_id = ? ORDER BY kind, bet_id", [round_id])
         shoe_findings = rows("SELECT * FROM findings WHERE shoe_id = ? AND round_id IS NULL ORDER BY kind",
-                             [r["shoe_id"]])
+                             [r.get("shoe_id")])
         moments = None
         if "advantage_moments" in present:  # the advantage detector's features, published by `pitboss surveil`
             found = rows("SELECT DISTINCT bet_type, moment FROM advantage_moments WHERE round_id = ? "
@@ -77,6 +110,8 @@ def from_warehouse(warehouse: str, round_id: str) -> dict:
     data = _assemble(r, ruleset["ruleset"] if ruleset else None,
                      ruleset["currency"] if ruleset else (bets[0]["currency"] if bets else None),
                      bets, findings + shoe_findings, source=f"warehouse {warehouse}", game=game)
+    if not replays:
+        data["quarantined"] = held[0]["reason"]
     data["moments"] = moments
     return data
 
@@ -125,34 +160,50 @@ def _row_groups_that_may_hold(source, column: str, value: str) -> list[int]:
 def from_input(input_dir: str, round_id: str, moments: bool = False) -> dict:
     """Replay the round from the recorded Parquet files with the engine (no warehouse needed). `moments`:
     also the remaining-shoe RTP of each side bet when betting closed (card games; ~1-3 s: the exact
-    return tables are built once per process)."""
+    return tables are built once per process). Rows the audit would quarantine are kept out of the replay
+    as the audit keeps them out, and shown with their reason."""
     from pipelines.games import REPLAY_OUTPUTS, audit_group, table_infos
+    from schemas import readers
 
     rounds_read: dict = {}
     the_round = _read(input_dir, "rounds", "round_id", round_id, rounds_read)
     if the_round.num_rows == 0:
         raise RoundNotFound(round_id)
     _one_round(round_id, the_round["shoe_id"].to_pylist())
+    held_round = readers.check_rows("rounds", the_round)[1]
     shoe_id = the_round["shoe_id"][0].as_py()
     table_id = the_round["table_id"][0].as_py()
+    bets, held_bets = readers.check_rows("bets", _read(input_dir, "bets", "round_id", round_id))
+    where = f"{input_dir}/bets"
+    quarantined = [quarantined_bet(b, b[readers.REASON], where, None) for b in held_bets.to_pylist()]
+    tables = _read(input_dir, "tables", "table_id", table_id)
+    limits = _read(input_dir, "limits", "table_id", table_id)
+    source = f"input {input_dir} (replayed now by the engine)"
+    if held_round.num_rows:  # the audit quarantines the round and every bet on it, and replays nothing
+        info = table_infos(tables, limits).get(table_id) if tables.num_rows else None
+        record = _jsonable(held_round.to_pylist()[0])
+        reason = record.pop(readers.REASON)
+        quarantined += [quarantined_bet(b, ROUND_QUARANTINED, where, None) for b in bets.to_pylist()]
+        data = _assemble(record, info.ruleset_id if info else None, info.currency if info else None, quarantined,
+                         [], source=f"input {input_dir} (as recorded: the audit does not replay it)",
+                         game=info.game if info else None)
+        data["quarantined"] = reason
+        return data
     shoe = _read(input_dir, "shoes", "shoe_id", shoe_id)
     if shoe.num_rows != 1:
         raise RoundNotFound(f"{round_id}: its shoe {shoe_id} is not recorded exactly once")
-    rounds = _read(input_dir, "rounds", "shoe_id", shoe_id, rounds_read)
-    bets = _read(input_dir, "bets", "round_id", round_id)
+    rounds = readers.check_rows("rounds", _read(input_dir, "rounds", "shoe_id", shoe_id, rounds_read))[0]
     n = bets.num_rows
-    bets = bets.append_column("_source_file", pa.array([f"{input_dir}/bets"] * n, pa.string())).append_column(
+    bets = bets.append_column("_source_file", pa.array([where] * n, pa.string())).append_column(
         "_source_row", pa.nulls(n, pa.int64()))
-    tables = _read(input_dir, "tables", "table_id", table_id)
-    limits = _read(input_dir, "limits", "table_id", table_id)
     info = table_infos(tables, limits)[table_id]
     game = info.game
     audited = audit_group(info, shoe, rounds, bets)
     replay = [_jsonable(r) for r in audited[REPLAY_OUTPUTS[game]].to_pylist() if r["round_id"] == round_id][0]
     own = [_jsonable(f) for f in audited["findings"].to_pylist() if f["round_id"] in (round_id, None)]
     settled = [_jsonable(s) for s in audited["settlements"].to_pylist() if s["round_id"] == round_id]
-    data = _assemble(replay, info.ruleset_id, info.currency, settled, own,
-                     source=f"input {input_dir} (replayed now by the engine)", game=game)
+    quarantined += _quarantined_bets([q for q in audited["quarantine"].to_pylist() if q["source_table"] == "bets"])
+    data = _assemble(replay, info.ruleset_id, info.currency, settled + quarantined, own, source=source, game=game)
     if moments:
         data["moments"] = remaining_shoe_moments(info.ruleset_id, shoe["cards"][0].as_py() or [], replay, settled)
     return data
@@ -179,7 +230,7 @@ def remaining_shoe_moments(ruleset_id: str, cards: list[str], replay: dict, bets
 
 
 def _assemble(replay: dict, ruleset_id: str | None, currency: str | None, bets: list[dict], findings: list[dict],
-              source: str, game: str = "baccarat") -> dict:
+              source: str, game: str | None = "baccarat") -> dict:
     by_bet: dict[str, list[str]] = {}
     for f in findings:
         if f.get("bet_id"):
@@ -192,6 +243,16 @@ def _assemble(replay: dict, ruleset_id: str | None, currency: str | None, bets: 
             title = load_ruleset(ruleset_id).title
         except (ValueError, KeyError):
             title = None
+    settled = [b for b in bets if "quarantine_reason" not in b]
+    totals = {
+        "stake": sum(b["stake"] for b in settled),
+        "paid": sum(b["paid"] for b in settled),
+        "expected": sum(b["expected"] for b in settled),
+    }
+    held = [b for b in bets if "quarantine_reason" in b]
+    if held:  # not settled: what was staked and paid as recorded, nothing expected
+        totals["quarantined"] = {"bets": len(held), "stake": sum(b["stake"] or 0 for b in held),
+                                 "paid": sum(b["paid"] or 0 for b in held)}
     return {
         "game": game,
         "source": source,
@@ -202,11 +263,7 @@ def _assemble(replay: dict, ruleset_id: str | None, currency: str | None, bets: 
         "currency": currency,
         "bets": bets,
         "findings": findings,
-        "totals": {
-            "stake": sum(b["stake"] for b in bets),
-            "paid": sum(b["paid"] for b in bets),
-            "expected": sum(b["expected"] for b in bets),
-        },
+        "totals": totals,
     }
 
 

@@ -54,8 +54,9 @@ DOCS: dict[str, dict[str, str]] = {
         "recorded_dealer_total": "Total of the recorded dealer cards (aces 1 or 11).",
         "cut_card_round": "True for the round in which the cut card came out (the last legal round).",
         "after_cut": "True for a round dealt after the cut-card round.",
-        "explanation": "Each card from the shoe with where it went, each decision with whether it was legal (and "
-                       "for an auto-played box what basic strategy says), each dealer decision with its rule.",
+        "explanation": "Each card from the shoe with where it went (the shoe's own card at its index; where the "
+                       "recorded card is another, both, marked MISMATCH), each decision with whether it was legal "
+                       "(and for an auto-played box what basic strategy says), each dealer decision with its rule.",
         "finding_kinds": "Kinds of the round-level findings on this round.",
     },
     "roulette_round_replays": {

@@ -6,8 +6,11 @@ import json
 import sys
 
 import typer
+from rich import box
 from rich.console import Console, Group
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from pitboss.exit_codes import BAD_INPUT, USAGE
 
@@ -32,15 +35,23 @@ _MOMENTS = """{% if d.moments %}<h2>Remaining-shoe RTP of each side bet when bet
 <td>{{ m.bet_type }}</td><td class="num {{ 'bad' if m.rtp is not none and m.rtp >= 1 }}">{{ "-" if m.rtp is none
  or m.rtp != m.rtp else "%.4f%%"|format(m.rtp * 100) }}</td></tr>{% endfor %}</table>{% endif %}
 """
-# the bets of a game whose bets have no mode (blackjack, roulette, sic bo), then the findings
-_BETS_WITHOUT_MODE_AND_FINDINGS = _MOMENTS + """<h2>Bets</h2>
-<table><tr><th>bet</th><th>account</th><th>type</th><th>stake</th><th>expected</th><th>paid</th>
+# every bet of the round (MODE_TH / MODE_TD: the mode column of a game whose bets have one); a bet the audit
+# did not settle (quarantined) has no expected or delta, and its reason beside its findings
+_BETS = """<h2>Bets</h2>
+<table><tr><th>bet</th><th>account</th><th>type</th>MODE_TH<th>stake</th><th>expected</th><th>paid</th>
 <th>delta</th><th>findings</th></tr>
 {% for b in d.bets %}<tr><td>{{ b.bet_id }}</td><td>{{ b.account_id }}</td><td>{{ b.bet_type }}</td>
-<td class="num">{{ money(b.stake) }}</td><td class="num">{{ money(b.expected) }}</td>
-<td class="num">{{ money(b.paid) }}</td><td class="num {{ 'bad' if b.delta else 'ok' }}">{{ money(b.delta) }}</td>
-<td>{{ b.findings|join(", ") }}</td></tr>{% endfor %}</table>
-""" + _FINDINGS
+MODE_TD<td class="num">{{ money(b.stake) }}</td><td class="num">{{ money(b.expected) }}</td>
+<td class="num">{{ money(b.paid) }}</td><td class="num {{ 'bad' if b.delta else ('ok' if b.delta == 0) }}">\
+{{ money(b.delta) }}</td>
+<td>{{ b.findings|join(", ") }}{% if b.quarantine_reason %}{{ "; " if b.findings }}<span class="bad">quarantined, \
+not settled: {{ b.quarantine_reason }}</span>{% endif %}</td></tr>{% endfor %}</table>
+{% if d.totals.quarantined %}<p class="bad">{{ d.totals.quarantined.bets }} bet(s) quarantined, not settled: \
+stake {{ money(d.totals.quarantined.stake) }}, paid {{ money(d.totals.quarantined.paid) }} as recorded.</p>
+{% endif %}"""
+_BETS_WITH_MODE = _BETS.replace("MODE_TH", "<th>mode</th>").replace("MODE_TD", "<td>{{ b.mode }}</td>")
+# the bets of a game whose bets have no mode (blackjack, roulette, sic bo), then the findings
+_BETS_WITHOUT_MODE_AND_FINDINGS = _MOMENTS + _BETS.replace("MODE_TH", "").replace("MODE_TD", "") + _FINDINGS
 HTML = _HEAD.replace("</style>", _CODE + "</style>") + """<h1>Round {{ r.round_id }}</h1>
 <p>Table <b>{{ r.table_id }}</b>, ruleset <b>{{ d.ruleset or "unknown" }}</b>{% if d.ruleset_title %}
  ({{ d.ruleset_title }}){% endif %}; shoe <b>{{ r.shoe_id }}</b>, round {{ r.round_no }},
@@ -59,14 +70,19 @@ HTML = _HEAD.replace("</style>", _CODE + "</style>") + """<h1>Round {{ r.round_i
 <h2>Cards as they came out of the shoe</h2>
 <ol>{% for c in d.sequence %}<li>card {{ c.position }}: <b>{{ c.card }}</b> to the {{ c.hand }}</li>{% endfor %}</ol>
 <h2>Draw and stand decisions</h2><ol>{% for dec in r.decisions %}<li>{{ dec }}</li>{% endfor %}</ol>
-""" + _MOMENTS + """<h2>Bets</h2>
-<table><tr><th>bet</th><th>account</th><th>type</th><th>mode</th><th>stake</th><th>expected</th><th>paid</th>
-<th>delta</th><th>findings</th></tr>
-{% for b in d.bets %}<tr><td>{{ b.bet_id }}</td><td>{{ b.account_id }}</td><td>{{ b.bet_type }}</td>
-<td>{{ b.mode }}</td><td class="num">{{ money(b.stake) }}</td><td class="num">{{ money(b.expected) }}</td>
-<td class="num">{{ money(b.paid) }}</td><td class="num {{ 'bad' if b.delta else 'ok' }}">{{ money(b.delta) }}</td>
-<td>{{ b.findings|join(", ") }}</td></tr>{% endfor %}</table>
-""" + _FINDINGS
+""" + _MOMENTS + _BETS_WITH_MODE + _FINDINGS
+
+# a round the audit quarantined (it neither replays nor settles it): the reason, the row as recorded, its bets
+QUARANTINED_HTML = _HEAD + """<h1>Round {{ r.round_id }} (quarantined)</h1>
+<p>Table <b>{{ r.table_id }}</b>, ruleset <b>{{ d.ruleset or "unknown" }}</b>{% if d.ruleset_title %}
+ ({{ d.ruleset_title }}){% endif %}; shoe <b>{{ r.shoe_id }}</b>, round {{ r.round_no }}.
+ Status: <b>{{ r.status }}</b>.</p>
+<p>Source: {{ d.source }}</p>
+<p class="bad">Quarantined: {{ d.quarantined }}. The audit neither replays nor settles this round; every bet on it
+is quarantined with it.</p>
+<h2>As recorded</h2>
+<table>{% for name, value in recorded %}<tr><th>{{ name }}</th><td>{{ value }}</td></tr>{% endfor %}</table>
+""" + _BETS_WITH_MODE + _FINDINGS
 
 
 OUTCOME_HTML = (_HEAD + """<h1>{{ title }} {{ r.round_id }}</h1>
@@ -75,8 +91,8 @@ OUTCOME_HTML = (_HEAD + """<h1>{{ title }} {{ r.round_id }}</h1>
  Status: <b>{{ r.status }}</b>.</p>
 <p>Source: {{ d.source }}</p>
 <h2>Outcome</h2>
-<p class="{{ '' if r.outcome_valid else 'bad' }}">{{ outcome }}:
- {{ r.outcome_description or "not an outcome the game can settle" }}</p>
+<p class="{{ '' if r.outcome_valid or r.status == 'cancelled' else 'bad' }}">{{ outcome }}:
+ {{ meaning }}</p>
 {% for b in r.bets or [] %}{% if b.covered is not none %}
 <h3>{{ b.bet_id }}: {{ b.bet_type }} {{ b.selection or "" }}</h3>
 <table class="layout"><tr><td rowspan="3" class="{{ cell(0, b) }}">0</td>
@@ -94,10 +110,17 @@ _OUTCOME_TITLE = {"roulette": "Roulette spin", "sic_bo": "Sic bo roll"}
 
 
 def _outcome_text(r: dict) -> str:
-    """The recorded outcome of a spin or a roll, as recorded."""
-    if "pocket" in r:
-        return f"pocket {r['pocket']}" if r["pocket"] is not None else "no pocket recorded"
-    return f"dice {' '.join(map(str, r['dice']))}" if r.get("dice") is not None else "no dice recorded"
+    """The recorded outcome of a spin or a roll, as recorded (a cancelled round named as such)."""
+    name, value = ("pocket", r["pocket"]) if "pocket" in r else ("dice", r.get("dice"))
+    if value is None:
+        return f"cancelled: no {name}" if r.get("status") == "cancelled" else f"no {name} recorded"
+    return f"{name} {value}" if name == "pocket" else f"dice {' '.join(map(str, value))}"
+
+
+def _outcome_meaning(r: dict) -> str:
+    if r.get("status") == "cancelled":
+        return "the round was cancelled: every bet on it is refunded"
+    return str(r.get("outcome_description") or "not an outcome the game can settle")
 
 
 def _layout_cell(r: dict):
@@ -110,18 +133,17 @@ def _layout_cell(r: dict):
 def _outcome_parts(data: dict, head: Table, bets: Table, findings: Table) -> list:
     r = data["round"]
     outcome = Table(title="Outcome", show_header=False)
-    outcome.add_row("recorded", ("" if r.get("outcome_valid") else "[red]") + _outcome_text(r))
-    outcome.add_row("means", str(r.get("outcome_description") or "not an outcome the game can settle"))
+    fine = r.get("outcome_valid") or r.get("status") == "cancelled"
+    outcome.add_row("recorded", ("" if fine else "[red]") + escape(_outcome_text(r)))
+    outcome.add_row("means", escape(_outcome_meaning(r)))
     covers = Table(title="What each bet covers")
     for col in ("bet", "type", "selection", "covers"):
         covers.add_column(col)
     for b in r.get("bets") or []:
         covered = b.get("covered")
-        covers.add_row(b["bet_id"], b["bet_type"], str(b.get("selection") or "-"),
+        covers.add_row(escape(str(b["bet_id"])), escape(str(b["bet_type"])), escape(str(b.get("selection") or "-")),
                        " ".join(map(str, covered)) if covered is not None else "-")
-    lines = Table(title="Every bet, as the audit judged it", show_header=False)
-    for i, line in enumerate(r.get("explanation") or [], 1):
-        lines.add_row(str(i), line)
+    lines = lines_table("Every bet, as the audit judged it", r.get("explanation"))
     return [head, outcome, covers, lines, bets, findings]
 
 
@@ -159,9 +181,9 @@ def replay(
     if format == "text":
         if out:
             with open(out, "w", encoding="utf-8") as f:
-                Console(file=f, width=120).print(*_text_parts(data))
+                print_text(data, Console(file=f, width=120))
         else:
-            Console().print(*_text_parts(data))
+            print_text(data, Console())
         return
     text = render(data, format)
     if out:
@@ -212,7 +234,7 @@ BLACKJACK_HTML = _HEAD + """<h1>Blackjack round {{ r.round_id }}</h1>
 <td class="{{ 'bad' if r.expected_dealer_cards != r.recorded_dealer_cards }}">
 {{ (r.recorded_dealer_cards or [])|join(" ") }} = {{ r.recorded_dealer_total }}</td></tr></table>
 <h2>The round, card by card and decision by decision</h2>
-<ol>{% for line in r.explanation or [] %}<li class="{{ 'bad' if 'ILLEGAL' in line }}">{{ line }}</li>{% endfor %}</ol>
+<ol>{% for line in r.explanation or [] %}<li class="{{ 'bad' if flagged(line) }}">{{ line }}</li>{% endfor %}</ol>
 """ + _BETS_WITHOUT_MODE_AND_FINDINGS
 
 
@@ -238,7 +260,8 @@ STUD_HTML = _HEAD + """<h1>Casino stud round {{ r.round_id }}</h1>
 <td class="num {{ 'bad' if p.expected_after != p.recorded_after }}">{{ money(p.recorded_after) }}</td></tr>
 {% endfor %}</table>
 <h2>The round, card by card</h2>
-<ol>{% for line in r.explanation or [] %}<li>{{ line }}</li>{% endfor %}</ol>
+<ol>{% for line in r.explanation or [] %}<li{% if flagged(line) %} class="bad"{% endif %}>{{ line }}</li>\
+{% endfor %}</ol>
 """ + _BETS_WITHOUT_MODE_AND_FINDINGS
 
 
@@ -271,10 +294,10 @@ def _stud_parts(data: dict, head: Table, bets: Table, findings: Table) -> list:
     for col in ("", "decision", "expected (deck and dealing order)", "recorded", "rank", "recorded rank"):
         hands.add_column(col)
     for h in _stud_hands(r):
-        hands.add_row(h["who"], h["action"], " ".join(h["expected"]),
-                      ("" if h["expected"] == h["recorded"] else "[red]") + " ".join(h["recorded"]),
-                      str(h["rank"] or "-"), ("" if h["rank"] == h["recorded_rank"] else "[red]")
-                      + str(h["recorded_rank"] or "-"))
+        hands.add_row(h["who"], escape(h["action"]), escape(" ".join(map(str, h["expected"]))),
+                      ("" if h["expected"] == h["recorded"] else "[red]") + escape(" ".join(map(str, h["recorded"]))),
+                      escape(str(h["rank"] or "-")), ("" if h["rank"] == h["recorded_rank"] else "[red]")
+                      + escape(str(h["recorded_rank"] or "-")))
     q = r.get("dealer_qualifies")
     hands.caption = ("the dealer qualifies" if q else "the dealer does not qualify" if q is False
                      else "the dealer's hand cannot be ranked") + " (ace-king or better)"
@@ -287,9 +310,7 @@ def _stud_parts(data: dict, head: Table, bets: Table, findings: Table) -> list:
                       + amount_text(p["recorded_before"], cur), amount_text(p["expected_after"], cur),
                       ("" if p["expected_after"] == p["recorded_after"] else "[red]")
                       + amount_text(p["recorded_after"], cur))
-    lines = Table(title="The round, card by card", show_header=False)
-    for i, line in enumerate(r.get("explanation") or [], 1):
-        lines.add_row(str(i), line)
+    lines = lines_table("The round, card by card", r.get("explanation"))
     return [head, hands, pools, lines, bets, findings]
 
 
@@ -317,12 +338,16 @@ def render(data: dict, format: str) -> str:
 
         env = jinja2.Environment(autoescape=True)
         game = data.get("game")
+        r = data["round"]
+        if "quarantined" in data:
+            return env.from_string(QUARANTINED_HTML).render(d=data, r=r, recorded=_recorded(r),
+                                                             money=lambda v: money(v, data["currency"]))
         template = {"blackjack": BLACKJACK_HTML, "casino_stud": STUD_HTML,
                     **dict.fromkeys(_OUTCOME_TITLE, OUTCOME_HTML)}.get(game, HTML)
-        r = data["round"]
         return env.from_string(template).render(d=data, r=r, position=position_text(r),
                                                 money=lambda v: money(v, data["currency"]), boxes=_boxes(r),
                                                 title=_OUTCOME_TITLE.get(game), outcome=_outcome_text(r),
+                                                meaning=_outcome_meaning(r), flagged=flagged,
                                                 cell=_layout_cell(r), hands=_stud_hands(r), pools=_stud_pools(r))
     raise ValueError(f"no renderer for {format!r}")
 
@@ -334,13 +359,12 @@ def _blackjack_parts(data: dict, head: Table, bets: Table, findings: Table) -> l
         boxes.add_column(col)
     for b in _boxes(r):
         mark = "" if b["expected"] == b["recorded"] else "[red]"
-        boxes.add_row(f"box {b['box']}", b["actions"], " ".join(b["expected"]), mark + " ".join(b["recorded"]))
+        boxes.add_row(f"box {b['box']}", escape(str(b["actions"] or "")), escape(" ".join(map(str, b["expected"]))),
+                      mark + escape(" ".join(map(str, b["recorded"]))))
     exp, rec = r.get("expected_dealer_cards") or [], r.get("recorded_dealer_cards") or []
-    boxes.add_row("dealer", "", " ".join(exp), ("" if exp == rec else "[red]") + " ".join(rec)
-                  + f" = {r.get('recorded_dealer_total')}")
-    lines = Table(title="The round, card by card and decision by decision", show_header=False)
-    for i, line in enumerate(r.get("explanation") or [], 1):
-        lines.add_row(str(i), ("[red]" if "ILLEGAL" in line else "") + line)
+    boxes.add_row("dealer", "", escape(" ".join(map(str, exp))), ("" if exp == rec else "[red]")
+                  + escape(" ".join(map(str, rec)) + f" = {r.get('recorded_dealer_total')}"))
+    lines = lines_table("The round, card by card and decision by decision", r.get("explanation"))
     return [head, boxes, lines, bets, findings]
 
 
@@ -367,58 +391,181 @@ def _moments_table(data: dict) -> Table | None:
     return table
 
 
-def _text_parts(data: dict) -> list:
-    from pitboss.incident import amount_text, position_text
+_AMOUNTS = ("stake", "expected", "paid", "delta")
+_FLAGS = ("ILLEGAL", "MISMATCH", "not as dealt")  # what marks a line of a round's explanation as a fault
 
-    r, cur = data["round"], data["currency"]
-    money = lambda v, c: amount_text(v, c)  # noqa: E731 - amounts without the currency, named in the title
-    head = Table(title=f"Round {r['round_id']}", show_header=False)
-    head.add_row("table", str(r["table_id"]))
-    head.add_row("ruleset", f"{data['ruleset'] or 'unknown'}" + (f" ({data['ruleset_title']})"
-                                                                  if data["ruleset_title"] else ""))
-    if data.get("game") in _OUTCOME_TITLE:
-        head.add_row("session", f"{r['shoe_id']}, round {r['round_no']}")
+
+def flagged(line: str) -> bool:
+    """A line of the explanation that says something is wrong (marked red in text, 'bad' in HTML)."""
+    return any(flag in line for flag in _FLAGS)
+
+
+def lines_table(title: str, lines: list[str] | None) -> Table:
+    table = Table(title=title, show_header=False)
+    for i, line in enumerate(lines or [], 1):
+        table.add_row(str(i), ("[red]" if flagged(line) else "") + escape(line))
+    return table
+
+
+def _recorded(r: dict) -> list[tuple[str, str]]:
+    """The recorded fields of a quarantined round that hold a value, as (column, value)."""
+    return [(k, " ".join(map(str, v)) if isinstance(v, list) else str(v)) for k, v in r.items() if v is not None]
+
+
+def _notes(b: dict) -> str:
+    """A bet's findings and, for a bet the audit did not settle, why (markup, escaped)."""
+    notes = escape(", ".join(b["findings"]))
+    if "quarantine_reason" in b:
+        notes += ("; " if notes else "") + f"[red]quarantined, not settled: {escape(str(b['quarantine_reason']))}[/red]"
+    return notes
+
+
+def _totals(data: dict) -> list[tuple[str, list[int | None], str]]:
+    """(label, [stake, expected, paid, delta], note) of the settled bets, then of the quarantined ones."""
+    t = data["totals"]
+    held = t.get("quarantined")
+    rows = [("total settled" if held else "total", [t["stake"], t["expected"], t["paid"], t["paid"] - t["expected"]],
+             "")]
+    if held:
+        rows.append(("quarantined", [held["stake"], None, held["paid"], None], f"{held['bets']} bet(s), not settled"))
+    return rows
+
+
+def bets_table(data: dict, console: Console) -> Table:
+    """Every bet with stake, expected, paid, delta, its findings and, for a bet the audit did not settle, its
+    reason: a row a bet where that fits the console, else each bet's id, account and type above its notes
+    beside its amounts (so that no id or amount is ever cut)."""
+    wide = _bets_one_row_each(data)
+    natural = console.measure(wide, options=console.options.update_width(1_000_000)).maximum
+    return wide if natural <= console.width else _bets_stacked(data)
+
+
+def _amount_cells(b: dict, cur: str | None) -> list[str]:
+    from pitboss.incident import amount_text
+
+    return [amount_text(b["stake"], cur), amount_text(b["expected"], cur), amount_text(b["paid"], cur),
+            ("[red]" if b["delta"] else "") + amount_text(b["delta"], cur)]
+
+
+def _bets_one_row_each(data: dict) -> Table:
+    from pitboss.incident import amount_text
+
+    cur = data["currency"]
+    bets = Table(title=f"Bets (amounts in {cur})")
+    for col in ("bet", "account", "type", "mode", *_AMOUNTS, "findings"):
+        bets.add_column(col, justify="right" if col in _AMOUNTS else "left")
+    for b in data["bets"]:
+        bets.add_row(*(escape(str(b[k])) if b[k] is not None else None for k in ("bet_id", "account_id", "bet_type",
+                                                                                   "mode")),
+                     *_amount_cells(b, cur), _notes(b))
+    for label, amounts, note in _totals(data):
+        bets.add_row(label, "", "", "", *(amount_text(v, cur) for v in amounts), note)
+    return bets
+
+
+def _bets_stacked(data: dict) -> Table:
+    from pitboss.incident import amount_text
+
+    cur = data["currency"]
+    bets = Table(title=f"Bets (amounts in {cur})", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
+                 show_lines=True)
+    bets.add_column("bet, account, type, findings")
+    for col in _AMOUNTS:
+        bets.add_column(col, justify="right")
+    for b in data["bets"]:
+        what = " ".join(escape(str(b[k])) for k in ("account_id", "bet_type", "mode") if b[k] is not None)
+        notes = _notes(b)
+        bets.add_row(escape(str(b["bet_id"])) + "\n" + what + ("\n" + notes if notes else ""), *_amount_cells(b, cur))
+    for label, amounts, note in _totals(data):
+        bets.add_row(label + (f" ({note})" if note else ""), *(amount_text(v, cur) for v in amounts))
+    return bets
+
+
+def keep_whole(*parts) -> None:
+    """No amount or id is ever cut ('1,101…'): every column folds what does not fit onto the next line, and a
+    column of single words (ids, amounts, codes) keeps its width, so that the columns of prose, which wrap
+    between words, give way first (rich narrows the widest wrappable column first)."""
+    for part in parts:
+        if isinstance(part, Group):
+            keep_whole(*part.renderables)
+        if not isinstance(part, Table):
+            continue
+        for column in part.columns:
+            column.overflow = "fold"
+            texts = [Text.from_markup(c) if isinstance(c, str) else None for c in column.cells]
+            if texts and all(t is not None and not any(ch.isspace() for ch in t.plain) for t in texts):
+                header = Text.from_markup(column.header).cell_len if part.show_header and \
+                    isinstance(column.header, str) else 0
+                column.width = max(header, *(t.cell_len for t in texts)) or None
+
+
+def print_text(data: dict, console: Console) -> None:
+    parts = _text_parts(data, console)
+    keep_whole(*parts)
+    console.print(*parts)
+
+
+def _head(data: dict) -> Table:
+    from pitboss.incident import position_text
+
+    r = data["round"]
+    head = Table(title=escape(f"Round {r['round_id']}"), show_header=False)
+    head.add_row("table", escape(str(r["table_id"])))
+    head.add_row("ruleset", escape(f"{data['ruleset'] or 'unknown'}" + (f" ({data['ruleset_title']})"
+                                                                         if data["ruleset_title"] else "")))
+    if "quarantined" in data:
+        head.add_row("shoe", escape(f"{r.get('shoe_id')}, round {r.get('round_no')}"))
+    elif data.get("game") in _OUTCOME_TITLE:
+        head.add_row("session", escape(f"{r['shoe_id']}, round {r['round_no']}"))
     elif data.get("game") == "casino_stud":
-        head.add_row("deck", f"{r['shoe_id']} (a fresh deck every round)")
+        head.add_row("deck", escape(f"{r['shoe_id']} (a fresh deck every round)"))
     else:
-        head.add_row("shoe", f"{r['shoe_id']}, round {r['round_no']}: {position_text(r)}")
-    head.add_row("status", str(r["status"]))
-    head.add_row("source", data["source"])
+        head.add_row("shoe", escape(f"{r['shoe_id']}, round {r['round_no']}: {position_text(r)}"))
+    head.add_row("status", escape(str(r.get("status"))))
+    head.add_row("source", escape(data["source"]))
+    if "quarantined" in data:
+        head.add_row("[red]quarantined", "[red]" + escape(str(data["quarantined"])) + "[/red]: the audit neither "
+                     "replays nor settles this round; every bet on it is quarantined with it")
+    return head
+
+
+def _findings_table(data: dict) -> Table:
+    findings = Table(title="Findings")
+    for col in ("kind", "severity", "message"):
+        findings.add_column(col)
+    for f in data["findings"]:
+        findings.add_row(*(escape(str(f[k])) for k in ("kind", "severity", "message")))
+    if not data["findings"]:
+        findings.add_row("-", "-", "no finding on this round")
+    return findings
+
+
+def _text_parts(data: dict, console: Console) -> list:
+    r = data["round"]
+    head, bets, findings = _head(data), bets_table(data, console), _findings_table(data)
+    if "quarantined" in data:
+        recorded = Table(title="As recorded", show_header=False)
+        for name, value in _recorded(r):
+            recorded.add_row(escape(name), escape(value))
+        return [head, recorded, bets, findings]
     cards = Table(title="Cards")
     for col in ("", "expected (rule, from the shoe)", "recorded"):
         cards.add_column(col)
     for hand in ("player", "banker") if data.get("game", "baccarat") == "baccarat" else ():
         exp, rec = r[f"expected_{hand}_cards"] or [], r[f"recorded_{hand}_cards"] or []
         mark = "" if exp == rec else "[red]"
-        cards.add_row(hand.capitalize(), f"{' '.join(exp)} = {r[f'expected_{hand}_score']}",
-                      f"{mark}{' '.join(rec)} = {r[f'recorded_{hand}_score']}")
+        cards.add_row(hand.capitalize(), escape(f"{' '.join(exp)} = {r[f'expected_{hand}_score']}"),
+                      mark + escape(f"{' '.join(rec)} = {r[f'recorded_{hand}_score']}"))
     mark = "" if r.get("expected_outcome") == r.get("recorded_outcome") else "[red]"
-    cards.add_row("Outcome", str(r.get("expected_outcome")), f"{mark}{r.get('recorded_outcome')}")
+    cards.add_row("Outcome", escape(str(r.get("expected_outcome"))), mark + escape(str(r.get("recorded_outcome"))))
     sequence = Table(title="Cards as they came out of the shoe")
     for col in ("shoe index", "card", "to"):
         sequence.add_column(col)
     for c in data["sequence"]:
-        sequence.add_row(str(c["position"]), c["card"], c["hand"])
+        sequence.add_row(str(c["position"]), escape(str(c["card"])), c["hand"])
     decisions = Table(title="Draw and stand decisions", show_header=False)
     for i, dec in enumerate(r.get("decisions") or [], 1):
-        decisions.add_row(str(i), dec)
-    bets = Table(title=f"Bets (amounts in {cur})")
-    for col in ("bet", "account", "type", "mode", "stake", "expected", "paid", "delta", "findings"):
-        bets.add_column(col, justify="right" if col in ("stake", "expected", "paid", "delta") else "left")
-    for b in data["bets"]:
-        bets.add_row(b["bet_id"], b["account_id"], b["bet_type"], b["mode"], money(b["stake"], cur),
-                     money(b["expected"], cur), money(b["paid"], cur),
-                     ("[red]" if b["delta"] else "") + money(b["delta"], cur), ", ".join(b["findings"]))
-    t = data["totals"]
-    bets.add_row("total", "", "", "", money(t["stake"], cur), money(t["expected"], cur), money(t["paid"], cur),
-                 money(t["paid"] - t["expected"], cur), "")
-    findings = Table(title="Findings")
-    for col in ("kind", "severity", "message"):
-        findings.add_column(col)
-    for f in data["findings"]:
-        findings.add_row(f["kind"], f["severity"], f["message"])
-    if not data["findings"]:
-        findings.add_row("-", "-", "no finding on this round")
+        decisions.add_row(str(i), escape(dec))
     moments = _moments_table(data)
     if moments is not None:
         bets = Group(moments, bets)

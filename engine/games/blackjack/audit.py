@@ -319,11 +319,22 @@ def _cards_against_decisions(r: RecordedRound, play: RoundPlay) -> str:
     return "the recorded cards of a box are not the cards its decisions call for"
 
 
-def _explain(rules: BlackjackRules, play: RoundPlay, position: int, chart: BasicStrategyChart) -> list[str]:
+def shoe_card_text(shoe_cards: Sequence[str | None], at: int, recorded: str) -> str:
+    """The shoe's own card at index `at`, and where the recorded card is another, both, marked MISMATCH
+    (the narrative names what the shoe holds, never the recorded card as if it were the shoe's)."""
+    if at < len(shoe_cards) and shoe_cards[at] == recorded:
+        return recorded
+    own = shoe_cards[at] if at < len(shoe_cards) else f"none (the shoe has {len(shoe_cards)} cards)"
+    return f"{own} (MISMATCH: {recorded} recorded)"
+
+
+def _explain(rules: BlackjackRules, play: RoundPlay, position: int, chart: BasicStrategyChart,
+             shoe_cards: Sequence[str | None]) -> list[str]:
     lines = []
     for shoe_index, card, box, hand, _ in dealt_tuples(play):  # (dealt_positions, without a Dealt a card)
         who = "dealer" if box is None else f"box {box} hand {hand + 1}"
-        lines.append(f"card {position + shoe_index} of the shoe: {card} to {who}")
+        at = position + shoe_index
+        lines.append(f"card {at} of the shoe: {shoe_card_text(shoe_cards, at, card)} to {who}")
     for d in play.decisions:
         total = hand_total(d.cards)
         what = f"box {d.box} hand {d.hand + 1}: {format_cards(d.cards)} ({'soft' if total.soft else 'hard'} " \
@@ -419,7 +430,7 @@ class _ShoeAuditor:
         if r.status == "settled":
             self.check_round(r, position, seq, play, cut_seen, dealer_problem, kinds)
         return self.report(i, r, position, cut_seen, expected_play, play, kinds,
-                           _explain(self.rules, play, position, self.chart), None), play, len(seq)
+                           _explain(self.rules, play, position, self.chart, self.shoe.cards), None), play, len(seq)
 
     def shoe_deals(self, seq: list[str], position: int) -> bool:
         """The recorded cards in dealing order are the next cards of the shoe."""

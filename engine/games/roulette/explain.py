@@ -25,6 +25,10 @@ def describe_pocket(rules: RouletteRules, pocket: int) -> str:
 
 def explain_spin(rules: RouletteRules, pocket: int | None, bet_lines: Sequence[str]) -> list[str]:
     """The round's explanation: the pocket, then one line per bet (its verdict, from the audit)."""
-    head = f"pocket {describe_pocket(rules, pocket)}" if isinstance(pocket, int) and pocket in range(37) \
-        else f"no valid pocket recorded ({pocket!r})"
+    if pocket is None:  # a cancelled spin, or a pocket missing from the record
+        head = "no pocket recorded"
+    elif isinstance(pocket, int) and pocket in range(37):
+        head = f"pocket {describe_pocket(rules, pocket)}"
+    else:
+        head = f"pocket {pocket!r}: not a pocket 0-36"
     return [head, *bet_lines]

@@ -9,5 +9,10 @@ from .layout import describe_roll
 
 def explain_roll(dice: tuple[int, ...] | None, valid: bool, bet_lines: Sequence[str]) -> list[str]:
     """The round's explanation: the roll, then one line per bet (its verdict, from the audit)."""
-    head = f"dice {describe_roll(dice)}" if valid and dice is not None else f"no valid roll recorded ({dice!r})"
+    if dice is None:  # a cancelled roll, or dice missing from the record
+        head = "no dice recorded"
+    elif valid:
+        head = f"dice {describe_roll(dice)}"
+    else:
+        head = f"dice {' '.join(map(str, dice))}: not 3 dice 1-6"
     return [head, *bet_lines]
