@@ -210,6 +210,8 @@ def test_the_p_b_difference_with_a_quarantined_side_at_and_over_the_limit():
 def test_a_quarantined_side_whose_stake_is_unknown_leaves_the_difference_unjudged():
     out, _ = _pb(0, {})  # stake 0: not an amount the audit can count
     assert _findings(out) == []
+    counted, _ = _pb(1, {"paid": -1})  # the smallest stake the contract allows counts: 1500 - 1 is over
+    assert _findings(counted) == [("PB_DIFFERENCE_LIMIT", "B")]
 
 
 def test_control_a_banker_bet_with_no_player_bet_is_over_the_difference_limit():
@@ -339,3 +341,31 @@ def test_the_beam_audit_sees_the_quarantined_ante(tmp_path, monkeypatch, reading
     assert quarantine["record_id"].to_pylist() == ["R1-A1"]  # quarantined once, where it was read
     assert sorted(settlements["bet_id"].to_pylist() + ["R1-A1"]) == sorted(b["bet_id"] for b in bets)
     assert pc.all(pc.equal(settlements["delta"], 0)).as_py()
+
+
+# --- blackjack insurance: the box's main stake with a MAIN bet in quarantine (the engine, by hand) ---------
+
+
+def _insurance(stake: int, held_stake: int | None | str):
+    """Box 1 (TS 9H) against an ace (AD 6C 2S: no blackjack, insurance loses); the box's MAIN is in quarantine
+    with `held_stake` ("absent": no MAIN at all); half the main stake is the insurance's share."""
+    from engine.betting import QuarantinedBet
+    from engine.games.blackjack.audit import audit_shoe
+    from tests.test_blackjack_audit import ACE_ROUND, ACE_SHOE, CHART, CLOSED, RULES, TABLE, bet, shoe_facts
+
+    held = [] if held_stake == "absent" else [
+        QuarantinedBet("m1", 0, "A1", "MAIN", 1, held_stake, CLOSED - 1, "paid: -1 is not a paid amount")]
+    insurance = bet("i1", "INSURANCE", 1, stake, 0, placed_at=CLOSED + 3_000_000)
+    return audit_shoe(RULES, CHART, TABLE, shoe_facts(ACE_SHOE), [ACE_ROUND], [insurance], quarantined=held)
+
+
+def test_an_insurance_counts_the_stake_of_its_box_s_quarantined_main_bet():
+    assert _insurance(500, 1000).findings == []  # half of 1000: within the share
+    (over,) = _insurance(501, 1000).findings
+    assert over.kind == "INSURANCE_ABOVE_SHARE" and over.bet_id == "i1"
+    assert "(with bet m1 (MAIN), in quarantine: paid: -1 is not a paid amount)" in over.message
+    assert _insurance(501, None).findings == []  # the main stake unknown: not judged
+
+
+def test_control_an_insurance_on_a_box_with_no_main_bet_is_above_its_share():
+    assert [f.kind for f in _insurance(500, "absent").findings] == ["INSURANCE_ABOVE_SHARE"]
