@@ -242,7 +242,7 @@ class _Auditor:
                                      recorded, message, bet.account_id))
 
     def what(self, bet: RecordedBet) -> str:
-        ante = self.beside.get(bet)
+        ante = self.beside.get(bet) if self.beside else None  # (a bet hashed only on a day that has any)
         beside = f"; its box's ANTE is {ante.named()}" if ante is not None else ""
         return f"Bet {bet.bet_id} ({bet.bet_type}, stake {self.money(bet.stake)}, box {bet.seat}{beside})"
 
@@ -412,7 +412,7 @@ class _Auditor:
         for b in mine:
             bet = bets[b]
             credit, why = credits[b]
-            if bet in self.beside:
+            if self.beside and bet in self.beside:
                 why += f" (its box's ANTE is {self.beside[bet].named()})"
             self.check_bet(i, r, b, credit)
             expected[b] = credit
