@@ -46,6 +46,28 @@ class RecordedBet:
     placed_at: int  # microseconds since the epoch, UTC
 
 
+@dataclass(frozen=True)
+class QuarantinedBet:
+    """A bet of a round whose row went to quarantine as it was read (it broke the contract's row rules):
+    never settled, but its neighbours' rules still see it. What it names (its round, account, type and
+    seat) stands as recorded; its stake only where it is an amount the audit can count (None: unknown).
+    A rule that needs a neighbour counts it as there and names it in its finding; one that needs the
+    neighbour's stake and finds it unknown does not judge (docs/findings.md, "Quarantined neighbours")."""
+
+    bet_id: str | None
+    round_index: int  # into the group's rounds
+    account_id: str | None
+    bet_type: str | None
+    seat: int | None
+    stake: int | None
+    placed_at: int | None  # microseconds since the epoch, UTC
+    reason: str
+
+    def named(self) -> str:
+        """The bet in a finding's words: its id, type and why it is in quarantine."""
+        return f"bet {self.bet_id} ({self.bet_type}), in quarantine: {self.reason}"
+
+
 def stake_limit_breach(stake: int, limits: tuple[int, int]) -> str | None:
     """STAKE_BELOW_MIN / STAKE_ABOVE_MAX, or None: a stake exactly at a limit is within it."""
     low, high = limits

@@ -39,6 +39,7 @@ from pipelines.io import (
     input_files,
     is_local,
     output_files_told_to,
+    rejected,
     source_path,
     write_parquet,
 )
@@ -48,6 +49,7 @@ from pipelines.transforms import (
     OUT_BET_ROW_GROUPS,
     OUT_FINDINGS_ACROSS,
     OUT_QUARANTINE,
+    REJECTED_BETS,
     AuditShoes,
     duplicate_buckets,
 )
@@ -167,10 +169,14 @@ def build(pipeline: beam.Pipeline, files: dict[str, list[str]], output_dir: str,
     # not in the in-process runner's memory
     spill = SpillFolder(posixpath.join(output_dir, SPILL)) if reader is not None else None
     unread = ("bets",) if reader is not None else ()
-    read = pipeline | "Read inputs" >> ReadTables({table: files[table] for table in TABLE_NAMES}, unread)
+    # (bets read up front keep their bad rows for the rules of their neighbours; read in place, the groups have them)
+    read = pipeline | "Read inputs" >> ReadTables({table: files[table] for table in TABLE_NAMES}, unread,
+                                                  keep_rejected=("bets",))
     inputs = {table: read[table] for table in TABLE_NAMES if table not in unread}
     if reader is not None:
         inputs[OUT_BET_ROW_GROUPS] = read["bets"]
+    else:
+        inputs[REJECTED_BETS] = read[rejected("bets")]
     inputs["quarantined_rounds"] = read[OUT_QUARANTINE] | "HeldRoundIds" >> beam.Map(_held_round_ids)
     audited = inputs | "Audit" >> AuditShoes(reader, spill, duplicate_buckets(bets_bytes))
     outputs = dict(audited)

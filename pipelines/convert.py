@@ -55,7 +55,8 @@ def audit_shoe_tables(
 
 
 def audit_shoes_tables(
-    table: TableInfo, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *, compact: bool = False
+    table: TableInfo, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *, compact: bool = False,
+    neighbours: pa.Table | None = None,
 ) -> tuple[pa.Table, pa.Table, pa.Table, pa.Table]:
     """Audit many shoes of one table at once (the same results as audit_shoe_tables shoe by shoe, in
     one pass of the engine: see engine.games.baccarat.shoe_audit.audit_shoes). Every shoe_id of `shoes` must be
@@ -64,12 +65,13 @@ def audit_shoes_tables(
     `round_id` is plain strings; the bets' may be dictionary-encoded, as the pipeline reads them.
 
     `compact`: the settlements may keep repeated strings dictionary-encoded (cheaper to shuffle; the
-    output writer casts them to the schema's plain strings)."""
+    output writer casts them to the schema's plain strings). `neighbours`: the quarantined bets on these
+    rounds (pipelines/neighbours.py), seen by the rules on an account's other bets, never settled."""
     shoe_of_round = pc.index_in(rounds["shoe_id"], shoes["shoe_id"])
     if shoe_of_round.null_count:
         raise ValueError("audit_shoes_tables: a round's shoe is not among the shoes")
     return _audit(table, shoes, rounds, shoe_of_round.to_numpy(zero_copy_only=False).astype(np.int64), bets,
-                  compact)
+                  compact, neighbours)
 
 
 # the shoe columns the audit reads
@@ -168,7 +170,7 @@ def _nullable(values: np.ndarray, none: int, type_: pa.DataType) -> pa.Array:
 
 
 def _audit(table: TableInfo, shoes: pa.Table, rounds: pa.Table, shoe_of_round: np.ndarray, bets: pa.Table,
-           compact: bool = False):
+           compact: bool = False, neighbours: pa.Table | None = None):
     shoes = shoes.combine_chunks()
     # rounds sorted by shoe, round_no, round_id (the order audit_dealing replays them in)
     order = pc.sort_indices(pa.table({"s": shoe_of_round, "n": rounds["round_no"], "r": rounds["round_id"]}),
@@ -225,7 +227,8 @@ def _audit(table: TableInfo, shoes: pa.Table, rounds: pa.Table, shoe_of_round: n
         bet_type_code=_code_column(bets["bet_type"], _BET_CODES), mode_code=_code_column(bets["mode"], _MODES),
         account_code=rank[accounts.indices.to_numpy(zero_copy_only=False).astype(np.int64)],
     )
-    result = audit_shoes(table, shoe_cols, round_cols, _micros(rounds["betting_closed_at"]), bet_cols)
+    result = audit_shoes(table, shoe_cols, round_cols, _micros(rounds["betting_closed_at"]), bet_cols,
+                         _quarantined(neighbours, shoe_ids[round_shoe], round_ids))
 
     round_dates = _dates(rounds["betting_opened_at"])
     shoe_dates = _dates(shoes["opened_at"])
@@ -236,6 +239,18 @@ def _audit(table: TableInfo, shoes: pa.Table, rounds: pa.Table, shoe_of_round: n
         _findings(table.table_id, result, ri, bets, round_ids, shoe_id_of_round, round_dates, shoe_dates),
         _unsettleable(bets, result, round_dates, ri),
     )
+
+
+def _quarantined(neighbours: pa.Table | None, shoe_of_round: np.ndarray, round_ids: np.ndarray) -> list:
+    """The quarantined bets on these rounds (pipelines/neighbours.py), each on its round's index, shoe by shoe."""
+    if neighbours is None or not neighbours.num_rows:
+        return []
+    from pipelines.neighbours import quarantined_bets  # (here: that module reads this one's `plain`)
+
+    by_shoe: dict[str, dict[str, int]] = {}
+    for k, (shoe_id, round_id) in enumerate(zip(shoe_of_round.tolist(), round_ids.tolist(), strict=True)):
+        by_shoe.setdefault(shoe_id, {})[round_id] = k
+    return [q for shoe_id, index in by_shoe.items() for q in quarantined_bets(neighbours, index, shoe_id)]
 
 
 def _replays(table_id: str, rounds: pa.Table, shoe_ids: pa.Array, d: DealingColumns, round_dates: pa.Array

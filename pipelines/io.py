@@ -76,14 +76,22 @@ class ExpandRowGroups(beam.DoFn):
             yield table, (source, i)
 
 
+def rejected(table: str) -> str:
+    """The tag of a table's bad rows, as read (with `reason`), where ReadTables is asked to keep them."""
+    return f"rejected_{table}"
+
+
 class ReadRowGroup(beam.DoFn):
     """(table, row group) -> (table, its rows as a canonical Arrow table with _source_file/_source_row)
     and (quarantine, the rows the audit cannot use, with their reason); the row groups of tables not in
-    `tables` are left to other readers. Counted per table (input.<table>_rows, _quarantined)."""
+    `tables` are left to other readers. Counted per table (input.<table>_rows, _quarantined). The bad
+    rows of the tables in `keep_rejected` also come as they were read (rejected(table), with `reason`):
+    the rules of their neighbours still see them (pipelines.neighbours)."""
 
-    def __init__(self, tables: typing.Iterable[str]):
+    def __init__(self, tables: typing.Iterable[str], keep_rejected: typing.Iterable[str] = ()):
         self.counters = {table: (Metrics.counter("input", f"{table}_rows"),
                                  Metrics.counter("input", f"{table}_quarantined")) for table in tables}
+        self.keep_rejected = frozenset(keep_rejected)
 
     def process(self, element):
         table, row_group = element
@@ -97,6 +105,8 @@ class ReadRowGroup(beam.DoFn):
         if bad.num_rows:
             rows_bad.inc(bad.num_rows)
             yield OUT_QUARANTINE, rejected_rows(bad, table)
+            if table in self.keep_rejected:
+                yield rejected(table), bad
 
 
 def read_checked_row_group(table: str, source, index: int, dictionary: tuple[str, ...] = ()
@@ -242,11 +252,14 @@ class ReadTables(beam.PTransform):
     index) pairs}, for the workers to read where they use them. Every file of every table goes through
     the same few steps (one listing of row groups, one spread over the workers, one reader): Beam's cost
     of building and running a pipeline grows with its steps, and a set of steps per table was ~65 of
-    the audit's ~270."""
+    the audit's ~270. The tables named in `keep_rejected` also give their bad rows as read, with their
+    reason: {rejected(table): tables} (their quarantine rows are in 'quarantine' all the same)."""
 
-    def __init__(self, files: dict[str, list], unread: typing.Iterable[str] = ()):
+    def __init__(self, files: dict[str, list], unread: typing.Iterable[str] = (),
+                 keep_rejected: typing.Iterable[str] = ()):
         super().__init__()
         self.files, self.unread = files, tuple(unread)
+        self.keep_rejected = tuple(t for t in keep_rejected if t not in self.unread)
 
     def expand(self, pbegin):
         read = [table for table in self.files if table not in self.unread]
@@ -256,9 +269,10 @@ class ReadTables(beam.PTransform):
             | "RowGroups" >> beam.ParDo(ExpandRowGroups())
             | "Spread" >> beam.Reshuffle()
         )
+        kept = tuple(rejected(table) for table in self.keep_rejected)
         rows = (row_groups
-                | "Read" >> beam.ParDo(ReadRowGroup(read)).with_output_types(TAGGED_TABLE)
-                | "Split" >> SplitByTag(*read, OUT_QUARANTINE, tables=(*read, OUT_QUARANTINE)))
+                | "Read" >> beam.ParDo(ReadRowGroup(read, self.keep_rejected)).with_output_types(TAGGED_TABLE)
+                | "Split" >> SplitByTag(*read, OUT_QUARANTINE, *kept, tables=(*read, OUT_QUARANTINE, *kept)))
         if not self.unread:
             return rows
         return {**rows, **(row_groups | "Unread" >> SplitByTag(*self.unread))}

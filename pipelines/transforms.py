@@ -30,12 +30,16 @@ from pipelines.convert import (
 )
 from pipelines.games import EXTRA_OUTPUTS, REPLAY_OUTPUTS, audit_group, table_infos
 from pipelines.memory import release_free_memory
+from pipelines.neighbours import neighbour_rows, of_shoes
 from pipelines.progress import group_audited
 from schemas.outputs import FINDINGS, QUARANTINE
 
 OUT_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE = "round_replays", "settlements", "findings", "quarantine"
 # findings that belong to no one group of shoes: bets on unknown rounds, bet ids repeated in the input
 OUT_FINDINGS_ACROSS = "findings_across_groups"
+# (group, the bad bet rows on its rounds): seen by their neighbours' rules, never settled (pipelines.neighbours)
+OUT_NEIGHBOURS = "neighbours"
+REJECTED_BETS = "rejected_bets"  # AuditShoes' optional input: the bad bet rows read up front (pipelines.io)
 # every game's round replays (baccarat's first), then the outputs every game shares
 GAME_REPLAYS = tuple(dict.fromkeys((OUT_REPLAYS, *REPLAY_OUTPUTS.values())))
 # ... with the outputs a game has of its own besides (casino stud's jackpot ledger): one table per group each
@@ -549,6 +553,22 @@ class _Placing:
                 yield "bets", (key, Packed(part.drop_columns([_GROUP])))
         yield from self.lost(bets.filter(pa.array(~known)), held)
 
+    def neighbours(self, bad: pa.Table, round_index: pa.Table):
+        """(group, its rounds' bad rows as neighbours) for bad bet rows with their `reason` (pipelines.neighbours):
+        their quarantine rows are written where they were read, not here."""
+        if not bad.num_rows:
+            return
+        bet_round, round_at = self.lookup.rounds(bad["round_id"], round_index)
+        known = pc.is_valid(round_at).to_numpy(zero_copy_only=False)[bet_round]
+        if not known.any():
+            return
+        of_known = bet_round[known]
+        shoe = pc.dictionary_encode(round_index["shoe_id"].take(round_at)).combine_chunks()
+        group = pc.dictionary_encode(round_index[_GROUP].take(round_at)).combine_chunks()
+        rows = neighbour_rows(bad.filter(pa.array(known)), _codes_of(shoe, of_known))
+        for key, part in split_by_key(rows.append_column(_GROUP, plain(_codes_of(group, of_known))), _GROUP):
+            yield key, part.drop_columns([_GROUP])
+
     def lost(self, lost: pa.Table, held: pa.Table):
         """The outputs of bets whose round is not in the round index, or not one round of it."""
         lost = plain_table(lost)
@@ -598,6 +618,16 @@ def _bet_findings(kind: str, bets: pa.Table, dates, expected: str, recorded, mes
         "account_id": bets["account_id"], "expected": pa.repeat(pa.scalar(expected), n),
         "recorded": recorded, "message": message,
     }, schema=FINDINGS)
+
+
+class _PlaceNeighbours(beam.DoFn):
+    """Bad bet rows (read up front, their quarantine rows already written) placed on their rounds' groups."""
+
+    def __init__(self, pipeline: str):
+        self._placing = _Placing(pipeline)
+
+    def process(self, bad: pa.Table, round_index: pa.Table):
+        yield from self._placing.neighbours(bad, round_index)
 
 
 class _PlaceBets(beam.DoFn):
@@ -663,6 +693,7 @@ class _LocateBets(beam.DoFn):
         if len(groups) > READ_IN_PLACE_UP_TO:
             good, bad = self.reader.rows(row_group)
             yield from self._rejected(bad)
+            yield from _tagged(OUT_NEIGHBOURS, self._placing.neighbours(bad, round_index))
             bets = _compact(good)
             yield from _tagged(OUT_BET_IDS, self.bet_ids(bets))
             yield from self._placing.place(bets, round_index, held)
@@ -716,17 +747,19 @@ class _GroupBets:
 
     def bets(self, group: str, row_groups, round_index: pa.Table, held: pa.Table):
         """(tagged outputs: the group's bad rows to quarantine, its bet ids, those of the bets on unknown
-        rounds it takes), and its good bets with _shoe_id."""
-        out, found = [], []
+        rounds it takes), its good bets with _shoe_id, and its bad rows on its rounds as neighbours
+        (pipelines.neighbours)."""
+        out, found, near = [], [], []
         for source, index, takes_unknown in row_groups:
             (good, good_rounds), (bad, bad_rounds) = self._read((source, index), round_index)
             if takes_unknown:  # the first group of a row group sends all its bet ids to the duplicate check
                 out.extend(_tagged(OUT_BET_IDS, self.bet_ids(good)))
-            mine_bad, _ = _of_group(*bad_rounds, group, round_index, takes_unknown)
+            mine_bad, bad_shoe = _of_group(*bad_rounds, group, round_index, takes_unknown)
             mine_bad = bad.filter(pa.array(mine_bad))
             if mine_bad.num_rows:
                 self.rows_bad.inc(mine_bad.num_rows)
                 out.append((OUT_QUARANTINE, rejected_rows(mine_bad, "bets")))
+                near.append(neighbour_rows(mine_bad, bad_shoe))
             mine, shoe = _of_group(*good_rounds, group, round_index, takes_unknown)
             if not mine.any():
                 continue
@@ -737,7 +770,7 @@ class _GroupBets:
                 continue
             found.append(bets.filter(pa.array(known)).append_column(_SHOE, shoe.filter(pa.array(known))))
             out.extend(self._placing.lost(bets.filter(pa.array(~known)), held))
-        return out, found
+        return out, found, near
 
 
 def _of_group(bet_round: np.ndarray, round_at: pa.Array, group: str, round_index: pa.Table, with_unknown: bool
@@ -775,10 +808,12 @@ class _AuditGroup(beam.DoFn):
         rounds = concat(_tables(grouped["rounds"]))
         bets = _tables(grouped["bets"])
         row_groups = sorted(grouped.get(OUT_BET_ROW_GROUPS, ()), key=lambda rg: (getattr(rg[0], "path", rg[0]), rg[1]))
+        near = list(grouped.get(OUT_NEIGHBOURS, ()))  # the bad bet rows on the group's rounds
         if row_groups:
-            outputs, found = self._group_bets.bets(group, row_groups, round_index, held)
+            outputs, found, near_read = self._group_bets.bets(group, row_groups, round_index, held)
             yield from outputs
             bets += found
+            near += near_read
         bets = _concat_bets(bets)
         shoes = shoes if shoes is not None else _empty_input("shoes")
         rounds = rounds if rounds is not None else _empty_input("rounds")
@@ -799,6 +834,7 @@ class _AuditGroup(beam.DoFn):
         for shoe_id in sorted(set(pc.unique(all_ids).to_pylist()) - set(good_ids.to_pylist())):
             yield from self._orphans(shoe_id, shoes, rounds, bets)
         rounds, bets = rounds.filter(in_good_round), bets.filter(in_good_bet)
+        near = of_shoes(concat(near), good_ids)
         results: dict[str, list[pa.Table]] = {n: [] for n in AUDITED}
         table_ids = sorted(set(good["table_id"].to_pylist()))
         for table_id in table_ids:
@@ -809,7 +845,8 @@ class _AuditGroup(beam.DoFn):
                 part = (good.filter(pc.equal(good["table_id"], table_id)),
                         rounds.filter(pc.is_in(rounds["shoe_id"], ids)),
                         bets.filter(pc.is_in(plain(bets[_SHOE]), ids)))
-            audited = audit_group(self._infos[table_id], *part, compact=True)  # by the table's game
+            audited = audit_group(self._infos[table_id], *part, compact=True,  # by the table's game
+                                  neighbours=of_shoes(near, part[0]["shoe_id"]))
             self.shoes.inc(part[0].num_rows)
             self.rounds.inc(sum(audited[n].num_rows for n in GAME_REPLAYS if n in audited))
             self.bets.inc(audited[OUT_SETTLEMENTS].num_rows)
@@ -893,7 +930,9 @@ def _empty_input(name: str) -> pa.Table:
 
 class AuditShoes(beam.PTransform):
     """{'tables', 'limits', 'shoes', 'rounds', 'bets'} PCollections of canonical Arrow batches (and
-    optionally 'quarantined_rounds': tables with the round_id of round rows put in quarantine) ->
+    optionally 'quarantined_rounds': tables with the round_id of round rows put in quarantine, and
+    'rejected_bets': the bad bet rows with their `reason`, whose quarantine rows are written elsewhere, for
+    the rules of their neighbours: pipelines.neighbours) ->
     {every game's round replays and extra outputs (GAME_OUTPUTS), settlements, findings,
     findings_across_groups, quarantine} PCollections of Arrow tables. Replays (and a game's extra outputs),
     settlements and findings come as one table per group of shoes (a table-day), each
@@ -939,9 +978,10 @@ class AuditShoes(beam.PTransform):
         if self.reader is not None:  # bets read by the groups that use them
             located = (inputs[OUT_BET_ROW_GROUPS]
                        | "LocateBets" >> beam.ParDo(_LocateBets(self.reader, bucketed, pipeline), round_index, held)
-                       | "SplitLocated" >> SplitByTag("bets", OUT_BET_ROW_GROUPS, OUT_BET_IDS, *_TABLES_OF_PLACED,
-                                                      tables=_TABLES_OF_PLACED))
+                       | "SplitLocated" >> SplitByTag("bets", OUT_BET_ROW_GROUPS, OUT_BET_IDS, OUT_NEIGHBOURS,
+                                                      *_TABLES_OF_PLACED, tables=_TABLES_OF_PLACED))
             to_group[OUT_BET_ROW_GROUPS] = located[OUT_BET_ROW_GROUPS]
+            to_group[OUT_NEIGHBOURS] = located[OUT_NEIGHBOURS]
             bet_ids = located[OUT_BET_IDS]
         else:
             # repeated strings dictionary-encoded once, for both the placing and the duplicate check
@@ -949,6 +989,9 @@ class AuditShoes(beam.PTransform):
             bet_ids = bets | "BucketBetIds" >> beam.FlatMap(bucketed)
             located = (bets | "PlaceBets" >> beam.ParDo(_PlaceBets(pipeline), round_index, held)
                        | "SplitPlaced" >> SplitByTag("bets", *_TABLES_OF_PLACED, tables=_TABLES_OF_PLACED))
+            if inputs.get(REJECTED_BETS) is not None:  # the bad bet rows read up front, for their neighbours
+                to_group[OUT_NEIGHBOURS] = inputs[REJECTED_BETS] | "PlaceNeighbours" >> beam.ParDo(
+                    _PlaceNeighbours(pipeline), round_index)
         to_group["bets"] = located["bets"]
         audited = (
             to_group

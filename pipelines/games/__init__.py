@@ -8,8 +8,11 @@
                                      e.g. casino stud's jackpot ledger; () when absent
     table_info(row, limits)          what it audits a table with (ruleset loaded once per process);
                                      the object has `game`, `table_id`, `ruleset_id` and `currency`
-    audit_tables(info, shoes, rounds, bets, *, compact=False) -> {output name: table} (its replays, its
-                                     extra outputs, settlements, findings, quarantine)
+    audit_tables(info, shoes, rounds, bets, *, compact=False, neighbours=None) -> {output name: table} (its
+                                     replays, its extra outputs, settlements, findings, quarantine);
+                                     `neighbours`: the bet rows on these shoes' rounds put in quarantine as
+                                     they were read (pipelines/neighbours.py), for the rules that look at the
+                                     other bets of a round: seen, never settled nor written
 
 Adding a game: its module here and one line in ADAPTORS.
 """
@@ -53,8 +56,8 @@ def table_infos(tables: pa.Table, limits: pa.Table) -> dict[str, object]:
             for row in tables.to_pylist()}
 
 
-def audit_group(info, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *, compact: bool = False
-                ) -> dict[str, pa.Table]:
+def audit_group(info, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *, compact: bool = False,
+                neighbours: pa.Table | None = None) -> dict[str, pa.Table]:
     """The audit of one table's shoes: {its replay output (and its game's extra outputs), settlements,
-    findings, quarantine}."""
-    return adaptor(info.game).audit_tables(info, shoes, rounds, bets, compact=compact)
+    findings, quarantine}; `neighbours`: the quarantined bets on its rounds (pipelines/neighbours.py)."""
+    return adaptor(info.game).audit_tables(info, shoes, rounds, bets, compact=compact, neighbours=neighbours)

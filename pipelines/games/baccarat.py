@@ -13,7 +13,7 @@ table_info = convert.table_info
 
 
 def audit_tables(info: TableInfo, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *,
-                 compact: bool = False) -> dict[str, pa.Table]:
+                 compact: bool = False, neighbours: pa.Table | None = None) -> dict[str, pa.Table]:
     replays, settlements, findings, quarantine = convert.audit_shoes_tables(info, shoes, rounds, bets,
-                                                                            compact=compact)
+                                                                            compact=compact, neighbours=neighbours)
     return {OUT_REPLAYS: replays, "settlements": settlements, "findings": findings, "quarantine": quarantine}

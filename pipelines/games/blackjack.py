@@ -38,6 +38,7 @@ from pipelines.games.rows import (
     rounds_by_shoe,
     table_facts,
 )
+from pipelines.neighbours import quarantined_bets
 from schemas.outputs import BLACKJACK_ROUND_REPLAYS
 
 OUT_REPLAYS = "blackjack_round_replays"
@@ -62,10 +63,11 @@ def table_info(row: dict, limits: dict[str, tuple[int, int]]) -> BlackjackTable:
 
 @gc_paused
 def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *,
-                 compact: bool = False) -> dict[str, pa.Table]:
+                 compact: bool = False, neighbours: pa.Table | None = None) -> dict[str, pa.Table]:
     """Audit the shoes of one blackjack table: {blackjack_round_replays, settlements, findings, quarantine}.
     Every round's shoe is among `shoes`, every bet's round among `rounds` (matched by `_shoe_id` too
-    where the bets carry it). (`compact` is the baccarat adaptor's; these tables are plain already.)"""
+    where the bets carry it); `neighbours`: the quarantined bets on these rounds (pipelines/neighbours.py).
+    (`compact` is the baccarat adaptor's; these tables are plain already.)"""
     shoe_rows = shoes.select(["shoe_id", "decks", "cards", "cut_index", "opened_at"]).to_pylist()
     round_rows = rounds.select(["round_id", "shoe_id", "round_no", "status", "betting_opened_at", "betting_closed_at",
                                 "dealer_cards", "boxes", "box_cards", "box_actions", "box_auto_played"]).to_pylist()
@@ -81,7 +83,8 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
         mine = bets_of_shoe.get(shoe["shoe_id"], NO_BETS)
         engine_bets = _shoe_bets(bet, mine, position, placed)
         facts = ShoeFacts(shoe["shoe_id"], shoe["decks"], tuple(shoe["cards"] or ()), shoe["cut_index"])
-        result = audit_shoe(table.rules, table.chart, table.facts, facts, recorded, engine_bets)
+        result = audit_shoe(table.rules, table.chart, table.facts, facts, recorded, engine_bets,
+                            quarantined=quarantined_bets(neighbours, position, shoe["shoe_id"]))
         at_round = [_AtRound(k) for k in range(len(order))]
         gathered.shoe(shoe, order, round_rows, mine, [at_round[k] for k in engine_bets.round_index], result,
                       lambda r, rep, d, shoe_id=shoe["shoe_id"]: _replay_row(table, shoe_id, r, rep, d))

@@ -36,6 +36,7 @@ from pipelines.games.rows import (
     python_columns,
     table_facts,
 )
+from pipelines.neighbours import quarantined_bets
 from schemas.outputs import CASINO_STUD_JACKPOT_LEDGER, CASINO_STUD_ROUND_REPLAYS, FINDINGS
 
 OUT_REPLAYS = "casino_stud_round_replays"
@@ -66,10 +67,11 @@ def table_info(row: dict, limits: dict[str, tuple[int, int]]) -> CasinoStudTable
 
 @gc_paused
 def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *,
-                 compact: bool = False) -> dict[str, pa.Table]:
+                 compact: bool = False, neighbours: pa.Table | None = None) -> dict[str, pa.Table]:
     """Audit one casino stud table-day: {casino_stud_round_replays, casino_stud_jackpot_ledger, settlements,
     findings, quarantine}. Every round's deck is among `shoes`, every bet's round among `rounds` (matched by
-    `_shoe_id` too where the bets carry it). (`compact` is the baccarat adaptor's; these tables are plain.)"""
+    `_shoe_id` too where the bets carry it); `neighbours`: the quarantined bets on these rounds
+    (pipelines/neighbours.py). (`compact` is the baccarat adaptor's; these tables are plain.)"""
     decks = {s["shoe_id"]: s for s in shoes.select(["shoe_id", "cards", "opened_at"]).to_pylist()}
     read = _with_columns(rounds, _ROUND_COLUMNS)
     col = python_columns(read, _ROUND_COLUMNS)  # a list a column: no dict a round
@@ -96,7 +98,8 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
         mine.append(b)
         engine_bets.append(RecordedBet(ids[b], k, accounts[b], types[b], seats[b], stakes[b], added[b], paid[b],
                                        placed[b]))
-    result = audit_table_rounds(table.rules, table.facts, recorded, engine_bets)
+    held = quarantined_bets(neighbours, {round_id: k for (shoe_id, round_id), k in index_of.items() if shoe_id})
+    result = audit_table_rounds(table.rules, table.facts, recorded, engine_bets, held)
 
     opened = col["betting_opened_at"]
     dates = [day(opened[i]) for i in order]

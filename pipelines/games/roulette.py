@@ -24,5 +24,6 @@ def table_info(row: dict, limits: dict[str, tuple[int, int]]) -> outcomes.Outcom
 
 
 def audit_tables(table: outcomes.OutcomeTable, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *,
-                 compact: bool = False) -> dict[str, pa.Table]:
+                 compact: bool = False, neighbours: pa.Table | None = None) -> dict[str, pa.Table]:
+    # (no rule of the game that looks at other bets is misled by a quarantined one: docs/findings.md)
     return outcomes.audit_tables(table, shoes, rounds, bets)

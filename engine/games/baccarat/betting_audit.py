@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
+from engine.betting import QuarantinedBet
 from engine.findings import Finding, format_money
 from engine.games.baccarat.features import FEATURES, feature_columns
 from engine.games.baccarat.ruleset import BET_CODES, MAIN_BETS, MODES, Ruleset
@@ -193,9 +194,12 @@ def audit_bets_columns(
     limits: Mapping[str, tuple[int, int]],
     rounds: RoundFactColumns,
     bets: BetColumns,
+    quarantined: Sequence[QuarantinedBet] = (),
 ) -> tuple[np.ndarray, BetFindings]:
     """Expected credit of every bet, and the findings on the bets, for bets of many rounds (of one
-    table) at once; `bets.round_index` points into `rounds`."""
+    table) at once; `bets.round_index` points into `rounds`. `quarantined`: the bets of these rounds put in
+    quarantine as they were read (round_index likewise), never settled but seen by the rules that look at
+    an account's other bets of the round (_Held)."""
     bt, mode, _ = bets.codes()
     ri = np.asarray(bets.round_index, dtype=np.intp)
     stake, paid, placed = (np.asarray(x, dtype=np.int64) for x in (bets.stake, bets.paid, bets.placed_at))
@@ -241,7 +245,8 @@ def audit_bets_columns(
 
     is_main = np.isin(bt, [BET_CODES.index(c) for c in MAIN_BETS])
     group = _account_round_groups(bets)
-    _limit_checks(ruleset, limits, bets, offered, found, describe, money, group, is_main, rounds)
+    held = _Held.of(quarantined, bets, group)
+    _limit_checks(ruleset, limits, bets, offered, found, describe, money, group, is_main, rounds, held)
     is_side = offered & ~is_main
 
     cutoffs = _per_code({c: b.cutoff or 0 for c, b in ruleset.bets.items()}, 0).astype(np.int64)[bt + 1]
@@ -257,6 +262,7 @@ def audit_bets_columns(
     if ruleset.limits.side_bets_require_main_bet:
         with_main = np.zeros(int(group.max(initial=-1)) + 1, dtype=bool)
         with_main[group[is_main]] = True
+        with_main[held.group[held.is_main]] = True  # a main bet in quarantine was placed all the same
         rows = np.flatnonzero(is_side & ~with_main[group])
         found.add("PAIR_WITHOUT_MAIN", rows, ["a PLAYER, BANKER or TIE bet of the same account"] * len(rows),
                   ["no main bet"] * len(rows),
@@ -270,12 +276,12 @@ def audit_bets_columns(
                   _texts(stake[rows], money),
                   [f"{d} exceeds {float(share):.0%} of the table maximum {money(table_max)}." for d in describe(rows)])
     if ruleset.limits.one_position_per_round:
-        rows = _extra_positions(bets, group, is_main)
+        rows, first = _extra_positions(bets, group, is_main, held)
         found.add("MULTIPLE_POSITIONS", rows, ["one position per round"] * len(rows),
                   [f"another position besides {t}" for t in bets.bet_type[rows].tolist()],
-                  [f"{d}: account {a} already bet on another position in round {n}; {ruleset.id} allows one "
-                   f"position per round." for d, a, n in
-                   zip(describe(rows), bets.account_id[rows].tolist(), round_no[rows].tolist(), strict=True)])
+                  [f"{d}: account {a} already bet on another position in round {n}{_first(q)}; {ruleset.id} "
+                   f"allows one position per round." for d, a, n, q in
+                   zip(describe(rows), bets.account_id[rows].tolist(), round_no[rows].tolist(), first, strict=True)])
     return expected, found
 
 
@@ -286,9 +292,80 @@ def _account_round_groups(bets: BetColumns) -> np.ndarray:
     return np.unique(pairs, return_inverse=True)[1].reshape(-1)
 
 
-def _extra_positions(bets: BetColumns, group: np.ndarray, is_main: np.ndarray) -> np.ndarray:
+@dataclass
+class _Held:
+    """The quarantined bets that share an (account, round) group with settled bets (_account_round_groups):
+    the only ones a rule on an account's bets of a round can see. A quarantined bet of an account with no
+    other bet in its round changes no rule's verdict (there is no bet to judge beside it)."""
+
+    bets: list[QuarantinedBet]
+    group: np.ndarray  # each one's group
+    bet_type_code: np.ndarray  # index in BET_CODES, -1: not a bet code
+    is_main: np.ndarray
+
+    @classmethod
+    def of(cls, quarantined: Sequence[QuarantinedBet], bets: BetColumns, group: np.ndarray) -> _Held:
+        if not quarantined:
+            return cls([], np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool))
+        seen: list[QuarantinedBet] = []
+        groups: list[int] = []
+        held_rounds = np.array(sorted({q.round_index for q in quarantined}), dtype=np.int64)
+        # the accounts of the settled bets on those rounds only, as strings (a night's few quarantined bets)
+        near = np.flatnonzero(np.isin(bets.round_index, held_rounds))
+        group_of = {(round_index, account): int(g) for round_index, account, g in zip(
+            np.asarray(bets.round_index)[near].tolist(), bets.account_id[near].tolist(), group[near].tolist(),
+            strict=True)}
+        for q in quarantined:
+            g = group_of.get((q.round_index, q.account_id))
+            if g is not None:
+                seen.append(q)
+                groups.append(g)
+        codes = np.array([BET_CODES.index(q.bet_type) if q.bet_type in BET_CODES else -1 for q in seen], np.int64)
+        return cls(seen, np.array(groups, np.int64), codes, np.isin(codes, [BET_CODES.index(c) for c in MAIN_BETS]))
+
+
+def _first(held: QuarantinedBet | None) -> str:
+    return f" (its first position: {held.named()})" if held is not None else ""
+
+
+def _extra_positions(bets: BetColumns, group: np.ndarray, is_main: np.ndarray, held: _Held | None = None
+                     ) -> tuple[np.ndarray, list[QuarantinedBet | None]]:
     """Main bets after an account's first position in a round (by placed_at, then bet_id), on another
-    position."""
+    position; and for each, the quarantined bet that was that first position (None: a settled one). A main
+    bet in quarantine with its time recorded takes its place among them (it was placed all the same)."""
+    if held is not None and held.is_main.any():
+        return _extra_positions_with_held(bets, group, is_main, held)
+    rows = _extra_positions_settled(bets, group, is_main)
+    return rows, [None] * len(rows)
+
+
+def _extra_positions_with_held(bets: BetColumns, group: np.ndarray, is_main: np.ndarray, held: _Held
+                               ) -> tuple[np.ndarray, list[QuarantinedBet | None]]:
+    """_extra_positions where quarantined main bets share groups with settled ones (few: in Python)."""
+    bt, _, _ = bets.codes()
+    rows = np.flatnonzero(is_main)
+    # (placed_at, bet_id, type, settled row or -1, the quarantined bet) of each group's main bets
+    by_group: dict[int, list[tuple]] = {}
+    for i, g, t, bid, code in zip(rows.tolist(), group[rows].tolist(), np.asarray(bets.placed_at)[rows].tolist(),
+                                  bets.bet_id[rows].tolist(), bt[rows].tolist(), strict=True):
+        by_group.setdefault(g, []).append((t, str(bid), code, i, None))
+    for q, g, code, main in zip(held.bets, held.group.tolist(), held.bet_type_code.tolist(), held.is_main.tolist(),
+                                strict=True):
+        if main and q.placed_at is not None:
+            by_group.setdefault(g, []).append((q.placed_at, str(q.bet_id), code, -1, q))
+    flagged: dict[int, QuarantinedBet | None] = {}
+    for positions in by_group.values():
+        positions.sort(key=lambda p: (p[0], p[1]))
+        first_type, first_held = positions[0][2], positions[0][4]
+        for _, _, code, i, _ in positions[1:]:
+            if i >= 0 and code != first_type:
+                flagged[i] = first_held
+    out = np.array(sorted(flagged), dtype=np.int64)
+    return out, [flagged[i] for i in out.tolist()]
+
+
+def _extra_positions_settled(bets: BetColumns, group: np.ndarray, is_main: np.ndarray) -> np.ndarray:
+    """_extra_positions of the settled bets alone, as columns."""
     rows = np.flatnonzero(is_main)
     if rows.size == 0:
         return rows
@@ -309,7 +386,7 @@ def _extra_positions(bets: BetColumns, group: np.ndarray, is_main: np.ndarray) -
     return np.sort(order[types != first_type])
 
 
-def _limit_checks(ruleset, limits, bets, offered, found, describe, money, group, is_main, rounds) -> None:
+def _limit_checks(ruleset, limits, bets, offered, found, describe, money, group, is_main, rounds, held) -> None:
     bt, _, _ = bets.codes()
     stake = np.asarray(bets.stake, dtype=np.int64)
     mins = _per_code({c: v[0] for c, v in limits.items()}, 0).astype(np.int64)[bt + 1]
@@ -321,16 +398,18 @@ def _limit_checks(ruleset, limits, bets, offered, found, describe, money, group,
     per_bet_max = offered.copy()
     if ruleset.limits.player_banker_difference:
         per_bet_max &= ~np.isin(bt, [BET_CODES.index("PLAYER"), BET_CODES.index("BANKER")])
-        _pb_difference(limits, bets, found, describe, money, group, rounds)
+        _pb_difference(limits, bets, found, describe, money, group, rounds, held)
     rows = np.flatnonzero(per_bet_max & (stake > maxs))
     max_t = _texts(maxs[rows], money)
     found.add("STAKE_ABOVE_MAX", rows, [f"at most {m}" for m in max_t], _texts(stake[rows], money),
               [f"{d} is above the maximum {m}." for d, m in zip(describe(rows), max_t, strict=True)])
 
 
-def _pb_difference(limits, bets, found, describe, money, group, rounds) -> None:
+def _pb_difference(limits, bets, found, describe, money, group, rounds, held: _Held) -> None:
     """000/001: the PLAYER and BANKER limits apply to the difference of an account's PLAYER and
-    BANKER stakes in a round (a Player stake offsets a Banker stake and vice versa)."""
+    BANKER stakes in a round (a Player stake offsets a Banker stake and vice versa). A PLAYER or BANKER
+    bet in quarantine counts with its stake; where that stake is unknown, the difference is not known and
+    the account's round is not judged."""
     bt, _, _ = bets.codes()
     stake = np.asarray(bets.stake, dtype=np.int64)
     is_p, is_b = bt == BET_CODES.index("PLAYER"), bt == BET_CODES.index("BANKER")
@@ -341,11 +420,20 @@ def _pb_difference(limits, bets, found, describe, money, group, rounds) -> None:
     b_total = np.zeros(len(p_total), dtype=np.int64)
     np.add.at(p_total, inverse[is_p], stake[is_p])
     np.add.at(b_total, inverse[is_b], stake[is_b])
+    judged = np.ones(len(p_total), dtype=bool)
+    with_held: dict[int, list[QuarantinedBet]] = {}  # group -> its quarantined PLAYER and BANKER bets
+    for q, g, code in zip(held.bets, held.group.tolist(), held.bet_type_code.tolist(), strict=True):
+        if code in (BET_CODES.index("PLAYER"), BET_CODES.index("BANKER")):
+            with_held.setdefault(g, []).append(q)
+            if q.stake is None:
+                judged[g] = False
+            else:
+                (p_total if code == BET_CODES.index("PLAYER") else b_total)[g] += q.stake
     for side, heavy, light, mask in (("PLAYER", p_total, b_total, is_p), ("BANKER", b_total, p_total, is_b)):
         if side not in limits:
             continue
         cap = limits[side][1]
-        over = heavy - light > cap  # per (account, round) group
+        over = (heavy - light > cap) & judged  # per (account, round) group
         cand = np.flatnonzero(mask & over[inverse])
         if cand.size == 0:
             continue
@@ -360,7 +448,12 @@ def _pb_difference(limits, bets, found, describe, money, group, rounds) -> None:
         diff_t, cap_t = _texts(diff, money), money(cap)
         found.add("PB_DIFFERENCE_LIMIT", rows, [f"{side} - other side at most {cap_t}"] * len(rows),
                   [f"difference {d}" for d in diff_t],
-                  [f"{d}: account {a} staked {x} more on {side} than on the other side in round {n}; the {side} "
-                   f"limit of {cap_t} applies to that difference." for d, a, x, n in
-                   zip(describe(rows), bets.account_id[rows].tolist(), diff_t,
-                       rounds.round_no[bets.round_index[rows]].tolist(), strict=True)])
+                  [f"{d}: account {a} staked {x} more on {side} than on the other side in round {n}"
+                   f"{_counting(with_held.get(g, ()))}; the {side} limit of {cap_t} applies to that difference."
+                   for d, a, x, n, g in zip(describe(rows), bets.account_id[rows].tolist(), diff_t,
+                                            rounds.round_no[bets.round_index[rows]].tolist(), inverse[rows].tolist(),
+                                            strict=True)])
+
+
+def _counting(held: Sequence[QuarantinedBet]) -> str:
+    return "".join(f" (counting {q.named()})" for q in held)

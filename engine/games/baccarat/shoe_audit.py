@@ -12,6 +12,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from engine.betting import QuarantinedBet
 from engine.findings import Finding
 from engine.games.baccarat.betting_audit import (
     BetColumns,
@@ -122,11 +123,13 @@ def audit_shoes(
     rounds: RoundColumns,
     betting_closed_at: np.ndarray,
     bets: BetColumns,
+    quarantined: Sequence[QuarantinedBet] = (),
 ) -> ShoesAudit:
     """`audit_shoe` for every shoe of `shoes` (all of `table`) at once: the dealing replay of every
     shoe (engine.games.baccarat.dealing_audit.audit_dealing_batch) and the betting audit of every bet, with the same
     results. `rounds` are sorted by shoe, round_no, round_id; `betting_closed_at[i]` belongs to round i;
-    `bets.round_index` points into `rounds`."""
+    `bets.round_index` points into `rounds`; `quarantined`: the bets of these rounds put in quarantine as
+    they were read, seen by the rules on an account's other bets (betting_audit.audit_bets_columns)."""
     rs = table.ruleset
     dealing = audit_dealing_batch(table.table_id, shoes, rounds, rs.shoe)
     player, banker, complete = recorded_hands(rounds)
@@ -141,10 +144,10 @@ def audit_shoes(
     settleable = round_ok[bets.round_index] if len(bets) else np.zeros(0, dtype=bool)
     args = (rs, table.table_id, table.currency, table.table_max, table.limits, facts)
     if settleable.all():
-        expected, found = audit_bets_columns(*args, bets)
+        expected, found = audit_bets_columns(*args, bets, quarantined)
     else:
         keep = np.flatnonzero(settleable)
         expected = np.zeros(len(bets), dtype=np.int64)
-        expected[keep], found = audit_bets_columns(*args, bets.take(keep))
+        expected[keep], found = audit_bets_columns(*args, bets.take(keep), quarantined)
         found.row = keep[np.asarray(found.row, dtype=np.int64)].tolist()
     return ShoesAudit(dealing, facts, expected, settleable, found)

@@ -33,7 +33,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from engine.betting import TableFacts, are_late, is_late, us_text, within_limits
+from engine.betting import QuarantinedBet, TableFacts, are_late, is_late, us_text, within_limits
 from engine.cards import CARD_CODES, check_composition, format_cards
 from engine.findings import Finding, format_money
 
@@ -358,10 +358,17 @@ def _chart_action(chart: BasicStrategyChart, d) -> str:
 
 class _ShoeAuditor:
     def __init__(self, rules: BlackjackRules, chart: BasicStrategyChart, table: TableFacts, shoe: ShoeFacts,
-                 rounds: Sequence[RecordedRound], bets: ShoeBets, bet_by_bet: bool = False):
+                 rounds: Sequence[RecordedRound], bets: ShoeBets, bet_by_bet: bool = False,
+                 quarantined: Sequence[QuarantinedBet] = ()):
         self.rules, self.chart, self.table, self.shoe, self.rounds, self.bets = rules, chart, table, shoe, rounds, bets
         self.bet_by_bet = bet_by_bet
         self.findings: list[Finding] = []
+        # the MAIN bets put in quarantine as they were read, by round and box: never settled, but a box they
+        # name is played by their account (the rules of the round's other bets still see them)
+        self.held_mains: dict[int, dict[int, list[QuarantinedBet]]] = {}
+        for q in quarantined:
+            if q.bet_type == MAIN and q.seat is not None:
+                self.held_mains.setdefault(q.round_index, {}).setdefault(q.seat, []).append(q)
 
     def round_finding(self, kind: str, r: RecordedRound, expected: str, recorded: str, message: str) -> None:
         self.findings.append(Finding(kind, self.table.table_id, self.shoe.shoe_id, r.round_id, None, expected,
@@ -572,8 +579,11 @@ class _ShoeAuditor:
                 quiet &= (types != bet_type) | within_limits(stake, self.table.limits[bet_type])
         closed = np.array([r.betting_closed_at for r in rounds], np.int64)[k]
         quiet &= ~are_late(np.asarray(bets.placed_at, np.int64), closed)
-        # a bet behind by an account with a MAIN bet on the round (on any recorded seat)
+        # a bet behind by an account with a MAIN bet on the round (on any recorded seat), in quarantine or not
         accounts = np.asarray(bets.account_id, object)
+        for i in np.flatnonzero(quiet & behind & on_box).tolist() if self.held_mains else ():
+            if self.held_seat_of(int(k[i]), _plain(accounts[i])) is not None:
+                quiet[i] = False
         seated = main & (np.asarray(bets.seat, object) != None)  # noqa: E711 (element by element)
         ask = quiet & behind & on_box
         if seated.any() and ask.any():
@@ -584,6 +594,14 @@ class _ShoeAuditor:
             by_seated = np.isin(keys[ask[seated | ask]], keys[seated[seated | ask]])
             quiet[np.flatnonzero(ask)[by_seated]] = False
         return owed, quiet
+
+    def held_seat_of(self, round_index: int, account_id: str) -> QuarantinedBet | None:
+        """A MAIN bet of `account_id` in quarantine on the round (on any box), or None."""
+        for held in self.held_mains.get(round_index, {}).values():
+            for q in held:
+                if q.account_id == account_id:
+                    return q
+        return None
 
     def box_rows(self, k: np.ndarray, seats: Sequence[int | None]) -> np.ndarray:
         """Each bet's box as its row in self.box_of (every recorded box of every round), -1 where its seat is
@@ -652,8 +670,10 @@ class _ShoeAuditor:
                              f"{r.round_id}.")
         if bet.bet_type not in BET_CODES or bet.seat not in r.boxes:
             return
+        held = self.held_mains.get(bet.round_index, {}).get(bet.seat, [])
         if bet.bet_type == PAIR:
             own_mains = [m for m in mains.get(bet.seat, []) if m.account_id == bet.account_id]
+            own_mains += [q for q in held if q.account_id == bet.account_id]  # in quarantine, but placed
             if rules.pair_requires_main_bet and not own_mains:
                 self.bet_finding("PAIR_WITHOUT_MAIN", bet, f"a MAIN bet of {bet.account_id} on box {bet.seat}",
                                  "none", f"{self.what(bet)}: no main bet of the same account on box {bet.seat}.")
@@ -663,14 +683,22 @@ class _ShoeAuditor:
                 self.bet_finding("SIDE_BET_ABOVE_SHARE", bet, f"<= {self.money(int(cap))}", self.money(bet.stake),
                                  f"{self.what(bet)} is above {share} of the table maximum "
                                  f"{self.money(table.table_max)}.")
-        if bet.bet_type == INSURANCE:
-            main = sum(m.stake for m in mains.get(bet.seat, []))
+        # (the box's main stake is not known where a MAIN bet on it is in quarantine with no stake: not judged)
+        if bet.bet_type == INSURANCE and all(q.stake is not None for q in held):
+            main = sum(m.stake for m in mains.get(bet.seat, [])) + sum(q.stake for q in held)
             share = rules.insurance_stake_share
+            with_held = "".join(f" (with {q.named()})" for q in held)
             if bet.stake * share.denominator > main * share.numerator:
                 self.bet_finding("INSURANCE_ABOVE_SHARE", bet, f"<= {share} of {self.money(main)}",
                                  self.money(bet.stake), f"{self.what(bet)} is above {share} of the box's main stake "
-                                 f"{self.money(main)}.")
+                                 f"{self.money(main)}{with_held}.")
         if bet.bet_type == BET_BEHIND:
+            held_seat = self.held_seat_of(bet.round_index, bet.account_id)
+            if bet.account_id not in seated and held_seat is not None:
+                self.bet_finding("BET_BEHIND_BY_SEATED", bet, "an account not seated in the round",
+                                 f"{bet.account_id} seated", f"{self.what(bet)}: {bet.account_id} plays box "
+                                 f"{held_seat.seat} in round {r.round_no} ({held_seat.named()}); bet behind is for "
+                                 "accounts that are not seated.")
             if bet.account_id in seated:
                 self.bet_finding("BET_BEHIND_BY_SEATED", bet, "an account not seated in the round",
                                  f"{bet.account_id} seated", f"{self.what(bet)}: {bet.account_id} plays a box in round "
@@ -679,9 +707,12 @@ class _ShoeAuditor:
 
 def audit_shoe(rules: BlackjackRules, chart: BasicStrategyChart, table: TableFacts, shoe: ShoeFacts,
                rounds: Sequence[RecordedRound], bets: Sequence[RecordedBet] | ShoeBets, *,
-               bet_by_bet: bool = False) -> ShoeAudit:
+               bet_by_bet: bool = False, quarantined: Sequence[QuarantinedBet] = ()) -> ShoeAudit:
     """The audit of one shoe; `rounds` in round order, each bet's round_index points into them.
     `bet_by_bet`: every bet through the scalar rules (credit, check_bet), not only those the column
-    screen cannot clear: the same result, slower (the tests' oracle of the screen)."""
+    screen cannot clear: the same result, slower (the tests' oracle of the screen). `quarantined`: the bets
+    of these rounds put in quarantine as they were read (round_index likewise): never settled, but a MAIN
+    bet among them plays its box for its account (a PAIR beside it is not without a main bet, a bet behind
+    by its account is by a seated account, an insurance's share counts its stake where it is known)."""
     columns = bets if isinstance(bets, ShoeBets) else ShoeBets.of(bets)
-    return _ShoeAuditor(rules, chart, table, shoe, rounds, columns, bet_by_bet).run()
+    return _ShoeAuditor(rules, chart, table, shoe, rounds, columns, bet_by_bet, quarantined).run()

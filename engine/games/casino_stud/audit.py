@@ -27,7 +27,10 @@ JACKPOT_PRIZE_WRONG_BALANCE instead of UNDERPAID/OVERPAID), any other code BET_T
 (refunded); and for every bet OVERPAID / UNDERPAID, STAKE_BELOW_MIN / STAKE_ABOVE_MAX (engine.betting,
 a stake exactly at a limit is within it), LATE_BET (placed strictly after betting closed). Unknown rounds
 and duplicate bet ids are the pipeline's (as for every game); a bet whose round_index is not one of
-the rounds is left unsettled.
+the rounds is left unsettled. Bets put in quarantine as they were read (`quarantined`) are never settled
+but still seen: an ANTE in quarantine is an ANTE on its box (the jackpot bet beside it is settled on the
+box's hand and its words name that ANTE), and a jackpot bet in quarantine leaves its round's after-balances
+unknown (not checked).
 
 The pools: the first round's recorded before-balances open the day. A round's recorded before-balances
 must be the previous round's recorded after-balances, and its recorded after-balances the engine's
@@ -42,7 +45,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from engine.betting import TableFacts, is_late, stake_limit_breach, us_text
+from engine.betting import QuarantinedBet, TableFacts, is_late, stake_limit_breach, us_text
 from engine.cards import CARD_CODES, check_composition, format_cards
 from engine.findings import Finding, format_money
 
@@ -171,6 +174,8 @@ class _Round:
     pools_after: Pools | None = None  # expected: the recorded before + contributions - prizes
     jackpot_bets: int = 0  # settled on a hand
     payment_found: bool = False  # a jackpot bet's payment finding: the after-balances follow it
+    # a jackpot bet of the round in quarantine: what it fed or won is unknown, so are the after-balances
+    jackpot_quarantined: QuarantinedBet | None = None
     judged_paid: set[int] = field(default_factory=set)  # bets whose paid a jackpot kind already judged
 
 
@@ -203,10 +208,15 @@ def _one_full_deck(deck: Sequence[str | None]) -> bool:
 
 class _Auditor:
     def __init__(self, rules: CasinoStudRules, table: TableFacts, rounds: Sequence[RecordedRound],
-                 bets: Sequence[RecordedBet]):
+                 bets: Sequence[RecordedBet], quarantined: Sequence[QuarantinedBet] = ()):
         self.rules, self.table, self.rounds, self.bets = rules, table, rounds, bets
         self.findings: list[Finding] = []
         self.work = [_Round() for _ in rounds]
+        # the bets of each round put in quarantine as they were read: their neighbours' rules still see them
+        self.quarantined: dict[int, list[QuarantinedBet]] = {}
+        for q in quarantined:
+            self.quarantined.setdefault(q.round_index, []).append(q)
+        self.beside: dict[RecordedBet, QuarantinedBet] = {}  # a jackpot bet -> the quarantined ANTE of its box
         self.money_texts: dict[int, str] = {}  # the same few amounts on every bet line: formatted once
 
     def money(self, amount: int | None) -> str:
@@ -232,7 +242,9 @@ class _Auditor:
                                      recorded, message, bet.account_id))
 
     def what(self, bet: RecordedBet) -> str:
-        return f"Bet {bet.bet_id} ({bet.bet_type}, stake {self.money(bet.stake)}, box {bet.seat})"
+        ante = self.beside.get(bet) if self.beside else None  # (a bet hashed only on a day that has any)
+        beside = f"; its box's ANTE is {ante.named()}" if ante is not None else ""
+        return f"Bet {bet.bet_id} ({bet.bet_type}, stake {self.money(bet.stake)}, box {bet.seat}{beside})"
 
     # -- the table-day ----------------------------------------------------------------------------
 
@@ -359,11 +371,22 @@ class _Auditor:
                 unsettled[b] = reason
             return
         antes = {bets[b].seat for b in mine if bets[b].bet_type == ANTE}
+        # An ANTE in quarantine was placed all the same (its row names its box): a jackpot bet beside it is
+        # not without an ante, and is settled on its box's hand, which does not depend on the ANTE's money.
+        quarantined = self.quarantined.get(i, [])
+        held_antes: dict[int | None, QuarantinedBet] = {}
+        for q in quarantined:
+            if q.bet_type == ANTE and q.seat is not None:
+                held_antes.setdefault(q.seat, q)
+        w.jackpot_quarantined = next((q for q in quarantined if q.bet_type == JACKPOT), None)
         credits: dict[int, tuple[int, str]] = {}  # bet -> (credit, why)
         jackpot_bets: list[int] = []
         for b in mine:
             bet = bets[b]
-            if bet.bet_type == JACKPOT and self.rules.jackpot.requires_ante and bet.seat not in antes:
+            if bet.bet_type == JACKPOT and bet.seat not in antes and bet.seat in held_antes:
+                self.beside[bet] = held_antes[bet.seat]
+            if (bet.bet_type == JACKPOT and self.rules.jackpot.requires_ante and bet.seat not in antes
+                    and bet.seat not in held_antes):
                 self.bet_finding("JACKPOT_WITHOUT_ANTE", bet, f"an ANTE on box {bet.seat}", "none",
                                  f"{self.what(bet)}: no ANTE bet on box {bet.seat} in round {r.round_no}; the "
                                  "jackpot bet is placed after the ante (refunded).")
@@ -389,6 +412,8 @@ class _Auditor:
         for b in mine:
             bet = bets[b]
             credit, why = credits[b]
+            if self.beside and bet in self.beside:
+                why += f" (its box's ANTE is {self.beside[bet].named()})"
             self.check_bet(i, r, b, credit)
             expected[b] = credit
             call = f", call {self.money(bet.added_stake)}" if bet.bet_type == ANTE and bet.added_stake else ""
@@ -495,7 +520,7 @@ class _Auditor:
                 ("next pool", w.pools_before.next_pool, r.next_pool_before)) if want != got]
         elif r.pools_before is None:
             diffs.append(("balances before", None, None))
-        if w.pools_after is not None and not w.payment_found:
+        if w.pools_after is not None and not w.payment_found and w.jackpot_quarantined is None:
             diffs += [(f"{name} after", want, got) for name, want, got in (
                 ("jackpot", w.pools_after.jackpot, r.jackpot_after),
                 ("next pool", w.pools_after.next_pool, r.next_pool_after)) if want != got]
@@ -540,7 +565,8 @@ def _pool(name: str | None) -> str:
 
 
 def audit_table_rounds(rules: CasinoStudRules, table: TableFacts, rounds: Sequence[RecordedRound],
-                       bets: Sequence[RecordedBet]) -> StudAudit:
+                       bets: Sequence[RecordedBet], quarantined: Sequence[QuarantinedBet] = ()) -> StudAudit:
     """The audit of one table-day; `rounds` in betting_closed_at order, `bets[i].round_index` points into
-    them. Never raises on bad data."""
-    return _Auditor(rules, table, rounds, bets).run()
+    them; `quarantined`: the bets of these rounds put in quarantine as they were read (their round_index
+    likewise), seen by their neighbours' rules and never settled. Never raises on bad data."""
+    return _Auditor(rules, table, rounds, bets, quarantined).run()
