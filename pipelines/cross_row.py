@@ -4,7 +4,9 @@ quarantine row with its reason, never silence. Names no game's concepts; no Beam
 Each group of shoes (a table-day) is checked against its shoes' table (docs/findings.md):
 - a round whose table_id is not its shoe's table (another table, another game's, or none in `tables`):
   quarantined with its bets, and a TABLE_MISMATCH on the round. It is not replayed: neither table's
-  rules can be trusted to be its own;
+  rules can be trusted to be its own. In a shoe of cards every round (and bet) of the shoe goes with
+  it, and the shoe: a round taken out of a dealt sequence would have the next ones found dealt from
+  the wrong cards, findings of a fault that is not there;
 - a bet whose table_id is not its round's table: quarantined, a TABLE_MISMATCH on the bet;
 - a bet whose currency is not its table's: quarantined (never settled, so never summed with the
   table's amounts), a CURRENCY_MISMATCH on the bet;
@@ -26,6 +28,7 @@ from engine.findings import SEVERITY
 from pipelines.convert import plain, plain_table, quarantine_table
 from pipelines.games.rows import quarantine_of, round_dates
 from schemas.outputs import FINDINGS
+from schemas.readers import REASON
 
 _SHOE = "_shoe_id"  # a placed bet's shoe (pipelines.transforms)
 # a bet whose type the ruleset does not offer is refunded: that it has no limits row is no gap
@@ -87,6 +90,9 @@ class Checked:
     bets: pa.Table
     findings: list[pa.Table] = field(default_factory=list)
     quarantine: list[pa.Table] = field(default_factory=list)
+    # the bets taken out on rounds still audited, with their `reason`: what the rules of their neighbours
+    # (the other bets of their round) may still want to see
+    taken_bets: list[pa.Table] = field(default_factory=list)
 
     @property
     def rows(self) -> tuple[pa.Table, pa.Table, pa.Table]:
@@ -98,7 +104,10 @@ class Checked:
         return round_dates(self.rounds).take(at)
 
     def foreign_rounds(self) -> None:
-        """Rounds recorded at another table than their shoe's: quarantined with their bets."""
+        """Rounds recorded at another table than their shoe's: quarantined with their bets. A shoe of cards
+        goes whole (its rounds, its bets and itself): its rounds are dealt one after the other from its
+        cards, so a round taken out of it would leave the next ones dealt from the wrong place (findings
+        next door about a fault that is not there). A session without cards loses that round only."""
         recorded = plain(self.rounds["table_id"])
         foreign = pc.fill_null(pc.not_equal(recorded, self.table_id), True)
         if not pc.any(foreign).as_py():
@@ -109,27 +118,58 @@ class Checked:
         says = _texts(rounds["table_id"], lambda t: f"table_id {self.checks.table_text(t)}")
         reasons = pc.binary_join_element_wise(
             says, " is not the table of its shoe ", shoe_ids, f" {own}: the round is not replayed", "")
-        self.quarantine.append(quarantine_table(plain_table(rounds), "rounds", reasons, dates, "round_id"))
+        # the shoes of cards that go whole, each with the reason of its first such round
+        dealt = set(self.shoes.filter(pc.greater(pc.fill_null(pc.list_value_length(self.shoes["cards"]), 0), 0))[
+            "shoe_id"].to_pylist())
+        whole: dict[str, str] = {}
+        for shoe, round_id, says_text in zip(shoe_ids.to_pylist(), plain(rounds["round_id"]).to_pylist(),
+                                             says.to_pylist(), strict=True):
+            if shoe in dealt:
+                whole.setdefault(shoe, f"round {round_id} of shoe {shoe} has {says_text}, not {own}")
         self.findings.append(finding_rows(
             "TABLE_MISMATCH", rounds.num_rows, business_date=dates, table_id=self.table_id, shoe_id=shoe_ids,
             round_id=rounds["round_id"], expected=f"table {self.table_id} (its shoe's)",
             recorded=pc.fill_null(plain(rounds["table_id"]), "null"),
-            message=pc.binary_join_element_wise("Round ", rounds["round_id"], ": ", reasons,
-                                                "; its bets are quarantined.", "")))
-        # its bets follow it (a bet is on the round of its round_id in its own shoe)
-        key = pc.binary_join_element_wise(plain(rounds["round_id"]), shoe_ids, "\x1f")
-        on_it = pc.fill_null(pc.is_in(pc.binary_join_element_wise(
-            plain(self.bets["round_id"]), plain(self.bets[_SHOE]), "\x1f"), key), False)
-        if pc.any(on_it).as_py():
-            bets = self.bets.filter(on_it)
-            why = dict(zip(key.to_pylist(), reasons.to_pylist(), strict=True))
-            bet_keys = pc.binary_join_element_wise(plain(bets["round_id"]), plain(bets[_SHOE]), "\x1f")
-            self.quarantine.append(quarantine_of(
-                bets, np.arange(bets.num_rows),
-                [f"the bet's round is in quarantine: {why[k]}" for k in bet_keys.to_pylist()],
-                dates.take(pc.index_in(bet_keys, key))))
-            self.bets = self.bets.filter(pc.invert(on_it))
-        self.rounds = self.rounds.filter(pc.invert(foreign))
+            message=pa.array([f"Round {r}: {why}; it is quarantined with its bets"
+                              + (", and so is every round of its shoe of cards." if s in whole else ".")
+                              for r, s, why in zip(plain(rounds["round_id"]).to_pylist(), shoe_ids.to_pylist(),
+                                                   reasons.to_pylist(), strict=True)], pa.string())))
+        gone = foreign
+        if whole:
+            gone = pc.or_(foreign, pc.is_in(plain(self.rounds["shoe_id"]), pa.array(list(whole), pa.string())))
+        taken = self.rounds.filter(gone)
+        why = {(r, s): text for r, s, text in zip(plain(rounds["round_id"]).to_pylist(), shoe_ids.to_pylist(),
+                                                   reasons.to_pylist(), strict=True)}
+        taken_ids, taken_shoes = plain(taken["round_id"]).to_pylist(), plain(taken["shoe_id"]).to_pylist()
+        for r, s in zip(taken_ids, taken_shoes, strict=True):
+            if (r, s) not in why:  # (a round of a shoe that goes whole)
+                why[(r, s)] = f"{whole[s]}: the shoe's cards cannot be replayed without it"
+        self.quarantine.append(quarantine_table(plain_table(taken), "rounds", pa.array(
+            [why[k] for k in zip(taken_ids, taken_shoes, strict=True)], pa.string()), round_dates(taken), "round_id"))
+        self._bets_of_rounds_taken(taken, why)
+        if whole:
+            shoes = pc.is_in(self.shoes["shoe_id"], pa.array(list(whole), pa.string()))
+            held = self.shoes.filter(shoes)
+            self.quarantine.append(quarantine_table(
+                plain_table(held), "shoes", pa.array([f"{whole[s]}: the shoe is not replayed"
+                                                      for s in held["shoe_id"].to_pylist()], pa.string()),
+                None, "shoe_id"))
+            self.shoes = self.shoes.filter(pc.invert(shoes))
+        self.rounds = self.rounds.filter(pc.invert(gone))
+
+    def _bets_of_rounds_taken(self, taken: pa.Table, why: dict[tuple[str, str], str]) -> None:
+        """The bets on the rounds `taken` out (each by its round_id in its own shoe), quarantined after them."""
+        key = pc.binary_join_element_wise(plain(taken["round_id"]), plain(taken["shoe_id"]), "\x1f")
+        bet_keys = pc.binary_join_element_wise(plain(self.bets["round_id"]), plain(self.bets[_SHOE]), "\x1f")
+        on_them = pc.fill_null(pc.is_in(bet_keys, key), False)
+        if not pc.any(on_them).as_py():
+            return
+        bets = self.bets.filter(on_them)
+        rounds = zip(plain(bets["round_id"]).to_pylist(), plain(bets[_SHOE]).to_pylist(), strict=True)
+        self.quarantine.append(quarantine_of(
+            bets, np.arange(bets.num_rows), [f"the bet's round is in quarantine: {why[k]}" for k in rounds],
+            round_dates(taken).take(pc.index_in(bet_keys.filter(on_them), key))))
+        self.bets = self.bets.filter(pc.invert(on_them))
 
     def foreign_bets(self) -> None:
         """Bets recorded at another table than their round's, then bets in another currency than their
@@ -152,6 +192,7 @@ class Checked:
         dates = self._bet_dates(bets)
         reasons = _texts(plain(bets[column]), reason)
         self.quarantine.append(quarantine_of(bets, np.arange(bets.num_rows), reasons.to_pylist(), dates))
+        self.taken_bets.append(bets.append_column(REASON, reasons))
         self.findings.append(finding_rows(
             kind, bets.num_rows, business_date=dates, table_id=self.table_id, shoe_id=bets[_SHOE],
             round_id=bets["round_id"], bet_id=bets["bet_id"], account_id=bets["account_id"], expected=expected,
@@ -210,13 +251,16 @@ class Checked:
         unchecked = settled.filter(pc.fill_null(unlimited, False))
         if not unchecked.num_rows:
             return
-        by_type = pa.table({"bet_type": plain(unchecked["bet_type"]), "business_date": unchecked["business_date"]}
-                           ).group_by("bet_type").aggregate([("business_date", "min"), ("business_date", "count")])
+        # (a group's findings name a shoe: here the first, by id, with such a bet)
+        by_type = pa.table({"bet_type": plain(unchecked["bet_type"]), "business_date": unchecked["business_date"],
+                            "shoe_id": plain(unchecked["shoe_id"])}).group_by("bet_type").aggregate(
+            [("business_date", "min"), ("business_date", "count"), ("shoe_id", "min")])
         by_type = by_type.sort_by("bet_type")
         bet_types, counts = by_type["bet_type"], pc.cast(by_type["business_date_count"], pa.string())
         none_at_all = "; the table has no limits rows at all" if not limited else ""
         self.findings.append(finding_rows(
             "LIMITS_MISSING", by_type.num_rows, business_date=by_type["business_date_min"], table_id=self.table_id,
+            shoe_id=by_type["shoe_id_min"],
             expected=pc.binary_join_element_wise("a limits row for ", bet_types, f" at table {self.table_id}", ""),
             recorded="no limits row" + none_at_all,
             message=pc.binary_join_element_wise(
