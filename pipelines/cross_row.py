@@ -46,11 +46,34 @@ def finding_rows(kind: str, n: int, **columns) -> pa.Table:
     return pa.table([column(f) for f in FINDINGS], schema=FINDINGS)
 
 
+def _all_in(column: pa.ChunkedArray, values: list[str]) -> bool:
+    """Whether every row's value is one of `values` (a dictionary column: by the values its rows use)."""
+    value_set = pa.array(values, pa.string())
+    if pa.types.is_dictionary(column.type):
+        return all(pc.all(pc.is_in(c.dictionary.take(pc.unique(c.indices)), value_set)).as_py()
+                   for c in column.chunks if len(c))
+    return pc.all(pc.is_in(column, value_set)).as_py() is not False
+
+
 def _texts(values: pa.Array | pa.ChunkedArray, text) -> pa.Array:
     """text(value) of each value (None for null), worked out once per distinct value."""
     values = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
     encoded = pc.dictionary_encode(values)
     return pa.array([text(v) for v in encoded.dictionary.to_pylist()], pa.string()).take(encoded.indices)
+
+
+def _differs(column: pa.ChunkedArray, value: str) -> pa.ChunkedArray | None:
+    """Whether each row's value is not `value` (a null is), or None where every row's is: a dictionary
+    column (the placed bets') compared by its distinct values only, no string made per row."""
+    if not pa.types.is_dictionary(column.type):
+        differs = pc.fill_null(pc.not_equal(column, value), True)
+        return differs if pc.any(differs).as_py() else None
+    chunks = [c for c in column.chunks if len(c)]
+    if all(c.null_count == 0 and pc.all(pc.equal(c.dictionary.take(pc.unique(c.indices)), value)).as_py()
+           for c in chunks):
+        return None
+    return pa.chunked_array([pc.fill_null(pc.fill_null(pc.not_equal(c.dictionary, value), True).take(c.indices),
+                                          True) for c in column.chunks], pa.bool_())
 
 
 @dataclass
@@ -108,9 +131,8 @@ class Checked:
         goes whole (its rounds, its bets and itself): its rounds are dealt one after the other from its
         cards, so a round taken out of it would leave the next ones dealt from the wrong place (findings
         next door about a fault that is not there). A session without cards loses that round only."""
-        recorded = plain(self.rounds["table_id"])
-        foreign = pc.fill_null(pc.not_equal(recorded, self.table_id), True)
-        if not pc.any(foreign).as_py():
+        foreign = _differs(self.rounds["table_id"], self.table_id)
+        if foreign is None:
             return
         own = self.checks.table_text(self.table_id)
         rounds = self.rounds.filter(foreign)
@@ -174,19 +196,17 @@ class Checked:
     def foreign_bets(self) -> None:
         """Bets recorded at another table than their round's, then bets in another currency than their
         table's: quarantined, never settled."""
-        recorded = plain(self.bets["table_id"])
-        self._take_bets(pc.fill_null(pc.not_equal(recorded, self.table_id), True), "TABLE_MISMATCH",
+        self._take_bets(_differs(self.bets["table_id"], self.table_id), "TABLE_MISMATCH",
                         f"table {self.table_id} (its round's)", "table_id",
                         lambda t: f"table_id {self.checks.table_text(t)} is not its round's table {self.table_id!r}: "
                                   "the bet is not settled")
         currency = self.checks.infos[self.table_id].currency
-        self._take_bets(pc.fill_null(pc.not_equal(plain(self.bets["currency"]), currency), True),
-                        "CURRENCY_MISMATCH", currency, "currency",
+        self._take_bets(_differs(self.bets["currency"], currency), "CURRENCY_MISMATCH", currency, "currency",
                         lambda c: f"currency {c!r} is not the currency of table {self.table_id} ({currency}): the "
                                   "bet is not settled, nor added to the table's amounts")
 
-    def _take_bets(self, wrong: pa.ChunkedArray, kind: str, expected: str, column: str, reason) -> None:
-        if not pc.any(wrong).as_py():
+    def _take_bets(self, wrong: pa.ChunkedArray | None, kind: str, expected: str, column: str, reason) -> None:
+        if wrong is None:
             return
         bets = self.bets.filter(wrong)
         dates = self._bet_dates(bets)
@@ -241,10 +261,11 @@ class Checked:
     def limits_missing(self, settled: pa.Table, findings: pa.Table) -> None:
         """A LIMITS_MISSING per bet type settled with no limits row at the table (bets of a type the ruleset
         does not offer left out: they are refunded, BET_TYPE_NOT_OFFERED)."""
-        if not settled.num_rows:
+        limited = [t for table, t in self.checks.limited if table == self.table_id]
+        # (the usual case told from the distinct bet types, no string made per bet)
+        if not settled.num_rows or _all_in(settled["bet_type"], limited):
             return
         types = plain(settled["bet_type"])
-        limited = [t for table, t in self.checks.limited if table == self.table_id]
         unlimited = pc.invert(pc.is_in(types, pa.array(limited, pa.string())))
         refused = plain(findings["bet_id"]).filter(pc.equal(plain(findings["kind"]), _NOT_OFFERED))
         unlimited = pc.and_(unlimited, pc.invert(pc.is_in(plain(settled["bet_id"]), refused)))

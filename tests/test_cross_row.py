@@ -235,3 +235,15 @@ def test_a_table_with_no_limits_rows_at_all_gets_one_finding_per_bet_type(day, h
         ("LIMITS_MISSING", table, f"a limits row for {k} at table {table}") for k in sorted(kinds)]
     assert {f["recorded"] for f in got["findings"]} == {"no limits row; the table has no limits rows at all"}
     assert got["quarantine"] == [] and got["settled"] == honest["settled"]
+
+
+def test_a_bet_type_the_ruleset_does_not_offer_is_no_limits_gap(day, honest, tables, tmp_path):
+    # RED (a roulette code) at the sic bo table has no limits row there, as it should: the bet is refunded,
+    # BET_TYPE_NOT_OFFERED, and that is all
+    table = tables["sic_bo"]["table_id"]
+    assert not [r for r in rows_of(day, "limits") if (r["table_id"], r["bet_type"]) == (table, "RED")]
+    bet = first(rows_of(day, "bets"), table_id=table)
+    got = audit(planted(day, tmp_path, "bets", changed("bet_id", bet["bet_id"], bet_type="RED", selection=None,
+                                                       paid=bet["stake"])), tmp_path)
+    assert [(f["kind"], f["bet_id"]) for f in got["findings"]] == [("BET_TYPE_NOT_OFFERED", bet["bet_id"])]
+    assert got["quarantine"] == []
