@@ -206,6 +206,7 @@ class Checked:
                                   "bet is not settled, nor added to the table's amounts")
 
     def _take_bets(self, wrong: pa.ChunkedArray | None, kind: str, expected: str, column: str, reason) -> None:
+        """The bets `wrong` (None: none) quarantined with reason(value of `column`), a finding of `kind` each."""
         if wrong is None:
             return
         bets = self.bets.filter(wrong)
