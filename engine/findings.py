@@ -69,6 +69,12 @@ SEVERITY: dict[str, str] = {
     "DICE_BIAS": REVIEW,
     "DEALER_SIGNATURE": REVIEW,
     "DEALER_ANOMALY": REVIEW,
+    # rows that contradict each other (issue 41, pipelines/cross_row.py): the rows are quarantined with
+    # their reason (but DUPLICATE_ROUND_NO's and LIMITS_MISSING's, which are audited)
+    "TABLE_MISMATCH": CRITICAL,
+    "CURRENCY_MISMATCH": CRITICAL,
+    "DUPLICATE_ROUND_NO": MAJOR,
+    "LIMITS_MISSING": MAJOR,
 }
 KINDS: tuple[str, ...] = tuple(SEVERITY)
 

@@ -28,6 +28,7 @@ from pipelines.convert import (
     quarantine_table,
     rejected_rows,
 )
+from pipelines.cross_row import CrossRowChecks
 from pipelines.games import EXTRA_OUTPUTS, REPLAY_OUTPUTS, audit_group, table_infos
 from pipelines.memory import release_free_memory
 from pipelines.neighbours import neighbour_rows, of_shoes
@@ -804,6 +805,7 @@ class _AuditGroup(beam.DoFn):
         release_free_memory()
         if self._infos is None:  # rulesets load once per worker
             self._infos = table_infos(tables, limits)
+            self._cross_row = CrossRowChecks.of(self._infos, limits)
         shoes = concat(_tables(grouped["shoes"]))
         rounds = concat(_tables(grouped["rounds"]))
         bets = _tables(grouped["bets"])
@@ -845,8 +847,12 @@ class _AuditGroup(beam.DoFn):
                 part = (good.filter(pc.equal(good["table_id"], table_id)),
                         rounds.filter(pc.is_in(rounds["shoe_id"], ids)),
                         bets.filter(pc.is_in(plain(bets[_SHOE]), ids)))
-            audited = audit_group(self._infos[table_id], *part, compact=True,  # by the table's game
-                                  neighbours=of_shoes(near, part[0]["shoe_id"]))
+            checked = self._cross_row.before(table_id, *part)  # rows that contradict each other taken out
+            near_here = concat([of_shoes(near, part[0]["shoe_id"]),  # what the rules still see of quarantine
+                                *(neighbour_rows(t, t[_SHOE]) for t in checked.taken_bets)])
+            audited = audit_group(self._infos[table_id], *checked.rows, compact=True,  # by the table's game
+                                  neighbours=near_here)
+            checked.after(audited)
             self.shoes.inc(part[0].num_rows)
             self.rounds.inc(sum(audited[n].num_rows for n in GAME_REPLAYS if n in audited))
             self.bets.inc(audited[OUT_SETTLEMENTS].num_rows)

@@ -296,11 +296,12 @@ def test_formats_agree(path, tmp_path):
 
 
 def test_the_pitboss_cli_has_the_command(path):
-    sql = "SELECT business_date, bets FROM daily_summary ORDER BY 1"
+    sql = "SELECT business_date, currency, bets FROM daily_summary ORDER BY 1, 2"
     done = subprocess.run([sys.executable, "-m", "pitboss.cli", "query", sql, "--warehouse", path, "--format", "json"],
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert [r["business_date"] for r in json.loads(done.stdout)] == [DAY1.isoformat(), DAY2.isoformat()]
+    assert [(r["business_date"], r["currency"]) for r in json.loads(done.stdout)] == [
+        (DAY1.isoformat(), "EUR"), (DAY1.isoformat(), "USD"), (DAY2.isoformat(), "EUR")]
     done = subprocess.run([sys.executable, "-m", "pitboss.cli", "query", "DROP TABLE findings", "--warehouse", path],
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.returncode == 2 and done.stderr.startswith("error: refused") and done.stdout == ""

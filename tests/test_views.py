@@ -164,7 +164,7 @@ def test_plain_duckdb_client_opens_read_only_and_queries_every_view(wh, tmp_path
     counts = json.loads(done.stdout)
     assert set(counts) == {*TABLE_VIEWS, *VIEWS, *GAME_VIEWS, *SURVEILLANCE_VIEWS}
     assert counts["discrepancies"] == 2 and counts["limit_breaches"] == 2 and counts["dealing_violations"] == 1
-    assert counts["daily_summary"] == 2 and counts["all_rounds"] == len(wh.data.rounds)
+    assert counts["daily_summary"] == 3 and counts["all_rounds"] == len(wh.data.rounds)
     assert copy.read_bytes() == before
 
 
@@ -270,22 +270,26 @@ def test_rtp_by_table_and_bet_type_by_hand(wh, con):
 
 
 def test_daily_summary_by_hand(wh, con):
+    # a row per business date and currency (T1 plays EUR, T2 USD): amounts of two currencies never added
     data = wh.data
     settled = settled_bets(data)
-    severity_of_planted = {"OVERPAID": DAY1, "UNDERPAID": DAY1, "STAKE_ABOVE_MAX": DAY1, "LATE_BET": DAY2,
-                           "SCORE_MISMATCH": DAY1, "UNKNOWN_ROUND": DAY1}
-    got = {r["business_date"]: r for r in rows(con, "SELECT * FROM daily_summary ORDER BY business_date")}
-    assert list(got) == [DAY1, DAY2]
-    for day, r in got.items():
-        day_rounds = [x for x in data.rounds if x["betting_opened_at"].date() == day]
-        day_bets = [b for b in settled if b["business_date"] == day]
-        kinds = [k for k, d in severity_of_planted.items() if d == day]
-        assert r["tables"] == len({x["table_id"] for x in day_rounds})
+    currency = {t["table_id"]: t["currency"] for t in data.tables}
+    planted = {"OVERPAID": (DAY1, "EUR"), "UNDERPAID": (DAY1, "USD"), "STAKE_ABOVE_MAX": (DAY1, "EUR"),
+               "LATE_BET": (DAY2, "EUR"), "SCORE_MISMATCH": (DAY1, "USD"), "UNKNOWN_ROUND": (DAY1, "EUR")}
+    got = {(r["business_date"], r["currency"]): r
+           for r in rows(con, "SELECT * FROM daily_summary ORDER BY business_date, currency")}
+    assert list(got) == [(DAY1, "EUR"), (DAY1, "USD"), (DAY2, "EUR")]
+    for (day, cur), r in got.items():
+        day_rounds = [x for x in data.rounds if x["betting_opened_at"].date() == day and currency[x["table_id"]] == cur]
+        day_bets = [b for b in settled if b["business_date"] == day and currency[b["table_id"]] == cur]
+        assert {b["currency"] for b in day_bets} == {cur}
+        kinds = [k for k, key in planted.items() if key == (day, cur)]
+        assert r["game"] == "baccarat"
+        assert r["tables"] == len({x["table_id"] for x in day_rounds}) == 1
         assert r["rounds"] == len(day_rounds)
         assert r["cancelled_rounds"] == sum(x["status"] == "cancelled" for x in day_rounds)
         assert r["bets"] == len(day_bets)
         assert r["accounts"] == len({b["account_id"] for b in day_bets})
-        assert r["currencies"] == ",".join(sorted({b["currency"] for b in day_bets}))
         assert r["stakes"] == sum(b["stake"] for b in day_bets)
         assert r["paid"] == sum(b["paid"] for b in day_bets)
         assert r["expected"] == sum(b["expected"] for b in day_bets)
@@ -294,9 +298,28 @@ def test_daily_summary_by_hand(wh, con):
         assert r["underpaid"] == sum(b["expected"] - b["paid"] for b in day_bets if b["paid"] < b["expected"])
         assert r["findings"] == len(kinds)
         for sev in ("critical", "major", "minor"):
-            assert r[f"findings_{sev}"] == sum(SEVERITY[k] == sev for k in kinds), (day, sev)
-        assert r["quarantined_rows"] == (1 if day == DAY1 else 0)
-    assert got[DAY1]["tables"] == 2 and got[DAY1]["currencies"] == "EUR,USD" and got[DAY2]["cancelled_rounds"] == 1
+            assert r[f"findings_{sev}"] == sum(SEVERITY[k] == sev for k in kinds), (day, cur, sev)
+        assert r["quarantined_rows"] == (1 if (day, cur) == (DAY1, "EUR") else 0)
+    assert got[(DAY1, "USD")]["underpaid"] == 300 and got[(DAY2, "EUR")]["cancelled_rounds"] == 1
+
+
+def test_daily_summary_never_adds_two_currencies(tmp_path):
+    # every view's amounts are keyed by currency: here two bets in one table-day, one EUR and one USD
+    # (a warehouse loaded before bets in another currency than their table's were quarantined), are two rows
+    c = duckdb.connect()
+    c.execute("CREATE TABLE audited_tables AS SELECT 'T1' AS table_id, 'baccarat' AS game, 'EUR' AS currency")
+    c.execute("CREATE TABLE all_rounds AS SELECT DATE '2026-11-28' AS business_date, 'baccarat' AS game, "
+              "'T1' AS table_id, 'settled' AS status")
+    c.execute("CREATE TABLE settlements AS SELECT * FROM (VALUES (DATE '2026-11-28', 'T1', 'A1', 'EUR', 1000, 2000, "
+              "2000, 0), (DATE '2026-11-28', 'T1', 'A1', 'USD', 500, 0, 0, 0)) AS v(business_date, table_id, "
+              "account_id, currency, stake, paid, expected, delta)")
+    c.execute("CREATE TABLE findings AS SELECT DATE '2026-11-28' AS business_date, 'major' AS severity, "
+              "'T1' AS table_id LIMIT 0")
+    c.execute("CREATE TABLE quarantine AS SELECT DATE '2026-11-28' AS business_date, '{}' AS record LIMIT 0")
+    c.execute((VIEWS_DIR / "50_daily_summary.sql").read_text())
+    got = rows(c, "SELECT currency, stakes, paid, rounds, tables FROM daily_summary ORDER BY currency")
+    assert [(r["currency"], r["stakes"], r["paid"]) for r in got] == [("EUR", 1000, 2000), ("USD", 500, 0)]
+    assert [r["rounds"] for r in got] == [1, 0]  # the table's round counts under the table's currency
 
 
 # --- reference tables ----------------------------------------------------------------------------
@@ -505,14 +528,15 @@ def test_blackjack_rtp_by_table_and_bet_type(mcon):
 
 
 def test_daily_summary_has_a_row_per_game(mixed, mcon):
-    got = {(r["business_date"], r["game"]): r for r in rows(mcon, "SELECT * FROM daily_summary")}
-    assert set(got) == {(DAY1, "baccarat"), (DAY2, "baccarat"), (DAY1, "blackjack")}
-    bj = got[(DAY1, "blackjack")]
+    got = {(r["business_date"], r["game"], r["currency"]): r for r in rows(mcon, "SELECT * FROM daily_summary")}
+    assert set(got) == {(DAY1, "baccarat", "EUR"), (DAY1, "baccarat", "USD"), (DAY2, "baccarat", "EUR"),
+                        (DAY1, "blackjack", "EUR")}
+    bj = got[(DAY1, "blackjack", "EUR")]
     bets = mcon.execute("SELECT count(*), sum(stake), sum(paid), count(DISTINCT account_id) FROM settlements "
                         "WHERE table_id = ?", [BLACKJACK_TABLE]).fetchone()
     assert (bj["bets"], bj["stakes"], bj["paid"], bj["accounts"]) == bets
     assert bj["rounds"] == mcon.execute("SELECT count(*) FROM blackjack_round_replays").fetchone()[0] > 0
-    assert bj["tables"] == 1 and bj["currencies"] == "EUR"
+    assert bj["tables"] == 1 and bj["currency"] == "EUR"
     findings = _blackjack_findings(mcon, tuple(SEVERITY))
     assert bj["findings"] == len(findings) > 0
     for sev in ("critical", "major", "minor"):

@@ -1,20 +1,21 @@
 -- View: daily_summary
--- One row per business date and game in the warehouse: how much was dealt, staked and paid, how far
--- payments were from the rules, and what the audit found, at that game's tables. A row's game is its
--- table's (audited_tables.game; a round's own replay table for rounds, the table_id in a quarantined
--- row's record for quarantine); rows whose table is not known (e.g. a quarantined row with no readable
--- table_id) make a row with game null. Amounts are integers in minor units, summed over bets of every
--- currency listed in `currencies` (when it lists more than one, use rtp_by_table_and_bet_type or
--- discrepancies for per-currency figures).
+-- One row per business date, game and currency in the warehouse: how much was dealt, staked and paid,
+-- how far payments were from the rules, and what the audit found, at that game's tables of that
+-- currency. A row's game and currency are its table's (audited_tables.game and .currency; a round's own
+-- replay table for its game, the table_id in a quarantined row's record for quarantine; a settled bet's
+-- own currency, which is its table's: a bet in another currency is quarantined, CURRENCY_MISMATCH);
+-- rows whose table is not known (e.g. a quarantined row with no readable table_id) make a row with game
+-- and currency null. Amounts are integers in minor units of `currency`: amounts of two currencies are
+-- never added.
 --
 -- Columns:
 --   business_date        UTC date the rounds' betting opened.
---   tables               Tables of the game with a round or a bet that day.
+--   tables               Tables of the game and currency with a round or a bet that day.
 --   rounds               Rounds replayed (settled and cancelled).
 --   cancelled_rounds     Rounds recorded as cancelled.
 --   bets                 Bets settled (every occurrence of a repeated bet_id counts).
 --   accounts             Accounts that placed a bet.
---   currencies           Currencies of the bets, comma-separated.
+--   currency             Currency of the row's tables and amounts (null: table not known).
 --   stakes               Sum of stakes, minor units.
 --   paid                 Sum of what the operator credited back, minor units.
 --   expected             Sum of what the rules say to credit back, minor units.
@@ -29,46 +30,49 @@
 --   game                 Game of the row's figures (baccarat, blackjack; null: table not known).
 CREATE OR REPLACE VIEW daily_summary AS
 WITH rounds AS (
-    SELECT r.business_date, coalesce(t.game, r.game) AS game, r.table_id, r.status
+    SELECT r.business_date, coalesce(t.game, r.game) AS game, t.currency, r.table_id, r.status
     FROM all_rounds AS r LEFT JOIN audited_tables AS t ON t.table_id = r.table_id
 ), bets AS (
     SELECT s.*, t.game FROM settlements AS s LEFT JOIN audited_tables AS t ON t.table_id = s.table_id
 ), finds AS (
-    SELECT f.business_date, f.severity, t.game FROM findings AS f LEFT JOIN audited_tables AS t ON t.table_id = f.table_id
+    SELECT f.business_date, f.severity, t.game, t.currency
+    FROM findings AS f LEFT JOIN audited_tables AS t ON t.table_id = f.table_id
 ), quarantined AS (
-    SELECT q.business_date, t.game
+    SELECT q.business_date, t.game, t.currency
     FROM quarantine AS q
     LEFT JOIN audited_tables AS t ON t.table_id = json_extract_string(q.record, '$.table_id')
 ), keys AS (
-    SELECT business_date, game FROM rounds
-    UNION SELECT business_date, game FROM bets
-    UNION SELECT business_date, game FROM finds
-    UNION SELECT business_date, game FROM quarantined
+    SELECT business_date, game, currency FROM rounds
+    UNION SELECT business_date, game, currency FROM bets
+    UNION SELECT business_date, game, currency FROM finds
+    UNION SELECT business_date, game, currency FROM quarantined
 ), tables_of_day AS (
-    SELECT business_date, game, count(DISTINCT table_id) AS tables
-    FROM (SELECT business_date, game, table_id FROM rounds UNION SELECT business_date, game, table_id FROM bets)
-    GROUP BY business_date, game
+    SELECT business_date, game, currency, count(DISTINCT table_id) AS tables
+    FROM (SELECT business_date, game, currency, table_id FROM rounds
+          UNION SELECT business_date, game, currency, table_id FROM bets)
+    GROUP BY business_date, game, currency
 ), r AS (
-    SELECT business_date, game, count(*) AS rounds, count(*) FILTER (WHERE status = 'cancelled') AS cancelled_rounds
-    FROM rounds GROUP BY business_date, game
+    SELECT business_date, game, currency, count(*) AS rounds,
+           count(*) FILTER (WHERE status = 'cancelled') AS cancelled_rounds
+    FROM rounds GROUP BY business_date, game, currency
 ), s AS (
     SELECT
-        business_date, game, count(*) AS bets, count(DISTINCT account_id) AS accounts,
-        string_agg(DISTINCT currency, ',' ORDER BY currency) AS currencies,
+        business_date, game, currency, count(*) AS bets, count(DISTINCT account_id) AS accounts,
         CAST(sum(stake) AS BIGINT) AS stakes, CAST(sum(paid) AS BIGINT) AS paid,
         CAST(sum(expected) AS BIGINT) AS expected,
         CAST(coalesce(sum(delta) FILTER (WHERE delta > 0), 0) AS BIGINT) AS overpaid,
         CAST(coalesce(-sum(delta) FILTER (WHERE delta < 0), 0) AS BIGINT) AS underpaid
-    FROM bets GROUP BY business_date, game
+    FROM bets GROUP BY business_date, game, currency
 ), f AS (
     SELECT
-        business_date, game, count(*) AS findings,
+        business_date, game, currency, count(*) AS findings,
         count(*) FILTER (WHERE severity = 'critical') AS findings_critical,
         count(*) FILTER (WHERE severity = 'major') AS findings_major,
         count(*) FILTER (WHERE severity = 'minor') AS findings_minor
-    FROM finds GROUP BY business_date, game
+    FROM finds GROUP BY business_date, game, currency
 ), q AS (
-    SELECT business_date, game, count(*) AS quarantined_rows FROM quarantined GROUP BY business_date, game
+    SELECT business_date, game, currency, count(*) AS quarantined_rows
+    FROM quarantined GROUP BY business_date, game, currency
 )
 SELECT
     d.business_date,
@@ -77,7 +81,7 @@ SELECT
     coalesce(r.cancelled_rounds, 0) AS cancelled_rounds,
     coalesce(s.bets, 0) AS bets,
     coalesce(s.accounts, 0) AS accounts,
-    s.currencies,
+    d.currency,
     coalesce(s.stakes, 0) AS stakes,
     coalesce(s.paid, 0) AS paid,
     coalesce(s.expected, 0) AS expected,
@@ -92,8 +96,13 @@ SELECT
     d.game
 FROM keys AS d
 LEFT JOIN tables_of_day AS t ON t.business_date = d.business_date AND t.game IS NOT DISTINCT FROM d.game
+    AND t.currency IS NOT DISTINCT FROM d.currency
 LEFT JOIN r ON r.business_date = d.business_date AND r.game IS NOT DISTINCT FROM d.game
+    AND r.currency IS NOT DISTINCT FROM d.currency
 LEFT JOIN s ON s.business_date = d.business_date AND s.game IS NOT DISTINCT FROM d.game
+    AND s.currency IS NOT DISTINCT FROM d.currency
 LEFT JOIN f ON f.business_date = d.business_date AND f.game IS NOT DISTINCT FROM d.game
+    AND f.currency IS NOT DISTINCT FROM d.currency
 LEFT JOIN q ON q.business_date = d.business_date AND q.game IS NOT DISTINCT FROM d.game
+    AND q.currency IS NOT DISTINCT FROM d.currency
 WHERE d.business_date IS NOT NULL;

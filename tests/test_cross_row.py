@@ -1,0 +1,249 @@
+"""Rows that contradict each other (issue 41, pipelines/cross_row.py): a recorded fault-free day of all five
+games, one contradiction planted per case, audited by the real pipeline. Each case must give its finding
+and quarantine rows with their reason, and change nothing else: every other finding, quarantine row and
+settlement as on the day itself (which has none of the first two), and bets read = settled + quarantined."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from pipelines.audit import run
+from pitboss.recorder import GenerateConfig, generate
+
+
+@pytest.fixture(scope="module")
+def day(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("cross_row") / "data"
+    generate(GenerateConfig(out=folder, tables=1, blackjack_tables=1, roulette_tables=1, sic_bo_tables=1,
+                            stud_tables=1, rounds_per_table=30, bets_per_round=4, seed=41, fault_rate=0,
+                            cancel_rate=0, quiet=True))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def honest(day, tmp_path_factory) -> dict:
+    return audit(day, tmp_path_factory.mktemp("honest"))
+
+
+@pytest.fixture(scope="module")
+def tables(day) -> dict[str, dict]:
+    """game -> its table's row."""
+    return {t["game"]: t for t in pq.read_table(day / "tables.parquet").to_pylist()}
+
+
+def _files(folder: Path, name: str) -> list[Path]:
+    single = folder / f"{name}.parquet"
+    return [single] if single.exists() else sorted((folder / name).rglob("*.parquet"))
+
+
+def rows_of(folder: Path, name: str) -> list[dict]:
+    return [r for f in _files(folder, name) for r in pq.read_table(f).to_pylist()]
+
+
+def planted(day: Path, tmp: Path, name: str, change: Callable[[list[dict]], list[dict]]) -> Path:
+    """A copy of the day with `change` applied to the rows of each file of input table `name`."""
+    folder = tmp / "data"
+    shutil.copytree(day, folder)
+    for f in _files(folder, name):
+        table = pq.read_table(f)
+        pq.write_table(pa.Table.from_pylist(change(table.to_pylist()), table.schema), f)
+    return folder
+
+
+def audit(folder: Path, tmp: Path) -> dict:
+    out = tmp / "out"
+    run(["--input", str(folder), "--output", str(out)])
+    settled = pq.read_table(out / "settlements")
+    result = {"findings": pq.read_table(out / "findings").to_pylist(),
+              "quarantine": pq.read_table(out / "quarantine").to_pylist(),
+              "settled": {(r["bet_id"], r["expected"], r["paid"]) for r in settled.to_pylist()}}
+    bets_in = sum(pq.ParquetFile(f).metadata.num_rows for f in _files(folder, "bets"))
+    assert bets_in == settled.num_rows + len(result["quarantine"]) - sum(
+        q["source_table"] != "bets" for q in result["quarantine"])
+    return result
+
+
+def first(rows: list[dict], **where) -> dict:
+    return next(r for r in rows if all(r[k] == v for k, v in where.items()))
+
+
+def changed(column: str, value, **values) -> Callable[[list[dict]], list[dict]]:
+    """A change of the row(s) whose `column` is `value` (in whichever file holds them): `values` set."""
+    return lambda rows: [dict(r, **values) if r[column] == value else r for r in rows]
+
+
+def only_these_settled_the_less(honest: dict, got: dict, bet_ids: set[str]) -> None:
+    """Every other bet settled as on the honest day; these not at all."""
+    assert got["settled"] == {s for s in honest["settled"] if s[0] not in bet_ids}
+
+
+def test_the_honest_day_has_no_finding_and_no_quarantine(honest, tables):
+    assert set(tables) == {"baccarat", "blackjack", "roulette", "sic_bo", "casino_stud"}
+    assert honest["findings"] == [] and honest["quarantine"] == []
+
+
+# --- a bet in another currency than its table's --------------------------------------------------
+
+
+def test_a_bet_in_another_currency_is_quarantined_with_a_finding(day, honest, tables, tmp_path):
+    table = tables["roulette"]
+    assert table["currency"] == "EUR"
+    bet = first(rows_of(day, "bets"), table_id=table["table_id"])
+    got = audit(planted(day, tmp_path, "bets", changed("bet_id", bet["bet_id"], currency="USD")), tmp_path)
+    [q] = got["quarantine"]
+    assert (q["source_table"], q["record_id"]) == ("bets", bet["bet_id"])
+    assert q["reason"] == (f"currency 'USD' is not the currency of table {table['table_id']} (EUR): the bet is not "
+                           "settled, nor added to the table's amounts")
+    [f] = got["findings"]
+    assert (f["kind"], f["severity"], f["table_id"], f["round_id"], f["bet_id"], f["account_id"]) == (
+        "CURRENCY_MISMATCH", "critical", table["table_id"], bet["round_id"], bet["bet_id"], bet["account_id"])
+    assert (f["expected"], f["recorded"]) == ("EUR", "USD") and f["shoe_id"] is not None
+    only_these_settled_the_less(honest, got, {bet["bet_id"]})
+
+
+# --- a bet or a round at another table -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("other", ["roulette", None], ids=["another-games-table", "unknown-table"])
+def test_a_bet_at_another_table_than_its_rounds_is_quarantined_with_a_finding(day, honest, tables, tmp_path, other):
+    table = tables["sic_bo"]
+    recorded = tables[other]["table_id"] if other else "NO-SUCH-TABLE"
+    bet = first(rows_of(day, "bets"), table_id=table["table_id"])
+    got = audit(planted(day, tmp_path, "bets", changed("bet_id", bet["bet_id"], table_id=recorded)), tmp_path)
+    [q] = got["quarantine"]
+    what = "a roulette table" if other else "not in tables"
+    assert q["record_id"] == bet["bet_id"]
+    assert q["reason"] == (f"table_id '{recorded}' ({what}) is not its round's table '{table['table_id']}': the bet "
+                           "is not settled")
+    [f] = got["findings"]
+    assert (f["kind"], f["severity"], f["table_id"], f["round_id"], f["bet_id"]) == (
+        "TABLE_MISMATCH", "critical", table["table_id"], bet["round_id"], bet["bet_id"])
+    assert (f["expected"], f["recorded"]) == (f"table {table['table_id']} (its round's)", recorded)
+    only_these_settled_the_less(honest, got, {bet["bet_id"]})
+
+
+def test_a_round_at_another_games_table_is_quarantined_with_its_bets_and_not_replayed(day, honest, tables, tmp_path):
+    table, other = tables["roulette"], tables["sic_bo"]
+    bets = rows_of(day, "bets")
+    spin = next(r for r in rows_of(day, "rounds")[5:] if r["table_id"] == table["table_id"]
+                and sum(b["round_id"] == r["round_id"] for b in bets) > 1)
+    on_it = {b["bet_id"] for b in bets if b["round_id"] == spin["round_id"]}
+    got = audit(planted(day, tmp_path, "rounds", changed("round_id", spin["round_id"], table_id=other["table_id"])),
+                tmp_path)
+    why = (f"table_id '{other['table_id']}' (a sic_bo table) is not the table of its shoe {spin['shoe_id']} "
+           f"'{table['table_id']}' (a roulette table): the round is not replayed")
+    by_table = {q["source_table"]: [] for q in got["quarantine"]}
+    for q in got["quarantine"]:
+        by_table[q["source_table"]].append(q)
+    assert [(q["record_id"], q["reason"]) for q in by_table["rounds"]] == [(spin["round_id"], why)]
+    assert {q["record_id"] for q in by_table["bets"]} == on_it
+    assert {q["reason"] for q in by_table["bets"]} == {f"the bet's round is in quarantine: {why}"}
+    [f] = got["findings"]
+    assert (f["kind"], f["table_id"], f["shoe_id"], f["round_id"], f["bet_id"]) == (
+        "TABLE_MISMATCH", table["table_id"], spin["shoe_id"], spin["round_id"], None)
+    assert f["recorded"] == other["table_id"]
+    only_these_settled_the_less(honest, got, on_it)
+    replays = pq.read_table(tmp_path / "out" / "roulette_round_replays").to_pylist()
+    assert spin["round_id"] not in {r["round_id"] for r in replays}
+
+
+def test_a_round_at_another_table_takes_its_whole_shoe_of_cards_and_nothing_next_door(day, honest, tables, tmp_path):
+    # a round taken out of a dealt sequence would leave the next rounds dealt from the wrong cards
+    # (CARD_SEQUENCE_MISMATCH on honest rounds): the shoe goes whole, the table's other shoes are audited
+    table, other = tables["blackjack"], tables["baccarat"]
+    rounds = [r for r in rows_of(day, "rounds") if r["table_id"] == table["table_id"]]
+    shoes = sorted({r["shoe_id"] for r in rounds})
+    assert len(shoes) > 1
+    mine = [r for r in rounds if r["shoe_id"] == shoes[0]]
+    odd = mine[len(mine) // 2]
+    got = audit(planted(day, tmp_path, "rounds", changed("round_id", odd["round_id"], table_id=other["table_id"])),
+                tmp_path)
+    [f] = got["findings"]
+    assert (f["kind"], f["round_id"], f["recorded"]) == ("TABLE_MISMATCH", odd["round_id"], other["table_id"])
+    assert f["message"].endswith("and so is every round of its shoe of cards.")
+    taken = {(q["source_table"], q["record_id"]): q["reason"] for q in got["quarantine"]}
+    bet_ids = {b["bet_id"] for b in rows_of(day, "bets") if b["round_id"] in {r["round_id"] for r in mine}}
+    assert set(taken) == {("shoes", shoes[0])} | {("rounds", r["round_id"]) for r in mine} | {
+        ("bets", b) for b in bet_ids}
+    head = (f"round {odd['round_id']} of shoe {shoes[0]} has table_id '{other['table_id']}' (a baccarat table), not "
+            f"'{table['table_id']}' (a blackjack table)")
+    assert taken[("shoes", shoes[0])] == f"{head}: the shoe is not replayed"
+    assert taken[("rounds", mine[0]["round_id"])] == f"{head}: the shoe's cards cannot be replayed without it"
+    assert taken[("rounds", odd["round_id"])].startswith(f"table_id '{other['table_id']}' (a baccarat table) is not")
+    only_these_settled_the_less(honest, got, bet_ids)
+
+
+# --- a round number repeated in a shoe -----------------------------------------------------------
+
+
+def test_a_round_number_repeated_in_a_shoe_is_a_finding_naming_both_rounds(day, honest, tables, tmp_path):
+    table = tables["sic_bo"]
+    rolls = [r for r in rows_of(day, "rounds") if r["table_id"] == table["table_id"]]
+    earlier, later = rolls[3], rolls[4]
+    assert earlier["shoe_id"] == later["shoe_id"] and earlier["round_id"] < later["round_id"]
+    got = audit(planted(day, tmp_path, "rounds", changed("round_id", later["round_id"], round_no=earlier["round_no"])),
+                tmp_path)
+    [f] = got["findings"]
+    assert (f["kind"], f["severity"], f["shoe_id"], f["round_id"]) == (
+        "DUPLICATE_ROUND_NO", "major", later["shoe_id"], later["round_id"])
+    assert f["recorded"] == f"rounds {earlier['round_id']} and {later['round_id']}"
+    assert earlier["round_id"] in f["message"] and later["round_id"] in f["message"]
+    # both rounds are still replayed and their bets settled as before
+    assert got["quarantine"] == [] and got["settled"] == honest["settled"]
+
+
+def test_distinct_round_numbers_of_one_shoe_and_equal_ones_of_two_shoes_are_no_finding(honest, tables, day):
+    # the boundary: round_no 1 is in every casino stud deck (a shoe each), never a repeat
+    stud = [r for r in rows_of(day, "rounds") if r["table_id"] == tables["casino_stud"]["table_id"]]
+    assert len(stud) > 1 and {r["round_no"] for r in stud} == {1}
+    assert not [f for f in honest["findings"] if f["kind"] == "DUPLICATE_ROUND_NO"]
+
+
+# --- a bet type with no limits row ---------------------------------------------------------------
+
+
+def test_a_bet_type_without_a_limits_row_is_one_finding_per_table_and_type(day, honest, tables, tmp_path):
+    table = tables["roulette"]["table_id"]
+    bets = [b for b in rows_of(day, "bets") if b["table_id"] == table]
+    kinds = sorted({b["bet_type"] for b in bets})
+    gone, kept = kinds[0], kinds[1]  # the boundary: a type with a limits row gives no finding
+    got = audit(planted(day, tmp_path, "limits", lambda rows: [
+        r for r in rows if (r["table_id"], r["bet_type"]) != (table, gone)]), tmp_path)
+    [f] = got["findings"]
+    n = sum(b["bet_type"] == gone for b in bets)
+    assert (f["kind"], f["severity"], f["table_id"], f["round_id"], f["bet_id"]) == (
+        "LIMITS_MISSING", "major", table, None, None)
+    shoe_of = {r["round_id"]: r["shoe_id"] for r in rows_of(day, "rounds")}
+    # (a group's findings file needs a shoe: the first with such a bet)
+    assert f["shoe_id"] == min(shoe_of[b["round_id"]] for b in bets if b["bet_type"] == gone)
+    assert f["expected"] == f"a limits row for {gone} at table {table}" and f["recorded"] == "no limits row"
+    assert f"{n} settled {gone} bet(s)" in f["message"] and kept not in f["message"]
+    assert got["quarantine"] == [] and got["settled"] == honest["settled"]
+
+
+def test_a_table_with_no_limits_rows_at_all_gets_one_finding_per_bet_type(day, honest, tables, tmp_path):
+    table = tables["baccarat"]["table_id"]
+    kinds = {b["bet_type"] for b in rows_of(day, "bets") if b["table_id"] == table}
+    got = audit(planted(day, tmp_path, "limits", lambda rows: [r for r in rows if r["table_id"] != table]), tmp_path)
+    assert sorted((f["kind"], f["table_id"], f["expected"]) for f in got["findings"]) == [
+        ("LIMITS_MISSING", table, f"a limits row for {k} at table {table}") for k in sorted(kinds)]
+    assert {f["recorded"] for f in got["findings"]} == {"no limits row; the table has no limits rows at all"}
+    assert got["quarantine"] == [] and got["settled"] == honest["settled"]
+
+
+def test_a_bet_type_the_ruleset_does_not_offer_is_no_limits_gap(day, honest, tables, tmp_path):
+    # RED (a roulette code) at the sic bo table has no limits row there, as it should: the bet is refunded,
+    # BET_TYPE_NOT_OFFERED, and that is all
+    table = tables["sic_bo"]["table_id"]
+    assert not [r for r in rows_of(day, "limits") if (r["table_id"], r["bet_type"]) == (table, "RED")]
+    bet = first(rows_of(day, "bets"), table_id=table)
+    got = audit(planted(day, tmp_path, "bets", changed("bet_id", bet["bet_id"], bet_type="RED", selection=None,
+                                                       paid=bet["stake"])), tmp_path)
+    assert [(f["kind"], f["bet_id"]) for f in got["findings"]] == [("BET_TYPE_NOT_OFFERED", bet["bet_id"])]
+    assert got["quarantine"] == []
