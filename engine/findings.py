@@ -56,6 +56,8 @@ SEVERITY: dict[str, str] = {
     "JACKPOT_BALANCE_MISMATCH": CRITICAL,
     "JACKPOT_PRIZE_NOT_WON": CRITICAL,
     "JACKPOT_PRIZE_WRONG_BALANCE": CRITICAL,
+    # the pipeline (issue 41): a table-day whose audit failed unexpectedly, its rows quarantined unjudged
+    "AUDIT_ERROR": CRITICAL,
     # surveillance (issue 32, docs/surveillance.md): a flagged test, in the surveillance_findings output
     "ADVANTAGE_PLAY": REVIEW,
     "OPPOSITE_BETTING": REVIEW,

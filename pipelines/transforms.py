@@ -28,6 +28,7 @@ from pipelines.convert import (
     quarantine_table,
     rejected_rows,
 )
+from pipelines.dead_letter import dead_letter
 from pipelines.games import EXTRA_OUTPUTS, REPLAY_OUTPUTS, audit_group, table_infos
 from pipelines.memory import release_free_memory
 from pipelines.progress import group_audited
@@ -760,6 +761,7 @@ class _AuditGroup(beam.DoFn):
         self.rounds = Metrics.counter("audit", "rounds")
         self.bets = Metrics.counter("audit", "bets")
         self.shoes = Metrics.counter("audit", "shoes")
+        self.dead_letters = Metrics.counter("audit", "groups_failed")  # (pipelines.dead_letter)
         self.by_kind = {k: Metrics.counter("findings", k) for k in KINDS}
         self._infos = None
 
@@ -809,7 +811,12 @@ class _AuditGroup(beam.DoFn):
                 part = (good.filter(pc.equal(good["table_id"], table_id)),
                         rounds.filter(pc.is_in(rounds["shoe_id"], ids)),
                         bets.filter(pc.is_in(plain(bets[_SHOE]), ids)))
-            audited = audit_group(self._infos[table_id], *part, compact=True)  # by the table's game
+            try:
+                audited = audit_group(self._infos[table_id], *part, compact=True)  # by the table's game
+            except Exception as error:  # this table-day's alone: its rows to quarantine, the night goes on
+                self.dead_letters.inc()
+                audited, finding = dead_letter(group, self._infos[table_id], *part, error)
+                yield OUT_FINDINGS_ACROSS, finding  # (the table's, no one shoe's: not in the group's file)
             self.shoes.inc(part[0].num_rows)
             self.rounds.inc(sum(audited[n].num_rows for n in GAME_REPLAYS if n in audited))
             self.bets.inc(audited[OUT_SETTLEMENTS].num_rows)
