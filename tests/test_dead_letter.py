@@ -86,6 +86,8 @@ def test_the_failing_table_day_does_not_stop_the_night(night):
     assert failed.exception is None
     assert "Traceback" not in failed.output
     assert "AUDIT_ERROR" in failed.output  # in the summary's findings
+    assert "1 table-day(s) could not be audited" in failed.output
+    assert "could not be audited" not in night["clean"].output
 
 
 def test_every_other_table_is_audited_as_without_the_failure(night):
