@@ -58,6 +58,8 @@ SEVERITY: dict[str, str] = {
     "JACKPOT_PRIZE_WRONG_BALANCE": CRITICAL,
     # blackjack (issue 41): the dealer's cards once no bet waits for the dealer's total
     "DEALER_DRAW_CONVENTION": MAJOR,
+    # the pipeline (issue 41): a table-day whose audit failed unexpectedly, its rows quarantined unjudged
+    "AUDIT_ERROR": CRITICAL,
     # surveillance (issue 32, docs/surveillance.md): a flagged test, in the surveillance_findings output
     "ADVANTAGE_PLAY": REVIEW,
     "OPPOSITE_BETTING": REVIEW,

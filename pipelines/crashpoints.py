@@ -7,7 +7,10 @@ from __future__ import annotations
 import os
 import signal
 
-POINTS = ("reading", "writing", "loading")
+# the load's steps on its staging copy (pipelines.warehouse): copied and opened; every row inserted, not
+# committed; committed (the night in the copy's WAL); checkpointed (the WAL written into the copy); swapped in
+LOAD_POINTS = ("load-opened", "loading", "load-committed", "load-checkpointed", "load-swapped")
+POINTS = ("reading", "writing", *LOAD_POINTS)
 
 
 def crash_point(point: str) -> None:

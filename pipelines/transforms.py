@@ -29,6 +29,7 @@ from pipelines.convert import (
     rejected_rows,
 )
 from pipelines.cross_row import CrossRowChecks
+from pipelines.dead_letter import dead_letter
 from pipelines.games import EXTRA_OUTPUTS, REPLAY_OUTPUTS, audit_group, table_infos
 from pipelines.memory import release_free_memory
 from pipelines.neighbours import neighbour_rows, of_shoes
@@ -794,6 +795,7 @@ class _AuditGroup(beam.DoFn):
         self.rounds = Metrics.counter("audit", "rounds")
         self.bets = Metrics.counter("audit", "bets")
         self.shoes = Metrics.counter("audit", "shoes")
+        self.dead_letters = Metrics.counter("audit", "groups_failed")  # (pipelines.dead_letter)
         self.by_kind = {k: Metrics.counter("findings", k) for k in KINDS}
         self._infos = None
 
@@ -850,8 +852,13 @@ class _AuditGroup(beam.DoFn):
             checked = self._cross_row.before(table_id, *part)  # rows that contradict each other taken out
             near_here = concat([of_shoes(near, part[0]["shoe_id"]),  # what the rules still see of quarantine
                                 *(neighbour_rows(t, t[_SHOE]) for t in checked.taken_bets)])
-            audited = audit_group(self._infos[table_id], *checked.rows, compact=True,  # by the table's game
-                                  neighbours=near_here)
+            try:
+                audited = audit_group(self._infos[table_id], *checked.rows, compact=True,  # by the table's game
+                                      neighbours=near_here)
+            except Exception as error:  # this table-day's alone: its rows to quarantine, the night goes on
+                self.dead_letters.inc()
+                audited, finding = dead_letter(group, self._infos[table_id], *checked.rows, error)
+                yield OUT_FINDINGS_ACROSS, finding  # (the table's, no one shoe's: not in the group's file)
             checked.after(audited)
             self.shoes.inc(part[0].num_rows)
             self.rounds.inc(sum(audited[n].num_rows for n in GAME_REPLAYS if n in audited))

@@ -277,6 +277,29 @@ def theoretical_rtp_rows() -> list[tuple]:
 THEORETICAL_COLUMNS = ("ruleset", "bet_type", "mode", "rtp", "rtp_exact", "return_stddev", "selection")
 
 
+# The copies a load works on beside the warehouse: its staging copy, and the one a night too big for the
+# commit's memory bound is loaded again into (WarehouseLoad.finish).
+STAGING_SUFFIXES = (".loading", ".reloading")
+
+
+def _remove_copy(copy: Path) -> None:
+    """A load's copy and what DuckDB keeps beside it: its write-ahead log and its spill folder."""
+    copy.unlink(missing_ok=True)
+    copy.with_name(copy.name + ".wal").unlink(missing_ok=True)
+    shutil.rmtree(copy.with_name(copy.name + ".tmp"), ignore_errors=True)
+
+
+def remove_leftovers(target: Path) -> None:
+    """Every file a load of `target` may leave behind (called holding the lock, so no load is using them).
+    A load killed midway (SIGKILL, a power cut) leaves its copy and the copy's WAL; the warehouse itself is
+    untouched until the copy is swapped in, so nothing is recovered from them (the killed run is simply not
+    loaded). Removed before the names are used again: DuckDB would replay the stale WAL onto the next fresh
+    copy, adding the killed night unannounced, or, where the warehouse changed in between, failing on every
+    later load ("Corrupt database file")."""
+    for suffix in STAGING_SUFFIXES:
+        _remove_copy(target.with_name(target.name + suffix))
+
+
 def load(warehouse: str, manifest: dict) -> dict[str, int]:
     """Load the run described by `manifest` (see pipelines.audit.AuditRun); returns rows loaded per table."""
     with WarehouseLoad(warehouse, manifest["run_id"]) as loading:
@@ -322,6 +345,7 @@ class WarehouseLoad:
             self._lock.close()
             raise RuntimeError(f"{self.target}: another load of this warehouse is running; try again when it has "
                                f"finished") from None
+        remove_leftovers(self.target)
         self._worker.start()
         return self
 
@@ -330,7 +354,7 @@ class WarehouseLoad:
         if self._con is not None:  # finish() did not swap the copy in
             self._con.close()
             self._con = None
-        self.staging.unlink(missing_ok=True)
+        remove_leftovers(self.target)
         self._lock.close()  # (releases the lock)
 
     def insert_soon(self, name: str, path: str) -> None:
@@ -343,10 +367,11 @@ class WarehouseLoad:
         return tuple(self._inserted)
 
     def _open(self) -> None:
-        self.staging.unlink(missing_ok=True)
+        _remove_copy(self.staging)
         if self.target.exists():
             shutil.copyfile(self.target, self.staging)
         con = open_for_load(str(self.staging))
+        crash_point("load-opened")
         con.execute("BEGIN TRANSACTION")
         migrate_settlements(con)
         _begin_settlements(con)
@@ -426,10 +451,13 @@ class WarehouseLoad:
         counts = self._replace_dates(manifest)
         crash_point("loading")
         con.execute("COMMIT")
+        crash_point("load-committed")
         con.execute("CHECKPOINT")
+        crash_point("load-checkpointed")
         con.close()
         self._con = None
         os.replace(self.staging, self.target)  # atomic: readers see the old night or the new one, never half of one
+        crash_point("load-swapped")
         return counts
 
     def _load_again_unlimited(self, manifest: dict, files: dict[str, list[str]]) -> dict[str, int]:
@@ -438,7 +466,7 @@ class WarehouseLoad:
         except duckdb.Error:  # (a connection a fatal error invalidated)
             pass
         self._con = None
-        self.staging.unlink(missing_ok=True)
+        _remove_copy(self.staging)
         # a new file name: DuckDB keeps an invalidated database open under the old one
         self.staging = self.target.with_name(self.target.name + ".reloading")
         self._open()
@@ -534,7 +562,7 @@ def load_surveillance(warehouse: str, manifest: dict) -> dict[str, int]:
         except BlockingIOError:
             raise RuntimeError(f"{target}: another load of this warehouse is running; try again when it has "
                                f"finished") from None
-        staging.unlink(missing_ok=True)
+        remove_leftovers(target)
         try:
             if target.exists():
                 shutil.copyfile(target, staging)
@@ -550,7 +578,7 @@ def load_surveillance(warehouse: str, manifest: dict) -> dict[str, int]:
                 con.close()
             os.replace(staging, target)
         finally:
-            staging.unlink(missing_ok=True)
+            remove_leftovers(target)
     return counts
 
 

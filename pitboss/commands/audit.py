@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from pitboss.exit_codes import BAD_INPUT
@@ -145,7 +146,7 @@ def summary_figures(manifest: dict) -> dict:
     s = con.execute(
         "SELECT count(*), count(DISTINCT round_id), coalesce(sum(stake),0), coalesce(sum(paid),0), "
         "coalesce(sum(expected),0) FROM read_parquet(?)", [files["settlements"]]).fetchone()
-    rounds = con.execute("SELECT count(*) FROM read_parquet(?)", [files["round_replays"]]).fetchone()[0]
+    rounds = rounds_by_game(manifest)
     findings = con.execute("SELECT kind, severity, count(*) FROM read_parquet(?) GROUP BY ALL ORDER BY 1",
                            [files["findings"]]).fetchall()
     quarantine = con.execute("SELECT source_table, reason, count(*) FROM read_parquet(?) GROUP BY ALL ORDER BY 1, 2",
@@ -155,10 +156,27 @@ def summary_figures(manifest: dict) -> dict:
                 stakes=s[2], paid=s[3], expected=s[4], findings=findings, quarantine=quarantine)
 
 
+def rounds_by_game(manifest: dict) -> dict[str, int]:
+    """Rounds replayed per game (each game's replay output; the games with none left out), in the
+    registry's order."""
+    import pyarrow.parquet as pq
+
+    from pipelines.games import REPLAY_OUTPUTS
+
+    counts = {game: sum(pq.ParquetFile(o["path"]).metadata.num_rows for o in manifest["outputs"].get(output, []))
+              for game, output in REPLAY_OUTPUTS.items()}
+    return {game: n for game, n in counts.items() if n}
+
+
 def print_summary(manifest: dict, loaded: dict | None, warehouse: str | None) -> None:
+    from pipelines.dead_letter import AUDIT_ERROR
+    from pipelines.errorlog import ERROR_LOG
+
     f = summary_figures(manifest)
     head = Table(title=f"Audit run {manifest['run_id']} ({manifest['runner']})", show_header=False)
-    head.add_row("rounds replayed", f"{f['rounds']:,}")
+    head.add_row("rounds replayed", f"{sum(f['rounds'].values()):,}")
+    for game, n in f["rounds"].items():
+        head.add_row(f"  {game}", f"{n:,}")
     head.add_row("bets read", f"{f['bets_read']:,}")
     head.add_row("  settled", f"{f['bets_settled']:,}")
     head.add_row("  quarantined", f"{f['bets_quarantined']:,}")
@@ -185,7 +203,16 @@ def print_summary(manifest: dict, loaded: dict | None, warehouse: str | None) ->
             q.add_row(table, reason, f"{n:,}")
         console.print(q)
     console.print(f"outputs: {posixpath.join(manifest['output_dir'], '')}  manifest: _manifest.json")
+    failed = sum(n for kind, _, n in f["findings"] if kind == AUDIT_ERROR)
+    if failed:
+        console.print(f"[red]{failed:,} table-day(s) could not be audited[/red]: their rows are quarantined unjudged "
+                      f"({AUDIT_ERROR}; traceback in {ERROR_LOG})", highlight=False, soft_wrap=True)
     if warehouse:
-        console.print(f"warehouse: {warehouse} (rows loaded: {loaded})")
+        rows = Table(title=f"Rows loaded into {escape(warehouse)}")
+        rows.add_column("table")
+        rows.add_column("rows", justify="right")
+        for name, n in (loaded or {}).items():
+            rows.add_row(name, f"{n:,}")
+        console.print(rows)
     if not balanced:
         sys.exit(1)

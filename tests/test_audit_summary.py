@@ -1,0 +1,116 @@
+"""The summary `pitboss audit` prints (issue 41, item 7): rounds replayed per game and in all (it counted
+baccarat's alone: 532 of 934 on a mixed day, 0 on a blackjack-only day), and the rows loaded as a table
+(it printed a Python dict)."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections import Counter
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+from rich.console import Console
+
+from pipelines.audit import run
+from pitboss.commands import audit as audit_command
+from pitboss.recorder import GenerateConfig, generate
+
+
+def _rows(folder: Path, name: str, columns: list[str]) -> list[dict]:
+    files = [folder / f"{name}.parquet"] if (folder / f"{name}.parquet").exists() else sorted(
+        (folder / name).rglob("*.parquet"))
+    return [row for f in files for row in pq.read_table(f, columns=columns).to_pylist()]
+
+
+def _rounds_per_game(folder: Path) -> Counter:
+    """Every input round counted under its table's game (a fault-free day: every round is replayed)."""
+    game = {t["table_id"]: t["game"] for t in _rows(folder, "tables", ["table_id", "game"])}
+    table = {s["shoe_id"]: s["table_id"] for s in _rows(folder, "shoes", ["shoe_id", "table_id"])}
+    return Counter(game[table[r["shoe_id"]]] for r in _rows(folder, "rounds", ["shoe_id"]))
+
+
+def _only(folder: Path, table_id: str) -> None:
+    """The day's rows of one table only."""
+    for name in ("tables", "limits"):
+        rows = pq.read_table(folder / f"{name}.parquet")
+        pq.write_table(rows.filter(pc.equal(rows["table_id"], table_id)), folder / f"{name}.parquet")
+    for name in ("shoes", "rounds", "bets"):
+        for f in (folder / name).rglob("*.parquet"):
+            rows = pq.read_table(f)
+            column = "table_id" if "table_id" in rows.column_names else None
+            if column is None or not pc.any(pc.equal(rows[column], table_id)).as_py():
+                f.unlink()
+
+
+def _summary(manifest: dict, loaded: dict | None, warehouse: str | None, monkeypatch) -> str:
+    out = io.StringIO()
+    monkeypatch.setattr(audit_command, "console", Console(file=out, width=120, color_system=None))
+    audit_command.print_summary(manifest, loaded, warehouse)
+    return out.getvalue()
+
+
+def _figure(text: str, label: str) -> int | None:
+    found = re.search(rf"│ {re.escape(label)} +│ ([\d,]+) +│", text)
+    return int(found.group(1).replace(",", "")) if found else None
+
+
+@pytest.fixture(scope="module")
+def days(tmp_path_factory):
+    root = tmp_path_factory.mktemp("summary")
+    generate(GenerateConfig(out=root / "mixed", tables=1, blackjack_tables=1, roulette_tables=1, sic_bo_tables=1,
+                            stud_tables=1, rounds_per_table=7, bets_per_round=2.0, seed=2, fault_rate=0, quiet=True))
+    generate(GenerateConfig(out=root / "blackjack", tables=1, blackjack_tables=1, rounds_per_table=9,
+                            bets_per_round=2.0, seed=3, fault_rate=0, quiet=True))
+    _only(root / "blackjack", "T02-BJ8")
+    return {name: (root / name, run(["--input", str(root / name), "--output", str(root / f"{name}-out")]).__dict__)
+            for name in ("mixed", "blackjack")}
+
+
+def test_rounds_replayed_per_game_and_in_all_on_a_mixed_day(days, monkeypatch):
+    folder, manifest = days["mixed"]
+    expected = _rounds_per_game(folder)
+    assert set(expected) == {"baccarat", "blackjack", "roulette", "sic_bo", "casino_stud"}
+    assert expected["baccarat"] != sum(expected.values())  # (baccarat's alone would not pass)
+    assert audit_command.rounds_by_game(manifest) == dict(expected)
+    text = _summary(manifest, None, None, monkeypatch)
+    assert _figure(text, "rounds replayed") == sum(expected.values())
+    for game, n in expected.items():
+        assert _figure(text, f"  {game}") == n, game
+
+
+def test_rounds_replayed_on_a_blackjack_only_day(days, monkeypatch):
+    folder, manifest = days["blackjack"]
+    expected = _rounds_per_game(folder)
+    assert set(expected) == {"blackjack"} and expected["blackjack"] > 0
+    text = _summary(manifest, None, None, monkeypatch)
+    assert _figure(text, "rounds replayed") == expected["blackjack"]  # it said 0
+    assert _figure(text, "  blackjack") == expected["blackjack"]
+    assert _figure(text, "  baccarat") is None  # a game with no round is not listed
+
+
+def test_rounds_by_game_counts_each_games_replay_files(tmp_path):
+    """Hand-made outputs: two files of one game, one of another, an empty one of a third."""
+    def file(name: str, rows: int) -> dict:
+        path = tmp_path / f"{name}.parquet"
+        pq.write_table(pa.table({"round_id": [f"R{i}" for i in range(rows)]}, pa.schema([("round_id", pa.string())])),
+                       path)
+        return {"path": str(path)}
+
+    manifest = {"outputs": {"round_replays": [file("a", 3), file("b", 4)], "sic_bo_round_replays": [file("c", 1)],
+                            "roulette_round_replays": [file("d", 0)], "settlements": [file("e", 50)]}}
+    assert audit_command.rounds_by_game(manifest) == {"baccarat": 7, "sic_bo": 1}
+
+
+def test_rows_loaded_is_a_table(days, monkeypatch):
+    _, manifest = days["mixed"]
+    loaded = {"round_replays": 0, "blackjack_round_replays": 12, "settlements": 1_234_567, "findings": 3}
+    text = _summary(manifest, loaded, "night[1].duckdb", monkeypatch)
+    assert "{" not in text and "'settlements'" not in text  # no Python dict
+    assert "Rows loaded into night[1].duckdb" in text  # (the name as it is: no markup eaten)
+    for name, n in loaded.items():
+        assert re.search(rf"│ {name} +│ +{n:,} │", text), name
+    assert "Rows loaded" not in _summary(manifest, None, None, monkeypatch)  # no warehouse, no table
