@@ -28,7 +28,7 @@ from pipelines.convert import (
     quarantine_table,
     rejected_rows,
 )
-from pipelines.games import EXTRA_OUTPUTS, REPLAY_OUTPUTS, audit_group, table_infos
+from pipelines.games import ACROSS_GROUPS, EXTRA_OUTPUTS, REPLAY_OUTPUTS, adaptor, audit_group, table_infos
 from pipelines.memory import release_free_memory
 from pipelines.progress import group_audited
 from schemas.outputs import FINDINGS, QUARANTINE
@@ -384,6 +384,39 @@ class _HeldRows:
 
     def table(self, columns: list[str] | None = None) -> pa.Table:
         return self.held.table(columns).take(pa.array(self.rows))
+
+
+def _group_ends(rounds: pa.Table, shoe_groups: pa.Table, tables: pa.Table, game: str) -> pa.Table:
+    """What `game`'s check across the groups keeps of a batch of rounds, each given its shoe's group and that
+    shoe's table (the group's, "<table_id>/<date>"); rounds of no group (a shoe alone) were not audited."""
+    groups = _group_of(rounds["shoe_id"], shoe_groups)
+    keyed = rounds.append_column(_GROUP, groups).append_column(
+        "_table", pc.replace_substring_regex(groups, "/[^/]*$", ""))
+    return adaptor(game).group_ends(keyed.filter(pc.invert(pc.starts_with(groups, _ORPHAN))), tables)
+
+
+def _across_groups(ends: pa.Table, tables: pa.Table, game: str):
+    found = adaptor(game).across_groups(ends, tables)
+    if found.num_rows:
+        yield found
+
+
+class AcrossGroups(beam.PTransform):
+    """Rounds -> the findings of each game's check across the groups of shoes (pipelines.games.ACROSS_GROUPS:
+    casino stud's pool chain from one table-day to the next), made once every group's ends have met."""
+
+    def __init__(self, shoe_groups, tables):
+        super().__init__()
+        self.shoe_groups, self.tables = shoe_groups, tables
+
+    def expand(self, rounds):
+        found = [rounds | f"{game}GroupEnds" >> beam.Map(_group_ends, self.shoe_groups, self.tables, game)
+                 | f"{game}NightEnds" >> beam.CombineGlobally(_ConcatTables(adaptor(game).GROUP_ENDS))
+                 | f"{game}AcrossGroups" >> beam.FlatMap(_across_groups, self.tables, game)
+                 for game in ACROSS_GROUPS]
+        if not found:
+            return rounds.pipeline | "NoCheckAcrossGroups" >> beam.Create([])
+        return tuple(found) | "AllAcrossGroups" >> beam.Flatten()
 
 
 def _round_index(rounds: pa.Table, shoe_groups: pa.Table) -> pa.Table:
@@ -964,7 +997,8 @@ class AuditShoes(beam.PTransform):
             **{name: audited[name] for name in GAME_OUTPUTS},
             OUT_SETTLEMENTS: audited[OUT_SETTLEMENTS],
             OUT_FINDINGS: audited[OUT_FINDINGS],
-            OUT_FINDINGS_ACROSS: ((audited[OUT_FINDINGS_ACROSS], located[OUT_FINDINGS_ACROSS], duplicates)
+            OUT_FINDINGS_ACROSS: ((audited[OUT_FINDINGS_ACROSS], located[OUT_FINDINGS_ACROSS], duplicates,
+                                   inputs["rounds"] | "AcrossGroups" >> AcrossGroups(shoe_groups, tables))
                                   | "FindingsAcrossGroups" >> beam.Flatten()),
             OUT_QUARANTINE: (audited[OUT_QUARANTINE], located[OUT_QUARANTINE]) | "AllQuarantine" >> beam.Flatten(),
         }

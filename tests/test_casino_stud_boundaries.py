@@ -1,0 +1,247 @@
+"""Casino stud at its boundaries (issue 41): the pool chain across the audit's groups of decks, at the stroke of
+midnight and from one run to the next in the warehouse; an empty rounds file; findings naming the round id; a
+deck whose shoes row is not one deck without a cut card.
+
+The midnight night is tests/casino_stud_days.py's day 1 (hand-worked there) moved to midnight, R3's cent of
+drift taken out so that the data is valid: R1 plays at 23:58, R2's deck opens at 23:59:55 (or 00:00:00) and
+its betting at 00:00:00, R3 and R4 after midnight. The audit groups decks by the UTC day they opened, so with
+R2's deck opened at 23:59:55 R1 and R2 are one group and R3 and R4 the next: R3's recorded before-balances
+meet R2's recorded after only in the check across the groups.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+from engine.findings import format_money
+from engine.games.casino_stud.chain import ChainEnd, breaks_across_groups, group_ends
+from pipelines.audit import run
+from schemas.outputs import OUTPUTS
+from tests import casino_stud_days as days
+from tests.casino_stud_days import AFTER_R2, AFTER_R3, TABLE
+
+MIDNIGHT = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
+JUMP = 700  # 7.00 EUR
+
+
+def midnight_night(deck_of_r2: dt.datetime, jump: int = 0) -> tuple[list[dict], list[dict], list[dict]]:
+    """(rounds, bets, shoes) of day 1 at midnight; `jump` minor units added to the jackpot between R2 and R3
+    (R3's before and after, R4's too: the operator's balance changed between the rounds, nothing else)."""
+    rounds, bets = days.day_one()
+    opened = {"R1": MIDNIGHT - dt.timedelta(minutes=2), "R2": MIDNIGHT, "R3": MIDNIGHT + dt.timedelta(minutes=1),
+              "R4": MIDNIGHT + dt.timedelta(minutes=2)}
+    for r in rounds:
+        shift = opened[r["round_id"]] - r["betting_opened_at"]
+        for col in ("betting_opened_at", "betting_closed_at", "settled_at"):
+            r[col] += shift
+        for b in bets:
+            if b["round_id"] == r["round_id"]:
+                b["placed_at"] += shift
+    r3, r4 = rounds[2], rounds[3]
+    r3["jackpot_before"], r3["next_pool_before"] = AFTER_R2[0] + jump, AFTER_R2[1]
+    r3["jackpot_after"], r3["next_pool_after"] = AFTER_R3[0] + jump, AFTER_R3[1]  # (no drift: valid data)
+    for col in ("jackpot_before", "jackpot_after"):
+        r4[col] = AFTER_R3[0] + jump
+    for col in ("next_pool_before", "next_pool_after"):
+        r4[col] = AFTER_R3[1]
+    shoes = days.shoes_of(rounds)
+    shoes[1]["opened_at"] = deck_of_r2
+    return rounds, bets, shoes
+
+
+def write_night(folder, rounds: list[dict], bets: list[dict], shoes: list[dict]):
+    folder = days.write_input(folder, rounds, bets)
+    pq.write_table(days.arrow("shoes", shoes), folder / "shoes.parquet")
+    return folder
+
+
+def audit(tmp_path, rounds, bets, shoes):
+    folder = write_night(tmp_path / "in", rounds, bets, shoes)
+    record = run(["--input", str(folder), "--output", str(tmp_path / "out")])
+    return record, tmp_path / "out"
+
+
+def output(out, name: str) -> pa.Table:
+    files = sorted((out / name).glob("*.parquet"))
+    return pa.concat_tables([pq.read_table(f).cast(OUTPUTS[name]) for f in files]) if files else OUTPUTS[
+        name].empty_table()
+
+
+def pool_findings(out) -> list[dict]:
+    f = output(out, "findings")
+    return f.filter(pc.equal(f["kind"], "JACKPOT_BALANCE_MISMATCH")).to_pylist()
+
+
+BEFORE_MIDNIGHT = MIDNIGHT - dt.timedelta(seconds=5)
+
+
+@pytest.mark.parametrize("deck_of_r2", [BEFORE_MIDNIGHT, MIDNIGHT], ids=["deck-23:59:55", "deck-00:00:00"])
+def test_a_jump_at_midnight_is_one_finding_on_the_round_after_it(tmp_path, deck_of_r2):
+    _, out = audit(tmp_path, *midnight_night(deck_of_r2, JUMP))
+    (f,) = pool_findings(out)
+    eur = format_money
+    assert (f["round_id"], f["table_id"], f["shoe_id"], f["severity"]) == ("R3", TABLE, "D-R3", "critical")
+    assert f["expected"] == f"jackpot before {eur(AFTER_R2[0], 'EUR')}"
+    assert f["recorded"] == f"jackpot before {eur(AFTER_R2[0] + JUMP, 'EUR')}"
+    assert f["business_date"] == dt.date(2026, 11, 29)  # R3's betting opened after midnight
+    assert "R3" in f["message"] and "round 1" not in f["message"].lower()
+
+
+def test_at_midnight_the_groups_split_between_r2_and_r3(tmp_path):
+    """The case the check across groups is for: R2's deck opened before midnight puts R1 and R2 in one group
+    and R3 in the next (the ledger files are one per group); and with R2's deck opened at midnight the groups
+    split between R1 and R2 instead (R2 then opens its group and R1's after-balances are held against it)."""
+    _, out = audit(tmp_path, *midnight_night(BEFORE_MIDNIGHT))
+    ledger_files = [pq.read_table(f)["round_id"].to_pylist()
+                    for f in sorted((out / "casino_stud_jackpot_ledger").glob("*.parquet"))]
+    assert sorted(ledger_files) == [["R1", "R2"], ["R3"]]
+
+
+@pytest.mark.parametrize("deck_of_r2", [BEFORE_MIDNIGHT, MIDNIGHT], ids=["deck-23:59:55", "deck-00:00:00"])
+def test_no_jump_at_midnight_no_finding(tmp_path, deck_of_r2):
+    _, out = audit(tmp_path, *midnight_night(deck_of_r2))
+    assert pool_findings(out) == []
+    kinds = sorted(output(out, "findings")["kind"].to_pylist())
+    assert kinds == ["HAND_RANK_MISMATCH"]  # R4's recorded PAIR, as on day 1
+
+
+def test_a_jump_of_one_cent_in_the_next_pool_only_is_found_too(tmp_path):
+    rounds, bets, shoes = midnight_night(BEFORE_MIDNIGHT)
+    for r in rounds[2:]:
+        r["next_pool_before"] += 1
+        r["next_pool_after"] += 1
+    _, out = audit(tmp_path, rounds, bets, shoes)
+    (f,) = pool_findings(out)
+    assert (f["round_id"], f["recorded"]) == ("R3", f"next pool before {format_money(AFTER_R2[1] + 1, 'EUR')}")
+
+
+def test_a_jump_between_two_days_of_one_run_is_found(tmp_path):
+    """Day 2 opens 7.00 above day 1's close, both days in one input: a finding on R5 in the run itself."""
+    r1, b1 = days.day_one()
+    opening = (days.RECORDED_AFTER_R3[0] + JUMP, days.RECORDED_AFTER_R3[1])
+    r2, b2 = days.day_two(opening)
+    folder = days.write_input(tmp_path / "in", r1 + r2, b1 + b2)
+    run(["--input", str(folder), "--output", str(tmp_path / "out")])
+    found = sorted((f["round_id"], f["recorded"]) for f in pool_findings(tmp_path / "out"))
+    assert found == [("R3", f"jackpot after {format_money(days.RECORDED_AFTER_R3[0], 'EUR')}"),  # day 1's drift
+                     ("R5", f"jackpot before {format_money(opening[0], 'EUR')}")]
+
+
+# --- the chain across groups, engine alone --------------------------------------------------------------
+
+
+def _end(group: str, round_id: str, closed: int, before: tuple, after: tuple, table: str = "T") -> ChainEnd:
+    return ChainEnd(group, table, round_id, f"D-{round_id}", closed, *before, *after)
+
+
+def test_each_groups_first_round_is_held_against_the_previous_groups_last():
+    ends = [_end("a", "A1", 1, (100, 10), (100, 10)), _end("a", "A2", 2, (100, 10), (160, 40)),
+            _end("b", "B1", 3, (160, 40), (160, 40)), _end("b", "B2", 4, (999, 40), (999, 40)),  # inside b: not here
+            _end("c", "C1", 5, (999, 41), (999, 41))]
+    found = breaks_across_groups(ends, {"T": "EUR"})
+    assert [(f.round_id, f.expected, f.recorded) for f in found] == [
+        ("C1", "next pool before 0.40 EUR", "next pool before 0.41 EUR")]
+
+
+def test_group_ends_keeps_first_and_last_per_group_and_table():
+    rounds = [_end("a", "A2", 2, (1, 1), (1, 1)), _end("a", "A1", 1, (1, 1), (1, 1)),
+              _end("a", "A3", 3, (1, 1), (1, 1)), _end("a", "X1", 2, (1, 1), (1, 1), table="U"),
+              _end("b", "B1", 9, (1, 1), (1, 1))]
+    assert [(e.group, e.table_id, e.round_id) for e in group_ends(rounds)] == [
+        ("a", "T", "A1"), ("a", "T", "A3"), ("a", "U", "X1"), ("b", "T", "B1")]
+
+
+def test_tables_and_unrecorded_balances_are_not_chained_together():
+    ends = [_end("a", "A1", 1, (100, 10), (100, 10)),
+            _end("b", "B1", 2, (500, 10), (500, 10), table="U"),  # another table: its own chain
+            _end("c", "C1", 3, (None, 10), (100, 10)),  # no jackpot recorded: not compared
+            _end("d", "D1", 4, (100, 10), (100, 10))]
+    assert breaks_across_groups(ends, {}) == []
+
+
+def test_a_group_whose_rounds_interleave_with_another_is_left_to_its_own_chain():
+    ends = [_end("a", "A1", 1, (100, 10), (100, 10)), _end("b", "B1", 2, (100, 10), (100, 10)),
+            _end("a", "A2", 3, (555, 10), (555, 10))]  # a's own chain (the group's audit) judges A2
+    assert breaks_across_groups(ends, {}) == []
+
+
+def test_rounds_ordered_by_betting_closed_then_round_id():
+    """Two groups' rounds closed at the same instant: round id decides which is the previous."""
+    ends = [_end("b", "B", 5, (100, 10), (100, 10)), _end("a", "A", 5, (300, 10), (300, 10))]
+    (f,) = breaks_across_groups(ends, {"T": "EUR"})
+    assert f.round_id == "B" and f.expected == "jackpot before 3.00 EUR"
+
+
+# --- an empty rounds file -----------------------------------------------------------------------------------
+
+
+def test_an_empty_rounds_file_gives_unknown_round_for_every_bet(tmp_path):
+    """Decks and bets, no round: every bet is UNKNOWN_ROUND and quarantined, as for every game (it crashed)."""
+    rounds, bets = days.day_one()
+    record, out = audit(tmp_path, [], bets, days.shoes_of(rounds))
+    findings, quarantine = output(out, "findings"), output(out, "quarantine")
+    assert sorted(findings["bet_id"].to_pylist()) == sorted(b["bet_id"] for b in bets)
+    assert set(findings["kind"].to_pylist()) == {"UNKNOWN_ROUND"}
+    assert quarantine.num_rows == len(bets) and set(quarantine["reason"].to_pylist()) == {
+        "round_id not found in rounds"}
+    assert output(out, "settlements").num_rows == 0 and output(out, "casino_stud_round_replays").num_rows == 0
+
+
+# --- findings name the round id -----------------------------------------------------------------------------
+
+
+def test_every_round_finding_names_its_round_id_not_its_number_in_the_deck(tmp_path):
+    rounds, bets = days.day_one()
+    rounds[0]["box_actions"] = ["C", "X"]  # ILLEGAL_DECISION on R1
+    rounds[1]["box_cards"][1][4] = "4H"  # CARD_SEQUENCE_MISMATCH (and HAND_RANK_MISMATCH: no flush) on R2
+    bets[1]["paid"] = 5  # R1-J1 paid a prize on a pair: JACKPOT_PRIZE_NOT_WON
+    rounds[2]["box_actions"] = []  # R3 cannot be settled (no decision per box): its bets quarantined, the reason
+    _, out = audit(tmp_path, rounds, bets, days.shoes_of(rounds))
+    findings = output(out, "findings").to_pylist()
+    assert {f["kind"] for f in findings} >= {"ILLEGAL_DECISION", "CARD_SEQUENCE_MISMATCH", "JACKPOT_PRIZE_NOT_WON",
+                                              "HAND_RANK_MISMATCH"}
+    for f in findings:
+        assert f["round_id"] in f["message"] and "round 1" not in f["message"].lower(), f
+    reasons = output(out, "quarantine")["reason"].to_pylist()
+    assert reasons == ["round R3: the record cannot be settled (boxes (1), box_cards (1) and box_actions (0) do "
+                       "not have one entry per box)"] * 2
+
+
+# --- a deck's shape -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("decks", "cut_index", "recorded"), [
+    (2, None, "decks 2"), (1, 30, "cut_index 30"), (2, 30, "decks 2, cut_index 30"), (8, 0, "decks 8, cut_index 0")])
+def test_a_deck_that_is_not_one_deck_without_a_cut_card_is_shoe_composition(tmp_path, decks, cut_index, recorded):
+    rounds, bets = days.day_one()
+    shoes = days.shoes_of(rounds)
+    shoes[1]["decks"], shoes[1]["cut_index"] = decks, cut_index
+    record, out = audit(tmp_path, rounds, bets, shoes)
+    (f,) = [f for f in output(out, "findings").to_pylist() if f["kind"] == "SHOE_COMPOSITION"]
+    assert (f["shoe_id"], f["round_id"], f["severity"]) == ("D-R2", None, "critical")
+    assert f["expected"] == "1 full deck (52 distinct cards), decks 1, cut_index null"
+    assert f["recorded"] == recorded
+    assert f["message"].startswith(f"The deck of round R2 (D-R2) is recorded with {recorded}: ")
+    # the round is still judged on its cards: settled as on a good day, nothing quarantined
+    assert output(out, "settlements").num_rows == len(bets) and output(out, "quarantine").num_rows == 0
+
+
+def test_a_wrong_shape_and_wrong_cards_are_one_finding(tmp_path):
+    rounds, bets = days.day_one()
+    shoes = days.shoes_of(rounds)
+    shoes[1]["decks"] = 2
+    shoes[1]["cards"] = shoes[1]["cards"][:-1] + [shoes[1]["cards"][0]]  # the last card a copy of the first
+    _, out = audit(tmp_path, rounds, bets, shoes)
+    (f,) = [f for f in output(out, "findings").to_pylist() if f["kind"] == "SHOE_COMPOSITION"]
+    assert f["recorded"].startswith("decks 2; ") and "its cards are" in f["message"]
+
+
+def test_one_deck_without_a_cut_card_is_no_finding(tmp_path):
+    rounds, bets = days.day_one()
+    _, out = audit(tmp_path, rounds, bets, days.shoes_of(rounds))
+    assert "SHOE_COMPOSITION" not in output(out, "findings")["kind"].to_pylist()
