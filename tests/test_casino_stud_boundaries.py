@@ -245,3 +245,74 @@ def test_one_deck_without_a_cut_card_is_no_finding(tmp_path):
     rounds, bets = days.day_one()
     _, out = audit(tmp_path, rounds, bets, days.shoes_of(rounds))
     assert "SHOE_COMPOSITION" not in output(out, "findings")["kind"].to_pylist()
+
+
+def test_a_decks_own_finding_is_dated_by_its_round_not_by_its_opening(tmp_path):
+    """R2's deck opened at 23:59:55, its betting at midnight: its SHOE_COMPOSITION is of the next day, as the
+    round is (a run dated by the deck would also cover the day before, and replace it in the warehouse)."""
+    rounds, bets, shoes = midnight_night(BEFORE_MIDNIGHT)
+    shoes[1]["decks"] = 2
+    _, out = audit(tmp_path, rounds, bets, shoes)
+    (f,) = [f for f in output(out, "findings").to_pylist() if f["kind"] == "SHOE_COMPOSITION"]
+    assert (f["shoe_id"], f["business_date"]) == ("D-R2", dt.date(2026, 11, 29))
+
+
+# --- across runs: the warehouse -----------------------------------------------------------------------------
+
+
+def _load(root, name: str, rounds, bets, shoes, warehouse) -> None:
+    from pipelines.warehouse import load
+
+    folder = write_night(root / name / "in", rounds, bets, shoes)
+    record = run(["--input", str(folder), "--output", str(root / name / "out")])
+    load(str(warehouse), record.__dict__)
+
+
+def _breaks(warehouse) -> list[dict]:
+    import duckdb
+
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        cur = con.execute("SELECT * FROM jackpot_chain_breaks")
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("jump", [JUMP, 0], ids=["jump", "no-jump"])
+def test_a_jump_between_two_runs_is_a_break_in_the_warehouse(tmp_path, jump):
+    """Night 1 closes on day 1's recorded balances; night 2 (another run) opens 7.00 above them. Night 2's audit
+    cannot see night 1: the warehouse's view finds the break (and jackpot_days says the day did not open on
+    the previous close); with no jump, nothing."""
+    warehouse = tmp_path / "audit.duckdb"
+    r1, b1 = days.day_one()
+    _load(tmp_path, "night1", r1, b1, days.shoes_of(r1), warehouse)
+    opening = (days.RECORDED_AFTER_R3[0] + jump, days.RECORDED_AFTER_R3[1])
+    r2, b2 = days.day_two(opening)
+    _load(tmp_path, "night2", r2, b2, days.shoes_of(r2), warehouse)
+    breaks = _breaks(warehouse)
+    if not jump:
+        assert breaks == []
+        return
+    (b,) = breaks
+    assert (b["round_id"], b["previous_round_id"], b["business_date"], b["previous_business_date"]) == (
+        "R5", "R3", dt.date(2026, 11, 29), dt.date(2026, 11, 28))
+    assert (b["jackpot_before"], b["previous_jackpot_after"], b["jackpot_gap"], b["next_pool_gap"]) == (
+        opening[0], days.RECORDED_AFTER_R3[0], JUMP, 0)
+    assert (b["across_runs"], b["reported"], b["currency"], b["game"]) == (True, False, "EUR", "casino_stud")
+    assert b["run_id"] != b["previous_run_id"]
+
+
+def test_a_break_at_midnight_within_a_run_is_reported_and_listed(tmp_path):
+    """Night 1 is R1 alone (23:58); night 2 is R2 (deck 23:59:55, betting 00:00:00), R3 (7.00 above R2's close)
+    and R4. Night 2's run reports R3 (across its groups); the view lists it as reported, from one run; R1 to R2
+    (the run boundary, no jump) is no break."""
+    warehouse = tmp_path / "audit.duckdb"
+    rounds, bets, shoes = midnight_night(BEFORE_MIDNIGHT, JUMP)
+    first = [b for b in bets if b["round_id"] == "R1"]
+    _load(tmp_path, "night1", rounds[:1], first, shoes[:1], warehouse)
+    _load(tmp_path, "night2", rounds[1:], [b for b in bets if b["round_id"] != "R1"], shoes[1:], warehouse)
+    (b,) = _breaks(warehouse)
+    assert (b["round_id"], b["previous_round_id"], b["jackpot_gap"]) == ("R3", "R2", JUMP)
+    assert (b["across_runs"], b["reported"]) == (False, True)

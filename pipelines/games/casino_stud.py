@@ -119,7 +119,7 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
         OUT_LEDGER: pa.Table.from_pylist(ledger, CASINO_STUD_JACKPOT_LEDGER),
         **bet_tables(table.table_id, plain, bets, rounds, np.asarray(mine, np.int64), bet_rows,
                      pa.array(result.expected, pa.int64()), result.unsettled),
-        "findings": _findings(result.findings, round_ids, order, dates, decks),
+        "findings": _findings(result.findings, round_ids, shoe_ids, order, dates, decks),
     }
 
 
@@ -156,16 +156,20 @@ def _jackpot_stakes(rounds: list[RecordedRound], bets: list[RecordedBet], expect
     return stakes
 
 
-def _findings(found, round_ids: list[str], order: list[int], dates: list, decks: dict) -> pa.Table:
-    """The findings dated by their round, a deck's own (SHOE_COMPOSITION, no round) by the deck's opening."""
+def _findings(found, round_ids: list[str], shoe_ids: list[str], order: list[int], dates: list, decks: dict
+              ) -> pa.Table:
+    """The findings dated by their round's business date; a deck's own (SHOE_COMPOSITION, no round id) by its
+    round's too (a deck is one round's: a deck opened before midnight for a round whose betting opened after
+    it is of the next day, as its round is), by the deck's opening only where it has no round."""
     if not found:
         return FINDINGS.empty_table()
     round_dates = {round_ids[i]: d for i, d in zip(order, dates, strict=True)}
+    deck_dates = {shoe_ids[i]: d for i, d in zip(order, dates, strict=True)}
     by_deck: dict[object, list] = {}
     for f in found:
         if f.round_id is None:
             deck = decks.get(f.shoe_id)
-            by_deck.setdefault(day(deck["opened_at"]) if deck else None, []).append(f)
+            by_deck.setdefault(deck_dates.get(f.shoe_id, day(deck["opened_at"]) if deck else None), []).append(f)
         else:
             by_deck.setdefault(round_dates.get(f.round_id), []).append(f)
     return pa.concat_tables([findings_table(fs, round_dates, d) for d, fs in by_deck.items()])
