@@ -387,12 +387,18 @@ class _HeldRows:
 
 
 def _group_ends(rounds: pa.Table, shoe_groups: pa.Table, tables: pa.Table, game: str) -> pa.Table:
-    """What `game`'s check across the groups keeps of a batch of rounds, each given its shoe's group and that
-    shoe's table (the group's, "<table_id>/<date>"); rounds of no group (a shoe alone) were not audited."""
+    """What `game`'s check across the groups keeps of a batch of rounds (the game picks its rounds first, then
+    asks for their groups: no lookup of other games' rounds)."""
+    return adaptor(game).group_ends(rounds, tables, lambda rows: _with_groups(rows, shoe_groups))
+
+
+def _with_groups(rounds: pa.Table, shoe_groups: pa.Table) -> pa.Table:
+    """Rounds with `_group`, their shoe's group, and `_table`, that shoe's table (the group's "<table_id>/<date>");
+    rounds of no group (a shoe alone, which the groups do not audit) left out."""
     groups = _group_of(rounds["shoe_id"], shoe_groups)
     keyed = rounds.append_column(_GROUP, groups).append_column(
         "_table", pc.replace_substring_regex(groups, "/[^/]*$", ""))
-    return adaptor(game).group_ends(keyed.filter(pc.invert(pc.starts_with(groups, _ORPHAN))), tables)
+    return keyed.filter(pc.invert(pc.starts_with(groups, _ORPHAN)))
 
 
 def _across_groups(ends: pa.Table, tables: pa.Table, game: str):
@@ -401,22 +407,15 @@ def _across_groups(ends: pa.Table, tables: pa.Table, game: str):
         yield found
 
 
-class AcrossGroups(beam.PTransform):
+def across_groups(rounds, shoe_groups, tables) -> tuple:
     """Rounds -> the findings of each game's check across the groups of shoes (pipelines.games.ACROSS_GROUPS:
-    casino stud's pool chain from one table-day to the next), made once every group's ends have met."""
-
-    def __init__(self, shoe_groups, tables):
-        super().__init__()
-        self.shoe_groups, self.tables = shoe_groups, tables
-
-    def expand(self, rounds):
-        found = [rounds | f"{game}GroupEnds" >> beam.Map(_group_ends, self.shoe_groups, self.tables, game)
+    casino stud's pool chain from one table-day to the next), made once every group's ends have met: a
+    collection per game. (Steps, not a composite: each step costs Beam's fixed cost, tests/test_pipeline_steps.)"""
+    return tuple(rounds | f"{game}GroupEnds" >> beam.Map(_group_ends, shoe_groups, tables, game)
                  | f"{game}NightEnds" >> beam.CombineGlobally(_ConcatTables(adaptor(game).GROUP_ENDS))
-                 | f"{game}AcrossGroups" >> beam.FlatMap(_across_groups, self.tables, game)
-                 for game in ACROSS_GROUPS]
-        if not found:
-            return rounds.pipeline | "NoCheckAcrossGroups" >> beam.Create([])
-        return tuple(found) | "AllAcrossGroups" >> beam.Flatten()
+                 .without_defaults()
+                 | f"{game}AcrossGroups" >> beam.FlatMap(_across_groups, tables, game)
+                 for game in ACROSS_GROUPS)
 
 
 def _round_index(rounds: pa.Table, shoe_groups: pa.Table) -> pa.Table:
@@ -998,7 +997,7 @@ class AuditShoes(beam.PTransform):
             OUT_SETTLEMENTS: audited[OUT_SETTLEMENTS],
             OUT_FINDINGS: audited[OUT_FINDINGS],
             OUT_FINDINGS_ACROSS: ((audited[OUT_FINDINGS_ACROSS], located[OUT_FINDINGS_ACROSS], duplicates,
-                                   inputs["rounds"] | "AcrossGroups" >> AcrossGroups(shoe_groups, tables))
+                                   *across_groups(inputs["rounds"], shoe_groups, tables))
                                   | "FindingsAcrossGroups" >> beam.Flatten()),
             OUT_QUARANTINE: (audited[OUT_QUARANTINE], located[OUT_QUARANTINE]) | "AllQuarantine" >> beam.Flatten(),
         }

@@ -11,10 +11,11 @@
     audit_tables(info, shoes, rounds, bets, *, compact=False) -> {output name: table} (its replays, its
                                      extra outputs, settlements, findings, quarantine)
 
-    GROUP_ENDS, group_ends(rounds, tables), across_groups(ends, tables) (optional): a check across the groups
-                                     (casino stud's pool chain): group_ends reduces a batch of rounds (with
-                                     the `_group` and `_table` of their shoe) to what the check needs
-                                     (GROUP_ENDS rows), across_groups turns the night's into findings
+    GROUP_ENDS, group_ends(rounds, tables, with_groups), across_groups(ends, tables) (optional): a check
+                                     across the groups (casino stud's pool chain): group_ends reduces a
+                                     batch of rounds to what the check needs (GROUP_ENDS rows; with_groups(rows)
+                                     gives rows the `_group` and `_table` of their shoe, those of no group
+                                     left out), across_groups turns the night's into findings
 
 Adding a game: its module here and one line in ADAPTORS.
 """

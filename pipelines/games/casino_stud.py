@@ -229,9 +229,9 @@ def _ledger_row(table: CasinoStudTable, r: dict, row: LedgerRow, business_date, 
 
 
 # --- the pool chain across the groups of decks (engine/games/casino_stud/chain.py) --------------------------
-# The pipeline's step after the groups (pipelines/transforms.py, ACROSS_GROUPS) gives `group_ends` each batch of
-# rounds with `_group` and `_table` (its deck's group and table), keeps what it returns (GROUP_ENDS), and gives
-# the night's to `across_groups`.
+# The pipeline's step after the groups (pipelines/transforms.py, AcrossGroups) gives `group_ends` each batch of
+# rounds and a way to give them their deck's group and table, keeps what it returns (GROUP_ENDS), and gives the
+# night's to `across_groups`.
 GROUP_ENDS = pa.schema([
     ("_group", pa.string()), ("_table", pa.string()), ("round_id", pa.string()), ("shoe_id", pa.string()),
     ("betting_closed_at", pa.int64()), ("jackpot_before", pa.int64()), ("next_pool_before", pa.int64()),
@@ -239,10 +239,19 @@ GROUP_ENDS = pa.schema([
 _POOLS = ["jackpot_before", "next_pool_before", "jackpot_after", "next_pool_after"]
 
 
-def group_ends(rounds: pa.Table, tables: pa.Table) -> pa.Table:
-    """The first and last round of each group at each casino stud table among `rounds` (GROUP_ENDS)."""
-    mine = pc.is_in(rounds["_table"], pa.array(_stud_tables(tables), pa.string()))
-    rounds = rounds.filter(pc.fill_null(mine, False))
+def group_ends(rounds: pa.Table, tables: pa.Table, with_groups) -> pa.Table:
+    """The first and last round of each group at each casino stud table among `rounds` (GROUP_ENDS);
+    `with_groups(rounds)` gives rounds their deck's `_group` and `_table` (leaving out those of no group)."""
+    stud = pa.array(_stud_tables(tables), pa.string())
+    if not len(stud):
+        return GROUP_ENDS.empty_table()
+    # a stud round: at a stud table, or with a pool balance (a round whose table_id is not its deck's)
+    maybe = pc.is_in(rounds["table_id"], stud)
+    for name in _POOLS:
+        if name in rounds.column_names:
+            maybe = pc.or_(maybe, pc.is_valid(rounds[name]))
+    rounds = with_groups(rounds.filter(pc.fill_null(maybe, False)))
+    rounds = rounds.filter(pc.fill_null(pc.is_in(rounds["_table"], stud), False))
     if not rounds.num_rows:
         return GROUP_ENDS.empty_table()
     ends = chain_ends(_chain_ends(rounds))

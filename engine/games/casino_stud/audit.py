@@ -29,7 +29,8 @@ a stake exactly at a limit is within it), LATE_BET (placed strictly after bettin
 and duplicate bet ids are the pipeline's (as for every game); a bet whose round_index is not one of
 the rounds is left unsettled.
 
-The pools: the first round's recorded before-balances open the day. A round's recorded before-balances
+The pools: the first round's recorded before-balances open the table-day (chain.py holds it against the previous
+table-day's last round, after the groups). A round's recorded before-balances
 must be the previous round's recorded after-balances, and its recorded after-balances the engine's
 (its recorded before + contributions - prizes): JACKPOT_BALANCE_MISMATCH, one finding per round, and
 the chain goes on from the recorded after-balances, so a later, separate drift is found too. A round
