@@ -1,12 +1,13 @@
-"""Casino stud at its boundaries (issue 41): the pool chain across the audit's groups of decks, at the stroke of
-midnight and from one run to the next in the warehouse; an empty rounds file; findings naming the round id; a
-deck whose shoes row is not one deck without a cut card.
+"""Casino stud at its boundaries (issue 41): one business day for the audit's groups, the pool chain across
+the groups at the stroke of midnight and from one run to the next in the warehouse; an empty rounds file;
+findings naming the round id; a deck whose shoes row is not one deck without a cut card.
 
 The midnight night is tests/casino_stud_days.py's day 1 (hand-worked there) moved to midnight, R3's cent of
-drift taken out so that the data is valid: R1 plays at 23:58, R2's deck opens at 23:59:55 (or 00:00:00) and
-its betting at 00:00:00, R3 and R4 after midnight. The audit groups decks by the UTC day they opened, so with
-R2's deck opened at 23:59:55 R1 and R2 are one group and R3 and R4 the next: R3's recorded before-balances
-meet R2's recorded after only in the check across the groups.
+drift taken out so that the data is valid: R1 plays at 23:58, R2 at 23:59, R3's deck opens at 23:59:55 (or
+00:00:00) and its betting at 00:00:00, R4 at 00:01. A round's business day is the date its betting opened, and
+the audit groups a deck with its round's day: R1 and R2 are one group, R3 and R4 the next, whenever R3's deck
+was opened. A jump in the jackpot before R3 is a break between groups (the check after the groups finds it),
+one before R4 a break inside a group (the group's chain finds it); either way, one finding.
 """
 
 from __future__ import annotations
@@ -26,15 +27,20 @@ from tests import casino_stud_days as days
 from tests.casino_stud_days import AFTER_R2, AFTER_R3, TABLE
 
 MIDNIGHT = dt.datetime(2026, 11, 29, tzinfo=dt.UTC)
+BEFORE_MIDNIGHT = MIDNIGHT - dt.timedelta(seconds=5)
+DAY1, DAY2 = dt.date(2026, 11, 28), dt.date(2026, 11, 29)
 JUMP = 700  # 7.00 EUR
+DECKS = pytest.mark.parametrize("deck_of_r3", [BEFORE_MIDNIGHT, MIDNIGHT], ids=["deck-23:59:55", "deck-00:00:00"])
 
 
-def midnight_night(deck_of_r2: dt.datetime, jump: int = 0) -> tuple[list[dict], list[dict], list[dict]]:
-    """(rounds, bets, shoes) of day 1 at midnight; `jump` minor units added to the jackpot between R2 and R3
-    (R3's before and after, R4's too: the operator's balance changed between the rounds, nothing else)."""
+def midnight_night(deck_of_r3: dt.datetime, jump: int = 0, at: str = "R3"
+                   ) -> tuple[list[dict], list[dict], list[dict]]:
+    """(rounds, bets, shoes) of day 1 at midnight; `jump` minor units added to the jackpot before round `at`
+    (R3 or R4: its before and after and every later round's; the operator's balance changed between two
+    rounds, nothing else)."""
     rounds, bets = days.day_one()
-    opened = {"R1": MIDNIGHT - dt.timedelta(minutes=2), "R2": MIDNIGHT, "R3": MIDNIGHT + dt.timedelta(minutes=1),
-              "R4": MIDNIGHT + dt.timedelta(minutes=2)}
+    opened = {"R1": MIDNIGHT - dt.timedelta(minutes=2), "R2": MIDNIGHT - dt.timedelta(minutes=1), "R3": MIDNIGHT,
+              "R4": MIDNIGHT + dt.timedelta(minutes=1)}
     for r in rounds:
         shift = opened[r["round_id"]] - r["betting_opened_at"]
         for col in ("betting_opened_at", "betting_closed_at", "settled_at"):
@@ -43,14 +49,14 @@ def midnight_night(deck_of_r2: dt.datetime, jump: int = 0) -> tuple[list[dict], 
             if b["round_id"] == r["round_id"]:
                 b["placed_at"] += shift
     r3, r4 = rounds[2], rounds[3]
-    r3["jackpot_before"], r3["next_pool_before"] = AFTER_R2[0] + jump, AFTER_R2[1]
-    r3["jackpot_after"], r3["next_pool_after"] = AFTER_R3[0] + jump, AFTER_R3[1]  # (no drift: valid data)
-    for col in ("jackpot_before", "jackpot_after"):
-        r4[col] = AFTER_R3[0] + jump
-    for col in ("next_pool_before", "next_pool_after"):
-        r4[col] = AFTER_R3[1]
+    r3["jackpot_before"], r3["next_pool_before"] = AFTER_R2
+    r3["jackpot_after"], r3["next_pool_after"] = AFTER_R3  # (no drift: valid data)
+    r4["jackpot_before"], r4["next_pool_before"] = r4["jackpot_after"], r4["next_pool_after"] = AFTER_R3
+    for r in rounds[2 if at == "R3" else 3:]:
+        r["jackpot_before"] += jump
+        r["jackpot_after"] += jump
     shoes = days.shoes_of(rounds)
-    shoes[1]["opened_at"] = deck_of_r2
+    shoes[2]["opened_at"] = deck_of_r3
     return rounds, bets, shoes
 
 
@@ -77,37 +83,41 @@ def pool_findings(out) -> list[dict]:
     return f.filter(pc.equal(f["kind"], "JACKPOT_BALANCE_MISMATCH")).to_pylist()
 
 
-BEFORE_MIDNIGHT = MIDNIGHT - dt.timedelta(seconds=5)
+def eur(amount: int) -> str:
+    return format_money(amount, "EUR")
 
 
-@pytest.mark.parametrize("deck_of_r2", [BEFORE_MIDNIGHT, MIDNIGHT], ids=["deck-23:59:55", "deck-00:00:00"])
-def test_a_jump_at_midnight_is_one_finding_on_the_round_after_it(tmp_path, deck_of_r2):
-    _, out = audit(tmp_path, *midnight_night(deck_of_r2, JUMP))
+@DECKS
+@pytest.mark.parametrize(("at", "previous_after"), [("R3", AFTER_R2[0]), ("R4", AFTER_R3[0])])
+def test_a_jump_at_midnight_is_one_finding_on_the_round_after_it(tmp_path, deck_of_r3, at, previous_after):
+    _, out = audit(tmp_path, *midnight_night(deck_of_r3, JUMP, at))
     (f,) = pool_findings(out)
-    eur = format_money
-    assert (f["round_id"], f["table_id"], f["shoe_id"], f["severity"]) == ("R3", TABLE, "D-R3", "critical")
-    assert f["expected"] == f"jackpot before {eur(AFTER_R2[0], 'EUR')}"
-    assert f["recorded"] == f"jackpot before {eur(AFTER_R2[0] + JUMP, 'EUR')}"
-    assert f["business_date"] == dt.date(2026, 11, 29)  # R3's betting opened after midnight
-    assert "R3" in f["message"] and "round 1" not in f["message"].lower()
+    assert (f["round_id"], f["table_id"], f["shoe_id"], f["severity"]) == (at, TABLE, f"D-{at}", "critical")
+    assert f["expected"] == f"jackpot before {eur(previous_after)}"
+    assert f["recorded"] == f"jackpot before {eur(previous_after + JUMP)}"
+    assert f["business_date"] == DAY2  # betting opened after midnight
+    assert at in f["message"] and "round 1" not in f["message"].lower()
 
 
-def test_at_midnight_the_groups_split_between_r2_and_r3(tmp_path):
-    """The case the check across groups is for: R2's deck opened before midnight puts R1 and R2 in one group
-    and R3 in the next (the ledger files are one per group); and with R2's deck opened at midnight the groups
-    split between R1 and R2 instead (R2 then opens its group and R1's after-balances are held against it)."""
-    _, out = audit(tmp_path, *midnight_night(BEFORE_MIDNIGHT))
+@DECKS
+def test_no_jump_at_midnight_no_finding(tmp_path, deck_of_r3):
+    _, out = audit(tmp_path, *midnight_night(deck_of_r3))
+    assert pool_findings(out) == []
+    assert sorted(output(out, "findings")["kind"].to_pylist()) == ["HAND_RANK_MISMATCH"]  # R4's PAIR, as on day 1
+
+
+@DECKS
+def test_a_deck_is_grouped_and_dated_by_its_rounds_business_day(tmp_path, deck_of_r3):
+    """R3's deck opened before midnight or at it: R3 is of day 2 everywhere, and in day 2's group (the ledger
+    files are one per group: R1 and R2, then R3; R4 moved no pool)."""
+    _, out = audit(tmp_path, *midnight_night(deck_of_r3))
     ledger_files = [pq.read_table(f)["round_id"].to_pylist()
                     for f in sorted((out / "casino_stud_jackpot_ledger").glob("*.parquet"))]
     assert sorted(ledger_files) == [["R1", "R2"], ["R3"]]
-
-
-@pytest.mark.parametrize("deck_of_r2", [BEFORE_MIDNIGHT, MIDNIGHT], ids=["deck-23:59:55", "deck-00:00:00"])
-def test_no_jump_at_midnight_no_finding(tmp_path, deck_of_r2):
-    _, out = audit(tmp_path, *midnight_night(deck_of_r2))
-    assert pool_findings(out) == []
-    kinds = sorted(output(out, "findings")["kind"].to_pylist())
-    assert kinds == ["HAND_RANK_MISMATCH"]  # R4's recorded PAIR, as on day 1
+    dates = {r["round_id"]: r["business_date"] for r in output(out, "casino_stud_round_replays").to_pylist()}
+    assert dates == {"R1": DAY1, "R2": DAY1, "R3": DAY2, "R4": DAY2}
+    ledger = {r["round_id"]: r["business_date"] for r in output(out, "casino_stud_jackpot_ledger").to_pylist()}
+    assert ledger == {"R1": DAY1, "R2": DAY1, "R3": DAY2}
 
 
 def test_a_jump_of_one_cent_in_the_next_pool_only_is_found_too(tmp_path):
@@ -117,7 +127,7 @@ def test_a_jump_of_one_cent_in_the_next_pool_only_is_found_too(tmp_path):
         r["next_pool_after"] += 1
     _, out = audit(tmp_path, rounds, bets, shoes)
     (f,) = pool_findings(out)
-    assert (f["round_id"], f["recorded"]) == ("R3", f"next pool before {format_money(AFTER_R2[1] + 1, 'EUR')}")
+    assert (f["round_id"], f["recorded"]) == ("R3", f"next pool before {eur(AFTER_R2[1] + 1)}")
 
 
 def test_a_jump_between_two_days_of_one_run_is_found(tmp_path):
@@ -248,13 +258,13 @@ def test_one_deck_without_a_cut_card_is_no_finding(tmp_path):
 
 
 def test_a_decks_own_finding_is_dated_by_its_round_not_by_its_opening(tmp_path):
-    """R2's deck opened at 23:59:55, its betting at midnight: its SHOE_COMPOSITION is of the next day, as the
+    """R3's deck opened at 23:59:55, its betting at midnight: its SHOE_COMPOSITION is of the next day, as the
     round is (a run dated by the deck would also cover the day before, and replace it in the warehouse)."""
     rounds, bets, shoes = midnight_night(BEFORE_MIDNIGHT)
-    shoes[1]["decks"] = 2
+    shoes[2]["decks"] = 2
     _, out = audit(tmp_path, rounds, bets, shoes)
     (f,) = [f for f in output(out, "findings").to_pylist() if f["kind"] == "SHOE_COMPOSITION"]
-    assert (f["shoe_id"], f["business_date"]) == ("D-R2", dt.date(2026, 11, 29))
+    assert (f["shoe_id"], f["business_date"]) == ("D-R3", DAY2)
 
 
 # --- across runs: the warehouse -----------------------------------------------------------------------------
@@ -304,15 +314,26 @@ def test_a_jump_between_two_runs_is_a_break_in_the_warehouse(tmp_path, jump):
     assert b["run_id"] != b["previous_run_id"]
 
 
-def test_a_break_at_midnight_within_a_run_is_reported_and_listed(tmp_path):
-    """Night 1 is R1 alone (23:58); night 2 is R2 (deck 23:59:55, betting 00:00:00), R3 (7.00 above R2's close)
-    and R4. Night 2's run reports R3 (across its groups); the view lists it as reported, from one run; R1 to R2
-    (the run boundary, no jump) is no break."""
+@pytest.mark.parametrize(("at", "previous", "across_runs", "reported"), [
+    ("R4", "R3", False, True),  # inside night 2: its audit reports it
+    ("R3", "R2", True, False)])  # between the nights: the warehouse's view alone sees it
+def test_midnight_between_two_runs(tmp_path, at, previous, across_runs, reported):
+    """Night 1 is day 1's rounds (R1, R2); night 2 is R3 (deck opened 23:59:55 on day 1, betting 00:00:00) and R4,
+    the jackpot 7.00 higher from round `at` on. Night 2 covers day 2 only (R3 is of its betting's day), so
+    loading it keeps night 1's rows; the view lists the one break, as reported or not."""
     warehouse = tmp_path / "audit.duckdb"
-    rounds, bets, shoes = midnight_night(BEFORE_MIDNIGHT, JUMP)
-    first = [b for b in bets if b["round_id"] == "R1"]
-    _load(tmp_path, "night1", rounds[:1], first, shoes[:1], warehouse)
-    _load(tmp_path, "night2", rounds[1:], [b for b in bets if b["round_id"] != "R1"], shoes[1:], warehouse)
+    rounds, bets, shoes = midnight_night(BEFORE_MIDNIGHT, JUMP, at)
+    night1 = {"R1", "R2"}
+    _load(tmp_path, "night1", rounds[:2], [b for b in bets if b["round_id"] in night1], shoes[:2], warehouse)
+    _load(tmp_path, "night2", rounds[2:], [b for b in bets if b["round_id"] not in night1], shoes[2:], warehouse)
     (b,) = _breaks(warehouse)
-    assert (b["round_id"], b["previous_round_id"], b["jackpot_gap"]) == ("R3", "R2", JUMP)
-    assert (b["across_runs"], b["reported"]) == (False, True)
+    assert (b["round_id"], b["previous_round_id"], b["jackpot_gap"], b["next_pool_gap"]) == (at, previous, JUMP, 0)
+    assert (b["across_runs"], b["reported"]) == (across_runs, reported)
+    import duckdb
+
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        ledger = con.execute("SELECT round_id, business_date FROM casino_stud_jackpot_ledger ORDER BY 1").fetchall()
+    finally:
+        con.close()
+    assert ledger == [("R1", DAY1), ("R2", DAY1), ("R3", DAY2)] + ([("R4", DAY2)] if at == "R4" else [])
