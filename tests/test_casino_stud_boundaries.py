@@ -337,3 +337,38 @@ def test_midnight_between_two_runs(tmp_path, at, previous, across_runs, reported
     finally:
         con.close()
     assert ledger == [("R1", DAY1), ("R2", DAY1), ("R3", DAY2)] + ([("R4", DAY2)] if at == "R4" else [])
+
+
+# --- the groups' day, every game ----------------------------------------------------------------------------
+
+
+def test_a_shoes_group_is_the_business_day_of_its_first_round():
+    """_ShoeGroupIndex over shoe rows and first-round rows given in any order and more than once (as a runner
+    may): the group is the first round's day; a shoe without a round keeps its opening day; a shoe recorded
+    twice on two tables stays a group of its own; `_moved` marks those not in the group their own row names."""
+    from pipelines.transforms import FIRST_ROUNDS, SHOE_GROUPS, _first_round_days, _maybe_regrouped, _ShoeGroupIndex
+
+    at = dt.datetime(2026, 11, 28, 23, 59, 59, tzinfo=dt.UTC)
+    rounds = pa.table({"shoe_id": ["S1", "S1", "S2", "S3", "S4", "S4", None],
+                       "betting_opened_at": [at + dt.timedelta(hours=1), at + dt.timedelta(seconds=1), at,
+                                             at + dt.timedelta(seconds=1), at + dt.timedelta(seconds=2), None, at]})
+    shoes = pa.table({"shoe_id": ["S1", "S2", "S3", "S4", "S5", "S6", "S6"],
+                      "_group": ["T/2026-11-28", "T/2026-11-28", "U/2026-11-28", "T/?", "T/2026-11-28",
+                                 "T/2026-11-28", "V/2026-11-28"]}, schema=SHOE_GROUPS)
+    fn = _ShoeGroupIndex()
+    acc = fn.create_accumulator()
+    # two batches of rounds: S1's first round (00:00:00, the next day) is in the second
+    for part in (shoes, _first_round_days(rounds.slice(0, 1)), _first_round_days(rounds.slice(1)), shoes):
+        acc = fn.add_input(acc, part)
+    index = fn.extract_output(acc)
+    assert _first_round_days(rounds.slice(0, 1)).schema == FIRST_ROUNDS
+    got = {r["shoe_id"]: (r["_group"], r["_moved"]) for r in index.to_pylist()}
+    assert got == {
+        "S1": ("T/2026-11-29", True),  # opened the 28th, first round's betting opened at midnight
+        "S2": ("T/2026-11-28", False),  # first round at 23:59:59: the same day
+        "S3": ("U/2026-11-29", True),
+        "S4": ("T/2026-11-29", True),  # no opening date recorded: its round's day
+        "S5": ("T/2026-11-28", False),  # no round: the day it opened
+        "S6": ("shoe:S6", False),  # on two tables: alone
+    }
+    assert sorted(_maybe_regrouped(index).to_pylist()) == ["S1", "S3", "S4", "S6"]
