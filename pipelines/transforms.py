@@ -30,7 +30,7 @@ from pipelines.convert import (
 )
 from pipelines.cross_row import CrossRowChecks
 from pipelines.dead_letter import dead_letter
-from pipelines.games import EXTRA_OUTPUTS, REPLAY_OUTPUTS, audit_group, table_infos
+from pipelines.games import ACROSS_GROUPS, EXTRA_OUTPUTS, REPLAY_OUTPUTS, adaptor, audit_group, table_infos
 from pipelines.memory import release_free_memory
 from pipelines.neighbours import neighbour_rows, of_shoes
 from pipelines.progress import group_audited
@@ -283,7 +283,8 @@ class CollectTable(beam.PTransform):
         return batches | beam.CombineGlobally(_ConcatTables(self.schema)).as_singleton_view()
 
 
-# The audit's unit of work is a group of shoes: the shoes of one table opened on one UTC day (a
+# The audit's unit of work is a group of shoes: the shoes of one table whose first rounds are of one
+# business day (the UTC date their betting opened; a shoe without a round: the date it was opened) (a
 # table-day: one ruleset, a few dozen shoes of a few thousand rounds, or as many one-round shoes on a
 # table that reshuffles every hand). Every row of a shoe goes to its shoe's group, looked up by
 # shoe_id in SHOE_GROUPS (a small side input), so a shoe is never split even when its rounds or bets
@@ -301,22 +302,58 @@ def _orphan_group(shoe_ids: pa.Array) -> pa.Array:
 
 
 def _shoe_groups(shoes: pa.Table) -> pa.Table:
-    """shoe_id -> group ("<table_id>/<opening date>") of one batch of shoes."""
+    """shoe_id -> group ("<table_id>/<opening date>") of one batch of shoes, as their own rows name it (the index,
+    _ShoeGroupIndex, moves a shoe to its first round's day)."""
     day = pc.cast(pc.cast(pc.cast(shoes["opened_at"], pa.timestamp("us")), pa.date32()), pa.string())
     group = pc.binary_join_element_wise(pc.cast(shoes["table_id"], pa.string()), pc.fill_null(day, "?"), "/")
     return pa.table({"shoe_id": shoes["shoe_id"], _GROUP: group}, schema=SHOE_GROUPS)
+
+
+# shoe_id -> the business day of its first round (the UTC date betting opened), from one batch of rounds
+FIRST_ROUNDS = pa.schema([("shoe_id", pa.string()), ("_first_day", pa.date32())])
+_MOVED = "_moved"  # (the index's) the shoe's group is not the one its own row names: its first round's day
+
+
+def _first_round_days(rounds: pa.Table) -> pa.Table:
+    """The business day of each shoe's first round in a batch of rounds (FIRST_ROUNDS)."""
+    days = pa.table({"shoe_id": pc.cast(rounds["shoe_id"], pa.string()), "_first_day": pc.cast(pc.cast(
+        rounds["betting_opened_at"], pa.timestamp("us")), pa.date32())})
+    days = days.filter(pc.and_(pc.is_valid(days["shoe_id"]), pc.is_valid(days["_first_day"])))
+    first = days.group_by("shoe_id").aggregate([("_first_day", "min")])
+    return pa.table({"shoe_id": first["shoe_id"], "_first_day": first["_first_day_min"]}, schema=FIRST_ROUNDS)
 
 
 class _ShoeGroupIndex(_ConcatTables):
     """Every shoe's group in one table, one row per shoe_id, sorted. A shoe_id recorded more than once
     keeps its group when every copy has the same (the group quarantines the copies together), else gets
     a group of its own. (Identical rows are merged first: that is also what makes the index right on
-    Beam's DaskRunner 2.77, which can hand a side input the same rows several times.)"""
+    Beam's DaskRunner 2.77, which can hand a side input the same rows several times.)
+
+    A shoe's group is its table and the business day of its first round (the UTC date its betting opened:
+    the one day of every output, docs/data-contract.md), the shoe's opening date where it has no round: a
+    casino stud deck, one round's, is in the group of its round's day even when it was opened before
+    midnight. Those whose group is not the one their own shoes row names (opened the day before their first
+    round) are marked `_moved` (the shoes then are routed row by row). Takes both SHOE_GROUPS batches and
+    FIRST_ROUNDS batches."""
 
     def __init__(self):
         super().__init__(SHOE_GROUPS)
 
     def extract_output(self, acc):
+        firsts = [t for t in acc if "_first_day" in t.column_names]
+        index = self._by_own_rows([t for t in acc if "_first_day" not in t.column_names])
+        moved = pa.repeat(pa.scalar(False), index.num_rows)
+        if firsts and index.num_rows:
+            first = pa.concat_tables(firsts).group_by("shoe_id").aggregate([("_first_day", "min")])
+            day = pc.cast(first["_first_day_min"].take(pc.index_in(index["shoe_id"], first["shoe_id"])), pa.string())
+            table = pc.replace_substring_regex(index[_GROUP], "/[^/]*$", "")
+            group = pc.if_else(pc.and_(pc.is_valid(day), pc.invert(pc.starts_with(index[_GROUP], _ORPHAN))),
+                               pc.binary_join_element_wise(table, day, "/"), index[_GROUP])
+            moved = pc.fill_null(pc.not_equal(group, index[_GROUP]), False)
+            index = pa.table({"shoe_id": index["shoe_id"], _GROUP: group}, schema=SHOE_GROUPS)
+        return index.append_column(_MOVED, moved).combine_chunks()
+
+    def _by_own_rows(self, acc):
         index = super().extract_output(acc).group_by(["shoe_id", _GROUP]).aggregate([])
         index = pa.table({"shoe_id": index["shoe_id"], _GROUP: index[_GROUP]}, schema=SHOE_GROUPS)
         counts = pc.value_counts(index["shoe_id"])
@@ -334,7 +371,7 @@ def _maybe_regrouped(shoe_groups: pa.Table) -> pa.Array:
     """The shoe_ids of SHOE_GROUPS whose group may not be that of their own rows: those given a group of
     their own (_orphan_group), and any whose group only looks like one (a table named "shoe:..."), which
     the full lookup then settles."""
-    return shoe_groups["shoe_id"].filter(pc.starts_with(shoe_groups[_GROUP], _ORPHAN))
+    return shoe_groups["shoe_id"].filter(pc.or_(pc.starts_with(shoe_groups[_GROUP], _ORPHAN), shoe_groups[_MOVED]))
 
 
 def _group_of(shoe_ids, shoe_groups: pa.Table) -> pa.Array:
@@ -390,6 +427,38 @@ class _HeldRows:
 
     def table(self, columns: list[str] | None = None) -> pa.Table:
         return self.held.table(columns).take(pa.array(self.rows))
+
+
+def _group_ends(rounds: pa.Table, shoe_groups: pa.Table, tables: pa.Table, game: str) -> pa.Table:
+    """What `game`'s check across the groups keeps of a batch of rounds (the game picks its rounds first, then
+    asks for their groups: no lookup of other games' rounds)."""
+    return adaptor(game).group_ends(rounds, tables, lambda rows: _with_groups(rows, shoe_groups))
+
+
+def _with_groups(rounds: pa.Table, shoe_groups: pa.Table) -> pa.Table:
+    """Rounds with `_group`, their shoe's group, and `_table`, that shoe's table (the group's "<table_id>/<date>");
+    rounds of no group (a shoe alone, which the groups do not audit) left out."""
+    groups = _group_of(rounds["shoe_id"], shoe_groups)
+    keyed = rounds.append_column(_GROUP, groups).append_column(
+        "_table", pc.replace_substring_regex(groups, "/[^/]*$", ""))
+    return keyed.filter(pc.invert(pc.starts_with(groups, _ORPHAN)))
+
+
+def _across_groups(ends: pa.Table, tables: pa.Table, game: str):
+    found = adaptor(game).across_groups(ends, tables)
+    if found.num_rows:
+        yield found
+
+
+def across_groups(rounds, shoe_groups, tables) -> tuple:
+    """Rounds -> the findings of each game's check across the groups of shoes (pipelines.games.ACROSS_GROUPS:
+    casino stud's pool chain from one table-day to the next), made once every group's ends have met: a
+    collection per game. (Steps, not a composite: each step costs Beam's fixed cost, tests/test_pipeline_steps.)"""
+    return tuple(rounds | f"{game}GroupEnds" >> beam.Map(_group_ends, shoe_groups, tables, game)
+                 | f"{game}NightEnds" >> beam.CombineGlobally(_ConcatTables(adaptor(game).GROUP_ENDS))
+                 .without_defaults()
+                 | f"{game}AcrossGroups" >> beam.FlatMap(_across_groups, tables, game)
+                 for game in ACROSS_GROUPS)
 
 
 def _round_index(rounds: pa.Table, shoe_groups: pa.Table) -> pa.Table:
@@ -977,7 +1046,9 @@ class AuditShoes(beam.PTransform):
         limits = inputs["limits"] | "CollectLimits" >> CollectTable(_schema("limits"))
         # Routing the shoes waits for every shoe's group: meanwhile they wait in files (or packed), not as tables
         held_shoes = inputs["shoes"] | "HoldShoes" >> beam.FlatMap(_hold_by_own_group, self.spill)
-        shoe_groups = (held_shoes | "ShoeGroups" >> beam.MapTuple(lambda _group, rows, _held: rows)
+        shoe_groups = ((held_shoes | "ShoeGroups" >> beam.MapTuple(lambda _group, rows, _held: rows),
+                        inputs["rounds"] | "FirstRounds" >> beam.Map(_first_round_days))
+                       | "ShoesAndFirstRounds" >> beam.Flatten()
                        | "CollectShoeGroups" >> beam.CombineGlobally(_ShoeGroupIndex()).as_singleton_view())
         round_index = (inputs["rounds"] | "RoundGroups" >> beam.Map(_round_index, shoe_groups)
                        | "RoundIndex" >> CollectTable(ROUND_INDEX))
@@ -1020,7 +1091,8 @@ class AuditShoes(beam.PTransform):
             **{name: audited[name] for name in GAME_OUTPUTS},
             OUT_SETTLEMENTS: audited[OUT_SETTLEMENTS],
             OUT_FINDINGS: audited[OUT_FINDINGS],
-            OUT_FINDINGS_ACROSS: ((audited[OUT_FINDINGS_ACROSS], located[OUT_FINDINGS_ACROSS], duplicates)
+            OUT_FINDINGS_ACROSS: ((audited[OUT_FINDINGS_ACROSS], located[OUT_FINDINGS_ACROSS], duplicates,
+                                   *across_groups(inputs["rounds"], shoe_groups, tables))
                                   | "FindingsAcrossGroups" >> beam.Flatten()),
             OUT_QUARANTINE: (audited[OUT_QUARANTINE], located[OUT_QUARANTINE]) | "AllQuarantine" >> beam.Flatten(),
         }

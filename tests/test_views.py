@@ -52,7 +52,7 @@ VIEWS = ("all_rounds", "discrepancies", "limit_breaches", "dealing_violations", 
 # the settlements, a view over the tables that store each fact once (issue 33: tests/test_warehouse_layout.py)
 TABLE_VIEWS = ("settlements",)
 # views of one game's own tables (casino stud's pools: tests/test_casino_stud_warehouse.py)
-GAME_VIEWS = ("jackpot_days",)
+GAME_VIEWS = ("jackpot_days", "jackpot_chain_breaks")
 # views of the surveillance tables (tests/test_surveillance_warehouse.py)
 SURVEILLANCE_VIEWS = ("advantage_play", "opposite_betting", "shoe_integrity", "wheel_bias", "dice_bias",
                       "dealer_anomalies")

@@ -14,6 +14,12 @@
                                      they were read (pipelines/neighbours.py), for the rules that look at the
                                      other bets of a round: seen, never settled nor written
 
+    GROUP_ENDS, group_ends(rounds, tables, with_groups), across_groups(ends, tables) (optional): a check
+                                     across the groups (casino stud's pool chain): group_ends reduces a
+                                     batch of rounds to what the check needs (GROUP_ENDS rows; with_groups(rows)
+                                     gives rows the `_group` and `_table` of their shoe, those of no group
+                                     left out), across_groups turns the night's into findings
+
 Adding a game: its module here and one line in ADAPTORS.
 """
 
@@ -45,6 +51,9 @@ REPLAY_OUTPUTS: dict[str, str] = {game: adaptor(game).OUT_REPLAYS for game in AD
 # replay output)
 EXTRA_OUTPUTS: tuple[str, ...] = tuple(dict.fromkeys(name for game in ADAPTORS
                                                      for name in getattr(adaptor(game), "EXTRA_OUTPUTS", ())))
+
+# the games with a check across the groups of shoes (see the adaptor's across_groups)
+ACROSS_GROUPS: tuple[str, ...] = tuple(game for game in ADAPTORS if hasattr(adaptor(game), "across_groups"))
 
 
 def table_infos(tables: pa.Table, limits: pa.Table) -> dict[str, object]:

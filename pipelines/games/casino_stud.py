@@ -14,7 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from engine.games import game
 from engine.games.casino_stud.audit import (
     LedgerRow,
     RecordedBet,
@@ -22,6 +24,8 @@ from engine.games.casino_stud.audit import (
     RoundReport,
     audit_table_rounds,
 )
+from engine.games.casino_stud.chain import ChainEnd, breaks_across_groups
+from engine.games.casino_stud.chain import group_ends as chain_ends
 from engine.games.casino_stud.rules import CasinoStudRules, load_casino_stud_rules
 from pipelines.convert import findings_table
 from pipelines.games.rows import (
@@ -34,6 +38,7 @@ from pipelines.games.rows import (
     micros,
     plain_bets,
     python_columns,
+    round_dates,
     table_facts,
 )
 from pipelines.neighbours import quarantined_bets
@@ -47,6 +52,7 @@ _ROUND_COLUMNS = ["round_id", "shoe_id", "round_no", "status", "betting_opened_a
                   "dealer_cards", "boxes", "box_cards", "box_actions", "box_hands", "dealer_hand", "jackpot_before",
                   "jackpot_after", "next_pool_before", "next_pool_after"]
 # the bet columns the engine reads, as Python lists (placed_at as integer microseconds, apart)
+_DECK_COLUMNS = ["shoe_id", "cards", "opened_at", "decks", "cut_index"]  # a deck's shape is judged too
 _LEDGER_ROUND_COLUMNS = ["shoe_id", "round_id", "betting_closed_at"]  # what a ledger row takes from its round
 _ENGINE_BET_COLUMNS = ["bet_id", "account_id", "bet_type", "seat", "stake", "added_stake", "paid", "round_id",
                        "_shoe_id"]
@@ -72,7 +78,7 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     findings, quarantine}. Every round's deck is among `shoes`, every bet's round among `rounds` (matched by
     `_shoe_id` too where the bets carry it); `neighbours`: the quarantined bets on these rounds
     (pipelines/neighbours.py). (`compact` is the baccarat adaptor's; these tables are plain.)"""
-    decks = {s["shoe_id"]: s for s in shoes.select(["shoe_id", "cards", "opened_at"]).to_pylist()}
+    decks = {s["shoe_id"]: s for s in _with_columns(shoes, _DECK_COLUMNS).to_pylist()}
     read = _with_columns(rounds, _ROUND_COLUMNS)
     col = python_columns(read, _ROUND_COLUMNS)  # a list a column: no dict a round
     round_ids, shoe_ids = col["round_id"], col["shoe_id"]
@@ -106,7 +112,7 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     # each bet's round as its row in `rounds` (-1: not one of them)
     row_of = np.append(np.asarray(order, np.int64), -1)
     bet_rows = row_of[np.asarray([bet.round_index for bet in engine_bets], np.int64)] if engine_bets else NO_BETS
-    replays = _replays_table(table, read.take(order), result.rounds, dates)
+    replays = _replays_table(table, read.take(pa.array(order, pa.int64())), result.rounds, dates)
     refunded = {f.bet_id for f in result.findings if f.kind in _REFUNDING}
     stakes = _jackpot_stakes(recorded, engine_bets, result.expected, refunded)
     ledger = [_ledger_row(table, {c: col[c][order[row.round_index]] for c in _LEDGER_ROUND_COLUMNS}, row,
@@ -116,7 +122,7 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
         OUT_LEDGER: pa.Table.from_pylist(ledger, CASINO_STUD_JACKPOT_LEDGER),
         **bet_tables(table.table_id, plain, bets, rounds, np.asarray(mine, np.int64), bet_rows,
                      pa.array(result.expected, pa.int64()), result.unsettled),
-        "findings": _findings(result.findings, round_ids, order, dates, decks),
+        "findings": _findings(result.findings, round_ids, shoe_ids, order, dates, decks),
     }
 
 
@@ -131,12 +137,14 @@ def _recorded_rounds(col: dict[str, list], order: list[int], closed: list, decks
      jackpot_before, jackpot_after, next_pool_before, next_pool_after) = (col[c] for c in (
         "round_id", "round_no", "status", "shoe_id", "boxes", "box_cards", "box_actions", "dealer_cards",
         "box_hands", "dealer_hand", "jackpot_before", "jackpot_after", "next_pool_before", "next_pool_after"))
+    no_deck = {"decks": 1}  # a round whose deck is not among the group's: no shape to judge
     return [RecordedRound(
         round_id[i], round_no[i], status[i], closed[i] or 0, shoe_id[i],
         tuple((decks.get(shoe_id[i]) or {}).get("cards") or ()), tuple(boxes[i] or ()),
         tuple(tuple(c or ()) for c in box_cards[i] or ()), tuple(a or "" for a in box_actions[i] or ()),
         tuple(dealer_cards[i] or ()), tuple(box_hands[i] or ()), dealer_hand[i], jackpot_before[i],
-        jackpot_after[i], next_pool_before[i], next_pool_after[i]) for i in order]
+        jackpot_after[i], next_pool_before[i], next_pool_after[i], decks.get(shoe_id[i], no_deck)["decks"],
+        decks.get(shoe_id[i], no_deck).get("cut_index")) for i in order]
 
 
 def _jackpot_stakes(rounds: list[RecordedRound], bets: list[RecordedBet], expected: list[int | None],
@@ -151,16 +159,20 @@ def _jackpot_stakes(rounds: list[RecordedRound], bets: list[RecordedBet], expect
     return stakes
 
 
-def _findings(found, round_ids: list[str], order: list[int], dates: list, decks: dict) -> pa.Table:
-    """The findings dated by their round, a deck's own (SHOE_COMPOSITION, no round) by the deck's opening."""
+def _findings(found, round_ids: list[str], shoe_ids: list[str], order: list[int], dates: list, decks: dict
+              ) -> pa.Table:
+    """The findings dated by their round's business date; a deck's own (SHOE_COMPOSITION, no round id) by its
+    round's too (a deck is one round's: a deck opened before midnight for a round whose betting opened after
+    it is of the next day, as its round is), by the deck's opening only where it has no round."""
     if not found:
         return FINDINGS.empty_table()
     round_dates = {round_ids[i]: d for i, d in zip(order, dates, strict=True)}
+    deck_dates = {shoe_ids[i]: d for i, d in zip(order, dates, strict=True)}
     by_deck: dict[object, list] = {}
     for f in found:
         if f.round_id is None:
             deck = decks.get(f.shoe_id)
-            by_deck.setdefault(day(deck["opened_at"]) if deck else None, []).append(f)
+            by_deck.setdefault(deck_dates.get(f.shoe_id, day(deck["opened_at"]) if deck else None), []).append(f)
         else:
             by_deck.setdefault(round_dates.get(f.round_id), []).append(f)
     return pa.concat_tables([findings_table(fs, round_dates, d) for d, fs in by_deck.items()])
@@ -217,3 +229,63 @@ def _ledger_row(table: CasinoStudTable, r: dict, row: LedgerRow, business_date, 
         "expected_jackpot_after": row.jackpot_after_expected, "recorded_jackpot_after": row.jackpot_after,
         "expected_next_pool_after": row.next_pool_after_expected, "recorded_next_pool_after": row.next_pool_after,
     }
+
+
+# --- the pool chain across the groups of decks (engine/games/casino_stud/chain.py) --------------------------
+# The pipeline's step after the groups (pipelines/transforms.py, AcrossGroups) gives `group_ends` each batch of
+# rounds and a way to give them their deck's group and table, keeps what it returns (GROUP_ENDS), and gives the
+# night's to `across_groups`.
+GROUP_ENDS = pa.schema([
+    ("_group", pa.string()), ("_table", pa.string()), ("round_id", pa.string()), ("shoe_id", pa.string()),
+    ("betting_closed_at", pa.int64()), ("jackpot_before", pa.int64()), ("next_pool_before", pa.int64()),
+    ("jackpot_after", pa.int64()), ("next_pool_after", pa.int64()), ("business_date", pa.date32())])
+_POOLS = ["jackpot_before", "next_pool_before", "jackpot_after", "next_pool_after"]
+
+
+def group_ends(rounds: pa.Table, tables: pa.Table, with_groups) -> pa.Table:
+    """The first and last round of each group at each casino stud table among `rounds` (GROUP_ENDS);
+    `with_groups(rounds)` gives rounds their deck's `_group` and `_table` (leaving out those of no group)."""
+    stud = pa.array(_stud_tables(tables), pa.string())
+    if not len(stud):
+        return GROUP_ENDS.empty_table()
+    # a stud round: at a stud table, or with a pool balance (a round whose table_id is not its deck's)
+    maybe = pc.is_in(rounds["table_id"], stud)
+    for name in _POOLS:
+        if name in rounds.column_names:
+            maybe = pc.or_(maybe, pc.is_valid(rounds[name]))
+    rounds = with_groups(rounds.filter(pc.fill_null(maybe, False)))
+    rounds = rounds.filter(pc.fill_null(pc.is_in(rounds["_table"], stud), False))
+    if not rounds.num_rows:
+        return GROUP_ENDS.empty_table()
+    ends = chain_ends(_chain_ends(rounds))
+    return pa.Table.from_pylist([{"_group": e.group, "_table": e.table_id, **{
+        f.name: getattr(e, f.name) for f in GROUP_ENDS if not f.name.startswith("_")}} for e in ends], GROUP_ENDS)
+
+
+def _chain_ends(rounds: pa.Table) -> list[ChainEnd]:
+    col = python_columns(_with_columns(rounds, ["_group", "_table", "round_id", "shoe_id", *_POOLS]),
+                         ["_group", "_table", "round_id", "shoe_id", *_POOLS])
+    closed = (micros(rounds["betting_closed_at"]) if "betting_closed_at" in rounds.column_names
+              else [None] * rounds.num_rows)
+    dates = (round_dates(rounds).to_pylist() if "betting_opened_at" in rounds.column_names
+             else [None] * rounds.num_rows)
+    return [ChainEnd(*(col[c][i] for c in ("_group", "_table", "round_id", "shoe_id")), closed[i],
+                     *(col[c][i] for c in _POOLS), dates[i]) for i in range(rounds.num_rows)]
+
+
+def across_groups(ends: pa.Table, tables: pa.Table) -> pa.Table:
+    """JACKPOT_BALANCE_MISMATCH findings where a group's first round did not open on the recorded
+    after-balances of the table's previous round in another group (the night's GROUP_ENDS)."""
+    currency = {r["table_id"]: r["currency"] for r in tables.select(["table_id", "currency"]).to_pylist()}
+    found = breaks_across_groups([ChainEnd(e.pop("_group"), e.pop("_table"), **e) for e in ends.to_pylist()],
+                                 currency)
+    if not found:
+        return FINDINGS.empty_table()
+    dates = {(e["round_id"]): e["business_date"] for e in ends.select(["round_id", "business_date"]).to_pylist()}
+    return findings_table(found, dates, None)
+
+
+def _stud_tables(tables: pa.Table) -> list[str]:
+    """The tables audited as casino stud: those whose ruleset is one of the game's."""
+    mine = set(game("casino_stud").ruleset_ids())
+    return [r["table_id"] for r in tables.select(["table_id", "ruleset"]).to_pylist() if r["ruleset"] in mine]

@@ -32,7 +32,8 @@ but still seen: an ANTE in quarantine is an ANTE on its box (the jackpot bet bes
 box's hand and its words name that ANTE), and a jackpot bet in quarantine leaves its round's after-balances
 unknown (not checked).
 
-The pools: the first round's recorded before-balances open the day. A round's recorded before-balances
+The pools: the first round's recorded before-balances open the table-day (chain.py holds it against the previous
+table-day's last round, after the groups). A round's recorded before-balances
 must be the previous round's recorded after-balances, and its recorded after-balances the engine's
 (its recorded before + contributions - prizes): JACKPOT_BALANCE_MISMATCH, one finding per round, and
 the chain goes on from the recorded after-balances, so a later, separate drift is found too. A round
@@ -79,6 +80,8 @@ class RecordedRound:
     jackpot_after: int | None
     next_pool_before: int | None
     next_pool_after: int | None
+    decks: int | None = 1  # the deck's shoes row: a stud deck is one deck (decks 1) with no cut card
+    cut_index: int | None = None
 
     @property
     def pools_before(self) -> Pools | None:
@@ -281,9 +284,9 @@ class _Auditor:
     def unsettled_reason(self, i: int) -> str | None:
         r, w = self.rounds[i], self.work[i]
         if r.status not in ("settled", "cancelled"):
-            return f"round {r.round_no}: status {r.status!r} is neither settled nor cancelled"
+            return f"round {r.round_id}: status {r.status!r} is neither settled nor cancelled"
         if r.status == "settled" and w.problem is not None:
-            return f"round {r.round_no}: the record cannot be settled ({w.problem})"
+            return f"round {r.round_id}: the record cannot be settled ({w.problem})"
         return None
 
     # -- a round's deal, decisions and ranks ------------------------------------------------------
@@ -297,13 +300,8 @@ class _Auditor:
         w.qualifies = dealer_qualifies(w.dealer, rules.qualifier) if w.dealer is not None else None
         if r.status != "settled":
             return
-        where = f"Round {r.round_no} (deck {r.shoe_id})"
-        # most decks are one full deck: only a deck that is not goes through the counting check
-        composition = None if _one_full_deck(r.deck) else check_composition(r.deck, 1)
-        if composition is not None and not composition.ok:
-            self.round_finding("SHOE_COMPOSITION", i, "1 full deck (52 distinct cards)", composition.describe(),
-                               f"The deck of round {r.round_no} ({r.shoe_id}) is {composition.describe()}.",
-                               round_level=False)
+        where = f"Round {r.round_id} (deck {r.shoe_id})"
+        self.check_deck(i, r)
         w.problem = _record_problem(rules, r, w.ranks, w.dealer)
         if w.problem is not None:
             return
@@ -311,6 +309,29 @@ class _Auditor:
         self.check_deal(i, r, where)
         self.check_decisions(i, r, where)
         self.check_ranks(i, r, where)
+
+    def check_deck(self, i: int, r: RecordedRound) -> None:
+        """SHOE_COMPOSITION: the deck's 52 cards, and its shoes row's shape (decks 1, no cut card: RULES.md's
+        fresh deck a round), one finding a deck naming all that is wrong. The round is still judged on its
+        recorded cards: a shape recorded wrong does not by itself make a card wrong."""
+        # most decks are one full deck: only a deck that is not goes through the counting check
+        composition = None if _one_full_deck(r.deck) else check_composition(r.deck, 1)
+        bad_cards = composition is not None and not composition.ok
+        shape = [f"{name} {_or_null(value)}" for name, value, right in (
+            ("decks", r.decks, r.decks == 1), ("cut_index", r.cut_index, r.cut_index is None)) if not right]
+        if not shape:
+            if bad_cards:
+                self.round_finding("SHOE_COMPOSITION", i, "1 full deck (52 distinct cards)", composition.describe(),
+                                   f"The deck of round {r.round_id} ({r.shoe_id}) is {composition.describe()}.",
+                                   round_level=False)
+            return
+        recorded = ", ".join(shape) + (f"; {composition.describe()}" if bad_cards else "")
+        self.round_finding(
+            "SHOE_COMPOSITION", i, "1 full deck (52 distinct cards), decks 1, cut_index null", recorded,
+            f"The deck of round {r.round_id} ({r.shoe_id}) is recorded with {', '.join(shape)}: a stud round is "
+            "dealt from one fresh 52-card deck with no cut card" + (
+                f"; its cards are {composition.describe()}" if bad_cards else "")
+            + " (the round is judged on its recorded cards).", round_level=False)
 
     def check_deal(self, i: int, r: RecordedRound, where: str) -> None:
         n = len(r.boxes)
@@ -388,7 +409,7 @@ class _Auditor:
             if (bet.bet_type == JACKPOT and self.rules.jackpot.requires_ante and bet.seat not in antes
                     and bet.seat not in held_antes):
                 self.bet_finding("JACKPOT_WITHOUT_ANTE", bet, f"an ANTE on box {bet.seat}", "none",
-                                 f"{self.what(bet)}: no ANTE bet on box {bet.seat} in round {r.round_no}; the "
+                                 f"{self.what(bet)}: no ANTE bet on box {bet.seat} in round {r.round_id}; the "
                                  "jackpot bet is placed after the ante (refunded).")
                 credits[b] = (bet.stake, "no ante on its box: refunded, feeds no pool")
             elif r.status == "cancelled":
@@ -401,7 +422,7 @@ class _Auditor:
                 refund = bet.stake + (bet.added_stake or 0) if bet.bet_type == ANTE else bet.stake
                 self.bet_finding("BET_ON_EMPTY_BOX", bet, f"one of the dealt boxes {list(r.boxes)}",
                                  f"box {bet.seat}", f"{self.what(bet)} is on box {bet.seat}, which was not dealt in "
-                                 f"round {r.round_no}: refunded.")
+                                 f"round {r.round_id}: refunded.")
                 credits[b] = (refund, f"box {bet.seat} was not dealt: refunded")
             elif bet.bet_type == ANTE:
                 credits[b] = self.ante(i, r, bet)
@@ -468,7 +489,7 @@ class _Auditor:
             if prize.rule is None and bet.paid > 0:
                 w.judged_paid.add(b)
                 self.bet_finding("JACKPOT_PRIZE_NOT_WON", bet, f"no prize ({category})", self.money(bet.paid),
-                                 f"{self.what(bet)} in round {r.round_no} was paid a prize of {self.money(bet.paid)} "
+                                 f"{self.what(bet)} in round {r.round_id} was paid a prize of {self.money(bet.paid)} "
                                  f"on {category}: only the hands of the prize table (flush or better) win.")
             elif prize.wrong_balance:
                 w.judged_paid.add(b)
@@ -477,7 +498,7 @@ class _Auditor:
                 self.bet_finding("JACKPOT_PRIZE_WRONG_BALANCE", bet,
                                  f"{self.money(prize.prize)} ({share}% of the {right})",
                                  f"{self.money(bet.paid)} ({share}% of the {wrong})",
-                                 f"{self.what(bet)} in round {r.round_no} was paid {self.money(bet.paid)}, {share}% "
+                                 f"{self.what(bet)} in round {r.round_id} was paid {self.money(bet.paid)}, {share}% "
                                  f"of the {wrong}; the prize is {share}% of the {right}, {self.money(prize.prize)}.")
 
     def check_bet(self, i: int, r: RecordedRound, b: int, credit: int) -> None:
@@ -488,7 +509,7 @@ class _Auditor:
         if delta and b not in w.judged_paid:
             kind = "OVERPAID" if delta > 0 else "UNDERPAID"
             self.bet_finding(kind, bet, money(credit), money(bet.paid),
-                             f"{what} in round {r.round_no} was paid {money(bet.paid)}, expected {money(credit)}: "
+                             f"{what} in round {r.round_id} was paid {money(bet.paid)}, expected {money(credit)}: "
                              f"{kind.lower()} by {money(abs(delta))}.")
         if bet.bet_type == JACKPOT and (delta or b in w.judged_paid):
             w.payment_found = True
@@ -505,7 +526,7 @@ class _Auditor:
             closed, placed = us_text(r.betting_closed_at), us_text(bet.placed_at)
             self.bet_finding("LATE_BET", bet, f"placed by {closed}", f"placed at {placed}",
                              f"{what} was placed at {placed}, after betting closed at {closed} for round "
-                             f"{r.round_no}.")
+                             f"{r.round_id}.")
 
     # -- the pools --------------------------------------------------------------------------------
 
@@ -529,7 +550,7 @@ class _Auditor:
         self.round_finding(
             "JACKPOT_BALANCE_MISMATCH", i, "; ".join(f"{what} {money(want)}" for what, want, _ in diffs),
             "; ".join(f"{what} {money(got)}" for what, _, got in diffs),
-            f"Round {r.round_no}: " + "; ".join(
+            f"Round {r.round_id}: " + "; ".join(
                 f"the {what} was recorded as {money(got)}, expected {money(want)}" + (
                     " (the previous round's recorded after)" if what.endswith("before") and i > 0 else
                     " (the recorded before + contributions - prizes)" if what.endswith("after") else "")
@@ -558,6 +579,10 @@ class _Auditor:
             i, w.expected_box_cards, w.expected_dealer_cards, tuple(k.category if k else None for k in w.ranks),
             w.dealer.category if w.dealer else None, w.qualifies, w.pools_before, w.pools_after, tuple(lines),
             tuple(dict.fromkeys(w.kinds)), reason)
+
+
+def _or_null(value: object) -> str:
+    return "null" if value is None else str(value)
 
 
 def _pool(name: str | None) -> str:

@@ -54,7 +54,7 @@ def explain_round(rules: CasinoStudRules, currency: str, r: RecordedRound,
                   unsettled_reason: str | None) -> list[str]:
     """The round's explanation, line by line (the bets' lines come from the audit)."""
     money = lambda amount: format_money(int(amount), currency)  # noqa: E731
-    lines = [f"round {r.round_no} ({r.status}), deck {r.shoe_id}: {len(r.deck)} cards, dealt {rules.deal_order}"
+    lines = [f"round {r.round_id} ({r.status}), deck {r.shoe_id}: {len(r.deck)} cards, dealt {rules.deal_order}"
              + (f" after {rules.burn_cards} burned" if rules.burn_cards else "")]
     if unsettled_reason:
         lines.append(f"cannot be settled: {unsettled_reason}")
