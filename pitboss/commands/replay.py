@@ -9,6 +9,7 @@ import typer
 from rich.console import Console, Group
 from rich.table import Table
 
+from pitboss.errors import fail
 from pitboss.exit_codes import BAD_INPUT, USAGE
 
 _HEAD = """<!doctype html>
@@ -303,8 +304,7 @@ def _boxes(r: dict) -> list[dict]:
 
 
 def _fail(message: str, code: int = USAGE) -> None:
-    Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {message}", highlight=False)  # one line
-    raise typer.Exit(code)
+    fail(message, code)
 
 
 def render(data: dict, format: str) -> str:
