@@ -1153,21 +1153,20 @@ def validate_inputs(input_dir: str | os.PathLike[str], *, suites_directory: str 
     report = ValidationReport(input_dir=input_dir)
     with _connection(threads) as con:
         batches = {t: _input_batch(con, input_dir, t) for t in TABLE_NAMES}
-        if not any(batch.error for batch in batches.values()):
-            _check_games(input_dir, batches)
         _validate(batches, suites, con, report)
+        if not any(batch.error for batch in batches.values()):
+            report.structural_failures += _game_failures(input_dir)
     report.seconds = time.perf_counter() - t0
     return report
 
 
-def _check_games(input_dir: str, batches: dict[str, _Batch]) -> None:
-    """The contract per game (schemas.readers.check_games), as the audit checks it: its error becomes the error of
-    the table whose file it names."""
+def _game_failures(input_dir: str) -> list[str]:
+    """The contract per game, checked as the audit checks it (schemas.readers.check_games): its failure, if any."""
     try:
         readers.check_games({t: readers.scan(input_dir, t) for t in TABLE_NAMES})
     except readers.ContractError as e:
-        table = next((t for t, batch in batches.items() if e.file in batch.files), "tables")
-        batches[table].error = str(e)
+        return [str(e)]
+    return []
 
 
 def _manifest_inputs(output_dir: str) -> tuple[str | None, list[str] | None]:

@@ -640,11 +640,11 @@ def _rows_of_tables(info: SourceFile, table_ids: pa.Array) -> tuple[int, str] | 
 def check_games(files: Mapping[str, Sequence[SourceFile]]) -> None:
     """The contract per game, on scanned files ({table: SourceFiles}, every input table): every `tables` row's
     game is a known game and the game of its ruleset, and every file that holds rows of a game's tables has
-    the columns that game requires (schemas.contract.required_columns). Raises ContractError naming the file
-    and the column (and the row). Cheap on good data: only a file that lacks some game's column, of a game the
+    the columns that game requires (schemas.contract.required_columns). `tables` rows that go to quarantine
+    anyway (check_rows) are not asked. Raises ContractError naming the file and the column (and the row). Cheap on good data: only a file that lacks some game's column, of a game the
     dataset has tables of, has its `table_id` column read."""
-    tables = read_table(files["tables"], "tables", ["table_id", "game", "ruleset"], with_source=True)
-    for row in tables.to_pylist():
+    tables, _ = check_rows("tables", read_table(files["tables"], "tables", with_source=True))  # (the rest: quarantined)
+    for row in tables.select(["table_id", "game", "ruleset", SOURCE_FILE, SOURCE_ROW]).to_pylist():
         error = table_game_error(row)
         if error is not None:
             raise error
