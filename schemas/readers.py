@@ -618,22 +618,41 @@ def _games_missing(info: SourceFile) -> dict[str, list[str]]:
     return {name: columns for name, columns in missing.items() if columns}
 
 
+def _may_hold(pf: pq.ParquetFile, rg: int, column: int, table_ids: list[str]) -> bool:
+    """Whether a row group may hold one of `table_ids`, from its statistics alone (no data read): False only
+    when its min and max are recorded and none of the ids lies between them."""
+    chunk = pf.metadata.row_group(rg).column(column)
+    # (a damaged footer's chunk may contradict the schema: Arrow aborts the process reading its statistics)
+    if chunk.physical_type != pf.metadata.schema.column(column).physical_type:
+        return True
+    stats = chunk.statistics
+    if stats is None or not stats.has_min_max or not isinstance(stats.min, str) or not isinstance(stats.max, str):
+        return True
+    return any(stats.min <= table_id <= stats.max for table_id in table_ids)
+
+
 def _rows_of_tables(info: SourceFile, table_ids: pa.Array) -> tuple[int, str] | None:
-    """(row, table_id) of the first row of the file on one of `table_ids`, or None."""
-    first = 0  # the file's row of the batch's first (one batch per row group with rows)
-    ids_only = ["table_id"]
+    """(row, table_id) of the first row of the file on one of `table_ids`, or None. Row groups whose
+    statistics rule them out are not read (the usual case: a file of one game's tables)."""
+    ids_only, wanted = ["table_id"], table_ids.to_pylist()
     out_schema = read_schema(info.table, ids_only, dictionary=ids_only)
     with _open_parquet(info.path, read_dictionary=ids_only if "table_id" in info.from_file else ()) as pf:
-        for batch in _file_batches(pf, info, ids_only, out_schema, with_source=False, row_groups=None,
-                                   batch_size=None, dictionary=ids_only):
-            ids = batch.column(0)
-            # (the usual case: none of the row group's few distinct ids is one of them)
-            if pc.any(pc.is_in(ids.dictionary, value_set=table_ids)).as_py():
-                hits = pc.indices_nonzero(pc.fill_null(pc.is_in(ids, value_set=table_ids), False))
-                if len(hits):
-                    row = hits[0].as_py()
-                    return first + row, ids[row].as_py()
-            first += batch.num_rows
+        meta = pf.metadata
+        leaf = next((j for j in range(meta.num_columns) if meta.schema.column(j).path == "table_id"), None)
+        first = 0  # the file's row of the row group's first
+        for rg in range(info.num_row_groups):
+            n = meta.row_group(rg).num_rows
+            if n and (leaf is None or _may_hold(pf, rg, leaf, wanted)):
+                (batch,) = _file_batches(pf, info, ids_only, out_schema, with_source=False, row_groups=[rg],
+                                         batch_size=None, dictionary=ids_only)
+                ids = batch.column(0)
+                # (none of the row group's few distinct ids one of them: no row is)
+                if pc.any(pc.is_in(ids.dictionary, value_set=table_ids)).as_py():
+                    hits = pc.indices_nonzero(pc.fill_null(pc.is_in(ids, value_set=table_ids), False))
+                    if len(hits):
+                        row = hits[0].as_py()
+                        return first + row, ids[row].as_py()
+            first += n
     return None
 
 
@@ -641,18 +660,19 @@ def check_games(files: Mapping[str, Sequence[SourceFile]]) -> None:
     """The contract per game, on scanned files ({table: SourceFiles}, every input table): every `tables` row's
     game is a known game and the game of its ruleset, and every file that holds rows of a game's tables has
     the columns that game requires (schemas.contract.required_columns). `tables` rows that go to quarantine
-    anyway (check_rows) are not asked. Raises ContractError naming the file and the column (and the row). Cheap on good data: only a file that lacks some game's column, of a game the
-    dataset has tables of, has its `table_id` column read."""
+    anyway (check_rows) are not asked. Raises ContractError naming the file and the column (and the row).
+    Cheap on good data: only a file that lacks some game's column, of a game the dataset has tables of, has
+    its `table_id` column read."""
     tables, _ = check_rows("tables", read_table(files["tables"], "tables", with_source=True))  # (the rest: quarantined)
     for row in tables.select(["table_id", "game", "ruleset", SOURCE_FILE, SOURCE_ROW]).to_pylist():
         error = table_game_error(row)
         if error is not None:
             raise error
+    ids = {name: pc.unique(tables.filter(pc.equal(tables["game"], name))["table_id"]) for name in game_names()}
     for table in TABLE_NAMES:
         for info in files[table]:
             for name, columns in _games_missing(info).items():
-                ids = pc.unique(tables.filter(pc.equal(tables["game"], name))["table_id"].drop_null())
-                found = _rows_of_tables(info, ids) if len(ids) else None
+                found = _rows_of_tables(info, ids[name]) if len(ids[name]) else None
                 if found is not None:
                     row, table_id = found
                     raise ContractError(info.path, f"required column of {name} tables is missing, and the file holds "
