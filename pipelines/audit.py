@@ -55,6 +55,7 @@ from pipelines.transforms import (
 )
 from schemas.contract import TABLE_NAMES
 from schemas.outputs import OUTPUTS, SORT_KEYS
+from schemas.readers import SourceFile, check_games
 
 # Replays, settlements and the findings of each group of shoes get a file per group (named after its
 # smallest shoe_id), written as the group is audited; the rest (the quarantine, the findings across
@@ -236,6 +237,8 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
         runner, in_process = None, False
     started = datetime.now(UTC)
     files = {table: input_files(args.input, table) for table in TABLE_NAMES}  # checks local files' structure
+    if all(isinstance(f, SourceFile) for fs in files.values() for f in fs):
+        check_games(files)  # (remote input: each tables row's game is checked where the workers read it)
     record = AuditRun(
         run_id=run_id or new_run_id(started), input_dir=args.input, output_dir=args.output,
         runner=runner_name, started_at=started.isoformat(), code_version=code_version(),

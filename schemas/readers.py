@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from functools import cache
@@ -32,8 +32,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from engine.cards import CARD_CODES
-from engine.games import game, game_names, ruleset_ids
-from schemas.contract import CONTRACT, OUTCOMES, STATUSES, TABLE_NAMES, schema
+from engine.games import game, game_names, game_of_ruleset, ruleset_ids
+from schemas.contract import CONTRACT, OUTCOMES, STATUSES, TABLE_NAMES, required_columns, schema
 
 SOURCE_FILE = "_source_file"  # dictionary<int32, string>: path of the file the row was read from
 DICTIONARY = pa.dictionary(pa.int32(), pa.string())  # a text column read dictionary-encoded (`dictionary=`)
@@ -580,6 +580,103 @@ def read_dataset(input_dir: str | os.PathLike[str], *, with_source: bool = False
     for table in TABLE_NAMES:
         input_files(input_dir, table)
     return {table: read_table(input_dir, table, with_source=with_source) for table in TABLE_NAMES}
+
+
+# --------------------------------------------------------------------------------------------------
+# Games: each table's game, and the columns of the files that hold its rows
+
+
+def table_game_problem(game_name: str | None, ruleset: str | None) -> str | None:
+    """Why a `tables` row's game cannot be what the table is audited as: not a known game, or not the game of
+    its ruleset. None when it can, or when the row rules quarantine the row anyway (a null game, an unknown
+    ruleset id)."""
+    if game_name is None:
+        return None
+    if game_name not in game_names():
+        return f"game {game_name!r} is not a known game ({', '.join(game_names())}); its ruleset is {ruleset!r}"
+    if ruleset in _ruleset_ids() and game_of_ruleset(ruleset) != game_name:
+        return f"game {game_name!r} is not the game of its ruleset {ruleset!r} (a {game_of_ruleset(ruleset)} ruleset)"
+    return None
+
+
+def table_game_error(row: Mapping[str, object]) -> ContractError | None:
+    """The structural error of a `tables` row (as read with_source, or without: then named `tables`) whose
+    game cannot be audited (table_game_problem), else None."""
+    problem = table_game_problem(row.get("game"), row.get("ruleset"))
+    if problem is None:
+        return None
+    at = row.get(SOURCE_ROW)
+    where = f"row {at}: " if at is not None else ""
+    return ContractError(str(row.get(SOURCE_FILE) or "tables"), f"{where}table {row.get('table_id')!r}: {problem}",
+                         column="game", row=at)
+
+
+def _games_missing(info: SourceFile) -> dict[str, list[str]]:
+    """game -> the columns its rows need that the file lacks (neither in the file nor in its path)."""
+    present = {*info.from_file, *info.from_partition}
+    missing = {name: [c for c in required_columns(info.table, name) if c not in present] for name in game_names()}
+    return {name: columns for name, columns in missing.items() if columns}
+
+
+def _may_hold(pf: pq.ParquetFile, rg: int, column: int, table_ids: list[str]) -> bool:
+    """Whether a row group may hold one of `table_ids`, from its statistics alone (no data read): False only
+    when its min and max are recorded and none of the ids lies between them."""
+    chunk = pf.metadata.row_group(rg).column(column)
+    # (a damaged footer's chunk may contradict the schema: Arrow aborts the process reading its statistics)
+    if chunk.physical_type != pf.metadata.schema.column(column).physical_type:
+        return True
+    stats = chunk.statistics
+    if stats is None or not stats.has_min_max or not isinstance(stats.min, str) or not isinstance(stats.max, str):
+        return True
+    return any(stats.min <= table_id <= stats.max for table_id in table_ids)
+
+
+def _rows_of_tables(info: SourceFile, table_ids: pa.Array) -> tuple[int, str] | None:
+    """(row, table_id) of the first row of the file on one of `table_ids`, or None. Row groups whose
+    statistics rule them out are not read (the usual case: a file of one game's tables)."""
+    ids_only, wanted = ["table_id"], table_ids.to_pylist()
+    out_schema = read_schema(info.table, ids_only, dictionary=ids_only)
+    with _open_parquet(info.path, read_dictionary=ids_only if "table_id" in info.from_file else ()) as pf:
+        meta = pf.metadata
+        leaf = next((j for j in range(meta.num_columns) if meta.schema.column(j).path == "table_id"), None)
+        first = 0  # the file's row of the row group's first
+        for rg in range(info.num_row_groups):
+            n = meta.row_group(rg).num_rows
+            if n and (leaf is None or _may_hold(pf, rg, leaf, wanted)):
+                (batch,) = _file_batches(pf, info, ids_only, out_schema, with_source=False, row_groups=[rg],
+                                         batch_size=None, dictionary=ids_only)
+                ids = batch.column(0)
+                # (none of the row group's few distinct ids one of them: no row is)
+                if pc.any(pc.is_in(ids.dictionary, value_set=table_ids)).as_py():
+                    hits = pc.indices_nonzero(pc.fill_null(pc.is_in(ids, value_set=table_ids), False))
+                    if len(hits):
+                        row = hits[0].as_py()
+                        return first + row, ids[row].as_py()
+            first += n
+    return None
+
+
+def check_games(files: Mapping[str, Sequence[SourceFile]]) -> None:
+    """The contract per game, on scanned files ({table: SourceFiles}, every input table): every `tables` row's
+    game is a known game and the game of its ruleset, and every file that holds rows of a game's tables has
+    the columns that game requires (schemas.contract.required_columns). `tables` rows that go to quarantine
+    anyway (check_rows) are not asked. Raises ContractError naming the file and the column (and the row).
+    Cheap on good data: only a file that lacks some game's column, of a game the dataset has tables of, has
+    its `table_id` column read."""
+    tables, _ = check_rows("tables", read_table(files["tables"], "tables", with_source=True))  # (the rest: quarantined)
+    for row in tables.select(["table_id", "game", "ruleset", SOURCE_FILE, SOURCE_ROW]).to_pylist():
+        error = table_game_error(row)
+        if error is not None:
+            raise error
+    ids = {name: pc.unique(tables.filter(pc.equal(tables["game"], name))["table_id"]) for name in game_names()}
+    for table in TABLE_NAMES:
+        for info in files[table]:
+            for name, columns in _games_missing(info).items():
+                found = _rows_of_tables(info, ids[name]) if len(ids[name]) else None
+                if found is not None:
+                    row, table_id = found
+                    raise ContractError(info.path, f"required column of {name} tables is missing, and the file holds "
+                                        f"their rows (row {row}: table {table_id!r})", column=columns[0], row=row)
 
 
 # --------------------------------------------------------------------------------------------------

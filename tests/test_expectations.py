@@ -209,6 +209,11 @@ def _matches(e: dq.Expectation, text: str) -> bool:
     return first == text and not e.kwargs.get("row_condition")
 
 
+# a report expectation whose failure the contract's check per game (schemas.readers.check_games) also finds:
+# the run stops (exit 3)
+STOPS_THE_RUN = {("tables", ("expect_column_values_to_be_in_set", "game"))}
+
+
 def _case_id(case) -> str:
     table, (type_, text), _ = case
     return f"{table}-{type_.removeprefix('expect_')}-{text or ''}".replace(" ", "_")
@@ -341,6 +346,10 @@ def test_a_broken_file_fails_exactly_its_expectation(case, base, base_dir, tmp_p
         (message,) = report.structural_failures
         assert f"{table}.parquet" in message
         assert all(o.success is None for o in report.outcomes[table] if o is not outcome)  # data not read
+    elif (table, selector) in STOPS_THE_RUN:  # reported, and the contract's own check stops the run
+        (message,) = report.structural_failures
+        assert report.exit_code == 3 and "tables.parquet" in message and "'pai_gow'" in message
+        assert report.not_evaluated == [] and outcome.unexpected_count >= 1
     else:
         assert report.exit_code == 1 and report.structural_failures == [] and report.not_evaluated == []
         assert outcome.unexpected_count >= 1

@@ -31,6 +31,7 @@ from types import ModuleType
 import pyarrow as pa
 
 from engine.games import game_of_ruleset
+from schemas.readers import table_game_error
 
 ADAPTORS: dict[str, str] = {
     "baccarat": "pipelines.games.baccarat",
@@ -57,12 +58,18 @@ ACROSS_GROUPS: tuple[str, ...] = tuple(game for game in ADAPTORS if hasattr(adap
 
 
 def table_infos(tables: pa.Table, limits: pa.Table) -> dict[str, object]:
-    """table_id -> what the table's game audits it with (ruleset loaded once per process, limits)."""
+    """table_id -> what the table's game audits it with (ruleset loaded once per process, limits). Raises
+    schemas.readers.ContractError for a table whose game is unknown or not its ruleset's."""
     by_table: dict[str, dict[str, tuple[int, int]]] = {}
     for row in limits.to_pylist():
         by_table.setdefault(row["table_id"], {})[row["bet_type"]] = (row["min_stake"], row["max_stake"])
+    rows = tables.to_pylist()
+    for row in rows:  # (checked before the run for local input; here for remote input, and for replay)
+        error = table_game_error(row)
+        if error is not None:
+            raise error
     return {row["table_id"]: adaptor(game_of_ruleset(row["ruleset"])).table_info(row, by_table.get(row["table_id"], {}))
-            for row in tables.to_pylist()}
+            for row in rows}
 
 
 def audit_group(info, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *, compact: bool = False,

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from pitboss.errors import fail
 from pitboss.exit_codes import BAD_INPUT
 
 if TYPE_CHECKING:
@@ -131,8 +132,7 @@ def _print_quality(report) -> None:
 
 
 def _bad_input(message: str) -> None:
-    Console(stderr=True).print(f"[red]error:[/red] {' '.join(message.split())}", highlight=False, soft_wrap=True)
-    raise typer.Exit(BAD_INPUT)
+    fail(message, BAD_INPUT)
 
 
 def summary_figures(manifest: dict) -> dict:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 
 def generate(
@@ -81,7 +82,7 @@ def generate(
     try:
         config.validate()
     except ValueError as e:
-        console.print(f"[red]{e}[/red]")
+        console.print(f"[red]{escape(str(e))}[/red]")
         raise typer.Exit(2) from None
     summary = run(config)
     if quiet:

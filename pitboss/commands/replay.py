@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from pitboss.errors import fail
 from pitboss.exit_codes import BAD_INPUT, USAGE
 
 _HEAD = """<!doctype html>
@@ -324,8 +325,7 @@ def _boxes(r: dict) -> list[dict]:
 
 
 def _fail(message: str, code: int = USAGE) -> None:
-    Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {message}", highlight=False)  # one line
-    raise typer.Exit(code)
+    fail(message, code)
 
 
 def render(data: dict, format: str) -> str:

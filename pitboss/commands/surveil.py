@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from pitboss.errors import fail
 from pitboss.exit_codes import BAD_INPUT, USAGE
 
 console = Console()
@@ -54,8 +55,7 @@ def run_surveillance(input_dir: str, output_dir: str, warehouse: str | None, alp
         record = run(["--input", input_dir, "--output", output_dir, "--alpha", repr(alpha), "--period", period,
                       *(beam_args or [])])
     except (SurveillanceError, ContractError) as e:
-        Console(stderr=True).print(f"[red]error:[/red] {' '.join(str(e).split())}", highlight=False, soft_wrap=True)
-        raise typer.Exit(USAGE if isinstance(e, SurveillanceError) else BAD_INPUT) from None
+        fail(e, USAGE if isinstance(e, SurveillanceError) else BAD_INPUT)
     manifest = record.__dict__
     loaded = load_surveillance(warehouse, manifest) if warehouse else None
     print_summary(manifest, loaded, warehouse)

@@ -15,10 +15,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from pitboss.errors import fail, print_error
 from pitboss.exit_codes import BAD_INPUT
 
 console = Console()
-err = Console(stderr=True)
 
 _KIND_STYLE = {"structural": "red", "quarantine": "yellow", "report": "cyan"}
 
@@ -48,14 +48,13 @@ def validate(
         if output is not None:
             report.merge(validate_outputs(output, input))
     except ContractError as e:  # validate_* report these; kept as a safety net
-        err.print(f"[red]error:[/red] {' '.join(str(e).split())}", highlight=False, soft_wrap=True)
-        raise typer.Exit(BAD_INPUT) from None
+        fail(e, BAD_INPUT)
     print_report(report)
     if write_docs:
         index = write_data_docs(report, docs or default_docs_dir(input))
         console.print(f"Data Docs: {index}", highlight=False, soft_wrap=True)
     for message in report.structural_failures:
-        err.print(f"[red]error:[/red] {' '.join(message.split())}", highlight=False, soft_wrap=True)
+        print_error(message)
     raise typer.Exit(report.exit_code)
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from pitboss.errors import fail
 from pitboss.exit_codes import CHECK_FAILED, USAGE
 
 
@@ -99,10 +100,9 @@ def verify(
 
     from pipelines.audit import code_version
 
-    console, err = Console(), Console(stderr=True)
+    console = Console()
     if not Path(warehouse).exists():
-        err.print(f"[red]error:[/red] warehouse {warehouse} not found")
-        raise typer.Exit(USAGE)
+        fail(f"warehouse {warehouse} not found", USAGE)
     con = duckdb.connect(warehouse, read_only=True)
     query = ("SELECT run_id, inputs, outputs, code_version, output_dir FROM audit_runs "
              + ("ORDER BY started_at DESC LIMIT 1" if run == "latest" else "WHERE run_id = ?"))
@@ -115,8 +115,7 @@ def verify(
         surveillance = _surveillance_runs(con, "run_id = ?", [run]) if run != "latest" else []
     con.close()
     if row is None and not surveillance:
-        err.print(f"[red]error:[/red] no run {run!r} in {warehouse}")
-        raise typer.Exit(USAGE)
+        fail(f"no run {run!r} in {warehouse}", USAGE)
     now = code_version()
     total = Checked()
     if row is not None:

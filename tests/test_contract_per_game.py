@@ -1,0 +1,284 @@
+"""The contract per game, enforced on read (issue 41): a file holding rows of a game's tables without a column
+that game requires, and a `tables` row whose game is unknown or not its ruleset's, stop the run with exit 3
+and one line naming the file and the column (or the row, the game and the ruleset); never a floor of false
+findings, never a traceback. Also the error text: printed as written (no markup eaten), and an unreadable
+file named.
+
+Each case breaks a copy of a small recorded day of all five games (`pitboss generate`) and runs the CLI."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from engine.games import game_names
+from pitboss.cli import app
+from pitboss.exit_codes import BAD_INPUT
+from schemas import readers
+from schemas.contract import CONTRACT, TABLE_NAMES, required_columns
+
+
+@pytest.fixture(scope="module")
+def day(tmp_path_factory) -> Path:
+    """A fault-free recorded day, one table of each game; the recorder writes one file per game and table,
+    with that game's columns only."""
+    out = tmp_path_factory.mktemp("day") / "data"
+    result = CliRunner().invoke(app, ["generate", "--out", str(out), "--tables", "1", "--blackjack-tables", "1",
+                                      "--roulette-tables", "1", "--sic-bo-tables", "1", "--stud-tables", "1",
+                                      "--rounds-per-table", "12", "--bets-per-round", "3", "--fault-rate", "0",
+                                      "--quiet"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def copy_of(day: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(day, tmp_path / "data"))
+
+
+def games_of_tables(folder: Path) -> dict[str, str]:
+    return {r["table_id"]: r["game"] for r in pq.read_table(folder / "tables.parquet").to_pylist()}
+
+
+def file_of(folder: Path, table: str, game: str) -> Path:
+    """The one file of `table` that holds the rows of `game`'s tables."""
+    games = games_of_tables(folder)
+    found = [path for path in sorted((folder / table).rglob("*.parquet"))
+             if game in {games[t] for t in pq.read_table(path, columns=["table_id"])["table_id"].to_pylist()}]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def rewrite(path: Path, change) -> None:
+    pq.write_table(change(pq.read_table(path, partitioning=None)), path)
+
+
+def set_table(folder: Path, of_game: str, values: dict) -> int:
+    """Set columns of the `tables` row of the table of `of_game`; its row index in tables.parquet."""
+    rows = pq.read_table(folder / "tables.parquet")
+    index = rows["game"].to_pylist().index(of_game)
+    changed = rows.to_pylist()
+    changed[index].update(values)
+    pq.write_table(pa.Table.from_pylist(changed, rows.schema), folder / "tables.parquet")
+    return index
+
+
+def run(*args: str):
+    result = CliRunner().invoke(app, list(args))
+    text = result.output + result.stderr
+    assert "Traceback" not in text, text
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    return result
+
+
+def audit(folder: Path, *extra: str):
+    return run("audit", "--input", str(folder), "--output", str(folder.parent / "out"), "--no-progress", *extra)
+
+
+def error_line(result) -> str:
+    """The one line the command wrote on stderr (soft-wrapped: never cut)."""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ")
+    return lines[0]
+
+
+# --------------------------------------------------------------------------------------------------
+# A game's required column, missing from a file of that game's rows
+
+
+def _shared(table: str) -> set[str]:
+    return {c.name for c in CONTRACT[table] if c.required and not c.games}
+
+
+# every column a game requires of its tables' files beyond every game's: from the contract, not listed here
+GAME_COLUMNS = [(table, game, column) for table in TABLE_NAMES for game in game_names()
+                for column in required_columns(table, game) if column not in _shared(table)]
+
+
+def test_the_cases_are_every_games_own_columns():
+    # the issue's cases among them; every game has columns of its own in rounds (and roulette's in bets)
+    for case in [("rounds", "baccarat", "banker_cards"), ("rounds", "blackjack", "box_cards"),
+                 ("rounds", "blackjack", "boxes"), ("bets", "roulette", "selection"), ("rounds", "roulette", "pocket"),
+                 ("bets", "blackjack", "seat")]:
+        assert case in GAME_COLUMNS
+    assert {game for table, game, _ in GAME_COLUMNS if table == "rounds"} == set(game_names())
+
+
+@pytest.mark.parametrize(("table", "game", "column"), GAME_COLUMNS, ids=["-".join(c) for c in GAME_COLUMNS])
+def test_a_file_of_a_games_rows_lacking_its_column_stops_the_audit(day, tmp_path, table, game, column):
+    folder = copy_of(day, tmp_path)
+    path = file_of(folder, table, game)
+    rewrite(path, lambda t: t.drop_columns([column]))
+    result = audit(folder, "--no-validate")
+    assert result.exit_code == BAD_INPUT
+    line = error_line(result)
+    assert line.startswith(f"error: {path}: column '{column}': required column of {game} tables is missing")
+    assert "row 0: table" in line
+    assert not (folder.parent / "out" / "_manifest.json").exists()
+
+
+def test_pitboss_validate_and_the_audit_with_its_suites_say_the_same(day, tmp_path):
+    folder = copy_of(day, tmp_path)
+    path = file_of(folder, "rounds", "baccarat")
+    rewrite(path, lambda t: t.drop_columns(["banker_cards"]))
+    audited, validated = audit(folder), run("validate", "--input", str(folder), "--no-docs-html")
+    assert audited.exit_code == validated.exit_code == BAD_INPUT
+    assert error_line(audited) == error_line(validated)
+    assert f"{path}: column 'banker_cards'" in error_line(audited)
+
+
+def test_a_file_lacking_the_columns_of_games_it_holds_no_rows_of_audits(day, tmp_path):
+    folder = copy_of(day, tmp_path)
+    baccarat = file_of(folder, "rounds", "baccarat")
+    # (the recorder's own layout: the baccarat file has none of the other games' columns, and they have tables)
+    assert "pocket" not in pq.read_schema(baccarat).names and "roulette" in games_of_tables(folder).values()
+    result = audit(folder, "--no-validate")
+    assert result.exit_code == 0, result.output + result.stderr
+    assert run("validate", "--input", str(folder), "--no-docs-html").exit_code == 0
+
+
+@pytest.mark.parametrize("statistics", [True, False], ids=["with-statistics", "without-statistics"])
+def test_the_row_named_is_the_files_first_of_that_game_across_row_groups(day, tmp_path, statistics):
+    """One file of baccarat rounds, then roulette ones, in row groups of 5, without `pocket`: the error names
+    the first roulette row of the file (not of its row group), whether the row groups' statistics rule the
+    baccarat ones out or every row group is read."""
+    folder = copy_of(day, tmp_path)
+    baccarat, roulette = file_of(folder, "rounds", "baccarat"), file_of(folder, "rounds", "roulette")
+    first = pq.read_table(baccarat, partitioning=None)
+    second = pq.read_table(roulette, partitioning=None).drop_columns(["pocket"])
+    both = pa.concat_tables([first, second], promote_options="default")
+    roulette.unlink()
+    pq.write_table(both, baccarat, row_group_size=5, write_statistics=statistics)
+    assert first.num_rows % 5 != 0 and pq.ParquetFile(baccarat).metadata.num_row_groups > 2
+    line = error_line(audit(folder, "--no-validate"))
+    table_id = second["table_id"][0].as_py()
+    assert f"{baccarat}: column 'pocket': required column of roulette tables is missing" in line
+    assert f"(row {first.num_rows}: table '{table_id}')" in line
+
+
+def test_good_data_has_no_data_read_but_its_tables(day, monkeypatch):
+    """Every file of the recorded day lacks other games' columns; the row groups' statistics (one table id
+    each) say they hold no row of those games, so only `tables` is read."""
+    read = []
+    batches = readers._file_batches
+    monkeypatch.setattr(readers, "_file_batches", lambda pf, info, *a, **k: read.append(info.table) or
+                        batches(pf, info, *a, **k))
+    files = {t: readers.scan(day, t) for t in TABLE_NAMES}
+    assert any(readers._games_missing(info) for info in files["rounds"])
+    readers.check_games(files)
+    assert read == ["tables"]
+
+
+def test_a_game_column_given_by_the_path_counts_as_present(day, tmp_path):
+    """A column can come from the hive partition of the path instead of the file (the contract readers read it
+    there): a roulette bets file without `selection` in a folder `selection=17` is not missing it."""
+    folder = copy_of(day, tmp_path)
+    path = file_of(folder, "bets", "roulette")
+    target = path.parent / "selection=17" / path.name
+    target.parent.mkdir()
+    pq.write_table(pq.read_table(path, partitioning=None).drop_columns(["selection"]), target)
+    path.unlink()
+    info, = [i for i in readers.scan(folder, "bets") if i.path == str(target)]
+    assert "selection" in info.from_partition
+    readers.check_games({t: readers.scan(folder, t) for t in TABLE_NAMES})  # raises nothing
+
+
+# --------------------------------------------------------------------------------------------------
+# tables.game: a known game, and the game of its ruleset
+
+
+TABLE_CASES = [  # (the table's game, what is set on its row, the game and ruleset the message names, what it says)
+    ("baccarat", {"game": "poker"}, "poker", "baccarat_8d_extended", "is not a known game"),
+    ("roulette", {"game": "Roulette"}, "Roulette", "roulette_single_zero_live", "is not a known game"),
+    ("casino_stud", {"game": "blackjack"}, "blackjack", "casino_stud_live", "is not the game of its ruleset"),
+    ("casino_stud", {"ruleset": "baccarat_8d_extended"}, "casino_stud", "baccarat_8d_extended",
+     "is not the game of its ruleset"),
+    ("roulette", {"ruleset": "sic_bo_live"}, "roulette", "sic_bo_live", "is not the game of its ruleset"),
+]
+
+
+@pytest.mark.parametrize(("game", "values", "named_game", "ruleset", "says"), TABLE_CASES,
+                         ids=[f"{c[0]}-{'-'.join(map(str, c[1].values()))}" for c in TABLE_CASES])
+def test_a_tables_row_of_an_unknown_game_or_not_its_rulesets_stops_the_audit(day, tmp_path, game, values,
+                                                                              named_game, ruleset, says):
+    folder = copy_of(day, tmp_path)
+    row = set_table(folder, game, values)
+    table_id = pq.read_table(folder / "tables.parquet")["table_id"][row].as_py()
+    for result in (audit(folder, "--no-validate"), audit(folder),
+                   run("validate", "--input", str(folder), "--no-docs-html")):
+        assert result.exit_code == BAD_INPUT
+        line = error_line(result)
+        assert line.startswith(f"error: {folder / 'tables.parquet'}: column 'game': row {row}: table '{table_id}': ")
+        assert f"game '{named_game}' {says}" in line and f"'{ruleset}'" in line
+
+
+def test_a_tables_row_the_row_rules_quarantine_is_not_asked_its_game(day, tmp_path):
+    """A row with an unknown ruleset id is quarantined with its reason (as before): its game is not judged."""
+    folder = copy_of(day, tmp_path)
+    set_table(folder, "roulette", {"ruleset": "roulette_triple_zero"})
+    result = audit(folder, "--no-validate")
+    assert result.exit_code == 0, result.stderr
+
+
+def test_table_infos_refuses_a_game_not_its_rulesets_where_the_workers_check_it():
+    """Remote input is not checked before the run: the audit of each group checks its tables' games."""
+    from pipelines.games import table_infos
+
+    tables = pa.table({"table_id": ["T1"], "game": ["blackjack"], "ruleset": ["casino_stud_live"],
+                       "currency": ["EUR"], "table_max": [100_000], readers.SOURCE_FILE: ["gs://b/tables.parquet"],
+                       readers.SOURCE_ROW: [0]})
+    limits = pa.table({"table_id": pa.array([], pa.string()), "bet_type": pa.array([], pa.string()),
+                       "min_stake": pa.array([], pa.int64()), "max_stake": pa.array([], pa.int64())})
+    with pytest.raises(readers.ContractError) as caught:
+        table_infos(tables, limits)
+    assert str(caught.value) == ("gs://b/tables.parquet: column 'game': row 0: table 'T1': game 'blackjack' is not "
+                                 "the game of its ruleset 'casino_stud_live' (a casino_stud ruleset)")
+    fine = tables.set_column(1, "game", pa.array(["casino_stud"]))
+    assert table_infos(fine, limits)["T1"].game == "casino_stud"
+
+
+# --------------------------------------------------------------------------------------------------
+# Error text
+
+
+def test_the_naive_timestamp_message_keeps_its_brackets(day, tmp_path):
+    folder = copy_of(day, tmp_path)
+    path = file_of(folder, "rounds", "baccarat")
+    rewrite(path, lambda t: t.set_column(t.schema.get_field_index("settled_at"), "settled_at",
+                                         pc.cast(t["settled_at"], pa.timestamp("us"))))
+    for result in (audit(folder, "--no-validate"), audit(folder),
+                   run("validate", "--input", str(folder), "--no-docs-html")):
+        assert result.exit_code == BAD_INPUT
+        line = error_line(result)
+        assert f"{path}: column 'settled_at': type timestamp[us] has no time zone" in line
+        assert "write timestamp[us, tz=UTC] (a timestamp" in line
+
+
+def test_a_flipped_byte_names_the_file_and_column(day, tmp_path):
+    """A byte of the first page header of a rounds file flipped (pyarrow writes it right after the magic
+    bytes): the footer reads, the data does not; every path names the file, the column and the row group."""
+    folder = copy_of(day, tmp_path)
+    path = file_of(folder, "rounds", "blackjack")
+    data = bytearray(path.read_bytes())
+    data[4] ^= 0x5A
+    path.write_bytes(bytes(data))
+    first_column = pq.read_schema(path).names[0]
+    for result in (audit(folder, "--no-validate"), audit(folder),
+                   run("validate", "--input", str(folder), "--no-docs-html")):
+        assert result.exit_code == BAD_INPUT
+        line = error_line(result)
+        assert line.startswith(f"error: {path}: column '{first_column}': row group 0 (rows 0-")
+        assert "cannot be read" in line
+
+
+def test_errors_are_printed_as_written(capsys):
+    from pitboss.errors import print_error
+
+    print_error("write timestamp[us, tz=UTC]\n  [red]not a style[/red] [bold]")
+    assert capsys.readouterr().err == "error: write timestamp[us, tz=UTC] [red]not a style[/red] [bold]\n"
