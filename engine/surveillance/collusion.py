@@ -74,6 +74,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from scipy import sparse
+from scipy import stats as sps
 from scipy.special import gammaln
 
 from engine.findings import format_money
@@ -378,33 +379,42 @@ def opposite_betting_features(table: TableData, tolerance: Fraction = TOLERANCE)
 # shared rounds: features
 
 
-def _round_order(rounds: pa.Table) -> np.ndarray:
-    """Each round row's position in the table's order of play (betting_closed_at, then round_id)."""
+def _round_order(rounds: pa.Table, days: np.ndarray) -> np.ndarray:
+    """Each round row's position in the table's order of play: by business day (`days`, each row's), then
+    betting_closed_at, then round_id. A day's rounds are then one run of positions, whatever the clock says."""
     keys = [(c, "ascending") for c in ("betting_closed_at", "round_id") if c in rounds.column_names]
-    order = pc.sort_indices(rounds, sort_keys=keys).to_numpy()
+    cols = {"_day": pa.array(days, pa.int64()), **{c: rounds[c] for c, _ in keys}}
+    order = pc.sort_indices(pa.table(cols), sort_keys=[("_day", "ascending"), *keys]).to_numpy()
     pos = np.empty(order.size, dtype=np.int64)
     pos[order] = np.arange(order.size)
     return pos
 
 
 def shared_rounds_features(table: TableData) -> pa.Table:
-    """Per (account pair, table) sharing a round inside their joint window: the window, each account's
-    rounds in it, the rounds they shared in it and each one's stake on all shared rounds
-    (SHARED_SCHEMA). Every bet counts (any game, any bet type, cancelled rounds too: the choice of
-    rounds is the evidence)."""
+    """Per (account pair, table, business day) sharing a round inside their joint window of that day: the
+    window, each account's rounds in it, the rounds they shared in it and each one's stake on all the rounds
+    they shared that day (SHARED_SCHEMA; first_date = last_date = the day). Every bet counts (any game, any
+    bet type, cancelled rounds too: the choice of rounds is the evidence). A round's day is its
+    `business_date` (the UTC date its betting opened)."""
     bets, rounds = table.bets, table.rounds
     if bets.num_rows == 0:
         return _empty(SHARED_SCHEMA)
     ridx = _round_index(table)
     ok = ridx >= 0
     n_rounds = rounds.num_rows
-    pos = _round_order(rounds)
+    row_days = _round_days(rounds)
+    pos = _round_order(rounds, row_days)
     days = np.empty(n_rounds, dtype=np.int64)
-    days[pos] = _round_days(rounds)
+    days[pos] = row_days
+    day_values, day_of = np.unique(days, return_inverse=True)  # day_of[position]: the day's index
+    n_days = day_values.size
     acct, names = _codes(bets["account_id"])
-    n_acct = len(names)
+    # a unit is an account on one business day: every window below is one unit's rounds against another's,
+    # and two units share a round only if they are of the same day, so each pair's window stays in its day
+    n_acct = len(names) * n_days
     stake = _np(bets["stake"]).astype(np.int64)[ok]
-    order, starts, inc_key = _groups(acct[ok] * n_rounds + pos[ridx[ok]])
+    bet_pos = pos[ridx[ok]]
+    order, starts, inc_key = _groups((acct[ok] * n_days + day_of[bet_pos]) * n_rounds + bet_pos)
     inc_stake = np.add.reduceat(stake[order], starts)
     inc_acct, inc_round = inc_key // n_rounds, inc_key % n_rounds
 
@@ -419,8 +429,8 @@ def shared_rounds_features(table: TableData) -> pa.Table:
 
     n_inc = np.bincount(inc_acct, minlength=n_acct)
     first_inc = np.cumsum(n_inc) - n_inc
-    first = inc_round[first_inc]
-    last = inc_round[first_inc + n_inc - 1]
+    first = inc_round[np.minimum(first_inc, inc_round.size - 1)]
+    last = inc_round[np.maximum(first_inc + n_inc - 1, 0)]
     lo = np.maximum(first[a], first[b])
     hi = np.minimum(last[a], last[b])
     width = np.maximum(hi - lo - 1, 0)
@@ -463,8 +473,8 @@ def shared_rounds_features(table: TableData) -> pa.Table:
     return pa.table({
         "table_id": pa.array([str(table.table["table_id"])] * n_rows, pa.string()),
         "currency": pa.array([table.table.get("currency")] * n_rows, pa.string()),
-        "account_a": names.take(pa.array(a)),
-        "account_b": names.take(pa.array(b)),
+        "account_a": names.take(pa.array(a // n_days)),
+        "account_b": names.take(pa.array(b // n_days)),
         "shared": pa.array(shared[keep], pa.int64()),
         "window": pa.array(width, pa.int64()),
         "rounds_a": pa.array(rounds_a, pa.int64()),
@@ -567,6 +577,10 @@ OPPOSITE_METHOD = ("exact binomial tail at the mean null chance of the shared ro
                    "stake frequencies, independent; conservative for the Poisson-binomial, Hoeffding 1956)")
 SHARED_METHOD = ("exact hypergeometric tail, conditional on sharing a round (each account's rounds in the window "
                  "where both played a random subset of its rounds; the window counted as rounds of an even crowd)")
+SHARED_DAYS_METHOD = ("exact tail of the rounds shared summed over the business days, each day's count hypergeometric "
+                      "in that day's window and conditional on sharing a round, the days independent (their "
+                      "convolution; each account's rounds in a day's window a random subset of its rounds; the window "
+                      "counted as rounds of an even crowd)")
 
 
 def opposite_betting_p_values(features: pa.Table) -> dict[str, Any]:
@@ -657,70 +671,101 @@ def _share_any(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return -np.expm1(none)
 
 
-def shared_rounds_p_values(features: pa.Table) -> np.ndarray:
-    """Each feature row's p-value: the rounds shared inside the pair's window against the hypergeometric over the
-    window as rounds of an even crowd, conditional on sharing one (exact), as an array."""
-    s = _np(features["shared_window"]).astype(np.int64)
-    ra, rb = _np(features["rounds_a"]).astype(np.int64), _np(features["rounds_b"]).astype(np.int64)
-    we = _np(features["window_effective"]).astype(np.int64)  # busy rounds weighed (module doc)
-    p = np.atleast_1d(hypergeometric_upper_tail(s, we, ra, rb)) / _share_any(we, ra, rb)
-    return np.clip(p, 0.0, 1.0)
+def _truncated_pmf(w: int, a: int, b: int) -> np.ndarray:
+    """P(S = k | S >= 1) for k = 0 .. min(a, b), S ~ Hypergeometric(w, a, b): a day's rounds shared (0 at k = 0)."""
+    pmf = np.asarray(sps.hypergeom.pmf(np.arange(min(a, b) + 1), w, a, b), dtype=float)
+    pmf[0] = 0.0
+    return pmf / _share_any(np.array([w]), np.array([a]), np.array([b]))[0]
+
+
+def _days_tail(w: np.ndarray, a: np.ndarray, b: np.ndarray, s: int) -> float:
+    """P(S_1 + ... + S_K >= s), the days' S_d independent, each S_d | S_d >= 1 of its day's hypergeometric
+    (w[d], a[d], b[d]): the exact convolution (sums of positive terms: no cancellation in the tail)."""
+    dist = np.ones(1)
+    for w_, a_, b_ in zip(w.tolist(), a.tolist(), b.tolist(), strict=True):
+        dist = np.convolve(dist, _truncated_pmf(w_, a_, b_))
+    return float(dist[s:].sum()) if s < dist.size else 0.0
+
+
+def shared_rounds_p_values(features: pa.Table) -> dict[str, Any]:
+    """Per (account pair, table) over its feature rows (one a business day): the sums of the rows and the p-value
+    of the rounds shared inside the days' windows (each day's window as rounds of an even crowd), conditional on
+    sharing one each day, exact: a day alone, the hypergeometric tail; several, the tail of the sum of the days'
+    counts (`_days_tail`). Arrays, one entry a pair and table, in the order of (account_a, account_b, table_id);
+    `order`, `starts`, `ends`: its runs of feature rows; `days`: how many rows (business days) it sums."""
+    codes = [_codes(features[c])[0] for c in ("account_a", "account_b", "table_id")]
+    key = (codes[0] * (int(codes[1].max()) + 1) + codes[1]) * (int(codes[2].max()) + 1) + codes[2]
+    order, starts, _ = _groups(key)
+    ends = np.r_[starts[1:], key.size]
+    row = {c: _np(features[c]).astype(np.int64)[order]
+           for c in ("shared_window", "rounds_a", "rounds_b", "window_effective", "window", "stake_a", "stake_b")}
+    s, ra, rb, we = row["shared_window"], row["rounds_a"], row["rounds_b"], row["window_effective"]
+    p_row = np.atleast_1d(hypergeometric_upper_tail(s, we, ra, rb)) / _share_any(we, ra, rb)
+    p = p_row[starts]
+    days = ends - starts
+    for i in np.flatnonzero(days > 1).tolist():
+        k = slice(starts[i], ends[i])
+        p[i] = _days_tail(we[k], ra[k], rb[k], int(s[k].sum()))
+    out = {name: np.add.reduceat(v, starts) for name, v in row.items()}
+    first = _days(features["first_date"])[order]
+    last = _days(features["last_date"])[order]
+    return {**out, "order": order, "starts": starts, "ends": ends, "days": days, "p": np.clip(p, 0.0, 1.0),
+            "expected": np.add.reduceat(ra * rb / np.maximum(we, 1), starts),
+            "first": np.minimum.reduceat(first, starts), "last": np.maximum.reduceat(last, starts)}
 
 
 def shared_rounds_tests(features: pa.Table, settings: dict[str, Any]) -> pa.Table:
-    """One test per (account pair, table): the rounds shared inside their joint window against the
-    hypergeometric, conditional on sharing one (exact). Sample = the fewer of the two accounts' rounds
-    inside the window. Listed (a row each, TEST_COLUMNS): the tested pairs with p at or below the screen
-    (`screen_of`), and the pairs below `min_window_rounds` (no p-value) whose counts alone would have stood out
-    (p below alpha), in the order of (account_a, account_b, table_id); then a summary row per table
-    (`_summaries`) counting them all."""
+    """One test per (account pair, table) over the business days of its feature rows: the rounds shared inside
+    their joint window of each day, against each day's hypergeometric conditional on sharing one, the days summed
+    (exact). Sample = the fewer of the two accounts' rounds inside the windows. Listed (a row each, TEST_COLUMNS):
+    the tested pairs with p at or below the screen (`screen_of`), and the pairs below `min_window_rounds` (no
+    p-value) whose counts alone would have stood out (p below alpha), in the order of (account_a, account_b,
+    table_id); then a summary row per table (`_summaries`) counting them all."""
     min_sample = int(settings.get("min_window_rounds", MIN_WINDOW_ROUNDS))
     alpha = float(settings.get("alpha", ALPHA))
     screen = screen_of(settings)
     if features.num_rows == 0:
         return TEST_COLUMNS.empty_table()
-    p = shared_rounds_p_values(features)
-    ra, rb = _np(features["rounds_a"]).astype(np.int64), _np(features["rounds_b"]).astype(np.int64)
+    g = shared_rounds_p_values(features)
+    p, ra, rb = g["p"], g["rounds_a"], g["rounds_b"]
     sample = np.minimum(ra, rb)
     tested = sample >= min_sample
     listed = _listed(p, tested, screen, alpha)
-    first_days, last_days = _days(features["first_date"]), _days(features["last_date"])
+    first_row = g["order"][g["starts"]]
     table_codes, table_names = _codes(features["table_id"])
-    summaries = _summaries("shared_rounds", "at", table_codes, table_names.to_pylist(), tested, listed,
-                           first_days, last_days, screen, alpha)
+    summaries = _summaries("shared_rounds", "at", table_codes[first_row], table_names.to_pylist(), tested, listed,
+                           g["first"], g["last"], screen, alpha)
     shown = np.flatnonzero(listed)
     if shown.size == 0:
         return summaries
-    kept = features.take(pa.array(shown))
-    codes, _ = _codes(pc.binary_join_element_wise(kept["account_a"], kept["account_b"], kept["table_id"], "\x1f"))
-    shown = shown[np.argsort(codes, kind="stable")]
-    s = _np(features["shared_window"]).astype(np.int64)[shown]
-    w = _np(features["window"]).astype(np.int64)[shown]
-    we = _np(features["window_effective"]).astype(np.int64)[shown]
-    ra, rb, sample, ok = ra[shown], rb[shown], sample[shown], tested[shown]
-    expected = ra * rb / np.maximum(we, 1)
-    stake = (_np(features["stake_a"]).astype(np.int64) + _np(features["stake_b"]).astype(np.int64))[shown]
-    periods = _periods(first_days[shown], last_days[shown])
-    acc_a, acc_b = _np(features["account_a"])[shown].tolist(), _np(features["account_b"])[shown].tolist()
-    tables, cur = _np(features["table_id"])[shown].tolist(), _np(features["currency"])[shown].tolist()
-    s_, w_, we_, ra_, rb_, n_ = (v.tolist() for v in (s, w, we, ra, rb, sample))
+    s, w, we, expected = (g[k][shown] for k in ("shared_window", "window", "window_effective", "expected"))
+    ra, rb, sample, ok, n_days = ra[shown], rb[shown], sample[shown], tested[shown], g["days"][shown]
+    stake = (g["stake_a"] + g["stake_b"])[shown]
+    periods = _periods(g["first"][shown], g["last"][shown])
+    rows_of = first_row[shown]
+    acc_a, acc_b = _np(features["account_a"])[rows_of].tolist(), _np(features["account_b"])[rows_of].tolist()
+    tables, cur = _np(features["table_id"])[rows_of].tolist(), _np(features["currency"])[rows_of].tolist()
+    s_, w_, we_, ra_, rb_, n_, d_ = (v.tolist() for v in (s, w, we, ra, rb, sample, n_days))
     e_, ok_, stake_ = expected.tolist(), ok.tolist(), stake.tolist()
     statistic, detail = [], []
     for i in range(shown.size):
+        days = f", {d_[i]} business days, a window each" if d_[i] > 1 else ""
         text = (f"accounts {acc_a[i]} and {acc_b[i]} bet the same {s_[i]} rounds of their {ra_[i]} and {rb_[i]} at "
-                f"{tables[i]} ({periods[i]}), within the {w_[i]} rounds both were playing"
+                f"{tables[i]} ({periods[i]}{days}), within the {w_[i]} rounds both were playing"
                 + (f" (as {we_[i]} rounds of an even crowd)" if we_[i] < w_[i] else "")
                 + f", chance {e_[i]:.1f}: {format_money(stake_[i], cur[i])} staked together")
         if not ok_[i]:
             text += f"; not tested: {n_[i]} rounds, below the {min_sample} needed ({MIN_WINDOW_ROUNDS_REASON})"
         detail.append(text)
-        statistic.append(f"shared = {s_[i]} of {ra_[i]} and {rb_[i]} in {w_[i]} rounds (chance {e_[i]:.2f})")
+        statistic.append(f"shared = {s_[i]} of {ra_[i]} and {rb_[i]} in {w_[i]} rounds (chance {e_[i]:.2f})"
+                         + (f" over {d_[i]} days" if d_[i] > 1 else ""))
     with np.errstate(divide="ignore", invalid="ignore"):
         effect = s / expected
     rows = _test_table({
         "detector": "shared_rounds", "subject": [f"{a}|{b}" for a, b in zip(acc_a, acc_b, strict=True)],
         "period": periods, "statistic": statistic, "value": s.astype(float),
-        "p_value": pa.array(p[shown], pa.float64(), mask=~ok), "method": SHARED_METHOD, "sample": sample,
+        "p_value": pa.array(p[shown], pa.float64(), mask=~ok),
+        "method": [SHARED_DAYS_METHOD if d > 1 else SHARED_METHOD for d in d_], "sample": sample,
         "min_sample": np.full(shown.size, min_sample, dtype=np.int64),
         "effect": pa.array(effect, pa.float64(), mask=expected == 0), "money": stake, "detail": detail,
         "unlisted": np.zeros(shown.size, dtype=np.int64),
