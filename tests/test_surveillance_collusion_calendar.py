@@ -19,6 +19,7 @@ from bench.surveillance_calendar import clean_floor, false_flags
 from engine.surveillance.collusion import (
     SHARED_DAYS_METHOD,
     SHARED_METHOD,
+    SHOE_STAGES,
     shared_rounds_features,
     shared_rounds_tests,
 )
@@ -158,12 +159,18 @@ def test_the_day_boundary_is_the_utc_date_betting_opened_to_the_microsecond():
 
 def _oracle(table: TableData) -> dict[str, float]:
     """Every pair's p-value, re-done one pair and day at a time in plain Python from the rows (windows, the even
-    crowd) and scipy (each day's truncated hypergeometric, their convolution): 'A|B' -> p."""
+    crowd, the stages of the shoe) and scipy (each day's truncated hypergeometric, their convolution): 'A|B' -> p."""
     rounds = table.rounds.to_pylist()
     order = sorted(range(len(rounds)), key=lambda i: (rounds[i]["business_date"], rounds[i]["betting_closed_at"],
                                                       rounds[i]["round_id"]))
     pos = {rounds[i]["round_id"]: k for k, i in enumerate(order)}
     day = [rounds[i]["business_date"] for i in order]
+    shoe_of = [rounds[i]["shoe_id"] for i in order]
+    stage = [0] * len(order)
+    for shoe in set(shoe_of):
+        mine = [r for r in range(len(order)) if shoe_of[r] == shoe]
+        for rank, r in enumerate(mine):
+            stage[r] = rank * SHOE_STAGES // len(mine)
     plays: dict[str, set[int]] = {}
     for b in table.bets.select(["round_id", "account_id"]).to_pylist():
         plays.setdefault(b["account_id"], set()).add(pos[b["round_id"]])
@@ -188,7 +195,13 @@ def _oracle(table: TableData) -> dict[str, float]:
                 others = [crowd[r] - (r in xa) - (r in xb) for r in inner]
                 pairs = sum(o * (o - 1) for o in others)
                 even = sum(others) ** 2 / pairs if pairs else float("inf")
-                w = max(min(len(inner), int(np.floor(min(even, len(inner))))), len(xa), len(xb))
+                chance = 0.0
+                for k in range(SHOE_STAGES):
+                    w_k = sum(1 for r in inner if stage[r] == k)
+                    if w_k:
+                        chance += sum(stage[r] == k for r in xa) * sum(stage[r] == k for r in xb) / w_k
+                staged = len(xa) * len(xb) / chance
+                w = max(min(len(inner), int(np.floor(min(even, staged, len(inner))))), len(xa), len(xb))
                 k = np.arange(min(len(xa), len(xb)) + 1)
                 pmf = sps.hypergeom.pmf(k, w, len(xa), len(xb))
                 pmf[0] = 0.0
@@ -224,3 +237,44 @@ def test_eight_clean_days_as_one_folder_flag_no_more_than_the_nominal_rate():
     for level, key in ((0.01, "rate_p01"), (0.001, "rate_p001"), (0.0001, "rate_p0001")):
         assert got["per_day"][key] <= level, key  # the p-values are valid: P(p <= u) <= u
     assert got["whole_run"]["floors_flagged"] == 6 and got["whole_run"]["rate_p001"] > 0.1  # before: issue 43
+
+
+def _shoe_table(plays: dict[str, list[int]], shoe_rounds: int = 20, with_shoes: bool = True) -> TableData:
+    """One day of one shoe of `shoe_rounds` rounds r01 ..., `plays[account]` the rounds it bet on."""
+    table = _table({acct: {0: rs} for acct, rs in plays.items()}, rounds_a_day=shoe_rounds, days=(0,))
+    rounds = table.rounds.append_column("shoe_id", pa.array(["S1"] * shoe_rounds)) if with_shoes else table.rounds
+    return TableData(table.table, EMPTY, rounds, table.bets, EMPTY, EMPTY)
+
+
+def test_the_window_is_counted_in_the_stages_of_the_shoe_both_played():
+    # one shoe of 20 rounds in tenths (SHOE_STAGES): r01-r02 stage 0, ..., r15-r16 7, r17-r18 8, r19-r20 9.
+    # A bets r01, r15-r18, r20; B r01, r15, r17, r19, r20: window r02-r19 (18), A 4 (r15-r18), B 3 (r15, r17, r19),
+    # shared 2. Stages in the window: 7 (w 2, A 2, B 1), 8 (2, 2, 1), 9 (r19 alone: 1, 0, 1): the chance of sharing
+    # 2 x 1 / 2 + 2 x 1 / 2 = 2 rounds, the window as 4 x 3 / 2 = 6 rounds: P(S >= 2 | S >= 1) over 6, 4 and 3 =
+    # (1 - 4/20) / 1 = 4/5 (S = 0 cannot be: 4 + 3 > 6). Without shoes: the 18 rounds, 88/452 = 22/113.
+    plays = {"A": [1, 15, 16, 17, 18, 20], "B": [1, 15, 17, 19, 20]}
+    assert SHOE_STAGES == 10
+    for with_shoes, stages_window, p_value in ((True, 6, Fraction(4, 5)), (False, 18, Fraction(22, 113))):
+        f = shared_rounds_features(_shoe_table(plays, with_shoes=with_shoes))
+        (r,) = f.to_pylist()
+        assert (r["window"], r["rounds_a"], r["rounds_b"], r["shared_window"], r["window_stages"],
+                r["window_effective"]) == (18, 4, 3, 2, stages_window, stages_window)
+        (t,) = as_rows(shared_rounds_tests(f, EVERY_PAIR))[:1]
+        assert t.p_value == pytest.approx(float(p_value), rel=1e-12)
+        assert ("(as 6 rounds of an even crowd and of the stages of the shoe both played)" in t.detail) == with_shoes
+    # 19 rounds in the shoe: stage = rank x 10 // 19, r15 (rank 14) is stage 7, r16 (15) also 7, r17 (16) 8, r18 (17)
+    # 8, r19 (18) 9: the same stages, the same window
+    (r,) = shared_rounds_features(_shoe_table({"A": [1, 15, 16, 17, 18, 19], "B": [1, 15, 17, 19]},
+                                              shoe_rounds=19)).to_pylist()
+    # window r02-r18 (17): A 4, B 2 (r15, r17), shared 2; stages 7 (2, 2, 1), 8 (2, 2, 1): chance 2, 4 x 2 / 2 = 4
+    assert (r["window"], r["rounds_a"], r["rounds_b"], r["window_stages"]) == (17, 4, 2, 4)
+
+
+def test_late_shoe_bettors_are_not_paired_for_playing_the_same_end_of_the_shoe():
+    # 6 late-shoe bettors (from 60% of each shoe on) among the ordinary ones, 2 tables x 8 days, run as one folder:
+    # counted in the stages of the shoe, their pairs' p-values are valid and none is flagged; counted in the whole
+    # window, they share the shoe's ends by the dozen (issue 43: paired falsely over 6-16 days)
+    got = false_flags(floors=2, seed=0, windows=("per_day", "per_day_no_stages"), late_only=True, late=6)
+    now, before = got["per_day"], got["per_day_no_stages"]
+    assert now["flags"] == 0 and now["tests"] > 40 and now["rate_p01"] <= 0.01
+    assert before["flags"] >= 10 and before["rate_p001"] > 0.2

@@ -102,6 +102,7 @@ SCREEN_P_REASON = (
     "exact (engine/surveillance/tests.py adjust)"
 )
 MIN_WINDOW_ROUNDS = 15
+SHOE_STAGES = 10  # a shoe's rounds in tenths: accounts that play its end (or its start) are alike, not colluding
 MIN_WINDOW_ROUNDS_REASON = (
     "a pair is tested when each account bet at least 15 rounds inside the window where both played: "
     "two accounts betting the same 15 of 30 rounds (each at an activity of 1/2) reach p = 1/C(30,15) "
@@ -128,7 +129,10 @@ SHARED_SCHEMA = pa.schema([
     ("window", pa.int64()),  # rounds strictly between the later first and the earlier last round
     ("rounds_a", pa.int64()), ("rounds_b", pa.int64()),  # each account's rounds inside the window
     ("shared_window", pa.int64()),  # rounds both bet on inside the window
-    ("window_effective", pa.int64()),  # the window as rounds of an even crowd (<= window; shared_rounds docs)
+    ("window_effective", pa.int64()),  # the window as rounds of an even crowd and of the pair's stages of the shoe
+    # (<= window; shared_rounds docs)
+    ("window_stages", pa.int64()),  # the window as rounds of the pair's stages of the shoe alone (the window where
+    # the table records no shoe)
     ("stake_a", pa.int64()), ("stake_b", pa.int64()),  # each account's stake on the shared rounds
     ("first_date", pa.date32()), ("last_date", pa.date32()),  # the window's ends
 ])
@@ -390,6 +394,21 @@ def _round_order(rounds: pa.Table, days: np.ndarray) -> np.ndarray:
     return pos
 
 
+def _shoe_stages(rounds: pa.Table, pos: np.ndarray, n_stages: int) -> np.ndarray | None:
+    """Each position's stage in its shoe, 0 .. n_stages - 1: its rank among the shoe's rounds in the order of play,
+    times n_stages, over the shoe's rounds (rounds without a shoe: one shoe); None where the table records no shoe."""
+    if "shoe_id" not in rounds.column_names or rounds["shoe_id"].null_count == rounds.num_rows:
+        return None
+    shoe = np.empty(pos.size, dtype=np.int64)
+    shoe[pos] = _codes(pc.fill_null(rounds["shoe_id"], ""))[0]
+    order, starts, _ = _groups(shoe)  # stable: a shoe's positions in the order of play
+    count = np.diff(np.r_[starts, shoe.size])
+    run, rank = _expand(count)
+    stage = np.empty(pos.size, dtype=np.int64)
+    stage[order] = rank * n_stages // count[run]
+    return stage
+
+
 def shared_rounds_features(table: TableData) -> pa.Table:
     """Per (account pair, table, business day) sharing a round inside their joint window of that day: the
     window, each account's rounds in it, the rounds they shared in it and each one's stake on all the rounds
@@ -435,10 +454,6 @@ def shared_rounds_features(table: TableData) -> pa.Table:
     hi = np.minimum(last[a], last[b])
     width = np.maximum(hi - lo - 1, 0)
 
-    def inside(x):  # x's rounds strictly between lo and hi
-        return np.where(hi > lo, np.searchsorted(inc_key, x * n_rounds + hi, "left")
-                        - np.searchsorted(inc_key, x * n_rounds + lo, "right"), 0)
-
     def bet_on(x, r):
         i = np.minimum(np.searchsorted(inc_key, x * n_rounds + r), inc_key.size - 1)
         return inc_key[i] == x * n_rounds + r
@@ -448,7 +463,13 @@ def shared_rounds_features(table: TableData) -> pa.Table:
     shared_window = shared - both_lo - both_hi
     keep = shared_window >= 1
     a, b, lo, hi, width, shared_window = a[keep], b[keep], lo[keep], hi[keep], width[keep], shared_window[keep]
-    rounds_a, rounds_b = inside(a), inside(b)
+
+    def span(x):  # the first and the end index, in inc_key order, of x's rounds strictly between lo and hi (> lo)
+        start = np.searchsorted(inc_key, x * n_rounds + lo, "right")
+        return start, np.searchsorted(inc_key, x * n_rounds + hi, "left")
+
+    (a_start, a_stop), (b_start, b_stop) = span(a), span(b)
+    rounds_a, rounds_b = a_stop - a_start, b_stop - b_start
 
     # The window as rounds of an even crowd: (sum d)^2 / sum d (d - 1) over its rounds, d a round's other
     # accounts (neither of the pair), at most the window. With c a round's accounts, x and y the pair's
@@ -459,16 +480,30 @@ def shared_rounds_features(table: TableData) -> pa.Table:
     c2 = np.concatenate([[0], np.cumsum(crowd * (crowd - 1))])
     g = np.concatenate([[0], np.cumsum(2 * crowd[inc_round] - 2)])  # over the incidences, in inc_key order
 
-    def own(x):  # sum of (2c - 2) over x's rounds strictly between lo and hi
-        return np.where(hi > lo, g[np.searchsorted(inc_key, x * n_rounds + hi, "left")]
-                        - g[np.searchsorted(inc_key, x * n_rounds + lo, "right")], 0)
-
     inner_lo, inner_hi = np.minimum(lo + 1, hi), np.maximum(hi, lo + 1)
     others = (c1[inner_hi] - c1[inner_lo]) - rounds_a - rounds_b
-    pairs_of_others = (c2[inner_hi] - c2[inner_lo]) - own(a) - own(b) + 2 * shared_window
+    pairs_of_others = (c2[inner_hi] - c2[inner_lo]) - (g[a_stop] - g[a_start]) - (g[b_stop] - g[b_start]) \
+        + 2 * shared_window
     even = np.where(pairs_of_others > 0, others.astype(float) ** 2 / np.maximum(pairs_of_others, 1), np.inf)
-    effective = np.maximum(np.minimum(width, np.floor(np.minimum(even, width))).astype(np.int64),
-                           np.maximum(rounds_a, rounds_b))
+
+    # The window as rounds of the pair's stages of the shoe: a_k, b_k, w_k each one's rounds and the window's in
+    # stage k (SHOE_STAGES of a shoe's rounds); each account's rounds a random subset of the window's within each
+    # stage gives E[S] = sum a_k b_k / w_k, and the hypergeometric has that mean over a b / sum a_k b_k / w_k
+    # rounds (>= max(a, b); kept at most the window). A table without shoes: the window.
+    stage_window = np.full(a.size, np.inf)
+    stages = _shoe_stages(rounds, pos, SHOE_STAGES)
+    if stages is not None:
+        chance = np.zeros(a.size)
+        inc_stage = stages[inc_round]
+        for k in range(SHOE_STAGES):
+            w_k = np.concatenate([[0], np.cumsum(stages == k)])
+            i_k = np.concatenate([[0], np.cumsum(inc_stage == k)])
+            w_in = w_k[inner_hi] - w_k[inner_lo]
+            a_in, b_in = i_k[a_stop] - i_k[a_start], i_k[b_stop] - i_k[b_start]
+            chance += a_in * b_in / np.maximum(w_in, 1)  # a_in b_in = 0 where w_in = 0
+        stage_window = rounds_a * rounds_b / chance  # chance > 0: the pair shares a round of the window
+    effective = np.maximum(np.minimum(width, np.floor(np.minimum(np.minimum(even, stage_window), width)))
+                           .astype(np.int64), np.maximum(rounds_a, rounds_b))
     n_rows = a.size
     return pa.table({
         "table_id": pa.array([str(table.table["table_id"])] * n_rows, pa.string()),
@@ -481,6 +516,7 @@ def shared_rounds_features(table: TableData) -> pa.Table:
         "rounds_b": pa.array(rounds_b, pa.int64()),
         "shared_window": pa.array(shared_window, pa.int64()),
         "window_effective": pa.array(effective, pa.int64()),
+        "window_stages": pa.array(np.floor(np.minimum(stage_window, width)).astype(np.int64), pa.int64()),
         "stake_a": pa.array(_pair_lookup(g_key, g_val, a * n_acct + b), pa.int64()),
         "stake_b": pa.array(_pair_lookup(g_key, g_val, b * n_acct + a), pa.int64()),
         "first_date": pa.array(days[lo].astype("datetime64[D]"), pa.date32()),
@@ -698,7 +734,8 @@ def shared_rounds_p_values(features: pa.Table) -> dict[str, Any]:
     order, starts, _ = _groups(key)
     ends = np.r_[starts[1:], key.size]
     row = {c: _np(features[c]).astype(np.int64)[order]
-           for c in ("shared_window", "rounds_a", "rounds_b", "window_effective", "window", "stake_a", "stake_b")}
+           for c in ("shared_window", "rounds_a", "rounds_b", "window_effective", "window_stages", "window", "stake_a",
+                     "stake_b")}
     s, ra, rb, we = row["shared_window"], row["rounds_a"], row["rounds_b"], row["window_effective"]
     p_row = np.atleast_1d(hypergeometric_upper_tail(s, we, ra, rb)) / _share_any(we, ra, rb)
     p = p_row[starts]
@@ -738,7 +775,8 @@ def shared_rounds_tests(features: pa.Table, settings: dict[str, Any]) -> pa.Tabl
     shown = np.flatnonzero(listed)
     if shown.size == 0:
         return summaries
-    s, w, we, expected = (g[k][shown] for k in ("shared_window", "window", "window_effective", "expected"))
+    s, w, we, ws, expected = (g[k][shown] for k in ("shared_window", "window", "window_effective", "window_stages",
+                                                      "expected"))
     ra, rb, sample, ok, n_days = ra[shown], rb[shown], sample[shown], tested[shown], g["days"][shown]
     stake = (g["stake_a"] + g["stake_b"])[shown]
     periods = _periods(g["first"][shown], g["last"][shown])
@@ -746,13 +784,15 @@ def shared_rounds_tests(features: pa.Table, settings: dict[str, Any]) -> pa.Tabl
     acc_a, acc_b = _np(features["account_a"])[rows_of].tolist(), _np(features["account_b"])[rows_of].tolist()
     tables, cur = _np(features["table_id"])[rows_of].tolist(), _np(features["currency"])[rows_of].tolist()
     s_, w_, we_, ra_, rb_, n_, d_ = (v.tolist() for v in (s, w, we, ra, rb, sample, n_days))
+    staged = (ws < w).tolist()
     e_, ok_, stake_ = expected.tolist(), ok.tolist(), stake.tolist()
     statistic, detail = [], []
     for i in range(shown.size):
         days = f", {d_[i]} business days, a window each" if d_[i] > 1 else ""
         text = (f"accounts {acc_a[i]} and {acc_b[i]} bet the same {s_[i]} rounds of their {ra_[i]} and {rb_[i]} at "
                 f"{tables[i]} ({periods[i]}{days}), within the {w_[i]} rounds both were playing"
-                + (f" (as {we_[i]} rounds of an even crowd)" if we_[i] < w_[i] else "")
+                + (f" (as {we_[i]} rounds of an even crowd" + (" and of the stages of the shoe both played" if staged[i]
+                                                                 else "") + ")" if we_[i] < w_[i] else "")
                 + f", chance {e_[i]:.1f}: {format_money(stake_[i], cur[i])} staked together")
         if not ok_[i]:
             text += f"; not tested: {n_[i]} rounds, below the {min_sample} needed ({MIN_WINDOW_ROUNDS_REASON})"
