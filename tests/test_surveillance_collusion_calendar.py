@@ -16,11 +16,13 @@ import pytest
 import scipy.stats as sps
 
 from bench.surveillance_calendar import clean_floor, false_flags
+from engine.surveillance import collusion
 from engine.surveillance.collusion import (
     SHARED_DAYS_METHOD,
     SHARED_METHOD,
     SHOE_STAGES,
     shared_rounds_features,
+    shared_rounds_p_values,
     shared_rounds_tests,
 )
 from engine.surveillance.detector import TableData
@@ -278,3 +280,14 @@ def test_late_shoe_bettors_are_not_paired_for_playing_the_same_end_of_the_shoe()
     now, before = got["per_day"], got["per_day_no_stages"]
     assert now["flags"] == 0 and now["tests"] > 40 and now["rate_p01"] <= 0.01
     assert before["flags"] >= 10 and before["rate_p001"] > 0.2
+
+
+def test_the_multi_day_pairs_in_chunks_give_the_same_p_values(monkeypatch):
+    # the multi-day pairs' pmfs are computed PMF_CHUNK terms at a time: a chunk of one pair each, the same p-values
+    (table,) = clean_floor(np.random.default_rng(3), tables=1, days=4, rounds=120, sessions=14, accounts=24)
+    features = shared_rounds_features(table)
+    whole = shared_rounds_p_values(features)
+    monkeypatch.setattr(collusion, "PMF_CHUNK", 1)
+    chunked = shared_rounds_p_values(features)
+    assert (whole["days"] > 1).sum() > 10
+    assert chunked["p"].tolist() == whole["p"].tolist()

@@ -74,7 +74,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from scipy import sparse
-from scipy import stats as sps
 from scipy.special import gammaln
 
 from engine.findings import format_money
@@ -102,6 +101,7 @@ SCREEN_P_REASON = (
     "exact (engine/surveillance/tests.py adjust)"
 )
 MIN_WINDOW_ROUNDS = 15
+PMF_CHUNK = 1 << 21  # pmf terms of the multi-day pairs computed at once (shared_rounds_p_values)
 SHOE_STAGES = 10  # a shoe's rounds in tenths: accounts that play its end (or its start) are alike, not colluding
 MIN_WINDOW_ROUNDS_REASON = (
     "a pair is tested when each account bet at least 15 rounds inside the window where both played: "
@@ -707,19 +707,31 @@ def _share_any(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return -np.expm1(none)
 
 
-def _truncated_pmf(w: int, a: int, b: int) -> np.ndarray:
-    """P(S = k | S >= 1) for k = 0 .. min(a, b), S ~ Hypergeometric(w, a, b): a day's rounds shared (0 at k = 0)."""
-    pmf = np.asarray(sps.hypergeom.pmf(np.arange(min(a, b) + 1), w, a, b), dtype=float)
-    pmf[0] = 0.0
-    return pmf / _share_any(np.array([w]), np.array([a]), np.array([b]))[0]
+def _truncated_pmfs(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """P(S = k | S >= 1) for k = 0 .. min(a, b) of each row's S ~ Hypergeometric(w, a, b) (a day's rounds shared;
+    0 at k = 0), all rows at once by log-gamma: (the rows' runs one after the other, each row's start)."""
+    size = np.minimum(a, b) + 1
+    row, k = _expand(size)
+    w_, a_, b_ = w[row], a[row], b[row]
+    ok = (k >= 1) & (b_ - k <= w_ - a_)
+    k_ = np.where(ok, k, 1)
+
+    def log_choose(n, r):
+        return gammaln(n + 1) - gammaln(r + 1) - gammaln(n - r + 1)
+
+    log = np.where(ok, log_choose(a_, k_) + log_choose(w_ - a_, np.where(ok, b_ - k_, 0)), -np.inf)
+    starts = np.cumsum(size) - size
+    top = np.maximum.reduceat(log, starts)  # every row has a k >= 1 that can be (it shares a round)
+    pmf = np.exp(log - top[row])
+    return pmf / np.add.reduceat(pmf, starts)[row], starts
 
 
-def _days_tail(w: np.ndarray, a: np.ndarray, b: np.ndarray, s: int) -> float:
-    """P(S_1 + ... + S_K >= s), the days' S_d independent, each S_d | S_d >= 1 of its day's hypergeometric
-    (w[d], a[d], b[d]): the exact convolution (sums of positive terms: no cancellation in the tail)."""
+def _days_tail(pmf: np.ndarray, starts: np.ndarray, ends: np.ndarray, s: int) -> float:
+    """P(S_1 + ... + S_K >= s) for independent days of the given pmfs (`pmf[starts[d]:ends[d]]`, `_truncated_pmfs`):
+    the exact convolution (sums of positive terms: no cancellation in the tail)."""
     dist = np.ones(1)
-    for w_, a_, b_ in zip(w.tolist(), a.tolist(), b.tolist(), strict=True):
-        dist = np.convolve(dist, _truncated_pmf(w_, a_, b_))
+    for i, j in zip(starts.tolist(), ends.tolist(), strict=True):
+        dist = np.convolve(dist, pmf[i:j])
     return float(dist[s:].sum()) if s < dist.size else 0.0
 
 
@@ -740,9 +752,19 @@ def shared_rounds_p_values(features: pa.Table) -> dict[str, Any]:
     p_row = np.atleast_1d(hypergeometric_upper_tail(s, we, ra, rb)) / _share_any(we, ra, rb)
     p = p_row[starts]
     days = ends - starts
-    for i in np.flatnonzero(days > 1).tolist():
-        k = slice(starts[i], ends[i])
-        p[i] = _days_tail(we[k], ra[k], rb[k], int(s[k].sum()))
+    several = np.flatnonzero(days > 1)
+    # the pairs of several days, in chunks of about PMF_CHUNK pmf terms (memory stays bounded): their days' pmfs at
+    # once, then each pair's convolution
+    terms = np.add.reduceat(np.minimum(ra, rb) + 1, starts)[several] if several.size else several
+    chunk = np.cumsum(terms) // PMF_CHUNK
+    for c in np.unique(chunk).tolist():
+        pairs = several[chunk == c]
+        rows = np.concatenate([np.arange(starts[i], ends[i]) for i in pairs.tolist()])
+        pmf, first = _truncated_pmfs(we[rows], ra[rows], rb[rows])
+        last = np.r_[first[1:], pmf.size]
+        at = np.cumsum(days[pairs]) - days[pairs]
+        for i, j, n in zip(pairs.tolist(), at.tolist(), days[pairs].tolist(), strict=True):
+            p[i] = _days_tail(pmf, first[j:j + n], last[j:j + n], int(s[starts[i]:ends[i]].sum()))
     out = {name: np.add.reduceat(v, starts) for name, v in row.items()}
     first = _days(features["first_date"])[order]
     last = _days(features["last_date"])[order]
