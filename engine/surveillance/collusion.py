@@ -31,17 +31,18 @@ baccarat PLAYER/BANKER, roulette RED/BLACK, ODD/EVEN, LOW/HIGH, sic bo SMALL/BIG
   put up) and the net transfer between them (per round, what the winner won that the loser lost:
   min(win, loss); the house keeps the commission, and a zero or a triple takes both).
 
-`shared_rounds` — per (pair, table), the rounds both bet on (any bet), inside the window where both
-were playing: from the later of their first rounds to the earlier of their last rounds, both ends
-excluded (the ends are rounds one of them bet on by construction). Null model: inside that window
-each account's rounds are a random subset of the table's rounds (its activity kept: how many rounds it
-bet), so the rounds shared are hypergeometric. Sessions that merely overlap are not evidence (two
-accounts that bet every round of overlapping sessions share everything their window holds by
-necessity, p = 1); accounts that pick the same rounds inside it are. Only pairs sharing at least one
-round of their window are enumerated (every other pair of a night would be millions of rows), so the
-p-value is conditional on that selection: P(S >= s | S >= 1), exact. `groups` joins flagged pairs
-into groups (connected components). Limit: two accounts that each leave the table for a while at the
-same time inside their window (two sessions each) look alike to this null.
+`shared_rounds` — per (pair, table, business day), the rounds both bet on (any bet), inside the window where both
+were playing that day: from the later of their first rounds to the earlier of their last rounds, both ends
+excluded (the ends are rounds one of them bet on by construction). A round's day is its business_date, the UTC
+date its betting opened. One test per (pair, table): the days' counts summed, against the convolution of the days'
+conditional hypergeometrics (below), exact; one day alone is that day's hypergeometric tail. Null model: inside
+that window each account's rounds are a random subset of the table's rounds (its activity kept: how many rounds it
+bet), so the rounds shared are hypergeometric. Sessions that merely overlap are not evidence (two accounts that
+bet every round of overlapping sessions share everything their window holds by necessity, p = 1); accounts that
+pick the same rounds inside it are. Only pairs sharing at least one round of their window are enumerated (every
+other pair of a night would be millions of rows), so the p-value is conditional on that selection: P(S >= s | S >=
+1), exact. `groups` joins flagged pairs into groups (connected components). Limit: two accounts that each leave
+the table for a while at the same time inside their window (two sessions each) look alike to this null.
 Busy rounds: rounds are not alike, some draw a crowd, and two accounts that each favour the busy ones meet
 there more often than a random subset says (the chance two given accounts both bet a round grows with the
 square of how busy it is). So the window is counted as rounds of an even crowd: with d a round's accounts
@@ -52,6 +53,13 @@ chance of a round is in proportion to its crowd. Measured on simulated floors wh
 negative binomial (shape 5, ~3 accounts a round: the recorder's), the plain window gave 2.2 times the
 nominal rate of p < 1e-4 among 100,000 pairs and flagged pool accounts of `pitboss demo --surveillance`;
 the even-crowd window gives 0.4 times (a fair crowd: 0.4 either way, discreteness).
+Stages of the shoe: accounts that both play the end of the shoe share its last rounds more than random subsets of
+the window do. Where the table records shoes, the window is also counted as rounds of the stages both played
+(SHOE_STAGES tenths of a shoe's rounds, a_k, b_k, w_k each one's and the window's rounds in stage k): a b / sum
+a_k b_k / w_k rounds, the hypergeometric with the stratified null's mean; the smaller of it and the even crowd's.
+Days: each day's count S_d given S_d >= 1 (the pair is enumerated on that day because it shared a round), the days
+independent; the sum of the S_d is the exact conditional test of a common odds ratio over the days' 2 x 2 tables
+(docs/surveillance.md § shared_rounds over several days).
 
 Complexity per table of B bets, R rounds, P positions (bets on opposite codes, netted), with m_r the
 positions of round r: sorting O(B log B); the co-occurrence of accounts by a sparse product
