@@ -31,17 +31,18 @@ baccarat PLAYER/BANKER, roulette RED/BLACK, ODD/EVEN, LOW/HIGH, sic bo SMALL/BIG
   put up) and the net transfer between them (per round, what the winner won that the loser lost:
   min(win, loss); the house keeps the commission, and a zero or a triple takes both).
 
-`shared_rounds` — per (pair, table), the rounds both bet on (any bet), inside the window where both
-were playing: from the later of their first rounds to the earlier of their last rounds, both ends
-excluded (the ends are rounds one of them bet on by construction). Null model: inside that window
-each account's rounds are a random subset of the table's rounds (its activity kept: how many rounds it
-bet), so the rounds shared are hypergeometric. Sessions that merely overlap are not evidence (two
-accounts that bet every round of overlapping sessions share everything their window holds by
-necessity, p = 1); accounts that pick the same rounds inside it are. Only pairs sharing at least one
-round of their window are enumerated (every other pair of a night would be millions of rows), so the
-p-value is conditional on that selection: P(S >= s | S >= 1), exact. `groups` joins flagged pairs
-into groups (connected components). Limit: two accounts that each leave the table for a while at the
-same time inside their window (two sessions each) look alike to this null.
+`shared_rounds` — per (pair, table, business day), the rounds both bet on (any bet), inside the window where both
+were playing that day: from the later of their first rounds to the earlier of their last rounds, both ends
+excluded (the ends are rounds one of them bet on by construction). A round's day is its business_date, the UTC
+date its betting opened. One test per (pair, table): the days' counts summed, against the convolution of the days'
+conditional hypergeometrics (below), exact; one day alone is that day's hypergeometric tail. Null model: inside
+that window each account's rounds are a random subset of the table's rounds (its activity kept: how many rounds it
+bet), so the rounds shared are hypergeometric. Sessions that merely overlap are not evidence (two accounts that
+bet every round of overlapping sessions share everything their window holds by necessity, p = 1); accounts that
+pick the same rounds inside it are. Only pairs sharing at least one round of their window are enumerated (every
+other pair of a night would be millions of rows), so the p-value is conditional on that selection: P(S >= s | S >=
+1), exact. `groups` joins flagged pairs into groups (connected components). Limit: two accounts that each leave
+the table for a while at the same time inside their window (two sessions each) look alike to this null.
 Busy rounds: rounds are not alike, some draw a crowd, and two accounts that each favour the busy ones meet
 there more often than a random subset says (the chance two given accounts both bet a round grows with the
 square of how busy it is). So the window is counted as rounds of an even crowd: with d a round's accounts
@@ -52,6 +53,13 @@ chance of a round is in proportion to its crowd. Measured on simulated floors wh
 negative binomial (shape 5, ~3 accounts a round: the recorder's), the plain window gave 2.2 times the
 nominal rate of p < 1e-4 among 100,000 pairs and flagged pool accounts of `pitboss demo --surveillance`;
 the even-crowd window gives 0.4 times (a fair crowd: 0.4 either way, discreteness).
+Stages of the shoe: accounts that both play the end of the shoe share its last rounds more than random subsets of
+the window do. Where the table records shoes, the window is also counted as rounds of the stages both played
+(SHOE_STAGES tenths of a shoe's rounds, a_k, b_k, w_k each one's and the window's rounds in stage k): a b / sum
+a_k b_k / w_k rounds, the hypergeometric with the stratified null's mean; the smaller of it and the even crowd's.
+Days: each day's count S_d given S_d >= 1 (the pair is enumerated on that day because it shared a round), the days
+independent; the sum of the S_d is the exact conditional test of a common odds ratio over the days' 2 x 2 tables
+(docs/surveillance.md § shared_rounds over several days).
 
 Complexity per table of B bets, R rounds, P positions (bets on opposite codes, netted), with m_r the
 positions of round r: sorting O(B log B); the co-occurrence of accounts by a sparse product
@@ -101,6 +109,8 @@ SCREEN_P_REASON = (
     "exact (engine/surveillance/tests.py adjust)"
 )
 MIN_WINDOW_ROUNDS = 15
+PMF_CHUNK = 1 << 21  # pmf terms of the multi-day pairs computed at once (shared_rounds_p_values)
+SHOE_STAGES = 10  # a shoe's rounds in tenths: accounts that play its end (or its start) are alike, not colluding
 MIN_WINDOW_ROUNDS_REASON = (
     "a pair is tested when each account bet at least 15 rounds inside the window where both played: "
     "two accounts betting the same 15 of 30 rounds (each at an activity of 1/2) reach p = 1/C(30,15) "
@@ -127,7 +137,10 @@ SHARED_SCHEMA = pa.schema([
     ("window", pa.int64()),  # rounds strictly between the later first and the earlier last round
     ("rounds_a", pa.int64()), ("rounds_b", pa.int64()),  # each account's rounds inside the window
     ("shared_window", pa.int64()),  # rounds both bet on inside the window
-    ("window_effective", pa.int64()),  # the window as rounds of an even crowd (<= window; shared_rounds docs)
+    ("window_effective", pa.int64()),  # the window as rounds of an even crowd and of the pair's stages of the shoe
+    # (<= window; shared_rounds docs)
+    ("window_stages", pa.int64()),  # the window as rounds of the pair's stages of the shoe alone (the window where
+    # the table records no shoe)
     ("stake_a", pa.int64()), ("stake_b", pa.int64()),  # each account's stake on the shared rounds
     ("first_date", pa.date32()), ("last_date", pa.date32()),  # the window's ends
 ])
@@ -378,33 +391,57 @@ def opposite_betting_features(table: TableData, tolerance: Fraction = TOLERANCE)
 # shared rounds: features
 
 
-def _round_order(rounds: pa.Table) -> np.ndarray:
-    """Each round row's position in the table's order of play (betting_closed_at, then round_id)."""
+def _round_order(rounds: pa.Table, days: np.ndarray) -> np.ndarray:
+    """Each round row's position in the table's order of play: by business day (`days`, each row's), then
+    betting_closed_at, then round_id. A day's rounds are then one run of positions, whatever the clock says."""
     keys = [(c, "ascending") for c in ("betting_closed_at", "round_id") if c in rounds.column_names]
-    order = pc.sort_indices(rounds, sort_keys=keys).to_numpy()
+    cols = {"_day": pa.array(days, pa.int64()), **{c: rounds[c] for c, _ in keys}}
+    order = pc.sort_indices(pa.table(cols), sort_keys=[("_day", "ascending"), *keys]).to_numpy()
     pos = np.empty(order.size, dtype=np.int64)
     pos[order] = np.arange(order.size)
     return pos
 
 
+def _shoe_stages(rounds: pa.Table, pos: np.ndarray, n_stages: int) -> np.ndarray | None:
+    """Each position's stage in its shoe, 0 .. n_stages - 1: its rank among the shoe's rounds in the order of play,
+    times n_stages, over the shoe's rounds (rounds without a shoe: one shoe); None where the table records no shoe."""
+    if "shoe_id" not in rounds.column_names or rounds["shoe_id"].null_count == rounds.num_rows:
+        return None
+    shoe = np.empty(pos.size, dtype=np.int64)
+    shoe[pos] = _codes(pc.fill_null(rounds["shoe_id"], ""))[0]
+    order, starts, _ = _groups(shoe)  # stable: a shoe's positions in the order of play
+    count = np.diff(np.r_[starts, shoe.size])
+    run, rank = _expand(count)
+    stage = np.empty(pos.size, dtype=np.int64)
+    stage[order] = rank * n_stages // count[run]
+    return stage
+
+
 def shared_rounds_features(table: TableData) -> pa.Table:
-    """Per (account pair, table) sharing a round inside their joint window: the window, each account's
-    rounds in it, the rounds they shared in it and each one's stake on all shared rounds
-    (SHARED_SCHEMA). Every bet counts (any game, any bet type, cancelled rounds too: the choice of
-    rounds is the evidence)."""
+    """Per (account pair, table, business day) sharing a round inside their joint window of that day: the
+    window, each account's rounds in it, the rounds they shared in it and each one's stake on all the rounds
+    they shared that day (SHARED_SCHEMA; first_date = last_date = the day). Every bet counts (any game, any
+    bet type, cancelled rounds too: the choice of rounds is the evidence). A round's day is its
+    `business_date` (the UTC date its betting opened)."""
     bets, rounds = table.bets, table.rounds
     if bets.num_rows == 0:
         return _empty(SHARED_SCHEMA)
     ridx = _round_index(table)
     ok = ridx >= 0
     n_rounds = rounds.num_rows
-    pos = _round_order(rounds)
+    row_days = _round_days(rounds)
+    pos = _round_order(rounds, row_days)
     days = np.empty(n_rounds, dtype=np.int64)
-    days[pos] = _round_days(rounds)
+    days[pos] = row_days
+    day_values, day_of = np.unique(days, return_inverse=True)  # day_of[position]: the day's index
+    n_days = day_values.size
     acct, names = _codes(bets["account_id"])
-    n_acct = len(names)
+    # a unit is an account on one business day: every window below is one unit's rounds against another's,
+    # and two units share a round only if they are of the same day, so each pair's window stays in its day
+    n_acct = len(names) * n_days
     stake = _np(bets["stake"]).astype(np.int64)[ok]
-    order, starts, inc_key = _groups(acct[ok] * n_rounds + pos[ridx[ok]])
+    bet_pos = pos[ridx[ok]]
+    order, starts, inc_key = _groups((acct[ok] * n_days + day_of[bet_pos]) * n_rounds + bet_pos)
     inc_stake = np.add.reduceat(stake[order], starts)
     inc_acct, inc_round = inc_key // n_rounds, inc_key % n_rounds
 
@@ -419,15 +456,11 @@ def shared_rounds_features(table: TableData) -> pa.Table:
 
     n_inc = np.bincount(inc_acct, minlength=n_acct)
     first_inc = np.cumsum(n_inc) - n_inc
-    first = inc_round[first_inc]
-    last = inc_round[first_inc + n_inc - 1]
+    first = inc_round[np.minimum(first_inc, inc_round.size - 1)]
+    last = inc_round[np.maximum(first_inc + n_inc - 1, 0)]
     lo = np.maximum(first[a], first[b])
     hi = np.minimum(last[a], last[b])
     width = np.maximum(hi - lo - 1, 0)
-
-    def inside(x):  # x's rounds strictly between lo and hi
-        return np.where(hi > lo, np.searchsorted(inc_key, x * n_rounds + hi, "left")
-                        - np.searchsorted(inc_key, x * n_rounds + lo, "right"), 0)
 
     def bet_on(x, r):
         i = np.minimum(np.searchsorted(inc_key, x * n_rounds + r), inc_key.size - 1)
@@ -438,7 +471,13 @@ def shared_rounds_features(table: TableData) -> pa.Table:
     shared_window = shared - both_lo - both_hi
     keep = shared_window >= 1
     a, b, lo, hi, width, shared_window = a[keep], b[keep], lo[keep], hi[keep], width[keep], shared_window[keep]
-    rounds_a, rounds_b = inside(a), inside(b)
+
+    def span(x):  # the first and the end index, in inc_key order, of x's rounds strictly between lo and hi (> lo)
+        start = np.searchsorted(inc_key, x * n_rounds + lo, "right")
+        return start, np.searchsorted(inc_key, x * n_rounds + hi, "left")
+
+    (a_start, a_stop), (b_start, b_stop) = span(a), span(b)
+    rounds_a, rounds_b = a_stop - a_start, b_stop - b_start
 
     # The window as rounds of an even crowd: (sum d)^2 / sum d (d - 1) over its rounds, d a round's other
     # accounts (neither of the pair), at most the window. With c a round's accounts, x and y the pair's
@@ -449,28 +488,43 @@ def shared_rounds_features(table: TableData) -> pa.Table:
     c2 = np.concatenate([[0], np.cumsum(crowd * (crowd - 1))])
     g = np.concatenate([[0], np.cumsum(2 * crowd[inc_round] - 2)])  # over the incidences, in inc_key order
 
-    def own(x):  # sum of (2c - 2) over x's rounds strictly between lo and hi
-        return np.where(hi > lo, g[np.searchsorted(inc_key, x * n_rounds + hi, "left")]
-                        - g[np.searchsorted(inc_key, x * n_rounds + lo, "right")], 0)
-
     inner_lo, inner_hi = np.minimum(lo + 1, hi), np.maximum(hi, lo + 1)
     others = (c1[inner_hi] - c1[inner_lo]) - rounds_a - rounds_b
-    pairs_of_others = (c2[inner_hi] - c2[inner_lo]) - own(a) - own(b) + 2 * shared_window
+    pairs_of_others = (c2[inner_hi] - c2[inner_lo]) - (g[a_stop] - g[a_start]) - (g[b_stop] - g[b_start]) \
+        + 2 * shared_window
     even = np.where(pairs_of_others > 0, others.astype(float) ** 2 / np.maximum(pairs_of_others, 1), np.inf)
-    effective = np.maximum(np.minimum(width, np.floor(np.minimum(even, width))).astype(np.int64),
-                           np.maximum(rounds_a, rounds_b))
+
+    # The window as rounds of the pair's stages of the shoe: a_k, b_k, w_k each one's rounds and the window's in
+    # stage k (SHOE_STAGES of a shoe's rounds); each account's rounds a random subset of the window's within each
+    # stage gives E[S] = sum a_k b_k / w_k, and the hypergeometric has that mean over a b / sum a_k b_k / w_k
+    # rounds (>= max(a, b); kept at most the window). A table without shoes: the window.
+    stage_window = np.full(a.size, np.inf)
+    stages = _shoe_stages(rounds, pos, SHOE_STAGES)
+    if stages is not None:
+        chance = np.zeros(a.size)
+        inc_stage = stages[inc_round]
+        for k in range(SHOE_STAGES):
+            w_k = np.concatenate([[0], np.cumsum(stages == k)])
+            i_k = np.concatenate([[0], np.cumsum(inc_stage == k)])
+            w_in = w_k[inner_hi] - w_k[inner_lo]
+            a_in, b_in = i_k[a_stop] - i_k[a_start], i_k[b_stop] - i_k[b_start]
+            chance += a_in * b_in / np.maximum(w_in, 1)  # a_in b_in = 0 where w_in = 0
+        stage_window = rounds_a * rounds_b / chance  # chance > 0: the pair shares a round of the window
+    effective = np.maximum(np.minimum(width, np.floor(np.minimum(np.minimum(even, stage_window), width)))
+                           .astype(np.int64), np.maximum(rounds_a, rounds_b))
     n_rows = a.size
     return pa.table({
         "table_id": pa.array([str(table.table["table_id"])] * n_rows, pa.string()),
         "currency": pa.array([table.table.get("currency")] * n_rows, pa.string()),
-        "account_a": names.take(pa.array(a)),
-        "account_b": names.take(pa.array(b)),
+        "account_a": names.take(pa.array(a // n_days)),
+        "account_b": names.take(pa.array(b // n_days)),
         "shared": pa.array(shared[keep], pa.int64()),
         "window": pa.array(width, pa.int64()),
         "rounds_a": pa.array(rounds_a, pa.int64()),
         "rounds_b": pa.array(rounds_b, pa.int64()),
         "shared_window": pa.array(shared_window, pa.int64()),
         "window_effective": pa.array(effective, pa.int64()),
+        "window_stages": pa.array(np.floor(np.minimum(stage_window, width)).astype(np.int64), pa.int64()),
         "stake_a": pa.array(_pair_lookup(g_key, g_val, a * n_acct + b), pa.int64()),
         "stake_b": pa.array(_pair_lookup(g_key, g_val, b * n_acct + a), pa.int64()),
         "first_date": pa.array(days[lo].astype("datetime64[D]"), pa.date32()),
@@ -567,6 +621,10 @@ OPPOSITE_METHOD = ("exact binomial tail at the mean null chance of the shared ro
                    "stake frequencies, independent; conservative for the Poisson-binomial, Hoeffding 1956)")
 SHARED_METHOD = ("exact hypergeometric tail, conditional on sharing a round (each account's rounds in the window "
                  "where both played a random subset of its rounds; the window counted as rounds of an even crowd)")
+SHARED_DAYS_METHOD = ("exact tail of the rounds shared summed over the business days, each day's count hypergeometric "
+                      "in that day's window and conditional on sharing a round, the days independent (their "
+                      "convolution; each account's rounds in a day's window a random subset of its rounds; the window "
+                      "counted as rounds of an even crowd)")
 
 
 def opposite_betting_p_values(features: pa.Table) -> dict[str, Any]:
@@ -657,70 +715,127 @@ def _share_any(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return -np.expm1(none)
 
 
-def shared_rounds_p_values(features: pa.Table) -> np.ndarray:
-    """Each feature row's p-value: the rounds shared inside the pair's window against the hypergeometric over the
-    window as rounds of an even crowd, conditional on sharing one (exact), as an array."""
-    s = _np(features["shared_window"]).astype(np.int64)
-    ra, rb = _np(features["rounds_a"]).astype(np.int64), _np(features["rounds_b"]).astype(np.int64)
-    we = _np(features["window_effective"]).astype(np.int64)  # busy rounds weighed (module doc)
-    p = np.atleast_1d(hypergeometric_upper_tail(s, we, ra, rb)) / _share_any(we, ra, rb)
-    return np.clip(p, 0.0, 1.0)
+def _truncated_pmfs(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """P(S = k | S >= 1) for k = 0 .. min(a, b) of each row's S ~ Hypergeometric(w, a, b) (a day's rounds shared;
+    0 at k = 0), all rows at once by log-gamma: (the rows' runs one after the other, each row's start)."""
+    size = np.minimum(a, b) + 1
+    row, k = _expand(size)
+    w_, a_, b_ = w[row], a[row], b[row]
+    ok = (k >= 1) & (b_ - k <= w_ - a_)
+    k_ = np.where(ok, k, 1)
+
+    def log_choose(n, r):
+        return gammaln(n + 1) - gammaln(r + 1) - gammaln(n - r + 1)
+
+    log = np.where(ok, log_choose(a_, k_) + log_choose(w_ - a_, np.where(ok, b_ - k_, 0)), -np.inf)
+    starts = np.cumsum(size) - size
+    top = np.maximum.reduceat(log, starts)  # every row has a k >= 1 that can be (it shares a round)
+    pmf = np.exp(log - top[row])
+    return pmf / np.add.reduceat(pmf, starts)[row], starts
+
+
+def _days_tail(pmf: np.ndarray, starts: np.ndarray, ends: np.ndarray, s: int) -> float:
+    """P(S_1 + ... + S_K >= s) for independent days of the given pmfs (`pmf[starts[d]:ends[d]]`, `_truncated_pmfs`):
+    the exact convolution (sums of positive terms: no cancellation in the tail)."""
+    dist = np.ones(1)
+    for i, j in zip(starts.tolist(), ends.tolist(), strict=True):
+        dist = np.convolve(dist, pmf[i:j])
+    return float(dist[s:].sum()) if s < dist.size else 0.0
+
+
+def shared_rounds_p_values(features: pa.Table) -> dict[str, Any]:
+    """Per (account pair, table) over its feature rows (one a business day): the sums of the rows and the p-value
+    of the rounds shared inside the days' windows (each day's window as rounds of an even crowd), conditional on
+    sharing one each day, exact: a day alone, the hypergeometric tail; several, the tail of the sum of the days'
+    counts (`_days_tail`). Arrays, one entry a pair and table, in the order of (account_a, account_b, table_id);
+    `order`, `starts`, `ends`: its runs of feature rows; `days`: how many rows (business days) it sums."""
+    codes = [_codes(features[c])[0] for c in ("account_a", "account_b", "table_id")]
+    key = (codes[0] * (int(codes[1].max()) + 1) + codes[1]) * (int(codes[2].max()) + 1) + codes[2]
+    order, starts, _ = _groups(key)
+    ends = np.r_[starts[1:], key.size]
+    row = {c: _np(features[c]).astype(np.int64)[order]
+           for c in ("shared_window", "rounds_a", "rounds_b", "window_effective", "window_stages", "window", "stake_a",
+                     "stake_b")}
+    s, ra, rb, we = row["shared_window"], row["rounds_a"], row["rounds_b"], row["window_effective"]
+    p_row = np.atleast_1d(hypergeometric_upper_tail(s, we, ra, rb)) / _share_any(we, ra, rb)
+    p = p_row[starts]
+    days = ends - starts
+    several = np.flatnonzero(days > 1)
+    # the pairs of several days, in chunks of about PMF_CHUNK pmf terms (memory stays bounded): their days' pmfs at
+    # once, then each pair's convolution
+    terms = np.add.reduceat(np.minimum(ra, rb) + 1, starts)[several] if several.size else several
+    chunk = np.cumsum(terms) // PMF_CHUNK
+    for c in np.unique(chunk).tolist():
+        pairs = several[chunk == c]
+        rows = np.concatenate([np.arange(starts[i], ends[i]) for i in pairs.tolist()])
+        pmf, first = _truncated_pmfs(we[rows], ra[rows], rb[rows])
+        last = np.r_[first[1:], pmf.size]
+        at = np.cumsum(days[pairs]) - days[pairs]
+        for i, j, n in zip(pairs.tolist(), at.tolist(), days[pairs].tolist(), strict=True):
+            p[i] = _days_tail(pmf, first[j:j + n], last[j:j + n], int(s[starts[i]:ends[i]].sum()))
+    out = {name: np.add.reduceat(v, starts) for name, v in row.items()}
+    first = _days(features["first_date"])[order]
+    last = _days(features["last_date"])[order]
+    return {**out, "order": order, "starts": starts, "ends": ends, "days": days, "p": np.clip(p, 0.0, 1.0),
+            "expected": np.add.reduceat(ra * rb / np.maximum(we, 1), starts),
+            "first": np.minimum.reduceat(first, starts), "last": np.maximum.reduceat(last, starts)}
 
 
 def shared_rounds_tests(features: pa.Table, settings: dict[str, Any]) -> pa.Table:
-    """One test per (account pair, table): the rounds shared inside their joint window against the
-    hypergeometric, conditional on sharing one (exact). Sample = the fewer of the two accounts' rounds
-    inside the window. Listed (a row each, TEST_COLUMNS): the tested pairs with p at or below the screen
-    (`screen_of`), and the pairs below `min_window_rounds` (no p-value) whose counts alone would have stood out
-    (p below alpha), in the order of (account_a, account_b, table_id); then a summary row per table
-    (`_summaries`) counting them all."""
+    """One test per (account pair, table) over the business days of its feature rows: the rounds shared inside
+    their joint window of each day, against each day's hypergeometric conditional on sharing one, the days summed
+    (exact). Sample = the fewer of the two accounts' rounds inside the windows. Listed (a row each, TEST_COLUMNS):
+    the tested pairs with p at or below the screen (`screen_of`), and the pairs below `min_window_rounds` (no
+    p-value) whose counts alone would have stood out (p below alpha), in the order of (account_a, account_b,
+    table_id); then a summary row per table (`_summaries`) counting them all."""
     min_sample = int(settings.get("min_window_rounds", MIN_WINDOW_ROUNDS))
     alpha = float(settings.get("alpha", ALPHA))
     screen = screen_of(settings)
     if features.num_rows == 0:
         return TEST_COLUMNS.empty_table()
-    p = shared_rounds_p_values(features)
-    ra, rb = _np(features["rounds_a"]).astype(np.int64), _np(features["rounds_b"]).astype(np.int64)
+    g = shared_rounds_p_values(features)
+    p, ra, rb = g["p"], g["rounds_a"], g["rounds_b"]
     sample = np.minimum(ra, rb)
     tested = sample >= min_sample
     listed = _listed(p, tested, screen, alpha)
-    first_days, last_days = _days(features["first_date"]), _days(features["last_date"])
+    first_row = g["order"][g["starts"]]
     table_codes, table_names = _codes(features["table_id"])
-    summaries = _summaries("shared_rounds", "at", table_codes, table_names.to_pylist(), tested, listed,
-                           first_days, last_days, screen, alpha)
+    summaries = _summaries("shared_rounds", "at", table_codes[first_row], table_names.to_pylist(), tested, listed,
+                           g["first"], g["last"], screen, alpha)
     shown = np.flatnonzero(listed)
     if shown.size == 0:
         return summaries
-    kept = features.take(pa.array(shown))
-    codes, _ = _codes(pc.binary_join_element_wise(kept["account_a"], kept["account_b"], kept["table_id"], "\x1f"))
-    shown = shown[np.argsort(codes, kind="stable")]
-    s = _np(features["shared_window"]).astype(np.int64)[shown]
-    w = _np(features["window"]).astype(np.int64)[shown]
-    we = _np(features["window_effective"]).astype(np.int64)[shown]
-    ra, rb, sample, ok = ra[shown], rb[shown], sample[shown], tested[shown]
-    expected = ra * rb / np.maximum(we, 1)
-    stake = (_np(features["stake_a"]).astype(np.int64) + _np(features["stake_b"]).astype(np.int64))[shown]
-    periods = _periods(first_days[shown], last_days[shown])
-    acc_a, acc_b = _np(features["account_a"])[shown].tolist(), _np(features["account_b"])[shown].tolist()
-    tables, cur = _np(features["table_id"])[shown].tolist(), _np(features["currency"])[shown].tolist()
-    s_, w_, we_, ra_, rb_, n_ = (v.tolist() for v in (s, w, we, ra, rb, sample))
+    s, w, we, ws, expected = (g[k][shown] for k in ("shared_window", "window", "window_effective", "window_stages",
+                                                      "expected"))
+    ra, rb, sample, ok, n_days = ra[shown], rb[shown], sample[shown], tested[shown], g["days"][shown]
+    stake = (g["stake_a"] + g["stake_b"])[shown]
+    periods = _periods(g["first"][shown], g["last"][shown])
+    rows_of = first_row[shown]
+    acc_a, acc_b = _np(features["account_a"])[rows_of].tolist(), _np(features["account_b"])[rows_of].tolist()
+    tables, cur = _np(features["table_id"])[rows_of].tolist(), _np(features["currency"])[rows_of].tolist()
+    s_, w_, we_, ra_, rb_, n_, d_ = (v.tolist() for v in (s, w, we, ra, rb, sample, n_days))
+    staged = (ws < w).tolist()
     e_, ok_, stake_ = expected.tolist(), ok.tolist(), stake.tolist()
     statistic, detail = [], []
     for i in range(shown.size):
+        days = f", {d_[i]} business days, a window each" if d_[i] > 1 else ""
         text = (f"accounts {acc_a[i]} and {acc_b[i]} bet the same {s_[i]} rounds of their {ra_[i]} and {rb_[i]} at "
-                f"{tables[i]} ({periods[i]}), within the {w_[i]} rounds both were playing"
-                + (f" (as {we_[i]} rounds of an even crowd)" if we_[i] < w_[i] else "")
+                f"{tables[i]} ({periods[i]}{days}), within the {w_[i]} rounds both were playing"
+                + (f" (as {we_[i]} rounds of an even crowd" + (" and of the stages of the shoe both played" if staged[i]
+                                                                 else "") + ")" if we_[i] < w_[i] else "")
                 + f", chance {e_[i]:.1f}: {format_money(stake_[i], cur[i])} staked together")
         if not ok_[i]:
             text += f"; not tested: {n_[i]} rounds, below the {min_sample} needed ({MIN_WINDOW_ROUNDS_REASON})"
         detail.append(text)
-        statistic.append(f"shared = {s_[i]} of {ra_[i]} and {rb_[i]} in {w_[i]} rounds (chance {e_[i]:.2f})")
+        statistic.append(f"shared = {s_[i]} of {ra_[i]} and {rb_[i]} in {w_[i]} rounds (chance {e_[i]:.2f})"
+                         + (f" over {d_[i]} days" if d_[i] > 1 else ""))
     with np.errstate(divide="ignore", invalid="ignore"):
         effect = s / expected
     rows = _test_table({
         "detector": "shared_rounds", "subject": [f"{a}|{b}" for a, b in zip(acc_a, acc_b, strict=True)],
         "period": periods, "statistic": statistic, "value": s.astype(float),
-        "p_value": pa.array(p[shown], pa.float64(), mask=~ok), "method": SHARED_METHOD, "sample": sample,
+        "p_value": pa.array(p[shown], pa.float64(), mask=~ok),
+        "method": [SHARED_DAYS_METHOD if d > 1 else SHARED_METHOD for d in d_], "sample": sample,
         "min_sample": np.full(shown.size, min_sample, dtype=np.int64),
         "effect": pa.array(effect, pa.float64(), mask=expected == 0), "money": stake, "detail": detail,
         "unlisted": np.zeros(shown.size, dtype=np.int64),
