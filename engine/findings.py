@@ -54,6 +54,7 @@ SEVERITY: dict[str, str] = {
     "HAND_RANK_MISMATCH": CRITICAL,
     "JACKPOT_WITHOUT_ANTE": MAJOR,
     "JACKPOT_BALANCE_MISMATCH": CRITICAL,
+    "JACKPOT_CHAIN_GAP": MAJOR,  # the pools moved across a round not audited: not checkable, not a proven loss
     "JACKPOT_PRIZE_NOT_WON": CRITICAL,
     "JACKPOT_PRIZE_WRONG_BALANCE": CRITICAL,
     # blackjack (issue 41): the dealer's cards once no bet waits for the dealer's total

@@ -44,6 +44,18 @@ def _dates(ts: pa.ChunkedArray | pa.Array) -> pa.Array:
     return pc.cast(pc.cast(ts, pa.timestamp("us")), pa.date32())
 
 
+def shoe_days(shoes: pa.Table, rounds: pa.Table) -> pa.Array:
+    """Each shoe's business day (a date a row of `shoes`): the business day of its first round among `rounds`
+    (the UTC date its betting opened), its opening date where it has none. It is the day of the shoe's group
+    (pipelines.transforms._ShoeGroupIndex), so a shoe's own findings are dated with its rounds: a shoe opened
+    at 23:59 for rounds from 00:01 is of the next day, and a run does not claim the day before."""
+    first = pa.table({"shoe_id": plain(rounds["shoe_id"]).cast(pa.string()),
+                      "day": _dates(rounds["betting_opened_at"])}).group_by("shoe_id").aggregate([("day", "min")])
+    at = pc.index_in(plain(shoes["shoe_id"]).cast(pa.string()), first["shoe_id"])
+    days = pc.coalesce(first["day_min"].take(at), _dates(shoes["opened_at"]))
+    return days.combine_chunks() if isinstance(days, pa.ChunkedArray) else days
+
+
 def audit_shoe_tables(
     table: TableInfo, shoe_row: Mapping, rounds: pa.Table, bets: pa.Table
 ) -> tuple[pa.Table, pa.Table, pa.Table, pa.Table]:
@@ -231,7 +243,7 @@ def _audit(table: TableInfo, shoes: pa.Table, rounds: pa.Table, shoe_of_round: n
                          _quarantined(neighbours, shoe_ids[round_shoe], round_ids))
 
     round_dates = _dates(rounds["betting_opened_at"])
-    shoe_dates = _dates(shoes["opened_at"])
+    shoe_dates = shoe_days(shoes, rounds)
     shoe_id_of_round = pa.array(shoe_ids, pa.string()).take(pa.array(round_shoe))
     return (
         _replays(table.table_id, rounds, shoe_id_of_round, result.dealing, round_dates),

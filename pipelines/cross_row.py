@@ -116,6 +116,7 @@ class Checked:
     # the bets taken out on rounds still audited, with their `reason`: what the rules of their neighbours
     # (the other bets of their round) may still want to see
     taken_bets: list[pa.Table] = field(default_factory=list)
+    taken_rounds: list[pa.Table] = field(default_factory=list)  # the rounds taken out (in quarantine)
 
     @property
     def rows(self) -> tuple[pa.Table, pa.Table, pa.Table]:
@@ -169,6 +170,7 @@ class Checked:
         self.quarantine.append(quarantine_table(plain_table(taken), "rounds", pa.array(
             [why[k] for k in zip(taken_ids, taken_shoes, strict=True)], pa.string()), round_dates(taken), "round_id"))
         self._bets_of_rounds_taken(taken, why)
+        self.taken_rounds.append(taken)
         if whole:
             shoes = pc.is_in(self.shoes["shoe_id"], pa.array(list(whole), pa.string()))
             held = self.shoes.filter(shoes)

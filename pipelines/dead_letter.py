@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.findings import SEVERITY
-from pipelines.convert import plain_table, rejected_rows
+from pipelines.convert import plain_table, rejected_rows, shoe_days
 from pipelines.errorlog import error_text, log_traceback
 from schemas.outputs import FINDINGS, QUARANTINE, SETTLEMENTS
 
@@ -28,7 +28,7 @@ def dead_letter(group: str, info, shoes: pa.Table, rounds: pa.Table, bets: pa.Ta
     quarantined = [rejected_rows(plain_table(rows).append_column("reason", pa.repeat(pa.scalar(reason), rows.num_rows)),
                                  name)  # (the bets' _shoe_id, as every column named _..., is not in the record)
                    for name, rows in (("shoes", shoes), ("rounds", rounds), ("bets", bets)) if rows.num_rows]
-    day = pc.min(pc.cast(pc.cast(shoes["opened_at"], pa.timestamp("us")), pa.date32()))
+    day = pc.min(shoe_days(shoes, rounds))  # the group's: its shoes' first rounds' business day
     finding = {
         "business_date": day.as_py(), "kind": AUDIT_ERROR, "severity": SEVERITY[AUDIT_ERROR],
         "table_id": info.table_id, "shoe_id": None, "round_id": None, "bet_id": None, "account_id": None,

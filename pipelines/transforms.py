@@ -444,17 +444,27 @@ def _with_groups(rounds: pa.Table, shoe_groups: pa.Table) -> pa.Table:
     return keyed.filter(pc.invert(pc.starts_with(groups, _ORPHAN)))
 
 
+def _gap_ends(shoes: pa.Table, shoe_groups: pa.Table, tables: pa.Table, round_index: pa.Table, game: str
+              ) -> pa.Table:
+    """What `game`'s check across the groups keeps of a batch of shoes: those of no round among the night's
+    (`round_index`), each with its group."""
+    return adaptor(game).gap_ends(shoes, tables, round_index["shoe_id"], lambda rows: _with_groups(rows, shoe_groups))
+
+
 def _across_groups(ends: pa.Table, tables: pa.Table, game: str):
     found = adaptor(game).across_groups(ends, tables)
     if found.num_rows:
         yield found
 
 
-def across_groups(rounds, shoe_groups, tables) -> tuple:
-    """Rounds -> the findings of each game's check across the groups of shoes (pipelines.games.ACROSS_GROUPS:
-    casino stud's pool chain from one table-day to the next), made once every group's ends have met: a
-    collection per game. (Steps, not a composite: each step costs Beam's fixed cost, tests/test_pipeline_steps.)"""
-    return tuple(rounds | f"{game}GroupEnds" >> beam.Map(_group_ends, shoe_groups, tables, game)
+def across_groups(rounds, shoes, shoe_groups, tables, round_index) -> tuple:
+    """Rounds and shoes -> the findings of each game's check across the groups of shoes
+    (pipelines.games.ACROSS_GROUPS: casino stud's pool chain from one table-day to the next, and the shoes of no
+    round, its gaps), made once every group's ends have met: a collection per game. (Steps, not a composite: each
+    step costs Beam's fixed cost, tests/test_pipeline_steps.)"""
+    return tuple((rounds | f"{game}GroupEnds" >> beam.Map(_group_ends, shoe_groups, tables, game),
+                  shoes | f"{game}GapEnds" >> beam.Map(_gap_ends, shoe_groups, tables, round_index, game))
+                 | f"{game}Ends" >> beam.Flatten()
                  | f"{game}NightEnds" >> beam.CombineGlobally(_ConcatTables(adaptor(game).GROUP_ENDS))
                  .without_defaults()
                  | f"{game}AcrossGroups" >> beam.FlatMap(_across_groups, tables, game)
@@ -923,7 +933,7 @@ class _AuditGroup(beam.DoFn):
                                 *(neighbour_rows(t, t[_SHOE]) for t in checked.taken_bets)])
             try:
                 audited = audit_group(self._infos[table_id], *checked.rows, compact=True,  # by the table's game
-                                      neighbours=near_here)
+                                      neighbours=near_here, withheld=concat(checked.taken_rounds))
             except Exception as error:  # this table-day's alone: its rows to quarantine, the night goes on
                 self.dead_letters.inc()
                 audited, finding = dead_letter(group, self._infos[table_id], *checked.rows, error)
@@ -1092,7 +1102,8 @@ class AuditShoes(beam.PTransform):
             OUT_SETTLEMENTS: audited[OUT_SETTLEMENTS],
             OUT_FINDINGS: audited[OUT_FINDINGS],
             OUT_FINDINGS_ACROSS: ((audited[OUT_FINDINGS_ACROSS], located[OUT_FINDINGS_ACROSS], duplicates,
-                                   *across_groups(inputs["rounds"], shoe_groups, tables))
+                                   *across_groups(inputs["rounds"], inputs["shoes"], shoe_groups, tables,
+                                                  round_index))
                                   | "FindingsAcrossGroups" >> beam.Flatten()),
             OUT_QUARANTINE: (audited[OUT_QUARANTINE], located[OUT_QUARANTINE]) | "AllQuarantine" >> beam.Flatten(),
         }

@@ -162,7 +162,9 @@ def from_input(input_dir: str, round_id: str, moments: bool = False) -> dict:
     also the remaining-shoe RTP of each side bet when betting closed (card games; ~1-3 s: the exact
     return tables are built once per process). Rows the audit would quarantine are kept out of the replay
     as the audit keeps them out, and shown with their reason."""
+    from pipelines.cross_row import CrossRowChecks
     from pipelines.games import REPLAY_OUTPUTS, audit_group, table_infos
+    from pipelines.neighbours import SHOE, neighbour_rows
     from schemas import readers
 
     rounds_read: dict = {}
@@ -192,21 +194,50 @@ def from_input(input_dir: str, round_id: str, moments: bool = False) -> dict:
     shoe = _read(input_dir, "shoes", "shoe_id", shoe_id)
     if shoe.num_rows != 1:
         raise RoundNotFound(f"{round_id}: its shoe {shoe_id} is not recorded exactly once")
-    rounds = readers.check_rows("rounds", _read(input_dir, "rounds", "shoe_id", shoe_id, rounds_read))[0]
-    n = bets.num_rows
-    bets = bets.append_column("_source_file", pa.array([where] * n, pa.string())).append_column(
-        "_source_row", pa.nulls(n, pa.int64()))
-    info = table_infos(tables, limits)[table_id]
+    # As the audit: the round is audited at its shoe's table, by that table's game, after the cross-row checks
+    # (pipelines/cross_row.py: a round at another table is quarantined), its quarantined bets seen by their
+    # neighbours' rules (pipelines/neighbours.py).
+    shoe_table = shoe["table_id"][0].as_py()
+    if shoe_table != table_id:
+        tables, limits = (pa.concat_tables([t, _read(input_dir, name, "table_id", shoe_table)])
+                          for name, t in (("tables", tables), ("limits", limits)))
+    infos = table_infos(tables, limits)
+    if shoe_table not in infos:
+        raise RoundNotFound(f"{round_id}: its shoe's table {shoe_table} is not in tables")
+    rounds = _sourced(readers.check_rows("rounds", _read(input_dir, "rounds", "shoe_id", shoe_id, rounds_read))[0],
+                      f"{input_dir}/rounds")
+    shoe = _sourced(shoe, f"{input_dir}/shoes")
+    bets = _sourced(bets, where)
+    bets = bets.append_column(SHOE, pa.array([shoe_id] * bets.num_rows, pa.string()))
+    info = infos[shoe_table]
     game = info.game
-    audited = audit_group(info, shoe, rounds, bets)
-    replay = [_jsonable(r) for r in audited[REPLAY_OUTPUTS[game]].to_pylist() if r["round_id"] == round_id][0]
+    checked = CrossRowChecks.of(infos, limits).before(shoe_table, shoe, rounds, bets)
+    near = pa.concat_tables([neighbour_rows(held_bets, pa.array([shoe_id] * held_bets.num_rows, pa.string())),
+                   *(neighbour_rows(t, t[SHOE]) for t in checked.taken_bets)])
+    audited = audit_group(info, *checked.rows, neighbours=near)
+    checked.after(audited)
     own = [_jsonable(f) for f in audited["findings"].to_pylist() if f["round_id"] in (round_id, None)]
-    settled = [_jsonable(s) for s in audited["settlements"].to_pylist() if s["round_id"] == round_id]
     quarantined += _quarantined_bets([q for q in audited["quarantine"].to_pylist() if q["source_table"] == "bets"])
+    taken = [q for q in audited["quarantine"].to_pylist()
+             if q["source_table"] == "rounds" and q["record_id"] == round_id]
+    if taken:  # the cross-row checks took the round out: shown as recorded, with their reason
+        data = _assemble(_jsonable(the_round.to_pylist()[0]), info.ruleset_id, info.currency, quarantined, own,
+                         source=f"input {input_dir} (as recorded: the audit does not replay it)", game=game)
+        data["quarantined"] = taken[0]["reason"]
+        return data
+    replay = [_jsonable(r) for r in audited[REPLAY_OUTPUTS[game]].to_pylist() if r["round_id"] == round_id][0]
+    settled = [_jsonable(s) for s in audited["settlements"].to_pylist() if s["round_id"] == round_id]
     data = _assemble(replay, info.ruleset_id, info.currency, settled + quarantined, own, source=source, game=game)
     if moments:
         data["moments"] = remaining_shoe_moments(info.ruleset_id, shoe["cards"][0].as_py() or [], replay, settled)
     return data
+
+
+def _sourced(rows: pa.Table, where: str) -> pa.Table:
+    """Rows with the source columns the audit's rows carry (the folder they were read from, no row number)."""
+    n = rows.num_rows
+    return rows.append_column("_source_file", pa.array([where] * n, pa.string())).append_column(
+        "_source_row", pa.nulls(n, pa.int64()))
 
 
 def remaining_shoe_moments(ruleset_id: str, cards: list[str], replay: dict, bets: list[dict]) -> dict | None:

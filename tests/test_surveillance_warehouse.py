@@ -28,7 +28,7 @@ from pipelines.surveillance import run as surveil
 from pipelines.warehouse import load, load_surveillance
 from pitboss.cli import app
 from pitboss.recorder import GenerateConfig, generate
-from schemas.outputs import DOCS, SURVEILLANCE_OUTPUTS
+from schemas.outputs import DOCS, SURVEILLANCE_OUTPUTS, SURVEILLANCE_TESTS
 
 ROOT = Path(__file__).resolve().parents[1]
 VIEWS = {  # view -> the detector names it shows
@@ -401,3 +401,32 @@ def test_advantage_moments_are_published_loaded_and_replayed(tmp_path, monkeypat
     con = connect(warehouse)
     assert con.execute("SELECT DISTINCT run_id FROM advantage_moments").fetchall() == [(again,)]
     assert con.execute("SELECT count(*) FROM advantage_moments").fetchone() == (published.num_rows,)
+
+
+def test_surveil_summary_prints_rows_loaded_as_a_table(tmp_path, monkeypatch):
+    """`pitboss surveil`'s summary: the rows loaded as the audit's table (pitboss.commands.audit.loaded_table),
+    not a Python dict; a warehouse name with brackets printed as it is."""
+    import io
+
+    from rich.console import Console
+
+    import pitboss.commands.surveil as surveil_command
+
+    tests = tmp_path / "tests.parquet"
+    pq.write_table(SURVEILLANCE_TESTS.empty_table(), tests)
+    manifest = {"outputs": {"surveillance_tests": [{"path": str(tests)}]}, "business_dates": [D1], "run_id": "S1",
+                "audit_run_id": "A1", "alpha": 0.01, "period": "day", "output_dir": str(tmp_path)}
+    loaded = {"surveillance_tests": 1_234_567, "surveillance_findings": 3, "advantage_moments": 0}
+
+    def summary(loaded, warehouse) -> str:
+        out = io.StringIO()
+        monkeypatch.setattr(surveil_command, "console", Console(file=out, width=120, color_system=None))
+        surveil_command.print_summary(manifest, loaded, warehouse)
+        return out.getvalue()
+
+    text = summary(loaded, "night[1].duckdb")
+    assert "{" not in text.split("outputs:")[-1].split("\n", 1)[1] and "'surveillance_tests'" not in text
+    assert "Rows loaded into night[1].duckdb" in text
+    for name, n in loaded.items():
+        assert re.search(rf"│ {name} +│ +{n:,} │", text), name
+    assert "Rows loaded" not in summary(None, None)  # no warehouse, no table

@@ -26,7 +26,7 @@
 --   jackpot_gap                 jackpot_before - previous_jackpot_after (positive: the jackpot grew between the rounds).
 --   next_pool_gap               next_pool_before - previous_next_pool_after.
 --   across_runs                 True when the two rounds come from different audit runs (the run boundary).
---   reported                    True when the round has a JACKPOT_BALANCE_MISMATCH finding on its before-balances.
+--   reported                    True when the round has a JACKPOT_BALANCE_MISMATCH or JACKPOT_CHAIN_GAP finding on its before-balances.
 --   run_id                      Audit run that produced the round's ledger row (audit_runs.run_id).
 --   previous_run_id             Audit run that produced the previous round's.
 --   game                        Game played at the table (audited_tables.game: casino_stud; null if the table is unknown).
@@ -45,7 +45,7 @@ WITH chained AS (
 ), reported AS (
     SELECT DISTINCT table_id, round_id
     FROM findings
-    WHERE kind = 'JACKPOT_BALANCE_MISMATCH' AND expected LIKE '%before%'
+    WHERE kind IN ('JACKPOT_BALANCE_MISMATCH', 'JACKPOT_CHAIN_GAP') AND expected LIKE '%before%'
 )
 SELECT
     c.business_date, c.table_id, c.currency, c.round_id, c.shoe_id, c.betting_closed_at, c.jackpot_before,

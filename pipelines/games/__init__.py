@@ -14,11 +14,14 @@
                                      they were read (pipelines/neighbours.py), for the rules that look at the
                                      other bets of a round: seen, never settled nor written
 
-    GROUP_ENDS, group_ends(rounds, tables, with_groups), across_groups(ends, tables) (optional): a check
+    GROUP_ENDS, group_ends(rounds, tables, with_groups), gap_ends(shoes, tables, dealt, with_groups),
+    across_groups(ends, tables) (optional): a check
                                      across the groups (casino stud's pool chain): group_ends reduces a
                                      batch of rounds to what the check needs (GROUP_ENDS rows; with_groups(rows)
                                      gives rows the `_group` and `_table` of their shoe, those of no group
-                                     left out), across_groups turns the night's into findings
+                                     left out), gap_ends a batch of shoes to those of no round (`dealt`: the
+                                     shoe_id of every round of the night), across_groups turns the night's
+                                     into findings
 
 Adding a game: its module here and one line in ADAPTORS.
 """
@@ -73,7 +76,11 @@ def table_infos(tables: pa.Table, limits: pa.Table) -> dict[str, object]:
 
 
 def audit_group(info, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *, compact: bool = False,
-                neighbours: pa.Table | None = None) -> dict[str, pa.Table]:
+                neighbours: pa.Table | None = None, withheld: pa.Table | None = None) -> dict[str, pa.Table]:
     """The audit of one table's shoes: {its replay output (and its game's extra outputs), settlements,
-    findings, quarantine}; `neighbours`: the quarantined bets on its rounds (pipelines/neighbours.py)."""
-    return adaptor(info.game).audit_tables(info, shoes, rounds, bets, compact=compact, neighbours=neighbours)
+    findings, quarantine}; `neighbours`: the quarantined bets on its rounds (pipelines/neighbours.py);
+    `withheld`: its rounds taken out before the audit (pipelines/cross_row.py), for a game that declares
+    WITHHELD_ROUNDS (casino stud: gaps in its pool chain)."""
+    game = adaptor(info.game)
+    more = {"withheld": withheld} if getattr(game, "WITHHELD_ROUNDS", False) else {}
+    return game.audit_tables(info, shoes, rounds, bets, compact=compact, neighbours=neighbours, **more)

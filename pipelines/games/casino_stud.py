@@ -24,10 +24,11 @@ from engine.games.casino_stud.audit import (
     RoundReport,
     audit_table_rounds,
 )
-from engine.games.casino_stud.chain import ChainEnd, breaks_across_groups
+from engine.games.casino_stud.chain import ChainEnd, ChainGap, breaks_across_groups
 from engine.games.casino_stud.chain import group_ends as chain_ends
 from engine.games.casino_stud.rules import CasinoStudRules, load_casino_stud_rules
 from pipelines.convert import findings_table
+from pipelines.convert import plain as plain_values
 from pipelines.games.rows import (
     BET_COLUMNS,
     NO_BETS,
@@ -71,13 +72,19 @@ def table_info(row: dict, limits: dict[str, tuple[int, int]]) -> CasinoStudTable
     return CasinoStudTable(table_facts(row, limits), load_casino_stud_rules(row["ruleset"]))
 
 
+WITHHELD_ROUNDS = True  # the pool chain sees the rounds taken out before the audit (pipelines.games.audit_group)
+
+
 @gc_paused
 def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *,
-                 compact: bool = False, neighbours: pa.Table | None = None) -> dict[str, pa.Table]:
+                 compact: bool = False, neighbours: pa.Table | None = None,
+                 withheld: pa.Table | None = None) -> dict[str, pa.Table]:
     """Audit one casino stud table-day: {casino_stud_round_replays, casino_stud_jackpot_ledger, settlements,
     findings, quarantine}. Every round's deck is among `shoes`, every bet's round among `rounds` (matched by
     `_shoe_id` too where the bets carry it); `neighbours`: the quarantined bets on these rounds
-    (pipelines/neighbours.py). (`compact` is the baccarat adaptor's; these tables are plain.)"""
+    (pipelines/neighbours.py); `withheld`: the rounds of these decks' table-day taken out before the audit (in
+    quarantine): with the decks of no round, the pool chain's gaps. (`compact` is the baccarat adaptor's; these
+    tables are plain.)"""
     decks = {s["shoe_id"]: s for s in _with_columns(shoes, _DECK_COLUMNS).to_pylist()}
     read = _with_columns(rounds, _ROUND_COLUMNS)
     col = python_columns(read, _ROUND_COLUMNS)  # a list a column: no dict a round
@@ -105,7 +112,8 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
         engine_bets.append(RecordedBet(ids[b], k, accounts[b], types[b], seats[b], stakes[b], added[b], paid[b],
                                        placed[b]))
     held = quarantined_bets(neighbours, {round_id: k for (shoe_id, round_id), k in index_of.items() if shoe_id})
-    result = audit_table_rounds(table.rules, table.facts, recorded, engine_bets, held)
+    result = audit_table_rounds(table.rules, table.facts, recorded, engine_bets, held,
+                                _gaps(shoes, set(shoe_ids), withheld))
 
     opened = col["betting_opened_at"]
     dates = [day(opened[i]) for i in order]
@@ -124,6 +132,20 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
                      pa.array(result.expected, pa.int64()), result.unsettled),
         "findings": _findings(result.findings, round_ids, shoe_ids, order, dates, decks),
     }
+
+
+def _gaps(shoes: pa.Table, dealt: set[str], withheld: pa.Table | None) -> list[ChainGap]:
+    """The pool chain's gaps: the rounds `withheld` (taken out before the audit), and the decks among `shoes` with
+    no round among the group's (`dealt`: their decks; a round quarantined as it was read)."""
+    opened = micros(shoes["opened_at"])
+    gaps = [ChainGap(shoe_id, at) for shoe_id, at in zip(shoes["shoe_id"].to_pylist(), opened, strict=True)
+            if shoe_id not in dealt and at is not None]
+    if withheld is not None and withheld.num_rows:
+        closed = micros(withheld["betting_closed_at"])
+        gaps += [ChainGap(shoe_id, at, round_id) for round_id, shoe_id, at in zip(
+            plain_values(withheld["round_id"]).to_pylist(), plain_values(withheld["shoe_id"]).to_pylist(), closed,
+            strict=True) if at is not None]
+    return gaps
 
 
 def _with_columns(rounds: pa.Table, columns: list[str]) -> pa.Table:
@@ -238,7 +260,8 @@ def _ledger_row(table: CasinoStudTable, r: dict, row: LedgerRow, business_date, 
 GROUP_ENDS = pa.schema([
     ("_group", pa.string()), ("_table", pa.string()), ("round_id", pa.string()), ("shoe_id", pa.string()),
     ("betting_closed_at", pa.int64()), ("jackpot_before", pa.int64()), ("next_pool_before", pa.int64()),
-    ("jackpot_after", pa.int64()), ("next_pool_after", pa.int64()), ("business_date", pa.date32())])
+    ("jackpot_after", pa.int64()), ("next_pool_after", pa.int64()), ("business_date", pa.date32()),
+    ("gap", pa.bool_())])
 _POOLS = ["jackpot_before", "next_pool_before", "jackpot_after", "next_pool_after"]
 
 
@@ -262,6 +285,25 @@ def group_ends(rounds: pa.Table, tables: pa.Table, with_groups) -> pa.Table:
         f.name: getattr(e, f.name) for f in GROUP_ENDS if not f.name.startswith("_")}} for e in ends], GROUP_ENDS)
 
 
+def gap_ends(shoes: pa.Table, tables: pa.Table, dealt: pa.ChunkedArray, with_groups) -> pa.Table:
+    """The decks of casino stud tables among `shoes` with no round among the night's (`dealt`: their decks):
+    the pool chain's gaps (GROUP_ENDS, `gap` set, the deck's opening as betting_closed_at)."""
+    stud = pa.array(_stud_tables(tables), pa.string())
+    decks = shoes.filter(pc.fill_null(pc.and_(pc.is_in(plain_values(shoes["table_id"]), stud),
+                                              pc.invert(pc.is_in(shoes["shoe_id"], plain_values(dealt)))), False))
+    if not decks.num_rows:
+        return GROUP_ENDS.empty_table()
+    decks = with_groups(decks.select(["shoe_id", "table_id", "opened_at"]))
+    decks = decks.filter(pc.fill_null(pc.is_in(decks["_table"], stud), False))
+    n = decks.num_rows
+    return pa.table({
+        "_group": decks["_group"], "_table": decks["_table"], "round_id": pa.repeat(pa.scalar(""), n),
+        "shoe_id": plain_values(decks["shoe_id"]).cast(pa.string()),
+        "betting_closed_at": pa.array(micros(decks["opened_at"]), pa.int64()),
+        **{name: pa.nulls(n, pa.int64()) for name in _POOLS}, "business_date": pa.nulls(n, pa.date32()),
+        "gap": pa.repeat(pa.scalar(True), n)}, schema=GROUP_ENDS)
+
+
 def _chain_ends(rounds: pa.Table) -> list[ChainEnd]:
     col = python_columns(_with_columns(rounds, ["_group", "_table", "round_id", "shoe_id", *_POOLS]),
                          ["_group", "_table", "round_id", "shoe_id", *_POOLS])
@@ -269,8 +311,11 @@ def _chain_ends(rounds: pa.Table) -> list[ChainEnd]:
               else [None] * rounds.num_rows)
     dates = (round_dates(rounds).to_pylist() if "betting_opened_at" in rounds.column_names
              else [None] * rounds.num_rows)
+    # a round at another table than its deck's is not audited (pipelines/cross_row.py): a gap
+    elsewhere = pc.fill_null(pc.not_equal(plain_values(rounds["table_id"]).cast(pa.string()), rounds["_table"]),
+                             True).to_pylist()
     return [ChainEnd(*(col[c][i] for c in ("_group", "_table", "round_id", "shoe_id")), closed[i],
-                     *(col[c][i] for c in _POOLS), dates[i]) for i in range(rounds.num_rows)]
+                     *(col[c][i] for c in _POOLS), dates[i], elsewhere[i]) for i in range(rounds.num_rows)]
 
 
 def across_groups(ends: pa.Table, tables: pa.Table) -> pa.Table:

@@ -26,11 +26,11 @@ from pipelines.games.rows import (
     GameTable,
     bet_tables,
     bets_by_shoe,
-    day,
     findings_of,
     gc_paused,
     plain_bets,
     round_dates,
+    shoe_day,
     table_facts,
 )
 from schemas.outputs import FINDINGS
@@ -99,7 +99,8 @@ def audit_tables(table: OutcomeTable, shoes: pa.Table, rounds: pa.Table, bets: p
         if result.findings:
             session_dates = dict(zip(recorded.round_id, dates.take(pa.array(order, pa.int64())).to_pylist(),
                                      strict=True))
-            findings.append(findings_of(result.findings, session_dates, day(session["opened_at"])))
+            findings.append(findings_of(result.findings, session_dates,
+                                        shoe_day(session_dates.values(), session["opened_at"])))
     take, bet_rows = np.concatenate(take), np.concatenate(bet_rows)
     settled = bet_tables(table.table_id, plain, bets, rounds, take, bet_rows, pa.concat_arrays(expected), unsettled)
     return {

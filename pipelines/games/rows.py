@@ -81,6 +81,12 @@ def day(ts):
     return ts.date() if ts is not None else None
 
 
+def shoe_day(round_days: Sequence, opened_at):
+    """A shoe's business day: its first round's (`round_days`: its rounds' business days), its opening date
+    where it has none (pipelines.convert.shoe_days, a shoe at a time): the date of its own findings."""
+    return min((d for d in round_days if d is not None), default=day(opened_at))
+
+
 def plain_bets(bets: pa.Table, columns: Sequence[str]) -> pa.Table:
     """`columns` of the bets (plus mode and _shoe_id) as plain arrays; a column the files do not have
     is all null."""
@@ -199,7 +205,7 @@ class Gathered:
             self.expected.append(pa.array(result.expected, pa.int64()))
             self.unsettled += result.unsettled
         round_dates = {round_rows[i]["round_id"]: d for i, d in zip(order, dates, strict=True)}
-        self.findings.append(findings_of(result.findings, round_dates, day(shoe["opened_at"])))
+        self.findings.append(findings_of(result.findings, round_dates, shoe_day(dates, shoe["opened_at"])))
 
     def tables(self, table_id: str, out_replays: str, replay_schema: pa.Schema, plain: pa.Table,
                bets: pa.Table) -> dict[str, pa.Table]:

@@ -168,6 +168,16 @@ def rounds_by_game(manifest: dict) -> dict[str, int]:
     return {game: n for game, n in counts.items() if n}
 
 
+def loaded_table(loaded: dict | None, warehouse: str) -> Table:
+    """The rows a load put into `warehouse`, a row per warehouse table (`pitboss audit` and `pitboss surveil`)."""
+    rows = Table(title=f"Rows loaded into {escape(warehouse)}")
+    rows.add_column("table")
+    rows.add_column("rows", justify="right")
+    for name, n in (loaded or {}).items():
+        rows.add_row(name, f"{n:,}")
+    return rows
+
+
 def print_summary(manifest: dict, loaded: dict | None, warehouse: str | None) -> None:
     from pipelines.dead_letter import AUDIT_ERROR
     from pipelines.errorlog import ERROR_LOG
@@ -208,11 +218,6 @@ def print_summary(manifest: dict, loaded: dict | None, warehouse: str | None) ->
         console.print(f"[red]{failed:,} table-day(s) could not be audited[/red]: their rows are quarantined unjudged "
                       f"({AUDIT_ERROR}; traceback in {ERROR_LOG})", highlight=False, soft_wrap=True)
     if warehouse:
-        rows = Table(title=f"Rows loaded into {escape(warehouse)}")
-        rows.add_column("table")
-        rows.add_column("rows", justify="right")
-        for name, n in (loaded or {}).items():
-            rows.add_row(name, f"{n:,}")
-        console.print(rows)
+        console.print(loaded_table(loaded, warehouse))
     if not balanced:
         sys.exit(1)

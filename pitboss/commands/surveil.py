@@ -99,4 +99,6 @@ def print_summary(manifest: dict, loaded: dict | None, warehouse: str | None) ->
     console.print(f"outputs: {posixpath.join(manifest['output_dir'], '')}{{{names}}}  "
                   f"manifest: _surveillance_manifest.json", highlight=False, soft_wrap=True)
     if warehouse:
-        console.print(f"warehouse: {warehouse} (rows loaded: {loaded})", highlight=False, soft_wrap=True)
+        from pitboss.commands.audit import loaded_table
+
+        console.print(loaded_table(loaded, warehouse))

@@ -51,6 +51,7 @@ from engine.cards import CARD_CODES, check_composition, format_cards
 from engine.findings import Finding, format_money
 
 from . import BET_CODES
+from .chain import ChainGap, gap_finding
 from .dealing import cards_needed, deal, positions
 from .explain import explain_round
 from .hands import HandRank, dealer_qualifies, hand_or_none
@@ -211,8 +212,10 @@ def _one_full_deck(deck: Sequence[str | None]) -> bool:
 
 class _Auditor:
     def __init__(self, rules: CasinoStudRules, table: TableFacts, rounds: Sequence[RecordedRound],
-                 bets: Sequence[RecordedBet], quarantined: Sequence[QuarantinedBet] = ()):
+                 bets: Sequence[RecordedBet], quarantined: Sequence[QuarantinedBet] = (),
+                 gaps: Sequence[ChainGap] = ()):
         self.rules, self.table, self.rounds, self.bets = rules, table, rounds, bets
+        self.gaps = sorted(gaps, key=lambda g: (g.at, g.shoe_id))
         self.findings: list[Finding] = []
         self.work = [_Round() for _ in rounds]
         # the bets of each round put in quarantine as they were read: their neighbours' rules still see them
@@ -237,6 +240,15 @@ class _Auditor:
         self.work[i].kinds.append(kind)
         self.findings.append(Finding(kind, self.table.table_id, r.shoe_id, r.round_id if round_level else None, None,
                                      expected, recorded, message))
+
+    def round_finding_of(self, i: int, finding: Finding) -> None:
+        self.work[i].kinds.append(finding.kind)
+        self.findings.append(finding)
+
+    def gaps_before(self, i: int) -> list[ChainGap]:
+        """The gaps between round i - 1 and round i: after the one's betting closed, not after the other's."""
+        after, upto = self.rounds[i - 1].betting_closed_at, self.rounds[i].betting_closed_at
+        return [g for g in self.gaps if after < g.at <= upto]
 
     def bet_finding(self, kind: str, bet: RecordedBet, expected: str, recorded: str, message: str) -> None:
         r = self.rounds[bet.round_index]
@@ -539,6 +551,12 @@ class _Auditor:
             diffs += [(f"{name} before", want, got) for name, want, got in (
                 ("jackpot", w.pools_before.jackpot, r.jackpot_before),
                 ("next pool", w.pools_before.next_pool, r.next_pool_before)) if want != got]
+            gaps = self.gaps_before(i)
+            if gaps and diffs:  # the pools may have moved in a round not audited: one gap, not a mismatch
+                self.round_finding_of(i, gap_finding(self.table.table_id, r.shoe_id, r.round_id,
+                                                  self.rounds[i - 1].round_id, [g.named for g in gaps],
+                                                  [d for d in diffs if d[1] is not None and d[2] is not None], money))
+                diffs = [d for d in diffs if d[1] is None or d[2] is None]  # (a missing before stays a mismatch)
         elif r.pools_before is None:
             diffs.append(("balances before", None, None))
         if w.pools_after is not None and not w.payment_found and w.jackpot_quarantined is None:
@@ -590,8 +608,10 @@ def _pool(name: str | None) -> str:
 
 
 def audit_table_rounds(rules: CasinoStudRules, table: TableFacts, rounds: Sequence[RecordedRound],
-                       bets: Sequence[RecordedBet], quarantined: Sequence[QuarantinedBet] = ()) -> StudAudit:
+                       bets: Sequence[RecordedBet], quarantined: Sequence[QuarantinedBet] = (),
+                       gaps: Sequence[ChainGap] = ()) -> StudAudit:
     """The audit of one table-day; `rounds` in betting_closed_at order, `bets[i].round_index` points into
     them; `quarantined`: the bets of these rounds put in quarantine as they were read (their round_index
-    likewise), seen by their neighbours' rules and never settled. Never raises on bad data."""
-    return _Auditor(rules, table, rounds, bets, quarantined).run()
+    likewise), seen by their neighbours' rules and never settled; `gaps`: the table-day's decks with no round
+    here (the pool chain's gaps, chain.py). Never raises on bad data."""
+    return _Auditor(rules, table, rounds, bets, quarantined, gaps).run()
