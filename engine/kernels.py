@@ -3,52 +3,78 @@ instants int64, bet types and verdicts as small integer codes into arrays the ca
 ruleset's data. No Python object a bet. The readable rules (engine.betting's audit_group, credit_of,
 over_table_max, BetChecks.check) state what these compute and are their oracle (tests/test_kernels_outcome.py).
 
-Compiled once and cached on disk (`cache=True`): next to this module (numba's __pycache__) when the package
-folder is writable; otherwise NUMBA_CACHE_DIR if set, else the user's cache folder (below), so that an
-install into a read-only site-packages does not compile on every run. `nogil=True`: a thread running a
-kernel lets the others run.
+Compiled when it pays: importing numba and loading the compiled kernels costs a process ~0.6 s of CPU, what
+the kernels' own source run as Python takes for ~400k bets (~1.6 us a bet). So a process runs that source as
+Python (the same statements: numba's `py_func`) until COMPILE_AFTER rows have gone through the kernels, about
+one table-day's bets, then compiles them (`njit(cache=True, nogil=True)`): `pitboss replay`, which audits one
+table-day, and a small day never pay the load; an audit pays it once, on its second table. `nogil`: a thread
+running a compiled kernel lets the others run.
+
+Compiled once and cached on disk: next to this module (numba's __pycache__) when the package folder is
+writable; otherwise NUMBA_CACHE_DIR if set, else the user's cache folder (below), so that an install into a
+read-only site-packages does not compile on every run.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from functools import update_wrapper
 from pathlib import Path
+from typing import Any
 
 import numpy as np
-from numba import njit
-from numba.core import config
 
 # the rounding rules of engine.money.round_to_unit, as the kernels take them
 ROUNDING_CODES = {"floor": 0, "half_up": 1, "half_even": 2}
+COMPILE_AFTER = 250_000  # rows through the kernels in all before they are compiled (a bet passes three)
 
 
-def _cache_folder() -> str | None:
+def _cache_folder(numba_cache_dir: str) -> str | None:
     """Where numba keeps the compiled kernels when this package's folder is read-only (None: numba's own
     choice, __pycache__ beside this file, or NUMBA_CACHE_DIR when the user set it)."""
-    here = Path(__file__).parent
-    if config.CACHE_DIR or os.access(here, os.W_OK):
+    if numba_cache_dir or os.access(Path(__file__).parent, os.W_OK):
         return None
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "pitboss", "numba")
 
 
-_folder = _cache_folder()
-if _folder is not None:
-    config.CACHE_DIR = _folder
+def compile_kernel(function: Callable) -> Callable:
+    """numba's compiled `function`, cached on disk (numba imported only when a kernel is compiled)."""
+    from numba import njit
+    from numba.core import config
 
-kernel = njit(cache=True, nogil=True)
+    folder = _cache_folder(config.CACHE_DIR)
+    if folder is not None:
+        config.CACHE_DIR = folder
+    return njit(cache=True, nogil=True)(function)
 
 
-@kernel
-def round_to_unit(numerator: int, denominator: int, rule: int) -> int:
-    """engine.money.round_to_unit with the rule as its ROUNDING_CODES code (integer floor division, as
-    Python's)."""
-    q, r = numerator // denominator, numerator % denominator
-    if rule == 0 or r == 0:
-        return q
-    if rule == 1:
-        return q + (1 if 2 * r >= denominator else 0)
-    return q + (1 if 2 * r > denominator or (2 * r == denominator and q % 2 == 1) else 0)
+class Kernel:
+    """A kernel: its source run as Python until the process has passed COMPILE_AFTER rows (its first
+    argument's length) through the kernels, compiled from then on."""
+
+    rows = 0  # through every kernel of the process so far
+
+    def __init__(self, function: Callable) -> None:
+        self.py_func = function
+        self.compiled: Callable | None = None
+        update_wrapper(self, function)
+
+    def compile(self) -> Callable:
+        if self.compiled is None:
+            self.compiled = compile_kernel(self.py_func)
+        return self.compiled
+
+    def __call__(self, *args: Any) -> Any:
+        if self.compiled is None:
+            Kernel.rows += len(args[0])
+            if Kernel.rows <= COMPILE_AFTER:
+                return self.py_func(*args)
+        return self.compile()(*args)
+
+
+kernel = Kernel
 
 
 @kernel
@@ -66,7 +92,11 @@ def settle(stake: np.ndarray, paid: np.ndarray, placed_at: np.ndarray, closed_at
     flagged = np.empty(n, np.bool_)
     for k in range(n):
         v = verdict_of[k]
-        credit[k] = round_to_unit(stake[k] * numerator[v], denominator[v], rounding)
+        # engine.money.round_to_unit, the rule as its ROUNDING_CODES code (floor division as Python's)
+        q, r = (stake[k] * numerator[v]) // denominator[v], (stake[k] * numerator[v]) % denominator[v]
+        up = r != 0 and (rounding == 1 and 2 * r >= denominator[v]
+                         or rounding == 2 and (2 * r > denominator[v] or 2 * r == denominator[v] and q % 2 == 1))
+        credit[k] = q + 1 if up else q
         t = bet_type[k]
         flagged[k] = (verdict_finding[v] or paid[k] != credit[k]
                       or (limited[t] and (stake[k] < low[t] or stake[k] > high[t]))

@@ -13,6 +13,7 @@ from fractions import Fraction
 from itertools import combinations_with_replacement
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,24 +30,40 @@ from engine.games.sic_bo.layout import SELECTIONS
 from engine.money import round_to_unit
 from tests.test_betting_columns import ROULETTE, SIC_BO, rolls_bet_by_bet, spins_bet_by_bet
 
+LOW, HIGH, CLOSE, TABLE_MAX = 100, 1_000, 5_000, 2_000
 RULES = tuple(kernels.ROUNDING_CODES)
+KERNELS = (kernels.settle, kernels.account_round_totals, kernels.interleave)
+# each kernel both ways: its source run as Python (a process's first rows) and compiled by numba
+MODES = {"python": lambda kernel: kernel.py_func, "compiled": lambda kernel: kernel.compile()}
+
+
+def _settle(mode, stake, paid, placed_at, verdict_of, numerator, denominator, finding, bet_type, over, rule,
+            limited=(True, False)):
+    n = len(stake)
+    return MODES[mode](kernels.settle)(
+        np.asarray(stake, np.int64), np.asarray(paid, np.int64), np.asarray(placed_at, np.int64),
+        np.full(n, CLOSE, np.int64), np.asarray(verdict_of, np.int64), np.asarray(numerator, np.int64),
+        np.asarray(denominator, np.int64), np.asarray(finding, bool), np.asarray(bet_type, np.int64),
+        np.array(limited), np.array([LOW, 0], np.int64), np.array([HIGH, 0], np.int64), np.asarray(over, np.int64),
+        kernels.ROUNDING_CODES[rule])
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.integers(-10**12, 10**12), st.integers(1, 12), st.sampled_from(RULES))
-def test_the_kernel_rounds_as_round_to_unit(numerator, denominator, rule):
-    assert kernels.round_to_unit(numerator, denominator, kernels.ROUNDING_CODES[rule]) == \
-        round_to_unit(numerator, denominator, rule)
+@given(st.sampled_from(list(MODES)), st.integers(-10**12, 10**12), st.integers(0, 151), st.integers(1, 12),
+       st.sampled_from(RULES))
+def test_the_credit_is_rounded_as_round_to_unit(mode, stake, numerator, denominator, rule):
+    credit, _ = _settle(mode, [stake], [0], [CLOSE], [0], [numerator], [denominator], [False], [1], [0], rule)
+    assert credit[0] == round_to_unit(stake * numerator, denominator, rule)
 
 
-def test_rounding_a_half_by_each_rule():
+@pytest.mark.parametrize("mode", MODES)
+def test_rounding_a_half_by_each_rule(mode):
     # 333/2 = 166.5 and 335/2 = 167.5: half_even goes to the even neighbour, half_up up, floor down
-    for rule, (a, b) in {"floor": (166, 167), "half_up": (167, 168), "half_even": (166, 168)}.items():
-        code = kernels.ROUNDING_CODES[rule]
-        assert (kernels.round_to_unit(333, 2, code), kernels.round_to_unit(335, 2, code)) == (a, b)
+    for rule, halves in {"floor": [166, 167], "half_up": [167, 168], "half_even": [166, 168]}.items():
+        credit, _ = _settle(mode, [333, 335], [0, 0], [CLOSE] * 2, [0, 0], [1], [2], [False], [1, 1], [0, 0], rule)
+        assert credit.tolist() == halves
 
 
-LOW, HIGH, CLOSE, TABLE_MAX = 100, 1_000, 5_000, 2_000
 # the verdicts the kernel takes as arrays: credit per unit staked (numerator/denominator) and whether the
 # verdict is itself a finding (a bet type not offered, a selection not legal)
 VERDICTS = ((Fraction(0), False), (Fraction(1), False), (Fraction(2), False), (Fraction(36), False),
@@ -69,15 +86,11 @@ def settled_bets(draw):
 
 
 @settings(max_examples=300, deadline=None)
-@given(settled_bets())
-def test_settle_is_credit_of_and_the_checks_of_bet_checks(bets):
+@given(st.sampled_from(list(MODES)), settled_bets())
+def test_settle_is_credit_of_and_the_checks_of_bet_checks(mode, bets):
     stake, paid, placed_at, verdict_of, bet_type, over, rule = bets
-    credit, flagged = kernels.settle(
-        stake, paid, placed_at, np.full(len(stake), CLOSE, np.int64), verdict_of,
-        np.array([c.numerator for c, _ in VERDICTS], np.int64),
-        np.array([c.denominator for c, _ in VERDICTS], np.int64),
-        np.array([f for _, f in VERDICTS], bool), bet_type, np.array([True, False]),
-        np.array([LOW, 0], np.int64), np.array([HIGH, 0], np.int64), over, kernels.ROUNDING_CODES[rule])
+    credit, flagged = _settle(mode, stake, paid, placed_at, verdict_of, [c.numerator for c, _ in VERDICTS],
+                              [c.denominator for c, _ in VERDICTS], [f for _, f in VERDICTS], bet_type, over, rule)
     for k in range(len(stake)):
         fraction, finding = VERDICTS[verdict_of[k]]
         assert credit[k] == credit_of(int(stake[k]), Payout(fraction, ""), rule)
@@ -89,16 +102,13 @@ def test_settle_is_credit_of_and_the_checks_of_bet_checks(bets):
         assert bool(flagged[k]) == (finding or bool(checks.findings)), k
 
 
-def _settle_one(stake, paid=None, placed_at=CLOSE, over=0, limited=True):
-    credit, flagged = kernels.settle(
-        np.array([stake], np.int64), np.array([2 * stake if paid is None else paid], np.int64),
-        np.array([placed_at], np.int64), np.array([CLOSE], np.int64), np.zeros(1, np.int64),
-        np.array([2], np.int64), np.ones(1, np.int64), np.zeros(1, bool), np.zeros(1, np.int64),
-        np.array([limited]), np.array([LOW], np.int64), np.array([HIGH], np.int64), np.array([over], np.int64), 0)
-    return int(credit[0]), bool(flagged[0])
+@pytest.mark.parametrize("mode", MODES)
+def test_settle_boundaries_by_hand(mode):
+    def _settle_one(stake, paid=None, placed_at=CLOSE, over=0, limited=True):
+        credit, flagged = _settle(mode, [stake], [2 * stake if paid is None else paid], [placed_at], [0], [2], [1],
+                                  [False], [0], [over], "floor", limited=(limited, False))
+        return int(credit[0]), bool(flagged[0])
 
-
-def test_settle_boundaries_by_hand():
     assert _settle_one(LOW) == (2 * LOW, False)  # a stake at either limit is within it
     assert _settle_one(HIGH) == (2 * HIGH, False)
     assert _settle_one(LOW - 1)[1] and _settle_one(HIGH + 1)[1]
@@ -109,7 +119,9 @@ def test_settle_boundaries_by_hand():
     assert _settle_one(LOW, over=1)[1]
 
 
-def test_account_round_totals_by_hand():
+@pytest.mark.parametrize("mode", MODES)
+def test_account_round_totals_by_hand(mode):
+    totals = MODES[mode](kernels.account_round_totals)
     # round 0: A pays 600 then 500 (1,100 > 1,000 from the second), B 1,000 (at the maximum: within);
     # round 1: A 400 twice at the same instant (ties in record order: 800, within)
     round_index = np.array([0, 0, 0, 1, 1], np.int64)
@@ -117,19 +129,34 @@ def test_account_round_totals_by_hand():
     placed_at = np.array([1, 2, 3, 1, 1], np.int64)
     stake = np.array([600, 1_000, 500, 400, 400], np.int64)
     order = np.lexsort((np.arange(5), placed_at, account, round_index))
-    assert kernels.account_round_totals(order, round_index, account, stake, 1_000).tolist() == [0, 0, 1_100, 0, 0]
-    assert kernels.account_round_totals(order, round_index, account, stake, 1_099).tolist() == [0, 0, 1_100, 0, 0]
-    assert kernels.account_round_totals(order, round_index, account, stake, 1_100).tolist() == [0, 0, 0, 0, 0]
-    assert kernels.account_round_totals(order, round_index, account, stake, 999).tolist() == [0, 1_000, 1_100, 0, 0]
+    assert totals(order, round_index, account, stake, 1_000).tolist() == [0, 0, 1_100, 0, 0]
+    assert totals(order, round_index, account, stake, 1_099).tolist() == [0, 0, 1_100, 0, 0]
+    assert totals(order, round_index, account, stake, 1_100).tolist() == [0, 0, 0, 0, 0]
+    assert totals(order, round_index, account, stake, 999).tolist() == [0, 1_000, 1_100, 0, 0]
 
 
-def test_interleave_puts_each_round_head_before_its_lines_in_the_order_given():
+@pytest.mark.parametrize("mode", MODES)
+def test_interleave_puts_each_round_head_before_its_lines_in_the_order_given(mode):
+    interleave = MODES[mode](kernels.interleave)
     # three rounds (heads 0, 1, 2), lines 3, 4, 5 of rounds 1, 0, 1: round 0 = head 0 + line 4, round 1 =
     # head 1 + lines 3 and 5, round 2 = its head alone
-    index, at = kernels.interleave(np.array([1, 0, 1], np.int64), 3)
+    index, at = interleave(np.array([1, 0, 1], np.int64), 3)
     assert index.tolist() == [0, 4, 1, 3, 5, 2] and at.tolist() == [0, 2, 5, 6]
-    index, at = kernels.interleave(np.zeros(0, np.int64), 0)
+    index, at = interleave(np.zeros(0, np.int64), 0)
     assert index.tolist() == [] and at.tolist() == [0]
+
+
+@pytest.fixture(params=list(MODES))
+def kernels_run(request, monkeypatch):
+    """The session audits below with the kernels run as Python, then compiled."""
+    monkeypatch.setattr(kernels.Kernel, "rows", 0)
+    if request.param == "python":
+        monkeypatch.setattr(kernels, "COMPILE_AFTER", 10**18)
+        for kernel in KERNELS:
+            monkeypatch.setattr(kernel, "compiled", None)
+    else:
+        monkeypatch.setattr(kernels, "COMPILE_AFTER", -1)
+    return request.param
 
 
 def _every_bet(codes, selections_of, rounds):
@@ -145,7 +172,7 @@ def _every_bet(codes, selections_of, rounds):
     return bets
 
 
-def test_every_roulette_bet_on_every_pocket_is_the_readable_audit():
+def test_every_roulette_bet_on_every_pocket_is_the_readable_audit(kernels_run):
     table = TableFacts("T1", "EUR", 4 * HIGH, {code: (LOW, HIGH) for code in ROULETTE_CODES[::2]})
     rounds = [Spin(f"R{p}", p + 1, "settled", CLOSE, p) for p in range(37)]
     rounds += [Spin("RC", 38, "cancelled", CLOSE, 5), Spin("RM", 39, "settled", CLOSE, None),
@@ -159,7 +186,7 @@ def test_every_roulette_bet_on_every_pocket_is_the_readable_audit():
                 spins_bet_by_bet(rules, table, "S1", rounds, session)
 
 
-def test_every_sic_bo_bet_on_every_roll_is_the_readable_audit():
+def test_every_sic_bo_bet_on_every_roll_is_the_readable_audit(kernels_run):
     table = TableFacts("T1", "JPY", 4 * HIGH, {code: (LOW, HIGH) for code in SIC_BO_CODES[1::2]})
     rolls = list(combinations_with_replacement(range(1, 7), 3))  # the 56 rolls as the faces show
     rounds = [Roll(f"R{k}", k + 1, "settled", CLOSE, dice[::-1]) for k, dice in enumerate(rolls)]
@@ -172,18 +199,32 @@ def test_every_sic_bo_bet_on_every_roll_is_the_readable_audit():
 
 
 def test_the_kernels_are_compiled_to_be_cached_and_release_the_gil():
-    for kernel in (kernels.settle, kernels.account_round_totals, kernels.interleave, kernels.round_to_unit):
-        assert kernel.targetoptions.get("nogil") is True
-        assert kernel._cache.__class__.__name__ == "FunctionCache"  # not numba's NullCache: compiled once
+    for kernel in KERNELS:
+        assert kernel.compile().targetoptions.get("nogil") is True
+        assert kernel.compile()._cache.__class__.__name__ == "FunctionCache"  # not numba's NullCache
+
+
+def test_a_process_compiles_the_kernels_once_they_have_had_enough_rows(monkeypatch):
+    monkeypatch.setattr(kernels, "COMPILE_AFTER", 10)
+    monkeypatch.setattr(kernels.Kernel, "rows", 0)
+    compiled = []
+
+    def double(values):
+        return values * 2
+
+    kernel = kernels.Kernel(double)
+    monkeypatch.setattr(kernels, "compile_kernel", lambda function: compiled.append(function) or function)
+    assert kernel(np.arange(6)).tolist() == [0, 2, 4, 6, 8, 10] and not compiled  # 6 rows: as Python
+    assert kernel(np.arange(4)).tolist() == [0, 2, 4, 6] and not compiled  # 10: at the threshold, still Python
+    assert kernel(np.arange(1)).tolist() == [0] and compiled == [double]  # 11: compiled, once
+    kernel(np.arange(50))
+    assert compiled == [double] and kernels.Kernel.rows == 11
 
 
 def test_a_read_only_package_caches_in_the_user_cache_folder(monkeypatch, tmp_path):
-    monkeypatch.setattr(kernels.config, "CACHE_DIR", "")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(kernels.os, "access", lambda path, mode: False)
-    assert kernels._cache_folder() == str(tmp_path / "pitboss" / "numba")
+    assert kernels._cache_folder("") == str(tmp_path / "pitboss" / "numba")
+    assert kernels._cache_folder("/somewhere") is None  # the user's NUMBA_CACHE_DIR wins
     monkeypatch.setattr(kernels.os, "access", lambda path, mode: True)
-    assert kernels._cache_folder() is None  # numba's own: __pycache__ beside the module
-    monkeypatch.setattr(kernels.config, "CACHE_DIR", "/somewhere")
-    monkeypatch.setattr(kernels.os, "access", lambda path, mode: False)
-    assert kernels._cache_folder() is None  # the user's NUMBA_CACHE_DIR wins
+    assert kernels._cache_folder("") is None  # numba's own: __pycache__ beside the module
