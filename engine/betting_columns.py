@@ -1,11 +1,13 @@
 """engine.betting's audit of a group of rounds settled on one recorded outcome (audit_group), column by column.
 
 audit_group is the statement of the checks, a bet at a time; audit_group_columns does the same for a group's
-bets given as columns (numpy): what a bet is owed is worked out by the game's scalar rule once per distinct
-(bet type, selection, outcome) and gathered to every bet; the limits, the betting window, the account's round
-total and paid against owed are comparisons over the columns with BetChecks.check's boundaries; only the bets
-that raise a finding are put in words, through BetChecks as audit_group does. Same credits, findings (in the
-same order), explanations and reasons (tests/test_betting_columns.py checks it against audit_group).
+bets given as columns (numpy): each distinct (bet type, selection, outcome) gets its verdict from the game's
+scalar rule, once; the verdicts' payouts as arrays, a compiled kernel (engine.kernels) settles every bet and
+applies BetChecks.check's boundaries (the limits, the betting window, the account's round total, paid against
+owed) in one pass; only the bets that raise a finding are put in words, through BetChecks as audit_group does;
+every bet's explanation line is joined column by column in Arrow. Same credits, findings (in the same order),
+explanations and reasons (tests/test_betting_columns.py and tests/test_kernels_outcome.py check it against
+audit_group).
 """
 
 from __future__ import annotations
@@ -15,20 +17,20 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from engine import kernels
 from engine.betting import (
     REFUNDED,
     BetChecks,
     GroupAudit,
     OutcomeProblem,
-    Payout,
     R,
     RecordedBet,
     RoundFacts,
     RoundReport,
     TableFacts,
     UnitVerdict,
-    credit_of,
     unsettled_reason,
 )
 from engine.findings import Finding
@@ -38,9 +40,9 @@ from engine.findings import Finding
 class BetColumns:
     """A group's bets as columns; the strings that repeat (account, bet type, selection) as integer codes
     into their distinct values, `round_index` into the group's rounds (numpy arrays; int64 amounts and
-    microseconds)."""
+    microseconds, bet ids an Arrow string array)."""
 
-    bet_id: Sequence[str]
+    bet_id: pa.Array
     round_index: np.ndarray
     account: np.ndarray  # codes into `accounts`
     bet_type: np.ndarray  # codes into `bet_types`
@@ -67,14 +69,15 @@ class BetColumns:
         selection, selections = coded([b.selection for b in bets])
         stake, paid, placed_at = (np.array([getattr(b, c) for b in bets], np.int64)
                                   for c in ("stake", "paid", "placed_at"))
-        return cls([b.bet_id for b in bets], np.array([b.round_index for b in bets], np.int64), account, bet_type,
-                   selection, stake, paid, placed_at, accounts, bet_types, selections)
+        return cls(pa.array([b.bet_id for b in bets], pa.string()), np.array([b.round_index for b in bets], np.int64),
+                   account, bet_type, selection, stake, paid, placed_at, accounts, bet_types, selections)
 
-    def recorded(self, i: int) -> RecordedBet:
-        """Bet i as a RecordedBet (for the few that raise a finding)."""
-        return RecordedBet(self.bet_id[i], int(self.round_index[i]), self.accounts[self.account[i]],
-                           self.bet_types[self.bet_type[i]], self.selections[self.selection[i]], int(self.stake[i]),
-                           int(self.paid[i]), int(self.placed_at[i]))
+    def recorded(self, i: int, bet_id: str | None = None) -> RecordedBet:
+        """Bet i as a RecordedBet (for the few that raise a finding); `bet_id` its id when the caller has it."""
+        return RecordedBet(self.bet_id[i].as_py() if bet_id is None else bet_id, int(self.round_index[i]),
+                           self.accounts[self.account[i]], self.bet_types[self.bet_type[i]],
+                           self.selections[self.selection[i]], int(self.stake[i]), int(self.paid[i]),
+                           int(self.placed_at[i]))
 
 
 @dataclass(frozen=True)
@@ -120,15 +123,15 @@ class ColumnAudit:
     unsettled: list[str | None]  # per bet: why it cannot be settled
     findings: list[Finding]
     description: list[str | None]  # per round
-    explanation: list[str]  # every round's lines one after the other: the outcome, then one line per bet
+    explanation: pa.Array  # every round's lines one after the other: the outcome, then one line per bet (strings)
     explanation_at: np.ndarray  # round i's lines are explanation[explanation_at[i]:explanation_at[i + 1]]
     finding_kinds: list[tuple[str, ...]]  # per round
     unsettled_reason: list[str | None]  # per round
 
     def group_audit(self, rounds: RoundColumns) -> GroupAudit:
         """As audit_group gives it."""
-        at = self.explanation_at.tolist()
-        reports = [RoundReport(i, rounds.outcome[i], self.description[i], tuple(self.explanation[at[i]:at[i + 1]]),
+        at, explanation = self.explanation_at.tolist(), self.explanation.to_pylist()
+        reports = [RoundReport(i, rounds.outcome[i], self.description[i], tuple(explanation[at[i]:at[i + 1]]),
                                self.finding_kinds[i], self.unsettled_reason[i]) for i in range(len(rounds))]
         expected = [int(c) if ok else None for c, ok in zip(self.expected.tolist(), self.settled.tolist(), strict=True)]
         return GroupAudit(reports, expected, self.unsettled, self.findings)
@@ -139,17 +142,8 @@ def over_table_max_columns(round_index: np.ndarray, account: np.ndarray, placed_
     """over_table_max over columns: each bet's account total on its round with it, in the order placed (ties in
     record order), where that total is above table_max; 0 elsewhere."""
     n = len(stake)
-    over = np.zeros(n, np.int64)
-    if not n:
-        return over
     order = np.lexsort((np.arange(n), placed_at, account, round_index))  # the last key sorts first
-    ri, acc, staked = round_index[order], account[order], stake[order]
-    running = np.cumsum(staked)
-    first = np.concatenate([[True], (ri[1:] != ri[:-1]) | (acc[1:] != acc[:-1])])  # of an account's bets on a round
-    start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
-    totals = running - running[start] + staked[start]
-    over[order] = np.where(totals > table_max, totals, 0)
-    return over
+    return kernels.account_round_totals(order, round_index, account, stake, table_max)
 
 
 def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, bets: BetColumns, game: OutcomeRule,
@@ -165,6 +159,7 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
     heads: list[str] = []
     outcome_of = np.full(m, -1, np.int64)  # the round's distinct outcome; -1: cancelled (or not settled)
     outcomes: dict[Hashable, int] = {}
+    words = _OutcomeWords(game)
     for i, (status, outcome) in enumerate(zip(rounds.status, rounds.outcome, strict=True)):
         problem = game.problem(outcome) if status == "settled" else None
         if problem is None and status in ("settled", "cancelled"):
@@ -179,8 +174,9 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
             checks.round_finding(problem.kind, rounds.round_id[i], problem.expected, problem.recorded,
                                  f"Round {rounds.round_no[i]} of {group_id}: {problem.recorded}, expected "
                                  f"{problem.expected}.")
-        descriptions.append(game.describe(outcome))
-        heads.append(game.head(outcome))
+        description, head = words(outcome)
+        descriptions.append(description)
+        heads.append(head)
 
     ri = np.asarray(bets.round_index, np.int64)
     on_a_round = (ri >= 0) & (ri < m)
@@ -213,25 +209,25 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
         if unit is None:
             unit = known[memo] = game.unit(*memo)
         units.append(unit)
-    credit = _credits(stake, verdict_of, [u.payout for u in units], game.rounding)
+
+    # the credits and the checks in one pass (BetChecks.check's boundaries: limits inclusive, a bet at the
+    # close on time); only the bets it flags are put in words
+    limits = [table.limits.get(t) for t in bets.bet_types]  # by bet type code; None: no limits
+    over = over_table_max_columns(ri, bets.account, bets.placed_at, bets.stake, table.table_max)
+    credit, flagged = kernels.settle(
+        stake, paid, bets.placed_at[rows], rounds.betting_closed_at[at[rows]], verdict_of,
+        np.array([u.payout.credit.numerator for u in units], np.int64),
+        np.array([u.payout.credit.denominator for u in units], np.int64),
+        np.array([u.finding is not None for u in units], bool), bet_type,
+        np.array([lim is not None for lim in limits], bool),
+        *(np.array([lim[end] if lim else 0 for lim in limits], np.int64) for end in (0, 1)),
+        over[rows], kernels.ROUNDING_CODES[game.rounding])
     expected = np.zeros(n, np.int64)
     expected[rows] = credit
-
-    # the checks, over the columns (BetChecks.check's boundaries: limits inclusive, a bet at the close on time)
-    limits = [table.limits.get(t) for t in bets.bet_types]  # by bet type code; None: no limits
-    limited = np.array([lim is not None for lim in limits], bool)
-    low, high = (np.array([lim[end] if lim else 0 for lim in limits], np.int64) for end in (0, 1))
-    flagged = (np.array([u.finding is not None for u in units], bool)[verdict_of] if len(units) else
-               np.zeros(0, bool))
-    flagged |= paid != credit
-    if len(limits):
-        flagged |= limited[bet_type] & ((stake < low[bet_type]) | (stake > high[bet_type]))
-    flagged |= bets.placed_at[rows] > rounds.betting_closed_at[at[rows]]
-    over = over_table_max_columns(ri, bets.account, bets.placed_at, bets.stake, table.table_max)
-    flagged |= over[rows] > 0
-    for k in np.flatnonzero(flagged).tolist():  # in the order of the bets, as audit_group
-        i, verdict = int(rows[k]), units[verdict_of[k]]
-        bet, r = bets.recorded(i), int(at[i])
+    raised = np.flatnonzero(flagged)
+    for k, bet_id in zip(raised.tolist(), bets.bet_id.take(pa.array(rows[raised])).to_pylist(), strict=True):
+        i, verdict = int(rows[k]), units[verdict_of[k]]  # in the order of the bets, as audit_group
+        bet, r = bets.recorded(i, bet_id), int(at[i])
         before, what = len(checks.findings), checks.what(bet)
         if verdict.finding:
             checks.bet_finding(verdict.finding, bet, rounds.round_id[r], verdict.expected, verdict.recorded,
@@ -241,7 +237,8 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
         kinds.setdefault(r, []).extend(f.kind for f in checks.findings[before:])
 
     lines = _bet_lines(checks, bets, rows, stake, paid, credit, bet_type, selection, verdict_of, units)
-    explanation, explanation_at = _explanations(heads, lines, at[rows], m)
+    index, explanation_at = kernels.interleave(at[rows], m)
+    explanation = pa.concat_arrays([pa.array(heads, pa.string()), lines]).take(pa.array(index))
     finding_kinds = [()] * m
     for r, found in kinds.items():
         finding_kinds[r] = tuple(dict.fromkeys(found))
@@ -249,18 +246,21 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
                        finding_kinds, reasons)
 
 
-def _credits(stake: np.ndarray, verdict_of: np.ndarray, payouts: list[Payout], rounding: str) -> np.ndarray:
-    """credit_of(stake, payout, rounding) of each bet (`verdict_of` into `payouts`): a whole multiple of the
-    stake is exact (nothing to round); a fraction (La Partage's half) is worked out by credit_of once per
-    distinct payout and stake."""
-    credit = np.zeros(len(stake), np.int64)
-    whole = np.array([p.credit.denominator == 1 for p in payouts], bool)
-    multiple = np.array([p.credit.numerator if p.credit.denominator == 1 else 0 for p in payouts], np.int64)
-    if len(payouts):
-        credit[:] = stake * multiple[verdict_of]
-    for k in np.flatnonzero(~whole[verdict_of]).tolist() if len(payouts) else []:
-        credit[k] = credit_of(int(stake[k]), payouts[verdict_of[k]], rounding)
-    return credit
+class _OutcomeWords:
+    """The game's description and explanation head of an outcome, worked out once per distinct outcome as
+    recorded (a session repeats them), told apart by type and repr (1 and True, (1, 2, 3) and [1, 2, 3] are
+    different records)."""
+
+    def __init__(self, game: OutcomeRule) -> None:
+        self.game = game
+        self.said: dict[tuple[type, str], tuple[str | None, str]] = {}
+
+    def __call__(self, outcome: object) -> tuple[str | None, str]:
+        key = (type(outcome), repr(outcome))
+        said = self.said.get(key)
+        if said is None:
+            said = self.said[key] = (self.game.describe(outcome), self.game.head(outcome))
+        return said
 
 
 def distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -271,18 +271,19 @@ def distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             encoded.indices.to_numpy(zero_copy_only=False).astype(np.intp))
 
 
-def _texts(values: np.ndarray, text: Callable[[int], str]) -> list[str]:
+def _texts(values: np.ndarray, text: Callable[[int], str]) -> pa.Array:
     """text(value) of each value, worked out once per distinct value."""
     values_of, value_of = distinct(values)
-    return np.array([text(v) for v in values_of.tolist()] or [""], object)[value_of].tolist()
+    return pa.array([text(v) for v in values_of.tolist()], pa.string()).take(value_of)
 
 
 def _bet_lines(checks: BetChecks, bets: BetColumns, rows: np.ndarray, stake: np.ndarray, paid: np.ndarray,
                credit: np.ndarray, bet_type: np.ndarray, selection: np.ndarray, verdict_of: np.ndarray,
-               units: list[UnitVerdict]) -> list[str]:
-    """Each settled bet's explanation line, as audit_group writes it (what(bet), its verdict, owed and paid)."""
+               units: list[UnitVerdict]) -> pa.Array:
+    """Each settled bet's explanation line, as audit_group writes it (what(bet), its verdict, owed and paid),
+    joined column by column: each part worked out once per distinct value."""
     if not len(rows):
-        return []
+        return pa.array([], pa.string())
     width = len(bets.selections)
     pairs, pair_of = distinct(bet_type * width + selection)
     named = []  # what(bet) between its id and its stake: the bet type and the selection
@@ -290,21 +291,9 @@ def _bet_lines(checks: BetChecks, bets: BetColumns, rows: np.ndarray, stake: np.
         code, chosen = divmod(pair, width)
         s = bets.selections[chosen]
         named.append(f"{bets.bet_types[code]}{f' {s!r}' if s else ''}")
-    names = np.array(named, object)[pair_of].tolist()
-    whys = np.array([u.why for u in units], object)[verdict_of].tolist()
-    ids = np.asarray(bets.bet_id, object)[rows].tolist()
+    names = pa.array(named, pa.string()).take(pair_of)
+    whys = pa.array([u.why for u in units], pa.string()).take(verdict_of)
+    ids = bets.bet_id.take(pa.array(rows))
     money = checks.money
-    return [f"Bet {b} ({t}, stake {s}): {w}; owed {c}, paid {p}" for b, t, s, w, c, p in zip(
-        ids, names, _texts(stake, money), whys, _texts(credit, money), _texts(paid, money), strict=True)]
-
-
-def _explanations(heads: list[str], lines: list[str], round_of: np.ndarray, rounds: int
-                  ) -> tuple[list[str], np.ndarray]:
-    """Every round's explanation one after the other: its head, then its bets' lines in the order given."""
-    at = np.concatenate([[0], np.cumsum(np.bincount(round_of, minlength=rounds) + 1)]).astype(np.int64)
-    flat = np.empty(int(at[-1]), object)
-    flat[at[:-1]] = heads
-    order = np.argsort(round_of, kind="stable")
-    # the k-th line in round order sits after the heads of its round and of every round before it
-    flat[np.arange(len(order)) + round_of[order] + 1] = np.array(lines, object)[order] if len(order) else []
-    return flat.tolist(), at
+    return pc.binary_join_element_wise("Bet ", ids, " (", names, ", stake ", _texts(stake, money), "): ", whys,
+                                       "; owed ", _texts(credit, money), ", paid ", _texts(paid, money), "")

@@ -27,7 +27,6 @@ from pipelines.games.rows import (
     bet_tables,
     bets_by_shoe,
     findings_of,
-    gc_paused,
     plain_bets,
     round_dates,
     shoe_day,
@@ -66,7 +65,6 @@ def table_info(spec: OutcomeGame, row: dict, limits: dict[str, tuple[int, int]])
     return OutcomeTable(table_facts(row, limits), spec.load_rules(row["ruleset"]), spec)
 
 
-@gc_paused
 def audit_tables(table: OutcomeTable, shoes: pa.Table, rounds: pa.Table, bets: pa.Table) -> dict[str, pa.Table]:
     """Audit the sessions of one table: {the game's round replays, settlements, findings, quarantine}.
     Every round's session is among `shoes`, every bet's round among `rounds`."""
@@ -79,7 +77,7 @@ def audit_tables(table: OutcomeTable, shoes: pa.Table, rounds: pa.Table, bets: p
     dates = round_dates(rounds)
     by_session = _rounds_by_session(rounds)
     bets_of_session = bets_by_shoe(rounds, plain["round_id"], plain["_shoe_id"])
-    known: dict = {}  # the table's verdicts by bet type, selection and outcome, across its sessions
+    known = _known_verdicts(table.rules)
     replays = _Replays()
     take, bet_rows, expected, unsettled, findings = [NO_BETS], [NO_BETS], [pa.array([], pa.int64())], [], []
     for session in shoes.select(["shoe_id", "opened_at"]).to_pylist():
@@ -111,6 +109,16 @@ def audit_tables(table: OutcomeTable, shoes: pa.Table, rounds: pa.Table, bets: p
     }
 
 
+_KNOWN: dict[str, dict] = {}
+
+
+def _known_verdicts(rules: Any) -> dict:
+    """The verdicts by bet type, selection and outcome worked out under these rules, kept across the tables and
+    sessions of a run (a few thousand a ruleset at most); rules are told apart by everything they say (their
+    repr: a frozen dataclass of plain values), so that each table's copy of a ruleset shares them."""
+    return _KNOWN.setdefault(f"{type(rules).__qualname__}{rules!r}", {})
+
+
 def _one_chunk(column: pa.Array | pa.ChunkedArray) -> pa.Array:
     return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
 
@@ -138,7 +146,7 @@ def _coded(column: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, list]:
 class _TableBets:
     """A table's bets as the engine takes them: numpy columns, and codes into the table's distinct values."""
 
-    bet_id: np.ndarray  # of str
+    bet_id: pa.Array
     round_id: pa.Array
     account: np.ndarray
     bet_type: np.ndarray
@@ -154,14 +162,14 @@ class _TableBets:
     def of(cls, plain: pa.Table) -> _TableBets:
         (account, accounts), (bet_type, bet_types), (selection, selections) = (
             _coded(plain[c]) for c in ("account_id", "bet_type", "selection"))
-        return cls(_one_chunk(plain["bet_id"]).to_numpy(zero_copy_only=False), _one_chunk(plain["round_id"]),
+        return cls(_one_chunk(plain_values(plain["bet_id"])).cast(pa.string()), _one_chunk(plain["round_id"]),
                    account, bet_type, selection, _integers(plain["stake"], "stake"), _integers(plain["paid"], "paid"),
                    _micros(plain["placed_at"]), accounts, bet_types, selections)
 
     def of_rows(self, rows: np.ndarray, round_index: np.ndarray) -> BetColumns:
-        return BetColumns(self.bet_id[rows], round_index, self.account[rows], self.bet_type[rows],
-                          self.selection[rows], self.stake[rows], self.paid[rows], self.placed_at[rows], self.accounts,
-                          self.bet_types, self.selections)
+        return BetColumns(self.bet_id.take(pa.array(rows, pa.int64())), round_index, self.account[rows],
+                          self.bet_type[rows], self.selection[rows], self.stake[rows], self.paid[rows],
+                          self.placed_at[rows], self.accounts, self.bet_types, self.selections)
 
 
 def _outcomes(spec: OutcomeGame, rounds: pa.Table) -> list:
@@ -205,7 +213,8 @@ class _Replays:
     rows: list[np.ndarray] = field(default_factory=list)  # each session's rounds: rows of the table's rounds
     sessions: list[str] = field(default_factory=list)
     description: list[str | None] = field(default_factory=list)
-    explanation: list[str] = field(default_factory=list)
+    explanation: list[pa.Array] = field(default_factory=list)
+    lines: int = 0  # in `explanation` so far
     explanation_at: list[np.ndarray] = field(default_factory=lambda: [np.zeros(1, np.int64)])
     finding_kinds: list[tuple[str, ...]] = field(default_factory=list)
 
@@ -213,8 +222,9 @@ class _Replays:
         self.rows.append(order)
         self.sessions += [session_id] * len(order)
         self.description += result.description
-        self.explanation_at.append(result.explanation_at[1:] + len(self.explanation))
-        self.explanation += result.explanation
+        self.explanation_at.append(result.explanation_at[1:] + self.lines)
+        self.explanation.append(result.explanation)
+        self.lines += len(result.explanation)
         self.finding_kinds += result.finding_kinds
 
     def table(self, table: OutcomeTable, rounds: pa.Table, dates: pa.Array, outcomes: list, plain: pa.Table,
@@ -238,7 +248,7 @@ class _Replays:
             "outcome_description": pa.array(self.description, pa.string()),
             "bets": _bets_on_replays(table, rows, plain, take, bet_rows, rounds.num_rows),
             "explanation": pa.ListArray.from_arrays(pa.array(np.concatenate(self.explanation_at), pa.int32()),
-                                                    pa.array(self.explanation, pa.string())),
+                                                    pa.concat_arrays([pa.array([], pa.string()), *self.explanation])),
             "finding_kinds": pa.array(self.finding_kinds, pa.list_(pa.string())),
         }
         return pa.Table.from_arrays([_one_chunk(columns[f.name]) for f in schema], schema=schema)

@@ -1,0 +1,143 @@
+"""Compiled kernels over a group's bets as numpy columns (numba, issue 42): one row a bet, amounts and
+instants int64, bet types and verdicts as small integer codes into arrays the caller builds from the
+ruleset's data. No Python object a bet. The readable rules (engine.betting's audit_group, credit_of,
+over_table_max, BetChecks.check) state what these compute and are their oracle (tests/test_kernels_outcome.py).
+
+Compiled when it pays: importing numba and loading the compiled kernels costs a process ~0.6 s of CPU, what
+the kernels' own source run as Python takes for ~400k bets (~1.6 us a bet). So a process runs that source as
+Python (the same statements: numba's `py_func`) until COMPILE_AFTER rows have gone through the kernels, about
+one table-day's bets, then compiles them (`njit(cache=True, nogil=True)`): `pitboss replay`, which audits one
+table-day, and a small day never pay the load; an audit pays it once, on its second table. `nogil`: a thread
+running a compiled kernel lets the others run.
+
+Compiled once and cached on disk: next to this module (numba's __pycache__) when the package folder is
+writable; otherwise NUMBA_CACHE_DIR if set, else the user's cache folder (below), so that an install into a
+read-only site-packages does not compile on every run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from functools import update_wrapper
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+# the rounding rules of engine.money.round_to_unit, as the kernels take them
+ROUNDING_CODES = {"floor": 0, "half_up": 1, "half_even": 2}
+COMPILE_AFTER = 250_000  # rows through the kernels in all before they are compiled (a bet passes three)
+
+
+def _cache_folder(numba_cache_dir: str) -> str | None:
+    """Where numba keeps the compiled kernels when this package's folder is read-only (None: numba's own
+    choice, __pycache__ beside this file, or NUMBA_CACHE_DIR when the user set it)."""
+    if numba_cache_dir or os.access(Path(__file__).parent, os.W_OK):
+        return None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "pitboss", "numba")
+
+
+def compile_kernel(function: Callable) -> Callable:
+    """numba's compiled `function`, cached on disk (numba imported only when a kernel is compiled)."""
+    from numba import njit
+    from numba.core import config
+
+    folder = _cache_folder(config.CACHE_DIR)
+    if folder is not None:
+        config.CACHE_DIR = folder
+    return njit(cache=True, nogil=True)(function)
+
+
+class Kernel:
+    """A kernel: its source run as Python until the process has passed COMPILE_AFTER rows (its first
+    argument's length) through the kernels, compiled from then on."""
+
+    rows = 0  # through every kernel of the process so far
+
+    def __init__(self, function: Callable) -> None:
+        self.py_func = function
+        self.compiled: Callable | None = None
+        update_wrapper(self, function)
+
+    def compile(self) -> Callable:
+        if self.compiled is None:
+            self.compiled = compile_kernel(self.py_func)
+        return self.compiled
+
+    def __call__(self, *args: Any) -> Any:
+        if self.compiled is None:
+            Kernel.rows += len(args[0])
+            if Kernel.rows <= COMPILE_AFTER:
+                return self.py_func(*args)
+        return self.compile()(*args)
+
+
+kernel = Kernel
+
+
+@kernel
+def settle(stake: np.ndarray, paid: np.ndarray, placed_at: np.ndarray, closed_at: np.ndarray,
+           verdict_of: np.ndarray, numerator: np.ndarray, denominator: np.ndarray, verdict_finding: np.ndarray,
+           bet_type: np.ndarray, limited: np.ndarray, low: np.ndarray, high: np.ndarray, over: np.ndarray,
+           rounding: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each settled bet's credit (its verdict's stake + win per unit, numerator/denominator, times the stake,
+    rounded once) and whether it raises a finding: its verdict does (a bet type not offered, a selection
+    not legal), paid is not the credit, the stake is outside its bet type's limits (inclusive: a stake at a
+    limit is within), it was placed after its round's close (a bet at the close is on time), or its
+    account's total on the round is over the table maximum (`over` > 0)."""
+    n = len(stake)
+    credit = np.empty(n, np.int64)
+    flagged = np.empty(n, np.bool_)
+    for k in range(n):
+        v = verdict_of[k]
+        # engine.money.round_to_unit, the rule as its ROUNDING_CODES code (floor division as Python's)
+        q, r = (stake[k] * numerator[v]) // denominator[v], (stake[k] * numerator[v]) % denominator[v]
+        up = r != 0 and (rounding == 1 and 2 * r >= denominator[v]
+                         or rounding == 2 and (2 * r > denominator[v] or 2 * r == denominator[v] and q % 2 == 1))
+        credit[k] = q + 1 if up else q
+        t = bet_type[k]
+        flagged[k] = (verdict_finding[v] or paid[k] != credit[k]
+                      or (limited[t] and (stake[k] < low[t] or stake[k] > high[t]))
+                      or placed_at[k] > closed_at[k] or over[k] > 0)
+    return credit, flagged
+
+
+@kernel
+def account_round_totals(order: np.ndarray, round_index: np.ndarray, account: np.ndarray, stake: np.ndarray,
+                         table_max: int) -> np.ndarray:
+    """over_table_max over columns: `order` sorts the bets by round, account, then as placed (ties in record
+    order); each bet's account total on its round with it, where that total is above table_max, 0 elsewhere."""
+    over = np.zeros(len(order), np.int64)
+    total = 0
+    for k in range(len(order)):
+        i = order[k]
+        if k == 0 or round_index[i] != round_index[order[k - 1]] or account[i] != account[order[k - 1]]:
+            total = 0
+        total += stake[i]
+        if total > table_max:
+            over[i] = total
+    return over
+
+
+@kernel
+def interleave(round_of: np.ndarray, rounds: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where each round's explanation takes its lines from, given heads 0..rounds-1 then the bets' lines
+    rounds..rounds+len(round_of)-1 (`round_of`: each line's round): every round's head followed by its lines
+    in the order given, as `index` into that concatenation; round i's lines are index[at[i]:at[i + 1]]."""
+    at = np.zeros(rounds + 1, np.int64)
+    for r in round_of:
+        at[r + 1] += 1
+    for r in range(rounds):
+        at[r + 1] += at[r] + 1
+    index = np.empty(at[rounds], np.int64)
+    filled = at[:rounds].copy()
+    for r in range(rounds):
+        index[filled[r]] = r
+        filled[r] += 1
+    for k in range(len(round_of)):
+        r = round_of[k]
+        index[filled[r]] = rounds + k
+        filled[r] += 1
+    return index, at
