@@ -286,7 +286,9 @@ def empties_and_bytes(day: Day, cuts: int, flips: int) -> list[Variant]:
     bets_of = {day.game_of_file[r]: t.num_rows for r, t in day.files.items() if table_of(r) == "bets"}
     for rel, t in day.files.items():
         table, game = table_of(rel), day.game_of_file[rel]
-        if table == "bets":
+        if table == "bets" and game == "casino_stud":
+            expect = Expect(finding="JACKPOT_BALANCE_MISMATCH")  # the pools grew by bets no longer there
+        elif table == "bets":
             expect = Expect(clean=True)  # a table without bets that night
         elif table == "rounds" and not bets_of.get(game):
             expect = Expect()
@@ -594,6 +596,7 @@ def audit_variant(day: Path, name: str, work: Path, via: str = "runner") -> Outc
 
             from pitboss.cli import app
 
+            _log_as_the_cli()
             result = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
             error = ""
             if result.exception is not None and not isinstance(result.exception, SystemExit):
@@ -607,6 +610,14 @@ def audit_variant(day: Path, name: str, work: Path, via: str = "runner") -> Outc
         return outcome
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _log_as_the_cli() -> None:
+    """The root logger as pitboss.cli.main sets it (Beam's own logs are not what a user's terminal shows)."""
+    import logging
+
+    logging.basicConfig(level=os.environ.get("PITBOSS_LOG", "CRITICAL").upper(),
+                        format="%(levelname)s %(name)s: %(message)s")
 
 
 _CATALOGUES: dict[tuple[str, bool], list[Variant]] = {}
