@@ -581,7 +581,7 @@ PITBOSS = str(Path(sys.executable).with_name("pitboss"))
 def audit_variant(day: Path, name: str, work: Path, via: str = "runner") -> Outcome:
     """Apply variant `name` to a copy of `day` under `work` and audit it as `pitboss audit` does (via the
     in-process click runner, or "cli": a subprocess); the copy and outputs are removed after."""
-    variant = {v.name: v for v in _catalogue_of(day)}[name]
+    variant = {v.name: v for v in catalogue_of(day)}[name]
     folder, out = work / "in", work / "out"
     shutil.copytree(day, folder)
     try:
@@ -623,7 +623,8 @@ def _log_as_the_cli() -> None:
 _CATALOGUES: dict[tuple[str, bool], list[Variant]] = {}
 
 
-def _catalogue_of(day: Path) -> list[Variant]:
+def catalogue_of(day: Path) -> list[Variant]:
+    """The catalogue of `day` (`make fuzz`'s sizes when PITBOSS_FUZZ_VARIANTS=all), built once a process."""
     full = os.environ.get("PITBOSS_FUZZ_VARIANTS", "") == "all"
     key = (str(day), full)
     if key not in _CATALOGUES:

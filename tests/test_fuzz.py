@@ -35,7 +35,7 @@ VIA_CLI = ("tables.ruleset:other-game@4", "rounds[blackjack].dealer_cards:item=X
 _DAY = Path(tempfile.mkdtemp(prefix="pitboss-fuzz-"))
 atexit.register(shutil.rmtree, _DAY, True)
 DAY = fuzzing.record_day(_DAY / "day")
-ALL = fuzzing._catalogue_of(DAY)
+ALL = fuzzing.catalogue_of(DAY)
 _wanted = os.environ.get("PITBOSS_FUZZ_VARIANTS", str(SAMPLE))
 VARIANTS = {v.name: v for v in (ALL if _wanted == "all" else fuzzing.sample(ALL, int(_wanted)))}
 for _prefix in VIA_CLI:  # (in the sample too)
@@ -74,11 +74,13 @@ def test_the_recorded_day_audits_clean(tmp_path):
 
 
 def test_the_sample_covers_every_family_and_game():
+    if len(VARIANTS) < 50:
+        pytest.skip("a sample this small (PITBOSS_FUZZ_VARIANTS) cannot hold every family")
     families = {v.family for v in VARIANTS.values()}
     assert families == {"drop", "null", "type", "empty", "truncate", "flip", "range", "swap", "foreign", "duplicate"}
     for game in fuzzing.GAMES:
         assert any(f"[{game}]" in name for name in VARIANTS), game
-    assert len(ALL) >= 1000 if _wanted != "all" else len(ALL) >= 2000
+    assert len(ALL) >= (2000 if _wanted == "all" else 1000)  # (make fuzz: the issue's "thousands")
 
 
 def judge(variant: Variant, outcome: Outcome) -> list[str]:
