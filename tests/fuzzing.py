@@ -38,9 +38,10 @@ GAMES = ("baccarat", "blackjack", "roulette", "sic_bo", "casino_stud")
 SEED = 41
 # every file of a per-game table holds one game's rows; tables.parquet and limits.parquet hold every game's
 SHARED = ("tables", "limits")
-# a bet code of another game than the file's (BET_TYPE_NOT_OFFERED)
-FOREIGN_BET = {"baccarat": "ANTE", "blackjack": "BANKER", "roulette": "MAIN", "sic_bo": "STRAIGHT",
-               "casino_stud": "PLAYER"}
+# a bet code of another game than the file's (BET_TYPE_NOT_OFFERED); not a baccarat one at another game's
+# table: a baccarat code with no mode is quarantined ("mode: null"), as the contract says
+FOREIGN_BET = {"baccarat": "ANTE", "blackjack": "ANTE", "roulette": "MAIN", "sic_bo": "STRAIGHT",
+               "casino_stud": "MAIN"}
 # a ruleset of another game than the table's
 FOREIGN_RULESET = {"baccarat": "casino_stud_live", "blackjack": "roulette_single_zero_live",
                    "roulette": "sic_bo_live", "sic_bo": "blackjack_8d_live", "casino_stud": "baccarat_8d_extended"}
