@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv demo test lint bench clean
+.PHONY: venv demo test lint fuzz bench clean
 
 $(STAMP): pyproject.toml constraints.txt
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) on PATH"; exit 1; }
@@ -27,6 +27,10 @@ lint: $(STAMP)
 
 test: lint
 	$(BIN)/pytest
+
+# every variant of tests/fuzzing.py's catalogue (more rows, cuts and flipped bytes each), not the sample
+fuzz: $(STAMP)
+	PITBOSS_FUZZ_VARIANTS=all $(BIN)/pytest tests/test_fuzz.py
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
