@@ -351,7 +351,11 @@ def test_a_counting_account_is_found_and_ordinary_ones_are_not(counted_day):
     assert "LUCKY" in t.detail and "seed 0" in t.method and "the rank of each moment among its own shoe" in t.method
     assert t.statistic.startswith("stake-weighted rank 0.") and 0.5 < t.value <= 1
     ordinary = [x.p_value for x in tests if x.subject != "COUNTER" and x.p_value is not None]
-    assert len(ordinary) > 100 and min(ordinary) > 1e-4 and 0.3 < np.median(ordinary) < 0.7
+    # blind accounts: no small p-value, and not all screened out (the screen gives p = 1 to every account at or
+    # below its baseline rank, over half of them here: the median p is above 1/2)
+    ordinary = np.array(ordinary)
+    assert len(ordinary) > 100 and ordinary.min() > 1e-4 and np.mean(ordinary <= 0.05) < 0.1
+    assert 0.25 < np.mean(ordinary <= 0.5) < 0.6
 
 
 @pytest.mark.parametrize(("seed", "rounds", "counter"), [
