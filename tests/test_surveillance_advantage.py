@@ -13,6 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -618,3 +619,30 @@ def test_a_bettor_of_its_shoes_best_moments_is_found(blind_and_counting_bettors)
     # the top 4 of each shoe's 72 moments, 16 bets over 4 shoes: every one far below any nominal level
     p, value = blind_and_counting_bettors["favourable"]
     assert np.all(p < 1e-5) and np.all(value > 0.9)
+
+
+def test_the_shoe_bench_places_each_strategys_bets():
+    # bench/surveillance_advantage_shoe.py's added account, on two shoes of 72 rounds: 5% of 72 rounds to 4 a shoe,
+    # at the shoe's 4 highest moments (favourable), its 4 deepest rounds (late) or 4 rounds drawn (steady)
+    from bench.surveillance_advantage_shoe import added_bets, report
+
+    features = pair_features(5, "steady", accounts=1, shoes=2)
+    rounds = features.filter(pc.is_null(features["account_id"]))
+    rng = np.random.default_rng(0)
+    for strategy in ("favourable", "late", "steady"):
+        bets = added_bets(features, strategy, rng)
+        assert bets.num_rows == 8 and set(bets["account_id"].to_pylist()) == {"ADDED"}
+        assert set(bets["stake"].to_pylist()) == {10_000}
+        for shoe in ("S0000", "S0001"):
+            mine = rounds.filter(pc.equal(rounds["shoe_id"], shoe))
+            got = bets.filter(pc.equal(bets["shoe_id"], shoe))
+            if strategy == "favourable":
+                assert sorted(got["moment"].to_pylist()) == sorted(mine["moment"].to_pylist())[-4:]
+            elif strategy == "late":
+                assert sorted(got["shoe_position"].to_pylist()) == sorted(mine["shoe_position"].to_pylist())[-4:]
+            else:
+                assert len(set(got["round_id"].to_pylist()) & set(mine["round_id"].to_pylist())) == 4
+    result = {(s, stat): ([(True, 1e-9, 88, 0)] * 3, (True, 1e-20, 264, 0)) for s in ("favourable", "late", "steady")
+              for stat in ("rank", "moment")}
+    text = report([result], 1.0)
+    assert "| favourable | rank | 88 | 3/3 (" in text and "| 1/1 (" in text
