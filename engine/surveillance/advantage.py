@@ -153,7 +153,7 @@ RANK = "rank"  # the tested statistic (module doc); "moment": issue 32's, kept f
 RANK_SCREENED = ("screened, no draws: the stake-weighted rank of its moments does not exceed its null baseline (the "
                  "mean rank at the same depths of fresh shuffles), p = 1 (conservative: any p-value is at most 1; such "
                  "an account cannot be flagged)")
-RANK_CACHE = 256  # groups (shoe, bet type) whose shuffles' ranks are kept: ~70 KB each at 500 shuffles
+RANK_CACHE = 1024  # groups (shoe, bet type) whose shuffles' ranks are kept: ~70 KB each (500 shuffles, 70 rounds)
 _TOL = 1e-12  # ties in floating point: a draw equal to the statistic reaches it
 
 FEATURES_SCHEMA = pa.schema([
@@ -723,22 +723,23 @@ class _ShoeRanks:
             rows = order[starts[g]:ends[g]]
             idx = np.searchsorted(depth[rows], depth[bets[mine]])
             self.bet_index[mine] = idx
-            self.observed[mine] = _rank_rows(moment[rows][None, :])[0, idx]
+            self.observed[mine] = _normalised(_twice_ranks(moment[rows][None, :]))[0, idx]
         self._depth = depth
         self._cache: OrderedDict[int, np.ndarray] = OrderedDict()
         for g in np.unique(at):
             mine = np.flatnonzero(at == g)
-            self.mean[mine] = self._ranks(int(g)).mean(axis=0)[self.bet_index[mine]]
+            self.mean[mine] = _normalised(self._ranks(int(g))).mean(axis=0)[self.bet_index[mine]]
 
     def _ranks(self, g: int) -> np.ndarray:
-        """(reference shuffles, k): every shuffle's moments at group g's k depths ranked within the shuffle;
-        the last RANK_CACHE groups kept (a tested account's shoes are ranked again after the baselines)."""
+        """(reference shuffles, k): every shuffle's moments at group g's k depths ranked within the shuffle
+        (`_twice_ranks`); the last RANK_CACHE groups kept (a tested account's shoes are read again after the
+        baselines)."""
         if g in self._cache:
             self._cache.move_to_end(g)
             return self._cache[g]
         rows = self.order[self.starts[g]:self.ends[g]]
         r = np.full(rows.size, self.ref_of[g])
-        ranks = _rank_rows(self.refs.moments(r, self.refs.clip(self._depth[rows], r),
+        ranks = _twice_ranks(self.refs.moments(r, self.refs.clip(self._depth[rows], r),
                                              np.full(rows.size, self.col_of[g])))
         self._cache[g] = ranks
         if len(self._cache) > RANK_CACHE:
@@ -750,16 +751,24 @@ class _ShoeRanks:
         out = np.empty((self.refs.shoes, e - s))
         for g in np.unique(self.bet_group[s:e]):
             mine = np.flatnonzero(self.bet_group[s:e] == g)
-            out[:, mine] = self._ranks(int(g))[:, self.bet_index[s + mine]] - self.mean[s + mine][None, :]
+            ranks = _normalised(self._ranks(int(g))[:, self.bet_index[s + mine]], self.ends[g] - self.starts[g])
+            out[:, mine] = ranks - self.mean[s + mine][None, :]
         return out
 
 
-def _rank_rows(a: np.ndarray) -> np.ndarray:
-    """Each row's values ranked within the row, normalised: (#below + #equal / 2) / k over the row's k values
-    (a value counts itself as equal), so k distinct values rank 1/(2k), 3/(2k) .. (2k - 1)/(2k), mean 1/2."""
+def _twice_ranks(a: np.ndarray) -> np.ndarray:
+    """Each row's values ranked within the row (1..k, ties at their mid-rank), twice: an integer (int16, a
+    quarter of the float's memory: a shoe has at most 417 rounds)."""
     from scipy.stats import rankdata
 
-    return (rankdata(a, axis=1, method="average") - 0.5) / a.shape[1]
+    return np.rint(2 * rankdata(a, axis=1, method="average")).astype(np.int16)
+
+
+def _normalised(twice: np.ndarray, k: int | None = None) -> np.ndarray:
+    """Twice-ranks among k values normalised: (#below + #equal / 2) / k (a value counts itself as equal), so k
+    distinct values rank 1/(2k), 3/(2k) .. (2k - 1)/(2k), mean 1/2."""
+    k = twice.shape[-1] if k is None else k
+    return (twice.astype(np.float64) - 1.0) / (2 * k)
 
 
 def _positions(values: list) -> dict:
