@@ -78,9 +78,9 @@ Power of the rank (bench/README.md § Advantage play conditioned on the shoe): t
 top 5% (~90 bets in 12 shoes) flagged on 180 of 180 single nights (the moment: 58), late and steady
 bettors of as many pairs on none; on 004, PLAYER_PAIR only above 95% found on every 600- and 1,200-round
 day of 4 (the moment: 3% and 27%), only above 100% on 1-2 of 4. Ordinary accounts flagged: on 3 of 180
-nights without a counter (1.7% against BH's 1%, within chance) and 10 tests on 64 days beside one (more
-than BH's 1% would give; not explained: bench/README.md names the one departure from an exact permutation
-the method has, the recorded round starts depending on the cards, measured small).
+nights without a counter (1.7% against BH's 1%, within chance) and 3 account-days of 16 beside one, at p
+2-5e-5 (more than BH's 1% would give; as extreme against random rounds of the account's own shoes, so not
+made by this null; not explained: bench/README.md).
 
 Complexity: features O(R) composition returns (~20 us a round for every bet of a ruleset on an idle
 core, cached by composition) + O(B log B) over B bets; tests O(B log B) + the reference shuffles once
