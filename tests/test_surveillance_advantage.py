@@ -5,6 +5,7 @@ counting account among ordinary ones."""
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from dataclasses import replace
 from datetime import date
@@ -12,6 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -25,7 +27,8 @@ from engine.games.blackjack.rules import load_blackjack_rules
 from engine.surveillance.advantage import (
     ADVANTAGE_PLAY,
     BACCARAT_FAMILIES,
-    SCREENED,
+    FEATURES_SCHEMA,
+    RANK_SCREENED,
     ReferenceShoes,
     advantage_features,
     advantage_tests,
@@ -346,9 +349,14 @@ def test_a_counting_account_is_found_and_ordinary_ones_are_not(counted_day):
     assert [(t.subject, t.effect > 10) for t in flagged] == [("COUNTER", True)]
     t = flagged[0]
     assert t.sample >= ADVANTAGE_PLAY.settings["min_bets"] and t.p_value < 1e-8 and t.money > 0
-    assert "LUCKY" in t.detail and "importance" in t.method and "seed 0" in t.method
+    assert "LUCKY" in t.detail and "seed 0" in t.method and "the rank of each moment among its own shoe" in t.method
+    assert t.statistic.startswith("stake-weighted rank 0.") and 0.5 < t.value <= 1
     ordinary = [x.p_value for x in tests if x.subject != "COUNTER" and x.p_value is not None]
-    assert len(ordinary) > 100 and min(ordinary) > 1e-4 and 0.3 < np.median(ordinary) < 0.7
+    # blind accounts: no small p-value, and not all screened out (the screen gives p = 1 to every account at or
+    # below its baseline rank, over half of them here: the median p is above 1/2)
+    ordinary = np.array(ordinary)
+    assert len(ordinary) > 100 and ordinary.min() > 1e-4 and np.mean(ordinary <= 0.05) < 0.1
+    assert 0.25 < np.mean(ordinary <= 0.5) < 0.6
 
 
 @pytest.mark.parametrize(("seed", "rounds", "counter"), [
@@ -489,11 +497,14 @@ def test_the_screen_changes_no_flag_and_no_flagged_q_value(counted_day):
     old = adjust(advantage_tests(features, {**SETTINGS, "_screen": False}))
     assert [(t.subject, t.flagged) for t in new] == [(t.subject, t.flagged) for t in old]
     assert [(t.subject, t.q_value) for t in new if t.flagged] == [(t.subject, t.q_value) for t in old if t.flagged]
-    screened = [(a, b) for a, b in zip(new, old, strict=True) if a.method == SCREENED]
-    assert screened and all(a.p_value == 1.0 and a.effect <= 0 and b.p_value <= 1.0 for a, b in screened)
+    screened = [(a, b) for a, b in zip(new, old, strict=True) if a.method == RANK_SCREENED]
+    assert screened and all(a.p_value == 1.0 and b.p_value <= 1.0 for a, b in screened)
+    # screened: the tested statistic (the rank) at or below its baseline, whatever the moments' effect
+    ranks = [re.match(r"stake-weighted rank ([0-9.]+) .* vs ([0-9.]+) expected", a.statistic) for a, _ in screened]
+    assert all(float(m[1]) <= float(m[2]) for m in ranks)
     # every other row: the same p-value as before, draw for draw
-    assert [(t.subject, t.p_value) for t in new if t.method != SCREENED] == [
-        (b.subject, b.p_value) for a, b in zip(new, old, strict=True) if a.method != SCREENED]
+    assert [(t.subject, t.p_value) for t in new if t.method != RANK_SCREENED] == [
+        (b.subject, b.p_value) for a, b in zip(new, old, strict=True) if a.method != RANK_SCREENED]
 
 
 def test_reference_moments_computed_lazily_equal_the_full_table():
@@ -506,3 +517,132 @@ def test_reference_moments_computed_lazily_equal_the_full_table():
     np.testing.assert_allclose(lazy.moments[:, depths], full.moments[:, depths], rtol=1e-12)
     np.testing.assert_allclose(lazy.mean[depths], full.mean[depths], rtol=1e-12)
     assert lazy.done.sum() == len(depths) and np.isnan(lazy.mean[1]).all()
+
+
+# --- the statistic conditioned on the shoe (issue 43 § 3) --------------------------------------------------
+
+PAIRS_KIND = moment_kind("baccarat", "baccarat_live_pairs")
+EVERY_5_CARDS = np.arange(0, 360, 5)
+
+
+def pair_features(seed: int, strategy: str, accounts: int, shoes: int = 4, per_shoe: int = 4,
+                  depths: np.ndarray = EVERY_5_CARDS) -> pa.Table:
+    """Features of `accounts` tables (a table per account, so their p-values are independent), each
+    dealing `shoes` shuffled 8-deck shoes of 004 with a round every 5 cards (depths fixed: only the cards
+    are random), PLAYER_PAIR's exact moment at each, and the table's one account betting PLAYER_PAIR
+    (10.00) on `per_shoe` rounds of each shoe: "late" its last rounds, "steady" rounds drawn at random,
+    "favourable" the rounds of the shoe's highest moments."""
+    rng = np.random.default_rng(seed)
+    col = PAIRS_KIND.bet_types.index("PLAYER_PAIR")
+    k, n_shoes = depths.size, accounts * shoes
+    decks = [rng.permutation(np.repeat(np.arange(52), PAIRS_KIND.decks)) for _ in range(n_shoes)]
+    moments = PAIRS_KIND.compute(decks, np.repeat(np.arange(n_shoes), k), np.tile(depths, n_shoes))[:, col]
+    moments = moments.reshape(n_shoes, k)
+    if strategy == "late":
+        bet = np.tile(np.arange(k - per_shoe, k), (n_shoes, 1))
+    elif strategy == "steady":
+        bet = np.array([rng.choice(k, per_shoe, replace=False) for _ in range(n_shoes)])
+    else:
+        bet = np.argsort(-moments, axis=1, kind="stable")[:, :per_shoe]
+    shoe = np.concatenate([np.repeat(np.arange(n_shoes), k), np.repeat(np.arange(n_shoes), per_shoe)])
+    index = np.concatenate([np.tile(np.arange(k), n_shoes), bet.ravel()])
+    is_bet = np.arange(shoe.size) >= n_shoes * k
+    table = shoe // shoes
+    n = shoe.size
+    return pa.table({
+        "table_id": [f"T{t:03d}" for t in table], "game": ["baccarat"] * n, "ruleset": [PAIRS_KIND.ruleset] * n,
+        "currency": ["EUR"] * n, "shoe_id": [f"S{s:04d}" for s in shoe],
+        "round_id": [f"S{s:04d}-R{r:03d}" for s, r in zip(shoe, index, strict=True)],
+        "round_no": pa.array(index + 1, pa.int32()), "shoe_position": pa.array(depths[index], pa.int32()),
+        "business_date": [date(2026, 11, 28)] * n, "bet_type": ["PLAYER_PAIR"] * n, "family": ["PAIRS"] * n,
+        "unit": ["rtp"] * n, "moment": moments[shoe, index],
+        "account_id": pa.array([f"A{t:03d}" if b else None for t, b in zip(table, is_bet, strict=True)], pa.string()),
+        "stake": pa.array([1000 if b else None for b in is_bet], pa.int64()),
+    }, schema=FEATURES_SCHEMA)
+
+
+def test_shoe_ranks_by_hand():
+    # One shoe, four PLAYER_PAIR rounds with moments 0.9, 1.1, 0.8, 1.0: ranks 2, 4, 1, 3 of 4, normalised
+    # (r - 1/2) / 4 = 0.375, 0.875, 0.125, 0.625. Stakes 10.00 on the second and 30.00 on the fourth:
+    # 0.25 * 0.875 + 0.75 * 0.625 = 0.6875. A second shoe with moments 1.0, 1.0, 0.5 and a bet on its first:
+    # the tie shares the mid-rank 2.5 of 3, (2.5 - 1/2) / 3 = 2/3; the stakes 10, 30, 20 weigh it 1/3.
+    rows = [("S1", 0, 0.9, None), ("S1", 5, 1.1, None), ("S1", 10, 0.8, None), ("S1", 15, 1.0, None),
+            ("S1", 5, 1.1, 1000), ("S1", 15, 1.0, 3000),
+            ("S2", 0, 1.0, None), ("S2", 5, 1.0, None), ("S2", 10, 0.5, None), ("S2", 0, 1.0, 2000)]
+    n = len(rows)
+    features = pa.table({
+        "table_id": ["T"] * n, "game": ["baccarat"] * n, "ruleset": [PAIRS_KIND.ruleset] * n, "currency": ["EUR"] * n,
+        "shoe_id": [r[0] for r in rows], "round_id": [f"{r[0]}-{r[1]}" for r in rows],
+        "round_no": pa.array([r[1] // 5 + 1 for r in rows], pa.int32()),
+        "shoe_position": pa.array([r[1] for r in rows], pa.int32()), "business_date": [date(2026, 11, 28)] * n,
+        "bet_type": ["PLAYER_PAIR"] * n, "family": ["PAIRS"] * n, "unit": ["rtp"] * n,
+        "moment": [r[2] for r in rows], "account_id": pa.array([None if r[3] is None else "A" for r in rows]),
+        "stake": pa.array([r[3] for r in rows], pa.int64())}, schema=FEATURES_SCHEMA)
+    (t,) = advantage_tests(features, {"reference_shoes": 20, "min_bets": 3})
+    assert t.value == pytest.approx((1 * 0.875 + 3 * 0.625 + 2 * (2 / 3)) / 6, abs=1e-12)
+    assert t.sample == 3 and t.statistic.startswith(f"stake-weighted rank {t.value:.3f} ")
+
+
+@pytest.fixture(scope="module")
+def blind_and_counting_bettors():
+    """p-values of 100 accounts (a table each, 4 shoes) per strategy, the rank statistic against 100 shuffles."""
+    out = {}
+    for strategy in ("late", "steady", "favourable"):
+        features = pair_features(43, strategy, accounts=100)
+        tests = advantage_tests(features, {"reference_shoes": 100})
+        out[strategy] = (np.array([t.p_value for t in tests]), np.array([t.value for t in tests]))
+    return out
+
+
+def test_shoe_rank_null_holds_for_late_and_steady_bettors(blind_and_counting_bettors):
+    # Bettors blind to the cards: 16 PLAYER_PAIR bets each, every one in the last 4 rounds of its shoe (late,
+    # where the moments spread most) or at 4 random rounds (steady). Their p-values are at most nominal: of
+    # 100, p <= 0.05 for at most 11 (Binomial(100, 0.05) >= 12 has chance 0.4%) and p <= 0.2 for at most 30.
+    for strategy in ("late", "steady"):
+        p, _ = blind_and_counting_bettors[strategy]
+        assert p.size == 100 and np.sum(p <= 0.05) <= 11 and np.sum(p <= 0.2) <= 30, strategy
+        assert np.median(p) > 0.3, strategy
+
+
+def test_a_uniform_null_for_ranks_in_the_whole_shoe_would_flag_late_bettors(blind_and_counting_bettors):
+    # Why the null reads the same depths of fresh shuffles: a late bettor's ranks among its whole shoe are
+    # not independent uniforms (its moments move together at the end of the shoe, and rank high or low
+    # together), so a z-test of the mean rank against 1/2 with variance 1/(12 n) rejects far above 5%.
+    _, value = blind_and_counting_bettors["late"]
+    z = (value - 0.5) / np.sqrt(1 / 12 / 16)
+    assert np.mean(z > 1.645) > 0.12
+    _, value = blind_and_counting_bettors["steady"]  # where the bets are spread, it would roughly hold
+    assert np.mean((value - 0.5) / np.sqrt(1 / 12 / 16) > 1.645) < 0.12
+
+
+def test_a_bettor_of_its_shoes_best_moments_is_found(blind_and_counting_bettors):
+    # the top 4 of each shoe's 72 moments, 16 bets over 4 shoes: every one far below any nominal level
+    p, value = blind_and_counting_bettors["favourable"]
+    assert np.all(p < 1e-5) and np.all(value > 0.9)
+
+
+def test_the_shoe_bench_places_each_strategys_bets():
+    # bench/surveillance_advantage_shoe.py's added account, on two shoes of 72 rounds: 5% of 72 rounds to 4 a shoe,
+    # at the shoe's 4 highest moments (favourable), its 4 deepest rounds (late) or 4 rounds drawn (steady)
+    from bench.surveillance_advantage_shoe import added_bets, report
+
+    features = pair_features(5, "steady", accounts=1, shoes=2)
+    rounds = features.filter(pc.is_null(features["account_id"]))
+    rng = np.random.default_rng(0)
+    for strategy in ("favourable", "late", "steady"):
+        bets = added_bets(features, strategy, rng)
+        assert bets.num_rows == 8 and set(bets["account_id"].to_pylist()) == {"ADDED"}
+        assert set(bets["stake"].to_pylist()) == {10_000}
+        for shoe in ("S0000", "S0001"):
+            mine = rounds.filter(pc.equal(rounds["shoe_id"], shoe))
+            got = bets.filter(pc.equal(bets["shoe_id"], shoe))
+            if strategy == "favourable":
+                assert sorted(got["moment"].to_pylist()) == sorted(mine["moment"].to_pylist())[-4:]
+            elif strategy == "late":
+                assert sorted(got["shoe_position"].to_pylist()) == sorted(mine["shoe_position"].to_pylist())[-4:]
+            else:
+                assert len(set(got["round_id"].to_pylist()) & set(mine["round_id"].to_pylist())) == 4
+    result = {(s, stat): ([(True, 1e-9, 88, 0)] * 3, (True, 1e-20, 264, 0)) for s in ("favourable", "late", "steady")
+              for stat in ("rank", "moment")}
+    text = report([result], 1.0)
+    assert "| favourable | rank | 88 | 3/3 (" in text and "| 1/1 (" in text

@@ -16,24 +16,40 @@ its round).
 pairs, the lucky sixes and sevens, the naturals and bonuses, the tie; blackjack's pair and main bets)
 and currency:
 
-* statistic: the stake-weighted mean moment of its bets, T = sum s_i m_i / sum s_i (an account's
-  stakes on one bet type of one round are added into one bet);
+* statistic (issue 43 § 3): where each bet's moment **ranks among its own shoe's moments** at the bet
+  type's opportunities (every eligible round of that shoe: settled, positioned, within the bet's cutoff),
+  normalised u_i = (#below + #equal / 2) / k over the k opportunities, so in (0, 1); stake-weighted,
+  T = sum w_i u_i with w_i = s_i / sum s (an account's stakes on one bet type of one round are added into
+  one bet). How rich in pairs (or sixes, ties) a whole shoe happens to be is the cards', not the account's
+  choice: the rank reads only when, within its shoe, the account bet. Issue 32's statistic, the
+  stake-weighted moment itself sum w_i m_i, mixed the two; against an account that bets the pairs at its
+  shoe's top 5% of moments (~90 bets in 12 shoes a night) it was flagged on 34% of single nights, the rank on
+  every one (bench/surveillance_advantage_shoe.py, bench/README.md); it stays for comparison (private
+  setting `_statistic: "moment"`);
 * null: the account's timing is blind to the cards. Its rounds, depths and stakes are kept and the
   cards are shuffled again: each shoe it bet in is replaced by a fresh shuffle of the ruleset's full
   shoe (one of `reference_shoes` seeded shuffles, drawn independently per shoe), its moments read at
-  the same depths (cards dealt before each of its rounds). A permutation test over the one thing
-  that is random in the game. It keeps what a blind bettor may do (bet only late in the shoe, every
-  round of a session) and the correlation of a shoe's moments from round to round. The simpler null
-  "each stake to a random round of its own shoe" does not: a moment's spread grows tenfold from the
-  first rounds of a shoe to the last, so accounts that bet late looked like counters (on a simulated
-  2,400-round day where ordinary accounts bet TIE more once the side bets' cutoffs have passed, 5 of 40
-  were flagged);
-* baseline mu_i: the mean moment at the bet's depth over the reference shuffles; effect T - sum w_i mu_i
-  (RTP points; true-count points for the main bet); money sum s_i (m_i - mu_i), the account's expected
+  the same depths (cards dealt before each of its rounds) and at the same opportunities, and ranked there
+  as in the recorded shoe. A permutation test over the one thing that is random in the game, so the rank's
+  null is exact whatever the account's depths. That matters: moments spread more deeply into a shoe
+  (tenfold from the first rounds to the last), and a late bettor's moments rank together, high in a shoe
+  whose last cards favour the bet and low in the next, so a null of independent uniform ranks (mean 1/2,
+  variance 1/(12 n)) flags late bettors far above its level (a z-test at 5% on 100 simulated late bettors:
+  over 12%, tests/test_surveillance_advantage.py); the fresh shuffles at the same depths keep what a blind
+  bettor may do (bet only late in the shoe, every round of a session) and the correlation of a shoe's
+  moments from round to round. The simpler null "each stake to a random round of its own shoe" does not
+  either (on a simulated 2,400-round day where ordinary accounts bet TIE more once the side bets' cutoffs
+  have passed, 5 of 40 were flagged);
+* baseline: the mean rank at the bet's depth among the same opportunities over the reference shuffles
+  (sum w_i of it: `statistic` shows it beside T); the screen and the p-value test T minus it. The effect
+  and the money stay in the moment's units, the same for both statistics: mu_i the mean moment at the
+  bet's depth over the reference shuffles, effect sum w_i m_i - sum w_i mu_i (RTP points; true-count
+  points for the main bet); money sum s_i (m_i - mu_i), the account's expected
   win at the moments it chose minus at typical moments of the same depths (minor units); the detail
   also gives its tables' own mean moment over their eligible rounds;
-* p-value P(T* >= T), seeded per subject (an account's draws depend only on its own rows, the run's
-  seed and the reference shuffles, so the order of unrelated rows changes nothing): 199 plain draws,
+* p-value P(T* >= T) (each shoe's share of T* summed over its bets, one shuffle for every bet of a shoe),
+  seeded per subject (an account's draws depend only on its own rows, the run's seed and the reference
+  shuffles, so the order of unrelated rows changes nothing): 199 plain draws,
   p = (1 + hits) / 200 when at least 10 reach T; else 1,999, p = (1 + hits) / 2,000 when at least 10
   reach T; else (p below ~0.005: an account that may be flagged) the same tail by importance sampling,
   9,999 draws tilted toward T (exponential tilting, each draw weighted back by its likelihood ratio),
@@ -41,21 +57,30 @@ and currency:
   accounts needs and plain draws cannot reach; exactly prod_j k_j / R_j when T is the largest the null
   allows. Each shoe's null values include the recorded shoe's own (the recorded shuffle is one of the
   shuffles), so p >= (1 / (1 + reference_shoes))^shoes. Screen: an account whose statistic does not
-  exceed its baseline (effect <= 0) gets p = 1 without draws (`method` says so): valid and conservative,
-  and it cannot be flagged; raising p-values that are not flagged leaves Benjamini-Hochberg's flagged set
-  and the flagged rows' q-values unchanged (their ranks and the count of tests are the same);
+  exceed its baseline (T at or below the baseline rank) gets p = 1 without draws (`method` says so): valid
+  and conservative, and it cannot be flagged; raising p-values that are not flagged leaves
+  Benjamini-Hochberg's flagged set and the flagged rows' q-values unchanged (their ranks and the count of
+  tests are the same);
 * min_sample: `MIN_BETS` bets (MIN_BETS_REASON).
 
-Power (bench/surveillance_advantage.py, 8-10 simulated days per cell, one table with 40 ordinary
-accounts; a shoe's bets count about as one observation, so power grows with the shoes a counter plays,
-~70 rounds each): on 000, a counter that bets the lucky family only when a bet's return is 5 points above
-the full shoe's is found on 80% of 600-round days and every 1,200-round day; one that bets only above
-100% RTP meets no such moment in 200 rounds and 4-14 in 600-2,400 rounds (side bets close at round
-40-60), found on 10-50% of those days; staking 5x at those rare moments while betting every round is
-never found (too small a share of its money). On 004 (pair bets without cutoff): PLAYER_PAIR only above
-100% RTP, found on 12% of 1,200-round and 62% of 2,400-round days; above 95% or 93%, on every
-2,400-round day. Nothing is found on a 200-round day (3 shoes). No ordinary account was flagged in
-39,530 tests, and no clean day (72) had a flag.
+Power of issue 32's statistic, the moment (bench/surveillance_advantage.py, 8-10 simulated days per cell,
+one table with 40 ordinary accounts; a shoe's bets count about as one observation, so power grows with the
+shoes a counter plays, ~70 rounds each): on 000, a counter that bets the lucky family only when a bet's
+return is 5 points above the full shoe's is found on 80% of 600-round days and every 1,200-round day; one
+that bets only above 100% RTP meets no such moment in 200 rounds and 4-14 in 600-2,400 rounds (side bets
+close at round 40-60), found on 10-50% of those days; staking 5x at those rare moments while betting every
+round is never found (too small a share of its money). On 004 (pair bets without cutoff): PLAYER_PAIR only
+above 100% RTP, found on 12% of 1,200-round and 62% of 2,400-round days; above 95% or 93%, on every
+2,400-round day. Nothing is found on a 200-round day (3 shoes). No ordinary account was flagged in 39,530
+tests, and no clean day (72) had a flag.
+
+Power of the rank (bench/README.md § Advantage play conditioned on the shoe): the pair bettor at its shoes'
+top 5% (~90 bets in 12 shoes) flagged on 180 of 180 single nights (the moment: 58), late and steady
+bettors of as many pairs on none; on 004, PLAYER_PAIR only above 95% found on every 600- and 1,200-round
+day of 4 (the moment: 3% and 27%), only above 100% on 1-2 of 4. Ordinary accounts flagged: on 3 of 180
+nights without a counter (1.7% against BH's 1%, within chance) and 3 account-days of 16 beside one, at p
+2-5e-5 (more than BH's 1% would give; as extreme against random rounds of the account's own shoes, so not
+made by this null; not explained: bench/README.md).
 
 Complexity: features O(R) composition returns (~20 us a round for every bet of a ruleset on an idle
 core, cached by composition) + O(B log B) over B bets; tests O(B log B) + the reference shuffles once
@@ -63,7 +88,10 @@ per ruleset and process, computed only at the depths some bet was placed at (ref
 bet depths compositions: on the 200-round day of tests/test_surveillance_pipeline.py's clean day ~170 of
 an 8-deck shoe's 417 depths; the reference shuffles are nearly all of the detector's time, the draws
 below well under a second for 345 tested families) +
-per tested account and family O(n x reference_shoes) to build its shoes' null values, O(199 k) plain
+the ranks: per (shoe, bet type) with bets, its k opportunities' moments in every reference shuffle ranked,
+O(reference_shoes x k log k) once for the baselines and again for each tested account's shoes beyond the
+last RANK_CACHE kept (the shuffles' moments are computed at every depth a round starts at, nearly the whole
+shoe); per tested account and family O(n x reference_shoes) to build its shoes' null values, O(199 k) plain
 draws over its k shoes (1,999 for ~5% of them), and O(9,999 k log(k x reference_shoes)) importance
 sampling for the few that go on to the tail.
 """
@@ -71,6 +99,7 @@ sampling for the few that go on to the tail.
 from __future__ import annotations
 
 import zlib
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -120,6 +149,11 @@ TAIL_DRAWS = 9_999
 SCREENED = ("screened, no draws: the statistic does not exceed its null baseline (sum w_i mu_i at the same "
             "depths of fresh shuffles), p = 1 (conservative: any p-value is at most 1; such an account cannot be "
             "flagged)")
+RANK = "rank"  # the tested statistic (module doc); "moment": issue 32's, kept for bench comparison
+RANK_SCREENED = ("screened, no draws: the stake-weighted rank of its moments does not exceed its null baseline (the "
+                 "mean rank at the same depths of fresh shuffles), p = 1 (conservative: any p-value is at most 1; such "
+                 "an account cannot be flagged)")
+RANK_CACHE = 1024  # groups (shoe, bet type) whose shuffles' ranks are kept: ~70 KB each (500 shuffles, 70 rounds)
 _TOL = 1e-12  # ties in floating point: a draw equal to the statistic reaches it
 
 FEATURES_SCHEMA = pa.schema([
@@ -504,6 +538,9 @@ def advantage_tests(features: pa.Table, settings: dict[str, Any] | None = None) 
     tail_draws = int(settings.get("tail_draws", TAIL_DRAWS))
     tail_hits = int(settings.get("tail_hits", TAIL_HITS))
     screen = bool(settings.get("_screen", True))  # private: False draws for every tested account (as before)
+    # private: "moment" tests the stake-weighted moment itself (issue 32's statistic, kept for the bench's
+    # comparison); the default "rank" tests where each moment ranks among its own shoe's (module doc)
+    by_rank = str(settings.get("_statistic", RANK)) == RANK
     if features.num_rows == 0:
         return []
     is_bet = _np(pc.is_valid(features["account_id"])).astype(bool)
@@ -536,33 +573,19 @@ def advantage_tests(features: pa.Table, settings: dict[str, Any] | None = None) 
 
     # Each aggregated bet's reference shuffles (by game and ruleset) and column in them.
     kinds = pc.binary_join_element_wise(features["game"], features["ruleset"], features["bet_type"], "\x1f")
-    kind_keys = kinds.take(pa.array(agg, pa.int64())).to_pylist()
-    ref_index: dict[tuple[str, str], int] = {}
-    ref_of = np.zeros(agg.size, dtype=np.int64)
-    col_of = np.zeros(agg.size, dtype=np.int64)
-    ref_list: list[ReferenceShoes] = []
-    for text, where in _positions(kind_keys).items():
-        game, ruleset, bet_type = text.split("\x1f")
-        if (game, ruleset) not in ref_index:
-            ref_index[game, ruleset] = len(ref_list)
-            ref_list.append(reference_shoes(moment_kind(game, ruleset), n_reference, seed,
-                                           depths=np.zeros(0, dtype=np.int64)))
-        ref_of[where] = ref_index[game, ruleset]
-        col_of[where] = ref_list[ref_of[where[0]]].kind.bet_types.index(bet_type)
-    depth_of = np.array([min(d, ref_list[r].depths - 1) for d, r in zip(depth[agg].tolist(), ref_of.tolist(),
-                                                                          strict=True)], dtype=np.int64)
-    mu_of = np.empty(agg.size)
-    for r, ref in enumerate(ref_list):
-        here = ref_of == r
-        ref.ensure(depth_of[here])  # only the depths bet at (the rest of the shoe is never read)
-        mu_of[here] = ref.mean[depth_of[here], col_of[here]]
+    refs = _References(n_reference, seed)
+    ref_of, col_of = refs.locate(kinds.take(pa.array(agg, pa.int64())).to_pylist())
+    depth_of = refs.clip(depth[agg], ref_of)
+    mu_of = refs.mean_at(ref_of, depth_of, col_of)  # only the depths bet at are computed (the rest never read)
+
+    shoe_key = table * (int(shoe.max()) + 2) + shoe + 1
+    ranks = _ShoeRanks(refs, shoe_key * n_types + btype + 1, depth, moment, kinds, rr, agg) if by_rank else None
 
     subject_starts = _run_starts(account[agg], fam_code[agg], cur_code[agg])
     subject_ends = np.r_[subject_starts[1:], agg.size]
     firsts = pa.array(agg[subject_starts], type=pa.int64())
     names, families, currencies, units = (
         features[c].take(firsts).to_pylist() for c in ("account_id", "family", "currency", "unit"))
-    shoe_key = table * (int(shoe.max()) + 2) + shoe + 1
 
     out: list[SurveillanceTest] = []
     for j, (s, e) in enumerate(zip(subject_starts, subject_ends, strict=True)):
@@ -580,8 +603,15 @@ def advantage_tests(features: pa.Table, settings: dict[str, Any] | None = None) 
         typical = float(w @ typical_of[s:e])
         what = "RTP" if u == RTP else "Hi-Lo true count"
         shown = (lambda x: f"{x:.2%}") if u == RTP else (lambda x: f"{x:+.2f}")
-        statistic = (f"stake-weighted {what} {shown(observed)} vs {shown(baseline)} expected at the same depths "
-                     "of fresh shuffles")
+        moments_text = f"stake-weighted {what} {shown(observed)} vs {shown(baseline)} expected at the same depths"
+        if ranks is not None:
+            rank, rank_mu = ranks.observed[s:e], ranks.mean[s:e]
+            value, tested_effect = float(w @ rank), float(w @ (rank - rank_mu))
+            statistic = (f"stake-weighted rank {value:.3f} of its moments among their shoes' own eligible rounds vs "
+                         f"{float(w @ rank_mu):.3f} expected at the same depths of fresh shuffles; {moments_text}")
+        else:
+            value, tested_effect = observed, effect
+            statistic = f"{moments_text} of fresh shuffles"
         if u == RTP:
             tail = (f"{int(np.sum(m > 1.0))} at RTP above 100%; expected win {format_money(money, cur or None)} above "
                     "the typical moment")
@@ -591,20 +621,154 @@ def advantage_tests(features: pa.Table, settings: dict[str, Any] | None = None) 
         detail = (f"{acct}: {n} {fam} bets, {format_money(total, cur or None)} staked at moments averaging {what} "
                   f"{shown(observed)} (expected at those depths {shown(baseline)}, its tables' rounds "
                   f"{shown(typical)}); {tail}")
-        row = dict(detector=DETECTOR, subject=acct, period=_period(days[rows]), statistic=statistic, value=observed,
+        row = dict(detector=DETECTOR, subject=acct, period=_period(days[rows]), statistic=statistic, value=value,
                    sample=int(n), min_sample=min_bets, effect=effect * scale, money=money, detail=detail)
         if n < min_bets:
             out.append(SurveillanceTest(p_value=None, method=f"not tested: {MIN_BETS_REASON}", **row))
             continue
-        if screen and effect <= 0:
-            out.append(SurveillanceTest(p_value=1.0, method=SCREENED, **row))
+        if screen and tested_effect <= 0:
+            out.append(SurveillanceTest(p_value=1.0, method=RANK_SCREENED if ranks is not None else SCREENED, **row))
             continue
-        pools = _shoe_pools(ref_list, ref_of[s:e], depth_of[s:e], col_of[s:e], shoe_key[rows], w, m - mu)
-        null = null_tail(pools, effect, _rng(seed, acct, fam, cur), stage_draws, tail_hits, tail_draws)
-        method = (f"permutation of the shuffle: each of the account's shoes replaced by one of {n_reference:,} "
-                  f"fresh shuffles at the same depths; {null.method}, seed {seed}")
+        if ranks is not None:
+            null_values, centred = ranks.null_values(s, e), rank - rank_mu
+            what_null = "the rank of each moment among its own shoe's eligible rounds, that shoe"
+        else:
+            null_values, centred = refs.null_values(ref_of[s:e], depth_of[s:e], col_of[s:e]), m - mu
+            what_null = "each of the account's shoes"
+        pools = _shoe_pools(shoe_key[rows], w, null_values, centred)
+        null = null_tail(pools, tested_effect, _rng(seed, acct, fam, cur), stage_draws, tail_hits, tail_draws)
+        method = (f"permutation of the shuffle: {what_null} replaced by one of {n_reference:,} fresh shuffles at "
+                  f"the same depths; {null.method}, seed {seed}")
         out.append(SurveillanceTest(p_value=null.p_value, method=method, **row))
     return out
+
+
+class _References:
+    """The reference shuffles of each (game, ruleset) the features name, and a bet type's column in them."""
+
+    def __init__(self, shoes: int, seed: int) -> None:
+        self.shoes, self.seed = shoes, seed
+        self.index: dict[tuple[str, str], int] = {}
+        self.list: list[ReferenceShoes] = []
+
+    def locate(self, kind_keys: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Per "game\\x1fruleset\\x1fbet_type": its reference shuffles' index and its column in them."""
+        ref_of = np.zeros(len(kind_keys), dtype=np.int64)
+        col_of = np.zeros(len(kind_keys), dtype=np.int64)
+        for text, where in _positions(kind_keys).items():
+            game, ruleset, bet_type = text.split("\x1f")
+            if (game, ruleset) not in self.index:
+                self.index[game, ruleset] = len(self.list)
+                self.list.append(reference_shoes(moment_kind(game, ruleset), self.shoes, self.seed,
+                                                 depths=np.zeros(0, dtype=np.int64)))
+            ref_of[where] = self.index[game, ruleset]
+            col_of[where] = self.list[ref_of[where[0]]].kind.bet_types.index(bet_type)
+        return ref_of, col_of
+
+    def clip(self, depth: np.ndarray, ref_of: np.ndarray) -> np.ndarray:
+        """Depths past a shoe's last card read the last (none in recorded data: a round starts on a card)."""
+        last = np.array([ref.depths - 1 for ref in self.list], dtype=np.int64)
+        return np.minimum(depth, last[ref_of]) if depth.size else depth
+
+    def moments(self, ref_of: np.ndarray, depth: np.ndarray, col: np.ndarray) -> np.ndarray:
+        """(reference shuffles, n): each shuffle's moment at each (reference, depth, column)."""
+        out = np.empty((self.shoes, depth.size))
+        for r, ref in enumerate(self.list):
+            here = np.flatnonzero(ref_of == r)
+            if here.size:
+                ref.ensure(depth[here])
+                out[:, here] = ref.moments[:, depth[here], col[here]]
+        return out
+
+    def mean_at(self, ref_of: np.ndarray, depth: np.ndarray, col: np.ndarray) -> np.ndarray:
+        out = np.empty(depth.size)
+        for r, ref in enumerate(self.list):
+            here = np.flatnonzero(ref_of == r)
+            if here.size:
+                ref.ensure(depth[here])
+                out[here] = ref.mean[depth[here], col[here]]
+        return out
+
+    def null_values(self, ref_of: np.ndarray, depth: np.ndarray, col: np.ndarray) -> np.ndarray:
+        """(reference shuffles, n): each bet's moment in each shuffle at its depth, minus their mean there."""
+        return self.moments(ref_of, depth, col) - self.mean_at(ref_of, depth, col)[None, :]
+
+
+class _ShoeRanks:
+    """Each bet's moment ranked among its shoe's own moments at the bet type's eligible rounds (its
+    opportunities: every round of the shoe the bet type was offered on, settled and positioned), in the
+    recorded shoe (`observed`) and in each reference shuffle at the same depths (`null_values`), with the
+    mean rank over the shuffles (`mean`: the rank a bettor blind to the cards gets on average at that
+    depth). The same function of the cards for the recorded shoe and the shuffles: a permutation test."""
+
+    def __init__(self, refs: _References, group: np.ndarray, depth: np.ndarray, moment: np.ndarray,
+                 kinds: pa.Array, round_rows: np.ndarray, bets: np.ndarray) -> None:
+        # The opportunities: round rows sorted by (shoe and bet type, depth), one run per group.
+        order = round_rows[_sorted(group[round_rows], depth[round_rows])]
+        starts = _run_starts(group[order])
+        ends = np.r_[starts[1:], order.size]
+        ref_of, col_of = refs.locate(kinds.take(pa.array(order[starts], pa.int64())).to_pylist())
+        g_keys = group[order[starts]]
+        # Each bet's group and its index among the group's depths (a bet is on an eligible round: one of them).
+        at = np.minimum(np.searchsorted(g_keys, group[bets]), max(g_keys.size - 1, 0))
+        if bets.size and not np.all(g_keys[at] == group[bets]):
+            raise ValueError("advantage features: a bet row on a round with no round row of its bet type")
+        self.refs, self.order, self.starts, self.ends = refs, order, starts, ends
+        self.ref_of, self.col_of = ref_of, col_of
+        self.bet_group = at
+        self.bet_index = np.zeros(bets.size, dtype=np.int64)
+        self.observed, self.mean = np.zeros(bets.size), np.zeros(bets.size)
+        for g in np.unique(at):
+            mine = np.flatnonzero(at == g)
+            rows = order[starts[g]:ends[g]]
+            idx = np.searchsorted(depth[rows], depth[bets[mine]])
+            self.bet_index[mine] = idx
+            self.observed[mine] = _normalised(_twice_ranks(moment[rows][None, :]))[0, idx]
+        self._depth = depth
+        self._cache: OrderedDict[int, np.ndarray] = OrderedDict()
+        for g in np.unique(at):
+            mine = np.flatnonzero(at == g)
+            self.mean[mine] = _normalised(self._ranks(int(g))).mean(axis=0)[self.bet_index[mine]]
+
+    def _ranks(self, g: int) -> np.ndarray:
+        """(reference shuffles, k): every shuffle's moments at group g's k depths ranked within the shuffle
+        (`_twice_ranks`); the last RANK_CACHE groups kept (a tested account's shoes are read again after the
+        baselines)."""
+        if g in self._cache:
+            self._cache.move_to_end(g)
+            return self._cache[g]
+        rows = self.order[self.starts[g]:self.ends[g]]
+        r = np.full(rows.size, self.ref_of[g])
+        ranks = _twice_ranks(self.refs.moments(r, self.refs.clip(self._depth[rows], r),
+                                             np.full(rows.size, self.col_of[g])))
+        self._cache[g] = ranks
+        if len(self._cache) > RANK_CACHE:
+            self._cache.popitem(last=False)
+        return ranks
+
+    def null_values(self, s: int, e: int) -> np.ndarray:
+        """(reference shuffles, e - s): bets s..e's ranks in each shuffle, minus their mean over the shuffles."""
+        out = np.empty((self.refs.shoes, e - s))
+        for g in np.unique(self.bet_group[s:e]):
+            mine = np.flatnonzero(self.bet_group[s:e] == g)
+            ranks = _normalised(self._ranks(int(g))[:, self.bet_index[s + mine]], self.ends[g] - self.starts[g])
+            out[:, mine] = ranks - self.mean[s + mine][None, :]
+        return out
+
+
+def _twice_ranks(a: np.ndarray) -> np.ndarray:
+    """Each row's values ranked within the row (1..k, ties at their mid-rank), twice: an integer (int16, a
+    quarter of the float's memory: a shoe has at most 417 rounds)."""
+    from scipy.stats import rankdata
+
+    return np.rint(2 * rankdata(a, axis=1, method="average")).astype(np.int16)
+
+
+def _normalised(twice: np.ndarray, k: int | None = None) -> np.ndarray:
+    """Twice-ranks among k values normalised: (#below + #equal / 2) / k (a value counts itself as equal), so k
+    distinct values rank 1/(2k), 3/(2k) .. (2k - 1)/(2k), mean 1/2."""
+    k = twice.shape[-1] if k is None else k
+    return (twice.astype(np.float64) - 1.0) / (2 * k)
 
 
 def _positions(values: list) -> dict:
@@ -615,25 +779,19 @@ def _positions(values: list) -> dict:
     return {k: np.array(v, dtype=np.int64) for k, v in out.items()}
 
 
-def _shoe_pools(refs: list[ReferenceShoes], ref_of: np.ndarray, depth: np.ndarray, col: np.ndarray,
-                shoe_key: np.ndarray, w: np.ndarray, centred: np.ndarray) -> np.ndarray:
+def _shoe_pools(shoe_key: np.ndarray, w: np.ndarray, null_values: np.ndarray, centred: np.ndarray) -> np.ndarray:
     """(shoes, reference_shoes + 1): per shoe the account bet in, the null values of its share of the
-    statistic, over each reference shuffle b: sum over its bets i in that shoe of w_i (moment of b at depth
-    d_i - mean at d_i); and, as one more member, the recorded shoe's own share (the recorded shuffle is one
-    of the shuffles: the p-value counts the observed arrangement, as a permutation test's
+    statistic, over each reference shuffle b: sum over its bets i in that shoe of w_i null_values[b, i] (its
+    value in shuffle b minus their mean at its depth: the same shuffle b for every bet of the shoe); and, as
+    one more member, the recorded shoe's own share sum w_i centred_i (the recorded shuffle is one of the
+    shuffles: the p-value counts the observed arrangement, as a permutation test's
     (1 + hits) / (1 + draws) does)."""
     shoes, which = np.unique(shoe_key, return_inverse=True)
     which = which.reshape(-1)
-    n_ref = refs[0].moments.shape[0]
+    n_ref = null_values.shape[0]
     out = np.zeros((len(shoes), n_ref + 1))
-    for r, ref in enumerate(refs):
-        here = np.flatnonzero(ref_of == r)
-        if not here.size:
-            continue
-        d, c = depth[here], col[here]
-        contrib = (ref.moments[:, d, c] - ref.mean[d, c][None, :]) * w[here][None, :]  # (reference, bets)
-        with one_blas_thread():  # (a small product: see composition.one_blas_thread)
-            out[:, :n_ref] += (contrib @ np.eye(len(shoes))[which[here]]).T  # summed shoe by shoe
+    with one_blas_thread():  # (a small product: see composition.one_blas_thread)
+        out[:, :n_ref] = ((null_values * w[None, :]) @ np.eye(len(shoes))[which]).T  # summed shoe by shoe
     out[:, n_ref] = np.bincount(which, w * centred, len(shoes))
     return out
 
