@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from pitboss import games
 from pitboss.errors import fail
 from pitboss.exit_codes import BAD_INPUT, USAGE
 
@@ -94,19 +95,10 @@ OUTCOME_HTML = (_HEAD + """<h1>{{ title }} {{ r.round_id }}</h1>
 <h2>Outcome</h2>
 <p class="{{ '' if r.outcome_valid or r.status == 'cancelled' else 'bad' }}">{{ outcome }}:
  {{ meaning }}</p>
-{% for b in r.bets or [] %}{% if b.covered is not none %}
-<h3>{{ b.bet_id }}: {{ b.bet_type }} {{ b.selection or "" }}</h3>
-<table class="layout"><tr><td rowspan="3" class="{{ cell(0, b) }}">0</td>
-{% for row in [3, 2, 1] %}{% if not loop.first %}<tr>{% endif %}
-{% for col in range(12) %}{% set n = col * 3 + row %}<td class="{{ cell(n, b) }}">{{ n }}</td>{% endfor %}</tr>
-{% endfor %}</table>{% endif %}{% endfor %}
-<p class="legend"><span class="covered">covered by the bet</span> <span class="pocket">the pocket</span>
-<span class="won">covered and won</span></p>
+{{ layout }}
 <h2>Every bet, as the audit judged it</h2>
 <ol>{% for line in r.explanation or [] %}<li>{{ line }}</li>{% endfor %}</ol>
-""" + _BETS_WITHOUT_MODE_AND_FINDINGS).replace(
-    "</style>", ".layout td{width:1.8rem;text-align:center}.covered{background:#cfe3ff}"
-                ".pocket{outline:3px solid #b00020}.won{background:#9fdf9f}</style>")
+""" + _BETS_WITHOUT_MODE_AND_FINDINGS).replace("</style>", "{{ style }}</style>")  # the game's picture (pitboss.games)
 _OUTCOME_TITLE = {"roulette": "Roulette spin", "sic_bo": "Sic bo roll"}
 
 
@@ -124,13 +116,6 @@ def _outcome_meaning(r: dict) -> str:
     return str(r.get("outcome_description") or "not an outcome the game can settle")
 
 
-def _layout_cell(r: dict):
-    def cell(number: int, bet: dict) -> str:
-        covered, pocket = number in (bet.get("covered") or ()), r.get("pocket") == number
-        return " ".join(c for c, on in (("won" if pocket else "covered", covered), ("pocket", pocket)) if on)
-    return cell
-
-
 def _outcome_parts(data: dict, head: Table, bets: Table, findings: Table) -> list:
     r = data["round"]
     outcome = Table(title="Outcome", show_header=False)
@@ -140,10 +125,10 @@ def _outcome_parts(data: dict, head: Table, bets: Table, findings: Table) -> lis
     covers = Table(title="What each bet covers")
     for col in ("bet", "type", "selection", "covers"):
         covers.add_column(col)
+    view = games.view(data.get("game"))
     for b in r.get("bets") or []:
-        covered = b.get("covered")
         covers.add_row(escape(str(b["bet_id"])), escape(str(b["bet_type"])), escape(str(b.get("selection") or "-")),
-                       " ".join(map(str, covered)) if covered is not None else "-")
+                       escape(view.covers(data, b)))
     lines = lines_table("Every bet, as the audit judged it", r.get("explanation"))
     return [head, outcome, covers, lines, bets, findings]
 
@@ -335,6 +320,7 @@ def render(data: dict, format: str) -> str:
         return json.dumps(data, indent=2, default=str) + "\n"
     if format == "html":
         import jinja2
+        import markupsafe
 
         env = jinja2.Environment(autoescape=True)
         game = data.get("game")
@@ -344,11 +330,14 @@ def render(data: dict, format: str) -> str:
                                                              money=lambda v: money(v, data["currency"]))
         template = {"blackjack": BLACKJACK_HTML, "casino_stud": STUD_HTML,
                     **dict.fromkeys(_OUTCOME_TITLE, OUTCOME_HTML)}.get(game, HTML)
+        view = games.view(game) if game in _OUTCOME_TITLE else None
+        picture = {} if view is None else {"style": markupsafe.Markup(view.STYLE),
+                                           "layout": markupsafe.Markup(view.layout(env, data))}
         return env.from_string(template).render(d=data, r=r, position=position_text(r),
                                                 money=lambda v: money(v, data["currency"]), boxes=_boxes(r),
                                                 title=_OUTCOME_TITLE.get(game), outcome=_outcome_text(r),
                                                 meaning=_outcome_meaning(r), flagged=flagged,
-                                                cell=_layout_cell(r), hands=_stud_hands(r), pools=_stud_pools(r))
+                                                hands=_stud_hands(r), pools=_stud_pools(r), **picture)
     raise ValueError(f"no renderer for {format!r}")
 
 

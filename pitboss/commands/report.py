@@ -67,6 +67,7 @@ ROUND_NAMES = {"roulette": "spins", "sic_bo": "rolls"}  # what a game's section 
 BAND_TAIL = 0.025  # the outcome histograms' bands: a fair count falls below (above) its band at most 2.5% of the time
 DECISION_KINDS = ("ILLEGAL_DECISION", "DECISION_MISSING", "AUTO_PLAY_DEVIATION")  # blackjack: a box's decisions
 STUD = "casino_stud"
+RTP_AXIS_MAX = 2.0  # the RTP plot's axis stops at 200%: an observed RTP beyond is drawn on the edge
 MAX_POOL_PLOTS = 24  # stud: pool plots (one per table and day) drawn; the others are in the jackpot_days table
 MAX_POOL_NOTES = 40  # stud: balances off the ledger numbered on one plot (every one is marked)
 TOP_POOL_ROWS = 50  # stud: prizes and balances off the ledger listed
@@ -240,6 +241,12 @@ WITH priced_per_selection AS (
 )
 """
 
+# Whether the table's ruleset offers the row's bet type (in the row's mode where the game has modes): theoretical_rtp
+# holds a row for every bet every bundled ruleset offers, so a bet type it lacks was bet though not offered
+# (BET_TYPE_NOT_OFFERED: refunded, an observed RTP of 100% that says nothing of the game).
+_OFFERED = """EXISTS (SELECT 1 FROM theoretical_rtp AS o WHERE o.ruleset = a.ruleset AND o.bet_type = a.bet_type
+           AND o.mode = coalesce(a.mode, '-'))"""
+
 _RTP = _RTP_BETS + """
 , per_round AS (
     SELECT b.ruleset, b.bet_type, b.mode, sum(stake) AS stake,
@@ -261,7 +268,7 @@ _RTP = _RTP_BETS + """
     FROM b GROUP BY ruleset, bet_type, mode
 )
 SELECT a.game, a.ruleset, a.bet_type, a.mode, 'type' AS level, NULL AS selection, a.bets, a.observed_rtp,
-       a.expected_rtp,
+       a.expected_rtp, {offered} AS offered,
        CASE WHEN a.per_selection THEN a.mix_rtp ELSE a.th_rtp END AS theoretical_rtp,
        CASE WHEN a.per_selection THEN 1.96 * n.stake_s_norm / a.stakes
             ELSE 1.96 * coalesce(a.th_stddev, x.sample_stddev) * n.stake_norm / a.stakes END AS half_width
@@ -290,7 +297,7 @@ _RTP_BY_SELECTION = _RTP_BETS + """
     FROM b WHERE per_selection GROUP BY ruleset, bet_type, mode, selection
 )
 SELECT a.game, a.ruleset, a.bet_type, a.mode, 'selection' AS level, a.selection, a.bets, a.observed_rtp, a.expected_rtp,
-       a.th_rtp AS theoretical_rtp,
+       {offered} AS offered, a.th_rtp AS theoretical_rtp,
        1.96 * coalesce(a.th_stddev, a.sample_stddev) * n.stake_norm / a.stakes AS half_width
 FROM agg AS a
 JOIN norm AS n ON n.ruleset = a.ruleset AND n.bet_type = a.bet_type AND n.mode IS NOT DISTINCT FROM a.mode
@@ -513,7 +520,7 @@ def gather(con: duckdb.DuckDBPyConnection, run_row: dict[str, Any]) -> dict[str,
         else ("s.paid", "s.expected")
 
     def rtp_sql(sql: str) -> str:
-        return sql.replace("{paid}", paid).replace("{expected}", expected)
+        return sql.replace("{paid}", paid).replace("{expected}", expected).replace("{offered}", _OFFERED)
 
     stud = all(n in names for n in _STUD_OBJECTS)  # (a warehouse loaded before casino stud has none of them)
     kinds = _rows(con, _FINDINGS_BY_KIND, p)
@@ -784,38 +791,66 @@ def _png(fig) -> str:
 
 def rtp_plot(rtp: list[dict[str, Any]]) -> str | None:
     """Observed RTP of each bet type against its theoretical RTP and 95% band, as base64 PNG."""
+    fig = rtp_figure(rtp)
+    return None if fig is None else _png(fig)
+
+
+def rtp_figure(rtp: list[dict[str, Any]]):
+    """The figure of rtp_plot (None: no row with a theoretical RTP). The axis runs from 0 to at most
+    RTP_AXIS_MAX: a few bets of a long-odds side bet can return 50 times their stake, and an axis widened to
+    show them squashes every other row against its left edge. An observed RTP beyond the edge is drawn as a
+    triangle on the edge labelled with its value; a band beyond it stops at the edge."""
     from matplotlib.figure import Figure
     from matplotlib.ticker import PercentFormatter
 
     rows = [r for r in rtp if r["theoretical_rtp"] is not None]
     if not rows:
         return None
+    ends = [v for r in rows for v in (r["observed_rtp"], r["theoretical_rtp"] + (r["half_width"] or 0.0))]
+    right = min(max(*ends, 1.0), RTP_AXIS_MAX) * 1.04
     fig = Figure(figsize=(8.5, 0.42 * len(rows) + 1.3))
     ax = fig.subplots()
-    labels = []
+    labels: list[str] = []
+    seen: set[str] = set()
+
+    def once(name: str) -> str | None:
+        """A legend entry's label for the first row that draws it (whichever row that is), None after."""
+        if name in seen:
+            return None
+        seen.add(name)
+        return name
+
     for y, r in enumerate(reversed(rows)):
         theory, half, observed = r["theoretical_rtp"], r["half_width"], r["observed_rtp"]
         mode = f" ({r['mode'].replace('_', '-')})" if r["mode"] else ""
         labels.append(f"{r['bet_type']}{mode} - {r['ruleset']}")
         if half is not None:  # an RTP is never negative: the band is drawn from 0 at least
-            ax.plot([max(theory - half, 0.0), theory + half], [y, y], color="#9ecae1", linewidth=7,
-                    solid_capstyle="butt", label="95% band" if y == 0 else None)
+            ax.plot([max(theory - half, 0.0), min(theory + half, right)], [y, y], color="#9ecae1", linewidth=7,
+                    solid_capstyle="butt", label=once("95% band"))
         ax.plot([theory], [y], marker="|", color="#08306b", markersize=16, markeredgewidth=2.5,
-                label="theoretical" if y == 0 else None, linestyle="none")
+                label=once("theoretical"), linestyle="none")
         inside = half is not None and theory - half <= observed <= theory + half
-        ax.plot([observed], [y], marker="o", markersize=7, linestyle="none",
-                color="#2ca25f" if inside else ("#de2d26" if half is not None else "#777777"),
-                label="observed" if y == 0 else None)
+        colour = "#2ca25f" if inside else ("#de2d26" if half is not None else "#777777")
+        if observed > RTP_AXIS_MAX:  # off the axis: on its edge, with its value
+            ax.plot([right], [y], marker=">", markersize=8, linestyle="none", color=colour, clip_on=False)
+            ax.annotate(f"{observed:,.0%}", (right, y), xytext=(-9, 0), textcoords="offset points", ha="right",
+                        va="center", fontsize=7, color=colour)
+        else:
+            ax.plot([observed], [y], marker="o", markersize=7, linestyle="none", color=colour,
+                    label=once("observed"))
     ax.set_yticks(range(len(rows)), labels, fontsize=8)
     ax.xaxis.set_major_formatter(PercentFormatter(1.0))
-    ax.set_xlabel("return to player (paid / staked)")
+    clipped = any(r["observed_rtp"] > RTP_AXIS_MAX for r in rows)
+    ax.set_xlabel("return to player (paid / staked)"
+                  + (f"; beyond {RTP_AXIS_MAX:.0%}: a triangle on the edge, with its value" if clipped else ""))
     ax.axvline(1.0, color="#bbbbbb", linewidth=0.8, linestyle="--")
     ax.grid(axis="x", color="#eeeeee")
     ax.set_ylim(-0.7, len(rows) - 0.3)
-    ax.set_xlim(left=-0.05)
-    ax.legend(loc="lower right", fontsize=8, framealpha=0.9)
-    ax.set_title("Observed RTP vs theoretical, with the 95% band of a fair game", fontsize=10)
-    return _png(fig)
+    ax.set_xlim(-0.05, right)
+    # above the rows (a legend inside would hide rows or the labels on the edge)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, fontsize=8, frameon=False)
+    ax.set_title("Observed RTP vs theoretical, with the 95% band of a fair game", fontsize=10, pad=20)
+    return fig
 
 
 def _histogram_axes(ax, rows: list[dict[str, Any]], colours: list[str], label: str, legend: bool = True) -> None:
@@ -1174,7 +1209,8 @@ def context(data: dict[str, Any]) -> dict[str, Any]:
     run, head = data["run"], data["headline"]
     severities = {s: sum(r["n"] for r in data["findings_by_kind"] if r["severity"] == s) for s in SEVERITY_ORDER}
     dates = [d.isoformat() for d in (run.get("business_dates") or [])]
-    rtp_rows = [_rtp_row(r) for r in data["rtp"]]
+    # a bet type bet though its table's ruleset does not offer it: after the offered ones, marked (see _OFFERED)
+    rtp_rows = sorted((_rtp_row(r) for r in data["rtp"]), key=lambda r: not r.get("offered", True))
     table_game = {t["table_id"]: t["game"] for t in data["tables"]}
     time_plot, bucket = findings_time_plot(data["finding_times"], data["active_tables"], table_game)
     per_table: dict[str, int] = {}
@@ -1239,8 +1275,9 @@ def _rtp_row(r: dict[str, Any]) -> dict[str, Any]:
         **r,
         "observed": _pct(r["observed_rtp"]), "expected": _pct(r["expected_rtp"]),
         "theoretical": _pct(r["theoretical_rtp"], 4),
-        "band": "" if r["half_width"] is None else f"± {r['half_width'] * 100:.2f} pts",
-        "verdict": ("no theoretical RTP" if r["theoretical_rtp"] is None else "too few bets"
+        "band": "" if r["half_width"] is None or not r.get("offered", True) else f"± {r['half_width'] * 100:.2f} pts",
+        "verdict": ("not offered" if not r.get("offered", True) else "no theoretical RTP"
+                    if r["theoretical_rtp"] is None else "too few bets"
                     if r["half_width"] is None else "within" if abs(r["observed_rtp"] - r["theoretical_rtp"])
                     <= r["half_width"] else "OUTSIDE"),
     }

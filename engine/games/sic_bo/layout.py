@@ -63,3 +63,18 @@ def describe_roll(dice: tuple[int, ...]) -> str:
     parity = "odd" if total % 2 else "even"
     double = next((f" a double of {f}," for f in FACES if dice.count(f) == 2), "")
     return f"{faces}: total {total}, {size}, {parity},{double}".rstrip(",")
+
+
+Cell = tuple[str, str | None]  # (bet code, selection): one place on the layout, what one bet covers
+
+# The layout as a table prints it, row by row (a title, then its places in order): every legal (code, selection)
+# once. A bet covers exactly the one place its code and selection name.
+BOARD: tuple[tuple[str, tuple[Cell, ...]], ...] = tuple(
+    (title, tuple((code, s) for code in codes for s in SELECTIONS[code])) for title, codes in (
+        ("small, odd, any triple, even, big", ("SMALL", "ODD", "ANY_TRIPLE", "EVEN", "BIG")),
+        ("doubles", ("DOUBLE",)),
+        ("triples", ("TRIPLE",)),
+        ("totals", ("TOTAL",)),
+        ("combinations", ("COMBO",)),
+        ("singles", ("SINGLE",)),
+    ))
