@@ -6,7 +6,11 @@ commands such as `pitboss rtp` start fast.
 
 from __future__ import annotations
 
+import sys
+
 import typer
+from typer import _click
+from typer.core import TyperGroup
 
 from pitboss.commands import audit, demo, generate, query, replay, report, rtp, schema, surveil, validate, verify
 
@@ -15,8 +19,39 @@ HELP = {"help_option_names": ["-h", "--help"]}
 # audit and surveil pass what follows `--` to Beam
 BEAM = {**HELP, "allow_extra_args": True, "ignore_unknown_options": True}
 
+
+
+class PitbossGroup(TyperGroup):
+    """The command group, its usage errors (an unknown option, a missing one, a bad value) printed as every
+    command prints its own errors: one line, `pitboss: error: ...`, exit 2; not typer's boxed panel."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        from pitboss.errors import print_error
+
+        try:
+            done = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except _click.exceptions.NoArgsIsHelpError as e:  # `pitboss` alone: the help, as before
+            if e.format_message().strip():  # (rich has printed it already, building the message)
+                e.show()
+            sys.exit(e.exit_code)
+        except _click.exceptions.UsageError as e:
+            where = e.ctx.command_path if e.ctx is not None else "pitboss"
+            print_error(f"{e.format_message()} ({where} -h shows the options)")
+            sys.exit(e.exit_code)
+        except _click.exceptions.ClickException as e:
+            print_error(e.format_message())
+            sys.exit(e.exit_code)
+        except typer.Abort:
+            print("Aborted!", file=sys.stderr)
+            sys.exit(1)
+        sys.exit(done if isinstance(done, int) else 0)  # (typer.Exit's code; a command's return value is None)
+
+
 app = typer.Typer(
     name="pitboss",
+    cls=PitbossGroup,
     help="Audit and settlement checker for live-dealer casino tables.",
     no_args_is_help=True,
     add_completion=False,

@@ -152,12 +152,22 @@ def test_query_help_names_every_view():
     ["surveil", "-i", "in", "--alpha", "2"],
     ["generate", "-o", "/nonexistent/x", "--tables", "0"],
     ["generate", "--tables", "1"],
+    # usage errors typer finds before the command runs: the same one line, not a boxed panel
+    ["audit"],
+    ["schema", "-f", "yaml"],
+    ["query", "--bogus"],
+    ["no-such-command"],
 ], ids=lambda a: " ".join(a[:2]))
 def test_one_error_prefix(args):
     result = runner.invoke(app, args)
     assert result.exit_code == 2, result.output
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(PREFIX), result.stderr
+
+
+def test_pitboss_alone_prints_the_help():
+    result = runner.invoke(app, [])
+    assert result.exit_code == 2 and "Usage: pitboss" in result.stdout and result.stderr == ""
 
 
 def test_generate_records_a_day_of_one_other_game(tmp_path):
