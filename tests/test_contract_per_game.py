@@ -29,7 +29,7 @@ def day(tmp_path_factory) -> Path:
     """A fault-free recorded day, one table of each game; the recorder writes one file per game and table,
     with that game's columns only."""
     out = tmp_path_factory.mktemp("day") / "data"
-    result = CliRunner().invoke(app, ["generate", "--out", str(out), "--tables", "1", "--blackjack-tables", "1",
+    result = CliRunner().invoke(app, ["generate", "--output", str(out), "--tables", "1", "--blackjack-tables", "1",
                                       "--roulette-tables", "1", "--sic-bo-tables", "1", "--stud-tables", "1",
                                       "--rounds-per-table", "12", "--bets-per-round", "3", "--fault-rate", "0",
                                       "--quiet"])

@@ -45,7 +45,7 @@ from schemas.outputs import OUTPUTS
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("generated") / "data"
-    result = CliRunner().invoke(app, ["generate", "--out", str(out), "--tables", "4", "--rounds-per-table", "40",
+    result = CliRunner().invoke(app, ["generate", "--output", str(out), "--tables", "4", "--rounds-per-table", "40",
                                       "--bets-per-round", "6", "--fault-rate", "0", "--quiet"])
     assert result.exit_code == 0, result.output
     return out
