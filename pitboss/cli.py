@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 import typer
-from typer import _click
+from typer import _click  # the click typer vendors (typer 0.28): its exceptions are not click's
 from typer.core import TyperGroup
 
 from pitboss.commands import audit, demo, generate, query, replay, report, rtp, schema, surveil, validate, verify
@@ -18,7 +18,6 @@ from pitboss.commands import audit, demo, generate, query, replay, report, rtp, 
 HELP = {"help_option_names": ["-h", "--help"]}
 # audit and surveil pass what follows `--` to Beam
 BEAM = {**HELP, "allow_extra_args": True, "ignore_unknown_options": True}
-
 
 
 class PitbossGroup(TyperGroup):
