@@ -6,33 +6,96 @@ commands such as `pitboss rtp` start fast.
 
 from __future__ import annotations
 
+import sys
+
 import typer
+from typer import _click  # the click typer vendors (typer 0.28): its exceptions are not click's
+from typer.core import TyperGroup
 
 from pitboss.commands import audit, demo, generate, query, replay, report, rtp, schema, surveil, validate, verify
 
+# -h beside --help on the group and every command, as duckdb, dbt and git accept it
+HELP = {"help_option_names": ["-h", "--help"]}
+# audit and surveil pass what follows `--` to Beam
+BEAM = {**HELP, "allow_extra_args": True, "ignore_unknown_options": True}
+
+
+class PitbossGroup(TyperGroup):
+    """The command group, its usage errors (an unknown option, a missing one, a bad value) printed as every
+    command prints its own errors: one line, `pitboss: error: ...`, exit 2; not typer's boxed panel."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        from pitboss.errors import print_error
+
+        try:
+            done = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except _click.exceptions.NoArgsIsHelpError as e:  # `pitboss` alone: the help, as before
+            if e.format_message().strip():  # (rich has printed it already, building the message)
+                e.show()
+            sys.exit(e.exit_code)
+        except _click.exceptions.UsageError as e:
+            where = e.ctx.command_path if e.ctx is not None else "pitboss"
+            print_error(f"{e.format_message()} ({where} -h shows the options)")
+            sys.exit(e.exit_code)
+        except _click.exceptions.ClickException as e:
+            print_error(e.format_message())
+            sys.exit(e.exit_code)
+        except typer.Abort:
+            print("Aborted!", file=sys.stderr)
+            sys.exit(1)
+        sys.exit(done if isinstance(done, int) else 0)  # (typer.Exit's code; a command's return value is None)
+
+
 app = typer.Typer(
     name="pitboss",
+    cls=PitbossGroup,
     help="Audit and settlement checker for live-dealer casino tables.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings=HELP,
 )
 
-app.command("rtp")(rtp.rtp)
-app.command("demo")(demo.demo)
-app.command("verify")(verify.verify)
-app.command("validate")(validate.validate)
-app.command("replay")(replay.replay)
-app.command("schema")(schema.schema)
-app.command("query")(query.query)
-app.command("report")(report.report)
-app.command("generate")(generate.generate)
-app.command("audit", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(
-    audit.audit
-)
-app.command("surveil", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(
-    surveil.surveil
-)
+
+def _version(value: bool) -> None:
+    if not value:
+        return
+    from importlib.metadata import PackageNotFoundError, version
+
+    from pipelines.audit import code_version
+
+    try:
+        package = version("pitboss-audit")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        package = "unknown"
+    # the code version is the one audit runs record (audit_runs.code_version) and `pitboss verify` compares
+    typer.echo(f"pitboss {package} (code version {code_version()[:12]})")
+    raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print the package version and the code version, then exit."),
+) -> None:
+    """Audit and settlement checker for live-dealer casino tables."""
+
+
+# Listed in `pitboss --help` in this order, the order of a night's work: record (or receive) the data,
+# check it, audit it, look at the results, then the tools beside.
+app.command("generate", context_settings=HELP)(generate.generate)
+app.command("validate", context_settings=HELP)(validate.validate)
+app.command("audit", context_settings=BEAM)(audit.audit)
+app.command("query", context_settings=HELP, help=query.help_text())(query.query)
+app.command("replay", context_settings=HELP)(replay.replay)
+app.command("report", context_settings=HELP)(report.report)
+app.command("surveil", context_settings=BEAM)(surveil.surveil)
+app.command("verify", context_settings=HELP)(verify.verify)
+app.command("rtp", context_settings=HELP)(rtp.rtp)
+app.command("schema", context_settings=HELP)(schema.schema)
+app.command("demo", context_settings=HELP)(demo.demo)
 
 
 def _unexpected(kind, error, tb) -> None:

@@ -1,4 +1,5 @@
-"""How a command reports an error it can name: one line on stderr, the message as written.
+"""How a command reports an error it can name: one line on stderr, `pitboss: error: <message>`, for every
+command (as git, duckdb and pip prefix theirs).
 
 Messages quote what the data holds (a type such as `timestamp[us, tz=UTC]`, a value, a path): printed
 as rich markup, square brackets in them would be read as styles and vanish, so the message is escaped.
@@ -10,11 +11,13 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+PREFIX = "[red]pitboss: error:[/red] "  # (rich markup: the plain text is "pitboss: error: ")
+
 
 def print_error(message: object) -> None:
-    """`error: <message>` on stderr, on one line (runs of whitespace, newlines of Arrow messages included,
+    """`pitboss: error: <message>` on stderr, on one line (runs of whitespace, newlines of Arrow messages included,
     made one space), never read as markup."""
-    Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {escape(' '.join(str(message).split()))}",
+    Console(stderr=True, soft_wrap=True).print(f"{PREFIX}{escape(' '.join(str(message).split()))}",
                                                highlight=False)
 
 

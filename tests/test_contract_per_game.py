@@ -29,7 +29,7 @@ def day(tmp_path_factory) -> Path:
     """A fault-free recorded day, one table of each game; the recorder writes one file per game and table,
     with that game's columns only."""
     out = tmp_path_factory.mktemp("day") / "data"
-    result = CliRunner().invoke(app, ["generate", "--out", str(out), "--tables", "1", "--blackjack-tables", "1",
+    result = CliRunner().invoke(app, ["generate", "--output", str(out), "--tables", "1", "--blackjack-tables", "1",
                                       "--roulette-tables", "1", "--sic-bo-tables", "1", "--stud-tables", "1",
                                       "--rounds-per-table", "12", "--bets-per-round", "3", "--fault-rate", "0",
                                       "--quiet"])
@@ -84,7 +84,7 @@ def error_line(result) -> str:
     """The one line the command wrote on stderr (soft-wrapped: never cut)."""
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("error: ")
+    assert lines[0].startswith("pitboss: error: ")
     return lines[0]
 
 
@@ -118,7 +118,7 @@ def test_a_file_of_a_games_rows_lacking_its_column_stops_the_audit(day, tmp_path
     result = audit(folder, "--no-validate")
     assert result.exit_code == BAD_INPUT
     line = error_line(result)
-    assert line.startswith(f"error: {path}: column '{column}': required column of {game} tables is missing")
+    assert line.startswith(f"pitboss: error: {path}: column '{column}': required column of {game} tables is missing")
     assert "row 0: table" in line
     assert not (folder.parent / "out" / "_manifest.json").exists()
 
@@ -214,7 +214,8 @@ def test_a_tables_row_of_an_unknown_game_or_not_its_rulesets_stops_the_audit(day
                    run("validate", "--input", str(folder), "--no-docs-html")):
         assert result.exit_code == BAD_INPUT
         line = error_line(result)
-        assert line.startswith(f"error: {folder / 'tables.parquet'}: column 'game': row {row}: table '{table_id}': ")
+        assert line.startswith(f"pitboss: error: {folder / 'tables.parquet'}: column 'game': row {row}: "
+                               f"table '{table_id}': ")
         assert f"game '{named_game}' {says}" in line and f"'{ruleset}'" in line
 
 
@@ -273,7 +274,7 @@ def test_a_flipped_byte_names_the_file_and_column(day, tmp_path):
                    run("validate", "--input", str(folder), "--no-docs-html")):
         assert result.exit_code == BAD_INPUT
         line = error_line(result)
-        assert line.startswith(f"error: {path}: column '{first_column}': row group 0 (rows 0-")
+        assert line.startswith(f"pitboss: error: {path}: column '{first_column}': row group 0 (rows 0-")
         assert "cannot be read" in line
 
 
@@ -281,4 +282,4 @@ def test_errors_are_printed_as_written(capsys):
     from pitboss.errors import print_error
 
     print_error("write timestamp[us, tz=UTC]\n  [red]not a style[/red] [bold]")
-    assert capsys.readouterr().err == "error: write timestamp[us, tz=UTC] [red]not a style[/red] [bold]\n"
+    assert capsys.readouterr().err == "pitboss: error: write timestamp[us, tz=UTC] [red]not a style[/red] [bold]\n"

@@ -45,7 +45,7 @@ from schemas.outputs import OUTPUTS
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("generated") / "data"
-    result = CliRunner().invoke(app, ["generate", "--out", str(out), "--tables", "4", "--rounds-per-table", "40",
+    result = CliRunner().invoke(app, ["generate", "--output", str(out), "--tables", "4", "--rounds-per-table", "40",
                                       "--bets-per-round", "6", "--fault-rate", "0", "--quiet"])
     assert result.exit_code == 0, result.output
     return out
@@ -522,7 +522,7 @@ def test_validate_command_exit_codes_and_the_structural_message(base, base_dir, 
     pq.write_table(base["bets"].drop_columns(["stake"]), structural / "bets.parquet")
     result = runner.invoke(app, ["validate", "--input", str(structural), "--docs", str(tmp_path / "docs")])
     assert result.exit_code == 3, result.output
-    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+    errors = [line for line in result.output.splitlines() if line.startswith("pitboss: error:")]
     assert len(errors) == 1 and str(structural / "bets.parquet") in errors[0] and "stake" in errors[0]
     assert (tmp_path / "docs" / "index.html").is_file()  # the docs show what was found
 
@@ -532,7 +532,7 @@ def test_validate_command_exit_codes_and_the_structural_message(base, base_dir, 
     result = runner.invoke(app, ["validate", "--input", str(unreadable), "--no-docs-html"])
     assert result.exit_code == 3
     assert any(str(unreadable / "rounds.parquet") in line for line in result.output.splitlines()
-               if line.startswith("error:"))
+               if line.startswith("pitboss: error:"))
 
 
 def test_great_expectations_makes_no_network_attempt(base_dir, tmp_path, monkeypatch):

@@ -464,7 +464,7 @@ def test_config_and_cli(tmp_path):
     runner = CliRunner()
     help_text = runner.invoke(app, ["generate", "--help"], terminal_width=200).output
     assert "--roulette-tables" in help_text and "--sic-bo-tables" in help_text
-    args = ["generate", "--out", str(tmp_path / "d"), "--tables", "1", "--roulette-tables", "1", "--sic-bo-tables",
+    args = ["generate", "--output", str(tmp_path / "d"), "--tables", "1", "--roulette-tables", "1", "--sic-bo-tables",
             "1", "--rounds-per-table", "30", "--bets-per-round", "5", "--seed", "9"]  # fmt: skip
     result = runner.invoke(app, args, terminal_width=200)
     assert result.exit_code == 0, result.output

@@ -36,6 +36,7 @@ REQUIRED_SAVED = {
     "underpaid_accounts": ("date",),
     "findings_by_kind": ("date",),
     "round_history": ("round_id",),
+    "rounds": ("date", "table_id"),
     "account_activity": ("account_id", "date"),
 }
 
@@ -70,7 +71,7 @@ def assert_refused(result, *needles: str) -> str:
     assert result.exit_code == 2, result.output
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert len(lines) == 1 and lines[0].startswith("pitboss: error: "), result.stderr
     for needle in needles:
         assert needle in lines[0], lines[0]
     return lines[0]
@@ -120,7 +121,7 @@ def test_docs_list_every_saved_query():
 
 
 def test_every_saved_query_runs(path):
-    values = {"date": DAY1.isoformat(), "round_id": "S1-R2", "account_id": "A1"}
+    values = {"date": DAY1.isoformat(), "round_id": "S1-R2", "account_id": "A1", "table_id": "T1"}
     for name, q in query_cmd.saved_queries().items():
         args = [f"{p}={values[p]}" for p in q.parameters]
         result = pitboss_query("--saved", name, "-w", path, "-f", "json", *sum((["--param", a] for a in args), []))
@@ -155,6 +156,30 @@ def test_round_history(wh, path):
     assert [r["item"] for r in got] == ["round"] + ["bet"] * len(on_round) + ["finding"]
     assert {r["bet_id"] for r in got if r["item"] == "bet"} == {b["bet_id"] for b in on_round}
     assert got[-1]["detail"].startswith("OVERPAID: ") and got[-1]["bet_id"] == SCRIPT_BET
+
+
+def test_rounds_lists_the_round_ids_of_a_table_day(wh, path):
+    """`pitboss query --saved rounds` is how a newcomer finds the ids `pitboss replay` takes: every round of
+    the table on the date, in dealing order, with its bets and findings (from the dataset, not the warehouse)."""
+    # the planted faults (tests/warehouse_fixtures.py): OVERPAID S1-R2, STAKE_ABOVE_MAX S1-R4, UNDERPAID S2-R3,
+    # SCORE_MISMATCH S2-R5, LATE_BET S3-R2; S3-R4 cancelled (refunded: no finding)
+    flagged = {("T1", DAY1): {"S1-R2", "S1-R4"}, ("T2", DAY1): {"S2-R3", "S2-R5"}, ("T1", DAY2): {"S3-R2"}}
+    cancelled = {("T1", DAY1): set(), ("T2", DAY1): set(), ("T1", DAY2): {"S3-R4"}}
+    for table_id, day in flagged:
+        got = saved("rounds", path, table_id=table_id, date=day.isoformat())
+        mine = sorted((r for r in wh.data.rounds if r["table_id"] == table_id
+                       and r["betting_opened_at"].date() == day), key=lambda r: r["betting_opened_at"])
+        assert [r["round_id"] for r in got] == [r["round_id"] for r in mine] and len(mine) > 3
+        assert {r["game"] for r in got} == {"baccarat"}
+        assert [r["shoe_id"] for r in got] == [r["shoe_id"] for r in mine]
+        for row in got:
+            assert row["bets"] == sum(b["round_id"] == row["round_id"] for b in wh.data.bets), row
+        assert {r["round_id"] for r in got if r["findings"]} == flagged[table_id, day], (table_id, day)
+        assert {r["round_id"] for r in got if r["status"] == "cancelled"} == cancelled[table_id, day]
+    kinds = {r["round_id"]: r["finding_kinds"] for r in saved("rounds", path, table_id="T2", date=DAY1.isoformat())}
+    assert "SCORE_MISMATCH" in kinds["S2-R5"]
+    # another table or date: no rows, not an error
+    assert saved("rounds", path, table_id="T9", date=DAY1.isoformat()) == []
 
 
 def test_account_activity_binds_a_quote_as_data(wh, path):
@@ -304,7 +329,7 @@ def test_the_pitboss_cli_has_the_command(path):
         (DAY1.isoformat(), "EUR"), (DAY1.isoformat(), "USD"), (DAY2.isoformat(), "EUR")]
     done = subprocess.run([sys.executable, "-m", "pitboss.cli", "query", "DROP TABLE findings", "--warehouse", path],
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
-    assert done.returncode == 2 and done.stderr.startswith("error: refused") and done.stdout == ""
+    assert done.returncode == 2 and done.stderr.startswith("pitboss: error: refused") and done.stdout == ""
 
 
 # --- across games ----------------------------------------------------------------------------------

@@ -416,13 +416,13 @@ def test_cli(tmp_path):
     from pitboss.cli import app
 
     runner = CliRunner()
-    args = ["generate", "--out", str(tmp_path / "d"), "--tables", "2", "--rounds-per-table", "20",
+    args = ["generate", "--output", str(tmp_path / "d"), "--tables", "2", "--rounds-per-table", "20",
             "--bets-per-round", "5", "--start-date", "2027-01-02", "--seed", "9"]  # fmt: skip
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert "OVERPAID" in result.output and "Recorded" in result.output
     assert (tmp_path / "d" / "bets" / "date=2027-01-02" / "part-00000.parquet").exists()
-    bad = runner.invoke(app, ["generate", "--out", str(tmp_path / "e"), "--fault-kinds", "NOPE", "--quiet"])
+    bad = runner.invoke(app, ["generate", "--output", str(tmp_path / "e"), "--fault-kinds", "NOPE", "--quiet"])
     assert bad.exit_code == 2
     assert not (tmp_path / "e" / "bets").exists()
 

@@ -472,7 +472,7 @@ def test_config_and_cli(tmp_path):
     runner = CliRunner()
     help_text = runner.invoke(app, ["generate", "--help"], terminal_width=200).output
     assert "--stud-tables" in help_text
-    args = ["generate", "--out", str(tmp_path / "d"), "--tables", "1", "--stud-tables", "1", "--rounds-per-table",
+    args = ["generate", "--output", str(tmp_path / "d"), "--tables", "1", "--stud-tables", "1", "--rounds-per-table",
             "30", "--bets-per-round", "5", "--seed", "9"]  # fmt: skip
     result = runner.invoke(app, args, terminal_width=200)
     assert result.exit_code == 0, result.output

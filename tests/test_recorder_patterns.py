@@ -601,7 +601,7 @@ def test_the_counting_account_is_flagged_over_two_days(tmp_path):
 def test_generate_cli_option(tmp_path):
     from pitboss.cli import app
 
-    result = CliRunner().invoke(app, ["generate", "--out", str(tmp_path / "d"), "--tables", "4", "--roulette-tables",
+    result = CliRunner().invoke(app, ["generate", "--output", str(tmp_path / "d"), "--tables", "4", "--roulette-tables",
                                       "1", "--sic-bo-tables", "1", "--rounds-per-table", "150", "--bets-per-round",
                                       "5", "--patterns"])  # fmt: skip
     assert result.exit_code == 0, result.output

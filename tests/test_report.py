@@ -230,7 +230,7 @@ def test_errors_are_one_line_exit_2(wh, tmp_path):
         result = runner.invoke(_app, args)
         assert result.exit_code == 2, result.output
         lines = result.stderr.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0], result.stderr
+        assert len(lines) == 1 and lines[0].startswith("pitboss: error: ") and needle in lines[0], result.stderr
     assert not (tmp_path / "r.html").exists()
 
 

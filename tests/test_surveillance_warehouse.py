@@ -307,7 +307,7 @@ def test_pitboss_surveil_refuses_what_it_cannot_surveil(night, tmp_path, fakes):
     runner = CliRunner()
     result = runner.invoke(app, ["surveil", "--input", str(tmp / "data"), "--output", str(tmp_path)])
     assert result.exit_code == 2 and result.stdout == "", result.output
-    assert result.stderr.startswith("error: ") and "no _manifest.json" in result.stderr
+    assert result.stderr.startswith("pitboss: error: ") and "no _manifest.json" in result.stderr
     result = runner.invoke(app, ["surveil", "--input", str(tmp / "data"), "--output", str(tmp / "out"),
                                  "--alpha", "0"])
     assert result.exit_code == 2 and "--alpha must be between 0 and 1" in result.stderr

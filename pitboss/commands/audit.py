@@ -24,22 +24,33 @@ if TYPE_CHECKING:
 
 console = Console()
 
+# where audit and surveil read and write a run's results when --output is not given
+DEFAULT_OUTPUT = "<warehouse>_runs/latest beside the --warehouse file, else ./out"
+
+
+def default_output(warehouse: str | None) -> str:
+    """The run's output folder when --output is not given (DEFAULT_OUTPUT)."""
+    return str(Path(warehouse).with_suffix("")) + "_runs/latest" if warehouse else "out"
+
+
 
 def audit(
     ctx: typer.Context,
-    input: str = typer.Option(..., "--input", help="Folder with tables, limits, shoes, rounds, bets (Parquet)."),
-    warehouse: str | None = typer.Option(None, "--warehouse", help="DuckDB file to load the results into."),
-    output: str | None = typer.Option(None, "--output", help="Folder for the Parquet results "
-                                      "[default: <warehouse>.runs/latest, or out/]"),
-    shards: int = typer.Option(4, "--shards", help="Files of findings and of quarantine."),
+    input: str = typer.Option(..., "--input", "-i", help="Folder to read: tables, limits, shoes, rounds, bets "
+                              "(Parquet)."),
+    warehouse: str | None = typer.Option(None, "--warehouse", "-w", show_default="none, the results stay in Parquet",
+                                         help="DuckDB file to load the results into."),
+    output: str | None = typer.Option(None, "--output", "-o", show_default=f"{DEFAULT_OUTPUT}",
+                                      help="Folder to write the Parquet results to."),
+    shards: int = typer.Option(4, "--shards", help="Files of findings and of quarantine to write."),
     validate: bool = typer.Option(True, "--validate/--no-validate",
                                   help="Run the data-quality suites (audits/expectations) on the input, beside the "
                                   "pipeline."),
     surveil: bool = typer.Option(False, "--surveil", help="Then run the surveillance on the same folders "
                                  "(pitboss surveil) and load it too."),
     progress: bool | None = typer.Option(None, "--progress/--no-progress",
-                                         help="A progress bar while the in-process runner audits "
-                                         "[default: when the output is a terminal]."),
+                                         show_default="when the output is a terminal",
+                                         help="Show a progress bar while the in-process runner audits."),
 ) -> None:
     """Replay every shoe, recompute every settlement, flag what disagrees.
 
@@ -48,7 +59,7 @@ def audit(
     from pitboss.nightly import StructuralFailure, nightly_audit
     from schemas.readers import ContractError
 
-    output = output or (str(Path(warehouse).with_suffix("")) + "_runs/latest" if warehouse else "out")
+    output = output or default_output(warehouse)
     shown = console.is_terminal if progress is None else progress
     try:
         with RichAuditProgress(console) if shown else nullcontext() as bar:

@@ -22,7 +22,7 @@ def demo(
         "demo"
     ),
     rounds_per_table: int = typer.Option(200, "--rounds-per-table", help="Rounds per table of the demo day."),
-    seed: int = typer.Option(2026, "--seed"),
+    seed: int = typer.Option(2026, "--seed", help="Seed of the recorder: the same seed gives the same floor."),
     surveillance: bool = typer.Option(False, "--surveillance", help="Instead: a patterned three-day floor (every "
                                       "surveillance pattern planted), audited and surveilled over the run; each "
                                       "pattern flagged or not, then a clean floor of the same size."),

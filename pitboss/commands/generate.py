@@ -8,14 +8,20 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
+
+from pitboss.errors import fail
+from pitboss.exit_codes import USAGE
 
 
 def generate(
     out: Annotated[
-        Path, typer.Option("--out", help="Output folder (tables/limits/faults.parquet, shoes/, rounds/, bets/).")
-    ],
-    tables: Annotated[int, typer.Option("--tables", help="Tables, cycling over the four baccarat rulesets.")] = 4,
+        Path | None, typer.Option("--output", "-o", show_default="required",
+                                  help="Folder to write (tables/limits/faults.parquet, shoes/, rounds/, bets/).")
+    ] = None,
+    tables: Annotated[
+        int, typer.Option("--tables", help="Baccarat tables, cycling over the four baccarat rulesets; 0 for a day "
+                                           "of other games only.")
+    ] = 4,
     blackjack_tables: Annotated[
         int, typer.Option("--blackjack-tables", help="Blackjack tables (blackjack_8d_live), after the baccarat ones.")
     ] = 0,
@@ -55,6 +61,7 @@ def generate(
                                 "without it.")
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no summary.")] = False,
+    old_out: Annotated[Path | None, typer.Option("--out", hidden=True, help="The former name of --output.")] = None,
 ) -> None:
     """Simulate live baccarat, blackjack, roulette, sic bo and casino stud tables over business days; write the
     recorded data and fault manifest."""
@@ -66,12 +73,13 @@ def generate(
     from pitboss.recorder.casino_stud import STUD_FAULT_KINDS
     from pitboss.recorder.outcomes import OUTCOME_FAULT_KINDS
 
-    console = Console(stderr=True)
+    out = out or old_out
+    if out is None:
+        fail("generate needs --output FOLDER, the folder to write", USAGE)
     try:
         first = date.fromisoformat(start_date)
     except ValueError:
-        console.print(f"[red]--start-date {start_date!r} is not a date YYYY-MM-DD[/red]")
-        raise typer.Exit(2) from None
+        fail(f"--start-date {start_date!r} is not a date YYYY-MM-DD", USAGE)
     kinds = tuple(k.strip().upper() for k in fault_kinds.split(",") if k.strip()) or None
     config = GenerateConfig(
         out=out, tables=tables, blackjack_tables=blackjack_tables, roulette_tables=roulette_tables,
@@ -82,8 +90,7 @@ def generate(
     try:
         config.validate()
     except ValueError as e:
-        console.print(f"[red]{escape(str(e))}[/red]")
-        raise typer.Exit(2) from None
+        fail(e, USAGE)
     summary = run(config)
     if quiet:
         return

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from pitboss.errors import fail
 from pitboss.exit_codes import USAGE
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ DEFAULT_WAREHOUSE = "audit.duckdb"
 ALLOWED_STATEMENTS = ("SELECT", "EXPLAIN")
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
 _EXPLAIN = re.compile(r"^\s*EXPLAIN(\s+ANALY[SZ]E)?\s+", re.IGNORECASE)
+_VIEW = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+([A-Za-z_][A-Za-z0-9_]*)", re.IGNORECASE)
 _PARAM_DOC = re.compile(r"^--\s+\$([A-Za-z_][A-Za-z0-9_]*)\s+(.*\S)\s*$")
 
 
@@ -143,6 +145,25 @@ def run_sql(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, str] | N
 def _first_line(error: BaseException) -> str:
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     return lines[0] if lines else type(error).__name__
+
+
+# --- the help ------------------------------------------------------------------------------------
+
+
+def view_names() -> list[str]:
+    """The views every warehouse holds, read from audits/views/*.sql in name order (a new view file is
+    named in `pitboss query --help` without touching this module)."""
+    folder = resources.files("audits") / "views"
+    if not folder.is_dir():
+        return []
+    files = sorted((p for p in folder.iterdir() if p.name.endswith(".sql")), key=lambda p: p.name)
+    return [m.group(1) for p in files for m in _VIEW.finditer(p.read_text(encoding="utf-8"))]
+
+
+def help_text() -> str:
+    """`pitboss query --help`'s text: what the command does and every view it can read."""
+    return (f"Run read-only SQL on the audit warehouse. Views: {', '.join(view_names())} (docs/warehouse.md). "
+            "Saved queries: pitboss query --list.")
 
 
 # --- saved queries -------------------------------------------------------------------------------
@@ -283,6 +304,7 @@ def _emit(con, sql: str, values: dict[str, str], fmt: Format, out: str | None, t
         except duckdb.Error as e:
             raise QueryError(_first_line(e)) from None
         pq.write_table(table, out)
+        _written(table.num_rows, out)
         return
     columns, rows = run_sql(con, sql, values, what)
     if fmt is Format.table:
@@ -294,6 +316,12 @@ def _emit(con, sql: str, values: dict[str, str], fmt: Format, out: str | None, t
         return
     with open(out, "w", encoding="utf-8", newline="") as stream:
         writer(columns, rows, stream)
+    _written(len(rows), out)
+
+
+def _written(rows: int, out: str) -> None:
+    """Where the rows went, on stderr (stdout stays the data's when there is any)."""
+    typer.echo(f"{rows:,} row{'s' if rows != 1 else ''} written to {out}", err=True)
 
 
 # --- the command ---------------------------------------------------------------------------------
@@ -318,16 +346,17 @@ def list_saved(fmt: Format) -> None:
 
 def query(
     sql: str | None = typer.Argument(None, help="One SELECT statement; $name marks a parameter."),
-    warehouse: str = typer.Option(DEFAULT_WAREHOUSE, "--warehouse", "-w", help="DuckDB warehouse file."),
-    saved: str | None = typer.Option(None, "--saved", "-s", help="Run audits/queries/NAME.sql instead of SQL."),
-    param: Annotated[list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE for $NAME (repeatable).")]
-    = None,
+    warehouse: str = typer.Option(DEFAULT_WAREHOUSE, "--warehouse", "-w", help="DuckDB warehouse file to read."),
+    saved: str | None = typer.Option(None, "--saved", "-s", show_default="none, give SQL",
+                                     help="Run audits/queries/NAME.sql instead of SQL."),
+    param: Annotated[list[str] | None, typer.Option("--param", "-p", show_default="none",
+                                                    help="NAME=VALUE for $NAME (repeatable).")] = None,
     list_: bool = typer.Option(False, "--list", help="List the saved queries with their parameters."),
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
-    out: str | None = typer.Option(None, "--out", "-o", help="Write csv/json/parquet to this file."),
+    out: str | None = typer.Option(None, "--out", "-o", show_default="standard output",
+                                   help="File to write csv, json or parquet to."),
 ) -> None:
-    """Run read-only SQL on the audit warehouse (views: discrepancies, limit_breaches, dealing_violations,
-    rtp_by_table_and_bet_type, daily_summary; docs/warehouse.md)."""
+    """Run read-only SQL on the audit warehouse (pitboss query --help names its views)."""
     try:
         if list_:
             if sql or saved:
@@ -355,5 +384,4 @@ def query(
         finally:
             con.close()
     except QueryError as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(USAGE) from None
+        fail(e, USAGE)

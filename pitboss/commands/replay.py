@@ -135,14 +135,17 @@ def _outcome_parts(data: dict, head: Table, bets: Table, findings: Table) -> lis
 
 def replay(
     round_id: str = typer.Argument(..., help="The round to replay."),
-    warehouse: str | None = typer.Option(None, "--warehouse", help="Read the audited round from this DuckDB file."),
-    input: str | None = typer.Option(None, "--input", help="Replay straight from the Parquet input instead."),
+    warehouse: str | None = typer.Option(None, "--warehouse", "-w", show_default="none, give it or --input",
+                                         help="DuckDB file to read the audited round from."),
+    input: str | None = typer.Option(None, "--input", "-i", show_default="none, give it or --warehouse",
+                                     help="Folder of Parquet input to replay the round from instead."),
     moments: bool = typer.Option(
         False, "--moments", help="With --input: the remaining-shoe RTP of each side bet when betting closed (card "
         "games; adds ~1-3 s). From the warehouse they are shown where `pitboss surveil` published them "
         "(advantage_moments)."),
-    format: str = typer.Option("text", "--format", help="text | json | html"),
-    out: str | None = typer.Option(None, "--out", help="Write to this file instead of stdout."),
+    format: str = typer.Option("text", "--format", "-f", help="Output format: text, json or html."),
+    out: str | None = typer.Option(None, "--out", "-o", show_default="standard output",
+                                   help="File to write the replay to."),
 ) -> None:
     """Replay one round: cards as they came out of the shoe, the rule for each draw, every bet."""
     pyarrow_without_pandas()
@@ -168,6 +171,7 @@ def replay(
         if out:
             with open(out, "w", encoding="utf-8") as f:
                 print_text(data, Console(file=f, width=120))
+            _written(round_id, out)
         else:
             print_text(data, Console())
         return
@@ -175,6 +179,7 @@ def replay(
     if out:
         with open(out, "w", encoding="utf-8") as f:
             f.write(text)
+        _written(round_id, out)
     else:
         sys.stdout.write(text)
 
@@ -307,6 +312,10 @@ def _boxes(r: dict) -> list[dict]:
              "expected": list(expected[i]) if i < len(expected) else [],
              "recorded": list((r.get("recorded_box_cards") or [])[i] or [])}
             for i, box in enumerate(r.get("boxes") or [])]
+
+
+def _written(round_id: str, out: str) -> None:
+    typer.echo(f"replay of round {round_id} written to {out}", err=True)
 
 
 def _fail(message: str, code: int = USAGE) -> None:

@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from pitboss.errors import fail
 from pitboss.exit_codes import USAGE
 
 if TYPE_CHECKING:
@@ -1709,8 +1710,7 @@ def report(
         _check_out(out, warehouse)
         html, run_id = build_report(warehouse, run)
     except (ReportError, QueryError) as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(USAGE) from None
+        fail(e, USAGE)
     tmp = f"{out}.tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(html)

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING
 import typer
 
 from engine.games.interface import EXACT
+from pitboss.errors import fail
+from pitboss.exit_codes import USAGE
 
 if TYPE_CHECKING:
     from engine.games.interface import BetRtp
@@ -140,12 +142,12 @@ def parse_jackpot(text: str) -> Fraction:
 
 
 def rtp(
-    ruleset: str | None = typer.Option(None, "--ruleset", help="Ruleset id; all rulesets when omitted."),
+    ruleset: str | None = typer.Option(None, "--ruleset", show_default="every ruleset", help="Ruleset id to print."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list instead of a table."),
     jackpot: str | None = typer.Option(
-        None, "--jackpot", metavar="N",
+        None, "--jackpot", metavar="N", show_default="0",
         help="Jackpot balance in jackpot stakes (balance / the jackpot bet's stake) for the RTP of a progressive "
-        "jackpot bet (casino stud's JACKPOT); default 0, with the break-even balance printed beside.",
+        "jackpot bet (casino stud's JACKPOT), with the break-even balance printed beside.",
     ),
 ) -> None:
     """Print the exact RTP of every bet type and mode."""
@@ -155,17 +157,14 @@ def rtp(
     try:
         balance = None if jackpot is None else parse_jackpot(jackpot)
     except ValueError as e:
-        typer.echo(str(e), err=True)
-        raise typer.Exit(2) from None
+        fail(e, USAGE)
     try:
         rulesets = [load_ruleset(rid) for rid in ([ruleset] if ruleset else ruleset_ids())]
     except RulesetError as e:
-        typer.echo(str(e), err=True)
-        raise typer.Exit(2) from None
+        fail(e, USAGE)
     games = {rs.id: game(game_of_ruleset(rs.id)) for rs in rulesets}
     if balance is not None and ruleset and not takes_jackpot(games[ruleset].rtp):
-        typer.echo(f"--jackpot: ruleset {ruleset} has no progressive jackpot bet", err=True)
-        raise typer.Exit(2)
+        fail(f"--jackpot: ruleset {ruleset} has no progressive jackpot bet", USAGE)
     results = {
         rs.id: games[rs.id].rtp(rs, jackpot=balance)
         if balance is not None and takes_jackpot(games[rs.id].rtp)

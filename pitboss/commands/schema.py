@@ -7,6 +7,9 @@ from typing import Annotated
 
 import typer
 
+from pitboss.errors import fail
+from pitboss.exit_codes import USAGE
+
 
 class SchemaFormat(StrEnum):
     rich = "rich"
@@ -21,7 +24,8 @@ def schema(
         typer.Option(
             "--format",
             "-f",
-            help="rich: a table per input table; arrow: the Arrow schema; markdown: as in docs/data-contract.md.",
+            help="Output format. rich: a table per input table; arrow: the Arrow schema; markdown: as in "
+                 "docs/data-contract.md.",
         ),
     ] = SchemaFormat.rich,
 ) -> None:
@@ -32,8 +36,7 @@ def schema(
     from schemas.contract import schema as arrow_schema
 
     if table is not None and table not in TABLE_NAMES:
-        typer.echo(f"pitboss schema: unknown table {table!r}; the input tables are {', '.join(TABLE_NAMES)}", err=True)
-        raise typer.Exit(2)
+        fail(f"unknown table {table!r}; the input tables are {', '.join(TABLE_NAMES)}", USAGE)
     tables = [table] if table else list(TABLE_NAMES)
     if fmt is SchemaFormat.markdown:
         typer.echo(render_markdown(tables), nl=False)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import posixpath
-from pathlib import Path
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
+from pitboss.commands.audit import DEFAULT_OUTPUT, default_output
 from pitboss.errors import fail
 from pitboss.exit_codes import BAD_INPUT, USAGE
 
@@ -17,10 +17,12 @@ console = Console()
 
 def surveil(
     ctx: typer.Context,
-    input: str = typer.Option(..., "--input", help="The audit's input folder (tables, shoes, rounds, bets)."),
-    output: str | None = typer.Option(None, "--output", help="The audit's output folder, where a finished `pitboss "
-                                      "audit` run is [default: <warehouse>_runs/latest, or out/]"),
-    warehouse: str | None = typer.Option(None, "--warehouse", help="DuckDB file to load the tests into."),
+    input: str = typer.Option(..., "--input", "-i", help="The audit's input folder (tables, shoes, rounds, bets)."),
+    output: str | None = typer.Option(None, "--output", "-o", show_default=DEFAULT_OUTPUT,
+                                      help="The audit's output folder, where a finished `pitboss audit` run wrote "
+                                      "its results; the surveillance writes its own beside them."),
+    warehouse: str | None = typer.Option(None, "--warehouse", "-w", show_default="none, the results stay in Parquet",
+                                         help="DuckDB file to load the tests into."),
     alpha: float = typer.Option(0.01, "--alpha", help="False-discovery rate of the flags (Benjamini-Hochberg per "
                                 "detector over the run's tests)."),
     period: str = typer.Option("day", "--period", help="day: each detector by the business day (its default); "
@@ -33,12 +35,10 @@ def surveil(
     beside the audit's outputs. Beam options go after `--`, as for `pitboss audit`.
     """
     if not 0 < alpha < 1:
-        Console(stderr=True).print(f"[red]error:[/red] --alpha must be between 0 and 1, got {alpha}", highlight=False)
-        raise typer.Exit(USAGE)
+        fail(f"--alpha must be between 0 and 1, got {alpha}", USAGE)
     if period not in ("day", "run"):
-        Console(stderr=True).print(f"[red]error:[/red] --period must be day or run, got {period!r}", highlight=False)
-        raise typer.Exit(USAGE)
-    output = output or (str(Path(warehouse).with_suffix("")) + "_runs/latest" if warehouse else "out")
+        fail(f"--period must be day or run, got {period!r}", USAGE)
+    output = output or default_output(warehouse)
     run_surveillance(input, output, warehouse, alpha, list(ctx.args), period=period)
 
 

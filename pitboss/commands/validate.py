@@ -32,11 +32,13 @@ def default_docs_dir(input_dir: str) -> str:
 
 
 def validate(
-    input: str = typer.Option(..., "--input", help="Folder with tables, limits, shoes, rounds, bets (Parquet)."),
-    docs: str | None = typer.Option(None, "--docs", help="Folder for the Data Docs (static HTML) "
-                                    "[default: <input>/../data_docs, or ./data_docs]"),
-    output: str | None = typer.Option(None, "--output", help="Also validate the outputs of a finished run "
-                                      "(settlements, findings, quarantine, accounting)."),
+    input: str = typer.Option(..., "--input", "-i", help="Folder to read: tables, limits, shoes, rounds, bets "
+                              "(Parquet)."),
+    docs: str | None = typer.Option(None, "--docs", show_default="<input>/../data_docs, or ./data_docs",
+                                    help="Folder to write the Data Docs (static HTML) to."),
+    output: str | None = typer.Option(None, "--output", "-o", show_default="none, the input only",
+                                      help="Folder of a finished run's outputs to validate too (settlements, "
+                                      "findings, quarantine, accounting)."),
     write_docs: bool = typer.Option(True, "--docs-html/--no-docs-html", help="Write the Data Docs."),
 ) -> None:
     """Check the recorded data (and a run's outputs) against the expectation suites; write Data Docs."""

@@ -91,7 +91,7 @@ def _unloaded_manifest(output_dir: str | None, audit_run_id: str, loaded: set[st
 def verify(
     run: str = typer.Option("latest", "--run", help="Run id (audit_runs.run_id or surveillance_runs.run_id) or "
                                                     "'latest' (the latest audit run)."),
-    warehouse: str = typer.Option(..., "--warehouse", help="The DuckDB warehouse holding the run's manifest."),
+    warehouse: str = typer.Option(..., "--warehouse", "-w", help="The DuckDB warehouse holding the run's manifest."),
 ) -> None:
     """Check that no input or output file of a run changed since the run, and that no file was added
     to its output folders: an audit run and every surveillance run of it the warehouse shows (or one

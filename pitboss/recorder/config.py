@@ -75,8 +75,8 @@ class GenerateConfig:
         from pitboss.recorder.faults import FAULT_KINDS
         from pitboss.recorder.outcomes import OUTCOME_FAULT_KINDS
 
-        if self.tables < 1:
-            raise ValueError("--tables must be at least 1")
+        if self.tables < 0:
+            raise ValueError("--tables must be >= 0")
         if self.blackjack_tables < 0:
             raise ValueError("--blackjack-tables must be >= 0")
         if self.roulette_tables < 0:
@@ -85,6 +85,8 @@ class GenerateConfig:
             raise ValueError("--sic-bo-tables must be >= 0")
         if self.stud_tables < 0:
             raise ValueError("--stud-tables must be >= 0")
+        if self.all_tables < 1:  # any one game's tables make a day (a roulette-only floor is one)
+            raise ValueError("no table to simulate: give --tables or another game's --*-tables at least 1")
         if self.days < 1:
             raise ValueError("--days must be at least 1")
         if not 1 <= self.rounds_per_table <= MAX_ROUNDS_PER_DAY:
