@@ -1068,8 +1068,34 @@ def _cannot_read(batch: _Batch, exc: BaseException) -> str:
             return str(e)
         except Exception as e:  # noqa: BLE001 - whatever Arrow says about the file, it names it
             return f"{path}: cannot be read: {_one_line(e)}"
+    for path in batch.files:  # Arrow reads them all: DuckDB, stricter about some bytes, says which it cannot
+        column, error = _duckdb_cannot_read(path)
+        if error is not None:
+            return f"{path}: {f'column {column!r} ' if column else ''}cannot be read: {_one_line(error)}"
     where = batch.files[0] if len(batch.files) == 1 else f"{batch.name} (one of {len(batch.files)} files)"
     return f"{where}: cannot be read: {_one_line(exc)}"
+
+
+def _duckdb_cannot_read(path: str) -> tuple[str | None, BaseException | None]:
+    """(the first column of the file at `path` DuckDB cannot read, or None for the file as a whole; the error),
+    or (None, None) where DuckDB reads every column. Each column is aggregated over every row (a hash, which
+    no statistic answers), so its pages are all read."""
+    import duckdb
+
+    con = duckdb.connect()
+    try:
+        try:
+            names = [d[0] for d in con.execute(f"SELECT * FROM read_parquet({_lit(path)}) LIMIT 0").description]
+        except Exception as e:  # noqa: BLE001 - the footer itself
+            return None, e
+        for name in names:
+            try:
+                _fetch(con, f"SELECT max(hash({_ident(name)})) FROM read_parquet({_lit(path)})")
+            except Exception as e:  # noqa: BLE001 - whatever DuckDB says about the column, it is named
+                return name, e
+        return None, None
+    finally:
+        con.close()
 
 
 def _is_io_error(exc: BaseException) -> bool:

@@ -934,12 +934,14 @@ class _AuditGroup(beam.DoFn):
             try:
                 audited = audit_group(self._infos[table_id], *checked.rows, compact=True,  # by the table's game
                                       neighbours=near_here, withheld=concat(checked.taken_rounds))
+                # the shoes the game audited: not those the checks quarantined (a shoe of cards that goes
+                # whole), so that each shoe row is counted once, audited or quarantined
+                self.shoes.inc(checked.shoes.num_rows)
             except Exception as error:  # this table-day's alone: its rows to quarantine, the night goes on
                 self.dead_letters.inc()
                 audited, finding = dead_letter(group, self._infos[table_id], *checked.rows, error)
                 yield OUT_FINDINGS_ACROSS, finding  # (the table's, no one shoe's: not in the group's file)
             checked.after(audited)
-            self.shoes.inc(part[0].num_rows)
             self.rounds.inc(sum(audited[n].num_rows for n in GAME_REPLAYS if n in audited))
             self.bets.inc(audited[OUT_SETTLEMENTS].num_rows)
             for kind, n in zip(*_kind_counts(audited[OUT_FINDINGS]), strict=True):

@@ -5,6 +5,7 @@ settlement as on the day itself (which has none of the first two), and bets read
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -75,6 +76,10 @@ def audit(folder: Path, tmp: Path) -> dict:
     bets_in = sum(pq.ParquetFile(f).metadata.num_rows for f in _files(folder, "bets"))
     assert bets_in == settled.num_rows + len(result["quarantine"]) - sum(
         q["source_table"] != "bets" for q in result["quarantine"])
+    # each shoe row once: audited by its game, or in quarantine
+    result["shoes_audited"] = json.loads((out / "_manifest.json").read_text())["metrics"].get("audit.shoes", 0)
+    shoes_in = sum(pq.ParquetFile(f).metadata.num_rows for f in _files(folder, "shoes"))
+    assert shoes_in == result["shoes_audited"] + sum(q["source_table"] == "shoes" for q in result["quarantine"])
     return result
 
 
@@ -188,6 +193,43 @@ def test_a_round_at_another_table_takes_its_whole_shoe_of_cards_and_nothing_next
     assert taken[("rounds", mine[0]["round_id"])] == f"{head}: the shoe's cards cannot be replayed without it"
     assert taken[("rounds", odd["round_id"])].startswith(f"table_id '{other['table_id']}' (a baccarat table) is not")
     only_these_settled_the_less(honest, got, bet_ids)
+
+
+def test_a_shoe_at_another_games_table_is_quarantined_once_and_not_counted_audited(day, honest, tables, tmp_path):
+    # the shoe says blackjack, its rounds say baccarat: its rounds are foreign to it, so the shoe of cards
+    # goes whole to quarantine, and is not also counted among the shoes the blackjack table audited
+    table, other = tables["baccarat"], tables["blackjack"]
+    shoe = first(rows_of(day, "shoes"), table_id=table["table_id"])
+    shoes_in = len(rows_of(day, "shoes"))
+    got = audit(planted(day, tmp_path, "shoes", changed("shoe_id", shoe["shoe_id"], table_id=other["table_id"])),
+                tmp_path)
+    assert got["shoes_audited"] == shoes_in - 1 == honest["shoes_audited"] - 1
+    [q] = [q for q in got["quarantine"] if q["source_table"] == "shoes"]
+    assert q["record_id"] == shoe["shoe_id"]
+    assert q["reason"].startswith(f"round {shoe['shoe_id']}-R")
+    assert q["reason"].endswith(f"of shoe {shoe['shoe_id']} has table_id '{table['table_id']}' (a baccarat table), "
+                                f"not '{other['table_id']}' (a blackjack table): the shoe is not replayed")
+    rounds = {r["round_id"] for r in rows_of(day, "rounds") if r["shoe_id"] == shoe["shoe_id"]}
+    assert {q["record_id"] for q in got["quarantine"] if q["source_table"] == "rounds"} == rounds
+
+
+def test_a_round_pointing_to_another_games_deck_quarantines_that_deck_once(day, honest, tables, tmp_path):
+    # a sic bo roll naming a casino stud shoe: the stud shoe's dealt sequence is broken, so the stud
+    # shoe goes whole (once, in quarantine, not audited too) with its rounds, and the roll with it
+    table, other = tables["sic_bo"], tables["casino_stud"]
+    roll = [r for r in rows_of(day, "rounds") if r["table_id"] == table["table_id"]][4]
+    deck = first(rows_of(day, "shoes"), table_id=other["table_id"])
+    got = audit(planted(day, tmp_path, "rounds", changed("round_id", roll["round_id"], shoe_id=deck["shoe_id"]),
+                        every_column=True),
+                tmp_path)
+    assert got["shoes_audited"] == honest["shoes_audited"] - 1
+    [q] = [q for q in got["quarantine"] if q["source_table"] == "shoes"]
+    assert (q["record_id"], q["reason"]) == (
+        deck["shoe_id"], f"round {roll['round_id']} of shoe {deck['shoe_id']} has table_id '{table['table_id']}' "
+                         f"(a sic_bo table), not '{other['table_id']}' (a casino_stud table): the shoe is not replayed")
+    stud_rounds = {r["round_id"] for r in rows_of(day, "rounds") if r["shoe_id"] == deck["shoe_id"]}
+    assert {q["record_id"] for q in got["quarantine"] if q["source_table"] == "rounds"} == stud_rounds | {
+        roll["round_id"]}
 
 
 # --- a round number repeated in a shoe -----------------------------------------------------------

@@ -7,6 +7,7 @@ in pitboss-error.log)."""
 from __future__ import annotations
 
 import gc
+import json
 import os
 import subprocess
 import sys
@@ -153,6 +154,11 @@ def test_counts_add_up_in_the_outputs_and_the_warehouse(night):
     settled = pq.read_table(root / "failed" / "settlements").num_rows
     quarantine = pq.read_table(root / "failed" / "quarantine")
     assert bets_in == settled + pc.sum(pc.equal(quarantine["source_table"], "bets")).as_py()
+    # the failed table-day's shoes are in quarantine, not also counted audited
+    shoes_in = len(_input_rows(data, "shoes", ["shoe_id"]))
+    audited = json.loads((root / "failed" / "_manifest.json").read_text())["metrics"]["audit.shoes"]
+    assert 0 < pc.sum(pc.equal(quarantine["source_table"], "shoes")).as_py() < shoes_in
+    assert shoes_in == audited + pc.sum(pc.equal(quarantine["source_table"], "shoes")).as_py()
     assert "yes: read = settled + quarantined" in night["failed"].output
     con = duckdb.connect(str(root / "failed.duckdb"), read_only=True)
     loaded = con.execute("SELECT (SELECT count(*) FROM settlements) + (SELECT count(*) FROM quarantine "
