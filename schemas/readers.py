@@ -611,6 +611,31 @@ def table_game_error(row: Mapping[str, object]) -> ContractError | None:
                          column="game", row=at)
 
 
+def repeated_table_error(rows: Sequence[Mapping[str, object]]) -> ContractError | None:
+    """The structural error of the second `tables` row (as read with_source, or without: then named `tables`)
+    whose table_id an earlier row already has (tables.table_id is unique in the dataset: which row would
+    the audit follow?), else None. A null table_id is the row rules' (quarantine)."""
+    first: dict[object, Mapping[str, object]] = {}
+    for row in rows:
+        table_id = row.get("table_id")
+        if table_id is None:
+            continue
+        if table_id not in first:
+            first[table_id] = row
+            continue
+        file, earlier_file = str(row.get(SOURCE_FILE) or "tables"), str(first[table_id].get(SOURCE_FILE) or "tables")
+        at, earlier = row.get(SOURCE_ROW), first[table_id].get(SOURCE_ROW)
+        if at is None or earlier is None:
+            rows_text = "two rows have"
+        elif file == earlier_file:
+            rows_text = f"rows {earlier} and {at} have"
+        else:
+            rows_text = f"row {at} has, as row {earlier} of {earlier_file} has,"
+        return ContractError(file, f"{rows_text} table_id {table_id!r}: a table is recorded once", column="table_id",
+                             row=at)
+    return None
+
+
 def _games_missing(info: SourceFile) -> dict[str, list[str]]:
     """game -> the columns its rows need that the file lacks (neither in the file nor in its path)."""
     present = {*info.from_file, *info.from_partition}
@@ -658,12 +683,17 @@ def _rows_of_tables(info: SourceFile, table_ids: pa.Array) -> tuple[int, str] | 
 
 def check_games(files: Mapping[str, Sequence[SourceFile]]) -> None:
     """The contract per game, on scanned files ({table: SourceFiles}, every input table): every `tables` row's
-    game is a known game and the game of its ruleset, and every file that holds rows of a game's tables has
+    table_id is its only one (repeated_table_error), its game is a known game and the game of its ruleset, and
+    every file that holds rows of a game's tables has
     the columns that game requires (schemas.contract.required_columns). `tables` rows that go to quarantine
     anyway (check_rows) are not asked. Raises ContractError naming the file and the column (and the row).
     Cheap on good data: only a file that lacks some game's column, of a game the dataset has tables of, has
     its `table_id` column read."""
-    tables, _ = check_rows("tables", read_table(files["tables"], "tables", with_source=True))  # (the rest: quarantined)
+    every = read_table(files["tables"], "tables", with_source=True)
+    error = repeated_table_error(every.select(["table_id", SOURCE_FILE, SOURCE_ROW]).to_pylist())
+    if error is not None:
+        raise error
+    tables, _ = check_rows("tables", every)  # (the rest: quarantined)
     for row in tables.select(["table_id", "game", "ruleset", SOURCE_FILE, SOURCE_ROW]).to_pylist():
         error = table_game_error(row)
         if error is not None:
@@ -676,7 +706,7 @@ def check_games(files: Mapping[str, Sequence[SourceFile]]) -> None:
                 if found is not None:
                     row, table_id = found
                     raise ContractError(info.path, f"required column of {name} tables is missing, and the file holds "
-                                        f"their rows (row {row}: table {table_id!r})", column=columns[0], row=row)
+                                        f"their rows (row {row}: table_id {table_id!r})", column=columns[0], row=row)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -119,7 +119,9 @@ def test_a_file_of_a_games_rows_lacking_its_column_stops_the_audit(day, tmp_path
     assert result.exit_code == BAD_INPUT
     line = error_line(result)
     assert line.startswith(f"error: {path}: column '{column}': required column of {game} tables is missing")
-    assert "row 0: table" in line
+    table_id = pq.read_table(path, columns=["table_id"])["table_id"][0].as_py()
+    # (the parenthesis names the column that makes the row one of that game's: the value to check)
+    assert line.endswith(f"(row 0: table_id '{table_id}')")
     assert not (folder.parent / "out" / "_manifest.json").exists()
 
 
@@ -159,7 +161,7 @@ def test_the_row_named_is_the_files_first_of_that_game_across_row_groups(day, tm
     line = error_line(audit(folder, "--no-validate"))
     table_id = second["table_id"][0].as_py()
     assert f"{baccarat}: column 'pocket': required column of roulette tables is missing" in line
-    assert f"(row {first.num_rows}: table '{table_id}')" in line
+    assert f"(row {first.num_rows}: table_id '{table_id}')" in line
 
 
 def test_good_data_has_no_data_read_but_its_tables(day, monkeypatch):
@@ -241,6 +243,54 @@ def test_table_infos_refuses_a_game_not_its_rulesets_where_the_workers_check_it(
                                  "the game of its ruleset 'casino_stud_live' (a casino_stud ruleset)")
     fine = tables.set_column(1, "game", pa.array(["casino_stud"]))
     assert table_infos(fine, limits)["T1"].game == "casino_stud"
+
+
+# --------------------------------------------------------------------------------------------------
+# tables.table_id: unique in the dataset
+
+
+@pytest.mark.parametrize("game", ["baccarat", "sic_bo"])
+def test_a_table_recorded_twice_stops_the_audit(day, tmp_path, game):
+    """A table_id on two `tables` rows (even the same row twice): which would the audit follow? Exit 3 naming
+    the file, table_id, both rows and the id, from the audit (with its suites or not) and `pitboss validate`."""
+    folder = copy_of(day, tmp_path)
+    path = folder / "tables.parquet"
+    tables = pq.read_table(path)
+    row = [r["game"] for r in tables.to_pylist()].index(game)
+    table_id = tables["table_id"][row].as_py()
+    pq.write_table(pa.concat_tables([tables, tables.slice(row, 1)]), path)
+    for result in (audit(folder, "--no-validate"), audit(folder),
+                   run("validate", "--input", str(folder), "--no-docs-html")):
+        assert result.exit_code == BAD_INPUT, result.output
+        assert error_line(result) == (f"error: {path}: column 'table_id': rows {row} and {tables.num_rows} have "
+                                      f"table_id '{table_id}': a table is recorded once")
+    assert not (folder.parent / "out" / "_manifest.json").exists()
+
+
+def test_repeated_table_error_names_both_rows_and_files():
+    rows = [{"table_id": "T1", readers.SOURCE_FILE: "a.parquet", readers.SOURCE_ROW: 0},
+            {"table_id": None, readers.SOURCE_FILE: "a.parquet", readers.SOURCE_ROW: 1},
+            {"table_id": None, readers.SOURCE_FILE: "a.parquet", readers.SOURCE_ROW: 2},  # (nulls: the row rules')
+            {"table_id": "T2", readers.SOURCE_FILE: "b.parquet", readers.SOURCE_ROW: 0}]
+    assert readers.repeated_table_error(rows) is None
+    twice = readers.repeated_table_error([*rows, {"table_id": "T1", readers.SOURCE_FILE: "b.parquet",
+                                                  readers.SOURCE_ROW: 1}])
+    assert (twice.file, twice.column, twice.row) == ("b.parquet", "table_id", 1)
+    assert str(twice) == ("b.parquet: column 'table_id': row 1 has, as row 0 of a.parquet has, table_id 'T1': "
+                          "a table is recorded once")
+
+
+def test_table_infos_refuses_a_table_recorded_twice_where_the_workers_check_it():
+    from pipelines.games import table_infos
+
+    row = {"table_id": "T1", "game": "casino_stud", "ruleset": "casino_stud_live", "currency": "EUR",
+           "table_max": 100_000}
+    limits = pa.table({"table_id": pa.array([], pa.string()), "bet_type": pa.array([], pa.string()),
+                       "min_stake": pa.array([], pa.int64()), "max_stake": pa.array([], pa.int64())})
+    assert table_infos(pa.Table.from_pylist([row]), limits)["T1"].game == "casino_stud"
+    with pytest.raises(readers.ContractError) as caught:
+        table_infos(pa.Table.from_pylist([row, row]), limits)
+    assert str(caught.value) == "tables: column 'table_id': two rows have table_id 'T1': a table is recorded once"
 
 
 # --------------------------------------------------------------------------------------------------
