@@ -294,6 +294,36 @@ def test_table_infos_refuses_a_table_recorded_twice_where_the_workers_check_it()
 
 
 # --------------------------------------------------------------------------------------------------
+# A roulette or sic bo session: decks 0, no cards, no cut card
+
+
+SESSION_CASES = [("roulette", {"decks": 8}, "decks 8"), ("sic_bo", {"decks": 1}, "decks 1"),
+                 ("sic_bo", {"cards": ["AS", "KD"]}, "2 cards"),
+                 ("roulette", {"decks": 2, "cards": ["AS"], "cut_index": 0}, "decks 2, 1 cards, cut_index 0")]
+
+
+@pytest.mark.parametrize(("game", "values", "recorded"), SESSION_CASES,
+                         ids=[f"{c[0]}-{'-'.join(c[1])}" for c in SESSION_CASES])
+def test_a_session_not_the_shape_of_one_is_a_shoe_composition_finding(day, tmp_path, game, values, recorded):
+    """A session recorded with decks, cards or a cut card: one SHOE_COMPOSITION on it naming each, its spins
+    or rolls still settled on their outcomes (the recorded day, decks 0 and no card, has none)."""
+    folder = copy_of(day, tmp_path)
+    path = file_of(folder, "shoes", game)
+    sessions = pq.read_table(path, partitioning=None)
+    assert sessions["decks"][0].as_py() == 0 and sessions["cards"][0].as_py() == []
+    changed = sessions.to_pylist()
+    changed[0].update(values)
+    pq.write_table(pa.Table.from_pylist(changed, sessions.schema), path)
+    result = audit(folder, "--no-validate")
+    assert result.exit_code == 0, result.output + result.stderr
+    findings = pq.read_table(folder.parent / "out" / "findings").to_pylist()
+    assert [(f["kind"], f["shoe_id"], f["round_id"], f["recorded"]) for f in findings] == [
+        ("SHOE_COMPOSITION", changed[0]["shoe_id"], None, recorded)]
+    assert findings[0]["expected"] == "a session: decks 0, no cards, cut_index null"
+    assert not pq.read_table(folder.parent / "out" / "quarantine").num_rows
+
+
+# --------------------------------------------------------------------------------------------------
 # Error text
 
 
