@@ -611,6 +611,31 @@ def table_game_error(row: Mapping[str, object]) -> ContractError | None:
                          column="game", row=at)
 
 
+def repeated_table_error(rows: Sequence[Mapping[str, object]]) -> ContractError | None:
+    """The structural error of the second `tables` row (as read with_source, or without: then named `tables`)
+    whose table_id an earlier row already has (tables.table_id is unique in the dataset: which row would
+    the audit follow?), else None. A null table_id is the row rules' (quarantine)."""
+    first: dict[object, Mapping[str, object]] = {}
+    for row in rows:
+        table_id = row.get("table_id")
+        if table_id is None:
+            continue
+        if table_id not in first:
+            first[table_id] = row
+            continue
+        file, earlier_file = str(row.get(SOURCE_FILE) or "tables"), str(first[table_id].get(SOURCE_FILE) or "tables")
+        at, earlier = row.get(SOURCE_ROW), first[table_id].get(SOURCE_ROW)
+        if at is None or earlier is None:
+            rows_text = "two rows have"
+        elif file == earlier_file:
+            rows_text = f"rows {earlier} and {at} have"
+        else:
+            rows_text = f"row {at} has, as row {earlier} of {earlier_file} has,"
+        return ContractError(file, f"{rows_text} table_id {table_id!r}: a table is recorded once", column="table_id",
+                             row=at)
+    return None
+
+
 def _games_missing(info: SourceFile) -> dict[str, list[str]]:
     """game -> the columns its rows need that the file lacks (neither in the file nor in its path)."""
     present = {*info.from_file, *info.from_partition}
@@ -658,12 +683,17 @@ def _rows_of_tables(info: SourceFile, table_ids: pa.Array) -> tuple[int, str] | 
 
 def check_games(files: Mapping[str, Sequence[SourceFile]]) -> None:
     """The contract per game, on scanned files ({table: SourceFiles}, every input table): every `tables` row's
-    game is a known game and the game of its ruleset, and every file that holds rows of a game's tables has
+    table_id is its only one (repeated_table_error), its game is a known game and the game of its ruleset, and
+    every file that holds rows of a game's tables has
     the columns that game requires (schemas.contract.required_columns). `tables` rows that go to quarantine
     anyway (check_rows) are not asked. Raises ContractError naming the file and the column (and the row).
     Cheap on good data: only a file that lacks some game's column, of a game the dataset has tables of, has
     its `table_id` column read."""
-    tables, _ = check_rows("tables", read_table(files["tables"], "tables", with_source=True))  # (the rest: quarantined)
+    every = read_table(files["tables"], "tables", with_source=True)
+    error = repeated_table_error(every.select(["table_id", SOURCE_FILE, SOURCE_ROW]).to_pylist())
+    if error is not None:
+        raise error
+    tables, _ = check_rows("tables", every)  # (the rest: quarantined)
     for row in tables.select(["table_id", "game", "ruleset", SOURCE_FILE, SOURCE_ROW]).to_pylist():
         error = table_game_error(row)
         if error is not None:
@@ -676,7 +706,7 @@ def check_games(files: Mapping[str, Sequence[SourceFile]]) -> None:
                 if found is not None:
                     row, table_id = found
                     raise ContractError(info.path, f"required column of {name} tables is missing, and the file holds "
-                                        f"their rows (row {row}: table {table_id!r})", column=columns[0], row=row)
+                                        f"their rows (row {row}: table_id {table_id!r})", column=columns[0], row=row)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -711,11 +741,14 @@ class RowRule:
     """A check of one column; a row failing it goes to quarantine with `reason`."""
 
     column: str
-    kind: str  # "not_null" | "in_set" (null allowed when nullable) | "cards" (each item) | "range" (low..high)
+    # "not_null" | "in_set" (null allowed when nullable) | "cards" (each item) | "range" (low..high) | "index"
+    # (null, or an index into the list column `of` of the same row: 0..its length - 1)
+    kind: str
     what: str = ""  # the kind of value, for the reason: "bet code", "card code"
     values: Callable[[], Sequence[str]] | None = None
     low: int | None = None  # "range": smallest value the audit can settle
     high: int | None = None  # "range": largest (beyond it stake x odds could overflow int64)
+    of: str | None = None  # "index": the list column indexed
     # the rule does not apply to rows whose `unless[0]` column holds one of `unless[1]()` (a column
     # only some games record: baccarat's betting mode)
     unless: tuple[str, Callable[[], Sequence[str]]] | None = None
@@ -727,6 +760,8 @@ class RowRule:
             return f"`{self.column}` holds a null or a string that is not one of the {self.what}s"
         if self.kind == "range":
             return f"`{self.column}` is outside {self.low}..{self.high}"
+        if self.kind == "index":
+            return f"`{self.column}` is not an index in `{self.of}`"
         return f"`{self.column}` is not a known {self.what}"
 
 
@@ -734,8 +769,13 @@ def _value_rules() -> dict[str, list[RowRule]]:
     return {
         "tables": [RowRule("ruleset", "in_set", "ruleset id", _ruleset_ids)],
         "limits": [RowRule("bet_type", "in_set", "bet code", _bet_codes)],
-        "shoes": [],  # an unknown card in shoes.cards is a finding (SHOE_COMPOSITION), not a bad row
+        # an unknown card in shoes.cards is a finding (SHOE_COMPOSITION), not a bad row; a cut card that is
+        # not in front of one of the shoe's cards leaves no round the shoe's last one (a null: no cut card)
+        "shoes": [RowRule("cut_index", "index", of="cards")],
         "rounds": [
+            # every game numbers a shoe's (a session's, a deck's) rounds from 1: a round 0 or below is not
+            # where its shoe's record puts it (the order its cards were dealt in)
+            RowRule("round_no", "range", "a round number (1-based in its shoe)", low=1, high=2**31 - 1),
             RowRule("status", "in_set", "round status", lambda: STATUSES),
             RowRule("outcome", "in_set", "outcome", lambda: OUTCOMES),
             RowRule("player_cards", "cards", "card code", lambda: CARD_CODES),
@@ -778,9 +818,9 @@ def _cannot_fail(rule: RowRule, col: pa.Array) -> bool:
     range alone (one pass or none, where the mask takes several): the usual case of a good file."""
     if rule.kind == "not_null":
         return col.null_count == 0
+    if rule.kind in ("range", "index") and col.null_count == len(col):
+        return True
     if rule.kind == "range":
-        if col.null_count == len(col):
-            return True
         low, high = pc.min_max(col).values()
         return low.as_py() >= rule.low and high.as_py() <= rule.high
     if rule.kind == "in_set" and pa.types.is_dictionary(col.type):
@@ -799,6 +839,9 @@ def _rule_mask(rule: RowRule, col: pa.Array, batch: pa.RecordBatch | None = None
     if rule.kind == "range":
         outside = pc.or_(pc.less(col, rule.low), pc.greater(col, rule.high))
         return pc.fill_null(outside, False)
+    if rule.kind == "index":
+        outside = pc.or_(pc.less(col, 0), pc.greater_equal(col, _lengths(rule, batch)))
+        return pc.fill_null(outside, False)
     value_set = pa.array(rule.values(), pa.string())
     if rule.kind == "in_set":
         return pc.and_(pc.is_valid(col), pc.invert(pc.is_in(col, value_set=value_set)))
@@ -806,6 +849,11 @@ def _rule_mask(rule: RowRule, col: pa.Array, batch: pa.RecordBatch | None = None
     bad_item = pc.or_(pc.is_null(items), pc.invert(pc.is_in(items, value_set=value_set)))
     parents = pc.filter(pc.list_parent_indices(col), bad_item)
     return pc.is_in(pa.array(np.arange(len(col), dtype=np.int64)), value_set=pc.unique(parents).cast(pa.int64()))
+
+
+def _lengths(rule: RowRule, batch: pa.RecordBatch | pa.Table) -> pa.Array:
+    """The length of each row's list in the column an "index" rule indexes (0 for a null list)."""
+    return pc.fill_null(pc.list_value_length(_as_array(batch.column(rule.of))), 0)
 
 
 def _quoted(values: pa.Array) -> pa.Array:
@@ -820,6 +868,11 @@ def _rule_reason(rule: RowRule, col: pa.Array, batch: pa.RecordBatch | None = No
     if rule.kind == "range":
         text = pc.binary_join_element_wise(f"{rule.column}: ", pc.cast(col, pa.string()),
                                            f" is not {rule.what} ({rule.low}..{rule.high})", "")
+        return pc.if_else(mask, text, pa.scalar(None, pa.string()))
+    if rule.kind == "index":
+        text = pc.binary_join_element_wise(f"{rule.column}: ", pc.cast(col, pa.string()),
+                                           f" is not an index in {rule.of}, which holds ",
+                                           pc.cast(_lengths(rule, batch), pa.string()), "")
         return pc.if_else(mask, text, pa.scalar(None, pa.string()))
     if rule.kind == "not_null":
         text = pa.scalar(f"{rule.column}: null where the contract allows none", pa.string())
@@ -850,7 +903,7 @@ def check_rows(table_name: str, data: pa.Table | pa.RecordBatch) -> tuple[pa.Tab
     _check_table(table_name)
     if isinstance(data, pa.RecordBatch):
         data = pa.Table.from_batches([data])
-    rules = [r for r in ROW_RULES[table_name] if r.column in data.column_names]
+    rules = [r for r in ROW_RULES[table_name] if {r.column, r.of or r.column} <= set(data.column_names)]
     nullable_schema = pa.schema([f.with_nullable(True) for f in data.schema], metadata=data.schema.metadata)
     data = data.cast(nullable_schema) if not data.schema.equals(nullable_schema) else data
     masks = []

@@ -119,7 +119,9 @@ def test_a_file_of_a_games_rows_lacking_its_column_stops_the_audit(day, tmp_path
     assert result.exit_code == BAD_INPUT
     line = error_line(result)
     assert line.startswith(f"pitboss: error: {path}: column '{column}': required column of {game} tables is missing")
-    assert "row 0: table" in line
+    table_id = pq.read_table(path, columns=["table_id"])["table_id"][0].as_py()
+    # (the parenthesis names the column that makes the row one of that game's: the value to check)
+    assert line.endswith(f"(row 0: table_id '{table_id}')")
     assert not (folder.parent / "out" / "_manifest.json").exists()
 
 
@@ -159,7 +161,7 @@ def test_the_row_named_is_the_files_first_of_that_game_across_row_groups(day, tm
     line = error_line(audit(folder, "--no-validate"))
     table_id = second["table_id"][0].as_py()
     assert f"{baccarat}: column 'pocket': required column of roulette tables is missing" in line
-    assert f"(row {first.num_rows}: table '{table_id}')" in line
+    assert f"(row {first.num_rows}: table_id '{table_id}')" in line
 
 
 def test_good_data_has_no_data_read_but_its_tables(day, monkeypatch):
@@ -245,6 +247,84 @@ def test_table_infos_refuses_a_game_not_its_rulesets_where_the_workers_check_it(
 
 
 # --------------------------------------------------------------------------------------------------
+# tables.table_id: unique in the dataset
+
+
+@pytest.mark.parametrize("game", ["baccarat", "sic_bo"])
+def test_a_table_recorded_twice_stops_the_audit(day, tmp_path, game):
+    """A table_id on two `tables` rows (even the same row twice): which would the audit follow? Exit 3 naming
+    the file, table_id, both rows and the id, from the audit (with its suites or not) and `pitboss validate`."""
+    folder = copy_of(day, tmp_path)
+    path = folder / "tables.parquet"
+    tables = pq.read_table(path)
+    row = [r["game"] for r in tables.to_pylist()].index(game)
+    table_id = tables["table_id"][row].as_py()
+    pq.write_table(pa.concat_tables([tables, tables.slice(row, 1)]), path)
+    for result in (audit(folder, "--no-validate"), audit(folder),
+                   run("validate", "--input", str(folder), "--no-docs-html")):
+        assert result.exit_code == BAD_INPUT, result.output
+        assert error_line(result) == (f"pitboss: error: {path}: column 'table_id': rows {row} and {tables.num_rows} have "
+                                      f"table_id '{table_id}': a table is recorded once")
+    assert not (folder.parent / "out" / "_manifest.json").exists()
+
+
+def test_repeated_table_error_names_both_rows_and_files():
+    rows = [{"table_id": "T1", readers.SOURCE_FILE: "a.parquet", readers.SOURCE_ROW: 0},
+            {"table_id": None, readers.SOURCE_FILE: "a.parquet", readers.SOURCE_ROW: 1},
+            {"table_id": None, readers.SOURCE_FILE: "a.parquet", readers.SOURCE_ROW: 2},  # (nulls: the row rules')
+            {"table_id": "T2", readers.SOURCE_FILE: "b.parquet", readers.SOURCE_ROW: 0}]
+    assert readers.repeated_table_error(rows) is None
+    twice = readers.repeated_table_error([*rows, {"table_id": "T1", readers.SOURCE_FILE: "b.parquet",
+                                                  readers.SOURCE_ROW: 1}])
+    assert (twice.file, twice.column, twice.row) == ("b.parquet", "table_id", 1)
+    assert str(twice) == ("b.parquet: column 'table_id': row 1 has, as row 0 of a.parquet has, table_id 'T1': "
+                          "a table is recorded once")
+
+
+def test_table_infos_refuses_a_table_recorded_twice_where_the_workers_check_it():
+    from pipelines.games import table_infos
+
+    row = {"table_id": "T1", "game": "casino_stud", "ruleset": "casino_stud_live", "currency": "EUR",
+           "table_max": 100_000}
+    limits = pa.table({"table_id": pa.array([], pa.string()), "bet_type": pa.array([], pa.string()),
+                       "min_stake": pa.array([], pa.int64()), "max_stake": pa.array([], pa.int64())})
+    assert table_infos(pa.Table.from_pylist([row]), limits)["T1"].game == "casino_stud"
+    with pytest.raises(readers.ContractError) as caught:
+        table_infos(pa.Table.from_pylist([row, row]), limits)
+    assert str(caught.value) == "tables: column 'table_id': two rows have table_id 'T1': a table is recorded once"
+
+
+# --------------------------------------------------------------------------------------------------
+# A roulette or sic bo session: decks 0, no cards, no cut card
+
+
+SESSION_CASES = [("roulette", {"decks": 8}, "decks 8"), ("sic_bo", {"decks": 1}, "decks 1"),
+                 ("sic_bo", {"cards": ["AS", "KD"]}, "2 cards"),
+                 ("roulette", {"decks": 2, "cards": ["AS"], "cut_index": 0}, "decks 2, 1 cards, cut_index 0")]
+
+
+@pytest.mark.parametrize(("game", "values", "recorded"), SESSION_CASES,
+                         ids=[f"{c[0]}-{'-'.join(c[1])}" for c in SESSION_CASES])
+def test_a_session_not_the_shape_of_one_is_a_shoe_composition_finding(day, tmp_path, game, values, recorded):
+    """A session recorded with decks, cards or a cut card: one SHOE_COMPOSITION on it naming each, its spins
+    or rolls still settled on their outcomes (the recorded day, decks 0 and no card, has none)."""
+    folder = copy_of(day, tmp_path)
+    path = file_of(folder, "shoes", game)
+    sessions = pq.read_table(path, partitioning=None)
+    assert sessions["decks"][0].as_py() == 0 and sessions["cards"][0].as_py() == []
+    changed = sessions.to_pylist()
+    changed[0].update(values)
+    pq.write_table(pa.Table.from_pylist(changed, sessions.schema), path)
+    result = audit(folder, "--no-validate")
+    assert result.exit_code == 0, result.output + result.stderr
+    findings = pq.read_table(folder.parent / "out" / "findings").to_pylist()
+    assert [(f["kind"], f["shoe_id"], f["round_id"], f["recorded"]) for f in findings] == [
+        ("SHOE_COMPOSITION", changed[0]["shoe_id"], None, recorded)]
+    assert findings[0]["expected"] == "a session: decks 0, no cards, cut_index null"
+    assert not pq.read_table(folder.parent / "out" / "quarantine").num_rows
+
+
+# --------------------------------------------------------------------------------------------------
 # Error text
 
 
@@ -313,7 +393,7 @@ def test_a_byte_only_duckdb_cannot_read_names_the_file_and_column(day, tmp_path)
     for result in (audit(folder), run("validate", "--input", str(folder), "--no-docs-html")):
         assert result.exit_code == BAD_INPUT
         line = error_line(result)
-        assert line.startswith(f"error: {path}: column 'shoe_no' cannot be read: "), line
+        assert line.startswith(f"pitboss: error: {path}: column 'shoe_no' cannot be read: "), line
 
 
 def test_errors_are_printed_as_written(capsys):

@@ -211,7 +211,9 @@ def _matches(e: dq.Expectation, text: str) -> bool:
 
 # a report expectation whose failure the contract's check per game (schemas.readers.check_games) also finds:
 # the run stops (exit 3)
-STOPS_THE_RUN = {("tables", ("expect_column_values_to_be_in_set", "game"))}
+# expectation -> what the message of the contract's own check (schemas.readers.check_games) names
+STOPS_THE_RUN = {("tables", ("expect_column_values_to_be_in_set", "game")): "'pai_gow'",
+                 ("tables", ("expect_column_values_to_be_unique", "table_id")): "column 'table_id'"}
 
 
 def _case_id(case) -> str:
@@ -275,6 +277,8 @@ def test_quarantine_expectations_are_the_rules_of_check_rows():
                 expectations[(k["column"], "in_set")] = tuple(sorted(k["value_set"]))
             elif e.type == "expect_column_values_to_be_between":
                 expectations[(k["column"], "range")] = (k["min_value"], k["max_value"])
+            elif e.type == "unexpected_rows_expectation" and e.meta.get("rule") == "index":
+                expectations[(e.meta["column"], "index")] = None
             elif e.type == "unexpected_rows_expectation":
                 expectations[(e.meta["column"], "cards")] = None
                 assert all(f"'{c}'" in k["unexpected_rows_query"] for c in CARD_CODES)
@@ -348,7 +352,7 @@ def test_a_broken_file_fails_exactly_its_expectation(case, base, base_dir, tmp_p
         assert all(o.success is None for o in report.outcomes[table] if o is not outcome)  # data not read
     elif (table, selector) in STOPS_THE_RUN:  # reported, and the contract's own check stops the run
         (message,) = report.structural_failures
-        assert report.exit_code == 3 and "tables.parquet" in message and "'pai_gow'" in message
+        assert report.exit_code == 3 and "tables.parquet" in message and STOPS_THE_RUN[(table, selector)] in message
         assert report.not_evaluated == [] and outcome.unexpected_count >= 1
     else:
         assert report.exit_code == 1 and report.structural_failures == [] and report.not_evaluated == []
@@ -383,7 +387,7 @@ def _oracle_unexpected_rows(table: str, e: dq.Expectation, rows: list[dict]) -> 
                    and len(r["cards"]) != 52 * r["decks"])
     if "cut card" in text:
         return sum(1 for r in rows if r["cut_index"] is not None and r["cards"] is not None
-                   and (r["cut_index"] < 1 or r["cut_index"] >= len(r["cards"])))
+                   and (r["cut_index"] < 0 or r["cut_index"] >= len(r["cards"])))
     if "4 to 6 cards" in text:
         return sum(1 for r in rows if r["status"] == "settled"
                    and not 4 <= len(r["player_cards"] or []) + len(r["banker_cards"] or []) <= 6)

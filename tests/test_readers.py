@@ -446,8 +446,31 @@ def test_unknown_card_codes_and_other_codes(tmp_path):
     limits = make("limits", 2, bet_type=["PLAYER", "DRAGON"])
     assert check_rows("limits", limits)[1][REASON].to_pylist() == ["bet_type: unknown bet code 'DRAGON'"]
     # an unknown card in the shoe is the SHOE_COMPOSITION finding, not a bad row
-    shoes = make("shoes", 2, cards=[list(CARD_CODES), ["ZZ"] + list(CARD_CODES)[1:]])
+    shoes = make("shoes", 2, cards=[list(CARD_CODES), ["ZZ"] + list(CARD_CODES)[1:]], cut_index=[40, 40])
     assert check_rows("shoes", shoes)[1].num_rows == 0
+
+
+def test_a_round_number_below_1_is_quarantined_in_every_game():
+    """Every game numbers a shoe's rounds from 1 (one shared rule, no game's column asked): 1 is a round
+    number, 0 and below are not."""
+    rounds = make("rounds", 4, round_no=[1, 0, -3, 2**31 - 1])
+    good, bad = check_rows("rounds", rounds)
+    assert good["round_no"].to_pylist() == [1, 2**31 - 1]
+    assert bad[REASON].to_pylist() == ["round_no: 0 is not a round number (1-based in its shoe) (1..2147483647)",
+                                       "round_no: -3 is not a round number (1-based in its shoe) (1..2147483647)"]
+
+
+def test_a_cut_index_not_in_front_of_one_of_the_shoes_cards_is_quarantined():
+    """cut_index is an index into the shoe's own cards: 0 .. len(cards) - 1, or null (no cut card)."""
+    cards = [list(CARD_CODES), list(CARD_CODES[:10]), list(CARD_CODES), list(CARD_CODES[:10]), [], list(CARD_CODES)]
+    shoes = make("shoes", 6, cards=cards, cut_index=[0, 9, None, 10, 0, -1])
+    good, bad = check_rows("shoes", shoes)
+    assert good["cut_index"].to_pylist() == [0, 9, None]
+    assert bad[REASON].to_pylist() == ["cut_index: 10 is not an index in cards, which holds 10",
+                                       "cut_index: 0 is not an index in cards, which holds 0",
+                                       "cut_index: -1 is not an index in cards, which holds 52"]
+    # (without the cards column the rule has nothing to index: not asked)
+    assert check_rows("shoes", shoes.drop_columns(["cards"]))[1].num_rows == 0
 
 
 def test_check_rows_on_batches_projections_and_many_chunks(tmp_path):

@@ -34,7 +34,7 @@ from types import ModuleType
 import pyarrow as pa
 
 from engine.games import game_of_ruleset
-from schemas.readers import table_game_error
+from schemas.readers import repeated_table_error, table_game_error
 
 ADAPTORS: dict[str, str] = {
     "baccarat": "pipelines.games.baccarat",
@@ -62,11 +62,14 @@ ACROSS_GROUPS: tuple[str, ...] = tuple(game for game in ADAPTORS if hasattr(adap
 
 def table_infos(tables: pa.Table, limits: pa.Table) -> dict[str, object]:
     """table_id -> what the table's game audits it with (ruleset loaded once per process, limits). Raises
-    schemas.readers.ContractError for a table whose game is unknown or not its ruleset's."""
+    schemas.readers.ContractError for a table recorded twice, or whose game is unknown or not its ruleset's."""
     by_table: dict[str, dict[str, tuple[int, int]]] = {}
     for row in limits.to_pylist():
         by_table.setdefault(row["table_id"], {})[row["bet_type"]] = (row["min_stake"], row["max_stake"])
     rows = tables.to_pylist()
+    repeated = repeated_table_error(rows)
+    if repeated is not None:
+        raise repeated
     for row in rows:  # (checked before the run for local input; here for remote input, and for replay)
         error = table_game_error(row)
         if error is not None:

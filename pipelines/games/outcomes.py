@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.betting_columns import BetColumns, ColumnAudit, RoundColumns
+from engine.findings import Finding
 from pipelines.convert import plain as plain_values
 from pipelines.games.rows import (
     BET_COLUMNS,
@@ -80,7 +81,8 @@ def audit_tables(table: OutcomeTable, shoes: pa.Table, rounds: pa.Table, bets: p
     known = _known_verdicts(table.rules)
     replays = _Replays()
     take, bet_rows, expected, unsettled, findings = [NO_BETS], [NO_BETS], [pa.array([], pa.int64())], [], []
-    for session in shoes.select(["shoe_id", "opened_at"]).to_pylist():
+    shape = [c for c in ("decks", "cards", "cut_index") if c in shoes.column_names]
+    for session in shoes.select(["shoe_id", "opened_at", *shape]).to_pylist():
         order = by_session.get(session["shoe_id"], NO_BETS)
         at = order.tolist()
         recorded = RoundColumns([round_ids[i] for i in at], [round_nos[i] for i in at], [statuses[i] for i in at],
@@ -94,11 +96,11 @@ def audit_tables(table: OutcomeTable, shoes: pa.Table, rounds: pa.Table, bets: p
         bet_rows.append(np.where(index >= 0, order[np.maximum(index, 0)], -1) if len(order) else index)
         expected.append(pa.array(result.expected, pa.int64(), mask=~result.settled))
         unsettled += result.unsettled
-        if result.findings:
+        found = [*result.findings, *_session_shape(table, session)]
+        if found:
             session_dates = dict(zip(recorded.round_id, dates.take(pa.array(order, pa.int64())).to_pylist(),
                                      strict=True))
-            findings.append(findings_of(result.findings, session_dates,
-                                        shoe_day(session_dates.values(), session["opened_at"])))
+            findings.append(findings_of(found, session_dates, shoe_day(session_dates.values(), session["opened_at"])))
     take, bet_rows = np.concatenate(take), np.concatenate(bet_rows)
     settled = bet_tables(table.table_id, plain, bets, rounds, take, bet_rows, pa.concat_arrays(expected), unsettled)
     return {
@@ -107,6 +109,23 @@ def audit_tables(table: OutcomeTable, shoes: pa.Table, rounds: pa.Table, bets: p
         "findings": pa.concat_tables(findings) if findings else FINDINGS.empty_table(),
         "quarantine": settled["quarantine"],
     }
+
+
+def _session_shape(table: OutcomeTable, session: dict) -> list[Finding]:
+    """SHOE_COMPOSITION when a session's shoes row is not the shape of one (decks 0, no card, no cut card: the
+    game deals no cards), one finding naming every column that is not; the spins or rolls are still judged on
+    their recorded outcomes (the shape alone makes no outcome wrong)."""
+    wrong = [text for text, right in (
+        (f"decks {session.get('decks')}", session.get("decks") in (0, None)),
+        (f"{len(session.get('cards') or ())} cards", not session.get("cards")),
+        (f"cut_index {session.get('cut_index')}", session.get("cut_index") is None)) if not right]
+    if not wrong:
+        return []
+    recorded = ", ".join(wrong)
+    return [Finding("SHOE_COMPOSITION", table.table_id, session["shoe_id"], None, None,
+                    "a session: decks 0, no cards, cut_index null", recorded,
+                    f"Session {session['shoe_id']} of {table.spec.name} table {table.table_id} is recorded with "
+                    f"{recorded}: the game deals no cards (its rounds are judged on their recorded outcomes).")]
 
 
 _KNOWN: dict[str, dict] = {}
