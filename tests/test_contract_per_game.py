@@ -263,8 +263,8 @@ def test_a_table_recorded_twice_stops_the_audit(day, tmp_path, game):
     for result in (audit(folder, "--no-validate"), audit(folder),
                    run("validate", "--input", str(folder), "--no-docs-html")):
         assert result.exit_code == BAD_INPUT, result.output
-        assert error_line(result) == (f"pitboss: error: {path}: column 'table_id': rows {row} and {tables.num_rows} have "
-                                      f"table_id '{table_id}': a table is recorded once")
+        assert error_line(result) == (f"pitboss: error: {path}: column 'table_id': rows {row} and "
+                                      f"{tables.num_rows} have table_id '{table_id}': a table is recorded once")
     assert not (folder.parent / "out" / "_manifest.json").exists()
 
 
