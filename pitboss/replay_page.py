@@ -5,11 +5,16 @@ together and asks the game for the rest."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from rich import box
 from rich.console import Console, Group
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
+
+if TYPE_CHECKING:
+    import jinja2
 
 HEAD = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Round {{ r.round_id }} — pitboss incident replay</title>
@@ -70,6 +75,15 @@ is quarantined with it.</p>
 <h2>As recorded</h2>
 <table>{% for name, value in recorded %}<tr><th>{{ name }}</th><td>{{ value }}</td></tr>{% endfor %}</table>
 """ + BETS_WITH_MODE + FINDINGS
+
+def render_page(env: jinja2.Environment, page: str, data: dict, **extra: Any) -> str:
+    """A page (Jinja `page`) of the round: `d` the replay's data, `r` its round, `money` (an amount in its
+    currency), `flagged` (a faulty line of its explanation) and the game's `extra` values."""
+    from pitboss.incident import money
+
+    return env.from_string(page).render(d=data, r=data["round"], flagged=flagged,
+                                        money=lambda v: money(v, data["currency"]), **extra)
+
 
 _AMOUNTS = ("stake", "expected", "paid", "delta")
 _FLAGS = ("ILLEGAL", "MISMATCH", "not as dealt")  # what marks a line of a round's explanation as a fault

@@ -29,7 +29,8 @@ __all__ = ["bets_table", "keep_whole", "lines_table", "print_text", "pyarrow_wit
 
 
 def replay(
-    round_id: str = typer.Argument(..., help="The round to replay."),
+    round_id: str = typer.Argument(..., help="The round to replay (a table's rounds of a day, with their findings: "
+                                   "pitboss query --saved rounds --param table_id=T --param date=YYYY-MM-DD)."),
     warehouse: str | None = typer.Option(None, "--warehouse", "-w", show_default="none, give it or --input",
                                          help="DuckDB file to read the audited round from."),
     input: str | None = typer.Option(None, "--input", "-i", show_default="none, give it or --warehouse",

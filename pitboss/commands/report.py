@@ -538,6 +538,11 @@ def _family(detail: str | None) -> str | None:
     return m.group(1) if m else None
 
 
+def _true_count_bets() -> str:
+    """The bets whose advantage moment is a true count (the games' views' true_count_bet), in words."""
+    return " and ".join(v.true_count_bet for v in map(games.view, games.names()) if v.true_count_bet)
+
+
 def advantage_tests_plot(rows: list[dict[str, Any]], notes: list[str]) -> str | None:
     """What the advantage_play test rows of the accounts drawn hold, where the warehouse holds no per-bet
     moments: each test's effect (the account's stake-weighted moment minus the one expected at the same depths
@@ -561,8 +566,9 @@ def advantage_tests_plot(rows: list[dict[str, Any]], notes: list[str]) -> str | 
     ax.set_ylim(-0.7, len(drawn) - 0.3)
     ax.axvline(0, color="#888888", linewidth=0.8)
     ax.set_xlim(min(0.0, min(effects)) - 0.05 * span, max(0.0, max(effects)) + 0.9 * span)
-    ax.set_xlabel("effect: stake-weighted moment minus its expectation at the same depths (RTP points; blackjack "
-                  "main bet: true-count points)", fontsize=8)
+    counted = _true_count_bets()
+    ax.set_xlabel("effect: stake-weighted moment minus its expectation at the same depths (RTP points"
+                  + (f"; {counted}: true-count points" if counted else "") + ")", fontsize=8)
     ax.grid(axis="x", color="#eeeeee", zorder=0)
     ax.set_title("Advantage play: the accounts' tests (red: flagged)", fontsize=10)
     return png(fig)
@@ -697,6 +703,7 @@ def context(data: dict[str, Any]) -> dict[str, Any]:
 
     from engine.findings import format_money
 
+    views = [games.view(name) for name in games.names()]
     run, head = data["run"], data["headline"]
     severities = {s: sum(r["n"] for r in data["findings_by_kind"] if r["severity"] == s) for s in SEVERITY_ORDER}
     dates = [d.isoformat() for d in (run.get("business_dates") or [])]
@@ -751,7 +758,8 @@ def context(data: dict[str, Any]) -> dict[str, Any]:
         "rtp_plot": rtp_plot(data["rtp"]),
         "rtp_net": data.get("rtp_net_of_added_stake", False),
         # the games' own words (code, not data: shown as written)
-        "added_stake": Markup(", ".join(v.added_stake for v in map(games.view, games.names()) if v.added_stake)),
+        "added_stake": Markup(", ".join(v.added_stake for v in views if v.added_stake)),
+        "betting_rules": [Markup(v.betting_rules) for v in views if v.betting_rules],
         "time_plot": time_plot,
         "time_bucket": bucket,
         "tables": tables,
@@ -852,7 +860,7 @@ def surveillance_figures(data: dict[str, Any]) -> dict[str, Any]:
         "advantage_flagged": s["advantage_flagged"], "advantage_accounts": s["advantage_accounts"],
         "advantage": advantage, "moments_held": s["moments"] is not None, "curves": curves,
         "advantage_plot": None if curves else advantage_tests_plot(s["advantage"], notes),
-        "top_advantage": TOP_ADVANTAGE, "moments_table": MOMENTS_TABLE,
+        "top_advantage": TOP_ADVANTAGE, "true_count_bets": _true_count_bets(), "moments_table": MOMENTS_TABLE,
     }
 
 

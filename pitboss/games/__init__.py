@@ -26,6 +26,10 @@ report (pitboss/commands/report.py, pitboss/templates/report.html.j2; shared pie
                                        for the bet types priced per selection (default: None)
     added_stake                        the stakes a bet adds after the deal, in words, for the RTP's note
                                        (default: None)
+    betting_rules                      the game's own betting rules, in words, for the limit breaches' note
+                                       (default: None)
+    true_count_bet                     the bet whose advantage moment is a true count, not a remaining-shoe
+                                       RTP, in words, for the advantage play's notes (default: None)
     surveillance_gather(con, run_row, names) -> dict, surveillance_figures(surveillance, data) -> dict,
     surveillance_template              the game's part of the report's surveillance section (default: none)
 
@@ -60,6 +64,8 @@ class View:
     template: str | None = None
     selection_replays: str | None = None
     added_stake: str | None = None
+    betting_rules: str | None = None
+    true_count_bet: str | None = None
     surveillance_template: str | None = None
 
     # --- replay -------------------------------------------------------------------------------------
@@ -74,15 +80,13 @@ class View:
         return [head, lines_table("The round", data["round"].get("explanation")), bets, findings]
 
     def html(self, env: jinja2.Environment, data: dict) -> str:
-        from pitboss.incident import money
-        from pitboss.replay_page import BETS_WITH_MODE, FINDINGS, MOMENTS, flagged, page_head
+        from pitboss.replay_page import BETS_WITHOUT_MODE_AND_FINDINGS, page_head, render_page
 
         page = page_head("Round {{ r.round_id }}", "shoe <b>{{ r.shoe_id }}</b>, round {{ r.round_no }}.\n") + """\
 <h2>The round</h2>
 <ol>{% for line in r.explanation or [] %}<li class="{{ 'bad' if flagged(line) }}">{{ line }}</li>{% endfor %}</ol>
-""" + MOMENTS + BETS_WITH_MODE + FINDINGS
-        return env.from_string(page).render(d=data, r=data["round"], flagged=flagged,
-                                            money=lambda v: money(v, data["currency"]))
+""" + BETS_WITHOUT_MODE_AND_FINDINGS
+        return render_page(env, page, data)
 
     # --- report -------------------------------------------------------------------------------------
 

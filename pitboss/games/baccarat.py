@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from pitboss.games import View
-from pitboss.replay_page import BETS_WITH_MODE, FINDINGS, IN_SHOE, MOMENTS, in_shoe, page_head
+from pitboss.replay_page import BETS_WITH_MODE, FINDINGS, IN_SHOE, MOMENTS, in_shoe, page_head, render_page
 
 _HTML = page_head("Round {{ r.round_id }}", IN_SHOE, style="code{background:#f6f6f6;padding:0 .2rem}\n") + """\
 <h2>Cards</h2>
@@ -57,11 +57,9 @@ class Baccarat(View):
         return [head, sequence, cards, decisions, bets, findings]
 
     def html(self, env: jinja2.Environment, data: dict) -> str:
-        from pitboss.incident import money, position_text
+        from pitboss.incident import position_text
 
-        r = data["round"]
-        return env.from_string(_HTML).render(d=data, r=r, position=position_text(r),
-                                             money=lambda v: money(v, data["currency"]))
+        return render_page(env, _HTML, data, position=position_text(data["round"]))
 
 
 VIEW = Baccarat()

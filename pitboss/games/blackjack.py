@@ -18,6 +18,7 @@ from pitboss.replay_page import (
     lines_table,
     marked,
     page_head,
+    render_page,
 )
 from pitboss.report_page import query_rows
 
@@ -78,6 +79,8 @@ def _boxes(r: dict) -> list[dict]:
 class Blackjack(View):
     template = "games/blackjack.html.j2"
     added_stake = "blackjack's doubles and splits"
+    betting_rules = "blackjack's insurance and bet-behind rules, bets on\n    empty boxes"  # (as the page wraps it)
+    true_count_bet = "blackjack main bet"
 
     def where(self, data: dict) -> tuple[str, str]:
         return in_shoe(data["round"])
@@ -97,12 +100,10 @@ class Blackjack(View):
         return [head, boxes, lines, bets, findings]
 
     def html(self, env: jinja2.Environment, data: dict) -> str:
-        from pitboss.incident import money, position_text
-        from pitboss.replay_page import flagged
+        from pitboss.incident import position_text
 
         r = data["round"]
-        return env.from_string(_HTML).render(d=data, r=r, position=position_text(r), boxes=_boxes(r), flagged=flagged,
-                                             money=lambda v: money(v, data["currency"]))
+        return render_page(env, _HTML, data, position=position_text(r), boxes=_boxes(r))
 
     def gather(self, con: duckdb.DuckDBPyConnection, run: dict[str, Any], names: set[str]) -> dict[str, Any]:
         return {"blackjack_play": query_rows(con, _PLAY, run)[0],

@@ -16,7 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from pitboss.games import View
-from pitboss.replay_page import BETS_WITHOUT_MODE_AND_FINDINGS, lines_table, page_head
+from pitboss.replay_page import BETS_WITHOUT_MODE_AND_FINDINGS, cards_text, lines_table, marked, page_head, render_page
 from pitboss.report_page import binomial_band, in_major, pct, png, query_rows, rate, signed_in_major
 
 if TYPE_CHECKING:
@@ -74,10 +74,9 @@ def _text_parts(data: dict, head: Any, bets: Any, findings: Any) -> list:
     for col in ("", "decision", "expected (deck and dealing order)", "recorded", "rank", "recorded rank"):
         hands.add_column(col)
     for h in _hands(r):
-        hands.add_row(h["who"], escape(h["action"]), escape(" ".join(map(str, h["expected"]))),
-                      ("" if h["expected"] == h["recorded"] else "[red]") + escape(" ".join(map(str, h["recorded"]))),
-                      escape(str(h["rank"] or "-")), ("" if h["rank"] == h["recorded_rank"] else "[red]")
-                      + escape(str(h["recorded_rank"] or "-")))
+        hands.add_row(h["who"], escape(h["action"]), cards_text(h["expected"]),
+                      marked(h["expected"] == h["recorded"]) + cards_text(h["recorded"]), escape(str(h["rank"] or "-")),
+                      marked(h["rank"] == h["recorded_rank"]) + escape(str(h["recorded_rank"] or "-")))
     q = r.get("dealer_qualifies")
     hands.caption = ("the dealer qualifies" if q else "the dealer does not qualify" if q is False
                      else "the dealer's hand cannot be ranked") + " (ace-king or better)"
@@ -85,11 +84,9 @@ def _text_parts(data: dict, head: Any, bets: Any, findings: Any) -> list:
     for col in ("", "before (expected)", "before (recorded)", "after (expected)", "after (recorded)"):
         pools.add_column(col, justify="left" if not col else "right")
     for p in _pools(r):
-        pools.add_row(p["name"], amount_text(p["expected_before"], cur),
-                      ("" if p["expected_before"] == p["recorded_before"] else "[red]")
-                      + amount_text(p["recorded_before"], cur), amount_text(p["expected_after"], cur),
-                      ("" if p["expected_after"] == p["recorded_after"] else "[red]")
-                      + amount_text(p["recorded_after"], cur))
+        pools.add_row(p["name"], *(cell for when in ("before", "after") for cell in (
+            amount_text(p[f"expected_{when}"], cur),
+            marked(p[f"expected_{when}"] == p[f"recorded_{when}"]) + amount_text(p[f"recorded_{when}"], cur))))
     lines = lines_table("The round, card by card", r.get("explanation"))
     return [head, hands, pools, lines, bets, findings]
 
@@ -424,12 +421,8 @@ class CasinoStud(View):
         return _text_parts(data, head, bets, findings)
 
     def html(self, env: jinja2.Environment, data: dict) -> str:
-        from pitboss.incident import money
-        from pitboss.replay_page import flagged
-
         r = data["round"]
-        return env.from_string(_HTML).render(d=data, r=r, hands=_hands(r), pools=_pools(r), flagged=flagged,
-                                             money=lambda v: money(v, data["currency"]))
+        return render_page(env, _HTML, data, hands=_hands(r), pools=_pools(r))
 
     def gather(self, con: duckdb.DuckDBPyConnection, run: dict[str, Any], names: set[str]) -> dict[str, Any]:
         held = all(n in names for n in _STUD_OBJECTS)  # (a warehouse loaded before casino stud has none of them)

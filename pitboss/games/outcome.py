@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from pitboss.games import View
-from pitboss.replay_page import BETS_WITHOUT_MODE_AND_FINDINGS, lines_table, page_head
+from pitboss.replay_page import BETS_WITHOUT_MODE_AND_FINDINGS, lines_table, page_head, render_page
 
 _HTML = (page_head("{{ title }} {{ r.round_id }}", "session <b>{{ r.shoe_id }}</b>, round {{ r.round_no }}.\n") + """\
 <h2>Outcome</h2>
@@ -77,10 +77,6 @@ class Outcome(View):
     def html(self, env: jinja2.Environment, data: dict) -> str:
         import markupsafe
 
-        from pitboss.incident import money
-
         r = data["round"]
-        return env.from_string(_HTML).render(d=data, r=r, money=lambda v: money(v, data["currency"]), title=self.title,
-                                             outcome=self._outcome(r), meaning=_meaning(r),
-                                             style=markupsafe.Markup(self.STYLE),
-                                             layout=markupsafe.Markup(self.layout(env, data)))
+        return render_page(env, _HTML, data, title=self.title, outcome=self._outcome(r), meaning=_meaning(r),
+                           style=markupsafe.Markup(self.STYLE), layout=markupsafe.Markup(self.layout(env, data)))

@@ -261,11 +261,7 @@ class Roulette(Outcome):
     surveillance_template = "games/roulette_wheels.html.j2"
     STYLE = STYLE
 
-    def layout(self, env: jinja2.Environment, data: dict[str, Any]) -> str:
-        return _layout(env, data)
-
-    def covers(self, data: dict[str, Any], bet: dict[str, Any]) -> str:
-        return _covers(data, bet)
+    layout, covers = staticmethod(_layout), staticmethod(_covers)
 
     def gather(self, con: duckdb.DuckDBPyConnection, run: dict[str, Any], names: set[str]) -> dict[str, Any]:
         return {"spins": query_rows(con, _SPINS, run)[0], "pockets": value_counts(con, _POCKETS, run)}

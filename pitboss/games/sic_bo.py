@@ -218,11 +218,7 @@ class SicBo(Outcome):
     def outcome_text(self, value: Any) -> str:
         return f"dice {' '.join(map(str, value))}"
 
-    def layout(self, env: jinja2.Environment, data: dict[str, Any]) -> str:
-        return _layout(env, data)
-
-    def covers(self, data: dict[str, Any], bet: dict[str, Any]) -> str:
-        return _covers(data, bet)
+    layout, covers = staticmethod(_layout), staticmethod(_covers)
 
     def gather(self, con: duckdb.DuckDBPyConnection, run: dict[str, Any], names: set[str]) -> dict[str, Any]:
         return {"rolls": query_rows(con, _ROLLS, run)[0], "faces": value_counts(con, _FACES, run),
