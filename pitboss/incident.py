@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 
 from engine.findings import format_money
 from engine.games import load_ruleset
+from pitboss import games
 
 
 class RoundNotFound(LookupError):
@@ -261,7 +262,7 @@ def remaining_shoe_moments(ruleset_id: str, cards: list[str], replay: dict, bets
 
 
 def _assemble(replay: dict, ruleset_id: str | None, currency: str | None, bets: list[dict], findings: list[dict],
-              source: str, game: str | None = "baccarat") -> dict:
+              source: str, game: str | None = None) -> dict:
     by_bet: dict[str, list[str]] = {}
     for f in findings:
         if f.get("bet_id"):
@@ -288,7 +289,7 @@ def _assemble(replay: dict, ruleset_id: str | None, currency: str | None, bets: 
         "game": game,
         "source": source,
         "round": replay,
-        "sequence": card_sequence(replay),
+        "sequence": games.view(game).sequence(replay),  # the cards in the order they were dealt, where known
         "ruleset": ruleset_id,
         "ruleset_title": title,
         "currency": currency,
@@ -296,18 +297,6 @@ def _assemble(replay: dict, ruleset_id: str | None, currency: str | None, bets: 
         "findings": findings,
         "totals": totals,
     }
-
-
-def card_sequence(r: dict) -> list[dict]:
-    """The recorded cards in the order they came out of the shoe, with their index in the shoe."""
-    p, b = r.get("recorded_player_cards") or [], r.get("recorded_banker_cards") or []
-    if len(p) < 2 or len(b) < 2:
-        return []
-    order = [("Player", p[0]), ("Banker", b[0]), ("Player", p[1]), ("Banker", b[1])]
-    order += [("Player", c) for c in p[2:3]] + [("Banker", c) for c in b[2:3]]
-    start = r.get("shoe_position")
-    return [{"position": None if start is None else start + i, "hand": hand, "card": card}
-            for i, (hand, card) in enumerate(order)]
 
 
 def position_text(r: dict) -> str:

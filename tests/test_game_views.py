@@ -24,7 +24,7 @@ from pitboss.commands import report as report_cmd
 ROOT = Path(__file__).resolve().parents[1]
 # (pitboss/games/__init__.py names each game once: its line of the registry)
 SHARED_PY = ("pitboss/commands/replay.py", "pitboss/commands/report.py", "pitboss/replay_page.py",
-             "pitboss/report_page.py", "pitboss/games/outcome.py")
+             "pitboss/report_page.py", "pitboss/games/outcome.py", "pitboss/incident.py")
 SHARED_TEMPLATES = ("pitboss/templates/report.html.j2", "pitboss/templates/games/section.html.j2")
 
 

@@ -4,6 +4,8 @@ and name no game. A game's module defines `VIEW`, an instance of `View` (below) 
 its own way; whatever it leaves out, the shared default draws (a game with no module at all gets `View()`):
 
 replay (pitboss/commands/replay.py; the shared pieces in pitboss/replay_page.py)
+    sequence(round) -> [dict]          the round's cards in the order they came out of the shoe, each with
+                                       its index in the shoe ("sequence" of the replay's data; default: [])
     where(data) -> (label, text)       the head's row that says where the round was dealt (default: its shoe
                                        and number)
     text_parts(data, head, bets, findings) -> [rich renderables]
@@ -69,6 +71,9 @@ class View:
     surveillance_template: str | None = None
 
     # --- replay -------------------------------------------------------------------------------------
+
+    def sequence(self, r: dict) -> list[dict]:
+        return []
 
     def where(self, data: dict) -> tuple[str, str]:
         r = data["round"]

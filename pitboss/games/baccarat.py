@@ -31,6 +31,17 @@ _HTML = page_head("Round {{ r.round_id }}", IN_SHOE, style="code{background:#f6f
 
 
 class Baccarat(View):
+    def sequence(self, r: dict) -> list[dict]:
+        """The recorded cards in the order they came out of the shoe, with their index in the shoe."""
+        p, b = r.get("recorded_player_cards") or [], r.get("recorded_banker_cards") or []
+        if len(p) < 2 or len(b) < 2:
+            return []
+        order = [("Player", p[0]), ("Banker", b[0]), ("Player", p[1]), ("Banker", b[1])]
+        order += [("Player", c) for c in p[2:3]] + [("Banker", c) for c in b[2:3]]
+        start = r.get("shoe_position")
+        return [{"position": None if start is None else start + i, "hand": hand, "card": card}
+                for i, (hand, card) in enumerate(order)]
+
     def where(self, data: dict) -> tuple[str, str]:
         return in_shoe(data["round"])
 
