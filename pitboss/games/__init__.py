@@ -35,6 +35,9 @@ report (pitboss/commands/report.py, pitboss/templates/report.html.j2; shared pie
     surveillance_gather(con, run_row, names) -> dict, surveillance_figures(surveillance, data) -> dict,
     surveillance_template              the game's part of the report's surveillance section (default: none)
 
+A game whose round has one outcome (a spin, a roll) subclasses `Outcome` (pitboss/games/outcome.py) and gives
+its title, its outcome's name and text, and its picture (STYLE, layout, covers).
+
 Adding a game: its module here with `VIEW` and one line in VIEWS (the order of the report's sections).
 """
 
