@@ -48,6 +48,7 @@ from engine.games.blackjack.strategy import BasicStrategyChart, basic_strategy_d
 from pitboss.recorder.config import BETTING_WINDOW, CURRENCY, DAY_OPENS_AT, SECOND, TableStats
 from pitboss.recorder.faults import GHOST, FaultPlanner, bet_id, instant_text, kinds_to_plant
 from pitboss.recorder.players import Accounts, chips, clip
+from pitboss.recorder.registry import GameRecorder
 from pitboss.recorder.simulate import CHANNELS, TableClock
 from pitboss.recorder.writer import GameWriter, RecorderHooks, timestamps
 from schemas.contract import CARDS, game_schema
@@ -402,9 +403,9 @@ class _Shoe:
 class BlackjackRecorder(RecorderHooks):
     """The blackjack tables of a `pitboss generate` run: their rows, files, statistics and manifest."""
 
-    def __init__(self, config, out: Path, first_index: int):
+    def __init__(self, config, out: Path, n_tables: int, first_index: int):
         self.config = config
-        self.tables = make_blackjack_tables(config.blackjack_tables, first_index)
+        self.tables = make_blackjack_tables(n_tables, first_index)
         self.rules = self.tables[0].rules if self.tables else load_blackjack_rules(RULESET)
         self.chart = load_basic_strategy(self.rules.basic_strategy)
         self.player = _Player(self.rules, self.chart)
@@ -1124,3 +1125,7 @@ def bets_table(table: BlackjackTable, rounds: list[_Round], acc: Accounts) -> pa
         ],
         schema=game_schema("bets", GAME),
     )
+
+
+RECORDER = GameRecorder(game=GAME, field="blackjack_tables", fault_kinds=BLACKJACK_FAULT_KINDS,
+                        record=BlackjackRecorder, help="Blackjack tables (blackjack_8d_live), after the baccarat ones.")

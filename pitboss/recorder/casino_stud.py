@@ -88,6 +88,7 @@ from engine.money import round_to_unit
 from pitboss.recorder.config import BETTING_WINDOW, CURRENCY, DAY_OPENS_AT, SECOND, TableStats
 from pitboss.recorder.faults import GHOST, FaultPlanner, bet_id, instant_text, kinds_to_plant
 from pitboss.recorder.players import Accounts, chips, clip
+from pitboss.recorder.registry import GameRecorder
 from pitboss.recorder.simulate import CHANNELS, TableClock
 from pitboss.recorder.writer import GameWriter, RecorderHooks, timestamps
 from schemas.contract import game_schema
@@ -266,9 +267,9 @@ class _Round:
 class StudRecorder(RecorderHooks):
     """The casino stud tables of a `pitboss generate` run: their rows, files, statistics, manifest and pools."""
 
-    def __init__(self, config, out: Path, first_index: int):
+    def __init__(self, config, out: Path, n_tables: int, first_index: int):
         self.config = config
-        self.tables = make_stud_tables(config.stud_tables, first_index)
+        self.tables = make_stud_tables(n_tables, first_index)
         self.rules = self.tables[0].rules if self.tables else load_casino_stud_rules(RULESET)
         assert self.rules.max_boxes == 7 and self.rules.jackpot.requires_ante
         rg, per_file = config.row_group_rows, config.rows_per_file
@@ -883,3 +884,7 @@ def bets_table(table: StudTable, rounds: list[_Round], acc: Accounts) -> pa.Tabl
         "seat": pa.array([b.seat for _, b in rows], pa.int8()),
         "channel": pa.array([CHANNELS[acc.channel[b.acc]] for _, b in rows], pa.string()),
     })  # fmt: skip
+
+
+RECORDER = GameRecorder(game=GAME, field="stud_tables", fault_kinds=STUD_FAULT_KINDS, record=StudRecorder,
+                        help="Casino stud tables (casino_stud_live, a jackpot pool each), after the sic bo ones.")

@@ -177,6 +177,7 @@ class RecorderHooks:
 
     writers: dict
     planner: object
+    patterns = None  # --patterns: the run's patterns.PatternPlanter, set by the run before the first day
 
     def open(self, iso: str) -> None:
         for w in self.writers.values():
