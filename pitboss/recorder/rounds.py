@@ -20,7 +20,7 @@ from pitboss.recorder.config import CURRENCY, SECOND, TableStats
 from pitboss.recorder.manifest import GHOST, Manifest, bet_id
 from pitboss.recorder.players import CHANNELS, Accounts, TableClock, pool_size
 from pitboss.recorder.writer import GameWriter, RecorderHooks, timestamps
-from schemas.contract import game_schema
+from schemas.contract import CARDS, game_schema
 
 
 @dataclass(frozen=True)
@@ -165,10 +165,21 @@ def bets_table(game: str, table, rounds: list, acc: Accounts, own) -> pa.Table:
     })  # fmt: skip
 
 
-def boxed_columns(bets: list) -> dict[str, pa.Array]:
+def boxed_bet_columns(bets: list) -> dict[str, pa.Array]:
     """The own bets columns of a game whose bets are on a box (seat) and may have a stake added in play."""
     return {"added_stake": pa.array([b.added for b in bets], pa.int64()),
             "seat": pa.array([b.seat for b in bets], pa.int8())}  # fmt: skip
+
+
+def boxed_round_columns(rounds: list) -> dict[str, pa.Array]:
+    """The own rounds columns of a game that deals cards to boxes and to a dealer, as recorded (each round has
+    dealer_cards, boxes, box_cards and actions)."""
+    return {
+        "dealer_cards": pa.array([list(r.dealer_cards) for r in rounds], CARDS),
+        "boxes": pa.array([list(r.boxes) for r in rounds], pa.list_(pa.int8())),
+        "box_cards": pa.array([[list(c) for c in r.box_cards] for r in rounds], pa.list_(CARDS)),
+        "box_actions": pa.array([list(r.actions) for r in rounds], pa.list_(pa.string())),
+    }
 
 
 # ---------------------------------------------------------------------------------------------
