@@ -742,6 +742,8 @@ class BlackjackRecorder(RoundRecorder):
 class _BetFaults(BetFaults):
     """The bet faults of one round (docs/findings.md), each keeping every other rule intact."""
 
+    not_offered = NOT_OFFERED_CODES
+
     def __init__(self, rec: BlackjackRecorder, table: BlackjackTable, acc: Accounts, r: _Round, busy: set[int]):
         super().__init__(rec, table, acc, r, busy)
         self.main_of = {b.seat: b for b in r.bets if b.type == MAIN}
@@ -925,17 +927,6 @@ class _BetFaults(BetFaults):
             b,
             f"placed_at {instant_text(old)} -> {instant_text(b.placed)} "
             f"(betting closed {instant_text(self.r.closed_us)})",
-        )
-        return True
-
-    def plant_bet_type_not_offered(self, b: _Bet) -> bool:
-        code = self.f.choice(NOT_OFFERED_CODES)
-        stake = 100 * self.f.randrange(1, 51)
-        new = self.add(_Bet(0, b.acc, code, b.seat, stake, stake, None, self.rec.in_window(self.r, self.f)))
-        self.record(
-            "BET_TYPE_NOT_OFFERED",
-            new,
-            f"{code} bet added on box {b.seat}, not offered by {self.rec.rules.id}; refunded {stake}",
         )
         return True
 

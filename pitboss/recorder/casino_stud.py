@@ -86,7 +86,7 @@ from engine.games.casino_stud.settlement import (
 )
 from engine.money import round_to_unit
 from pitboss.recorder.config import BETTING_WINDOW, SECOND
-from pitboss.recorder.manifest import instant_text, kinds_to_plant
+from pitboss.recorder.manifest import kinds_to_plant
 from pitboss.recorder.players import TableClock, chips, clip
 from pitboss.recorder.registry import GameRecorder
 from pitboss.recorder.rounds import (
@@ -533,6 +533,8 @@ class _BetFaults(BetFaults):
     rule intact: per kind, each eligible bet with probability `rate` (a needed kind: the first eligible
     one), at most one fault per account (= box) and round, none on a bet that has one."""
 
+    not_offered = NOT_OFFERED_CODES
+
     def run(self, kinds: tuple[str, ...]) -> None:
         p, wanted = self.rec.planner, self.rec.jackpot_wanted
         for kind in kinds:
@@ -639,18 +641,7 @@ class _BetFaults(BetFaults):
         return True
 
     def plant_late_bet(self, b: _Bet) -> bool:
-        old, closed = self.late(b), self.r.closed_us
-        self.record("LATE_BET", b, f"{self.what(b)} placed_at {instant_text(old)} -> {instant_text(b.placed)} "
-                                   f"(betting closed {instant_text(closed)}: past posting); paid right")
-        return True
-
-    def plant_bet_type_not_offered(self, b: _Bet) -> bool:
-        code = self.f.choice(NOT_OFFERED_CODES)
-        stake = 100 * self.f.randrange(1, 51)
-        new = self.add(_Bet(0, b.acc, code, b.seat, stake, stake, None, self.rec.in_window(self.r, self.f)))
-        self.record("BET_TYPE_NOT_OFFERED", new, f"{code} bet added on box {b.seat}, not offered by "
-                                                 f"{self.rec.rules.id}; refunded {stake}")
-        return True
+        return self.plant_late(b, f"{self.what(b)} ", "paid right")
 
     # -- payments, after settlement -------------------------------------------------------------------------
 

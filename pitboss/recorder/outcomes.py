@@ -38,7 +38,7 @@ import pyarrow as pa
 
 from engine.betting import BetVerdict, RecordedBet
 from pitboss.recorder.config import SECOND
-from pitboss.recorder.manifest import instant_text, kinds_to_plant
+from pitboss.recorder.manifest import kinds_to_plant
 from pitboss.recorder.players import Accounts, TableClock, chips, clip
 from pitboss.recorder.registry import GameRecorder
 from pitboss.recorder.rounds import (
@@ -427,10 +427,7 @@ class _BetFaults(BetFaults):
         return True
 
     def plant_late_bet(self, b: _Bet) -> bool:
-        old, closed = self.late(b), self.r.closed_us
-        self.record("LATE_BET", b, f"placed_at {instant_text(old)} -> {instant_text(b.placed)} (betting closed "
-                                   f"{instant_text(closed)}: past posting); paid {b.paid} is right")
-        return True
+        return self.plant_late(b, "", f"paid {b.paid} is right")
 
     def plant_bet_type_not_offered(self, b: _Bet) -> bool:
         code, selection = self.spec.foreign_bet(self.f)

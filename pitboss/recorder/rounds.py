@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 
 from pitboss.recorder.config import CURRENCY, SECOND, TableStats
-from pitboss.recorder.manifest import GHOST, Manifest, bet_id
+from pitboss.recorder.manifest import GHOST, Manifest, bet_id, instant_text
 from pitboss.recorder.players import CHANNELS, Accounts, TableClock, pool_size
 from pitboss.recorder.writer import GameWriter, RecorderHooks, timestamps
 from schemas.contract import CARDS, game_schema
@@ -190,6 +190,8 @@ class BetFaults:
     """The bet faults of one round, each keeping every other rule intact: the bookkeeping every game's share,
     and the faults they plant alike. Each bet has n, acc, type, stake, paid, placed, ghost and dup."""
 
+    not_offered: tuple[str, ...] = ()  # bet codes of other games, for BET_TYPE_NOT_OFFERED
+
     def __init__(self, rec: RoundRecorder, table, acc: Accounts, r, busy: set[int] | None = None):
         self.rec, self.table, self.acc, self.r = rec, table, acc, r
         self.f = rec.frnd
@@ -220,12 +222,24 @@ class BetFaults:
             return got[0]
         return None
 
-    def late(self, b) -> int:
-        """Past posting: `b` placed 1 us to 3 s after betting closed (a fifth of them 1 us after); returns when it
-        was placed."""
-        old = b.placed
-        b.placed = self.r.closed_us + (1 if self.f.random() < 0.2 else self.f.randrange(1, 3 * SECOND))
-        return old
+    def plant_late(self, b, what: str, paid: str) -> bool:
+        """Past posting: `b` placed 1 us to 3 s after betting closed (a fifth of them 1 us after), paid right."""
+        old, closed = b.placed, self.r.closed_us
+        b.placed = closed + (1 if self.f.random() < 0.2 else self.f.randrange(1, 3 * SECOND))
+        self.record("LATE_BET", b, f"{what}placed_at {instant_text(old)} -> {instant_text(b.placed)} (betting closed "
+                                   f"{instant_text(closed)}: past posting); {paid}")
+        return True
+
+    def plant_bet_type_not_offered(self, b) -> bool:
+        """A bet of another game's code (`not_offered`) added for `b`'s account on its box, refunded (a game whose
+        bets are on boxes; a game of selections plants its own)."""
+        code = self.f.choice(self.not_offered)
+        stake = 100 * self.f.randrange(1, 51)
+        new = self.add(replace(b, n=0, type=code, stake=stake, paid=stake, added=None,
+                               placed=self.rec.in_window(self.r, self.f)))  # fmt: skip
+        self.record("BET_TYPE_NOT_OFFERED", new, f"{code} bet added on box {b.seat}, not offered by "
+                                                 f"{self.rec.rules.id}; refunded {stake}")
+        return True
 
     def ghost_paid(self, b) -> int:
         """What a copy of `b` on a round that is not in rounds is paid: refunded."""
