@@ -4,20 +4,13 @@ and their ground-truth manifest.
 
     from pitboss.recorder import GenerateConfig, generate
     summary = generate(GenerateConfig(out=Path("data/demo"), tables=4, days=1, seed=7))
+
+A game's table count is the keyword its recorder names (registry.GameRecorder.field); a game's fault kinds are
+its recorder's (registry.fault_kinds() has every game's).
 """
 
-from pitboss.recorder.blackjack import BLACKJACK_FAULT_KINDS
 from pitboss.recorder.config import GenerateConfig, Summary, TableStats
-from pitboss.recorder.faults import FAULT_KINDS
 from pitboss.recorder.manifest import MANIFEST_SCHEMA
 from pitboss.recorder.run import generate
 
-__all__ = [
-    "BLACKJACK_FAULT_KINDS",
-    "FAULT_KINDS",
-    "MANIFEST_SCHEMA",
-    "GenerateConfig",
-    "Summary",
-    "TableStats",
-    "generate",
-]
+__all__ = ["MANIFEST_SCHEMA", "GenerateConfig", "Summary", "TableStats", "generate"]

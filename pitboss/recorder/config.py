@@ -20,8 +20,8 @@ MAX_ROUNDS_PER_DAY = 2400  # ~30 s per round: a table cannot deal much more in 2
 class GenerateConfig:
     """Arguments of `pitboss generate` (and of the Python API `generate(config)`).
 
-    Each game's table count is a keyword named by its recorder (pitboss/recorder/registry.py), e.g.
-    `GenerateConfig(out=..., tables=4, blackjack_tables=2)`; `game_tables` holds them all, in table order."""
+    Each game's table count is a keyword its recorder names (registry.GameRecorder.field), e.g.
+    `GenerateConfig(out=..., tables=4)`; `game_tables` holds them all, in table order."""
 
     out: Path
     game_tables: tuple[tuple[str, int], ...]  # (tables.game, its tables) for every registered game, in table order
@@ -55,7 +55,7 @@ class GenerateConfig:
         return dict(self.game_tables).get(game, 0)
 
     def __getattr__(self, name: str) -> int:
-        """A game's table count by its keyword (`config.blackjack_tables`)."""
+        """A game's table count by its keyword (registry.GameRecorder.field)."""
         from pitboss.recorder.registry import recorders
 
         game = None if name.startswith("__") else next((rec.game for rec in recorders() if rec.field == name), None)
@@ -69,7 +69,7 @@ class GenerateConfig:
         for rec in recorders():
             if self.tables_of(rec.game) < 0:
                 raise ValueError(f"{rec.option} must be >= 0")
-        if self.all_tables < 1:  # any one game's tables make a day (a roulette-only floor is one)
+        if self.all_tables < 1:  # any one game's tables make a day (a floor of one game is one)
             raise ValueError("no table to simulate: give --tables or another game's --*-tables at least 1")
         if self.days < 1:
             raise ValueError("--days must be at least 1")

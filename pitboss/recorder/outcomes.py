@@ -1,6 +1,6 @@
 """The recorder of tables whose round records one outcome and no cards (a wheel's pocket, three dice), beside
-the baccarat and blackjack ones. Names no game: a game gives an `OutcomeGame` (pitboss/recorder/roulette.py,
-sic_bo.py) with its ruleset, limits, the legal selections of its engine's layout, how an outcome is drawn
+the other games' tables. Names no game: a game gives an `OutcomeGame` (in its module, pitboss/recorder/<game>.py)
+with its ruleset, limits, the legal selections of its engine's layout, how an outcome is drawn
 and how its engine settles a bet.
 
 One session per table-day (a `shoes` row: decks 0, no cards, the wheel or shaker as `equipment_id`); a

@@ -1,8 +1,8 @@
 """What the round-by-round recorders share (a game whose tables are simulated in pure Python, a round at a
 time): their tables, the table-day loop with its seeded streams and manifest spill, the contract rows every
 game's rounds and bets record, and the bet faults every such game plants the same way. Names no game: a game's
-recorder subclasses `RoundRecorder` and `BetFaults` (pitboss/recorder/blackjack.py, casino_stud.py,
-outcomes.py).
+recorder subclasses `RoundRecorder` and `BetFaults` (pitboss/recorder/<game>.py, or outcomes.py for a game
+whose round is one outcome).
 """
 
 from __future__ import annotations
