@@ -45,22 +45,11 @@ from engine.games.blackjack.settlement import (
     total_staked,
 )
 from engine.games.blackjack.strategy import BasicStrategyChart, basic_strategy_decision, load_basic_strategy
+from pitboss.recorder import rounds as shared  # the pieces every round-by-round recorder shares
 from pitboss.recorder.config import BETTING_WINDOW, SECOND
 from pitboss.recorder.manifest import bet_id, instant_text, kinds_to_plant
 from pitboss.recorder.players import Accounts, TableClock, chips, clip
 from pitboss.recorder.registry import GameRecorder
-from pitboss.recorder.rounds import (
-    BetFaults,
-    GameTable,
-    RoundRecorder,
-    Streams,
-    bets_table,
-    boxed_bet_columns,
-    boxed_round_columns,
-    contract_table,
-    make_tables,
-    round_columns,
-)
 from pitboss.recorder.writer import timestamps
 from schemas.contract import CARDS, game_schema
 
@@ -111,7 +100,7 @@ def kinds_of(fault_kinds: tuple[str, ...] | None, fault_rate: float) -> tuple[st
 
 
 @dataclass(frozen=True)
-class BlackjackTable(GameTable):
+class BlackjackTable(shared.GameTable):
     @property
     def pair_cap(self) -> int:
         share = self.rules.pair_max_share_of_table_max
@@ -119,7 +108,7 @@ class BlackjackTable(GameTable):
 
 
 def make_blackjack_tables(n: int, first_index: int) -> list[BlackjackTable]:
-    return make_tables(GAME, load_blackjack_rules(RULESET), n, first_index, suffix=SUFFIX, title="Blackjack",
+    return shared.make_tables(GAME, load_blackjack_rules(RULESET), n, first_index, suffix=SUFFIX, title="Blackjack",
                        operator=OPERATOR, table_max=TABLE_MAX, limits=LIMITS, cls=BlackjackTable)
 
 
@@ -392,13 +381,13 @@ class _Shoe:
 # The recorder
 
 
-class BlackjackRecorder(RoundRecorder):
+class BlackjackRecorder(shared.RoundRecorder):
     """The blackjack tables of a `pitboss generate` run: their rows, files, statistics and manifest."""
 
     def __init__(self, config, out: Path, n_tables: int, first_index: int):
         tables = make_blackjack_tables(n_tables, first_index)
         super().__init__(config, out, GAME, tables, kinds_of(config.fault_kinds, config.fault_rate),
-                         Streams("bj-deal", "bj-faults", "bj-accounts", 13))
+                         shared.Streams("bj-deal", "bj-faults", "bj-accounts", 13))
         self.rules = tables[0].rules if tables else load_blackjack_rules(RULESET)
         self.chart = load_basic_strategy(self.rules.basic_strategy)
         self.player = _Player(self.rules, self.chart)
@@ -421,7 +410,7 @@ class BlackjackRecorder(RoundRecorder):
             clock.now += rnd.randrange(240 * SECOND, 420 * SECOND)  # shuffle the next shoe
         rounds = [r for s in shoes for r in s.rounds]
         self.write(k, shoes_table(table, shoes), rounds, rounds_table(table, rounds),
-                   bets_table(GAME, table, rounds, self.accounts[k], boxed_bet_columns))
+                   shared.bets_table(GAME, table, rounds, self.accounts[k], shared.boxed_bet_columns))
         return done
 
     # -- dealing -------------------------------------------------------------------------------------
@@ -739,7 +728,7 @@ class BlackjackRecorder(RoundRecorder):
                     busy.add(b.acc)
         r.bets.sort(key=lambda b: (b.ghost, b.n, b.dup))
 
-class _BetFaults(BetFaults):
+class _BetFaults(shared.BetFaults):
     """The bet faults of one round (docs/findings.md), each keeping every other rule intact."""
 
     not_offered = NOT_OFFERED_CODES
@@ -964,9 +953,9 @@ def shoes_table(table: BlackjackTable, shoes: list[_Shoe]) -> pa.Table:
 
 
 def rounds_table(table: BlackjackTable, rounds: list[_Round]) -> pa.Table:
-    return contract_table("rounds", GAME, {
-        **round_columns(table, rounds),
-        **boxed_round_columns(rounds),
+    return shared.contract_table("rounds", GAME, {
+        **shared.round_columns(table, rounds),
+        **shared.boxed_round_columns(rounds),
         "box_auto_played": pa.array([list(r.auto) for r in rounds], pa.list_(pa.bool_())),
     })  # fmt: skip
 

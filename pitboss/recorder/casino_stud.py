@@ -85,22 +85,11 @@ from engine.games.casino_stud.settlement import (
     settle_box,
 )
 from engine.money import round_to_unit
+from pitboss.recorder import rounds as shared  # the pieces every round-by-round recorder shares
 from pitboss.recorder.config import BETTING_WINDOW, SECOND
 from pitboss.recorder.manifest import kinds_to_plant
 from pitboss.recorder.players import TableClock, chips, clip
 from pitboss.recorder.registry import GameRecorder
-from pitboss.recorder.rounds import (
-    BetFaults,
-    GameTable,
-    RoundRecorder,
-    Streams,
-    bets_table,
-    boxed_bet_columns,
-    boxed_round_columns,
-    contract_table,
-    make_tables,
-    round_columns,
-)
 from pitboss.recorder.writer import timestamps
 
 ANTE, JACKPOT = BET_CODES
@@ -143,8 +132,8 @@ def kinds_of(fault_kinds: tuple[str, ...] | None, fault_rate: float) -> tuple[st
 # Tables
 
 
-def make_stud_tables(n: int, first_index: int) -> list[GameTable]:
-    return make_tables(GAME, load_casino_stud_rules(RULESET), n, first_index, suffix=SUFFIX, title="Casino Stud",
+def make_stud_tables(n: int, first_index: int) -> list[shared.GameTable]:
+    return shared.make_tables(GAME, load_casino_stud_rules(RULESET), n, first_index, suffix=SUFFIX, title="Casino Stud",
                        operator=OPERATOR, table_max=TABLE_MAX, limits=LIMITS)
 
 
@@ -255,13 +244,13 @@ class _Round:
 # The recorder
 
 
-class StudRecorder(RoundRecorder):
+class StudRecorder(shared.RoundRecorder):
     """The casino stud tables of a `pitboss generate` run: their rows, files, statistics, manifest and pools."""
 
     def __init__(self, config, out: Path, n_tables: int, first_index: int):
         tables = make_stud_tables(n_tables, first_index)
         super().__init__(config, out, GAME, tables, kinds_of(config.fault_kinds, config.fault_rate),
-                         Streams("stud-deal", "stud-faults", "stud-accounts", 19))
+                         shared.Streams("stud-deal", "stud-faults", "stud-accounts", 19))
         self.rules = tables[0].rules if tables else load_casino_stud_rules(RULESET)
         assert self.rules.max_boxes == 7 and self.rules.jackpot.requires_ante
         # a prize paid wrong is rare at a modest rate: the first prizes met get these kinds (once each)
@@ -277,7 +266,7 @@ class StudRecorder(RoundRecorder):
 
     # -- the run's hooks ----------------------------------------------------------------------------
 
-    def record_table_day(self, k: int, table: GameTable, day: int, business: date, clock: TableClock,
+    def record_table_day(self, k: int, table: shared.GameTable, day: int, business: date, clock: TableClock,
                          rnd: random.Random) -> int:
         """The table's rounds for one business day."""
         n = self.config.rounds_per_table
@@ -290,7 +279,7 @@ class StudRecorder(RoundRecorder):
             planted = ROYAL_FLUSH if i == royal_at else STRAIGHT_FLUSH if i == flush_at else None
             rounds.append(self.play_round(table, k, shoe_id, i, clock, rnd, planted))
         self.write(k, shoes_table(table, rounds), rounds, rounds_table(table, rounds),
-                   bets_table(GAME, table, rounds, self.accounts[k], boxed_bet_columns))
+                   shared.bets_table(GAME, table, rounds, self.accounts[k], shared.boxed_bet_columns))
         return n
 
     # -- a round -------------------------------------------------------------------------------------
@@ -312,7 +301,7 @@ class StudRecorder(RoundRecorder):
             deck.append(hand[where.index(p)] if p in where else next(cards))
         return deck
 
-    def play_round(self, table: GameTable, k: int, shoe_id: str, i: int, clock: TableClock, rnd: random.Random,
+    def play_round(self, table: shared.GameTable, k: int, shoe_id: str, i: int, clock: TableClock, rnd: random.Random,
                    planted: str | None) -> _Round:
         """A round; `planted`: the prize hand of the table-day's deck stacked for it (never cancelled)."""
         rules, acc = self.rules, self.accounts[k]
@@ -528,7 +517,7 @@ def _pool_change(was: Pools, now: Pools) -> str:
     return f"next pool recorded as {now.next_pool} instead of {was.next_pool}"
 
 
-class _BetFaults(BetFaults):
+class _BetFaults(shared.BetFaults):
     """The bet faults of one round (docs/casino-stud.md § What the audit finds), each keeping every other
     rule intact: per kind, each eligible bet with probability `rate` (a needed kind: the first eligible
     one), at most one fault per account (= box) and round, none on a bet that has one."""
@@ -698,7 +687,7 @@ class _BetFaults(BetFaults):
                     f"the pools follow the payment")
         return True
 
-    # -- copies (UNKNOWN_ROUND, DUPLICATE_BET: BetFaults') ----------------------------------------------------
+    # -- copies (UNKNOWN_ROUND, DUPLICATE_BET: planted by the shared BetFaults) ------------------------------------
 
     def ghost_paid(self, b: _Bet) -> int:
         return b.stake + (b.added or 0)
@@ -708,9 +697,9 @@ class _BetFaults(BetFaults):
 # Arrow tables (columns by name, in the contract's order for the game)
 
 
-def shoes_table(table: GameTable, rounds: list[_Round]) -> pa.Table:
+def shoes_table(table: shared.GameTable, rounds: list[_Round]) -> pa.Table:
     n = len(rounds)
-    return contract_table("shoes", GAME, {
+    return shared.contract_table("shoes", GAME, {
         "shoe_id": pa.array([r.shoe_id for r in rounds], pa.string()),
         "table_id": pa.array([table.table_id] * n, pa.string()),
         "shoe_no": pa.array([r.shoe_no for r in rounds], pa.int32()),
@@ -723,10 +712,10 @@ def shoes_table(table: GameTable, rounds: list[_Round]) -> pa.Table:
     })  # fmt: skip
 
 
-def rounds_table(table: GameTable, rounds: list[_Round]) -> pa.Table:
-    return contract_table("rounds", GAME, {
-        **round_columns(table, rounds),
-        **boxed_round_columns(rounds),
+def rounds_table(table: shared.GameTable, rounds: list[_Round]) -> pa.Table:
+    return shared.contract_table("rounds", GAME, {
+        **shared.round_columns(table, rounds),
+        **shared.boxed_round_columns(rounds),
         "box_hands": pa.array([list(r.box_hands) for r in rounds], pa.list_(pa.string())),
         "dealer_hand": pa.array([r.dealer_hand for r in rounds], pa.string()),
         "jackpot_before": pa.array([r.before.jackpot for r in rounds], pa.int64()),
