@@ -70,12 +70,12 @@ def from_warehouse(warehouse: str, round_id: str) -> dict:
             names = [d[0] for d in cur.description]
             return [_jsonable(dict(zip(names, r, strict=True))) for r in cur.fetchall()]
 
-        from pipelines.games import REPLAY_OUTPUTS
+        from pipelines.games import replay_outputs
 
         present = {t for (t,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
         # every round the id names, in every game's replay table (a warehouse may predate a game) and among
         # the rounds the audit quarantined: an id that names two is refused, as from the input
-        replays = [(name, row) for name, table in REPLAY_OUTPUTS.items() if table in present
+        replays = [(name, row) for name, table in replay_outputs().items() if table in present
                    for row in rows(f"SELECT * FROM {table} WHERE round_id = ?", [round_id])]
         held = rows("SELECT reason, record FROM quarantine WHERE source_table = 'rounds' AND record_id = ? "
                     "ORDER BY source_file, source_row", [round_id]) if "quarantine" in present else []
@@ -164,7 +164,7 @@ def from_input(input_dir: str, round_id: str, moments: bool = False) -> dict:
     return tables are built once per process). Rows the audit would quarantine are kept out of the replay
     as the audit keeps them out, and shown with their reason."""
     from pipelines.cross_row import CrossRowChecks
-    from pipelines.games import REPLAY_OUTPUTS, audit_group, table_infos
+    from pipelines.games import audit_group, replay_outputs, table_infos
     from pipelines.neighbours import SHOE, neighbour_rows
     from schemas import readers
 
@@ -226,7 +226,7 @@ def from_input(input_dir: str, round_id: str, moments: bool = False) -> dict:
                          source=f"input {input_dir} (as recorded: the audit does not replay it)", game=game)
         data["quarantined"] = taken[0]["reason"]
         return data
-    replay = [_jsonable(r) for r in audited[REPLAY_OUTPUTS[game]].to_pylist() if r["round_id"] == round_id][0]
+    replay = [_jsonable(r) for r in audited[replay_outputs()[game]].to_pylist() if r["round_id"] == round_id][0]
     settled = [_jsonable(s) for s in audited["settlements"].to_pylist() if s["round_id"] == round_id]
     data = _assemble(replay, info.ruleset_id, info.currency, settled + quarantined, own, source=source, game=game)
     if moments:
