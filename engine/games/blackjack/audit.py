@@ -40,11 +40,20 @@ from engine.findings import Finding, format_money
 from engine.kernels import ROUNDING_CODES
 
 from . import BET_CODES
-from .hand import Total, dealer_decision, dealer_rule, hand_total
+from .hand import Total, dealer_decision, dealer_rule, hand_total, pair_kind
 from .kernel import LETTERS, NO_SEAT, OTHER, PAIR_KINDS, RULE_INTS, play_rounds, settle_bets
-from .play import ACTIONS, BoxActions, RoundPlay, dealt_tuples, replay_round, waits_for_dealer
+from .play import ACTIONS, BoxActions, RoundPlay, dealt_tuples, hand_is_blackjack, replay_round, waits_for_dealer
 from .rules import DEALER_WHEN_ALL_SETTLED, BlackjackRules
-from .settlement import insurance_offered, settle_bet_behind, settle_box, settle_insurance, settle_pair, total_staked
+from .settlement import (
+    bet_behind_unit_credit,
+    box_unit_credit,
+    insurance_offered,
+    settle_bet_behind,
+    settle_box,
+    settle_insurance,
+    settle_pair,
+    total_staked,
+)
 from .strategy import BasicStrategyChart, basic_strategy_decision
 
 MAIN, PAIR, INSURANCE, BET_BEHIND = BET_CODES
@@ -405,13 +414,14 @@ class _Played:
                                                 (card_at, np.int64), (act, np.int64), (act_at, np.int64),
                                                 (readable, np.bool_), (used, np.int64))]
         self.dealer, self.dealer_at, self.box_no, self.box_at = columns[0], columns[1], columns[2], columns[3]
-        self.card_at, self.used = columns[6], columns[10]
+        self.card_at, self.readable, self.used = columns[6], columns[9], columns[10]
         shoe_cards = np.array([_code(c) for c in shoe.cards], np.int64)
         cut = -1 if shoe.cut_index is None else shoe.cut_index
         (rounds_out, self.boxes, self.cards, self.decisions, self.dealer_prefix) = play_rounds(
             *columns, shoe_cards, rules.burn_cards, cut, _rule_ints(rules))
         self.plain, self.position, _, self.cut_round, self.dealer_bj, self.upcard_ace = rounds_out
         self.explanations = self.explain()
+        self.known = self.plain.copy()  # the rounds whose boxes' columns hold their settlement
         self.replays: dict[int, RoundPlay] = {}
 
     def explain(self) -> dict[int, tuple[str, ...]]:
@@ -457,8 +467,29 @@ class _Played:
                            int(self.dealer_prefix[0][self.dealer_at[i + 1] - 1]), bool(self.cut_round[i]), False,
                            self.explanations[i], (), None)
 
+    def learn(self, i: int, r: RecordedRound, play: RoundPlay | None, report: RoundReport) -> None:
+        """Round i, not plain, as the readable audit replayed it: a cancelled round (every bet refunded) or a
+        round it can settle has its boxes' settlement put in the box columns, so that its bets are priced and
+        screened with the others."""
+        if not self.readable[i] or (r.status != "cancelled" and (play is None or report.unsettled_reason)):
+            return
+        if r.status != "cancelled":
+            returned, win, staked, behind_returned, behind_win, pair, first_two_bj = self.boxes
+            unit_win = self.rules.blackjack_odds.denominator * self.rules.win_odds.denominator
+            for b in range(self.box_at[i], self.box_at[i + 1]):
+                box = int(self.box_no[b])
+                unit, behind = box_unit_credit(self.rules, play, box), bet_behind_unit_credit(self.rules, play, box)
+                returned[b], win[b], staked[b] = unit.returned, unit.win * unit_win, total_staked(play, box, 1)
+                behind_returned[b], behind_win[b] = behind.returned, behind.win * unit_win
+                first_two = play.box(box).first_two
+                kind = pair_kind(*first_two)
+                pair[b] = PAIR_KINDS.index(kind) + 1 if kind else 0
+                first_two_bj[b] = hand_is_blackjack(self.rules, first_two, from_split=False)
+            self.dealer_bj[i], self.upcard_ace[i] = play.dealer_blackjack, play.upcard[0] == "A"
+        self.known[i] = True
+
     def settle(self, table: TableFacts, bets: ShoeBets, k: np.ndarray, cancelled: np.ndarray, held: set[int]):
-        """(credit, priced, quiet) of each bet (kernel.settle_bets) on the plain rounds' boxes."""
+        """(credit, priced, quiet) of each bet (kernel.settle_bets) on the known rounds' boxes."""
         rules, n_rounds = self.rules, len(self.rounds)
         types = np.asarray(bets.bet_type, object)
         bet_type = np.full(len(bets), OTHER, np.int64)
@@ -487,7 +518,7 @@ class _Played:
         closed = np.array([r.betting_closed_at for r in self.rounds], np.int64)
         return settle_bets(k, self.row, bet_type, seat, account, np.asarray(bets.stake, np.int64),
                            _ints(bets.added_stake), np.asarray(bets.paid, np.int64),
-                           np.asarray(bets.placed_at, np.int64), self.plain, cancelled, closed, held_rounds,
+                           np.asarray(bets.placed_at, np.int64), self.known, cancelled, closed, held_rounds,
                            *self.boxes, self.dealer_bj, self.upcard_ace, low, high,
                            np.array([lim is not None for lim in limits]), odds, rule)
 
@@ -550,14 +581,16 @@ class _ShoeAuditor:
                                          f"{shoe.decks} full decks", composition.describe(),
                                          f"Shoe {shoe.shoe_id} is {composition.describe()}."))
         played = _Played(self.rules, self.chart, shoe, self.rounds)
-        if self.bet_by_bet:
-            played.plain[:] = False
+        if self.bet_by_bet:  # (every round and bet through the readable rules: the oracle of the kernels)
+            played.plain[:] = played.known[:] = False
         position, cut_seen, reports, plays = self.rules.burn_cards, False, [], []
         for i, r in enumerate(self.rounds):
             if played.plain[i]:  # the kernel's replay found the round as recorded and nothing to flag in it
                 report, play, used = played.report(i, r), None, int(played.used[i])
             else:
                 report, play, used = self.round(i, r, position, cut_seen)
+                if not self.bet_by_bet:
+                    played.learn(i, r, play, report)
             reports.append(report)
             plays.append(play)
             if shoe.cut_index is not None and position + used > shoe.cut_index:
