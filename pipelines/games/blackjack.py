@@ -66,8 +66,8 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     where the bets carry it); `neighbours`: the quarantined bets on these rounds (pipelines/neighbours.py).
     (`compact` is the baccarat adaptor's; these tables are plain already.)"""
     shoe_rows = shoes.select(["shoe_id", "decks", "cards", "cut_index", "opened_at"]).to_pylist()
-    round_rows = rounds.select(["round_id", "shoe_id", "round_no", "status", "betting_opened_at", "betting_closed_at",
-                                "dealer_cards", "boxes", "box_cards", "box_actions", "box_auto_played"]).to_pylist()
+    round_rows = rounds.select(["round_id", "shoe_id", "round_no", "status", "dealer_cards", "boxes", "box_cards",
+                                "box_actions", "box_auto_played"]).to_pylist()
     plain = plain_bets(bets, [*BET_COLUMNS, "added_stake"])
     bet = _bet_columns(plain)
     closed = micros(rounds["betting_closed_at"])

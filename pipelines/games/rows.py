@@ -175,12 +175,16 @@ class Gathered:
     findings: list[Finding] = field(default_factory=list)
     finding_dates: list = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self.dates = round_dates(self.rounds)
+        self.days = self.dates.to_pylist()  # each round's business date, as a Python date
+
     def shoe(self, shoe: dict, order: list[int], round_rows: list[dict], mine: np.ndarray, round_index: np.ndarray,
              result) -> None:
         """One shoe's audit: `order` its rounds (indexes into round_rows) in the engine's order, `mine` its
         bets' indexes and `round_index` each one's round in `order`, `result` the engine's (rounds, expected,
         unsettled, findings)."""
-        dates = [day(round_rows[i]["betting_opened_at"]) for i in order]
+        dates = [self.days[i] for i in order]
         self.replay_rows += [order[rep.round_index] for rep in result.rounds]
         self.replay_shoes += [shoe["shoe_id"]] * len(result.rounds)
         self.reports += result.rounds
@@ -203,7 +207,7 @@ class Gathered:
         -> the replay table's columns but business_date."""
         settled = self.bet_tables(table_id, plain, bets)
         rows = np.asarray(self.replay_rows, np.int64)
-        replays = {"business_date": round_dates(self.rounds).take(pa.array(rows, pa.int64())),
+        replays = {"business_date": self.dates.take(pa.array(rows, pa.int64())),
                    **replay_columns(table_id, self.rounds, rows, self.replay_shoes, self.reports)}
         return {
             out_replays: pa.Table.from_arrays([replays[f.name] for f in replay_schema], schema=replay_schema),

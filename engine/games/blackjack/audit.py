@@ -126,7 +126,7 @@ class _MainsByRound:
     check_bet reads them, made only for the rounds that ask."""
 
     def __init__(self, bets: ShoeBets, k: np.ndarray):
-        self.bets, self.made = bets, {}
+        self.bets, self.made, self.seated_in = bets, {}, {}
         self.index: dict[int, list[int]] = {}
         seats = bets.seat
         for i in np.flatnonzero(np.asarray(bets.bet_type, object) == MAIN).tolist():
@@ -143,7 +143,11 @@ class _MainsByRound:
         return boxes
 
     def seated(self, round_index: int) -> set[str]:
-        return {_plain(self.bets.account_id[i]) for i in self.index.get(round_index, ())}
+        seated = self.seated_in.get(round_index)
+        if seated is None:
+            seated = self.seated_in[round_index] = {_plain(self.bets.account_id[i])
+                                                   for i in self.index.get(round_index, ())}
+        return seated
 
 
 def _ints(values: Sequence[int | None], none: int = 0) -> np.ndarray:
@@ -501,7 +505,8 @@ class _Played:
         on = (seat >= SEATS[0]) & (seat <= SEATS[-1])
         self.row = np.where(on, box_row[k, np.where(on, seat, 0)], -1)
         code_of: dict = {}
-        account = np.fromiter((code_of.setdefault(a, len(code_of)) for a in bets.account_id), np.int64, len(bets))
+        accounts = np.asarray(bets.account_id, object).tolist()
+        account = np.fromiter((code_of.setdefault(a, len(code_of)) for a in accounts), np.int64, len(bets))
         held_rounds = np.zeros(n_rounds, np.bool_)
         held_rounds[list(held)] = True
         limits = [table.limits.get(name) for name in BET_CODES]
