@@ -110,8 +110,8 @@ def _bet_columns(plain: pa.Table) -> dict[str, np.ndarray]:
     placed = pc.cast(pc.cast(plain["placed_at"], pa.timestamp("us", tz="UTC")), pa.int64())
     return {"stake": ints("stake"), "paid": ints("paid"), "added_stake": ints("added_stake"),
             "placed_at": pc.fill_null(placed, 0).to_numpy().astype(np.int64),
-            **{c: np.asarray(plain[c].to_pylist(), object) for c in ("bet_id", "round_id", "account_id", "bet_type",
-                                                                      "seat")}}
+            "seat": np.asarray(plain["seat"].to_pylist(), object),
+            **{c: plain[c].to_numpy(zero_copy_only=False) for c in ("bet_id", "round_id", "account_id", "bet_type")}}
 
 
 def _round_index(position: dict[str, int], round_ids: np.ndarray, mine: np.ndarray) -> np.ndarray:
