@@ -6,6 +6,8 @@ over_table_max, BetChecks.check) state what these compute and are their oracle (
 Compiled on a kernel's first call (`njit(cache=True, nogil=True)`; numba imported then, not at import: a
 command that runs no kernel does not load it) and cached on disk, so that a process after the first loads
 the compiled code instead of compiling it. `nogil`: a thread running a compiled kernel lets the others run.
+Within `as_python()` (a thread's own switch) the kernels run their source as Python instead: what a command
+that audits one shoe or session (`pitboss replay`) does, so that it never loads numba (~0.5 s of CPU).
 Where: next to this module (numba's __pycache__) when the package folder is writable; otherwise
 NUMBA_CACHE_DIR if set, else the user's cache folder (below), so that an install into a read-only
 site-packages does not compile on every run.
@@ -14,7 +16,9 @@ site-packages does not compile on every run.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import update_wrapper
 from pathlib import Path
 from typing import Any
@@ -45,6 +49,19 @@ def compile_kernel(function: Callable) -> Callable:
     return njit(cache=True, nogil=True)(function)
 
 
+_AS_PYTHON: ContextVar[bool] = ContextVar("kernels_as_python", default=False)
+
+
+@contextmanager
+def as_python() -> Iterator[None]:
+    """Within: the kernels of this thread run their source as Python (the same statements, not compiled)."""
+    token = _AS_PYTHON.set(True)
+    try:
+        yield
+    finally:
+        _AS_PYTHON.reset(token)
+
+
 class Kernel:
     """A kernel, compiled on its first call; its source as Python stays `py_func` (the tests run both). A
     kernel that calls another (a helper of its module declared a kernel too) calls the other's compiled code."""
@@ -64,6 +81,8 @@ class Kernel:
         return self.compiled
 
     def __call__(self, *args: Any) -> Any:
+        if _AS_PYTHON.get():
+            return self.py_func(*args)
         return (self.compiled or self.compile())(*args)
 
 

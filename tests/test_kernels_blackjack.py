@@ -19,9 +19,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine import kernels
 from engine.betting import TableFacts
 from engine.cards import new_shoe
-from engine.games.blackjack import kernel
 from engine.games.blackjack.audit import (
     RecordedBet,
     RecordedRound,
@@ -254,20 +254,22 @@ def test_an_auto_played_box_off_the_chart_goes_to_the_readable_engine():
     assert "box 1 hand 1: TH 6D (hard 16) against TS: H (legal; basic strategy: H)" in played.explanations[0]
 
 
-def test_play_rounds_as_python_is_the_compiled_kernel():
-    """The kernel's source run as Python (what numba compiles) gives what the compiled kernel gives."""
-    shoe, rounds = _shoe(3, 6, RULES, 1)
+@pytest.mark.parametrize("seed", [3, 11])
+def test_the_kernels_as_python_are_the_compiled_kernels(seed):
+    """The kernels' source run as Python (what numba compiles, and what `pitboss replay` runs) gives what the
+    compiled kernels give, the shoe's whole audit too."""
+    shoe, rounds = _shoe(seed, 6, RULES, 2)
+    bets = [RecordedBet(f"B{n}", n % len(rounds), "A", t, rounds[n % len(rounds)].boxes[0], 1_000, None, 2_000,
+                        CLOSED) for n, t in enumerate(["MAIN", "PAIR", "INSURANCE", "BET_BEHIND"] * 3)]
     played = _Played(RULES, CHART, shoe, rounds)
-    compiled = kernel.play_rounds.compile()
-    kernel.play_rounds.compiled = kernel.play_rounds.py_func
-    try:
+    with kernels.as_python():
         as_python = _Played(RULES, CHART, shoe, rounds)
-    finally:
-        kernel.play_rounds.compiled = compiled
+        audited = audit_shoe(RULES, CHART, TABLE, shoe, rounds, bets)
     assert as_python.plain.tolist() == played.plain.tolist()
     assert as_python.explanations == played.explanations
     for mine, theirs in zip(as_python.boxes, played.boxes, strict=True):
         assert np.array_equal(mine, theirs)
+    assert audited == audit_shoe(RULES, CHART, TABLE, shoe, rounds, bets)
 
 
 def test_a_bet_at_each_boundary_is_cleared_by_the_kernel_one_beyond_goes_to_the_rules(monkeypatch):

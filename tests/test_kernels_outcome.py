@@ -213,6 +213,20 @@ def test_a_kernel_is_compiled_on_its_first_call_and_once(monkeypatch):
     assert kernel(np.arange(2)).tolist() == [0, 2] and compiled == [double]
 
 
+def test_within_as_python_a_kernel_runs_its_source_and_numba_is_not_asked(monkeypatch):
+    """What `pitboss replay` does (one shoe's audit): the kernels' own statements, no compilation."""
+    compiled = []
+
+    def double(values):
+        return values * 2
+
+    monkeypatch.setattr(kernels, "compile_kernel", lambda function: compiled.append(function) or function)
+    kernel = kernels.Kernel(double)
+    with kernels.as_python():
+        assert kernel(np.arange(3)).tolist() == [0, 2, 4] and not compiled
+    assert kernel(np.arange(3)).tolist() == [0, 2, 4] and compiled == [double]
+
+
 def test_a_read_only_package_caches_in_the_user_cache_folder(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(kernels.os, "access", lambda path, mode: False)

@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from engine.kernels import as_python
 from pitboss import games
 from pitboss.errors import fail
 from pitboss.exit_codes import BAD_INPUT, USAGE
@@ -156,8 +157,9 @@ def replay(
     if format not in ("text", "json", "html"):
         _fail(f"unknown format {format!r}: text, json or html")
     try:
-        data = (incident.from_warehouse(warehouse, round_id) if warehouse
-                else incident.from_input(input, round_id, moments=moments))
+        with as_python():  # (one shoe's audit: the kernels' source as Python costs less than loading numba)
+            data = (incident.from_warehouse(warehouse, round_id) if warehouse
+                    else incident.from_input(input, round_id, moments=moments))
     except incident.RoundNotFound as e:
         _fail(f"round {e.args[0]} not found in {'the warehouse' if warehouse else 'the input'}")
     except incident.AmbiguousRound as e:
