@@ -200,31 +200,31 @@ def test_the_kernels_are_compiled_to_be_cached_and_release_the_gil():
         assert kernel.compile()._cache.__class__.__name__ == "FunctionCache"  # not numba's NullCache
 
 
-def test_a_kernel_is_compiled_on_its_first_call_and_once(monkeypatch):
-    compiled = []
+def _double(values):
+    return values * 2
 
-    def double(values):
-        return values * 2
 
+@pytest.fixture
+def doubling(monkeypatch) -> tuple[kernels.Kernel, list]:
+    """A kernel doubling its column, and the functions compiled since (compile_kernel recorded, not run)."""
+    compiled: list = []
     monkeypatch.setattr(kernels, "compile_kernel", lambda function: compiled.append(function) or function)
-    kernel = kernels.Kernel(double)
+    return kernels.Kernel(_double), compiled
+
+
+def test_a_kernel_is_compiled_on_its_first_call_and_once(doubling):
+    kernel, compiled = doubling
     assert not compiled  # (importing a module of kernels loads no numba)
-    assert kernel(np.arange(3)).tolist() == [0, 2, 4] and compiled == [double]
-    assert kernel(np.arange(2)).tolist() == [0, 2] and compiled == [double]
+    assert kernel(np.arange(3)).tolist() == [0, 2, 4] and compiled == [_double]
+    assert kernel(np.arange(2)).tolist() == [0, 2] and compiled == [_double]
 
 
-def test_within_as_python_a_kernel_runs_its_source_and_numba_is_not_asked(monkeypatch):
+def test_within_as_python_a_kernel_runs_its_source_and_numba_is_not_asked(doubling):
     """What `pitboss replay` does (one shoe's audit): the kernels' own statements, no compilation."""
-    compiled = []
-
-    def double(values):
-        return values * 2
-
-    monkeypatch.setattr(kernels, "compile_kernel", lambda function: compiled.append(function) or function)
-    kernel = kernels.Kernel(double)
+    kernel, compiled = doubling
     with kernels.as_python():
         assert kernel(np.arange(3)).tolist() == [0, 2, 4] and not compiled
-    assert kernel(np.arange(3)).tolist() == [0, 2, 4] and compiled == [double]
+    assert kernel(np.arange(3)).tolist() == [0, 2, 4] and compiled == [_double]
 
 
 def test_a_read_only_package_caches_in_the_user_cache_folder(monkeypatch, tmp_path):
