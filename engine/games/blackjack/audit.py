@@ -371,9 +371,9 @@ def owed_by_rules(rules: BlackjackRules, bet: RecordedBet, play: RoundPlay) -> O
     return Owed(settle_bet_behind(rules, play, bet.seat, bet.stake))
 
 
-def _code(card) -> int:
-    """A card's index in CARD_CODES, -1 for an entry that is not a card code."""
-    return CARD_INDEX.get(card, -1) if isinstance(card, str) else -1
+def _codes(cards: Sequence) -> list[int]:
+    """Each card's index in CARD_CODES, -1 for an entry that is not a card code (None, another text)."""
+    return [CARD_INDEX.get(c, -1) if isinstance(c, str) else -1 for c in cards]
 
 
 _LETTER_CODES = {letter: code for code, letter in enumerate(LETTERS)}
@@ -403,11 +403,11 @@ class _Played:
             readable.append(_record_problem(r) is None)
             used.append(len(r.dealer_cards) + sum(len(c) for c in r.box_cards))
             if readable[-1]:
-                dealer += map(_code, r.dealer_cards)
+                dealer += _codes(r.dealer_cards)
                 box_no += r.boxes
                 auto += r.box_auto_played
                 for cards, text in zip(r.box_cards, r.box_actions, strict=True):
-                    card += map(_code, cards)
+                    card += _codes(cards)
                     card_at.append(len(card))
                     act += (_LETTER_CODES.get(letter, -1) for letter in text or "")
                     act_at.append(len(act))
@@ -419,7 +419,7 @@ class _Played:
                                                 (readable, np.bool_), (used, np.int64))]
         self.dealer, self.dealer_at, self.box_no, self.box_at = columns[0], columns[1], columns[2], columns[3]
         self.card_at, self.readable, self.used = columns[6], columns[9], columns[10]
-        shoe_cards = np.array([_code(c) for c in shoe.cards], np.int64)
+        shoe_cards = np.array(_codes(shoe.cards), np.int64)
         cut = -1 if shoe.cut_index is None else shoe.cut_index
         (rounds_out, self.boxes, self.cards, self.decisions, self.dealer_prefix) = play_rounds(
             *columns, shoe_cards, rules.burn_cards, cut, _rule_ints(rules))
