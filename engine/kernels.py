@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import update_wrapper
 from pathlib import Path
+from threading import RLock
 from typing import Any
 
 import numpy as np
@@ -49,6 +50,7 @@ def compile_kernel(function: Callable) -> Callable:
     return njit(cache=True, nogil=True)(function)
 
 
+_COMPILING = RLock()
 _AS_PYTHON: ContextVar[bool] = ContextVar("kernels_as_python", default=False)
 
 
@@ -72,12 +74,13 @@ class Kernel:
         update_wrapper(self, function)
 
     def compile(self) -> Callable:
-        if self.compiled is None:
-            names = self.py_func.__globals__
-            for name in self.py_func.__code__.co_names:  # the helpers it calls: numba calls their compiled code
-                if isinstance(names.get(name), Kernel) and names[name] is not self:
-                    names[name] = names[name].compile()
-            self.compiled = compile_kernel(self.py_func)
+        with _COMPILING:  # (threads that start auditing together compile each kernel once)
+            if self.compiled is None:
+                names = self.py_func.__globals__
+                for name in self.py_func.__code__.co_names:  # the helpers it calls: numba calls their compiled code
+                    if isinstance(names.get(name), Kernel) and names[name] is not self:
+                        names[name] = names[name].compile()
+                self.compiled = compile_kernel(self.py_func)
         return self.compiled
 
     def __call__(self, *args: Any) -> Any:
