@@ -11,6 +11,7 @@ import sys
 import typer
 from rich.console import Console, Group
 
+from engine.kernels import as_python
 from pitboss import games
 from pitboss.errors import fail
 from pitboss.exit_codes import BAD_INPUT, USAGE
@@ -52,8 +53,9 @@ def replay(
     if format not in ("text", "json", "html"):
         _fail(f"unknown format {format!r}: text, json or html")
     try:
-        data = (incident.from_warehouse(warehouse, round_id) if warehouse
-                else incident.from_input(input, round_id, moments=moments))
+        with as_python():  # (one shoe's audit: the kernels' source as Python costs less than loading numba)
+            data = (incident.from_warehouse(warehouse, round_id) if warehouse
+                    else incident.from_input(input, round_id, moments=moments))
     except incident.RoundNotFound as e:
         _fail(f"round {e.args[0]} not found in {'the warehouse' if warehouse else 'the input'}")
     except incident.AmbiguousRound as e:
