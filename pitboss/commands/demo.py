@@ -102,7 +102,7 @@ PATTERN_DETECTORS: dict[str, tuple[str, ...]] = {
     "repeated_shoe": ("shoe_repeat",),
     "shoe_long_run": ("shoe_repeat",),
     "weak_shuffle": ("weak_shuffle_pair",),
-    "biased_wheel": ("wheel_bias", "wheel_sector"),
+    "biased_wheel": ("wheel_bias", "wheel_pocket", "wheel_sector"),
     "dealer_signature": ("dealer_signature",),
     "biased_die": ("dice_bias",),
     "dealer_overpays": ("dealer_account",),

@@ -422,12 +422,12 @@ SURVEILLANCE_VIEWS = {  # detector -> the warehouse view that lists its tests (a
     "opposite_betting": "opposite_betting", "shared_rounds": "opposite_betting",
     "shoe_repeat": "shoe_integrity", "weak_shuffle": "shoe_integrity", "weak_shuffle_pair": "shoe_integrity",
     "card_positions": "shoe_integrity",
-    "wheel_bias": "wheel_bias", "wheel_sector": "wheel_bias",
+    "wheel_bias": "wheel_bias", "wheel_sector": "wheel_bias", "wheel_pocket": "wheel_bias",
     "dice_bias": "dice_bias", "dice_pairs": "dice_bias", "dice_triples": "dice_bias",
     "dealer_findings": "dealer_anomalies", "dealer_account": "dealer_anomalies", "dealer_result": "dealer_anomalies",
     "dealer_signature": "dealer_anomalies",
 }  # fmt: skip
-WHEEL_DETECTORS = ("wheel_bias", "wheel_sector")
+WHEEL_DETECTORS = ("wheel_bias", "wheel_pocket", "wheel_sector")
 ADVANTAGE = "advantage_play"
 TOP_FLAGS = 200  # flagged tests listed (every one, up to this)
 TOP_NOT_TESTED = 30  # per detector: subjects below their minimum sample named
@@ -442,6 +442,7 @@ MAX_CURVE_PANELS = 3  # an account's advantage-moment curves: its tables (most b
 MOMENTS_TABLE = "advantage_moments"
 MOMENT_COLUMNS = ("run_id", "table_id", "shoe_id", "round_id", "round_no", "business_date", "bet_type", "unit",
                   "moment", "account_id", "stake")
+_NIGHTS = re.compile(r"\((\d+) nights, [\d,]+ (?:spins|rolls)\)")  # a window's detail: '(3 nights, 4,320 spins)'
 _SECTOR = re.compile(r"\bsector ((?:\d{1,2}-)+\d{1,2})\b")  # wheel_sector's detail: 'sector 32-15-19-4-21 (...)'
 
 # A row is tested when it has a p-value and reached its minimum sample (as the views' `tested`).
@@ -1546,17 +1547,22 @@ def _wheels(s: dict[str, Any], red: frozenset[int]) -> tuple[list[dict[str, Any]
                 pockets = [int(x) for x in m.group(1).split("-")]
                 sectors.append({"pockets": pockets, "label": f"flagged sector {m.group(1)} ({r['period']}, "
                                                              f"q = {_g(r['q_value'])})"})
-        # the spins the tests counted: per period, the largest sample of its rows (every row of a period counts
-        # the same spins; a sector row below its minimum still says how many)
+        # the spins the tests counted: per period (its window of nights), the largest sample of its rows (every
+        # row of a period counts the same spins; a sector row below its minimum still says how many)
         per_period: dict[str, int] = {}
+        nights: dict[str, int] = {}
         for r in rows:
             per_period[r["period"]] = max(per_period.get(r["period"], 0), r["sample"] or 0)
+            m = _NIGHTS.search(r["detail"] or "")
+            nights[r["period"]] = max(nights.get(r["period"], 1), int(m.group(1)) if m else 1)
+        windows = "; ".join(f"{p}: {nights[p]} night{'s' if nights[p] > 1 else ''}, {k:,} spins"
+                            for p, k in sorted(per_period.items()))
         flagged, tested = any(r["flagged"] for r in rows), any(r["tested"] for r in rows)
         status = "FLAGGED" if flagged else "tested, not flagged" if tested else "not tested (below its minimum sample)"
         out.append({
             "index": i, "wheel": wheel, "status": status, "flagged": flagged, "tested": tested,
-            "known": counts is not None, "spins": f"{n:,}", "tests_spins": f"{sum(per_period.values()):,}",
-            "same_spins": n == sum(per_period.values()),
+            "known": counts is not None, "spins": f"{n:,}", "tests_spins": windows,
+            "same_spins": n == sum(per_period.values()) and max(nights.values(), default=1) == 1,
             "pockets": [{**c, "order": k} for k, c in enumerate(_counts(in_order))],
             "outside": sum(h["outside"] for h in in_order),
             "expected": f"{n / len(WHEEL_ORDER):,.1f}", "band": _counts(in_order)[0]["band"] if n else "",
