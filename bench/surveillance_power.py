@@ -678,7 +678,7 @@ def _families() -> list[Family]:
                   "both), wheel_pocket the hottest pocket",
             quick_samples=(1900,), other_mins={"wheel_sector": {"k = 9": sector[9]}}),
         Family(
-            "signature", "Dealer signature (dealer_signature)", (DEALER_SIGNATURE,),
+            "signature", "Dealer signature (dealer_signature)", (one_period(DEALER_SIGNATURE),),
             (Strength("5 distances at 1.5x", 1.5, "dealer_signature"),
              Strength("5 distances at 2x", 2.0, "dealer_signature"),
              Strength("5 distances at 3x", 3.0, "dealer_signature")),

@@ -1,7 +1,8 @@
 """The surveillance job (issue 32, docs/surveillance.md): after the audit, every registered detector over
 the night's recorded data and the audit's results; its tests, false discoveries controlled, as Parquet.
 
-    python -m pipelines.surveillance --input data/ --output out/ [--alpha 0.01] [--period day|run] [Beam options]
+    python -m pipelines.surveillance --input data/ --output out/ [--alpha 0.01] [--period day|run]
+        [--history-days 30 --history audit.duckdb] [Beam options]
 
 It reads the audit's input folder (tables, shoes, rounds, bets: through the readers the audit uses, so
 a row the audit could not read is left out here too) and the audit's output folder (the run its
@@ -12,7 +13,9 @@ It writes `surveillance_tests` (every test, flagged or not), `surveillance_findi
 test as a finding of severity review) and the features the detectors publish (`Detector.publish_as`:
 `advantage_moments`, the advantage detector's) beside the audit's outputs, then
 `_surveillance_manifest.json`. `--period run`: every detector with a `period` setting tests each subject
-over all the business dates of the input (a week's folder: one run over the week).
+over all the business dates of the input (a week's folder: one run over the week). `--history W`: the wheel and
+dice tests also count the nights the warehouse W stores from `--history-days` days back (read before the run; the
+run publishes its own nights' counts for the load to store: docs/surveillance.md § History).
 
 The flags are kept out of the audit's `findings`: those stay what the audit proves on its rows (and
 what `pitboss demo` scores against the planted faults), and an audit re-run neither reads nor clears
@@ -66,7 +69,8 @@ _IDS = pa.schema([("kind", pa.string()), ("id", pa.string()), ("table_id", pa.st
 _TAG_FEATURES, _TAG_IDS = "features", "ids"
 # (one shard each: the column only routes)
 _SHARD_BY = {OUT_TESTS: "detector", OUT_FINDINGS: "kind", "surveillance_daily_wheel": "wheel",
-             "surveillance_daily_dice": "shaker", "surveillance_daily_dice_pairs": "shaker"}
+             "surveillance_daily_dice": "shaker", "surveillance_daily_dice_pairs": "shaker",
+             "surveillance_daily_signature": "wheel"}
 HISTORY_DAYS = 30  # --history-days: how far back a wheel or shaker's window reaches (engine/surveillance/equipment.py)
 _PERIOD = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:\.\.(\d{4}-\d{2}-\d{2}))?$")
 

@@ -547,7 +547,8 @@ def _replace_settlements(con: duckdb.DuckDBPyConnection, run_id: str, gone: str,
 
 # The surveillance outputs that are history: each night's sufficient statistics of the wheel and dice tests, read
 # back by later runs (read_history) and emptied by a reset (load_surveillance's reset_history).
-HISTORY_TABLES = ("surveillance_daily_wheel", "surveillance_daily_dice", "surveillance_daily_dice_pairs")
+HISTORY_TABLES = ("surveillance_daily_wheel", "surveillance_daily_dice", "surveillance_daily_dice_pairs",
+                  "surveillance_daily_signature")
 
 
 def read_history(warehouse: str, tables: tuple[str, ...] | list[str], dates: list[str], days: int

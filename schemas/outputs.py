@@ -301,6 +301,14 @@ DOCS: dict[str, dict[str, str]] = {
                     "round_id's hash leaves one out), or 'triple' for the rolls whose three dice agree.",
         "count": "Rolls that night in that category.",
     },
+    "surveillance_daily_signature": {
+        "business_date": "The night of the second spin of each pair (replaced as surveillance_daily_wheel).",
+        "wheel": "The wheel: its equipment_id, else the table (wheel_is_table).",
+        "wheel_is_table": "True where no equipment_id was recorded and the table stands for the wheel.",
+        "dealer_id": "The dealer who spun both spins of each pair.",
+        "distance": "Positions along the wheel, clockwise, from one pocket to the next spin's (0-36).",
+        "count": "Successive spins that night by that dealer at that wheel at that distance.",
+    },
 }
 
 
@@ -449,6 +457,10 @@ SURVEILLANCE_DAILY_DICE_PAIRS = _s("surveillance_daily_dice_pairs", [
     *_HISTORY_KEYS, pa.field("shaker", pa.string()), pa.field("shaker_is_table", pa.bool_()),
     pa.field("category", pa.string()), pa.field("count", pa.int64()),
 ])  # fmt: skip
+SURVEILLANCE_DAILY_SIGNATURE = _s("surveillance_daily_signature", [
+    *_HISTORY_KEYS, pa.field("wheel", pa.string()), pa.field("wheel_is_table", pa.bool_()),
+    pa.field("dealer_id", pa.string()), pa.field("distance", pa.int8()), pa.field("count", pa.int64()),
+])  # fmt: skip
 
 # What `pitboss surveil` writes beside the audit's outputs (the audit neither writes nor clears them).
 SURVEILLANCE_OUTPUTS: dict[str, pa.Schema] = {
@@ -459,6 +471,7 @@ SURVEILLANCE_OUTPUTS: dict[str, pa.Schema] = {
     "surveillance_daily_wheel": SURVEILLANCE_DAILY_WHEEL,
     "surveillance_daily_dice": SURVEILLANCE_DAILY_DICE,
     "surveillance_daily_dice_pairs": SURVEILLANCE_DAILY_DICE_PAIRS,
+    "surveillance_daily_signature": SURVEILLANCE_DAILY_SIGNATURE,
 }
 
 # Sort order of each output: the files are byte-identical for identical input.
@@ -480,4 +493,5 @@ SORT_KEYS: dict[str, list[str]] = {
     "surveillance_daily_wheel": ["business_date", "wheel", "wheel_is_table", "pocket"],
     "surveillance_daily_dice": ["business_date", "shaker", "shaker_is_table", "face"],
     "surveillance_daily_dice_pairs": ["business_date", "shaker", "shaker_is_table", "category"],
+    "surveillance_daily_signature": ["business_date", "wheel", "wheel_is_table", "dealer_id", "distance"],
 }

@@ -125,18 +125,6 @@ def periods(rows: list[dict[str, Any]], mode: str) -> list[str]:
     return [label] * len(rows)
 
 
-def counts_by(rows: list[dict[str, Any]], subject: Callable[[dict[str, Any]], tuple], category: str, size: int,
-              mode: str, index: Callable[[Any], int] = int) -> dict[tuple, np.ndarray]:
-    """{(subject..., period): counts per category} summed over the rows (of every table)."""
-    out: dict[tuple, np.ndarray] = {}
-    for r, p in zip(rows, periods(rows, mode), strict=True):
-        key = (*subject(r), p)
-        if key not in out:
-            out[key] = np.zeros(size, dtype=np.int64)
-        out[key][index(r[category])] += r["count"]
-    return dict(sorted(out.items()))
-
-
 # ---------------------------------------------------------------------------------------------------
 # history: each test over a rolling window of nights (issue 43; docs/surveillance.md § History)
 

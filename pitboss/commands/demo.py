@@ -2,7 +2,8 @@
 default (in-process Beam + a DuckDB file), and show that the findings are exactly the planted faults.
 
 `pitboss demo --surveillance`: a patterned floor (pitboss generate --patterns) big enough for every planted
-pattern, audited and surveilled over the run (--period run); per pattern whether its subject was flagged
+pattern, audited and surveilled by the night with history (--period day: each night's wheel and dice tests
+count the nights before it, docs/surveillance.md § History); per pattern whether its subject was flagged
 (patterns.parquet against surveillance_tests), and everything flagged that was not planted; then the same
 on a clean floor of the same size, where nothing should be flagged."""
 
@@ -183,7 +184,9 @@ def surveillance_demo(folder: Path, seed: int) -> None:
         nightly_audit(str(data), str(out), str(warehouse), validate=False)
         timings["audit"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        manifest = run_surveillance(str(data), str(out), str(warehouse), period="run")
+        # by the night, with history: each night's wheel and dice tests count the nights before it (the run's own
+        # and the warehouse's), as three nightly runs would; the other detectors as a nightly run tests them
+        manifest = run_surveillance(str(data), str(out), str(warehouse), period="day")
         timings["surveil"] = time.perf_counter() - t0
         tests = pq.read_table([o["path"] for o in manifest["outputs"]["surveillance_tests"]]).to_pylist()
         planted = pq.read_table(data / "patterns.parquet").to_pylist() if patterns else []
