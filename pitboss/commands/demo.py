@@ -88,11 +88,12 @@ def _per_game(compare, tables, faults, findings):
 
 # --- pitboss demo --surveillance -----------------------------------------------------------------------
 
-# The smallest floor that finds every planted pattern (docs/surveillance.md § Ground truth): the wheel, die
-# and dealer signature need 1,900 spins, 1,550 rolls and 330 successive spins of one dealer over the run, the
-# counting account ~25 PLAYER_PAIR bets (~4,500 rounds of its table). Three days of 1,500 rounds: a table-day
-# must end before the next one opens at 06:00 (a roulette spin takes ~44 s: 1,500 spins end ~00:30), else two
-# business days of one table overlap in time and a shoe's predecessor (weak_shuffle_pair) is the other day's.
+# The smallest floor that finds every planted pattern (docs/surveillance.md § Ground truth): the die and the
+# dealer signature need 1,550 rolls and 330 successive spins of one dealer over their window of nights (the
+# second night, § History), the counting account ~25 PLAYER_PAIR bets (~4,500 rounds of its table). Three days
+# of 1,500 rounds: a table-day must end before the next one opens at 06:00 (a roulette spin takes ~44 s: 1,500
+# spins end ~00:30), else two business days of one table overlap in time and a shoe's predecessor
+# (weak_shuffle_pair) is the other day's.
 SURVEILLANCE_FLOOR = dict(tables=4, roulette_tables=1, sic_bo_tables=1, days=3, rounds_per_table=1500,
                           bets_per_round=4, fault_rate=0.01)
 
