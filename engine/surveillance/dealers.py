@@ -122,8 +122,8 @@ def signature_tests(features: pa.Table, settings: dict[str, Any] | None = None) 
     s = merged(settings, DEALER_SIGNATURE_SETTINGS)
     days = int(s["history_days"])
     out = []
-    groups = windowed_counts(features.to_pylist(), lambda r: (r["dealer_id"], r["wheel"], r["wheel_is_table"]),
-                             "distance", POCKETS, s["period"], days)
+    groups = windowed_counts(features, ("dealer_id", "wheel", "wheel_is_table"), "distance", POCKETS, s["period"],
+                             days)
     for (dealer, wheel, is_table, period), (counts, nights) in groups.items():
         n = int(counts.sum())
         subject, what = f"{dealer}|{wheel}", f"dealer {dealer} at {describe(wheel, is_table, 'wheel')}"
