@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 
 from pipelines.crashpoints import crash_point
 from pipelines.games import replay_outputs
@@ -544,13 +545,47 @@ def _replace_settlements(con: duckdb.DuckDBPyConnection, run_id: str, gone: str,
     return con.execute("SELECT count(*) FROM settlement_bets WHERE run_id = ?", [run_id]).fetchone()[0]
 
 
-def load_surveillance(warehouse: str, manifest: dict) -> dict[str, int]:
+# The surveillance outputs that are history: each night's sufficient statistics of the wheel and dice tests, read
+# back by later runs (read_history) and emptied by a reset (load_surveillance's reset_history).
+HISTORY_TABLES = ("surveillance_daily_wheel", "surveillance_daily_dice", "surveillance_daily_dice_pairs",
+                  "surveillance_daily_signature")
+
+
+def read_history(warehouse: str, tables: tuple[str, ...] | list[str], dates: list[str], days: int
+                 ) -> dict[str, pa.Table]:
+    """The nights a surveillance run of business `dates` tests its wheels and shakers over, besides its own: each
+    history table's rows from `days` days before the run's first date to its last, the run's own dates left out
+    (they are the run's to replace), business_date as 'YYYY-MM-DD' text (the detectors' features). A warehouse
+    that does not exist, or has no such table yet, has no history. Read-only: nothing is locked or written."""
+    if not Path(warehouse).exists() or not dates or days <= 0:
+        return {}
+    con = duckdb.connect(warehouse, read_only=True)
+    try:
+        out: dict[str, pa.Table] = {}
+        for name in tables:
+            if not _is_table(con.cursor(), name):  # (a cursor of its own: the query below runs on the connection)
+                continue
+            schema = SURVEILLANCE_OUTPUTS[name]
+            cols = ", ".join('strftime("business_date", \'%Y-%m-%d\') AS business_date' if c == "business_date"
+                             else f'"{c}"' for c in schema.names)
+            out[name] = con.sql(
+                f"SELECT {cols} FROM {name} WHERE business_date >= CAST($first AS DATE) - CAST($days AS INTEGER) AND "
+                f"business_date <= CAST($last AS DATE) AND business_date NOT IN (SELECT CAST(unnest($dates) AS DATE)) "
+                f"ORDER BY ALL", params={"first": min(dates), "days": days, "last": max(dates), "dates": dates}
+            ).to_arrow_table()
+        return out
+    finally:
+        con.close()
+
+
+def load_surveillance(warehouse: str, manifest: dict, reset_history: bool = False) -> dict[str, int]:
     """Load a finished surveillance run (pipelines/surveillance.py: its `_surveillance_manifest.json`):
     its surveillance_tests and surveillance_findings replace the rows of the business dates it covers (the
     dates of the audit run it read) from earlier surveillance runs, which surveillance_runs marks
     superseded, in one transaction on a copy of the file swapped in once committed, as an audit's load
-    (and never beside one: the same lock). The audit's tables are not touched. Returns rows loaded per
-    table."""
+    (and never beside one: the same lock). The audit's tables are not touched. Its nightly statistics
+    (HISTORY_TABLES) replace those of its dates the same way; `reset_history`: every earlier night of them goes
+    too (the history starts again from this run). Returns rows loaded per table."""
     if not manifest.get("finished_at"):
         raise ValueError(f"surveillance run {manifest.get('run_id')} did not finish: its outputs are not loaded")
     target = Path(warehouse)
@@ -570,7 +605,7 @@ def load_surveillance(warehouse: str, manifest: dict) -> dict[str, int]:
             try:
                 con.execute("BEGIN TRANSACTION")
                 migrate_settlements(con)  # (a warehouse written before issue 33)
-                counts = _load_surveillance(con, manifest)
+                counts = _load_surveillance(con, manifest, reset_history)
                 crash_point("loading")
                 con.execute("COMMIT")
                 con.execute("CHECKPOINT")
@@ -582,7 +617,7 @@ def load_surveillance(warehouse: str, manifest: dict) -> dict[str, int]:
     return counts
 
 
-def _load_surveillance(con: duckdb.DuckDBPyConnection, manifest: dict) -> dict[str, int]:
+def _load_surveillance(con: duckdb.DuckDBPyConnection, manifest: dict, reset_history: bool = False) -> dict[str, int]:
     run_id, dates = manifest["run_id"], manifest["business_dates"]
     replaced = [r[0] for r in con.execute(
         "SELECT run_id FROM surveillance_runs WHERE run_id <> ? AND superseded_by IS NULL AND "
@@ -596,6 +631,8 @@ def _load_surveillance(con: duckdb.DuckDBPyConnection, manifest: dict) -> dict[s
         # rows of the covered dates, and undated rows of the runs this one replaces
         con.execute(f"DELETE FROM {name} WHERE run_id <> ? AND (business_date IN (SELECT CAST(unnest(?) AS DATE)) OR "
                     f"(business_date IS NULL AND run_id IN (SELECT unnest(?))))", [run_id, dates, replaced])
+        if reset_history and name in HISTORY_TABLES:
+            con.execute(f"DELETE FROM {name} WHERE run_id <> ?", [run_id])
         counts[name] = con.execute(f"SELECT count(*) FROM {name} WHERE run_id = ?", [run_id]).fetchone()[0]
     con.execute("UPDATE surveillance_runs SET superseded_by = ? WHERE run_id IN (SELECT unnest(?))", [run_id, replaced])
     con.execute("DELETE FROM surveillance_runs WHERE run_id = ?", [run_id])

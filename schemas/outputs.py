@@ -275,6 +275,40 @@ DOCS: dict[str, dict[str, str]] = {
                       "at a recorded shoe position, within the bet's cutoff); else the account of a bet on it.",
         "stake": "The bet's stake, minor units (null on the table's own rows).",
     },
+    # The history of the wheel and dice tests (issue 43): each night's sufficient statistics, published by
+    # `pitboss surveil` (the detectors' publish_as) and read back from the warehouse to test each wheel or
+    # shaker over its window of past nights (docs/surveillance.md § History).
+    "surveillance_daily_wheel": {
+        "business_date": "The night the spins were dealt on: a later surveillance run covering this date replaces "
+                         "the night's rows in the warehouse.",
+        "wheel": "The wheel: its equipment_id, else the table (wheel_is_table).",
+        "wheel_is_table": "True where no equipment_id was recorded and the table stands for the wheel.",
+        "pocket": "The pocket, 0-36.",
+        "count": "Settled spins that night on that wheel landing in that pocket.",
+    },
+    "surveillance_daily_dice": {
+        "business_date": "The night the dice were rolled on (replaced as surveillance_daily_wheel).",
+        "shaker": "The shaker: its equipment_id, else the table (shaker_is_table).",
+        "shaker_is_table": "True where no equipment_id was recorded and the table stands for the shaker.",
+        "face": "The face, 1-6.",
+        "count": "Dice that night showing that face (three per settled roll with three legal dice).",
+    },
+    "surveillance_daily_dice_pairs": {
+        "business_date": "The night the dice were rolled on (replaced as surveillance_daily_wheel).",
+        "shaker": "The shaker: its equipment_id, else the table (shaker_is_table).",
+        "shaker_is_table": "True where no equipment_id was recorded and the table stands for the shaker.",
+        "category": "The unordered pair 'a-b' (a <= b) of the two dice the pair test takes from a roll (the "
+                    "round_id's hash leaves one out), or 'triple' for the rolls whose three dice agree.",
+        "count": "Rolls that night in that category.",
+    },
+    "surveillance_daily_signature": {
+        "business_date": "The night of the second spin of each pair (replaced as surveillance_daily_wheel).",
+        "wheel": "The wheel: its equipment_id, else the table (wheel_is_table).",
+        "wheel_is_table": "True where no equipment_id was recorded and the table stands for the wheel.",
+        "dealer_id": "The dealer who spun both spins of each pair.",
+        "distance": "Positions along the wheel, clockwise, from one pocket to the next spin's (0-36).",
+        "count": "Successive spins that night by that dealer at that wheel at that distance.",
+    },
 }
 
 
@@ -410,11 +444,34 @@ ADVANTAGE_MOMENTS = _s("advantage_moments", [
     pa.field("moment", pa.float64()), pa.field("account_id", pa.string()), pa.field("stake", MONEY),
 ])  # fmt: skip
 
+_HISTORY_KEYS = [pa.field("business_date", pa.date32())]
+SURVEILLANCE_DAILY_WHEEL = _s("surveillance_daily_wheel", [
+    *_HISTORY_KEYS, pa.field("wheel", pa.string()), pa.field("wheel_is_table", pa.bool_()),
+    pa.field("pocket", pa.int8()), pa.field("count", pa.int64()),
+])  # fmt: skip
+SURVEILLANCE_DAILY_DICE = _s("surveillance_daily_dice", [
+    *_HISTORY_KEYS, pa.field("shaker", pa.string()), pa.field("shaker_is_table", pa.bool_()),
+    pa.field("face", pa.int8()), pa.field("count", pa.int64()),
+])  # fmt: skip
+SURVEILLANCE_DAILY_DICE_PAIRS = _s("surveillance_daily_dice_pairs", [
+    *_HISTORY_KEYS, pa.field("shaker", pa.string()), pa.field("shaker_is_table", pa.bool_()),
+    pa.field("category", pa.string()), pa.field("count", pa.int64()),
+])  # fmt: skip
+SURVEILLANCE_DAILY_SIGNATURE = _s("surveillance_daily_signature", [
+    *_HISTORY_KEYS, pa.field("wheel", pa.string()), pa.field("wheel_is_table", pa.bool_()),
+    pa.field("dealer_id", pa.string()), pa.field("distance", pa.int8()), pa.field("count", pa.int64()),
+])  # fmt: skip
+
 # What `pitboss surveil` writes beside the audit's outputs (the audit neither writes nor clears them).
 SURVEILLANCE_OUTPUTS: dict[str, pa.Schema] = {
     "surveillance_tests": SURVEILLANCE_TESTS,
     "surveillance_findings": SURVEILLANCE_FINDINGS,
     "advantage_moments": ADVANTAGE_MOMENTS,  # published features (Detector.publish_as)
+    # the wheel and dice tests' nightly statistics (their history: Detector.history)
+    "surveillance_daily_wheel": SURVEILLANCE_DAILY_WHEEL,
+    "surveillance_daily_dice": SURVEILLANCE_DAILY_DICE,
+    "surveillance_daily_dice_pairs": SURVEILLANCE_DAILY_DICE_PAIRS,
+    "surveillance_daily_signature": SURVEILLANCE_DAILY_SIGNATURE,
 }
 
 # Sort order of each output: the files are byte-identical for identical input.
@@ -433,4 +490,8 @@ SORT_KEYS: dict[str, list[str]] = {
     "surveillance_findings": ["kind", "table_id", "shoe_id", "round_id", "bet_id", "message"],
     "advantage_moments": ["table_id", "business_date", "shoe_id", "round_no", "round_id", "bet_type", "account_id",
                           "stake", "moment"],
+    "surveillance_daily_wheel": ["business_date", "wheel", "wheel_is_table", "pocket"],
+    "surveillance_daily_dice": ["business_date", "shaker", "shaker_is_table", "face"],
+    "surveillance_daily_dice_pairs": ["business_date", "shaker", "shaker_is_table", "category"],
+    "surveillance_daily_signature": ["business_date", "wheel", "wheel_is_table", "dealer_id", "distance"],
 }

@@ -294,7 +294,7 @@ SURVEILLANCE_VIEWS = {  # detector -> the warehouse view that lists its tests (a
     "opposite_betting": "opposite_betting", "shared_rounds": "opposite_betting",
     "shoe_repeat": "shoe_integrity", "weak_shuffle": "shoe_integrity", "weak_shuffle_pair": "shoe_integrity",
     "card_positions": "shoe_integrity",
-    "wheel_bias": "wheel_bias", "wheel_sector": "wheel_bias",
+    "wheel_bias": "wheel_bias", "wheel_sector": "wheel_bias", "wheel_pocket": "wheel_bias",
     "dice_bias": "dice_bias", "dice_pairs": "dice_bias", "dice_triples": "dice_bias",
     "dealer_findings": "dealer_anomalies", "dealer_account": "dealer_anomalies", "dealer_result": "dealer_anomalies",
     "dealer_signature": "dealer_anomalies",

@@ -57,7 +57,8 @@ def _covers(data: dict[str, Any], bet: dict[str, Any]) -> str:
 
 
 MAX_WHEEL_PLOTS = 12  # surveillance: wheels drawn (flagged first, then tested, then the others)
-WHEEL_DETECTORS = ("wheel_bias", "wheel_sector")
+WHEEL_DETECTORS = ("wheel_bias", "wheel_pocket", "wheel_sector")
+_NIGHTS = re.compile(r"\((\d+) nights, [\d,]+ (?:spins|rolls)\)")  # a window's detail: '(3 nights, 4,320 spins)'
 _SECTOR = re.compile(r"\bsector ((?:\d{1,2}-)+\d{1,2})\b")  # wheel_sector's detail: 'sector 32-15-19-4-21 (...)'
 
 # Roulette: every spin of the run, and the settled spins' legal pockets (the wheel's histogram).
@@ -232,17 +233,22 @@ def _wheels(s: dict[str, Any], red: frozenset[int]) -> tuple[list[dict[str, Any]
                 pockets = [int(x) for x in m.group(1).split("-")]
                 sectors.append({"pockets": pockets, "label": f"flagged sector {m.group(1)} ({r['period']}, "
                                                              f"q = {g(r['q_value'])})"})
-        # the spins the tests counted: per period, the largest sample of its rows (every row of a period counts
-        # the same spins; a sector row below its minimum still says how many)
+        # the spins the tests counted: per period (its window of nights), the largest sample of its rows (every
+        # row of a period counts the same spins; a sector row below its minimum still says how many)
         per_period: dict[str, int] = {}
+        nights: dict[str, int] = {}
         for r in rows:
             per_period[r["period"]] = max(per_period.get(r["period"], 0), r["sample"] or 0)
+            m = _NIGHTS.search(r["detail"] or "")
+            nights[r["period"]] = max(nights.get(r["period"], 1), int(m.group(1)) if m else 1)
+        windows = "; ".join(f"{p}: {nights[p]} night{'s' if nights[p] > 1 else ''}, {k:,} spins"
+                            for p, k in sorted(per_period.items()))
         flagged, tested = any(r["flagged"] for r in rows), any(r["tested"] for r in rows)
         status = "FLAGGED" if flagged else "tested, not flagged" if tested else "not tested (below its minimum sample)"
         out.append({
             "index": i, "wheel": wheel, "status": status, "flagged": flagged, "tested": tested,
-            "known": counts is not None, "spins": f"{n:,}", "tests_spins": f"{sum(per_period.values()):,}",
-            "same_spins": n == sum(per_period.values()),
+            "known": counts is not None, "spins": f"{n:,}", "tests_spins": windows,
+            "same_spins": n == sum(per_period.values()) and max(nights.values(), default=1) == 1,
             "pockets": [{**c, "order": k} for k, c in enumerate(count_rows(in_order))],
             "outside": sum(h["outside"] for h in in_order),
             "expected": f"{n / len(WHEEL_ORDER):,.1f}", "band": count_rows(in_order)[0]["band"] if n else "",
