@@ -365,10 +365,49 @@ class _open_parquet:
             _ = self.pf.schema_arrow
         except (OSError, pa.ArrowException, ValueError, TypeError) as e:
             raise ContractError(self.path, f"not a readable Parquet file: {_message(e)}") from None
+        _check_footer_text(self.pf, self.path)
         return self.pf
 
     def __exit__(self, *exc: object) -> None:
         self.pf.close()
+
+
+def _check_footer_text(pf: pq.ParquetFile, path: str) -> None:
+    """A ContractError, naming the column where one is named, when the footer's names or time zones are not
+    UTF-8 (a damaged footer: Arrow decodes them only when asked, and would fail later, anywhere)."""
+    for j in range(pf.metadata.num_columns):
+        try:
+            _ = pf.metadata.schema.column(j).path
+        except UnicodeDecodeError:
+            raise ContractError(path, f"the name of column {j} in the footer is not valid UTF-8 (the file is "
+                                "damaged)") from None
+    for i, field in enumerate(pf.schema_arrow):
+        try:
+            name = field.name
+        except UnicodeDecodeError:
+            raise ContractError(path, f"the name of column {i} in the footer's Arrow schema is not valid UTF-8 "
+                                "(the file is damaged)") from None
+        try:
+            _decode_type_text(field.type)
+        except UnicodeDecodeError:
+            raise ContractError(path, "its type, as the footer records it, holds text that is not valid UTF-8 "
+                                "(the file is damaged)", column=name) from None
+
+
+def _decode_type_text(t: pa.DataType) -> None:
+    """Decode every text a type holds (a timestamp's time zone, a list item's or struct field's name): raises
+    UnicodeDecodeError where one is not UTF-8."""
+    if pa.types.is_timestamp(t):
+        _ = t.tz
+    elif pa.types.is_dictionary(t):
+        _decode_type_text(t.value_type)
+    elif _is_list_like(t):
+        _ = t.value_field.name
+        _decode_type_text(t.value_type)
+    elif pa.types.is_struct(t):
+        for k in range(t.num_fields):
+            _ = t.field(k).name
+            _decode_type_text(t.field(k).type)
 
 
 def _inspect(pf: pq.ParquetFile, path: str, table: str, partition: tuple[tuple[str, str | None], ...]) -> SourceFile:
@@ -646,14 +685,27 @@ def _games_missing(info: SourceFile) -> dict[str, list[str]]:
 def _may_hold(pf: pq.ParquetFile, rg: int, column: int, table_ids: list[str]) -> bool:
     """Whether a row group may hold one of `table_ids`, from its statistics alone (no data read): False only
     when its min and max are recorded and none of the ids lies between them."""
-    chunk = pf.metadata.row_group(rg).column(column)
+    bounds = text_bounds(pf.metadata, rg, column)
+    if bounds is None:
+        return True
+    low, high = bounds
+    return any(low <= table_id.encode() <= high for table_id in table_ids)
+
+
+def text_bounds(meta: pq.FileMetaData, rg: int, column: int) -> tuple[bytes, bytes] | None:
+    """The (min, max) of a text column (leaf `column`) in row group `rg`, from its statistics in the footer, as
+    the bytes Parquet compares (unsigned, byte by byte: UTF-8's order is the code points' order); None when
+    they are not recorded. Never decoded: a writer may cut a long bound inside a character, and a damaged
+    footer's bound may not be UTF-8 at all; either only widens the bounds, and the data is read (and checked)."""
+    chunk = meta.row_group(rg).column(column)
     # (a damaged footer's chunk may contradict the schema: Arrow aborts the process reading its statistics)
-    if chunk.physical_type != pf.metadata.schema.column(column).physical_type:
-        return True
+    if chunk.physical_type != "BYTE_ARRAY" or meta.schema.column(column).physical_type != "BYTE_ARRAY":
+        return None
     stats = chunk.statistics
-    if stats is None or not stats.has_min_max or not isinstance(stats.min, str) or not isinstance(stats.max, str):
-        return True
-    return any(stats.min <= table_id <= stats.max for table_id in table_ids)
+    if stats is None or not stats.has_min_max:
+        return None
+    low, high = stats.min_raw, stats.max_raw
+    return (low, high) if isinstance(low, bytes) and isinstance(high, bytes) else None
 
 
 def _rows_of_tables(info: SourceFile, table_ids: pa.Array) -> tuple[int, str] | None:

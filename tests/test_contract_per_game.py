@@ -358,6 +358,64 @@ def test_a_flipped_byte_names_the_file_and_column(day, tmp_path):
         assert "cannot be read" in line
 
 
+def _footer_patched(path: Path, old: bytes, new: bytes) -> None:
+    """Every `old` in the file's footer (the Thrift metadata before the last 8 bytes) replaced by `new`, of
+    the same length (the footer's recorded length stays right)."""
+    data = path.read_bytes()
+    length = int.from_bytes(data[-8:-4], "little")
+    start = len(data) - 8 - length
+    assert len(old) == len(new) and old in data[start:-8]
+    path.write_bytes(data[:start] + data[start:-8].replace(old, new) + data[-8:])
+
+
+def test_a_time_zone_not_utf8_in_the_footer_names_the_file_and_column(day, tmp_path):
+    """Bytes flipped inside the Arrow schema a footer keeps (base64 text) so that the time zone of the
+    timestamp columns is not UTF-8 (Arrow decodes it only when asked: once, a UnicodeDecodeError and a
+    traceback): a damaged file, named with its first timestamp column, on every path."""
+    import base64
+
+    folder = copy_of(day, tmp_path)
+    path = file_of(folder, "rounds", "roulette")
+    blob = pq.read_metadata(path).metadata[b"ARROW:schema"]
+    schema_bytes = base64.b64decode(blob)
+    assert b"UTC" in schema_bytes
+    _footer_patched(path, blob, base64.b64encode(schema_bytes.replace(b"UTC", b"U\xc4C")))
+    first = next(f.name for f in pq.read_schema(day / path.relative_to(folder)) if pa.types.is_timestamp(f.type))
+    problem = "its type, as the footer records it, holds text that is not valid UTF-8 (the file is damaged)"
+    for result in (audit(folder, "--no-validate"), audit(folder),
+                   run("validate", "--input", str(folder), "--no-docs-html")):
+        assert result.exit_code == BAD_INPUT
+        assert error_line(result) == f"pitboss: error: {path}: column '{first}': {problem}"
+    replay = run("replay", "--input", str(folder), "anything")  # (replay's "cannot read input": exit 2)
+    assert f"{path}: column '{first}': {problem}" in error_line(replay)
+
+
+def test_statistics_not_utf8_are_never_decoded(day, tmp_path):
+    """The min/max a footer records of a text column, not UTF-8 (damaged, or cut inside a character by a
+    writer): only bounds, compared as the bytes Parquet compares; the data itself is read and checked.
+    Once, reading them as text raised a UnicodeDecodeError (the per-game column check and replay)."""
+    folder = copy_of(day, tmp_path)
+    path = file_of(folder, "rounds", "blackjack")
+    rows = pq.read_table(path, partitioning=None)
+    table_id, last_round = rows["table_id"][0].as_py().encode(), max(rows["round_id"].to_pylist()).encode()
+    # (a statistic is Thrift's binary: its length, one byte here, then its bytes; the round ids begin with the
+    # table id) the round ids' max's last character a byte above any UTF-8 text's: the bounds still hold every
+    # round of the file; the table id's (min = max): the bounds now hold none of the file's rows
+    for value in (last_round, table_id):
+        _footer_patched(path, bytes([len(value)]) + value, bytes([len(value)]) + value[:-1] + b"\xff")
+    with pytest.raises(UnicodeDecodeError):
+        _ = pq.read_metadata(path).row_group(0).column(rows.schema.get_field_index("round_id")).statistics.max
+    result = audit(folder)
+    assert result.exit_code == 0, result.output
+    from pipelines.games import REPLAY_OUTPUTS
+
+    out = folder.parent / "out"
+    assert pq.read_table(out / REPLAY_OUTPUTS["blackjack"]).num_rows == rows.num_rows
+    assert pq.read_table(out / "findings").num_rows == 0 and pq.read_table(out / "quarantine").num_rows == 0
+    replay = run("replay", "--input", str(folder), rows["round_id"][-1].as_py(), "--format", "json")
+    assert replay.exit_code == 0, replay.output
+
+
 def _duckdb_reads(path: Path) -> bool:
     import duckdb
 
