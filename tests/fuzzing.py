@@ -504,7 +504,8 @@ def duplicates(day: Day, rows: int) -> list[Variant]:
                     "previous", _noticed("rounds"), rows, where=lambda i, p=previous: i in p)
         ids = rounds["round_id"].to_pylist()
         out += _set(day, "duplicate", "rounds", game, "round_id", lambda t, r, ids=ids: ids[r - 1], "previous",
-                    lambda t, r, ids=ids: Expect(noticed=(ids[r - 1],)), rows, where=lambda i: i > 0)
+                    lambda t, r, ids=ids: Expect(finding="DUPLICATE_ROUND_ID", noticed=(ids[r - 1],)), rows,
+                    where=lambda i: i > 0)
         bets = day.files[day.file_of("bets", game)]
         bet_ids = bets["bet_id"].to_pylist()
         out += _set(day, "duplicate", "bets", game, "bet_id", lambda t, r, b=bet_ids: b[r - 1], "previous",
