@@ -16,7 +16,7 @@ import pytest
 
 from pipelines.audit import run
 from pitboss.recorder import GenerateConfig, generate
-from schemas.contract import schema as contract_schema
+from tests.datasets import with_every_column
 
 
 @pytest.fixture(scope="module")
@@ -51,17 +51,14 @@ def rows_of(folder: Path, name: str) -> list[dict]:
 def planted(day: Path, tmp: Path, name: str, change: Callable[[list[dict]], list[dict]], *,
             every_column: bool = False) -> Path:
     """A copy of the day with `change` applied to the rows of each file of input table `name`; with
-    `every_column`, each file written with every column of the contract (null where the file had none), as
-    an exporter of one file for every game writes it: a row moved to another game's table then still has
-    its game's columns (without them the file is a structural error: tests/test_contract_per_game.py)."""
+    `every_column`, each file written with every column of the contract (datasets.with_every_column): a row
+    moved to another game's table then still has its game's columns."""
     folder = tmp / "data"
     shutil.copytree(day, folder)
     for f in _files(folder, name):
         table = pq.read_table(f)
         if every_column:
-            for field in contract_schema(name):
-                if field.name not in table.column_names:
-                    table = table.append_column(field, pa.nulls(table.num_rows, field.type))
+            table = with_every_column(table, name)
         pq.write_table(pa.Table.from_pylist(change(table.to_pylist()), table.schema), f)
     return folder
 
