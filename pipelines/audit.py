@@ -38,8 +38,10 @@ from pipelines.io import (
     files_in,
     input_files,
     is_local,
+    open_input,
     output_files_told_to,
     rejected,
+    scanned_remote,
     source_path,
     write_parquet,
 )
@@ -244,7 +246,9 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
     started = datetime.now(UTC)
     files = {table: input_files(args.input, table) for table in TABLE_NAMES}  # checks local files' structure
     if all(isinstance(f, SourceFile) for fs in files.values() for f in fs):
-        check_games(files)  # (remote input: each tables row's game is checked where the workers read it)
+        check_games(files)
+    else:  # remote input: the same checks, each file's footer (and, where needed, table_id) read through Beam
+        check_games(scanned_remote(args.input, files), open_input)
     record = AuditRun(
         run_id=run_id or new_run_id(started), input_dir=args.input, output_dir=args.output,
         runner=runner_name, started_at=started.isoformat(), code_version=code_version(),

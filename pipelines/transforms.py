@@ -542,9 +542,8 @@ class _RoundLookup:
         index = self._current()
         return index[2].repeated if index else set()
 
-    def rounds(self, round_ids, round_index: pa.Table) -> tuple[np.ndarray, pa.Array]:
-        """(round of each bet among the batch's distinct rounds, row of each distinct round in the round
-        index (null: unknown, or one of `repeated`))."""
+    def _hashed(self, round_index: pa.Table) -> _HashedIds:
+        """The lookup of `round_index`, built once."""
         # A pipeline has one round index, which a runner may hand over as a new object for each bundle:
         # told apart by size and ends, not compared row by row each time.
         ids = round_index["round_id"]
@@ -554,9 +553,27 @@ class _RoundLookup:
         if index is None:
             _RoundLookup._index = None  # (the old lookup goes before the new one is built)
             index = _RoundLookup._index = (self.pipeline, mark, _HashedIds(ids))
+        return index[2]
+
+    def copies(self, round_index: pa.Table) -> pa.Table | None:
+        """(round_id, shoe_id) of every round of `round_index` (the night's) whose round_id more than one round
+        has, None when none has (worked out once per index)."""
+        hashed = self._hashed(round_index)
+        if not hashed.repeated:
+            return None
+        if hashed.copies is None:
+            repeated = pc.is_in(round_index["round_id"], pa.array(sorted(hashed.repeated), pa.string()))
+            hashed.copies = round_index.filter(repeated).select(["round_id", "shoe_id"])
+        return hashed.copies
+
+    def rounds(self, round_ids, round_index: pa.Table) -> tuple[np.ndarray, pa.Array]:
+        """(round of each bet among the batch's distinct rounds, row of each distinct round in the round
+        index (null: unknown, or one of `repeated`))."""
+        ids = round_index["round_id"]
+        hashed = self._hashed(round_index)
         encoded = pc.dictionary_encode(round_ids)
         encoded = encoded.combine_chunks() if isinstance(encoded, pa.ChunkedArray) else encoded
-        at = index[2].rows_of(encoded.dictionary, ids)
+        at = hashed.rows_of(encoded.dictionary, ids)
         # (a null round_id is a null code: given the code of no round, len(at), which is unknown)
         codes = pc.fill_null(encoded.indices, len(at)).to_numpy(zero_copy_only=False)
         return codes, pa.concat_arrays([at, pa.nulls(1, pa.int64())])
@@ -589,6 +606,7 @@ class _HashedIds:
         # the rows of shared hashes: the same id more than once (repeated), or in theory two ids of one hash
         self.others: dict[str, int] = {}
         self.repeated: set[str] = set()
+        self.copies: pa.Table | None = None  # (_RoundLookup.copies)
         for row, rid in zip(order[shared].tolist(), ids.take(pa.array(order[shared])).to_pylist(), strict=True):
             if self.others.setdefault(rid, row) != row:
                 self.repeated.add(rid)
@@ -940,7 +958,8 @@ class _AuditGroup(beam.DoFn):
                 part = (good.filter(pc.equal(good["table_id"], table_id)),
                         rounds.filter(pc.is_in(rounds["shoe_id"], ids)),
                         bets.filter(pc.is_in(plain(bets[_SHOE]), ids)))
-            checked = self._cross_row.before(table_id, *part)  # rows that contradict each other taken out
+            # rows that contradict each other taken out (and a round_id the night repeats named)
+            checked = self._cross_row.before(table_id, *part, copies=_RoundLookup(self.pipeline).copies(round_index))
             near_here = concat([of_shoes(near, part[0]["shoe_id"]),  # what the rules still see of quarantine
                                 *(neighbour_rows(t, t[_SHOE]) for t in checked.taken_bets)])
             try:

@@ -141,6 +141,8 @@ def _read(input_dir: str, table: str, column: str, value: str, read: dict | None
 def _row_groups_that_may_hold(source, column: str, value: str) -> list[int]:
     """Row groups of a file whose statistics do not rule `value` out (all of them when the column has
     no usable statistics, or comes from the folder names)."""
+    from schemas import readers
+
     every = list(range(source.num_row_groups))
     if column not in source.from_file:
         return every
@@ -148,12 +150,10 @@ def _row_groups_that_may_hold(source, column: str, value: str) -> list[int]:
     leaves = [meta.schema.column(j).path for j in range(meta.num_columns)]
     if column not in leaves:
         return every
-    j, groups = leaves.index(column), []
+    j, groups, wanted = leaves.index(column), [], value.encode()
     for i in every:
-        stats = meta.row_group(i).column(j).statistics
-        low, high = (stats.min, stats.max) if stats is not None and stats.has_min_max else (None, None)
-        low, high = (v.decode("utf-8", "replace") if isinstance(v, bytes) else v for v in (low, high))
-        if not (isinstance(low, str) and isinstance(high, str)) or low <= value <= high:
+        bounds = readers.text_bounds(meta, i, j)
+        if bounds is None or bounds[0] <= wanted <= bounds[1]:
             groups.append(i)
     return groups
 

@@ -151,9 +151,14 @@ def summary_figures(manifest: dict) -> dict:
     import duckdb
     import pyarrow.parquet as pq
 
+    from pipelines.io import open_input
+
     con = duckdb.connect()
     files = {name: [o["path"] for o in outs] for name, outs in manifest["outputs"].items()}
-    bets_in = sum(pq.ParquetFile(i["path"]).metadata.num_rows for i in manifest["inputs"]["bets"])
+    bets_in = 0
+    for i in manifest["inputs"]["bets"]:  # (opened through Beam's filesystems: the input may be remote)
+        with open_input(i["path"]) as f:
+            bets_in += pq.ParquetFile(f).metadata.num_rows
     s = con.execute(
         "SELECT count(*), count(DISTINCT round_id), coalesce(sum(stake),0), coalesce(sum(paid),0), "
         "coalesce(sum(expected),0) FROM read_parquet(?)", [files["settlements"]]).fetchone()
