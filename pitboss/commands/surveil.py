@@ -11,6 +11,7 @@ from rich.table import Table
 from pitboss.commands.audit import DEFAULT_OUTPUT, default_output
 from pitboss.errors import fail
 from pitboss.exit_codes import BAD_INPUT, USAGE
+from pitboss.progress import progress_option, showing, shown
 
 console = Console()
 
@@ -28,6 +29,7 @@ def surveil(
     period: str = typer.Option("day", "--period", help="day: each detector by the business day (its default); "
                                "run: every subject tested over all the business dates of the input (a week's "
                                "folder: one run over the week)."),
+    progress: bool | None = progress_option("the surveillance and the load"),
 ) -> None:
     """Run every surveillance detector over an audited night: tests, flags, review findings.
 
@@ -39,25 +41,28 @@ def surveil(
     if period not in ("day", "run"):
         fail(f"--period must be day or run, got {period!r}", USAGE)
     output = output or default_output(warehouse)
-    run_surveillance(input, output, warehouse, alpha, list(ctx.args), period=period)
+    run_surveillance(input, output, warehouse, alpha, list(ctx.args), period=period,
+                     progress=shown(progress, console))
 
 
 def run_surveillance(input_dir: str, output_dir: str, warehouse: str | None, alpha: float = 0.01,
-                     beam_args: list[str] | None = None, period: str = "day") -> dict:
+                     beam_args: list[str] | None = None, period: str = "day", progress: bool = False) -> dict:
     """The surveillance of the audit in `output_dir`, loaded into `warehouse` if given, its summary printed;
     returns the run's manifest. Folders that cannot be surveilled (no finished audit, another input) exit
-    USAGE with one line, an input file that breaks the contract BAD_INPUT."""
+    USAGE with one line, an input file that breaks the contract BAD_INPUT. `progress`: the surveillance's
+    and the load's progress shown on stderr."""
     from pipelines.surveillance import SurveillanceError, run
     from pipelines.warehouse import load_surveillance
     from schemas.readers import ContractError
 
     try:
-        record = run(["--input", input_dir, "--output", output_dir, "--alpha", repr(alpha), "--period", period,
-                      *(beam_args or [])])
+        with showing(progress):  # (stopped before a failure is told)
+            record = run(["--input", input_dir, "--output", output_dir, "--alpha", repr(alpha), "--period", period,
+                          *(beam_args or [])])
+            manifest = record.__dict__
+            loaded = load_surveillance(warehouse, manifest) if warehouse else None
     except (SurveillanceError, ContractError) as e:
         fail(e, USAGE if isinstance(e, SurveillanceError) else BAD_INPUT)
-    manifest = record.__dict__
-    loaded = load_surveillance(warehouse, manifest) if warehouse else None
     print_summary(manifest, loaded, warehouse)
     return manifest
 
