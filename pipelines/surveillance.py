@@ -30,6 +30,7 @@ import posixpath
 import re
 import time
 from collections.abc import Iterable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from functools import cache
@@ -42,13 +43,14 @@ import pyarrow.parquet as pq
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
-from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
+from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions, StandardOptions
 
 from engine.findings import SEVERITY
 from engine.surveillance.detector import Detector, TableData
 from engine.surveillance.tests import ALPHA, TEST_COLUMNS, SurveillanceTest, as_test_columns, benjamini_hochberg_of
 from pipelines.games import replay_outputs
 from pipelines.io import ReadTable, WriteShards, files_in, input_files, source_path
+from pipelines.progress import advanced, step
 from pipelines.transforms import SplitByTag, split_by_key
 from schemas import readers
 from schemas.outputs import FINDINGS, OUTPUTS, SETTLEMENTS, SORT_KEYS, SURVEILLANCE_OUTPUTS, SURVEILLANCE_TESTS
@@ -61,6 +63,7 @@ MANIFEST = "_surveillance_manifest.json"
 INPUT_TABLES = ("tables", "shoes", "rounds", "bets")  # read from the audit's input folder
 # what Surveil takes, each a PCollection of Arrow tables with a table_id column
 INPUTS = (*INPUT_TABLES, "settlements", "findings", "positions")
+SURVEILLANCE = "surveillance"  # the step (pipelines.progress.step): one unit a table's features computed
 POSITIONS = pa.schema([("table_id", pa.string()), ("round_id", pa.string()), ("shoe_position", pa.int32())])
 
 
@@ -251,6 +254,7 @@ class _Features(beam.DoFn):
             self.unknown.inc()
             return
         self.tables.inc()
+        advanced(SURVEILLANCE)  # (heard only where the DoFn runs in this process, as pipelines.progress says)
         yield _TAG_IDS, _ids(data)
         game = data.table["game"]
         for features, detectors in self.groups:
@@ -709,8 +713,9 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
         from apache_beam.runners.portability.fn_api_runner import FnApiRunner
 
         runner, runner_name = FnApiRunner(), "FnApiRunner (in-process)"
+        in_process = options.view_as(DirectOptions).direct_running_mode == "in_memory"
     else:
-        runner = None
+        runner, in_process = None, False
     started = datetime.now(UTC)
     record = SurveillanceRun(
         run_id=run_id or new_run_id(started), audit_run_id=audit["run_id"], input_dir=args.input,
@@ -731,8 +736,10 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
     t0 = time.perf_counter()
     pipeline = beam.Pipeline(runner=runner, options=options)
     build(pipeline, files, audit, args.output, detectors, args.alpha, history)
-    result = pipeline.run()
-    result.wait_until_finish()
+    # (only where the DoFns run in this process: other runners' workers tell no one)
+    with step(SURVEILLANCE, _tables_in(files["tables"]), "tables") if in_process else nullcontext():
+        result = pipeline.run()
+        result.wait_until_finish()
     record.metrics = _metrics(result)
     record.metrics["pipeline_ms"] = int((time.perf_counter() - t0) * 1000)
     record.outputs = {name: [dict(path=p, **dict(zip(("sha256", "bytes"), sha256_of(p), strict=True)))
@@ -750,6 +757,13 @@ def history_summary(rows: pa.Table) -> dict:
     nights = sorted(set(rows["business_date"].to_pylist())) if rows.num_rows else []
     return {"rows": rows.num_rows, "first": nights[0] if nights else None, "last": nights[-1] if nights else None,
             "nights": len(nights)}
+
+
+def _tables_in(files: list) -> int | None:
+    """The rows of the input's tables files (a table each), from their footers; None for a remote input."""
+    if not all(isinstance(f, readers.SourceFile) for f in files):
+        return None
+    return sum(f.num_rows for f in files)
 
 
 def _same_input(files: dict[str, list], audit: dict, input_dir: str) -> None:

@@ -23,6 +23,7 @@ import pyarrow as pa
 
 from pipelines.crashpoints import crash_point
 from pipelines.games import replay_outputs
+from pipelines.progress import advanced, step
 from schemas.outputs import OUTPUTS, SETTLEMENTS, SURVEILLANCE_OUTPUTS
 
 # DuckDB's memory while it inserts beside the audit: it otherwise caches every block it has written
@@ -45,6 +46,8 @@ COMMIT_MEMORY_LIMIT = "768MB"
 # made that one statement of 10-25 files (3-7 s); two files take under a second. (Measured at 10M over
 # three runs each: the load after the pipeline 5.5-6.2 -> 4.2-4.8 s.)
 FILES_PER_STATEMENT = 2
+
+LOAD = "load"  # the step (pipelines.progress.step): one unit a table loaded, then the commit
 
 # Oldest storage format the warehouse is written in, so regulators on DuckDB 1.x can open it.
 STORAGE_VERSION = "v1.0.0"
@@ -417,6 +420,10 @@ class WarehouseLoad:
             raise ValueError(f"run {manifest.get('run_id')} did not finish: its outputs are not loaded")
         if manifest["run_id"] != self.run_id:
             raise ValueError(f"run {manifest['run_id']} is not the run {self.run_id} this load was begun for")
+        with step(LOAD, len(OUTPUTS), "tables"):
+            return self._finish(manifest)
+
+    def _finish(self, manifest: dict) -> dict[str, int]:
         self._stop_worker()
         if self._failure is not None:
             raise self._failure
@@ -436,6 +443,7 @@ class WarehouseLoad:
             rest = [p for p in files[name] if p not in done]
             if rest:
                 self._insert(name, rest)
+            advanced(LOAD)
         con.execute("SET threads = 1")
         con.execute(f"SET memory_limit = '{COMMIT_MEMORY_LIMIT}'")
         try:
@@ -603,12 +611,13 @@ def load_surveillance(warehouse: str, manifest: dict, reset_history: bool = Fals
                 shutil.copyfile(target, staging)
             con = open_for_load(str(staging))
             try:
-                con.execute("BEGIN TRANSACTION")
-                migrate_settlements(con)  # (a warehouse written before issue 33)
-                counts = _load_surveillance(con, manifest, reset_history)
-                crash_point("loading")
-                con.execute("COMMIT")
-                con.execute("CHECKPOINT")
+                with step(LOAD, len(SURVEILLANCE_OUTPUTS), "tables"):
+                    con.execute("BEGIN TRANSACTION")
+                    migrate_settlements(con)  # (a warehouse written before issue 33)
+                    counts = _load_surveillance(con, manifest, reset_history)
+                    crash_point("loading")
+                    con.execute("COMMIT")
+                    con.execute("CHECKPOINT")
             finally:
                 con.close()
             os.replace(staging, target)
@@ -634,6 +643,7 @@ def _load_surveillance(con: duckdb.DuckDBPyConnection, manifest: dict, reset_his
         if reset_history and name in HISTORY_TABLES:
             con.execute(f"DELETE FROM {name} WHERE run_id <> ?", [run_id])
         counts[name] = con.execute(f"SELECT count(*) FROM {name} WHERE run_id = ?", [run_id]).fetchone()[0]
+        advanced(LOAD)
     con.execute("UPDATE surveillance_runs SET superseded_by = ? WHERE run_id IN (SELECT unnest(?))", [run_id, replaced])
     con.execute("DELETE FROM surveillance_runs WHERE run_id = ?", [run_id])
     con.execute(

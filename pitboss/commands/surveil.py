@@ -11,6 +11,7 @@ from rich.table import Table
 from pitboss.commands.audit import DEFAULT_OUTPUT, default_output
 from pitboss.errors import fail
 from pitboss.exit_codes import BAD_INPUT, USAGE
+from pitboss.progress import progress_option, showing, shown
 
 console = Console()
 
@@ -34,6 +35,7 @@ def surveil(
     reset_history: bool = typer.Option(False, "--reset-history", help="Forget the warehouse's stored nights "
                                        "(surveillance_daily_*): this run reads none and its load empties them "
                                        "before storing its own."),
+    progress: bool | None = progress_option("the surveillance and the load"),
 ) -> None:
     """Run every surveillance detector over an audited night: tests, flags, review findings.
 
@@ -50,29 +52,30 @@ def surveil(
         fail("--reset-history needs --warehouse (the history is kept there)", USAGE)
     output = output or default_output(warehouse)
     run_surveillance(input, output, warehouse, alpha, list(ctx.args), period=period, history_days=history_days,
-                     reset_history=reset_history)
+                     reset_history=reset_history, progress=shown(progress, console))
 
 
 def run_surveillance(input_dir: str, output_dir: str, warehouse: str | None, alpha: float = 0.01,
                      beam_args: list[str] | None = None, period: str = "day", history_days: int = 30,
-                     reset_history: bool = False) -> dict:
+                     reset_history: bool = False, progress: bool = False) -> dict:
     """The surveillance of the audit in `output_dir`, its wheels and shakers over the nights of the last
     `history_days` days the warehouse holds (none with `reset_history`, which also empties them on load), loaded
     into `warehouse` if given, its summary printed; returns the run's manifest. Folders that cannot be surveilled
     (no finished audit, another input) exit USAGE with one line, an input file that breaks the contract
-    BAD_INPUT."""
+    BAD_INPUT. `progress`: the surveillance's and the load's progress shown on stderr."""
     from pipelines.surveillance import SurveillanceError, run
     from pipelines.warehouse import load_surveillance
     from schemas.readers import ContractError
 
     try:
         history = ["--history", warehouse] if warehouse and not reset_history else []
-        record = run(["--input", input_dir, "--output", output_dir, "--alpha", repr(alpha), "--period", period,
-                      "--history-days", str(history_days), *history, *(beam_args or [])])
+        with showing(progress):  # (stopped before a failure is told)
+            record = run(["--input", input_dir, "--output", output_dir, "--alpha", repr(alpha), "--period", period,
+                          "--history-days", str(history_days), *history, *(beam_args or [])])
+            manifest = record.__dict__
+            loaded = load_surveillance(warehouse, manifest, reset_history) if warehouse else None
     except (SurveillanceError, ContractError) as e:
         fail(e, USAGE if isinstance(e, SurveillanceError) else BAD_INPUT)
-    manifest = record.__dict__
-    loaded = load_surveillance(warehouse, manifest, reset_history) if warehouse else None
     print_summary(manifest, loaded, warehouse)
     return manifest
 
