@@ -130,3 +130,25 @@ def _replay_row(table: BlackjackTable, shoe_id: str, r: dict, rep: RoundReport, 
         "recorded_dealer_total": rep.dealer_total, "cut_card_round": rep.cut_card_round,
         "after_cut": rep.after_cut, "explanation": list(rep.explanation), "finding_kinds": list(rep.finding_kinds),
     }
+
+# its rounds in the warehouse's all_rounds view (audits/views/05_all_rounds.sql: its columns, in their order)
+ALL_ROUNDS = """\
+SELECT
+    'blackjack' AS game, r.business_date, r.table_id, r.shoe_id, r.round_id, r.round_no, r.status, r.shoe_position,
+    r.rounds_before, r.cut_card_round, r.after_cut,
+    coalesce(b.recorded || '; ', '') || 'dealer: ' || coalesce(array_to_string(r.recorded_dealer_cards, ' '), '-')
+        || ' (' || coalesce(CAST(r.recorded_dealer_total AS VARCHAR), '?') || ')' AS recorded_round,
+    CASE WHEN r.expected_box_cards IS NULL THEN '-' ELSE coalesce(b.expected || '; ', '') || 'dealer: '
+        || coalesce(array_to_string(r.expected_dealer_cards, ' '), '-') END AS expected_round,
+    array_to_string(r.explanation, '; ') AS decisions,
+    coalesce(array_to_string(r.finding_kinds, ','), '') AS finding_kinds,
+    r.run_id
+FROM blackjack_round_replays AS r, LATERAL (
+    SELECT
+        string_agg('box ' || CAST(box AS VARCHAR) || ': ' || coalesce(array_to_string(rec, ' '), '-'), '; ' ORDER BY i)
+            AS recorded,
+        string_agg('box ' || CAST(box AS VARCHAR) || ': ' || coalesce(array_to_string(exp, ' '), '-'), '; ' ORDER BY i)
+            AS expected
+    FROM (SELECT unnest(r.boxes) AS box, unnest(r.recorded_box_cards) AS rec, unnest(r.expected_box_cards) AS exp,
+                 generate_subscripts(r.boxes, 1) AS i)
+) AS b"""

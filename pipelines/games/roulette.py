@@ -18,6 +18,9 @@ SPEC = outcomes.OutcomeGame(
     covered=lambda rules, code, selection: layout(rules.red).covers(code, selection),
 )
 
+# its rounds in the warehouse's all_rounds view, its outcome as text
+ALL_ROUNDS = outcomes.all_rounds_sql(SPEC, "'pocket ' || coalesce(CAST(pocket AS VARCHAR), '-')")
+
 
 def table_info(row: dict, limits: dict[str, tuple[int, int]]) -> outcomes.OutcomeTable:
     return outcomes.table_info(SPEC, row, limits)

@@ -22,6 +22,9 @@ SPEC = outcomes.OutcomeGame(
     load_rules=load_sic_bo_rules, audit=audit_roll_columns, valid=valid_roll, recorded_outcome=_dice,
 )
 
+# its rounds in the warehouse's all_rounds view, its outcome as text
+ALL_ROUNDS = outcomes.all_rounds_sql(SPEC, "'dice ' || coalesce(array_to_string(dice, ' '), '-')")
+
 
 def table_info(row: dict, limits: dict[str, tuple[int, int]]) -> outcomes.OutcomeTable:
     return outcomes.table_info(SPEC, row, limits)

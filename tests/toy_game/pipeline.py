@@ -26,6 +26,9 @@ REPLAYS = _replays_schema()
 SPEC = outcomes.OutcomeGame(name=NAME, out_replays=OUT_REPLAYS, replay_schema=REPLAYS, outcome_column="coin_face",
                             load_rules=load_coin_rules, audit=audit_flip_columns, valid=valid_face)
 
+# its rounds in the warehouse's all_rounds view, its outcome as text
+ALL_ROUNDS = outcomes.all_rounds_sql(SPEC, "'face ' || coalesce(coin_face, '-')")
+
 
 def table_info(row: dict, limits: dict[str, tuple[int, int]]) -> outcomes.OutcomeTable:
     return outcomes.table_info(SPEC, row, limits)
