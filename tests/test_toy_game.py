@@ -1,8 +1,10 @@
 """A sixth game added by touching only its own folder (issue 45): the toy coin (tests/toy_game/: a coin flipped
 a round, HEADS or TAILS at 1:1, one ruleset file), registered with one line a layer (tests.toy_game.register:
-the engine's PACKAGES, the recorder's RECORDERS, the pipeline's ADAPTORS, its contract columns and its replay
-output). Every command below serves it with no shared file edited: generate records it, audit finds exactly
-the faults planted on it, rtp prints its bets, schema shows its columns."""
+the engine's PACKAGES, the recorder's RECORDERS, the pipeline's ADAPTORS, the schemas' SCHEMAS: its contract
+columns and its replay output). Every command below serves it with no shared file edited: generate records it,
+audit finds exactly the faults planted on it, rtp prints its bets, schema shows its columns, replay replays its
+rounds (text, JSON, HTML; from the warehouse and the input), the warehouse's all_rounds holds them and report
+gives it a section (the shared default view: the coin has none of its own)."""
 
 from __future__ import annotations
 

@@ -39,7 +39,7 @@ from pipelines.games.rows import (
     table_facts,
 )
 from pipelines.neighbours import quarantined_bets
-from schemas.outputs import BLACKJACK_ROUND_REPLAYS
+from schemas.games.blackjack import REPLAYS
 
 OUT_REPLAYS = "blackjack_round_replays"
 
@@ -88,7 +88,7 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
         at_round = [_AtRound(k) for k in range(len(order))]
         gathered.shoe(shoe, order, round_rows, mine, [at_round[k] for k in engine_bets.round_index], result,
                       lambda r, rep, d, shoe_id=shoe["shoe_id"]: _replay_row(table, shoe_id, r, rep, d))
-    return gathered.tables(table.table_id, OUT_REPLAYS, BLACKJACK_ROUND_REPLAYS, plain, bets)
+    return gathered.tables(table.table_id, OUT_REPLAYS, REPLAYS.schema, plain, bets)
 
 
 def _recorded_round(r: dict, closed_us: int | None) -> RecordedRound:

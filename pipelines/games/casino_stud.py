@@ -43,7 +43,8 @@ from pipelines.games.rows import (
     table_facts,
 )
 from pipelines.neighbours import quarantined_bets
-from schemas.outputs import CASINO_STUD_JACKPOT_LEDGER, CASINO_STUD_ROUND_REPLAYS, FINDINGS
+from schemas.games.casino_stud import LEDGER, REPLAYS
+from schemas.outputs import FINDINGS
 
 OUT_REPLAYS = "casino_stud_round_replays"
 OUT_LEDGER = "casino_stud_jackpot_ledger"
@@ -127,7 +128,7 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
                           dates[row.round_index], stakes.get(row.round_index, 0)) for row in result.ledger]
     return {
         OUT_REPLAYS: replays,
-        OUT_LEDGER: pa.Table.from_pylist(ledger, CASINO_STUD_JACKPOT_LEDGER),
+        OUT_LEDGER: pa.Table.from_pylist(ledger, LEDGER.schema),
         **bet_tables(table.table_id, plain, bets, rounds, np.asarray(mine, np.int64), bet_rows,
                      pa.array(result.expected, pa.int64()), result.unsettled),
         "findings": _findings(result.findings, round_ids, shoe_ids, order, dates, decks),
@@ -233,7 +234,7 @@ def _replays_table(table: CasinoStudTable, rounds: pa.Table, reports: list[Round
         "explanation": [list(rep.explanation) for rep in reports],
         "finding_kinds": [list(rep.finding_kinds) for rep in reports],
     }
-    schema = CASINO_STUD_ROUND_REPLAYS
+    schema = REPLAYS.schema
     return pa.Table.from_arrays(
         [rounds[_RECORDED[f.name]].cast(f.type) if f.name in _RECORDED else pa.array(engine[f.name], f.type)
          for f in schema], schema=schema)
