@@ -25,7 +25,8 @@ from engine.games.baccarat.ruleset import BET_CODES, MODES, load_ruleset
 from engine.games.baccarat.shoe_audit import TableInfo, audit_shoes
 from pipelines.records import record_texts
 from schemas.contract import CARDS, TIMESTAMP
-from schemas.outputs import FINDINGS, QUARANTINE, ROUND_REPLAYS, SETTLEMENTS
+from schemas.games.baccarat import REPLAYS
+from schemas.outputs import FINDINGS, QUARANTINE, SETTLEMENTS
 
 
 def table_info(row: dict, limits: dict[str, tuple[int, int]]) -> TableInfo:
@@ -282,7 +283,7 @@ def _replays(table_id: str, rounds: pa.Table, shoe_ids: pa.Array, d: DealingColu
         pa.ListArray.from_arrays(pa.array(np.concatenate([[0], np.cumsum(decided.sum(axis=1))]).astype(np.int32)),
                                  _DECISIONS.take(pa.array(d.decisions[decided].astype(np.int64)))),
         _finding_kinds(d.finding_kinds, R),
-    ], schema=ROUND_REPLAYS)
+    ], schema=REPLAYS.schema)
 
 
 def _finding_kinds(kinds: dict[int, list[str]], rounds: int) -> pa.Array:

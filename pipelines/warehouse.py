@@ -13,6 +13,7 @@ import fcntl
 import json
 import os
 import queue
+import re
 import shutil
 import threading
 from importlib import resources
@@ -255,13 +256,37 @@ def insert_statement(name: str, columns: list[str] | None = None, into: str | No
     return f"INSERT INTO {into or name} (run_id{cols}) SELECT ?{cols} FROM read_parquet(?)"
 
 
+# A view's line that stands for every registered game's part (the views name no game):
+#   -- @games all_rounds                 each game's SELECT of its rounds (its adaptor's ALL_ROUNDS)
+#   -- @selection_replays: <SELECT>      the SELECT once per replay output whose bets carry a selection, its
+#                                        `{replays}` that output's name
+# each expanded into the parts joined by UNION ALL.
+_GAMES_PART = re.compile(r"^([ \t]*)-- @(games all_rounds|selection_replays: (.*))$", re.M)
+
+
+def _games_part(m: re.Match) -> str:
+    from pipelines.games import all_rounds_sql, selection_replays
+
+    indent, template = m.group(1), m.group(3)
+    if template is None:
+        parts = all_rounds_sql()
+    else:
+        parts = [template.replace("{replays}", name) for name in selection_replays()]
+    return f"\n{indent}UNION ALL\n".join(indent + part.replace("\n", "\n" + indent) for part in parts)
+
+
+def expand_games(sql: str) -> str:
+    """A view's SQL with its lines standing for every game's part expanded from the registry (as it is now)."""
+    return _GAMES_PART.sub(_games_part, sql)
+
+
 def view_sql() -> list[tuple[str, str]]:
-    """(file name, SQL) of every view under audits/views, in name order."""
+    """(file name, SQL) of every view under audits/views, in name order, every game's part in."""
     folder = resources.files("audits") / "views"
     if not folder.is_dir():
         return []
-    return [(p.name, p.read_text(encoding="utf-8")) for p in sorted(folder.iterdir(), key=lambda p: p.name)
-            if p.name.endswith(".sql")]
+    return [(p.name, expand_games(p.read_text(encoding="utf-8")))
+            for p in sorted(folder.iterdir(), key=lambda p: p.name) if p.name.endswith(".sql")]
 
 
 def theoretical_rtp_rows() -> list[tuple]:

@@ -1,12 +1,15 @@
 """A sixth game added by touching only its own folder (issue 45): the toy coin (tests/toy_game/: a coin flipped
 a round, HEADS or TAILS at 1:1, one ruleset file), registered with one line a layer (tests.toy_game.register:
-the engine's PACKAGES, the recorder's RECORDERS, the pipeline's ADAPTORS, its contract columns and its replay
-output). Every command below serves it with no shared file edited: generate records it, audit finds exactly
-the faults planted on it, rtp prints its bets, schema shows its columns."""
+the engine's PACKAGES, the recorder's RECORDERS, the pipeline's ADAPTORS, the schemas' SCHEMAS: its contract
+columns and its replay output). Every command below serves it with no shared file edited: generate records it,
+audit finds exactly the faults planted on it, rtp prints its bets, schema shows its columns, replay replays its
+rounds (text, JSON, HTML; from the warehouse and the input), the warehouse's all_rounds holds them and report
+gives it a section (the shared default view: the coin has none of its own)."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -108,3 +111,81 @@ def test_schema_shows_the_coin_columns(coin):
     assert "| `equipment_id` |" not in markdown  # (a shoes column)
     shoes = run("schema", "shoes", "-f", "markdown")
     assert next(line for line in shoes.splitlines() if "`equipment_id`" in line).split(" | ")[4].endswith("coin")
+
+
+# --- replay, report and the warehouse's views (pitboss.games' shared defaults: the coin has no view) ----------
+
+
+@pytest.fixture(scope="module")
+def night(tmp_path_factory):
+    """A night of one baccarat table and two coin tables, audited into a warehouse; the coin registered for the
+    module's tests (after the byte-identical test above, which needs it unregistered)."""
+    with pytest.MonkeyPatch.context() as mp:
+        register(mp)
+        base = tmp_path_factory.mktemp("coin_night")
+        generate(base / "d", "--tables", "1", "--coin-tables", "2", "--fault-rate", "0")
+        run("audit", "-i", str(base / "d"), "-o", str(base / "out"), "-w", str(base / "w.duckdb"), "--no-validate",
+            "--no-progress")
+        yield base
+
+
+def recorded_round(night: Path, round_no: int = 7) -> tuple[dict, list[dict]]:
+    """A settled coin round of T02-CN and its bets, as recorded in the input (the oracle of the replays)."""
+    rounds = [r for r in coin_rows(night / "d" / "rounds") if r["table_id"] == "T02-CN" and r["status"] == "settled"]
+    r = sorted(rounds, key=lambda r: r["round_no"])[round_no]
+    return r, [b for b in coin_rows(night / "d" / "bets") if b["round_id"] == r["round_id"]]
+
+
+def owed_by_hand(r: dict, bets: list[dict]) -> dict[str, int]:
+    """bet_id -> what a fair coin at even money owes: twice the stake on the face that came up, else nothing."""
+    return {b["bet_id"]: 2 * b["stake"] if b["bet_type"] == r["coin_face"] else 0 for b in bets}
+
+
+@pytest.mark.parametrize("source", ["warehouse", "input"])
+def test_replay_json_of_a_coin_round_settles_each_bet_by_the_face(night, source):
+    r, bets = recorded_round(night)
+    assert bets and {b["bet_type"] for b in bets} <= {"HEADS", "TAILS"}
+    where = ["-w", str(night / "w.duckdb")] if source == "warehouse" else ["-i", str(night / "d")]
+    data = json.loads(run("replay", r["round_id"], *where, "-f", "json"))
+    assert data["game"] == "coin" and data["round"]["coin_face"] == r["coin_face"]
+    assert data["round"]["explanation"][0] == f"the coin came up {r['coin_face']}"
+    assert {b["bet_id"]: b["expected"] for b in data["bets"]} == owed_by_hand(r, bets)
+    assert {b["bet_id"]: b["paid"] for b in data["bets"]} == {b["bet_id"]: b["paid"] for b in bets}
+    assert data["findings"] == []  # a night recorded without faults
+
+
+def test_replay_text_and_html_of_a_coin_round_come_from_the_shared_default_view(night):
+    r, bets = recorded_round(night, 3)
+    text = run("replay", r["round_id"], "-w", str(night / "w.duckdb"))
+    assert f"the coin came up {r['coin_face']}" in text and r["shoe_id"] in text
+    assert all(b["bet_id"] in text for b in bets)
+    page = run("replay", r["round_id"], "-w", str(night / "w.duckdb"), "-f", "html")
+    assert f"Round {r['round_id']}" in page and f"the coin came up {r['coin_face']}" in page
+    assert all(b["bet_id"] in page for b in bets)
+
+
+def test_all_rounds_holds_every_coin_round_as_recorded(night):
+    out = run("query", "-w", str(night / "w.duckdb"), "-f", "json",
+              "SELECT round_id, recorded_round, expected_round, status FROM all_rounds WHERE game = 'coin'")
+    got = {row["round_id"]: row for row in json.loads(out)}
+    rounds = coin_rows(night / "d" / "rounds")
+    assert len(got) == len(rounds) == 120
+    for r in rounds:
+        assert got[r["round_id"]]["recorded_round"] == f"face {r['coin_face'] or '-'}", r
+        assert got[r["round_id"]]["status"] == r["status"]
+    games = json.loads(run("query", "-w", str(night / "w.duckdb"), "-f", "json",
+                           "SELECT game, count(*) AS n FROM all_rounds GROUP BY game ORDER BY game"))
+    baccarat = sum(pq.read_metadata(p).num_rows for p in (night / "d" / "rounds").glob("date=*/part-0*.parquet"))
+    assert games == [{"game": "baccarat", "n": baccarat}, {"game": "coin", "n": 120}]  # nothing lost, nothing twice
+
+
+def test_report_has_a_coin_section_with_its_tables_rounds_and_bets(night):
+    page = night / "report.html"
+    run("report", "-w", str(night / "w.duckdb"), "-o", str(page))
+    html = page.read_text()
+    bets = coin_rows(night / "d" / "bets")
+    row = re.search(r'<tr><td>Coin flip \(a toy\)</td><td class="num">(\d+)</td>\s*<td class="num">([\d,]+)</td>'
+                    r'<td class="num">([\d,]+)</td>', html)
+    assert row, "no coin row in the report's games table"
+    assert [int(n.replace(",", "")) for n in row.groups()] == [2, 120, len(bets)]
+    assert re.search(r"<h2[^>]*>Coin flip \(a toy\)</h2>", html)

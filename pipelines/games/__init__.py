@@ -14,6 +14,10 @@
                                      they were read (pipelines/neighbours.py), for the rules that look at the
                                      other bets of a round: seen, never settled nor written
 
+    ALL_ROUNDS                       its rounds in the warehouse's all_rounds view: a SELECT of its replay
+                                     output in that view's columns (audits/views/05_all_rounds.sql), each
+                                     named; outcome games build it with outcomes.all_rounds_sql
+
     GROUP_ENDS, group_ends(rounds, tables, with_groups), gap_ends(shoes, tables, dealt, with_groups),
     across_groups(ends, tables) (optional): a check
                                      across the groups (casino stud's pool chain): group_ends reduces a
@@ -59,6 +63,27 @@ def extra_outputs() -> tuple[str, ...]:
     """The other outputs some games have of their own (the pipeline writes and the warehouse loads each like a
     replay output)."""
     return tuple(dict.fromkeys(name for game in ADAPTORS for name in getattr(adaptor(game), "EXTRA_OUTPUTS", ())))
+
+
+def all_rounds_sql() -> list[str]:
+    """Each registered game's SELECT of its rounds for the all_rounds view, in ADAPTORS order."""
+    return [adaptor(game).ALL_ROUNDS for game in ADAPTORS]
+
+
+def selection_replays() -> tuple[str, ...]:
+    """The replay outputs whose `bets` carry each bet's selection as the audit read it (the games whose bets
+    have a selection: priced per selection where a ruleset says so)."""
+    from schemas.outputs import OUTPUTS
+
+    def has_selection(name: str) -> bool:
+        schema = OUTPUTS[name]
+        if "bets" not in schema.names:
+            return False
+        item = schema.field("bets").type
+        return pa.types.is_list(item) and pa.types.is_struct(item.value_type) \
+            and item.value_type.get_field_index("selection") >= 0
+
+    return tuple(name for name in replay_outputs().values() if has_selection(name))
 
 
 def across_groups() -> tuple[str, ...]:

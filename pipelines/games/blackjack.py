@@ -37,7 +37,7 @@ from pipelines.games.rows import (
     table_facts,
 )
 from pipelines.neighbours import quarantined_bets
-from schemas.outputs import BLACKJACK_ROUND_REPLAYS
+from schemas.games.blackjack import REPLAYS
 
 OUT_REPLAYS = "blackjack_round_replays"
 
@@ -84,7 +84,7 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
         result = audit_shoe(table.rules, table.chart, table.facts, facts, recorded, engine_bets,
                             quarantined=quarantined_bets(neighbours, position, shoe["shoe_id"]))
         gathered.shoe(shoe, order, round_rows, mine, round_index, result)
-    return gathered.tables(table.table_id, OUT_REPLAYS, BLACKJACK_ROUND_REPLAYS, plain, bets, _replay_columns)
+    return gathered.tables(table.table_id, OUT_REPLAYS, REPLAYS.schema, plain, bets, _replay_columns)
 
 
 def _recorded_round(r: dict, closed_us: int | None) -> RecordedRound:
@@ -123,7 +123,7 @@ def _replay_columns(table_id: str, rounds: pa.Table, rows: np.ndarray, shoe_ids:
                     reports: list[RoundReport]) -> dict[str, pa.Array]:
     """The blackjack_round_replays columns of the replayed rounds (`rows` of `rounds`, each's shoe and report)."""
     at = pa.array(rows, pa.int64())
-    schema = BLACKJACK_ROUND_REPLAYS
+    schema = REPLAYS.schema
 
     def recorded(column: str, name: str) -> pa.Array:
         return rounds[column].take(at).combine_chunks().cast(schema.field(name).type)
@@ -148,3 +148,26 @@ def _replay_columns(table_id: str, rounds: pa.Table, rows: np.ndarray, shoe_ids:
         "explanation": reported("explanation", [list(rep.explanation) for rep in reports]),
         "finding_kinds": reported("finding_kinds", [list(rep.finding_kinds) for rep in reports]),
     }
+
+
+# its rounds in the warehouse's all_rounds view (audits/views/05_all_rounds.sql: its columns, in their order)
+ALL_ROUNDS = """\
+SELECT
+    'blackjack' AS game, r.business_date, r.table_id, r.shoe_id, r.round_id, r.round_no, r.status, r.shoe_position,
+    r.rounds_before, r.cut_card_round, r.after_cut,
+    coalesce(b.recorded || '; ', '') || 'dealer: ' || coalesce(array_to_string(r.recorded_dealer_cards, ' '), '-')
+        || ' (' || coalesce(CAST(r.recorded_dealer_total AS VARCHAR), '?') || ')' AS recorded_round,
+    CASE WHEN r.expected_box_cards IS NULL THEN '-' ELSE coalesce(b.expected || '; ', '') || 'dealer: '
+        || coalesce(array_to_string(r.expected_dealer_cards, ' '), '-') END AS expected_round,
+    array_to_string(r.explanation, '; ') AS decisions,
+    coalesce(array_to_string(r.finding_kinds, ','), '') AS finding_kinds,
+    r.run_id
+FROM blackjack_round_replays AS r, LATERAL (
+    SELECT
+        string_agg('box ' || CAST(box AS VARCHAR) || ': ' || coalesce(array_to_string(rec, ' '), '-'), '; ' ORDER BY i)
+            AS recorded,
+        string_agg('box ' || CAST(box AS VARCHAR) || ': ' || coalesce(array_to_string(exp, ' '), '-'), '; ' ORDER BY i)
+            AS expected
+    FROM (SELECT unnest(r.boxes) AS box, unnest(r.recorded_box_cards) AS rec, unnest(r.expected_box_cards) AS exp,
+                 generate_subscripts(r.boxes, 1) AS i)
+) AS b"""

@@ -4,8 +4,6 @@ touching only its own folder, one module per layer, each registered with one lin
 
 from __future__ import annotations
 
-from tests.toy_game.contract import contract_with_coin
-
 GAME = "coin"
 
 
@@ -14,15 +12,9 @@ def register(monkeypatch) -> None:
     import engine.games
     import pipelines.games
     import pitboss.recorder.registry
-    import schemas.contract
-    import schemas.outputs
-    from tests.toy_game import pipeline
+    import schemas.games
 
     monkeypatch.setitem(engine.games.PACKAGES, GAME, "tests.toy_game.engine")
     monkeypatch.setitem(pitboss.recorder.registry.RECORDERS, GAME, "tests.toy_game.recorder")
     monkeypatch.setitem(pipelines.games.ADAPTORS, GAME, "tests.toy_game.pipeline")
-    for table, columns in contract_with_coin().items():
-        monkeypatch.setitem(schemas.contract.CONTRACT, table, columns)
-    monkeypatch.setitem(schemas.outputs.OUTPUTS, pipeline.OUT_REPLAYS, pipeline.REPLAYS)
-    monkeypatch.setitem(schemas.outputs.SORT_KEYS, pipeline.OUT_REPLAYS, pipeline.SORT_KEY)
-    monkeypatch.setitem(schemas.outputs.DOCS, pipeline.OUT_REPLAYS, pipeline.DOC)
+    monkeypatch.setitem(schemas.games.SCHEMAS, GAME, "tests.toy_game.contract")

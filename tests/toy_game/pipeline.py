@@ -6,25 +6,17 @@ from __future__ import annotations
 import pyarrow as pa
 
 from pipelines.games import outcomes
-from schemas.outputs import DOCS
+from tests.toy_game.contract import REPLAYS
 from tests.toy_game.engine import NAME, audit_flip_columns, load_coin_rules, valid_face
 
 OUT_REPLAYS = "coin_round_replays"
-SORT_KEY = ["table_id", "shoe_id", "round_no", "round_id"]
-_ROULETTE = DOCS["roulette_round_replays"]  # the fields every outcome replay has, the outcome's own renamed
-DOC = {("coin_face" if k == "pocket" else k): v for k, v in _ROULETTE.items()}
-DOC["coin_face"] = "The face recorded (null: none recorded)."
 
-
-def _replays_schema() -> pa.Schema:
-    from schemas.outputs import ROULETTE_ROUND_REPLAYS
-
-    return pa.schema([pa.field("coin_face", pa.string()) if f.name == "pocket" else f for f in ROULETTE_ROUND_REPLAYS])
-
-
-REPLAYS = _replays_schema()
-SPEC = outcomes.OutcomeGame(name=NAME, out_replays=OUT_REPLAYS, replay_schema=REPLAYS, outcome_column="coin_face",
+SPEC = outcomes.OutcomeGame(name=NAME, out_replays=OUT_REPLAYS, replay_schema=REPLAYS.schema,
+                            outcome_column="coin_face",
                             load_rules=load_coin_rules, audit=audit_flip_columns, valid=valid_face)
+
+# its rounds in the warehouse's all_rounds view, its outcome as text
+ALL_ROUNDS = outcomes.all_rounds_sql(SPEC, "'face ' || coalesce(coin_face, '-')")
 
 
 def table_info(row: dict, limits: dict[str, tuple[int, int]]) -> outcomes.OutcomeTable:
