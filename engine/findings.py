@@ -78,6 +78,8 @@ SEVERITY: dict[str, str] = {
     "CURRENCY_MISMATCH": CRITICAL,
     "DUPLICATE_ROUND_NO": MAJOR,
     "LIMITS_MISSING": MAJOR,
+    # casino stud and blackjack (issue 44): a box's decision taken after the dealer's cards were revealed
+    "LATE_DECISION": MAJOR,
 }
 KINDS: tuple[str, ...] = tuple(SEVERITY)
 

@@ -256,6 +256,29 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
             required=True,
             games=CASINO_STUD,
         ),
+        _c(
+            "box_action_times",
+            pa.list_(pa.list_(TIMESTAMP)),
+            "Blackjack and casino stud: per box (in `boxes` order), when each recorded decision was taken (UTC), "
+            "one instant per letter of its `box_actions` entry, in the same order (a stud box: the one instant it "
+            "called or folded; none for a box without a letter). A null list (or a null box, a null instant): "
+            "not recorded, not judged. A box whose instants are not one per letter: the round cannot be settled "
+            "(quarantine). A decision after `dealer_revealed_at` is a finding (LATE_DECISION).",
+            nullable=True,
+            required=False,
+            games=BOX_GAMES,
+        ),
+        _c(
+            "dealer_revealed_at",
+            TIMESTAMP,
+            "Casino stud: when the dealer's four closed cards were revealed (UTC); blackjack: when the dealer's "
+            "second card was dealt. No decision may be taken after it: a `box_action_times` instant later than "
+            "this one is LATE_DECISION (one exactly at it is on time, as a bet placed exactly when betting "
+            "closed). Null: not recorded, no decision judged.",
+            nullable=True,
+            required=False,
+            games=BOX_GAMES,
+        ),
         _c("dealer_id", pa.string(), "Dealer on duty."),
         _c("video_ref", pa.string(), "Reference of the round's video recording.", nullable=True, required=False),
     ),

@@ -50,7 +50,7 @@ from pitboss.recorder.faults import GHOST, FaultPlanner, bet_id, instant_text, k
 from pitboss.recorder.players import Accounts, chips, clip
 from pitboss.recorder.simulate import CHANNELS, TableClock
 from pitboss.recorder.writer import GameWriter, RecorderHooks, timestamps
-from schemas.contract import CARDS, game_schema
+from schemas.contract import CARDS, TIMESTAMP, game_schema
 
 MAIN, PAIR, INSURANCE, BET_BEHIND = BET_CODES
 RULESET = "blackjack_8d_live"
@@ -1078,8 +1078,25 @@ def shoes_table(table: BlackjackTable, shoes: list[_Shoe]) -> pa.Table:
     )
 
 
+def decision_times(r: _Round) -> tuple[list[list[int]], int]:
+    """(each box's decision instants, one a recorded letter, the dealer's second card): the decisions taken
+    box by box after the first two cards of every box and the upcard, each letter but a stand followed by its
+    card; the dealer's second card after the last decision (ENHC: no hole card). Honest: all before it."""
+    at = r.closed_us + 4 * SECOND + (2 * len(r.boxes) + 1) * CARD_US
+    times = []
+    for letters in r.actions:
+        box = []
+        for letter in letters or "":
+            at += DECISION_US
+            box.append(at)
+            at += CARD_US if letter != "S" else 0
+        times.append(box)
+    return times, at + CARD_US
+
+
 def rounds_table(table: BlackjackTable, rounds: list[_Round]) -> pa.Table:
     n = len(rounds)
+    timed = [decision_times(r) for r in rounds]
     return pa.Table.from_arrays(
         [
             pa.array([r.round_id for r in rounds], pa.string()),
@@ -1095,6 +1112,8 @@ def rounds_table(table: BlackjackTable, rounds: list[_Round]) -> pa.Table:
             pa.array([[list(c) for c in r.box_cards] for r in rounds], pa.list_(CARDS)),
             pa.array([list(r.actions) for r in rounds], pa.list_(pa.string())),
             pa.array([list(r.auto) for r in rounds], pa.list_(pa.bool_())),
+            pa.array([times for times, _ in timed], pa.list_(pa.list_(TIMESTAMP))),
+            timestamps([revealed for _, revealed in timed]),
             pa.array([r.dealer_id for r in rounds], pa.string()),
             pa.array([f"vod://{table.table_id}/{r.round_id}.mp4" for r in rounds], pa.string()),
         ],
