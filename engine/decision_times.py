@@ -61,3 +61,18 @@ def late_finding_text(late: Sequence[LateDecision], revealed_at: int, reveal: st
     recorded = "; ".join(d.words() for d in late)
     return (f"decided by {shown}", recorded,
             f"{recorded}: after {reveal} at {shown} (a decision taken knowing the dealer's cards: past posting).")
+
+
+def timing_line(boxes: Sequence[int], actions: Sequence[str | None], times: BoxTimes | None,
+                revealed_at: int | None, reveal: str) -> str | None:
+    """The replay's line of the round's decision instants and its reveal (`reveal`: what happened then, e.g.
+    "the dealer's four cards revealed"; "not recorded" where it is not), a late decision marked LATE; None
+    where neither is recorded or the instants cannot be read (the round's reason says why)."""
+    if (times is None and revealed_at is None) or times_problem(boxes, actions, times) is not None:
+        return None
+    late = {(d.box, d.number) for d in late_decisions(boxes, actions, times, revealed_at)}
+    said = [f"box {box} {letter} at {us_text(at)}" + (" LATE" if (box, n) in late else "")
+            for box, a, t in zip(boxes, actions, times or (), strict=False) if t is not None
+            for n, (letter, at) in enumerate(zip(a or "", t, strict=True), 1) if at is not None]
+    shown = f"at {us_text(revealed_at)}" if revealed_at is not None else "not recorded"
+    return f"decisions in time: {'; '.join(said) or 'none recorded'}; {reveal} {shown}"

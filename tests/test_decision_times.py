@@ -170,3 +170,24 @@ def test_rounds_columns_as_microseconds():
     assert instants(rounds, "dealer_revealed_at") == [REVEAL, None, REVEAL + 1]
     absent = pa.table({"round_id": ["R1", "R2"]})
     assert box_instants(absent, "box_action_times") == [None, None] == instants(absent, "dealer_revealed_at")
+
+
+# -- the replay's words --------------------------------------------------------------------------------------
+
+
+def test_the_replay_names_each_instant_and_the_reveal():
+    result = audit([timed_stud((REVEAL + US, REVEAL - 30_000_000))], STUD_BETS)
+    assert result.rounds[0].explanation[-1] == (
+        "decisions in time: box 1 C at 2023-11-14T22:14:50.000001Z LATE; box 2 F at 2023-11-14T22:14:20.000000Z; "
+        "the dealer's four cards revealed at 2023-11-14T22:14:50.000000Z")
+    r = timed_blackjack((REVEAL - 20_000_000,), (None, REVEAL), revealed=None)
+    assert run(shoe_facts(CLEAN_SHOE), [r]).rounds[0].explanation[-1] == (
+        "decisions in time: box 1 S at 2023-11-14T22:14:30.000000Z; box 2 S at 2023-11-14T22:14:50.000000Z; "
+        "the dealer's second card dealt not recorded")
+
+
+def test_a_round_without_instants_is_explained_as_before():
+    plain = audit([timed_stud(None, revealed=None)], STUD_BETS).rounds[0].explanation
+    assert not any(line.startswith("decisions in time") for line in plain)
+    timed = audit([timed_stud((REVEAL - 2, REVEAL - 1))], STUD_BETS).rounds[0].explanation
+    assert timed[:-1] == plain and timed[-1].startswith("decisions in time: box 1 C at ")

@@ -39,7 +39,7 @@ import numpy as np
 
 from engine.betting import QuarantinedBet, TableFacts, are_late, is_late, us_text, within_limits
 from engine.cards import CARD_CODES, check_composition, format_cards
-from engine.decision_times import late_decisions, late_finding_text, times_problem
+from engine.decision_times import late_decisions, late_finding_text, times_problem, timing_line
 from engine.findings import Finding, format_money
 
 from . import BET_CODES
@@ -452,8 +452,11 @@ class _ShoeAuditor:
             return self.report(i, r, position, cut_seen, expected_play, None, kinds, [], reason), None, len(seq)
         if r.status == "settled":
             self.check_round(r, position, seq, play, cut_seen, dealer_problem, kinds)
-        return self.report(i, r, position, cut_seen, expected_play, play, kinds,
-                           _explain(self.rules, play, position, self.chart, self.shoe.cards), None), play, len(seq)
+        lines = _explain(self.rules, play, position, self.chart, self.shoe.cards)
+        timing = timing_line(r.boxes, r.box_actions, r.box_action_times, r.dealer_revealed_at,
+                             "the dealer's second card dealt")
+        return self.report(i, r, position, cut_seen, expected_play, play, kinds, lines + ([timing] if timing else []),
+                           None), play, len(seq)
 
     def shoe_deals(self, seq: list[str], position: int) -> bool:
         """The recorded cards in dealing order are the next cards of the shoe."""

@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 
 from engine.betting import QuarantinedBet, TableFacts, is_late, stake_limit_breach, us_text
 from engine.cards import CARD_CODES, check_composition, format_cards
-from engine.decision_times import late_decisions, late_finding_text, times_problem
+from engine.decision_times import late_decisions, late_finding_text, times_problem, timing_line
 from engine.findings import Finding, format_money
 
 from . import BET_CODES
@@ -607,6 +607,10 @@ class _Auditor:
         lines = explain_round(self.rules, self.table.currency, r, w.expected_box_cards, w.expected_dealer_cards,
                               w.ranks, w.dealer, w.qualifies, w.bet_lines, w.pools_before, w.ledger, w.pools_after,
                               reason)
+        timing = timing_line(r.boxes, r.box_actions, r.box_action_times, r.dealer_revealed_at,
+                             "the dealer's four cards revealed")
+        if timing is not None:
+            lines.append(timing)
         return RoundReport(
             i, w.expected_box_cards, w.expected_dealer_cards, tuple(k.category if k else None for k in w.ranks),
             w.dealer.category if w.dealer else None, w.qualifies, w.pools_before, w.pools_after, tuple(lines),
