@@ -17,6 +17,9 @@ written to the manifest with the finding it must cause (and kept from causing an
   PAIR_WITHOUT_MAIN, SIDE_BET_ABOVE_SHARE, STAKE_BELOW_MIN, STAKE_ABOVE_MAX, LATE_BET,
   BET_TYPE_NOT_OFFERED, UNKNOWN_ROUND, DUPLICATE_BET.
 
+Every round records when each of its (recorded) decisions was taken and when the dealer's second card was
+dealt (`decision_times`, no randomness drawn): every decision before it, so no LATE_DECISION.
+
 Randomness: Python `random.Random` streams seeded from (seed, table index, business day), so the same
 arguments give the same rows; nothing here touches the baccarat tables' streams.
 """
