@@ -359,10 +359,14 @@ def _unsettleable(bets, result, round_dates, ri) -> pa.Table:
                             round_dates.take(pa.array(ri[rows])), "bet_id")
 
 
-def findings_table(findings: Sequence[Finding], round_dates: Mapping[str, object], default_date) -> pa.Table:
+def findings_table(findings: Sequence[Finding], round_dates: Mapping[str, object], default_date,
+                   dates: Sequence | None = None) -> pa.Table:
+    """The findings' table, each dated by its round's date (the default where it names none or an unknown
+    one), or by `dates`, one a finding, where given."""
     columns: dict[str, list] = {name: [] for name in FINDINGS.names}
-    for f in findings:  # column by column (Finding.as_row deep-copies each finding)
-        columns["business_date"].append(round_dates.get(f.round_id, default_date) if f.round_id else default_date)
+    for i, f in enumerate(findings):  # column by column (Finding.as_row deep-copies each finding)
+        columns["business_date"].append(dates[i] if dates is not None else round_dates.get(f.round_id, default_date)
+                                        if f.round_id else default_date)
         columns["kind"].append(f.kind)
         columns["severity"].append(SEVERITY[f.kind])
         for name in ("table_id", "shoe_id", "round_id", "bet_id", "account_id", "expected", "recorded", "message"):

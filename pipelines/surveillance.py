@@ -44,7 +44,7 @@ from apache_beam.options.pipeline_options import PipelineOptions, StandardOption
 from engine.findings import SEVERITY
 from engine.surveillance.detector import Detector, TableData
 from engine.surveillance.tests import ALPHA, TEST_COLUMNS, SurveillanceTest, as_test_columns, benjamini_hochberg_of
-from pipelines.games import REPLAY_OUTPUTS
+from pipelines.games import replay_outputs
 from pipelines.io import ReadTable, WriteShards, files_in, input_files, source_path
 from pipelines.transforms import SplitByTag, split_by_key
 from schemas import readers
@@ -59,8 +59,18 @@ INPUT_TABLES = ("tables", "shoes", "rounds", "bets")  # read from the audit's in
 # what Surveil takes, each a PCollection of Arrow tables with a table_id column
 INPUTS = (*INPUT_TABLES, "settlements", "findings", "positions")
 POSITIONS = pa.schema([("table_id", pa.string()), ("round_id", pa.string()), ("shoe_position", pa.int32())])
-# the round replays that place a round in its shoe (card games that deal rounds from one shoe)
-POSITION_OUTPUTS = tuple(name for name in REPLAY_OUTPUTS.values() if "shoe_position" in OUTPUTS[name].names)
+
+
+def position_outputs() -> tuple[str, ...]:
+    """The round replays that place a round in its shoe (card games that deal rounds from one shoe)."""
+    return tuple(name for name in replay_outputs().values() if "shoe_position" in OUTPUTS[name].names)
+
+
+def __getattr__(name: str):
+    if name == "POSITION_OUTPUTS":  # (as the registry has it now)
+        return position_outputs()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 _SOURCE = (readers.SOURCE_FILE, readers.SOURCE_ROW)
 _IDS = pa.schema([("kind", pa.string()), ("id", pa.string()), ("table_id", pa.string())])
 _TAG_FEATURES, _TAG_IDS = "features", "ids"
@@ -596,7 +606,7 @@ def build(pipeline: beam.Pipeline, files: dict[str, list], audit: dict, output_d
     for name, schema in (("settlements", SETTLEMENTS), ("findings", FINDINGS)):
         inputs[name] = pipeline | f"Read {name}" >> ReadOutput(outputs.get(name, []), schema)
     positions = [pipeline | f"Read {name}" >> ReadOutput(outputs.get(name, []), OUTPUTS[name], POSITIONS.names)
-                 for name in POSITION_OUTPUTS]
+                 for name in position_outputs()]
     inputs["positions"] = positions | "AllPositions" >> beam.Flatten()
     surveyed = inputs | "Surveil" >> Surveil(detectors, alpha, audit["run_id"])
     written = [surveyed[name] | f"Write {name}" >> WriteShards(output_dir, name, SURVEILLANCE_OUTPUTS[name],
@@ -707,7 +717,7 @@ def audit_dates(audit: dict) -> list[str]:
     """The business dates of an audit run (of its round replays, settlements and findings, as the warehouse
     counts a run's dates), 'YYYY-MM-DD', sorted."""
     dates: set[str] = set()
-    for name in (*REPLAY_OUTPUTS.values(), "settlements", "findings"):
+    for name in (*replay_outputs().values(), "settlements", "findings"):
         for entry in audit["outputs"].get(name, []):
             with FileSystems.open(entry["path"], compression_type=CompressionTypes.UNCOMPRESSED) as f:
                 column = pq.read_table(f, columns=["business_date"])["business_date"]

@@ -30,7 +30,8 @@ from pipelines.convert import (
 )
 from pipelines.cross_row import CrossRowChecks
 from pipelines.dead_letter import dead_letter
-from pipelines.games import ACROSS_GROUPS, EXTRA_OUTPUTS, REPLAY_OUTPUTS, adaptor, audit_group, table_infos
+from pipelines.games import across_groups as games_across_groups
+from pipelines.games import adaptor, audit_group, extra_outputs, replay_outputs, table_infos
 from pipelines.memory import release_free_memory
 from pipelines.neighbours import neighbour_rows, of_shoes
 from pipelines.progress import group_audited
@@ -42,11 +43,22 @@ OUT_FINDINGS_ACROSS = "findings_across_groups"
 # (group, the bad bet rows on its rounds): seen by their neighbours' rules, never settled (pipelines.neighbours)
 OUT_NEIGHBOURS = "neighbours"
 REJECTED_BETS = "rejected_bets"  # AuditShoes' optional input: the bad bet rows read up front (pipelines.io)
-# every game's round replays (baccarat's first), then the outputs every game shares
-GAME_REPLAYS = tuple(dict.fromkeys((OUT_REPLAYS, *REPLAY_OUTPUTS.values())))
-# ... with the outputs a game has of its own besides (casino stud's jackpot ledger): one table per group each
-GAME_OUTPUTS = (*GAME_REPLAYS, *EXTRA_OUTPUTS)
-AUDITED = (*GAME_OUTPUTS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE)
+
+
+def game_replays() -> tuple[str, ...]:
+    """Every registered game's round replays (the first game's first)."""
+    return tuple(dict.fromkeys((OUT_REPLAYS, *replay_outputs().values())))
+
+
+def game_outputs() -> tuple[str, ...]:
+    """... with the outputs a game has of its own besides (casino stud's jackpot ledger): one table per group each."""
+    return (*game_replays(), *extra_outputs())
+
+
+def audited_outputs() -> tuple[str, ...]:
+    """... then the outputs every game shares."""
+    return (*game_outputs(), OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE)
+
 _TABLES_OF_PLACED = (OUT_QUARANTINE, OUT_FINDINGS_ACROSS)
 
 # Beam's in-process runner keeps every element that crosses a shuffle as its pickle, all at once, and
@@ -459,7 +471,7 @@ def _across_groups(ends: pa.Table, tables: pa.Table, game: str):
 
 def across_groups(rounds, shoes, shoe_groups, tables, round_index) -> tuple:
     """Rounds and shoes -> the findings of each game's check across the groups of shoes
-    (pipelines.games.ACROSS_GROUPS: casino stud's pool chain from one table-day to the next, and the shoes of no
+    (pipelines.games.across_groups(): casino stud's pool chain from one table-day to the next, and the shoes of no
     round, its gaps), made once every group's ends have met: a collection per game. (Steps, not a composite: each
     step costs Beam's fixed cost, tests/test_pipeline_steps.)"""
     return tuple((rounds | f"{game}GroupEnds" >> beam.Map(_group_ends, shoe_groups, tables, game),
@@ -468,7 +480,7 @@ def across_groups(rounds, shoes, shoe_groups, tables, round_index) -> tuple:
                  | f"{game}NightEnds" >> beam.CombineGlobally(_ConcatTables(adaptor(game).GROUP_ENDS))
                  .without_defaults()
                  | f"{game}AcrossGroups" >> beam.FlatMap(_across_groups, tables, game)
-                 for game in ACROSS_GROUPS)
+                 for game in games_across_groups())
 
 
 def _round_index(rounds: pa.Table, shoe_groups: pa.Table) -> pa.Table:
@@ -918,7 +930,7 @@ class _AuditGroup(beam.DoFn):
             yield from self._orphans(shoe_id, shoes, rounds, bets)
         rounds, bets = rounds.filter(in_good_round), bets.filter(in_good_bet)
         near = of_shoes(concat(near), good_ids)
-        results: dict[str, list[pa.Table]] = {n: [] for n in AUDITED}
+        results: dict[str, list[pa.Table]] = {n: [] for n in audited_outputs()}
         table_ids = sorted(set(good["table_id"].to_pylist()))
         for table_id in table_ids:
             if len(table_ids) == 1:
@@ -942,7 +954,7 @@ class _AuditGroup(beam.DoFn):
                 audited, finding = dead_letter(group, self._infos[table_id], *checked.rows, error)
                 yield OUT_FINDINGS_ACROSS, finding  # (the table's, no one shoe's: not in the group's file)
             checked.after(audited)
-            self.rounds.inc(sum(audited[n].num_rows for n in GAME_REPLAYS if n in audited))
+            self.rounds.inc(sum(audited[n].num_rows for n in game_replays() if n in audited))
             self.bets.inc(audited[OUT_SETTLEMENTS].num_rows)
             for kind, n in zip(*_kind_counts(audited[OUT_FINDINGS]), strict=True):
                 self.by_kind[kind].inc(n)
@@ -1027,7 +1039,7 @@ class AuditShoes(beam.PTransform):
     optionally 'quarantined_rounds': tables with the round_id of round rows put in quarantine, and
     'rejected_bets': the bad bet rows with their `reason`, whose quarantine rows are written elsewhere, for
     the rules of their neighbours: pipelines.neighbours) ->
-    {every game's round replays and extra outputs (GAME_OUTPUTS), settlements, findings,
+    {every game's round replays and extra outputs (game_outputs()), settlements, findings,
     findings_across_groups, quarantine} PCollections of Arrow tables. Replays (and a game's extra outputs),
     settlements and findings come as one table per group of shoes (a table-day), each
     holding every row of its shoes; findings_across_groups are those of no one group (bets on unknown
@@ -1094,13 +1106,13 @@ class AuditShoes(beam.PTransform):
             | "GroupByShoeGroup" >> beam.CoGroupByKey()
             | "AuditGroup" >> beam.ParDo(_AuditGroup(self.reader, bucketed, pipeline), tables, limits, round_index, held
                                          ).with_output_types(TAGGED_TABLE)
-            | "SplitAudited" >> SplitByTag(*AUDITED, OUT_FINDINGS_ACROSS, OUT_BET_IDS,
-                                           tables=(*AUDITED, OUT_FINDINGS_ACROSS))
+            | "SplitAudited" >> SplitByTag(*audited_outputs(), OUT_FINDINGS_ACROSS, OUT_BET_IDS,
+                                           tables=(*audited_outputs(), OUT_FINDINGS_ACROSS))
         )
         duplicates = ((bet_ids, audited[OUT_BET_IDS]) | "AllBetIds" >> beam.Flatten()
                       | "DuplicateBets" >> RepeatedBetIds())
         return {
-            **{name: audited[name] for name in GAME_OUTPUTS},
+            **{name: audited[name] for name in game_outputs()},
             OUT_SETTLEMENTS: audited[OUT_SETTLEMENTS],
             OUT_FINDINGS: audited[OUT_FINDINGS],
             OUT_FINDINGS_ACROSS: ((audited[OUT_FINDINGS_ACROSS], located[OUT_FINDINGS_ACROSS], duplicates,

@@ -21,7 +21,7 @@ from pathlib import Path
 import duckdb
 
 from pipelines.crashpoints import crash_point
-from pipelines.games import REPLAY_OUTPUTS
+from pipelines.games import replay_outputs
 from schemas.outputs import OUTPUTS, SETTLEMENTS, SURVEILLANCE_OUTPUTS
 
 # DuckDB's memory while it inserts beside the audit: it otherwise caches every block it has written
@@ -482,7 +482,7 @@ class WarehouseLoad:
         con, run_id = self._con, self.run_id
         # (from the rows inserted, every file of the manifest by now: no second read of the files)
         dates = sorted({
-            row[0] for name in (*REPLAY_OUTPUTS.values(), "settlement_rounds", "findings")
+            row[0] for name in (*replay_outputs().values(), "settlement_rounds", "findings")
             for row in con.execute(f"SELECT DISTINCT business_date FROM {name} WHERE run_id = ? AND business_date "
                                    f"IS NOT NULL", [run_id]).fetchall()
         })

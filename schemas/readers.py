@@ -23,7 +23,6 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
-from functools import cache
 from urllib.parse import unquote
 
 import numpy as np
@@ -32,7 +31,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from engine.cards import CARD_CODES
-from engine.games import game, game_names, game_of_ruleset, ruleset_ids
+from engine.games import game, game_names, game_of_ruleset, per_registry, ruleset_ids
 from schemas.contract import CONTRACT, OUTCOMES, STATUSES, TABLE_NAMES, required_columns, schema
 
 SOURCE_FILE = "_source_file"  # dictionary<int32, string>: path of the file the row was read from
@@ -713,23 +712,23 @@ def check_games(files: Mapping[str, Sequence[SourceFile]]) -> None:
 # Rows: what the audit can use, and what goes to quarantine
 
 
-@cache
+@per_registry
 def _ruleset_ids() -> tuple[str, ...]:
     return tuple(ruleset_ids())
 
 
-@cache
+@per_registry
 def _bet_codes() -> tuple[str, ...]:
     """Every bet code of every game (which game's codes a table may take is the game's audit)."""
     return tuple(dict.fromkeys(code for name in game_names() for code in game(name).bet_codes))
 
 
-@cache
+@per_registry
 def _modes() -> tuple[str, ...]:
     return tuple(dict.fromkeys(mode for name in game_names() for mode in game(name).modes))
 
 
-@cache
+@per_registry
 def _modeless_bet_codes() -> tuple[str, ...]:
     """Bet codes of the games that have no betting modes (their bets record no mode)."""
     with_modes = {code for name in game_names() if game(name).modes for code in game(name).bet_codes}

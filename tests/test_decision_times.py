@@ -157,6 +157,25 @@ def test_blackjack_times_not_one_per_letter_leave_the_round_unsettled():
                                 "(box 2: 1 for 2 ('HS'))"]
 
 
+@pytest.mark.parametrize(("box_2", "plain"), [((REVEAL - 10, REVEAL), True), ((REVEAL - 10, REVEAL + US), False),
+                                              ((REVEAL - 10,), False), (None, True)])
+def test_blackjack_kernel_leaves_timed_rounds_to_the_readable_audit_only_when_judged(box_2, plain):
+    """The kernel (issue 42) takes a round it finds plain: an on-time round stays its (its explanation ending in
+    the timing line), a late decision or instants not one per letter go to the readable audit; either way the
+    kernel's audit is the readable one's (bet_by_bet: every round through the readable rules)."""
+    from engine.games.blackjack.audit import _Played, audit_shoe
+    from tests.test_blackjack_audit import CHART, RULES, TABLE, bet
+
+    r = timed_blackjack((REVEAL - 20,), box_2)
+    bets = [bet("B1", "MAIN", 1, 1000, 2000), bet("B2", "MAIN", 2, 1000, 0)]
+    assert _Played(RULES, CHART, shoe_facts(CLEAN_SHOE), [r]).plain.tolist() == [plain]
+    kernel = audit_shoe(RULES, CHART, TABLE, shoe_facts(CLEAN_SHOE), [r], bets)
+    readable = audit_shoe(RULES, CHART, TABLE, shoe_facts(CLEAN_SHOE), [r], bets, bet_by_bet=True)
+    assert kernel == readable
+    if box_2 != (REVEAL - 10,):  # (that one cannot be settled: no replay to explain)
+        assert kernel.rounds[0].explanation[-1].startswith("decisions in time: box 1 S at ")
+
+
 # -- the adaptors read the contract's columns -------------------------------------------------------------
 
 

@@ -49,15 +49,31 @@ def adaptor(game: str) -> ModuleType:
     return import_module(ADAPTORS[game])
 
 
-# the round-replay output of each game
-REPLAY_OUTPUTS: dict[str, str] = {game: adaptor(game).OUT_REPLAYS for game in ADAPTORS}
-# the other outputs some games have of their own (the pipeline writes and the warehouse loads each like a
-# replay output)
-EXTRA_OUTPUTS: tuple[str, ...] = tuple(dict.fromkeys(name for game in ADAPTORS
-                                                     for name in getattr(adaptor(game), "EXTRA_OUTPUTS", ())))
+def replay_outputs() -> dict[str, str]:
+    """The round-replay output of each registered game (read from ADAPTORS when asked: a game registered later,
+    e.g. a test's, is in)."""
+    return {game: adaptor(game).OUT_REPLAYS for game in ADAPTORS}
 
-# the games with a check across the groups of shoes (see the adaptor's across_groups)
-ACROSS_GROUPS: tuple[str, ...] = tuple(game for game in ADAPTORS if hasattr(adaptor(game), "across_groups"))
+
+def extra_outputs() -> tuple[str, ...]:
+    """The other outputs some games have of their own (the pipeline writes and the warehouse loads each like a
+    replay output)."""
+    return tuple(dict.fromkeys(name for game in ADAPTORS for name in getattr(adaptor(game), "EXTRA_OUTPUTS", ())))
+
+
+def across_groups() -> tuple[str, ...]:
+    """The games with a check across the groups of shoes (see the adaptor's across_groups)."""
+    return tuple(game for game in ADAPTORS if hasattr(adaptor(game), "across_groups"))
+
+
+_DERIVED = {"REPLAY_OUTPUTS": replay_outputs, "EXTRA_OUTPUTS": extra_outputs, "ACROSS_GROUPS": across_groups}
+
+
+def __getattr__(name: str):
+    """REPLAY_OUTPUTS, EXTRA_OUTPUTS and ACROSS_GROUPS as the registry has them now (their functions')."""
+    if name in _DERIVED:
+        return _DERIVED[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def table_infos(tables: pa.Table, limits: pa.Table) -> dict[str, object]:

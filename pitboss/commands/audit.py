@@ -172,10 +172,10 @@ def rounds_by_game(manifest: dict) -> dict[str, int]:
     registry's order."""
     import pyarrow.parquet as pq
 
-    from pipelines.games import REPLAY_OUTPUTS
+    from pipelines.games import replay_outputs
 
     counts = {game: sum(pq.ParquetFile(o["path"]).metadata.num_rows for o in manifest["outputs"].get(output, []))
-              for game, output in REPLAY_OUTPUTS.items()}
+              for game, output in replay_outputs().items()}
     return {game: n for game, n in counts.items() if n}
 
 
