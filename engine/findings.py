@@ -79,6 +79,8 @@ SEVERITY: dict[str, str] = {
     "DUPLICATE_ROUND_NO": MAJOR,
     "DUPLICATE_ROUND_ID": MAJOR,
     "LIMITS_MISSING": MAJOR,
+    # casino stud and blackjack (issue 44): a box's decision taken after the dealer's cards were revealed
+    "LATE_DECISION": MAJOR,
 }
 KINDS: tuple[str, ...] = tuple(SEVERITY)
 

@@ -25,7 +25,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 import pyarrow as pa
@@ -259,6 +259,10 @@ def _retyped(t: pa.Table, name: str) -> list[tuple[str, pa.Array, bool]]:
                 ("int", col.cast(pa.int64()), False), ("paris", col.cast(pa.timestamp("us", "Europe/Paris")), True)]
     if pa.types.is_list(typ):
         inner = typ.value_type
+        if pa.types.is_list(inner) and pa.types.is_timestamp(inner.value_type):  # instants per box
+            return [(what, col.cast(pa.list_(pa.list_(instant))), accepted) for what, instant, accepted in (
+                ("naive", pa.timestamp("us"), False), ("int", pa.int64(), False),
+                ("paris", pa.timestamp("us", "Europe/Paris"), True))]
         if pa.types.is_string(inner):
             ints = pa.array([None if v is None else list(range(len(v))) for v in col.to_pylist()],
                             pa.list_(pa.int64()))
@@ -403,6 +407,46 @@ def out_of_range(day: Day, rows: int) -> list[Variant]:
     # issue 41 (5): a quarantined main bet must not make the side bet beside it "without" one
     out += _main_beside_side_bet(day, "casino_stud", "ANTE", "JACKPOT", "JACKPOT_WITHOUT_ANTE")
     out += _main_beside_side_bet(day, "blackjack", "MAIN", "PAIR", "PAIR_WITHOUT_MAIN")
+    return out
+
+
+def _timed(t: pa.Table) -> Callable[[int], bool]:
+    """A settled round with a decision instant and its reveal recorded."""
+    times, revealed, settled = t["box_action_times"].to_pylist(), t["dealer_revealed_at"].to_pylist(), _settled(t)
+    return lambda i: settled(i) and revealed[i] is not None and any(box for box in times[i] or ())
+
+
+def _retimed(t: pa.Table, row: int, *, after_reveal: timedelta | None = None, drop: bool = False) -> list:
+    """The round's box_action_times with its first timed box's last instant moved to the reveal + `after_reveal`,
+    or (`drop`) left out (an instant fewer than the box's letters)."""
+    boxes = t["box_action_times"][row].as_py()
+    k = next(k for k, box in enumerate(boxes) if box)
+    if drop:
+        boxes[k] = boxes[k][:-1]
+    else:
+        boxes[k] = [*boxes[k][:-1], t["dealer_revealed_at"][row].as_py() + after_reveal]
+    return boxes
+
+
+def decision_times(day: Day, rows: int) -> list[Variant]:
+    """Issue 44: a decision 1 us after the dealer's cards were revealed is LATE_DECISION, one exactly at the
+    reveal is on time (nothing reported); a reveal recorded at the close of betting makes every decision late;
+    a box with an instant fewer than its letters: its round's bets in quarantine with the reason."""
+    out = []
+    for game in ("blackjack", "casino_stud"):
+        t = day.files[day.file_of("rounds", game)]
+        if "box_action_times" not in t.column_names:
+            continue
+        timed = _timed(t)
+        for what, offset, expect in (("after-reveal", 1, _found("LATE_DECISION")),
+                                     ("at-reveal", 0, lambda t, r: Expect(clean=True))):
+            out += _set(day, "range", "rounds", game, "box_action_times",
+                        lambda t, r, o=offset: _retimed(t, r, after_reveal=timedelta(microseconds=o)), what, expect,
+                        rows, where=timed)
+        out += _set(day, "range", "rounds", game, "box_action_times", lambda t, r: _retimed(t, r, drop=True),
+                    "instant-fewer", _quarantined("bets", "box_action_times"), rows, where=timed)
+        out += _set(day, "range", "rounds", game, "dealer_revealed_at", lambda t, r: t["betting_closed_at"][r].as_py(),
+                    "at-close", _found("LATE_DECISION"), rows, where=timed)
     return out
 
 
@@ -556,7 +600,8 @@ def catalogue(folder: Path, *, rows: int = 1, cuts: int = 3, flips: int = 2) -> 
     change (nulls, values), `cuts` / `flips`: truncations and flipped bytes per file."""
     day = Day.read(folder)
     variants = [*drops(day), *nulls(day, rows), *wrong_types(day), *empties_and_bytes(day, cuts, flips),
-                *out_of_range(day, rows), *swapped_ids(day, rows), *foreign_codes(day, rows), *duplicates(day, rows)]
+                *out_of_range(day, rows), *decision_times(day, rows), *swapped_ids(day, rows),
+                *foreign_codes(day, rows), *duplicates(day, rows)]
     named = {}
     for v in variants:
         named.setdefault(v.name, v)  # (two draws of the same row or byte are one variant)

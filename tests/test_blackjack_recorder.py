@@ -56,10 +56,16 @@ def _hashes(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file()}  # fmt: skip
 
 
+_INSTANTS_PER_BOX = pa.list_(pa.list_(pa.int64()))
+
+
 def _plain(table: pa.Table) -> list[dict]:
+    """The rows, every instant as integer microseconds (box_action_times' too)."""
     for i, f in enumerate(table.schema):
         if pa.types.is_timestamp(f.type):
             table = table.set_column(i, f.name, pc.cast(table.column(i), pa.int64()))
+        elif f.name == "box_action_times":
+            table = table.set_column(i, f.name, pc.cast(table.column(i), _INSTANTS_PER_BOX))
     return table.to_pylist()
 
 
@@ -305,6 +311,20 @@ def test_fault_free_bets_follow_the_rules_and_the_engine(clean):
     assert any(b["added_stake"] for b in clean.bets)  # doubles and splits happen
 
 
+def test_decisions_are_timed_before_the_dealers_second_card(clean, faulty):
+    """Issue 44: an instant per recorded letter (a planted fault's letters too), after betting closed, in
+    order, every one before the dealer's second card, which comes before settlement."""
+    for data in (clean, faulty):
+        for rounds in data.rounds_of.values():
+            for r in rounds:
+                times, revealed = r["box_action_times"], r["dealer_revealed_at"]
+                assert [len(t) for t in times] == [len(a or "") for a in r["box_actions"]]
+                flat = [t for box in times for t in box]
+                assert flat == sorted(set(flat))
+                assert all(r["betting_closed_at"] < t < revealed for t in flat)
+                assert revealed < r["settled_at"]
+
+
 def test_the_engine_audit_finds_nothing_in_a_fault_free_run_and_exactly_the_planted_faults(clean, faulty):
     """Cross-check with engine.games.blackjack.audit (the audit's engine): fault-free, no finding; with
     faults, every manifest row of the kinds it judges per shoe is found, and nothing else."""
@@ -324,7 +344,8 @@ def test_the_engine_audit_finds_nothing_in_a_fault_free_run_and_exactly_the_plan
             recorded = [audit.RecordedRound(r["round_id"], r["round_no"], r["status"], r["betting_closed_at"],
                                             tuple(r["dealer_cards"]), tuple(r["boxes"]),
                                             tuple(tuple(c) for c in r["box_cards"]), tuple(r["box_actions"]),
-                                            tuple(r["box_auto_played"])) for r in rounds]  # fmt: skip
+                                            tuple(r["box_auto_played"]), tuple(map(tuple, r["box_action_times"])),
+                                            r["dealer_revealed_at"]) for r in rounds]  # fmt: skip
             seen, bets = set(), []
             for i, r in enumerate(rounds):
                 for b in data.bets_of[r["round_id"]]:

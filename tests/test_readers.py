@@ -75,6 +75,7 @@ def _values(table: str, n: int) -> dict[str, list]:
             # casino stud's
             "box_hands": [None] * n, "dealer_hand": [None] * n, "jackpot_before": [None] * n,
             "jackpot_after": [None] * n, "next_pool_before": [None] * n, "next_pool_after": [None] * n,
+            "box_action_times": [None] * n, "dealer_revealed_at": [None] * n,  # blackjack's and casino stud's
         },
         "bets": {
             "bet_id": [f"B{i}" for i in range(n)], "round_id": common["round_id"], "table_id": common["table_id"],

@@ -33,7 +33,7 @@ SECOND = 1_000_000
 OPENING = (500_000, 50_000)  # the first business day's jackpot and next pool (the recorder's stated seed)
 UNIT = 100  # the jackpot stake
 ROUND_LEVEL = {"CARD_SEQUENCE_MISMATCH", "DECISION_MISSING", "ILLEGAL_DECISION", "HAND_RANK_MISMATCH",
-               "JACKPOT_BALANCE_MISMATCH"}  # fmt: skip
+               "JACKPOT_BALANCE_MISMATCH", "LATE_DECISION"}  # fmt: skip
 
 CLEAN = dict(tables=1, stud_tables=2, days=2, rounds_per_table=150, bets_per_round=5, seed=7, cancel_rate=0.03,
              fault_rate=0.0)  # fmt: skip
@@ -377,7 +377,8 @@ def _audit(data: Dataset) -> Counter:
                 r["round_id"], r["round_no"], r["status"], r["betting_closed_at"], r["shoe_id"],
                 tuple(data.shoes[r["shoe_id"]]["cards"]), tuple(r["boxes"]), tuple(map(tuple, r["box_cards"])),
                 tuple(r["box_actions"]), tuple(r["dealer_cards"]), tuple(r["box_hands"]), r["dealer_hand"],
-                r["jackpot_before"], r["jackpot_after"], r["next_pool_before"], r["next_pool_after"])
+                r["jackpot_before"], r["jackpot_after"], r["next_pool_before"], r["next_pool_after"],
+                box_action_times=tuple(map(tuple, r["box_action_times"])), dealer_revealed_at=r["dealer_revealed_at"])
                 for r in rounds]  # fmt: skip
             bets = [RecordedBet(b["bet_id"], index[b["round_id"]], b["account_id"], b["bet_type"], b["seat"],
                                 b["stake"], b["added_stake"], b["paid"], b["placed_at"])
@@ -387,6 +388,21 @@ def _audit(data: Dataset) -> Counter:
             for f in audit.findings:
                 found[(f.kind, f.table_id, f.shoe_id if f.round_id is None else None, f.round_id, f.bet_id)] += 1
     return found
+
+
+def test_decisions_are_timed_before_the_reveal_but_the_planted_late_one(clean, faulty):
+    """Issue 44: an instant per recorded letter, box by box after the deal, before the dealer's four cards are
+    revealed (settlement after); in the faulty run only the box a LATE_DECISION names decided after it."""
+    late = {f["round_id"] for f in faulty.faults if f["kind"] == "LATE_DECISION"}
+    assert late
+    for data, planted in ((clean, set()), (faulty, late)):
+        for r in data.rounds.values():
+            times, revealed = r["box_action_times"], r["dealer_revealed_at"]
+            assert [len(t) for t in times] == [len(a or "") for a in r["box_actions"]]
+            after = [t for box in times for t in box if t > revealed]
+            assert len(after) == (r["round_id"] in planted)
+            assert all(r["betting_closed_at"] < t for box in times for t in box)
+            assert revealed < r["settled_at"]
 
 
 def test_every_kind_is_planted_at_its_level(faulty):

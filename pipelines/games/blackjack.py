@@ -30,6 +30,8 @@ from pipelines.games.rows import (
     GameTable,
     Gathered,
     bets_by_shoe,
+    box_instants,
+    instants,
     micros,
     plain_bets,
     positions,
@@ -71,12 +73,13 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     plain = plain_bets(bets, [*BET_COLUMNS, "added_stake"])
     bet = _bet_columns(plain)
     closed = micros(rounds["betting_closed_at"])
+    times, revealed = box_instants(rounds, "box_action_times"), instants(rounds, "dealer_revealed_at")
     by_shoe, bets_of_shoe = rounds_by_shoe(round_rows), bets_by_shoe(rounds, plain["round_id"], plain["_shoe_id"])
     gathered = Gathered(rounds)
     for shoe in shoe_rows:
         order = by_shoe.get(shoe["shoe_id"], [])
         position = positions(order, round_rows)
-        recorded = [_recorded_round(round_rows[i], closed[i]) for i in order]
+        recorded = [_recorded_round(round_rows[i], closed[i], times[i], revealed[i]) for i in order]
         mine = bets_of_shoe.get(shoe["shoe_id"], NO_BETS)
         round_index = _round_index(position, bet["round_id"], mine)
         engine_bets = ShoeBets(round_index=round_index, **{c: bet[c][mine] for c in _ENGINE_BET_COLUMNS})
@@ -87,14 +90,16 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     return gathered.tables(table.table_id, OUT_REPLAYS, REPLAYS.schema, plain, bets, _replay_columns)
 
 
-def _recorded_round(r: dict, closed_us: int | None) -> RecordedRound:
+def _recorded_round(r: dict, closed_us: int | None, times: list | None, revealed_us: int | None
+                    ) -> RecordedRound:
     return RecordedRound(
         r["round_id"], r["round_no"], r["status"], closed_us or 0, tuple(r["dealer_cards"] or ()),
         tuple(r["boxes"] or ()), tuple(tuple(c or ()) for c in r["box_cards"] or ()),
         tuple(a or "" for a in r["box_actions"] or ()),
         # box_auto_played is optional: not recorded means no box was auto-played
         tuple(bool(a) for a in r["box_auto_played"]) if r["box_auto_played"] is not None
-        else (False,) * len(r["boxes"] or ()))
+        else (False,) * len(r["boxes"] or ()),
+        times, revealed_us)
 
 
 # the bet columns the engine reads (ShoeBets' fields but the round index)

@@ -34,8 +34,10 @@ from pipelines.games.rows import (
     NO_BETS,
     GameTable,
     bet_tables,
+    box_instants,
     day,
     gc_paused,
+    instants,
     micros,
     plain_bets,
     python_columns,
@@ -102,7 +104,8 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     for k, i in enumerate(order):
         index_of[(shoe_ids[i], round_ids[i])] = k
         index_of.setdefault((None, round_ids[i]), k)  # a bet without _shoe_id: its round id alone
-    recorded = _recorded_rounds(col, order, closed, decks)
+    recorded = _recorded_rounds(col, order, closed, decks, box_instants(rounds, "box_action_times"),
+                                instants(rounds, "dealer_revealed_at"))
     mine, engine_bets = [], []
     ids, accounts, types, seats, stakes, added, paid = (bet[c] for c in _ENGINE_BET_COLUMNS[:7])
     for b, (round_id, shoe_id) in enumerate(zip(bet["round_id"], bet["_shoe_id"], strict=True)):
@@ -154,8 +157,10 @@ def _with_columns(rounds: pa.Table, columns: list[str]) -> pa.Table:
     return pa.table({c: rounds[c] if c in rounds.column_names else pa.nulls(rounds.num_rows) for c in columns})
 
 
-def _recorded_rounds(col: dict[str, list], order: list[int], closed: list, decks: dict) -> list[RecordedRound]:
-    """The engine's rounds, in `order`, from the rounds' columns (`col`) and their decks."""
+def _recorded_rounds(col: dict[str, list], order: list[int], closed: list, decks: dict, times: list,
+                     revealed: list) -> list[RecordedRound]:
+    """The engine's rounds, in `order`, from the rounds' columns (`col`), their decks and their decision
+    instants (`times`, `revealed`: microseconds, a row a round)."""
     (round_id, round_no, status, shoe_id, boxes, box_cards, box_actions, dealer_cards, box_hands, dealer_hand,
      jackpot_before, jackpot_after, next_pool_before, next_pool_after) = (col[c] for c in (
         "round_id", "round_no", "status", "shoe_id", "boxes", "box_cards", "box_actions", "dealer_cards",
@@ -167,7 +172,9 @@ def _recorded_rounds(col: dict[str, list], order: list[int], closed: list, decks
         tuple(tuple(c or ()) for c in box_cards[i] or ()), tuple(a or "" for a in box_actions[i] or ()),
         tuple(dealer_cards[i] or ()), tuple(box_hands[i] or ()), dealer_hand[i], jackpot_before[i],
         jackpot_after[i], next_pool_before[i], next_pool_after[i], decks.get(shoe_id[i], no_deck)["decks"],
-        decks.get(shoe_id[i], no_deck).get("cut_index")) for i in order]
+        decks.get(shoe_id[i], no_deck).get("cut_index"),
+        times[i], revealed[i])
+        for i in order]
 
 
 def _jackpot_stakes(rounds: list[RecordedRound], bets: list[RecordedBet], expected: list[int | None],

@@ -70,6 +70,24 @@ def micros(column) -> list[int]:
     """Instants as exact integer microseconds since the epoch (a float timestamp can be off by 1 us)."""
     return pc.cast(pc.cast(column, pa.timestamp("us", tz="UTC")), pa.int64()).to_pylist()
 
+
+_INSTANTS_PER_BOX = pa.list_(pa.list_(pa.timestamp("us", tz="UTC")))
+
+
+def box_instants(rounds: pa.Table, column: str) -> list[tuple[tuple[int | None, ...] | None, ...] | None]:
+    """A list<list<timestamp>> column of `rounds` (instants per box) as tuples of exact integer microseconds,
+    a row a round; all None where the files do not have the column."""
+    if column not in rounds.column_names:
+        return [None] * rounds.num_rows
+    rows = pc.cast(pc.cast(rounds[column], _INSTANTS_PER_BOX), pa.list_(pa.list_(pa.int64()))).to_pylist()
+    return [None if boxes is None else tuple(None if t is None else tuple(t) for t in boxes) for boxes in rows]
+
+
+def instants(rounds: pa.Table, column: str) -> list[int | None]:
+    """micros() of a timestamp column of `rounds`; all None where the files do not have it."""
+    return micros(rounds[column]) if column in rounds.column_names else [None] * rounds.num_rows
+
+
 def day(ts):
     return ts.date() if ts is not None else None
 

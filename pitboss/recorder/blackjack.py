@@ -17,6 +17,9 @@ written to the manifest with the finding it must cause (and kept from causing an
   PAIR_WITHOUT_MAIN, SIDE_BET_ABOVE_SHARE, STAKE_BELOW_MIN, STAKE_ABOVE_MAX, LATE_BET,
   BET_TYPE_NOT_OFFERED, UNKNOWN_ROUND, DUPLICATE_BET.
 
+Every round records when each of its (recorded) decisions was taken and when the dealer's second card was
+dealt (`decision_times`, no randomness drawn): every decision before it, so no LATE_DECISION.
+
 Randomness: Python `random.Random` streams seeded from (seed, table index, business day), so the same
 arguments give the same rows; nothing here touches the baccarat tables' streams.
 """
@@ -952,11 +955,29 @@ def shoes_table(table: BlackjackTable, shoes: list[_Shoe]) -> pa.Table:
     )
 
 
+def decision_times(r: _Round) -> tuple[list[list[int]], int]:
+    """(each box's decision instants, one a recorded letter, the dealer's second card): the decisions taken
+    box by box after the first two cards of every box and the upcard, each letter but a stand followed by its
+    card; the dealer's second card after the last decision (ENHC: no hole card). Honest: all before it."""
+    at = r.closed_us + 4 * SECOND + (2 * len(r.boxes) + 1) * CARD_US
+    times = []
+    for letters in r.actions:
+        box = []
+        for letter in letters or "":
+            at += DECISION_US
+            box.append(at)
+            at += CARD_US if letter != "S" else 0
+        times.append(box)
+    return times, at + CARD_US
+
+
 def rounds_table(table: BlackjackTable, rounds: list[_Round]) -> pa.Table:
+    timed = [decision_times(r) for r in rounds]
     return shared.contract_table("rounds", GAME, {
         **shared.round_columns(table, rounds),
         **shared.boxed_round_columns(rounds),
         "box_auto_played": pa.array([list(r.auto) for r in rounds], pa.list_(pa.bool_())),
+        **shared.decision_time_columns([times for times, _ in timed], [revealed for _, revealed in timed]),
     })  # fmt: skip
 
 

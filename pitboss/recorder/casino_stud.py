@@ -32,7 +32,8 @@ Faults are planted on the way, each written to the manifest with the one finding
   call still says what the box did), HAND_RANK_MISMATCH (a box's or the dealer's recorded rank),
   JACKPOT_BALANCE_MISMATCH (a pool balance that drifts by one minor unit: a before-balance that is not
   the previous round's after, or an after-balance that is not the ledger's; the operator's pools carry
-  on from what was recorded);
+  on from what was recorded), LATE_DECISION (one box's call or fold recorded 1 us to 3 s after the
+  dealer's four cards were revealed; every honest decision is timed before the reveal);
 * bet level (none on a round with a round-level fault, at most one per account, i.e. per box, and
   round; the bets of a cancelled round only get "not refunded"): ADDED_STAKE_MISMATCH,
   JACKPOT_WITHOUT_ANTE, STAKE_BELOW_MIN, STAKE_ABOVE_MAX, LATE_BET, BET_TYPE_NOT_OFFERED, then on the
@@ -87,7 +88,7 @@ from engine.games.casino_stud.settlement import (
 from engine.money import round_to_unit
 from pitboss.recorder import rounds as shared  # the pieces every round-by-round recorder shares
 from pitboss.recorder.config import BETTING_WINDOW, SECOND
-from pitboss.recorder.manifest import kinds_to_plant
+from pitboss.recorder.manifest import instant_text, kinds_to_plant
 from pitboss.recorder.players import TableClock, chips, clip
 from pitboss.recorder.registry import GameRecorder
 from pitboss.recorder.writer import timestamps
@@ -114,7 +115,7 @@ NOT_OFFERED_CODES = ("RED", "BLACK", "SMALL", "BIG", "ANY_TRIPLE")
 
 # Fault kinds this recorder plants, in planting order.
 ROUND_KINDS = ("SHOE_COMPOSITION", "CARD_SEQUENCE_MISMATCH", "DECISION_MISSING", "ILLEGAL_DECISION",
-               "HAND_RANK_MISMATCH", "JACKPOT_BALANCE_MISMATCH")  # fmt: skip
+               "HAND_RANK_MISMATCH", "JACKPOT_BALANCE_MISMATCH", "LATE_DECISION")  # fmt: skip
 STAKE_KINDS = ("ADDED_STAKE_MISMATCH", "JACKPOT_WITHOUT_ANTE", "STAKE_BELOW_MIN", "STAKE_ABOVE_MAX", "LATE_BET",
                "BET_TYPE_NOT_OFFERED")  # fmt: skip
 PAYMENT_KINDS = ("JACKPOT_PRIZE_WRONG_BALANCE", "OVERPAID", "UNDERPAID", "JACKPOT_PRIZE_NOT_WON")
@@ -215,6 +216,8 @@ class _Round:
     ranks: tuple[HandRank, ...]  # the engine's, of the cards dealt (what the bets are paid on)
     dealer_rank: HandRank
     decisions: tuple[str, ...]  # C / F: what each box did
+    decided: list[int]  # when each box called or folded (us); the recorded actions' letters are timed from it
+    revealed_us: int  # when the dealer's four closed cards were revealed
     stacked: str | None = None  # a prize hand the recorder dealt (to box `stacked_box`)
     stacked_box: int | None = None
     status: str = "settled"
@@ -322,17 +325,21 @@ class StudRecorder(shared.RoundRecorder):
             assert ranks[at].category == stack, (stack, dealt[at])
         decisions = tuple(decide(rank, cards, dealer[0], rnd) for rank, cards in zip(ranks, dealt, strict=True))
         cancel = planted is None and rnd.random() < self.config.cancel_rate
-        # Times: betting window, the deal, the decisions, the dealer's four cards, settlement.
+        # Times: betting window, the deal, the decisions (box by box, spread over the decision time), the dealer's
+        # four cards, settlement.
         open_us = clock.now
         closed_us = open_us + BETTING_WINDOW
-        settled_us = (closed_us + 2 * SECOND + (5 * n_boxes + 1) * CARD_US + rnd.randrange(*DECIDE_US)
-                      + 4 * CARD_US + rnd.randrange(SECOND, 3 * SECOND))  # fmt: skip
+        dealt_us = closed_us + 2 * SECOND + (5 * n_boxes + 1) * CARD_US
+        decide_us = rnd.randrange(*DECIDE_US)
+        revealed_us = dealt_us + decide_us
+        decided = [dealt_us + (k + 1) * decide_us // (n_boxes + 1) for k in range(n_boxes)]  # all before the reveal
+        settled_us = revealed_us + 4 * CARD_US + rnd.randrange(SECOND, 3 * SECOND)
         if cancel:
             settled_us += rnd.randrange(10 * SECOND, 60 * SECOND)
         clock.now = settled_us + rnd.randrange(3 * SECOND, 8 * SECOND)
         r = _Round(f"{shoe_id}-R001", shoe_id, self.shoe_no[k], open_us, closed_us, settled_us,
-                   clock.dealer(open_us), deck, boxes, seated, dealt, dealer, ranks, dealer_rank, decisions,
-                   stack, boxes[at] if stack else None, "cancelled" if cancel else "settled",
+                   clock.dealer(open_us), deck, boxes, seated, dealt, dealer, ranks, dealer_rank, decisions, decided,
+                   revealed_us, stack, boxes[at] if stack else None, "cancelled" if cancel else "settled",
                    box_cards=list(dealt), dealer_cards=dealer, actions=list(decisions),
                    box_hands=[x.category for x in ranks], dealer_hand=dealer_rank.category)  # fmt: skip
         self.make_bets(k, r, rnd)
@@ -471,6 +478,13 @@ class StudRecorder(shared.RoundRecorder):
             old, r.actions[bi] = r.actions[bi], f.choice(("", None))
             change = (f"{where}: box {r.boxes[bi]}'s decision {old} not recorded ({r.actions[bi]!r}); its ANTE's "
                       f"call ({'2 x ante' if old == CALL else 'none'}) says what it did, paid right")
+        elif kind == "LATE_DECISION":
+            bi = f.randrange(len(r.boxes))
+            old = r.decided[bi]
+            r.decided[bi] = r.revealed_us + (1 if f.random() < 0.2 else f.randrange(1, 3 * SECOND))
+            change = (f"{where}: box {r.boxes[bi]}'s {'call' if r.actions[bi] == CALL else 'fold'} recorded at "
+                      f"{instant_text(r.decided[bi])} (was {instant_text(old)}), after the dealer's four cards were "
+                      f"revealed at {instant_text(r.revealed_us)}: past posting; paid right")
         elif kind == "ILLEGAL_DECISION":
             bi = f.randrange(len(r.boxes))
             old = r.actions[bi]
@@ -712,6 +726,12 @@ def shoes_table(table: shared.GameTable, rounds: list[_Round]) -> pa.Table:
     })  # fmt: skip
 
 
+def _letter_times(r: _Round) -> list[list[int]]:
+    """Each box's decision instants as recorded: one a letter of its recorded action (a planted illegal "CC":
+    two, a microsecond apart; a missing decision: none)."""
+    return [[at + j for j in range(len(a or ""))] for at, a in zip(r.decided, r.actions, strict=True)]
+
+
 def rounds_table(table: shared.GameTable, rounds: list[_Round]) -> pa.Table:
     return shared.contract_table("rounds", GAME, {
         **shared.round_columns(table, rounds),
@@ -722,6 +742,7 @@ def rounds_table(table: shared.GameTable, rounds: list[_Round]) -> pa.Table:
         "jackpot_after": pa.array([r.after.jackpot for r in rounds], pa.int64()),
         "next_pool_before": pa.array([r.before.next_pool for r in rounds], pa.int64()),
         "next_pool_after": pa.array([r.after.next_pool for r in rounds], pa.int64()),
+        **shared.decision_time_columns([_letter_times(r) for r in rounds], [r.revealed_us for r in rounds]),
     })  # fmt: skip
 
 

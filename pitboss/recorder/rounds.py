@@ -20,7 +20,7 @@ from pitboss.recorder.config import CURRENCY, SECOND, TableStats
 from pitboss.recorder.manifest import GHOST, Manifest, bet_id, instant_text
 from pitboss.recorder.players import CHANNELS, Accounts, TableClock, pool_size
 from pitboss.recorder.writer import GameWriter, RecorderHooks, timestamps
-from schemas.contract import CARDS, game_schema
+from schemas.contract import CARDS, TIMESTAMP, game_schema
 
 
 @dataclass(frozen=True)
@@ -180,6 +180,13 @@ def boxed_round_columns(rounds: list) -> dict[str, pa.Array]:
         "box_cards": pa.array([[list(c) for c in r.box_cards] for r in rounds], pa.list_(CARDS)),
         "box_actions": pa.array([list(r.actions) for r in rounds], pa.list_(pa.string())),
     }
+
+
+def decision_time_columns(times: list[list[list[int]]], revealed: list[int]) -> dict[str, pa.Array]:
+    """The rounds columns of a boxed game that times its decisions (docs/data-contract.md): a round's instants
+    per box, one a recorded decision letter, and when the dealer's cards that settle them were revealed."""
+    return {"box_action_times": pa.array(times, pa.list_(pa.list_(TIMESTAMP))),
+            "dealer_revealed_at": timestamps(revealed)}  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------

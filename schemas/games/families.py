@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from schemas.contract import CARDS, MONEY, Family, column
+from schemas.contract import CARDS, MONEY, TIMESTAMP, Family, column
 from schemas.outputs import REPLAY_HEAD, REPLAY_SORT_KEY, Output
 
 # games whose rounds deal cards to boxes and to a dealer; their tables must record each bet's seat
@@ -49,6 +49,29 @@ BOXES = Family("box games", columns={
             "(DECISION_MISSING), anything else = ILLEGAL_DECISION.",
             nullable=True,
             required=True,
+            after="status",
+        ),
+        column(
+            "box_action_times",
+            pa.list_(pa.list_(TIMESTAMP)),
+            "Blackjack and casino stud: per box (in `boxes` order), when each recorded decision was taken (UTC), "
+            "one instant per letter of its `box_actions` entry, in the same order (a stud box: the one instant it "
+            "called or folded; none for a box without a letter). A null list (or a null box, a null instant): "
+            "not recorded, not judged. A box whose instants are not one per letter: the round cannot be settled "
+            "(quarantine). A decision after `dealer_revealed_at` is a finding (LATE_DECISION).",
+            nullable=True,
+            required=False,
+            after="status",
+        ),
+        column(
+            "dealer_revealed_at",
+            TIMESTAMP,
+            "Casino stud: when the dealer's four closed cards were revealed (UTC); blackjack: when the dealer's "
+            "second card was dealt. No decision may be taken after it: a `box_action_times` instant later than "
+            "this one is LATE_DECISION (one exactly at it is on time, as a bet placed exactly when betting "
+            "closed). Null: not recorded, no decision judged.",
+            nullable=True,
+            required=False,
             after="status",
         ),
     ),

@@ -17,7 +17,11 @@ What is judged, round by round (rounds in round_no order, dealt one after anothe
   critical: bets wait for the dealer's total); with every box hand bust or a blackjack before the
   dealer's turn, the ruleset's `dealer_when_all_settled` reading (DEALER_DRAW_CONVENTION, major: no bet
   depends on those cards, only on the second card, which both readings require);
-* no round after the cut-card round (ROUND_AFTER_CUT).
+* no round after the cut-card round (ROUND_AFTER_CUT);
+* where `box_action_times` and `dealer_revealed_at` are recorded, no decision taken after the dealer's
+  second card was dealt (LATE_DECISION, one finding naming every late decision; one exactly at that instant
+  is on time, engine/decision_times.py); instants that are not one per decision letter: the round cannot be
+  settled (its bets go to quarantine with the reason).
 One finding of a kind per round, naming every box it concerns. A round's record that cannot be read (a
 box that is not a seat 1-7, a card that is not a card code, lists without one entry per box) is never
 an exception: its bets go to quarantine with a reason naming the round id. Paid amounts follow the
@@ -36,6 +40,7 @@ import numpy as np
 
 from engine.betting import QuarantinedBet, TableFacts, is_late, us_text
 from engine.cards import CARD_CODES, CARD_INDEX, check_composition, format_cards
+from engine.decision_times import late_decisions, late_finding_text, times_problem, timing_line
 from engine.findings import Finding, format_money
 from engine.kernels import ROUNDING_CODES
 
@@ -78,6 +83,10 @@ class RecordedRound:
     box_cards: tuple[tuple[str, ...], ...]
     box_actions: tuple[str, ...]
     box_auto_played: tuple[bool, ...]
+    # when each decision was taken (per box, an instant per letter of box_actions) and when the dealer's second
+    # card was dealt, microseconds since the epoch, UTC; None: not recorded (not judged)
+    box_action_times: tuple[tuple[int | None, ...] | None, ...] | None = None
+    dealer_revealed_at: int | None = None
 
 
 @dataclass(frozen=True)
@@ -389,6 +398,17 @@ def _rule_ints(rules: BlackjackRules) -> np.ndarray:
     return np.array([int(facts[name]) for name in RULE_INTS], np.int64)
 
 
+# what happened at dealer_revealed_at, in the replay's timing line
+_REVEAL = "the dealer's second card dealt"
+
+
+def _timed_plainly(r: RecordedRound) -> bool:
+    """Nothing to judge in the round's decision instants: none recorded, or one per letter and none late."""
+    return r.box_action_times is None or (
+        times_problem(r.boxes, r.box_actions, r.box_action_times) is None
+        and not late_decisions(r.boxes, r.box_actions, r.box_action_times, r.dealer_revealed_at))
+
+
 class _Played:
     """A shoe's rounds replayed as recorded by the kernel (kernel.play_rounds): which are plain (nothing in
     them for the readable audit to flag), their reports and explanations, and their bets priced and screened
@@ -424,6 +444,9 @@ class _Played:
         (rounds_out, self.boxes, self.cards, self.decisions, self.dealer_prefix) = play_rounds(
             *columns, shoe_cards, rules.burn_cards, cut, _rule_ints(rules))
         self.plain, self.position, _, self.cut_round, self.dealer_bj, self.upcard_ace = rounds_out
+        # decisions in time are not the kernel's: a round with a late decision or instants that are not one per
+        # letter goes to the readable audit (LATE_DECISION, or unsettled with the reason)
+        self.plain &= np.array([_timed_plainly(r) for r in rounds], np.bool_)
         self.explanations = self.explain()
         self.known = self.plain.copy()  # the rounds whose boxes' columns hold their settlement
         self.replays: dict[int, RoundPlay] = {}
@@ -463,7 +486,9 @@ class _Played:
             lines += [f"dealer {' '.join(dealt[:k + 1])}: {'draws' if k < d1 - d0 - 1 else 'stands'} "
                       f"(rule: {dealer_rule(Total(dl_total[d0 + k], dl_soft[d0 + k]), h17).rule})"
                       for k in range(d1 - d0)]
-            explanations[r] = tuple(lines)
+            rec = self.rounds[r]
+            timing = timing_line(rec.boxes, rec.box_actions, rec.box_action_times, rec.dealer_revealed_at, _REVEAL)
+            explanations[r] = tuple(lines + ([timing] if timing else []))
         return explanations
 
     def report(self, i: int, r: RecordedRound) -> RoundReport:
@@ -607,12 +632,19 @@ class _ShoeAuditor:
     def round(self, i: int, r: RecordedRound, position: int, cut_seen: bool):
         """(report, the round as recorded replayed, how many cards it took)."""
         problem = _record_problem(r)
+        timing = times_problem(r.boxes, r.box_actions, r.box_action_times) if problem is None else None
         boxes = [BoxActions(b, a or "", auto) for b, a, auto in zip(r.boxes, r.box_actions, r.box_auto_played,
                                                                      strict=False)]
         if problem is not None:
             return self.report(i, r, position, cut_seen, None, None, [], [], f"round {r.round_id}: {problem}"), \
                 None, len(r.dealer_cards) + sum(len(c) for c in r.box_cards)
         seq = dealing_sequence(r.dealer_cards, r.box_cards)
+        if timing is not None:  # the cards still came out of the shoe; an unreadable letter is still a finding
+            found: list[str] = []
+            if r.status == "settled":
+                self.flag_illegal(r, (), found)
+            return self.report(i, r, position, cut_seen, None, None, found, [], f"round {r.round_id}: {timing}"), \
+                None, len(seq)
         # The boxes are played on the recorded cards and the dealer's hand is what came out: the record
         # decides what is paid, the dealer's draws are judged against the rule separately.
         play = replay_round(self.rules, seq, boxes, dealer_as_recorded=True)
@@ -634,8 +666,10 @@ class _ShoeAuditor:
             return self.report(i, r, position, cut_seen, expected_play, None, kinds, [], reason), None, len(seq)
         if r.status == "settled":
             self.check_round(r, position, seq, play, cut_seen, dealer_problem, kinds)
-        return self.report(i, r, position, cut_seen, expected_play, play, kinds,
-                           _explain(self.rules, play, position, self.chart, self.shoe.cards), None), play, len(seq)
+        lines = _explain(self.rules, play, position, self.chart, self.shoe.cards)
+        timing = timing_line(r.boxes, r.box_actions, r.box_action_times, r.dealer_revealed_at, _REVEAL)
+        return self.report(i, r, position, cut_seen, expected_play, play, kinds, lines + ([timing] if timing else []),
+                           None), play, len(seq)
 
     def shoe_deals(self, seq: list[str], position: int) -> bool:
         """The recorded cards in dealing order are the next cards of the shoe."""
@@ -676,6 +710,11 @@ class _ShoeAuditor:
             flag(dealer_problem.kind, dealer_problem.expected, format_cards(play.dealer),
                  f"{where}: {dealer_problem.what}.")
         self.flag_illegal(r, play.decisions, kinds)
+        late = late_decisions(r.boxes, r.box_actions, r.box_action_times, r.dealer_revealed_at)
+        if late:
+            expected, recorded, words = late_finding_text(late, r.dealer_revealed_at,
+                                                          "the dealer's second card was dealt")
+            flag("LATE_DECISION", expected, recorded, f"{where}: {words}")
         if play.unfinished_hands:
             flag("DECISION_MISSING", "a decision until each hand ends",
                  ", ".join(f"box {b} hand {h + 1}" for b, h in play.unfinished_hands),

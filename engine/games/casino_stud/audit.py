@@ -10,13 +10,17 @@ its own shoes row). Round by round (settled rounds):
 * each box's decision is one letter, C or F (DECISION_MISSING when none, ILLEGAL_DECISION otherwise);
   where it is not, the ANTE bet's recorded call says what the box did (a call recorded: called; none:
   folded), so that one dropped letter is one finding;
+* where `box_action_times` and `dealer_revealed_at` are recorded, no box decided after the dealer's four
+  cards were revealed (LATE_DECISION, one finding naming every late box; a decision exactly at the reveal
+  is on time, engine/decision_times.py);
 * every recorded hand rank (`box_hands`, `dealer_hand`) is the engine's rank of the recorded cards
   (HAND_RANK_MISMATCH, one finding naming every box and the dealer where they differ).
 Settlement follows the recorded cards (what came out, as every game's audit): the engine ranks them,
 decides the dealer's qualification and what every bet is owed. A settled round whose record cannot be
 settled (lists without one entry per box, boxes not ascending seats of the table, a box's or the
-dealer's cards that are not five distinct cards) leaves its bets unsettled with the reason (quarantine)
-and raises nothing else. A cancelled round refunds every stake, the call too, and moves no pool.
+dealer's cards that are not five distinct cards, decision instants that are not one per letter) leaves its
+bets unsettled with the reason (quarantine) and raises nothing else. A cancelled round refunds every stake,
+the call too, and moves no pool.
 
 Bets: ANTE (owed ante and call together; ADDED_STAKE_MISMATCH where the recorded call is not
 call_multiple x the ante on a call, or not 0 on a fold; BET_ON_EMPTY_BOX, refunded, on a seat that
@@ -48,6 +52,7 @@ from dataclasses import dataclass, field
 
 from engine.betting import QuarantinedBet, TableFacts, is_late, stake_limit_breach, us_text
 from engine.cards import CARD_CODES, check_composition, format_cards
+from engine.decision_times import late_decisions, late_finding_text, times_problem, timing_line
 from engine.findings import Finding, format_money
 
 from . import BET_CODES
@@ -83,6 +88,10 @@ class RecordedRound:
     next_pool_after: int | None
     decks: int | None = 1  # the deck's shoes row: a stud deck is one deck (decks 1) with no cut card
     cut_index: int | None = None
+    # when each box decided (per box, an instant per letter of box_actions) and when the dealer's four closed
+    # cards were revealed, microseconds since the epoch, UTC; None: not recorded (not judged)
+    box_action_times: tuple[tuple[int | None, ...] | None, ...] | None = None
+    dealer_revealed_at: int | None = None
 
     @property
     def pools_before(self) -> Pools | None:
@@ -199,7 +208,7 @@ def _record_problem(rules: CasinoStudRules, r: RecordedRound, ranks: Sequence[Ha
             return f"box {box}'s cards {format_cards(cards)} are not five distinct cards"
     if n and dealer is None:
         return f"the dealer's cards {format_cards(r.dealer_cards)} are not five distinct cards"
-    return None
+    return times_problem(r.boxes, r.box_actions, r.box_action_times)
 
 
 _FULL_DECK = frozenset(CARD_CODES)
@@ -377,6 +386,11 @@ class _Auditor:
                                f"{where}: " + "; ".join(f"box {b} recorded {a!r}" for b, a in illegal)
                                + ": a box calls (C) or folds (F), once, before the dealer's four cards (settled as "
                                "the ANTE bet's recorded call says).")
+        late = late_decisions(r.boxes, r.box_actions, r.box_action_times, r.dealer_revealed_at)
+        if late:
+            expected, recorded, words = late_finding_text(late, r.dealer_revealed_at,
+                                                          "the dealer's four cards were revealed")
+            self.round_finding("LATE_DECISION", i, expected, recorded, f"{where}: {words}")
 
     def check_ranks(self, i: int, r: RecordedRound, where: str) -> None:
         w, n = self.work[i], len(r.boxes)
@@ -593,6 +607,10 @@ class _Auditor:
         lines = explain_round(self.rules, self.table.currency, r, w.expected_box_cards, w.expected_dealer_cards,
                               w.ranks, w.dealer, w.qualifies, w.bet_lines, w.pools_before, w.ledger, w.pools_after,
                               reason)
+        timing = timing_line(r.boxes, r.box_actions, r.box_action_times, r.dealer_revealed_at,
+                             "the dealer's four cards revealed")
+        if timing is not None:
+            lines.append(timing)
         return RoundReport(
             i, w.expected_box_cards, w.expected_dealer_cards, tuple(k.category if k else None for k in w.ranks),
             w.dealer.category if w.dealer else None, w.qualifies, w.pools_before, w.pools_after, tuple(lines),
