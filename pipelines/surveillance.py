@@ -216,10 +216,13 @@ def reads(detector: Detector, game: str | None) -> bool:
 
 class _Features(beam.DoFn):
     """(table_id, its rows of each input) -> ("features", (detector, (table_id, features))) for every detector
-    that reads the table's game, and ("ids", the table's ids: the table, its shoes and accounts)."""
+    that reads the table's game, and ("ids", the table's ids: the table, its shoes and accounts). A detector whose
+    tests are a table's own (`Detector.tests_per_table`) is tested here: its tests (TEST_COLUMNS) travel on
+    instead of its features (shared_rounds: the pairs at or below the screen and a summary row, not a row a pair)."""
 
-    def __init__(self, detectors: Sequence[Detector]):
+    def __init__(self, detectors: Sequence[Detector], alpha: float = ALPHA):
         self.detectors = tuple(detectors)
+        self.alpha = alpha
         self.tables = Metrics.counter("surveillance", "tables")
         self.unknown = Metrics.counter("surveillance", "tables_without_a_tables_row")
         self.rows = {d.name: Metrics.counter("surveillance", f"{d.name}_feature_rows") for d in self.detectors}
@@ -249,7 +252,8 @@ class _Features(beam.DoFn):
                                 f"{type(found).__name__}, not a pyarrow Table")
             for d in readers_:
                 self.rows[d.name].inc(found.num_rows)
-                yield _TAG_FEATURES, (d.name, (table_id, found))
+                out = tests_of(d, found, self.alpha, f" on table {table_id}") if d.tests_per_table else found
+                yield _TAG_FEATURES, (d.name, (table_id, out))
 
 
 def _ids(data: TableData) -> pa.Table:
@@ -263,9 +267,8 @@ def _ids(data: TableData) -> pa.Table:
 
 class _Tests(beam.DoFn):
     """(detector, [(table_id, features)]) -> (detector name, its tests over every table's features, in
-    table_id order, as TEST_COLUMNS). A detector returns SurveillanceTest rows or, where it has a test a pair of
-    accounts, a table of TEST_COLUMNS (built as columns: ~1.3M pairs on a 1M-bet floor took GBs as objects). Its
-    settings are given the run's `alpha` (a screened detector lists every pair at or below it)."""
+    table_id order, as TEST_COLUMNS); a detector tested a table at a time (`Detector.tests_per_table`) brings its
+    tables' tests instead, concatenated in table_id order."""
 
     def __init__(self, detectors: Sequence[Detector], alpha: float = ALPHA):
         self.detectors = {d.name: d for d in detectors}
@@ -275,28 +278,39 @@ class _Tests(beam.DoFn):
         name, per_table = element
         detector = self.detectors[name]
         parts = [f for _, f in sorted(per_table, key=lambda p: p[0])]
+        if detector.tests_per_table:
+            yield name, pa.concat_tables(parts) if parts else TEST_COLUMNS.empty_table()
+            return
         try:
             features = pa.concat_tables(parts, promote_options="default")
         except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
             raise TypeError(f"surveillance: {name}'s feature tables of different tables do not concatenate: "
                             f"{e}") from e
-        settings = dict(detector.settings)
-        if "alpha" in settings:
-            settings["alpha"] = self.alpha
-        try:
-            tests = detector.tests(features, settings)
-        except Exception as e:
-            raise RuntimeError(f"surveillance: {name}'s tests: {e}") from e
-        if isinstance(tests, pa.Table):
-            if tests.schema != TEST_COLUMNS:
-                raise TypeError(f"surveillance: {name}'s tests returned a table of {tests.schema.names}, not "
-                                f"TEST_COLUMNS (engine/surveillance/tests.py)")
-            yield name, tests
-            return
-        for t in tests:
-            if not isinstance(t, SurveillanceTest):
-                raise TypeError(f"surveillance: {name}'s tests returned {type(t).__name__}, not SurveillanceTest")
-        yield name, as_test_columns(tests)
+        yield name, tests_of(detector, features, self.alpha)
+
+
+def tests_of(detector: Detector, features: pa.Table, alpha: float, where: str = "") -> pa.Table:
+    """A detector's tests of `features` as TEST_COLUMNS. A detector returns SurveillanceTest rows or, where it has a
+    test a pair of accounts, a table of TEST_COLUMNS (built as columns: ~1.3M pairs on a 1M-bet floor took GBs as
+    objects). Its settings are given the run's `alpha` (a screened detector lists every pair at or below it);
+    `where`, the tables its features are of (for the messages)."""
+    name = detector.name
+    settings = dict(detector.settings)
+    if "alpha" in settings:
+        settings["alpha"] = alpha
+    try:
+        tests = detector.tests(features, settings)
+    except Exception as e:
+        raise RuntimeError(f"surveillance: {name}'s tests{where}: {e}") from e
+    if isinstance(tests, pa.Table):
+        if tests.schema != TEST_COLUMNS:
+            raise TypeError(f"surveillance: {name}'s tests{where} returned a table of {tests.schema.names}, not "
+                            f"TEST_COLUMNS (engine/surveillance/tests.py)")
+        return tests
+    for t in tests:
+        if not isinstance(t, SurveillanceTest):
+            raise TypeError(f"surveillance: {name}'s tests{where} returned {type(t).__name__}, not SurveillanceTest")
+    return as_test_columns(tests)
 
 
 class _Ids(beam.CombineFn):
@@ -486,7 +500,7 @@ class Surveil(beam.PTransform):
         per_table = (
             keyed
             | "GroupByTable" >> beam.CoGroupByKey()
-            | "Features" >> beam.ParDo(_Features(self.detectors))
+            | "Features" >> beam.ParDo(_Features(self.detectors, self.alpha))
             | "SplitFeatures" >> SplitByTag(_TAG_FEATURES, _TAG_IDS, tables=(_TAG_IDS,))
         )
         ids = beam.pvalue.AsSingleton(per_table[_TAG_IDS] | "CollectIds" >> beam.CombineGlobally(_Ids()))
@@ -508,11 +522,15 @@ class Surveil(beam.PTransform):
 
 def check_published(detectors: Sequence[Detector]) -> None:
     """ValueError unless every detector's `publish_as` is an output of schemas/outputs.py's SURVEILLANCE_OUTPUTS
-    other than the tests and findings, published by that one detector."""
+    other than the tests and findings, published by that one detector, and not one tested a table at a time (its
+    features do not travel on)."""
     seen: dict[str, str] = {}
     for d in detectors:
         if d.publish_as is None:
             continue
+        if d.tests_per_table:
+            raise ValueError(f"detector {d.name}: publish_as {d.publish_as!r} and tests_per_table: its features are "
+                             f"tested on each table and do not travel on to be published")
         if d.publish_as not in PUBLISHABLE:
             raise ValueError(f"detector {d.name}: publish_as {d.publish_as!r} is not one of {', '.join(PUBLISHABLE)} "
                              f"(schemas/outputs.py SURVEILLANCE_OUTPUTS)")
