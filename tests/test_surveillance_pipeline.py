@@ -478,3 +478,30 @@ def test_shared_rounds_tested_a_table_at_a_time_write_the_same_files(day, tmp_pa
         assert got[True, screen] == got[False, screen]
     every = pq.read_table(tmp_path / "True-1.0" / "surveillance_tests")
     assert sum("|" in s for s in every["subject"].to_pylist()) > 20
+
+
+def test_rows_wait_for_the_grouping_in_the_spill_folder_which_is_removed(day, surveilled, tmp_path, monkeypatch):
+    """run() spills each table's rows of every input while they wait for the grouping per table (only handles go
+    through the runner's shuffle, which holds them in memory), reads them back in the per-table step, and removes
+    the folder: the same files as the run of `surveilled`, every input row spilled once."""
+    from pipelines.io import SpillFolder
+
+    tmp, *_ = surveilled
+    shutil.copytree(tmp / "out", tmp_path / "out")
+    put = Counter()
+    original = SpillFolder.put
+
+    def counting(self, table):
+        put[tuple(sorted(table.column_names))] += table.num_rows
+        return original(self, table)
+
+    monkeypatch.setattr(SpillFolder, "put", counting)
+    run(["--input", str(tmp / "data"), "--output", str(tmp_path / "out")], detectors=FAKES)
+    assert not (tmp_path / "out" / "_spill").exists()
+    spilled = sum(put.values())
+    read = readers.read_dataset(str(tmp / "data"))
+    settled = output(tmp, "settlements").num_rows
+    assert spilled >= settled + sum(read[name].num_rows for name in ("tables", "rounds", "shoes", "bets")) > 0
+    for name in ("surveillance_tests", "surveillance_findings"):
+        assert [p.read_bytes() for p in sorted((tmp_path / "out" / name).iterdir())] == [
+            p.read_bytes() for p in sorted((tmp / "out" / name).iterdir())]
