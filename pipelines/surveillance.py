@@ -49,7 +49,7 @@ from engine.findings import SEVERITY
 from engine.surveillance.detector import Detector, TableData
 from engine.surveillance.tests import ALPHA, TEST_COLUMNS, SurveillanceTest, as_test_columns, benjamini_hochberg_of
 from pipelines.games import replay_outputs
-from pipelines.io import ReadTable, WriteShards, files_in, input_files, source_path
+from pipelines.io import ReadTable, SpillFolder, WriteShards, files_in, input_files, source_path
 from pipelines.progress import advanced, step
 from pipelines.transforms import SplitByTag, split_by_key
 from schemas import readers
@@ -105,7 +105,10 @@ def _schemas() -> dict[str, pa.Schema]:
             "settlements": SETTLEMENTS, "findings": FINDINGS, "positions": POSITIONS}
 
 
-def _gather(parts: Iterable[pa.Table], schema: pa.Schema) -> pa.Table:
+def _gather(parts: Iterable, schema: pa.Schema) -> pa.Table:
+    """One table of `schema` from a table's parts: Arrow tables, or the handles of tables spilled while they
+    waited for the grouping (`_by_table`)."""
+    parts = (t if t is None or isinstance(t, pa.Table) else t.table() for t in parts)
     tables = [t.select(schema.names).cast(schema) for t in parts if t is not None and t.num_rows]
     return pa.concat_tables(tables).combine_chunks() if tables else schema.empty_table()
 
@@ -211,13 +214,16 @@ def with_theoretical_rtp(bets: pa.Table, ruleset: str) -> pa.Table:
 # Surveil: the composite transform (no I/O)
 
 
-def _by_table(table: pa.Table):
-    """(table_id, rows of that table) of one batch; rows without a table_id are nobody's."""
+def _by_table(table: pa.Table, spill=None):
+    """(table_id, rows of that table) of one batch; rows without a table_id are nobody's. With a `spill` store
+    (pipelines.io.SpillFolder), the rows wait there for the grouping and only their handle travels: the
+    in-process runner holds everything a GroupByKey groups in memory at once (a night's settlements, ~37 MB
+    compressed a million bets)."""
     if table is None or table.num_rows == 0:
         return
     for key, rows in split_by_key(table, "table_id"):
         if key is not None:
-            yield key, rows
+            yield key, rows if spill is None else spill.put(rows)
 
 
 def _shared_features(detectors: Sequence[Detector]) -> list[tuple[object, list[Detector]]]:
@@ -236,10 +242,13 @@ def reads(detector: Detector, game: str | None) -> bool:
 
 class _Features(beam.DoFn):
     """(table_id, its rows of each input) -> ("features", (detector, (table_id, features))) for every detector
-    that reads the table's game, and ("ids", the table's ids: the table, its shoes and accounts)."""
+    that reads the table's game, and ("ids", the table's ids: the table, its shoes and accounts). A detector whose
+    tests are a table's own (`Detector.tests_per_table`) is tested here: its tests (TEST_COLUMNS) travel on
+    instead of its features (shared_rounds: the pairs at or below the screen and a summary row, not a row a pair)."""
 
-    def __init__(self, detectors: Sequence[Detector]):
+    def __init__(self, detectors: Sequence[Detector], alpha: float = ALPHA):
         self.detectors = tuple(detectors)
+        self.alpha = alpha
         self.tables = Metrics.counter("surveillance", "tables")
         self.unknown = Metrics.counter("surveillance", "tables_without_a_tables_row")
         self.rows = {d.name: Metrics.counter("surveillance", f"{d.name}_feature_rows") for d in self.detectors}
@@ -270,7 +279,8 @@ class _Features(beam.DoFn):
                                 f"{type(found).__name__}, not a pyarrow Table")
             for d in readers_:
                 self.rows[d.name].inc(found.num_rows)
-                yield _TAG_FEATURES, (d.name, (table_id, found))
+                out = tests_of(d, found, self.alpha, f" on table {table_id}") if d.tests_per_table else found
+                yield _TAG_FEATURES, (d.name, (table_id, out))
 
 
 def _ids(data: TableData) -> pa.Table:
@@ -284,9 +294,8 @@ def _ids(data: TableData) -> pa.Table:
 
 class _Tests(beam.DoFn):
     """(detector, [(table_id, features)]) -> (detector name, its tests over every table's features, in
-    table_id order, as TEST_COLUMNS). A detector returns SurveillanceTest rows or, where it has a test a pair of
-    accounts, a table of TEST_COLUMNS (built as columns: ~1.3M pairs on a 1M-bet floor took GBs as objects). Its
-    settings are given the run's `alpha` (a screened detector lists every pair at or below it)."""
+    table_id order, as TEST_COLUMNS); a detector tested a table at a time (`Detector.tests_per_table`) brings its
+    tables' tests instead, concatenated in table_id order."""
 
     def __init__(self, detectors: Sequence[Detector], alpha: float = ALPHA, history: dict[str, pa.Table] | None = None):
         self.detectors = {d.name: d for d in detectors}
@@ -297,6 +306,9 @@ class _Tests(beam.DoFn):
         name, per_table = element
         detector = self.detectors[name]
         parts = [f for _, f in sorted(per_table, key=lambda p: p[0])]
+        if detector.tests_per_table:
+            yield name, pa.concat_tables(parts) if parts else TEST_COLUMNS.empty_table()
+            return
         past = self.history.get(detector.history) if detector.history else None
         if past is not None and past.num_rows:  # earlier nights from the warehouse, marked `history`: windows only
             parts.append(past.append_column("history", pa.array([True] * past.num_rows, pa.bool_())))
@@ -305,23 +317,31 @@ class _Tests(beam.DoFn):
         except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
             raise TypeError(f"surveillance: {name}'s feature tables of different tables do not concatenate: "
                             f"{e}") from e
-        settings = dict(detector.settings)
-        if "alpha" in settings:
-            settings["alpha"] = self.alpha
-        try:
-            tests = detector.tests(features, settings)
-        except Exception as e:
-            raise RuntimeError(f"surveillance: {name}'s tests: {e}") from e
-        if isinstance(tests, pa.Table):
-            if tests.schema != TEST_COLUMNS:
-                raise TypeError(f"surveillance: {name}'s tests returned a table of {tests.schema.names}, not "
-                                f"TEST_COLUMNS (engine/surveillance/tests.py)")
-            yield name, tests
-            return
-        for t in tests:
-            if not isinstance(t, SurveillanceTest):
-                raise TypeError(f"surveillance: {name}'s tests returned {type(t).__name__}, not SurveillanceTest")
-        yield name, as_test_columns(tests)
+        yield name, tests_of(detector, features, self.alpha)
+
+
+def tests_of(detector: Detector, features: pa.Table, alpha: float, where: str = "") -> pa.Table:
+    """A detector's tests of `features` as TEST_COLUMNS. A detector returns SurveillanceTest rows or, where it has a
+    test a pair of accounts, a table of TEST_COLUMNS (built as columns: ~1.3M pairs on a 1M-bet floor took GBs as
+    objects). Its settings are given the run's `alpha` (a screened detector lists every pair at or below it);
+    `where`, the tables its features are of (for the messages)."""
+    name = detector.name
+    settings = dict(detector.settings)
+    if "alpha" in settings:
+        settings["alpha"] = alpha
+    try:
+        tests = detector.tests(features, settings)
+    except Exception as e:
+        raise RuntimeError(f"surveillance: {name}'s tests{where}: {e}") from e
+    if isinstance(tests, pa.Table):
+        if tests.schema != TEST_COLUMNS:
+            raise TypeError(f"surveillance: {name}'s tests{where} returned a table of {tests.schema.names}, not "
+                            f"TEST_COLUMNS (engine/surveillance/tests.py)")
+        return tests
+    for t in tests:
+        if not isinstance(t, SurveillanceTest):
+            raise TypeError(f"surveillance: {name}'s tests{where} returned {type(t).__name__}, not SurveillanceTest")
+    return as_test_columns(tests)
 
 
 class _Ids(beam.CombineFn):
@@ -491,10 +511,11 @@ class Surveil(beam.PTransform):
     features (detectors sharing a features function: computed once); per detector, the feature tables of
     every table concatenated in table_id order and its tests; over the run, `adjust` at `alpha` (per
     detector: Benjamini-Hochberg), each row with its detector's finding kind. A detector no table's
-    game is given to has no features and so no tests. No I/O: the caller reads and writes."""
+    game is given to has no features and so no tests. No I/O: the caller reads and writes (and gives, as
+    `spill`, where the rows wait for the grouping per table: pipelines.io.SpillFolder; None, in the runner)."""
 
     def __init__(self, detectors: Sequence[Detector], alpha: float = ALPHA, audit_run_id: str | None = None,
-                 history: dict[str, pa.Table] | None = None):
+                 history: dict[str, pa.Table] | None = None, spill=None):
         super().__init__()
         from engine.surveillance.registry import check
 
@@ -502,18 +523,18 @@ class Surveil(beam.PTransform):
         check_published(detectors)
         if not 0 < alpha < 1:
             raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
-        self.detectors, self.alpha, self.audit_run_id = tuple(detectors), alpha, audit_run_id
+        self.detectors, self.alpha, self.audit_run_id, self.spill = tuple(detectors), alpha, audit_run_id, spill
         self.history = history or {}  # output name -> earlier nights' rows (pipelines/warehouse.py read_history)
 
     def expand(self, inputs):
         missing = sorted(set(INPUTS) - set(inputs))
         if missing:
             raise ValueError(f"Surveil needs {', '.join(INPUTS)}; missing {', '.join(missing)}")
-        keyed = {name: inputs[name] | f"ByTable {name}" >> beam.FlatMap(_by_table) for name in INPUTS}
+        keyed = {name: inputs[name] | f"ByTable {name}" >> beam.FlatMap(_by_table, self.spill) for name in INPUTS}
         per_table = (
             keyed
             | "GroupByTable" >> beam.CoGroupByKey()
-            | "Features" >> beam.ParDo(_Features(self.detectors))
+            | "Features" >> beam.ParDo(_Features(self.detectors, self.alpha))
             | "SplitFeatures" >> SplitByTag(_TAG_FEATURES, _TAG_IDS, tables=(_TAG_IDS,))
         )
         ids = beam.pvalue.AsSingleton(per_table[_TAG_IDS] | "CollectIds" >> beam.CombineGlobally(_Ids()))
@@ -533,13 +554,25 @@ class Surveil(beam.PTransform):
         return {OUT_TESTS: adjusted[OUT_TESTS], OUT_FINDINGS: adjusted[OUT_FINDINGS], **published}
 
 
+def spill_folder(output_dir: str) -> str:
+    """Where the run's rows wait for the grouping per table: the audit's spill folder (pipelines.audit SPILL, which
+    the audit removes at its end; this run removes it at its own, pipelines.audit.remove_spill)."""
+    from pipelines.audit import SPILL
+
+    return posixpath.join(output_dir, SPILL)
+
+
 def check_published(detectors: Sequence[Detector]) -> None:
     """ValueError unless every detector's `publish_as` is an output of schemas/outputs.py's SURVEILLANCE_OUTPUTS
-    other than the tests and findings, published by that one detector."""
+    other than the tests and findings, published by that one detector, and not one tested a table at a time (its
+    features do not travel on)."""
     seen: dict[str, str] = {}
     for d in detectors:
         if d.publish_as is None:
             continue
+        if d.tests_per_table:
+            raise ValueError(f"detector {d.name}: publish_as {d.publish_as!r} and tests_per_table: its features are "
+                             f"tested on each table and do not travel on to be published")
         if d.publish_as not in PUBLISHABLE:
             raise ValueError(f"detector {d.name}: publish_as {d.publish_as!r} is not one of {', '.join(PUBLISHABLE)} "
                              f"(schemas/outputs.py SURVEILLANCE_OUTPUTS)")
@@ -639,7 +672,8 @@ def build(pipeline: beam.Pipeline, files: dict[str, list], audit: dict, output_d
     positions = [pipeline | f"Read {name}" >> ReadOutput(outputs.get(name, []), OUTPUTS[name], POSITIONS.names)
                  for name in position_outputs()]
     inputs["positions"] = positions | "AllPositions" >> beam.Flatten()
-    surveyed = inputs | "Surveil" >> Surveil(detectors, alpha, audit["run_id"], history)
+    surveyed = inputs | "Surveil" >> Surveil(detectors, alpha, audit["run_id"], history,
+                                             SpillFolder(spill_folder(output_dir)))
     written = [surveyed[name] | f"Write {name}" >> WriteShards(output_dir, name, SURVEILLANCE_OUTPUTS[name],
                                                                SORT_KEYS[name], _SHARD_BY.get(name, "table_id"), 1)
                for name in SURVEILLANCE_OUTPUTS]
@@ -691,7 +725,7 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
         detectors: Sequence[Detector] | None = None) -> SurveillanceRun:
     """The surveillance of the audit run in `argv`'s output folder, over its input folder: outputs written
     with their manifest. `detectors`: the registry's (engine/surveillance/registry.py) by default."""
-    from pipelines.audit import _metrics, code_version, new_run_id, read_manifest, sha256_of
+    from pipelines.audit import _metrics, code_version, new_run_id, read_manifest, remove_spill, sha256_of
 
     args, beam_args = parse_args(argv)
     if not 0 < args.alpha < 1:
@@ -736,10 +770,13 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
     t0 = time.perf_counter()
     pipeline = beam.Pipeline(runner=runner, options=options)
     build(pipeline, files, audit, args.output, detectors, args.alpha, history)
-    # (only where the DoFns run in this process: other runners' workers tell no one)
-    with step(SURVEILLANCE, _tables_in(files["tables"]), "tables") if in_process else nullcontext():
-        result = pipeline.run()
-        result.wait_until_finish()
+    try:
+        # (only where the DoFns run in this process: other runners' workers tell no one)
+        with step(SURVEILLANCE, _tables_in(files["tables"]), "tables") if in_process else nullcontext():
+            result = pipeline.run()
+            result.wait_until_finish()
+    finally:
+        remove_spill(args.output)
     record.metrics = _metrics(result)
     record.metrics["pipeline_ms"] = int((time.perf_counter() - t0) * 1000)
     record.outputs = {name: [dict(path=p, **dict(zip(("sha256", "bytes"), sha256_of(p), strict=True)))

@@ -519,6 +519,31 @@ def test_reference_moments_computed_lazily_equal_the_full_table():
     assert lazy.done.sum() == len(depths) and np.isnan(lazy.mean[1]).all()
 
 
+@pytest.mark.parametrize("ruleset", ["baccarat_8d_extended", "blackjack_8d_live"])
+def test_reference_moments_a_few_depths_at_a_time_equal_all_at_once(monkeypatch, ruleset):
+    """ReferenceShoes.ensure computes REFERENCE_CHUNK compositions at a time (every shuffle at a few depths: the
+    peak memory stays flat); in chunks of 2 depths of 7 shuffles, every depth (the last ones, undefined, too) is
+    bit for bit what one computation of every depth gives."""
+    from engine.surveillance import advantage
+
+    kind = moment_kind(ruleset.split("_")[0], ruleset)
+    decks = reference_shoes(kind, 7, 5, depths=np.zeros(0, dtype=np.int64)).decks
+
+    def fresh() -> ReferenceShoes:
+        size = 52 * kind.decks + 1
+        return ReferenceShoes(kind, decks, np.full((7, size, len(kind.bet_types)), np.nan),
+                              np.full((size, len(kind.bet_types)), np.nan), np.zeros(size, dtype=bool))
+
+    monkeypatch.setattr(advantage, "REFERENCE_CHUNK", 10**9)
+    whole = fresh()
+    whole.ensure(np.arange(whole.depths))
+    monkeypatch.setattr(advantage, "REFERENCE_CHUNK", 2 * 7 + 1)
+    chunked = fresh()
+    chunked.ensure(np.arange(chunked.depths)[::-1])
+    assert chunked.done.all() and not np.isnan(chunked.moments).any()
+    assert chunked.moments.tobytes() == whole.moments.tobytes() and chunked.mean.tobytes() == whole.mean.tobytes()
+
+
 # --- the statistic conditioned on the shoe (issue 43 § 3) --------------------------------------------------
 
 PAIRS_KIND = moment_kind("baccarat", "baccarat_live_pairs")

@@ -144,3 +144,34 @@ def test_a_pair_too_small_to_test_is_listed_only_below_alpha_and_a_tested_one_at
     p = np.array([alpha, below, screen, np.nextafter(screen, 1.0)])
     assert _listed(p, np.zeros(4, bool), screen, alpha).tolist() == [False, True, False, False]
     assert _listed(p, np.ones(4, bool), screen, alpha).tolist() == [True, True, True, False]
+
+
+def _by_sort_keys(tests: pa.Table) -> pa.Table:
+    from schemas.outputs import SORT_KEYS
+
+    return tests.sort_by([(k, "ascending") for k in SORT_KEYS["surveillance_tests"]])
+
+
+@settings(max_examples=8, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), planted=st.sampled_from([0, 1]), alpha=st.sampled_from([0.01, 0.05, 0.3]),
+       days=st.sampled_from([1, 3]), screen=st.sampled_from([SHARED_ROUNDS.settings["screen_p"], 1.0]))
+def test_shared_rounds_a_table_at_a_time_are_its_tests_over_every_table(seed, planted, alpha, days, screen):
+    """SHARED_ROUNDS.tests_per_table: the pipeline tests each table's features alone, in the per-table step, and only
+    the listed rows and summaries travel on. Over the tables' features concatenated the tests are the same rows, the
+    p-values to the bit (so the same flags, q-values and m): one day of 3 tables with or without a planted pair, and
+    3 days of 2 tables whose regulars return across tables and days; at the screen and with every pair listed."""
+    from bench.surveillance_calendar import clean_floor
+
+    assert SHARED_ROUNDS.tests_per_table and not OPPOSITE_BETTING.tests_per_table
+    floor = _night(seed, planted) if days == 1 else clean_floor(np.random.default_rng(seed), tables=2, days=days,
+                                                                 rounds=150, sessions=16, accounts=30)
+    settings_ = {**SHARED_ROUNDS.settings, "alpha": alpha, "screen_p": screen}
+    per_table = [SHARED_ROUNDS.tests(SHARED_ROUNDS.features(t), settings_) for t in floor]
+    whole = SHARED_ROUNDS.tests(pa.concat_tables([SHARED_ROUNDS.features(t) for t in floor]), settings_)
+    assert _by_sort_keys(pa.concat_tables(per_table)).equals(_by_sort_keys(whole))
+    assert sum(t.num_rows for t in per_table) == whole.num_rows
+    assert screen < 1 or whole.num_rows > 40 * len(floor)  # every pair listed: many p-values compared
+    # the summaries: one a table, each counting only its own table's pairs
+    summaries = [[r for r in as_rows(t) if "|" not in r.subject] for t in per_table]
+    assert [len(s) for s in summaries] == [1] * len(floor)
+    assert [s[0].subject for s in summaries] == [t.table["table_id"] for t in floor]

@@ -117,6 +117,16 @@ def weak_tests(features: pa.Table, settings: dict) -> list[SurveillanceTest]:
             for i in range(9)]
 
 
+def tables_seen_tests(features: pa.Table, settings: dict) -> list[SurveillanceTest]:
+    """One row a call: the tables whose features it was given (subject: the first), p = the alpha it was given."""
+    tables = sorted(set(features["table_id"].to_pylist()))
+    return [SurveillanceTest("per_table", tables[0], "2026-11-28", f"tables = {len(tables)}", float(len(tables)),
+                             settings["alpha"], "fake", len(tables), 1, detail=",".join(tables))]
+
+
+# tested a table at a time, in the per-table step (Detector.tests_per_table)
+PER_TABLE = Detector("per_table", "WHEEL_BIAS", (), game_features, tables_seen_tests, {"alpha": 0.5},
+                     tests_per_table=True)
 STRONG = Detector("strong", "ADVANTAGE_PLAY", (), account_features, strong_tests)
 # (the same features function as STRONG: computed once per table, handed to both)
 WEAK = Detector("weak", "OPPOSITE_BETTING", (), account_features, weak_tests)
@@ -336,18 +346,26 @@ def test_surveil_is_a_pure_transform_over_tables_it_is_given():
         assert json.loads(rows["run"]["detail"]) == ["A", "B"]
         assert rows["run"]["period"] == "2026-11-28..2026-11-28"
 
-    with beam.Pipeline() as p:
-        inputs = {
-            "tables": p | "T" >> beam.Create([tables]),
-            "rounds": p | "R" >> beam.Create([rounds.slice(0, 2), rounds.slice(2)]),
-            **{n: p | n >> beam.Create([e]) for n, e in empty.items()},
-            "settlements": p | "S" >> beam.Create([SETTLEMENTS.empty_table()]),
-            "findings": p | "F" >> beam.Create([FINDINGS.empty_table()]),
-            "positions": p | "P" >> beam.Create([POSITIONS.empty_table()]),
-        }
-        assert set(inputs) == set(INPUTS)
-        out = inputs | Surveil([CENSUS])
-        assert_that(out["surveillance_tests"], check)
+    def check_per_table(got):
+        (table,) = got
+        rows = sorted(table.to_pylist(), key=lambda r: r["subject"])
+        # called once a table with that table's features alone, given the run's alpha, both tests in one m
+        assert [(r["subject"], r["detail"], r["sample"]) for r in rows] == [("A", "A", 1), ("B", "B", 1)]
+        assert {(r["p_value"], r["detector_tests"], r["q_value"], r["flagged"]) for r in rows} == {(0.2, 2, 0.2, True)}
+
+    for detectors, alpha, checked in (([CENSUS], 0.01, check), ([PER_TABLE], 0.2, check_per_table)):
+        with beam.Pipeline() as p:
+            inputs = {
+                "tables": p | "T" >> beam.Create([tables]),
+                "rounds": p | "R" >> beam.Create([rounds.slice(0, 2), rounds.slice(2)]),
+                **{n: p | n >> beam.Create([e]) for n, e in empty.items()},
+                "settlements": p | "S" >> beam.Create([SETTLEMENTS.empty_table()]),
+                "findings": p | "F" >> beam.Create([FINDINGS.empty_table()]),
+                "positions": p | "P" >> beam.Create([POSITIONS.empty_table()]),
+            }
+            assert set(inputs) == set(INPUTS)
+            out = inputs | Surveil(detectors, alpha)
+            assert_that(out["surveillance_tests"], checked)
 
 
 def test_replay_outputs_with_positions_are_found_generically():
@@ -435,3 +453,57 @@ def test_a_published_output_must_be_declared_and_published_once():
     with pytest.raises(ValueError, match="both publish"):
         check_published([replace(d, publish_as="advantage_moments"),
                          replace(FAKES[1], publish_as="advantage_moments")])
+    # a detector tested a table at a time: its features stay in the per-table step
+    with pytest.raises(ValueError, match="tests_per_table"):
+        check_published([replace(d, publish_as="advantage_moments", tests_per_table=True)])
+
+
+def test_shared_rounds_tested_a_table_at_a_time_write_the_same_files(day, tmp_path):
+    """The real shared_rounds through the pipeline, tested in the per-table step (its default) and over every
+    table's features (as before): byte-identical outputs, every pair listed (screen_p 1) and at the screen."""
+    from dataclasses import replace
+
+    from engine.surveillance.collusion import SHARED_ROUNDS
+
+    tmp, _ = day
+    got = {}
+    for per_table in (True, False):
+        for screen in (1.0, SHARED_ROUNDS.settings["screen_p"]):
+            detector = replace(SHARED_ROUNDS, tests_per_table=per_table,
+                               settings={**SHARED_ROUNDS.settings, "screen_p": screen, "min_window_rounds": 2})
+            out = tmp_path / f"{per_table}-{screen}"
+            shutil.copytree(tmp / "out", out)
+            run(["--input", str(tmp / "data"), "--output", str(out), "--alpha", "0.3"], detectors=[detector])
+            got[per_table, screen] = {name: [p.read_bytes() for p in sorted((out / name).iterdir())]
+                                      for name in ("surveillance_tests", "surveillance_findings")}
+    for screen in (1.0, SHARED_ROUNDS.settings["screen_p"]):
+        assert got[True, screen] == got[False, screen]
+    every = pq.read_table(tmp_path / "True-1.0" / "surveillance_tests")
+    assert sum("|" in s for s in every["subject"].to_pylist()) > 20
+
+
+def test_rows_wait_for_the_grouping_in_the_spill_folder_which_is_removed(day, surveilled, tmp_path, monkeypatch):
+    """run() spills each table's rows of every input while they wait for the grouping per table (only handles go
+    through the runner's shuffle, which holds them in memory), reads them back in the per-table step, and removes
+    the folder: the same files as the run of `surveilled`, every input row spilled once."""
+    from pipelines.io import SpillFolder
+
+    tmp, *_ = surveilled
+    shutil.copytree(tmp / "out", tmp_path / "out")
+    put = Counter()
+    original = SpillFolder.put
+
+    def counting(self, table):
+        put[tuple(sorted(table.column_names))] += table.num_rows
+        return original(self, table)
+
+    monkeypatch.setattr(SpillFolder, "put", counting)
+    run(["--input", str(tmp / "data"), "--output", str(tmp_path / "out")], detectors=FAKES)
+    assert not (tmp_path / "out" / "_spill").exists()
+    spilled = sum(put.values())
+    read = readers.read_dataset(str(tmp / "data"))
+    settled = output(tmp, "settlements").num_rows
+    assert spilled >= settled + sum(read[name].num_rows for name in ("tables", "rounds", "shoes", "bets")) > 0
+    for name in ("surveillance_tests", "surveillance_findings"):
+        assert [p.read_bytes() for p in sorted((tmp_path / "out" / name).iterdir())] == [
+            p.read_bytes() for p in sorted((tmp / "out" / name).iterdir())]

@@ -143,6 +143,7 @@ MIN_BETS_REASON = (
     "and leaves the many accounts of 1-4 side bets out of the false-discovery count"
 )
 REFERENCE_SHOES = 500  # fresh shuffles per ruleset the null draws the account's shoes from
+REFERENCE_CHUNK = 1 << 13  # the reference shuffles' compositions computed at once (ReferenceShoes.ensure)
 STAGE_DRAWS = 199  # plain draws for every tested account (then 1,999 where fewer than TAIL_HITS reach it)
 TAIL_HITS = 10  # fewer plain draws reaching the statistic than this: estimate the tail by importance sampling
 TAIL_DRAWS = 9_999
@@ -360,15 +361,19 @@ class ReferenceShoes:
         if not need.size:
             return
         shoes = len(self.decks)
-        depth = np.tile(need, shoes)
-        shoe_of = np.repeat(np.arange(shoes), need.size)
-        moments = self.kind.compute(list(self.decks), shoe_of, depth, cache=False).reshape(shoes, need.size, -1)
-        defined = np.isfinite(moments)
-        mean = np.where(defined, moments, 0.0).sum(axis=0) / np.maximum(defined.sum(axis=0), 1)
-        # Depths where a moment is undefined (too few cards left): the mean there (never drawn in practice).
-        self.moments[:, need] = np.where(defined, moments, mean[None])
-        self.mean[need] = mean
-        self.done[need] = True
+        # a few depths at a time, every shuffle at each: all 417 depths of 500 shuffles at once raised the peak by
+        # ~1.2 GB (each composition's working arrays), a chunk of REFERENCE_CHUNK compositions by a few tens of MB
+        step = max(1, REFERENCE_CHUNK // shoes)
+        for part in np.array_split(need, -(-need.size // step)):
+            depth = np.tile(part, shoes)
+            shoe_of = np.repeat(np.arange(shoes), part.size)
+            moments = self.kind.compute(list(self.decks), shoe_of, depth, cache=False).reshape(shoes, part.size, -1)
+            defined = np.isfinite(moments)
+            mean = np.where(defined, moments, 0.0).sum(axis=0) / np.maximum(defined.sum(axis=0), 1)
+            # Depths where a moment is undefined (too few cards left): the mean there (never drawn in practice).
+            self.moments[:, part] = np.where(defined, moments, mean[None])
+            self.mean[part] = mean
+            self.done[part] = True
 
 
 _REFERENCE: dict[tuple[str, str, int, int], ReferenceShoes] = {}

@@ -880,4 +880,5 @@ SHARED_ROUNDS = Detector(
     features=shared_rounds_features,
     tests=shared_rounds_tests,
     settings={"min_window_rounds": MIN_WINDOW_ROUNDS, "alpha": ALPHA, "screen_p": SCREEN_P},
+    tests_per_table=True,  # a test a pair and table: screened in the per-table step, only the listed rows travel
 )

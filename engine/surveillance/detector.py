@@ -40,3 +40,8 @@ class Detector:
     # warehouse keeps and a run reads back to test each subject over a window of past nights (issue 43); None:
     # each run tests only its own nights
     history: str | None = None
+    # its tests take one table's features at a time (no subject spans two tables, as shared_rounds' pair a table):
+    # the pipeline runs them in the per-table step, and only the rows they return travel on, not the features (a
+    # row a pair and table-day: ~10.5M at 10M bets). Its tests over several tables' features concatenated must be
+    # their tests a table, concatenated (the rows in any order: the writer sorts them).
+    tests_per_table: bool = False
