@@ -56,7 +56,8 @@ def test_a_family_names_its_games_in_registry_order_and_a_game_goes_where_it_say
     order = names_of(CONTRACT["rounds"])
     assert order[order.index("status"):] == [
         "status", "player_cards", "banker_cards", "player_score", "banker_score", "outcome", "dealer_cards", "boxes",
-        "box_cards", "box_actions", "box_auto_played", "pocket", "dice", "box_hands", "dealer_hand",
+        "box_cards", "box_actions", "box_action_times", "dealer_revealed_at", "box_auto_played", "pocket", "dice",
+        "box_hands", "dealer_hand",
         "jackpot_before", "jackpot_after", "next_pool_before", "next_pool_after", "coin_face", "dealer_id",
         "video_ref"]
     assert names_of(CONTRACT["bets"])[5:12] == ["bet_type", "mode", "stake", "currency", "paid", "added_stake",
