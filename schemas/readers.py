@@ -33,6 +33,7 @@ import pyarrow.parquet as pq
 
 from engine.cards import CARD_CODES
 from engine.games import game, game_names, game_of_ruleset, ruleset_ids
+from engine.ruleset_file import texts_generation
 from schemas.contract import CONTRACT, OUTCOMES, STATUSES, TABLE_NAMES, required_columns, schema
 
 SOURCE_FILE = "_source_file"  # dictionary<int32, string>: path of the file the row was read from
@@ -713,8 +714,12 @@ def check_games(files: Mapping[str, Sequence[SourceFile]]) -> None:
 # Rows: what the audit can use, and what goes to quarantine
 
 
-@cache
 def _ruleset_ids() -> tuple[str, ...]:
+    return _ruleset_ids_of(texts_generation())
+
+
+@cache
+def _ruleset_ids_of(_generation: int) -> tuple[str, ...]:  # (again when a run is given other ruleset texts)
     return tuple(ruleset_ids())
 
 
