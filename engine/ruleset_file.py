@@ -109,9 +109,14 @@ def given_texts() -> dict[str, dict[str, str]]:
     return {package: dict(texts) for package, texts in _GIVEN.items()}
 
 
+def shipped_folder(package: str):
+    """The folder of the ruleset files a game's package ships (a tests' copy may stand in for it)."""
+    return resources.files(package)
+
+
 def shipped_ids(package: str) -> list[str]:
     """Ids of the ruleset files a game's package ships (`<package>/<id>.toml`)."""
-    files = resources.files(package).iterdir()
+    files = shipped_folder(package).iterdir()
     return sorted(p.name.removesuffix(".toml") for p in files if p.name.endswith(".toml"))
 
 
@@ -131,8 +136,12 @@ def ruleset_text(package: str, ruleset_id: str) -> tuple[str, str]:
         return given[ruleset_id], _SOURCES.get(ruleset_id, f"{ruleset_id}.toml (given)")
     if ruleset_id not in shipped_ids(package):
         raise RulesetError(f"unknown ruleset {ruleset_id!r}; known: {', '.join(bundled_ids(package))}")
-    source = f"{package.replace('.', '/')}/{ruleset_id}.toml"
-    return (resources.files(package) / f"{ruleset_id}.toml").read_text(encoding="utf-8"), source
+    return shipped_text(package, ruleset_id), f"{package.replace('.', '/')}/{ruleset_id}.toml"
+
+
+def shipped_text(package: str, ruleset_id: str) -> str:
+    """The text of a ruleset file the package ships (whatever is given in its place)."""
+    return (shipped_folder(package) / f"{ruleset_id}.toml").read_text(encoding="utf-8")
 
 
 def load_bundled(package: str, ruleset_id: str, parse: Callable[[str, str], T]) -> T:

@@ -64,7 +64,7 @@ from schemas.table_rulesets import has_table, read_history
 # smallest shoe_id), written as the group is audited; the rest (the quarantine, the findings across
 # groups) are gathered into a fixed number of shards, rows routed by a stable hash of a column.
 GROUP_FILES = {**{name: "shoe_id" for name in (*REPLAY_OUTPUTS.values(), *EXTRA_OUTPUTS)}, "settlements": "shoe_id",
-               "findings": "shoe_id"}
+               "findings": "shoe_id", "round_rulesets": "shoe_id"}
 SHARD_COLUMN = {OUT_FINDINGS_ACROSS: "table_id", "quarantine": "source_file"}
 WRITTEN_TO = {OUT_FINDINGS_ACROSS: "findings"}  # the output whose folder a collection is written to
 MANIFEST = "_manifest.json"

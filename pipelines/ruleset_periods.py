@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 
 from engine.games import game_of_ruleset, ruleset_source
 from engine.ruleset_file import RulesetError, use_texts
+from schemas.outputs import ROUND_RULESETS
 from schemas.readers import check_rows, read_table
 from schemas.table_rulesets import Period, RulesetHistory, period_index
 
@@ -48,6 +49,7 @@ class TablePeriods:
 
     periods: tuple[Period, ...]
     infos: tuple[object, ...]
+    sha256: tuple[str, ...]  # of each period's ruleset text
 
 
 def table_periods(tables: pa.Table, history: RulesetHistory, info_of: Callable[[dict], object]
@@ -57,7 +59,8 @@ def table_periods(tables: pa.Table, history: RulesetHistory, info_of: Callable[[
     for row in tables.to_pylist():
         if row["table_id"] in history.changes:
             periods = history.periods(row["table_id"], row["ruleset"])
-            out[row["table_id"]] = TablePeriods(periods, tuple(info_of({**row, "ruleset": p.ruleset}) for p in periods))
+            infos = tuple(info_of({**row, "ruleset": p.ruleset}) for p in periods)
+            out[row["table_id"]] = TablePeriods(periods, infos, tuple(ruleset_source(p.ruleset)[1] for p in periods))
     return out
 
 
@@ -133,6 +136,22 @@ def audit_in_force(audit: Callable[..., dict[str, pa.Table]], table: TablePeriod
             parts.append(rows.filter(mine))
         out[name] = pa.concat_tables(parts)
     return out
+
+
+def round_rulesets(table: TablePeriods, rounds: pa.Table) -> pa.Table:
+    """The round_rulesets output of a group's rounds: each with the ruleset it was settled under."""
+    closed = rounds["betting_closed_at"].to_pylist()
+    at = [period_index(table.periods, t) if t is not None else None for t in closed]
+
+    def each(value: Callable[[int], object]) -> list:
+        return [None if p is None else value(p) for p in at]
+
+    day = pc.cast(pc.cast(rounds["betting_opened_at"], pa.timestamp("us")), pa.date32())
+    return pa.table([day, pc.cast(rounds["table_id"], pa.string()), pc.cast(rounds["shoe_id"], pa.string()),
+                     pc.cast(rounds["round_id"], pa.string()), rounds["betting_closed_at"],
+                     pa.array(each(lambda p: table.periods[p].ruleset), pa.string()),
+                     pa.array(each(lambda p: table.periods[p].version), pa.string()),
+                     pa.array(each(lambda p: table.sha256[p]), pa.string())], schema=ROUND_RULESETS)
 
 
 def rulesets_used(input_dir: str, history: RulesetHistory) -> dict[str, dict]:

@@ -42,10 +42,11 @@ from pipelines.games import (
 from pipelines.memory import release_free_memory
 from pipelines.neighbours import neighbour_rows, of_shoes
 from pipelines.progress import group_audited
-from pipelines.ruleset_periods import RulesetsInForce, audit_in_force, table_periods
+from pipelines.ruleset_periods import RulesetsInForce, audit_in_force, round_rulesets, table_periods
 from schemas.outputs import FINDINGS, QUARANTINE
 
 OUT_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE = "round_replays", "settlements", "findings", "quarantine"
+OUT_ROUND_RULESETS = "round_rulesets"  # the rounds of tables whose ruleset changes (pipelines.ruleset_periods)
 # findings that belong to no one group of shoes: bets on unknown rounds, bet ids repeated in the input
 OUT_FINDINGS_ACROSS = "findings_across_groups"
 # (group, the bad bet rows on its rounds): seen by their neighbours' rules, never settled (pipelines.neighbours)
@@ -55,7 +56,7 @@ REJECTED_BETS = "rejected_bets"  # AuditShoes' optional input: the bad bet rows 
 GAME_REPLAYS = tuple(dict.fromkeys((OUT_REPLAYS, *REPLAY_OUTPUTS.values())))
 # ... with the outputs a game has of its own besides (casino stud's jackpot ledger): one table per group each
 GAME_OUTPUTS = (*GAME_REPLAYS, *EXTRA_OUTPUTS)
-AUDITED = (*GAME_OUTPUTS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE)
+AUDITED = (*GAME_OUTPUTS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE, OUT_ROUND_RULESETS)
 _TABLES_OF_PLACED = (OUT_QUARANTINE, OUT_FINDINGS_ACROSS)
 
 # Beam's in-process runner keeps every element that crosses a shuffle as its pickle, all at once, and
@@ -948,6 +949,7 @@ class _AuditGroup(beam.DoFn):
                 options = dict(compact=True, neighbours=near_here, withheld=concat(checked.taken_rounds))
                 if table_id in self._periods:  # its ruleset changes: each round under the one in force for it
                     audited = audit_in_force(audit_group, self._periods[table_id], *checked.rows, **options)
+                    results[OUT_ROUND_RULESETS].append(round_rulesets(self._periods[table_id], checked.rows[1]))
                 else:
                     audited = audit_group(self._infos[table_id], *checked.rows, **options)  # by the table's game
                 # the shoes the game audited: not those the checks quarantined (a shoe of cards that goes
@@ -1126,6 +1128,7 @@ class AuditShoes(beam.PTransform):
                                                   round_index))
                                   | "FindingsAcrossGroups" >> beam.Flatten()),
             OUT_QUARANTINE: (audited[OUT_QUARANTINE], located[OUT_QUARANTINE]) | "AllQuarantine" >> beam.Flatten(),
+            OUT_ROUND_RULESETS: audited[OUT_ROUND_RULESETS],
         }
 
 

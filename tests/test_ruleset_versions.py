@@ -23,6 +23,15 @@ from schemas.contract import schema
 from tests import datasets
 
 OLD, NEW = "baccarat_8d_extended", "baccarat_8d_standard"
+
+
+@pytest.fixture(autouse=True)
+def _bundled_files_alone():
+    """No test leaves the texts it gave a run in force for the next (engine.ruleset_file.use_texts)."""
+    yield
+    from engine.ruleset_file import use_texts
+
+    use_texts({})
 # S1's rounds where the Banker wins with a 6 on two cards and the Player drew (found in datasets.build()):
 BEFORE, AT, AFTER = "S1-R12", "S1-R28", "S1-R43"
 CREDIT = {OLD: 1300, NEW: 2100}  # of a LUCKY_SIX stake of 100 on such a round
@@ -109,7 +118,15 @@ def test_a_change_after_the_night_leaves_the_outputs_byte_identical(tmp_path):
     run(["--input", str(folder), "--output", str(tmp_path / "none")])
     datasets.write(_day(dt.timedelta(days=2), paid), folder)  # (the same input paths: settlements name them)
     run(["--input", str(folder), "--output", str(tmp_path / "later")])
-    assert _sha_of_outputs(tmp_path / "none") == _sha_of_outputs(tmp_path / "later")
+    none, later = _sha_of_outputs(tmp_path / "none"), _sha_of_outputs(tmp_path / "later")
+    # (but for round_rulesets: the rounds of a table that table_rulesets names, each under tables.ruleset)
+    assert {k: v for k, v in later.items() if not k.startswith("round_rulesets/")} == {
+        k: v for k, v in none.items() if not k.startswith("round_rulesets/")}
+    con = duckdb.connect()
+    assert con.execute("SELECT DISTINCT ruleset, version FROM read_parquet(?)",
+                       [str(tmp_path / "later" / "round_rulesets" / "*.parquet")]).fetchall() == [(OLD, None)]
+    assert con.execute("SELECT count(*) FROM read_parquet(?)",
+                       [str(tmp_path / "none" / "round_rulesets" / "*.parquet")]).fetchone() == (0,)
     _audit(_day(dt.timedelta(0), HONEST), tmp_path / "split")
     con = duckdb.connect()
     settled = con.execute("SELECT count(*), count(DISTINCT bet_id) FROM read_parquet(?)",
@@ -156,3 +173,180 @@ def test_two_rulesets_from_one_instant_stop_the_run(tmp_path):
     assert result.exit_code == 3, result.output
     assert ("table_rulesets.parquet: column 'effective_from': row 1: table 'T1' has two rulesets from "
             "2026-11-28T12:28:15+00:00 (rows 0 and 1)") in " ".join(result.output.split())
+
+
+def _bundled_sha(ruleset_id: str) -> str:
+    """sha256 of a bundled ruleset file's bytes, read here (an oracle independent of the engine's reader)."""
+    import hashlib
+
+    path = Path(__file__).resolve().parents[1] / "engine" / "games" / "baccarat" / "rulesets" / f"{ruleset_id}.toml"
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory):
+    """The straddled day (the change at AT's betting close) loaded into a warehouse of the layout before issue 44:
+    its settlement_rounds without ruleset_sha256 (and a round of an earlier night in it), no rulesets table."""
+    from pipelines.warehouse import load
+
+    tmp = tmp_path_factory.mktemp("warehouse")
+    first = run(["--input", str(datasets.write(_day(None, HONEST), tmp / "first")), "--output", str(tmp / "o1")])
+    path = tmp / "w.duckdb"
+    load(str(path), first.__dict__)
+    con = duckdb.connect(str(path))
+    con.execute("UPDATE settlement_rounds SET business_date = DATE '2026-11-01' WHERE round_id = 'S0-R01'")
+    con.execute("DROP VIEW settlements")
+    con.execute("DROP VIEW ruleset_history")
+    con.execute("ALTER TABLE settlement_rounds DROP COLUMN ruleset_sha256")
+    con.execute("DROP TABLE rulesets")
+    con.close()
+    record = run(["--input", str(datasets.write(_day(dt.timedelta(0), HONEST), tmp / "in")), "--output",
+                  str(tmp / "out")])
+    load(str(path), record.__dict__)
+    return duckdb.connect(str(path), read_only=True)
+
+
+# (docs/warehouse.md: a bet beside the text that paid it)
+BET_RULESETS = ("SELECT s.bet_id, r.ruleset_sha256 FROM settlements s JOIN settlement_rounds r USING (run_id, "
+                "round_id, table_id, shoe_id, business_date) ")
+
+
+def test_the_warehouse_keeps_each_text_once_and_each_bet_names_it(warehouse):
+    old, new = _bundled_sha(OLD), _bundled_sha(NEW)
+    texts = warehouse.execute("SELECT sha256, ruleset, game, text FROM rulesets ORDER BY ruleset").fetchall()
+    assert [(sha, rid, g) for sha, rid, g, _ in texts] == [(old, OLD, "baccarat"), (new, NEW, "baccarat")]
+    assert "LUCKY_SIX" in texts[1][3]
+    named = dict(warehouse.execute(BET_RULESETS + "WHERE bet_type = 'LUCKY_SIX' AND business_date = DATE '2026-11-28'"
+                                   ).fetchall())
+    assert named == {f"L6-{BEFORE}": old, f"L6-{AT}": new, f"L6-{AFTER}": new}
+    by_shoe = warehouse.execute("SELECT s.shoe_id, s.round_no >= 28, r.ruleset_sha256, count(*) FROM settlements s "
+                                "JOIN settlement_rounds r USING (run_id, round_id, table_id, shoe_id, business_date) "
+                                "WHERE s.business_date = DATE '2026-11-28' GROUP BY ALL ORDER BY ALL").fetchall()
+    assert [row[:3] for row in by_shoe] == [("S0", False, old), ("S0", True, old), ("S1", False, old),
+                                            ("S1", True, new)]
+    # the earlier night's round, loaded before the texts were kept, names none
+    assert warehouse.execute("SELECT DISTINCT ruleset_sha256 FROM settlement_rounds WHERE business_date = "
+                             "DATE '2026-11-01'").fetchall() == [(None,)]
+
+
+def test_the_ruleset_history_view_lists_each_tables_versions(warehouse):
+    rows = warehouse.execute("SELECT table_id, ruleset, version, ruleset_sha256, first_closed_at FROM "
+                             "ruleset_history WHERE first_date = DATE '2026-11-28' ORDER BY first_closed_at"
+                             ).fetchall()
+    closed_at = {r: warehouse.execute("SELECT DISTINCT betting_closed_at FROM round_rulesets WHERE round_id = ?",
+                                      [r]).fetchone()[0] for r in ("S0-R01", AT)}
+    assert rows == [("T1", OLD, None, _bundled_sha(OLD), closed_at["S0-R01"]),
+                    ("T1", NEW, "paytable 2026-11", _bundled_sha(NEW), closed_at[AT])]
+
+
+# --- the operator's own rulesets (--rulesets) and the warehouse's (--rulesets-from-warehouse) ------------------
+
+BACCARAT_RULESETS = Path(__file__).resolve().parents[1] / "engine" / "games" / "baccarat" / "rulesets"
+V2 = "baccarat_8d_extended_v2"
+
+
+def _corrected(text: str, ruleset_id: str = V2) -> str:
+    """Document 000 with its two-card Lucky Six cut from 12:1 to 11:1 (a paytable an operator corrects)."""
+    old = '{ when = { outcome = "BANKER", banker_score = 6, banker_card_count = 2 }, odds = "12:1" }'
+    assert text.count(old) == 1
+    return text.replace(old, old.replace('"12:1"', '"11:1"')).replace(f'id = "{OLD}"', f'id = "{ruleset_id}"')
+
+
+def _own(tmp: Path, files: dict[str, str]) -> Path:
+    folder = tmp / "own"
+    folder.mkdir(parents=True)
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def _cli(tmp: Path, data: dict, *options: str):
+    folder = datasets.write(data, tmp / "in")
+    return CliRunner().invoke(app, ["audit", "--input", str(folder), "--output", str(tmp / "out"), "--no-validate",
+                                    "--no-progress", *options])
+
+
+def test_an_operators_ruleset_settles_the_rounds_after_its_change(tmp_path):
+    """T1 moves to the operator's V2 (two-card Lucky Six 11:1) at AT's betting close: AT's and AFTER's bets paid
+    1,200 are right, BEFORE's 1,300 under the bundled 000; the warehouse keeps V2's text as the file holds it."""
+    v2 = _corrected((BACCARAT_RULESETS / f"{OLD}.toml").read_text(encoding="utf-8"))
+    own = _own(tmp_path, {f"{V2}.toml": v2})
+    data = _day(dt.timedelta(0), {BEFORE: 1300, AT: 1200, AFTER: 1200}, )
+    data["table_rulesets"][0]["ruleset"] = V2
+    result = _cli(tmp_path, data, "--rulesets", str(own), "--warehouse", str(tmp_path / "w.duckdb"))
+    assert result.exit_code == 0, result.output
+    assert _lucky_six(tmp_path) == {BEFORE: 1300, AT: 1200, AFTER: 1200}
+    assert _findings(tmp_path) == []
+    import hashlib
+
+    con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
+    assert con.execute("SELECT sha256, text FROM rulesets WHERE ruleset = ?", [V2]).fetchall() == [
+        (hashlib.sha256((own / f"{V2}.toml").read_bytes()).hexdigest(), v2)]
+
+
+@pytest.mark.parametrize("name, text, says", [
+    (f"{V2}.toml", lambda t: _corrected(t).replace("[shoe]", "[shoe]\nburns = 3"),
+     f"{V2}.toml: field 'shoe.burns': unknown key"),
+    (f"{V2}.toml", lambda t: _corrected(t).replace('card_count = 2 }, odds = "11:1"', 'card_count = 2 }, odds = "11"'),
+     f"{V2}.toml: field 'bets.LUCKY_SIX.pays[0].odds': odds '11' is not of the form"),
+    ("baccarat_fixed.toml", lambda t: _corrected(t), f"baccarat_fixed.toml: field 'id': says '{V2}', file name says "
+                                                     "'baccarat_fixed'"),
+    (f"{OLD}.toml", lambda t: _corrected(t, OLD), f"{OLD}.toml: ruleset id '{OLD}' is a bundled ruleset with "
+                                                  "another text"),
+    ("sic_bo_live.toml", lambda t: _corrected(t, "sic_bo_live"), "sic_bo_live.toml: field 'id': 'sic_bo_live' is a "
+                                                                 "bundled sic_bo ruleset, this file a baccarat one"),
+    (f"{V2}.toml", lambda t: _corrected(t).replace('game = "baccarat"', 'game = "bacarat"'),
+     f"{V2}.toml: field 'game': 'bacarat' is not a known game"),
+])
+def test_an_operators_ruleset_is_checked_as_strictly_as_a_bundled_one(tmp_path, name, text, says):
+    own = _own(tmp_path, {name: text((BACCARAT_RULESETS / f"{OLD}.toml").read_text(encoding="utf-8"))})
+    result = _cli(tmp_path, _day(None, HONEST), "--rulesets", str(own))
+    assert result.exit_code == 3, result.output
+    assert says in " ".join(result.output.split())
+
+
+def test_a_bundled_rulesets_own_text_is_accepted_as_it_is(tmp_path):
+    own = _own(tmp_path, {f"{OLD}.toml": (BACCARAT_RULESETS / f"{OLD}.toml").read_text(encoding="utf-8")})
+    result = _cli(tmp_path, _day(None, HONEST), "--rulesets", str(own))
+    assert result.exit_code == 0, result.output
+
+
+def test_a_night_audited_again_after_a_bundled_file_changed_is_reproduced_byte_for_byte(tmp_path, monkeypatch):
+    """The bundled baccarat files are a copy here (never the repo's). The night is audited and loaded; then the
+    copy's 000 has its two-card Lucky Six cut to 11:1. Audited again with the warehouse's texts, every output file
+    is the first run's byte for byte; audited again with the files as they now are, the bets that 12:1 paid right
+    are overpaid."""
+    import hashlib
+    import shutil
+
+    import engine.ruleset_file as ruleset_file
+
+    copy = tmp_path / "bundled"
+    shutil.copytree(BACCARAT_RULESETS, copy)
+    shipped = ruleset_file.shipped_folder
+    monkeypatch.setattr(ruleset_file, "shipped_folder",
+                        lambda package: copy if package == "engine.games.baccarat.rulesets" else shipped(package))
+    data = _day(None, {BEFORE: 1300, AT: 1300, AFTER: 1300})
+    folder = datasets.write(data, tmp_path / "in")
+    warehouse = str(tmp_path / "w.duckdb")
+
+    def audit(out: str, *options: str):
+        result = CliRunner().invoke(app, ["audit", "--input", str(folder), "--output", str(tmp_path / out),
+                                          "--warehouse", warehouse, "--no-validate", "--no-progress", *options])
+        assert result.exit_code == 0, result.output
+        return _sha_of_outputs(tmp_path / out)
+
+    first = audit("first")
+    path = copy / f"{OLD}.toml"
+    path.write_text(_corrected(path.read_text(encoding="utf-8"), OLD), encoding="utf-8")
+    again = audit("again", "--rulesets-from-warehouse")
+    assert again == first
+    now = audit("now")
+    assert now != first
+    findings = duckdb.connect().execute("SELECT kind, bet_id FROM read_parquet(?) ORDER BY ALL",
+                                        [str(tmp_path / "now" / "findings" / "*.parquet")]).fetchall()
+    assert findings == [("OVERPAID", f"L6-{r}") for r in (BEFORE, AT, AFTER)]
+    # the warehouse keeps both texts of the id, and names each night's rounds' own
+    con = duckdb.connect(warehouse, read_only=True)
+    kept = sorted(sha for (sha,) in con.execute("SELECT sha256 FROM rulesets WHERE ruleset = ?", [OLD]).fetchall())
+    assert kept == sorted([_bundled_sha(OLD), hashlib.sha256(path.read_bytes()).hexdigest()])

@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from pitboss.errors import fail
-from pitboss.exit_codes import BAD_INPUT
+from pitboss.exit_codes import BAD_INPUT, USAGE
 
 if TYPE_CHECKING:
     from pipelines.progress import Work
@@ -51,21 +51,33 @@ def audit(
     progress: bool | None = typer.Option(None, "--progress/--no-progress",
                                          show_default="when the output is a terminal",
                                          help="Show a progress bar while the in-process runner audits."),
+    rulesets: str | None = typer.Option(None, "--rulesets", help="Folder of the operator's own ruleset files "
+                                        "(<id>.toml, the bundled files' format), accepted beside the bundled ones "
+                                        "and checked as strictly; a bundled id with another text is an error."),
+    rulesets_from_warehouse: bool = typer.Option(
+        False, "--rulesets-from-warehouse", help="Settle with the ruleset texts the --warehouse kept (those that "
+        "settled the input's dates, else the last kept), not the bundled files as they are now: a night audited "
+        "again gives the same results after a ruleset file changed."),
 ) -> None:
     """Replay every shoe, recompute every settlement, flag what disagrees.
 
     Beam options go after `--`, e.g. `pitboss audit --input data -- --runner=FlinkRunner ...`.
     """
+    from engine.ruleset_file import RulesetError
     from pitboss.nightly import StructuralFailure, nightly_audit
     from schemas.readers import ContractError
 
     output = output or default_output(warehouse)
     shown = console.is_terminal if progress is None else progress
+    if rulesets_from_warehouse and (warehouse is None or not Path(warehouse).is_file()):
+        fail("--rulesets-from-warehouse reads the ruleset texts an existing --warehouse kept"
+             + (f": {warehouse} does not exist" if warehouse else ""), USAGE)
     try:
+        in_force = given_rulesets(input, rulesets, warehouse if rulesets_from_warehouse else None)
         with RichAuditProgress(console) if shown else nullcontext() as bar:
             night = nightly_audit(input, output, warehouse, validate=validate, shards=shards, beam_args=ctx.args,
-                                  progress=bar)
-    except (StructuralFailure, ContractError) as e:
+                                  progress=bar, in_force=in_force)
+    except (StructuralFailure, ContractError, RulesetError) as e:
         _bad_input(str(e))
     except Exception as e:
         # a worker that met a broken row group: Beam re-raises it wrapped, with the message kept
@@ -80,6 +92,20 @@ def audit(
         from pitboss.commands.surveil import run_surveillance
 
         run_surveillance(input, output, warehouse, beam_args=list(ctx.args))
+
+
+def given_rulesets(input: str, folder: str | None, warehouse: str | None):
+    """The ruleset texts of --rulesets (an operator's folder) and --rulesets-from-warehouse (`warehouse`: the
+    texts it kept for the input's ruleset ids and dates), as pipelines.ruleset_periods.RulesetsInForce; None:
+    neither. Raises RulesetError (or ContractError, reading the input)."""
+    from pipelines.ruleset_texts import operator_rulesets, rulesets_and_dates, together, warehouse_rulesets
+
+    own = operator_rulesets(folder) if folder is not None else None
+    if warehouse is None:
+        return own
+    ids, dates = rulesets_and_dates(input)
+    kept = warehouse_rulesets(warehouse, dates, ids)
+    return together(own, kept) if own is not None else kept
 
 
 class RichAuditProgress:
