@@ -96,6 +96,12 @@ def warehouse_rulesets(warehouse: str, dates: list, ids: list[str]) -> RulesetsI
 
     con = duckdb.connect(warehouse, read_only=True)
     try:
+        kept = con.execute("SELECT count(*) FROM duckdb_columns() WHERE (table_name = 'rulesets' AND column_name = "
+                           "'text') OR (table_name = 'settlement_rounds' AND column_name = 'ruleset_sha256')"
+                           ).fetchone()[0]
+        if kept != 2:
+            raise RulesetError(f"{warehouse}: the warehouse keeps no ruleset texts yet (loaded before they were "
+                               "kept): audit without --rulesets-from-warehouse")
         on_dates = con.execute(
             "SELECT DISTINCT k.ruleset, k.sha256, k.text FROM settlement_rounds AS s JOIN rulesets AS k ON k.sha256 = "
             "s.ruleset_sha256 WHERE s.business_date IN (SELECT unnest(?)) AND k.ruleset IN (SELECT unnest(?)) "

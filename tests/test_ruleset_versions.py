@@ -203,7 +203,12 @@ def warehouse(tmp_path_factory):
     record = run(["--input", str(datasets.write(_day(dt.timedelta(0), HONEST), tmp / "in")), "--output",
                   str(tmp / "out")])
     load(str(path), record.__dict__)
-    return duckdb.connect(str(path), read_only=True)
+    return str(path)
+
+
+def _read(path: str, sql: str, params: list | None = None) -> list[tuple]:
+    with duckdb.connect(path, read_only=True) as con:
+        return con.execute(sql, params or []).fetchall()
 
 
 # (docs/warehouse.md: a bet beside the text that paid it)
@@ -213,28 +218,26 @@ BET_RULESETS = ("SELECT s.bet_id, r.ruleset_sha256 FROM settlements s JOIN settl
 
 def test_the_warehouse_keeps_each_text_once_and_each_bet_names_it(warehouse):
     old, new = _bundled_sha(OLD), _bundled_sha(NEW)
-    texts = warehouse.execute("SELECT sha256, ruleset, game, text FROM rulesets ORDER BY ruleset").fetchall()
+    texts = _read(warehouse, "SELECT sha256, ruleset, game, text FROM rulesets ORDER BY ruleset")
     assert [(sha, rid, g) for sha, rid, g, _ in texts] == [(old, OLD, "baccarat"), (new, NEW, "baccarat")]
     assert "LUCKY_SIX" in texts[1][3]
-    named = dict(warehouse.execute(BET_RULESETS + "WHERE bet_type = 'LUCKY_SIX' AND business_date = DATE '2026-11-28'"
-                                   ).fetchall())
+    named = dict(_read(warehouse, BET_RULESETS + "WHERE bet_type = 'LUCKY_SIX' AND business_date = DATE '2026-11-28'"))
     assert named == {f"L6-{BEFORE}": old, f"L6-{AT}": new, f"L6-{AFTER}": new}
-    by_shoe = warehouse.execute("SELECT s.shoe_id, s.round_no >= 28, r.ruleset_sha256, count(*) FROM settlements s "
-                                "JOIN settlement_rounds r USING (run_id, round_id, table_id, shoe_id, business_date) "
-                                "WHERE s.business_date = DATE '2026-11-28' GROUP BY ALL ORDER BY ALL").fetchall()
+    by_shoe = _read(warehouse, "SELECT s.shoe_id, s.round_no >= 28, r.ruleset_sha256, count(*) FROM settlements s "
+                               "JOIN settlement_rounds r USING (run_id, round_id, table_id, shoe_id, business_date) "
+                               "WHERE s.business_date = DATE '2026-11-28' GROUP BY ALL ORDER BY ALL")
     assert [row[:3] for row in by_shoe] == [("S0", False, old), ("S0", True, old), ("S1", False, old),
                                             ("S1", True, new)]
     # the earlier night's round, loaded before the texts were kept, names none
-    assert warehouse.execute("SELECT DISTINCT ruleset_sha256 FROM settlement_rounds WHERE business_date = "
-                             "DATE '2026-11-01'").fetchall() == [(None,)]
+    assert _read(warehouse, "SELECT DISTINCT ruleset_sha256 FROM settlement_rounds WHERE business_date = "
+                            "DATE '2026-11-01'") == [(None,)]
 
 
 def test_the_ruleset_history_view_lists_each_tables_versions(warehouse):
-    rows = warehouse.execute("SELECT table_id, ruleset, version, ruleset_sha256, first_closed_at FROM "
-                             "ruleset_history WHERE first_date = DATE '2026-11-28' ORDER BY first_closed_at"
-                             ).fetchall()
-    closed_at = {r: warehouse.execute("SELECT DISTINCT betting_closed_at FROM round_rulesets WHERE round_id = ?",
-                                      [r]).fetchone()[0] for r in ("S0-R01", AT)}
+    rows = _read(warehouse, "SELECT table_id, ruleset, version, ruleset_sha256, first_closed_at FROM "
+                            "ruleset_history WHERE first_date = DATE '2026-11-28' ORDER BY first_closed_at")
+    closed_at = {r: _read(warehouse, "SELECT DISTINCT betting_closed_at FROM round_rulesets WHERE round_id = ?",
+                          [r])[0][0] for r in ("S0-R01", AT)}
     assert rows == [("T1", OLD, None, _bundled_sha(OLD), closed_at["S0-R01"]),
                     ("T1", NEW, "paytable 2026-11", _bundled_sha(NEW), closed_at[AT])]
 
@@ -350,3 +353,76 @@ def test_a_night_audited_again_after_a_bundled_file_changed_is_reproduced_byte_f
     con = duckdb.connect(warehouse, read_only=True)
     kept = sorted(sha for (sha,) in con.execute("SELECT sha256 FROM rulesets WHERE ruleset = ?", [OLD]).fetchall())
     assert kept == sorted([_bundled_sha(OLD), hashlib.sha256(path.read_bytes()).hexdigest()])
+
+
+# --- rtp of a kept text, replay and report naming the version ----------------------------------------------------
+
+
+def test_rtp_of_a_kept_text_is_that_texts(tmp_path):
+    """A warehouse that kept a corrected 000 (two-card Lucky Six 11:1): its LUCKY_SIX RTP is the bundled one less
+    the probability of the two-card Banker six that the unit it no longer pays (credit 13 -> 12)."""
+    import hashlib
+    import json
+
+    text = _corrected((BACCARAT_RULESETS / f"{OLD}.toml").read_text(encoding="utf-8"), OLD)
+    sha = hashlib.sha256(text.encode()).hexdigest()
+    path = tmp_path / "w.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE rulesets (sha256 VARCHAR, ruleset VARCHAR, game VARCHAR, text VARCHAR, "
+                "first_run_id VARCHAR)")
+    con.execute("INSERT INTO rulesets VALUES (?, ?, 'baccarat', ?, 'R1')", [sha, OLD, text])
+    con.close()
+
+    def lucky_six(*options: str) -> dict:
+        result = CliRunner().invoke(app, ["rtp", "--ruleset", OLD, "--json", *options])
+        assert result.exit_code == 0, result.output
+        rows = [r for r in json.loads(result.stdout) if r["bet_type"] == "LUCKY_SIX" and r["mode"] == "commission"]
+        return rows[0]
+
+    bundled, kept = lucky_six(), lucky_six("--ruleset-hash", sha[:12], "--warehouse", str(path))
+    two_card = [o for o in bundled["outcomes"] if o["credit"] == 13]
+    assert len(two_card) == 1
+    assert kept["rtp"] == pytest.approx(bundled["rtp"] - two_card[0]["probability"], abs=1e-12)
+    missing = CliRunner().invoke(app, ["rtp", "--ruleset-hash", "0" * 12, "--warehouse", str(path)])
+    assert missing.exit_code == 2 and "no ruleset text kept has the hash 000000000000" in missing.output
+
+
+def test_replay_names_the_version_a_round_was_settled_under(warehouse, tmp_path):
+    import json
+
+    path = warehouse
+    for round_id, ruleset, version, sha in ((BEFORE, OLD, None, _bundled_sha(OLD)),
+                                            (AT, NEW, "paytable 2026-11", _bundled_sha(NEW))):
+        result = CliRunner().invoke(app, ["replay", round_id, "--warehouse", path, "--format", "json"])
+        assert result.exit_code == 0, result.output
+        data = json.loads(result.stdout)
+        assert (data["ruleset"], data["ruleset_version"], data["ruleset_sha256"]) == (ruleset, version, sha)
+    text = CliRunner().invoke(app, ["replay", AT, "--warehouse", path])
+    squeezed = "".join(c for c in text.output if not c.isspace() and c != "│")  # (the cell wraps at 80 columns)
+    assert f"versionpaytable2026-11,textsha256{_bundled_sha(NEW)}" in squeezed
+    # from the input, judged as the audit judged it: under NEW, the Lucky Six paid 2,100 is right
+    folder = datasets.write(_day(dt.timedelta(0), HONEST), tmp_path / "in")
+    result = CliRunner().invoke(app, ["replay", AT, "--input", str(folder), "--format", "json"])
+    data = json.loads(result.stdout)
+    assert (data["ruleset"], data["ruleset_sha256"]) == (NEW, _bundled_sha(NEW))
+    assert [(b["bet_id"], b["expected"]) for b in data["bets"] if b["bet_type"] == "LUCKY_SIX"] == [(f"L6-{AT}", 2100)]
+
+
+def test_the_report_lists_the_versions_the_night_used(warehouse, tmp_path):
+    path = warehouse
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(app, ["report", "--run", "latest", "--warehouse", path, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    rows = page.split('id="ruleset-versions-rows">')[1].split("</tbody>")[0]
+    assert rows.count("<tr>") == 2
+    assert rows.index(_bundled_sha(OLD)[:12]) < rows.index(_bundled_sha(NEW)[:12]) and "paytable 2026-11" in rows
+
+
+def test_rulesets_from_a_warehouse_that_kept_none_is_refused(tmp_path):
+    path = tmp_path / "old.duckdb"
+    duckdb.connect(str(path)).close()
+    result = _cli(tmp_path, _day(None, HONEST), "--warehouse", str(path), "--rulesets-from-warehouse")
+    assert result.exit_code == 3 and "keeps no ruleset texts yet" in " ".join(result.output.split())
+    missing = _cli(tmp_path / "b", _day(None, HONEST), "--rulesets-from-warehouse")
+    assert missing.exit_code == 2 and "--rulesets-from-warehouse reads the ruleset texts" in missing.output

@@ -39,7 +39,9 @@ _MOMENTS = """{% if d.moments %}<h2>Remaining-shoe RTP of each side bet when bet
 """
 # every bet of the round (MODE_TH / MODE_TD: the mode column of a game whose bets have one); a bet the audit
 # did not settle (quarantined) has no expected or delta, and its reason beside its findings
-_BETS = """<h2>Bets</h2>
+_BETS = """{% if d.ruleset_sha256 %}<p>Settled under ruleset <b>{{ d.ruleset }}</b>{% if d.ruleset_version %}, \
+version {{ d.ruleset_version }}{% endif %}: text sha256 <code>{{ d.ruleset_sha256 }}</code>.</p>{% endif %}
+<h2>Bets</h2>
 <table><tr><th>bet</th><th>account</th><th>type</th>MODE_TH<th>stake</th><th>expected</th><th>paid</th>
 <th>delta</th><th>findings</th></tr>
 {% for b in d.bets %}<tr><td>{{ b.bet_id }}</td><td>{{ b.account_id }}</td><td>{{ b.bet_type }}</td>
@@ -511,6 +513,9 @@ def _head(data: dict) -> Table:
     head.add_row("table", escape(str(r["table_id"])))
     head.add_row("ruleset", escape(f"{data['ruleset'] or 'unknown'}" + (f" ({data['ruleset_title']})"
                                                                          if data["ruleset_title"] else "")))
+    if data.get("ruleset_sha256"):  # the text its bets were settled under (issue 44)
+        head.add_row("settled under", escape((f"version {data['ruleset_version']}, " if data.get("ruleset_version")
+                                              else "") + f"text sha256 {data['ruleset_sha256']}"))
     if "quarantined" in data:
         head.add_row("shoe", escape(f"{r.get('shoe_id')}, round {r.get('round_no')}"))
     elif data.get("game") in _OUTCOME_TITLE:
