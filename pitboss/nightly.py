@@ -49,6 +49,8 @@ def nightly_audit(input_dir: str, output_dir: str, warehouse: str | None = None,
     from audits.validate import validate_inputs
 
     argv = ["--input", input_dir, "--output", output_dir, "--shards", str(shards), *beam_args]
+    if in_force is not None:  # (before the suites start: they read the rulesets the run is given too)
+        in_force.install()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="expectations") as pool:
         # the suites on one DuckDB thread: on two, they took the core of the pipeline's thread while it reads
         # the input, and everything downstream waits for that (10M full audit ~1 s slower). They start before

@@ -426,3 +426,13 @@ def test_rulesets_from_a_warehouse_that_kept_none_is_refused(tmp_path):
     assert result.exit_code == 3 and "keeps no ruleset texts yet" in " ".join(result.output.split())
     missing = _cli(tmp_path / "b", _day(None, HONEST), "--rulesets-from-warehouse")
     assert missing.exit_code == 2 and "--rulesets-from-warehouse reads the ruleset texts" in missing.output
+
+
+def test_pitboss_validate_checks_table_rulesets_as_the_audit_does(tmp_path):
+    data = _day(dt.timedelta(0), HONEST)
+    data["table_rulesets"][0]["ruleset"] = "sic_bo_live"
+    folder = datasets.write(data, tmp_path / "in")
+    result = CliRunner().invoke(app, ["validate", "--input", str(folder)])
+    assert result.exit_code == 3, result.output
+    assert ("table_rulesets.parquet: column 'ruleset': row 0: table 'T1' plays baccarat: its ruleset cannot change "
+            "to 'sic_bo_live' (a sic_bo ruleset)") in " ".join(result.output.split())
