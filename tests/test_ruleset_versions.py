@@ -436,3 +436,19 @@ def test_pitboss_validate_checks_table_rulesets_as_the_audit_does(tmp_path):
     assert result.exit_code == 3, result.output
     assert ("table_rulesets.parquet: column 'ruleset': row 0: table 'T1' plays baccarat: its ruleset cannot change "
             "to 'sic_bo_live' (a sic_bo ruleset)") in " ".join(result.output.split())
+
+
+def test_a_change_of_dealing_procedure_mid_shoe_judges_the_rounds_after_it_by_the_new_one(tmp_path):
+    """T1 moves to mini-baccarat (6 decks, a fresh shuffle every hand) at AT's betting close, mid-shoe S1 whose
+    cards were dealt on as an 8-deck shoe: S1's rounds from AT on are judged by mini-baccarat's procedure and are
+    findings (their cards are not a fresh shuffle's); the rounds before AT, S0 and the shoe itself (judged under
+    the ruleset of its first round) are not."""
+    data = _day(dt.timedelta(0), HONEST)
+    data["table_rulesets"][0]["ruleset"] = "mini_baccarat_6d"
+    _audit(data, tmp_path)
+    found = duckdb.connect().execute("SELECT kind, shoe_id, round_id FROM read_parquet(?)",
+                                     [str(tmp_path / "out" / "findings" / "*.parquet")]).fetchall()
+    assert {kind for kind, *_ in found} >= {"CARD_SEQUENCE_MISMATCH"}
+    assert all(shoe == "S1" and round_id is not None and int(round_id.split("-R")[1]) >= 28
+               for _, shoe, round_id in found), found
+    assert ("CARD_SEQUENCE_MISMATCH", "S1", AT) in found
