@@ -28,6 +28,10 @@ console = Console()
 DEFAULT_OUTPUT = "<warehouse>_runs/latest beside the --warehouse file, else ./out"
 
 
+# the ruleset options' own panel of the help (issue 44): the others keep their columns' widths
+_RULESETS_PANEL = "Rulesets (docs/data-contract.md table_rulesets)"
+
+
 def default_output(warehouse: str | None) -> str:
     """The run's output folder when --output is not given (DEFAULT_OUTPUT)."""
     return str(Path(warehouse).with_suffix("")) + "_runs/latest" if warehouse else "out"
@@ -51,13 +55,14 @@ def audit(
     progress: bool | None = typer.Option(None, "--progress/--no-progress",
                                          show_default="when the output is a terminal",
                                          help="Show a progress bar while the in-process runner audits."),
-    rulesets: str | None = typer.Option(None, "--rulesets", help="Folder of the operator's own ruleset files "
-                                        "(<id>.toml, the bundled files' format), accepted beside the bundled ones "
-                                        "and checked as strictly; a bundled id with another text is an error."),
+    rulesets: str | None = typer.Option(None, "--rulesets", show_default="none, the bundled rulesets only",
+                                        rich_help_panel=_RULESETS_PANEL,
+                                        help="Folder of the operator's own ruleset files (<id>.toml), beside the "
+                                        "bundled ones, checked as strictly."),
     rulesets_from_warehouse: bool = typer.Option(
-        False, "--rulesets-from-warehouse", help="Settle with the ruleset texts the --warehouse kept (those that "
-        "settled the input's dates, else the last kept), not the bundled files as they are now: a night audited "
-        "again gives the same results after a ruleset file changed."),
+        False, "--rulesets-from-warehouse", rich_help_panel=_RULESETS_PANEL,
+        help="Settle with the ruleset texts the --warehouse kept for the input's dates: a night audited again as it "
+        "was first."),
 ) -> None:
     """Replay every shoe, recompute every settlement, flag what disagrees.
 

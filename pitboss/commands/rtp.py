@@ -187,11 +187,12 @@ def rtp(
         "jackpot bet (casino stud's JACKPOT), with the break-even balance printed beside.",
     ),
     ruleset_hash: str | None = typer.Option(
-        None, "--ruleset-hash", metavar="SHA256",
+        None, "--ruleset-hash", metavar="SHA256", show_default="none, the bundled files as they are now",
         help="The RTP of a ruleset text the --warehouse kept (rulesets.sha256, or a unique prefix of 8 or more "
         "hex digits): the version that settled a night, whatever the bundled file says now.",
     ),
-    warehouse: str | None = typer.Option(None, "--warehouse", "-w", help="Warehouse of --ruleset-hash."),
+    warehouse: str | None = typer.Option(None, "--warehouse", "-w", show_default="none (needed by --ruleset-hash)",
+                                         help="DuckDB warehouse file that kept the --ruleset-hash text."),
 ) -> None:
     """Print the exact RTP of every bet type and mode."""
     from engine.games import game, game_of_ruleset, load_ruleset, ruleset_ids
