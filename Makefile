@@ -35,6 +35,7 @@ fuzz: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m bench
 	$(BIN)/python -m bench.surveillance_power
+	$(BIN)/python -m bench.surveillance_history --out bench/results/surveillance_history.json
 	$(BIN)/python -m bench.surveillance_scale --sizes 1M,10M
 
 clean:

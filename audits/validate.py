@@ -59,6 +59,7 @@ import numpy as np  # noqa: E402
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
+from pipelines.progress import advanced, step  # noqa: E402
 from schemas import readers  # noqa: E402
 from schemas.contract import CONTRACT, TABLE_NAMES  # noqa: E402
 from schemas.outputs import OUTPUTS  # noqa: E402
@@ -1151,15 +1152,20 @@ def _structural_messages(suite: Suite, batch: _Batch, outcomes: list[Outcome]) -
     return messages
 
 
+VALIDATION = "validation"  # the step (pipelines.progress.step): one unit a suite checked
+
+
 def _validate(batches: dict[str, _Batch], suites: dict[str, Suite], con, report: ValidationReport) -> None:
-    for name, suite in suites.items():
-        batch = batches[suite.batch]
-        outcomes = _evaluate_suite(con, suite, batch)
-        report.suites[name] = suite
-        report.outcomes[name] = outcomes
-        for message in _structural_messages(suite, batch, outcomes):
-            if message not in report.structural_failures:
-                report.structural_failures.append(message)
+    with step(VALIDATION, len(suites), "suites"):
+        for name, suite in suites.items():
+            batch = batches[suite.batch]
+            outcomes = _evaluate_suite(con, suite, batch)
+            report.suites[name] = suite
+            report.outcomes[name] = outcomes
+            for message in _structural_messages(suite, batch, outcomes):
+                if message not in report.structural_failures:
+                    report.structural_failures.append(message)
+            advanced(VALIDATION)
     for name, batch in batches.items():
         report.rows[name] = batch.rows
         report.files[name] = batch.files

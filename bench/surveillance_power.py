@@ -34,7 +34,7 @@ import os
 import time
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -214,7 +214,7 @@ def simulate_wheels(rng: np.random.Generator, plant: tuple | None, spins: int) -
     tables = [outcome_table(f"RT-{w:02d}", "roulette", equipment=f"W-{w:02d}",
                             pockets=rng.choice(POCKETS, spins, p=wheel_probabilities(rng, plant if w == bad else None)))
               for w in range(WHEELS)]
-    planted = {} if bad < 0 else {"wheel_bias": {f"W-{bad:02d}"}, "wheel_sector": {f"W-{bad:02d}"}}
+    planted = {} if bad < 0 else {r: {f"W-{bad:02d}"} for r in ("wheel_bias", "wheel_pocket", "wheel_sector")}
     return Sim(tables, planted)
 
 
@@ -645,6 +645,12 @@ def _advantage_family() -> Family | None:
 # the families
 
 
+def one_period(detector: Detector) -> Detector:
+    """The detector over one period alone (history_days 0: no window of earlier nights, no spending over nightly
+    looks), what this grid measures; bench/surveillance_history.py measures the nightly windows."""
+    return replace(detector, settings={**detector.settings, "history_days": 0})
+
+
 def _families() -> list[Family]:
     sector = WHEEL_SECTOR.settings["sectors"]
     # the two minima worked out from their detectors' settings (8-deck shoes; the dealer's bets)
@@ -653,7 +659,8 @@ def _families() -> list[Family]:
     result_min = DEALER_RESULT.settings["min_bets"]
     return [
         Family(
-            "wheel", "Roulette wheels (wheel_bias, wheel_sector)", (WHEEL_BIAS, WHEEL_SECTOR),
+            "wheel", "Roulette wheels (wheel_bias, wheel_sector; wheel_pocket beside it)",
+            (one_period(WHEEL_BIAS), one_period(WHEEL_SECTOR)),
             (Strength("pocket 1.5x", ("pocket", 1.5), "wheel_bias"),
              Strength("pocket 2x", ("pocket", 2.0), "wheel_bias"),
              Strength("pocket 3x", ("pocket", 3.0), "wheel_bias"),
@@ -661,15 +668,17 @@ def _families() -> list[Family]:
              Strength("sector of 5 +30%", ("sector", 5, 0.3), "wheel_sector"),
              Strength("sector of 5 +50%", ("sector", 5, 0.5), "wheel_sector")),
             (500, 1000, 1900, 4000), "spins", {"wheel_bias": WHEEL_BIAS.settings["min_spins"],
-                                               "wheel_sector": min(sector.values())},
+                                               "wheel_sector": min(v for k, v in sector.items() if k > 1),
+                                               "wheel_pocket": sector[1]},
             {"wheel_bias": {"min_spins": 1}, "wheel_sector": {"sectors": {k: 1 for k in sector}}},
             simulate_wheels, reps=50, clean_reps=100,
             setup="20 wheels (a table each), one biased: a pocket at 1.5/2/3x 1/37 or a sector of 5 adjacent "
-                  "pockets at +20/30/50% (the rest evenly lower); the spins of one period; wheel_sector tests "
-                  "sectors of 5 and 9 (BH over both)",
-            quick_samples=(1900,), other_mins={"wheel_sector": {"k = 5": sector[5]}}),
+                  "pockets at +20/30/50% (the rest evenly lower); the spins of one period, without history "
+                  "(bench/surveillance_history.py: night after night); wheel_sector tests sectors of 5 and 9 (BH over "
+                  "both), wheel_pocket the hottest pocket",
+            quick_samples=(1900,), other_mins={"wheel_sector": {"k = 9": sector[9]}}),
         Family(
-            "signature", "Dealer signature (dealer_signature)", (DEALER_SIGNATURE,),
+            "signature", "Dealer signature (dealer_signature)", (one_period(DEALER_SIGNATURE),),
             (Strength("5 distances at 1.5x", 1.5, "dealer_signature"),
              Strength("5 distances at 2x", 2.0, "dealer_signature"),
              Strength("5 distances at 3x", 3.0, "dealer_signature")),
@@ -679,7 +688,8 @@ def _families() -> list[Family]:
                   "pocket lands 10-14 positions on at 1.5/2/3x chance, every pocket still uniform",
             quick_samples=(330,)),
         Family(
-            "dice", "Sic bo shakers (dice_bias; dice_pairs and dice_triples beside it)", (DICE_BIAS, DICE_PAIRS),
+            "dice", "Sic bo shakers (dice_bias; dice_pairs and dice_triples beside it)",
+            (one_period(DICE_BIAS), one_period(DICE_PAIRS)),
             (Strength("a die's 6 at 1/5", 1 / 5, "dice_bias"), Strength("a die's 6 at 1/4", 1 / 4, "dice_bias"),
              Strength("a die's 6 at 1/3", 1 / 3, "dice_bias")),
             (500, 1000, 1550, 3000), "rolls", {"dice_bias": DICE_BIAS.settings["min_rolls"],

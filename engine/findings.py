@@ -73,10 +73,11 @@ SEVERITY: dict[str, str] = {
     "DEALER_SIGNATURE": REVIEW,
     "DEALER_ANOMALY": REVIEW,
     # rows that contradict each other (issue 41, pipelines/cross_row.py): the rows are quarantined with
-    # their reason (but DUPLICATE_ROUND_NO's and LIMITS_MISSING's, which are audited)
+    # their reason (but DUPLICATE_ROUND_NO's, DUPLICATE_ROUND_ID's rounds and LIMITS_MISSING's, which are audited)
     "TABLE_MISMATCH": CRITICAL,
     "CURRENCY_MISMATCH": CRITICAL,
     "DUPLICATE_ROUND_NO": MAJOR,
+    "DUPLICATE_ROUND_ID": MAJOR,
     "LIMITS_MISSING": MAJOR,
 }
 KINDS: tuple[str, ...] = tuple(SEVERITY)

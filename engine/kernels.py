@@ -3,31 +3,31 @@ instants int64, bet types and verdicts as small integer codes into arrays the ca
 ruleset's data. No Python object a bet. The readable rules (engine.betting's audit_group, credit_of,
 over_table_max, BetChecks.check) state what these compute and are their oracle (tests/test_kernels_outcome.py).
 
-Compiled when it pays: importing numba and loading the compiled kernels costs a process ~0.6 s of CPU, what
-the kernels' own source run as Python takes for ~400k bets (~1.6 us a bet). So a process runs that source as
-Python (the same statements: numba's `py_func`) until COMPILE_AFTER rows have gone through the kernels, about
-one table-day's bets, then compiles them (`njit(cache=True, nogil=True)`): `pitboss replay`, which audits one
-table-day, and a small day never pay the load; an audit pays it once, on its second table. `nogil`: a thread
-running a compiled kernel lets the others run.
-
-Compiled once and cached on disk: next to this module (numba's __pycache__) when the package folder is
-writable; otherwise NUMBA_CACHE_DIR if set, else the user's cache folder (below), so that an install into a
-read-only site-packages does not compile on every run.
+Compiled on a kernel's first call (`njit(cache=True, nogil=True)`; numba imported then, not at import: a
+command that runs no kernel does not load it) and cached on disk, so that a process after the first loads
+the compiled code instead of compiling it. `nogil`: a thread running a compiled kernel lets the others run.
+Within `as_python()` (a thread's own switch) the kernels run their source as Python instead: what a command
+that audits one shoe or session (`pitboss replay`) does, so that it never loads numba (~0.5 s of CPU).
+Where: next to this module (numba's __pycache__) when the package folder is writable; otherwise
+NUMBA_CACHE_DIR if set, else the user's cache folder (below), so that an install into a read-only
+site-packages does not compile on every run.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import update_wrapper
 from pathlib import Path
+from threading import RLock
 from typing import Any
 
 import numpy as np
 
 # the rounding rules of engine.money.round_to_unit, as the kernels take them
 ROUNDING_CODES = {"floor": 0, "half_up": 1, "half_even": 2}
-COMPILE_AFTER = 250_000  # rows through the kernels in all before they are compiled (a bet passes three)
 
 
 def _cache_folder(numba_cache_dir: str) -> str | None:
@@ -50,11 +50,23 @@ def compile_kernel(function: Callable) -> Callable:
     return njit(cache=True, nogil=True)(function)
 
 
-class Kernel:
-    """A kernel: its source run as Python until the process has passed COMPILE_AFTER rows (its first
-    argument's length) through the kernels, compiled from then on."""
+_COMPILING = RLock()
+_AS_PYTHON: ContextVar[bool] = ContextVar("kernels_as_python", default=False)
 
-    rows = 0  # through every kernel of the process so far
+
+@contextmanager
+def as_python() -> Iterator[None]:
+    """Within: the kernels of this thread run their source as Python (the same statements, not compiled)."""
+    token = _AS_PYTHON.set(True)
+    try:
+        yield
+    finally:
+        _AS_PYTHON.reset(token)
+
+
+class Kernel:
+    """A kernel, compiled on its first call; its source as Python stays `py_func` (the tests run both). A
+    kernel that calls another (a helper of its module declared a kernel too) calls the other's compiled code."""
 
     def __init__(self, function: Callable) -> None:
         self.py_func = function
@@ -62,16 +74,19 @@ class Kernel:
         update_wrapper(self, function)
 
     def compile(self) -> Callable:
-        if self.compiled is None:
-            self.compiled = compile_kernel(self.py_func)
+        with _COMPILING:  # (threads that start auditing together compile each kernel once)
+            if self.compiled is None:
+                names = self.py_func.__globals__
+                for name in self.py_func.__code__.co_names:  # the helpers it calls: numba calls their compiled code
+                    if isinstance(names.get(name), Kernel) and names[name] is not self:
+                        names[name] = names[name].compile()
+                self.compiled = compile_kernel(self.py_func)
         return self.compiled
 
     def __call__(self, *args: Any) -> Any:
-        if self.compiled is None:
-            Kernel.rows += len(args[0])
-            if Kernel.rows <= COMPILE_AFTER:
-                return self.py_func(*args)
-        return self.compile()(*args)
+        if _AS_PYTHON.get():
+            return self.py_func(*args)
+        return (self.compiled or self.compile())(*args)
 
 
 kernel = Kernel

@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions, StandardOptions
 
-from pipelines.games import EXTRA_OUTPUTS, REPLAY_OUTPUTS
+from pipelines.games import extra_outputs, replay_outputs
 from pipelines.io import (
     BetRowGroups,
     ReadTables,
@@ -38,8 +38,10 @@ from pipelines.io import (
     files_in,
     input_files,
     is_local,
+    open_input,
     output_files_told_to,
     rejected,
+    scanned_remote,
     source_path,
     write_parquet,
 )
@@ -63,8 +65,14 @@ from schemas.table_rulesets import has_table, read_history
 # Replays, settlements and the findings of each group of shoes get a file per group (named after its
 # smallest shoe_id), written as the group is audited; the rest (the quarantine, the findings across
 # groups) are gathered into a fixed number of shards, rows routed by a stable hash of a column.
-GROUP_FILES = {**{name: "shoe_id" for name in (*REPLAY_OUTPUTS.values(), *EXTRA_OUTPUTS)}, "settlements": "shoe_id",
-               "findings": "shoe_id", "round_rulesets": "shoe_id"}
+
+
+def group_files() -> dict[str, str]:
+    """The outputs written a file per group, and the column that names it."""
+    return {**{name: "shoe_id" for name in (*replay_outputs().values(), *extra_outputs())}, "settlements": "shoe_id",
+            "findings": "shoe_id", "round_rulesets": "shoe_id"}
+
+
 SHARD_COLUMN = {OUT_FINDINGS_ACROSS: "table_id", "quarantine": "source_file"}
 WRITTEN_TO = {OUT_FINDINGS_ACROSS: "findings"}  # the output whose folder a collection is written to
 MANIFEST = "_manifest.json"
@@ -190,12 +198,12 @@ def build(pipeline: beam.Pipeline, files: dict[str, list[str]], output_dir: str,
     audited = inputs | "Audit" >> AuditShoes(reader, spill, duplicate_buckets(bets_bytes), in_force)
     outputs = dict(audited)
     outputs[OUT_QUARANTINE] = (audited[OUT_QUARANTINE], read[OUT_QUARANTINE]) | "AllQuarantined" >> beam.Flatten()
-    written = []
+    written, by_group = [], group_files()
     for name, pcoll in outputs.items():
         output = WRITTEN_TO.get(name, name)
         written.append(pcoll | f"Write {name}" >> (
-            WriteGroupFiles(output_dir, output, OUTPUTS[output], SORT_KEYS[output], GROUP_FILES[name])
-            if name in GROUP_FILES else
+            WriteGroupFiles(output_dir, output, OUTPUTS[output], SORT_KEYS[output], by_group[name])
+            if name in by_group else
             WriteShards(output_dir, output, OUTPUTS[output], SORT_KEYS[output], SHARD_COLUMN[name], shards,
                         spill)))
     # One last step that depends on every write (its files' paths): the DaskRunner computes only the
@@ -249,10 +257,12 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
     in_force.install()  # (the driver checks the input against the rulesets the workers will use)
     local = all(isinstance(f, SourceFile) for fs in files.values() for f in fs)
     if local:
-        check_games(files)  # (remote input: each tables row's game is checked where the workers read it)
+        check_games(files)
         in_force = replace(in_force, history=read_history(args.input))
         if has_table(args.input):
             files[TABLE_RULESETS] = input_files(args.input, TABLE_RULESETS)  # (hashed into the manifest)
+    else:  # remote input: the same checks, each file's footer (and, where needed, table_id) read through Beam
+        check_games(scanned_remote(args.input, files), open_input)
     record = AuditRun(
         run_id=run_id or new_run_id(started), input_dir=args.input, output_dir=args.output,
         runner=runner_name, started_at=started.isoformat(), code_version=code_version(),

@@ -25,7 +25,8 @@ from engine.games.baccarat.ruleset import BET_CODES, MODES, load_ruleset
 from engine.games.baccarat.shoe_audit import TableInfo, audit_shoes
 from pipelines.records import record_texts
 from schemas.contract import CARDS, TIMESTAMP
-from schemas.outputs import FINDINGS, QUARANTINE, ROUND_REPLAYS, SETTLEMENTS
+from schemas.games.baccarat import REPLAYS
+from schemas.outputs import FINDINGS, QUARANTINE, SETTLEMENTS
 
 
 def table_info(row: dict, limits: dict[str, tuple[int, int]]) -> TableInfo:
@@ -282,7 +283,7 @@ def _replays(table_id: str, rounds: pa.Table, shoe_ids: pa.Array, d: DealingColu
         pa.ListArray.from_arrays(pa.array(np.concatenate([[0], np.cumsum(decided.sum(axis=1))]).astype(np.int32)),
                                  _DECISIONS.take(pa.array(d.decisions[decided].astype(np.int64)))),
         _finding_kinds(d.finding_kinds, R),
-    ], schema=ROUND_REPLAYS)
+    ], schema=REPLAYS.schema)
 
 
 def _finding_kinds(kinds: dict[int, list[str]], rounds: int) -> pa.Array:
@@ -359,10 +360,14 @@ def _unsettleable(bets, result, round_dates, ri) -> pa.Table:
                             round_dates.take(pa.array(ri[rows])), "bet_id")
 
 
-def findings_table(findings: Sequence[Finding], round_dates: Mapping[str, object], default_date) -> pa.Table:
+def findings_table(findings: Sequence[Finding], round_dates: Mapping[str, object], default_date,
+                   dates: Sequence | None = None) -> pa.Table:
+    """The findings' table, each dated by its round's date (the default where it names none or an unknown
+    one), or by `dates`, one a finding, where given."""
     columns: dict[str, list] = {name: [] for name in FINDINGS.names}
-    for f in findings:  # column by column (Finding.as_row deep-copies each finding)
-        columns["business_date"].append(round_dates.get(f.round_id, default_date) if f.round_id else default_date)
+    for i, f in enumerate(findings):  # column by column (Finding.as_row deep-copies each finding)
+        columns["business_date"].append(dates[i] if dates is not None else round_dates.get(f.round_id, default_date)
+                                        if f.round_id else default_date)
         columns["kind"].append(f.kind)
         columns["severity"].append(SEVERITY[f.kind])
         for name in ("table_id", "shoe_id", "round_id", "bet_id", "account_id", "expected", "recorded", "message"):

@@ -11,6 +11,11 @@ Each group of shoes (a table-day) is checked against its shoes' table (docs/find
 - a bet whose currency is not its table's: quarantined (never settled, so never summed with the
   table's amounts), a CURRENCY_MISMATCH on the bet;
 - two rounds of one shoe with the same round_no: a DUPLICATE_ROUND_NO naming both (both replayed);
+- a round_id that more than one round of the night has (in one shoe or several): a DUPLICATE_ROUND_ID on
+  each copy, naming the shoes of every copy. Each is replayed in its shoe (its cards and outcome are its
+  own; taken out, a shoe of cards would have the next rounds found dealt from the wrong place); what
+  cannot be told is which round a bet on that id is on: those bets are quarantined where they are placed
+  (pipelines.transforms, "round_id names more than one round in rounds");
 - after the audit, a bet type settled at the table with no `limits` row: one LIMITS_MISSING per table
   and bet type in the group (its stakes were checked against no minimum or maximum).
 """
@@ -88,9 +93,14 @@ class CrossRowChecks:
     def of(cls, infos: Mapping[str, object], limits: pa.Table) -> CrossRowChecks:
         return cls(infos, set(zip(limits["table_id"].to_pylist(), limits["bet_type"].to_pylist(), strict=True)))
 
-    def before(self, table_id: str, shoes: pa.Table, rounds: pa.Table, bets: pa.Table) -> Checked:
-        """The rows of one table's shoes its game may audit, and what was taken out of them and why."""
+    def before(self, table_id: str, shoes: pa.Table, rounds: pa.Table, bets: pa.Table,
+               copies: pa.Table | None = None) -> Checked:
+        """The rows of one table's shoes its game may audit, and what was taken out of them and why.
+        `copies`: (round_id, shoe_id) of every round of the night whose round_id more than one round has, or
+        at least of those whose id one of `rounds` has (None: no round_id repeats)."""
         checked = Checked(self, table_id, shoes, rounds, bets)
+        if copies is not None and copies.num_rows:
+            checked.repeated_round_ids(copies)
         checked.foreign_rounds()
         checked.foreign_bets()
         checked.repeated_round_numbers()
@@ -223,6 +233,31 @@ class Checked:
             message=pc.binary_join_element_wise("Bet ", plain(bets["bet_id"]), " on round ", plain(bets["round_id"]),
                                                 ": ", reasons, "; it is quarantined.", "")))
         self.bets = self.bets.filter(pc.invert(wrong))
+
+    def repeated_round_ids(self, copies: pa.Table) -> None:
+        """A DUPLICATE_ROUND_ID on each round whose round_id is among `copies` (round_id, shoe_id: every
+        round of the night with a repeated id), naming how many rounds have it and their shoes."""
+        ids = plain(self.rounds["round_id"])
+        repeated = pc.fill_null(pc.is_in(ids, plain(copies["round_id"])), False)
+        if not pc.any(repeated).as_py():
+            return
+        shoes_of: dict[str, list[str]] = {}
+        for round_id, shoe_id in zip(plain(copies["round_id"]).to_pylist(), plain(copies["shoe_id"]).to_pylist(),
+                                     strict=True):
+            shoes_of.setdefault(round_id, []).append("null" if shoe_id is None else shoe_id)
+        rounds = self.rounds.filter(repeated)
+        round_ids, shoe_ids = plain(rounds["round_id"]), plain(rounds["shoe_id"])
+        recorded = [f"{len(shoes_of[r])} rounds, of shoes {', '.join(sorted(shoes_of[r]))}" for r in
+                    round_ids.to_pylist()]
+        self.findings.append(finding_rows(
+            "DUPLICATE_ROUND_ID", rounds.num_rows, business_date=round_dates(rounds), table_id=self.table_id,
+            shoe_id=shoe_ids, round_id=round_ids, expected="one round with this round_id",
+            recorded=pa.array(recorded, pa.string()),
+            message=pa.array([f"Round {r} of shoe {s}: round_id recorded {len(shoes_of[r])} times in rounds "
+                              f"(shoes {', '.join(sorted(shoes_of[r]))}); each round is replayed in its shoe, and "
+                              "the bets on this round_id are quarantined: which round they are on cannot be told."
+                              for r, s in zip(round_ids.to_pylist(), shoe_ids.to_pylist(), strict=True)],
+                             pa.string())))
 
     def repeated_round_numbers(self) -> None:
         """A DUPLICATE_ROUND_NO on each round of a shoe whose round_no an earlier round of the shoe has

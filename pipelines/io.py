@@ -43,14 +43,26 @@ def input_files(input_dir: str, table: str) -> list:
     """Files of one input table: `<table>.parquet`, or every `<table>/**/*.parquet` (hive partitions
     allowed), sorted. Local folders are scanned by the contract readers, which check every file's
     structure here, before the pipeline starts (a broken file stops the run, named). Remote folders
-    (gs://, s3://, hdfs://) are listed through Beam's filesystems; their structure is checked by the
-    workers as they read."""
+    (gs://, s3://, hdfs://) are listed through Beam's filesystems (paths); scanned_remote checks their
+    structure before the pipeline starts too."""
     if FileSystems.get_scheme(input_dir) in (None, "file"):
         return readers.scan(input_dir, table)
     single = posixpath.join(input_dir, f"{table}.parquet")
     found = FileSystems.match([single, posixpath.join(input_dir, table, "**.parquet")])
     paths = sorted(m.path for result in found for m in result.metadata_list)
     return [single] if single in paths else paths
+
+
+def scanned_remote(input_dir: str, files: dict[str, list[str]]) -> dict[str, list[readers.SourceFile]]:
+    """The remote input's files ({table: paths}, input_files') with their structure checked as a local folder's
+    are (readers.scan: footers only, through Beam's filesystems), for readers.check_games(..., open_input)."""
+    return {table: readers.scan_listed(paths, posixpath.join(input_dir, table), table, open_input)
+            for table, paths in files.items()}
+
+
+def open_input(path: str):
+    """A seekable handle on an input file, through Beam's filesystems (readers.Opener)."""
+    return _open(path)
 
 
 def source_path(source) -> str:

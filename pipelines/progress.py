@@ -1,5 +1,7 @@
 """How far a running audit has got: the groups of shoes audited (a group is a table-day, see
-pipelines.transforms.SHOE_GROUPS) and the bets they settled, for the progress bar of `pitboss audit`.
+pipelines.transforms.SHOE_GROUPS) and the bets they settled, for the progress bar of `pitboss audit`; and
+how far the other long steps have got (`step`: the expectation suites, the warehouse load, the surveillance),
+each a named count of units done of a total, for the CLI's progress display.
 
 The DoFn that audits a group (pipelines.transforms._AuditGroup) calls `group_audited` once the group is
 done. That does nothing unless something listens in this process (`progress_told_to`): the transforms
@@ -62,6 +64,52 @@ def progress_told_to(listener: Callable[[int], None] | None) -> Iterator[None]:
         _LISTENERS.remove(listener)
 
 
+class StepListener(Protocol):
+    """What a progress display is told of the named steps (`step`); called from any thread, steps may overlap
+    (the suites run beside the audit)."""
+
+    def step_began(self, step: str, total: int | None, unit: str) -> None: ...
+
+    def step_advanced(self, step: str, done: int) -> None: ...
+
+    def step_ended(self, step: str) -> None: ...
+
+
+_STEP_LISTENERS: list[StepListener] = []
+
+
+@contextmanager
+def step(name: str, total: int | None, unit: str) -> Iterator[None]:
+    """While inside, the step `name` runs: `total` `unit`s to do (None: not known), each told done with
+    `advanced(name)`; its end is told however it ends. A no-op unless something listens (`steps_told_to`)."""
+    for listener in list(_STEP_LISTENERS):
+        listener.step_began(name, total, unit)
+    try:
+        yield
+    finally:
+        for listener in list(_STEP_LISTENERS):
+            listener.step_ended(name)
+
+
+def advanced(name: str, done: int = 1) -> None:
+    """`done` more units of the step `name` are done (from the step's code, or a DoFn run in this process)."""
+    for listener in list(_STEP_LISTENERS):
+        listener.step_advanced(name, done)
+
+
+@contextmanager
+def steps_told_to(listener: StepListener | None) -> Iterator[None]:
+    """While inside, `listener` is told every step begun, advanced and ended in this process."""
+    if listener is None:
+        yield
+        return
+    _STEP_LISTENERS.append(listener)
+    try:
+        yield
+    finally:
+        _STEP_LISTENERS.remove(listener)
+
+
 def work_of(files: dict[str, list]) -> Work:
     """The night's groups and bets from its input files (schemas.readers.SourceFile, local): the bets from
     the Parquet footers, the groups as the audit forms them, one per table and day a shoe opened on
@@ -110,3 +158,27 @@ class CountingProgress:
 
     def end(self) -> None:
         self.ended = True
+
+
+class StepLog:
+    """Records what it is told of the steps, in order, from any thread: (event, step, value)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.events: list[tuple[str, str, object]] = []
+
+    def step_began(self, step: str, total: int | None, unit: str) -> None:
+        with self._lock:
+            self.events.append(("began", step, (total, unit)))
+
+    def step_advanced(self, step: str, done: int) -> None:
+        with self._lock:
+            self.events.append(("advanced", step, done))
+
+    def step_ended(self, step: str) -> None:
+        with self._lock:
+            self.events.append(("ended", step, None))
+
+    def of(self, step: str) -> list[tuple[str, object]]:
+        """The events of `step`, in order."""
+        return [(event, value) for event, name, value in self.events if name == step]

@@ -1,7 +1,8 @@
 """The surveillance job (issue 32, docs/surveillance.md): after the audit, every registered detector over
 the night's recorded data and the audit's results; its tests, false discoveries controlled, as Parquet.
 
-    python -m pipelines.surveillance --input data/ --output out/ [--alpha 0.01] [--period day|run] [Beam options]
+    python -m pipelines.surveillance --input data/ --output out/ [--alpha 0.01] [--period day|run]
+        [--history-days 30 --history audit.duckdb] [Beam options]
 
 It reads the audit's input folder (tables, shoes, rounds, bets: through the readers the audit uses, so
 a row the audit could not read is left out here too) and the audit's output folder (the run its
@@ -12,7 +13,9 @@ It writes `surveillance_tests` (every test, flagged or not), `surveillance_findi
 test as a finding of severity review) and the features the detectors publish (`Detector.publish_as`:
 `advantage_moments`, the advantage detector's) beside the audit's outputs, then
 `_surveillance_manifest.json`. `--period run`: every detector with a `period` setting tests each subject
-over all the business dates of the input (a week's folder: one run over the week).
+over all the business dates of the input (a week's folder: one run over the week). `--history W`: the wheel and
+dice tests also count the nights the warehouse W stores from `--history-days` days back (read before the run; the
+run publishes its own nights' counts for the load to store: docs/surveillance.md § History).
 
 The flags are kept out of the audit's `findings`: those stay what the audit proves on its rows (and
 what `pitboss demo` scores against the planted faults), and an audit re-run neither reads nor clears
@@ -27,6 +30,7 @@ import posixpath
 import re
 import time
 from collections.abc import Iterable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from functools import cache
@@ -39,13 +43,14 @@ import pyarrow.parquet as pq
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
-from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
+from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions, StandardOptions
 
 from engine.findings import SEVERITY
 from engine.surveillance.detector import Detector, TableData
 from engine.surveillance.tests import ALPHA, TEST_COLUMNS, SurveillanceTest, as_test_columns, benjamini_hochberg_of
-from pipelines.games import REPLAY_OUTPUTS
+from pipelines.games import replay_outputs
 from pipelines.io import ReadTable, WriteShards, files_in, input_files, source_path
+from pipelines.progress import advanced, step
 from pipelines.transforms import SplitByTag, split_by_key
 from schemas import readers
 from schemas.outputs import FINDINGS, OUTPUTS, SETTLEMENTS, SORT_KEYS, SURVEILLANCE_OUTPUTS, SURVEILLANCE_TESTS
@@ -58,13 +63,28 @@ MANIFEST = "_surveillance_manifest.json"
 INPUT_TABLES = ("tables", "shoes", "rounds", "bets")  # read from the audit's input folder
 # what Surveil takes, each a PCollection of Arrow tables with a table_id column
 INPUTS = (*INPUT_TABLES, "settlements", "findings", "positions")
+SURVEILLANCE = "surveillance"  # the step (pipelines.progress.step): one unit a table's features computed
 POSITIONS = pa.schema([("table_id", pa.string()), ("round_id", pa.string()), ("shoe_position", pa.int32())])
-# the round replays that place a round in its shoe (card games that deal rounds from one shoe)
-POSITION_OUTPUTS = tuple(name for name in REPLAY_OUTPUTS.values() if "shoe_position" in OUTPUTS[name].names)
+
+
+def position_outputs() -> tuple[str, ...]:
+    """The round replays that place a round in its shoe (card games that deal rounds from one shoe)."""
+    return tuple(name for name in replay_outputs().values() if "shoe_position" in OUTPUTS[name].names)
+
+
+def __getattr__(name: str):
+    if name == "POSITION_OUTPUTS":  # (as the registry has it now)
+        return position_outputs()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 _SOURCE = (readers.SOURCE_FILE, readers.SOURCE_ROW)
 _IDS = pa.schema([("kind", pa.string()), ("id", pa.string()), ("table_id", pa.string())])
 _TAG_FEATURES, _TAG_IDS = "features", "ids"
-_SHARD_BY = {OUT_TESTS: "detector", OUT_FINDINGS: "kind"}  # (one shard each: the column only routes)
+# (one shard each: the column only routes)
+_SHARD_BY = {OUT_TESTS: "detector", OUT_FINDINGS: "kind", "surveillance_daily_wheel": "wheel",
+             "surveillance_daily_dice": "shaker", "surveillance_daily_dice_pairs": "shaker",
+             "surveillance_daily_signature": "wheel"}
+HISTORY_DAYS = 30  # --history-days: how far back a wheel or shaker's window reaches (engine/surveillance/equipment.py)
 _PERIOD = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:\.\.(\d{4}-\d{2}-\d{2}))?$")
 
 
@@ -234,6 +254,7 @@ class _Features(beam.DoFn):
             self.unknown.inc()
             return
         self.tables.inc()
+        advanced(SURVEILLANCE)  # (heard only where the DoFn runs in this process, as pipelines.progress says)
         yield _TAG_IDS, _ids(data)
         game = data.table["game"]
         for features, detectors in self.groups:
@@ -267,14 +288,18 @@ class _Tests(beam.DoFn):
     accounts, a table of TEST_COLUMNS (built as columns: ~1.3M pairs on a 1M-bet floor took GBs as objects). Its
     settings are given the run's `alpha` (a screened detector lists every pair at or below it)."""
 
-    def __init__(self, detectors: Sequence[Detector], alpha: float = ALPHA):
+    def __init__(self, detectors: Sequence[Detector], alpha: float = ALPHA, history: dict[str, pa.Table] | None = None):
         self.detectors = {d.name: d for d in detectors}
         self.alpha = alpha
+        self.history = history or {}
 
     def process(self, element):
         name, per_table = element
         detector = self.detectors[name]
         parts = [f for _, f in sorted(per_table, key=lambda p: p[0])]
+        past = self.history.get(detector.history) if detector.history else None
+        if past is not None and past.num_rows:  # earlier nights from the warehouse, marked `history`: windows only
+            parts.append(past.append_column("history", pa.array([True] * past.num_rows, pa.bool_())))
         try:
             features = pa.concat_tables(parts, promote_options="default")
         except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
@@ -468,7 +493,8 @@ class Surveil(beam.PTransform):
     detector: Benjamini-Hochberg), each row with its detector's finding kind. A detector no table's
     game is given to has no features and so no tests. No I/O: the caller reads and writes."""
 
-    def __init__(self, detectors: Sequence[Detector], alpha: float = ALPHA, audit_run_id: str | None = None):
+    def __init__(self, detectors: Sequence[Detector], alpha: float = ALPHA, audit_run_id: str | None = None,
+                 history: dict[str, pa.Table] | None = None):
         super().__init__()
         from engine.surveillance.registry import check
 
@@ -477,6 +503,7 @@ class Surveil(beam.PTransform):
         if not 0 < alpha < 1:
             raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
         self.detectors, self.alpha, self.audit_run_id = tuple(detectors), alpha, audit_run_id
+        self.history = history or {}  # output name -> earlier nights' rows (pipelines/warehouse.py read_history)
 
     def expand(self, inputs):
         missing = sorted(set(INPUTS) - set(inputs))
@@ -493,7 +520,7 @@ class Surveil(beam.PTransform):
         adjusted = (
             per_table[_TAG_FEATURES]
             | "GroupByDetector" >> beam.GroupByKey()
-            | "Tests" >> beam.ParDo(_Tests(self.detectors, self.alpha))
+            | "Tests" >> beam.ParDo(_Tests(self.detectors, self.alpha, self.history))
             | "AllTests" >> beam.combiners.ToList()
             | "Adjust" >> beam.ParDo(_Adjust(self.detectors, self.alpha, self.audit_run_id), ids)
             | "SplitOutputs" >> SplitByTag(OUT_TESTS, OUT_FINDINGS, tables=(OUT_TESTS, OUT_FINDINGS))
@@ -549,6 +576,20 @@ def with_period(detectors: Sequence[Detector], period: str) -> tuple[Detector, .
                  for d in detectors)
 
 
+def with_history(detectors: Sequence[Detector], days: int) -> tuple[Detector, ...]:
+    """The detectors with a `history_days` setting (the wheel and dice tests) set to `days`: each of their tests
+    counts the nights of the last `days` days before its period's last (0: the period alone)."""
+    if days < 0:
+        raise ValueError(f"history days must be 0 or more, got {days}")
+    return tuple(replace(d, settings={**d.settings, "history_days": days}) if "history_days" in d.settings else d
+                 for d in detectors)
+
+
+def history_tables(detectors: Sequence[Detector]) -> tuple[str, ...]:
+    """The outputs the detectors read their history from (Detector.history), each once, in order."""
+    return tuple(dict.fromkeys(d.history for d in detectors if d.history))
+
+
 # --------------------------------------------------------------------------------------------------
 # I/O: the audit's folders in, Parquet out
 
@@ -584,7 +625,7 @@ class ReadOutput(beam.PTransform):
 
 
 def build(pipeline: beam.Pipeline, files: dict[str, list], audit: dict, output_dir: str,
-          detectors: Sequence[Detector], alpha: float) -> None:
+          detectors: Sequence[Detector], alpha: float, history: dict[str, pa.Table] | None = None) -> None:
     """Wire reading (the input `files`, the outputs `audit`'s manifest lists), Surveil and writing onto
     `pipeline` (labelled steps)."""
     outputs = {name: [o["path"] for o in entries] for name, entries in audit["outputs"].items()}
@@ -596,9 +637,9 @@ def build(pipeline: beam.Pipeline, files: dict[str, list], audit: dict, output_d
     for name, schema in (("settlements", SETTLEMENTS), ("findings", FINDINGS)):
         inputs[name] = pipeline | f"Read {name}" >> ReadOutput(outputs.get(name, []), schema)
     positions = [pipeline | f"Read {name}" >> ReadOutput(outputs.get(name, []), OUTPUTS[name], POSITIONS.names)
-                 for name in POSITION_OUTPUTS]
+                 for name in position_outputs()]
     inputs["positions"] = positions | "AllPositions" >> beam.Flatten()
-    surveyed = inputs | "Surveil" >> Surveil(detectors, alpha, audit["run_id"])
+    surveyed = inputs | "Surveil" >> Surveil(detectors, alpha, audit["run_id"], history)
     written = [surveyed[name] | f"Write {name}" >> WriteShards(output_dir, name, SURVEILLANCE_OUTPUTS[name],
                                                                SORT_KEYS[name], _SHARD_BY.get(name, "table_id"), 1)
                for name in SURVEILLANCE_OUTPUTS]
@@ -621,6 +662,9 @@ class SurveillanceRun:
     outputs: dict[str, list[dict]] = field(default_factory=dict)  # output -> [{path, sha256, bytes}]
     code_version: str = ""
     metrics: dict[str, int] = field(default_factory=dict)
+    history_days: int = 0  # --history-days: the window of the wheel and dice tests
+    # the earlier nights read from the warehouse: output -> {"rows", "first", "last", "nights"} (empty: none)
+    history: dict[str, dict] = field(default_factory=dict)
 
 
 def parse_args(argv: list[str] | None):
@@ -631,6 +675,11 @@ def parse_args(argv: list[str] | None):
     parser.add_argument("--period", choices=PERIODS, default="day",
                         help="day: the detectors' defaults (by the business day); run: every subject tested over "
                              "all the business dates of the input")
+    parser.add_argument("--history-days", type=int, default=HISTORY_DAYS,
+                        help="the wheel and dice tests count the nights of this many days back (from the warehouse "
+                             "and the run itself); 0: each period alone")
+    parser.add_argument("--history", default=None,
+                        help="DuckDB warehouse whose stored nights (surveillance_daily_*) the windows read")
     return parser.parse_known_args(argv)
 
 
@@ -647,9 +696,11 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
     args, beam_args = parse_args(argv)
     if not 0 < args.alpha < 1:
         raise SurveillanceError(f"--alpha must be between 0 and 1, got {args.alpha}")
+    if args.history_days < 0:
+        raise SurveillanceError(f"--history-days must be 0 or more, got {args.history_days}")
     if detectors is None:
         from engine.surveillance.registry import DETECTORS as detectors
-    detectors = with_period(detectors, args.period)
+    detectors = with_history(with_period(detectors, args.period), args.history_days)
     try:
         audit = read_manifest(args.output)
     except ValueError as e:
@@ -662,8 +713,9 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
         from apache_beam.runners.portability.fn_api_runner import FnApiRunner
 
         runner, runner_name = FnApiRunner(), "FnApiRunner (in-process)"
+        in_process = options.view_as(DirectOptions).direct_running_mode == "in_memory"
     else:
-        runner = None
+        runner, in_process = None, False
     started = datetime.now(UTC)
     record = SurveillanceRun(
         run_id=run_id or new_run_id(started), audit_run_id=audit["run_id"], input_dir=args.input,
@@ -672,14 +724,22 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
         detectors=[{"name": d.name, "finding_kind": d.finding_kind, "games": list(d.games),
                     "settings": json.loads(json.dumps(d.settings, default=str)), "publish_as": d.publish_as}
                    for d in detectors],
-        business_dates=audit_dates(audit), code_version=code_version(),
+        business_dates=audit_dates(audit), code_version=code_version(), history_days=args.history_days,
     )
+    history: dict[str, pa.Table] = {}
+    if args.history and args.history_days and record.business_dates:
+        from pipelines.warehouse import read_history
+
+        history = read_history(args.history, history_tables(detectors), record.business_dates, args.history_days)
+        record.history = {name: history_summary(t) for name, t in history.items()}
     clear_outputs(args.output)
     t0 = time.perf_counter()
     pipeline = beam.Pipeline(runner=runner, options=options)
-    build(pipeline, files, audit, args.output, detectors, args.alpha)
-    result = pipeline.run()
-    result.wait_until_finish()
+    build(pipeline, files, audit, args.output, detectors, args.alpha, history)
+    # (only where the DoFns run in this process: other runners' workers tell no one)
+    with step(SURVEILLANCE, _tables_in(files["tables"]), "tables") if in_process else nullcontext():
+        result = pipeline.run()
+        result.wait_until_finish()
     record.metrics = _metrics(result)
     record.metrics["pipeline_ms"] = int((time.perf_counter() - t0) * 1000)
     record.outputs = {name: [dict(path=p, **dict(zip(("sha256", "bytes"), sha256_of(p), strict=True)))
@@ -690,6 +750,20 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
     with FileSystems.create(posixpath.join(args.output, MANIFEST)) as f:
         f.write(json.dumps(record.__dict__, indent=2, sort_keys=True).encode())
     return record
+
+
+def history_summary(rows: pa.Table) -> dict:
+    """What a run read of one history table: rows, first and last night, nights."""
+    nights = sorted(set(rows["business_date"].to_pylist())) if rows.num_rows else []
+    return {"rows": rows.num_rows, "first": nights[0] if nights else None, "last": nights[-1] if nights else None,
+            "nights": len(nights)}
+
+
+def _tables_in(files: list) -> int | None:
+    """The rows of the input's tables files (a table each), from their footers; None for a remote input."""
+    if not all(isinstance(f, readers.SourceFile) for f in files):
+        return None
+    return sum(f.num_rows for f in files)
 
 
 def _same_input(files: dict[str, list], audit: dict, input_dir: str) -> None:
@@ -707,7 +781,7 @@ def audit_dates(audit: dict) -> list[str]:
     """The business dates of an audit run (of its round replays, settlements and findings, as the warehouse
     counts a run's dates), 'YYYY-MM-DD', sorted."""
     dates: set[str] = set()
-    for name in (*REPLAY_OUTPUTS.values(), "settlements", "findings"):
+    for name in (*replay_outputs().values(), "settlements", "findings"):
         for entry in audit["outputs"].get(name, []):
             with FileSystems.open(entry["path"], compression_type=CompressionTypes.UNCOMPRESSED) as f:
                 column = pq.read_table(f, columns=["business_date"])["business_date"]

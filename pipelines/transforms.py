@@ -30,15 +30,8 @@ from pipelines.convert import (
 )
 from pipelines.cross_row import CrossRowChecks
 from pipelines.dead_letter import dead_letter
-from pipelines.games import (
-    ACROSS_GROUPS,
-    EXTRA_OUTPUTS,
-    REPLAY_OUTPUTS,
-    adaptor,
-    audit_group,
-    table_info_maker,
-    table_infos,
-)
+from pipelines.games import across_groups as games_across_groups
+from pipelines.games import adaptor, audit_group, extra_outputs, replay_outputs, table_info_maker, table_infos
 from pipelines.memory import release_free_memory
 from pipelines.neighbours import neighbour_rows, of_shoes
 from pipelines.progress import group_audited
@@ -52,11 +45,22 @@ OUT_FINDINGS_ACROSS = "findings_across_groups"
 # (group, the bad bet rows on its rounds): seen by their neighbours' rules, never settled (pipelines.neighbours)
 OUT_NEIGHBOURS = "neighbours"
 REJECTED_BETS = "rejected_bets"  # AuditShoes' optional input: the bad bet rows read up front (pipelines.io)
-# every game's round replays (baccarat's first), then the outputs every game shares
-GAME_REPLAYS = tuple(dict.fromkeys((OUT_REPLAYS, *REPLAY_OUTPUTS.values())))
-# ... with the outputs a game has of its own besides (casino stud's jackpot ledger): one table per group each
-GAME_OUTPUTS = (*GAME_REPLAYS, *EXTRA_OUTPUTS)
-AUDITED = (*GAME_OUTPUTS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE, OUT_ROUND_RULESETS)
+
+
+def game_replays() -> tuple[str, ...]:
+    """Every registered game's round replays (the first game's first)."""
+    return tuple(dict.fromkeys((OUT_REPLAYS, *replay_outputs().values())))
+
+
+def game_outputs() -> tuple[str, ...]:
+    """... with the outputs a game has of its own besides (casino stud's jackpot ledger): one table per group each."""
+    return (*game_replays(), *extra_outputs())
+
+
+def audited_outputs() -> tuple[str, ...]:
+    """... then the outputs every game shares."""
+    return (*game_outputs(), OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE, OUT_ROUND_RULESETS)
+
 _TABLES_OF_PLACED = (OUT_QUARANTINE, OUT_FINDINGS_ACROSS)
 
 # Beam's in-process runner keeps every element that crosses a shuffle as its pickle, all at once, and
@@ -469,7 +473,7 @@ def _across_groups(ends: pa.Table, tables: pa.Table, game: str):
 
 def across_groups(rounds, shoes, shoe_groups, tables, round_index) -> tuple:
     """Rounds and shoes -> the findings of each game's check across the groups of shoes
-    (pipelines.games.ACROSS_GROUPS: casino stud's pool chain from one table-day to the next, and the shoes of no
+    (pipelines.games.across_groups(): casino stud's pool chain from one table-day to the next, and the shoes of no
     round, its gaps), made once every group's ends have met: a collection per game. (Steps, not a composite: each
     step costs Beam's fixed cost, tests/test_pipeline_steps.)"""
     return tuple((rounds | f"{game}GroupEnds" >> beam.Map(_group_ends, shoe_groups, tables, game),
@@ -478,7 +482,7 @@ def across_groups(rounds, shoes, shoe_groups, tables, round_index) -> tuple:
                  | f"{game}NightEnds" >> beam.CombineGlobally(_ConcatTables(adaptor(game).GROUP_ENDS))
                  .without_defaults()
                  | f"{game}AcrossGroups" >> beam.FlatMap(_across_groups, tables, game)
-                 for game in ACROSS_GROUPS)
+                 for game in games_across_groups())
 
 
 def _round_index(rounds: pa.Table, shoe_groups: pa.Table) -> pa.Table:
@@ -540,9 +544,8 @@ class _RoundLookup:
         index = self._current()
         return index[2].repeated if index else set()
 
-    def rounds(self, round_ids, round_index: pa.Table) -> tuple[np.ndarray, pa.Array]:
-        """(round of each bet among the batch's distinct rounds, row of each distinct round in the round
-        index (null: unknown, or one of `repeated`))."""
+    def _hashed(self, round_index: pa.Table) -> _HashedIds:
+        """The lookup of `round_index`, built once."""
         # A pipeline has one round index, which a runner may hand over as a new object for each bundle:
         # told apart by size and ends, not compared row by row each time.
         ids = round_index["round_id"]
@@ -552,9 +555,27 @@ class _RoundLookup:
         if index is None:
             _RoundLookup._index = None  # (the old lookup goes before the new one is built)
             index = _RoundLookup._index = (self.pipeline, mark, _HashedIds(ids))
+        return index[2]
+
+    def copies(self, round_index: pa.Table) -> pa.Table | None:
+        """(round_id, shoe_id) of every round of `round_index` (the night's) whose round_id more than one round
+        has, None when none has (worked out once per index)."""
+        hashed = self._hashed(round_index)
+        if not hashed.repeated:
+            return None
+        if hashed.copies is None:
+            repeated = pc.is_in(round_index["round_id"], pa.array(sorted(hashed.repeated), pa.string()))
+            hashed.copies = round_index.filter(repeated).select(["round_id", "shoe_id"])
+        return hashed.copies
+
+    def rounds(self, round_ids, round_index: pa.Table) -> tuple[np.ndarray, pa.Array]:
+        """(round of each bet among the batch's distinct rounds, row of each distinct round in the round
+        index (null: unknown, or one of `repeated`))."""
+        ids = round_index["round_id"]
+        hashed = self._hashed(round_index)
         encoded = pc.dictionary_encode(round_ids)
         encoded = encoded.combine_chunks() if isinstance(encoded, pa.ChunkedArray) else encoded
-        at = index[2].rows_of(encoded.dictionary, ids)
+        at = hashed.rows_of(encoded.dictionary, ids)
         # (a null round_id is a null code: given the code of no round, len(at), which is unknown)
         codes = pc.fill_null(encoded.indices, len(at)).to_numpy(zero_copy_only=False)
         return codes, pa.concat_arrays([at, pa.nulls(1, pa.int64())])
@@ -587,6 +608,7 @@ class _HashedIds:
         # the rows of shared hashes: the same id more than once (repeated), or in theory two ids of one hash
         self.others: dict[str, int] = {}
         self.repeated: set[str] = set()
+        self.copies: pa.Table | None = None  # (_RoundLookup.copies)
         for row, rid in zip(order[shared].tolist(), ids.take(pa.array(order[shared])).to_pylist(), strict=True):
             if self.others.setdefault(rid, row) != row:
                 self.repeated.add(rid)
@@ -932,7 +954,7 @@ class _AuditGroup(beam.DoFn):
             yield from self._orphans(shoe_id, shoes, rounds, bets)
         rounds, bets = rounds.filter(in_good_round), bets.filter(in_good_bet)
         near = of_shoes(concat(near), good_ids)
-        results: dict[str, list[pa.Table]] = {n: [] for n in AUDITED}
+        results: dict[str, list[pa.Table]] = {n: [] for n in audited_outputs()}
         table_ids = sorted(set(good["table_id"].to_pylist()))
         for table_id in table_ids:
             if len(table_ids) == 1:
@@ -942,7 +964,8 @@ class _AuditGroup(beam.DoFn):
                 part = (good.filter(pc.equal(good["table_id"], table_id)),
                         rounds.filter(pc.is_in(rounds["shoe_id"], ids)),
                         bets.filter(pc.is_in(plain(bets[_SHOE]), ids)))
-            checked = self._cross_row.before(table_id, *part)  # rows that contradict each other taken out
+            # rows that contradict each other taken out (and a round_id the night repeats named)
+            checked = self._cross_row.before(table_id, *part, copies=_RoundLookup(self.pipeline).copies(round_index))
             near_here = concat([of_shoes(near, part[0]["shoe_id"]),  # what the rules still see of quarantine
                                 *(neighbour_rows(t, t[_SHOE]) for t in checked.taken_bets)])
             try:
@@ -960,7 +983,7 @@ class _AuditGroup(beam.DoFn):
                 audited, finding = dead_letter(group, self._infos[table_id], *checked.rows, error)
                 yield OUT_FINDINGS_ACROSS, finding  # (the table's, no one shoe's: not in the group's file)
             checked.after(audited)
-            self.rounds.inc(sum(audited[n].num_rows for n in GAME_REPLAYS if n in audited))
+            self.rounds.inc(sum(audited[n].num_rows for n in game_replays() if n in audited))
             self.bets.inc(audited[OUT_SETTLEMENTS].num_rows)
             for kind, n in zip(*_kind_counts(audited[OUT_FINDINGS]), strict=True):
                 self.by_kind[kind].inc(n)
@@ -1045,7 +1068,7 @@ class AuditShoes(beam.PTransform):
     optionally 'quarantined_rounds': tables with the round_id of round rows put in quarantine, and
     'rejected_bets': the bad bet rows with their `reason`, whose quarantine rows are written elsewhere, for
     the rules of their neighbours: pipelines.neighbours) ->
-    {every game's round replays and extra outputs (GAME_OUTPUTS), settlements, findings,
+    {every game's round replays and extra outputs (game_outputs()), settlements, findings,
     findings_across_groups, quarantine} PCollections of Arrow tables. Replays (and a game's extra outputs),
     settlements and findings come as one table per group of shoes (a table-day), each
     holding every row of its shoes; findings_across_groups are those of no one group (bets on unknown
@@ -1114,13 +1137,13 @@ class AuditShoes(beam.PTransform):
             | "GroupByShoeGroup" >> beam.CoGroupByKey()
             | "AuditGroup" >> beam.ParDo(_AuditGroup(self.reader, bucketed, pipeline, self.in_force), tables, limits,
                                          round_index, held).with_output_types(TAGGED_TABLE)
-            | "SplitAudited" >> SplitByTag(*AUDITED, OUT_FINDINGS_ACROSS, OUT_BET_IDS,
-                                           tables=(*AUDITED, OUT_FINDINGS_ACROSS))
+            | "SplitAudited" >> SplitByTag(*audited_outputs(), OUT_FINDINGS_ACROSS, OUT_BET_IDS,
+                                           tables=(*audited_outputs(), OUT_FINDINGS_ACROSS))
         )
         duplicates = ((bet_ids, audited[OUT_BET_IDS]) | "AllBetIds" >> beam.Flatten()
                       | "DuplicateBets" >> RepeatedBetIds())
         return {
-            **{name: audited[name] for name in GAME_OUTPUTS},
+            **{name: audited[name] for name in game_outputs()},
             OUT_SETTLEMENTS: audited[OUT_SETTLEMENTS],
             OUT_FINDINGS: audited[OUT_FINDINGS],
             OUT_FINDINGS_ACROSS: ((audited[OUT_FINDINGS_ACROSS], located[OUT_FINDINGS_ACROSS], duplicates,

@@ -13,15 +13,18 @@ import fcntl
 import json
 import os
 import queue
+import re
 import shutil
 import threading
 from importlib import resources
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 
 from pipelines.crashpoints import crash_point
-from pipelines.games import REPLAY_OUTPUTS
+from pipelines.games import replay_outputs
+from pipelines.progress import advanced, step
 from schemas.outputs import OUTPUTS, SETTLEMENTS, SURVEILLANCE_OUTPUTS
 
 # DuckDB's memory while it inserts beside the audit: it otherwise caches every block it has written
@@ -44,6 +47,8 @@ COMMIT_MEMORY_LIMIT = "768MB"
 # made that one statement of 10-25 files (3-7 s); two files take under a second. (Measured at 10M over
 # three runs each: the load after the pipeline 5.5-6.2 -> 4.2-4.8 s.)
 FILES_PER_STATEMENT = 2
+
+LOAD = "load"  # the step (pipelines.progress.step): one unit a table loaded, then the commit
 
 # Oldest storage format the warehouse is written in, so regulators on DuckDB 1.x can open it.
 STORAGE_VERSION = "v1.0.0"
@@ -260,13 +265,37 @@ def insert_statement(name: str, columns: list[str] | None = None, into: str | No
     return f"INSERT INTO {into or name} (run_id{cols}) SELECT ?{cols} FROM read_parquet(?)"
 
 
+# A view's line that stands for every registered game's part (the views name no game):
+#   -- @games all_rounds                 each game's SELECT of its rounds (its adaptor's ALL_ROUNDS)
+#   -- @selection_replays: <SELECT>      the SELECT once per replay output whose bets carry a selection, its
+#                                        `{replays}` that output's name
+# each expanded into the parts joined by UNION ALL.
+_GAMES_PART = re.compile(r"^([ \t]*)-- @(games all_rounds|selection_replays: (.*))$", re.M)
+
+
+def _games_part(m: re.Match) -> str:
+    from pipelines.games import all_rounds_sql, selection_replays
+
+    indent, template = m.group(1), m.group(3)
+    if template is None:
+        parts = all_rounds_sql()
+    else:
+        parts = [template.replace("{replays}", name) for name in selection_replays()]
+    return f"\n{indent}UNION ALL\n".join(indent + part.replace("\n", "\n" + indent) for part in parts)
+
+
+def expand_games(sql: str) -> str:
+    """A view's SQL with its lines standing for every game's part expanded from the registry (as it is now)."""
+    return _GAMES_PART.sub(_games_part, sql)
+
+
 def view_sql() -> list[tuple[str, str]]:
-    """(file name, SQL) of every view under audits/views, in name order."""
+    """(file name, SQL) of every view under audits/views, in name order, every game's part in."""
     folder = resources.files("audits") / "views"
     if not folder.is_dir():
         return []
-    return [(p.name, p.read_text(encoding="utf-8")) for p in sorted(folder.iterdir(), key=lambda p: p.name)
-            if p.name.endswith(".sql")]
+    return [(p.name, expand_games(p.read_text(encoding="utf-8")))
+            for p in sorted(folder.iterdir(), key=lambda p: p.name) if p.name.endswith(".sql")]
 
 
 def theoretical_rtp_rows() -> list[tuple]:
@@ -425,6 +454,10 @@ class WarehouseLoad:
             raise ValueError(f"run {manifest.get('run_id')} did not finish: its outputs are not loaded")
         if manifest["run_id"] != self.run_id:
             raise ValueError(f"run {manifest['run_id']} is not the run {self.run_id} this load was begun for")
+        with step(LOAD, len(OUTPUTS), "tables"):
+            return self._finish(manifest)
+
+    def _finish(self, manifest: dict) -> dict[str, int]:
         self._stop_worker()
         if self._failure is not None:
             raise self._failure
@@ -444,6 +477,7 @@ class WarehouseLoad:
             rest = [p for p in files[name] if p not in done]
             if rest:
                 self._insert(name, rest)
+            advanced(LOAD)
         con.execute("SET threads = 1")
         con.execute(f"SET memory_limit = '{COMMIT_MEMORY_LIMIT}'")
         try:
@@ -492,7 +526,7 @@ class WarehouseLoad:
         con, run_id = self._con, self.run_id
         # (from the rows inserted, every file of the manifest by now: no second read of the files)
         dates = sorted({
-            row[0] for name in (*REPLAY_OUTPUTS.values(), "settlement_rounds", "findings")
+            row[0] for name in (*replay_outputs().values(), "settlement_rounds", "findings")
             for row in con.execute(f"SELECT DISTINCT business_date FROM {name} WHERE run_id = ? AND business_date "
                                    f"IS NOT NULL", [run_id]).fetchall()
         })
@@ -572,13 +606,47 @@ def _replace_settlements(con: duckdb.DuckDBPyConnection, run_id: str, gone: str,
     return con.execute("SELECT count(*) FROM settlement_bets WHERE run_id = ?", [run_id]).fetchone()[0]
 
 
-def load_surveillance(warehouse: str, manifest: dict) -> dict[str, int]:
+# The surveillance outputs that are history: each night's sufficient statistics of the wheel and dice tests, read
+# back by later runs (read_history) and emptied by a reset (load_surveillance's reset_history).
+HISTORY_TABLES = ("surveillance_daily_wheel", "surveillance_daily_dice", "surveillance_daily_dice_pairs",
+                  "surveillance_daily_signature")
+
+
+def read_history(warehouse: str, tables: tuple[str, ...] | list[str], dates: list[str], days: int
+                 ) -> dict[str, pa.Table]:
+    """The nights a surveillance run of business `dates` tests its wheels and shakers over, besides its own: each
+    history table's rows from `days` days before the run's first date to its last, the run's own dates left out
+    (they are the run's to replace), business_date as 'YYYY-MM-DD' text (the detectors' features). A warehouse
+    that does not exist, or has no such table yet, has no history. Read-only: nothing is locked or written."""
+    if not Path(warehouse).exists() or not dates or days <= 0:
+        return {}
+    con = duckdb.connect(warehouse, read_only=True)
+    try:
+        out: dict[str, pa.Table] = {}
+        for name in tables:
+            if not _is_table(con.cursor(), name):  # (a cursor of its own: the query below runs on the connection)
+                continue
+            schema = SURVEILLANCE_OUTPUTS[name]
+            cols = ", ".join('strftime("business_date", \'%Y-%m-%d\') AS business_date' if c == "business_date"
+                             else f'"{c}"' for c in schema.names)
+            out[name] = con.sql(
+                f"SELECT {cols} FROM {name} WHERE business_date >= CAST($first AS DATE) - CAST($days AS INTEGER) AND "
+                f"business_date <= CAST($last AS DATE) AND business_date NOT IN (SELECT CAST(unnest($dates) AS DATE)) "
+                f"ORDER BY ALL", params={"first": min(dates), "days": days, "last": max(dates), "dates": dates}
+            ).to_arrow_table()
+        return out
+    finally:
+        con.close()
+
+
+def load_surveillance(warehouse: str, manifest: dict, reset_history: bool = False) -> dict[str, int]:
     """Load a finished surveillance run (pipelines/surveillance.py: its `_surveillance_manifest.json`):
     its surveillance_tests and surveillance_findings replace the rows of the business dates it covers (the
     dates of the audit run it read) from earlier surveillance runs, which surveillance_runs marks
     superseded, in one transaction on a copy of the file swapped in once committed, as an audit's load
-    (and never beside one: the same lock). The audit's tables are not touched. Returns rows loaded per
-    table."""
+    (and never beside one: the same lock). The audit's tables are not touched. Its nightly statistics
+    (HISTORY_TABLES) replace those of its dates the same way; `reset_history`: every earlier night of them goes
+    too (the history starts again from this run). Returns rows loaded per table."""
     if not manifest.get("finished_at"):
         raise ValueError(f"surveillance run {manifest.get('run_id')} did not finish: its outputs are not loaded")
     target = Path(warehouse)
@@ -596,12 +664,13 @@ def load_surveillance(warehouse: str, manifest: dict) -> dict[str, int]:
                 shutil.copyfile(target, staging)
             con = open_for_load(str(staging))
             try:
-                con.execute("BEGIN TRANSACTION")
-                migrate_settlements(con)  # (a warehouse written before issue 33)
-                counts = _load_surveillance(con, manifest)
-                crash_point("loading")
-                con.execute("COMMIT")
-                con.execute("CHECKPOINT")
+                with step(LOAD, len(SURVEILLANCE_OUTPUTS), "tables"):
+                    con.execute("BEGIN TRANSACTION")
+                    migrate_settlements(con)  # (a warehouse written before issue 33)
+                    counts = _load_surveillance(con, manifest, reset_history)
+                    crash_point("loading")
+                    con.execute("COMMIT")
+                    con.execute("CHECKPOINT")
             finally:
                 con.close()
             os.replace(staging, target)
@@ -610,7 +679,7 @@ def load_surveillance(warehouse: str, manifest: dict) -> dict[str, int]:
     return counts
 
 
-def _load_surveillance(con: duckdb.DuckDBPyConnection, manifest: dict) -> dict[str, int]:
+def _load_surveillance(con: duckdb.DuckDBPyConnection, manifest: dict, reset_history: bool = False) -> dict[str, int]:
     run_id, dates = manifest["run_id"], manifest["business_dates"]
     replaced = [r[0] for r in con.execute(
         "SELECT run_id FROM surveillance_runs WHERE run_id <> ? AND superseded_by IS NULL AND "
@@ -624,7 +693,10 @@ def _load_surveillance(con: duckdb.DuckDBPyConnection, manifest: dict) -> dict[s
         # rows of the covered dates, and undated rows of the runs this one replaces
         con.execute(f"DELETE FROM {name} WHERE run_id <> ? AND (business_date IN (SELECT CAST(unnest(?) AS DATE)) OR "
                     f"(business_date IS NULL AND run_id IN (SELECT unnest(?))))", [run_id, dates, replaced])
+        if reset_history and name in HISTORY_TABLES:
+            con.execute(f"DELETE FROM {name} WHERE run_id <> ?", [run_id])
         counts[name] = con.execute(f"SELECT count(*) FROM {name} WHERE run_id = ?", [run_id]).fetchone()[0]
+        advanced(LOAD)
     con.execute("UPDATE surveillance_runs SET superseded_by = ? WHERE run_id IN (SELECT unnest(?))", [run_id, replaced])
     con.execute("DELETE FROM surveillance_runs WHERE run_id = ?", [run_id])
     con.execute(

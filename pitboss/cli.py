@@ -85,7 +85,7 @@ def _main(
 
 # Listed in `pitboss --help` in this order, the order of a night's work: record (or receive) the data,
 # check it, audit it, look at the results, then the tools beside.
-app.command("generate", context_settings=HELP)(generate.generate)
+app.command("generate", context_settings=HELP, cls=generate.GenerateCommand)(generate.generate)
 app.command("validate", context_settings=HELP)(validate.validate)
 app.command("audit", context_settings=BEAM)(audit.audit)
 app.command("query", context_settings=HELP, help=query.help_text())(query.query)

@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 
 from engine.findings import format_money
 from engine.games import load_ruleset
+from pitboss import games
 
 
 class RoundNotFound(LookupError):
@@ -69,12 +70,12 @@ def from_warehouse(warehouse: str, round_id: str) -> dict:
             names = [d[0] for d in cur.description]
             return [_jsonable(dict(zip(names, r, strict=True))) for r in cur.fetchall()]
 
-        from pipelines.games import REPLAY_OUTPUTS
+        from pipelines.games import replay_outputs
 
         present = {t for (t,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
         # every round the id names, in every game's replay table (a warehouse may predate a game) and among
         # the rounds the audit quarantined: an id that names two is refused, as from the input
-        replays = [(name, row) for name, table in REPLAY_OUTPUTS.items() if table in present
+        replays = [(name, row) for name, table in replay_outputs().items() if table in present
                    for row in rows(f"SELECT * FROM {table} WHERE round_id = ?", [round_id])]
         held = rows("SELECT reason, record FROM quarantine WHERE source_table = 'rounds' AND record_id = ? "
                     "ORDER BY source_file, source_row", [round_id]) if "quarantine" in present else []
@@ -166,6 +167,8 @@ def _read(input_dir: str, table: str, column: str, value: str, read: dict | None
 def _row_groups_that_may_hold(source, column: str, value: str) -> list[int]:
     """Row groups of a file whose statistics do not rule `value` out (all of them when the column has
     no usable statistics, or comes from the folder names)."""
+    from schemas import readers
+
     every = list(range(source.num_row_groups))
     if column not in source.from_file:
         return every
@@ -173,12 +176,10 @@ def _row_groups_that_may_hold(source, column: str, value: str) -> list[int]:
     leaves = [meta.schema.column(j).path for j in range(meta.num_columns)]
     if column not in leaves:
         return every
-    j, groups = leaves.index(column), []
+    j, groups, wanted = leaves.index(column), [], value.encode()
     for i in every:
-        stats = meta.row_group(i).column(j).statistics
-        low, high = (stats.min, stats.max) if stats is not None and stats.has_min_max else (None, None)
-        low, high = (v.decode("utf-8", "replace") if isinstance(v, bytes) else v for v in (low, high))
-        if not (isinstance(low, str) and isinstance(high, str)) or low <= value <= high:
+        bounds = readers.text_bounds(meta, i, j)
+        if bounds is None or bounds[0] <= wanted <= bounds[1]:
             groups.append(i)
     return groups
 
@@ -189,7 +190,7 @@ def from_input(input_dir: str, round_id: str, moments: bool = False) -> dict:
     return tables are built once per process). Rows the audit would quarantine are kept out of the replay
     as the audit keeps them out, and shown with their reason."""
     from pipelines.cross_row import CrossRowChecks
-    from pipelines.games import REPLAY_OUTPUTS, audit_group, table_infos
+    from pipelines.games import audit_group, replay_outputs, table_infos
     from pipelines.neighbours import SHOE, neighbour_rows
     from schemas import readers
 
@@ -254,7 +255,7 @@ def from_input(input_dir: str, round_id: str, moments: bool = False) -> dict:
                          source=f"input {input_dir} (as recorded: the audit does not replay it)", game=game)
         data["quarantined"] = taken[0]["reason"]
         return data
-    replay = [_jsonable(r) for r in audited[REPLAY_OUTPUTS[game]].to_pylist() if r["round_id"] == round_id][0]
+    replay = [_jsonable(r) for r in audited[replay_outputs()[game]].to_pylist() if r["round_id"] == round_id][0]
     settled = [_jsonable(s) for s in audited["settlements"].to_pylist() if s["round_id"] == round_id]
     data = _assemble(replay, info.ruleset_id, info.currency, settled + quarantined, own, source=source, game=game)
     if under is not None:
@@ -317,7 +318,7 @@ def _title(ruleset_id: str | None) -> str | None:
 
 
 def _assemble(replay: dict, ruleset_id: str | None, currency: str | None, bets: list[dict], findings: list[dict],
-              source: str, game: str | None = "baccarat") -> dict:
+              source: str, game: str | None = None) -> dict:
     by_bet: dict[str, list[str]] = {}
     for f in findings:
         if f.get("bet_id"):
@@ -339,7 +340,7 @@ def _assemble(replay: dict, ruleset_id: str | None, currency: str | None, bets: 
         "game": game,
         "source": source,
         "round": replay,
-        "sequence": card_sequence(replay),
+        "sequence": games.view(game).sequence(replay),  # the cards in the order they were dealt, where known
         "ruleset": ruleset_id,
         "ruleset_title": title,
         "currency": currency,
@@ -347,18 +348,6 @@ def _assemble(replay: dict, ruleset_id: str | None, currency: str | None, bets: 
         "findings": findings,
         "totals": totals,
     }
-
-
-def card_sequence(r: dict) -> list[dict]:
-    """The recorded cards in the order they came out of the shoe, with their index in the shoe."""
-    p, b = r.get("recorded_player_cards") or [], r.get("recorded_banker_cards") or []
-    if len(p) < 2 or len(b) < 2:
-        return []
-    order = [("Player", p[0]), ("Banker", b[0]), ("Player", p[1]), ("Banker", b[1])]
-    order += [("Player", c) for c in p[2:3]] + [("Banker", c) for c in b[2:3]]
-    start = r.get("shoe_position")
-    return [{"position": None if start is None else start + i, "hand": hand, "card": card}
-            for i, (hand, card) in enumerate(order)]
 
 
 def position_text(r: dict) -> str:

@@ -5,11 +5,16 @@ Each table has REQUIRED fields (a dataset with exactly these must audit) and OPT
 real operator often records too). Types here are canonical; readers accept any type that converts
 without loss (see schemas/readers.py). Game-specific fields are nullable so that blackjack,
 roulette, sic bo and casino stud can extend the same tables without breaking baccarat data.
+
+Every game's columns are here (CONTRACT); each game declares its own in its module of schemas/games/ (registered
+there), and the columns some games share in a Family (schemas/games/families.py): CONTRACT gathers them from the
+registry when read, so this module names no game.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
 
 import pyarrow as pa
 
@@ -28,25 +33,36 @@ class Column:
     games: tuple[str, ...] = ()  # the games whose rows fill this column; () = every game
     nullable_in_game: bool | None = None  # for a column of some games: whether their rows may leave it null
     required_for: tuple[str, ...] = ()  # an optional column that these games' tables must record
+    after: str | None = None  # a game's column: the shared column of its table it follows
 
     @property
     def field(self) -> pa.Field:
         return pa.field(self.name, self.type, nullable=self.nullable)
 
 
-def _c(name: str, type_: pa.DataType, doc: str, *, nullable: bool = False, required: bool = True,
-       games: tuple[str, ...] = (), nullable_in_game: bool | None = None, required_for: tuple[str, ...] = ()
-       ) -> Column:
-    return Column(name, type_, nullable, required, doc, games, nullable_in_game, required_for)
+def column(name: str, type_: pa.DataType, doc: str, *, nullable: bool = False, required: bool = True,
+           nullable_in_game: bool | None = None, after: str | None = None) -> Column:
+    """A column of the contract; a game's (schemas/games/<game>.py) says which shared column it follows
+    (`after`), its games are the registry's."""
+    return Column(name, type_, nullable, required, doc, nullable_in_game=nullable_in_game, after=after)
 
 
-BACCARAT, BLACKJACK, ROULETTE, SIC_BO = ("baccarat",), ("blackjack",), ("roulette",), ("sic_bo",)
-CASINO_STUD = ("casino_stud",)
-BOX_GAMES = BLACKJACK + CASINO_STUD  # games whose rounds deal cards to boxes and to a dealer
-WHEEL_AND_DICE = ROULETTE + SIC_BO  # games whose rounds record an outcome, not cards from a shoe
+_c = column
 
 
-CONTRACT: dict[str, tuple[Column, ...]] = {
+@dataclass(frozen=True)
+class Family:
+    """Columns some games share (the box games' cards, the outcome games' selection): each game that lists the
+    family in its FAMILIES is among their games. `requires`: the shared optional columns its games' tables must
+    record, by input table."""
+
+    name: str
+    columns: dict[str, tuple[Column, ...]]
+    requires: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+# Every game's columns, in order; a game's own columns follow the one they name (Column.after).
+_SHARED: dict[str, tuple[Column, ...]] = {
     "tables": (
         _c("table_id", pa.string(), "Identifier of the live table, unique in the dataset."),
         _c(
@@ -101,14 +117,6 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
             nullable=True,
             required=False,
         ),
-        _c(
-            "equipment_id",
-            pa.string(),
-            "Roulette: the wheel of the session; sic bo: the dice shaker (what bias statistics group by).",
-            nullable=True,
-            required=False,
-            games=WHEEL_AND_DICE,
-        ),
     ),
     "rounds": (
         _c("round_id", pa.string(), "Identifier of the round, unique in the dataset."),
@@ -119,144 +127,6 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
         _c("betting_closed_at", TIMESTAMP, "When betting closed (UTC); a bet placed later is late."),
         _c("settled_at", TIMESTAMP, "When the round was settled or cancelled (UTC).", nullable=True),
         _c("status", pa.string(), "'settled' or 'cancelled' (every bet of a cancelled round is refunded)."),
-        _c(
-            "player_cards",
-            CARDS,
-            "Player's cards as the reader saw them, in dealing order (empty for a round cancelled before the deal).",
-            nullable=True,
-            games=BACCARAT,
-        ),
-        _c("banker_cards", CARDS, "Banker's cards as the reader saw them, in dealing order.", nullable=True,
-           games=BACCARAT),
-        _c("player_score", pa.int8(), "Player's final score as recorded, 0-9.", nullable=True, games=BACCARAT),
-        _c("banker_score", pa.int8(), "Banker's final score as recorded, 0-9.", nullable=True, games=BACCARAT),
-        _c(
-            "outcome",
-            pa.string(),
-            "'PLAYER', 'BANKER' or 'TIE' as recorded; null for a round cancelled before the result.",
-            nullable=True,
-            games=BACCARAT,
-        ),
-        _c(
-            "dealer_cards",
-            CARDS,
-            "Blackjack: the dealer's cards as the reader saw them, upcard first; casino stud: the dealer's five "
-            "cards, the open card first (null for other games).",
-            nullable=True,
-            required=True,
-            games=BOX_GAMES,
-        ),
-        _c(
-            "boxes",
-            pa.list_(pa.int8()),
-            "Blackjack: the occupied boxes (seats 1-7) in dealing order, ascending; the box_* lists follow it. "
-            "Casino stud: the boxes with an ante (seats 1-7), ascending = dealing order.",
-            nullable=True,
-            required=True,
-            games=BOX_GAMES,
-        ),
-        _c(
-            "box_cards",
-            pa.list_(CARDS),
-            "Blackjack: per box, every card dealt to it as the reader saw them, in the order dealt (a split box: "
-            "its two first cards, then each split hand's in the order they came). Casino stud: per box, its five "
-            "cards as the reader saw them, in the order dealt.",
-            nullable=True,
-            required=True,
-            games=BOX_GAMES,
-        ),
-        _c(
-            "box_actions",
-            pa.list_(pa.string()),
-            "Blackjack: per box, the recorded decisions in order, one letter each: H hit, S stand, D double, "
-            "P split (after a split: the first hand's, then the second's), e.g. 'PHSD'. Casino stud: per box, "
-            "its decision, one letter: C call (bet 2 x ante), F fold; empty or null = none recorded "
-            "(DECISION_MISSING), anything else = ILLEGAL_DECISION.",
-            nullable=True,
-            required=True,
-            games=BOX_GAMES,
-        ),
-        _c(
-            "box_auto_played",
-            pa.list_(pa.bool_()),
-            "Blackjack: per box, true when the system played the hand by basic strategy (player disconnected).",
-            nullable=True,
-            required=True,
-            games=BLACKJACK,
-        ),
-        _c(
-            "pocket",
-            pa.int8(),
-            "Roulette: the pocket the ball landed in (0-36) as the reader or the croupier's console recorded "
-            "it; null when none was recorded. A value outside 0-36 is a finding (OUTCOME_INVALID), not a bad row.",
-            nullable=True,
-            required=True,
-            games=ROULETTE,
-        ),
-        _c(
-            "dice",
-            pa.list_(pa.int8()),
-            "Sic bo: the three dice (1-6 each) in the order recorded; null when none was recorded. A missing or "
-            "extra die or a face outside 1-6 is a finding (OUTCOME_INVALID), not a bad row.",
-            nullable=True,
-            required=True,
-            games=SIC_BO,
-        ),
-        _c(
-            "box_hands",
-            pa.list_(pa.string()),
-            "Casino stud: per box (in `boxes` order), its hand's rank as the operator recorded it: HIGH_CARD, PAIR, "
-            "TWO_PAIR, THREE_OF_A_KIND, STRAIGHT, FLUSH, FULL_HOUSE, FOUR_OF_A_KIND, STRAIGHT_FLUSH or "
-            "ROYAL_FLUSH. A rank that is not the cards' (or not a rank name) is a finding (HAND_RANK_MISMATCH), "
-            "not a bad row.",
-            nullable=True,
-            required=True,
-            games=CASINO_STUD,
-        ),
-        _c(
-            "dealer_hand",
-            pa.string(),
-            "Casino stud: the dealer's hand rank as the operator recorded it (names as `box_hands`).",
-            nullable=True,
-            required=True,
-            games=CASINO_STUD,
-        ),
-        _c(
-            "jackpot_before",
-            MONEY,
-            "Casino stud: the table's jackpot as the operator recorded it when betting closed, minor units. A "
-            "value that is not the previous round's `jackpot_after` is a finding (JACKPOT_BALANCE_MISMATCH).",
-            nullable=True,
-            required=True,
-            games=CASINO_STUD,
-        ),
-        _c(
-            "jackpot_after",
-            MONEY,
-            "Casino stud: the table's jackpot as recorded after the round settled (before + 60% of each losing "
-            "jackpot bet - percentage prizes), minor units.",
-            nullable=True,
-            required=True,
-            games=CASINO_STUD,
-        ),
-        _c(
-            "next_pool_before",
-            MONEY,
-            "Casino stud: the table's next pool (what replaces a won jackpot) as recorded when betting closed, "
-            "minor units.",
-            nullable=True,
-            required=True,
-            games=CASINO_STUD,
-        ),
-        _c(
-            "next_pool_after",
-            MONEY,
-            "Casino stud: the table's next pool as recorded after the round settled (before + 30% of each losing "
-            "jackpot bet; 0 after it replaced a won jackpot), minor units.",
-            nullable=True,
-            required=True,
-            games=CASINO_STUD,
-        ),
         _c("dealer_id", pa.string(), "Dealer on duty."),
         _c("video_ref", pa.string(), "Reference of the round's video recording.", nullable=True, required=False),
     ),
@@ -267,39 +137,9 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
         _c("account_id", pa.string(), "Player account that placed the bet."),
         _c("placed_at", TIMESTAMP, "When the bet was accepted (UTC)."),
         _c("bet_type", pa.string(), "Bet code of RULES.md, e.g. 'BANKER'."),
-        _c(
-            "mode",
-            pa.string(),
-            "Baccarat: 'commission' or 'no_commission' (the betting mode of 000/001); null for games without modes.",
-            nullable=True,
-            games=BACCARAT,
-            nullable_in_game=False,
-        ),
         _c("stake", MONEY, "Amount staked, minor units, > 0."),
         _c("currency", pa.string(), "ISO 4217 code of stake and paid."),
         _c("paid", MONEY, "Amount credited back for this bet, stake included when returned, 0 on a loss."),
-        _c(
-            "added_stake",
-            MONEY,
-            "Blackjack MAIN (and BET_BEHIND where the ruleset's bet behind follows the box): the stake added to "
-            "the box by its doubles and splits (0 or null: none); `stake` is the stake placed before the deal. "
-            "Casino stud ANTE: the call, 2 x ante (0 or null on a fold); `paid` is what ante and call returned "
-            "together.",
-            nullable=True,
-            required=True,
-            games=BOX_GAMES,
-        ),
-        _c(
-            "selection",
-            pa.string(),
-            "Roulette and sic bo: what the bet covers, as RULES.md records it: numbers ascending joined by '-' "
-            "('17-20', '0-1-2-3'), a dozen, column, total or face ('2', '11'), a sic bo combination 'a-b'; "
-            "null for a bet that covers no choice (RED, SMALL, ANY_TRIPLE). A selection that is not a bet of "
-            "its type is a finding (SELECTION_INVALID), not a bad row.",
-            nullable=True,
-            required=True,
-            games=WHEEL_AND_DICE,
-        ),
         _c("settled_at", TIMESTAMP, "When the bet was settled (UTC).", nullable=True),
         _c(
             "seat",
@@ -309,7 +149,6 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
             "bet beside it.",
             nullable=True,
             required=False,
-            required_for=BOX_GAMES,
         ),
         _c("channel", pa.string(), "Client the bet came from, e.g. 'web', 'mobile'.", nullable=True, required=False),
     ),
@@ -328,8 +167,68 @@ CONTRACT: dict[str, tuple[Column, ...]] = {
 }
 
 # the tables every input folder holds; OPTIONAL_TABLES may be absent
-TABLE_NAMES: tuple[str, ...] = ("tables", "limits", "shoes", "rounds", "bets")
 OPTIONAL_TABLES: tuple[str, ...] = ("table_rulesets",)
+TABLE_NAMES: tuple[str, ...] = tuple(t for t in _SHARED if t not in OPTIONAL_TABLES)
+
+
+def _with_games() -> dict[str, tuple[Column, ...]]:
+    """The shared columns with every registered game's inserted after the column each names: after one shared
+    column, the columns of the games in registry order, a family's where its first game comes, before that
+    game's own."""
+    from schemas.games import modules
+
+    owners: list[tuple[dict[str, tuple[Column, ...]], list[str]]] = []  # (columns, their games)
+    families: dict[str, list[str]] = {}
+    required_for: dict[tuple[str, str], list[str]] = {}
+    for game, module in modules():
+        for family in module.FAMILIES:
+            if family.name not in families:
+                families[family.name] = []
+                owners.append((family.columns, families[family.name]))
+            families[family.name].append(game)
+            for table, names in family.requires.items():
+                for name in names:
+                    required_for.setdefault((table, name), []).append(game)
+        owners.append((module.COLUMNS, [game]))
+    out = {}
+    for table, shared in _SHARED.items():
+        after: dict[str, list[Column]] = {}
+        for columns, games in owners:
+            for c in columns.get(table, ()):
+                if c.after not in {s.name for s in shared}:
+                    raise ValueError(f"column {table}.{c.name} of {', '.join(games)} follows {c.after!r}, "
+                                     f"not a shared column of {table}")
+                after.setdefault(c.after, []).append(c)
+        cols = []
+        for s in shared:
+            cols.append(replace(s, required_for=tuple(required_for.get((table, s.name), ()))))
+            cols += after.get(s.name, [])
+        out[table] = tuple(cols)
+    # (games filled in last: a family's list grows with each of its games)
+    games_of = {id(c): tuple(games) for columns, games in owners for cs in columns.values() for c in cs}
+    return {t: tuple(replace(c, games=games_of[id(c)], after=None) if id(c) in games_of else c for c in cols)
+            for t, cols in out.items()}
+
+
+class _Contract(Mapping[str, tuple[Column, ...]]):
+    """input table -> its columns, every registered game's in (gathered once per content of the registry)."""
+
+    def _now(self) -> dict[str, tuple[Column, ...]]:
+        from schemas.games import per_registry
+
+        return per_registry(_with_games)
+
+    def __getitem__(self, table: str) -> tuple[Column, ...]:
+        return self._now()[table]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._now())
+
+    def __len__(self) -> int:
+        return len(self._now())
+
+
+CONTRACT: Mapping[str, tuple[Column, ...]] = _Contract()
 
 
 def schema(table: str, *, required_only: bool = False) -> pa.Schema:

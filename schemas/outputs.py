@@ -2,153 +2,77 @@
 
 Every row carries `business_date` (the UTC date the round's betting opened; for shoe-level rows the
 date the shoe opened) so that re-auditing a date replaces exactly that date in the warehouse.
+
+The outputs every game writes are here; each game declares its own (its round replays, casino stud's jackpot
+ledger) as an Output in its module of schemas/games/ (registered there): OUTPUTS, SORT_KEYS and DOCS gather them
+from the registry when read, the games' first, so this module names no game.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+
 import pyarrow as pa
 
-from schemas.contract import CARDS, MONEY, TIMESTAMP
+from schemas.contract import MONEY, TIMESTAMP
 
-DOCS: dict[str, dict[str, str]] = {
-    "round_replays": {
-        "business_date": "UTC date the round's betting opened.",
-        "table_id": "Table of the round.",
-        "shoe_id": "Shoe of the round.",
-        "round_id": "The round.",
-        "round_no": "1-based number of the round in its shoe, as recorded.",
-        "status": "settled | cancelled, as recorded.",
-        "shoe_position": "Index in the shoe of the round's first card, after re-synchronising (null: no card dealt).",
-        "rounds_before": "Rounds dealt earlier in the shoe.",
-        "expected_player_cards": "Player's cards as the third-card rule deals them from the shoe at shoe_position.",
-        "expected_banker_cards": "Banker's cards as the rule deals them.",
-        "expected_player_score": "Player's score of the expected cards.",
-        "expected_banker_score": "Banker's score of the expected cards.",
-        "expected_outcome": "Outcome of the expected cards.",
-        "recorded_player_cards": "Player's cards as recorded by the card reader.",
-        "recorded_banker_cards": "Banker's cards as recorded.",
-        "recorded_player_score": "Player's score as recorded.",
-        "recorded_banker_score": "Banker's score as recorded.",
-        "recorded_outcome": "Outcome as recorded.",
-        "cut_card_round": "True for the round in which the cut card came out (the last legal round).",
-        "after_cut": "True for a round dealt after the cut-card round.",
-        "decisions": "The rule applied to each hand, e.g. 'Banker 4, Player's third card 7 -> draws (4 draws on 2–7)'.",
-        "finding_kinds": "Kinds of the dealing findings on this round.",
-    },
-    "blackjack_round_replays": {
-        "business_date": "UTC date the round's betting opened.",
-        "table_id": "Table of the round (a blackjack table).",
-        "shoe_id": "Shoe of the round.",
-        "round_id": "The round.",
-        "round_no": "1-based number of the round in its shoe, as recorded.",
-        "status": "settled | cancelled, as recorded.",
-        "shoe_position": "Index in the shoe of the round's first card (rounds follow one another from the burn).",
-        "rounds_before": "Rounds dealt earlier in the shoe.",
-        "boxes": "The occupied boxes, in dealing order, as recorded.",
-        "box_actions": "Each box's recorded decisions (H hit, S stand, D double, P split).",
-        "expected_box_cards": "Each box's cards as the shoe and the recorded decisions deal them (null: the "
-                              "round's record cannot be replayed).",
-        "recorded_box_cards": "Each box's cards as recorded.",
-        "expected_dealer_cards": "The dealer's cards as the shoe and the H17 rule deal them.",
-        "recorded_dealer_cards": "The dealer's cards as recorded.",
-        "recorded_dealer_total": "Total of the recorded dealer cards (aces 1 or 11).",
-        "cut_card_round": "True for the round in which the cut card came out (the last legal round).",
-        "after_cut": "True for a round dealt after the cut-card round.",
-        "explanation": "Each card from the shoe with where it went (the shoe's own card at its index; where the "
-                       "recorded card is another, both, marked MISMATCH), each decision with whether it was legal "
-                       "(and for an auto-played box what basic strategy says), each dealer decision with its rule.",
-        "finding_kinds": "Kinds of the round-level findings on this round.",
-    },
-    "roulette_round_replays": {
-        "business_date": "UTC date the spin's betting opened.",
-        "table_id": "Table of the spin (a roulette table).",
-        "shoe_id": "Session (one wheel at the table, shoes.shoe_id) of the spin.",
-        "round_id": "The spin.",
-        "round_no": "1-based number of the spin in its session, as recorded.",
-        "status": "settled | cancelled, as recorded.",
-        "pocket": "The pocket recorded (null: none recorded); a value outside 0-36 is kept as recorded.",
-        "outcome_valid": "True when the pocket is a pocket of the single-zero wheel (0-36).",
-        "outcome_description": "The pocket with what it wins: colour, odd/even, low/high, dozen, column.",
-        "bets": "The spin's bets as read: bet_id, bet_type, selection and the pockets it covers on the layout "
-                "(null where the selection is not a bet of its type).",
-        "explanation": "The outcome, and each bet with the numbers it covers, won or lost and why.",
-        "finding_kinds": "Kinds of the round-level findings on this spin.",
-    },
-    "sic_bo_round_replays": {
-        "business_date": "UTC date the roll's betting opened.",
-        "table_id": "Table of the roll (a sic bo table).",
-        "shoe_id": "Session (one shaker at the table, shoes.shoe_id) of the roll.",
-        "round_id": "The roll.",
-        "round_no": "1-based number of the roll in its session, as recorded.",
-        "status": "settled | cancelled, as recorded.",
-        "dice": "The dice recorded, in order (null: none recorded); values kept as recorded.",
-        "outcome_valid": "True when exactly three dice 1-6 were recorded.",
-        "outcome_description": "The dice with their total, small/big, odd/even, doubles and triple.",
-        "bets": "The roll's bets as read: bet_id, bet_type, selection (covered: null, a sic bo bet covers "
-                "dice patterns, not pockets).",
-        "explanation": "The outcome, and each bet with what it covers, won or lost and why.",
-        "finding_kinds": "Kinds of the round-level findings on this roll.",
-    },
-    "casino_stud_round_replays": {
-        "business_date": "UTC date the round's betting opened.",
-        "table_id": "Table of the round (a casino stud table).",
-        "shoe_id": "The round's deck (shoes.shoe_id: a fresh 52-card deck every round).",
-        "round_id": "The round.",
-        "round_no": "1-based number of the round in its deck, as recorded (1).",
-        "status": "settled | cancelled, as recorded.",
-        "boxes": "The boxes with an ante, in dealing order, as recorded.",
-        "box_actions": "Each box's recorded decision (C call, F fold).",
-        "expected_box_cards": "Each box's five cards as the deck and the dealing order give them (null: the deck "
-                              "cannot be dealt from).",
-        "recorded_box_cards": "Each box's cards as recorded.",
-        "expected_dealer_cards": "The dealer's five cards as the deck gives them, the open card first.",
-        "recorded_dealer_cards": "The dealer's cards as recorded.",
-        "box_ranks": "Each box's hand rank as the engine ranks its recorded cards, HIGH_CARD ... ROYAL_FLUSH (null: "
-                     "not five distinct cards).",
-        "recorded_box_hands": "Each box's hand rank as recorded (rounds.box_hands).",
-        "dealer_rank": "The dealer's hand rank as the engine ranks the recorded cards.",
-        "recorded_dealer_hand": "The dealer's hand rank as recorded (rounds.dealer_hand).",
-        "dealer_qualifies": "True when the dealer's recorded hand qualifies (ace-king or better); null: not ranked.",
-        "expected_jackpot_before": "The jackpot the ledger expects when betting closed: the previous round's "
-                                   "recorded jackpot_after (the day's first round: its own recorded value).",
-        "recorded_jackpot_before": "The jackpot as recorded when betting closed (rounds.jackpot_before).",
-        "expected_jackpot_after": "The jackpot the ledger computes after the round: before + the jackpot's share of "
-                                  "every losing jackpot bet - percentage prizes (a won jackpot: the next pool).",
-        "recorded_jackpot_after": "The jackpot as recorded after the round (rounds.jackpot_after).",
-        "expected_next_pool_before": "The next pool the ledger expects when betting closed (as for the jackpot).",
-        "recorded_next_pool_before": "The next pool as recorded when betting closed (rounds.next_pool_before).",
-        "expected_next_pool_after": "The next pool the ledger computes after the round.",
-        "recorded_next_pool_after": "The next pool as recorded after the round (rounds.next_pool_after).",
-        "explanation": "Each card from the deck with where it went, each hand with its rank, the dealer's "
-                       "qualification, each box's decision and result, and the pools' arithmetic.",
-        "finding_kinds": "Kinds of the round-level findings on this round.",
-    },
-    "casino_stud_jackpot_ledger": {
-        "business_date": "UTC date the round's betting opened.",
-        "table_id": "Table of the round (pools are per table).",
-        "shoe_id": "The round's deck (shoes.shoe_id).",
-        "round_id": "A round with a jackpot bet, a pool balance that moved or a balance finding (one row per "
-                    "such round).",
-        "betting_closed_at": "When betting closed on the round (UTC): the ledger's order.",
-        "currency": "Currency of the table's amounts.",
-        "jackpot_before": "The jackpot as recorded when betting closed (rounds.jackpot_before).",
-        "next_pool_before": "The next pool as recorded when betting closed (rounds.next_pool_before).",
-        "jackpot_bets": "JACKPOT bets settled on the round's hands (a refunded one, without an ante or on a "
-                        "cancelled round, feeds no pool and is not counted).",
-        "stakes": "Sum of their stakes, minor units.",
-        "to_jackpot": "The jackpot's share of the losing jackpot bets (floor of stake x share), minor units.",
-        "to_next_pool": "The next pool's share of the losing jackpot bets, minor units.",
-        "to_house": "The house's share of the losing jackpot bets, with every remainder of the shares, minor units.",
-        "prizes_from_jackpot": "Jackpot prizes owed from the jackpot (percentage prizes), minor units.",
-        "prizes_from_next_pool": "Jackpot prizes owed from the next pool (the part of a won jackpot that came from "
-                                 "it, where the rules say so), minor units.",
-        "prizes_by_house": "Jackpot prizes owed by the house (fixed prizes), minor units.",
-        "jackpot_reset": "True when the jackpot was won on the round and replaced by the next pool.",
-        "expected_jackpot_after": "The jackpot after the round as the ledger computes it, minor units.",
-        "recorded_jackpot_after": "The jackpot after the round as recorded (rounds.jackpot_after).",
-        "expected_next_pool_after": "The next pool after the round as the ledger computes it, minor units.",
-        "recorded_next_pool_after": "The next pool after the round as recorded (rounds.next_pool_after).",
-    },
+# the fields every game's round replays begin with, and their sort order
+REPLAY_HEAD = [
+    pa.field("business_date", pa.date32()), pa.field("table_id", pa.string()), pa.field("shoe_id", pa.string()),
+    pa.field("round_id", pa.string()), pa.field("round_no", pa.int32()), pa.field("status", pa.string()),
+]  # fmt: skip
+REPLAY_SORT_KEY = ["table_id", "shoe_id", "round_no", "round_id"]
+
+
+@dataclass(frozen=True)
+class Output:
+    """A game's output: its name, fields, each field's doc (every field, in order) and sort order (the files are
+    byte-identical for identical input)."""
+
+    name: str
+    fields: list[pa.Field]
+    docs: dict[str, str]
+    sort_key: list[str]
+
+    def __post_init__(self) -> None:
+        if [f.name for f in self.fields] != list(self.docs):
+            raise ValueError(f"output {self.name}: the docs must cover every field, in order")
+
+    @property
+    def schema(self) -> pa.Schema:
+        return pa.schema(self.fields)
+
+
+class _Gathered(Mapping):
+    """A mapping of every registered game's entries (`of_game(output)` for each of its outputs) before the shared
+    ones, gathered once per content of the registry (schemas/games)."""
+
+    def __init__(self, of_game: Callable[[Output], object], shared: dict) -> None:
+        self._of_game, self._shared = of_game, shared
+
+    def _build(self) -> dict:
+        from schemas.games import modules
+
+        games = {o.name: self._of_game(o) for _, module in modules() for o in module.OUTPUTS}
+        return {**games, **self._shared}
+
+    def _now(self) -> dict:
+        from schemas.games import per_registry
+
+        return per_registry(self._build)
+
+    def __getitem__(self, name: str):
+        return self._now()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._now())
+
+    def __len__(self) -> int:
+        return len(self._now())
+
+
+_DOCS: dict[str, dict[str, str]] = {
     "settlements": {
         "business_date": "UTC date the round's betting opened.",
         "table_id": "Table of the bet.",
@@ -290,83 +214,52 @@ DOCS: dict[str, dict[str, str]] = {
                       "at a recorded shoe position, within the bet's cutoff); else the account of a bet on it.",
         "stake": "The bet's stake, minor units (null on the table's own rows).",
     },
+    # The history of the wheel and dice tests (issue 43): each night's sufficient statistics, published by
+    # `pitboss surveil` (the detectors' publish_as) and read back from the warehouse to test each wheel or
+    # shaker over its window of past nights (docs/surveillance.md § History).
+    "surveillance_daily_wheel": {
+        "business_date": "The night the spins were dealt on: a later surveillance run covering this date replaces "
+                         "the night's rows in the warehouse.",
+        "wheel": "The wheel: its equipment_id, else the table (wheel_is_table).",
+        "wheel_is_table": "True where no equipment_id was recorded and the table stands for the wheel.",
+        "pocket": "The pocket, 0-36.",
+        "count": "Settled spins that night on that wheel landing in that pocket.",
+    },
+    "surveillance_daily_dice": {
+        "business_date": "The night the dice were rolled on (replaced as surveillance_daily_wheel).",
+        "shaker": "The shaker: its equipment_id, else the table (shaker_is_table).",
+        "shaker_is_table": "True where no equipment_id was recorded and the table stands for the shaker.",
+        "face": "The face, 1-6.",
+        "count": "Dice that night showing that face (three per settled roll with three legal dice).",
+    },
+    "surveillance_daily_dice_pairs": {
+        "business_date": "The night the dice were rolled on (replaced as surveillance_daily_wheel).",
+        "shaker": "The shaker: its equipment_id, else the table (shaker_is_table).",
+        "shaker_is_table": "True where no equipment_id was recorded and the table stands for the shaker.",
+        "category": "The unordered pair 'a-b' (a <= b) of the two dice the pair test takes from a roll (the "
+                    "round_id's hash leaves one out), or 'triple' for the rolls whose three dice agree.",
+        "count": "Rolls that night in that category.",
+    },
+    "surveillance_daily_signature": {
+        "business_date": "The night of the second spin of each pair (replaced as surveillance_daily_wheel).",
+        "wheel": "The wheel: its equipment_id, else the table (wheel_is_table).",
+        "wheel_is_table": "True where no equipment_id was recorded and the table stands for the wheel.",
+        "dealer_id": "The dealer who spun both spins of each pair.",
+        "distance": "Positions along the wheel, clockwise, from one pocket to the next spin's (0-36).",
+        "count": "Successive spins that night by that dealer at that wheel at that distance.",
+    },
 }
 
 
 def _s(name: str, fields: list[pa.Field]) -> pa.Schema:
-    assert [f.name for f in fields] == list(DOCS[name]), name  # the docs cover every field, in order
+    assert [f.name for f in fields] == list(_DOCS[name]), name  # the docs cover every field, in order
     return pa.schema(fields)
 
 
-ROUND_REPLAYS = _s("round_replays", [
-    pa.field("business_date", pa.date32()), pa.field("table_id", pa.string()), pa.field("shoe_id", pa.string()),
-    pa.field("round_id", pa.string()), pa.field("round_no", pa.int32()), pa.field("status", pa.string()),
-    pa.field("shoe_position", pa.int32()), pa.field("rounds_before", pa.int32()),
-    pa.field("expected_player_cards", CARDS), pa.field("expected_banker_cards", CARDS),
-    pa.field("expected_player_score", pa.int8()), pa.field("expected_banker_score", pa.int8()),
-    pa.field("expected_outcome", pa.string()),
-    pa.field("recorded_player_cards", CARDS), pa.field("recorded_banker_cards", CARDS),
-    pa.field("recorded_player_score", pa.int8()), pa.field("recorded_banker_score", pa.int8()),
-    pa.field("recorded_outcome", pa.string()),
-    pa.field("cut_card_round", pa.bool_()), pa.field("after_cut", pa.bool_()),
-    pa.field("decisions", pa.list_(pa.string())), pa.field("finding_kinds", pa.list_(pa.string())),
-])  # fmt: skip
 
-BLACKJACK_ROUND_REPLAYS = _s("blackjack_round_replays", [
-    pa.field("business_date", pa.date32()), pa.field("table_id", pa.string()), pa.field("shoe_id", pa.string()),
-    pa.field("round_id", pa.string()), pa.field("round_no", pa.int32()), pa.field("status", pa.string()),
-    pa.field("shoe_position", pa.int32()), pa.field("rounds_before", pa.int32()),
-    pa.field("boxes", pa.list_(pa.int8())), pa.field("box_actions", pa.list_(pa.string())),
-    pa.field("expected_box_cards", pa.list_(CARDS)), pa.field("recorded_box_cards", pa.list_(CARDS)),
-    pa.field("expected_dealer_cards", CARDS), pa.field("recorded_dealer_cards", CARDS),
-    pa.field("recorded_dealer_total", pa.int8()),
-    pa.field("cut_card_round", pa.bool_()), pa.field("after_cut", pa.bool_()),
-    pa.field("explanation", pa.list_(pa.string())), pa.field("finding_kinds", pa.list_(pa.string())),
-])  # fmt: skip
 
-_OUTCOME_REPLAY_HEAD = [
-    pa.field("business_date", pa.date32()), pa.field("table_id", pa.string()), pa.field("shoe_id", pa.string()),
-    pa.field("round_id", pa.string()), pa.field("round_no", pa.int32()), pa.field("status", pa.string()),
-]  # fmt: skip
-_BET_SELECTION = pa.struct([("bet_id", pa.string()), ("bet_type", pa.string()), ("selection", pa.string()),
-                            ("covered", pa.list_(pa.int8()))])
-_OUTCOME_REPLAY_TAIL = [
-    pa.field("outcome_valid", pa.bool_()), pa.field("outcome_description", pa.string()),
-    pa.field("bets", pa.list_(_BET_SELECTION)),
-    pa.field("explanation", pa.list_(pa.string())), pa.field("finding_kinds", pa.list_(pa.string())),
-]  # fmt: skip
-ROULETTE_ROUND_REPLAYS = _s("roulette_round_replays", [
-    *_OUTCOME_REPLAY_HEAD, pa.field("pocket", pa.int8()), *_OUTCOME_REPLAY_TAIL])
-SIC_BO_ROUND_REPLAYS = _s("sic_bo_round_replays", [
-    *_OUTCOME_REPLAY_HEAD, pa.field("dice", pa.list_(pa.int8())), *_OUTCOME_REPLAY_TAIL])
 
-CASINO_STUD_ROUND_REPLAYS = _s("casino_stud_round_replays", [
-    pa.field("business_date", pa.date32()), pa.field("table_id", pa.string()), pa.field("shoe_id", pa.string()),
-    pa.field("round_id", pa.string()), pa.field("round_no", pa.int32()), pa.field("status", pa.string()),
-    pa.field("boxes", pa.list_(pa.int8())), pa.field("box_actions", pa.list_(pa.string())),
-    pa.field("expected_box_cards", pa.list_(CARDS)), pa.field("recorded_box_cards", pa.list_(CARDS)),
-    pa.field("expected_dealer_cards", CARDS), pa.field("recorded_dealer_cards", CARDS),
-    pa.field("box_ranks", pa.list_(pa.string())), pa.field("recorded_box_hands", pa.list_(pa.string())),
-    pa.field("dealer_rank", pa.string()), pa.field("recorded_dealer_hand", pa.string()),
-    pa.field("dealer_qualifies", pa.bool_()),
-    pa.field("expected_jackpot_before", MONEY), pa.field("recorded_jackpot_before", MONEY),
-    pa.field("expected_jackpot_after", MONEY), pa.field("recorded_jackpot_after", MONEY),
-    pa.field("expected_next_pool_before", MONEY), pa.field("recorded_next_pool_before", MONEY),
-    pa.field("expected_next_pool_after", MONEY), pa.field("recorded_next_pool_after", MONEY),
-    pa.field("explanation", pa.list_(pa.string())), pa.field("finding_kinds", pa.list_(pa.string())),
-])  # fmt: skip
 
-CASINO_STUD_JACKPOT_LEDGER = _s("casino_stud_jackpot_ledger", [
-    pa.field("business_date", pa.date32()), pa.field("table_id", pa.string()), pa.field("shoe_id", pa.string()),
-    pa.field("round_id", pa.string()), pa.field("betting_closed_at", TIMESTAMP), pa.field("currency", pa.string()),
-    pa.field("jackpot_before", MONEY), pa.field("next_pool_before", MONEY),
-    pa.field("jackpot_bets", pa.int32()), pa.field("stakes", MONEY),
-    pa.field("to_jackpot", MONEY), pa.field("to_next_pool", MONEY), pa.field("to_house", MONEY),
-    pa.field("prizes_from_jackpot", MONEY), pa.field("prizes_from_next_pool", MONEY),
-    pa.field("prizes_by_house", MONEY), pa.field("jackpot_reset", pa.bool_()),
-    pa.field("expected_jackpot_after", MONEY), pa.field("recorded_jackpot_after", MONEY),
-    pa.field("expected_next_pool_after", MONEY), pa.field("recorded_next_pool_after", MONEY),
-])  # fmt: skip
 
 SETTLEMENTS = _s("settlements", [
     pa.field("business_date", pa.date32()), pa.field("table_id", pa.string()), pa.field("shoe_id", pa.string()),
@@ -397,18 +290,13 @@ ROUND_RULESETS = _s("round_rulesets", [
     pa.field("version", pa.string()), pa.field("ruleset_sha256", pa.string()),
 ])  # fmt: skip
 
-OUTPUTS: dict[str, pa.Schema] = {
-    "round_replays": ROUND_REPLAYS,
-    "blackjack_round_replays": BLACKJACK_ROUND_REPLAYS,
-    "roulette_round_replays": ROULETTE_ROUND_REPLAYS,
-    "sic_bo_round_replays": SIC_BO_ROUND_REPLAYS,
-    "casino_stud_round_replays": CASINO_STUD_ROUND_REPLAYS,
-    "casino_stud_jackpot_ledger": CASINO_STUD_JACKPOT_LEDGER,
+# every output of the audit: every game's, then the shared ones
+OUTPUTS: Mapping[str, pa.Schema] = _Gathered(lambda o: o.schema, {
     "settlements": SETTLEMENTS,
     "findings": FINDINGS,
     "quarantine": QUARANTINE,
     "round_rulesets": ROUND_RULESETS,
-}
+})
 
 SURVEILLANCE_TESTS = _s("surveillance_tests", [
     pa.field("business_date", pa.date32()), pa.field("detector", pa.string()), pa.field("subject", pa.string()),
@@ -432,21 +320,38 @@ ADVANTAGE_MOMENTS = _s("advantage_moments", [
     pa.field("moment", pa.float64()), pa.field("account_id", pa.string()), pa.field("stake", MONEY),
 ])  # fmt: skip
 
+_HISTORY_KEYS = [pa.field("business_date", pa.date32())]
+SURVEILLANCE_DAILY_WHEEL = _s("surveillance_daily_wheel", [
+    *_HISTORY_KEYS, pa.field("wheel", pa.string()), pa.field("wheel_is_table", pa.bool_()),
+    pa.field("pocket", pa.int8()), pa.field("count", pa.int64()),
+])  # fmt: skip
+SURVEILLANCE_DAILY_DICE = _s("surveillance_daily_dice", [
+    *_HISTORY_KEYS, pa.field("shaker", pa.string()), pa.field("shaker_is_table", pa.bool_()),
+    pa.field("face", pa.int8()), pa.field("count", pa.int64()),
+])  # fmt: skip
+SURVEILLANCE_DAILY_DICE_PAIRS = _s("surveillance_daily_dice_pairs", [
+    *_HISTORY_KEYS, pa.field("shaker", pa.string()), pa.field("shaker_is_table", pa.bool_()),
+    pa.field("category", pa.string()), pa.field("count", pa.int64()),
+])  # fmt: skip
+SURVEILLANCE_DAILY_SIGNATURE = _s("surveillance_daily_signature", [
+    *_HISTORY_KEYS, pa.field("wheel", pa.string()), pa.field("wheel_is_table", pa.bool_()),
+    pa.field("dealer_id", pa.string()), pa.field("distance", pa.int8()), pa.field("count", pa.int64()),
+])  # fmt: skip
+
 # What `pitboss surveil` writes beside the audit's outputs (the audit neither writes nor clears them).
 SURVEILLANCE_OUTPUTS: dict[str, pa.Schema] = {
     "surveillance_tests": SURVEILLANCE_TESTS,
     "surveillance_findings": SURVEILLANCE_FINDINGS,
     "advantage_moments": ADVANTAGE_MOMENTS,  # published features (Detector.publish_as)
+    # the wheel and dice tests' nightly statistics (their history: Detector.history)
+    "surveillance_daily_wheel": SURVEILLANCE_DAILY_WHEEL,
+    "surveillance_daily_dice": SURVEILLANCE_DAILY_DICE,
+    "surveillance_daily_dice_pairs": SURVEILLANCE_DAILY_DICE_PAIRS,
+    "surveillance_daily_signature": SURVEILLANCE_DAILY_SIGNATURE,
 }
 
 # Sort order of each output: the files are byte-identical for identical input.
-SORT_KEYS: dict[str, list[str]] = {
-    "round_replays": ["table_id", "shoe_id", "round_no", "round_id"],
-    "blackjack_round_replays": ["table_id", "shoe_id", "round_no", "round_id"],
-    "roulette_round_replays": ["table_id", "shoe_id", "round_no", "round_id"],
-    "sic_bo_round_replays": ["table_id", "shoe_id", "round_no", "round_id"],
-    "casino_stud_round_replays": ["table_id", "shoe_id", "round_no", "round_id"],
-    "casino_stud_jackpot_ledger": ["table_id", "betting_closed_at", "round_id", "shoe_id"],
+SORT_KEYS: Mapping[str, list[str]] = _Gathered(lambda o: o.sort_key, {
     "settlements": ["table_id", "shoe_id", "round_no", "bet_id", "source_file", "source_row"],
     "findings": ["kind", "table_id", "shoe_id", "round_id", "bet_id", "message"],
     "quarantine": ["source_table", "source_file", "source_row", "reason"],
@@ -456,4 +361,11 @@ SORT_KEYS: dict[str, list[str]] = {
     "surveillance_findings": ["kind", "table_id", "shoe_id", "round_id", "bet_id", "message"],
     "advantage_moments": ["table_id", "business_date", "shoe_id", "round_no", "round_id", "bet_type", "account_id",
                           "stake", "moment"],
-}
+    "surveillance_daily_wheel": ["business_date", "wheel", "wheel_is_table", "pocket"],
+    "surveillance_daily_dice": ["business_date", "shaker", "shaker_is_table", "face"],
+    "surveillance_daily_dice_pairs": ["business_date", "shaker", "shaker_is_table", "category"],
+    "surveillance_daily_signature": ["business_date", "wheel", "wheel_is_table", "dealer_id", "distance"],
+})
+
+# each output's fields, documented (docs/warehouse.md)
+DOCS: Mapping[str, dict[str, str]] = _Gathered(lambda o: o.docs, _DOCS)

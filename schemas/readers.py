@@ -23,7 +23,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
-from functools import cache
+from typing import BinaryIO
 from urllib.parse import unquote
 
 import numpy as np
@@ -32,7 +32,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from engine.cards import CARD_CODES
-from engine.games import game, game_names, game_of_ruleset, ruleset_ids
+from engine.games import game, game_names, game_of_ruleset, per_registry, ruleset_ids
 from engine.ruleset_file import texts_generation
 from schemas.contract import CONTRACT, OUTCOMES, STATUSES, TABLE_NAMES, required_columns, schema
 
@@ -353,23 +353,83 @@ Source = str | os.PathLike | SourceFile | Sequence[str | os.PathLike | SourceFil
 """A file, an input folder, a table folder, a SourceFile, or a list of these."""
 
 
+Opener = Callable[[str], BinaryIO]
+"""How a file that is not on this machine is opened (a seekable binary handle): the pipeline gives Beam's
+filesystems' (gs://, s3://, hdfs://). Without one, a path is a local file's."""
+
+
 class _open_parquet:
     """pq.ParquetFile as a context manager that turns any failure to open into a ContractError;
-    `read_dictionary`: columns of the file to read dictionary-encoded; `metadata`: its footer, if already read."""
+    `read_dictionary`: columns of the file to read dictionary-encoded; `metadata`: its footer, if already read;
+    `opener`: how to open the path (None: a local file)."""
 
-    def __init__(self, path: str, read_dictionary: Sequence[str] = (), metadata: pq.FileMetaData | None = None):
+    def __init__(self, path: str, read_dictionary: Sequence[str] = (), metadata: pq.FileMetaData | None = None,
+                 opener: Opener | None = None):
         self.path, self.read_dictionary, self.metadata = path, list(read_dictionary) or None, metadata
+        self.opener, self.handle = opener, None
 
     def __enter__(self) -> pq.ParquetFile:
         try:
-            self.pf = pq.ParquetFile(self.path, read_dictionary=self.read_dictionary, metadata=self.metadata)
+            self.handle = self.opener(self.path) if self.opener is not None else None
+            self.pf = pq.ParquetFile(self.path if self.handle is None else self.handle,
+                                     read_dictionary=self.read_dictionary, metadata=self.metadata)
             _ = self.pf.schema_arrow
         except (OSError, pa.ArrowException, ValueError, TypeError) as e:
+            self._close_handle()
             raise ContractError(self.path, f"not a readable Parquet file: {_message(e)}") from None
+        try:
+            _check_footer_text(self.pf, self.path)
+        except ContractError:
+            self.__exit__()
+            raise
         return self.pf
 
     def __exit__(self, *exc: object) -> None:
         self.pf.close()
+        self._close_handle()
+
+    def _close_handle(self) -> None:
+        if self.handle is not None:
+            self.handle.close()
+            self.handle = None
+
+
+def _check_footer_text(pf: pq.ParquetFile, path: str) -> None:
+    """A ContractError, naming the column where one is named, when the footer's names or time zones are not
+    UTF-8 (a damaged footer: Arrow decodes them only when asked, and would fail later, anywhere)."""
+    for j in range(pf.metadata.num_columns):
+        try:
+            _ = pf.metadata.schema.column(j).path
+        except UnicodeDecodeError:
+            raise ContractError(path, f"the name of column {j} in the footer is not valid UTF-8 (the file is "
+                                "damaged)") from None
+    for i, field in enumerate(pf.schema_arrow):
+        try:
+            name = field.name
+        except UnicodeDecodeError:
+            raise ContractError(path, f"the name of column {i} in the footer's Arrow schema is not valid UTF-8 "
+                                "(the file is damaged)") from None
+        try:
+            _decode_type_text(field.type)
+        except UnicodeDecodeError:
+            raise ContractError(path, "its type, as the footer records it, holds text that is not valid UTF-8 "
+                                "(the file is damaged)", column=name) from None
+
+
+def _decode_type_text(t: pa.DataType) -> None:
+    """Decode every text a type holds (a timestamp's time zone, a list item's or struct field's name): raises
+    UnicodeDecodeError where one is not UTF-8."""
+    if pa.types.is_timestamp(t):
+        _ = t.tz
+    elif pa.types.is_dictionary(t):
+        _decode_type_text(t.value_type)
+    elif _is_list_like(t):
+        _ = t.value_field.name
+        _decode_type_text(t.value_type)
+    elif pa.types.is_struct(t):
+        for k in range(t.num_fields):
+            _ = t.field(k).name
+            _decode_type_text(t.field(k).type)
 
 
 def _inspect(pf: pq.ParquetFile, path: str, table: str, partition: tuple[tuple[str, str | None], ...]) -> SourceFile:
@@ -408,17 +468,31 @@ def _partition_value(path: str, column: str, value: str | None, dst: pa.DataType
                             column=column) from None
 
 
-def scan(source: Source, table: str) -> list[SourceFile]:
+def scan(source: Source, table: str, *, opener: Opener | None = None) -> list[SourceFile]:
     """Find the files of `table` in `source` and check the structure of each (footer readable,
     required columns present, types convertible), reading no data. Raises ContractError.
 
     `source`: an input folder (holding <table>.parquet or <table>/), the table's own folder, one
     file, a SourceFile, or a list of these. Use the SourceFiles to split work by file and row group.
+    With `opener`, SourceFiles only (scan_listed's: files not on this machine).
     """
     _check_table(table)
     files = []
     for path, partition in _resolve(source, table):
-        with _open_parquet(path) as pf:
+        with _open_parquet(path, opener=opener) as pf:
+            files.append(_inspect(pf, path, table, partition))
+    return files
+
+
+def scan_listed(paths: Sequence[str], table_folder: str, table: str, opener: Opener) -> list[SourceFile]:
+    """`scan` of files not on this machine, listed by the caller (a remote folder's: `<table>.parquet`, or the
+    files under `table_folder`, whose hive `key=value` folders give their partition), each opened with
+    `opener`. Raises ContractError."""
+    _check_table(table)
+    files = []
+    for path in paths:
+        partition = _partition_of(path, table_folder) if path.startswith(table_folder.rstrip("/") + "/") else ()
+        with _open_parquet(path, opener=opener) as pf:
             files.append(_inspect(pf, path, table, partition))
     return files
 
@@ -548,8 +622,10 @@ def read_table(
     columns: Sequence[str] | None = None,
     *,
     with_source: bool = False,
+    opener: Opener | None = None,
 ) -> pa.Table:
-    """The whole of `table` in memory (see iter_batches for sources, columns and with_source).
+    """The whole of `table` in memory (see iter_batches for sources, columns and with_source; `opener`: see
+    scan).
 
     The schema metadata key IGNORED_COLUMNS_KEY lists the columns found in the files (or hive keys in
     the paths) that the contract does not have: they are not read; `ignored_columns(result)` returns
@@ -557,11 +633,11 @@ def read_table(
     """
     _check_table(table)
     names = _columns(table, columns)
-    infos = scan(source, table)
+    infos = scan(source, table, opener=opener)
     out_schema = read_schema(table, columns, with_source=with_source)
     batches: list[pa.RecordBatch] = []
     for info in infos:
-        with _open_parquet(info.path) as pf:
+        with _open_parquet(info.path, opener=opener) as pf:
             batches.extend(_file_batches(pf, info, names, out_schema, with_source=with_source,
                                          row_groups=None, batch_size=None))
     ignored = sorted({name for info in infos for name in info.ignored})
@@ -647,22 +723,36 @@ def _games_missing(info: SourceFile) -> dict[str, list[str]]:
 def _may_hold(pf: pq.ParquetFile, rg: int, column: int, table_ids: list[str]) -> bool:
     """Whether a row group may hold one of `table_ids`, from its statistics alone (no data read): False only
     when its min and max are recorded and none of the ids lies between them."""
-    chunk = pf.metadata.row_group(rg).column(column)
+    bounds = text_bounds(pf.metadata, rg, column)
+    if bounds is None:
+        return True
+    low, high = bounds
+    return any(low <= table_id.encode() <= high for table_id in table_ids)
+
+
+def text_bounds(meta: pq.FileMetaData, rg: int, column: int) -> tuple[bytes, bytes] | None:
+    """The (min, max) of a text column (leaf `column`) in row group `rg`, from its statistics in the footer, as
+    the bytes Parquet compares (unsigned, byte by byte: UTF-8's order is the code points' order); None when
+    they are not recorded. Never decoded: a writer may cut a long bound inside a character, and a damaged
+    footer's bound may not be UTF-8 at all; either only widens the bounds, and the data is read (and checked)."""
+    chunk = meta.row_group(rg).column(column)
     # (a damaged footer's chunk may contradict the schema: Arrow aborts the process reading its statistics)
-    if chunk.physical_type != pf.metadata.schema.column(column).physical_type:
-        return True
+    if chunk.physical_type != "BYTE_ARRAY" or meta.schema.column(column).physical_type != "BYTE_ARRAY":
+        return None
     stats = chunk.statistics
-    if stats is None or not stats.has_min_max or not isinstance(stats.min, str) or not isinstance(stats.max, str):
-        return True
-    return any(stats.min <= table_id <= stats.max for table_id in table_ids)
+    if stats is None or not stats.has_min_max:
+        return None
+    low, high = stats.min_raw, stats.max_raw
+    return (low, high) if isinstance(low, bytes) and isinstance(high, bytes) else None
 
 
-def _rows_of_tables(info: SourceFile, table_ids: pa.Array) -> tuple[int, str] | None:
+def _rows_of_tables(info: SourceFile, table_ids: pa.Array, opener: Opener | None = None) -> tuple[int, str] | None:
     """(row, table_id) of the first row of the file on one of `table_ids`, or None. Row groups whose
     statistics rule them out are not read (the usual case: a file of one game's tables)."""
     ids_only, wanted = ["table_id"], table_ids.to_pylist()
     out_schema = read_schema(info.table, ids_only, dictionary=ids_only)
-    with _open_parquet(info.path, read_dictionary=ids_only if "table_id" in info.from_file else ()) as pf:
+    with _open_parquet(info.path, read_dictionary=ids_only if "table_id" in info.from_file else (),
+                       opener=opener) as pf:
         meta = pf.metadata
         leaf = next((j for j in range(meta.num_columns) if meta.schema.column(j).path == "table_id"), None)
         first = 0  # the file's row of the row group's first
@@ -682,15 +772,15 @@ def _rows_of_tables(info: SourceFile, table_ids: pa.Array) -> tuple[int, str] | 
     return None
 
 
-def check_games(files: Mapping[str, Sequence[SourceFile]]) -> None:
+def check_games(files: Mapping[str, Sequence[SourceFile]], opener: Opener | None = None) -> None:
     """The contract per game, on scanned files ({table: SourceFiles}, every input table): every `tables` row's
     table_id is its only one (repeated_table_error), its game is a known game and the game of its ruleset, and
     every file that holds rows of a game's tables has
     the columns that game requires (schemas.contract.required_columns). `tables` rows that go to quarantine
     anyway (check_rows) are not asked. Raises ContractError naming the file and the column (and the row).
     Cheap on good data: only a file that lacks some game's column, of a game the dataset has tables of, has
-    its `table_id` column read."""
-    every = read_table(files["tables"], "tables", with_source=True)
+    its `table_id` column read. `opener`: how to open files not on this machine (scan_listed's)."""
+    every = read_table(files["tables"], "tables", with_source=True, opener=opener)
     error = repeated_table_error(every.select(["table_id", SOURCE_FILE, SOURCE_ROW]).to_pylist())
     if error is not None:
         raise error
@@ -703,7 +793,7 @@ def check_games(files: Mapping[str, Sequence[SourceFile]]) -> None:
     for table in TABLE_NAMES:
         for info in files[table]:
             for name, columns in _games_missing(info).items():
-                found = _rows_of_tables(info, ids[name]) if len(ids[name]) else None
+                found = _rows_of_tables(info, ids[name], opener) if len(ids[name]) else None
                 if found is not None:
                     row, table_id = found
                     raise ContractError(info.path, f"required column of {name} tables is missing, and the file holds "
@@ -715,26 +805,31 @@ def check_games(files: Mapping[str, Sequence[SourceFile]]) -> None:
 
 
 def _ruleset_ids() -> tuple[str, ...]:
-    return _ruleset_ids_of(texts_generation())
+    ids = _ruleset_ids_by_texts()  # (again when a game is registered, or a run is given other ruleset texts)
+    generation = texts_generation()
+    if generation not in ids:
+        ids[generation] = tuple(ruleset_ids())
+    return ids[generation]
 
 
-@cache
-def _ruleset_ids_of(_generation: int) -> tuple[str, ...]:  # (again when a run is given other ruleset texts)
-    return tuple(ruleset_ids())
+@per_registry
+def _ruleset_ids_by_texts() -> dict[int, tuple[str, ...]]:
+    """The registered games' ruleset ids by generation of the ruleset texts (engine.ruleset_file)."""
+    return {}
 
 
-@cache
+@per_registry
 def _bet_codes() -> tuple[str, ...]:
     """Every bet code of every game (which game's codes a table may take is the game's audit)."""
     return tuple(dict.fromkeys(code for name in game_names() for code in game(name).bet_codes))
 
 
-@cache
+@per_registry
 def _modes() -> tuple[str, ...]:
     return tuple(dict.fromkeys(mode for name in game_names() for mode in game(name).modes))
 
 
-@cache
+@per_registry
 def _modeless_bet_codes() -> tuple[str, ...]:
     """Bet codes of the games that have no betting modes (their bets record no mode)."""
     with_modes = {code for name in game_names() if game(name).modes for code in game(name).bet_codes}

@@ -64,3 +64,13 @@ def write(data: dict[str, list[dict]], folder: Path, *, row_group_size: int = 50
         pq.write_table(pa.Table.from_pylist(rows, schema(name)), folder / f"{name}.parquet",
                        row_group_size=row_group_size)
     return folder
+
+
+def with_every_column(table: pa.Table, name: str) -> pa.Table:
+    """`table` (rows of input table `name`) with every column of the contract, null where it had none, as an
+    exporter of one file for every game writes it: a file holding a row of another game's table without that
+    game's columns is a structural error (exit 3, tests/test_contract_per_game.py)."""
+    for field in schema(name):
+        if field.name not in table.column_names:
+            table = table.append_column(field, pa.nulls(table.num_rows, field.type))
+    return table

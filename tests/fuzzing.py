@@ -357,16 +357,33 @@ def out_of_range(day: Day, rows: int) -> list[Variant]:
             out += _set(day, "range", "bets", game, "stake", value, what, _quarantined("bets", "stake: "), rows)
         for value, what in ((-1, "-1"), (200 * 10**15 + 1, "2e17+1")):
             out += _set(day, "range", "bets", game, "paid", value, what, _quarantined("bets", "paid: "), rows)
-        out += _set(day, "range", "rounds", game, "round_no", 0, "0", _noticed("rounds"), rows)
+        # every game numbers a shoe's rounds from 1 (the contract's row rule)
+        for value in (0, -1):
+            out += _set(day, "range", "rounds", game, "round_no", value, str(value),
+                        _quarantined("rounds", f"round_no: {value} is not"), rows)
         # The contract's rule is 1..2^31-1 and no more: gap-free numbers are not required (a quarantined round
         # leaves a gap), so only a game whose dealing follows the numbers (a shoe of cards) notices the round.
         big = _noticed("rounds") if game in DEALT_IN_ORDER else (lambda t, r: Expect())
         out += _set(day, "range", "rounds", game, "round_no", 2**31 - 1, "2^31-1", big, rows)
         out += _set(day, "range", "shoes", game, "shoe_no", -1, "-1", lambda t, r: Expect(), rows)
-    for game, decks in (("baccarat", 2), ("blackjack", 2), ("casino_stud", 2), ("roulette", 8)):
+    for game, decks in (("baccarat", 2), ("blackjack", 2)):
         out += _set(day, "range", "shoes", game, "decks", decks, str(decks), _noticed("shoes"), rows)
-    out += _set(day, "range", "shoes", "casino_stud", "cut_index", 26, "26", _noticed("shoes"), rows)
-    out += _set(day, "range", "shoes", "baccarat", "cut_index", -1, "-1", _noticed("shoes"), rows)
+    # a shoes row not the shape of its game's (a deck of 52, a session without cards): SHOE_COMPOSITION
+    out += _set(day, "range", "shoes", "casino_stud", "decks", 2, "2", _found("SHOE_COMPOSITION"), rows)
+    out += _set(day, "range", "shoes", "casino_stud", "cut_index", 26, "26", _found("SHOE_COMPOSITION"), rows)
+    for game in ("roulette", "sic_bo"):
+        for decks in (1, 8):
+            out += _set(day, "range", "shoes", game, "decks", decks, str(decks), _found("SHOE_COMPOSITION"), rows)
+        out += _set(day, "range", "shoes", game, "cards", ["AS", "KD"], "2-cards", _found("SHOE_COMPOSITION"), rows)
+        # a cut card in front of no card (a session has none): the row rule's
+        out += _set(day, "range", "shoes", game, "cut_index", 0, "0", _quarantined("shoes", "cut_index: 0 is not"),
+                    rows)
+    # a cut card not in front of one of the shoe's cards: quarantined with its rounds and bets
+    for game in ("baccarat", "blackjack"):
+        out += _set(day, "range", "shoes", game, "cut_index", -1, "-1", _quarantined("shoes", "cut_index: -1 is not"),
+                    rows)
+        out += _set(day, "range", "shoes", game, "cut_index", lambda t, r: len(t["cards"][r]), "past-the-cards",
+                    _quarantined("shoes", "is not an index in cards"), rows)
     for column in ("jackpot_before", "jackpot_after", "next_pool_before", "next_pool_after"):
         out += _set(day, "range", "rounds", "casino_stud", column, -1, "-1",
                     _quarantined("rounds", f"{column}: -1"), rows)
@@ -383,23 +400,28 @@ def out_of_range(day: Day, rows: int) -> list[Variant]:
     added = bets["added_stake"].to_pylist()
     out += _set(day, "range", "bets", "blackjack", "added_stake", -100, "-100", _noticed("bets"), rows,
                 where=lambda i: bool(added[i]))
-    # issue 41 (5): a quarantined ANTE must not make the JACKPOT beside it "without ante"
-    out += _ante_beside_jackpot(day)
+    # issue 41 (5): a quarantined main bet must not make the side bet beside it "without" one
+    out += _main_beside_side_bet(day, "casino_stud", "ANTE", "JACKPOT", "JACKPOT_WITHOUT_ANTE")
+    out += _main_beside_side_bet(day, "blackjack", "MAIN", "PAIR", "PAIR_WITHOUT_MAIN")
     return out
 
 
-def _ante_beside_jackpot(day: Day) -> list[Variant]:
-    rel = day.file_of("bets", "casino_stud")
+def _main_beside_side_bet(day: Day, game: str, main: str, side: str, without: str) -> list[Variant]:
+    """A `main` bet beside a `side` bet on its box (same round, seat and account) quarantined (a stake of 0, a
+    paid of -1): its neighbour's rule still sees it, so no `without` finding."""
+    rel = day.file_of("bets", game)
     t = day.files[rel]
-    rows = t.select(["round_id", "seat", "bet_type"]).to_pylist()
-    jackpots = {(r["round_id"], r["seat"]) for r in rows if r["bet_type"] == "JACKPOT"}
-    antes = [i for i, r in enumerate(rows) if r["bet_type"] == "ANTE" and (r["round_id"], r["seat"]) in jackpots]
+    rows = t.select(["round_id", "seat", "account_id", "bet_type"]).to_pylist()
+    key = lambda r: (r["round_id"], r["seat"], r["account_id"])  # noqa: E731
+    sides = {key(r) for r in rows if r["bet_type"] == side}
+    mains = [i for i, r in enumerate(rows) if r["bet_type"] == main and key(r) in sides]
     out = []
-    for row in antes[:2]:
+    for row in mains[:2]:
         for column, value in (("stake", 0), ("paid", -1)):
-            out.append(Variant(f"{label(day, rel)}.{column}:{value}-ante-beside-jackpot@{row}", "range", rel, column,
+            name = f"{label(day, rel)}.{column}:{value}-{main.lower()}-beside-{side.lower()}@{row}"
+            out.append(Variant(name, "range", rel, column,
                                table_change(rel, lambda t, c=column, r=row, v=value: set_value(t, c, r, v)),
-                               Expect(quarantine=("bets", f"{column}: "), absent="JACKPOT_WITHOUT_ANTE")))
+                               Expect(quarantine=("bets", f"{column}: "), absent=without)))
     return out
 
 
@@ -504,7 +526,8 @@ def duplicates(day: Day, rows: int) -> list[Variant]:
                     "previous", _noticed("rounds"), rows, where=lambda i, p=previous: i in p)
         ids = rounds["round_id"].to_pylist()
         out += _set(day, "duplicate", "rounds", game, "round_id", lambda t, r, ids=ids: ids[r - 1], "previous",
-                    lambda t, r, ids=ids: Expect(noticed=(ids[r - 1],)), rows, where=lambda i: i > 0)
+                    lambda t, r, ids=ids: Expect(finding="DUPLICATE_ROUND_ID", noticed=(ids[r - 1],)), rows,
+                    where=lambda i: i > 0)
         bets = day.files[day.file_of("bets", game)]
         bet_ids = bets["bet_id"].to_pylist()
         out += _set(day, "duplicate", "bets", game, "bet_id", lambda t, r, b=bet_ids: b[r - 1], "previous",

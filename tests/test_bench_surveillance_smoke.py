@@ -61,3 +61,17 @@ def test_a_strong_plant_is_found_and_a_clean_run_is_silent_on_the_tiny_grid(quic
     repeat = by["shoe_repeat"]["cells"][0]
     assert repeat["strength"] == "whole shoe" and repeat["default"]["recall"] == 1.0
     assert sum(sum(c["default"]["clean_flagged"].values()) for f in by.values() for c in f["clean"]) <= 1
+
+
+def test_the_history_bench_runs_its_scenarios_night_after_night(tmp_path):
+    # bench/surveillance_history.py on 2 replications: a planted wheel on its first night, clean shakers over their
+    # 30 nightly looks (each look counting the nights before it)
+    from bench.surveillance_history import main
+
+    out = tmp_path / "history.json"
+    assert main(["--reps", "2", "--only", "sector_5_1.5x,clean_shakers", "--out", str(out)]) == 0
+    sector, clean = json.loads(out.read_text())
+    assert (sector["name"], sector["reps"], sector["nights"]) == ("sector_5_1.5x", 2, 1)
+    assert 0 <= sector["found_by_night"] <= 1 and sector["found_by_night"] == sector["found_within_nights"]
+    assert (clean["name"], clean["looks"]) == ("clean_shakers", 2 * 30 * 10)
+    assert 0 <= clean["floors_with_a_flag"] <= 1 and clean["flags"] >= 0

@@ -1,5 +1,5 @@
-"""The blackjack audit's column path (engine/games/blackjack/audit.py _ShoeAuditor.quiet, _scaled and
-engine.betting's within_limits / are_late) against the scalar rules it is derived from: on random shoes,
+"""The blackjack audit's column path (the compiled kernels of engine/games/blackjack/kernel.py as audit.py
+uses them, and engine.betting's within_limits / are_late) against the scalar rules it is derived from: on random shoes,
 rounds and bets, with stakes, times and payments at and around every boundary, audit_shoe gives the same
 expected credits, unsettled reasons and findings (in the same order) as with every bet through credit()
 and check_bet() (bet_by_bet=True)."""
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from fractions import Fraction
 
 import numpy as np
 from hypothesis import given, settings
@@ -17,10 +16,9 @@ from hypothesis import strategies as st
 from engine.betting import TableFacts, are_late, is_late, stake_limit_breach, within_limits
 from engine.cards import new_shoe
 from engine.games.blackjack import audit
-from engine.games.blackjack.audit import RecordedBet, RecordedRound, ShoeBets, ShoeFacts, _scaled, audit_shoe
+from engine.games.blackjack.audit import RecordedBet, RecordedRound, ShoeBets, ShoeFacts, audit_shoe
 from engine.games.blackjack.play import BoxActions, replay_round
 from engine.games.blackjack.rules import load_blackjack_rules
-from engine.games.blackjack.settlement import UnitCredit
 from engine.games.blackjack.strategy import load_basic_strategy
 
 RULES = load_blackjack_rules()
@@ -125,17 +123,3 @@ def test_are_late_is_is_late_bet_by_bet(pairs):
     closed = np.asarray([c for _, c in pairs], np.int64)
     placed = closed + np.asarray([d for d, _ in pairs], np.int64)
     assert are_late(placed, closed).tolist() == [is_late(int(p), int(c)) for p, c in zip(placed, closed, strict=True)]
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 4), st.sampled_from([Fraction(0), Fraction(1), Fraction(3, 2),
-                                                              Fraction(2), Fraction(6, 5), Fraction(25)])),
-                min_size=1, max_size=5, unique=True),
-       st.lists(st.integers(0, 10**9) | st.sampled_from([1, 2, 3, 5, 7]), min_size=1, max_size=50),
-       st.sampled_from(["floor", "half_up", "half_even"]), st.randoms())
-def test_scaled_is_unit_credit_of_each_stake(units, stakes, rounding, rnd):
-    units = [UnitCredit(r, w) for r, w in units]
-    rules = replace(RULES, rounding=rounding)
-    unit_of = np.asarray([rnd.randrange(len(units)) for _ in stakes], np.int64)
-    got = _scaled(units, unit_of, np.asarray(stakes, np.int64), rules)
-    assert got.tolist() == [units[u].of(s, rules) for u, s in zip(unit_of.tolist(), stakes, strict=True)]

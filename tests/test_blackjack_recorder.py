@@ -32,7 +32,8 @@ from engine.games.blackjack.settlement import (
     total_staked,
 )
 from engine.games.blackjack.strategy import basic_strategy_decision, load_basic_strategy
-from pitboss.recorder import BLACKJACK_FAULT_KINDS, GenerateConfig, generate
+from pitboss.recorder import GenerateConfig, generate
+from pitboss.recorder.blackjack import BLACKJACK_FAULT_KINDS
 from schemas.contract import game_schema, schema
 from schemas.readers import ContractError, check_rows, read_table
 

@@ -15,6 +15,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
+from apache_beam.io.filesystem import FileMetadata, MatchResult
+from apache_beam.io.localfilesystem import LocalFileSystem
 from typer.testing import CliRunner
 
 from engine.games import game_names
@@ -358,6 +360,64 @@ def test_a_flipped_byte_names_the_file_and_column(day, tmp_path):
         assert "cannot be read" in line
 
 
+def _footer_patched(path: Path, old: bytes, new: bytes) -> None:
+    """Every `old` in the file's footer (the Thrift metadata before the last 8 bytes) replaced by `new`, of
+    the same length (the footer's recorded length stays right)."""
+    data = path.read_bytes()
+    length = int.from_bytes(data[-8:-4], "little")
+    start = len(data) - 8 - length
+    assert len(old) == len(new) and old in data[start:-8]
+    path.write_bytes(data[:start] + data[start:-8].replace(old, new) + data[-8:])
+
+
+def test_a_time_zone_not_utf8_in_the_footer_names_the_file_and_column(day, tmp_path):
+    """Bytes flipped inside the Arrow schema a footer keeps (base64 text) so that the time zone of the
+    timestamp columns is not UTF-8 (Arrow decodes it only when asked: once, a UnicodeDecodeError and a
+    traceback): a damaged file, named with its first timestamp column, on every path."""
+    import base64
+
+    folder = copy_of(day, tmp_path)
+    path = file_of(folder, "rounds", "roulette")
+    blob = pq.read_metadata(path).metadata[b"ARROW:schema"]
+    schema_bytes = base64.b64decode(blob)
+    assert b"UTC" in schema_bytes
+    _footer_patched(path, blob, base64.b64encode(schema_bytes.replace(b"UTC", b"U\xc4C")))
+    first = next(f.name for f in pq.read_schema(day / path.relative_to(folder)) if pa.types.is_timestamp(f.type))
+    problem = "its type, as the footer records it, holds text that is not valid UTF-8 (the file is damaged)"
+    for result in (audit(folder, "--no-validate"), audit(folder),
+                   run("validate", "--input", str(folder), "--no-docs-html")):
+        assert result.exit_code == BAD_INPUT
+        assert error_line(result) == f"pitboss: error: {path}: column '{first}': {problem}"
+    replay = run("replay", "--input", str(folder), "anything")  # (replay's "cannot read input": exit 2)
+    assert f"{path}: column '{first}': {problem}" in error_line(replay)
+
+
+def test_statistics_not_utf8_are_never_decoded(day, tmp_path):
+    """The min/max a footer records of a text column, not UTF-8 (damaged, or cut inside a character by a
+    writer): only bounds, compared as the bytes Parquet compares; the data itself is read and checked.
+    Once, reading them as text raised a UnicodeDecodeError (the per-game column check and replay)."""
+    folder = copy_of(day, tmp_path)
+    path = file_of(folder, "rounds", "blackjack")
+    rows = pq.read_table(path, partitioning=None)
+    table_id, last_round = rows["table_id"][0].as_py().encode(), max(rows["round_id"].to_pylist()).encode()
+    # (a statistic is Thrift's binary: its length, one byte here, then its bytes; the round ids begin with the
+    # table id) the round ids' max's last character a byte above any UTF-8 text's: the bounds still hold every
+    # round of the file; the table id's (min = max): the bounds now hold none of the file's rows
+    for value in (last_round, table_id):
+        _footer_patched(path, bytes([len(value)]) + value, bytes([len(value)]) + value[:-1] + b"\xff")
+    with pytest.raises(UnicodeDecodeError):
+        _ = pq.read_metadata(path).row_group(0).column(rows.schema.get_field_index("round_id")).statistics.max
+    result = audit(folder)
+    assert result.exit_code == 0, result.output
+    from pipelines.games import REPLAY_OUTPUTS
+
+    out = folder.parent / "out"
+    assert pq.read_table(out / REPLAY_OUTPUTS["blackjack"]).num_rows == rows.num_rows
+    assert pq.read_table(out / "findings").num_rows == 0 and pq.read_table(out / "quarantine").num_rows == 0
+    replay = run("replay", "--input", str(folder), rows["round_id"][-1].as_py(), "--format", "json")
+    assert replay.exit_code == 0, replay.output
+
+
 def _duckdb_reads(path: Path) -> bool:
     import duckdb
 
@@ -401,3 +461,67 @@ def test_errors_are_printed_as_written(capsys):
 
     print_error("write timestamp[us, tz=UTC]\n  [red]not a style[/red] [bold]")
     assert capsys.readouterr().err == "pitboss: error: write timestamp[us, tz=UTC] [red]not a style[/red] [bold]\n"
+
+
+# --------------------------------------------------------------------------------------------------
+# Remote input (gs://, s3://, hdfs://): the same contract, checked before the pipeline starts
+
+
+class _FakeRemote(LocalFileSystem):
+    """Local files named `fakeremote://<path>`: a scheme of its own, so that the audit takes the input for a
+    remote one (listed and read through Beam's filesystems, not scanned by the readers as local files)."""
+
+    PREFIX = "fakeremote://"
+
+    @classmethod
+    def scheme(cls):
+        return "fakeremote"
+
+    def _local(self, path: str) -> str:
+        return path.removeprefix(self.PREFIX)
+
+    def match(self, patterns, limits=None):
+        found = super().match([self._local(p) for p in patterns], limits)
+        return [MatchResult(self.PREFIX + r.pattern, [FileMetadata(self.PREFIX + m.path, m.size_in_bytes,
+                                                                    m.last_updated_in_seconds)
+                                                       for m in r.metadata_list]) for r in found]
+
+    def open(self, path, *args, **kwargs):
+        return super().open(self._local(path), *args, **kwargs)
+
+    def exists(self, path):
+        return super().exists(self._local(path))
+
+    def size(self, path):
+        return super().size(self._local(path))
+
+    def checksum(self, path):
+        return super().checksum(self._local(path))
+
+    def metadata(self, path):
+        return super().metadata(self._local(path))
+
+
+def test_the_fake_remote_input_is_read_as_a_remote_one(day):
+    from pipelines.io import input_files
+
+    files = input_files(f"{_FakeRemote.PREFIX}{day}", "rounds")
+    assert files and all(isinstance(f, str) and f.startswith(_FakeRemote.PREFIX) for f in files)
+
+
+@pytest.mark.parametrize(("table", "game", "column"), [("rounds", "baccarat", "banker_cards"),
+                                                       ("bets", "roulette", "selection")])
+def test_a_remote_file_lacking_its_games_column_stops_the_audit(day, tmp_path, table, game, column):
+    """Remote input had the per-game column check only where the workers read (none): a baccarat rounds file
+    without banker_cards audited as a floor of card faults. Now one line, naming the file as given and the
+    column, before the pipeline starts; the unbroken remote day audits clean (its files read through Beam)."""
+    folder = copy_of(day, tmp_path)
+    remote = f"{_FakeRemote.PREFIX}{folder}"
+    clean = run("audit", "--input", remote, "--output", str(tmp_path / "clean"), "--no-progress")
+    assert clean.exit_code == 0, clean.output
+    assert pq.read_table(tmp_path / "clean" / "findings").num_rows == 0
+    path = file_of(folder, table, game)
+    rewrite(path, lambda t: t.drop_columns([column]))
+    line = error_line(run("audit", "--input", remote, "--output", str(tmp_path / "out"), "--no-progress"))
+    assert line.startswith(f"pitboss: error: {_FakeRemote.PREFIX}{path}: column '{column}': required column of "
+                           f"{game} tables is missing, and the file holds their rows (row 0: table_id ")

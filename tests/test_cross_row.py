@@ -16,7 +16,7 @@ import pytest
 
 from pipelines.audit import run
 from pitboss.recorder import GenerateConfig, generate
-from schemas.contract import schema as contract_schema
+from tests.datasets import with_every_column
 
 
 @pytest.fixture(scope="module")
@@ -51,17 +51,14 @@ def rows_of(folder: Path, name: str) -> list[dict]:
 def planted(day: Path, tmp: Path, name: str, change: Callable[[list[dict]], list[dict]], *,
             every_column: bool = False) -> Path:
     """A copy of the day with `change` applied to the rows of each file of input table `name`; with
-    `every_column`, each file written with every column of the contract (null where the file had none), as
-    an exporter of one file for every game writes it: a row moved to another game's table then still has
-    its game's columns (without them the file is a structural error: tests/test_contract_per_game.py)."""
+    `every_column`, each file written with every column of the contract (datasets.with_every_column): a row
+    moved to another game's table then still has its game's columns."""
     folder = tmp / "data"
     shutil.copytree(day, folder)
     for f in _files(folder, name):
         table = pq.read_table(f)
         if every_column:
-            for field in contract_schema(name):
-                if field.name not in table.column_names:
-                    table = table.append_column(field, pa.nulls(table.num_rows, field.type))
+            table = with_every_column(table, name)
         pq.write_table(pa.Table.from_pylist(change(table.to_pylist()), table.schema), f)
     return folder
 
@@ -256,6 +253,67 @@ def test_distinct_round_numbers_of_one_shoe_and_equal_ones_of_two_shoes_are_no_f
     stud = [r for r in rows_of(day, "rounds") if r["table_id"] == tables["casino_stud"]["table_id"]]
     assert len(stud) > 1 and {r["round_no"] for r in stud} == {1}
     assert not [f for f in honest["findings"] if f["kind"] == "DUPLICATE_ROUND_NO"]
+
+
+# --- a round_id recorded twice ------------------------------------------------------------------
+
+AMBIGUOUS = "round_id names more than one round in rounds: the bet's round cannot be told"
+
+
+def _replayed_ids(out: Path) -> list[str]:
+    from pipelines.games import REPLAY_OUTPUTS
+
+    return [r for name in REPLAY_OUTPUTS.values() for r in pq.read_table(out / name)["round_id"].to_pylist()]
+
+
+def _renamed(round_ids: dict[str, str]) -> Callable[[list[dict]], list[dict]]:
+    """Rounds (and bets) whose round_id is a key of `round_ids` given its value."""
+    return lambda rows: [dict(r, round_id=round_ids.get(r["round_id"], r["round_id"])) for r in rows]
+
+
+@pytest.mark.parametrize("game", ["baccarat", "blackjack", "roulette", "sic_bo", "casino_stud"])
+def test_a_round_id_recorded_twice_is_named_on_both_rounds_and_its_bets_quarantined(day, honest, tables, tmp_path,
+                                                                                     game):
+    """One shared rule for every game: the second round takes the first's id, and its bets with it. Both
+    rounds are named (a DUPLICATE_ROUND_ID each) and still replayed in their shoes (no card of a shoe of
+    cards found out of place next door); every bet on that id is quarantined (which round is it on?)."""
+    rounds = [r for r in rows_of(day, "rounds") if r["table_id"] == tables[game]["table_id"]]
+    first, second = rounds[1], rounds[2]
+    on_them = {b["bet_id"] for b in rows_of(day, "bets") if b["round_id"] in (first["round_id"], second["round_id"])}
+    assert on_them
+    folder = planted(day, tmp_path, "rounds", _renamed({second["round_id"]: first["round_id"]}))
+    for f in _files(folder, "bets"):
+        pq.write_table(pa.Table.from_pylist(_renamed({second["round_id"]: first["round_id"]})(
+            pq.read_table(f).to_pylist()), pq.read_schema(f)), f)
+    got = audit(folder, tmp_path)
+    shoes = sorted([first["shoe_id"], second["shoe_id"]])
+    named = [f for f in got["findings"] if f["kind"] == "DUPLICATE_ROUND_ID"]
+    assert sorted((f["severity"], f["table_id"], f["shoe_id"], f["round_id"], f["bet_id"]) for f in named) == sorted(
+        ("major", tables[game]["table_id"], r["shoe_id"], first["round_id"], None) for r in (first, second))
+    assert {f["recorded"] for f in named} == {f"2 rounds, of shoes {', '.join(shoes)}"}
+    assert all(f"Round {first['round_id']} of shoe " in f["message"] for f in named)
+    # nothing else but what the quarantined bets leave unpaid into casino stud's pools
+    assert {f["kind"] for f in got["findings"]} - {"DUPLICATE_ROUND_ID"} <= (
+        {"JACKPOT_BALANCE_MISMATCH"} if game == "casino_stud" else set())
+    assert {(q["source_table"], q["record_id"], q["reason"]) for q in got["quarantine"]} == {
+        ("bets", b, AMBIGUOUS) for b in on_them}
+    only_these_settled_the_less(honest, got, on_them)
+    assert sorted(_replayed_ids(tmp_path / "out")) == sorted(
+        r["round_id"] if r["round_id"] != second["round_id"] else first["round_id"] for r in rows_of(day, "rounds"))
+
+
+def test_a_round_id_two_tables_share_is_named_at_each(day, honest, tables, tmp_path):
+    """Copies in two groups (a roulette spin and a sic bo roll, two tables): each group names its own copy,
+    with the shoes of both; a distinct round_id is no finding (the honest day has none)."""
+    spin = next(r for r in rows_of(day, "rounds") if r["table_id"] == tables["roulette"]["table_id"])
+    roll = next(r for r in rows_of(day, "rounds") if r["table_id"] == tables["sic_bo"]["table_id"])
+    got = audit(planted(day, tmp_path, "rounds", changed("round_id", roll["round_id"], round_id=spin["round_id"])),
+                tmp_path)
+    named = {(f["table_id"], f["shoe_id"], f["round_id"]) for f in got["findings"] if f["kind"] == "DUPLICATE_ROUND_ID"}
+    assert named == {(tables["roulette"]["table_id"], spin["shoe_id"], spin["round_id"]),
+                     (tables["sic_bo"]["table_id"], roll["shoe_id"], spin["round_id"])}
+    on_spin = {b["bet_id"] for b in rows_of(day, "bets") if b["round_id"] == spin["round_id"]}
+    assert {q["record_id"] for q in got["quarantine"] if q["reason"] == AMBIGUOUS} == on_spin
 
 
 # --- a bet type with no limits row ---------------------------------------------------------------

@@ -11,7 +11,9 @@ import pytest
 
 from pipelines.audit import run
 from pitboss.faultcheck import compare
-from pitboss.recorder import BLACKJACK_FAULT_KINDS, FAULT_KINDS, GenerateConfig, generate
+from pitboss.recorder import GenerateConfig, generate
+from pitboss.recorder.blackjack import BLACKJACK_FAULT_KINDS
+from pitboss.recorder.faults import FAULT_KINDS
 from schemas.contract import TABLE_NAMES, required_columns
 
 

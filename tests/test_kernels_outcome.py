@@ -33,7 +33,7 @@ from tests.test_betting_columns import ROULETTE, SIC_BO, rolls_bet_by_bet, spins
 LOW, HIGH, CLOSE, TABLE_MAX = 100, 1_000, 5_000, 2_000
 RULES = tuple(kernels.ROUNDING_CODES)
 KERNELS = (kernels.settle, kernels.account_round_totals, kernels.interleave)
-# each kernel both ways: its source run as Python (a process's first rows) and compiled by numba
+# each kernel both ways: its source run as Python (the statement numba compiles) and compiled
 MODES = {"python": lambda kernel: kernel.py_func, "compiled": lambda kernel: kernel.compile()}
 
 
@@ -149,13 +149,9 @@ def test_interleave_puts_each_round_head_before_its_lines_in_the_order_given(mod
 @pytest.fixture(params=list(MODES))
 def kernels_run(request, monkeypatch):
     """The session audits below with the kernels run as Python, then compiled."""
-    monkeypatch.setattr(kernels.Kernel, "rows", 0)
     if request.param == "python":
-        monkeypatch.setattr(kernels, "COMPILE_AFTER", 10**18)
         for kernel in KERNELS:
-            monkeypatch.setattr(kernel, "compiled", None)
-    else:
-        monkeypatch.setattr(kernels, "COMPILE_AFTER", -1)
+            monkeypatch.setattr(kernel, "compiled", kernel.py_func)
     return request.param
 
 
@@ -204,21 +200,31 @@ def test_the_kernels_are_compiled_to_be_cached_and_release_the_gil():
         assert kernel.compile()._cache.__class__.__name__ == "FunctionCache"  # not numba's NullCache
 
 
-def test_a_process_compiles_the_kernels_once_they_have_had_enough_rows(monkeypatch):
-    monkeypatch.setattr(kernels, "COMPILE_AFTER", 10)
-    monkeypatch.setattr(kernels.Kernel, "rows", 0)
-    compiled = []
+def _double(values):
+    return values * 2
 
-    def double(values):
-        return values * 2
 
-    kernel = kernels.Kernel(double)
+@pytest.fixture
+def doubling(monkeypatch) -> tuple[kernels.Kernel, list]:
+    """A kernel doubling its column, and the functions compiled since (compile_kernel recorded, not run)."""
+    compiled: list = []
     monkeypatch.setattr(kernels, "compile_kernel", lambda function: compiled.append(function) or function)
-    assert kernel(np.arange(6)).tolist() == [0, 2, 4, 6, 8, 10] and not compiled  # 6 rows: as Python
-    assert kernel(np.arange(4)).tolist() == [0, 2, 4, 6] and not compiled  # 10: at the threshold, still Python
-    assert kernel(np.arange(1)).tolist() == [0] and compiled == [double]  # 11: compiled, once
-    kernel(np.arange(50))
-    assert compiled == [double] and kernels.Kernel.rows == 11
+    return kernels.Kernel(_double), compiled
+
+
+def test_a_kernel_is_compiled_on_its_first_call_and_once(doubling):
+    kernel, compiled = doubling
+    assert not compiled  # (importing a module of kernels loads no numba)
+    assert kernel(np.arange(3)).tolist() == [0, 2, 4] and compiled == [_double]
+    assert kernel(np.arange(2)).tolist() == [0, 2] and compiled == [_double]
+
+
+def test_within_as_python_a_kernel_runs_its_source_and_numba_is_not_asked(doubling):
+    """What `pitboss replay` does (one shoe's audit): the kernels' own statements, no compilation."""
+    kernel, compiled = doubling
+    with kernels.as_python():
+        assert kernel(np.arange(3)).tolist() == [0, 2, 4] and not compiled
+    assert kernel(np.arange(3)).tolist() == [0, 2, 4] and compiled == [_double]
 
 
 def test_a_read_only_package_caches_in_the_user_cache_folder(monkeypatch, tmp_path):

@@ -155,9 +155,12 @@ def test_bets_on_a_round_id_that_repeats_across_shoes_are_quarantined_not_guesse
         "round_id names more than one round in rounds: the bet's round cannot be told"}
     assert settled.num_rows + quarantined.num_rows == len(data["bets"])
     # every other bet settled on its own round, as paid (the hand-built night is honest), and both shoes
-    # replayed whole
+    # replayed whole; each copy of a repeated id named, with the shoes of both (and nothing else found)
     assert set(settled["delta"].to_pylist()) == {0}
-    assert pq.read_table(tmp_path / "out" / "findings").num_rows == 0
+    findings = pq.read_table(tmp_path / "out" / "findings").to_pylist()
+    assert sorted((f["kind"], f["shoe_id"], f["round_id"], f["recorded"]) for f in findings) == sorted(
+        ("DUPLICATE_ROUND_ID", shoe, round_id, "2 rounds, of shoes S0, S1") for round_id in repeated
+        for shoe in ("S0", "S1"))
     assert pq.read_table(tmp_path / "out" / "round_replays").num_rows == len(data["rounds"])
 
 

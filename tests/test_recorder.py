@@ -23,7 +23,8 @@ from engine.games.baccarat.features import round_features
 from engine.games.baccarat.ruleset import MAIN_BETS, load_ruleset
 from engine.games.baccarat.settlement import settle
 from engine.games.baccarat.shoe import burn_procedure, replay_shoe
-from pitboss.recorder import FAULT_KINDS, MANIFEST_SCHEMA, GenerateConfig, generate
+from pitboss.recorder import MANIFEST_SCHEMA, GenerateConfig, generate
+from pitboss.recorder.faults import FAULT_KINDS
 from schemas.contract import TABLE_NAMES, game_schema
 
 SMALL = dict(tables=4, days=1, rounds_per_table=150, bets_per_round=20, seed=7)

@@ -10,14 +10,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
 from pitboss.cli import app
 from pitboss.recorder import GenerateConfig, generate
-from schemas.contract import schema as contract_schema
+from tests.datasets import with_every_column
 from tests.test_replay_truth import _edit, _rows  # (the recorded files' rows of one game, and an edit of them)
 from tests.warehouse_fixtures import audit_and_load
 
@@ -59,15 +58,10 @@ def night(tmp_path_factory):
 
 
 def _with_every_column(folder: Path, name: str, game: str) -> None:
-    """The game's file of input table `name` with every column of the contract (null where it had none): a
-    file holding a row of another game's table without that game's columns is a structural error (exit 3,
-    tests/test_contract_per_game.py), so the moved round is written as an exporter of all games writes it."""
+    """The game's file of input table `name` with every column of the contract (datasets.with_every_column):
+    the moved round is written as an exporter of all games writes it."""
     (path,) = sorted((folder / name).rglob(f"part-{game}-*.parquet"))
-    table = pq.read_table(path)
-    for field in contract_schema(name):
-        if field.name not in table.column_names:
-            table = table.append_column(field, pa.nulls(table.num_rows, field.type))
-    pq.write_table(table, path)
+    pq.write_table(with_every_column(pq.read_table(path), name), path)
 
 
 def _json(root: Path, round_id: str, source: str) -> dict:

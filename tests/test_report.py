@@ -21,6 +21,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from pitboss import report_page
 from pitboss.commands import report as report_cmd
 from tests.outcome_warehouse import (
     GAMES,
@@ -379,7 +380,7 @@ def test_mixed_report_in_headless_chromium(chromium, tmp_path):
 
 
 def exact_band(n: int, p: Fraction, tail: Fraction = Fraction(1, 40)) -> tuple[int, int]:
-    """Oracle of report_cmd.binomial_band: the cumulative binomial summed exactly in fractions from 0, low the
+    """Oracle of report_page.binomial_band: the cumulative binomial summed exactly in fractions from 0, low the
     first k with P(X <= k) >= tail, high the first with P(X <= k) >= 1 - tail."""
     cumulative, low = Fraction(0), None
     for k in range(n + 1):
@@ -396,7 +397,7 @@ def exact_band(n: int, p: Fraction, tail: Fraction = Fraction(1, 40)) -> tuple[i
                                   (420, Fraction(1, 6)), (140, Fraction(27, 216)), (1500, Fraction(1, 36)),
                                   (2000, Fraction(215, 216))])
 def test_binomial_band_is_the_exact_equal_tailed_band(n, p):
-    low, high = report_cmd.binomial_band(n, p)
+    low, high = report_page.binomial_band(n, p)
     assert (low, high) == exact_band(n, p)
     # the boundaries as defined: below low at most 2.5%, at low or below at least 2.5% (and likewise high)
     below = sum(math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(low))
@@ -406,11 +407,11 @@ def test_binomial_band_is_the_exact_equal_tailed_band(n, p):
 
 
 def test_binomial_band_edges():
-    assert report_cmd.binomial_band(0, Fraction(1, 37)) == (0, 0)  # nothing drawn: nothing expected
-    assert report_cmd.binomial_band(1, Fraction(1, 37)) == (0, 1)  # 36/37 of a zero, 1/37 of a one: both fair
+    assert report_page.binomial_band(0, Fraction(1, 37)) == (0, 0)  # nothing drawn: nothing expected
+    assert report_page.binomial_band(1, Fraction(1, 37)) == (0, 1)  # 36/37 of a zero, 1/37 of a one: both fair
     for p in (Fraction(0), Fraction(1)):
         with pytest.raises(ValueError, match="strictly between 0 and 1"):
-            report_cmd.binomial_band(10, p)
+            report_page.binomial_band(10, p)
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,9 @@ import pytest
 
 from pipelines.audit import run
 from pipelines.warehouse import load
+from pitboss import report_page
 from pitboss.commands import report as report_cmd
+from pitboss.games import casino_stud
 from tests import casino_stud_days as days
 from tests.casino_stud_days import (
     AFTER_R1,
@@ -97,8 +99,8 @@ def every_hand() -> dict[str, object]:
 
 def test_the_probabilities_are_the_hand_counts(every_hand):
     n = every_hand["n"]
-    assert report_cmd.dealer_qualify_probability() == Fraction(every_hand["qualify"], n) == Fraction(205, 364)
-    assert report_cmd.rank_probabilities() == {k: Fraction(v, n) for k, v in every_hand["counts"].items()}
+    assert casino_stud.dealer_qualify_probability() == Fraction(every_hand["qualify"], n) == Fraction(205, 364)
+    assert casino_stud.rank_probabilities() == {k: Fraction(v, n) for k, v in every_hand["counts"].items()}
     assert every_hand["counts"]["ROYAL_FLUSH"] == 4 and every_hand["counts"]["HIGH_CARD"] == 1_302_540
 
 
@@ -216,11 +218,11 @@ def test_day_two_opens_on_day_one_close(stud):
 def test_the_pool_series_is_the_hand_worked_ledger(stud):
     con = duckdb.connect(str(stud["path"]), read_only=True)
     try:
-        rows = report_cmd._rows(con, report_cmd._STUD_LEDGER, {"run": stud["night1"]["run_id"]})
+        rows = report_page.query_rows(con, casino_stud._STUD_LEDGER, {"run": stud["night1"]["run_id"]})
     finally:
         con.close()
     assert [r["round_id"] for r in rows] == ["R1", "R2", "R3"]  # R4 moves no pool and has no jackpot bet
-    series = report_cmd.pool_series(rows)
+    series = casino_stud.pool_series(rows)
     closed = [DAY1 + dt.timedelta(minutes=k, seconds=15) for k in range(3)]
     assert series["times"] == [t for t in closed for _ in (0, 1)]
     before_after = [(JACKPOT0, NEXT0), AFTER_R1, AFTER_R1, AFTER_R2, AFTER_R2]

@@ -23,7 +23,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from pitboss import report_page
 from pitboss.commands import report as report_cmd
+from pitboss.games import roulette
 from tests.outcome_warehouse import ROULETTE_TABLE, SIC_BO_TABLE, legal_outcome, outcome_warehouse, rows_of
 from tests.test_report import (  # noqa: F401 (chromium: a fixture)
     Dom,
@@ -264,12 +266,12 @@ def test_the_flagged_sector_is_shaded():
     assert [WHEEL_ORDER.index(p) for p in SECTOR] == [1, 2, 3, 4, 5]
     n = 370
     counts = {p: 10 for p in range(37)}
-    hist = {h["value"]: h for h in report_cmd.histogram(counts, report_cmd.pocket_probabilities(), n)}
+    hist = {h["value"]: h for h in report_page.histogram(counts, roulette.pocket_probabilities(), n)}
     rows = [hist[p] for p in WHEEL_ORDER]
 
     def columns(sectors) -> tuple[np.ndarray, np.ndarray]:
         """(columns of the sector's strip, columns of the grey bands: pockets 0-36 from -0.45 to 36.45)"""
-        png = report_cmd.wheel_plot("W", rows, sectors, frozenset(), "title")
+        png = roulette.wheel_plot("W", rows, sectors, frozenset(), "title")
         with Image.open(io.BytesIO(base64.b64decode(png))) as image:
             rgb = np.asarray(image.convert("RGB")).astype(int)
 

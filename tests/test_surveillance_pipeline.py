@@ -272,7 +272,9 @@ def test_rows_are_sorted_and_the_files_identical_run_after_run(day, surveilled, 
     assert manifest["business_dates"] == ["2026-11-28", "2026-11-29"]
     assert [d["name"] for d in manifest["detectors"]] == [d.name for d in FAKES]
     assert {o["path"].rsplit("/", 2)[1] for entries in manifest["outputs"].values() for o in entries} == {
-        "surveillance_tests", "surveillance_findings", "advantage_moments"}  # (no detector publishes: empty)
+        "surveillance_tests", "surveillance_findings", "advantage_moments", "surveillance_daily_wheel",
+        "surveillance_daily_dice", "surveillance_daily_dice_pairs",
+        "surveillance_daily_signature"}  # (no detector publishes: empty)
     assert pq.read_table(tmp_path / "out" / "advantage_moments").num_rows == 0
 
 

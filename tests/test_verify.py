@@ -80,7 +80,7 @@ def test_untouched_runs_pass_and_the_surveillance_run_is_reported(night):
     code, out = verify(warehouse)
     assert code == OK, out
     files = sum(len(v) for v in surveyed.outputs.values())
-    assert files == len(SURVEILLANCE_OUTPUTS) == 3 and f"Run {record.run_id}: " in out  # a file each, one empty
+    assert files == len(SURVEILLANCE_OUTPUTS) == 7 and f"Run {record.run_id}: " in out  # a file each, some empty
     assert (f"Surveillance run {surveyed.run_id} of audit run {record.run_id}: {files} of {files} files unchanged "
             "since the run, 0 added; code version same.") in out
     assert verify(warehouse, record.run_id) == (code, out)
@@ -93,7 +93,8 @@ def test_a_changed_surveillance_output_fails_naming_the_run_and_the_file(night, 
     code, out = verify(warehouse, record.run_id)
     assert code == CHECK_FAILED
     assert f"CHANGED surveillance run {surveyed.run_id} output (surveillance_tests): {tests}" in out
-    assert "2 of 3 files unchanged since the run" in out
+    n = len(SURVEILLANCE_OUTPUTS)
+    assert f"{n - 1} of {n} files unchanged since the run" in out
     assert "CHANGED input" not in out and "CHANGED output" not in out  # the audit's own files are intact
 
 
@@ -115,7 +116,8 @@ def test_a_missing_or_added_surveillance_file_fails(night, restore):
 def test_a_surveillance_run_is_verified_by_its_id(night, restore):
     tmp, warehouse, record, surveyed = night
     code, out = verify(warehouse, surveyed.run_id)
-    assert code == OK and out.startswith(f"Surveillance run {surveyed.run_id} of audit run {record.run_id}: 3 of 3")
+    n = len(SURVEILLANCE_OUTPUTS)  # a file each
+    assert code == OK and out.startswith(f"Surveillance run {surveyed.run_id} of audit run {record.run_id}: {n} of {n}")
     assert f"Run {record.run_id}:" not in out  # the surveillance run alone
     tests = output_file(tmp, "surveillance_tests")
     tests.write_bytes(b"PAR1")
@@ -132,7 +134,8 @@ def test_a_surveillance_not_loaded_is_checked_from_its_manifest(night, restore):
     (tmp / "out" / MANIFEST).write_text(json.dumps(manifest))
     code, out = verify(warehouse, record.run_id)
     assert code == CHECK_FAILED
-    assert f"Surveillance run {surveyed.run_id} of audit run {record.run_id}: 3 of 3" in out  # the loaded one
+    n = len(SURVEILLANCE_OUTPUTS)
+    assert f"Surveillance run {surveyed.run_id} of audit run {record.run_id}: {n} of {n}" in out  # the loaded one
     assert "CHANGED surveillance run not-loaded output (surveillance_findings)" in out
     assert f"Surveillance run not-loaded of audit run {record.run_id} (not loaded: its _surveillance_manifest.json)" \
            in out

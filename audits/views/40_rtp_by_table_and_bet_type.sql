@@ -24,7 +24,8 @@
 -- with selection '-': sic bo's TOTAL) is a mix: its theoretical RTP is the stake-weighted mean of its
 -- bets' own selections' RTPs, sum(stake * rtp of the selection) / sum(stake), the exact expectation of
 -- the mix staked. Settlements do not carry the selection: it is the bet's in its round's replay
--- (sic_bo_round_replays.bets, roulette_round_replays.bets: the bets as the audit read them), matched on
+-- (sic_bo_round_replays.bets, roulette_round_replays.bets: the bets as the audit read them, of every game's
+-- replay table whose bets carry a selection), matched on
 -- run, table, round, bet_id and bet type; a bet_id read twice in a round with two selections
 -- (DUPLICATE_BET) has none. A bet whose selection the ruleset does not price (not a legal bet of its
 -- type, SELECTION_INVALID: the ruleset voids or loses it whatever the dice) is left out of that mean,
@@ -90,14 +91,13 @@ WITH per_round AS (
 ), priced_per_selection AS (
     -- bet types whose RTP depends on the selection: a row per selection, none with selection '-'
     SELECT DISTINCT ruleset, bet_type, mode FROM theoretical_rtp WHERE selection <> '-'
+), priced_tables AS (
+    SELECT t.table_id FROM audited_tables AS t JOIN priced_per_selection AS p ON p.ruleset = t.ruleset
 ), read_bets AS (
     -- the bets of the rounds of tables playing such a ruleset, as the audit read them (only those tables'
     -- replays are unnested: a night's other bets are never expanded)
-    SELECT run_id, table_id, round_id, unnest(bets) AS bet FROM sic_bo_round_replays
-    WHERE table_id IN (SELECT t.table_id FROM audited_tables AS t JOIN priced_per_selection AS p ON p.ruleset = t.ruleset)
-    UNION ALL
-    SELECT run_id, table_id, round_id, unnest(bets) AS bet FROM roulette_round_replays
-    WHERE table_id IN (SELECT t.table_id FROM audited_tables AS t JOIN priced_per_selection AS p ON p.ruleset = t.ruleset)
+    -- {replays}: each game's replay table whose bets carry a selection (pipelines.games.selection_replays)
+    -- @selection_replays: SELECT run_id, table_id, round_id, unnest(bets) AS bet FROM {replays} WHERE table_id IN (SELECT table_id FROM priced_tables)
 ), bet_selection AS (
     -- one selection per bet; a bet_id read twice in a round with two selections has none
     SELECT

@@ -1,18 +1,23 @@
 -- View: wheel_bias
 -- Roulette wheels (docs/surveillance.md): wheel_bias, per wheel and period the 37 pockets against uniform
--- (chi-square); wheel_sector, the sector of adjacent pockets with the most hits (one row per sector size).
+-- (chi-square); wheel_pocket, the hottest pocket; wheel_sector, the sector of adjacent pockets with the most hits
+-- (one row per sector size). Each over its window of nights (window_*: docs/surveillance.md § History).
 -- A wheel is shoes.equipment_id of its sessions, or the table where none is recorded. Flagged first, then
 -- by evidence (q-value, p-value).
 -- Rows of surveillance_tests (pitboss surveil): a run's rows replace the rows of the business dates it covers.
 --
 -- Columns:
---   detector        The test: wheel_bias or wheel_sector.
+--   detector        The test: wheel_bias, wheel_pocket or wheel_sector.
 --   subject         What was tested, as the detector names it.
 --   wheel           The wheel: its equipment_id, or the table where none is recorded (the test's subject).
 --   table_id        The table, where the table stands for the wheel (the subject is a table of audited_tables); else null.
 --   period          The business dates the test covers: 'YYYY-MM-DD', or 'first..last' for a test over several dates.
 --   period_start    The period's first business date.
 --   business_date   The period's last business date (a later surveillance run covering it replaces the row).
+--   window_first    The first night the test counted (= period_start): its window reaches --history-days back over the stored nights.
+--   window_last     The last night the test counted (= business_date).
+--   window_nights   Nights with spins of this wheel in the window (surveillance_daily_wheel, as the warehouse holds them now).
+--   window_sample   The spins the window held (= sample).
 --   flagged         True when q_value <= alpha (and the sample reached min_sample): a review finding (surveillance_findings).
 --   q_value         Benjamini-Hochberg adjusted p-value over the detector's tested rows of the run (null: not tested).
 --   p_value         Probability of a result at least this extreme if nothing is wrong (null: not tested).
@@ -39,6 +44,11 @@ SELECT
     s.period,
     s.period_start,
     s.business_date,
+    s.period_start AS window_first,
+    s.business_date AS window_last,
+    (SELECT count(DISTINCT h.business_date) FROM surveillance_daily_wheel AS h
+      WHERE h.wheel = s.subject AND h.business_date BETWEEN s.period_start AND s.business_date) AS window_nights,
+    s.sample AS window_sample,
     s.flagged,
     s.q_value,
     s.p_value,
@@ -57,5 +67,5 @@ SELECT
     s.run_id,
     s.audit_run_id
 FROM surveillance_tests AS s
-WHERE s.detector IN ('wheel_bias', 'wheel_sector')
+WHERE s.detector IN ('wheel_bias', 'wheel_pocket', 'wheel_sector')
 ORDER BY s.flagged DESC, s.q_value ASC NULLS LAST, s.p_value ASC NULLS LAST, s.detector, s.subject, s.period, s.statistic;

@@ -1,6 +1,7 @@
 -- View: dice_bias
 -- Sic bo shakers (docs/surveillance.md): dice_bias, per shaker and period the faces of every die against
--- uniform; dice_pairs, pairs of dice against two fair dice; dice_triples, triples against 6/216. A shaker
+-- uniform; dice_pairs, pairs of dice against two fair dice; dice_triples, triples against 6/216, each over its
+-- window of nights (window_*: docs/surveillance.md § History). A shaker
 -- is shoes.equipment_id of its sessions, or the table where none is recorded. Flagged first, then by
 -- evidence (q-value, p-value).
 -- Rows of surveillance_tests (pitboss surveil): a run's rows replace the rows of the business dates it covers.
@@ -13,6 +14,10 @@
 --   period          The business dates the test covers: 'YYYY-MM-DD', or 'first..last' for a test over several dates.
 --   period_start    The period's first business date.
 --   business_date   The period's last business date (a later surveillance run covering it replaces the row).
+--   window_first    The first night the test counted (= period_start): its window reaches --history-days back over the stored nights.
+--   window_last     The last night the test counted (= business_date).
+--   window_nights   Nights with rolls of this shaker in the window (surveillance_daily_dice, as the warehouse holds them now).
+--   window_sample   The rolls the window held (= sample).
 --   flagged         True when q_value <= alpha (and the sample reached min_sample): a review finding (surveillance_findings).
 --   q_value         Benjamini-Hochberg adjusted p-value over the detector's tested rows of the run (null: not tested).
 --   p_value         Probability of a result at least this extreme if nothing is wrong (null: not tested).
@@ -39,6 +44,11 @@ SELECT
     s.period,
     s.period_start,
     s.business_date,
+    s.period_start AS window_first,
+    s.business_date AS window_last,
+    (SELECT count(DISTINCT h.business_date) FROM surveillance_daily_dice AS h
+      WHERE h.shaker = s.subject AND h.business_date BETWEEN s.period_start AND s.business_date) AS window_nights,
+    s.sample AS window_sample,
     s.flagged,
     s.q_value,
     s.p_value,

@@ -6,8 +6,10 @@ its concepts. Adding a game: its package with `GAME`, its ruleset files, and one
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
 from importlib import import_module
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.games.interface import Game
 from engine.ruleset_file import RulesetError, ruleset_text, sha256_text
@@ -20,6 +22,24 @@ PACKAGES: dict[str, str] = {
     "roulette": "engine.games.roulette",
     "sic_bo": "engine.games.sic_bo",
 }
+
+
+T = TypeVar("T")
+
+
+def per_registry(fn: Callable[[], T]) -> Callable[[], T]:
+    """`fn()` (a value read from the registry: every game's codes, ruleset ids) worked out once per content of
+    PACKAGES: a game registered later (a test's) is seen, the registered games' value is not recomputed."""
+    memo: dict[tuple, T] = {}
+
+    @wraps(fn)
+    def cached() -> T:
+        key = tuple(PACKAGES.items())
+        if key not in memo:
+            memo[key] = fn()
+        return memo[key]
+
+    return cached
 
 
 def game_names() -> tuple[str, ...]:
@@ -50,8 +70,8 @@ def load_ruleset(ruleset_id: str) -> Any:
 
 
 def rulesets_package(name: str) -> str:
-    """The package of a game's ruleset files (`engine/games/<game>/rulesets/`)."""
-    return f"{PACKAGES[name]}.rulesets"
+    """The package of a game's ruleset files (its Game's, else `engine/games/<game>/rulesets/`)."""
+    return game(name).rulesets_package or f"{PACKAGES[name]}.rulesets"
 
 
 def ruleset_source(ruleset_id: str) -> tuple[str, str]:

@@ -36,11 +36,11 @@ import pyarrow.compute as pc
 from engine.findings import format_money
 from engine.surveillance.detector import Detector, TableData
 from engine.surveillance.equipment import (
+    HISTORY_DAYS,
     POCKETS,
     WHEEL_POSITION,
     cohen_w,
     column,
-    counts_by,
     describe,
     equipment,
     grouped_counts,
@@ -50,6 +50,7 @@ from engine.surveillance.equipment import (
     settled,
     to_numpy,
     untested,
+    windowed_counts,
 )
 from engine.surveillance.stats import binomial_upper_tail, chi_square, hypergeometric_upper_tail
 from engine.surveillance.tests import SurveillanceTest
@@ -98,7 +99,7 @@ def signature_features(table: TableData) -> pa.Table:
     return grouped_counts(out, SIGNATURE_FEATURES.names[:-1], SIGNATURE_FEATURES)
 
 
-DEALER_SIGNATURE_SETTINGS: dict[str, Any] = {"period": "day", "min_pairs": 330}
+DEALER_SIGNATURE_SETTINGS: dict[str, Any] = {"period": "day", "min_pairs": 330, "history_days": HISTORY_DAYS}
 
 
 def _distances(start: int) -> str:
@@ -114,19 +115,22 @@ def signature_tests(features: pa.Table, settings: dict[str, Any] | None = None) 
     often as chance (27% of spins, not 13.5%) is found with 83% power at p <= 0.001 (simulated, 20,000
     multinomial draws; 76% at 300, 93% at 400): about a dealer's day at one wheel. A biased wheel also
     skews the distances (a pocket at 2x puts extra weight on distance 0): read a signature beside the
-    wheel's own `wheel_bias` test.
+    wheel's own `wheel_bias` test. Each test counts its period's window of nights (the dealer's shifts at the
+    wheel of the last `history_days` days: a dealer deals ~1/3 of a wheel's day), its p-value spent over the
+    nightly looks (engine/surveillance/equipment.py windowed_counts, look_share).
     effect: Cohen's w = sqrt(chi2 / pairs)."""
     s = merged(settings, DEALER_SIGNATURE_SETTINGS)
-    method = "chi-square, 36 df"
+    days = int(s["history_days"])
     out = []
-    groups = counts_by(features.to_pylist(), lambda r: (r["dealer_id"], r["wheel"], r["wheel_is_table"]), "distance",
-                       POCKETS, s["period"])
-    for (dealer, wheel, is_table, period), counts in groups.items():
+    groups = windowed_counts(features, ("dealer_id", "wheel", "wheel_is_table"), "distance", POCKETS, s["period"],
+                             days)
+    for (dealer, wheel, is_table, period), (counts, nights) in groups.items():
         n = int(counts.sum())
         subject, what = f"{dealer}|{wheel}", f"dealer {dealer} at {describe(wheel, is_table, 'wheel')}"
+        where, method = nights.describe(n, "successive spins"), nights.method("chi-square, 36 df", days)
         if n < s["min_pairs"]:
             out.append(untested("dealer_signature", subject, period, method, n, s["min_pairs"],
-                                f"{what}, {period}: {n:,} successive spins, below the {s['min_pairs']:,} this test "
+                                f"{what}, {where}: {n:,} successive spins, below the {s['min_pairs']:,} this test "
                                 "needs (80% power against 5 adjacent distances at 2x)"))
             continue
         stat, p, df = chi_square(counts, np.full(POCKETS, 1 / POCKETS))
@@ -135,8 +139,9 @@ def signature_tests(features: pa.Table, settings: dict[str, Any] | None = None) 
         start = int(np.lexsort((-centre, -window))[0])  # the densest run; on a tie, the one centred on most
         out.append(SurveillanceTest(
             detector="dealer_signature", subject=subject, period=period, statistic=f"chi2 = {stat:.1f} ({df} df)",
-            value=stat, p_value=p, method=method, sample=n, min_sample=s["min_pairs"], effect=cohen_w(stat, n),
-            detail=f"{what}, {period}: the next pocket {_distances(start)} positions on (clockwise) "
+            value=stat, p_value=nights.spend(p), method=method, sample=n, min_sample=s["min_pairs"],
+            effect=cohen_w(stat, n),
+            detail=f"{what}, {where}: the next pocket {_distances(start)} positions on (clockwise) "
                    f"{int(window[start]):,} times in {n:,} successive spins "
                    f"({n * SIGNATURE_WINDOW / POCKETS:.1f} expected)"))
     return out
@@ -558,8 +563,10 @@ def result_tests(features: pa.Table, settings: dict[str, Any] | None = None) -> 
 
 # ---------------------------------------------------------------------------------------------------
 
+DAILY_SIGNATURE = "surveillance_daily_signature"  # its nightly history (engine/surveillance/equipment.py DAILY_WHEEL)
 DEALER_SIGNATURE = Detector(name="dealer_signature", finding_kind="DEALER_SIGNATURE", games=("roulette",),
-                            features=signature_features, tests=signature_tests, settings=DEALER_SIGNATURE_SETTINGS)
+                            features=signature_features, tests=signature_tests, settings=DEALER_SIGNATURE_SETTINGS,
+                            publish_as=DAILY_SIGNATURE, history=DAILY_SIGNATURE)
 DEALER_FINDINGS = Detector(name="dealer_findings", finding_kind="DEALER_ANOMALY", games=(), features=finding_features,
                            tests=finding_tests, settings=DEALER_FINDINGS_SETTINGS)
 DEALER_ACCOUNT = Detector(name="dealer_account", finding_kind="DEALER_ANOMALY", games=(), features=account_features,

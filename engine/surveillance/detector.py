@@ -36,3 +36,7 @@ class Detector:
     # the output its features are published as (schemas/outputs.py SURVEILLANCE_OUTPUTS), e.g.
     # "advantage_moments"; None: its features stay inside the run
     publish_as: str | None = None
+    # the output holding its features night by night (one a detector of its family publishes), which the
+    # warehouse keeps and a run reads back to test each subject over a window of past nights (issue 43); None:
+    # each run tests only its own nights
+    history: str | None = None

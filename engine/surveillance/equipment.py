@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import date, timedelta
 from typing import Any
 
 import numpy as np
@@ -123,16 +125,117 @@ def periods(rows: list[dict[str, Any]], mode: str) -> list[str]:
     return [label] * len(rows)
 
 
-def counts_by(rows: list[dict[str, Any]], subject: Callable[[dict[str, Any]], tuple], category: str, size: int,
-              mode: str, index: Callable[[Any], int] = int) -> dict[tuple, np.ndarray]:
-    """{(subject..., period): counts per category} summed over the rows (of every table)."""
-    out: dict[tuple, np.ndarray] = {}
-    for r, p in zip(rows, periods(rows, mode), strict=True):
-        key = (*subject(r), p)
-        if key not in out:
-            out[key] = np.zeros(size, dtype=np.int64)
-        out[key][index(r[category])] += r["count"]
+# ---------------------------------------------------------------------------------------------------
+# history: each test over a rolling window of nights (issue 43; docs/surveillance.md § History)
+
+HISTORY_DAYS = 30  # setting `history_days`: the window reaches this many days back from the test's last night
+# The share of alpha the first look at a subject spends (a window of one night); every later look spends
+# (1 - FIRST_LOOK_SHARE) / (history_days + 1). Over any history_days + 1 consecutive days a subject has at most
+# one look at a window of one night (a second look within history_days days holds the first night in its
+# window) and at most history_days + 1 looks in all, so its shares sum to at most F + H (1 - F) / (H + 1) < 1
+# (or (H + 1) (1 - F) / (H + 1) = 1 - F with no first look): by the union bound a clean subject is flagged at
+# most alpha over any such span, however the looks' windows overlap. 1/4: a 1,440-spin first night still finds
+# one pocket at 2x among 20 wheels (the bench); later looks keep 1/41.3 of alpha each (history_days 30).
+FIRST_LOOK_SHARE = 0.25
+
+
+def look_share(nights: int, history_days: int) -> float:
+    """The share of alpha a look at a window of `nights` nights spends (1: no history, each night on its own)."""
+    if history_days <= 0:
+        return 1.0
+    return FIRST_LOOK_SHARE if nights <= 1 else (1 - FIRST_LOOK_SHARE) / (history_days + 1)
+
+
+@dataclass(frozen=True)
+class Window:
+    """The nights a test counted: the first and last business date with data in its window, how many nights
+    had data, and the alpha share of the look (`look_share`)."""
+
+    first: str
+    last: str
+    nights: int
+    share: float = 1.0
+
+    @property
+    def period(self) -> str:
+        return self.first if self.first == self.last else f"{self.first}..{self.last}"
+
+    def describe(self, sample: int, unit: str) -> str:
+        """'2026-11-28' for one night, else '2026-11-01..2026-11-30 (30 nights, 43,200 spins)'."""
+        if self.nights <= 1:
+            return self.period
+        return f"{self.period} ({self.nights} nights, {sample:,} {unit})"
+
+    def spend(self, p: float) -> float:
+        """The look's p-value: `p` over its share of alpha (Bonferroni over the looks), at most 1."""
+        return min(1.0, p / self.share)
+
+    def method(self, method: str, history_days: int) -> str:
+        if self.share == 1.0:
+            return method
+        return f"{method}; x {1 / self.share:.4g} for nightly looks over {history_days} days (alpha spent per look)"
+
+
+def window_start(first: str, last: str, history_days: int) -> str:
+    """The first business date a test whose period runs first..last counts: history_days days before its last
+    night (that night is in, the one before it out), or the period's first if earlier."""
+    back = (date.fromisoformat(last) - timedelta(days=max(history_days, 0))).isoformat()
+    return min(first, back)
+
+
+def windowed_counts(features: pa.Table, subject: tuple[str, ...], category: str, size: int, mode: str,
+                    history_days: int = 0, index: Callable[[Any], int] = int) -> dict[tuple, tuple[np.ndarray, Window]]:
+    """{(subject..., period): (counts per category, its window)}: one test per subject (the values of the
+    `subject` columns) and period of the run's own rows (`periods`; rows whose `history` column is true are
+    earlier nights' statistics from the warehouse, which are never tested themselves), each counting every row of
+    its subject, the run's and the history's, from `window_start` to the period's last night. The key's period is
+    the window's (first..last night with data). history_days 0: the period alone, as the detectors counted
+    before history. (Columns, not rows: a month of 20 wheels is ~22,000 rows a night.)"""
+    n = features.num_rows
+    if n == 0:
+        return {}
+    keys = [_codes(features.column(c)) for c in subject]
+    stacked = np.stack([k for k, _ in keys], axis=1)
+    subjects, who = np.unique(stacked, axis=0, return_inverse=True)
+    who = who.reshape(-1)
+    day_codes, day_names = _codes(features.column("business_date"))
+    ordinals = np.array([date.fromisoformat(str(d)).toordinal() for d in day_names], dtype=np.int64)
+    day = ordinals[day_codes]
+    cat_codes, cat_names = _codes(features.column(category))
+    cat = np.array([index(v) for v in cat_names], dtype=np.int64)[cat_codes]
+    count = np.asarray(to_numpy(features.column("count")), dtype=np.int64)
+    past = (np.asarray(to_numpy(pc.fill_null(features.column("history"), False)), dtype=bool)
+            if "history" in features.column_names else np.zeros(n, dtype=bool))
+    mine = np.flatnonzero(~past)
+    if mode not in PERIODS:
+        raise ValueError(f"period must be one of {PERIODS}, got {mode!r}")
+    if mode == "day":
+        tests = {(int(w), int(d), int(d)) for w, d in zip(who[mine], day[mine], strict=True)}
+    else:
+        first, last = int(day[mine].min()), int(day[mine].max())
+        tests = {(int(w), first, last) for w in np.unique(who[mine])}
+    out: dict[tuple, tuple[np.ndarray, Window]] = {}
+    for w, first, last in tests:
+        start = min(first, last - max(history_days, 0))
+        rows = (who == w) & (day >= start) & (day <= last)
+        counts = np.bincount(cat[rows], weights=count[rows], minlength=size).round().astype(np.int64)
+        nights = np.unique(day[rows])
+        window = Window(date.fromordinal(int(nights[0])).isoformat(), date.fromordinal(int(nights[-1])).isoformat(),
+                        int(nights.size), look_share(int(nights.size), history_days))
+        values = tuple(names[subjects[w, i]] for i, (_, names) in enumerate(keys))
+        out[(*values, window.period)] = (counts, window)
     return dict(sorted(out.items()))
+
+
+def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, list]:
+    """(each row's code, the distinct values as Python objects) of a column."""
+    enc = _array(column).dictionary_encode()
+    return np.asarray(to_numpy(enc.indices), dtype=np.int64), enc.dictionary.to_pylist()
+
+
+def period_dates_of(period: str) -> tuple[str, str]:
+    first, _, last = period.partition("..")
+    return first, last or first
 
 
 def merged(settings: dict[str, Any] | None, defaults: dict[str, Any]) -> dict[str, Any]:
@@ -184,32 +287,33 @@ def wheel_features(table: TableData) -> pa.Table:
     return grouped_counts(t, ["wheel", "wheel_is_table", "business_date", "pocket"], WHEEL_FEATURES)
 
 
-def _wheel_subject(r: dict[str, Any]) -> tuple:
-    return (r["wheel"], r["wheel_is_table"])
+_WHEEL_SUBJECT = ("wheel", "wheel_is_table")
 
 
-WHEEL_BIAS_SETTINGS: dict[str, Any] = {"period": "day", "min_spins": 1900}
+WHEEL_BIAS_SETTINGS: dict[str, Any] = {"period": "day", "min_spins": 1900, "history_days": HISTORY_DAYS}
 
 
 def wheel_bias_tests(features: pa.Table, settings: dict[str, Any] | None = None) -> list[SurveillanceTest]:
-    """Per wheel and period: Pearson's chi-square of the 37 pocket counts against 1/37 each (36 df).
+    """Per wheel and period: Pearson's chi-square of the 37 pocket counts against 1/37 each (36 df), over the
+    period's window (`windowed_counts`: the nights of the last `history_days` days the warehouse holds, and the
+    period), its p-value spent over the nightly looks (`look_share`).
 
-    min_spins 1,900: the sample at which one pocket at twice its probability (2/37, the rest evenly
-    lower) is found with 83% power at p <= 0.001 (simulated; 73% at 1,650, 89% at 2,100). The
-    chi-square is valid from 185 spins (5 expected per pocket), but below ~1,300 spins such a pocket
-    is missed more often than found. A wheel-day at 60 spins an hour is ~1,440 spins: wheels are
-    tested over several days with `period` "run" (or a busy wheel by the day).
-    effect: Cohen's w = sqrt(chi2 / spins)."""
+    min_spins 1,900: the sample at which the pockets of a wheel with one pocket at twice its probability (2/37,
+    the rest evenly lower) are found with 83% power at p <= 0.001 (simulated; 73% at 1,650, 89% at 2,100). The
+    chi-square is valid from 185 spins (5 expected per pocket); against one hot pocket wheel_sector's sector of
+    1 (the hottest pocket) is far stronger: a wheel-night of ~1,440 spins is tested there, and here from its
+    window's second night. effect: Cohen's w = sqrt(chi2 / spins)."""
     s = merged(settings, WHEEL_BIAS_SETTINGS)
-    method = "chi-square, 36 df"
+    days = int(s["history_days"])
     out = []
-    for (wheel, is_table, period), counts in counts_by(features.to_pylist(), _wheel_subject, "pocket", POCKETS,
-                                                       s["period"]).items():
+    for (wheel, is_table, period), (counts, window) in windowed_counts(
+            features, _WHEEL_SUBJECT, "pocket", POCKETS, s["period"], days).items():
         n = int(counts.sum())
-        what = describe(wheel, is_table, "wheel")
+        what, where = describe(wheel, is_table, "wheel"), window.describe(n, "spins")
+        method = window.method("chi-square, 36 df", days)
         if n < s["min_spins"]:
             out.append(untested("wheel_bias", wheel, period, method, n, s["min_spins"],
-                                f"{what}, {period}: {n:,} spins, below the {s['min_spins']:,} this test needs "
+                                f"{what}, {where}: {n:,} spins, below the {s['min_spins']:,} this test needs "
                                 "(80% power against one pocket at 2x)"))
             continue
         stat, p, df = chi_square(counts, np.full(POCKETS, 1 / POCKETS))
@@ -217,8 +321,8 @@ def wheel_bias_tests(features: pa.Table, settings: dict[str, Any] | None = None)
         top = int(np.argmax(counts))  # the most frequent pocket (the lowest number on a tie)
         out.append(SurveillanceTest(
             detector="wheel_bias", subject=wheel, period=period, statistic=f"chi2 = {stat:.1f} ({df} df)", value=stat,
-            p_value=p, method=method, sample=n, min_sample=s["min_spins"], effect=cohen_w(stat, n),
-            detail=f"{what}, {period}: pocket {top} came {int(counts[top]):,} times in {n:,} spins "
+            p_value=window.spend(p), method=method, sample=n, min_sample=s["min_spins"], effect=cohen_w(stat, n),
+            detail=f"{what}, {where}: pocket {top} came {int(counts[top]):,} times in {n:,} spins "
                    f"({expected:.1f} expected)"))
     return out
 
@@ -236,41 +340,56 @@ def sector_pockets(start: int, k: int) -> list[int]:
     return [WHEEL_ORDER[(start + j) % POCKETS] for j in range(k)]
 
 
-WHEEL_SECTOR_SETTINGS: dict[str, Any] = {"period": "day", "sectors": {5: 1900, 9: 900}}
+# sector size -> its minimum spins; 1 is the hottest single pocket
+WHEEL_SECTOR_SETTINGS: dict[str, Any] = {"period": "day", "sectors": {1: 1200, 5: 750, 9: 900},
+                                         "history_days": HISTORY_DAYS}
+_SECTOR_DESIGN = {1: "one pocket at 2x", 5: "a sector at +50%"}  # the strength each minimum is set against
 
 
 def wheel_sector_tests(features: pa.Table, settings: dict[str, Any] | None = None) -> list[SurveillanceTest]:
     """Per wheel, period and sector size k: the k adjacent pockets with the most hits, and the
     probability that any of the 37 sectors of that size gets as many on a fair wheel, bounded by
     Bonferroni: min(1, 37 x P(Binomial(spins, k/37) >= hits)). The bound is valid and deterministic (no
-    simulation floor on the p-value); it is conservative because the sectors overlap.
+    simulation floor on the p-value); it is conservative because the sectors overlap. k = 1 is the hottest
+    pocket (the bound is then nearly exact: a pocket's excess barely changes the others'), its rows named
+    `wheel_pocket`: a false-discovery family of their own, so a wheel-night's one hot pocket is not held to
+    the multiplicity of every sector size (as dice_triples beside dice_pairs). Each test counts
+    its period's window and spends its p-value over the nightly looks (`windowed_counts`, `look_share`).
 
-    `sectors` maps k to its minimum spins: the sample at which a sector whose every pocket is at +30%
-    (the rest evenly lower) is found with 82% power at p <= 0.001 under that bound (simulated): k = 5
-    at 1,900, k = 9 at 900. effect: the best sector's hits over its expectation (1.3 = +30%)."""
+    `sectors` maps k to its minimum spins: the sample at which the strength it is designed against is found
+    with 80% power at p <= 0.001 under that bound (exact binomial): k = 1 one pocket at 2x at 1,200 (83%;
+    1,440 spins, a wheel-night: 91%), k = 5 a sector at +50% at 750 (83%), k = 9 a sector at +30% at 900
+    (82%, simulated). effect: the best sector's hits over its expectation (1.3 = +30%)."""
     s = merged(settings, WHEEL_SECTOR_SETTINGS)
-    groups = counts_by(features.to_pylist(), _wheel_subject, "pocket", POCKETS, s["period"])
+    days = int(s["history_days"])
+    groups = windowed_counts(features, _WHEEL_SUBJECT, "pocket", POCKETS, s["period"], days)
     out = []
     for k, min_spins in sorted((int(k), int(m)) for k, m in s["sectors"].items()):
-        method = f"exact binomial, Bonferroni bound over the 37 sectors of {k} pockets"
-        for (wheel, is_table, period), counts in groups.items():
+        base = (f"exact binomial, Bonferroni bound over the 37 sectors of {k} pockets" if k > 1 else
+                "exact binomial, Bonferroni bound over the 37 pockets")
+        for (wheel, is_table, period), (counts, window) in groups.items():
             n = int(counts.sum())
-            what = describe(wheel, is_table, "wheel")
+            what, where = describe(wheel, is_table, "wheel"), window.describe(n, "spins")
+            method = window.method(base, days)
+            name = "wheel_sector" if k > 1 else "wheel_pocket"
             if n < min_spins:
-                out.append(untested("wheel_sector", wheel, period, method, n, min_spins,
-                                    f"{what}, {period}: {n:,} spins, below the {min_spins:,} the sector test of "
-                                    f"{k} pockets needs (80% power against a sector at +30%)"))
+                test = f"the sector test of {k} pockets" if k > 1 else "the hottest-pocket test"
+                out.append(untested(name, wheel, period, method, n, min_spins,
+                                    f"{what}, {where}: {n:,} spins, below the {min_spins:,} {test} needs "
+                                    f"(80% power against {_SECTOR_DESIGN.get(k, 'a sector at +30%')})"))
                 continue
             start, hits = best_sector(counts, k)
             expected = n * k / POCKETS
             p = min(1.0, POCKETS * binomial_upper_tail(hits, n, k / POCKETS))
-            pockets = "-".join(map(str, sector_pockets(start, k)))
+            if k == 1:
+                statistic, found = f"hottest pocket = {hits} hits", f"pocket {WHEEL_ORDER[start]}"
+            else:
+                pockets = "-".join(map(str, sector_pockets(start, k)))
+                statistic, found = f"best sector of {k} = {hits} hits", f"sector {pockets} ({k} adjacent pockets)"
             out.append(SurveillanceTest(
-                detector="wheel_sector", subject=wheel, period=period,
-                statistic=f"best sector of {k} = {hits} hits", value=float(hits), p_value=p, method=method,
-                sample=n, min_sample=min_spins, effect=hits / expected,
-                detail=f"{what}, {period}: sector {pockets} ({k} adjacent pockets) came {hits:,} times in "
-                       f"{n:,} spins ({expected:.1f} expected)"))
+                detector=name, subject=wheel, period=period, statistic=statistic, value=float(hits),
+                p_value=window.spend(p), method=method, sample=n, min_sample=min_spins, effect=hits / expected,
+                detail=f"{what}, {where}: {found} came {hits:,} times in {n:,} spins ({expected:.1f} expected)"))
     return out
 
 
@@ -309,11 +428,10 @@ def dice_face_features(table: TableData) -> pa.Table:
     return grouped_counts(t, ["shaker", "shaker_is_table", "business_date", "face"], DICE_FACE_FEATURES)
 
 
-def _shaker_subject(r: dict[str, Any]) -> tuple:
-    return (r["shaker"], r["shaker_is_table"])
+_SHAKER_SUBJECT = ("shaker", "shaker_is_table")
 
 
-DICE_BIAS_SETTINGS: dict[str, Any] = {"period": "day", "min_rolls": 1550}
+DICE_BIAS_SETTINGS: dict[str, Any] = {"period": "day", "min_rolls": 1550, "history_days": HISTORY_DAYS}
 
 
 def dice_bias_tests(features: pa.Table, settings: dict[str, Any] | None = None) -> list[SurveillanceTest]:
@@ -323,26 +441,31 @@ def dice_bias_tests(features: pa.Table, settings: dict[str, Any] | None = None) 
 
     min_rolls 1,550: the sample at which one die of the three showing a 6 with probability 1/4 (the
     others 3/20 each) is found with 82% power at p <= 0.001 (simulated; 90% at 1,800). Three dice
-    loaded alike are found from ~200 rolls. effect: Cohen's w over the dice."""
+    loaded alike are found from ~200 rolls. A shaker-night of ~1,440 rolls is tested from its window's
+    second night (`windowed_counts`; the p-value spent over the nightly looks, `look_share`).
+    effect: Cohen's w over the dice."""
     s = merged(settings, DICE_BIAS_SETTINGS)
-    method = "chi-square, 5 df"
+    days = int(s["history_days"])
     out = []
-    for (shaker, is_table, period), counts in counts_by(features.to_pylist(), _shaker_subject, "face", FACES,
-                                                        s["period"], index=lambda f: int(f) - 1).items():
+    for (shaker, is_table, period), (counts, window) in windowed_counts(
+            features, _SHAKER_SUBJECT, "face", FACES, s["period"], days,
+            index=lambda f: int(f) - 1).items():
         dice = int(counts.sum())
         rolls = dice // 3
-        what = describe(shaker, is_table, "shaker")
+        what, where = describe(shaker, is_table, "shaker"), window.describe(rolls, "rolls")
+        method = window.method("chi-square, 5 df", days)
         if rolls < s["min_rolls"]:
             out.append(untested("dice_bias", shaker, period, method, rolls, s["min_rolls"],
-                                f"{what}, {period}: {rolls:,} rolls, below the {s['min_rolls']:,} this test needs "
+                                f"{what}, {where}: {rolls:,} rolls, below the {s['min_rolls']:,} this test needs "
                                 "(80% power against one die showing a 6 at 1/4)"))
             continue
         stat, p, df = chi_square(counts, np.full(FACES, 1 / FACES))
         top = int(np.argmax(np.abs(counts - dice / FACES)))
         out.append(SurveillanceTest(
             detector="dice_bias", subject=shaker, period=period, statistic=f"chi2 = {stat:.1f} ({df} df)", value=stat,
-            p_value=p, method=method, sample=rolls, min_sample=s["min_rolls"], effect=cohen_w(stat, dice),
-            detail=f"{what}, {period}: face {top + 1} came {int(counts[top]):,} times in {rolls:,} rolls x 3 dice "
+            p_value=window.spend(p), method=method, sample=rolls, min_sample=s["min_rolls"],
+            effect=cohen_w(stat, dice),
+            detail=f"{what}, {where}: face {top + 1} came {int(counts[top]):,} times in {rolls:,} rolls x 3 dice "
                    f"({dice / FACES:.1f} expected)"))
     return out
 
@@ -384,7 +507,8 @@ def dice_pair_features(table: TableData) -> pa.Table:
     return grouped_counts(t, ["shaker", "shaker_is_table", "business_date", "category"], DICE_PAIR_FEATURES)
 
 
-DICE_PAIRS_SETTINGS: dict[str, Any] = {"period": "day", "min_rolls": 720, "min_rolls_triples": 800}
+DICE_PAIRS_SETTINGS: dict[str, Any] = {"period": "day", "min_rolls": 720, "min_rolls_triples": 800,
+                                       "history_days": HISTORY_DAYS}
 _PAIR_INDEX = {name: i for i, name in enumerate(PAIR_NAMES)} | {TRIPLE: len(PAIR_NAMES)}
 
 
@@ -402,18 +526,19 @@ def dice_pairs_tests(features: pa.Table, settings: dict[str, Any] | None = None)
 
     effect: Cohen's w over the rolls (pairs); the triples over their expectation (triples)."""
     s = merged(settings, DICE_PAIRS_SETTINGS)
-    groups = counts_by(features.to_pylist(), _shaker_subject, "category", len(PAIR_NAMES) + 1, s["period"],
-                       index=_PAIR_INDEX.__getitem__)
-    pair_method = "chi-square, 20 df (one pair per roll)"
-    triple_method = "exact binomial, upper tail, p = 6/216"
+    days = int(s["history_days"])
+    groups = windowed_counts(features, _SHAKER_SUBJECT, "category", len(PAIR_NAMES) + 1, s["period"],
+                             days, index=_PAIR_INDEX.__getitem__)
     out = []
-    for (shaker, is_table, period), counts in groups.items():
+    for (shaker, is_table, period), (counts, window) in groups.items():
         pairs, triples = counts[:-1], int(counts[-1])
         rolls = int(pairs.sum())
-        what = describe(shaker, is_table, "shaker")
+        what, where = describe(shaker, is_table, "shaker"), window.describe(rolls, "rolls")
+        pair_method = window.method("chi-square, 20 df (one pair per roll)", days)
+        triple_method = window.method("exact binomial, upper tail, p = 6/216", days)
         if rolls < s["min_rolls"]:
             out.append(untested("dice_pairs", shaker, period, pair_method, rolls, s["min_rolls"],
-                                f"{what}, {period}: {rolls:,} rolls, below the {s['min_rolls']:,} the pair test needs "
+                                f"{what}, {where}: {rolls:,} rolls, below the {s['min_rolls']:,} the pair test needs "
                                 "(80% power against one combination at 2x)"))
         else:
             stat, p, df = chi_square(pairs, PAIR_PROBABILITY)
@@ -421,32 +546,37 @@ def dice_pairs_tests(features: pa.Table, settings: dict[str, Any] | None = None)
             top = int(np.argmax(pairs / expected))
             out.append(SurveillanceTest(
                 detector="dice_pairs", subject=shaker, period=period, statistic=f"chi2 = {stat:.1f} ({df} df)",
-                value=stat, p_value=p, method=pair_method, sample=rolls, min_sample=s["min_rolls"],
+                value=stat, p_value=window.spend(p), method=pair_method, sample=rolls, min_sample=s["min_rolls"],
                 effect=cohen_w(stat, rolls),
-                detail=f"{what}, {period}: pair {PAIR_NAMES[top]} came {int(pairs[top]):,} times in {rolls:,} rolls "
+                detail=f"{what}, {where}: pair {PAIR_NAMES[top]} came {int(pairs[top]):,} times in {rolls:,} rolls "
                        f"({expected[top]:.1f} expected; one pair per roll)"))
         if rolls < s["min_rolls_triples"]:
             out.append(untested("dice_triples", shaker, period, triple_method, rolls, s["min_rolls_triples"],
-                                f"{what}, {period}: {rolls:,} rolls, below the {s['min_rolls_triples']:,} the triple "
+                                f"{what}, {where}: {rolls:,} rolls, below the {s['min_rolls_triples']:,} the triple "
                                 "test needs (80% power against triples at 2x)"))
         else:
             expected = rolls * TRIPLE_PROBABILITY
             out.append(SurveillanceTest(
                 detector="dice_triples", subject=shaker, period=period, statistic=f"triples = {triples}",
-                value=float(triples), p_value=binomial_upper_tail(triples, rolls, TRIPLE_PROBABILITY),
+                value=float(triples), p_value=window.spend(binomial_upper_tail(triples, rolls, TRIPLE_PROBABILITY)),
                 method=triple_method, sample=rolls, min_sample=s["min_rolls_triples"], effect=triples / expected,
-                detail=f"{what}, {period}: {triples:,} triples in {rolls:,} rolls ({expected:.1f} expected)"))
+                detail=f"{what}, {where}: {triples:,} triples in {rolls:,} rolls ({expected:.1f} expected)"))
     return out
 
 
 # ---------------------------------------------------------------------------------------------------
 
+# (each family's features are its nightly history: published by one of its detectors, read back by both)
+DAILY_WHEEL, DAILY_DICE, DAILY_DICE_PAIRS = ("surveillance_daily_wheel", "surveillance_daily_dice",
+                                             "surveillance_daily_dice_pairs")
 WHEEL_BIAS = Detector(name="wheel_bias", finding_kind="WHEEL_BIAS", games=("roulette",), features=wheel_features,
-                      tests=wheel_bias_tests, settings=WHEEL_BIAS_SETTINGS)
+                      tests=wheel_bias_tests, settings=WHEEL_BIAS_SETTINGS, publish_as=DAILY_WHEEL,
+                      history=DAILY_WHEEL)
 WHEEL_SECTOR = Detector(name="wheel_sector", finding_kind="WHEEL_BIAS", games=("roulette",), features=wheel_features,
-                        tests=wheel_sector_tests, settings=WHEEL_SECTOR_SETTINGS)
+                        tests=wheel_sector_tests, settings=WHEEL_SECTOR_SETTINGS, history=DAILY_WHEEL)
 DICE_BIAS = Detector(name="dice_bias", finding_kind="DICE_BIAS", games=("sic_bo",), features=dice_face_features,
-                     tests=dice_bias_tests, settings=DICE_BIAS_SETTINGS)
+                     tests=dice_bias_tests, settings=DICE_BIAS_SETTINGS, publish_as=DAILY_DICE, history=DAILY_DICE)
 DICE_PAIRS = Detector(name="dice_pairs", finding_kind="DICE_BIAS", games=("sic_bo",), features=dice_pair_features,
-                      tests=dice_pairs_tests, settings=DICE_PAIRS_SETTINGS)  # rows: dice_pairs, dice_triples
+                      tests=dice_pairs_tests, settings=DICE_PAIRS_SETTINGS, publish_as=DAILY_DICE_PAIRS,
+                      history=DAILY_DICE_PAIRS)  # rows: dice_pairs, dice_triples
 DETECTORS: tuple[Detector, ...] = (WHEEL_BIAS, WHEEL_SECTOR, DICE_BIAS, DICE_PAIRS)

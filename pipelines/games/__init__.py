@@ -14,6 +14,10 @@
                                      they were read (pipelines/neighbours.py), for the rules that look at the
                                      other bets of a round: seen, never settled nor written
 
+    ALL_ROUNDS                       its rounds in the warehouse's all_rounds view: a SELECT of its replay
+                                     output in that view's columns (audits/views/05_all_rounds.sql), each
+                                     named; outcome games build it with outcomes.all_rounds_sql
+
     GROUP_ENDS, group_ends(rounds, tables, with_groups), gap_ends(shoes, tables, dealt, with_groups),
     across_groups(ends, tables) (optional): a check
                                      across the groups (casino stud's pool chain): group_ends reduces a
@@ -49,15 +53,52 @@ def adaptor(game: str) -> ModuleType:
     return import_module(ADAPTORS[game])
 
 
-# the round-replay output of each game
-REPLAY_OUTPUTS: dict[str, str] = {game: adaptor(game).OUT_REPLAYS for game in ADAPTORS}
-# the other outputs some games have of their own (the pipeline writes and the warehouse loads each like a
-# replay output)
-EXTRA_OUTPUTS: tuple[str, ...] = tuple(dict.fromkeys(name for game in ADAPTORS
-                                                     for name in getattr(adaptor(game), "EXTRA_OUTPUTS", ())))
+def replay_outputs() -> dict[str, str]:
+    """The round-replay output of each registered game (read from ADAPTORS when asked: a game registered later,
+    e.g. a test's, is in)."""
+    return {game: adaptor(game).OUT_REPLAYS for game in ADAPTORS}
 
-# the games with a check across the groups of shoes (see the adaptor's across_groups)
-ACROSS_GROUPS: tuple[str, ...] = tuple(game for game in ADAPTORS if hasattr(adaptor(game), "across_groups"))
+
+def extra_outputs() -> tuple[str, ...]:
+    """The other outputs some games have of their own (the pipeline writes and the warehouse loads each like a
+    replay output)."""
+    return tuple(dict.fromkeys(name for game in ADAPTORS for name in getattr(adaptor(game), "EXTRA_OUTPUTS", ())))
+
+
+def all_rounds_sql() -> list[str]:
+    """Each registered game's SELECT of its rounds for the all_rounds view, in ADAPTORS order."""
+    return [adaptor(game).ALL_ROUNDS for game in ADAPTORS]
+
+
+def selection_replays() -> tuple[str, ...]:
+    """The replay outputs whose `bets` carry each bet's selection as the audit read it (the games whose bets
+    have a selection: priced per selection where a ruleset says so)."""
+    from schemas.outputs import OUTPUTS
+
+    def has_selection(name: str) -> bool:
+        schema = OUTPUTS[name]
+        if "bets" not in schema.names:
+            return False
+        item = schema.field("bets").type
+        return pa.types.is_list(item) and pa.types.is_struct(item.value_type) \
+            and item.value_type.get_field_index("selection") >= 0
+
+    return tuple(name for name in replay_outputs().values() if has_selection(name))
+
+
+def across_groups() -> tuple[str, ...]:
+    """The games with a check across the groups of shoes (see the adaptor's across_groups)."""
+    return tuple(game for game in ADAPTORS if hasattr(adaptor(game), "across_groups"))
+
+
+_DERIVED = {"REPLAY_OUTPUTS": replay_outputs, "EXTRA_OUTPUTS": extra_outputs, "ACROSS_GROUPS": across_groups}
+
+
+def __getattr__(name: str):
+    """REPLAY_OUTPUTS, EXTRA_OUTPUTS and ACROSS_GROUPS as the registry has them now (their functions')."""
+    if name in _DERIVED:
+        return _DERIVED[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _limits_by_table(limits: pa.Table) -> dict[str, dict[str, tuple[int, int]]]:

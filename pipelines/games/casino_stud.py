@@ -43,7 +43,8 @@ from pipelines.games.rows import (
     table_facts,
 )
 from pipelines.neighbours import quarantined_bets
-from schemas.outputs import CASINO_STUD_JACKPOT_LEDGER, CASINO_STUD_ROUND_REPLAYS, FINDINGS
+from schemas.games.casino_stud import LEDGER, REPLAYS
+from schemas.outputs import FINDINGS
 
 OUT_REPLAYS = "casino_stud_round_replays"
 OUT_LEDGER = "casino_stud_jackpot_ledger"
@@ -127,7 +128,7 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
                           dates[row.round_index], stakes.get(row.round_index, 0)) for row in result.ledger]
     return {
         OUT_REPLAYS: replays,
-        OUT_LEDGER: pa.Table.from_pylist(ledger, CASINO_STUD_JACKPOT_LEDGER),
+        OUT_LEDGER: pa.Table.from_pylist(ledger, LEDGER.schema),
         **bet_tables(table.table_id, plain, bets, rounds, np.asarray(mine, np.int64), bet_rows,
                      pa.array(result.expected, pa.int64()), result.unsettled),
         "findings": _findings(result.findings, round_ids, shoe_ids, order, dates, decks),
@@ -233,7 +234,7 @@ def _replays_table(table: CasinoStudTable, rounds: pa.Table, reports: list[Round
         "explanation": [list(rep.explanation) for rep in reports],
         "finding_kinds": [list(rep.finding_kinds) for rep in reports],
     }
-    schema = CASINO_STUD_ROUND_REPLAYS
+    schema = REPLAYS.schema
     return pa.Table.from_arrays(
         [rounds[_RECORDED[f.name]].cast(f.type) if f.name in _RECORDED else pa.array(engine[f.name], f.type)
          for f in schema], schema=schema)
@@ -334,3 +335,37 @@ def _stud_tables(tables: pa.Table) -> list[str]:
     """The tables audited as casino stud: those whose ruleset is one of the game's."""
     mine = set(game("casino_stud").ruleset_ids())
     return [r["table_id"] for r in tables.select(["table_id", "ruleset"]).to_pylist() if r["ruleset"] in mine]
+
+# its rounds in the warehouse's all_rounds view (audits/views/05_all_rounds.sql: its columns, in their order)
+ALL_ROUNDS = """\
+SELECT
+    'casino_stud' AS game, r.business_date, r.table_id, r.shoe_id, r.round_id, r.round_no, r.status,
+    CASE WHEN r.expected_dealer_cards IS NULL THEN NULL ELSE 0 END AS shoe_position, 0 AS rounds_before,
+    NULL AS cut_card_round, NULL AS after_cut,
+    coalesce(b.recorded || '; ', '') || 'dealer: ' || coalesce(array_to_string(r.recorded_dealer_cards, ' '), '-')
+        || ' ' || coalesce(r.recorded_dealer_hand, '-')
+        || '; jackpot ' || coalesce(CAST(r.recorded_jackpot_before AS VARCHAR), '-') || ' -> '
+        || coalesce(CAST(r.recorded_jackpot_after AS VARCHAR), '-')
+        || '; next pool ' || coalesce(CAST(r.recorded_next_pool_before AS VARCHAR), '-') || ' -> '
+        || coalesce(CAST(r.recorded_next_pool_after AS VARCHAR), '-') AS recorded_round,
+    CASE WHEN r.expected_box_cards IS NULL THEN '-' ELSE coalesce(b.expected || '; ', '') || 'dealer: '
+        || coalesce(array_to_string(r.expected_dealer_cards, ' '), '-') || ' ' || coalesce(r.dealer_rank, '-')
+        || CASE WHEN r.dealer_qualifies THEN ' (qualifies)' WHEN NOT r.dealer_qualifies THEN ' (does not qualify)'
+                ELSE '' END
+        || '; jackpot ' || coalesce(CAST(r.expected_jackpot_before AS VARCHAR), '-') || ' -> '
+        || coalesce(CAST(r.expected_jackpot_after AS VARCHAR), '-')
+        || '; next pool ' || coalesce(CAST(r.expected_next_pool_before AS VARCHAR), '-') || ' -> '
+        || coalesce(CAST(r.expected_next_pool_after AS VARCHAR), '-') END AS expected_round,
+    array_to_string(r.explanation, '; ') AS decisions,
+    coalesce(array_to_string(r.finding_kinds, ','), '') AS finding_kinds,
+    r.run_id
+FROM casino_stud_round_replays AS r, LATERAL (
+    SELECT
+        string_agg('box ' || CAST(box AS VARCHAR) || ': ' || coalesce(array_to_string(rec, ' '), '-') || ' '
+                   || coalesce(hand, '-') || ' ' || coalesce(nullif(action, ''), '-'), '; ' ORDER BY i) AS recorded,
+        string_agg('box ' || CAST(box AS VARCHAR) || ': ' || coalesce(array_to_string(exp, ' '), '-') || ' '
+                   || coalesce(rank, '-'), '; ' ORDER BY i) AS expected
+    FROM (SELECT unnest(r.boxes) AS box, unnest(r.recorded_box_cards) AS rec, unnest(r.expected_box_cards) AS exp,
+                 unnest(r.recorded_box_hands) AS hand, unnest(r.box_ranks) AS rank,
+                 unnest(r.box_actions) AS action, generate_subscripts(r.boxes, 1) AS i)
+) AS b"""

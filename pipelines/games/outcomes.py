@@ -308,3 +308,19 @@ def _bets_on_replays(table: OutcomeTable, replay_rows: np.ndarray, plain: pa.Tab
          pa.array(covered, pa.list_(pa.int8())).take(pa.array(pair_of.reshape(-1), pa.int64()))],
         fields=list(table.spec.replay_schema.field("bets").type.value_type))
     return pa.ListArray.from_arrays(pa.array(offsets), bet_fields)
+
+
+def all_rounds_sql(spec: OutcomeGame, recorded: str) -> str:
+    """The game's rounds in the warehouse's all_rounds view (audits/views/05_all_rounds.sql): no shoe position
+    (no cards); `recorded` is its outcome as text (SQL over its replay table), the outcome's meaning the
+    expected round."""
+    return f"""\
+SELECT
+    '{spec.name}' AS game, business_date, table_id, shoe_id, round_id, round_no, status, NULL AS shoe_position,
+    NULL AS rounds_before, NULL AS cut_card_round, NULL AS after_cut,
+    {recorded} AS recorded_round,
+    coalesce(outcome_description, '-') AS expected_round,
+    array_to_string(explanation, '; ') AS decisions,
+    coalesce(array_to_string(finding_kinds, ','), '') AS finding_kinds,
+    run_id
+FROM {spec.out_replays}"""

@@ -8,15 +8,18 @@ from engine.games.roulette.audit import audit_spin_columns, valid_pocket
 from engine.games.roulette.layout import layout
 from engine.games.roulette.rules import load_roulette_rules
 from pipelines.games import outcomes
-from schemas.outputs import ROULETTE_ROUND_REPLAYS
+from schemas.games.roulette import REPLAYS
 
 OUT_REPLAYS = "roulette_round_replays"
 
 SPEC = outcomes.OutcomeGame(
-    name="roulette", out_replays=OUT_REPLAYS, replay_schema=ROULETTE_ROUND_REPLAYS, outcome_column="pocket",
+    name="roulette", out_replays=OUT_REPLAYS, replay_schema=REPLAYS.schema, outcome_column="pocket",
     load_rules=load_roulette_rules, audit=audit_spin_columns, valid=valid_pocket,
     covered=lambda rules, code, selection: layout(rules.red).covers(code, selection),
 )
+
+# its rounds in the warehouse's all_rounds view, its outcome as text
+ALL_ROUNDS = outcomes.all_rounds_sql(SPEC, "'pocket ' || coalesce(CAST(pocket AS VARCHAR), '-')")
 
 
 def table_info(row: dict, limits: dict[str, tuple[int, int]]) -> outcomes.OutcomeTable:

@@ -22,9 +22,7 @@ from schemas.outputs import FINDINGS, QUARANTINE, SETTLEMENTS
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-
 NO_BETS = np.zeros(0, np.int64)
-
 
 def gc_paused(audit: F) -> F:
     """`audit` run with cyclic garbage collection paused (and left as it was after). A table's audit makes
@@ -42,11 +40,9 @@ def gc_paused(audit: F) -> F:
                 gc.enable()
     return paused  # type: ignore[return-value]
 
-
 # the bet columns every such adaptor reads (a game adds its own)
 BET_COLUMNS = ["bet_id", "round_id", "account_id", "placed_at", "bet_type", "seat", "stake", "paid", "currency",
                "_source_file", "_source_row"]
-
 
 @dataclass(frozen=True)
 class GameTable:
@@ -67,25 +63,20 @@ class GameTable:
     def currency(self) -> str:
         return self.facts.currency
 
-
 def table_facts(row: dict, limits: dict[str, tuple[int, int]]) -> TableFacts:
     return TableFacts(row["table_id"], row["currency"], row["table_max"], limits)
-
 
 def micros(column) -> list[int]:
     """Instants as exact integer microseconds since the epoch (a float timestamp can be off by 1 us)."""
     return pc.cast(pc.cast(column, pa.timestamp("us", tz="UTC")), pa.int64()).to_pylist()
 
-
 def day(ts):
     return ts.date() if ts is not None else None
-
 
 def shoe_day(round_days: Sequence, opened_at):
     """A shoe's business day: its first round's (`round_days`: its rounds' business days), its opening date
     where it has none (pipelines.convert.shoe_days, a shoe at a time): the date of its own findings."""
     return min((d for d in round_days if d is not None), default=day(opened_at))
-
 
 def plain_bets(bets: pa.Table, columns: Sequence[str]) -> pa.Table:
     """`columns` of the bets (plus mode and _shoe_id) as plain arrays; a column the files do not have
@@ -93,12 +84,10 @@ def plain_bets(bets: pa.Table, columns: Sequence[str]) -> pa.Table:
     return pa.table({c: plain(bets[c]) if c in bets.column_names else pa.nulls(bets.num_rows)
                      for c in [*columns, "mode", "_shoe_id"]})
 
-
 def python_columns(table: pa.Table, columns: Sequence[str]) -> dict[str, list]:
     """`columns` of `table` as Python lists, one conversion a column (no row dicts, and no datetime objects
     for a column that is not asked for)."""
     return {c: table[c].to_pylist() for c in columns}
-
 
 def bets_by_shoe(rounds: pa.Table, round_ids: pa.Array | pa.ChunkedArray,
                  shoe_ids: pa.Array | pa.ChunkedArray) -> dict[str | None, np.ndarray]:
@@ -122,7 +111,6 @@ def bets_by_shoe(rounds: pa.Table, round_ids: pa.Array | pa.ChunkedArray,
     bounds = np.flatnonzero(np.diff(codes[order])) + 1
     return {encoded.dictionary[int(codes[rows[0]])].as_py(): rows for rows in np.split(order, bounds)}
 
-
 def rounds_by_shoe(round_rows: list[dict]) -> dict[str, list[int]]:
     """shoe_id -> its rounds' indexes in round order (round_no, then round_id)."""
     by_shoe: dict[str, list[int]] = {}
@@ -131,20 +119,16 @@ def rounds_by_shoe(round_rows: list[dict]) -> dict[str, list[int]]:
     return {s: sorted(rows, key=lambda i: (round_rows[i]["round_no"], round_rows[i]["round_id"]))
             for s, rows in by_shoe.items()}
 
-
 def findings_of(found: list[Finding], round_dates: dict, shoe_date) -> pa.Table:
     return findings_table(found, round_dates, shoe_date) if found else FINDINGS.empty_table()
-
 
 def round_dates(rounds: pa.Table) -> pa.Array:
     """Each round's business date: the UTC day betting opened (null where it is not recorded)."""
     return pc.cast(pc.cast(rounds["betting_opened_at"], pa.timestamp("us")), pa.date32()).combine_chunks()
 
-
 def _rows(indexes: np.ndarray) -> pa.Array:
     """Row numbers for a take; a negative one takes a null."""
     return pa.array(indexes, pa.int64(), mask=indexes < 0 if (indexes < 0).any() else None)
-
 
 def settlements_table(table_id: str, bets: pa.Table, take: np.ndarray, expected: pa.Array, rounds: pa.Table,
                       round_rows: np.ndarray, dates: pa.Array) -> pa.Table:
@@ -165,7 +149,6 @@ def settlements_table(table_id: str, bets: pa.Table, take: np.ndarray, expected:
         added,
     ], schema=SETTLEMENTS)
 
-
 def quarantine_of(bets: pa.Table, take: np.ndarray, reasons: list[str], dates: pa.Array) -> pa.Table:
     """The bets `take` (indexes into `bets`) that cannot be settled, each with its reason and business date."""
     if not len(take):
@@ -174,48 +157,63 @@ def quarantine_of(bets: pa.Table, take: np.ndarray, reasons: list[str], dates: p
     rows = rows.drop_columns([c for c in ("_shoe_id",) if c in rows.column_names])
     return quarantine_table(rows, "bets", pa.array(reasons, pa.string()), dates, "bet_id")
 
-
 @dataclass
 class Gathered:
-    """The engine's results of a table's shoes (or sessions), gathered shoe by shoe as columns: the bets
-    (indexes into the table's bets), each bet's round (its row in the table's rounds) and the credit the
-    engine expects (null: unsettled, with its reason)."""
+    """The engine's results of a table's shoes, gathered shoe by shoe as columns: the replayed rounds (rows
+    of the table's rounds) with their reports, the bets (indexes into the table's bets), each bet's round
+    (its row in the table's rounds) and the credit the engine expects (null: unsettled, with its reason),
+    the findings with their business dates."""
 
     rounds: pa.Table  # the table's rounds, in the order of `round_rows` given to shoe()
-    replays: list[dict] = field(default_factory=list)
     replay_rows: list[int] = field(default_factory=list)  # each replay's round, its row in `rounds`
+    replay_shoes: list[str] = field(default_factory=list)
+    reports: list = field(default_factory=list)
     bets: list[np.ndarray] = field(default_factory=list)
     round_rows: list[np.ndarray] = field(default_factory=list)
     expected: list[pa.Array] = field(default_factory=list)
     unsettled: list[str | None] = field(default_factory=list)
-    findings: list[pa.Table] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    finding_dates: list = field(default_factory=list)
 
-    def shoe(self, shoe: dict, order: list[int], round_rows: list[dict], mine: np.ndarray, engine_bets: Sequence,
-             result, replay_row: Callable[[dict, Any, Any], dict]) -> None:
+    def __post_init__(self) -> None:
+        self.dates = round_dates(self.rounds)
+        self.days = self.dates.to_pylist()  # each round's business date, as a Python date
+
+    def shoe(self, shoe: dict, order: list[int], round_rows: list[dict], mine: np.ndarray, round_index: np.ndarray,
+             result) -> None:
         """One shoe's audit: `order` its rounds (indexes into round_rows) in the engine's order, `mine` its
-        bets' indexes beside `engine_bets` (each with round_index), `result` the engine's (rounds,
-        expected, unsettled, findings); replay_row(round row, round report, business date) -> replay row."""
-        dates = [day(round_rows[i]["betting_opened_at"]) for i in order]
-        self.replays += [replay_row(round_rows[order[rep.round_index]], rep, dates[rep.round_index])
-                         for rep in result.rounds]
+        bets' indexes and `round_index` each one's round in `order`, `result` the engine's (rounds, expected,
+        unsettled, findings)."""
+        dates = [self.days[i] for i in order]
         self.replay_rows += [order[rep.round_index] for rep in result.rounds]
+        self.replay_shoes += [shoe["shoe_id"]] * len(result.rounds)
+        self.reports += result.rounds
         if len(mine):
             self.bets.append(np.asarray(mine, np.int64))
-            self.round_rows.append(np.asarray(order, np.int64)[[bet.round_index for bet in engine_bets]])
+            self.round_rows.append(np.asarray(order, np.int64)[round_index])
             self.expected.append(pa.array(result.expected, pa.int64()))
             self.unsettled += result.unsettled
-        round_dates = {round_rows[i]["round_id"]: d for i, d in zip(order, dates, strict=True)}
-        self.findings.append(findings_of(result.findings, round_dates, shoe_day(dates, shoe["opened_at"])))
+        if result.findings:
+            round_dates = {round_rows[i]["round_id"]: d for i, d in zip(order, dates, strict=True)}
+            shoe_date = shoe_day(dates, shoe["opened_at"])
+            self.findings += result.findings
+            self.finding_dates += [round_dates.get(f.round_id, shoe_date) if f.round_id else shoe_date
+                                   for f in result.findings]
 
-    def tables(self, table_id: str, out_replays: str, replay_schema: pa.Schema, plain: pa.Table,
-               bets: pa.Table) -> dict[str, pa.Table]:
+    def tables(self, table_id: str, out_replays: str, replay_schema: pa.Schema, plain: pa.Table, bets: pa.Table,
+               replay_columns: Callable[..., dict[str, pa.Array]]) -> dict[str, pa.Table]:
         """{the game's round replays, settlements, findings, quarantine}; `plain` the bets as plain_bets
-        gave them, `bets` as read."""
+        gave them, `bets` as read; replay_columns(table_id, rounds, replay rows, their shoes, their reports)
+        -> the replay table's columns but business_date."""
         settled = self.bet_tables(table_id, plain, bets)
+        rows = np.asarray(self.replay_rows, np.int64)
+        replays = {"business_date": self.dates.take(pa.array(rows, pa.int64())),
+                   **replay_columns(table_id, self.rounds, rows, self.replay_shoes, self.reports)}
         return {
-            out_replays: pa.Table.from_pylist(self.replays, replay_schema),
+            out_replays: pa.Table.from_arrays([replays[f.name] for f in replay_schema], schema=replay_schema),
             "settlements": settled["settlements"],
-            "findings": pa.concat_tables(self.findings) if self.findings else FINDINGS.empty_table(),
+            "findings": (findings_table(self.findings, {}, None, self.finding_dates) if self.findings
+                         else FINDINGS.empty_table()),
             "quarantine": settled["quarantine"],
         }
 
@@ -224,7 +222,6 @@ class Gathered:
         return bet_tables(table_id, plain, bets, self.rounds, np.concatenate([NO_BETS, *self.bets]),
                           np.concatenate([NO_BETS, *self.round_rows]),
                           pa.concat_arrays([pa.array([], pa.int64()), *self.expected]), self.unsettled)
-
 
 def bet_tables(table_id: str, plain: pa.Table, bets: pa.Table, rounds: pa.Table, take: np.ndarray,
                round_rows: np.ndarray, expected: pa.Array, unsettled: list[str | None]) -> dict[str, pa.Table]:
@@ -240,7 +237,6 @@ def bet_tables(table_id: str, plain: pa.Table, bets: pa.Table, rounds: pa.Table,
         "quarantine": quarantine_of(bets, take[left], [unsettled[i] for i in left.tolist()],
                                     dates.take(_rows(round_rows[left]))),
     }
-
 
 def positions(order: list[int], round_rows: list[dict]) -> dict[str, int]:
     """round_id -> its index among a shoe's rounds in `order` (what a bet's round_index points at)."""

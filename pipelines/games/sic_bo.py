@@ -7,7 +7,7 @@ import pyarrow as pa
 from engine.games.sic_bo.audit import audit_roll_columns, valid_roll
 from engine.games.sic_bo.rules import load_sic_bo_rules
 from pipelines.games import outcomes
-from schemas.outputs import SIC_BO_ROUND_REPLAYS
+from schemas.games.sic_bo import REPLAYS
 
 OUT_REPLAYS = "sic_bo_round_replays"
 
@@ -18,9 +18,12 @@ def _dice(dice) -> tuple[int, ...] | None:
 
 
 SPEC = outcomes.OutcomeGame(
-    name="sic_bo", out_replays=OUT_REPLAYS, replay_schema=SIC_BO_ROUND_REPLAYS, outcome_column="dice",
+    name="sic_bo", out_replays=OUT_REPLAYS, replay_schema=REPLAYS.schema, outcome_column="dice",
     load_rules=load_sic_bo_rules, audit=audit_roll_columns, valid=valid_roll, recorded_outcome=_dice,
 )
+
+# its rounds in the warehouse's all_rounds view, its outcome as text
+ALL_ROUNDS = outcomes.all_rounds_sql(SPEC, "'dice ' || coalesce(array_to_string(dice, ' '), '-')")
 
 
 def table_info(row: dict, limits: dict[str, tuple[int, int]]) -> outcomes.OutcomeTable:

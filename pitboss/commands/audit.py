@@ -7,7 +7,6 @@ import re
 import sys
 import threading
 import time
-from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +17,7 @@ from rich.table import Table
 
 from pitboss.errors import fail
 from pitboss.exit_codes import BAD_INPUT, USAGE
+from pitboss.progress import ProgressDisplay, progress_option, showing, shown
 
 if TYPE_CHECKING:
     from pipelines.progress import Work
@@ -52,9 +52,7 @@ def audit(
                                   "pipeline."),
     surveil: bool = typer.Option(False, "--surveil", help="Then run the surveillance on the same folders "
                                  "(pitboss surveil) and load it too."),
-    progress: bool | None = typer.Option(None, "--progress/--no-progress",
-                                         show_default="when the output is a terminal",
-                                         help="Show a progress bar while the in-process runner audits."),
+    progress: bool | None = progress_option("the suites, the audit, the load (and the surveillance)"),
     rulesets: str | None = typer.Option(None, "--rulesets", show_default="none, the bundled rulesets only",
                                         rich_help_panel=_RULESETS_PANEL,
                                         help="Folder of the operator's own ruleset files (<id>.toml), beside the "
@@ -73,15 +71,15 @@ def audit(
     from schemas.readers import ContractError
 
     output = output or default_output(warehouse)
-    shown = console.is_terminal if progress is None else progress
+    on = shown(progress, console)
     if rulesets_from_warehouse and (warehouse is None or not Path(warehouse).is_file()):
         fail("--rulesets-from-warehouse reads the ruleset texts an existing --warehouse kept"
              + (f": {warehouse} does not exist" if warehouse else ""), USAGE)
     try:
         in_force = given_rulesets(input, rulesets, warehouse if rulesets_from_warehouse else None)
-        with RichAuditProgress(console) if shown else nullcontext() as bar:
+        with showing(on) as display:
             night = nightly_audit(input, output, warehouse, validate=validate, shards=shards, beam_args=ctx.args,
-                                  progress=bar, in_force=in_force)
+                                  progress=RichAuditProgress(display) if display else None, in_force=in_force)
     except (StructuralFailure, ContractError, RulesetError) as e:
         _bad_input(str(e))
     except Exception as e:
@@ -96,7 +94,7 @@ def audit(
     if surveil:
         from pitboss.commands.surveil import run_surveillance
 
-        run_surveillance(input, output, warehouse, beam_args=list(ctx.args))
+        run_surveillance(input, output, warehouse, beam_args=list(ctx.args), progress=on)
 
 
 def given_rulesets(input: str, folder: str | None, warehouse: str | None):
@@ -114,32 +112,25 @@ def given_rulesets(input: str, folder: str | None, warehouse: str | None):
 
 
 class RichAuditProgress:
-    """The audit's progress bar (pipelines.progress.AuditProgress): groups of shoes (table-days) audited of
-    all, the bets they settled of those read, elapsed time and bets settled a second. Shown from the moment
-    the pipeline starts to when it ends, only where the runner runs it in this process (it is never begun
-    otherwise); the bar stays on the screen, at its final counts."""
+    """The audit's line of the progress display (pipelines.progress.AuditProgress): groups of shoes (table-days)
+    audited of all, the bets they settled of those read, elapsed time and bets settled a second. Shown from
+    the moment the pipeline starts to when it ends, only where the runner runs it in this process (it is
+    never begun otherwise); the line stays on the screen, at its final counts."""
 
-    def __init__(self, on: Console):
-        self.console, self._bar, self._task, self._total = on, None, None, None
+    def __init__(self, display: ProgressDisplay):
+        self.display, self._task, self._total, self._bets = display, None, None, 0
         self._lock = threading.Lock()
         self.groups = self.bets = 0
 
-    def __enter__(self) -> RichAuditProgress:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self._bar is not None:
-            self._bar.stop()
-
     def begin(self, work: Work) -> None:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        self._total, self._bets, self._began = work.groups, work.bets, time.monotonic()
+        self._task = self.display.add("auditing", work.groups, self._settled(), rate=self._rate())
 
-        self._total, self._began = work.groups, time.monotonic()
-        self._bar = Progress(TextColumn("auditing"), BarColumn(), MofNCompleteColumn(), TextColumn("table-days"),
-                             TextColumn(f"{{task.fields[bets]:,}} of {work.bets:,} bets settled"),
-                             TimeElapsedColumn(), TextColumn("{task.fields[rate]:,.0f} bets/s"), console=self.console)
-        self._task = self._bar.add_task("audit", total=work.groups, bets=0, rate=0)
-        self._bar.start()
+    def _settled(self) -> str:
+        return f"table-days {self.bets:,} of {self._bets:,} bets settled"
+
+    def _rate(self) -> str:
+        return f"{self.bets / max(time.monotonic() - self._began, 1e-9):,.0f} bets/s"
 
     def group_audited(self, bets: int) -> None:  # (from the pipeline's thread)
         with self._lock:
@@ -147,15 +138,14 @@ class RichAuditProgress:
             self.bets += bets
             if self._total is not None:  # groups of their own (see pipelines.progress.work_of) add to it
                 self._total = max(self._total, self.groups)
-            rate = self.bets / max(time.monotonic() - self._began, 1e-9)
-            self._bar.update(self._task, completed=self.groups, bets=self.bets, total=self._total, rate=rate)
+            self.display.update(self._task, completed=self.groups, total=self._total, unit=self._settled(),
+                                rate=self._rate())
 
     def end(self) -> None:
         """Every group audited: the total is what was audited (the input's table-days whose every shoe was
         quarantined are not groups of the audit)."""
         with self._lock:
-            self._bar.update(self._task, total=self.groups)
-        self._bar.stop()
+            self.display.stop_line(self._task)
 
 
 def _print_quality(report) -> None:
@@ -182,9 +172,14 @@ def summary_figures(manifest: dict) -> dict:
     import duckdb
     import pyarrow.parquet as pq
 
+    from pipelines.io import open_input
+
     con = duckdb.connect()
     files = {name: [o["path"] for o in outs] for name, outs in manifest["outputs"].items()}
-    bets_in = sum(pq.ParquetFile(i["path"]).metadata.num_rows for i in manifest["inputs"]["bets"])
+    bets_in = 0
+    for i in manifest["inputs"]["bets"]:  # (opened through Beam's filesystems: the input may be remote)
+        with open_input(i["path"]) as f:
+            bets_in += pq.ParquetFile(f).metadata.num_rows
     s = con.execute(
         "SELECT count(*), count(DISTINCT round_id), coalesce(sum(stake),0), coalesce(sum(paid),0), "
         "coalesce(sum(expected),0) FROM read_parquet(?)", [files["settlements"]]).fetchone()
@@ -203,10 +198,10 @@ def rounds_by_game(manifest: dict) -> dict[str, int]:
     registry's order."""
     import pyarrow.parquet as pq
 
-    from pipelines.games import REPLAY_OUTPUTS
+    from pipelines.games import replay_outputs
 
     counts = {game: sum(pq.ParquetFile(o["path"]).metadata.num_rows for o in manifest["outputs"].get(output, []))
-              for game, output in REPLAY_OUTPUTS.items()}
+              for game, output in replay_outputs().items()}
     return {game: n for game, n in counts.items() if n}
 
 

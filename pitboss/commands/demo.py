@@ -2,7 +2,8 @@
 default (in-process Beam + a DuckDB file), and show that the findings are exactly the planted faults.
 
 `pitboss demo --surveillance`: a patterned floor (pitboss generate --patterns) big enough for every planted
-pattern, audited and surveilled over the run (--period run); per pattern whether its subject was flagged
+pattern, audited and surveilled by the night with history (--period day: each night's wheel and dice tests
+count the nights before it, docs/surveillance.md § History); per pattern whether its subject was flagged
 (patterns.parquet against surveillance_tests), and everything flagged that was not planted; then the same
 on a clean floor of the same size, where nothing should be flagged."""
 
@@ -87,11 +88,12 @@ def _per_game(compare, tables, faults, findings):
 
 # --- pitboss demo --surveillance -----------------------------------------------------------------------
 
-# The smallest floor that finds every planted pattern (docs/surveillance.md § Ground truth): the wheel, die
-# and dealer signature need 1,900 spins, 1,550 rolls and 330 successive spins of one dealer over the run, the
-# counting account ~25 PLAYER_PAIR bets (~4,500 rounds of its table). Three days of 1,500 rounds: a table-day
-# must end before the next one opens at 06:00 (a roulette spin takes ~44 s: 1,500 spins end ~00:30), else two
-# business days of one table overlap in time and a shoe's predecessor (weak_shuffle_pair) is the other day's.
+# The smallest floor that finds every planted pattern (docs/surveillance.md § Ground truth): the die and the
+# dealer signature need 1,550 rolls and 330 successive spins of one dealer over their window of nights (the
+# second night, § History), the counting account ~25 PLAYER_PAIR bets (~4,500 rounds of its table). Three days
+# of 1,500 rounds: a table-day must end before the next one opens at 06:00 (a roulette spin takes ~44 s: 1,500
+# spins end ~00:30), else two business days of one table overlap in time and a shoe's predecessor
+# (weak_shuffle_pair) is the other day's.
 SURVEILLANCE_FLOOR = dict(tables=4, roulette_tables=1, sic_bo_tables=1, days=3, rounds_per_table=1500,
                           bets_per_round=4, fault_rate=0.01)
 
@@ -102,7 +104,7 @@ PATTERN_DETECTORS: dict[str, tuple[str, ...]] = {
     "repeated_shoe": ("shoe_repeat",),
     "shoe_long_run": ("shoe_repeat",),
     "weak_shuffle": ("weak_shuffle_pair",),
-    "biased_wheel": ("wheel_bias", "wheel_sector"),
+    "biased_wheel": ("wheel_bias", "wheel_pocket", "wheel_sector"),
     "dealer_signature": ("dealer_signature",),
     "biased_die": ("dice_bias",),
     "dealer_overpays": ("dealer_account",),
@@ -183,7 +185,9 @@ def surveillance_demo(folder: Path, seed: int) -> None:
         nightly_audit(str(data), str(out), str(warehouse), validate=False)
         timings["audit"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        manifest = run_surveillance(str(data), str(out), str(warehouse), period="run")
+        # by the night, with history: each night's wheel and dice tests count the nights before it (the run's own
+        # and the warehouse's), as three nightly runs would; the other detectors as a nightly run tests them
+        manifest = run_surveillance(str(data), str(out), str(warehouse), period="day")
         timings["surveil"] = time.perf_counter() - t0
         tests = pq.read_table([o["path"] for o in manifest["outputs"]["surveillance_tests"]]).to_pylist()
         planted = pq.read_table(data / "patterns.parquet").to_pylist() if patterns else []

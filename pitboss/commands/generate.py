@@ -1,5 +1,5 @@
-"""`pitboss generate`: simulate live baccarat (and blackjack, roulette, sic bo, casino stud) tables and write a
-dataset with planted faults."""
+"""`pitboss generate`: simulate the live tables of every registered game (pitboss/recorder/registry.py) and write a
+dataset with planted faults. Names no game: each game's table-count option comes from its recorder."""
 
 from __future__ import annotations
 
@@ -8,39 +8,60 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from typer import _click as click  # the click typer vendors (typer 0.28)
+from typer.core import TyperCommand, TyperOption
 
 from pitboss.errors import fail
 from pitboss.exit_codes import USAGE
 
+GAME_TABLES = "pitboss.game_tables"  # ctx.meta key: tables.game -> the tables asked for
+
+
+def _store_tables(game: str):
+    def store(ctx: click.Context, param: click.Parameter, value: int) -> int:
+        ctx.meta.setdefault(GAME_TABLES, {})[game] = value
+        return value
+
+    return store
+
+
+def game_table_options() -> list[TyperOption]:
+    """Each registered game's table-count option (--tables for the first, --<game>-tables ...), from the
+    recorder registry (pitboss/recorder/registry.py)."""
+    from pitboss.recorder.registry import recorders
+
+    return [TyperOption(param_decls=[rec.option, rec.field], type=int, default=rec.default_tables, show_default=True,
+                        help=rec.help, expose_value=False, callback=_store_tables(rec.game))
+            for rec in recorders()]  # fmt: skip
+
+
+class GenerateCommand(TyperCommand):
+    """`generate` with each game's table-count option added after --output the first time its parameters are
+    looked at (its help, its run): other commands start without importing every game's recorder."""
+
+    @property
+    def params(self) -> list[click.Parameter]:
+        if not self._with_games:
+            self._params[1:1] = game_table_options()
+            self._with_games = True
+        return self._params
+
+    @params.setter
+    def params(self, value: list[click.Parameter]) -> None:
+        self._params, self._with_games = value, False
+
 
 def generate(
+    ctx: typer.Context,
     out: Annotated[
         Path | None, typer.Option("--output", "-o", show_default="required",
                                   help="Folder to write (tables/limits/faults.parquet, shoes/, rounds/, bets/).")
     ] = None,
-    tables: Annotated[
-        int, typer.Option("--tables", help="Baccarat tables, cycling over the four baccarat rulesets; 0 for a day "
-                                           "of other games only.")
-    ] = 4,
-    blackjack_tables: Annotated[
-        int, typer.Option("--blackjack-tables", help="Blackjack tables (blackjack_8d_live), after the baccarat ones.")
-    ] = 0,
-    roulette_tables: Annotated[
-        int, typer.Option("--roulette-tables",
-                          help="Roulette tables (roulette_single_zero_live), after the blackjack ones.")
-    ] = 0,
-    sic_bo_tables: Annotated[
-        int, typer.Option("--sic-bo-tables", help="Sic bo tables (sic_bo_live), after the roulette ones.")
-    ] = 0,
-    stud_tables: Annotated[
-        int, typer.Option("--stud-tables",
-                          help="Casino stud tables (casino_stud_live, a jackpot pool each), after the sic bo ones.")
-    ] = 0,
     days: Annotated[int, typer.Option("--days", help="Business days to simulate.")] = 1,
     rounds_per_table: Annotated[
         int, typer.Option("--rounds-per-table",
-                          help="Rounds per table per day (shoes are finished, never split; one session of spins or "
-                               "rolls per roulette or sic bo table-day).")
+                          help="Rounds per table per day (shoes are finished, never split; a table whose round is one "
+                               "outcome, a spin or a roll, deals them in one session).")
     ] = 200,
     bets_per_round: Annotated[
         float, typer.Option("--bets-per-round", help="Mean bets per round (negative binomial around it).")
@@ -63,15 +84,13 @@ def generate(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no summary.")] = False,
     old_out: Annotated[Path | None, typer.Option("--out", hidden=True, help="The former name of --output.")] = None,
 ) -> None:
-    """Simulate live baccarat, blackjack, roulette, sic bo and casino stud tables over business days; write the
-    recorded data and fault manifest."""
+    """Simulate live tables of every game over business days; write the recorded data and fault manifest."""
     from rich.console import Console
     from rich.table import Table
 
-    from pitboss.recorder import BLACKJACK_FAULT_KINDS, FAULT_KINDS, GenerateConfig
+    from pitboss.recorder import GenerateConfig
     from pitboss.recorder import generate as run
-    from pitboss.recorder.casino_stud import STUD_FAULT_KINDS
-    from pitboss.recorder.outcomes import OUTCOME_FAULT_KINDS
+    from pitboss.recorder.registry import fault_kinds as every_kind
 
     out = out or old_out
     if out is None:
@@ -82,10 +101,9 @@ def generate(
         fail(f"--start-date {start_date!r} is not a date YYYY-MM-DD", USAGE)
     kinds = tuple(k.strip().upper() for k in fault_kinds.split(",") if k.strip()) or None
     config = GenerateConfig(
-        out=out, tables=tables, blackjack_tables=blackjack_tables, roulette_tables=roulette_tables,
-        sic_bo_tables=sic_bo_tables, stud_tables=stud_tables, days=days, rounds_per_table=rounds_per_table,
-        bets_per_round=bets_per_round,
-        seed=seed, start_date=first, fault_rate=fault_rate, fault_kinds=kinds, quiet=quiet, patterns=patterns,
+        out=out, game_tables=tuple(ctx.meta.get(GAME_TABLES, {}).items()), days=days,
+        rounds_per_table=rounds_per_table, bets_per_round=bets_per_round, seed=seed, start_date=first,
+        fault_rate=fault_rate, fault_kinds=kinds, quiet=quiet, patterns=patterns,
     )  # fmt: skip
     try:
         config.validate()
@@ -111,7 +129,7 @@ def generate(
         f = Table(title="Planted faults (faults.parquet rows)")
         f.add_column("kind")
         f.add_column("rows", justify="right")
-        for kind in dict.fromkeys(FAULT_KINDS + BLACKJACK_FAULT_KINDS + OUTCOME_FAULT_KINDS + STUD_FAULT_KINDS):
+        for kind in every_kind():
             if kind in summary.faults:
                 f.add_row(kind, f"{summary.faults[kind]:,}")
         out_console.print(f)

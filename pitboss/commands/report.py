@@ -3,31 +3,24 @@
     pitboss report --run latest --warehouse audit.duckdb --out report.html
 
 Every audited game is covered: the headline and the per-table figures name each table's game
-(audited_tables.game), and each game has its section (GAME_SECTIONS always, any other game found in
-the run too): its tables, rounds, findings by kind and RTP by bet type; blackjack's adds the boxes
-played, the decisions flagged by kind and the dealer-rule findings; roulette's the spins and the
-pockets' histogram against the uniform wheel, sic bo's the rolls, the faces, the totals and the
-triples against the fair dice (each count with the exact binomial 95% band of a fair game), and its
-TOTAL bets' RTP per selection; casino stud's, per table and day, the boxes dealt, calls and folds, the
-dealer's qualification against its exact probability (205/364 for ace-king or better), the boxes' hands by
-rank, and the pool ledger: both pools of each table over each day as a plot (recorded beside the ledger's
-balances, prizes marked), the jackpot_days view's rows, the prizes and the balances off the ledger.
+(audited_tables.game), and each game has its section (every game of pitboss.games VIEWS always, any other
+game found in the run too): its tables, rounds, findings by kind and RTP by bet type, and whatever the game's
+view (pitboss/games/<game>.py) adds: its own figures (`gather`, `figures`) drawn by its template
+(templates/games/<game>.html.j2, which fills the blocks of templates/games/section.html.j2).
 
 The surveillance section shows the surveillance_tests rows of the run (`pitboss surveil`: the rows whose
 audit_run_id is the run): per detector the tests, the ones that ran, the subjects below their minimum
 sample (counted and named, "not tested") and the flags, with alpha and the method (Benjamini-Hochberg per
-detector); every flagged test by evidence (q, then p); for each roulette wheel the wheel detectors looked
-at, its pockets over the run (roulette_round_replays; a spin's wheel is its session's equipment_id, which
-the warehouse does not hold: read from the run's input shoes files, else the table) in the wheel's order
-against the fair wheel with each pocket's exact binomial 95% band, a flagged sector shaded; for the
-accounts flagged by advantage_play (else the 3 with the strongest evidence), their advantage-moment curves
+detector); every flagged test by evidence (q, then p); each game's own part (its view's `surveillance_*`:
+the roulette wheels); for the accounts flagged by advantage_play (else the 3 with the strongest evidence),
+their advantage-moment curves
 where the warehouse holds the per-bet moments (MOMENTS_TABLE), else what their test rows hold. A run
 without surveillance says so.
 
 The RTP is computed here, over the run's bets (the rtp_by_table_and_bet_type view covers every date), with
 the view's formulas: a bet's return per unit staked is net of what it added after the deal,
-(paid - added_stake) / stake (blackjack's doubles and splits, stud's call), where settlements carry
-added_stake.
+(paid - added_stake) / stake (the stakes the games' views name as `added_stake`), where settlements
+carry added_stake.
 
 The page loads nothing from anywhere: CSS is inline, the plots are PNG images inlined as base64 data
 (matplotlib, Agg), there is no script. Every value that comes from the data goes through Jinja2 with
@@ -38,21 +31,18 @@ with its currency (engine.findings.format_money). The warehouse is opened read-o
 
 from __future__ import annotations
 
-import base64
 import datetime as dt
-import functools
-import io
-import json
 import math
 import os
 import re
-from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 import typer
 
+from pitboss import games
 from pitboss.errors import fail
 from pitboss.exit_codes import USAGE
+from pitboss.report_page import TESTED, pct, png, query_rows, surveillance_row
 
 if TYPE_CHECKING:
     import duckdb
@@ -61,37 +51,21 @@ SEVERITY_ORDER = {"critical": 0, "major": 1, "minor": 2}
 TOP_DISCREPANCIES = 20
 TOP_ACCOUNTS = 25  # limit breaches: the accounts with the most
 MAX_HOURLY_COLUMNS = 72  # beyond this the findings plot counts per day instead of per hour
-TOP_DEALER_FINDINGS = 20  # blackjack: dealer-rule findings listed
-# a section each, even when the run has none of its tables
-GAME_SECTIONS = ("baccarat", "blackjack", "roulette", "sic_bo", "casino_stud")
-ROUND_NAMES = {"roulette": "spins", "sic_bo": "rolls"}  # what a game's section calls its rounds
-BAND_TAIL = 0.025  # the outcome histograms' bands: a fair count falls below (above) its band at most 2.5% of the time
-DECISION_KINDS = ("ILLEGAL_DECISION", "DECISION_MISSING", "AUTO_PLAY_DEVIATION")  # blackjack: a box's decisions
-STUD = "casino_stud"
 RTP_AXIS_MAX = 2.0  # the RTP plot's axis stops at 200%: an observed RTP beyond is drawn on the edge
-MAX_POOL_PLOTS = 24  # stud: pool plots (one per table and day) drawn; the others are in the jackpot_days table
-MAX_POOL_NOTES = 40  # stud: balances off the ledger numbered on one plot (every one is marked)
-TOP_POOL_ROWS = 50  # stud: prizes and balances off the ledger listed
 
 
 class ReportError(Exception):
     """A problem to report in one line, exit code 2."""
 
 
-def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-    cur = con.execute(sql, params)
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
-
-
 def resolve_run(con: duckdb.DuckDBPyConnection, run: str) -> dict[str, Any]:
     """The audit_runs row of `run` ('latest': the run loaded last)."""
     if run == "latest":
-        found = _rows(con, "SELECT * FROM audit_runs ORDER BY loaded_at DESC, run_id DESC LIMIT 1", {})
+        found = query_rows(con, "SELECT * FROM audit_runs ORDER BY loaded_at DESC, run_id DESC LIMIT 1", {})
         if not found:
             raise ReportError("the warehouse holds no audit run yet")
         return found[0]
-    found = _rows(con, "SELECT * FROM audit_runs WHERE run_id = $run", {"run": run})
+    found = query_rows(con, "SELECT * FROM audit_runs WHERE run_id = $run", {"run": run})
     if not found:
         recent = [r[0] for r in con.execute("SELECT run_id FROM audit_runs ORDER BY loaded_at DESC LIMIT 3").fetchall()]
         hint = f" (latest runs: {', '.join(recent)})" if recent else " (the warehouse holds no run)"
@@ -166,32 +140,6 @@ FROM (SELECT coalesce(t.game, a.game) AS game, a.status FROM all_rounds AS a
 GROUP BY r.game
 """
 
-# Blackjack: the boxes played and the decisions recorded (box_actions letters: H, S, D, P).
-_BLACKJACK_PLAY = """
-WITH a AS (
-    SELECT len(boxes) AS boxes, array_to_string(box_actions, '') AS letters
-    FROM blackjack_round_replays WHERE run_id = $run
-)
-SELECT CAST(coalesce(sum(boxes), 0) AS BIGINT) AS boxes,
-       CAST(coalesce(sum(length(letters)), 0) AS BIGINT) AS decisions,
-       CAST(coalesce(sum(length(letters) - length(replace(letters, 'D', ''))), 0) AS BIGINT) AS doubles,
-       CAST(coalesce(sum(length(letters) - length(replace(letters, 'P', ''))), 0) AS BIGINT) AS splits
-FROM a
-"""
-
-_DECISIONS_FLAGGED = f"""
-SELECT kind, count(*) AS n, count(DISTINCT round_id) AS rounds
-FROM findings WHERE run_id = $run AND kind IN ({", ".join(f"'{k}'" for k in DECISION_KINDS)})
-GROUP BY kind
-"""
-
-_DEALER_RULE = f"""
-SELECT business_date, table_id, round_id, recorded, expected, message, recorded_round, expected_round
-FROM dealing_violations WHERE run_id = $run AND kind = 'DEALER_DRAW_RULE'
-ORDER BY business_date, table_id, round_id
-LIMIT {TOP_DEALER_FINDINGS}
-"""
-
 _WORST = f"""
 SELECT * FROM discrepancies WHERE run_id = $run
 ORDER BY abs(delta) DESC, business_date, table_id, round_id, bet_id, source_file, source_row
@@ -224,11 +172,7 @@ _RTP_BETS = """
 WITH priced_per_selection AS (
     SELECT DISTINCT ruleset, bet_type, mode FROM theoretical_rtp WHERE selection <> '-'
 ), read_bets AS (
-    SELECT table_id, round_id, unnest(bets) AS bet FROM sic_bo_round_replays WHERE run_id = $run
-        AND table_id IN (SELECT t.table_id FROM audited_tables AS t JOIN priced_per_selection AS p USING (ruleset))
-    UNION ALL
-    SELECT table_id, round_id, unnest(bets) AS bet FROM roulette_round_replays WHERE run_id = $run
-        AND table_id IN (SELECT t.table_id FROM audited_tables AS t JOIN priced_per_selection AS p USING (ruleset))
+{read_bets}
 ), bet_selection AS (
     SELECT table_id, round_id, struct_extract(bet, 'bet_id') AS bet_id, struct_extract(bet, 'bet_type') AS bet_type,
            CASE WHEN count(DISTINCT coalesce(struct_extract(bet, 'selection'), '')) = 1
@@ -253,6 +197,18 @@ WITH priced_per_selection AS (
     FROM b GROUP BY ruleset, bet_type, mode
 )
 """
+
+def _read_bets() -> str:
+    """_RTP_BETS's read_bets: each bet of the rounds of the tables whose ruleset prices a bet type per selection,
+    from the replay tables of the games whose rounds' bets carry their selection (a view's selection_replays)."""
+    tables = [v.selection_replays for v in map(games.view, games.names()) if v.selection_replays]
+    if not tables:  # no game prices per selection: no bet read
+        return "    SELECT NULL::VARCHAR AS table_id, NULL::VARCHAR AS round_id, NULL::STRUCT(bet_id VARCHAR, " \
+               "bet_type VARCHAR, selection VARCHAR) AS bet WHERE false"
+    return "\n    UNION ALL\n".join(
+        f"    SELECT table_id, round_id, unnest(bets) AS bet FROM {t} WHERE run_id = $run\n        AND table_id IN "
+        "(SELECT t.table_id FROM audited_tables AS t JOIN priced_per_selection AS p USING (ruleset))" for t in tables)
+
 
 # Whether the table's ruleset offers the row's bet type (in the row's mode where the game has modes): theoretical_rtp
 # holds a row for every bet every bundled ruleset offers, so a bet type it lacks was bet though not offered
@@ -318,90 +274,6 @@ JOIN norm AS n ON n.ruleset = a.ruleset AND n.bet_type = a.bet_type AND n.mode I
 ORDER BY a.ruleset, a.bet_type, a.mode, TRY_CAST(a.selection AS INTEGER) NULLS LAST, a.selection NULLS LAST
 """
 
-# Roulette: every spin of the run, and the settled spins' legal pockets (the wheel's histogram).
-_SPINS = """
-SELECT count(*) AS spins, count(*) FILTER (WHERE status = 'cancelled') AS cancelled,
-       count(*) FILTER (WHERE status = 'settled' AND outcome_valid) AS counted,
-       count(*) FILTER (WHERE status = 'settled' AND NOT coalesce(outcome_valid, false)) AS without_outcome
-FROM roulette_round_replays WHERE run_id = $run
-"""
-
-_POCKETS = """
-SELECT CAST(pocket AS INTEGER) AS value, count(*) AS n FROM roulette_round_replays
-WHERE run_id = $run AND status = 'settled' AND outcome_valid GROUP BY pocket
-"""
-
-# Sic bo: every roll of the run, and the settled rolls' legal dice (faces, totals, triples).
-_ROLLS = """
-SELECT count(*) AS rolls, count(*) FILTER (WHERE status = 'cancelled') AS cancelled,
-       count(*) FILTER (WHERE status = 'settled' AND outcome_valid) AS counted,
-       count(*) FILTER (WHERE status = 'settled' AND NOT coalesce(outcome_valid, false)) AS without_outcome,
-       count(*) FILTER (WHERE status = 'settled' AND outcome_valid AND dice[1] = dice[2] AND dice[2] = dice[3])
-           AS triples
-FROM sic_bo_round_replays WHERE run_id = $run
-"""
-
-_FACES = """
-SELECT CAST(face AS INTEGER) AS value, count(*) AS n
-FROM (SELECT unnest(dice) AS face FROM sic_bo_round_replays
-      WHERE run_id = $run AND status = 'settled' AND outcome_valid)
-GROUP BY face
-"""
-
-_TOTALS = """
-SELECT CAST(dice[1] + dice[2] + dice[3] AS INTEGER) AS value, count(*) AS n FROM sic_bo_round_replays
-WHERE run_id = $run AND status = 'settled' AND outcome_valid GROUP BY value
-"""
-
-# Casino stud: per table and day, the rounds, the boxes dealt (settled rounds), the dealer hands ranked and qualified.
-_STUD_DAYS = """
-SELECT business_date, table_id, count(*) AS rounds, count(*) FILTER (WHERE status = 'cancelled') AS cancelled,
-       CAST(coalesce(sum(len(boxes)) FILTER (WHERE status = 'settled'), 0) AS BIGINT) AS boxes,
-       count(dealer_qualifies) FILTER (WHERE status = 'settled') AS dealer_ranked,
-       count(*) FILTER (WHERE status = 'settled' AND dealer_qualifies) AS dealer_qualified
-FROM casino_stud_round_replays WHERE run_id = $run GROUP BY ALL ORDER BY table_id, business_date
-"""
-
-# Each box's recorded decision (C, F; anything else is no call or fold) and its hand's rank by the engine.
-_STUD_ACTIONS = """
-SELECT business_date, table_id, action, count(*) AS n
-FROM (SELECT business_date, table_id, unnest(box_actions) AS action FROM casino_stud_round_replays
-      WHERE run_id = $run AND status = 'settled')
-WHERE action IN ('C', 'F') GROUP BY ALL
-"""
-
-_STUD_RANKS = """
-SELECT business_date, table_id, rank, count(*) AS n
-FROM (SELECT business_date, table_id, unnest(box_ranks) AS rank FROM casino_stud_round_replays
-      WHERE run_id = $run AND status = 'settled')
-WHERE rank IS NOT NULL GROUP BY ALL
-"""
-
-# The run's ledger rounds in the ledger's order, each with the balances the ledger expected before it (its replay).
-_STUD_LEDGER = """
-SELECT l.*, r.expected_jackpot_before, r.expected_next_pool_before
-FROM casino_stud_jackpot_ledger AS l
-LEFT JOIN (SELECT business_date, table_id, round_id, any_value(expected_jackpot_before) AS expected_jackpot_before,
-                  any_value(expected_next_pool_before) AS expected_next_pool_before
-           FROM casino_stud_round_replays WHERE run_id = $run GROUP BY ALL) AS r
-    ON r.business_date = l.business_date AND r.table_id = l.table_id AND r.round_id = l.round_id
-WHERE l.run_id = $run
-ORDER BY l.table_id, l.business_date, l.betting_closed_at, l.round_id
-"""
-
-_JACKPOT_DAYS = """
-SELECT * FROM jackpot_days WHERE run_id = $run ORDER BY table_id, business_date
-"""
-
-# JACKPOT's RTP depends on the jackpot balance: theoretical_rtp's row names the balance it is given at.
-_JACKPOT_RTP = """
-SELECT ruleset, selection, rtp FROM theoretical_rtp
-WHERE bet_type = 'JACKPOT' AND ruleset IN (SELECT ruleset FROM audited_tables WHERE game = 'casino_stud')
-ORDER BY ruleset
-"""
-
-_STUD_OBJECTS = ("casino_stud_round_replays", "casino_stud_jackpot_ledger", "jackpot_days")
-
 # When each finding happened: its round's first bet, else its shoe's first bet, else (a bet on an unknown
 # round) the quarantined bet's own time.
 _FINDING_TIMES = """
@@ -434,16 +306,14 @@ SURVEILLANCE_VIEWS = {  # detector -> the warehouse view that lists its tests (a
     "opposite_betting": "opposite_betting", "shared_rounds": "opposite_betting",
     "shoe_repeat": "shoe_integrity", "weak_shuffle": "shoe_integrity", "weak_shuffle_pair": "shoe_integrity",
     "card_positions": "shoe_integrity",
-    "wheel_bias": "wheel_bias", "wheel_sector": "wheel_bias",
+    "wheel_bias": "wheel_bias", "wheel_sector": "wheel_bias", "wheel_pocket": "wheel_bias",
     "dice_bias": "dice_bias", "dice_pairs": "dice_bias", "dice_triples": "dice_bias",
     "dealer_findings": "dealer_anomalies", "dealer_account": "dealer_anomalies", "dealer_result": "dealer_anomalies",
     "dealer_signature": "dealer_anomalies",
 }  # fmt: skip
-WHEEL_DETECTORS = ("wheel_bias", "wheel_sector")
 ADVANTAGE = "advantage_play"
 TOP_FLAGS = 200  # flagged tests listed (every one, up to this)
 TOP_NOT_TESTED = 30  # per detector: subjects below their minimum sample named
-MAX_WHEEL_PLOTS = 12  # wheels drawn (flagged first, then tested, then the others)
 TOP_ADVANTAGE = 3  # accounts drawn when no advantage_play test is flagged (the strongest evidence)
 MAX_ADVANTAGE_ACCOUNTS = 12  # flagged accounts drawn
 MAX_CURVE_PANELS = 3  # an account's advantage-moment curves: its tables (most bets first) and units
@@ -454,17 +324,14 @@ MAX_CURVE_PANELS = 3  # an account's advantage-moment curves: its tables (most b
 MOMENTS_TABLE = "advantage_moments"
 MOMENT_COLUMNS = ("run_id", "table_id", "shoe_id", "round_id", "round_no", "business_date", "bet_type", "unit",
                   "moment", "account_id", "stake")
-_SECTOR = re.compile(r"\bsector ((?:\d{1,2}-)+\d{1,2})\b")  # wheel_sector's detail: 'sector 32-15-19-4-21 (...)'
 
-# A row is tested when it has a p-value and reached its minimum sample (as the views' `tested`).
-_TESTED = "coalesce(p_value IS NOT NULL AND sample >= min_sample, false)"
 
 _SURV_SUMMARY = f"""
 SELECT detector, string_agg(DISTINCT finding_kind, ', ' ORDER BY finding_kind) AS finding_kinds,
-       count(*) AS tests, count(*) FILTER (WHERE {_TESTED}) AS tested,
-       count(*) FILTER (WHERE NOT {_TESTED}) AS not_tested, count(*) FILTER (WHERE flagged) AS flagged,
+       count(*) AS tests, count(*) FILTER (WHERE {TESTED}) AS tested,
+       count(*) FILTER (WHERE NOT {TESTED}) AS not_tested, count(*) FILTER (WHERE flagged) AS flagged,
        list(DISTINCT detector_tests ORDER BY detector_tests) AS m,
-       list(DISTINCT method ORDER BY method) FILTER (WHERE {_TESTED}) AS methods
+       list(DISTINCT method ORDER BY method) FILTER (WHERE {TESTED}) AS methods
 FROM surveillance_tests WHERE audit_run_id = $run GROUP BY detector ORDER BY detector
 """
 
@@ -483,14 +350,8 @@ SELECT * FROM surveillance_tests WHERE audit_run_id = $run AND flagged ORDER BY 
 _SURV_NOT_TESTED = f"""
 SELECT * EXCLUDE (k) FROM (
     SELECT *, row_number() OVER (PARTITION BY detector ORDER BY subject, period, statistic, detail) AS k
-    FROM surveillance_tests WHERE audit_run_id = $run AND NOT {_TESTED}
+    FROM surveillance_tests WHERE audit_run_id = $run AND NOT {TESTED}
 ) WHERE k <= {TOP_NOT_TESTED} ORDER BY detector, k
-"""
-
-_SURV_WHEELS = f"""
-SELECT *, {_TESTED} AS tested FROM surveillance_tests
-WHERE audit_run_id = $run AND detector IN ({", ".join(f"'{d}'" for d in WHEEL_DETECTORS)})
-ORDER BY subject, period, detector, statistic
 """
 
 # advantage_play: the accounts drawn ({chosen}: flagged rows, else tested ones, by their best evidence), then
@@ -503,14 +364,8 @@ GROUP BY subject ORDER BY best_q ASC NULLS LAST, best_p ASC NULLS LAST, subject 
 
 _SURV_ADVANTAGE_ROWS = f"""
 SELECT * FROM surveillance_tests
-WHERE audit_run_id = $run AND detector = '{ADVANTAGE}' AND {_TESTED} AND subject IN (SELECT unnest($accounts))
+WHERE audit_run_id = $run AND detector = '{ADVANTAGE}' AND {TESTED} AND subject IN (SELECT unnest($accounts))
 ORDER BY subject, {_SURV_ORDER}
-"""
-
-# The run's settled spins with a pocket per session (a wheel is its session's equipment_id, else the table).
-_WHEEL_POCKETS = """
-SELECT table_id, shoe_id, CAST(pocket AS INTEGER) AS pocket, count(*) AS n FROM roulette_round_replays
-WHERE run_id = $run AND status = 'settled' AND outcome_valid GROUP BY ALL
 """
 
 _ACCOUNT_CURRENCIES = """
@@ -533,44 +388,34 @@ def gather(con: duckdb.DuckDBPyConnection, run_row: dict[str, Any]) -> dict[str,
         else ("s.paid", "s.expected")
 
     def rtp_sql(sql: str) -> str:
-        return sql.replace("{paid}", paid).replace("{expected}", expected).replace("{offered}", _OFFERED)
+        return sql.replace("{paid}", paid).replace("{expected}", expected).replace("{offered}", _OFFERED) \
+            .replace("{read_bets}", _read_bets())
 
-    stud = all(n in names for n in _STUD_OBJECTS)  # (a warehouse loaded before casino stud has none of them)
-    kinds = _rows(con, _FINDINGS_BY_KIND, p)
+    kinds = query_rows(con, _FINDINGS_BY_KIND, p)
     kind_rank = {k: i for i, k in enumerate(KINDS)}
     kinds.sort(key=lambda r: (SEVERITY_ORDER.get(r["severity"], 9), kind_rank.get(r["kind"], 99), r["kind"],
                               r["game"] or "~"))
+    own: dict[str, Any] = {}
+    for name in games.names():
+        own.update(games.view(name).gather(con, p, names))
     return {
         "run": run_row,
-        "headline": _rows(con, _HEADLINE, p)[0],
-        "money": _rows(con, _MONEY, p),
+        "headline": query_rows(con, _HEADLINE, p)[0],
+        "money": query_rows(con, _MONEY, p),
         "findings_by_kind": kinds,
-        "tables": _rows(con, _TABLES, p),
-        "rounds_by_game": _rows(con, _ROUNDS_BY_GAME, p),
-        "blackjack_play": _rows(con, _BLACKJACK_PLAY, p)[0],
-        "decisions_flagged": _rows(con, _DECISIONS_FLAGGED, p),
-        "dealer_rule": _rows(con, _DEALER_RULE, p),
-        "worst": _rows(con, _WORST, p),
-        "breaches": _rows(con, _BREACHES_BY_ACCOUNT, p),
-        "rtp": _rows(con, rtp_sql(_RTP), p),
-        "rtp_by_selection": _rows(con, rtp_sql(_RTP_BY_SELECTION), p),
+        "tables": query_rows(con, _TABLES, p),
+        "rounds_by_game": query_rows(con, _ROUNDS_BY_GAME, p),
+        "worst": query_rows(con, _WORST, p),
+        "breaches": query_rows(con, _BREACHES_BY_ACCOUNT, p),
+        "rtp": query_rows(con, rtp_sql(_RTP), p),
+        "rtp_by_selection": query_rows(con, rtp_sql(_RTP_BY_SELECTION), p),
         "rtp_net_of_added_stake": net,
-        "spins": _rows(con, _SPINS, p)[0],
-        "pockets": {r["value"]: r["n"] for r in _rows(con, _POCKETS, p)},
-        "rolls": _rows(con, _ROLLS, p)[0],
-        "faces": {r["value"]: r["n"] for r in _rows(con, _FACES, p)},
-        "totals": {r["value"]: r["n"] for r in _rows(con, _TOTALS, p)},
-        "finding_times": _rows(con, _FINDING_TIMES, p),
-        "active_tables": _rows(con, _ACTIVE_TABLES, p),
-        "stud_days": _rows(con, _STUD_DAYS, p) if stud else [],
-        "stud_actions": _rows(con, _STUD_ACTIONS, p) if stud else [],
-        "stud_ranks": _rows(con, _STUD_RANKS, p) if stud else [],
-        "stud_ledger": _rows(con, _STUD_LEDGER, p) if stud else [],
-        "jackpot_days": _rows(con, _JACKPOT_DAYS, p) if stud else [],
-        "jackpot_rtp": _rows(con, _JACKPOT_RTP, {}) if stud else [],
+        "finding_times": query_rows(con, _FINDING_TIMES, p),
+        "active_tables": query_rows(con, _ACTIVE_TABLES, p),
         "surveillance": gather_surveillance(con, run_row, names),
         # (a warehouse loaded before the texts were kept has none)
-        "ruleset_versions": _rows(con, _RULESET_VERSIONS, p) if {"rulesets", "round_rulesets"} <= names else [],
+        "ruleset_versions": query_rows(con, _RULESET_VERSIONS, p) if {"rulesets", "round_rulesets"} <= names else [],
+        **own,
     }
 
 
@@ -581,80 +426,35 @@ def gather_surveillance(con: duckdb.DuckDBPyConnection, run_row: dict[str, Any],
     p = {"run": run_row["run_id"]}
     if "surveillance_tests" not in names:
         return {"present": False, "loaded": False}
-    summary = _rows(con, _SURV_SUMMARY, p)
+    summary = query_rows(con, _SURV_SUMMARY, p)
     if not summary:
         return {"present": False, "loaded": True}
-    runs = _rows(con, _SURV_RUNS, p)
+    runs = query_rows(con, _SURV_RUNS, p)
     if "surveillance_runs" in names:
-        held = {r["run_id"]: r for r in _rows(con, "SELECT run_id, loaded_at, superseded_by, input_dir FROM "
+        held = {r["run_id"]: r for r in query_rows(con, "SELECT run_id, loaded_at, superseded_by, input_dir FROM "
                                                "surveillance_runs WHERE run_id IN (SELECT unnest($ids))",
                                                {"ids": [r["run_id"] for r in runs]})}
         runs = [{**r, **held.get(r["run_id"], {})} for r in runs]
-    flagged = _rows(con, _SURV_FLAGGED, p)
-    wheels = _rows(con, _SURV_WHEELS, p)
-    pockets, wheel_source = (_wheel_pockets(con, run_row) if wheels and "roulette_round_replays" in names
-                             else ({}, "none"))
+    flagged = query_rows(con, _SURV_FLAGGED, p)
     any_flag = con.execute(f"SELECT count(*) FROM surveillance_tests WHERE audit_run_id = $run AND detector = "
                            f"'{ADVANTAGE}' AND flagged", p).fetchone()[0] > 0
-    accounts = _rows(con, _SURV_ADVANTAGE_ACCOUNTS.replace("{chosen}", "flagged" if any_flag else _TESTED),
+    accounts = query_rows(con, _SURV_ADVANTAGE_ACCOUNTS.replace("{chosen}", "flagged" if any_flag else TESTED),
                      {**p, "limit": MAX_ADVANTAGE_ACCOUNTS if any_flag else TOP_ADVANTAGE})
     chosen = [a["subject"] for a in accounts]
-    advantage = _rows(con, _SURV_ADVANTAGE_ROWS, {**p, "accounts": chosen}) if chosen else []
+    advantage = query_rows(con, _SURV_ADVANTAGE_ROWS, {**p, "accounts": chosen}) if chosen else []
     ids = sorted({part for r in (*flagged, *advantage) for part in {r["subject"], *r["subject"].split("|")}})
-    currencies = {r["account_id"]: r["currencies"] for r in _rows(con, _ACCOUNT_CURRENCIES, {**p, "ids": ids})}
+    currencies = {r["account_id"]: r["currencies"] for r in query_rows(con, _ACCOUNT_CURRENCIES, {**p, "ids": ids})}
     currencies.update({r[0]: [r[1]] for r in con.execute("SELECT table_id, currency FROM audited_tables "
                                                           "WHERE currency IS NOT NULL").fetchall()})
     return {
         "present": True, "loaded": True, "summary": summary, "runs": runs, "flagged": flagged,
-        "not_tested": _rows(con, _SURV_NOT_TESTED, p), "wheels": wheels, "pockets": pockets,
-        "wheel_source": wheel_source, "advantage_flagged": any_flag, "advantage_accounts": chosen,
+        "not_tested": query_rows(con, _SURV_NOT_TESTED, p), "advantage_flagged": any_flag,
+        "advantage_accounts": chosen,
         "advantage": advantage, "moments": _moments(con, names, [r["run_id"] for r in runs], chosen),
         "currencies": currencies, "views": sorted(set(SURVEILLANCE_VIEWS.values()) & names),
+        **{k: v for view in map(games.view, games.names())
+           for k, v in view.surveillance_gather(con, run_row, names).items()},
     }
-
-
-def _wheel_pockets(con: duckdb.DuckDBPyConnection, run_row: dict[str, Any]) -> tuple[dict[str, dict[int, int]], str]:
-    """The run's settled spins with a pocket, counted per wheel and pocket ({wheel: {pocket: spins}}), and how
-    the spins were given their wheel: 'equipment' (each session's equipment_id, read from the run's input shoes
-    files, else the table: exactly as the wheel detectors key them), 'tables' (no input shoes file holds an
-    equipment_id: every wheel is its table, as for the detectors) or 'tables only' (the input shoes files could
-    not be read: only a wheel that is a table is counted, every spin of the table)."""
-    equipment, how = _session_equipment(run_row.get("inputs"))
-    counts: dict[str, dict[int, int]] = {}
-    for table_id, shoe_id, pocket, n in con.execute(_WHEEL_POCKETS, {"run": run_row["run_id"]}).fetchall():
-        wheel = equipment.get((table_id, shoe_id)) or table_id
-        counts.setdefault(wheel, {})[pocket] = counts.get(wheel, {}).get(pocket, 0) + n
-    return counts, how
-
-
-def _session_equipment(inputs: Any) -> tuple[dict[tuple[str, str], str], str]:
-    """{(table_id, shoe_id): equipment_id} of the run's input shoes files (audit_runs.inputs), and 'equipment',
-    'tables' (no file has the column) or 'tables only' (a file could not be read). The warehouse does not hold
-    equipment_id, and its connection reads no file: the files are read here, three columns only."""
-    import pyarrow.parquet as pq
-
-    if isinstance(inputs, str):
-        try:
-            inputs = json.loads(inputs)
-        except ValueError:
-            inputs = None
-    files = [i["path"] for i in ((inputs or {}).get("shoes") or []) if isinstance(i, dict) and i.get("path")]
-    if not files:
-        return {}, "tables only"
-    out: dict[tuple[str, str], str] = {}
-    with_column = False
-    for path in files:
-        try:
-            names = pq.read_schema(path).names
-            if not {"table_id", "shoe_id", "equipment_id"} <= set(names):
-                continue
-            with_column = True
-            for r in pq.read_table(path, columns=["table_id", "shoe_id", "equipment_id"]).to_pylist():
-                if r["equipment_id"] is not None and r["table_id"] is not None and r["shoe_id"] is not None:
-                    out.setdefault((str(r["table_id"]), str(r["shoe_id"])), str(r["equipment_id"]))
-        except Exception:  # noqa: BLE001 - a file gone or unreadable here: the tables stand in
-            return {}, "tables only"
-    return out, "equipment" if with_column else "tables"
 
 
 def _moments(con: duckdb.DuckDBPyConnection, names: set[str], runs: list[str],
@@ -670,7 +470,7 @@ def _moments(con: duckdb.DuckDBPyConnection, names: set[str], runs: list[str],
     if not accounts:
         return []
     cols = ", ".join(c for c in MOMENT_COLUMNS if c != "run_id")
-    return _rows(con, f"""
+    return query_rows(con, f"""
         WITH m AS (SELECT {cols} FROM {MOMENTS_TABLE} WHERE run_id IN (SELECT unnest($runs))),
         mine AS (SELECT DISTINCT table_id, bet_type, unit FROM m WHERE account_id IN (SELECT unnest($accounts)))
         SELECT m.* FROM m JOIN mine USING (table_id, bet_type, unit)
@@ -679,135 +479,13 @@ def _moments(con: duckdb.DuckDBPyConnection, names: set[str], runs: list[str],
     """, {"runs": runs, "accounts": accounts})
 
 
-# --- the outcomes against a fair game ------------------------------------------------------------
-
-
-def binomial_band(n: int, p: Fraction, tail: float = BAND_TAIL) -> tuple[int, int]:
-    """The equal-tailed band [low, high] of a Binomial(n, p) count: low the smallest k with P(X <= k) >= tail,
-    high the smallest k with P(X <= k) >= 1 - tail. A count of a fair game falls below low with probability
-    under `tail`, above high with probability at most `tail`: inside with at least 1 - 2 * tail. Exact (no
-    normal approximation, which is poor for the few expected hits of one pocket or one total over a short
-    run): the pmf summed from mean - 12 sd - 10, below which the mass is far under a float's resolution."""
-    if n <= 0:
-        return 0, 0
-    if not 0 < p < 1:
-        raise ValueError(f"a probability strictly between 0 and 1, got {p}")
-    q = float(p)
-    mean, sd = n * q, math.sqrt(n * q * (1 - q))
-    first = max(0, math.floor(mean - 12 * sd - 10))
-    log_n, log_p, log_q = math.lgamma(n + 1), math.log(q), math.log1p(-q)
-    cumulative, low = 0.0, None
-    for k in range(first, n + 1):
-        cumulative += math.exp(log_n - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * log_p + (n - k) * log_q)
-        if low is None and cumulative >= tail:
-            low = k
-        if cumulative >= 1 - tail:
-            return low if low is not None else k, k
-    return low if low is not None else n, n  # (float sums short of 1 - tail: the band reaches n)
-
-
-def histogram(counts: dict[int, int], probabilities: dict[int, Fraction], n: int) -> list[dict[str, Any]]:
-    """Each value's count of `n` draws beside its expectation n * p and its binomial band (outside: the
-    count falls outside the band; never with n = 0)."""
-    rows = []
-    for value, probability in probabilities.items():
-        low, high = binomial_band(n, probability)
-        count = counts.get(value, 0)
-        rows.append({"value": value, "n": count, "p": probability, "expected": float(n * probability),
-                     "low": low, "high": high, "outside": n > 0 and not low <= count <= high})
-    return rows
-
-
-def pocket_probabilities() -> dict[int, Fraction]:
-    """Every pocket of the single-zero wheel, equally likely."""
-    from engine.games.roulette.layout import POCKETS
-
-    return {pocket: Fraction(1, len(POCKETS)) for pocket in POCKETS}
-
-
-def face_probabilities() -> dict[int, Fraction]:
-    from engine.games.sic_bo.layout import FACES
-
-    return {face: Fraction(1, len(FACES)) for face in FACES}
-
-
-def total_probabilities() -> dict[int, Fraction]:
-    """Each total 3-18 of three fair dice: its share of the 216 equally likely ordered rolls."""
-    from engine.games.sic_bo.layout import ROLLS
-
-    totals: dict[int, int] = {}
-    for roll in ROLLS:
-        totals[sum(roll)] = totals.get(sum(roll), 0) + 1
-    return {total: Fraction(count, len(ROLLS)) for total, count in sorted(totals.items())}
-
-
-def triple_probability() -> Fraction:
-    from engine.games.sic_bo.layout import ROLLS
-
-    return Fraction(sum(len(set(roll)) == 1 for roll in ROLLS), len(ROLLS))
-
-
-@functools.cache
-def _hand_counts() -> tuple[dict[str, int], int]:
-    """How many of the comb(52, 5) five-card hands fall in each rank category (RANK_NAMES), and how many
-    qualify for the dealer with ace-king or better (a pair or better, or a high-card hand holding an ace and
-    a king): counted over the 6,175 multisets of five ranks, each with its number of suit choices (five
-    distinct ranks: 4 of one suit, a flush, and 4^5 - 4 of several)."""
-    import itertools
-    from collections import Counter
-
-    from engine.games.casino_stud.hands import RANK_NAMES
-
-    counts = dict.fromkeys(RANK_NAMES, 0)
-    qualify = 0
-    shapes = {(2, 1, 1, 1): "PAIR", (2, 2, 1): "TWO_PAIR", (3, 1, 1): "THREE_OF_A_KIND", (3, 2): "FULL_HOUSE",
-              (4, 1): "FOUR_OF_A_KIND"}
-    for ranks in itertools.combinations_with_replacement(range(2, 15), 5):  # 2 ... 14 (the ace)
-        shape = tuple(sorted(Counter(ranks).values(), reverse=True))
-        if shape[0] > 4:
-            continue
-        if shape in shapes:  # a pair or better: suits chosen per rank, never a flush
-            hands = math.prod(math.comb(4, k) for k in Counter(ranks).values())
-            counts[shapes[shape]] += hands
-            qualify += hands
-            continue
-        straight = ranks[4] - ranks[0] == 4 or ranks == (2, 3, 4, 5, 14)
-        one_suit, several = 4, 4**5 - 4
-        if straight:
-            counts["ROYAL_FLUSH" if ranks[0] == 10 else "STRAIGHT_FLUSH"] += one_suit
-            counts["STRAIGHT"] += several
-            qualify += one_suit + several
-        else:
-            counts["FLUSH"] += one_suit
-            counts["HIGH_CARD"] += several
-            qualify += one_suit + (several if ranks[3:] == (13, 14) else 0)
-    return counts, qualify
-
-
-def rank_probabilities() -> dict[str, Fraction]:
-    """Each rank category's probability for a box's hand (a random five cards of a fresh deck)."""
-    counts, _ = _hand_counts()
-    return {name: Fraction(n, math.comb(52, 5)) for name, n in counts.items()}
-
-
-def dealer_qualify_probability() -> Fraction:
-    """The probability that the dealer's five cards of a fresh deck are ace-king or better: exact."""
-    return Fraction(_hand_counts()[1], math.comb(52, 5))
-
-
 # --- plots ---------------------------------------------------------------------------------------
-
-
-def _png(fig) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
-    return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
 def rtp_plot(rtp: list[dict[str, Any]]) -> str | None:
     """Observed RTP of each bet type against its theoretical RTP and 95% band, as base64 PNG."""
     fig = rtp_figure(rtp)
-    return None if fig is None else _png(fig)
+    return None if fig is None else png(fig)
 
 
 def rtp_figure(rtp: list[dict[str, Any]]):
@@ -868,87 +546,15 @@ def rtp_figure(rtp: list[dict[str, Any]]):
     return fig
 
 
-def _histogram_axes(ax, rows: list[dict[str, Any]], colours: list[str], label: str, legend: bool = True) -> None:
-    """Bars of the counts, each with its expectation (tick) and 95% band (grey bar behind); a count outside
-    its band is outlined."""
-    xs = list(range(len(rows)))
-    ax.bar(xs, [r["high"] - r["low"] for r in rows], bottom=[r["low"] for r in rows], width=0.9, color="#dfe6ee",
-           label="95% band of a fair game", zorder=1)
-    ax.bar(xs, [r["n"] for r in rows], width=0.55, color=colours, zorder=2,
-           edgecolor=["#de2d26" if r["outside"] else "none" for r in rows], linewidth=2)
-    ax.plot(xs, [r["expected"] for r in rows], marker="_", markersize=14, markeredgewidth=2, linestyle="none",
-            color="#08306b", label="expected", zorder=3)
-    ax.set_xticks(xs, [str(r["value"]) for r in rows], fontsize=7)
-    ax.set_xlim(-0.7, len(rows) - 0.3)
-    ax.set_xlabel(label)
-    ax.set_ylabel("count")
-    ax.grid(axis="y", color="#eeeeee", zorder=0)
-    if legend:
-        ax.legend(loc="upper right", fontsize=8, framealpha=0.9)
-
-
-def pockets_plot(pockets: list[dict[str, Any]], red: frozenset[int]) -> str | None:
-    """The settled spins' pockets 0-36 against the uniform wheel, as base64 PNG (None: no spin counted)."""
-    from matplotlib.figure import Figure
-
-    if not any(r["n"] for r in pockets):
-        return None
-    fig = Figure(figsize=(10, 3.2))
-    ax = fig.subplots()
-    colours = ["#1a9850" if r["value"] == 0 else "#c0392b" if r["value"] in red else "#2b2b2b" for r in pockets]
-    _histogram_axes(ax, pockets, colours, "pocket")
-    ax.set_title("Pockets of the settled spins against a fair single-zero wheel", fontsize=10)
-    return _png(fig)
-
-
-def dice_plot(faces: list[dict[str, Any]], totals: list[dict[str, Any]]) -> str | None:
-    """The settled rolls' faces and totals against fair dice, side by side, as base64 PNG (None: no roll)."""
-    from matplotlib.figure import Figure
-
-    if not any(r["n"] for r in totals):
-        return None
-    fig = Figure(figsize=(10, 3.2))
-    left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 2.4]})
-    _histogram_axes(left, faces, ["#476282"] * len(faces), "face (every die of every roll)", legend=False)
-    _histogram_axes(right, totals, ["#a15c00"] * len(totals), "total of the three dice")
-    fig.suptitle("Faces and totals of the settled rolls against fair dice", fontsize=10)
-    return _png(fig)
-
-
-def wheel_plot(wheel: str, rows: list[dict[str, Any]], sectors: list[dict[str, Any]], red: frozenset[int],
-               title: str) -> str | None:
-    """One wheel's pockets (histogram rows in the wheel's order, clockwise from zero) against the fair wheel,
-    each with its expectation and exact 95% band, a flagged sector's pockets shaded, as base64 PNG (None: no
-    spin counted). `sectors`: {"pockets": [...], "label": ...} of the wheel's flagged wheel_sector tests."""
-    from matplotlib.figure import Figure
-
-    if not any(r["n"] for r in rows):
-        return None
-    fig = Figure(figsize=(10, 3.3))
-    ax = fig.subplots()
-    colours = ["#1a9850" if r["value"] == 0 else "#c0392b" if r["value"] in red else "#2b2b2b" for r in rows]
-    index = {r["value"]: i for i, r in enumerate(rows)}
-    shades = (("#fdae6b", "#e6550d"), ("#c6dbef", "#3182bd"), ("#dadaeb", "#756bb1"))
-    # shaded behind the bars, the widest sector first (a smaller one inside it stays visible), and each sector a
-    # strip of its own along the top
-    for k, sector in sorted(enumerate(sectors), key=lambda e: -len(e[1]["pockets"])):
-        light, dark = shades[k % len(shades)]
-        for j, pocket in enumerate(sector["pockets"]):
-            if pocket in index:
-                ax.axvspan(index[pocket] - 0.5, index[pocket] + 0.5, color=light, zorder=0, linewidth=0,
-                           label=sector["label"] if j == 0 else None)
-                ax.axvspan(index[pocket] - 0.5, index[pocket] + 0.5, ymin=0.97 - 0.035 * k, ymax=1.0 - 0.035 * k,
-                           color=dark, zorder=4, linewidth=0)
-    _histogram_axes(ax, rows, colours, "pocket, in the wheel's order clockwise from zero", legend=False)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, framealpha=0.9)
-    ax.set_title(title, fontsize=10)
-    return _png(fig)
-
-
 def _family(detail: str | None) -> str | None:
     """The bet family an advantage_play detail names ('A1: 37 PAIRS bets, ...'), for a label."""
     m = re.search(r":\s+[\d,]+\s+(\S+)\s+bets\b", detail or "")
     return m.group(1) if m else None
+
+
+def _true_count_bets() -> str:
+    """The bets whose advantage moment is a true count (the games' views' true_count_bet), in words."""
+    return " and ".join(v.true_count_bet for v in map(games.view, games.names()) if v.true_count_bet)
 
 
 def advantage_tests_plot(rows: list[dict[str, Any]], notes: list[str]) -> str | None:
@@ -974,11 +580,12 @@ def advantage_tests_plot(rows: list[dict[str, Any]], notes: list[str]) -> str | 
     ax.set_ylim(-0.7, len(drawn) - 0.3)
     ax.axvline(0, color="#888888", linewidth=0.8)
     ax.set_xlim(min(0.0, min(effects)) - 0.05 * span, max(0.0, max(effects)) + 0.9 * span)
-    ax.set_xlabel("effect: stake-weighted moment minus its expectation at the same depths (RTP points; blackjack "
-                  "main bet: true-count points)", fontsize=8)
+    counted = _true_count_bets()
+    ax.set_xlabel("effect: stake-weighted moment minus its expectation at the same depths (RTP points"
+                  + (f"; {counted}: true-count points" if counted else "") + ")", fontsize=8)
     ax.grid(axis="x", color="#eeeeee", zorder=0)
     ax.set_title("Advantage play: the accounts' tests (red: flagged)", fontsize=10)
-    return _png(fig)
+    return png(fig)
 
 
 def advantage_curve_plot(account: str, moments: list[dict[str, Any]]) -> str | None:
@@ -1040,116 +647,7 @@ def advantage_curve_plot(account: str, moments: list[dict[str, Any]]) -> str | N
         ax.grid(axis="y", color="#eeeeee", zorder=0)
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, framealpha=0.9)
     fig.suptitle(f"Advantage moments of account {account}", fontsize=10)
-    return _png(fig)
-
-
-def pool_series(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """One table-day's jackpot ledger rounds (in the ledger's order) as step lines: for each pool the recorded
-    balance and the ledger's, two points per round at the time betting closed (the balance before the round,
-    then after it), so that a line holds each balance until the next ledger round, where it steps to that
-    round's before-balance (a change between rounds) and then to its after-balance. The ledger's balance
-    before a round is the previous round's recorded balance after it (the day's first round: its own); after
-    the round, the round's recorded before + contributions - prizes. `off`: the points where the two differ
-    (time, pool, round, 'before' | 'after', expected, recorded, n: 1, 2, ... in the day's order, the number
-    the plot and the page give it); `prizes`: the rounds with a prize (time,
-    round, from the jackpot, from the next pool, by the house, whether the jackpot was won and reset)."""
-    times: list[dt.datetime] = []
-    series: dict[str, list[int | None]] = {f"{who}_{pool}": [] for who in ("recorded", "expected")
-                                           for pool in ("jackpot", "next_pool")}
-    off, prizes = [], []
-    for r in rows:
-        at = r["betting_closed_at"]
-        times += [at, at]
-        for pool in ("jackpot", "next_pool"):
-            recorded = (r[f"{pool}_before"], r[f"recorded_{pool}_after"])
-            expected = (r[f"expected_{pool}_before"] if r.get(f"expected_{pool}_before") is not None
-                        else r[f"{pool}_before"], r[f"expected_{pool}_after"])
-            series[f"recorded_{pool}"] += recorded
-            series[f"expected_{pool}"] += expected
-            for when, e, rec in zip(("before", "after"), expected, recorded, strict=True):
-                if e is not None and rec is not None and e != rec:
-                    off.append({"at": at, "pool": pool, "round_id": r["round_id"], "when": when, "expected": e,
-                                "recorded": rec})
-        if r["prizes_from_jackpot"] or r["prizes_from_next_pool"] or r["prizes_by_house"] or r["jackpot_reset"]:
-            prizes.append({"at": at, "round_id": r["round_id"], "from_jackpot": r["prizes_from_jackpot"] or 0,
-                           "from_next_pool": r["prizes_from_next_pool"] or 0, "by_house": r["prizes_by_house"] or 0,
-                           "reset": bool(r["jackpot_reset"]), "jackpot_before": r["jackpot_before"],
-                           "next_pool_before": r["next_pool_before"]})
-    for n, o in enumerate(off, 1):
-        o["n"] = n
-    return {"times": times, **series, "off": off, "prizes": prizes}
-
-
-def _utc(at: dt.datetime) -> dt.datetime:
-    return at.astimezone(dt.UTC)
-
-
-def pools_plot(table_id: str, day: dt.date, currency: str | None, rows: list[dict[str, Any]]) -> str | None:
-    """Both pools of one table over one business day (pool_series) as base64 PNG, the jackpot above the next
-    pool, x the UTC time betting closed on each ledger round: the recorded balances as solid step lines; where
-    the ledger's balance differs, the ledger's as a dashed step from that point, marked with a cross (the first
-    MAX_POOL_NOTES numbered as the page's list numbers them); a star on the pool a prize was paid from, a
-    dotted line across both where the jackpot was won and reset, triangles along the bottom for fixed prizes the
-    house paid. None: no ledger round."""
-    import matplotlib.dates as mdates
-    from matplotlib.figure import Figure
-    from matplotlib.ticker import FuncFormatter
-
-    from engine.findings import _EXPONENT
-
-    if not rows:
-        return None
-    data = pool_series(rows)
-    unit = 10 ** _EXPONENT.get(currency or "", 2)
-    xs = [_utc(t) for t in data["times"]]
-
-    def major(values: list[int | None]) -> list[float]:
-        return [math.nan if v is None else v / unit for v in values]
-
-    fig = Figure(figsize=(11, 4.8))
-    axes = fig.subplots(2, 1, sharex=True)
-    for ax, pool, title, colour in ((axes[0], "jackpot", "jackpot", "#14213d"),
-                                    (axes[1], "next_pool", "next pool", "#a15c00")):
-        ax.plot(xs, major(data[f"recorded_{pool}"]), drawstyle="steps-post", color=colour, linewidth=1.6,
-                marker="o", markersize=2.5, label=f"{title}, recorded", zorder=2)
-        expected = data[f"expected_{pool}"]
-        recorded = data[f"recorded_{pool}"]
-        differ = [k for k in range(len(xs)) if expected[k] is not None and recorded[k] is not None
-                  and expected[k] != recorded[k]]
-        for k in differ:  # the ledger's balance from this point to the next
-            ax.plot([xs[k], xs[min(k + 1, len(xs) - 1)]], [expected[k] / unit] * 2, color="#de2d26",
-                    linewidth=1.2, linestyle="--", zorder=3,
-                    label=f"{title}, the ledger's (where different)" if k == differ[0] else None)
-        if differ:
-            ax.plot([xs[k] for k in differ], [expected[k] / unit for k in differ], linestyle="none", marker="x",
-                    color="#de2d26", markersize=8, markeredgewidth=2, zorder=4)
-        for o in [o for o in data["off"] if o["pool"] == pool and o["n"] <= MAX_POOL_NOTES]:
-            ax.annotate(str(o["n"]), (_utc(o["at"]), o["expected"] / unit), textcoords="offset points",
-                        xytext=(0, 7), ha="center", fontsize=7, fontweight="bold", color="#de2d26", zorder=6)
-        paid_from = [pr for pr in data["prizes"] if pr[f"from_{pool}"] and pr[f"{pool}_before"] is not None]
-        if paid_from:
-            ax.plot([_utc(pr["at"]) for pr in paid_from], [pr[f"{pool}_before"] / unit for pr in paid_from],
-                    linestyle="none", marker="*", markersize=13, color="#f2b705", markeredgecolor="#7a5c00",
-                    zorder=5, label=f"prize paid from the {title}")
-        for n, pr in enumerate(pr for pr in data["prizes"] if pr["reset"]):
-            ax.axvline(_utc(pr["at"]), color="#7b3fa0", linestyle=":", linewidth=1.2, zorder=1,
-                       label="jackpot won: the next pool replaces it" if n == 0 and pool == "jackpot" else None)
-        house = [pr for pr in data["prizes"] if pr["by_house"]]
-        if house and pool == "jackpot":
-            ax.plot([_utc(pr["at"]) for pr in house], [0.04] * len(house), linestyle="none", marker="^",
-                    markersize=7, color="#1e7b45", transform=ax.get_xaxis_transform(), zorder=5,
-                    label="fixed prize, paid by the house (pools unmoved)")
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.2f}"))
-        ax.set_ylabel(currency or "", fontsize=8)
-        ax.grid(color="#eeeeee")
-        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, framealpha=0.9)
-        ax.set_title(title, fontsize=9, loc="left")
-    locator = mdates.AutoDateLocator(tz=dt.UTC)
-    axes[1].xaxis.set_major_locator(locator)
-    axes[1].xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator, tz=dt.UTC))
-    axes[1].set_xlabel("UTC time betting closed on the round (each ledger round)")
-    fig.suptitle(f"Jackpot pools of table {table_id} on {day.isoformat()}", fontsize=10)
-    return _png(fig)
+    return png(fig)
 
 
 def _bucket(at: dt.datetime, daily: bool) -> dt.datetime:
@@ -1201,14 +699,10 @@ def findings_time_plot(times: list[dict[str, Any]], active: list[dict[str, Any]]
     bar.locator = MaxNLocator(integer=True)
     bar.update_ticks()
     ax.set_title(f"Findings per table and {'day' if daily else 'hour'}", fontsize=10)
-    return _png(fig), ("day" if daily else "hour")
+    return png(fig), ("day" if daily else "hour")
 
 
 # --- page ----------------------------------------------------------------------------------------
-
-
-def _pct(value: float | None, places: int = 2) -> str:
-    return "" if value is None else f"{value * 100:.{places}f}%"
 
 
 def _signed_money(amount: int, currency: str | None) -> str:
@@ -1219,8 +713,11 @@ def _signed_money(amount: int, currency: str | None) -> str:
 
 def context(data: dict[str, Any]) -> dict[str, Any]:
     """Template values: everything formatted as text, escaping left to the template."""
+    from markupsafe import Markup
+
     from engine.findings import format_money
 
+    views = [games.view(name) for name in games.names()]
     run, head = data["run"], data["headline"]
     severities = {s: sum(r["n"] for r in data["findings_by_kind"] if r["severity"] == s) for s in SEVERITY_ORDER}
     dates = [d.isoformat() for d in (run.get("business_dates") or [])]
@@ -1274,6 +771,9 @@ def context(data: dict[str, Any]) -> dict[str, Any]:
         "rtp": rtp_rows,
         "rtp_plot": rtp_plot(data["rtp"]),
         "rtp_net": data.get("rtp_net_of_added_stake", False),
+        # the games' own words (code, not data: shown as written)
+        "added_stake": Markup(", ".join(v.added_stake for v in views if v.added_stake)),
+        "betting_rules": [Markup(v.betting_rules) for v in views if v.betting_rules],
         "time_plot": time_plot,
         "time_bucket": bucket,
         "tables": tables,
@@ -1282,7 +782,7 @@ def context(data: dict[str, Any]) -> dict[str, Any]:
                               "sha256": r["ruleset_sha256"][:12]} for r in data.get("ruleset_versions", [])],
         "games": [g for g in sections if g["present"]],
         "game_sections": sections,
-        "surveillance": surveillance_figures(data, [t for t in data["tables"] if t["game"] == "roulette"]),
+        "surveillance": surveillance_figures(data),
         "generated_at": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
 
@@ -1291,8 +791,8 @@ def _rtp_row(r: dict[str, Any]) -> dict[str, Any]:
     """An RTP row of _RTP or _RTP_BY_SELECTION with its figures as text and its verdict."""
     return {
         **r,
-        "observed": _pct(r["observed_rtp"]), "expected": _pct(r["expected_rtp"]),
-        "theoretical": _pct(r["theoretical_rtp"], 4),
+        "observed": pct(r["observed_rtp"]), "expected": pct(r["expected_rtp"]),
+        "theoretical": pct(r["theoretical_rtp"], 4),
         "band": "" if r["half_width"] is None or not r.get("offered", True) else f"± {r['half_width'] * 100:.2f} pts",
         "verdict": ("not offered" if not r.get("offered", True) else "no theoretical RTP"
                     if r["theoretical_rtp"] is None else "too few bets"
@@ -1328,266 +828,10 @@ def _with_selections(rows: list[dict[str, Any]], by_selection: list[dict[str, An
     return out
 
 
-def _counts(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Histogram rows (histogram()) as text."""
-    return [{
-        "value": r["value"], "n": f"{r['n']:,}", "p": f"{r['p'].numerator}/{r['p'].denominator}",
-        "expected": f"{r['expected']:,.1f}", "band": f"{r['low']:,}-{r['high']:,}", "outside": r["outside"],
-    } for r in rows]
-
-
-def _wheel_red(rulesets: list[str]) -> frozenset[int]:
-    """The red numbers of the run's roulette tables' ruleset (the bars' colours), the bundled ruleset's when
-    the tables play another or none is known."""
-    from engine.games.roulette.rules import load_roulette_rules
-    from engine.ruleset_file import RulesetError
-
-    for ruleset in rulesets:
-        try:
-            return load_roulette_rules(ruleset).red
-        except RulesetError:  # not a bundled roulette ruleset: the next table's, else the default wheel's
-            continue
-    return load_roulette_rules().red
-
-
-def roulette_figures(data: dict[str, Any], tables: list[dict[str, Any]]) -> dict[str, Any]:
-    """The spins and the histogram of the settled spins' pockets (roulette's section)."""
-    spins = data["spins"]
-    pockets = histogram(data["pockets"], pocket_probabilities(), spins["counted"])
-    return {
-        **{k: f"{v:,}" for k, v in spins.items()},
-        "pockets": _counts(pockets), "outside": sum(r["outside"] for r in pockets),
-        "by_chance": f"{len(pockets) * 2 * BAND_TAIL:.1f}",
-        "plot": pockets_plot(pockets, _wheel_red([t["ruleset"] for t in tables if t["ruleset"]])),
-    }
-
-
-def sic_bo_figures(data: dict[str, Any]) -> dict[str, Any]:
-    """The rolls, and the settled rolls' faces, totals and triples against fair dice (sic bo's section)."""
-    from engine.games.sic_bo.layout import DICE
-
-    rolls = data["rolls"]
-    n = rolls["counted"]
-    faces = histogram(data["faces"], face_probabilities(), DICE * n)
-    totals = histogram(data["totals"], total_probabilities(), n)
-    triples = histogram({1: rolls["triples"]}, {1: triple_probability()}, n)[0]
-    return {
-        **{k: f"{v:,}" for k, v in rolls.items()},
-        "faces": _counts(faces), "totals": _counts(totals), "triples_row": _counts([triples])[0],
-        "outside": sum(r["outside"] for r in (*faces, *totals, triples)),
-        "plot": dice_plot(faces, totals),
-    }
-
-
-def _amount(amount: int | None, currency: str | None) -> str:
-    """Minor units as major units of the currency, without its code ('' for none)."""
-    from engine.findings import format_money
-
-    if amount is None:
-        return ""
-    return format_money(amount, currency).removesuffix(f" {currency}" if currency else "")
-
-
-def _signed_amount(amount: int | None, currency: str | None) -> str:
-    return "" if amount is None else ("+" if amount > 0 else "") + _amount(amount, currency)
-
-
-def _rate(part: int, whole: int) -> str:
-    return _pct(part / whole) if whole else ""
-
-
-def stud_figures(data: dict[str, Any]) -> dict[str, Any]:
-    """Casino stud's section: per table and day the rounds, boxes dealt, calls and folds, the dealer's
-    qualification against its exact probability, the boxes' hands by rank; the pool ledger: a plot of both
-    pools per table and day, the jackpot_days rows, the prizes and the balances off the ledger."""
-    from engine.games.casino_stud.hands import RANK_NAMES
-
-    p_qualify = dealer_qualify_probability()
-    p_rank = rank_probabilities()
-    calls: dict[tuple, dict[str, int]] = {}
-    for r in data["stud_actions"]:
-        calls.setdefault((r["business_date"], r["table_id"]), {})[r["action"]] = r["n"]
-    ranks: dict[tuple, dict[str, int]] = {}
-    for r in data["stud_ranks"]:
-        ranks.setdefault((r["business_date"], r["table_id"]), {})[r["rank"]] = r["n"]
-
-    def row(key: str, label_date: str, label_table: str, d: dict[str, int], decided: dict[str, int],
-            by_rank: dict[str, int]) -> dict[str, Any]:
-        c, f = decided.get("C", 0), decided.get("F", 0)
-        n, q = d["dealer_ranked"], d["dealer_qualified"]
-        low, high = binomial_band(n, p_qualify)
-        ranked = sum(by_rank.values())
-        return {
-            "key": key, "business_date": label_date, "table_id": label_table,
-            "rounds": f"{d['rounds']:,}", "cancelled": f"{d['cancelled']:,}", "boxes": f"{d['boxes']:,}",
-            "calls": f"{c:,}", "folds": f"{f:,}", "undecided": f"{d['boxes'] - c - f:,}",
-            "call_rate": _rate(c, c + f), "dealer_ranked": f"{n:,}", "dealer_qualified": f"{q:,}",
-            "qualify_rate": _rate(q, n), "qualify_expected": f"{float(n * p_qualify):,.1f}",
-            "qualify_band": f"{low:,}-{high:,}" if n else "", "qualify_outside": n > 0 and not low <= q <= high,
-            "ranked": f"{ranked:,}", "ranks": [f"{by_rank.get(name, 0):,}" for name in RANK_NAMES],
-        }
-
-    days, total = [], {"rounds": 0, "cancelled": 0, "boxes": 0, "dealer_ranked": 0, "dealer_qualified": 0}
-    all_calls: dict[str, int] = {}
-    all_ranks: dict[str, int] = {}
-    for d in data["stud_days"]:
-        key = (d["business_date"], d["table_id"])
-        date = d["business_date"].isoformat() if d["business_date"] else ""
-        days.append(row(f"{d['table_id']}-{date}", date, d["table_id"], d, calls.get(key, {}), ranks.get(key, {})))
-        for k in total:
-            total[k] += d[k]
-        for k, v in calls.get(key, {}).items():
-            all_calls[k] = all_calls.get(k, 0) + v
-        for k, v in ranks.get(key, {}).items():
-            all_ranks[k] = all_ranks.get(k, 0) + v
-    boxes_ranked = sum(all_ranks.values())
-
-    ledger: dict[tuple, list[dict[str, Any]]] = {}
-    for r in data["stud_ledger"]:
-        ledger.setdefault((r["table_id"], r["business_date"]), []).append(r)
-    plots = [{"table_id": t, "business_date": d.isoformat(), "plot": pools_plot(t, d, rows[0]["currency"], rows)}
-             for (t, d), rows in list(ledger.items())[:MAX_POOL_PLOTS]]
-    off, prizes = [], []
-    for (t, d), rows in ledger.items():
-        series = pool_series(rows)
-        currency = rows[0]["currency"]
-        off += [{**o, "table_id": t, "business_date": d.isoformat(), "pool": o["pool"].replace("_", " "),
-                 "expected": _amount(o["expected"], currency), "recorded": _amount(o["recorded"], currency),
-                 "difference": _signed_amount(o["recorded"] - o["expected"], currency)} for o in series["off"]]
-        prizes += [{**pr, "table_id": t, "business_date": d.isoformat(), "currency": currency or "",
-                    "from_jackpot": _amount(pr["from_jackpot"], currency),
-                    "from_next_pool": _amount(pr["from_next_pool"], currency),
-                    "by_house": _amount(pr["by_house"], currency),
-                    "jackpot_before": _amount(pr["jackpot_before"], currency)} for pr in series["prizes"]]
-
-    def jackpot_day(j: dict[str, Any]) -> dict[str, Any]:
-        c = j["currency"]
-        money = ("stakes", "opening_jackpot", "opening_next_pool", "to_jackpot", "to_next_pool", "to_house",
-                 "prizes_from_jackpot", "prizes_from_next_pool", "prizes_by_house", "closing_jackpot",
-                 "closing_next_pool", "expected_closing_jackpot", "expected_closing_next_pool",
-                 "previous_closing_jackpot", "previous_closing_next_pool")
-        drift = {pool: None if j[f"closing_{pool}"] is None or j[f"expected_closing_{pool}"] is None
-                 else j[f"closing_{pool}"] - j[f"expected_closing_{pool}"] for pool in ("jackpot", "next_pool")}
-        opened = j["opened_on_previous_close"]
-        return {
-            **{k: _amount(j[k], c) for k in money},
-            "key": f"{j['table_id']}-{j['business_date'].isoformat()}", "table_id": j["table_id"],
-            "business_date": j["business_date"].isoformat(), "currency": c or "",
-            "rounds": f"{j['rounds']:,}", "jackpot_bets": f"{j['jackpot_bets']:,}",
-            "jackpots_won": f"{j['jackpots_won']:,}", "pool_findings": f"{j['pool_findings']:,}",
-            "drift_jackpot": _signed_amount(drift["jackpot"], c),
-            "drift_next_pool": _signed_amount(drift["next_pool"], c),
-            "drift_jackpot_off": bool(drift["jackpot"]), "drift_next_pool_off": bool(drift["next_pool"]),
-            "previous_business_date": j["previous_business_date"].isoformat() if j["previous_business_date"] else "",
-            "opened_on_previous_close": "no previous day" if opened is None else "yes" if opened else "NO",
-            "opened_off": opened is False,
-        }
-
-    return {
-        "days": days,
-        "total": row("total", "all", "", total, all_calls, all_ranks),
-        "rank_names": list(RANK_NAMES),
-        "rank_p": [f"{float(p_rank[name]) * 100:.4f}%" for name in RANK_NAMES],
-        "rank_expected": [f"{float(boxes_ranked * p_rank[name]):,.1f}" for name in RANK_NAMES],
-        "qualify_p": f"{p_qualify.numerator:,}/{p_qualify.denominator:,}",
-        "qualify_pct": f"{float(p_qualify) * 100:.4f}%",
-        "plots": plots, "plots_more": max(0, len(ledger) - MAX_POOL_PLOTS), "table_days": len(ledger),
-        "jackpot_days": [jackpot_day(j) for j in data["jackpot_days"]],
-        "currencies": ", ".join(sorted({j["currency"] for j in data["jackpot_days"] if j["currency"]})) or "none",
-        "off": off[:TOP_POOL_ROWS], "off_total": len(off),
-        "prizes": prizes[:TOP_POOL_ROWS], "prizes_total": len(prizes), "top": TOP_POOL_ROWS,
-        "jackpot_rtp": [{"ruleset": r["ruleset"], "selection": r["selection"], "rtp": _pct(r["rtp"], 4)}
-                        for r in data["jackpot_rtp"]],
-        "net": data.get("rtp_net_of_added_stake", False),
-    }
-
-
-def _g(value: float | None, digits: int = 3) -> str:
-    return "" if value is None else f"{value:.{digits}g}"
-
-
-def _surveillance_money(r: dict[str, Any], currencies: dict[str, list[str]]) -> str:
-    """A test's money in major units of the subject's currency: the one currency its detail names, else the
-    one of its subject (an account's bets, a table's) or of the one part of a composite subject that has
-    one; else the minor units as they are."""
-    from engine.findings import _EXPONENT, format_money
-
-    amount = r["money"]
-    if amount is None:
-        return ""
-    known = {c for cs in currencies.values() for c in cs} | set(_EXPONENT)
-    named = {c for c in re.findall(r"\b[A-Z]{3}\b", r["detail"] or "") if c in known}
-    if len(named) != 1:
-        parts = [r["subject"], *r["subject"].split("|")] if "|" in r["subject"] else [r["subject"]]
-        named = {c for part in parts for c in currencies.get(part, [])}
-    if len(named) == 1:
-        return ("+" if amount > 0 else "") + format_money(amount, named.pop())
-    return f"{amount:+,} (minor units)"
-
-
-def _surveillance_row(r: dict[str, Any], currencies: dict[str, list[str]]) -> dict[str, Any]:
-    tested = r["p_value"] is not None and r["sample"] is not None and r["min_sample"] is not None \
-        and r["sample"] >= r["min_sample"]
-    return {
-        "detector": r["detector"], "subject": r["subject"], "period": r["period"] or "",
-        "statistic": r["statistic"] or "", "p": _g(r["p_value"]), "q": _g(r["q_value"]),
-        "effect": _g(r["effect"], 4), "money": _surveillance_money(r, currencies), "detail": r["detail"] or "",
-        "method": r["method"] or "", "flagged": bool(r["flagged"]), "tested": tested,
-        "sample": "" if r["sample"] is None else f"{r['sample']:,}",
-        "min_sample": "" if r["min_sample"] is None else f"{r['min_sample']:,}",
-    }
-
-
-def _wheels(s: dict[str, Any], red: frozenset[int]) -> tuple[list[dict[str, Any]], int]:
-    """Each wheel the wheel detectors tested (flagged ones first, then tested, then the ones below their
-    minimum), up to MAX_WHEEL_PLOTS: its pockets over the run against the fair wheel (exact binomial band per
-    pocket) in the wheel's order, the flagged sectors, its tests; and how many wheels there were."""
-    from engine.surveillance.equipment import WHEEL_ORDER
-
-    by_wheel: dict[str, list[dict[str, Any]]] = {}
-    for r in s["wheels"]:
-        by_wheel.setdefault(r["subject"], []).append(r)
-    order = sorted(by_wheel, key=lambda w: (not any(r["flagged"] for r in by_wheel[w]),
-                                            not any(r["tested"] for r in by_wheel[w]), w))
-    out = []
-    for i, wheel in enumerate(order[:MAX_WHEEL_PLOTS]):
-        rows = by_wheel[wheel]
-        counts = s["pockets"].get(wheel)
-        n = sum((counts or {}).values())
-        hist = {h["value"]: h for h in histogram(counts or {}, pocket_probabilities(), n)}
-        in_order = [hist[pocket] for pocket in WHEEL_ORDER]
-        sectors = []
-        for r in rows:
-            m = _SECTOR.search(r["detail"] or "") if r["detector"] == "wheel_sector" and r["flagged"] else None
-            if m:
-                pockets = [int(x) for x in m.group(1).split("-")]
-                sectors.append({"pockets": pockets, "label": f"flagged sector {m.group(1)} ({r['period']}, "
-                                                             f"q = {_g(r['q_value'])})"})
-        # the spins the tests counted: per period, the largest sample of its rows (every row of a period counts
-        # the same spins; a sector row below its minimum still says how many)
-        per_period: dict[str, int] = {}
-        for r in rows:
-            per_period[r["period"]] = max(per_period.get(r["period"], 0), r["sample"] or 0)
-        flagged, tested = any(r["flagged"] for r in rows), any(r["tested"] for r in rows)
-        status = "FLAGGED" if flagged else "tested, not flagged" if tested else "not tested (below its minimum sample)"
-        out.append({
-            "index": i, "wheel": wheel, "status": status, "flagged": flagged, "tested": tested,
-            "known": counts is not None, "spins": f"{n:,}", "tests_spins": f"{sum(per_period.values()):,}",
-            "same_spins": n == sum(per_period.values()),
-            "pockets": [{**c, "order": k} for k, c in enumerate(_counts(in_order))],
-            "outside": sum(h["outside"] for h in in_order),
-            "expected": f"{n / len(WHEEL_ORDER):,.1f}", "band": _counts(in_order)[0]["band"] if n else "",
-            "sectors": [" ".join(x["label"] for x in sectors)] if sectors else [],
-            "tests": [_surveillance_row(r, {}) for r in rows],
-            "plot": wheel_plot(wheel, in_order, sectors, red, f"Wheel {wheel} ({status}): {n:,} spins of the run "
-                               "against a fair single-zero wheel") if counts else None,
-        })
-    return out, len(order)
-
-
-def surveillance_figures(data: dict[str, Any], tables: list[dict[str, Any]]) -> dict[str, Any]:
+def surveillance_figures(data: dict[str, Any]) -> dict[str, Any]:
     """The surveillance section: per detector the tests, the ones that ran, the ones below their minimum
-    sample (named), the flags; every flag by evidence; each wheel's pockets; the advantage-play accounts."""
+    sample (named), the flags; every flag by evidence; each game's own part (its view's surveillance_figures,
+    drawn by its surveillance_template); the advantage-play accounts."""
     s = data.get("surveillance") or {"present": False, "loaded": False}
     if not s["present"]:
         return {"present": False, "loaded": s["loaded"]}
@@ -1603,10 +847,10 @@ def surveillance_figures(data: dict[str, Any], tables: list[dict[str, Any]]) -> 
     totals = {k: sum(r[k] for r in s["summary"]) for k in ("tests", "tested", "not_tested", "flagged")}
     not_tested: dict[str, list[dict[str, Any]]] = {}
     for r in s["not_tested"]:
-        not_tested.setdefault(r["detector"], []).append(_surveillance_row(r, currencies))
+        not_tested.setdefault(r["detector"], []).append(surveillance_row(r, currencies))
     alphas = sorted({a for r in s["runs"] for a in r["alphas"] if a is not None})
-    wheels, n_wheels = _wheels(s, _wheel_red([t["ruleset"] for t in tables if t["ruleset"]]))
-    advantage = [_surveillance_row(r, currencies) for r in s["advantage"]]
+    views = [games.view(name) for name in games.names()]
+    advantage = [surveillance_row(r, currencies) for r in s["advantage"]]
     notes = [f"q {a['q']} · {a['sample']} bets" + (f" · {a['money']}" if a["money"] else "") for a in advantage]
     curves = None
     if s["moments"]:
@@ -1620,63 +864,49 @@ def surveillance_figures(data: dict[str, Any], tables: list[dict[str, Any]]) -> 
                  for r in s["runs"]],
         "alpha": ", ".join(f"{a:g}" for a in alphas),
         "summary": summary, "totals": {k: f"{v:,}" for k, v in totals.items()},
-        "flagged": [_surveillance_row(r, currencies) for r in s["flagged"]],
+        "flagged": [surveillance_row(r, currencies) for r in s["flagged"]],
         "flagged_more": totals["flagged"] > len(s["flagged"]), "top_flags": TOP_FLAGS,
         "not_tested": [{"detector": r["detector"], "rows": not_tested.get(r["detector"], []),
                         "more": r["not_tested"] - len(not_tested.get(r["detector"], []))}
                        for r in s["summary"] if r["not_tested"]],
         "top_not_tested": TOP_NOT_TESTED,
-        "wheels": wheels, "wheels_more": n_wheels - len(wheels), "wheel_source": s["wheel_source"],
+        **{k: v for view in views for k, v in view.surveillance_figures(s, data).items()},
+        "game_templates": [view.surveillance_template for view in views if view.surveillance_template],
         "advantage_tested": any(r["detector"] == ADVANTAGE and r["tested"] for r in s["summary"]),
         "advantage_present": any(r["detector"] == ADVANTAGE for r in s["summary"]),
         "advantage_flagged": s["advantage_flagged"], "advantage_accounts": s["advantage_accounts"],
         "advantage": advantage, "moments_held": s["moments"] is not None, "curves": curves,
         "advantage_plot": None if curves else advantage_tests_plot(s["advantage"], notes),
-        "top_advantage": TOP_ADVANTAGE, "moments_table": MOMENTS_TABLE,
+        "top_advantage": TOP_ADVANTAGE, "true_count_bets": _true_count_bets(), "moments_table": MOMENTS_TABLE,
     }
 
 
 def game_sections(data: dict[str, Any], rtp_rows: list[dict[str, Any]],
                   selection_rows: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
-    """One section per game: GAME_SECTIONS, then any other game of the run's tables; figures formatted.
+    """One section per game: every game with a view (pitboss.games, in its order), then any other game of the
+    run's tables; figures formatted, the game's own (its view's `figures`) where the run has its tables.
     `selection_rows`: the RTP rows per selection of the bet types priced per selection."""
     present = {t["game"] for t in data["tables"] if t["game"]}
     rounds = {r["game"]: r for r in data["rounds_by_game"]}
     sections = []
-    for name in (*GAME_SECTIONS, *sorted(present - set(GAME_SECTIONS))):
+    for name in (*games.names(), *sorted(present - set(games.names()))):
+        view = games.view(name)
         tables = [t for t in data["tables"] if t["game"] == name]
         kinds = [r for r in data["findings_by_kind"] if r["game"] == name]
         section: dict[str, Any] = {
             "name": name, "title": _title(name), "present": name in present,
-            "unit": ROUND_NAMES.get(name, "rounds"),
+            "template": view.template or "games/section.html.j2", "unit": view.round_name,
             "tables": f"{len(tables):,}", "table_ids": ", ".join(t["table_id"] for t in tables),
             "rounds": f"{rounds.get(name, {}).get('rounds', 0):,}",
             "cancelled_rounds": f"{rounds.get(name, {}).get('cancelled_rounds', 0):,}",
             "bets": f"{sum(t['bets'] for t in tables):,}",
             "findings": f"{sum(r['n'] for r in kinds):,}",
             "findings_by_kind": [{**r, "n": f"{r['n']:,}"} for r in kinds],
-            "rtp": _with_selections([r for r in rtp_rows if r["game"] == name],
-                                    [r for r in selection_rows or [] if r["game"] == name]),
+            "rtp": view.rtp_rows(_with_selections([r for r in rtp_rows if r["game"] == name],
+                                                  [r for r in selection_rows or [] if r["game"] == name])),
         }
-        if name == "roulette" and name in present:
-            section["wheel"] = roulette_figures(data, tables)
-        if name == "sic_bo" and name in present:
-            section["dice"] = sic_bo_figures(data)
-        if name == STUD and name in present:
-            section["stud"] = stud_figures(data)
-            section["rtp"] = [r for r in section["rtp"] if r["level"] == "type"]  # (JACKPOT has no selection)
-        if name == "blackjack":
-            flagged = {r["kind"]: r for r in data["decisions_flagged"]}
-            section["play"] = {k: f"{v:,}" for k, v in data["blackjack_play"].items()}
-            section["decisions_flagged"] = [{
-                "kind": k, "n": f"{flagged.get(k, {}).get('n', 0):,}",
-                "rounds": f"{flagged.get(k, {}).get('rounds', 0):,}",
-            } for k in DECISION_KINDS]
-            section["dealer_rule_total"] = f"{sum(r['n'] for r in kinds if r['kind'] == 'DEALER_DRAW_RULE'):,}"
-            section["dealer_rule"] = [{
-                **r, "business_date": r["business_date"].isoformat() if r["business_date"] else "",
-            } for r in data["dealer_rule"]]
-            section["top_dealer"] = TOP_DEALER_FINDINGS
+        if name in present:
+            section.update(view.figures(data, tables))
         sections.append(section)
     return sections
 

@@ -11,6 +11,7 @@ from rich.table import Table
 from pitboss.commands.audit import DEFAULT_OUTPUT, default_output
 from pitboss.errors import fail
 from pitboss.exit_codes import BAD_INPUT, USAGE
+from pitboss.progress import progress_option, showing, shown
 
 console = Console()
 
@@ -28,6 +29,13 @@ def surveil(
     period: str = typer.Option("day", "--period", help="day: each detector by the business day (its default); "
                                "run: every subject tested over all the business dates of the input (a week's "
                                "folder: one run over the week)."),
+    history_days: int = typer.Option(30, "--history-days", help="The wheel and dice tests count the nights of this "
+                                     "many days back, from the warehouse's history and the run itself (0: each "
+                                     "period alone)."),
+    reset_history: bool = typer.Option(False, "--reset-history", help="Forget the warehouse's stored nights "
+                                       "(surveillance_daily_*): this run reads none and its load empties them "
+                                       "before storing its own."),
+    progress: bool | None = progress_option("the surveillance and the load"),
 ) -> None:
     """Run every surveillance detector over an audited night: tests, flags, review findings.
 
@@ -38,26 +46,36 @@ def surveil(
         fail(f"--alpha must be between 0 and 1, got {alpha}", USAGE)
     if period not in ("day", "run"):
         fail(f"--period must be day or run, got {period!r}", USAGE)
+    if history_days < 0:
+        fail(f"--history-days must be 0 or more, got {history_days}", USAGE)
+    if reset_history and not warehouse:
+        fail("--reset-history needs --warehouse (the history is kept there)", USAGE)
     output = output or default_output(warehouse)
-    run_surveillance(input, output, warehouse, alpha, list(ctx.args), period=period)
+    run_surveillance(input, output, warehouse, alpha, list(ctx.args), period=period, history_days=history_days,
+                     reset_history=reset_history, progress=shown(progress, console))
 
 
 def run_surveillance(input_dir: str, output_dir: str, warehouse: str | None, alpha: float = 0.01,
-                     beam_args: list[str] | None = None, period: str = "day") -> dict:
-    """The surveillance of the audit in `output_dir`, loaded into `warehouse` if given, its summary printed;
-    returns the run's manifest. Folders that cannot be surveilled (no finished audit, another input) exit
-    USAGE with one line, an input file that breaks the contract BAD_INPUT."""
+                     beam_args: list[str] | None = None, period: str = "day", history_days: int = 30,
+                     reset_history: bool = False, progress: bool = False) -> dict:
+    """The surveillance of the audit in `output_dir`, its wheels and shakers over the nights of the last
+    `history_days` days the warehouse holds (none with `reset_history`, which also empties them on load), loaded
+    into `warehouse` if given, its summary printed; returns the run's manifest. Folders that cannot be surveilled
+    (no finished audit, another input) exit USAGE with one line, an input file that breaks the contract
+    BAD_INPUT. `progress`: the surveillance's and the load's progress shown on stderr."""
     from pipelines.surveillance import SurveillanceError, run
     from pipelines.warehouse import load_surveillance
     from schemas.readers import ContractError
 
     try:
-        record = run(["--input", input_dir, "--output", output_dir, "--alpha", repr(alpha), "--period", period,
-                      *(beam_args or [])])
+        history = ["--history", warehouse] if warehouse and not reset_history else []
+        with showing(progress):  # (stopped before a failure is told)
+            record = run(["--input", input_dir, "--output", output_dir, "--alpha", repr(alpha), "--period", period,
+                          "--history-days", str(history_days), *history, *(beam_args or [])])
+            manifest = record.__dict__
+            loaded = load_surveillance(warehouse, manifest, reset_history) if warehouse else None
     except (SurveillanceError, ContractError) as e:
         fail(e, USAGE if isinstance(e, SurveillanceError) else BAD_INPUT)
-    manifest = record.__dict__
-    loaded = load_surveillance(warehouse, manifest) if warehouse else None
     print_summary(manifest, loaded, warehouse)
     return manifest
 
@@ -87,6 +105,12 @@ def print_summary(manifest: dict, loaded: dict | None, warehouse: str | None) ->
     head.add_row("total", f"{sum(r[1] for r in per_detector):,}", f"{sum(r[2] for r in per_detector):,}",
                  f"{sum(r[3] for r in per_detector):,}")
     console.print(head)
+    if manifest.get("history_days"):
+        stored = [f"{name} {h['nights']} nights ({h['first']}..{h['last']})"
+                  for name, h in sorted((manifest.get("history") or {}).items()) if h.get("rows")]
+        console.print(f"History: wheels and shakers tested over {manifest['history_days']} days back; read from the "
+                      f"warehouse: {', '.join(stored) if stored else 'nothing (no earlier night stored)'}",
+                      highlight=False, soft_wrap=True)
     if flagged:
         console.print(f"[yellow]Flagged for review[/yellow] ({len(flagged):,}, in surveillance_findings):",
                       highlight=False)

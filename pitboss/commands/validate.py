@@ -17,6 +17,7 @@ from rich.text import Text
 
 from pitboss.errors import fail, print_error
 from pitboss.exit_codes import BAD_INPUT
+from pitboss.progress import progress_option, showing, shown
 
 console = Console()
 
@@ -40,15 +41,17 @@ def validate(
                                       help="Folder of a finished run's outputs to validate too (settlements, "
                                       "findings, quarantine, accounting)."),
     write_docs: bool = typer.Option(True, "--docs-html/--no-docs-html", help="Write the Data Docs."),
+    progress: bool | None = progress_option("the suites"),
 ) -> None:
     """Check the recorded data (and a run's outputs) against the expectation suites; write Data Docs."""
     from audits.validate import validate_inputs, validate_outputs, write_data_docs
     from schemas.readers import ContractError
 
     try:
-        report = validate_inputs(input)
-        if output is not None:
-            report.merge(validate_outputs(output, input))
+        with showing(shown(progress, console)):
+            report = validate_inputs(input)
+            if output is not None:
+                report.merge(validate_outputs(output, input))
     except ContractError as e:  # validate_* report these; kept as a safety net
         fail(e, BAD_INPUT)
     print_report(report)

@@ -1,14 +1,21 @@
-"""Sic bo's picture in `pitboss replay`: the three dice, and the layout once for the whole roll, each place
-marked with the bets that cover it and whether the roll wins it (by the table's ruleset)."""
+"""Sic bo's replay: the three dice, and the layout once for the whole roll, each place marked with the bets that
+cover it and whether the roll wins it (by the table's ruleset); and its report section (the rolls: faces, totals
+and triples against fair dice, TOTAL's RTP per selection)."""
 
 from __future__ import annotations
 
 import functools
-from typing import Any
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 
 from engine.games.sic_bo.layout import BOARD, SELECTIONS, Cell, is_legal, needs
+from pitboss.games.outcome import Outcome
+from pitboss.report_page import count_rows, histogram, histogram_axes, png, query_rows, value_counts
+
+if TYPE_CHECKING:
+    import duckdb
 
 STYLE = ".dice svg{margin-right:.4rem}.die-bad{display:inline-block;border:2px solid #b00020;padding:.4rem .7rem}" \
         ".board .row{display:flex;flex-wrap:wrap;gap:.25rem;margin:.25rem 0;align-items:stretch}" \
@@ -87,7 +94,7 @@ def _cell(bet: dict[str, Any]) -> Cell | None:
     return (bet["bet_type"], selection) if is_legal(bet["bet_type"], selection) else None
 
 
-def layout(env: jinja2.Environment, data: dict[str, Any]) -> str:
+def _layout(env: jinja2.Environment, data: dict[str, Any]) -> str:
     r = data["round"]
     bets = r.get("bets") or []
     winners = _winners(data)
@@ -112,7 +119,7 @@ def layout(env: jinja2.Environment, data: dict[str, Any]) -> str:
         off_board=[b for b in bets if _cell(b) is None])
 
 
-def covers(data: dict[str, Any], bet: dict[str, Any]) -> str:
+def _covers(data: dict[str, Any], bet: dict[str, Any]) -> str:
     """The place the bet covers in words (what the dice must show), and whether this roll wins it."""
     cell = _cell(bet)
     if cell is None:
@@ -124,3 +131,101 @@ def covers(data: dict[str, Any], bet: dict[str, Any]) -> str:
     verdict = "" if winners is None or not data["round"].get("outcome_valid") else \
         "; won" if cell in winners else "; lost"
     return needs(*cell) + verdict
+
+
+# Sic bo: every roll of the run, and the settled rolls' legal dice (faces, totals, triples).
+_ROLLS = """
+SELECT count(*) AS rolls, count(*) FILTER (WHERE status = 'cancelled') AS cancelled,
+       count(*) FILTER (WHERE status = 'settled' AND outcome_valid) AS counted,
+       count(*) FILTER (WHERE status = 'settled' AND NOT coalesce(outcome_valid, false)) AS without_outcome,
+       count(*) FILTER (WHERE status = 'settled' AND outcome_valid AND dice[1] = dice[2] AND dice[2] = dice[3])
+           AS triples
+FROM sic_bo_round_replays WHERE run_id = $run
+"""
+
+_FACES = """
+SELECT CAST(face AS INTEGER) AS value, count(*) AS n
+FROM (SELECT unnest(dice) AS face FROM sic_bo_round_replays
+      WHERE run_id = $run AND status = 'settled' AND outcome_valid)
+GROUP BY face
+"""
+
+_TOTALS = """
+SELECT CAST(dice[1] + dice[2] + dice[3] AS INTEGER) AS value, count(*) AS n FROM sic_bo_round_replays
+WHERE run_id = $run AND status = 'settled' AND outcome_valid GROUP BY value
+"""
+
+
+def face_probabilities() -> dict[int, Fraction]:
+    from engine.games.sic_bo.layout import FACES
+
+    return {face: Fraction(1, len(FACES)) for face in FACES}
+
+
+def total_probabilities() -> dict[int, Fraction]:
+    """Each total 3-18 of three fair dice: its share of the 216 equally likely ordered rolls."""
+    from engine.games.sic_bo.layout import ROLLS
+
+    totals: dict[int, int] = {}
+    for roll in ROLLS:
+        totals[sum(roll)] = totals.get(sum(roll), 0) + 1
+    return {total: Fraction(count, len(ROLLS)) for total, count in sorted(totals.items())}
+
+
+def triple_probability() -> Fraction:
+    from engine.games.sic_bo.layout import ROLLS
+
+    return Fraction(sum(len(set(roll)) == 1 for roll in ROLLS), len(ROLLS))
+
+
+def dice_plot(faces: list[dict[str, Any]], totals: list[dict[str, Any]]) -> str | None:
+    """The settled rolls' faces and totals against fair dice, side by side, as base64 PNG (None: no roll)."""
+    from matplotlib.figure import Figure
+
+    if not any(r["n"] for r in totals):
+        return None
+    fig = Figure(figsize=(10, 3.2))
+    left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 2.4]})
+    histogram_axes(left, faces, ["#476282"] * len(faces), "face (every die of every roll)", legend=False)
+    histogram_axes(right, totals, ["#a15c00"] * len(totals), "total of the three dice")
+    fig.suptitle("Faces and totals of the settled rolls against fair dice", fontsize=10)
+    return png(fig)
+
+
+def _figures(data: dict[str, Any]) -> dict[str, Any]:
+    """The rolls, and the settled rolls' faces, totals and triples against fair dice (sic bo's section)."""
+    from engine.games.sic_bo.layout import DICE
+
+    rolls = data["rolls"]
+    n = rolls["counted"]
+    faces = histogram(data["faces"], face_probabilities(), DICE * n)
+    totals = histogram(data["totals"], total_probabilities(), n)
+    triples = histogram({1: rolls["triples"]}, {1: triple_probability()}, n)[0]
+    return {
+        **{k: f"{v:,}" for k, v in rolls.items()},
+        "faces": count_rows(faces), "totals": count_rows(totals), "triples_row": count_rows([triples])[0],
+        "outside": sum(r["outside"] for r in (*faces, *totals, triples)),
+        "plot": dice_plot(faces, totals),
+    }
+
+
+class SicBo(Outcome):
+    title, outcome_name, round_name = "Sic bo roll", "dice", "rolls"
+    template = "games/sic_bo.html.j2"
+    selection_replays = "sic_bo_round_replays"
+    STYLE = STYLE
+
+    def outcome_text(self, value: Any) -> str:
+        return f"dice {' '.join(map(str, value))}"
+
+    layout, covers = staticmethod(_layout), staticmethod(_covers)
+
+    def gather(self, con: duckdb.DuckDBPyConnection, run: dict[str, Any], names: set[str]) -> dict[str, Any]:
+        return {"rolls": query_rows(con, _ROLLS, run)[0], "faces": value_counts(con, _FACES, run),
+                "totals": value_counts(con, _TOTALS, run)}
+
+    def figures(self, data: dict[str, Any], tables: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"dice": _figures(data)}
+
+
+VIEW = SicBo()

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, replace
+from datetime import date
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from engine.cards import CARD_CODES, SUITS, rank
 from engine.games.baccarat.ruleset import BET_CODES as BACCARAT_BET_CODES
@@ -45,11 +45,12 @@ from engine.games.blackjack.settlement import (
     total_staked,
 )
 from engine.games.blackjack.strategy import BasicStrategyChart, basic_strategy_decision, load_basic_strategy
-from pitboss.recorder.config import BETTING_WINDOW, CURRENCY, DAY_OPENS_AT, SECOND, TableStats
-from pitboss.recorder.faults import GHOST, FaultPlanner, bet_id, instant_text, kinds_to_plant
-from pitboss.recorder.players import Accounts, chips, clip
-from pitboss.recorder.simulate import CHANNELS, TableClock
-from pitboss.recorder.writer import GameWriter, RecorderHooks, timestamps
+from pitboss.recorder import rounds as shared  # the pieces every round-by-round recorder shares
+from pitboss.recorder.config import BETTING_WINDOW, SECOND
+from pitboss.recorder.manifest import bet_id, instant_text, kinds_to_plant
+from pitboss.recorder.players import Accounts, TableClock, chips, clip
+from pitboss.recorder.registry import GameRecorder
+from pitboss.recorder.writer import timestamps
 from schemas.contract import CARDS, game_schema
 
 MAIN, PAIR, INSURANCE, BET_BEHIND = BET_CODES
@@ -99,21 +100,7 @@ def kinds_of(fault_kinds: tuple[str, ...] | None, fault_rate: float) -> tuple[st
 
 
 @dataclass(frozen=True)
-class BlackjackTable:
-    index: int  # 0-based, after the baccarat tables (account ids, dealer ids and the manifest use it)
-    table_id: str
-    rules: BlackjackRules
-    table_max: int
-    limits: dict[str, tuple[int, int]]
-    operator: str
-    name: str
-
-    game = GAME
-
-    @property
-    def ruleset_id(self) -> str:
-        return self.rules.id
-
+class BlackjackTable(shared.GameTable):
     @property
     def pair_cap(self) -> int:
         share = self.rules.pair_max_share_of_table_max
@@ -121,13 +108,8 @@ class BlackjackTable:
 
 
 def make_blackjack_tables(n: int, first_index: int) -> list[BlackjackTable]:
-    rules = load_blackjack_rules(RULESET)
-    width = max(2, len(str(first_index + n)))
-    return [
-        BlackjackTable(i, f"T{i + 1:0{width}d}-{SUFFIX}", rules, TABLE_MAX, dict(LIMITS), OPERATOR,
-                       f"Blackjack {i + 1}")
-        for i in range(first_index, first_index + n)
-    ]  # fmt: skip
+    return shared.make_tables(GAME, load_blackjack_rules(RULESET), n, first_index, suffix=SUFFIX, title="Blackjack",
+                       operator=OPERATOR, table_max=TABLE_MAX, limits=LIMITS, cls=BlackjackTable)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -399,69 +381,37 @@ class _Shoe:
 # The recorder
 
 
-class BlackjackRecorder(RecorderHooks):
+class BlackjackRecorder(shared.RoundRecorder):
     """The blackjack tables of a `pitboss generate` run: their rows, files, statistics and manifest."""
 
-    def __init__(self, config, out: Path, first_index: int):
-        self.config = config
-        self.tables = make_blackjack_tables(config.blackjack_tables, first_index)
-        self.rules = self.tables[0].rules if self.tables else load_blackjack_rules(RULESET)
+    def __init__(self, config, out: Path, n_tables: int, first_index: int):
+        tables = make_blackjack_tables(n_tables, first_index)
+        super().__init__(config, out, GAME, tables, kinds_of(config.fault_kinds, config.fault_rate),
+                         shared.Streams("bj-deal", "bj-faults", "bj-accounts", 13))
+        self.rules = tables[0].rules if tables else load_blackjack_rules(RULESET)
         self.chart = load_basic_strategy(self.rules.basic_strategy)
         self.player = _Player(self.rules, self.chart)
-        rg, per_file = config.row_group_rows, config.rows_per_file
-        self.writers = {
-            "shoes": GameWriter(out / "shoes", game_schema("shoes", GAME), max(1, rg // 64), max(1, per_file // 64),
-                                GAME),
-            "rounds": GameWriter(out / "rounds", game_schema("rounds", GAME), rg, per_file, GAME),
-            "bets": GameWriter(out / "bets", game_schema("bets", GAME), rg, per_file, GAME),
-        }
-        self.kinds = kinds_of(config.fault_kinds, config.fault_rate)
-        self.planner = FaultPlanner(self.kinds, config.fault_rate)
-        self.stats = [TableStats(t.table_id, t.rules.id) for t in self.tables]
-        pool = max(200, int(config.bets_per_round * 10))
-        self.accounts = [Accounts(t, random.Random(f"{config.seed}/bj-accounts/{t.index}"), pool)
-                         for t in self.tables]  # fmt: skip
-        self.shoe_no = [0] * len(self.tables)
+        self.shoe_no = [0] * len(tables)
 
     # -- the run's hooks ----------------------------------------------------------------------------
 
-    def record_day(self, day: int, business, day_us: int, spill: Path, progress=None, task=None) -> None:
-        """Every blackjack table's shoes for one business day; the manifest rows spilled per table-day."""
-        iso = business.isoformat()
-        for k, table in enumerate(self.tables):
-            rnd = random.Random(f"{self.config.seed}/bj-deal/{table.index}/{day}")
-            self.frnd = random.Random(f"{self.config.seed}/bj-faults/{table.index}/{day}")
-            self.planner.start_unit(table, iso, np.random.default_rng([self.config.seed, 13, table.index, day]))
-            clock = TableClock(table, day_us + DAY_OPENS_AT + (table.index % 12) * 5 * 60 * SECOND, day_us)
-            shoes: list[_Shoe] = []
-            done = n_in_day = 0
-            while done < self.config.rounds_per_table:
-                n_in_day += 1
-                self.shoe_no[k] += 1
-                shoe_id = f"{table.table_id}-{business:%Y%m%d}-S{n_in_day:04d}"
-                shoe = self.deal_shoe(table, self.accounts[k], shoe_id, self.shoe_no[k], clock, rnd)
-                shoes.append(shoe)
-                done += len(shoe.rounds)
-                clock.now += rnd.randrange(240 * SECOND, 420 * SECOND)  # shuffle the next shoe
-                if progress is not None:
-                    progress.advance(task, len(shoe.rounds))
-            self.write(table, self.accounts[k], shoes, self.stats[k])
-            rows = self.planner.take_rows()
-            if rows.num_rows:
-                order = [(c, "ascending") for c in ("shoe_id", "round_id", "bet_id", "kind")]
-                pq.write_table(rows.sort_by(order), spill / f"{table.index:06d}-{day:06d}.parquet")
-            if progress is not None:
-                progress.update(task, total=progress.tasks[0].total + done - self.config.rounds_per_table)
-
-    # -- faults: which one ----------------------------------------------------------------------------
-
-    def pick(self, candidates: list[str]) -> str | None:
-        """The kind to plant on an item eligible for `candidates` (a needed kind is forced), if any."""
-        p = self.planner
-        for kind in candidates:
-            if kind in p.kinds and (kind in p.needed or self.frnd.random() < p.rate):
-                return kind
-        return None
+    def record_table_day(self, k: int, table: BlackjackTable, day: int, business: date, clock: TableClock,
+                         rnd: random.Random) -> int:
+        """The table's shoes for one business day."""
+        shoes: list[_Shoe] = []
+        done = n_in_day = 0
+        while done < self.config.rounds_per_table:
+            n_in_day += 1
+            self.shoe_no[k] += 1
+            shoe_id = f"{table.table_id}-{business:%Y%m%d}-S{n_in_day:04d}"
+            shoe = self.deal_shoe(table, self.accounts[k], shoe_id, self.shoe_no[k], clock, rnd)
+            shoes.append(shoe)
+            done += len(shoe.rounds)
+            clock.now += rnd.randrange(240 * SECOND, 420 * SECOND)  # shuffle the next shoe
+        rounds = [r for s in shoes for r in s.rounds]
+        self.write(k, shoes_table(table, shoes), rounds, rounds_table(table, rounds),
+                   shared.bets_table(GAME, table, rounds, self.accounts[k], shared.boxed_bet_columns))
+        return done
 
     # -- dealing -------------------------------------------------------------------------------------
 
@@ -778,32 +728,15 @@ class BlackjackRecorder(RecorderHooks):
                     busy.add(b.acc)
         r.bets.sort(key=lambda b: (b.ghost, b.n, b.dup))
 
-    # -- writing -----------------------------------------------------------------------------------------
-
-    def write(self, table: BlackjackTable, acc: Accounts, shoes: list[_Shoe], st: TableStats) -> None:
-        rounds = [r for s in shoes for r in s.rounds]
-        self.writers["shoes"].write(shoes_table(table, shoes))
-        self.writers["rounds"].write(rounds_table(table, rounds))
-        bets = bets_table(table, rounds, acc)
-        self.writers["bets"].write(bets)
-        st.shoes += len(shoes)
-        st.rounds += len(rounds)
-        st.cancelled += sum(r.cancelled for r in rounds)
-        st.bets += bets.num_rows
-        st.staked += sum(b.stake + (b.added or 0) for r in rounds for b in r.bets)
-        st.paid += sum(b.paid for r in rounds for b in r.bets)
-
-
-class _BetFaults:
+class _BetFaults(shared.BetFaults):
     """The bet faults of one round (docs/findings.md), each keeping every other rule intact."""
 
+    not_offered = NOT_OFFERED_CODES
+
     def __init__(self, rec: BlackjackRecorder, table: BlackjackTable, acc: Accounts, r: _Round, busy: set[int]):
-        self.rec, self.table, self.acc, self.r, self.busy = rec, table, acc, r, busy
-        self.f = rec.frnd
+        super().__init__(rec, table, acc, r, busy)
         self.main_of = {b.seat: b for b in r.bets if b.type == MAIN}
         self.insured = {b.seat for b in r.bets if b.type == INSURANCE}
-        self.next_n = len(r.bets) + 1
-        self.next_ghost = 1
 
     def staked(self, b: _Bet) -> int:
         return b.stake + (b.added or 0)
@@ -840,28 +773,6 @@ class _BetFaults:
         if kind in ("UNKNOWN_ROUND", "DUPLICATE_BET"):
             return True
         raise ValueError(kind)
-
-    def record(self, kind: str, b: _Bet, change: str, round_id: str | None = None, shoe: str | None = "") -> None:
-        rid = round_id or self.r.round_id
-        self.rec.planner.record(kind, self.r.shoe_id if shoe == "" else shoe, rid, bet_id(rid, b.n), change)
-
-    def add(self, b: _Bet) -> _Bet:
-        b.n = self.next_n
-        self.next_n += 1
-        self.r.bets.append(b)
-        return b
-
-    def idle_account(self) -> int | None:
-        """An account with no bet and no fault in the round (marked busy)."""
-        present = {b.acc for b in self.r.bets} | self.busy
-        got = self.acc.draw(self.f, 1, present)
-        if got:
-            self.busy.add(got[0])
-            return got[0]
-        return None
-
-    def plant(self, kind: str, b: _Bet) -> bool:
-        return getattr(self, "plant_" + kind.lower())(b)
 
     def plant_overpaid(self, b: _Bet) -> bool:
         old, b.paid = b.paid, b.paid + b.stake
@@ -997,14 +908,6 @@ class _BetFaults:
         self.record(kind, b, text)
         return True
 
-    def plant_stake_below_min(self, b: _Bet) -> bool:
-        mn = LIMITS[b.type][0]
-        return self.restake("STAKE_BELOW_MIN", b, self.f.choice((10, 20, 25, 50)), f"min_stake {mn}")
-
-    def plant_stake_above_max(self, b: _Bet) -> bool:
-        mx = LIMITS[b.type][1]
-        return self.restake("STAKE_ABOVE_MAX", b, mx + 100 * self.f.randrange(1, mx // 400), f"max_stake {mx}")
-
     def plant_late_bet(self, b: _Bet) -> bool:
         old = b.placed
         b.placed = self.r.closed_us + self.f.randrange(SECOND // 5, 3 * SECOND)
@@ -1016,35 +919,6 @@ class _BetFaults:
         )
         return True
 
-    def plant_bet_type_not_offered(self, b: _Bet) -> bool:
-        code = self.f.choice(NOT_OFFERED_CODES)
-        stake = 100 * self.f.randrange(1, 51)
-        new = self.add(_Bet(0, b.acc, code, b.seat, stake, stake, None, self.rec.in_window(self.r, self.f)))
-        self.record(
-            "BET_TYPE_NOT_OFFERED",
-            new,
-            f"{code} bet added on box {b.seat}, not offered by {self.rec.rules.id}; refunded {stake}",
-        )
-        return True
-
-    def plant_unknown_round(self, b: _Bet) -> bool:
-        ghost = _Bet(self.next_ghost, b.acc, b.type, b.seat, b.stake, b.stake, b.added, b.placed + 1, ghost=True)
-        self.next_ghost += 1
-        self.r.bets.append(ghost)
-        rid = self.r.round_id + GHOST
-        self.record(
-            "UNKNOWN_ROUND",
-            ghost,
-            f"bet on round {rid}, which is not in rounds (copy of {bet_id(self.r.round_id, b.n)})",
-            round_id=rid,
-            shoe=None,
-        )
-        return True
-
-    def plant_duplicate_bet(self, b: _Bet) -> bool:
-        self.r.bets.append(replace(b, dup=True))
-        self.record("DUPLICATE_BET", b, "bet row written twice (same bet_id, same values)")
-        return True
 
 
 def _box_cards(play: RoundPlay) -> list[tuple[str, ...]]:
@@ -1079,48 +953,12 @@ def shoes_table(table: BlackjackTable, shoes: list[_Shoe]) -> pa.Table:
 
 
 def rounds_table(table: BlackjackTable, rounds: list[_Round]) -> pa.Table:
-    n = len(rounds)
-    return pa.Table.from_arrays(
-        [
-            pa.array([r.round_id for r in rounds], pa.string()),
-            pa.array([r.shoe_id for r in rounds], pa.string()),
-            pa.array([table.table_id] * n, pa.string()),
-            pa.array([r.round_no for r in rounds], pa.int32()),
-            timestamps([r.open_us for r in rounds]),
-            timestamps([r.closed_us for r in rounds]),
-            timestamps([r.settled_us for r in rounds]),
-            pa.array([r.status for r in rounds], pa.string()),
-            pa.array([list(r.dealer_cards) for r in rounds], CARDS),
-            pa.array([list(r.boxes) for r in rounds], pa.list_(pa.int8())),
-            pa.array([[list(c) for c in r.box_cards] for r in rounds], pa.list_(CARDS)),
-            pa.array([list(r.actions) for r in rounds], pa.list_(pa.string())),
-            pa.array([list(r.auto) for r in rounds], pa.list_(pa.bool_())),
-            pa.array([r.dealer_id for r in rounds], pa.string()),
-            pa.array([f"vod://{table.table_id}/{r.round_id}.mp4" for r in rounds], pa.string()),
-        ],
-        schema=game_schema("rounds", GAME),
-    )
+    return shared.contract_table("rounds", GAME, {
+        **shared.round_columns(table, rounds),
+        **shared.boxed_round_columns(rounds),
+        "box_auto_played": pa.array([list(r.auto) for r in rounds], pa.list_(pa.bool_())),
+    })  # fmt: skip
 
 
-def bets_table(table: BlackjackTable, rounds: list[_Round], acc: Accounts) -> pa.Table:
-    rows = [(r, b) for r in rounds for b in r.bets]
-    n = len(rows)
-    rid = [r.round_id + (GHOST if b.ghost else "") for r, b in rows]
-    return pa.Table.from_arrays(
-        [
-            pa.array([bet_id(x, b.n) for x, (_, b) in zip(rid, rows, strict=True)], pa.string()),
-            pa.array(rid, pa.string()),
-            pa.array([table.table_id] * n, pa.string()),
-            pa.array([acc.ids[b.acc] for _, b in rows], pa.string()),
-            timestamps([b.placed for _, b in rows]),
-            pa.array([b.type for _, b in rows], pa.string()),
-            pa.array([b.stake for _, b in rows], pa.int64()),
-            pa.array([CURRENCY] * n, pa.string()),
-            pa.array([b.paid for _, b in rows], pa.int64()),
-            pa.array([b.added for _, b in rows], pa.int64()),
-            timestamps([r.settled_us for r, _ in rows]),
-            pa.array([b.seat for _, b in rows], pa.int8()),
-            pa.array([CHANNELS[acc.channel[b.acc]] for _, b in rows], pa.string()),
-        ],
-        schema=game_schema("bets", GAME),
-    )
+RECORDER = GameRecorder(game=GAME, field="blackjack_tables", fault_kinds=BLACKJACK_FAULT_KINDS,
+                        record=BlackjackRecorder, help="Blackjack tables (blackjack_8d_live), after the baccarat ones.")

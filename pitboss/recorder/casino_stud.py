@@ -50,11 +50,11 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, replace
+from datetime import date
 from pathlib import Path
+from typing import ClassVar
 
-import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from engine.cards import CARD_CODES, SUITS
 from engine.games.casino_stud import BET_CODES
@@ -72,7 +72,7 @@ from engine.games.casino_stud.hands import (
     rank_hand,
 )
 from engine.games.casino_stud.ledger import JackpotBet, Pools, RoundLedger, settle_round
-from engine.games.casino_stud.rules import CasinoStudRules, load_casino_stud_rules
+from engine.games.casino_stud.rules import load_casino_stud_rules
 from engine.games.casino_stud.settlement import (
     CALL,
     FOLD,
@@ -85,12 +85,12 @@ from engine.games.casino_stud.settlement import (
     settle_box,
 )
 from engine.money import round_to_unit
-from pitboss.recorder.config import BETTING_WINDOW, CURRENCY, DAY_OPENS_AT, SECOND, TableStats
-from pitboss.recorder.faults import GHOST, FaultPlanner, bet_id, instant_text, kinds_to_plant
-from pitboss.recorder.players import Accounts, chips, clip
-from pitboss.recorder.simulate import CHANNELS, TableClock
-from pitboss.recorder.writer import GameWriter, RecorderHooks, timestamps
-from schemas.contract import game_schema
+from pitboss.recorder import rounds as shared  # the pieces every round-by-round recorder shares
+from pitboss.recorder.config import BETTING_WINDOW, SECOND
+from pitboss.recorder.manifest import kinds_to_plant
+from pitboss.recorder.players import TableClock, chips, clip
+from pitboss.recorder.registry import GameRecorder
+from pitboss.recorder.writer import timestamps
 
 ANTE, JACKPOT = BET_CODES
 RULESET = "casino_stud_live"
@@ -132,29 +132,9 @@ def kinds_of(fault_kinds: tuple[str, ...] | None, fault_rate: float) -> tuple[st
 # Tables
 
 
-@dataclass(frozen=True)
-class StudTable:
-    index: int  # 0-based, after the other games' tables (account ids, dealer ids and the manifest use it)
-    table_id: str
-    rules: CasinoStudRules
-    table_max: int
-    limits: dict[str, tuple[int, int]]
-    operator: str
-    name: str
-
-    game = GAME
-
-    @property
-    def ruleset_id(self) -> str:
-        return self.rules.id
-
-
-def make_stud_tables(n: int, first_index: int) -> list[StudTable]:
-    rules = load_casino_stud_rules(RULESET)
-    width = max(2, len(str(first_index + n)))
-    return [StudTable(i, f"T{i + 1:0{width}d}-{SUFFIX}", rules, TABLE_MAX, dict(LIMITS), OPERATOR,
-                      f"Casino Stud {i + 1}")
-            for i in range(first_index, first_index + n)]  # fmt: skip
+def make_stud_tables(n: int, first_index: int) -> list[shared.GameTable]:
+    return shared.make_tables(GAME, load_casino_stud_rules(RULESET), n, first_index, suffix=SUFFIX, title="Casino Stud",
+                       operator=OPERATOR, table_max=TABLE_MAX, limits=LIMITS)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -250,6 +230,7 @@ class _Round:
     bets: list[_Bet] = field(default_factory=list)
     jackpot_bets: list[_Bet] = field(default_factory=list)  # settled on a hand, in prize order
     ledger: RoundLedger | None = None
+    round_no: ClassVar[int] = 1  # a deck a round: the round is its deck's first
 
     @property
     def cancelled(self) -> bool:
@@ -263,29 +244,17 @@ class _Round:
 # The recorder
 
 
-class StudRecorder(RecorderHooks):
+class StudRecorder(shared.RoundRecorder):
     """The casino stud tables of a `pitboss generate` run: their rows, files, statistics, manifest and pools."""
 
-    def __init__(self, config, out: Path, first_index: int):
-        self.config = config
-        self.tables = make_stud_tables(config.stud_tables, first_index)
-        self.rules = self.tables[0].rules if self.tables else load_casino_stud_rules(RULESET)
+    def __init__(self, config, out: Path, n_tables: int, first_index: int):
+        tables = make_stud_tables(n_tables, first_index)
+        super().__init__(config, out, GAME, tables, kinds_of(config.fault_kinds, config.fault_rate),
+                         shared.Streams("stud-deal", "stud-faults", "stud-accounts", 19))
+        self.rules = tables[0].rules if tables else load_casino_stud_rules(RULESET)
         assert self.rules.max_boxes == 7 and self.rules.jackpot.requires_ante
-        rg, per_file = config.row_group_rows, config.rows_per_file
-        self.writers = {
-            "shoes": GameWriter(out / "shoes", game_schema("shoes", GAME), max(1, rg // 64), max(1, per_file // 64),
-                                GAME),
-            "rounds": GameWriter(out / "rounds", game_schema("rounds", GAME), rg, per_file, GAME),
-            "bets": GameWriter(out / "bets", game_schema("bets", GAME), rg, per_file, GAME),
-        }
-        self.kinds = kinds_of(config.fault_kinds, config.fault_rate)
-        self.planner = FaultPlanner(self.kinds, config.fault_rate)
         # a prize paid wrong is rare at a modest rate: the first prizes met get these kinds (once each)
         self.jackpot_wanted = {"OVERPAID", "UNDERPAID"} & set(self.kinds)
-        self.stats = [TableStats(t.table_id, t.rules.id) for t in self.tables]
-        pool = max(200, int(config.bets_per_round * 10))
-        self.accounts = [Accounts(t, random.Random(f"{config.seed}/stud-accounts/{t.index}"), pool)
-                         for t in self.tables]  # fmt: skip
         # how keen each account is on the jackpot bet
         self.jackpot_p = []
         for t, acc in zip(self.tables, self.accounts, strict=True):
@@ -297,38 +266,21 @@ class StudRecorder(RecorderHooks):
 
     # -- the run's hooks ----------------------------------------------------------------------------
 
-    def record_day(self, day: int, business, day_us: int, spill: Path, progress=None, task=None) -> None:
-        """Every stud table's rounds for one business day; the manifest rows spilled per table-day."""
-        iso = business.isoformat()
-        for k, table in enumerate(self.tables):
-            rnd = random.Random(f"{self.config.seed}/stud-deal/{table.index}/{day}")
-            self.frnd = random.Random(f"{self.config.seed}/stud-faults/{table.index}/{day}")
-            self.planner.start_unit(table, iso, np.random.default_rng([self.config.seed, 19, table.index, day]))
-            clock = TableClock(table, day_us + DAY_OPENS_AT + (table.index % 12) * 5 * 60 * SECOND, day_us)
-            n = self.config.rounds_per_table
-            # the table-day's royal flush and straight flush (the recorder's choice, not a fault)
-            royal_at, flush_at = rnd.sample(range(n), 2) if n > 1 else (0, None)
-            rounds = []
-            for i in range(n):
-                self.shoe_no[k] += 1
-                shoe_id = f"{table.table_id}-{business:%Y%m%d}-S{i + 1:04d}"
-                planted = ROYAL_FLUSH if i == royal_at else STRAIGHT_FLUSH if i == flush_at else None
-                rounds.append(self.play_round(table, k, shoe_id, i, clock, rnd, planted))
-            self.write(table, self.accounts[k], rounds, self.stats[k])
-            rows = self.planner.take_rows()
-            if rows.num_rows:
-                order = [(c, "ascending") for c in ("shoe_id", "round_id", "bet_id", "kind")]
-                pq.write_table(rows.sort_by(order), spill / f"{table.index:06d}-{day:06d}.parquet")
-            if progress is not None:
-                progress.advance(task, n)
-
-    def pick(self, candidates: list[str]) -> str | None:
-        """The kind to plant on an item eligible for `candidates` (a needed kind is forced), if any."""
-        p = self.planner
-        for kind in candidates:
-            if kind in p.kinds and (kind in p.needed or self.frnd.random() < p.rate):
-                return kind
-        return None
+    def record_table_day(self, k: int, table: shared.GameTable, day: int, business: date, clock: TableClock,
+                         rnd: random.Random) -> int:
+        """The table's rounds for one business day."""
+        n = self.config.rounds_per_table
+        # the table-day's royal flush and straight flush (the recorder's choice, not a fault)
+        royal_at, flush_at = rnd.sample(range(n), 2) if n > 1 else (0, None)
+        rounds = []
+        for i in range(n):
+            self.shoe_no[k] += 1
+            shoe_id = f"{table.table_id}-{business:%Y%m%d}-S{i + 1:04d}"
+            planted = ROYAL_FLUSH if i == royal_at else STRAIGHT_FLUSH if i == flush_at else None
+            rounds.append(self.play_round(table, k, shoe_id, i, clock, rnd, planted))
+        self.write(k, shoes_table(table, rounds), rounds, rounds_table(table, rounds),
+                   shared.bets_table(GAME, table, rounds, self.accounts[k], shared.boxed_bet_columns))
+        return n
 
     # -- a round -------------------------------------------------------------------------------------
 
@@ -349,7 +301,7 @@ class StudRecorder(RecorderHooks):
             deck.append(hand[where.index(p)] if p in where else next(cards))
         return deck
 
-    def play_round(self, table: StudTable, k: int, shoe_id: str, i: int, clock: TableClock, rnd: random.Random,
+    def play_round(self, table: shared.GameTable, k: int, shoe_id: str, i: int, clock: TableClock, rnd: random.Random,
                    planted: str | None) -> _Round:
         """A round; `planted`: the prize hand of the table-day's deck stacked for it (never cancelled)."""
         rules, acc = self.rules, self.accounts[k]
@@ -559,39 +511,18 @@ class StudRecorder(RecorderHooks):
             change = f"round {r.shoe_id}: the {what} after the round (its ledger's); the pools carry on from it"
         self.planner.record("JACKPOT_BALANCE_MISMATCH", r.shoe_id, r.round_id, None, change)
 
-    # -- writing -----------------------------------------------------------------------------------------
-
-    def write(self, table: StudTable, acc: Accounts, rounds: list[_Round], st: TableStats) -> None:
-        self.writers["shoes"].write(shoes_table(table, rounds))
-        self.writers["rounds"].write(rounds_table(table, rounds))
-        bets = bets_table(table, rounds, acc)
-        self.writers["bets"].write(bets)
-        st.shoes += len(rounds)
-        st.rounds += len(rounds)
-        st.cancelled += sum(r.cancelled for r in rounds)
-        st.bets += bets.num_rows
-        st.staked += sum(b.stake + (b.added or 0) for r in rounds for b in r.bets)
-        st.paid += sum(b.paid for r in rounds for b in r.bets)
-
-
 def _pool_change(was: Pools, now: Pools) -> str:
     if was.jackpot != now.jackpot:
         return f"jackpot recorded as {now.jackpot} instead of {was.jackpot}"
     return f"next pool recorded as {now.next_pool} instead of {was.next_pool}"
 
 
-class _BetFaults:
+class _BetFaults(shared.BetFaults):
     """The bet faults of one round (docs/casino-stud.md § What the audit finds), each keeping every other
     rule intact: per kind, each eligible bet with probability `rate` (a needed kind: the first eligible
     one), at most one fault per account (= box) and round, none on a bet that has one."""
 
-    def __init__(self, rec: StudRecorder, table: StudTable, acc: Accounts, r: _Round):
-        self.rec, self.table, self.acc, self.r = rec, table, acc, r
-        self.f = rec.frnd
-        self.busy: set[int] = set()  # accounts with a fault in this round
-        self.taken: set[int] = set()  # bets (by n) with a fault
-        self.next_n = len(r.bets) + 1
-        self.next_ghost = 1
+    not_offered = NOT_OFFERED_CODES
 
     def run(self, kinds: tuple[str, ...]) -> None:
         p, wanted = self.rec.planner, self.rec.jackpot_wanted
@@ -657,16 +588,6 @@ class _BetFaults:
 
     # -- bookkeeping ---------------------------------------------------------------------------------------
 
-    def record(self, kind: str, b: _Bet, change: str, round_id: str | None = None, shoe: str | None = "") -> None:
-        rid = round_id or self.r.round_id
-        self.rec.planner.record(kind, self.r.shoe_id if shoe == "" else shoe, rid, bet_id(rid, b.n), change)
-
-    def add(self, b: _Bet) -> _Bet:
-        b.n = self.next_n
-        self.next_n += 1
-        self.r.bets.append(b)
-        return b
-
     def what(self, b: _Bet) -> str:
         return f"{b.type} on box {b.seat}"
 
@@ -685,14 +606,6 @@ class _BetFaults:
         what = "called: the call recorded as 1 x ante" if old else "folded: a call recorded anyway"
         self.record("ADDED_STAKE_MISMATCH", b, f"box {b.seat} {what}, added_stake {old} -> {b.added}; paid right")
         return True
-
-    def idle_account(self) -> int | None:
-        present = {b.acc for b in self.r.bets} | self.busy
-        got = self.acc.draw(self.f, 1, present)
-        if got:
-            self.busy.add(got[0])
-            return got[0]
-        return None
 
     def plant_jackpot_without_ante(self, b: _Bet) -> bool:
         r = self.r
@@ -716,30 +629,8 @@ class _BetFaults:
         self.record(kind, b, text)
         return True
 
-    def plant_stake_below_min(self, b: _Bet) -> bool:
-        mn = LIMITS[b.type][0]
-        return self.restake("STAKE_BELOW_MIN", b, self.f.choice([x for x in (10, 20, 25, 50) if x < mn]),
-                            f"min_stake {mn}")
-
-    def plant_stake_above_max(self, b: _Bet) -> bool:
-        mx = LIMITS[b.type][1]
-        return self.restake("STAKE_ABOVE_MAX", b, mx + 100 * self.f.randrange(1, max(2, mx // 400)),
-                            f"max_stake {mx}")
-
     def plant_late_bet(self, b: _Bet) -> bool:
-        old, closed = b.placed, self.r.closed_us
-        b.placed = closed + (1 if self.f.random() < 0.2 else self.f.randrange(1, 3 * SECOND))
-        self.record("LATE_BET", b, f"{self.what(b)} placed_at {instant_text(old)} -> {instant_text(b.placed)} "
-                                   f"(betting closed {instant_text(closed)}: past posting); paid right")
-        return True
-
-    def plant_bet_type_not_offered(self, b: _Bet) -> bool:
-        code = self.f.choice(NOT_OFFERED_CODES)
-        stake = 100 * self.f.randrange(1, 51)
-        new = self.add(_Bet(0, b.acc, code, b.seat, stake, stake, None, self.rec.in_window(self.r, self.f)))
-        self.record("BET_TYPE_NOT_OFFERED", new, f"{code} bet added on box {b.seat}, not offered by "
-                                                 f"{self.rec.rules.id}; refunded {stake}")
-        return True
+        return self.plant_late(b, f"{self.what(b)} ", "paid right")
 
     # -- payments, after settlement -------------------------------------------------------------------------
 
@@ -796,36 +687,19 @@ class _BetFaults:
                     f"the pools follow the payment")
         return True
 
-    # -- copies ---------------------------------------------------------------------------------------------
+    # -- copies (UNKNOWN_ROUND, DUPLICATE_BET: planted by the shared BetFaults) ------------------------------------
 
-    def plant_unknown_round(self, b: _Bet) -> bool:
-        ghost = replace(b, n=self.next_ghost, paid=b.stake + (b.added or 0), placed=b.placed + 1, ghost=True)
-        self.next_ghost += 1
-        self.r.bets.append(ghost)
-        rid = self.r.round_id + GHOST
-        self.record("UNKNOWN_ROUND", ghost, f"bet on round {rid}, which is not in rounds (copy of "
-                                            f"{bet_id(self.r.round_id, b.n)})", round_id=rid, shoe=None)
-        return True
-
-    def plant_duplicate_bet(self, b: _Bet) -> bool:
-        self.r.bets.append(replace(b, dup=True))
-        self.record("DUPLICATE_BET", b, "bet row written twice (same bet_id, same values)")
-        return True
+    def ghost_paid(self, b: _Bet) -> int:
+        return b.stake + (b.added or 0)
 
 
 # ---------------------------------------------------------------------------------------------
 # Arrow tables (columns by name, in the contract's order for the game)
 
 
-def _table(name: str, cols: dict[str, pa.Array]) -> pa.Table:
-    schema = game_schema(name, GAME)
-    assert set(cols) == set(schema.names), set(cols) ^ set(schema.names)
-    return pa.Table.from_arrays([cols[n] for n in schema.names], schema=schema)
-
-
-def shoes_table(table: StudTable, rounds: list[_Round]) -> pa.Table:
+def shoes_table(table: shared.GameTable, rounds: list[_Round]) -> pa.Table:
     n = len(rounds)
-    return _table("shoes", {
+    return shared.contract_table("shoes", GAME, {
         "shoe_id": pa.array([r.shoe_id for r in rounds], pa.string()),
         "table_id": pa.array([table.table_id] * n, pa.string()),
         "shoe_no": pa.array([r.shoe_no for r in rounds], pa.int32()),
@@ -838,48 +712,18 @@ def shoes_table(table: StudTable, rounds: list[_Round]) -> pa.Table:
     })  # fmt: skip
 
 
-def rounds_table(table: StudTable, rounds: list[_Round]) -> pa.Table:
-    n = len(rounds)
-    return _table("rounds", {
-        "round_id": pa.array([r.round_id for r in rounds], pa.string()),
-        "shoe_id": pa.array([r.shoe_id for r in rounds], pa.string()),
-        "table_id": pa.array([table.table_id] * n, pa.string()),
-        "round_no": pa.array([1] * n, pa.int32()),
-        "betting_opened_at": timestamps([r.open_us for r in rounds]),
-        "betting_closed_at": timestamps([r.closed_us for r in rounds]),
-        "settled_at": timestamps([r.settled_us for r in rounds]),
-        "status": pa.array([r.status for r in rounds], pa.string()),
-        "dealer_cards": pa.array([list(r.dealer_cards) for r in rounds], pa.list_(pa.string())),
-        "boxes": pa.array([list(r.boxes) for r in rounds], pa.list_(pa.int8())),
-        "box_cards": pa.array([[list(c) for c in r.box_cards] for r in rounds], pa.list_(pa.list_(pa.string()))),
-        "box_actions": pa.array([list(r.actions) for r in rounds], pa.list_(pa.string())),
+def rounds_table(table: shared.GameTable, rounds: list[_Round]) -> pa.Table:
+    return shared.contract_table("rounds", GAME, {
+        **shared.round_columns(table, rounds),
+        **shared.boxed_round_columns(rounds),
         "box_hands": pa.array([list(r.box_hands) for r in rounds], pa.list_(pa.string())),
         "dealer_hand": pa.array([r.dealer_hand for r in rounds], pa.string()),
         "jackpot_before": pa.array([r.before.jackpot for r in rounds], pa.int64()),
         "jackpot_after": pa.array([r.after.jackpot for r in rounds], pa.int64()),
         "next_pool_before": pa.array([r.before.next_pool for r in rounds], pa.int64()),
         "next_pool_after": pa.array([r.after.next_pool for r in rounds], pa.int64()),
-        "dealer_id": pa.array([r.dealer_id for r in rounds], pa.string()),
-        "video_ref": pa.array([f"vod://{table.table_id}/{r.round_id}.mp4" for r in rounds], pa.string()),
     })  # fmt: skip
 
 
-def bets_table(table: StudTable, rounds: list[_Round], acc: Accounts) -> pa.Table:
-    rows = [(r, b) for r in rounds for b in r.bets]
-    n = len(rows)
-    rid = [r.round_id + (GHOST if b.ghost else "") for r, b in rows]
-    return _table("bets", {
-        "bet_id": pa.array([bet_id(x, b.n) for x, (_, b) in zip(rid, rows, strict=True)], pa.string()),
-        "round_id": pa.array(rid, pa.string()),
-        "table_id": pa.array([table.table_id] * n, pa.string()),
-        "account_id": pa.array([acc.ids[b.acc] for _, b in rows], pa.string()),
-        "placed_at": timestamps([b.placed for _, b in rows]),
-        "bet_type": pa.array([b.type for _, b in rows], pa.string()),
-        "stake": pa.array([b.stake for _, b in rows], pa.int64()),
-        "currency": pa.array([CURRENCY] * n, pa.string()),
-        "paid": pa.array([b.paid for _, b in rows], pa.int64()),
-        "added_stake": pa.array([b.added for _, b in rows], pa.int64()),
-        "settled_at": timestamps([r.settled_us for r, _ in rows]),
-        "seat": pa.array([b.seat for _, b in rows], pa.int8()),
-        "channel": pa.array([CHANNELS[acc.channel[b.acc]] for _, b in rows], pa.string()),
-    })  # fmt: skip
+RECORDER = GameRecorder(game=GAME, field="stud_tables", fault_kinds=STUD_FAULT_KINDS, record=StudRecorder,
+                        help="Casino stud tables (casino_stud_live, a jackpot pool each), after the sic bo ones.")

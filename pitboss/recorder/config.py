@@ -1,43 +1,13 @@
-"""What to generate: the run configuration, the live tables with their limits, and the run summary."""
+"""What to generate: the run configuration, the timing every game's tables share, and the run summary."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import date
 from pathlib import Path
 
-from engine.games.baccarat.ruleset import MAIN_BETS, Ruleset, load_ruleset
-
-# The four baccarat rulesets, in the order tables cycle over them, and the table-id suffix of each.
-TABLE_RULESETS: tuple[tuple[str, str], ...] = (
-    ("baccarat_8d_extended", "BAC8X"),
-    ("baccarat_8d_standard", "BAC8S"),
-    ("mini_baccarat_6d", "MINI6"),
-    ("baccarat_live_pairs", "BACLP"),
-)
-OPERATORS = {
-    "baccarat_8d_extended": "Provider A Live",
-    "baccarat_8d_standard": "Provider B Live",
-    "mini_baccarat_6d": "Online Casino C",
-    "baccarat_live_pairs": "Live Dealer D",
-}
-TABLE_NAMES = {
-    "baccarat_8d_extended": "Baccarat Extended",
-    "baccarat_8d_standard": "Baccarat",
-    "mini_baccarat_6d": "Mini Baccarat",
-    "baccarat_live_pairs": "Baccarat Pairs",
-}
 CURRENCY = "EUR"
-
-# Money in minor units (cents).
-TABLE_MAX = 500_000  # 5,000.00 EUR
-MIN_STAKE = 100  # 1.00 EUR
-TIE_MAX = 100_000
-SIDE_MAX = 50_000
-# 004: the limits row of a pair bet allows up to 20% of table_max, the rule allows 10%: a stake in
-# between breaks the share rule only (SIDE_BET_ABOVE_SHARE, not STAKE_ABOVE_MAX).
-PAIR_LIMIT_SHARE = 5  # table_max / 5 = 20%
 
 # Timing of a round, microseconds.
 SECOND = 1_000_000
@@ -46,16 +16,15 @@ DAY_OPENS_AT = 6 * 3600 * SECOND  # business day opens 06:00 UTC
 MAX_ROUNDS_PER_DAY = 2400  # ~30 s per round: a table cannot deal much more in 24 h
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class GenerateConfig:
-    """Arguments of `pitboss generate` (and of the Python API `generate(config)`)."""
+    """Arguments of `pitboss generate` (and of the Python API `generate(config)`).
+
+    Each game's table count is a keyword its recorder names (registry.GameRecorder.field), e.g.
+    `GenerateConfig(out=..., tables=4)`; `game_tables` holds them all, in table order."""
 
     out: Path
-    tables: int = 4
-    blackjack_tables: int = 0  # blackjack_8d_live tables, after the baccarat ones (pitboss/recorder/blackjack.py)
-    roulette_tables: int = 0  # roulette_single_zero_live tables, after blackjack's (pitboss/recorder/roulette.py)
-    sic_bo_tables: int = 0  # sic_bo_live tables, after the roulette ones (pitboss/recorder/sic_bo.py)
-    stud_tables: int = 0  # casino_stud_live tables, after the sic bo ones (pitboss/recorder/casino_stud.py)
+    game_tables: tuple[tuple[str, int], ...]  # (tables.game, its tables) for every registered game, in table order
     days: int = 1
     rounds_per_table: int = 200  # per table per business day (a target: shoes are never split)
     bets_per_round: float = 50.0  # mean; the count per round is negative binomial around it
@@ -69,23 +38,38 @@ class GenerateConfig:
     rows_per_file: int = 4_194_304  # a new part file after this many rows
     patterns: bool = False  # --patterns: plant surveillance patterns, listed in patterns.parquet (recorder/patterns.py)
 
-    def validate(self) -> None:
-        from pitboss.recorder.blackjack import BLACKJACK_FAULT_KINDS
-        from pitboss.recorder.casino_stud import STUD_FAULT_KINDS
-        from pitboss.recorder.faults import FAULT_KINDS
-        from pitboss.recorder.outcomes import OUTCOME_FAULT_KINDS
+    def __init__(self, out: Path, game_tables: tuple[tuple[str, int], ...] | None = None, **options) -> None:
+        from pitboss.recorder.registry import recorders
 
-        if self.tables < 0:
-            raise ValueError("--tables must be >= 0")
-        if self.blackjack_tables < 0:
-            raise ValueError("--blackjack-tables must be >= 0")
-        if self.roulette_tables < 0:
-            raise ValueError("--roulette-tables must be >= 0")
-        if self.sic_bo_tables < 0:
-            raise ValueError("--sic-bo-tables must be >= 0")
-        if self.stud_tables < 0:
-            raise ValueError("--stud-tables must be >= 0")
-        if self.all_tables < 1:  # any one game's tables make a day (a roulette-only floor is one)
+        counts = dict(game_tables or ())
+        for rec in recorders():
+            counts.setdefault(rec.game, options.pop(rec.field, rec.default_tables))
+        object.__setattr__(self, "out", out)
+        object.__setattr__(self, "game_tables", tuple(counts.items()))
+        for f in fields(self)[2:]:
+            object.__setattr__(self, f.name, options.pop(f.name, f.default))
+        if options:
+            raise TypeError(f"GenerateConfig got unknown option(s) {', '.join(options)}")
+
+    def tables_of(self, game: str) -> int:
+        return dict(self.game_tables).get(game, 0)
+
+    def __getattr__(self, name: str) -> int:
+        """A game's table count by its keyword (registry.GameRecorder.field)."""
+        from pitboss.recorder.registry import recorders
+
+        game = None if name.startswith("__") else next((rec.game for rec in recorders() if rec.field == name), None)
+        if game is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return self.tables_of(game)
+
+    def validate(self) -> None:
+        from pitboss.recorder.registry import fault_kinds, recorders
+
+        for rec in recorders():
+            if self.tables_of(rec.game) < 0:
+                raise ValueError(f"{rec.option} must be >= 0")
+        if self.all_tables < 1:  # any one game's tables make a day (a floor of one game is one)
             raise ValueError("no table to simulate: give --tables or another game's --*-tables at least 1")
         if self.days < 1:
             raise ValueError("--days must be at least 1")
@@ -97,7 +81,7 @@ class GenerateConfig:
             raise ValueError("--bets-per-round must be >= 0")
         if not 0.0 <= self.fault_rate <= 1.0:
             raise ValueError("--fault-rate must be between 0 and 1")
-        known = tuple(dict.fromkeys(FAULT_KINDS + BLACKJACK_FAULT_KINDS + OUTCOME_FAULT_KINDS + STUD_FAULT_KINDS))
+        known = fault_kinds()
         unknown = [k for k in self.fault_kinds or () if k not in known]
         if unknown:
             raise ValueError(f"unknown fault kind(s) {', '.join(unknown)}; known: {', '.join(known)}")
@@ -107,75 +91,7 @@ class GenerateConfig:
     @property
     def all_tables(self) -> int:
         """Tables of every game."""
-        return self.tables + self.blackjack_tables + self.roulette_tables + self.sic_bo_tables + self.stud_tables
-
-    @property
-    def kinds(self) -> tuple[str, ...]:
-        from pitboss.recorder.faults import FAULT_KINDS, kinds_to_plant
-
-        return kinds_to_plant(FAULT_KINDS, self.fault_kinds, self.fault_rate)
-
-
-@dataclass(frozen=True)
-class TableSpec:
-    index: int  # 0-based
-    table_id: str
-    ruleset: Ruleset
-    table_max: int
-    limits: dict[str, tuple[int, int]]  # bet code -> (min_stake, max_stake)
-    operator: str
-    name: str
-
-    @property
-    def game(self) -> str:
-        return self.ruleset.game
-
-    @property
-    def ruleset_id(self) -> str:
-        return self.ruleset.id
-
-    @property
-    def side_share_cap(self) -> int | None:
-        share = self.ruleset.limits.side_bet_max_share_of_table_max
-        return None if share is None else self.table_max * share.numerator // share.denominator
-
-
-def table_limits(rs: Ruleset, table_max: int) -> dict[str, tuple[int, int]]:
-    offered = sorted({c for codes in rs.modes.values() for c in codes})
-    out = {}
-    for code in offered:
-        if code in ("PLAYER", "BANKER"):
-            hi = table_max
-        elif code == "TIE":
-            hi = min(TIE_MAX, table_max)
-        elif rs.limits.side_bet_max_share_of_table_max is not None:
-            hi = table_max // PAIR_LIMIT_SHARE
-        else:
-            hi = min(SIDE_MAX, table_max)
-        out[code] = (MIN_STAKE, hi)
-    return out
-
-
-def make_tables(n: int) -> list[TableSpec]:
-    width = max(2, len(str(n)))
-    specs = []
-    for i in range(n):
-        rs_id, suffix = TABLE_RULESETS[i % len(TABLE_RULESETS)]
-        rs = load_ruleset(rs_id)
-        assert set(rs.bets) >= MAIN_BETS
-        table_id = f"T{i + 1:0{width}d}-{suffix}"
-        specs.append(
-            TableSpec(
-                index=i,
-                table_id=table_id,
-                ruleset=rs,
-                table_max=TABLE_MAX,
-                limits=table_limits(rs, TABLE_MAX),
-                operator=OPERATORS[rs_id],
-                name=f"{TABLE_NAMES[rs_id]} {i + 1}",
-            )
-        )
-    return specs
+        return sum(n for _, n in self.game_tables)
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Planting faults in what the tables record, and the ground-truth manifest of the findings they cause.
+"""Planting faults in what the baccarat tables record (the manifest they are written to: manifest.py).
 
 docs/findings.md is the contract: one manifest row per expected finding. Each kind is planted with
 probability `rate` per eligible item (a shoe for shoe kinds, a round for round kinds, a bet for bet
@@ -11,9 +11,9 @@ one bet fault per round. Bets of cancelled rounds only get 'cancelled round not 
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
 
 from engine.cards import CARD_CODES, SUITS
 from engine.games.baccarat.dealing import (
@@ -29,7 +29,8 @@ from engine.games.baccarat.dealing import (
 from engine.games.baccarat.features import feature_columns
 from engine.games.baccarat.ruleset import BET_CODES
 from engine.games.baccarat.settlement import matching_rule, settle_columns
-from pitboss.recorder.config import BETTING_WINDOW, SECOND, TableSpec
+from pitboss.recorder.config import BETTING_WINDOW, SECOND
+from pitboss.recorder.manifest import GHOST, MANIFEST_SCHEMA, Manifest, bet_id, instant_text, kinds_to_plant
 from pitboss.recorder.simulate import (
     BET_CODES_NP,
     BET_INDEX,
@@ -51,6 +52,11 @@ from pitboss.recorder.simulate import (
     record_dealt,
 )
 
+if TYPE_CHECKING:
+    from pitboss.recorder.baccarat import TableSpec
+
+__all__ = ["FAULT_KINDS", "GHOST", "MANIFEST_SCHEMA", "FaultPlanner", "bet_id", "instant_text", "kinds_to_plant"]
+
 SHOE_KINDS = ("SHOE_COMPOSITION", "BURN_MISMATCH")
 ROUND_KINDS = ("CARD_SEQUENCE_MISMATCH", "THIRD_CARD_RULE", "SCORE_MISMATCH", "ROUND_AFTER_CUT")
 BET_KINDS = (
@@ -59,37 +65,6 @@ BET_KINDS = (
     "BET_TYPE_NOT_OFFERED", "UNKNOWN_ROUND", "DUPLICATE_BET",
 )  # fmt: skip
 FAULT_KINDS: tuple[str, ...] = SHOE_KINDS + ROUND_KINDS + BET_KINDS
-
-MANIFEST_SCHEMA = pa.schema(
-    [
-        pa.field("fault_id", pa.string(), nullable=False),
-        pa.field("kind", pa.string(), nullable=False),
-        pa.field("table_id", pa.string(), nullable=False),
-        pa.field("shoe_id", pa.string()),
-        pa.field("round_id", pa.string()),
-        pa.field("bet_id", pa.string()),
-        pa.field("change", pa.string(), nullable=False),
-    ]
-)
-GHOST = "-GHOST"
-
-
-def instant_text(us: int) -> str:
-    """An instant (microseconds since the epoch) as the manifest's change descriptions write it."""
-    return str(np.datetime64(int(us), "us")) + "Z"
-
-
-def kinds_to_plant(known: tuple[str, ...], fault_kinds: tuple[str, ...] | None, fault_rate: float) -> tuple[str, ...]:
-    """The kinds of `known` to plant for `--fault-kinds` (None = all) at `--fault-rate` (0 = none), in
-    `known`'s order (the planting order)."""
-    if fault_rate <= 0:
-        return ()
-    wanted = set(fault_kinds) if fault_kinds is not None else set(known)
-    return tuple(k for k in known if k in wanted)
-
-
-def bet_id(round_id: str, n: int) -> str:
-    return f"{round_id}-B{n:04d}"
 
 
 def _odds(f: Fraction) -> str:
@@ -108,62 +83,8 @@ def third_card_broken(player: tuple[str, ...], banker: tuple[str, ...]) -> bool:
     return (len(player) > 2) != p_dec.draws or (len(banker) > 2) != b_dec.draws
 
 
-class FaultPlanner(DealingHooks):
-    def __init__(self, kinds: tuple[str, ...], rate: float):
-        self.kinds = frozenset(kinds)
-        self.rate = rate
-        self.needed = set(kinds)  # requested kinds not planted yet: forced on the next eligible item
-        self.counts = {k: 0 for k in kinds}
-        self.rng = np.random.default_rng(0)
-        self.table: TableSpec | None = None
-        self.prefix = ""
-        self.rows: list[tuple] = []
-        self.n_unit = 0
-
-    # -- bookkeeping ----------------------------------------------------------------------------
-
-    def start_unit(self, table: TableSpec, business_date: str, rng: np.random.Generator) -> None:
-        """A new table-day: its own random stream and fault-id prefix."""
-        self.table, self.rng = table, rng
-        self.prefix = f"F-{table.table_id}-{business_date.replace('-', '')}-"
-        self.n_unit = 0
-
-    def record(self, kind: str, shoe_id: str | None, round_id: str | None, bet: str | None, change: str) -> None:
-        assert self.table is not None
-        self.n_unit += 1
-        self.rows.append((f"{self.prefix}{self.n_unit:05d}", kind, self.table.table_id, shoe_id, round_id, bet, change))
-        self.counts[kind] += 1
-        self.needed.discard(kind)
-
-    def record_many(self, kind: str, shoe_ids: list, round_ids: list, bet_ids: list, changes: list[str]) -> None:
-        """Manifest rows for many faults of one kind at once (in the given order)."""
-        assert self.table is not None
-        first = self.n_unit + 1
-        self.n_unit += len(changes)
-        tid = self.table.table_id
-        self.rows.extend(
-            (f"{self.prefix}{first + k:05d}", kind, tid, sh, rd, bt, ch)
-            for k, (sh, rd, bt, ch) in enumerate(zip(shoe_ids, round_ids, bet_ids, changes, strict=True))
-        )
-        if changes:
-            self.counts[kind] += len(changes)
-            self.needed.discard(kind)
-
-    def take_rows(self) -> pa.Table:
-        cols = list(zip(*self.rows, strict=True)) if self.rows else [[] for _ in MANIFEST_SCHEMA]
-        self.rows = []
-        return pa.table(
-            [pa.array(c, f.type) for c, f in zip(cols, MANIFEST_SCHEMA, strict=True)], schema=MANIFEST_SCHEMA
-        )
-
-    def pick(self, candidates: list[str]) -> str | None:
-        """The kind to plant on an item eligible for `candidates`, if any (at most one)."""
-        for kind in candidates:
-            if kind not in self.kinds:
-                continue
-            if kind in self.needed or self.rng.random() < self.rate:
-                return kind
-        return None
+class FaultPlanner(Manifest, DealingHooks):
+    """Baccarat's faults: planted while a shoe is dealt (DealingHooks) and on each block of bets."""
 
     # -- shoe and round faults (DealingHooks) ---------------------------------------------------
 

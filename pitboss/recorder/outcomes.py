@@ -1,6 +1,6 @@
 """The recorder of tables whose round records one outcome and no cards (a wheel's pocket, three dice), beside
-the baccarat and blackjack ones. Names no game: a game gives an `OutcomeGame` (pitboss/recorder/roulette.py,
-sic_bo.py) with its ruleset, limits, the legal selections of its engine's layout, how an outcome is drawn
+the other games' tables. Names no game: a game gives an `OutcomeGame` (in its module, pitboss/recorder/<game>.py)
+with its ruleset, limits, the legal selections of its engine's layout, how an outcome is drawn
 and how its engine settles a bet.
 
 One session per table-day (a `shoes` row: decks 0, no cards, the wheel or shaker as `equipment_id`); a
@@ -27,20 +27,31 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from datetime import date
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from engine.betting import BetVerdict, RecordedBet
-from pitboss.recorder.config import CURRENCY, DAY_OPENS_AT, SECOND, TableStats
-from pitboss.recorder.faults import GHOST, FaultPlanner, bet_id, instant_text, kinds_to_plant
-from pitboss.recorder.players import Accounts, chips, clip
-from pitboss.recorder.simulate import CHANNELS, TableClock
-from pitboss.recorder.writer import GameWriter, RecorderHooks, timestamps
+from pitboss.recorder.config import SECOND
+from pitboss.recorder.manifest import kinds_to_plant
+from pitboss.recorder.players import Accounts, TableClock, chips, clip
+from pitboss.recorder.registry import GameRecorder
+from pitboss.recorder.rounds import (
+    BetFaults,
+    GameTable,
+    RoundRecorder,
+    Streams,
+    bets_table,
+    contract_table,
+    make_tables,
+    round_columns,
+)
+from pitboss.recorder.writer import timestamps
 from schemas.contract import CARDS, game_schema
 
 ROUND_KINDS = ("OUTCOME_INVALID", "OUTCOME_MISSING")
@@ -86,30 +97,17 @@ class OutcomeGame:
     trap: Callable[[Any, str, Any], str | None]  # (rules, code, outcome): a loss a careless dealer pays as a win
     even_money: tuple[str, ...]  # codes with the highest limit (the table-max fault piles them up)
 
-
-@dataclass(frozen=True)
-class OutcomeTable:
-    index: int  # 0-based, after the tables of the games before it
-    table_id: str
-    game: str
-    rules: Any
-    table_max: int
-    limits: dict[str, tuple[int, int]]
-    operator: str
-    name: str
-
-    @property
-    def ruleset_id(self) -> str:
-        return self.rules.id
+    def recorder(self, field: str, help: str) -> GameRecorder:
+        """Its entry in the registry: its tables recorded by OutcomeRecorder."""
+        return GameRecorder(game=self.name, field=field, help=help, fault_kinds=OUTCOME_FAULT_KINDS,
+                            record=partial(OutcomeRecorder, self))
 
 
-def make_tables(spec: OutcomeGame, n: int, first_index: int) -> list[OutcomeTable]:
+def make_outcome_tables(spec: OutcomeGame, n: int, first_index: int) -> list[GameTable]:
     rules = spec.load_rules(spec.ruleset)
     assert all(rules.offers(code) for code in spec.limits), spec.name
-    width = max(2, len(str(first_index + n)))
-    return [OutcomeTable(i, f"T{i + 1:0{width}d}-{spec.suffix}", spec.name, rules, spec.table_max, dict(spec.limits),
-                         spec.operator, f"{spec.title} {i + 1}")
-            for i in range(first_index, first_index + n)]  # fmt: skip
+    return make_tables(spec.name, rules, n, first_index, suffix=spec.suffix, title=spec.title, operator=spec.operator,
+                       table_max=spec.table_max, limits=spec.limits)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -127,6 +125,7 @@ class _Bet:
     placed: int
     ghost: bool = False
     dup: bool = False
+    added = None  # (no stake is added in play)
 
 
 @dataclass
@@ -149,6 +148,10 @@ class _Round:
     def cancelled(self) -> bool:
         return self.status == "cancelled"
 
+    @property
+    def shoe_id(self) -> str:
+        return self.session_id
+
 
 @dataclass
 class _Session:
@@ -160,71 +163,44 @@ class _Session:
     closed_us: int = 0
 
 
-class OutcomeRecorder(RecorderHooks):
+class OutcomeRecorder(RoundRecorder):
     """The tables of one outcome game in a `pitboss generate` run: rows, files, statistics and manifest."""
 
     def __init__(self, spec: OutcomeGame, config, out: Path, n_tables: int, first_index: int):
-        self.spec, self.config = spec, config
-        self.tables = make_tables(spec, n_tables, first_index)
-        self.rules = spec.load_rules(spec.ruleset)
-        rg, per_file = config.row_group_rows, config.rows_per_file
         game = spec.name
-        self.writers = {
-            "shoes": GameWriter(out / "shoes", game_schema("shoes", game), max(1, rg // 64), max(1, per_file // 64),
-                                game),
-            "rounds": GameWriter(out / "rounds", game_schema("rounds", game), rg, per_file, game),
-            "bets": GameWriter(out / "bets", game_schema("bets", game), rg, per_file, game),
-        }
-        self.kinds = kinds_of(config.fault_kinds, config.fault_rate)
-        self.planner = FaultPlanner(self.kinds, config.fault_rate)
+        super().__init__(config, out, game, make_outcome_tables(spec, n_tables, first_index),
+                         kinds_of(config.fault_kinds, config.fault_rate),
+                         Streams(f"{game}-spins", f"{game}-faults", f"{game}-accounts", 17))
+        self.spec = spec
+        self.rules = spec.load_rules(spec.ruleset)
         self.trap_wanted = "OVERPAID" in self.kinds  # the first bet a trap can be planted on gets it
-        self.stats = [TableStats(t.table_id, t.ruleset_id) for t in self.tables]
-        pool = max(200, int(config.bets_per_round * 10))
-        self.accounts = [Accounts(t, random.Random(f"{config.seed}/{game}-accounts/{t.index}"), pool)
-                         for t in self.tables]  # fmt: skip
         self.codes = [c for c in spec.weights if c in spec.limits]
         self.code_weights = [spec.weights[c] for c in self.codes]
         self.legal = {c: spec.selections(self.rules, c) for c in self.codes}
         self.can_invalidate = {c for c in self.codes if spec.invalid_selection(random.Random(0), c) is not None}
         self.account_cap = int(spec.table_max * ACCOUNT_SHARE)
-        self.patterns = None  # --patterns: a patterns.PatternPlanter (set by the run)
 
     # -- the run's hooks ----------------------------------------------------------------------------
 
-    def record_day(self, day: int, business, day_us: int, spill: Path, progress=None, task=None) -> None:
-        """One session per table for the business day; the manifest rows spilled per table-day."""
-        iso, game = business.isoformat(), self.spec.name
-        for k, table in enumerate(self.tables):
-            rnd = random.Random(f"{self.config.seed}/{game}-spins/{table.index}/{day}")
-            self.frnd = random.Random(f"{self.config.seed}/{game}-faults/{table.index}/{day}")
-            self.nrng = np.random.default_rng(rnd.getrandbits(64))
-            self.planner.start_unit(table, iso, np.random.default_rng([self.config.seed, 17, table.index, day]))
-            clock = TableClock(table, day_us + DAY_OPENS_AT + (table.index % 12) * 5 * 60 * SECOND, day_us)
-            number = table.table_id.split("-")[0]
-            session = _Session(f"{table.table_id}-{business:%Y%m%d}-S0001", day + 1, clock.now,
-                               f"{self.spec.equipment}-{number}")
-            clock.now += rnd.randrange(60 * SECOND, 180 * SECOND)  # the wheel or shaker checked, the table opens
-            for round_no in range(1, self.config.rounds_per_table + 1):
-                session.rounds.append(self.play_round(table, self.accounts[k], session, round_no, clock, rnd))
-            session.closed_us = session.rounds[-1].settled_us + rnd.randrange(30 * SECOND, 120 * SECOND)
-            self.write(table, self.accounts[k], session, self.stats[k])
-            rows = self.planner.take_rows()
-            if rows.num_rows:
-                order = [(c, "ascending") for c in ("shoe_id", "round_id", "bet_id", "kind")]
-                pq.write_table(rows.sort_by(order), spill / f"{table.index:06d}-{day:06d}.parquet")
-            if progress is not None:
-                progress.advance(task, len(session.rounds))
-
-    def pick(self, candidates: list[str]) -> str | None:
-        p = self.planner
-        for kind in candidates:
-            if kind in p.kinds and (kind in p.needed or self.frnd.random() < p.rate):
-                return kind
-        return None
+    def record_table_day(self, k: int, table: GameTable, day: int, business: date, clock: TableClock,
+                         rnd: random.Random) -> int:
+        """One session for the business day."""
+        self.nrng = np.random.default_rng(rnd.getrandbits(64))
+        number = table.table_id.split("-")[0]
+        session = _Session(f"{table.table_id}-{business:%Y%m%d}-S0001", day + 1, clock.now,
+                           f"{self.spec.equipment}-{number}")
+        clock.now += rnd.randrange(60 * SECOND, 180 * SECOND)  # the wheel or shaker checked, the table opens
+        for round_no in range(1, self.config.rounds_per_table + 1):
+            session.rounds.append(self.play_round(table, self.accounts[k], session, round_no, clock, rnd))
+        session.closed_us = session.rounds[-1].settled_us + rnd.randrange(30 * SECOND, 120 * SECOND)
+        rounds = session.rounds
+        self.write(k, self.shoes_table(table, [session]), rounds, self.rounds_table(table, rounds),
+                   bets_table(self.spec.name, table, rounds, self.accounts[k], _own_columns))
+        return len(rounds)
 
     # -- a round -------------------------------------------------------------------------------------
 
-    def play_round(self, table: OutcomeTable, acc: Accounts, session: _Session, round_no: int, clock: TableClock,
+    def play_round(self, table: GameTable, acc: Accounts, session: _Session, round_no: int, clock: TableClock,
                    rnd: random.Random) -> _Round:
         outcome = self.spec.draw(rnd)
         if self.patterns is not None:  # --patterns: a biased wheel or die, a dealer's signature (patterns.py)
@@ -306,7 +282,7 @@ class OutcomeRecorder(RecorderHooks):
             b.n = k
         r.bets = bets
 
-    def plant_bets(self, table: OutcomeTable, acc: Accounts, r: _Round) -> None:
+    def plant_bets(self, table: GameTable, acc: Accounts, r: _Round) -> None:
         """Bet faults on one round: per kind, each eligible bet with probability `rate` (a needed kind: the
         first eligible one), at most one fault per account, none on a bet that has one."""
         kinds = [k for k in BET_KINDS if k in self.planner.kinds]
@@ -326,22 +302,9 @@ class OutcomeRecorder(RecorderHooks):
                     state.busy.add(b.acc)
         r.bets.sort(key=lambda b: (b.ghost, b.n, b.dup))
 
-    # -- writing -------------------------------------------------------------------------------------
+    # -- rows -------------------------------------------------------------------------------------------
 
-    def write(self, table: OutcomeTable, acc: Accounts, session: _Session, st: TableStats) -> None:
-        rounds = session.rounds
-        self.writers["shoes"].write(self.shoes_table(table, [session]))
-        self.writers["rounds"].write(self.rounds_table(table, rounds))
-        bets = self.bets_table(table, rounds, acc)
-        self.writers["bets"].write(bets)
-        st.shoes += 1
-        st.rounds += len(rounds)
-        st.cancelled += sum(r.cancelled for r in rounds)
-        st.bets += bets.num_rows
-        st.staked += sum(b.stake for r in rounds for b in r.bets)
-        st.paid += sum(b.paid for r in rounds for b in r.bets)
-
-    def shoes_table(self, table: OutcomeTable, sessions: list[_Session]) -> pa.Table:
+    def shoes_table(self, table: GameTable, sessions: list[_Session]) -> pa.Table:
         n = len(sessions)
         return pa.Table.from_arrays(
             [
@@ -359,64 +322,28 @@ class OutcomeRecorder(RecorderHooks):
             schema=game_schema("shoes", self.spec.name),
         )
 
-    def rounds_table(self, table: OutcomeTable, rounds: list[_Round]) -> pa.Table:
-        n = len(rounds)
-        return pa.Table.from_arrays(
-            [
-                pa.array([r.round_id for r in rounds], pa.string()),
-                pa.array([r.session_id for r in rounds], pa.string()),
-                pa.array([table.table_id] * n, pa.string()),
-                pa.array([r.round_no for r in rounds], pa.int32()),
-                timestamps([r.open_us for r in rounds]),
-                timestamps([r.closed_us for r in rounds]),
-                timestamps([r.settled_us for r in rounds]),
-                pa.array([r.status for r in rounds], pa.string()),
-                pa.array([r.recorded for r in rounds], self.spec.outcome_type),
-                pa.array([r.dealer_id for r in rounds], pa.string()),
-                pa.array([f"vod://{table.table_id}/{r.round_id}.mp4" for r in rounds], pa.string()),
-            ],
-            schema=game_schema("rounds", self.spec.name),
-        )
+    def rounds_table(self, table: GameTable, rounds: list[_Round]) -> pa.Table:
+        return contract_table("rounds", self.spec.name, {
+            **round_columns(table, rounds),
+            self.spec.outcome_column: pa.array([r.recorded for r in rounds], self.spec.outcome_type),
+        })  # fmt: skip
 
-    def bets_table(self, table: OutcomeTable, rounds: list[_Round], acc: Accounts) -> pa.Table:
-        rows = [(r, b) for r in rounds for b in r.bets]
-        n = len(rows)
-        rid = [r.round_id + (GHOST if b.ghost else "") for r, b in rows]
-        return pa.Table.from_arrays(
-            [
-                pa.array([bet_id(x, b.n) for x, (_, b) in zip(rid, rows, strict=True)], pa.string()),
-                pa.array(rid, pa.string()),
-                pa.array([table.table_id] * n, pa.string()),
-                pa.array([acc.ids[b.acc] for _, b in rows], pa.string()),
-                timestamps([b.placed for _, b in rows]),
-                pa.array([b.type for _, b in rows], pa.string()),
-                pa.array([b.stake for _, b in rows], pa.int64()),
-                pa.array([CURRENCY] * n, pa.string()),
-                pa.array([b.paid for _, b in rows], pa.int64()),
-                pa.array([b.selection for _, b in rows], pa.string()),
-                timestamps([r.settled_us for r, _ in rows]),
-                pa.nulls(n, pa.int8()),
-                pa.array([CHANNELS[acc.channel[b.acc]] for _, b in rows], pa.string()),
-            ],
-            schema=game_schema("bets", self.spec.name),
-        )
+
+def _own_columns(bets: list[_Bet]) -> dict[str, pa.Array]:
+    return {"selection": pa.array([b.selection for b in bets], pa.string()), "seat": pa.nulls(len(bets), pa.int8())}
 
 
 # ---------------------------------------------------------------------------------------------
 # Bet faults
 
 
-class _BetFaults:
-    """The bet faults of one round (docs/findings.md), each keeping every other rule intact."""
+class _BetFaults(BetFaults):
+    """The bet faults of one round (docs/findings.md), each keeping every other rule intact; no fault takes an
+    account's total on the round above table_max but the one planted to."""
 
-    def __init__(self, rec: OutcomeRecorder, table: OutcomeTable, acc: Accounts, r: _Round):
-        self.rec, self.table, self.acc, self.r = rec, table, acc, r
+    def __init__(self, rec: OutcomeRecorder, table: GameTable, acc: Accounts, r: _Round):
+        super().__init__(rec, table, acc, r)
         self.spec = rec.spec
-        self.f = rec.frnd
-        self.busy: set[int] = set()  # accounts with a fault in this round
-        self.taken: set[int] = set()  # bets (by n) with a fault
-        self.next_n = len(r.bets) + 1
-        self.next_ghost = 1
         self.totals: dict[int, int] = {}
         for b in r.bets:
             self.totals[b.acc] = self.totals.get(b.acc, 0) + b.stake
@@ -447,19 +374,9 @@ class _BetFaults:
             return self.fits(b, b.stake)
         raise ValueError(kind)
 
-    def record(self, kind: str, b: _Bet, change: str, round_id: str | None = None, shoe: str | None = "") -> None:
-        rid = round_id or self.r.round_id
-        self.rec.planner.record(kind, self.r.session_id if shoe == "" else shoe, rid, bet_id(rid, b.n), change)
-
     def add(self, b: _Bet) -> _Bet:
-        b.n = self.next_n
-        self.next_n += 1
-        self.r.bets.append(b)
         self.totals[b.acc] = self.totals.get(b.acc, 0) + b.stake
-        return b
-
-    def plant(self, kind: str, b: _Bet) -> bool:
-        return getattr(self, "plant_" + kind.lower())(b)
+        return super().add(b)
 
     def what(self, b: _Bet) -> str:
         return b.type + (f" {b.selection}" if b.selection else "")
@@ -509,22 +426,8 @@ class _BetFaults:
         self.record(kind, b, f"{self.what(b)} stake {old_s} -> {new} ({limit}); paid {old_p} -> {b.paid}")
         return True
 
-    def plant_stake_below_min(self, b: _Bet) -> bool:
-        mn = self.table.limits[b.type][0]
-        return self.restake("STAKE_BELOW_MIN", b, self.f.choice([x for x in (10, 20, 25, 50) if x < mn]),
-                            f"min_stake {mn}")
-
-    def plant_stake_above_max(self, b: _Bet) -> bool:
-        mx = self.table.limits[b.type][1]
-        return self.restake("STAKE_ABOVE_MAX", b, mx + 100 * self.f.randrange(1, max(2, mx // 400)),
-                            f"max_stake {mx}")
-
     def plant_late_bet(self, b: _Bet) -> bool:
-        old, closed = b.placed, self.r.closed_us
-        b.placed = closed + (1 if self.f.random() < 0.2 else self.f.randrange(1, 3 * SECOND))
-        self.record("LATE_BET", b, f"placed_at {instant_text(old)} -> {instant_text(b.placed)} (betting closed "
-                                   f"{instant_text(closed)}: past posting); paid {b.paid} is right")
-        return True
+        return self.plant_late(b, "", f"paid {b.paid} is right")
 
     def plant_bet_type_not_offered(self, b: _Bet) -> bool:
         code, selection = self.spec.foreign_bet(self.f)
@@ -567,17 +470,6 @@ class _BetFaults:
                     f"{self.totals[b.acc]} (table_max {cap}); each paid right")
         return True
 
-    def plant_unknown_round(self, b: _Bet) -> bool:
-        ghost = replace(b, n=self.next_ghost, paid=b.stake, placed=b.placed + 1, ghost=True)
-        self.next_ghost += 1
-        self.r.bets.append(ghost)
-        rid = self.r.round_id + GHOST
-        self.record("UNKNOWN_ROUND", ghost, f"bet on round {rid}, which is not in rounds (copy of "
-                                            f"{bet_id(self.r.round_id, b.n)})", round_id=rid, shoe=None)
-        return True
-
     def plant_duplicate_bet(self, b: _Bet) -> bool:
-        self.r.bets.append(replace(b, dup=True))
         self.totals[b.acc] += b.stake
-        self.record("DUPLICATE_BET", b, "bet row written twice (same bet_id, same values)")
-        return True
+        return super().plant_duplicate_bet(b)

@@ -66,13 +66,13 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from fractions import Fraction
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 
 from engine.cards import CARD_CODES
-from pitboss.recorder.config import BETTING_WINDOW, DAY_OPENS_AT, SECOND, TableSpec
+from pitboss.recorder.config import BETTING_WINDOW, DAY_OPENS_AT, SECOND
 from pitboss.recorder.faults import bet_id
 from pitboss.recorder.outcomes import BETTING_WINDOW as SPIN_WINDOW
 from pitboss.recorder.outcomes import _Bet
@@ -88,6 +88,9 @@ from pitboss.recorder.simulate import (
     Shoe,
     TableClock,
 )
+
+if TYPE_CHECKING:
+    from pitboss.recorder.baccarat import TableSpec
 
 PATTERN_SCHEMA = pa.schema(
     [
@@ -314,7 +317,9 @@ class _TableDay:
 class PatternPlanter:
     """Plants the patterns of one `pitboss generate --patterns` run and collects their manifest."""
 
-    def __init__(self, config, tables: list[TableSpec], pool_size: int):
+    def __init__(self, config, tables: list, pool_size: int):
+        """`tables`: every table of the run; the shoe and counting patterns go to baccarat's."""
+        tables = [t for t in tables if t.game == "baccarat"]
         self.seed = config.seed
         self.tables = tables
         self.pool = pool_size

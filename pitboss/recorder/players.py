@@ -1,5 +1,6 @@
-"""The players of the round-by-round recorders (blackjack, roulette, sic bo): a table's pool of accounts,
-each with its activity, usual stake, side-bet appetite and channel, and stakes as chips make them."""
+"""The people at every game's tables: a table's dealers on its clock, and (for the round-by-round recorders) its
+pool of accounts, each with its activity, usual stake, side-bet appetite and channel, and stakes as chips make
+them."""
 
 from __future__ import annotations
 
@@ -7,7 +8,36 @@ import random
 from bisect import bisect_right
 from itertools import accumulate
 
-from pitboss.recorder.simulate import CHANNELS, NICE_STAKES, NICE_WEIGHTS
+import numpy as np
+
+from pitboss.recorder.config import DAY_OPENS_AT, SECOND
+
+CHANNELS = ("mobile", "web", "app")
+NICE_STAKES = np.array([100, 200, 500, 1_000, 2_000, 2_500, 5_000, 10_000, 20_000, 25_000, 50_000, 100_000])
+NICE_WEIGHTS = np.array([10, 10, 14, 14, 10, 8, 8, 6, 3, 3, 2, 1], dtype=float)
+
+
+class TableClock:
+    """The table's time line for one business day, in microseconds since the epoch."""
+
+    def __init__(self, table, start_us: int, day_start_us: int):
+        self.now = start_us
+        self.table = table
+        self.day_start = day_start_us
+
+    @classmethod
+    def opening(cls, table, day_us: int) -> TableClock:
+        """The table's clock on the business day starting at `day_us`: tables open five minutes apart."""
+        return cls(table, day_us + DAY_OPENS_AT + (table.index % 12) * 5 * 60 * SECOND, day_us)
+
+    def dealer(self, at_us: int) -> str:
+        slot = (at_us - self.day_start) // (30 * 60 * SECOND)  # dealers rotate every 30 minutes
+        return f"DLR-{self.table.index + 1:02d}{(slot + self.table.index) % 6 + 1}"
+
+
+def pool_size(bets_per_round: float) -> int:
+    """How many accounts play at a table: enough for its rounds' bets."""
+    return max(200, int(bets_per_round * 10))
 
 
 class Accounts:

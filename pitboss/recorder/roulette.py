@@ -87,3 +87,5 @@ GAME = OutcomeGame(
     missing_outcome=lambda rnd: None, invalid_selection=_invalid_selection, foreign_bet=_foreign_bet, trap=_trap,
     even_money=EVEN_CHANCES,
 )
+RECORDER = GAME.recorder(field="roulette_tables",
+                         help="Roulette tables (roulette_single_zero_live), after the blackjack ones.")

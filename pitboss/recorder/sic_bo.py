@@ -87,3 +87,4 @@ GAME = OutcomeGame(
     describe=_describe, invalid_outcome=_invalid_outcome, missing_outcome=lambda rnd: rnd.choice((None, [])),
     invalid_selection=_invalid_selection, foreign_bet=_foreign_bet, trap=_trap, even_money=EVEN_MONEY,
 )
+RECORDER = GAME.recorder(field="sic_bo_tables", help="Sic bo tables (sic_bo_live), after the roulette ones.")

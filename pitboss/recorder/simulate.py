@@ -10,7 +10,7 @@ mini-baccarat hands) from a pool of accounts with habits, and credited with
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -21,7 +21,11 @@ from engine.games.baccarat.features import feature_columns, round_features
 from engine.games.baccarat.ruleset import BET_CODES, MODES
 from engine.games.baccarat.settlement import settle_columns
 from engine.games.baccarat.shoe import burn_procedure
-from pitboss.recorder.config import BETTING_WINDOW, SECOND, TableSpec
+from pitboss.recorder.config import BETTING_WINDOW, SECOND
+from pitboss.recorder.players import CHANNELS, NICE_STAKES, NICE_WEIGHTS, TableClock
+
+if TYPE_CHECKING:
+    from pitboss.recorder.baccarat import TableSpec
 
 BET_INDEX = {code: i for i, code in enumerate(BET_CODES)}
 I_PLAYER, I_BANKER, I_TIE = BET_INDEX[PLAYER], BET_INDEX[BANKER], BET_INDEX[TIE]
@@ -31,13 +35,10 @@ MODES_NP = np.array(MODES)
 MODES_PA = pa.array(MODES, pa.string())
 MODE_INDEX = {m: i for i, m in enumerate(MODES)}
 CARD_CODES_PA = pa.array(CARD_CODES, pa.string())
-CHANNELS = ("mobile", "web", "app")
 CHANNELS_PA = pa.array(CHANNELS, pa.string())
 OUTCOME_CODE = {PLAYER: 0, BANKER: 1, TIE: 2}
 # A stand-in for the features of a round cancelled before the deal (never read: its bets refund).
 DUMMY_FEATURES = round_features(("TS", "TH"), ("TD", "TC"))
-NICE_STAKES = np.array([100, 200, 500, 1_000, 2_000, 2_500, 5_000, 10_000, 20_000, 25_000, 50_000, 100_000])
-NICE_WEIGHTS = np.array([10, 10, 14, 14, 10, 8, 8, 6, 3, 3, 2, 1], dtype=float)
 
 
 @dataclass
@@ -112,19 +113,6 @@ class DealingHooks:
 
     def burn_recorded(self, table: TableSpec, shoe: Shoe, first: Round, offset: int) -> None:
         """Called once the first round of a shoe dealt at a wrong burn offset is known."""
-
-
-class TableClock:
-    """The table's time line for one business day, in microseconds since the epoch."""
-
-    def __init__(self, table: TableSpec, start_us: int, day_start_us: int):
-        self.now = start_us
-        self.table = table
-        self.day_start = day_start_us
-
-    def dealer(self, at_us: int) -> str:
-        slot = (at_us - self.day_start) // (30 * 60 * SECOND)  # dealers rotate every 30 minutes
-        return f"DLR-{self.table.index + 1:02d}{(slot + self.table.index) % 6 + 1}"
 
 
 def _round_times(clock: TableClock, rng: np.random.Generator, n_cards: int, cancel: str | None) -> tuple[int, int, int]:

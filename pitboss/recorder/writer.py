@@ -153,8 +153,8 @@ def limits_table(tables) -> pa.Table:
 
 
 class GameWriter(PartitionedWriter):
-    """`<root>/date=YYYY-MM-DD/part-<game>-NNNNN.parquet`: beside the baccarat part files (which are
-    `part-NNNNN.parquet`), sorted after them, never the same name."""
+    """`<root>/date=YYYY-MM-DD/part-<game>-NNNNN.parquet`: beside the base part files (`part-NNNNN.parquet`, the
+    first game's: registry.GameRecorder.base_files), sorted after them, never the same name."""
 
     def __init__(self, root: Path, schema_: pa.Schema, row_group_rows: int, rows_per_file: int, game: str):
         super().__init__(root, schema_, row_group_rows, rows_per_file)
@@ -177,6 +177,7 @@ class RecorderHooks:
 
     writers: dict
     planner: object
+    patterns = None  # --patterns: the run's patterns.PatternPlanter, set by the run before the first day
 
     def open(self, iso: str) -> None:
         for w in self.writers.values():

@@ -30,19 +30,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
+from typing import NamedTuple
 
 import numpy as np
 
-from engine.betting import QuarantinedBet, TableFacts, are_late, is_late, us_text, within_limits
-from engine.cards import CARD_CODES, check_composition, format_cards
+from engine.betting import QuarantinedBet, TableFacts, is_late, us_text
+from engine.cards import CARD_CODES, CARD_INDEX, check_composition, format_cards
 from engine.findings import Finding, format_money
+from engine.kernels import ROUNDING_CODES
 
 from . import BET_CODES
-from .hand import dealer_decision, hand_total
-from .play import ACTIONS, BoxActions, RoundPlay, dealt_tuples, replay_round, waits_for_dealer
-from .rules import BlackjackRules
+from .hand import Total, dealer_decision, dealer_rule, hand_total, pair_kind
+from .kernel import LETTERS, NO_SEAT, OTHER, PAIR_KINDS, RULE_INTS, play_rounds, settle_bets
+from .play import ACTIONS, BoxActions, RoundPlay, dealt_tuples, hand_is_blackjack, replay_round, waits_for_dealer
+from .rules import DEALER_WHEN_ALL_SETTLED, BlackjackRules
 from .settlement import (
-    UnitCredit,
     bet_behind_unit_credit,
     box_unit_credit,
     insurance_offered,
@@ -124,7 +126,7 @@ class _MainsByRound:
     check_bet reads them, made only for the rounds that ask."""
 
     def __init__(self, bets: ShoeBets, k: np.ndarray):
-        self.bets, self.made = bets, {}
+        self.bets, self.made, self.seated_in = bets, {}, {}
         self.index: dict[int, list[int]] = {}
         seats = bets.seat
         for i in np.flatnonzero(np.asarray(bets.bet_type, object) == MAIN).tolist():
@@ -141,30 +143,17 @@ class _MainsByRound:
         return boxes
 
     def seated(self, round_index: int) -> set[str]:
-        return {_plain(self.bets.account_id[i]) for i in self.index.get(round_index, ())}
+        seated = self.seated_in.get(round_index)
+        if seated is None:
+            seated = self.seated_in[round_index] = {_plain(self.bets.account_id[i])
+                                                   for i in self.index.get(round_index, ())}
+        return seated
 
 
-_HUGE = 2**40  # a stake or added stake this large (10 billion EUR in cents) goes bet by bet
-
-
-def _scaled(units: list[UnitCredit], unit_of: np.ndarray, stakes: np.ndarray, rules: BlackjackRules) -> np.ndarray:
-    """units[unit_of[i]].of(stakes[i]) for every i (`units` distinct): a unit whose win is a whole number of
-    stakes needs no rounding (returned + win stakes), another is worked out once per distinct stake."""
-    credits = np.zeros(len(stakes), np.int64)
-    for code, unit in enumerate(units):
-        at = unit_of == code
-        if unit.win.denominator == 1:
-            credits[at] = stakes[at] * (unit.returned + unit.win.numerator)
-        else:
-            distinct, back = np.unique(stakes[at], return_inverse=True)
-            credits[at] = np.asarray([unit.of(s, rules) for s in distinct.tolist()], np.int64)[back.reshape(-1)]
-    return credits
-
-
-def _ints(values: Sequence[int | None]) -> np.ndarray:
-    """`values` as int64, None as 0."""
+def _ints(values: Sequence[int | None], none: int = 0) -> np.ndarray:
+    """`values` as int64, None as `none`."""
     values = np.asarray(values, object)
-    return np.where(values == None, 0, values).astype(np.int64)  # noqa: E711 (element by element)
+    return np.where(values == None, none, values).astype(np.int64)  # noqa: E711 (element by element)
 
 
 def _plain(value):
@@ -356,6 +345,207 @@ def _chart_action(chart: BasicStrategyChart, d) -> str:
     return basic_strategy_decision(chart, d.cards, d.upcard, can_double=d.can_double, can_split=d.can_split)
 
 
+class Owed(NamedTuple):
+    """What a bet's box owes it: its credit; for a bet settled as the box (MAIN, a bet behind that follows
+    it) the stake its doubles and splits add (else None); for insurance, whether it was offered."""
+
+    credit: int
+    added: int | None = None
+    offered: bool = True
+
+
+def _as_box(rules: BlackjackRules, bet: RecordedBet) -> bool:
+    """The bet is settled as its box's main position: a MAIN bet, or a bet behind that follows the box."""
+    return bet.bet_type == MAIN or (bet.bet_type == BET_BEHIND and rules.bet_behind_on_double_or_split == "follows")
+
+
+def owed_by_rules(rules: BlackjackRules, bet: RecordedBet, play: RoundPlay) -> Owed:
+    """What the bet is owed by the readable settlement (its type one of BET_CODES, its seat a box of the round)."""
+    if _as_box(rules, bet):
+        return Owed(settle_box(rules, play, bet.seat, bet.stake), total_staked(play, bet.seat, bet.stake) - bet.stake)
+    if bet.bet_type == PAIR:
+        return Owed(settle_pair(rules, play, bet.seat, bet.stake))
+    if bet.bet_type == INSURANCE:
+        return Owed(settle_insurance(rules, play, bet.stake, box=bet.seat),
+                    offered=insurance_offered(play, rules, bet.seat))
+    return Owed(settle_bet_behind(rules, play, bet.seat, bet.stake))
+
+
+def _codes(cards: Sequence) -> list[int]:
+    """Each card's index in CARD_CODES, -1 for an entry that is not a card code (None, another text)."""
+    return [CARD_INDEX.get(c, -1) if isinstance(c, str) else -1 for c in cards]
+
+
+_LETTER_CODES = {letter: code for code, letter in enumerate(LETTERS)}
+
+
+def _rule_ints(rules: BlackjackRules) -> np.ndarray:
+    """The ruleset as kernel.play_rounds takes it (RULE_INTS)."""
+    facts = {name: getattr(rules, name, None) for name in RULE_INTS}
+    facts.update(dealer_when_all_settled=DEALER_WHEN_ALL_SETTLED.index(rules.dealer_when_all_settled),
+                 lose_original=rules.doubled_or_split_lose_to_dealer_blackjack == "original",
+                 blackjack_num=rules.blackjack_odds.numerator, blackjack_den=rules.blackjack_odds.denominator,
+                 win_num=rules.win_odds.numerator, win_den=rules.win_odds.denominator)
+    return np.array([int(facts[name]) for name in RULE_INTS], np.int64)
+
+
+class _Played:
+    """A shoe's rounds replayed as recorded by the kernel (kernel.play_rounds): which are plain (nothing in
+    them for the readable audit to flag), their reports and explanations, and their bets priced and screened
+    (kernel.settle_bets)."""
+
+    def __init__(self, rules: BlackjackRules, chart: BasicStrategyChart, shoe: ShoeFacts,
+                 rounds: Sequence[RecordedRound]):
+        self.rules, self.chart, self.rounds = rules, chart, rounds
+        dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act_at = [], [0], [], [0], [], [], [0], [], [0]
+        readable, used = [], []
+        for r in rounds:
+            readable.append(_record_problem(r) is None)
+            used.append(len(r.dealer_cards) + sum(len(c) for c in r.box_cards))
+            if readable[-1]:
+                dealer += _codes(r.dealer_cards)
+                box_no += r.boxes
+                auto += r.box_auto_played
+                for cards, text in zip(r.box_cards, r.box_actions, strict=True):
+                    card += _codes(cards)
+                    card_at.append(len(card))
+                    act += (_LETTER_CODES.get(letter, -1) for letter in text or "")
+                    act_at.append(len(act))
+            dealer_at.append(len(dealer))
+            box_at.append(len(box_no))
+        columns = [np.array(c, t) for c, t in ((dealer, np.int64), (dealer_at, np.int64), (box_no, np.int64),
+                                                (box_at, np.int64), (auto, np.bool_), (card, np.int64),
+                                                (card_at, np.int64), (act, np.int64), (act_at, np.int64),
+                                                (readable, np.bool_), (used, np.int64))]
+        self.dealer, self.dealer_at, self.box_no, self.box_at = columns[0], columns[1], columns[2], columns[3]
+        self.card_at, self.readable, self.used = columns[6], columns[9], columns[10]
+        shoe_cards = np.array(_codes(shoe.cards), np.int64)
+        cut = -1 if shoe.cut_index is None else shoe.cut_index
+        (rounds_out, self.boxes, self.cards, self.decisions, self.dealer_prefix) = play_rounds(
+            *columns, shoe_cards, rules.burn_cards, cut, _rule_ints(rules))
+        self.plain, self.position, _, self.cut_round, self.dealer_bj, self.upcard_ace = rounds_out
+        self.explanations = self.explain()
+        self.known = self.plain.copy()  # the rounds whose boxes' columns hold their settlement
+        self.replays: dict[int, RoundPlay] = {}
+
+    def explain(self) -> dict[int, tuple[str, ...]]:
+        """The plain rounds' explanations (_explain's lines from the kernel's replay); a round whose auto-played
+        box deviates from the chart is not plain (the readable audit flags it)."""
+        seq, who, hand = (c.tolist() for c in self.cards)
+        d_round, d_box, d_hand, d_total, d_soft, d_action, d_double, d_split, d_auto, d_cards_at, d_cards = (
+            c.tolist() for c in self.decisions)
+        dl_total, dl_soft = (c.tolist() for c in self.dealer_prefix)
+        dealer, dealer_at = self.dealer.tolist(), self.dealer_at.tolist()
+        card_at = self.card_at[self.box_at[:-1]].tolist()
+        first_decision = np.searchsorted(self.decisions[0], np.arange(len(self.rounds) + 1)).tolist()
+        h17 = self.rules.hits_soft_17
+        explanations = {}
+        for r in np.flatnonzero(self.plain).tolist():
+            at, s0 = int(self.position[r]), dealer_at[r] + card_at[r]
+            lines = [f"card {at + q} of the shoe: {CARD_CODES[seq[s0 + q]]} to "
+                     f"{'dealer' if who[s0 + q] == 0 else f'box {who[s0 + q]} hand {hand[s0 + q] + 1}'}"
+                     for q in range(int(self.used[r]))]
+            d0, d1 = dealer_at[r], dealer_at[r + 1]
+            upcard = CARD_CODES[dealer[d0]]
+            for d in range(first_decision[r], first_decision[r + 1]):
+                cards = [CARD_CODES[c] for c in d_cards[d_cards_at[d]:d_cards_at[d + 1]]]
+                action, verdict = LETTERS[d_action[d]], "legal"
+                if d_auto[d]:
+                    want = basic_strategy_decision(self.chart, cards, upcard, can_double=d_double[d],
+                                                   can_split=d_split[d])
+                    if want != action:
+                        self.plain[r] = False
+                        break
+                    verdict += f"; basic strategy: {want}"
+                lines.append(f"box {d_box[d]} hand {d_hand[d] + 1}: {' '.join(cards)} "
+                             f"({'soft' if d_soft[d] else 'hard'} {d_total[d]}) against {upcard}: {action} ({verdict})")
+            dealt = [CARD_CODES[c] for c in dealer[d0:d1]]
+            lines += [f"dealer {' '.join(dealt[:k + 1])}: {'draws' if k < d1 - d0 - 1 else 'stands'} "
+                      f"(rule: {dealer_rule(Total(dl_total[d0 + k], dl_soft[d0 + k]), h17).rule})"
+                      for k in range(d1 - d0)]
+            explanations[r] = tuple(lines)
+        return explanations
+
+    def report(self, i: int, r: RecordedRound) -> RoundReport:
+        return RoundReport(i, int(self.position[i]), i, tuple(tuple(c) for c in r.box_cards), tuple(r.dealer_cards),
+                           int(self.dealer_prefix[0][self.dealer_at[i + 1] - 1]), bool(self.cut_round[i]), False,
+                           self.explanations[i], (), None)
+
+    def learn(self, i: int, r: RecordedRound, play: RoundPlay | None, report: RoundReport) -> None:
+        """Round i, not plain, as the readable audit replayed it: a cancelled round (every bet refunded) or a
+        round it can settle has its boxes' settlement put in the box columns, so that its bets are priced and
+        screened with the others."""
+        if not self.readable[i] or (r.status != "cancelled" and (play is None or report.unsettled_reason)):
+            return
+        if r.status != "cancelled":
+            returned, win, staked, behind_returned, behind_win, pair, first_two_bj = self.boxes
+            unit_win = self.rules.blackjack_odds.denominator * self.rules.win_odds.denominator
+            for b in range(self.box_at[i], self.box_at[i + 1]):
+                box = int(self.box_no[b])
+                unit, behind = box_unit_credit(self.rules, play, box), bet_behind_unit_credit(self.rules, play, box)
+                returned[b], win[b], staked[b] = unit.returned, unit.win * unit_win, total_staked(play, box, 1)
+                behind_returned[b], behind_win[b] = behind.returned, behind.win * unit_win
+                first_two = play.box(box).first_two
+                kind = pair_kind(*first_two)
+                pair[b] = PAIR_KINDS.index(kind) + 1 if kind else 0
+                first_two_bj[b] = hand_is_blackjack(self.rules, first_two, from_split=False)
+            self.dealer_bj[i], self.upcard_ace[i] = play.dealer_blackjack, play.upcard[0] == "A"
+        self.known[i] = True
+
+    def settle(self, table: TableFacts, bets: ShoeBets, k: np.ndarray, cancelled: np.ndarray, held: set[int]):
+        """(credit, priced, quiet) of each bet (kernel.settle_bets) on the known rounds' boxes."""
+        rules, n_rounds = self.rules, len(self.rounds)
+        types = np.asarray(bets.bet_type, object)
+        bet_type = np.full(len(bets), OTHER, np.int64)
+        for code, name in enumerate(BET_CODES):
+            bet_type[types == name] = code
+        seat = _ints(bets.seat, NO_SEAT)
+        box_row = np.full((n_rounds, len(SEATS) + 1), -1, np.int64)  # round, box number -> row in the box columns
+        box_row[np.repeat(np.arange(n_rounds), np.diff(self.box_at)), self.box_no] = np.arange(len(self.box_no))
+        on = (seat >= SEATS[0]) & (seat <= SEATS[-1])
+        self.row = np.where(on, box_row[k, np.where(on, seat, 0)], -1)
+        code_of: dict = {}
+        accounts = np.asarray(bets.account_id, object).tolist()
+        account = np.fromiter((code_of.setdefault(a, len(code_of)) for a in accounts), np.int64, len(bets))
+        held_rounds = np.zeros(n_rounds, np.bool_)
+        held_rounds[list(held)] = True
+        limits = [table.limits.get(name) for name in BET_CODES]
+        low, high = (np.array([lim[end] if lim else 0 for lim in limits], np.int64) for end in (0, 1))
+        bj, win = rules.blackjack_odds, rules.win_odds
+        odds = np.array([(0, bj.denominator * win.denominator),
+                         *((o.numerator, o.denominator) for o in (rules.pair_odds[kind] for kind in PAIR_KINDS)),
+                         (rules.insurance_odds.numerator, rules.insurance_odds.denominator)], np.int64)
+        pair_share, insurance_share = rules.pair_max_share_of_table_max, rules.insurance_stake_share
+        rule = np.array([rules.bet_behind_on_double_or_split == "follows", ROUNDING_CODES[rules.rounding],
+                         rules.pair_requires_main_bet, pair_share.numerator, pair_share.denominator, table.table_max,
+                         insurance_share.numerator, insurance_share.denominator, rules.insurance_on_player_blackjack],
+                        np.int64)
+        closed = np.array([r.betting_closed_at for r in self.rounds], np.int64)
+        return settle_bets(k, self.row, bet_type, seat, account, np.asarray(bets.stake, np.int64),
+                           _ints(bets.added_stake), np.asarray(bets.paid, np.int64),
+                           np.asarray(bets.placed_at, np.int64), self.known, cancelled, closed, held_rounds,
+                           *self.boxes, self.dealer_bj, self.upcard_ace, low, high,
+                           np.array([lim is not None for lim in limits]), odds, rule)
+
+    def owed(self, i: int, bet: RecordedBet, credit: int) -> Owed:
+        """What settle_bets priced bet i at, as owed_by_rules says it."""
+        b, r = self.row[i], bet.round_index
+        if _as_box(self.rules, bet):
+            return Owed(credit, bet.stake * int(self.boxes[2][b] - 1))
+        offered = self.upcard_ace[r] and (self.rules.insurance_on_player_blackjack or not self.boxes[6][b])
+        return Owed(credit, offered=bool(offered))
+
+    def replayed(self, i: int) -> RoundPlay:
+        """The readable replay of round i as recorded (for a bet the kernel does not price)."""
+        if i not in self.replays:
+            r = self.rounds[i]
+            boxes = [BoxActions(b, a or "", auto) for b, a, auto in zip(r.boxes, r.box_actions, r.box_auto_played,
+                                                                         strict=True)]
+            self.replays[i] = replay_round(self.rules, dealing_sequence(r.dealer_cards, r.box_cards), boxes,
+                                           dealer_as_recorded=True)
+        return self.replays[i]
+
+
 class _ShoeAuditor:
     def __init__(self, rules: BlackjackRules, chart: BasicStrategyChart, table: TableFacts, shoe: ShoeFacts,
                  rounds: Sequence[RecordedRound], bets: ShoeBets, bet_by_bet: bool = False,
@@ -395,15 +585,23 @@ class _ShoeAuditor:
             self.findings.append(Finding("SHOE_COMPOSITION", self.table.table_id, shoe.shoe_id, None, None,
                                          f"{shoe.decks} full decks", composition.describe(),
                                          f"Shoe {shoe.shoe_id} is {composition.describe()}."))
+        played = _Played(self.rules, self.chart, shoe, self.rounds)
+        if self.bet_by_bet:  # (every round and bet through the readable rules: the oracle of the kernels)
+            played.plain[:] = played.known[:] = False
         position, cut_seen, reports, plays = self.rules.burn_cards, False, [], []
         for i, r in enumerate(self.rounds):
-            report, play, used = self.round(i, r, position, cut_seen)
+            if played.plain[i]:  # the kernel's replay found the round as recorded and nothing to flag in it
+                report, play, used = played.report(i, r), None, int(played.used[i])
+            else:
+                report, play, used = self.round(i, r, position, cut_seen)
+                if not self.bet_by_bet:
+                    played.learn(i, r, play, report)
             reports.append(report)
             plays.append(play)
             if shoe.cut_index is not None and position + used > shoe.cut_index:
                 cut_seen = True
             position += used
-        expected, unsettled = self.settle(reports, plays)
+        expected, unsettled = self.settle(reports, plays, played)
         return ShoeAudit(reports, expected, unsettled, self.findings)
 
     def round(self, i: int, r: RecordedRound, position: int, cut_seen: bool):
@@ -506,12 +704,12 @@ class _ShoeAuditor:
 
     # -- the bets ---------------------------------------------------------------------------------
 
-    def settle(self, reports: list[RoundReport], plays: list[RoundPlay | None]):
-        """Each bet's expected credit (None: its round cannot be settled, `unsettled` says why). The MAIN
-        bets and bets behind are settled as columns: a box's UnitCredit once, scaled by each distinct stake,
-        and screened for every check of credit() and check_bet() at once (quiet(): the same boundaries);
-        only a bet the screen cannot clear, and every PAIR, INSURANCE or unknown bet, goes through credit()
-        and check_bet() one by one, in bet order, so the findings come in the order those make them."""
+    def settle(self, reports: list[RoundReport], plays: list[RoundPlay | None], played: _Played):
+        """Each bet's expected credit (None: its round cannot be settled, `unsettled` says why). The bets of
+        the rounds the kernel replayed are priced and screened for every check of credit() and check_bet()
+        at once (settle_bets); only a bet the screen cannot clear, and every bet of another round, goes
+        through credit() and check_bet() one by one, in bet order, so the findings come in the order those
+        make them."""
         bets, rounds = self.bets, self.rounds
         n = len(bets)
         expected: list[int | None] = [None] * n
@@ -519,14 +717,12 @@ class _ShoeAuditor:
         if not n:
             return expected, unsettled
         k = np.asarray(bets.round_index, np.int64)
-        cancelled = np.array([r.status == "cancelled" for r in rounds], bool)[k]
+        cancelled = np.array([r.status == "cancelled" for r in rounds], bool)
         reasons = [rep.unsettled_reason if r.status != "cancelled" else None for r, rep in zip(rounds, reports,
                                                                                            strict=True)]
         settled = np.array([reason is None for reason in reasons], bool)[k]
-        owed, quiet = self.quiet(plays, k, cancelled, settled)
-        if self.bet_by_bet:
-            quiet[:] = False
-        expected = owed.tolist()
+        credit, priced, quiet = played.settle(self.table, bets, k, cancelled, set(self.held_mains))
+        expected = credit.tolist()
         mains = _MainsByRound(bets, k)
         for i in np.flatnonzero(settled & ~quiet).tolist():
             bet = bets.bet(i)
@@ -534,66 +730,16 @@ class _ShoeAuditor:
             # (only a PAIR or INSURANCE bet reads the round's MAIN bets, only a bet behind who is seated)
             round_mains = mains.of(bet.round_index) if bet.bet_type in (PAIR, INSURANCE) else {}
             seated = mains.seated(bet.round_index) if bet.bet_type == BET_BEHIND else set()
-            credit = self.credit(bet, r, plays[bet.round_index], round_mains, r.status == "cancelled")
-            expected[i] = credit
-            self.check_bet(bet, r, credit, round_mains, seated)
+            owed = None
+            if priced[i]:
+                owed = played.owed(i, bet, int(credit[i]))
+            elif r.status != "cancelled" and bet.bet_type in BET_CODES and bet.seat in r.boxes:
+                owed = owed_by_rules(self.rules, bet, plays[bet.round_index] or played.replayed(bet.round_index))
+            expected[i] = self.credit(bet, r, owed, r.status == "cancelled")
+            self.check_bet(bet, r, expected[i], round_mains, seated)
         for i in np.flatnonzero(~settled).tolist():
             expected[i], unsettled[i] = None, reasons[bets.round_index[i]]
         return expected, unsettled
-
-    def quiet(self, plays: list[RoundPlay | None], k: np.ndarray, cancelled: np.ndarray, settled: np.ndarray
-              ) -> tuple[np.ndarray, np.ndarray]:
-        """(what each MAIN bet and bet behind is owed, the bets no check of credit() and check_bet() can
-        flag): on a played box (or a cancelled round's), the added stake the box's doubles and splits
-        call for, paid what is owed, within its type's limits, on time, a bet behind by an account not
-        seated in the round. Other bets, and those of a round that cannot be settled: not quiet."""
-        bets, rules, rounds = self.bets, self.rules, self.rounds
-        types = np.asarray(bets.bet_type, object)
-        stake, paid = np.asarray(bets.stake, np.int64), np.asarray(bets.paid, np.int64)
-        main, behind = types == MAIN, types == BET_BEHIND
-        as_box = main | (behind & (rules.bet_behind_on_double_or_split == "follows"))
-        added = _ints(bets.added_stake)
-        owed = np.where(cancelled, stake + added, 0)  # a cancelled round refunds everything staked
-        row = self.box_rows(k, list(bets.seat))
-        on_box = row >= 0
-        quiet = settled & (main | behind) & (on_box | cancelled)
-        quiet &= (np.abs(stake) < _HUGE) & (np.abs(added) < _HUGE)  # (no int64 product can overflow)
-        # each box's UnitCredit once, then each unit scaled by its bets' stakes
-        played = quiet & on_box & ~cancelled
-        for family, unit_credit in ((as_box, box_unit_credit), (~as_box, bet_behind_unit_credit)):
-            wanted = played & family
-            rows, back = np.unique(row[wanted], return_inverse=True)
-            code_of: dict[UnitCredit, int] = {}
-            codes = [code_of.setdefault(unit_credit(rules, plays[self.box_of[j][0]], self.box_of[j][1]),
-                                        len(code_of)) for j in rows.tolist()]
-            owed[wanted] = _scaled(list(code_of), np.asarray(codes, np.int64)[back.reshape(-1)], stake[wanted], rules)
-        boxed = played & as_box
-        if boxed.any():  # the added stake: what the box's doubles and splits add to each stake
-            rows, back = np.unique(row[boxed], return_inverse=True)
-            per_unit = [total_staked(plays[self.box_of[j][0]], self.box_of[j][1], 1) for j in rows.tolist()]
-            staked = np.asarray(per_unit, np.int64)[back.reshape(-1)]
-            quiet[boxed] &= added[boxed] == stake[boxed] * (staked - 1)
-        quiet &= paid == owed
-        for bet_type in (MAIN, BET_BEHIND):
-            if bet_type in self.table.limits:
-                quiet &= (types != bet_type) | within_limits(stake, self.table.limits[bet_type])
-        closed = np.array([r.betting_closed_at for r in rounds], np.int64)[k]
-        quiet &= ~are_late(np.asarray(bets.placed_at, np.int64), closed)
-        # a bet behind by an account with a MAIN bet on the round (on any recorded seat), in quarantine or not
-        accounts = np.asarray(bets.account_id, object)
-        for i in np.flatnonzero(quiet & behind & on_box).tolist() if self.held_mains else ():
-            if self.held_seat_of(int(k[i]), _plain(accounts[i])) is not None:
-                quiet[i] = False
-        seated = main & (np.asarray(bets.seat, object) != None)  # noqa: E711 (element by element)
-        ask = quiet & behind & on_box
-        if seated.any() and ask.any():
-            code_of: dict[str, int] = {}
-            code = np.fromiter((code_of.setdefault(a, len(code_of)) for a in accounts[seated | ask].tolist()),
-                               np.int64)
-            keys = k[seated | ask] * len(code_of) + code
-            by_seated = np.isin(keys[ask[seated | ask]], keys[seated[seated | ask]])
-            quiet[np.flatnonzero(ask)[by_seated]] = False
-        return owed, quiet
 
     def held_seat_of(self, round_index: int, account_id: str) -> QuarantinedBet | None:
         """A MAIN bet of `account_id` in quarantine on the round (on any box), or None."""
@@ -603,15 +749,9 @@ class _ShoeAuditor:
                     return q
         return None
 
-    def box_rows(self, k: np.ndarray, seats: Sequence[int | None]) -> np.ndarray:
-        """Each bet's box as its row in self.box_of (every recorded box of every round), -1 where its seat is
-        none of its round's boxes."""
-        self.box_of = [(i, box) for i, r in enumerate(self.rounds) for box in r.boxes]
-        row_of = {box: j for j, box in enumerate(self.box_of)}
-        return np.fromiter((row_of.get(key, -1) for key in zip(k.tolist(), seats, strict=True)), np.int64, len(k))
-
-    def credit(self, bet: RecordedBet, r: RecordedRound, play: RoundPlay | None,
-               mains: dict[int, list[RecordedBet]], cancelled: bool) -> int:
+    def credit(self, bet: RecordedBet, r: RecordedRound, owed: Owed | None, cancelled: bool) -> int:
+        """The bet's credit, and the findings settling it makes; `owed`: what its box owes it (None where its
+        seat is none of the round's boxes)."""
         rules = self.rules
         if cancelled:  # everything staked comes back, what a double or split added too
             return bet.stake + (bet.added_stake or 0)
@@ -619,30 +759,20 @@ class _ShoeAuditor:
             self.bet_finding("BET_TYPE_NOT_OFFERED", bet, f"a bet type of {rules.id}", bet.bet_type,
                              f"{self.what(bet)}: {rules.id} does not offer {bet.bet_type}.")
             return bet.stake
-        if play is None or bet.seat not in r.boxes:
+        if owed is None:
             self.bet_finding("BET_ON_EMPTY_BOX", bet, f"one of the occupied boxes {list(r.boxes)}",
                              f"box {bet.seat}", f"{self.what(bet)} is on box {bet.seat}, which nobody played in round "
                              f"{r.round_id}: refunded.")
             return bet.stake
-        follows = bet.bet_type == BET_BEHIND and rules.bet_behind_on_double_or_split == "follows"
-        if bet.bet_type == MAIN or follows:
-            credit = settle_box(rules, play, bet.seat, bet.stake)
-            added = total_staked(play, bet.seat, bet.stake) - bet.stake
-            if (bet.added_stake or 0) != added:
-                self.bet_finding("ADDED_STAKE_MISMATCH", bet, self.money(added), self.money(bet.added_stake or 0),
-                                 f"{self.what(bet)}: the box's doubles and splits add {self.money(added)}, recorded "
-                                 f"{self.money(bet.added_stake or 0)}.")
-            return credit
-        if bet.bet_type == PAIR:
-            return settle_pair(rules, play, bet.seat, bet.stake)
-        if bet.bet_type == INSURANCE:
-            if not insurance_offered(play, rules, bet.seat):
-                self.bet_finding("INSURANCE_NOT_OFFERED", bet, "insurance only against a dealer ace",
-                                 f"upcard {play.upcard}", f"{self.what(bet)}: insurance taken against {play.upcard} "
-                                 f"in round {r.round_id}: refunded.")
-                return bet.stake
-            return settle_insurance(rules, play, bet.stake, box=bet.seat)
-        return settle_bet_behind(rules, play, bet.seat, bet.stake)
+        if owed.added is not None and (bet.added_stake or 0) != owed.added:
+            self.bet_finding("ADDED_STAKE_MISMATCH", bet, self.money(owed.added), self.money(bet.added_stake or 0),
+                             f"{self.what(bet)}: the box's doubles and splits add {self.money(owed.added)}, recorded "
+                             f"{self.money(bet.added_stake or 0)}.")
+        if bet.bet_type == INSURANCE and not owed.offered:
+            self.bet_finding("INSURANCE_NOT_OFFERED", bet, "insurance only against a dealer ace",
+                             f"upcard {r.dealer_cards[0]}", f"{self.what(bet)}: insurance taken against "
+                             f"{r.dealer_cards[0]} in round {r.round_id}: refunded.")
+        return owed.credit
 
     def check_bet(self, bet: RecordedBet, r: RecordedRound, credit: int, mains: dict[int, list[RecordedBet]],
                   seated: set[str]) -> None:

@@ -69,7 +69,12 @@ class DealerDraw:
 
 
 def dealer_decision(cards: Sequence[str], *, hits_soft_17: bool) -> DealerDraw:
-    total = hand_total(cards)
+    return dealer_rule(hand_total(cards), hits_soft_17)
+
+
+@cache  # (a few dozen: the audit asks at every dealer card of every round)
+def dealer_rule(total: Total, hits_soft_17: bool) -> DealerDraw:
+    """The dealer's decision on `total`."""
     if total.value <= 16:
         return DealerDraw(total, True, "hit on 16 or less")
     if total.value == 17 and total.soft:

@@ -1,0 +1,307 @@
+"""Blackjack's compiled kernels (engine/games/blackjack/kernel.py, issue 42) against the readable engine they
+implement. The property test audits random shoes under random rulesets (every switch of the ruleset file),
+with auto-played boxes that follow the chart or not, tampered cards, letters and dealer hands, a cut card, and
+bets of every type at the limits, on time or not, paid right or not: the audit with the kernels (plain rounds
+from play_rounds, bets priced and screened by settle_bets) gives the same reports, explanations, findings and
+credits as with every round through play.replay_round and every bet through credit() and check_bet()
+(bet_by_bet=True). Hand-worked rounds pin the boundaries (blackjack against a three-card 21, 21 against 22, a
+split pair of aces, a double, the dealer's blackjack against insurance, every row of the pair paytable), each
+checked to be one the kernel settles itself."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import kernels
+from engine.betting import TableFacts
+from engine.cards import new_shoe
+from engine.games.blackjack.audit import (
+    RecordedBet,
+    RecordedRound,
+    ShoeFacts,
+    _Played,
+    audit_shoe,
+    dealing_sequence,
+)
+from engine.games.blackjack.play import BoxActions, replay_round
+from engine.games.blackjack.rules import load_blackjack_rules
+from engine.games.blackjack.strategy import basic_strategy_decision, load_basic_strategy
+
+RULES = load_blackjack_rules()
+CHART = load_basic_strategy()
+TABLE = TableFacts("BJ1", "EUR", 100_000, {"MAIN": (100, 100_000), "PAIR": (100, 10_000),
+                                            "INSURANCE": (50, 50_000), "BET_BEHIND": (100, 100_000)})
+CLOSED = 1_700_000_000_000_000
+
+
+def _chart_letters(rules, cards: list[str], boxes: list[int], letters: list[str], j: int) -> str:
+    """Box j's letters as basic strategy plays it (the earlier boxes' letters given): a probe "S" shows
+    the hand the next letter is for and what is allowed there."""
+    text = ""
+    for _ in range(12):
+        probe = [BoxActions(b, a) for b, a in zip(boxes, [*letters[:j], text + "S", *[""] * (len(boxes) - j - 1)],
+                                                  strict=True)]
+        play = replay_round(rules, cards, probe)
+        mine = [d for d in play.decisions if d.box == boxes[j]]
+        if not play.complete or not mine or not mine[-1].legal:
+            return text
+        d = mine[-1]
+        text += basic_strategy_decision(CHART, d.cards, d.upcard, can_double=d.can_double, can_split=d.can_split)
+    return text
+
+
+def _shoe(seed: int, rounds: int, rules, decks: int) -> tuple[ShoeFacts, list[RecordedRound]]:
+    """A shoe dealt round by round: random boxes, letters random or by the chart (auto-played), recorded as
+    played, then a few tampered with (a box's extra card, a card swapped for another, a dealer card too many
+    or too few, a letter that is not one), a random round cancelled, the cut card somewhere."""
+    rng = random.Random(seed)
+    cards = list(new_shoe(decks))
+    rng.shuffle(cards)
+    position, recorded = rules.burn_cards, []
+    for no in range(1, rounds + 1):
+        boxes = sorted(rng.sample(range(1, 8), rng.randint(1, 5)))
+        auto = [rng.random() < 0.4 for _ in boxes]
+        letters = ["".join(rng.choice("HSDP") for _ in range(rng.randint(0, 3))) or "S" for _ in boxes]
+        for j in range(len(boxes)):
+            if auto[j] or rng.random() < 0.7:  # (a player who plays the chart too)
+                letters[j] = _chart_letters(rules, cards[position:], boxes, letters, j)
+        play = replay_round(rules, cards[position:], [BoxActions(b, a, x) for b, a, x in
+                                                      zip(boxes, letters, auto, strict=True)])
+        if not play.complete:
+            break
+        box_cards = [list(c) for c in play.box_cards]
+        dealer = list(play.dealer)
+        tamper = rng.random()
+        if tamper < 0.05:
+            box_cards[0].append(cards[-1])
+        elif tamper < 0.1:
+            box_cards[-1][1] = cards[-2]
+        elif tamper < 0.15:
+            dealer.append(cards[-3])
+        elif tamper < 0.2 and len(dealer) > 2:
+            dealer.pop()
+        elif tamper < 0.25:
+            letters[0] += "X"
+        recorded.append(RecordedRound(f"R{no}", no, "cancelled" if rng.random() < 0.1 else "settled",
+                                      CLOSED + no, tuple(dealer), tuple(boxes), tuple(tuple(c) for c in box_cards),
+                                      tuple(letters), tuple(auto)))
+        position += len(play.dealer) + sum(len(c) for c in play.box_cards)
+    cut = rng.choice([None, rng.randint(0, max(position, 1))])
+    return ShoeFacts("S1", decks, tuple(cards), cut), recorded
+
+
+RULESETS = st.fixed_dictionaries({
+    "hits_soft_17": st.booleans(), "double_after_split": st.booleans(), "double_on_split_aces": st.booleans(),
+    "max_splits": st.integers(0, 3), "split_same_rank_only": st.booleans(), "split_aces_one_card": st.booleans(),
+    "split_ace_21_is_blackjack": st.booleans(), "double_on_first_two_cards": st.booleans(),
+    "doubled_or_split_lose_to_dealer_blackjack": st.sampled_from(["all", "original"]),
+    "dealer_when_all_settled": st.sampled_from(["draws_by_rule", "second_card_only", "either"]),
+    "bet_behind_on_double_or_split": st.sampled_from(["stays", "follows"]),
+    "rounding": st.sampled_from(["floor", "half_up", "half_even"]),
+    "blackjack_odds": st.sampled_from([Fraction(3, 2), Fraction(6, 5), Fraction(1)]),
+    "win_odds": st.sampled_from([Fraction(1), Fraction(9, 10)]),
+    "insurance_on_player_blackjack": st.booleans(), "pair_requires_main_bet": st.booleans(),
+    "pair_odds": st.sampled_from([RULES.pair_odds, {"mixed": Fraction(5), "coloured": Fraction(10),
+                                                    "perfect": Fraction(61, 2)}]),
+    "burn_cards": st.integers(0, 2),
+})
+
+
+@st.composite
+def audited_shoes(draw):
+    rules = replace(RULES, **draw(RULESETS))
+    shoe, rounds = _shoe(draw(st.integers(0, 2**32)), draw(st.integers(1, 6)), rules, draw(st.sampled_from([1, 2])))
+    bets = []
+    for n in range(draw(st.integers(0, 40)) if rounds else 0):
+        k = draw(st.integers(0, len(rounds) - 1))
+        stake = draw(st.sampled_from([1, 99, 100, 101, 5_000, 10_000, 10_001, 100_000, 100_001, 2**40 + 1])
+                     | st.integers(1, 300_000))
+        paid = draw(st.sampled_from([0, stake, 2 * stake, stake + stake // 2, 3 * stake, 13 * stake, 26 * stake])
+                    | st.integers(0, 10**7))
+        bets.append(RecordedBet(
+            f"B{n}", k, draw(st.sampled_from(["A", "B", "C"])),
+            draw(st.sampled_from(["MAIN", "MAIN", "BET_BEHIND", "PAIR", "INSURANCE", "SIDE"])),
+            draw(st.sampled_from([None, 0, 8, *rounds[k].boxes, *rounds[k].boxes])), stake,
+            draw(st.sampled_from([None, 0, stake, 2 * stake, 3 * stake])), paid,
+            rounds[k].betting_closed_at + draw(st.sampled_from([-1, 0, 1]))))
+    return rules, shoe, rounds, bets
+
+
+@settings(max_examples=250, deadline=None)
+@given(audited_shoes())
+def test_the_kernels_audit_a_shoe_as_the_readable_engine(case):
+    rules, shoe, rounds, bets = case
+    fast = audit_shoe(rules, CHART, TABLE, shoe, rounds, bets)
+    oracle = audit_shoe(rules, CHART, TABLE, shoe, rounds, bets, bet_by_bet=True)
+    assert fast.rounds == oracle.rounds  # reports: positions, expected cards, explanations, finding kinds
+    assert fast.findings == oracle.findings
+    assert fast.expected == oracle.expected
+    assert fast.unsettled == oracle.unsettled
+
+
+def test_the_generator_reaches_plain_and_other_rounds():
+    """The property test exercises both paths: rounds the kernel settles and rounds it leaves to the readable
+    engine (auto-played ones among the plain)."""
+    plain = other = auto = 0
+    for seed in range(40):
+        shoe, rounds = _shoe(seed, 5, RULES, 1)
+        played = _Played(RULES, CHART, shoe, rounds)
+        plain += int(played.plain.sum())
+        other += int((~played.plain).sum())
+        auto += sum(any(r.box_auto_played) for r, p in zip(rounds, played.plain, strict=True) if p)
+    assert plain > 40 and other > 20 and auto > 10
+
+
+# -- hand-worked rounds ------------------------------------------------------------------------------------
+
+
+def _round(boxes: dict[int, tuple[str, str]], dealer: str, *, status: str = "settled", auto: bool = False
+           ) -> tuple[ShoeFacts, list[RecordedRound]]:
+    """One round: each box's cards and letters ("KH AS", "S"), the dealer's cards; the shoe holds the burn card
+    then exactly the round's cards in dealing order."""
+    box_cards = tuple(tuple(cards.split()) for cards, _ in boxes.values())
+    dealer_cards = tuple(dealer.split())
+    shoe = ("2C", *dealing_sequence(dealer_cards, box_cards))
+    r = RecordedRound("R1", 1, status, CLOSED, dealer_cards, tuple(boxes), box_cards,
+                      tuple(letters for _, letters in boxes.values()), (auto,) * len(boxes))
+    return ShoeFacts("S1", 8, shoe, None), [r]
+
+
+def _owed(boxes, dealer, bets: list[tuple[str, int, int]], rules=RULES, **kw) -> list[int | None]:
+    """The credit of each (bet type, box, stake), paid nothing; the round must be one the kernel settles and
+    agree with the readable engine."""
+    shoe, rounds = _round(boxes, dealer, **kw)
+    recorded = [RecordedBet(f"B{n}", 0, "A" if t in ("MAIN", "PAIR", "INSURANCE") else "Z", t, box, stake, None, 0,
+                            CLOSED) for n, (t, box, stake) in enumerate(bets)]
+    assert _Played(rules, CHART, shoe, rounds).plain.tolist() == [True]
+    fast = audit_shoe(rules, CHART, TABLE, shoe, rounds, recorded)
+    assert fast == audit_shoe(rules, CHART, TABLE, shoe, rounds, recorded, bet_by_bet=True)
+    return fast.expected
+
+
+def test_blackjack_pays_3_to_2_a_three_card_21_even_money():
+    # box 1 AS KH (blackjack), box 2 7C 7D 7H (21 after a hit), dealer TS 9C (19)
+    assert _owed({1: ("AS KH", ""), 2: ("7C 7D 7H", "H")}, "TS 9C", [("MAIN", 1, 1_000), ("MAIN", 2, 1_000),
+                                                                   ("MAIN", 1, 101)]) == [2_500, 2_000, 252]
+
+
+def test_21_stands_and_22_busts():
+    # box 1: 9C 2D TH = 21 (ends the hand), box 2: 9D 3C TC = 22 (bust, loses even if the dealer busts)
+    assert _owed({1: ("9C 2D TH", "H"), 2: ("9D 3C TC", "H")}, "6S TD 8C",
+                 [("MAIN", 1, 1_000), ("MAIN", 2, 1_000), ("BET_BEHIND", 2, 500)]) == [2_000, 0, 0]
+
+
+def test_a_double_stakes_twice_and_adds_the_stake():
+    # box 1 doubles 5C 6D + TH = 21 against dealer 20: wins 2 x 1,000
+    shoe, rounds = _round({1: ("5C 6D TH", "D")}, "KS QC")
+    bet = RecordedBet("B1", 0, "A", "MAIN", 1, 1_000, 1_000, 4_000, CLOSED)
+    result = audit_shoe(RULES, CHART, TABLE, shoe, rounds, [bet])
+    assert result.expected == [4_000] and [f.kind for f in result.findings if f.bet_id] == []
+    short = audit_shoe(RULES, CHART, TABLE, shoe, rounds, [replace(bet, added_stake=0)])
+    assert [f.kind for f in short.findings if f.bet_id] == ["ADDED_STAKE_MISMATCH"]
+
+
+def test_split_aces_take_one_card_and_21_is_not_blackjack():
+    # AS AH split: AS + KD = 21 (pays 1:1), AH + 5C = 16; dealer 9C 8D = 17
+    boxes = {3: ("AS AH KD 5C", "P")}
+    assert _owed(boxes, "9C 8D", [("MAIN", 3, 1_000)]) == [2_000 + 0]
+    assert _owed(boxes, "9C 8D", [("MAIN", 3, 1_000)],
+                 rules=replace(RULES, split_ace_21_is_blackjack=True)) == [2_500 + 0]
+
+
+def test_the_dealer_blackjack_wins_insurance_and_beats_all_but_a_blackjack():
+    # dealer AS KC: insurance pays 2:1, a 20 loses, a player blackjack pushes
+    boxes = {1: ("TH QD", "S"), 2: ("AD JC", "")}
+    assert _owed(boxes, "AS KC", [("INSURANCE", 1, 500), ("MAIN", 1, 1_000), ("MAIN", 2, 1_000),
+                                  ("INSURANCE", 2, 500)]) == [1_500, 0, 1_000, 1_500]
+    # no dealer blackjack: insurance lost, the box's 20 beats 19
+    assert _owed(boxes, "AS 8C", [("INSURANCE", 1, 500), ("MAIN", 1, 1_000)]) == [0, 2_000]
+
+
+@pytest.mark.parametrize(("first_two", "odds"), [("7H 7H", 25), ("7H 7D", 12), ("7S 7C", 12), ("7H 7C", 6),
+                                                 ("7H 8H", 0), ("KH TH", 0)])
+def test_every_row_of_the_pair_paytable(first_two, odds):
+    owed = _owed({1: (first_two, "S")}, "TS 7C", [("MAIN", 1, 1_000), ("PAIR", 1, 100)])
+    assert owed[1] == (100 + odds * 100 if odds else 0)
+
+
+def test_a_dealer_stand_on_soft_17_is_a_finding_in_h17_only():
+    """The dealer stopping on AS 6C (soft 17): by the readable rule under S17, not plain under H17 (the
+    readable engine flags DEALER_DRAW_RULE)."""
+    shoe, rounds = _round({1: ("TH 9D", "S")}, "AS 6C")
+    assert _Played(replace(RULES, hits_soft_17=False), CHART, shoe, rounds).plain.tolist() == [True]
+    assert _Played(RULES, CHART, shoe, rounds).plain.tolist() == [False]
+    kinds = [f.kind for f in audit_shoe(RULES, CHART, TABLE, shoe, rounds, []).findings]
+    assert "DEALER_DRAW_RULE" in kinds
+
+
+def test_an_auto_played_box_off_the_chart_goes_to_the_readable_engine():
+    # hard 16 against a ten: the chart hits, the box stood
+    shoe, rounds = _round({1: ("TH 6D", "S")}, "TS 8C", auto=True)
+    assert _Played(RULES, CHART, shoe, rounds).plain.tolist() == [False]
+    assert [f.kind for f in audit_shoe(RULES, CHART, TABLE, shoe, rounds, []).findings
+            if f.round_id] == ["AUTO_PLAY_DEVIATION"]
+    shoe, rounds = _round({1: ("TH 6D 2C", "HS")}, "TS 8C", auto=True)
+    played = _Played(RULES, CHART, shoe, rounds)
+    assert played.plain.tolist() == [True]
+    assert "box 1 hand 1: TH 6D (hard 16) against TS: H (legal; basic strategy: H)" in played.explanations[0]
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_the_kernels_as_python_are_the_compiled_kernels(seed):
+    """The kernels' source run as Python (what numba compiles, and what `pitboss replay` runs) gives what the
+    compiled kernels give, the shoe's whole audit too."""
+    shoe, rounds = _shoe(seed, 6, RULES, 2)
+    bets = [RecordedBet(f"B{n}", n % len(rounds), "A", t, rounds[n % len(rounds)].boxes[0], 1_000, None, 2_000,
+                        CLOSED) for n, t in enumerate(["MAIN", "PAIR", "INSURANCE", "BET_BEHIND"] * 3)]
+    played = _Played(RULES, CHART, shoe, rounds)
+    with kernels.as_python():
+        as_python = _Played(RULES, CHART, shoe, rounds)
+        audited = audit_shoe(RULES, CHART, TABLE, shoe, rounds, bets)
+    assert as_python.plain.tolist() == played.plain.tolist()
+    assert as_python.explanations == played.explanations
+    for mine, theirs in zip(as_python.boxes, played.boxes, strict=True):
+        assert np.array_equal(mine, theirs)
+    assert audited == audit_shoe(RULES, CHART, TABLE, shoe, rounds, bets)
+
+
+def test_a_bet_at_each_boundary_is_cleared_by_the_kernel_one_beyond_goes_to_the_rules(monkeypatch):
+    """settle_bets' screen: a bet at a limit (a stake at the minimum or maximum, a pair at its share of the
+    table maximum, an insurance at its share of the box's main stake, a bet placed at the close) paid as owed
+    never reaches credit(); the same bet one unit (or microsecond) beyond does, and only it."""
+    from engine.games.blackjack import audit
+
+    # box 1 TH 9D (19), box 2 7H 7D (14); the dealer AS 6C draws on soft 17 to 19: no dealer blackjack
+    shoe, rounds = _round({1: ("TH 9D", "S"), 2: ("7H 7D", "S")}, "AS 6C 2D")
+    at_limits = [RecordedBet("low", 0, "A", "MAIN", 1, 100, None, 0, CLOSED),
+                 RecordedBet("high", 0, "B", "MAIN", 2, 100_000, None, 0, CLOSED),
+                 RecordedBet("pair", 0, "B", "PAIR", 2, 10_000, None, 0, CLOSED),
+                 RecordedBet("insurance", 0, "B", "INSURANCE", 2, 50_000, None, 0, CLOSED + 10),
+                 RecordedBet("behind", 0, "Z", "BET_BEHIND", 1, 100, None, 0, CLOSED)]
+    beyond = {"low": dict(stake=99), "high": dict(stake=100_001), "pair": dict(stake=10_001),
+              "insurance": dict(stake=50_001), "behind": dict(placed_at=CLOSED + 1)}
+    reached = []
+    credit = audit._ShoeAuditor.credit
+    monkeypatch.setattr(audit._ShoeAuditor, "credit", lambda self, b, *rest: reached.append(b.bet_id) or credit(
+        self, b, *rest))
+
+    def paid_as_owed(bets):
+        owed = audit_shoe(RULES, CHART, TABLE, shoe, rounds, bets, bet_by_bet=True).expected
+        return [replace(b, paid=c) for b, c in zip(bets, owed, strict=True)]
+
+    bets = paid_as_owed(at_limits)
+    reached.clear()
+    assert [f for f in audit_shoe(RULES, CHART, TABLE, shoe, rounds, bets).findings if f.bet_id] == []
+    assert reached == []
+    for k, bet in enumerate(at_limits):
+        moved = paid_as_owed([*at_limits[:k], replace(bet, **beyond[bet.bet_id]), *at_limits[k + 1:]])
+        reached.clear()
+        audit_shoe(RULES, CHART, TABLE, shoe, rounds, moved)
+        assert reached == [bet.bet_id]
