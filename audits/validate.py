@@ -1193,9 +1193,13 @@ def validate_inputs(input_dir: str | os.PathLike[str], *, suites_directory: str 
 
 
 def _game_failures(input_dir: str) -> list[str]:
-    """The contract per game, checked as the audit checks it (schemas.readers.check_games): its failure, if any."""
+    """The contract per game, checked as the audit checks it (schemas.readers.check_games), and the optional
+    table_rulesets (schemas.table_rulesets): its failure, if any."""
+    from schemas.table_rulesets import read_history
+
     try:
         readers.check_games({t: readers.scan(input_dir, t) for t in TABLE_NAMES})
+        read_history(input_dir)
     except readers.ContractError as e:
         return [str(e)]
     return []

@@ -1,11 +1,18 @@
 """Reading a ruleset file, for every game: the field reader that names file and field in every error,
-odds such as '3:2', notes. Each game's package parses its own sections with it."""
+odds such as '3:2', notes. Each game's package parses its own sections with it.
+
+A ruleset is its text: the files a game's package ships, and the texts a run is given beside them
+(`use_texts`: an operator's own files, `pitboss audit --rulesets`, or the texts a warehouse kept,
+`--rulesets-from-warehouse`), read in place of a bundled file of the same id and parsed as strictly.
+`ruleset_text` says which text an id stands for now and its sha256 (what a settlement names).
+"""
 
 from __future__ import annotations
 
+import hashlib
 import re
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from importlib import resources
 from typing import Any, TypeVar
@@ -70,19 +77,85 @@ def read_notes(r: FieldReader, data: dict) -> list[str]:
     return notes
 
 
-def bundled_ids(package: str) -> list[str]:
+# package of rulesets -> {ruleset id: text} given to this process beside the bundled files (use_texts)
+_GIVEN: dict[str, dict[str, str]] = {}
+# (package, ruleset id, sha256 of its text) -> the parsed ruleset: a text is parsed once per process, and a
+# changed text (another given one, an edited file) is parsed again
+_PARSED: dict[tuple[str, str, str], object] = {}
+_SOURCES: dict[str, str] = {}  # ruleset id -> where its given text came from (named in its errors)
+_generation = 0
+
+
+def use_texts(given: Mapping[str, Mapping[str, str]], sources: Mapping[str, str] | None = None) -> None:
+    """The ruleset texts of this run beside the bundled files: {package: {id: text}}, replacing any given
+    before (an empty mapping: the bundled files alone); `sources`: id -> the file (or warehouse) each came
+    from, named in its errors."""
+    global _generation
+    wanted = {package: dict(texts) for package, texts in given.items() if texts}
+    _SOURCES.clear()
+    _SOURCES.update(sources or {})
+    if wanted != _GIVEN:
+        _GIVEN.clear()
+        _GIVEN.update(wanted)
+        _generation += 1
+
+
+def texts_generation() -> int:
+    """A number that changes whenever use_texts changes the texts in force (for caches of ruleset ids)."""
+    return _generation
+
+
+def given_texts() -> dict[str, dict[str, str]]:
+    return {package: dict(texts) for package, texts in _GIVEN.items()}
+
+
+def shipped_folder(package: str):
+    """The folder of the ruleset files a game's package ships (a tests' copy may stand in for it)."""
+    return resources.files(package)
+
+
+def shipped_ids(package: str) -> list[str]:
     """Ids of the ruleset files a game's package ships (`<package>/<id>.toml`)."""
-    files = resources.files(package).iterdir()
+    files = shipped_folder(package).iterdir()
     return sorted(p.name.removesuffix(".toml") for p in files if p.name.endswith(".toml"))
 
 
+def bundled_ids(package: str) -> list[str]:
+    """Ids of a game's rulesets: the files its package ships and the texts given beside them."""
+    return sorted({*shipped_ids(package), *_GIVEN.get(package, {})})
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def ruleset_text(package: str, ruleset_id: str) -> tuple[str, str]:
+    """(text, source) of `ruleset_id` now: the text given for it, else its bundled file."""
+    given = _GIVEN.get(package, {})
+    if ruleset_id in given:
+        return given[ruleset_id], _SOURCES.get(ruleset_id, f"{ruleset_id}.toml (given)")
+    if ruleset_id not in shipped_ids(package):
+        raise RulesetError(f"unknown ruleset {ruleset_id!r}; known: {', '.join(bundled_ids(package))}")
+    return shipped_text(package, ruleset_id), f"{package.replace('.', '/')}/{ruleset_id}.toml"
+
+
+def shipped_text(package: str, ruleset_id: str) -> str:
+    """The text of a ruleset file the package ships (whatever is given in its place)."""
+    return (shipped_folder(package) / f"{ruleset_id}.toml").read_text(encoding="utf-8")
+
+
 def load_bundled(package: str, ruleset_id: str, parse: Callable[[str, str], T]) -> T:
-    """Parse the bundled file of `ruleset_id`; its `id` field must be its file name."""
-    known = bundled_ids(package)
-    if ruleset_id not in known:
-        raise RulesetError(f"unknown ruleset {ruleset_id!r}; known: {', '.join(known)}")
-    source = f"{package.replace('.', '/')}/{ruleset_id}.toml"
-    parsed = parse((resources.files(package) / f"{ruleset_id}.toml").read_text(encoding="utf-8"), source)
+    """Parse the text of `ruleset_id` (ruleset_text); its `id` field must be its file name."""
+    text, source = ruleset_text(package, ruleset_id)
+    key = (package, ruleset_id, sha256_text(text))
+    if key not in _PARSED:
+        _PARSED[key] = parse_as(text, source, ruleset_id, parse)
+    return _PARSED[key]
+
+
+def parse_as(text: str, source: str, ruleset_id: str, parse: Callable[[str, str], T]) -> T:
+    """Parse a ruleset text that must be the ruleset `ruleset_id` (its `id` field says so)."""
+    parsed = parse(text, source)
     if parsed.id != ruleset_id:
         raise RulesetError(f"{source}: field 'id': says {parsed.id!r}, file name says {ruleset_id!r}")
     return parsed

@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 import apache_beam as beam
@@ -47,6 +47,7 @@ from pipelines.io import (
 )
 from pipelines.memory import release_free_memory
 from pipelines.progress import AuditProgress, progress_told_to, work_of
+from pipelines.ruleset_periods import RulesetsInForce, rulesets_used
 from pipelines.transforms import (
     OUT_BET_ROW_GROUPS,
     OUT_FINDINGS_ACROSS,
@@ -58,6 +59,8 @@ from pipelines.transforms import (
 from schemas.contract import TABLE_NAMES
 from schemas.outputs import OUTPUTS, SORT_KEYS
 from schemas.readers import SourceFile, check_games
+from schemas.table_rulesets import TABLE as TABLE_RULESETS
+from schemas.table_rulesets import has_table, read_history
 
 # Replays, settlements and the findings of each group of shoes get a file per group (named after its
 # smallest shoe_id), written as the group is audited; the rest (the quarantine, the findings across
@@ -67,7 +70,7 @@ from schemas.readers import SourceFile, check_games
 def group_files() -> dict[str, str]:
     """The outputs written a file per group, and the column that names it."""
     return {**{name: "shoe_id" for name in (*replay_outputs().values(), *extra_outputs())}, "settlements": "shoe_id",
-            "findings": "shoe_id"}
+            "findings": "shoe_id", "round_rulesets": "shoe_id"}
 
 
 SHARD_COLUMN = {OUT_FINDINGS_ACROSS: "table_id", "quarantine": "source_file"}
@@ -90,6 +93,10 @@ class AuditRun:
     outputs: dict[str, list[dict]] = field(default_factory=dict)
     code_version: str = ""
     metrics: dict[str, int] = field(default_factory=dict)
+    # the ruleset texts the run settled with, each once by its sha256 ({sha256: {id, game, text}}), and each
+    # table's periods ({table_id: [{effective_from, ruleset, version, sha256}]}, the first from null:
+    # tables.ruleset): what the warehouse keeps (pipelines.ruleset_periods.rulesets_used)
+    rulesets: dict[str, dict] = field(default_factory=dict)
 
 
 def sha256_of(path: str) -> tuple[str, int]:
@@ -168,10 +175,11 @@ def code_version() -> str:
 
 
 def build(pipeline: beam.Pipeline, files: dict[str, list[str]], output_dir: str, shards: int,
-          in_place: bool = True, bets_bytes: int = 0) -> None:
+          in_place: bool = True, bets_bytes: int = 0, in_force: RulesetsInForce | None = None) -> None:
     """Wire reading, the audit and writing onto `pipeline` (labelled steps). `in_place`: local bets files
     are read by the groups of shoes that use them (False: read up front and shuffled, as remote ones are).
-    `bets_bytes`: the size of the bets files, which sizes the duplicate check's buckets."""
+    `bets_bytes`: the size of the bets files, which sizes the duplicate check's buckets. `in_force`: the
+    tables' ruleset changes and the run's own ruleset texts (pipelines.ruleset_periods)."""
     # local bets files are read by the groups of shoes that use them (see AuditShoes), remote ones here
     reader = BetRowGroups() if in_place and is_local(files["bets"]) else None
     # ... and then the shoes, rounds, the duplicate check's ids and the sharded outputs' parts wait in files,
@@ -187,7 +195,7 @@ def build(pipeline: beam.Pipeline, files: dict[str, list[str]], output_dir: str,
     else:
         inputs[REJECTED_BETS] = read[rejected("bets")]
     inputs["quarantined_rounds"] = read[OUT_QUARANTINE] | "HeldRoundIds" >> beam.Map(_held_round_ids)
-    audited = inputs | "Audit" >> AuditShoes(reader, spill, duplicate_buckets(bets_bytes))
+    audited = inputs | "Audit" >> AuditShoes(reader, spill, duplicate_buckets(bets_bytes), in_force)
     outputs = dict(audited)
     outputs[OUT_QUARANTINE] = (audited[OUT_QUARANTINE], read[OUT_QUARANTINE]) | "AllQuarantined" >> beam.Flatten()
     written, by_group = [], group_files()
@@ -227,7 +235,7 @@ def new_run_id(at: datetime | None = None) -> str:
 
 def run(argv: list[str] | None = None, run_id: str | None = None,
         on_output_file: Callable[[str, str], None] | None = None,
-        progress: AuditProgress | None = None) -> AuditRun:
+        progress: AuditProgress | None = None, in_force: RulesetsInForce | None = None) -> AuditRun:
     """The audit of `argv`'s input, its outputs written with their manifest. `on_output_file(output, path)`
     is told of each output file as soon as it is written, where the runner runs in this process:
     pipelines.warehouse.WarehouseLoad inserts them while the audit goes on. `progress`
@@ -245,13 +253,20 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
         runner, in_process = None, False
     started = datetime.now(UTC)
     files = {table: input_files(args.input, table) for table in TABLE_NAMES}  # checks local files' structure
-    if all(isinstance(f, SourceFile) for fs in files.values() for f in fs):
+    in_force = in_force or RulesetsInForce()
+    in_force.install()  # (the driver checks the input against the rulesets the workers will use)
+    local = all(isinstance(f, SourceFile) for fs in files.values() for f in fs)
+    if local:
         check_games(files)
+        in_force = replace(in_force, history=read_history(args.input))
+        if has_table(args.input):
+            files[TABLE_RULESETS] = input_files(args.input, TABLE_RULESETS)  # (hashed into the manifest)
     else:  # remote input: the same checks, each file's footer (and, where needed, table_id) read through Beam
         check_games(scanned_remote(args.input, files), open_input)
     record = AuditRun(
         run_id=run_id or new_run_id(started), input_dir=args.input, output_dir=args.output,
         runner=runner_name, started_at=started.isoformat(), code_version=code_version(),
+        rulesets=rulesets_used(args.input, in_force.history) if local else {},
     )
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="manifest-hashes") as hashing:
         # The files' sha256 for the manifest, on a thread beside the pipeline (hashlib and the reads leave
@@ -262,7 +277,7 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
         t0 = time.perf_counter()
         pipeline = beam.Pipeline(runner=runner, options=options)
         build(pipeline, files, args.output, args.shards, in_place=not args.shuffle_bets,
-              bets_bytes=sum(_size_of(p) for p in map(source_path, files["bets"])))
+              bets_bytes=sum(_size_of(p) for p in map(source_path, files["bets"])), in_force=in_force)
         told = progress if in_process else None
         if told is not None:
             told.begin(work_of(files))

@@ -31,13 +31,15 @@ from pipelines.convert import (
 from pipelines.cross_row import CrossRowChecks
 from pipelines.dead_letter import dead_letter
 from pipelines.games import across_groups as games_across_groups
-from pipelines.games import adaptor, audit_group, extra_outputs, replay_outputs, table_infos
+from pipelines.games import adaptor, audit_group, extra_outputs, replay_outputs, table_info_maker, table_infos
 from pipelines.memory import release_free_memory
 from pipelines.neighbours import neighbour_rows, of_shoes
 from pipelines.progress import group_audited
+from pipelines.ruleset_periods import RulesetsInForce, audit_in_force, round_rulesets, table_periods
 from schemas.outputs import FINDINGS, QUARANTINE
 
 OUT_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE = "round_replays", "settlements", "findings", "quarantine"
+OUT_ROUND_RULESETS = "round_rulesets"  # the rounds of tables whose ruleset changes (pipelines.ruleset_periods)
 # findings that belong to no one group of shoes: bets on unknown rounds, bet ids repeated in the input
 OUT_FINDINGS_ACROSS = "findings_across_groups"
 # (group, the bad bet rows on its rounds): seen by their neighbours' rules, never settled (pipelines.neighbours)
@@ -57,7 +59,7 @@ def game_outputs() -> tuple[str, ...]:
 
 def audited_outputs() -> tuple[str, ...]:
     """... then the outputs every game shares."""
-    return (*game_outputs(), OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE)
+    return (*game_outputs(), OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE, OUT_ROUND_RULESETS)
 
 _TABLES_OF_PLACED = (OUT_QUARANTINE, OUT_FINDINGS_ACROSS)
 
@@ -899,8 +901,10 @@ class _AuditGroup(beam.DoFn):
     """One group of shoes (see SHOE_GROUPS) with their rounds and bets through the engine; with a reader,
     the group reads its bets from the row groups _LocateBets named (_GroupBets)."""
 
-    def __init__(self, reader: BetReader | None, bet_ids: _BetIdBuckets, pipeline: str):
+    def __init__(self, reader: BetReader | None, bet_ids: _BetIdBuckets, pipeline: str,
+                 in_force: RulesetsInForce | None = None):
         self.reader, self.bet_ids, self.pipeline = reader, bet_ids, pipeline
+        self.in_force = in_force or RulesetsInForce()
         self.rounds = Metrics.counter("audit", "rounds")
         self.bets = Metrics.counter("audit", "bets")
         self.shoes = Metrics.counter("audit", "shoes")
@@ -915,7 +919,9 @@ class _AuditGroup(beam.DoFn):
         group, grouped = element
         release_free_memory()
         if self._infos is None:  # rulesets load once per worker
+            self.in_force.install()
             self._infos = table_infos(tables, limits)
+            self._periods = table_periods(tables, self.in_force.history, table_info_maker(limits))
             self._cross_row = CrossRowChecks.of(self._infos, limits)
         shoes = concat(_tables(grouped["shoes"]))
         rounds = concat(_tables(grouped["rounds"]))
@@ -963,8 +969,12 @@ class _AuditGroup(beam.DoFn):
             near_here = concat([of_shoes(near, part[0]["shoe_id"]),  # what the rules still see of quarantine
                                 *(neighbour_rows(t, t[_SHOE]) for t in checked.taken_bets)])
             try:
-                audited = audit_group(self._infos[table_id], *checked.rows, compact=True,  # by the table's game
-                                      neighbours=near_here, withheld=concat(checked.taken_rounds))
+                options = dict(compact=True, neighbours=near_here, withheld=concat(checked.taken_rounds))
+                if table_id in self._periods:  # its ruleset changes: each round under the one in force for it
+                    audited = audit_in_force(audit_group, self._periods[table_id], *checked.rows, **options)
+                    results[OUT_ROUND_RULESETS].append(round_rulesets(self._periods[table_id], checked.rows[1]))
+                else:
+                    audited = audit_group(self._infos[table_id], *checked.rows, **options)  # by the table's game
                 # the shoes the game audited: not those the checks quarantined (a shoe of cards that goes
                 # whole), so that each shoe row is counted once, audited or quarantined
                 self.shoes.inc(checked.shoes.num_rows)
@@ -1074,12 +1084,14 @@ class AuditShoes(beam.PTransform):
     duplicate check's bet ids (every bet's, until the last group is audited) wait in files instead of in
     the runner's shuffle, which the in-process runner holds in memory; the same outputs again.
     `bet_id_buckets`: how many parts the duplicate check takes the night's bet ids in, one at a time
-    (duplicate_buckets: more for a longer night); any number gives the same findings."""
+    (duplicate_buckets: more for a longer night); any number gives the same findings. `in_force`
+    (pipelines.ruleset_periods.RulesetsInForce): the tables' ruleset changes and the ruleset texts given
+    beside the bundled files (none: every table under tables.ruleset, bundled files only)."""
 
     def __init__(self, reader: BetReader | None = None, spill: SpillStore | None = None,
-                 bet_id_buckets: int | None = None):
+                 bet_id_buckets: int | None = None, in_force: RulesetsInForce | None = None):
         super().__init__()
-        self.reader, self.spill = reader, spill
+        self.reader, self.spill, self.in_force = reader, spill, in_force
         self.bet_id_buckets = bet_id_buckets or DUPLICATE_BUCKETS
 
     def expand(self, inputs):
@@ -1123,8 +1135,8 @@ class AuditShoes(beam.PTransform):
         audited = (
             to_group
             | "GroupByShoeGroup" >> beam.CoGroupByKey()
-            | "AuditGroup" >> beam.ParDo(_AuditGroup(self.reader, bucketed, pipeline), tables, limits, round_index, held
-                                         ).with_output_types(TAGGED_TABLE)
+            | "AuditGroup" >> beam.ParDo(_AuditGroup(self.reader, bucketed, pipeline, self.in_force), tables, limits,
+                                         round_index, held).with_output_types(TAGGED_TABLE)
             | "SplitAudited" >> SplitByTag(*audited_outputs(), OUT_FINDINGS_ACROSS, OUT_BET_IDS,
                                            tables=(*audited_outputs(), OUT_FINDINGS_ACROSS))
         )
@@ -1139,6 +1151,7 @@ class AuditShoes(beam.PTransform):
                                                   round_index))
                                   | "FindingsAcrossGroups" >> beam.Flatten()),
             OUT_QUARANTINE: (audited[OUT_QUARANTINE], located[OUT_QUARANTINE]) | "AllQuarantine" >> beam.Flatten(),
+            OUT_ROUND_RULESETS: audited[OUT_ROUND_RULESETS],
         }
 
 

@@ -100,6 +100,13 @@ def _create_statements() -> list[str]:
                       "(ruleset, bet_type, mode, selection)")
     statements.append("CREATE TABLE IF NOT EXISTS audited_tables (table_id VARCHAR NOT NULL, game VARCHAR, "
                       "ruleset VARCHAR, currency VARCHAR, table_max BIGINT, run_id VARCHAR NOT NULL)")
+    # every ruleset text a run settled with, once by its sha256 (a bundled file as it was, or an operator's):
+    # settlement_rounds.ruleset_sha256 and round_rulesets name it; `pitboss audit --rulesets-from-warehouse`
+    # settles with it again. A warehouse written before issue 44 gets the table and the column (null in the
+    # rounds it held: settled before the texts were kept).
+    statements.append("CREATE TABLE IF NOT EXISTS rulesets (sha256 VARCHAR PRIMARY KEY, ruleset VARCHAR NOT NULL, "
+                      "game VARCHAR NOT NULL, text VARCHAR NOT NULL, first_run_id VARCHAR NOT NULL)")
+    statements.append("ALTER TABLE settlement_rounds ADD COLUMN IF NOT EXISTS ruleset_sha256 VARCHAR")
     return statements
 
 
@@ -124,7 +131,8 @@ def _settlement_tables() -> dict[str, str]:
     return {
         "settlement_bets": f"run_id VARCHAR NOT NULL, round_key UBIGINT NOT NULL, {bet_cols}, "
                            f"file_id UBIGINT NOT NULL, {cols(BET_COLUMNS[-2:])}",
-        "settlement_rounds": f"run_id VARCHAR NOT NULL, round_key UBIGINT NOT NULL, {cols(ROUND_COLUMNS)}",
+        "settlement_rounds": f"run_id VARCHAR NOT NULL, round_key UBIGINT NOT NULL, {cols(ROUND_COLUMNS)}, "
+                             "ruleset_sha256 VARCHAR",
         "source_files": "run_id VARCHAR NOT NULL, file_id UBIGINT NOT NULL, path VARCHAR",
     }
 
@@ -168,8 +176,9 @@ def _begin_settlements(con: duckdb.DuckDBPyConnection) -> None:
 def _commit_settlements(con: duckdb.DuckDBPyConnection) -> None:
     """The rounds and files of run_round_files into settlement_rounds and source_files, once each; fails
     (and the load with it) if two different rounds, or files, of a run share a key."""
-    con.execute("INSERT INTO settlement_rounds SELECT DISTINCT run_id, round_key, "
-                + ", ".join(f'"{c}"' for c in ROUND_COLUMNS) + " FROM run_round_files")
+    names = ", ".join(f'"{c}"' for c in ROUND_COLUMNS)
+    con.execute(f"INSERT INTO settlement_rounds (run_id, round_key, {names}) SELECT DISTINCT run_id, round_key, "
+                f"{names} FROM run_round_files")
     con.execute("INSERT INTO source_files SELECT DISTINCT run_id, file_id, source_file FROM run_round_files")
     for table, key in (("settlement_rounds", "round_key"), ("source_files", "file_id")):
         clash = con.execute(f"SELECT run_id, {key} FROM {table} WHERE run_id IN (SELECT DISTINCT run_id FROM "
@@ -482,6 +491,7 @@ class WarehouseLoad:
     def _commit(self, manifest: dict) -> dict[str, int]:
         con = self._con
         _commit_settlements(con)
+        _keep_rulesets(con, self.run_id, manifest.get("rulesets") or {})
         counts = self._replace_dates(manifest)
         crash_point("loading")
         con.execute("COMMIT")
@@ -559,6 +569,24 @@ class WarehouseLoad:
         for _, sql in view_sql():
             con.execute(sql)
         return counts
+
+
+def _keep_rulesets(con: duckdb.DuckDBPyConnection, run_id: str, used: dict) -> None:
+    """The run's ruleset texts into `rulesets` (a text already kept stays as it was), and the hash each of the
+    run's settled rounds was settled under into settlement_rounds: its round_rulesets row's (a table whose
+    ruleset changed), else its table's tables.ruleset's (the manifest's `rulesets`, pipelines.audit.AuditRun)."""
+    con.executemany("INSERT INTO rulesets VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    [(sha, t["id"], t["game"], t["text"], run_id) for sha, t in used.get("texts", {}).items()])
+    base = [(table_id, periods[0]["sha256"]) for table_id, periods in used.get("tables", {}).items() if periods]
+    if not base:
+        return
+    con.execute("CREATE OR REPLACE TEMP TABLE run_base_rulesets (table_id VARCHAR, sha256 VARCHAR)")
+    con.executemany("INSERT INTO run_base_rulesets VALUES (?, ?)", base)
+    con.execute("UPDATE settlement_rounds AS s SET ruleset_sha256 = coalesce((SELECT any_value(r.ruleset_sha256) "
+                "FROM round_rulesets AS r WHERE r.run_id = s.run_id AND r.round_id = s.round_id AND r.table_id = "
+                "s.table_id), b.sha256) FROM run_base_rulesets AS b WHERE s.run_id = ? AND b.table_id = s.table_id",
+                [run_id])
+    con.execute("DROP TABLE run_base_rulesets")
 
 
 def _replace_settlements(con: duckdb.DuckDBPyConnection, run_id: str, gone: str, params: list) -> int:

@@ -99,6 +99,7 @@ def from_warehouse(warehouse: str, round_id: str) -> dict:
         findings = rows("SELECT * FROM findings WHERE round_id = ? ORDER BY kind, bet_id", [round_id])
         shoe_findings = rows("SELECT * FROM findings WHERE shoe_id = ? AND round_id IS NULL ORDER BY kind",
                              [r.get("shoe_id")])
+        under = _settled_under_kept(rows, present, round_id)
         moments = None
         if "advantage_moments" in present:  # the advantage detector's features, published by `pitboss surveil`
             found = rows("SELECT DISTINCT bet_type, moment FROM advantage_moments WHERE round_id = ? "
@@ -114,7 +115,32 @@ def from_warehouse(warehouse: str, round_id: str) -> dict:
     if not replays:
         data["quarantined"] = held[0]["reason"]
     data["moments"] = moments
+    if under is not None:
+        _name_ruleset(data, *under)
     return data
+
+
+def _settled_under_kept(rows, present: set, round_id: str) -> tuple[str | None, str, str | None] | None:
+    """(ruleset id, sha256, version) of the ruleset text the warehouse says the round's bets were settled under
+    (settlement_rounds.ruleset_sha256, rulesets, round_rulesets); None where it does not say (no settled bet,
+    or loaded before the texts were kept)."""
+    if not {"rulesets", "settlement_rounds"} <= present:
+        return None
+    found = rows("SELECT r.ruleset_sha256 AS sha256, k.ruleset FROM settlement_rounds AS r LEFT JOIN rulesets AS k "
+                 "ON k.sha256 = r.ruleset_sha256 WHERE r.round_id = ? AND r.ruleset_sha256 IS NOT NULL LIMIT 1",
+                 [round_id])
+    if not found:
+        return None
+    version = rows("SELECT version FROM round_rulesets WHERE round_id = ? LIMIT 1", [round_id]) \
+        if "round_rulesets" in present else []
+    return found[0]["ruleset"], found[0]["sha256"], version[0]["version"] if version else None
+
+
+def _name_ruleset(data: dict, ruleset_id: str | None, sha256: str, version: str | None) -> None:
+    """The ruleset the round was settled under, its text's sha256 and version label, into a replay's data."""
+    if ruleset_id is not None and ruleset_id != data["ruleset"]:
+        data["ruleset"], data["ruleset_title"] = ruleset_id, _title(ruleset_id)
+    data["ruleset_sha256"], data["ruleset_version"] = sha256, version
 
 
 def _read(input_dir: str, table: str, column: str, value: str, read: dict | None = None) -> pa.Table:
@@ -211,6 +237,9 @@ def from_input(input_dir: str, round_id: str, moments: bool = False) -> dict:
     bets = _sourced(bets, where)
     bets = bets.append_column(SHOE, pa.array([shoe_id] * bets.num_rows, pa.string()))
     info = infos[shoe_table]
+    under = _in_force(input_dir, tables, limits, shoe_table, the_round["betting_closed_at"][0].as_py())
+    if under is not None:  # the table's ruleset changes (table_rulesets): the round's own, as the audit
+        info = under[0]
     game = info.game
     checked = CrossRowChecks.of(infos, limits).before(shoe_table, shoe, rounds, bets)
     near = pa.concat_tables([neighbour_rows(held_bets, pa.array([shoe_id] * held_bets.num_rows, pa.string())),
@@ -229,9 +258,27 @@ def from_input(input_dir: str, round_id: str, moments: bool = False) -> dict:
     replay = [_jsonable(r) for r in audited[replay_outputs()[game]].to_pylist() if r["round_id"] == round_id][0]
     settled = [_jsonable(s) for s in audited["settlements"].to_pylist() if s["round_id"] == round_id]
     data = _assemble(replay, info.ruleset_id, info.currency, settled + quarantined, own, source=source, game=game)
+    if under is not None:
+        _name_ruleset(data, *under[1:])
     if moments:
         data["moments"] = remaining_shoe_moments(info.ruleset_id, shoe["cards"][0].as_py() or [], replay, settled)
     return data
+
+
+def _in_force(input_dir: str, tables: pa.Table, limits: pa.Table, table_id: str, closed_at):
+    """(info, ruleset id, sha256, version) of the ruleset in force at `closed_at` at a table that the input's
+    table_rulesets names (pipelines.ruleset_periods); None for any other table. Raises ContractError."""
+    from pipelines.games import table_info_maker
+    from pipelines.ruleset_periods import table_periods
+    from schemas.table_rulesets import period_index, read_history
+
+    history = read_history(input_dir)
+    if table_id not in history.changes or closed_at is None:
+        return None
+    periods = table_periods(tables.filter(pc.equal(tables["table_id"], table_id)), history, table_info_maker(limits))
+    table = periods[table_id]
+    at = period_index(table.periods, closed_at)
+    return table.infos[at], table.periods[at].ruleset, table.sha256[at], table.periods[at].version
 
 
 def _sourced(rows: pa.Table, where: str) -> pa.Table:
@@ -261,6 +308,15 @@ def remaining_shoe_moments(ruleset_id: str, cards: list[str], replay: dict, bets
                      for code, rtp in rtps.items()]}
 
 
+def _title(ruleset_id: str | None) -> str | None:
+    if not ruleset_id:
+        return None
+    try:
+        return load_ruleset(ruleset_id).title
+    except (ValueError, KeyError):
+        return None
+
+
 def _assemble(replay: dict, ruleset_id: str | None, currency: str | None, bets: list[dict], findings: list[dict],
               source: str, game: str | None = None) -> dict:
     by_bet: dict[str, list[str]] = {}
@@ -269,12 +325,7 @@ def _assemble(replay: dict, ruleset_id: str | None, currency: str | None, bets: 
             by_bet.setdefault(f["bet_id"], []).append(f["kind"])
     for b in bets:
         b["findings"] = by_bet.get(b["bet_id"], [])
-    title = None
-    if ruleset_id:
-        try:
-            title = load_ruleset(ruleset_id).title
-        except (ValueError, KeyError):
-            title = None
+    title = _title(ruleset_id)
     settled = [b for b in bets if "quarantine_reason" not in b]
     totals = {
         "stake": sum(b["stake"] for b in settled),

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from audits.validate import ValidationReport
     from pipelines.audit import AuditRun
     from pipelines.progress import AuditProgress
+    from pipelines.ruleset_periods import RulesetsInForce
 
 
 SUITES_THREADS = 1  # DuckDB threads of the input suites beside the pipeline
@@ -41,12 +42,15 @@ class NightlyAudit:
 
 def nightly_audit(input_dir: str, output_dir: str, warehouse: str | None = None, *, validate: bool = True,
                   shards: int = 4, beam_args: list[str] | tuple[str, ...] = (),
-                  progress: AuditProgress | None = None) -> NightlyAudit:
+                  progress: AuditProgress | None = None, in_force: RulesetsInForce | None = None) -> NightlyAudit:
     """Validate, audit and load one night; raises StructuralFailure (the suites' or the readers' message),
-    or what the pipeline or the load raised. `progress` is told how far the audit has got (pipelines.audit.run)."""
+    or what the pipeline or the load raised. `progress` is told how far the audit has got (pipelines.audit.run);
+    `in_force`: ruleset texts given beside the bundled files (pipelines.ruleset_texts)."""
     from audits.validate import validate_inputs
 
     argv = ["--input", input_dir, "--output", output_dir, "--shards", str(shards), *beam_args]
+    if in_force is not None:  # (before the suites start: they read the rulesets the run is given too)
+        in_force.install()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="expectations") as pool:
         # the suites on one DuckDB thread: on two, they took the core of the pipeline's thread while it reads
         # the input, and everything downstream waits for that (10M full audit ~1 s slower). They start before
@@ -61,7 +65,7 @@ def nightly_audit(input_dir: str, output_dir: str, warehouse: str | None = None,
             t0 = time.perf_counter()
             try:
                 record = run(argv, run_id, on_output_file=loading.insert_soon if loading else None,
-                             progress=progress)
+                             progress=progress, in_force=in_force)
             except Exception:
                 _stop_if_structural(quality)  # the suites' message names the failure first, as before
                 raise

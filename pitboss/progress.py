@@ -13,6 +13,7 @@ from contextlib import contextmanager
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.table import Column
 
 from pipelines.progress import steps_told_to
 
@@ -41,7 +42,9 @@ class ProgressDisplay:
 
     def __init__(self, console: Console = stderr):
         # stdout is not redirected through the display: it stays the command's own
-        self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+        # (the counts never cut short: on a narrow terminal the other columns give way, e.g. 10/10 tables)
+        self._bar = Progress(TextColumn("{task.description}"), BarColumn(),
+                             MofNCompleteColumn(table_column=Column(no_wrap=True, justify="right")),
                              TextColumn("{task.fields[unit]}"), TimeElapsedColumn(), TextColumn("{task.fields[rate]}"),
                              console=console, redirect_stdout=False)
         self._lock = threading.Lock()

@@ -57,13 +57,21 @@ BETS_WITHOUT_MODE_AND_FINDINGS = MOMENTS + _BETS.replace("MODE_TH", "").replace(
 IN_SHOE = "shoe <b>{{ r.shoe_id }}</b>, round {{ r.round_no }},\n {{ position }}."
 
 
+# the ruleset text the round's bets were settled under, where known (issue 44: the warehouse's
+# settlement_rounds.ruleset_sha256, or from the input the one in force when its betting closed)
+SETTLED_UNDER = """{% if d.ruleset_sha256 %}<p>Settled under ruleset <b>{{ d.ruleset }}</b>{% if d.ruleset_version %}, \
+version {{ d.ruleset_version }}{% endif %}: text sha256 <code>{{ d.ruleset_sha256 }}</code>.</p>
+{% endif %}"""
+
+
 def page_head(title: str, where: str, style: str = "") -> str:
     """The start of a page: the title (Jinja), the table and its ruleset, `where` (Jinja: the round's shoe,
-    session or deck, ending the sentence), the status and the source; `style`: the game's own CSS."""
+    session or deck, ending the sentence), the status, the ruleset text its bets were settled under (where
+    known) and the source; `style`: the game's own CSS."""
     return HEAD.replace("</style>", style + "</style>") + f"""<h1>{title}</h1>
 <p>Table <b>{{{{ r.table_id }}}}</b>, ruleset <b>{{{{ d.ruleset or "unknown" }}}}</b>{{% if d.ruleset_title %}}
  ({{{{ d.ruleset_title }}}}){{% endif %}}; {where} Status: <b>{{{{ r.status }}}}</b>.</p>
-<p>Source: {{{{ d.source }}}}</p>
+{SETTLED_UNDER}<p>Source: {{{{ d.source }}}}</p>
 """
 
 
@@ -234,6 +242,9 @@ def head_table(data: dict, where: tuple[str, str] | None) -> Table:
     head.add_row("table", escape(str(r["table_id"])))
     head.add_row("ruleset", escape(f"{data['ruleset'] or 'unknown'}" + (f" ({data['ruleset_title']})"
                                                                          if data["ruleset_title"] else "")))
+    if data.get("ruleset_sha256"):  # the text its bets were settled under (issue 44)
+        head.add_row("settled under", escape((f"version {data['ruleset_version']}, " if data.get("ruleset_version")
+                                              else "") + f"text sha256 {data['ruleset_sha256']}"))
     label, text = where or ("shoe", f"{r.get('shoe_id')}, round {r.get('round_no')}")
     head.add_row(label, escape(text))
     head.add_row("status", escape(str(r.get("status"))))

@@ -1,4 +1,5 @@
-"""The recorded-data contract: Arrow schemas of the five input tables, field by field.
+"""The recorded-data contract: Arrow schemas of the five input tables (and the optional sixth,
+`table_rulesets`), field by field.
 
 Each table has REQUIRED fields (a dataset with exactly these must audit) and OPTIONAL fields (what a
 real operator often records too). Types here are canonical; readers accept any type that converts
@@ -151,9 +152,23 @@ _SHARED: dict[str, tuple[Column, ...]] = {
         ),
         _c("channel", pa.string(), "Client the bet came from, e.g. 'web', 'mobile'.", nullable=True, required=False),
     ),
+    # Optional: an input folder without it audits every table under `tables.ruleset` all night (as before
+    # it existed). schemas/table_rulesets.py reads and checks it.
+    "table_rulesets": (
+        _c("table_id", pa.string(), "Table whose ruleset changes (tables.table_id)."),
+        _c("ruleset", pa.string(), "Ruleset id the table plays from `effective_from` on: a bundled ruleset or one "
+           "of the run's own (`pitboss audit --rulesets`), of the table's game (tables.ruleset's)."),
+        _c("effective_from", TIMESTAMP, "When the ruleset takes effect (UTC): a round is settled under the row "
+           "with the greatest `effective_from` at or before its `betting_closed_at` (before the table's first "
+           "row: tables.ruleset). One row per table and instant."),
+        _c("version", pa.string(), "The operator's label of this version of the table's rules, e.g. "
+           "'2026-12 paytable'; shown beside the ruleset's sha256.", nullable=True, required=False),
+    ),
 }
 
-TABLE_NAMES: tuple[str, ...] = tuple(_SHARED)
+# the tables every input folder holds; OPTIONAL_TABLES may be absent
+OPTIONAL_TABLES: tuple[str, ...] = ("table_rulesets",)
+TABLE_NAMES: tuple[str, ...] = tuple(t for t in _SHARED if t not in OPTIONAL_TABLES)
 
 
 def _with_games() -> dict[str, tuple[Column, ...]]:
@@ -267,7 +282,7 @@ _HEADERS = ("column", "type", "required", "nullable", "games", "description")
 def render_markdown(tables: tuple[str, ...] | list[str] | None = None) -> str:
     """The contract as Markdown tables, one per input table (docs/data-contract.md embeds this)."""
     out = []
-    for table in tables or TABLE_NAMES:
+    for table in tables or CONTRACT:
         out += [f"### `{table}`", "", "| " + " | ".join(_HEADERS) + " |", "|" + "---|" * len(_HEADERS)]
         for name, type_, req, null, games, doc in _rows(table):
             doc = doc.replace("|", "\\|")
@@ -282,7 +297,7 @@ def render_rich(tables: tuple[str, ...] | list[str] | None = None) -> list:
     from rich.text import Text
 
     out = []
-    for table in tables or TABLE_NAMES:
+    for table in tables or CONTRACT:
         t = Table(title=f"{table}", title_justify="left", show_lines=False)
         for header in _HEADERS:
             t.add_column(header, overflow="fold", ratio=4 if header == "description" else None,

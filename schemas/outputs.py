@@ -121,6 +121,21 @@ _DOCS: dict[str, dict[str, str]] = {
         "record": ("The row as JSON, for the investigator: every column, keys sorted, instants as text "
                    "(2026-11-28 21:04:05.123000+00:00)."),
     },
+    # The rounds of the tables whose ruleset changed (input table `table_rulesets`), each with the ruleset it
+    # was settled under; every other round was settled under its table's `tables.ruleset` (the run's manifest,
+    # `rulesets`, has each table's periods and the hash of each text).
+    "round_rulesets": {
+        "business_date": "UTC date the round's betting opened.",
+        "table_id": "Table of the round (one that table_rulesets names).",
+        "shoe_id": "Shoe of the round.",
+        "round_id": "The round.",
+        "betting_closed_at": "When betting closed on the round (UTC): the instant the ruleset in force is read at.",
+        "ruleset": "The ruleset id in force then: the table_rulesets row with the greatest effective_from at or "
+                   "before betting_closed_at, else tables.ruleset.",
+        "version": "That row's version label (null: none, or tables.ruleset).",
+        "ruleset_sha256": "sha256 of the ruleset text the round and its bets were settled under (the warehouse's "
+                          "rulesets table holds the text).",
+    },
     # Surveillance (docs/surveillance.md): written by `pitboss surveil` (pipelines/surveillance.py) beside the
     # audit's outputs, not by the audit; SURVEILLANCE_OUTPUTS below.
     "surveillance_tests": {
@@ -269,11 +284,18 @@ QUARANTINE = _s("quarantine", [
     pa.field("record_id", pa.string()), pa.field("record", pa.string()),
 ])  # fmt: skip
 
+ROUND_RULESETS = _s("round_rulesets", [
+    pa.field("business_date", pa.date32()), pa.field("table_id", pa.string()), pa.field("shoe_id", pa.string()),
+    pa.field("round_id", pa.string()), pa.field("betting_closed_at", TIMESTAMP), pa.field("ruleset", pa.string()),
+    pa.field("version", pa.string()), pa.field("ruleset_sha256", pa.string()),
+])  # fmt: skip
+
 # every output of the audit: every game's, then the shared ones
 OUTPUTS: Mapping[str, pa.Schema] = _Gathered(lambda o: o.schema, {
     "settlements": SETTLEMENTS,
     "findings": FINDINGS,
     "quarantine": QUARANTINE,
+    "round_rulesets": ROUND_RULESETS,
 })
 
 SURVEILLANCE_TESTS = _s("surveillance_tests", [
@@ -333,6 +355,7 @@ SORT_KEYS: Mapping[str, list[str]] = _Gathered(lambda o: o.sort_key, {
     "settlements": ["table_id", "shoe_id", "round_no", "bet_id", "source_file", "source_row"],
     "findings": ["kind", "table_id", "shoe_id", "round_id", "bet_id", "message"],
     "quarantine": ["source_table", "source_file", "source_row", "reason"],
+    "round_rulesets": ["table_id", "shoe_id", "betting_closed_at", "round_id"],
     # (a detector may give one subject and period several rows, e.g. one per sector size)
     "surveillance_tests": ["detector", "subject", "period", "statistic", "method", "detail"],
     "surveillance_findings": ["kind", "table_id", "shoe_id", "round_id", "bet_id", "message"],

@@ -33,6 +33,7 @@ import pyarrow.parquet as pq
 
 from engine.cards import CARD_CODES
 from engine.games import game, game_names, game_of_ruleset, per_registry, ruleset_ids
+from engine.ruleset_file import texts_generation
 from schemas.contract import CONTRACT, OUTCOMES, STATUSES, TABLE_NAMES, required_columns, schema
 
 SOURCE_FILE = "_source_file"  # dictionary<int32, string>: path of the file the row was read from
@@ -803,9 +804,18 @@ def check_games(files: Mapping[str, Sequence[SourceFile]], opener: Opener | None
 # Rows: what the audit can use, and what goes to quarantine
 
 
-@per_registry
 def _ruleset_ids() -> tuple[str, ...]:
-    return tuple(ruleset_ids())
+    ids = _ruleset_ids_by_texts()  # (again when a game is registered, or a run is given other ruleset texts)
+    generation = texts_generation()
+    if generation not in ids:
+        ids[generation] = tuple(ruleset_ids())
+    return ids[generation]
+
+
+@per_registry
+def _ruleset_ids_by_texts() -> dict[int, tuple[str, ...]]:
+    """The registered games' ruleset ids by generation of the ruleset texts (engine.ruleset_file)."""
+    return {}
 
 
 @per_registry

@@ -595,13 +595,54 @@ def duplicates(day: Day, rows: int) -> list[Variant]:
     return out
 
 
+RULESET_CHANGES = "table_rulesets.parquet"  # the optional input table (issue 44), added to the day by a variant
+
+
+def ruleset_changes(day: Day) -> list[Variant]:
+    """The optional table_rulesets added to the day: each game's table changing to its own ruleset before its first
+    round (clean), or with a row the contract refuses (exit 3 naming the file, column and row)."""
+    from schemas.contract import schema
+
+    tables = day.files["tables.parquet"].to_pylist()
+    first = min(min(t["betting_opened_at"].to_pylist()) for rel, t in day.files.items() if table_of(rel) == "rounds")
+    at = first - timedelta(hours=1)
+    nullable = pa.schema([f.with_nullable(True) for f in schema("table_rulesets")])
+
+    def adding(rows: list[dict]) -> Callable[[Path], None]:
+        def apply(folder: Path) -> None:
+            _write(folder, RULESET_CHANGES, pa.Table.from_pylist(rows, nullable))
+        return apply
+
+    out = []
+    for t in tables:
+        game, table_id, ruleset = t["game"], t["table_id"], t["ruleset"]
+        own = dict(table_id=table_id, ruleset=ruleset, effective_from=at, version="v2")
+
+        def variant(name: str, family: str, column: str | None, rows: list[dict], expect: Expect,
+                    g: str = game) -> Variant:
+            return Variant(f"table_rulesets[{g}].{name}", family, RULESET_CHANGES, column, adding(rows), expect)
+
+        out += [variant("ruleset:own", "foreign", "ruleset", [own], Expect(clean=True)),
+                variant("ruleset:other-game@0", "foreign", "ruleset", [dict(own, ruleset=FOREIGN_RULESET[game])],
+                        Expect(exit3=("row 0", game, FOREIGN_RULESET[game]))),
+                variant("ruleset:unknown@0", "foreign", "ruleset", [dict(own, ruleset="no_such_ruleset")],
+                        Expect(exit3=("row 0", "unknown ruleset 'no_such_ruleset'"))),
+                variant("effective_from:null@0", "null", "effective_from", [dict(own, effective_from=None)],
+                        Expect(exit3=("row 0", "is null"))),
+                variant("table_id:unknown@0", "swap", "table_id", [dict(own, table_id="T-NOWHERE")],
+                        Expect(exit3=("row 0", "'T-NOWHERE' is not in tables"))),
+                variant("effective_from:row-twice@1", "duplicate", "effective_from", [own, own],
+                        Expect(exit3=("row 1", "two rulesets from")))]
+    return out
+
+
 def catalogue(folder: Path, *, rows: int = 1, cuts: int = 3, flips: int = 2) -> list[Variant]:
     """Every variant of the day in `folder`, in a fixed order, names unique. `rows`: rows changed per kind of
     change (nulls, values), `cuts` / `flips`: truncations and flipped bytes per file."""
     day = Day.read(folder)
     variants = [*drops(day), *nulls(day, rows), *wrong_types(day), *empties_and_bytes(day, cuts, flips),
                 *out_of_range(day, rows), *decision_times(day, rows), *swapped_ids(day, rows),
-                *foreign_codes(day, rows), *duplicates(day, rows)]
+                *foreign_codes(day, rows), *duplicates(day, rows), *ruleset_changes(day)]
     named = {}
     for v in variants:
         named.setdefault(v.name, v)  # (two draws of the same row or byte are one variant)

@@ -57,6 +57,8 @@ GAME_VIEWS = ("jackpot_days", "jackpot_chain_breaks")
 # views of the surveillance tables (tests/test_surveillance_warehouse.py)
 SURVEILLANCE_VIEWS = ("advantage_play", "opposite_betting", "shoe_integrity", "wheel_bias", "dice_bias",
                       "dealer_anomalies")
+# each table's ruleset versions (issue 44: tests/test_ruleset_versions.py)
+RULESET_VIEWS = ("ruleset_history",)
 BLACKJACK_DEALING = ("SHOE_COMPOSITION", "CARD_SEQUENCE_MISMATCH", "ROUND_AFTER_CUT", "DEALER_DRAW_RULE",
                      "ILLEGAL_DECISION", "DECISION_MISSING", "AUTO_PLAY_DEVIATION")
 BLACKJACK_BETTING = ("STAKE_BELOW_MIN", "STAKE_ABOVE_MAX", "PAIR_WITHOUT_MAIN", "SIDE_BET_ABOVE_SHARE", "LATE_BET",
@@ -110,7 +112,7 @@ def test_view_files_are_numbered_and_one_view_each():
     files = sorted(p.name for p in VIEWS_DIR.glob("*.sql"))
     assert all(re.fullmatch(r"\d\d_[a-z_]+\.sql", f) for f in files), files
     names = [view_header((VIEWS_DIR / f).read_text())[0] for f in files]
-    assert sorted(names) == sorted((*TABLE_VIEWS, *VIEWS, *GAME_VIEWS, *SURVEILLANCE_VIEWS))
+    assert sorted(names) == sorted((*TABLE_VIEWS, *VIEWS, *GAME_VIEWS, *SURVEILLANCE_VIEWS, *RULESET_VIEWS))
     for f, name in zip(files, names, strict=True):
         assert f[3:-4] == name
         text = (VIEWS_DIR / f).read_text()
@@ -133,7 +135,7 @@ def test_docs_cover_every_table_column(con):
     docs = (ROOT / "docs" / "warehouse.md").read_text()
     tables = ("round_replays", "blackjack_round_replays", "roulette_round_replays", "sic_bo_round_replays",
               "casino_stud_round_replays", "casino_stud_jackpot_ledger", "settlements", "findings", "quarantine",
-              "audit_runs", "theoretical_rtp", "audited_tables")
+              "audit_runs", "theoretical_rtp", "audited_tables", "settlement_rounds", "rulesets", "round_rulesets")
     for table in tables:
         section = docs.split(f"### {table}\n", 1)[1].split("\n### ", 1)[0]
         for (column,) in con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = ? "
@@ -163,7 +165,7 @@ def test_plain_duckdb_client_opens_read_only_and_queries_every_view(wh, tmp_path
                           cwd=tmp_path, timeout=60)
     assert done.returncode == 0, done.stderr
     counts = json.loads(done.stdout)
-    assert set(counts) == {*TABLE_VIEWS, *VIEWS, *GAME_VIEWS, *SURVEILLANCE_VIEWS}
+    assert set(counts) == {*TABLE_VIEWS, *VIEWS, *GAME_VIEWS, *SURVEILLANCE_VIEWS, *RULESET_VIEWS}
     assert counts["discrepancies"] == 2 and counts["limit_breaches"] == 2 and counts["dealing_violations"] == 1
     assert counts["daily_summary"] == 3 and counts["all_rounds"] == len(wh.data.rounds)
     assert copy.read_bytes() == before

@@ -12,7 +12,7 @@ from importlib import import_module
 from typing import Any, TypeVar
 
 from engine.games.interface import Game
-from engine.ruleset_file import RulesetError
+from engine.ruleset_file import RulesetError, ruleset_text, sha256_text
 
 # tables.game -> the package that implements it (imported on first use).
 PACKAGES: dict[str, str] = {
@@ -67,3 +67,15 @@ def game_of_ruleset(ruleset_id: str) -> str:
 def load_ruleset(ruleset_id: str) -> Any:
     """A bundled ruleset of any game, parsed by its game's package."""
     return game(game_of_ruleset(ruleset_id)).load_ruleset(ruleset_id)
+
+
+def rulesets_package(name: str) -> str:
+    """The package of a game's ruleset files (its Game's, else `engine/games/<game>/rulesets/`)."""
+    return game(name).rulesets_package or f"{PACKAGES[name]}.rulesets"
+
+
+def ruleset_source(ruleset_id: str) -> tuple[str, str]:
+    """(text, sha256 of the text) of a ruleset of any game as it is in force now: its bundled file, or the
+    text given to the run in its place (engine.ruleset_file.use_texts)."""
+    text, _ = ruleset_text(rulesets_package(game_of_ruleset(ruleset_id)), ruleset_id)
+    return text, sha256_text(text)

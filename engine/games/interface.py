@@ -56,3 +56,6 @@ class Game:
     # loses, both may lose to the house: a zero, a triple), the hedge a colluding pair takes;
     # () where players do not bet against each other (engine/surveillance/collusion.py reads it).
     opposite_bets: tuple[tuple[str, str], ...] = ()
+    # The package of its ruleset files (engine.ruleset_file; given texts are keyed by it); "": the game's
+    # package's `rulesets` (engine/games/<game>/rulesets/).
+    rulesets_package: str = ""

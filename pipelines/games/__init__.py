@@ -101,12 +101,16 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def table_infos(tables: pa.Table, limits: pa.Table) -> dict[str, object]:
-    """table_id -> what the table's game audits it with (ruleset loaded once per process, limits). Raises
-    schemas.readers.ContractError for a table recorded twice, or whose game is unknown or not its ruleset's."""
+def _limits_by_table(limits: pa.Table) -> dict[str, dict[str, tuple[int, int]]]:
     by_table: dict[str, dict[str, tuple[int, int]]] = {}
     for row in limits.to_pylist():
         by_table.setdefault(row["table_id"], {})[row["bet_type"]] = (row["min_stake"], row["max_stake"])
+    return by_table
+
+
+def table_infos(tables: pa.Table, limits: pa.Table) -> dict[str, object]:
+    """table_id -> what the table's game audits it with (ruleset loaded once per process, limits). Raises
+    schemas.readers.ContractError for a table recorded twice, or whose game is unknown or not its ruleset's."""
     rows = tables.to_pylist()
     repeated = repeated_table_error(rows)
     if repeated is not None:
@@ -115,8 +119,14 @@ def table_infos(tables: pa.Table, limits: pa.Table) -> dict[str, object]:
         error = table_game_error(row)
         if error is not None:
             raise error
-    return {row["table_id"]: adaptor(game_of_ruleset(row["ruleset"])).table_info(row, by_table.get(row["table_id"], {}))
-            for row in rows}
+    info_of = table_info_maker(limits)
+    return {row["table_id"]: info_of(row) for row in rows}
+
+
+def table_info_maker(limits: pa.Table):
+    """info_of(tables row) -> what the row's game audits the table with, under the row's ruleset."""
+    by_table = _limits_by_table(limits)
+    return lambda row: adaptor(game_of_ruleset(row["ruleset"])).table_info(row, by_table.get(row["table_id"], {}))
 
 
 def audit_group(info, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *, compact: bool = False,

@@ -16,7 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from pitboss.errors import fail
-from pitboss.exit_codes import BAD_INPUT
+from pitboss.exit_codes import BAD_INPUT, USAGE
 from pitboss.progress import ProgressDisplay, progress_option, showing, shown
 
 if TYPE_CHECKING:
@@ -26,6 +26,10 @@ console = Console()
 
 # where audit and surveil read and write a run's results when --output is not given
 DEFAULT_OUTPUT = "<warehouse>_runs/latest beside the --warehouse file, else ./out"
+
+
+# the ruleset options' own panel of the help (issue 44): the others keep their columns' widths
+_RULESETS_PANEL = "Rulesets (docs/data-contract.md table_rulesets)"
 
 
 def default_output(warehouse: str | None) -> str:
@@ -49,21 +53,34 @@ def audit(
     surveil: bool = typer.Option(False, "--surveil", help="Then run the surveillance on the same folders "
                                  "(pitboss surveil) and load it too."),
     progress: bool | None = progress_option("the suites, the audit, the load (and the surveillance)"),
+    rulesets: str | None = typer.Option(None, "--rulesets", show_default="none, the bundled rulesets only",
+                                        rich_help_panel=_RULESETS_PANEL,
+                                        help="Folder of the operator's own ruleset files (<id>.toml), beside the "
+                                        "bundled ones, checked as strictly."),
+    rulesets_from_warehouse: bool = typer.Option(
+        False, "--rulesets-from-warehouse", rich_help_panel=_RULESETS_PANEL,
+        help="Settle with the ruleset texts the --warehouse kept for the input's dates: a night audited again as it "
+        "was first."),
 ) -> None:
     """Replay every shoe, recompute every settlement, flag what disagrees.
 
     Beam options go after `--`, e.g. `pitboss audit --input data -- --runner=FlinkRunner ...`.
     """
+    from engine.ruleset_file import RulesetError
     from pitboss.nightly import StructuralFailure, nightly_audit
     from schemas.readers import ContractError
 
     output = output or default_output(warehouse)
     on = shown(progress, console)
+    if rulesets_from_warehouse and (warehouse is None or not Path(warehouse).is_file()):
+        fail("--rulesets-from-warehouse reads the ruleset texts an existing --warehouse kept"
+             + (f": {warehouse} does not exist" if warehouse else ""), USAGE)
     try:
+        in_force = given_rulesets(input, rulesets, warehouse if rulesets_from_warehouse else None)
         with showing(on) as display:
             night = nightly_audit(input, output, warehouse, validate=validate, shards=shards, beam_args=ctx.args,
-                                  progress=RichAuditProgress(display) if display else None)
-    except (StructuralFailure, ContractError) as e:
+                                  progress=RichAuditProgress(display) if display else None, in_force=in_force)
+    except (StructuralFailure, ContractError, RulesetError) as e:
         _bad_input(str(e))
     except Exception as e:
         # a worker that met a broken row group: Beam re-raises it wrapped, with the message kept
@@ -78,6 +95,20 @@ def audit(
         from pitboss.commands.surveil import run_surveillance
 
         run_surveillance(input, output, warehouse, beam_args=list(ctx.args), progress=on)
+
+
+def given_rulesets(input: str, folder: str | None, warehouse: str | None):
+    """The ruleset texts of --rulesets (an operator's folder) and --rulesets-from-warehouse (`warehouse`: the
+    texts it kept for the input's ruleset ids and dates), as pipelines.ruleset_periods.RulesetsInForce; None:
+    neither. Raises RulesetError (or ContractError, reading the input)."""
+    from pipelines.ruleset_texts import operator_rulesets, rulesets_and_dates, together, warehouse_rulesets
+
+    own = operator_rulesets(folder) if folder is not None else None
+    if warehouse is None:
+        return own
+    ids, dates = rulesets_and_dates(input)
+    kept = warehouse_rulesets(warehouse, dates, ids)
+    return together(own, kept) if own is not None else kept
 
 
 class RichAuditProgress:

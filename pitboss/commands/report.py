@@ -121,6 +121,18 @@ WHERE ids.table_id IS NOT NULL
 ORDER BY ids.table_id
 """
 
+# The ruleset versions the run settled with: each table's settled rounds by the text they were settled under
+# (settlement_rounds.ruleset_sha256, issue 44), the version label and first betting close where the table's
+# ruleset changed (round_rulesets).
+_RULESET_VERSIONS = """
+SELECT r.table_id, k.ruleset, rr.version, r.ruleset_sha256, count(DISTINCT r.round_id) AS rounds,
+       min(rr.betting_closed_at) AS first_closed_at
+FROM settlement_rounds AS r LEFT JOIN rulesets AS k ON k.sha256 = r.ruleset_sha256
+LEFT JOIN round_rulesets AS rr ON rr.run_id = r.run_id AND rr.round_id = r.round_id AND rr.table_id = r.table_id
+WHERE r.run_id = $run AND r.ruleset_sha256 IS NOT NULL
+GROUP BY ALL ORDER BY r.table_id, first_closed_at NULLS FIRST, k.ruleset, r.ruleset_sha256
+"""
+
 _ROUNDS_BY_GAME = """
 SELECT r.game, count(*) AS rounds, count(*) FILTER (WHERE r.status = 'cancelled') AS cancelled_rounds
 FROM (SELECT coalesce(t.game, a.game) AS game, a.status FROM all_rounds AS a
@@ -401,6 +413,8 @@ def gather(con: duckdb.DuckDBPyConnection, run_row: dict[str, Any]) -> dict[str,
         "finding_times": query_rows(con, _FINDING_TIMES, p),
         "active_tables": query_rows(con, _ACTIVE_TABLES, p),
         "surveillance": gather_surveillance(con, run_row, names),
+        # (a warehouse loaded before the texts were kept has none)
+        "ruleset_versions": query_rows(con, _RULESET_VERSIONS, p) if {"rulesets", "round_rulesets"} <= names else [],
         **own,
     }
 
@@ -763,6 +777,9 @@ def context(data: dict[str, Any]) -> dict[str, Any]:
         "time_plot": time_plot,
         "time_bucket": bucket,
         "tables": tables,
+        "ruleset_versions": [{**r, "rounds": f"{r['rounds']:,}", "version": r["version"] or "",
+                              "ruleset": r["ruleset"] or "", "from": _time(r["first_closed_at"]) or "",
+                              "sha256": r["ruleset_sha256"][:12]} for r in data.get("ruleset_versions", [])],
         "games": [g for g in sections if g["present"]],
         "game_sections": sections,
         "surveillance": surveillance_figures(data),

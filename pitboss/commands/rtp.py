@@ -141,6 +141,43 @@ def parse_jackpot(text: str) -> Fraction:
     return value
 
 
+def kept_ruleset(warehouse: str | None, sha: str, ruleset: str | None) -> str:
+    """The id of the ruleset text `sha` (or a unique prefix) that `warehouse` kept, given to this process in place
+    of its bundled file (pipelines.ruleset_texts); RulesetError when there is no such text, or it is not
+    `ruleset`'s."""
+    import re
+    from pathlib import Path
+
+    import duckdb
+
+    from engine.ruleset_file import RulesetError
+    from pipelines.ruleset_texts import given
+
+    if warehouse is None or not Path(warehouse).is_file():
+        raise RulesetError("--ruleset-hash reads the text an existing --warehouse kept"
+                           + (f": {warehouse} does not exist" if warehouse else ""))
+    if not re.fullmatch(r"[0-9a-f]{8,64}", sha):
+        raise RulesetError(f"--ruleset-hash {sha!r}: a sha256, or 8 or more of its first hex digits (lower case)")
+    con = duckdb.connect(warehouse, read_only=True)
+    try:
+        found = con.execute("SELECT sha256, ruleset, text FROM rulesets WHERE starts_with(sha256, ?) ORDER BY 1",
+                            [sha]).fetchall() if _has_rulesets(con) else []
+    finally:
+        con.close()
+    if len(found) != 1:
+        raise RulesetError(f"{warehouse}: " + (f"no ruleset text kept has the hash {sha}" if not found else
+                                               f"{len(found)} ruleset texts kept have hashes starting {sha}"))
+    full, ruleset_id, text = found[0]
+    if ruleset is not None and ruleset != ruleset_id:
+        raise RulesetError(f"{warehouse}: the text {full[:12]} is ruleset {ruleset_id!r}, not {ruleset!r}")
+    given([(ruleset_id, text, f"{warehouse}: rulesets {full[:12]} ({ruleset_id})")], instead_of_bundled=True)
+    return ruleset_id
+
+
+def _has_rulesets(con) -> bool:
+    return con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'rulesets'").fetchone()[0] > 0
+
+
 def rtp(
     ruleset: str | None = typer.Option(None, "--ruleset", show_default="every ruleset", help="Ruleset id to print."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list instead of a table."),
@@ -149,6 +186,13 @@ def rtp(
         help="Jackpot balance in jackpot stakes (balance / the jackpot bet's stake) for the RTP of a progressive "
         "jackpot bet (casino stud's JACKPOT), with the break-even balance printed beside.",
     ),
+    ruleset_hash: str | None = typer.Option(
+        None, "--ruleset-hash", metavar="SHA256", show_default="none, the bundled files as they are now",
+        help="The RTP of a ruleset text the --warehouse kept (rulesets.sha256, or a unique prefix of 8 or more "
+        "hex digits): the version that settled a night, whatever the bundled file says now.",
+    ),
+    warehouse: str | None = typer.Option(None, "--warehouse", "-w", show_default="none (needed by --ruleset-hash)",
+                                         help="DuckDB warehouse file that kept the --ruleset-hash text."),
 ) -> None:
     """Print the exact RTP of every bet type and mode."""
     from engine.games import game, game_of_ruleset, load_ruleset, ruleset_ids
@@ -158,6 +202,11 @@ def rtp(
         balance = None if jackpot is None else parse_jackpot(jackpot)
     except ValueError as e:
         fail(e, USAGE)
+    if ruleset_hash is not None:
+        try:
+            ruleset = kept_ruleset(warehouse, ruleset_hash, ruleset)
+        except RulesetError as e:
+            fail(e, USAGE)
     try:
         rulesets = [load_ruleset(rid) for rid in ([ruleset] if ruleset else ruleset_ids())]
     except RulesetError as e:

@@ -32,12 +32,12 @@ def schema(
     """Print the contract of the recorded data: column, type, required, nullable, description."""
     from rich.console import Console
 
-    from schemas.contract import TABLE_NAMES, render_markdown, render_rich
+    from schemas.contract import CONTRACT, render_markdown, render_rich
     from schemas.contract import schema as arrow_schema
 
-    if table is not None and table not in TABLE_NAMES:
-        fail(f"unknown table {table!r}; the input tables are {', '.join(TABLE_NAMES)}", USAGE)
-    tables = [table] if table else list(TABLE_NAMES)
+    if table is not None and table not in CONTRACT:
+        fail(f"unknown table {table!r}; the input tables are {', '.join(CONTRACT)}", USAGE)
+    tables = [table] if table else list(CONTRACT)
     if fmt is SchemaFormat.markdown:
         typer.echo(render_markdown(tables), nl=False)
     elif fmt is SchemaFormat.arrow:

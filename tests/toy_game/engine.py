@@ -112,4 +112,4 @@ def audit_flip_columns(rules: CoinRules, table: TableFacts, session_id: str, rou
 
 GAME = Game(name=NAME, title="Coin flip (a toy)", bet_codes=BET_CODES, modes=(),
             ruleset_ids=lambda: bundled_ids(RULESETS_PACKAGE), load_ruleset=load_coin_rules, rtp=coin_rtp,
-            audited=True, opposite_bets=(("HEADS", "TAILS"),))  # fmt: skip
+            audited=True, opposite_bets=(("HEADS", "TAILS"),), rulesets_package=RULESETS_PACKAGE)  # fmt: skip

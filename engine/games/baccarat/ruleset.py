@@ -238,11 +238,6 @@ def ruleset_ids() -> list[str]:
     return bundled_ids(RULESETS_PACKAGE)
 
 
-_CACHE: dict[str, Ruleset] = {}
-
-
 def load_ruleset(ruleset_id: str) -> Ruleset:
-    """A bundled ruleset by its RULES.md id (package data, loaded once per process)."""
-    if ruleset_id not in _CACHE:
-        _CACHE[ruleset_id] = load_bundled(RULESETS_PACKAGE, ruleset_id, parse_ruleset)
-    return _CACHE[ruleset_id]
+    """A ruleset by its RULES.md id (package data or a text given to the run, parsed once per process)."""
+    return load_bundled(RULESETS_PACKAGE, ruleset_id, parse_ruleset)
