@@ -104,11 +104,8 @@ def test_a_baccarat_round_with_a_bad_card_code_still_took_its_cards(day):
     assert out["findings"].to_pylist() == []
 
 
-@pytest.mark.parametrize("shuffled", [False, True], ids=["in place", "shuffled"])
-def test_the_beam_audit_deals_past_a_void_round(day, tmp_path, shuffled):
-    from pipelines.audit import run
-
-    folder = tmp_path / "in"
+def _voided(day, folder) -> list[str]:
+    """A copy of the day in `folder` with round MID_SHOE of each rounds file 'void'; their round ids."""
     shutil.copytree(day, folder)
     voided = []
     for path in sorted((folder / "rounds").rglob("*.parquet")):
@@ -119,6 +116,25 @@ def test_the_beam_audit_deals_past_a_void_round(day, tmp_path, shuffled):
         at = rounds.schema.get_field_index("status")
         pq.write_table(rounds.set_column(at, rounds.schema.field("status"), pa.array(status, pa.string())), path)
     assert len(voided) == 2  # a baccarat file and a blackjack one
+    return voided
+
+
+def test_replay_from_input_deals_past_a_void_round(day, tmp_path):
+    """`pitboss replay --input` replays the next round as the audit does: no false finding."""
+    from pitboss.incident import from_input
+
+    voided = _voided(day, tmp_path / "in")
+    for void_id in voided:
+        after = void_id[:-3] + f"{int(void_id[-3:]) + 1:03d}"  # (the generator's ids: ...-R011 -> ...-R012)
+        assert from_input(str(tmp_path / "in"), after)["findings"] == []
+
+
+@pytest.mark.parametrize("shuffled", [False, True], ids=["in place", "shuffled"])
+def test_the_beam_audit_deals_past_a_void_round(day, tmp_path, shuffled):
+    from pipelines.audit import run
+
+    folder = tmp_path / "in"
+    voided = _voided(day, folder)
     run(["--input", str(folder), "--output", str(tmp_path / "out"), *(["--shuffle-bets"] if shuffled else [])])
 
     def output(name: str) -> pa.Table:
