@@ -94,6 +94,19 @@ def test_control_without_the_quarantined_round_its_neighbours_are_flagged(day, t
     assert "CARD_SEQUENCE_MISMATCH" in out["findings"]["kind"].to_pylist()
 
 
+@pytest.mark.parametrize("table_id", [BACCARAT, BLACKJACK])
+@pytest.mark.parametrize("column", ["betting_opened_at", "betting_closed_at", "dealer_id", "table_id"])
+def test_a_round_with_a_null_where_the_contract_allows_none_is_dealt_past(day, table_id, column):
+    """(A quarantined round may lack what an audited one must have: its place and cards are what count.)"""
+    t = _tables(day)
+    rounds, round_id = _broken(t["rounds"], table_id, MID_SHOE, column, None)
+    out, bad = _group(t, table_id, rounds)
+    assert bad["round_id"].to_pylist() == [round_id]
+    assert bad["reason"].to_pylist() == [f"{column}: null where the contract allows none"]
+    assert out["findings"].to_pylist() == []
+    assert round_id not in out[REPLAYS[table_id]]["round_id"].to_pylist()
+
+
 def test_a_baccarat_round_with_a_bad_card_code_still_took_its_cards(day):
     t = _tables(day)
     mine = t["rounds"].filter(pc.equal(t["rounds"]["table_id"], BACCARAT)).sort_by("round_no")

@@ -25,7 +25,7 @@ def audit_tables(info: TableInfo, shoes: pa.Table, rounds: pa.Table, bets: pa.Ta
     round (its cards dealt past, nothing in it checked) and left out of the outputs."""
     held = _dealt_past(shoes, rounds, quarantined_rounds)
     replays, settlements, findings, quarantine = convert.audit_shoes_tables(
-        info, shoes, pa.concat_tables([rounds, held]) if held is not None else rounds, bets,
+        info, shoes, pa.concat_tables([_nullable(rounds), held]) if held is not None else rounds, bets,
         compact=compact, neighbours=neighbours)
     if held is not None:
         replays = replays.filter(pc.invert(pc.starts_with(replays["round_id"], _HELD)))
@@ -50,12 +50,18 @@ def _dealt_past(shoes: pa.Table, rounds: pa.Table, quarantined: pa.Table | None)
     def column(f: pa.Field):
         if f.name in given:
             return given[f.name].cast(f.type)
+        if f.name == "betting_closed_at" and f.name in quarantined.column_names:  # (no bet is on it: any time)
+            return pc.fill_null(quarantined[f.name].cast(f.type), pa.scalar(0, f.type))
         if f.name in quarantined.column_names:
             return convert.plain(quarantined[f.name]).cast(f.type)
         return pa.nulls(n, f.type)
 
-    schema = pa.schema([f.with_nullable(True) for f in rounds.schema])
-    return pa.Table.from_arrays([column(f) for f in rounds.schema], schema=schema).cast(rounds.schema)
+    return pa.Table.from_arrays([column(f) for f in rounds.schema], schema=_nullable(rounds).schema)
+
+
+def _nullable(rounds: pa.Table) -> pa.Table:
+    """`rounds` with every field nullable: a quarantined round may lack what an audited one must have."""
+    return rounds.cast(pa.schema([f.with_nullable(True) for f in rounds.schema], metadata=rounds.schema.metadata))
 
 # its rounds in the warehouse's all_rounds view (audits/views/05_all_rounds.sql: its columns, in their order)
 ALL_ROUNDS = """\
