@@ -53,6 +53,7 @@ from pipelines.transforms import (
     OUT_FINDINGS_ACROSS,
     OUT_QUARANTINE,
     REJECTED_BETS,
+    REJECTED_ROUNDS,
     AuditShoes,
     duplicate_buckets,
 )
@@ -188,12 +189,13 @@ def build(pipeline: beam.Pipeline, files: dict[str, list[str]], output_dir: str,
     unread = ("bets",) if reader is not None else ()
     # (bets read up front keep their bad rows for the rules of their neighbours; read in place, the groups have them)
     read = pipeline | "Read inputs" >> ReadTables({table: files[table] for table in TABLE_NAMES}, unread,
-                                                  keep_rejected=("bets",))
+                                                  keep_rejected=("bets", "rounds"))
     inputs = {table: read[table] for table in TABLE_NAMES if table not in unread}
     if reader is not None:
         inputs[OUT_BET_ROW_GROUPS] = read["bets"]
     else:
         inputs[REJECTED_BETS] = read[rejected("bets")]
+    inputs[REJECTED_ROUNDS] = read[rejected("rounds")]
     inputs["quarantined_rounds"] = read[OUT_QUARANTINE] | "HeldRoundIds" >> beam.Map(_held_round_ids)
     audited = inputs | "Audit" >> AuditShoes(reader, spill, duplicate_buckets(bets_bytes), in_force)
     outputs = dict(audited)

@@ -45,6 +45,9 @@ OUT_FINDINGS_ACROSS = "findings_across_groups"
 # (group, the bad bet rows on its rounds): seen by their neighbours' rules, never settled (pipelines.neighbours)
 OUT_NEIGHBOURS = "neighbours"
 REJECTED_BETS = "rejected_bets"  # AuditShoes' optional input: the bad bet rows read up front (pipelines.io)
+# AuditShoes' optional input: the round rows put in quarantine as they were read (with `reason`), carried to
+# their shoe's group so that a game that deals its rounds from one shoe in order knows a round was there
+REJECTED_ROUNDS = "rejected_rounds"
 
 
 def game_replays() -> tuple[str, ...]:
@@ -399,6 +402,18 @@ def _by_group(rows: pa.Table, shoe_groups: pa.Table, spill: SpillStore | None = 
     for group, part in split_by_key(keyed, _GROUP):
         part = part.drop_columns([_GROUP])
         yield group, (spill.put(part) if spill is not None else part)
+
+
+def _rejected_by_group(rows: pa.Table, shoe_groups: pa.Table):
+    """(group, the bad round rows of that group) for the bad round rows that name a shoe_id (the others are
+    placed on no shoe: their quarantine row is all there is of them)."""
+    rows = rows.filter(pc.is_valid(rows["shoe_id"])) if "shoe_id" in rows.column_names else rows.slice(0, 0)
+    if rows.num_rows:
+        shoe_ids = plain(rows["shoe_id"]).cast(pa.string())
+        rows = rows.set_column(rows.schema.get_field_index("shoe_id"), "shoe_id", shoe_ids)
+        for group, part in _by_group(rows, shoe_groups):
+            if group is not None:
+                yield group, part
 
 
 def _hold_by_own_group(shoes: pa.Table, spill: SpillStore | None):
@@ -928,6 +943,7 @@ class _AuditGroup(beam.DoFn):
         bets = _tables(grouped["bets"])
         row_groups = sorted(grouped.get(OUT_BET_ROW_GROUPS, ()), key=lambda rg: (getattr(rg[0], "path", rg[0]), rg[1]))
         near = list(grouped.get(OUT_NEIGHBOURS, ()))  # the bad bet rows on the group's rounds
+        rejected_rounds = concat(_tables(grouped.get(REJECTED_ROUNDS, ())))  # the group's rounds read as bad
         if row_groups:
             outputs, found, near_read = self._group_bets.bets(group, row_groups, round_index, held)
             yield from outputs
@@ -968,8 +984,11 @@ class _AuditGroup(beam.DoFn):
             checked = self._cross_row.before(table_id, *part, copies=_RoundLookup(self.pipeline).copies(round_index))
             near_here = concat([of_shoes(near, part[0]["shoe_id"]),  # what the rules still see of quarantine
                                 *(neighbour_rows(t, t[_SHOE]) for t in checked.taken_bets)])
+            held_here = (rejected_rounds.filter(pc.is_in(rejected_rounds["shoe_id"], part[0]["shoe_id"]))
+                         if rejected_rounds is not None else None)
             try:
-                options = dict(compact=True, neighbours=near_here, withheld=concat(checked.taken_rounds))
+                options = dict(compact=True, neighbours=near_here, withheld=concat(checked.taken_rounds),
+                               quarantined_rounds=held_here)
                 if table_id in self._periods:  # its ruleset changes: each round under the one in force for it
                     audited = audit_in_force(audit_group, self._periods[table_id], *checked.rows, **options)
                     results[OUT_ROUND_RULESETS].append(round_rulesets(self._periods[table_id], checked.rows[1]))
@@ -1065,7 +1084,9 @@ def _empty_input(name: str) -> pa.Table:
 
 class AuditShoes(beam.PTransform):
     """{'tables', 'limits', 'shoes', 'rounds', 'bets'} PCollections of canonical Arrow batches (and
-    optionally 'quarantined_rounds': tables with the round_id of round rows put in quarantine, and
+    optionally 'quarantined_rounds': tables with the round_id of round rows put in quarantine,
+    'rejected_rounds': those round rows as read, with their `reason` (for the games dealt from a shoe in
+    round order: pipelines.games.audit_group), and
     'rejected_bets': the bad bet rows with their `reason`, whose quarantine rows are written elsewhere, for
     the rules of their neighbours: pipelines.neighbours) ->
     {every game's round replays and extra outputs (game_outputs()), settlements, findings,
@@ -1112,6 +1133,9 @@ class AuditShoes(beam.PTransform):
         held = inputs.get("quarantined_rounds") or (inputs["rounds"].pipeline | "NoneHeld" >> beam.Create([]))
         held = held | "HeldRounds" >> CollectTable(pa.schema([("round_id", pa.string())]))
         to_group = {"shoes": shoes, "rounds": rounds}
+        if inputs.get(REJECTED_ROUNDS) is not None:  # (each row already has its quarantine row: never counted here)
+            to_group[REJECTED_ROUNDS] = inputs[REJECTED_ROUNDS] | "RejectedRoundsByGroup" >> beam.FlatMap(
+                _rejected_by_group, shoe_groups)
         bucketed = _BetIdBuckets(self.spill, self.bet_id_buckets)
         pipeline = uuid.uuid4().hex  # the DoFns placing this pipeline's bets share one round lookup
         if self.reader is not None:  # bets read by the groups that use them

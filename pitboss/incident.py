@@ -231,8 +231,8 @@ def from_input(input_dir: str, round_id: str, moments: bool = False) -> dict:
     infos = table_infos(tables, limits)
     if shoe_table not in infos:
         raise RoundNotFound(f"{round_id}: its shoe's table {shoe_table} is not in tables")
-    rounds = _sourced(readers.check_rows("rounds", _read(input_dir, "rounds", "shoe_id", shoe_id, rounds_read))[0],
-                      f"{input_dir}/rounds")
+    rounds, held_rounds = readers.check_rows("rounds", _read(input_dir, "rounds", "shoe_id", shoe_id, rounds_read))
+    rounds = _sourced(rounds, f"{input_dir}/rounds")
     shoe = _sourced(shoe, f"{input_dir}/shoes")
     bets = _sourced(bets, where)
     bets = bets.append_column(SHOE, pa.array([shoe_id] * bets.num_rows, pa.string()))
@@ -244,7 +244,8 @@ def from_input(input_dir: str, round_id: str, moments: bool = False) -> dict:
     checked = CrossRowChecks.of(infos, limits).before(shoe_table, shoe, rounds, bets)
     near = pa.concat_tables([neighbour_rows(held_bets, pa.array([shoe_id] * held_bets.num_rows, pa.string())),
                    *(neighbour_rows(t, t[SHOE]) for t in checked.taken_bets)])
-    audited = audit_group(info, *checked.rows, neighbours=near)
+    # (the shoe's rounds quarantined as read still took their cards: pipelines.games.audit_group)
+    audited = audit_group(info, *checked.rows, neighbours=near, quarantined_rounds=held_rounds)
     checked.after(audited)
     own = [_jsonable(f) for f in audited["findings"].to_pylist() if f["round_id"] in (round_id, None)]
     quarantined += _quarantined_bets([q for q in audited["quarantine"].to_pylist() if q["source_table"] == "bets"])

@@ -130,11 +130,16 @@ def table_info_maker(limits: pa.Table):
 
 
 def audit_group(info, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *, compact: bool = False,
-                neighbours: pa.Table | None = None, withheld: pa.Table | None = None) -> dict[str, pa.Table]:
+                neighbours: pa.Table | None = None, withheld: pa.Table | None = None,
+                quarantined_rounds: pa.Table | None = None) -> dict[str, pa.Table]:
     """The audit of one table's shoes: {its replay output (and its game's extra outputs), settlements,
     findings, quarantine}; `neighbours`: the quarantined bets on its rounds (pipelines/neighbours.py);
     `withheld`: its rounds taken out before the audit (pipelines/cross_row.py), for a game that declares
-    WITHHELD_ROUNDS (casino stud: gaps in its pool chain)."""
+    WITHHELD_ROUNDS (casino stud: gaps in its pool chain); `quarantined_rounds`: its round rows put in
+    quarantine as they were read (with `reason`), for a game that declares QUARANTINED_ROUNDS (one dealt from
+    a shoe in round order: the rounds after a quarantined one are dealt after the cards it recorded)."""
     game = adaptor(info.game)
     more = {"withheld": withheld} if getattr(game, "WITHHELD_ROUNDS", False) else {}
+    if getattr(game, "QUARANTINED_ROUNDS", False):
+        more["quarantined_rounds"] = quarantined_rounds
     return game.audit_tables(info, shoes, rounds, bets, compact=compact, neighbours=neighbours, **more)

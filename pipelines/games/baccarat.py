@@ -4,19 +4,64 @@ engine works on the columns of a whole table's shoes at once)."""
 from __future__ import annotations
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from engine.games.baccarat.shoe_audit import TableInfo
 from pipelines import convert
 
 OUT_REPLAYS = "round_replays"
+QUARANTINED_ROUNDS = True  # dealt from a shoe in round order (pipelines.games.audit_group)
 table_info = convert.table_info
+# the round id a quarantined round is given for the replay: no recorded id can start with it (ids are ASCII
+# text), so nothing of it is matched to a bet or written
+_HELD = "\x00quarantined:"
 
 
 def audit_tables(info: TableInfo, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *,
-                 compact: bool = False, neighbours: pa.Table | None = None) -> dict[str, pa.Table]:
-    replays, settlements, findings, quarantine = convert.audit_shoes_tables(info, shoes, rounds, bets,
-                                                                            compact=compact, neighbours=neighbours)
+                 compact: bool = False, neighbours: pa.Table | None = None,
+                 quarantined_rounds: pa.Table | None = None) -> dict[str, pa.Table]:
+    """`quarantined_rounds`: the round rows of these shoes put in quarantine as read. A quarantined round
+    still took the cards it records from its shoe: it is replayed at its place by round_no as a cancelled
+    round (its cards dealt past, nothing in it checked) and left out of the outputs."""
+    held = _dealt_past(shoes, rounds, quarantined_rounds)
+    replays, settlements, findings, quarantine = convert.audit_shoes_tables(
+        info, shoes, pa.concat_tables([_nullable(rounds), held]) if held is not None else rounds, bets,
+        compact=compact, neighbours=neighbours)
+    if held is not None:
+        replays = replays.filter(pc.invert(pc.starts_with(replays["round_id"], _HELD)))
+        findings = findings.filter(pc.invert(pc.fill_null(pc.starts_with(findings["round_id"], _HELD), False)))
     return {OUT_REPLAYS: replays, "settlements": settlements, "findings": findings, "quarantine": quarantine}
+
+
+def _dealt_past(shoes: pa.Table, rounds: pa.Table, quarantined: pa.Table | None) -> pa.Table | None:
+    """The quarantined rounds that have a place in one of `shoes` (a round_no in the contract's range) as
+    `rounds` rows: a round id of their own (_HELD), cancelled, their recorded cards; None: none."""
+    if quarantined is None or not quarantined.num_rows or "round_no" not in quarantined.column_names:
+        return None
+    placed = pc.and_(pc.fill_null(pc.greater_equal(quarantined["round_no"], 1), False),
+                     pc.is_in(convert.plain(quarantined["shoe_id"]).cast(pa.string()), shoes["shoe_id"]))
+    quarantined = quarantined.filter(placed)
+    n = quarantined.num_rows
+    if not n:
+        return None
+    given = {"round_id": pa.array([f"{_HELD}{i}" for i in range(n)], pa.string()),
+             "status": pa.array(["cancelled"] * n, pa.string())}
+
+    def column(f: pa.Field):
+        if f.name in given:
+            return given[f.name].cast(f.type)
+        if f.name == "betting_closed_at" and f.name in quarantined.column_names:  # (no bet is on it: any time)
+            return pc.fill_null(quarantined[f.name].cast(f.type), pa.scalar(0, f.type))
+        if f.name in quarantined.column_names:
+            return convert.plain(quarantined[f.name]).cast(f.type)
+        return pa.nulls(n, f.type)
+
+    return pa.Table.from_arrays([column(f) for f in rounds.schema], schema=_nullable(rounds).schema)
+
+
+def _nullable(rounds: pa.Table) -> pa.Table:
+    """`rounds` with every field nullable: a quarantined round may lack what an audited one must have."""
+    return rounds.cast(pa.schema([f.with_nullable(True) for f in rounds.schema], metadata=rounds.schema.metadata))
 
 # its rounds in the warehouse's all_rounds view (audits/views/05_all_rounds.sql: its columns, in their order)
 ALL_ROUNDS = """\

@@ -8,7 +8,7 @@ engine turns into the columns of its compiled kernels. The bets, many a round, g
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 import numpy as np
@@ -29,12 +29,13 @@ from pipelines.games.rows import (
     NO_BETS,
     GameTable,
     Gathered,
+    InShoe,
     bets_by_shoe,
     box_instants,
     instants,
     micros,
     plain_bets,
-    positions,
+    quarantined_of_shoe,
     rounds_by_shoe,
     table_facts,
 )
@@ -42,6 +43,7 @@ from pipelines.neighbours import quarantined_bets
 from schemas.games.blackjack import REPLAYS
 
 OUT_REPLAYS = "blackjack_round_replays"
+QUARANTINED_ROUNDS = True  # dealt from a shoe in round order (pipelines.games.audit_group)
 
 
 @dataclass(frozen=True)
@@ -62,32 +64,44 @@ def table_info(row: dict, limits: dict[str, tuple[int, int]]) -> BlackjackTable:
 
 
 def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *,
-                 compact: bool = False, neighbours: pa.Table | None = None) -> dict[str, pa.Table]:
+                 compact: bool = False, neighbours: pa.Table | None = None,
+                 quarantined_rounds: pa.Table | None = None) -> dict[str, pa.Table]:
     """Audit the shoes of one blackjack table: {blackjack_round_replays, settlements, findings, quarantine}.
     Every round's shoe is among `shoes`, every bet's round among `rounds` (matched by `_shoe_id` too
-    where the bets carry it); `neighbours`: the quarantined bets on these rounds (pipelines/neighbours.py).
+    where the bets carry it); `neighbours`: the quarantined bets on these rounds (pipelines/neighbours.py);
+    `quarantined_rounds`: the round rows of these shoes put in quarantine as read (pipelines.games.rows.InShoe:
+    their recorded cards are dealt past, nothing in them is checked).
     (`compact` is the baccarat adaptor's; these tables are plain already.)"""
     shoe_rows = shoes.select(["shoe_id", "decks", "cards", "cut_index", "opened_at"]).to_pylist()
-    round_rows = rounds.select(["round_id", "shoe_id", "round_no", "status", "dealer_cards", "boxes", "box_cards",
-                                "box_actions", "box_auto_played"]).to_pylist()
+    round_rows = rounds.select(_ROUND_COLUMNS).to_pylist()
     plain = plain_bets(bets, [*BET_COLUMNS, "added_stake"])
     bet = _bet_columns(plain)
     closed = micros(rounds["betting_closed_at"])
     times, revealed = box_instants(rounds, "box_action_times"), instants(rounds, "dealer_revealed_at")
     by_shoe, bets_of_shoe = rounds_by_shoe(round_rows), bets_by_shoe(rounds, plain["round_id"], plain["_shoe_id"])
     gathered = Gathered(rounds)
+    held_of_shoe = quarantined_of_shoe(quarantined_rounds, _ROUND_COLUMNS)
     for shoe in shoe_rows:
         order = by_shoe.get(shoe["shoe_id"], [])
-        position = positions(order, round_rows)
-        recorded = [_recorded_round(round_rows[i], closed[i], times[i], revealed[i]) for i in order]
+        dealt = InShoe.of(order, round_rows, held_of_shoe.get(shoe["shoe_id"], []))
+        position = dealt.positions()
+        # a quarantined round goes to the engine as a cancelled one: its cards dealt past, nothing in it checked
+        recorded = [_recorded_round(r, closed[order[a]], times[order[a]], revealed[order[a]]) if a >= 0
+                    else _recorded_round({**r, "status": "cancelled"}, 0, None, None)
+                    for r, a in zip(dealt.rows, dealt.audited, strict=True)]
         mine = bets_of_shoe.get(shoe["shoe_id"], NO_BETS)
         round_index = _round_index(position, bet["round_id"], mine)
         engine_bets = ShoeBets(round_index=round_index, **{c: bet[c][mine] for c in _ENGINE_BET_COLUMNS})
         facts = ShoeFacts(shoe["shoe_id"], shoe["decks"], tuple(shoe["cards"] or ()), shoe["cut_index"])
         result = audit_shoe(table.rules, table.chart, table.facts, facts, recorded, engine_bets,
                             quarantined=quarantined_bets(neighbours, position, shoe["shoe_id"]))
-        gathered.shoe(shoe, order, round_rows, mine, round_index, result)
+        result = replace(result, rounds=dealt.reports(result.rounds))
+        gathered.shoe(shoe, order, round_rows, mine, dealt.audited[round_index], result)
     return gathered.tables(table.table_id, OUT_REPLAYS, REPLAYS.schema, plain, bets, _replay_columns)
+
+
+_ROUND_COLUMNS = ["round_id", "shoe_id", "round_no", "status", "dealer_cards", "boxes", "box_cards", "box_actions",
+                  "box_auto_played"]
 
 
 def _recorded_round(r: dict, closed_us: int | None, times: list | None, revealed_us: int | None

@@ -259,3 +259,50 @@ def bet_tables(table_id: str, plain: pa.Table, bets: pa.Table, rounds: pa.Table,
 def positions(order: list[int], round_rows: list[dict]) -> dict[str, int]:
     """round_id -> its index among a shoe's rounds in `order` (what a bet's round_index points at)."""
     return {round_rows[i]["round_id"]: k for k, i in enumerate(order)}
+
+
+@dataclass(frozen=True)
+class InShoe:
+    """A shoe's rounds as its engine deals them: its audited rounds (`order`, indexes into the table's round
+    rows) with, at their place by round_no, its rounds put in quarantine as they were read. A quarantined
+    round still took the cards it records from the shoe, so the rounds after it are replayed after those
+    cards; it is checked for nothing and gives no replay (its quarantine row says why)."""
+
+    rows: list[dict]  # every round the engine is given, in dealing order
+    audited: np.ndarray  # int64, per engine round: its index in `order`, -1 for a quarantined round
+
+    @classmethod
+    def of(cls, order: list[int], round_rows: list[dict], quarantined: list[dict]) -> InShoe:
+        # a quarantined round is placed by its round_no; one without a round_no in the contract's range has no
+        # known place and is left out (as it was before)
+        placed = [r for r in quarantined if isinstance(r.get("round_no"), int) and r["round_no"] >= 1]
+        rounds = [(round_rows[i]["round_no"], 0, round_rows[i]["round_id"] or "", k, round_rows[i])
+                  for k, i in enumerate(order)]
+        # (a quarantined round before an audited one of the same round_no: it is the one out of place)
+        rounds += [(r["round_no"], -1, r.get("round_id") or "", -1, r) for r in placed]
+        rounds.sort(key=lambda x: x[:3])
+        return cls([x[4] for x in rounds], np.array([x[3] for x in rounds], np.int64))
+
+    def positions(self) -> dict[str, int]:
+        """round_id -> its engine index, for the audited rounds (what a bet's round index points at)."""
+        return {r["round_id"]: k for k, r in enumerate(self.rows) if self.audited[k] >= 0}
+
+    def held(self) -> np.ndarray:
+        return self.audited < 0
+
+    def reports(self, reports: list) -> list:
+        """The engine's round reports of the audited rounds, each on its index in `order`."""
+        from dataclasses import replace
+        return [replace(rep, round_index=int(self.audited[rep.round_index])) for rep in reports
+                if self.audited[rep.round_index] >= 0]
+
+
+def quarantined_of_shoe(quarantined: pa.Table | None, columns: list[str]) -> dict[str, list[dict]]:
+    """shoe_id -> the quarantined round rows of that shoe (`columns` those the table has; the others None)."""
+    if quarantined is None or not quarantined.num_rows:
+        return {}
+    have = [c for c in columns if c in quarantined.column_names]
+    by_shoe: dict[str, list[dict]] = {}
+    for row in plain_table(quarantined.select(have)).to_pylist():
+        by_shoe.setdefault(row.get("shoe_id"), []).append({c: row.get(c) for c in columns})
+    return by_shoe
