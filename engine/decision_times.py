@@ -27,6 +27,12 @@ class LateDecision:
         return f"box {self.box} decision {self.number} ({self.letter}) at {us_text(self.at)}"
 
 
+def _per_box(actions: Sequence[str | None], boxes: Sequence[int]) -> list[str | None]:
+    """Each box's recorded letters, None for a box the record gives none (box_actions null or short: a
+    problem of its own, DECISION_MISSING, which must not hide the instants' or crash their reading)."""
+    return [actions[k] if k < len(actions) else None for k in range(len(boxes))]
+
+
 def times_problem(boxes: Sequence[int], actions: Sequence[str | None], times: BoxTimes | None) -> str | None:
     """Why the recorded instants cannot be read against the decisions (the round cannot be settled), or
     None: one entry per box, and a box's entry one instant per letter of its decisions. No instants
@@ -36,7 +42,8 @@ def times_problem(boxes: Sequence[int], actions: Sequence[str | None], times: Bo
     if len(times) != len(boxes):
         return f"box_action_times ({len(times)}) does not have one entry per box ({len(boxes)})"
     wrong = [f"box {box}: {len(t)} for {len(a or '')} ({a or ''!r})"
-             for box, a, t in zip(boxes, actions, times, strict=False) if t is not None and len(t) != len(a or "")]
+             for box, a, t in zip(boxes, _per_box(actions, boxes), times, strict=True)
+             if t is not None and len(t) != len(a or "")]
     if wrong:
         return "box_action_times does not hold one instant per decision letter (" + "; ".join(wrong) + ")"
     return None
@@ -49,7 +56,7 @@ def late_decisions(boxes: Sequence[int], actions: Sequence[str | None], times: B
     if times is None or revealed_at is None:
         return []
     return [LateDecision(box, n, letter, at)
-            for box, a, t in zip(boxes, actions, times, strict=True) if t is not None
+            for box, a, t in zip(boxes, _per_box(actions, boxes), times, strict=True) if t is not None
             for n, (letter, at) in enumerate(zip(a or "", t, strict=True), 1)
             if at is not None and is_late(at, revealed_at)]
 

@@ -54,6 +54,15 @@ def test_instants_not_one_per_letter_are_a_problem():
         "box_action_times does not hold one instant per decision letter (box 2: 1 for 2 ('HS'))")
 
 
+def test_instants_of_boxes_whose_decisions_were_not_recorded_are_a_problem_not_a_crash():
+    # box_actions null (read as no letters) or one entry short, beside instants for every box (a fuzz case:
+    # the readable audit raised ValueError from zip(strict=True), the round's table went to the dead letter)
+    assert times_problem((1, 2), (), ((1,), (2,))) == (
+        "box_action_times does not hold one instant per decision letter (box 1: 1 for 0 (''); box 2: 1 for 0 (''))")
+    assert times_problem((1, 2), ("C",), ((1,), ())) is None
+    assert late_decisions((1, 2), ("C",), ((REVEAL + 1,), ()), REVEAL)[0].box == 1
+
+
 # -- casino stud -------------------------------------------------------------------------------------------
 
 

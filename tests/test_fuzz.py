@@ -92,6 +92,11 @@ def judge(variant: Variant, outcome: Outcome) -> list[str]:
         problems.append("a traceback on the terminal")
     if outcome.exit_code not in (0, 3):
         problems.append(f"exit {outcome.exit_code}: {_tail(outcome.output)}")
+    # the dead letter keeps the night going, but an error it caught is a crash the contract should have prevented
+    errors = [f for f in outcome.findings if f["kind"] == "AUDIT_ERROR"]
+    if errors:
+        problems.append(f"{len(errors)} AUDIT_ERROR finding(s): an unexpected error in the audit of "
+                        f"{sorted({f['table_id'] for f in errors})} (see pitboss-error.log)")
     expect = variant.expect
     if outcome.exit_code == 3:
         needles = (variant.file, *([variant.column] if variant.column else []), *expect.exit3)
