@@ -78,16 +78,26 @@ class InOrder:
             return
         self._pending.append(self._pool.submit(call, *args))
         while len(self._pending) > self.workers:
-            yield self._pending.popleft().result()
+            yield self._oldest()
 
     def rest(self) -> Iterator[Any]:
         """The results of every call still waiting, in order (at the end of a bundle)."""
         while self._pending:
-            yield self._pending.popleft().result()
+            yield self._oldest()
 
-    def close(self) -> None:
+    def _oldest(self) -> Any:
+        try:
+            return self._pending.popleft().result()
+        except BaseException:  # the bundle fails: the calls not started yet are dropped, not run for nothing
+            self._drop_waiting()
+            raise
+
+    def _drop_waiting(self) -> None:
         for waiting in self._pending:
             waiting.cancel()
         self._pending.clear()
+
+    def close(self) -> None:
+        self._drop_waiting()
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)

@@ -87,7 +87,7 @@ def test_the_in_process_default_is_every_core_and_another_runner_one(monkeypatch
     monkeypatch.setattr(audit_pipeline, "build", build)
     monkeypatch.setattr(audit_pipeline, "default_workers", lambda: 7)
     argv = ["--input", str(night / "data"), "--output", str(night / "default")]
-    for extra in ([], ["--workers", "3"], ["--runner", "DaskRunner"], ["--runner", "DaskRunner", "--workers", "2"]):
+    for extra in ([], ["--workers", "3"], ["--runner", "FlinkRunner"], ["--runner", "FlinkRunner", "--workers", "2"]):
         with pytest.raises(RuntimeError, match="built"):
             audit_pipeline.run([*argv, *extra])
     assert given == [7, 3, 1, 2]
@@ -145,3 +145,21 @@ def test_a_tally_reaches_the_counters_only_when_added():
     assert (a.total, b.total) == (0, 0)
     tally.add_to_beam()
     assert (a.total, b.total) == (5, 2)
+
+
+def test_a_call_that_raises_fails_at_its_turn_and_nothing_after_it_is_given_back():
+    first_may_end = threading.Event()
+
+    def call(i: int) -> int:
+        if i == 0:
+            assert first_may_end.wait(10)
+            raise ValueError("group 0 failed")
+        return i
+
+    pool = InOrder(2, "test")
+    assert [*pool.submit(call, 0), *pool.submit(call, 1)] == []
+    first_may_end.set()
+    with pytest.raises(ValueError, match="group 0 failed"):
+        list(pool.submit(call, 2))
+    assert list(pool.rest()) == []  # 1 and 2 are not given back after it
+    pool.close()
