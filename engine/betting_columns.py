@@ -13,7 +13,7 @@ audit_group).
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 import pyarrow as pa
@@ -32,8 +32,12 @@ from engine.betting import (
     TableFacts,
     UnitVerdict,
     unsettled_reason,
+    us_text,
 )
 from engine.findings import Finding
+
+# a Finding's fields as columns (all strings), in its order
+FINDING_COLUMNS = pa.schema([(f.name, pa.string()) for f in fields(Finding)])
 
 
 @dataclass(frozen=True)
@@ -121,7 +125,7 @@ class ColumnAudit:
     expected: np.ndarray  # per bet, int64; 0 where unsettled
     settled: np.ndarray  # per bet, bool
     unsettled: list[str | None]  # per bet: why it cannot be settled
-    findings: list[Finding]
+    findings: pa.Table  # FINDING_COLUMNS: the rounds' findings, then the bets', in audit_group's order
     description: list[str | None]  # per round
     explanation: pa.Array  # every round's lines one after the other: the outcome, then one line per bet (strings)
     explanation_at: np.ndarray  # round i's lines are explanation[explanation_at[i]:explanation_at[i + 1]]
@@ -134,7 +138,7 @@ class ColumnAudit:
         reports = [RoundReport(i, rounds.outcome[i], self.description[i], tuple(explanation[at[i]:at[i + 1]]),
                                self.finding_kinds[i], self.unsettled_reason[i]) for i in range(len(rounds))]
         expected = [int(c) if ok else None for c, ok in zip(self.expected.tolist(), self.settled.tolist(), strict=True)]
-        return GroupAudit(reports, expected, self.unsettled, self.findings)
+        return GroupAudit(reports, expected, self.unsettled, [Finding(**f) for f in self.findings.to_pylist()])
 
 
 def over_table_max_columns(round_index: np.ndarray, account: np.ndarray, placed_at: np.ndarray, stake: np.ndarray,
@@ -225,24 +229,19 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
     expected = np.zeros(n, np.int64)
     expected[rows] = credit
     raised = np.flatnonzero(flagged)
-    for k, bet_id in zip(raised.tolist(), bets.bet_id.take(pa.array(rows[raised])).to_pylist(), strict=True):
-        i, verdict = int(rows[k]), units[verdict_of[k]]  # in the order of the bets, as audit_group
-        bet, r = bets.recorded(i, bet_id), int(at[i])
-        before, what = len(checks.findings), checks.what(bet)
-        if verdict.finding:
-            checks.bet_finding(verdict.finding, bet, rounds.round_id[r], verdict.expected, verdict.recorded,
-                               f"{what}: {verdict.why}.")
-        checks.check(bet, rounds.round_id[r], rounds.round_no[r], int(rounds.betting_closed_at[r]), int(credit[k]),
-                     int(over[i]) or None, what)
-        kinds.setdefault(r, []).extend(f.kind for f in checks.findings[before:])
+    found = _bet_findings(checks, rounds, bets, rows[raised], at[rows[raised]], credit[raised], over[rows[raised]],
+                          verdict_of[raised], units, limits)
+    for r, kind in zip(at[rows[raised]][found.bets].tolist(), found.table["kind"].to_pylist(), strict=True):
+        kinds.setdefault(r, []).append(kind)
 
     lines = _bet_lines(checks, bets, rows, stake, paid, credit, bet_type, selection, verdict_of, units)
     index, explanation_at = kernels.interleave(at[rows], m)
     explanation = pa.concat_arrays([pa.array(heads, pa.string()), lines]).take(pa.array(index))
     finding_kinds = [()] * m
-    for r, found in kinds.items():
-        finding_kinds[r] = tuple(dict.fromkeys(found))
-    return ColumnAudit(expected, settled, unsettled, checks.findings, descriptions, explanation, explanation_at,
+    for r, said in kinds.items():
+        finding_kinds[r] = tuple(dict.fromkeys(said))
+    findings = pa.concat_tables([findings_table(checks.findings), found.table])
+    return ColumnAudit(expected, settled, unsettled, findings, descriptions, explanation, explanation_at,
                        finding_kinds, reasons)
 
 
@@ -277,6 +276,18 @@ def _texts(values: np.ndarray, text: Callable[[int], str]) -> pa.Array:
     return pa.array([text(v) for v in values_of.tolist()], pa.string()).take(value_of)
 
 
+def _names(bets: BetColumns, bet_type: np.ndarray, selection: np.ndarray) -> pa.Array:
+    """What BetChecks.what says of each bet between its id and its stake: the bet type and the selection."""
+    width = len(bets.selections)
+    pairs, pair_of = distinct(bet_type * width + selection)
+    named = []
+    for pair in pairs.tolist():
+        code, chosen = divmod(pair, width)
+        s = bets.selections[chosen]
+        named.append(f"{bets.bet_types[code]}{f' {s!r}' if s else ''}")
+    return pa.array(named, pa.string()).take(pa.array(pair_of))
+
+
 def _bet_lines(checks: BetChecks, bets: BetColumns, rows: np.ndarray, stake: np.ndarray, paid: np.ndarray,
                credit: np.ndarray, bet_type: np.ndarray, selection: np.ndarray, verdict_of: np.ndarray,
                units: list[UnitVerdict]) -> pa.Array:
@@ -284,16 +295,103 @@ def _bet_lines(checks: BetChecks, bets: BetColumns, rows: np.ndarray, stake: np.
     joined column by column: each part worked out once per distinct value."""
     if not len(rows):
         return pa.array([], pa.string())
-    width = len(bets.selections)
-    pairs, pair_of = distinct(bet_type * width + selection)
-    named = []  # what(bet) between its id and its stake: the bet type and the selection
-    for pair in pairs.tolist():
-        code, chosen = divmod(pair, width)
-        s = bets.selections[chosen]
-        named.append(f"{bets.bet_types[code]}{f' {s!r}' if s else ''}")
-    names = pa.array(named, pa.string()).take(pair_of)
+    names = _names(bets, bet_type, selection)
     whys = pa.array([u.why for u in units], pa.string()).take(verdict_of)
     ids = bets.bet_id.take(pa.array(rows))
     money = checks.money
     return pc.binary_join_element_wise("Bet ", ids, " (", names, ", stake ", _texts(stake, money), "): ", whys,
                                        "; owed ", _texts(credit, money), ", paid ", _texts(paid, money), "")
+
+
+def findings_table(found: Sequence[Finding]) -> pa.Table:
+    """Finding objects (a group's few round findings) as FINDING_COLUMNS."""
+    return pa.Table.from_pylist([asdict(f) for f in found], FINDING_COLUMNS)
+
+
+@dataclass(frozen=True)
+class _BetFindings:
+    table: pa.Table  # FINDING_COLUMNS, in audit_group's order
+    bets: np.ndarray  # each finding's bet: its index among the flagged bets
+
+
+# each bet's findings in the order BetChecks.check raises them, after its verdict's own
+_VERDICT, _PAID, _LIMIT, _LATE, _TOTAL = range(_SLOTS := 5)
+
+
+def _bet_findings(checks: BetChecks, rounds: RoundColumns, bets: BetColumns, i: np.ndarray, r: np.ndarray,
+                  credit: np.ndarray, over: np.ndarray, verdict_of: np.ndarray, units: list[UnitVerdict],
+                  limits: list[tuple[int, int] | None]) -> _BetFindings:
+    """The findings audit_group raises on the flagged bets `i` (rows of `bets`, ascending; `r` their rounds,
+    `credit` what each is owed, `over` its account's round total above the table maximum or 0, `verdict_of`
+    its verdict among `units`): a refused bet's own (BET_TYPE_NOT_OFFERED, SELECTION_INVALID), then
+    BetChecks.check's (paid against owed, the limits of its type, the window, the account's round total), bet by
+    bet, with BetChecks' words joined column by column (each amount, instant and round number put in words
+    once per distinct value)."""
+    join, money = pc.binary_join_element_wise, checks.money
+    ids = bets.bet_id.take(pa.array(i, pa.int64()))
+    bet_type, stake, paid, placed = bets.bet_type[i], bets.stake[i], bets.paid[i], bets.placed_at[i]
+    closed = rounds.betting_closed_at[r]
+    what = join("Bet ", ids, " (", _names(bets, bet_type, bets.selection[i]), ", stake ", _texts(stake, money),
+                ")", "")
+    round_no = pa.array([str(no) for no in rounds.round_no], pa.string()).take(pa.array(r, pa.int64()))
+    found: list[tuple[int, np.ndarray, list[pa.Array | str]]] = []  # (slot, which bets, kind expected recorded message)
+
+    def of(where: np.ndarray, column: pa.Array) -> pa.Array:
+        return column.take(pa.array(where, pa.int64()))
+
+    refused = np.array([u.finding is not None for u in units], bool)[verdict_of]
+    w = np.flatnonzero(refused)
+    if len(w):
+        unit = pa.array(verdict_of[w], pa.int64())
+        kind, expected, recorded, why = (pa.array([getattr(u, name) for u in units], pa.string()).take(unit)
+                                         for name in ("finding", "expected", "recorded", "why"))
+        found.append((_VERDICT, w, [kind, expected, recorded, join(of(w, what), ": ", why, ".", "")]))
+    delta = paid - credit
+    w = np.flatnonzero(delta)
+    if len(w):
+        kind = pa.array(np.where(delta[w] > 0, "OVERPAID", "UNDERPAID"), pa.string())
+        owed, was = _texts(credit[w], money), _texts(paid[w], money)
+        found.append((_PAID, w, [kind, owed, was, join(
+            of(w, what), " in round ", of(w, round_no), " was paid ", was, ", expected ", owed, ": ",
+            pc.ascii_lower(kind), " by ", _texts(np.abs(delta[w]), money), ".", "")]))
+    limited = np.array([lim is not None for lim in limits], bool)[bet_type]
+    low, high = (np.array([lim[end] if lim else 0 for lim in limits], np.int64)[bet_type] for end in (0, 1))
+    below = limited & (stake < low)
+    type_name = pa.array(bets.bet_types, pa.string())
+    for w, kind, bound, sign, said in ((np.flatnonzero(below), "STAKE_BELOW_MIN", low, ">= ", " minimum "),
+                                       (np.flatnonzero(limited & ~below & (stake > high)), "STAKE_ABOVE_MAX", high,
+                                        "<= ", " maximum ")):
+        if len(w):
+            limit = _texts(bound[w], money)
+            found.append((_LIMIT, w, [kind, join(sign, limit, ""), _texts(stake[w], money), join(
+                of(w, what), f" is {'below' if sign == '>= ' else 'above'} the ", type_name.take(
+                    pa.array(bet_type[w], pa.int64())), said, limit, ".", "")]))
+    w = np.flatnonzero(placed > closed)
+    if len(w):
+        by, at = _texts(closed[w], us_text), _texts(placed[w], us_text)
+        found.append((_LATE, w, ["LATE_BET", join("placed by ", by, ""), join("placed at ", at, ""), join(
+            of(w, what), " was placed at ", at, ", after betting closed at ", by, " for round ", of(w, round_no), ".",
+            "")]))
+    w = np.flatnonzero(over > 0)
+    if len(w):
+        cap, total = money(checks.table.table_max), _texts(over[w], money)
+        account = pa.array(bets.accounts, pa.string()).take(pa.array(bets.account[i][w], pa.int64()))
+        found.append((_TOTAL, w, ["ROUND_STAKE_ABOVE_TABLE_MAX", f"account total <= {cap}", total, join(
+            of(w, what), " brings ", account, "'s total stake on round ", of(w, round_no), " to ", total,
+            f", above the table maximum {cap}.", "")]))
+
+    if not found:
+        return _BetFindings(FINDING_COLUMNS.empty_table(), np.zeros(0, np.intp))
+    order = np.argsort(np.concatenate([w * _SLOTS + slot for slot, w, _ in found]), kind="stable")
+    on = np.concatenate([w for _, w, _ in found])[order]
+    take = pa.array(order, pa.int64())
+    kind, expected, recorded, message = (
+        pa.concat_arrays([c if isinstance(c, pa.Array) else pa.array([c] * len(w), pa.string())
+                          for _, w, columns in found for c in [columns[k]]]).take(take) for k in range(4))
+    rows = pa.array(on, pa.int64())
+    return _BetFindings(pa.Table.from_arrays([
+        kind, pa.array([checks.table.table_id] * len(on), pa.string()),
+        pa.array([checks.group_id] * len(on), pa.string()),
+        pa.array(rounds.round_id, pa.string()).take(pa.array(r[on], pa.int64())), ids.take(rows), expected,
+        recorded, message, pa.array(bets.accounts, pa.string()).take(pa.array(bets.account[i][on], pa.int64())),
+    ], schema=FINDING_COLUMNS), on)
