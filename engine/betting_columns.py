@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import asdict, dataclass, fields
+from threading import Lock
 
 import numpy as np
 import pyarrow as pa
@@ -141,6 +142,68 @@ class ColumnAudit:
         return GroupAudit(reports, expected, self.unsettled, [Finding(**f) for f in self.findings.to_pylist()])
 
 
+class Verdicts:
+    """The unit verdicts worked out under one ruleset, each once per (bet type, selection, outcome key) and kept
+    across the sessions (and tables) given it, numbered; their parts as columns by number (numpy for the
+    kernel, Arrow for the words), so that a session's bets take theirs by index, no Python a distinct verdict
+    once it is known. Number 0 is a cancelled round's (every bet refunded)."""
+
+    def __init__(self) -> None:
+        self.units: list[UnitVerdict] = [CANCELLED]
+        self._ids: tuple[dict, dict, dict] = ({}, {}, {_CANCELLED: 0})  # bet type, selection, outcome key -> id
+        self._number = np.full((0, 0, 0), -1, np.int64)  # by those ids; -1: not worked out yet
+        self._columns: dict[str, np.ndarray | pa.Array] = {}
+        self._lock = Lock()  # (sessions audited side by side share a ruleset's verdicts)
+
+    def numbers(self, unit: Callable[[str, str | None, Hashable], UnitVerdict], bet_types: Sequence[str],
+                selections: Sequence[str | None], outcome_keys: Sequence[Hashable], code: np.ndarray,
+                chosen: np.ndarray, outcome: np.ndarray) -> np.ndarray:
+        """The number of the verdict on each (bet_types[code], selections[chosen], outcome_keys[outcome - 1]),
+        outcome 0 a cancelled round; unit(bet type, selection, outcome key) says one not known yet."""
+        with self._lock:
+            t, s, o = (self._ids_of(axis, values)[at] for axis, values, at in (
+                (0, bet_types, code), (1, selections, chosen), (2, [_CANCELLED, *outcome_keys], outcome)))
+            number = self._number[t, s, o]
+            for k in np.flatnonzero(number < 0).tolist():  # (a verdict not known yet: the first sessions')
+                number[k] = 0 if outcome[k] == 0 else len(self.units)
+                if outcome[k]:
+                    self.units.append(unit(bet_types[code[k]], selections[chosen[k]], outcome_keys[outcome[k] - 1]))
+                self._number[t[k], s[k], o[k]] = number[k]
+            return number
+
+    def _ids_of(self, axis: int, values: Sequence) -> np.ndarray:
+        ids = self._ids[axis]
+        at = np.array([ids.setdefault(v, len(ids)) for v in values], np.int64)
+        if len(ids) > self._number.shape[axis]:  # room for the new ids, doubling
+            grow = [(0, 0)] * 3
+            grow[axis] = (0, 2 * len(ids) - self._number.shape[axis])
+            self._number = np.pad(self._number, grow, constant_values=-1)
+        return at
+
+    def column(self, name: str) -> np.ndarray | pa.Array:
+        """One part of every verdict, by number: numerator, denominator (of the credit per unit staked),
+        refused (it raises a finding of its own), why, finding, expected, recorded."""
+        with self._lock:
+            have = self._columns.get(name)
+            done = 0 if have is None else len(have)
+            if done < len(self.units):
+                new = [_PART[name](u) for u in self.units[done:]]
+                if name in _WORDS:
+                    new = pa.array(new, pa.string())
+                    self._columns[name] = new if have is None else pa.concat_arrays([have, new])
+                else:
+                    new = np.array(new, bool if name == "refused" else np.int64)
+                    self._columns[name] = new if have is None else np.concatenate([have, new])
+            return self._columns[name]
+
+
+_CANCELLED = object()  # the outcome key of a cancelled round
+_WORDS = ("why", "finding", "expected", "recorded")
+_PART: dict[str, Callable[[UnitVerdict], object]] = {
+    "numerator": lambda u: u.payout.credit.numerator, "denominator": lambda u: u.payout.credit.denominator,
+    "refused": lambda u: u.finding is not None, **{name: (lambda u, name=name: getattr(u, name)) for name in _WORDS}}
+
+
 def over_table_max_columns(round_index: np.ndarray, account: np.ndarray, placed_at: np.ndarray, stake: np.ndarray,
                            table_max: int) -> np.ndarray:
     """over_table_max over columns: each bet's account total on its round with it, in the order placed (ties in
@@ -151,10 +214,9 @@ def over_table_max_columns(round_index: np.ndarray, account: np.ndarray, placed_
 
 
 def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, bets: BetColumns, game: OutcomeRule,
-                        known: dict | None = None) -> ColumnAudit:
+                        known: Verdicts | None = None) -> ColumnAudit:
     """audit_group over columns: the same credits, findings (in the same order), explanations and reasons.
-    `known`: the game's unit verdicts by (bet type, selection, outcome key), kept across calls with the same
-    rules (None: this call's own)."""
+    `known`: the game's unit verdicts, kept across calls with the same rules (None: this call's own)."""
     checks = BetChecks(table, group_id)
     m, n = len(rounds), len(bets)
     kinds: dict[int, list[str]] = {}
@@ -199,20 +261,10 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
     width = len(bets.selections)
     pair = bet_type * width + selection
     keys, verdict_of = distinct(pair * (len(outcomes) + 1) + outcome_of[at[rows]] + 1)
-    outcome_keys = list(outcomes)
-    known = {} if known is None else known
-    units: list[UnitVerdict] = []
-    for key in keys.tolist():
-        pair_key, outcome = divmod(key, len(outcomes) + 1)
-        if outcome == 0:
-            units.append(CANCELLED)
-            continue
-        code, chosen = divmod(pair_key, width)
-        memo = (bets.bet_types[code], bets.selections[chosen], outcome_keys[outcome - 1])
-        unit = known.get(memo)
-        if unit is None:
-            unit = known[memo] = game.unit(*memo)
-        units.append(unit)
+    pair_key, outcome = np.divmod(keys, len(outcomes) + 1)
+    known = Verdicts() if known is None else known
+    verdict_of = known.numbers(game.unit, bets.bet_types, bets.selections, list(outcomes), *np.divmod(pair_key, width),
+                               outcome)[verdict_of]
 
     # the credits and the checks in one pass (BetChecks.check's boundaries: limits inclusive, a bet at the
     # close on time); only the bets it flags are put in words
@@ -220,9 +272,7 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
     over = over_table_max_columns(ri, bets.account, bets.placed_at, bets.stake, table.table_max)
     credit, flagged = kernels.settle(
         stake, paid, bets.placed_at[rows], rounds.betting_closed_at[at[rows]], verdict_of,
-        np.array([u.payout.credit.numerator for u in units], np.int64),
-        np.array([u.payout.credit.denominator for u in units], np.int64),
-        np.array([u.finding is not None for u in units], bool), bet_type,
+        *(known.column(part) for part in ("numerator", "denominator", "refused")), bet_type,
         np.array([lim is not None for lim in limits], bool),
         *(np.array([lim[end] if lim else 0 for lim in limits], np.int64) for end in (0, 1)),
         over[rows], kernels.ROUNDING_CODES[game.rounding])
@@ -230,11 +280,12 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
     expected[rows] = credit
     raised = np.flatnonzero(flagged)
     found = _bet_findings(checks, rounds, bets, rows[raised], at[rows[raised]], credit[raised], over[rows[raised]],
-                          verdict_of[raised], units, limits)
+                          verdict_of[raised], known, limits)
     for r, kind in zip(at[rows[raised]][found.bets].tolist(), found.table["kind"].to_pylist(), strict=True):
         kinds.setdefault(r, []).append(kind)
 
-    lines = _bet_lines(checks, bets, rows, stake, paid, credit, bet_type, selection, verdict_of, units)
+    lines = _bet_lines(checks, bets, rows, stake, paid, credit, bet_type, selection, known.column("why").take(
+        pa.array(verdict_of)))
     index, explanation_at = kernels.interleave(at[rows], m)
     explanation = pa.concat_arrays([pa.array(heads, pa.string()), lines]).take(pa.array(index))
     finding_kinds = [()] * m
@@ -289,14 +340,12 @@ def _names(bets: BetColumns, bet_type: np.ndarray, selection: np.ndarray) -> pa.
 
 
 def _bet_lines(checks: BetChecks, bets: BetColumns, rows: np.ndarray, stake: np.ndarray, paid: np.ndarray,
-               credit: np.ndarray, bet_type: np.ndarray, selection: np.ndarray, verdict_of: np.ndarray,
-               units: list[UnitVerdict]) -> pa.Array:
+               credit: np.ndarray, bet_type: np.ndarray, selection: np.ndarray, whys: pa.Array) -> pa.Array:
     """Each settled bet's explanation line, as audit_group writes it (what(bet), its verdict, owed and paid),
     joined column by column: each part worked out once per distinct value."""
     if not len(rows):
         return pa.array([], pa.string())
     names = _names(bets, bet_type, selection)
-    whys = pa.array([u.why for u in units], pa.string()).take(verdict_of)
     ids = bets.bet_id.take(pa.array(rows))
     money = checks.money
     return pc.binary_join_element_wise("Bet ", ids, " (", names, ", stake ", _texts(stake, money), "): ", whys,
@@ -319,11 +368,11 @@ _VERDICT, _PAID, _LIMIT, _LATE, _TOTAL = range(_SLOTS := 5)
 
 
 def _bet_findings(checks: BetChecks, rounds: RoundColumns, bets: BetColumns, i: np.ndarray, r: np.ndarray,
-                  credit: np.ndarray, over: np.ndarray, verdict_of: np.ndarray, units: list[UnitVerdict],
+                  credit: np.ndarray, over: np.ndarray, verdict_of: np.ndarray, known: Verdicts,
                   limits: list[tuple[int, int] | None]) -> _BetFindings:
     """The findings audit_group raises on the flagged bets `i` (rows of `bets`, ascending; `r` their rounds,
     `credit` what each is owed, `over` its account's round total above the table maximum or 0, `verdict_of`
-    its verdict among `units`): a refused bet's own (BET_TYPE_NOT_OFFERED, SELECTION_INVALID), then
+    its verdict's number in `known`): a refused bet's own (BET_TYPE_NOT_OFFERED, SELECTION_INVALID), then
     BetChecks.check's (paid against owed, the limits of its type, the window, the account's round total), bet by
     bet, with BetChecks' words joined column by column (each amount, instant and round number put in words
     once per distinct value)."""
@@ -339,11 +388,10 @@ def _bet_findings(checks: BetChecks, rounds: RoundColumns, bets: BetColumns, i: 
     def of(where: np.ndarray, column: pa.Array) -> pa.Array:
         return column.take(pa.array(where, pa.int64()))
 
-    refused = np.array([u.finding is not None for u in units], bool)[verdict_of]
-    w = np.flatnonzero(refused)
+    w = np.flatnonzero(known.column("refused")[verdict_of])
     if len(w):
         unit = pa.array(verdict_of[w], pa.int64())
-        kind, expected, recorded, why = (pa.array([getattr(u, name) for u in units], pa.string()).take(unit)
+        kind, expected, recorded, why = (known.column(name).take(unit)
                                          for name in ("finding", "expected", "recorded", "why"))
         found.append((_VERDICT, w, [kind, expected, recorded, join(of(w, what), ": ", why, ".", "")]))
     delta = paid - credit

@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from engine.betting_columns import BetColumns, ColumnAudit, RoundColumns, distinct, findings_table
+from engine.betting_columns import BetColumns, ColumnAudit, RoundColumns, Verdicts, distinct, findings_table
 from engine.findings import Finding
 from pipelines.convert import dated_findings
 from pipelines.convert import plain as plain_values
@@ -130,14 +130,14 @@ def _session_shape(table: OutcomeTable, session: dict) -> list[Finding]:
                     f"{recorded}: the game deals no cards (its rounds are judged on their recorded outcomes).")]
 
 
-_KNOWN: dict[str, dict] = {}
+_KNOWN: dict[str, Verdicts] = {}
 
 
-def _known_verdicts(rules: Any) -> dict:
+def _known_verdicts(rules: Any) -> Verdicts:
     """The verdicts by bet type, selection and outcome worked out under these rules, kept across the tables and
     sessions of a run (a few thousand a ruleset at most); rules are told apart by everything they say (their
     repr: a frozen dataclass of plain values), so that each table's copy of a ruleset shares them."""
-    return _KNOWN.setdefault(f"{type(rules).__qualname__}{rules!r}", {})
+    return _KNOWN.setdefault(f"{type(rules).__qualname__}{rules!r}", Verdicts())
 
 
 def _one_chunk(column: pa.Array | pa.ChunkedArray) -> pa.Array:
