@@ -16,14 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.betting import GroupAudit, OutcomeProblem, RecordedBet, RoundFacts, RoundReport, TableFacts
-from engine.betting_columns import (
-    BetColumns,
-    ColumnAudit,
-    OutcomeRule,
-    RoundColumns,
-    Verdicts,
-    audit_group_columns,
-)
+from engine.betting_columns import BetColumns, ColumnAudit, OutcomeRule, RoundColumns, Verdicts, audit_group_columns
 
 from .explain import explain_roll
 from .layout import DICE, FACES, describe_roll
