@@ -2,12 +2,12 @@
 
 audit_group is the statement of the checks, a bet at a time; audit_group_columns does the same for a group's
 bets given as columns (numpy): each distinct (bet type, selection, outcome) gets its verdict from the game's
-scalar rule, once; the verdicts' payouts as arrays, a compiled kernel (engine.kernels) settles every bet and
-applies BetChecks.check's boundaries (the limits, the betting window, the account's round total, paid against
-owed) in one pass; only the bets that raise a finding are put in words, through BetChecks as audit_group does;
-every bet's explanation line is joined column by column in Arrow. Same credits, findings (in the same order),
-explanations and reasons (tests/test_betting_columns.py and tests/test_kernels_outcome.py check it against
-audit_group).
+scalar rule once a ruleset (Verdicts, numbered); the verdicts' payouts as arrays, a compiled kernel
+(engine.kernels) settles every bet and applies BetChecks.check's boundaries (the limits, the betting window, the
+account's round total, paid against owed) in one pass; the findings of the bets it flags and every bet's
+explanation line are joined column by column in Arrow, in BetChecks' words (each amount, instant and verdict put
+in words once). Same credits, findings (in the same order), explanations and reasons (tests/test_betting_columns.py
+and tests/test_kernels_outcome.py check it against audit_group).
 """
 
 from __future__ import annotations
@@ -76,13 +76,6 @@ class BetColumns:
                                   for c in ("stake", "paid", "placed_at"))
         return cls(pa.array([b.bet_id for b in bets], pa.string()), np.array([b.round_index for b in bets], np.int64),
                    account, bet_type, selection, stake, paid, placed_at, accounts, bet_types, selections)
-
-    def recorded(self, i: int, bet_id: str | None = None) -> RecordedBet:
-        """Bet i as a RecordedBet (for the few that raise a finding); `bet_id` its id when the caller has it."""
-        return RecordedBet(self.bet_id[i].as_py() if bet_id is None else bet_id, int(self.round_index[i]),
-                           self.accounts[self.account[i]], self.bet_types[self.bet_type[i]],
-                           self.selections[self.selection[i]], int(self.stake[i]), int(self.paid[i]),
-                           int(self.placed_at[i]))
 
 
 @dataclass(frozen=True)
@@ -268,14 +261,12 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
 
     # the credits and the checks in one pass (BetChecks.check's boundaries: limits inclusive, a bet at the
     # close on time); only the bets it flags are put in words
-    limits = [table.limits.get(t) for t in bets.bet_types]  # by bet type code; None: no limits
+    limits = _limit_columns(table, bets.bet_types)
     over = over_table_max_columns(ri, bets.account, bets.placed_at, bets.stake, table.table_max)
     credit, flagged = kernels.settle(
         stake, paid, bets.placed_at[rows], rounds.betting_closed_at[at[rows]], verdict_of,
-        *(known.column(part) for part in ("numerator", "denominator", "refused")), bet_type,
-        np.array([lim is not None for lim in limits], bool),
-        *(np.array([lim[end] if lim else 0 for lim in limits], np.int64) for end in (0, 1)),
-        over[rows], kernels.ROUNDING_CODES[game.rounding])
+        *(known.column(part) for part in ("numerator", "denominator", "refused")), bet_type, *limits, over[rows],
+        kernels.ROUNDING_CODES[game.rounding])
     expected = np.zeros(n, np.int64)
     expected[rows] = credit
     raised = np.flatnonzero(flagged)
@@ -352,6 +343,13 @@ def _bet_lines(checks: BetChecks, bets: BetColumns, rows: np.ndarray, stake: np.
                                        "; owed ", _texts(credit, money), ", paid ", _texts(paid, money), "")
 
 
+def _limit_columns(table: TableFacts, bet_types: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """By bet type code: whether the table limits its stakes, and the lowest and highest stake it takes."""
+    limits = [table.limits.get(t) for t in bet_types]
+    return (np.array([lim is not None for lim in limits], bool),
+            *(np.array([lim[end] if lim else 0 for lim in limits], np.int64) for end in (0, 1)))
+
+
 def findings_table(found: Sequence[Finding]) -> pa.Table:
     """Finding objects (a group's few round findings) as FINDING_COLUMNS."""
     return pa.Table.from_pylist([asdict(f) for f in found], FINDING_COLUMNS)
@@ -369,13 +367,13 @@ _VERDICT, _PAID, _LIMIT, _LATE, _TOTAL = range(_SLOTS := 5)
 
 def _bet_findings(checks: BetChecks, rounds: RoundColumns, bets: BetColumns, i: np.ndarray, r: np.ndarray,
                   credit: np.ndarray, over: np.ndarray, verdict_of: np.ndarray, known: Verdicts,
-                  limits: list[tuple[int, int] | None]) -> _BetFindings:
+                  limits: tuple[np.ndarray, np.ndarray, np.ndarray]) -> _BetFindings:
     """The findings audit_group raises on the flagged bets `i` (rows of `bets`, ascending; `r` their rounds,
     `credit` what each is owed, `over` its account's round total above the table maximum or 0, `verdict_of`
-    its verdict's number in `known`): a refused bet's own (BET_TYPE_NOT_OFFERED, SELECTION_INVALID), then
-    BetChecks.check's (paid against owed, the limits of its type, the window, the account's round total), bet by
-    bet, with BetChecks' words joined column by column (each amount, instant and round number put in words
-    once per distinct value)."""
+    its verdict's number in `known`, `limits` _limit_columns'): a refused bet's own (BET_TYPE_NOT_OFFERED,
+    SELECTION_INVALID), then BetChecks.check's (paid against owed, the limits of its type, the window, the
+    account's round total), bet by bet, in BetChecks' words joined column by column (each amount, instant and
+    round number put in words once per distinct value)."""
     join, money = pc.binary_join_element_wise, checks.money
     ids = bets.bet_id.take(pa.array(i, pa.int64()))
     bet_type, stake, paid, placed = bets.bet_type[i], bets.stake[i], bets.paid[i], bets.placed_at[i]
@@ -402,18 +400,17 @@ def _bet_findings(checks: BetChecks, rounds: RoundColumns, bets: BetColumns, i: 
         found.append((_PAID, w, [kind, owed, was, join(
             of(w, what), " in round ", of(w, round_no), " was paid ", was, ", expected ", owed, ": ",
             pc.ascii_lower(kind), " by ", _texts(np.abs(delta[w]), money), ".", "")]))
-    limited = np.array([lim is not None for lim in limits], bool)[bet_type]
-    low, high = (np.array([lim[end] if lim else 0 for lim in limits], np.int64)[bet_type] for end in (0, 1))
+    limited, low, high = (column[bet_type] for column in limits)
     below = limited & (stake < low)
     type_name = pa.array(bets.bet_types, pa.string())
-    for w, kind, bound, sign, said in ((np.flatnonzero(below), "STAKE_BELOW_MIN", low, ">= ", " minimum "),
-                                       (np.flatnonzero(limited & ~below & (stake > high)), "STAKE_ABOVE_MAX", high,
-                                        "<= ", " maximum ")):
+    for w, kind, bound, sign, words in (
+            (np.flatnonzero(below), "STAKE_BELOW_MIN", low, ">= ", ("below", "minimum")),
+            (np.flatnonzero(limited & ~below & (stake > high)), "STAKE_ABOVE_MAX", high, "<= ", ("above", "maximum"))):
         if len(w):
             limit = _texts(bound[w], money)
             found.append((_LIMIT, w, [kind, join(sign, limit, ""), _texts(stake[w], money), join(
-                of(w, what), f" is {'below' if sign == '>= ' else 'above'} the ", type_name.take(
-                    pa.array(bet_type[w], pa.int64())), said, limit, ".", "")]))
+                of(w, what), f" is {words[0]} the ", type_name.take(pa.array(bet_type[w], pa.int64())),
+                f" {words[1]} ", limit, ".", "")]))
     w = np.flatnonzero(placed > closed)
     if len(w):
         by, at = _texts(closed[w], us_text), _texts(placed[w], us_text)
