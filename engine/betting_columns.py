@@ -143,8 +143,8 @@ class Verdicts:
 
     def __init__(self) -> None:
         self.units: list[UnitVerdict] = [CANCELLED]
-        self._ids: tuple[dict, dict, dict] = ({}, {}, {_CANCELLED: 0})  # bet type, selection, outcome key -> id
-        self._number = np.full((0, 0, 0), -1, np.int64)  # by those ids; -1: not worked out yet
+        self._ids: tuple[dict, dict] = ({}, {_CANCELLED: 0})  # (bet type, selection), outcome key -> its id
+        self._number = np.full((0, 0), -1, np.int64)  # by those ids; -1: not worked out yet
         self._columns: dict[str, np.ndarray | pa.Array] = {}
         self._lock = Lock()  # (sessions audited side by side share a ruleset's verdicts)
 
@@ -153,22 +153,23 @@ class Verdicts:
                 chosen: np.ndarray, outcome: np.ndarray) -> np.ndarray:
         """The number of the verdict on each (bet_types[code], selections[chosen], outcome_keys[outcome - 1]),
         outcome 0 a cancelled round; unit(bet type, selection, outcome key) says one not known yet."""
+        pairs, pair_of = np.unique(code * len(selections) + chosen, return_inverse=True)
+        named = [(bet_types[c], selections[s]) for c, s in zip(*np.divmod(pairs, len(selections)), strict=True)]
         with self._lock:
-            t, s, o = (self._ids_of(axis, values)[at] for axis, values, at in (
-                (0, bet_types, code), (1, selections, chosen), (2, [_CANCELLED, *outcome_keys], outcome)))
-            number = self._number[t, s, o]
+            p, o = self._ids_of(0, named)[pair_of], self._ids_of(1, [_CANCELLED, *outcome_keys])[outcome]
+            number = self._number[p, o]
             for k in np.flatnonzero(number < 0).tolist():  # (a verdict not known yet: the first sessions')
                 number[k] = 0 if outcome[k] == 0 else len(self.units)
                 if outcome[k]:
                     self.units.append(unit(bet_types[code[k]], selections[chosen[k]], outcome_keys[outcome[k] - 1]))
-                self._number[t[k], s[k], o[k]] = number[k]
+                self._number[p[k], o[k]] = number[k]
             return number
 
     def _ids_of(self, axis: int, values: Sequence) -> np.ndarray:
         ids = self._ids[axis]
         at = np.array([ids.setdefault(v, len(ids)) for v in values], np.int64)
         if len(ids) > self._number.shape[axis]:  # room for the new ids, doubling
-            grow = [(0, 0)] * 3
+            grow = [(0, 0)] * 2
             grow[axis] = (0, 2 * len(ids) - self._number.shape[axis])
             self._number = np.pad(self._number, grow, constant_values=-1)
         return at
