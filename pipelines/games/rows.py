@@ -137,9 +137,6 @@ def rounds_by_shoe(round_rows: list[dict]) -> dict[str, list[int]]:
     return {s: sorted(rows, key=lambda i: (round_rows[i]["round_no"], round_rows[i]["round_id"]))
             for s, rows in by_shoe.items()}
 
-def findings_of(found: list[Finding], round_dates: dict, shoe_date) -> pa.Table:
-    return findings_table(found, round_dates, shoe_date) if found else FINDINGS.empty_table()
-
 def round_dates(rounds: pa.Table) -> pa.Array:
     """Each round's business date: the UTC day betting opened (null where it is not recorded)."""
     return pc.cast(pc.cast(rounds["betting_opened_at"], pa.timestamp("us")), pa.date32()).combine_chunks()
