@@ -81,6 +81,9 @@ SEVERITY: dict[str, str] = {
     "LIMITS_MISSING": MAJOR,
     # casino stud and blackjack (issue 44): a box's decision taken after the dealer's cards were revealed
     "LATE_DECISION": MAJOR,
+    # baccarat and blackjack (issue 41): a round whose record does not tell how many cards it took, after which
+    # the shoe's card order cannot be checked (the later rounds are still judged and settled on their cards)
+    "SHOE_UNVERIFIABLE_AFTER": MAJOR,
 }
 KINDS: tuple[str, ...] = tuple(SEVERITY)
 

@@ -25,17 +25,33 @@ def audit_tables(info: TableInfo, shoes: pa.Table, rounds: pa.Table, bets: pa.Ta
     round (its cards dealt past, nothing in it checked) and left out of the outputs."""
     held = _dealt_past(shoes, rounds, quarantined_rounds)
     replays, settlements, findings, quarantine = convert.audit_shoes_tables(
-        info, shoes, pa.concat_tables([_nullable(rounds), held]) if held is not None else rounds, bets,
+        info, shoes, pa.concat_tables([_nullable(rounds), held[0]]) if held is not None else rounds, bets,
         compact=compact, neighbours=neighbours)
     if held is not None:
         replays = replays.filter(pc.invert(pc.starts_with(replays["round_id"], _HELD)))
-        findings = findings.filter(pc.invert(pc.fill_null(pc.starts_with(findings["round_id"], _HELD), False)))
+        findings = _named(findings, held[1])
     return {OUT_REPLAYS: replays, "settlements": settlements, "findings": findings, "quarantine": quarantine}
 
 
-def _dealt_past(shoes: pa.Table, rounds: pa.Table, quarantined: pa.Table | None) -> pa.Table | None:
+def _named(findings: pa.Table, ids: list[str]) -> pa.Table:
+    """The findings without those on a quarantined round (nothing in it is judged) but the one that says its cards
+    cannot be counted (SHOE_UNVERIFIABLE_AFTER), given back its recorded id (`ids`: by its _HELD number)."""
+    on_held = pc.fill_null(pc.starts_with(findings["round_id"], _HELD), False)
+    if not pc.any(on_held).as_py():
+        return findings
+    kept = pc.or_(pc.invert(on_held), pc.equal(findings["kind"], "SHOE_UNVERIFIABLE_AFTER"))
+    rows = findings.filter(kept).to_pylist()
+    for row in rows:
+        for i in ([int(row["round_id"][len(_HELD):])] if (row["round_id"] or "").startswith(_HELD) else []):
+            row["round_id"] = ids[i]
+            row["message"] = row["message"].replace(f"{_HELD}{i} ", f"{ids[i]} ")
+    return pa.Table.from_pylist(rows, schema=findings.schema)
+
+
+def _dealt_past(shoes: pa.Table, rounds: pa.Table, quarantined: pa.Table | None) -> tuple[pa.Table, list[str]] | None:
     """The quarantined rounds that have a place in one of `shoes` (a round_no in the contract's range) as
-    `rounds` rows: a round id of their own (_HELD), cancelled, their recorded cards; None: none."""
+    `rounds` rows: a round id of their own (_HELD and its number), cancelled, their recorded cards; and their
+    recorded ids by that number. None: none."""
     if quarantined is None or not quarantined.num_rows or "round_no" not in quarantined.column_names:
         return None
     placed = pc.and_(pc.fill_null(pc.greater_equal(quarantined["round_no"], 1), False),
@@ -56,7 +72,8 @@ def _dealt_past(shoes: pa.Table, rounds: pa.Table, quarantined: pa.Table | None)
             return convert.plain(quarantined[f.name]).cast(f.type)
         return pa.nulls(n, f.type)
 
-    return pa.Table.from_arrays([column(f) for f in rounds.schema], schema=_nullable(rounds).schema)
+    return (pa.Table.from_arrays([column(f) for f in rounds.schema], schema=_nullable(rounds).schema),
+            [str(r) for r in convert.plain(quarantined["round_id"]).to_pylist()])
 
 
 def _nullable(rounds: pa.Table) -> pa.Table:
