@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.cards import CARD_CODES, CARD_INDEX, check_composition, format_cards
-from engine.findings import Finding
+from engine.findings import UNPLACED_ROUND, Finding, unverifiable_after
 from engine.games.baccarat.dealing import (
     ShoeExhausted,
     banker_decision,
@@ -89,22 +89,12 @@ def cards_not_counted(rr: RecordedRound) -> str | None:
     no card took none; each entry of a hand is a card that came out, read or not)."""
     if not rr.dealt:
         return None
+    if rr.round_no < 1:  # (only a round put in quarantine as read: pipelines.games.rows.dealing_place)
+        return UNPLACED_ROUND
     for name, hand in (("player_cards", rr.player_cards), ("banker_cards", rr.banker_cards)):
         if not 2 <= len(hand) <= 3:
             return f"{name} holds {len(hand)} card(s), not two or three"
     return None
-
-
-def unverifiable_finding(table_id: str, shoe_id: str, rr: RecordedRound, why: str, after: Sequence[str]) -> Finding:
-    """SHOE_UNVERIFIABLE_AFTER on `rr`, whose record does not tell how many cards it took (`why`); `after`: the
-    ids of the rounds recorded after it in the shoe."""
-    later = after[0] + (f" to {after[-1]}" if len(after) > 1 else "")
-    return Finding("SHOE_UNVERIFIABLE_AFTER", table_id, shoe_id, rr.round_id, None,
-                   "a record that tells how many cards the round took", why,
-                   f"Round {rr.round_id} of shoe {shoe_id}: {why}, so where the next round's cards start in the shoe "
-                   f"is not known: the {len(after)} round(s) recorded after it ({later}) are not checked against the "
-                   f"shoe's cards (no CARD_SEQUENCE_MISMATCH or ROUND_AFTER_CUT judged); they are judged and settled "
-                   f"on their recorded cards.")
 
 
 def _find_block(cards: Sequence[str], block: tuple[str, ...], lo: int, hi: int, skip: int) -> int | None:
@@ -193,8 +183,8 @@ def audit_dealing(
             replay.cut_card_round = True
             cut_round_passed = True
     if lost is not None and lost[0] + 1 < len(ordered):
-        findings.append(unverifiable_finding(table_id, shoe_id, ordered[lost[0]], lost[1],
-                                             [r.round_id for r in ordered[lost[0] + 1:]]))
+        findings.append(unverifiable_after(table_id, shoe_id, ordered[lost[0]].round_id, lost[1],
+                                           [r.round_id for r in ordered[lost[0] + 1:]]))
     return replays, findings
 
 
@@ -440,7 +430,8 @@ def audit_dealing_batch(
     # Shoes the scalar audit_dealing does (rare): see the note above.
     not_a_code = np.flatnonzero(shoes.codes < 0)
     scalar = (np.bincount(np.searchsorted(shoes.offsets, not_a_code, "right") - 1, minlength=S) > 0) | (shoe_len == 0)
-    scalar |= np.bincount(shoe_of[dealt & ~complete], minlength=S) > 0
+    # (and those with a round numbered below 1: a quarantined round with no known place, cards_not_counted)
+    scalar |= np.bincount(shoe_of[dealt & (~complete | (rounds.round_no < 1))], minlength=S) > 0
     col = ~scalar[shoe_of]  # rounds done here, with columns
 
     # Shoe level: composition (the text of a broken shoe by the scalar check) and the burn. Each card

@@ -46,7 +46,7 @@ import numpy as np
 from engine.betting import QuarantinedBet, TableFacts, is_late, us_text
 from engine.cards import CARD_CODES, CARD_INDEX, check_composition, format_cards
 from engine.decision_times import late_decisions, late_finding_text, times_problem, timing_line
-from engine.findings import Finding, format_money
+from engine.findings import UNPLACED_ROUND, Finding, format_money, unverifiable_after
 from engine.kernels import ROUNDING_CODES
 
 from . import BET_CODES
@@ -235,6 +235,8 @@ def cards_not_counted(r: RecordedRound) -> str | None:
     cancelled before the deal, as baccarat reads one), unless it was played: boxes and not cancelled."""
     if not r.dealer_cards and not any(r.box_cards):
         return None if r.status == "cancelled" or not r.boxes else "it records boxes but no card"
+    if r.round_no < 1:  # (only a round put in quarantine as read: pipelines.games.rows.dealing_place)
+        return UNPLACED_ROUND
     if len(r.box_cards) < len(r.boxes):
         return f"box_cards holds {len(r.box_cards)} list(s) for its {len(r.boxes)} boxes"
     short = [k for k, cards in enumerate(r.box_cards) if len(cards) < 2]
@@ -661,19 +663,10 @@ class _ShoeAuditor:
                 cut_seen = True
             position += used
         if lost is not None and lost[0] + 1 < len(self.rounds):
-            self.unverifiable_after(*lost)
+            self.findings.append(unverifiable_after(self.table.table_id, shoe.shoe_id, self.rounds[lost[0]].round_id,
+                                                    lost[1], [r.round_id for r in self.rounds[lost[0] + 1:]]))
         expected, unsettled = self.settle(reports, plays, played)
         return ShoeAudit(reports, expected, unsettled, self.findings)
-
-    def unverifiable_after(self, i: int, why: str) -> None:
-        """SHOE_UNVERIFIABLE_AFTER on round i, whose record does not tell how many cards it took (`why`)."""
-        r, after = self.rounds[i], self.rounds[i + 1:]
-        later = f"{after[0].round_id}" + (f" to {after[-1].round_id}" if len(after) > 1 else "")
-        self.round_finding("SHOE_UNVERIFIABLE_AFTER", r, "a record that tells how many cards the round took", why,
-                           f"Round {r.round_id} of shoe {self.shoe.shoe_id}: {why}, so where the next round's cards "
-                           f"start in the shoe is not known: the {len(after)} round(s) recorded after it ({later}) are "
-                           f"not checked against the shoe's cards (no CARD_SEQUENCE_MISMATCH or ROUND_AFTER_CUT "
-                           f"judged); they are judged and settled on their recorded cards.")
 
     def round(self, i: int, r: RecordedRound, position: int | None, cut_seen: bool):
         """(report, the round as recorded replayed, how many cards it took); `position` None: its place in the
