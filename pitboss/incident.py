@@ -245,7 +245,7 @@ def from_input(input_dir: str, round_id: str, moments: bool = False) -> dict:
     near = pa.concat_tables([neighbour_rows(held_bets, pa.array([shoe_id] * held_bets.num_rows, pa.string())),
                    *(neighbour_rows(t, t[SHOE]) for t in checked.taken_bets)])
     # (the shoe's rounds quarantined as read still took their cards: pipelines.games.audit_group)
-    audited = audit_group(info, *checked.rows, neighbours=near, quarantined_rounds=held_rounds)
+    audited = audit_group(info, *checked.rows, neighbours=near, quarantined_rounds=checked.dealt_past(held_rounds))
     checked.after(audited)
     own = [_jsonable(f) for f in audited["findings"].to_pylist() if f["round_id"] in (round_id, None)]
     quarantined += _quarantined_bets([q for q in audited["quarantine"].to_pylist() if q["source_table"] == "bets"])
