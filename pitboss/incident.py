@@ -34,6 +34,8 @@ def _one_round(round_id: str, shoes: list[str | None]) -> None:
 
 
 ROUND_QUARANTINED = "the bet's round is in quarantine"  # what the audit says of such a bet (pipelines.transforms)
+# a shoe's rounds after one whose cards cannot be placed are not compared with the shoe: their replay shows it
+UNVERIFIABLE = "SHOE_UNVERIFIABLE_AFTER"
 
 
 def _amount(value: object) -> int | None:
@@ -257,6 +259,9 @@ def from_input(input_dir: str, round_id: str, moments: bool = False) -> dict:
         data["quarantined"] = taken[0]["reason"]
         return data
     replay = [_jsonable(r) for r in audited[replay_outputs()[game]].to_pylist() if r["round_id"] == round_id][0]
+    if replay.get("shoe_position", 0) is None:  # dealt where the shoe's place was lost: the finding that says so
+        own += [_jsonable(f) for f in audited["findings"].to_pylist()
+                if f["kind"] == UNVERIFIABLE and f["shoe_id"] == shoe_id and f["round_id"] != round_id]
     settled = [_jsonable(s) for s in audited["settlements"].to_pylist() if s["round_id"] == round_id]
     data = _assemble(replay, info.ruleset_id, info.currency, settled + quarantined, own, source=source, game=game)
     if under is not None:
