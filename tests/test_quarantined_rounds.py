@@ -366,11 +366,14 @@ def _uncounted(day, folder) -> list[tuple[str, str]]:
 
 
 def test_replay_from_input_after_an_uncounted_round_says_what_the_audit_says(day, tmp_path):
-    from pitboss.incident import from_input
+    from pitboss.incident import from_input, position_text
 
     for held, after in _uncounted(day, tmp_path / "in"):
-        [f] = from_input(str(tmp_path / "in"), after)["findings"]
+        data = from_input(str(tmp_path / "in"), after)
+        [f] = data["findings"]
         assert (f["kind"], f["round_id"]) == ("SHOE_UNVERIFIABLE_AFTER", held)
+        assert position_text(data["round"]) == (f"its place in the shoe is not known: dealt after round {held}, "
+                                                "whose cards cannot be placed (SHOE_UNVERIFIABLE_AFTER)")
         before = held[:-3] + f"{int(held[-3:]) - 1:03d}"
         assert from_input(str(tmp_path / "in"), before)["findings"] == []
 
