@@ -159,8 +159,8 @@ class Checked:
         # does not deal a quarantined round past, or where no round of the shoe is left to deal past it for
         dealt = set(self.shoes.filter(pc.greater(pc.fill_null(pc.list_value_length(self.shoes["cards"]), 0), 0))[
             "shoe_id"].to_pylist())
-        dealt_shoes = set(dealt)
-        if self.deals_past():
+        dealt_shoes, deals_past = set(dealt), self.deals_past()
+        if deals_past:
             dealt -= set(plain(self.rounds.filter(pc.invert(foreign))["shoe_id"]).to_pylist())
         whole: dict[str, str] = {}
         for shoe, round_id, says_text in zip(shoe_ids.to_pylist(), plain(rounds["round_id"]).to_pylist(),
@@ -174,7 +174,7 @@ class Checked:
             message=pa.array([f"Round {r}: {why}; it is quarantined with its bets"
                               + (", and so is every round of its shoe of cards." if s in whole else
                                  " (the next rounds of its shoe are dealt after the cards it records)."
-                                 if self.deals_past() and dealt_shoes and s in dealt_shoes else ".")
+                                 if deals_past and s in dealt_shoes else ".")
                               for r, s, why in zip(plain(rounds["round_id"]).to_pylist(), shoe_ids.to_pylist(),
                                                    reasons.to_pylist(), strict=True)], pa.string())))
         gone = foreign

@@ -398,3 +398,17 @@ def test_the_beam_audit_gives_one_finding_for_an_uncounted_round(day, tmp_path):
     settled = output("settlements")["bet_id"].to_pylist()
     assert sorted(settled + held_bets) == sorted(bets["bet_id"].to_pylist())  # read = settled + quarantined
     assert set(held_bets) == set(bets.filter(pc.is_in(bets["round_id"], pa.array(held)))["bet_id"].to_pylist())
+
+
+@pytest.mark.parametrize("table_id", [BACCARAT, BLACKJACK])
+def test_the_finding_names_a_quarantined_round_after_it_by_its_recorded_id(day, table_id):
+    t = _tables(day)
+    shoe = _shoe_rounds(t, table_id, _first_shoe(t, table_id))
+    column = "box_cards" if table_id == BLACKJACK else "player_cards"
+    rounds, was = _changed(t["rounds"], table_id, MID_SHOE, status="void", **{column: None})
+    rounds, last = _changed(rounds, table_id, len(shoe) - 1, status="void")
+    out, bad = _group(t, table_id, rounds)
+    assert sorted(bad["round_id"].to_pylist()) == sorted([was["round_id"], last["round_id"]])
+    [f] = out["findings"].to_pylist()
+    assert f["round_id"] == was["round_id"]
+    assert f"({shoe[MID_SHOE + 1]['round_id']} to {last['round_id']})" in f["message"] and "\x00" not in f["message"]

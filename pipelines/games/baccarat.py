@@ -3,6 +3,8 @@ engine works on the columns of a whole table's shoes at once)."""
 
 from __future__ import annotations
 
+import re
+
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -42,10 +44,10 @@ def _named(findings: pa.Table, ids: list[str]) -> pa.Table:
         return findings
     kept = pc.or_(pc.invert(on_held), pc.equal(findings["kind"], "SHOE_UNVERIFIABLE_AFTER"))
     rows = findings.filter(kept).to_pylist()
-    for row in rows:
-        for i in ([int(row["round_id"][len(_HELD):])] if (row["round_id"] or "").startswith(_HELD) else []):
-            row["round_id"] = ids[i]
-            row["message"] = row["message"].replace(f"{_HELD}{i} ", f"{ids[i]} ")
+    held = re.compile(re.escape(_HELD) + r"(\d+)")
+    for row in rows:  # (its message names the rounds after it too, some maybe quarantined)
+        row["round_id"] = held.sub(lambda m: ids[int(m.group(1))], row["round_id"] or "") or None
+        row["message"] = held.sub(lambda m: ids[int(m.group(1))], row["message"])
     return pa.Table.from_pylist(rows, schema=findings.schema)
 
 
