@@ -1030,7 +1030,7 @@ class _AuditGroup(beam.DoFn):
                          if rejected_rounds is not None else None)
             try:
                 options = dict(compact=True, neighbours=near_here, withheld=concat(checked.taken_rounds),
-                               quarantined_rounds=held_here)
+                               quarantined_rounds=checked.dealt_past(held_here))
                 if table_id in self._periods:  # its ruleset changes: each round under the one in force for it
                     audited = audit_in_force(audit_group, self._periods[table_id], *checked.rows, **options)
                     results[OUT_ROUND_RULESETS].append(round_rulesets(self._periods[table_id], checked.rows[1]))

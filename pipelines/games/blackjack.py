@@ -100,8 +100,8 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     return gathered.tables(table.table_id, OUT_REPLAYS, REPLAYS.schema, plain, bets, _replay_columns)
 
 
-_ROUND_COLUMNS = ["round_id", "shoe_id", "round_no", "status", "dealer_cards", "boxes", "box_cards", "box_actions",
-                  "box_auto_played"]
+_ROUND_COLUMNS = ["round_id", "shoe_id", "round_no", "betting_opened_at", "status", "dealer_cards", "boxes",
+                  "box_cards", "box_actions", "box_auto_played"]
 
 
 def _recorded_round(r: dict, closed_us: int | None, times: list | None, revealed_us: int | None
