@@ -546,8 +546,9 @@ def findings_table(flagged: Sequence[tuple[SurveillanceTest, str]], tested: dict
 class Surveil(beam.PTransform):
     """{tables, shoes, rounds, bets, settlements, findings, positions}: PCollections of Arrow tables, each
     with a table_id column (any batches: the input rows as the readers give them, the audit's outputs,
-    positions = table_id, round_id, shoe_position) -> {surveillance_tests, surveillance_findings}: one
-    Arrow table each (schemas/outputs.py; rows in no particular order: the writer sorts).
+    positions = table_id, round_id, shoe_position) -> {surveillance_tests: a table a detector (a table a
+    table of a detector tested per table), surveillance_findings: one table} (schemas/outputs.py; rows in no
+    particular order: the writer sorts).
 
     Per table, one TableData (table_data) and, for each detector that reads its game, the detector's
     features (detectors sharing a features function: computed once); per detector, the feature tables of
