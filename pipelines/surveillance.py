@@ -244,17 +244,25 @@ class _Features(beam.DoFn):
     """(table_id, its rows of each input) -> ("features", (detector, (table_id, features))) for every detector
     that reads the table's game, and ("ids", the table's ids: the table, its shoes and accounts). A detector whose
     tests are a table's own (`Detector.tests_per_table`) is tested here: its tests (TEST_COLUMNS) travel on
-    instead of its features (shared_rounds: the pairs at or below the screen and a summary row, not a row a pair)."""
+    instead of its features (shared_rounds: the pairs at or below the screen and a summary row, not a row a pair).
+    With a `spill` store (pipelines.io.SpillFolder), the features that travel on wait there and only their handle
+    travels (the in-process runner holds what a GroupByKey groups in memory: every table's features of every
+    detector until the last detector is tested; advantage_play's are a row a bet)."""
 
-    def __init__(self, detectors: Sequence[Detector], alpha: float = ALPHA):
+    def __init__(self, detectors: Sequence[Detector], alpha: float = ALPHA, spill=None):
         self.detectors = tuple(detectors)
         self.alpha = alpha
+        self.spill = spill
         self.tables = Metrics.counter("surveillance", "tables")
         self.unknown = Metrics.counter("surveillance", "tables_without_a_tables_row")
         self.rows = {d.name: Metrics.counter("surveillance", f"{d.name}_feature_rows") for d in self.detectors}
 
     def setup(self):
         self.groups = _shared_features(self.detectors)
+
+    def _travel(self, rows: pa.Table):
+        """`rows`, or their handle in the spill store (rows to spill)."""
+        return self.spill.put(rows) if self.spill is not None and rows.num_rows else rows
 
     def process(self, element):
         table_id, parts = element
@@ -277,9 +285,14 @@ class _Features(beam.DoFn):
             if not isinstance(found, pa.Table):
                 raise TypeError(f"surveillance: {readers_[0].name}'s features on table {table_id} returned "
                                 f"{type(found).__name__}, not a pyarrow Table")
+            travelling = None  # (the features of detectors that share them: spilled once)
             for d in readers_:
                 self.rows[d.name].inc(found.num_rows)
-                out = tests_of(d, found, self.alpha, f" on table {table_id}") if d.tests_per_table else found
+                if d.tests_per_table:
+                    out = self._travel(tests_of(d, found, self.alpha, f" on table {table_id}"))
+                else:
+                    travelling = self._travel(found) if travelling is None else travelling
+                    out = travelling
                 yield _TAG_FEATURES, (d.name, (table_id, out))
 
 
@@ -293,22 +306,25 @@ def _ids(data: TableData) -> pa.Table:
 
 
 class _Tests(beam.DoFn):
-    """(detector, [(table_id, features)]) -> (detector name, its tests over every table's features, in
-    table_id order, as TEST_COLUMNS); a detector tested a table at a time (`Detector.tests_per_table`) brings its
-    tables' tests instead, concatenated in table_id order."""
+    """(detector, [(table_id, features)]) -> (detector name, [its tests over every table's features as
+    TEST_COLUMNS]); a detector tested a table at a time (`Detector.tests_per_table`) brings its tables' tests
+    instead, in table_id order. With a `spill` store the tests wait there (their handles travel on: `_Adjust` holds
+    one detector's tests at a time)."""
 
-    def __init__(self, detectors: Sequence[Detector], alpha: float = ALPHA, history: dict[str, pa.Table] | None = None):
+    def __init__(self, detectors: Sequence[Detector], alpha: float = ALPHA, history: dict[str, pa.Table] | None = None,
+                 spill=None):
         self.detectors = {d.name: d for d in detectors}
         self.alpha = alpha
         self.history = history or {}
+        self.spill = spill
 
     def process(self, element):
         name, per_table = element
         detector = self.detectors[name]
-        parts = [f for _, f in sorted(per_table, key=lambda p: p[0])]
         if detector.tests_per_table:
-            yield name, pa.concat_tables(parts) if parts else TEST_COLUMNS.empty_table()
+            yield name, [f for _, f in sorted(per_table, key=lambda p: p[0])]
             return
+        parts = [_held(f) for _, f in sorted(per_table, key=lambda p: p[0])]
         past = self.history.get(detector.history) if detector.history else None
         if past is not None and past.num_rows:  # earlier nights from the warehouse, marked `history`: windows only
             parts.append(past.append_column("history", pa.array([True] * past.num_rows, pa.bool_())))
@@ -317,7 +333,15 @@ class _Tests(beam.DoFn):
         except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
             raise TypeError(f"surveillance: {name}'s feature tables of different tables do not concatenate: "
                             f"{e}") from e
-        yield name, tests_of(detector, features, self.alpha)
+        del parts
+        tests = tests_of(detector, features, self.alpha)
+        del features
+        yield name, [self.spill.put(tests) if self.spill is not None and tests.num_rows else tests]
+
+
+def _held(features) -> pa.Table:
+    """A table's features as _Features gave them: the table, or its handle in the spill store."""
+    return features if isinstance(features, pa.Table) else features.table()
 
 
 def tests_of(detector: Detector, features: pa.Table, alpha: float, where: str = "") -> pa.Table:
@@ -381,29 +405,47 @@ def period_dates(period: str) -> tuple[date | None, date | None]:
 
 
 class _Adjust(beam.DoFn):
-    """Every detector's tests (TEST_COLUMNS) -> ("tests", the run's tests adjusted, as one table) and
-    ("findings", the flagged ones as review findings)."""
+    """Every detector's tests (TEST_COLUMNS: tables, or their handles in the spill store) -> ("tests", each
+    detector's tests adjusted, a table a detector: the adjustment is per detector, and only one detector's tests are
+    held at a time) and ("findings", the flagged ones as review findings)."""
 
     def __init__(self, detectors: Sequence[Detector], alpha: float, audit_run_id: str | None):
         self.kinds = {d.name: d.finding_kind for d in detectors}
         self.alpha, self.audit_run_id = alpha, audit_run_id
         self.counts = {what: Metrics.counter("surveillance", what) for what in ("tests", "tested", "flagged")}
 
-    def process(self, per_detector: list[tuple[str, pa.Table]], ids: dict):
-        parts = sorted(per_detector, key=lambda p: p[0])
-        tests = pa.concat_tables([t for _, t in parts]) if parts else TEST_COLUMNS.empty_table()
-        kinds = pa.chunked_array([pa.array([self.kinds[name]], pa.string()).take(np.zeros(t.num_rows, np.int64))
-                                  for name, t in parts], pa.string())
-        q, flagged, tested = adjusted(tests, self.alpha)
-        self.counts["tests"].inc(tests.num_rows)
-        self.counts["tested"].inc(sum(tested.values()))
-        self.counts["flagged"].inc(int(flagged.sum()))
-        yield OUT_TESTS, tests_table(tests, q, flagged, kinds, tested, self.alpha, self.audit_run_id)
-        hits = pa.array(np.flatnonzero(flagged), pa.int64())
-        rows = tests.take(hits).to_pylist()
-        found = [(SurveillanceTest(**row, q_value=float(q[i]), flagged=True), kind)
-                 for row, i, kind in zip(rows, hits.to_pylist(), kinds.take(hits).to_pylist(), strict=True)]
-        yield OUT_FINDINGS, findings_table(found, tested, self.alpha, ids)
+    def process(self, per_detector: list[tuple[str, list]], ids: dict):
+        found: list[tuple[SurveillanceTest, str]] = []
+        every: dict[str, int] = {}
+        for name, parts in sorted(per_detector, key=lambda p: p[0]):
+            # the adjustment from the numbers of every part, then each part's rows (shared_rounds: a part a table)
+            numbers = [t.select(_ADJUSTED) if isinstance(t, pa.Table) else t.table(list(_ADJUSTED)) for t in parts]
+            q, flagged, tested = adjusted(pa.concat_tables(numbers), self.alpha)
+            del numbers
+            every.update(tested)
+            self.counts["tests"].inc(q.size)
+            self.counts["tested"].inc(sum(tested.values()))
+            self.counts["flagged"].inc(int(flagged.sum()))
+            kind, at = self.kinds[name], 0
+            for part in parts:
+                tests = _held(part)
+                n = tests.num_rows
+                kinds = pa.chunked_array([pa.array([kind], pa.string()).take(np.zeros(n, np.int64))], pa.string())
+                yield OUT_TESTS, tests_table(tests, q[at:at + n], flagged[at:at + n], kinds, tested, self.alpha,
+                                             self.audit_run_id)
+                hits = np.flatnonzero(flagged[at:at + n])
+                rows = tests.take(pa.array(hits, pa.int64())).to_pylist()
+                found += [(SurveillanceTest(**row, q_value=float(q[at + i]), flagged=True), kind)
+                          for row, i in zip(rows, hits.tolist(), strict=True)]
+                at += n
+                del tests
+        if not per_detector:
+            yield OUT_TESTS, tests_table(TEST_COLUMNS.empty_table(), np.zeros(0), np.zeros(0, bool),
+                                         pa.chunked_array([], pa.string()), {}, self.alpha, self.audit_run_id)
+        yield OUT_FINDINGS, findings_table(found, every, self.alpha, ids)
+
+
+_ADJUSTED = ("detector", "p_value", "sample", "min_sample", "unlisted")  # the columns `adjusted` reads
 
 
 def adjusted(tests: pa.Table, alpha: float) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
@@ -504,8 +546,9 @@ def findings_table(flagged: Sequence[tuple[SurveillanceTest, str]], tested: dict
 class Surveil(beam.PTransform):
     """{tables, shoes, rounds, bets, settlements, findings, positions}: PCollections of Arrow tables, each
     with a table_id column (any batches: the input rows as the readers give them, the audit's outputs,
-    positions = table_id, round_id, shoe_position) -> {surveillance_tests, surveillance_findings}: one
-    Arrow table each (schemas/outputs.py; rows in no particular order: the writer sorts).
+    positions = table_id, round_id, shoe_position) -> {surveillance_tests: a table a detector (a table a
+    table of a detector tested per table), surveillance_findings: one table} (schemas/outputs.py; rows in no
+    particular order: the writer sorts).
 
     Per table, one TableData (table_data) and, for each detector that reads its game, the detector's
     features (detectors sharing a features function: computed once); per detector, the feature tables of
@@ -534,14 +577,14 @@ class Surveil(beam.PTransform):
         per_table = (
             keyed
             | "GroupByTable" >> beam.CoGroupByKey()
-            | "Features" >> beam.ParDo(_Features(self.detectors, self.alpha))
+            | "Features" >> beam.ParDo(_Features(self.detectors, self.alpha, self.spill))
             | "SplitFeatures" >> SplitByTag(_TAG_FEATURES, _TAG_IDS, tables=(_TAG_IDS,))
         )
         ids = beam.pvalue.AsSingleton(per_table[_TAG_IDS] | "CollectIds" >> beam.CombineGlobally(_Ids()))
         adjusted = (
             per_table[_TAG_FEATURES]
             | "GroupByDetector" >> beam.GroupByKey()
-            | "Tests" >> beam.ParDo(_Tests(self.detectors, self.alpha, self.history))
+            | "Tests" >> beam.ParDo(_Tests(self.detectors, self.alpha, self.history, self.spill))
             | "AllTests" >> beam.combiners.ToList()
             | "Adjust" >> beam.ParDo(_Adjust(self.detectors, self.alpha, self.audit_run_id), ids)
             | "SplitOutputs" >> SplitByTag(OUT_TESTS, OUT_FINDINGS, tables=(OUT_TESTS, OUT_FINDINGS))
@@ -585,7 +628,10 @@ def _publish(element, output: str, publishers: Sequence[str]):
     """A detector's features of one table -> the rows of `output` (its schema's columns) if the detector
     publishes them there."""
     name, (table_id, features) = element
-    if name not in publishers or features.num_rows == 0:
+    if name not in publishers:
+        return
+    features = _held(features)
+    if features.num_rows == 0:
         return
     schema = SURVEILLANCE_OUTPUTS[output]
     missing = [c for c in schema.names if c not in features.column_names]
@@ -672,10 +718,13 @@ def build(pipeline: beam.Pipeline, files: dict[str, list], audit: dict, output_d
     positions = [pipeline | f"Read {name}" >> ReadOutput(outputs.get(name, []), OUTPUTS[name], POSITIONS.names)
                  for name in position_outputs()]
     inputs["positions"] = positions | "AllPositions" >> beam.Flatten()
-    surveyed = inputs | "Surveil" >> Surveil(detectors, alpha, audit["run_id"], history,
-                                             SpillFolder(spill_folder(output_dir)))
+    spill = SpillFolder(spill_folder(output_dir))
+    surveyed = inputs | "Surveil" >> Surveil(detectors, alpha, audit["run_id"], history, spill)
+    # (spilled while they wait for their shard, and written a part at a time: advantage_moments a table at a time,
+    # the tests a detector's table at a time, merged where a detector's tables overlap: pipelines/io.py _WriteShard)
     written = [surveyed[name] | f"Write {name}" >> WriteShards(output_dir, name, SURVEILLANCE_OUTPUTS[name],
-                                                               SORT_KEYS[name], _SHARD_BY.get(name, "table_id"), 1)
+                                                               SORT_KEYS[name], _SHARD_BY.get(name, "table_id"), 1,
+                                                               spill, merge=True)
                for name in SURVEILLANCE_OUTPUTS]
     _ = written | "AllWritten" >> beam.Flatten() | "Done" >> beam.combiners.Count.Globally()
 
