@@ -83,7 +83,8 @@ _TAG_FEATURES, _TAG_IDS = "features", "ids"
 # (one shard each: the column only routes)
 _SHARD_BY = {OUT_TESTS: "detector", OUT_FINDINGS: "kind", "surveillance_daily_wheel": "wheel",
              "surveillance_daily_dice": "shaker", "surveillance_daily_dice_pairs": "shaker",
-             "surveillance_daily_signature": "wheel"}
+             "surveillance_daily_signature": "wheel", "surveillance_daily_dealer_findings": "dealer_id",
+             "surveillance_daily_dealer_accounts": "dealer_id", "surveillance_daily_dealer_results": "dealer_id"}
 HISTORY_DAYS = 30  # --history-days: how far back a wheel or shaker's window reaches (engine/surveillance/equipment.py)
 _PERIOD = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:\.\.(\d{4}-\d{2}-\d{2}))?$")
 
@@ -310,6 +311,8 @@ class _Tests(beam.DoFn):
             yield name, pa.concat_tables(parts) if parts else TEST_COLUMNS.empty_table()
             return
         past = self.history.get(detector.history) if detector.history else None
+        if past is not None and past.num_rows and detector.from_history is not None:
+            past = detector.from_history(past, pa.concat_tables(parts, promote_options="default") if parts else None)
         if past is not None and past.num_rows:  # earlier nights from the warehouse, marked `history`: windows only
             parts.append(past.append_column("history", pa.array([True] * past.num_rows, pa.bool_())))
         try:
@@ -548,7 +551,9 @@ class Surveil(beam.PTransform):
         )
         published = {
             name: per_table[_TAG_FEATURES] | f"Publish {name}" >> beam.FlatMap(
-                _publish, name, [d.name for d in self.detectors if d.publish_as == name]).with_output_types(pa.Table)
+                _publish, name, [d.name for d in self.detectors if d.publish_as == name],
+                {d.name: d.to_history for d in self.detectors if d.to_history and d.history == name}
+            ).with_output_types(pa.Table)
             for name in PUBLISHABLE
         }
         return {OUT_TESTS: adjusted[OUT_TESTS], OUT_FINDINGS: adjusted[OUT_FINDINGS], **published}
@@ -568,6 +573,13 @@ def check_published(detectors: Sequence[Detector]) -> None:
     features do not travel on)."""
     seen: dict[str, str] = {}
     for d in detectors:
+        if d.to_history is not None:
+            if d.history is None or d.history not in PUBLISHABLE or d.history == d.publish_as:
+                raise ValueError(f"detector {d.name}: to_history needs a history output of its own, one of "
+                                 f"{', '.join(PUBLISHABLE)} other than its publish_as")
+            if d.history in seen:
+                raise ValueError(f"detectors {seen[d.history]} and {d.name} both publish {d.history}")
+            seen[d.history] = d.name
         if d.publish_as is None:
             continue
         if d.tests_per_table:
@@ -581,12 +593,15 @@ def check_published(detectors: Sequence[Detector]) -> None:
         seen[d.publish_as] = d.name
 
 
-def _publish(element, output: str, publishers: Sequence[str]):
+def _publish(element, output: str, publishers: Sequence[str], keepers: dict | None = None):
     """A detector's features of one table -> the rows of `output` (its schema's columns) if the detector
-    publishes them there."""
+    publishes them there, or keeps its history there in rows of its own (`keepers`: its `to_history`)."""
     name, (table_id, features) = element
-    if name not in publishers or features.num_rows == 0:
+    keep = (keepers or {}).get(name)
+    if (name not in publishers and keep is None) or features.num_rows == 0:
         return
+    if keep is not None:
+        features = keep(features)
     schema = SURVEILLANCE_OUTPUTS[output]
     missing = [c for c in schema.names if c not in features.column_names]
     if missing:
