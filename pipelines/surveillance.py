@@ -13,9 +13,9 @@ It writes `surveillance_tests` (every test, flagged or not), `surveillance_findi
 test as a finding of severity review) and the features the detectors publish (`Detector.publish_as`:
 `advantage_moments`, the advantage detector's) beside the audit's outputs, then
 `_surveillance_manifest.json`. `--period run`: every detector with a `period` setting tests each subject
-over all the business dates of the input (a week's folder: one run over the week). `--history W`: the wheel and
-dice tests also count the nights the warehouse W stores from `--history-days` days back (read before the run; the
-run publishes its own nights' counts for the load to store: docs/surveillance.md § History).
+over all the business dates of the input (a week's folder: one run over the week). `--history W`: the wheel, dice,
+dealer and advantage tests also count the nights the warehouse W stores from `--history-days` days back (read before
+the run; the run publishes its own nights' statistics for the load to store: docs/surveillance.md § History).
 
 The flags are kept out of the audit's `findings`: those stay what the audit proves on its rows (and
 what `pitboss demo` scores against the planted faults), and an audit re-run neither reads nor clears
@@ -85,7 +85,7 @@ _SHARD_BY = {OUT_TESTS: "detector", OUT_FINDINGS: "kind", "surveillance_daily_wh
              "surveillance_daily_dice": "shaker", "surveillance_daily_dice_pairs": "shaker",
              "surveillance_daily_signature": "wheel", "surveillance_daily_dealer_findings": "dealer_id",
              "surveillance_daily_dealer_accounts": "dealer_id", "surveillance_daily_dealer_results": "dealer_id"}
-HISTORY_DAYS = 30  # --history-days: how far back a wheel or shaker's window reaches (engine/surveillance/equipment.py)
+HISTORY_DAYS = 30  # --history-days: how far back a subject's window reaches (engine/surveillance/equipment.py looks)
 _PERIOD = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:\.\.(\d{4}-\d{2}-\d{2}))?$")
 
 
@@ -625,8 +625,8 @@ def with_period(detectors: Sequence[Detector], period: str) -> tuple[Detector, .
 
 
 def with_history(detectors: Sequence[Detector], days: int) -> tuple[Detector, ...]:
-    """The detectors with a `history_days` setting (the wheel and dice tests) set to `days`: each of their tests
-    counts the nights of the last `days` days before its period's last (0: the period alone)."""
+    """The detectors with a `history_days` setting (the wheel, dice, dealer and advantage tests) set to `days`: each
+    of their tests counts the nights of the last `days` days before its period's last (0: the period alone)."""
     if days < 0:
         raise ValueError(f"history days must be 0 or more, got {days}")
     return tuple(replace(d, settings={**d.settings, "history_days": days}) if "history_days" in d.settings else d
@@ -711,7 +711,7 @@ class SurveillanceRun:
     outputs: dict[str, list[dict]] = field(default_factory=dict)  # output -> [{path, sha256, bytes}]
     code_version: str = ""
     metrics: dict[str, int] = field(default_factory=dict)
-    history_days: int = 0  # --history-days: the window of the wheel and dice tests
+    history_days: int = 0  # --history-days: the window of the tests that keep history
     # the earlier nights read from the warehouse: output -> {"rows", "first", "last", "nights"} (empty: none)
     history: dict[str, dict] = field(default_factory=dict)
 
@@ -725,7 +725,8 @@ def parse_args(argv: list[str] | None):
                         help="day: the detectors' defaults (by the business day); run: every subject tested over "
                              "all the business dates of the input")
     parser.add_argument("--history-days", type=int, default=HISTORY_DAYS,
-                        help="the wheel and dice tests count the nights of this many days back (from the warehouse "
+                        help="the wheel, dice, dealer and advantage tests count the nights of this many days back "
+                             "(from the warehouse "
                              "and the run itself); 0: each period alone")
     parser.add_argument("--history", default=None,
                         help="DuckDB warehouse whose stored nights (surveillance_daily_*) the windows read")
