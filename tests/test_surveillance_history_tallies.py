@@ -312,3 +312,49 @@ def test_a_re_run_night_replaces_its_tallies_and_a_reset_forgets_them(tmp_path, 
     assert read_history(warehouse, [name], ["2026-12-01"], 29)[name]["business_date"].to_pylist() == ["2026-11-02"]
     load_surveillance(warehouse, manifest(tmp_path, "r4", "2026-11-03"), reset_history=True)
     assert stored() == [("r4", "2026-11-03")]
+
+
+# --- two nights through the pipeline and the warehouse ---------------------------------------------------
+
+def test_two_nightly_runs_keep_and_read_back_the_dealer_and_advantage_history(tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    import engine.surveillance.registry as registry
+    from pipelines.audit import run as audit
+    from pipelines.warehouse import load
+    from pitboss.commands.surveil import run_surveillance
+    from pitboss.recorder import GenerateConfig, generate
+
+    small = (replace(ADVANTAGE_PLAY, settings={**ADVANTAGE_PLAY.settings, "min_bets": 1, "reference_shoes": 20}),
+             replace(DEALER_RESULT, settings={**DEALER_RESULT.settings, "min_bets": 1, "min_rounds": 1}))
+    monkeypatch.setattr(registry, "DETECTORS", small)
+    warehouse = tmp_path / "w.duckdb"
+    manifests = []
+    for i in (0, 1):
+        folder = tmp_path / f"n{i}"
+        generate(GenerateConfig(out=folder / "data", tables=1, blackjack_tables=0, roulette_tables=0, sic_bo_tables=0,
+                                days=1, start_date=dt.date(2026, 11, 28) + dt.timedelta(days=i), rounds_per_table=150,
+                                bets_per_round=4, seed=11, fault_rate=0, quiet=True))
+        record = audit(["--input", str(folder / "data"), "--output", str(folder / "out")])
+        load(str(warehouse), record.__dict__)
+        manifests.append(run_surveillance(str(folder / "data"), str(folder / "out"), str(warehouse)))
+    second = pq.read_table([o["path"] for o in manifests[1]["outputs"]["surveillance_tests"]]).to_pylist()
+    assert manifests[1]["history"]["surveillance_daily_advantage"]["nights"] == 1
+    assert manifests[1]["history"]["surveillance_daily_dealer_results"]["nights"] == 1
+    both = [r for r in second if r["detector"] == "advantage_play" and r["period"] == "2026-11-28..2026-11-29"]
+    drawn = [r for r in both if r["method"].startswith("permutation")]  # (the others screened: p = 1, no draws)
+    assert drawn and all("(2 nights, " in r["detail"] and "x 41.33" in r["method"] for r in drawn)
+    dealers = [r for r in second if r["detector"] == "dealer_result"]
+    assert dealers and all(r["period"] == "2026-11-28..2026-11-29" for r in dealers)
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        kept = dict(con.execute("SELECT CAST(business_date AS VARCHAR), count(*) FROM surveillance_daily_advantage "
+                                "GROUP BY ALL").fetchall())
+        view = con.execute("SELECT DISTINCT window_first, window_last, window_nights FROM advantage_play "
+                           "WHERE period = '2026-11-28..2026-11-29'").fetchall()
+        dealer_view = con.execute("SELECT DISTINCT window_nights FROM dealer_anomalies WHERE detector = "
+                                  "'dealer_result' AND period = '2026-11-28..2026-11-29'").fetchall()
+    finally:
+        con.close()
+    assert set(kept) == {"2026-11-28", "2026-11-29"} and all(n > 0 for n in kept.values())
+    assert view == [(dt.date(2026, 11, 28), dt.date(2026, 11, 29), 2)] and dealer_view == [(2,)]
