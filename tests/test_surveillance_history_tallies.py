@@ -358,3 +358,31 @@ def test_two_nightly_runs_keep_and_read_back_the_dealer_and_advantage_history(tm
         con.close()
     assert set(kept) == {"2026-11-28", "2026-11-29"} and all(n > 0 for n in kept.values())
     assert view == [(dt.date(2026, 11, 28), dt.date(2026, 11, 29), 2)] and dealer_view == [(2,)]
+
+
+def test_a_history_kept_in_rows_of_its_own_needs_an_output_of_its_own():
+    from dataclasses import replace
+
+    from pipelines.surveillance import check_published
+
+    check_published([ADVANTAGE_PLAY])
+    with pytest.raises(ValueError, match="to_history needs a history output of its own"):
+        check_published([replace(ADVANTAGE_PLAY, history="advantage_moments")])
+    with pytest.raises(ValueError, match="to_history needs a history output of its own"):
+        check_published([replace(ADVANTAGE_PLAY, history=None)])
+    with pytest.raises(ValueError, match="both publish"):
+        check_published([ADVANTAGE_PLAY, replace(DEALER_RESULT, publish_as="surveillance_daily_advantage",
+                                                 history="surveillance_daily_advantage")])
+
+
+def test_an_accounts_night_exactly_history_days_back_is_in_and_the_night_before_it_out():
+    days = {31: 1, 30: 2, -1: 3}  # days back -> seed: 31 out, 30 in, a night after tonight (re-audited) out
+    kept = [stored_and_read_back(pair_night(seed, TONIGHT - dt.timedelta(days=d), ["steady"])) for d, seed in
+            days.items()]
+    tonight = pair_night(4, TONIGHT, ["steady"])
+    [t] = advantage_tests(pa.concat_tables([tonight, past(history_features(pa.concat_tables(kept), tonight))],
+                                           promote_options="default"), SETTINGS)
+    assert (t.sample, t.period) == (24, "2026-11-01..2026-12-01")
+    [short] = advantage_tests(pa.concat_tables([tonight, past(history_features(pa.concat_tables(kept), tonight))],
+                                               promote_options="default"), {**SETTINGS, "history_days": 29})
+    assert (short.sample, short.period) == (12, "2026-12-01")
