@@ -62,6 +62,10 @@ and currency:
   Benjamini-Hochberg's flagged set and the flagged rows' q-values unchanged (their ranks and the count of
   tests are the same);
 * min_sample: `MIN_BETS` bets (MIN_BETS_REASON).
+* window (issue 43 § History): the run's nights and the warehouse's stored nights of the account from
+  `history_days` before the run's last (engine/surveillance/advantage_history.py: what a night keeps, exactly
+  what its shoes add to the test); one look a run, its p-value spent over the nightly looks (equipment.py
+  `look_share`: x 4 on a first night, x 41.3 on a window of several at 30 days; `history_days` 0: unspent).
 
 Power of issue 32's statistic, the moment (bench/surveillance_advantage.py, 8-10 simulated days per cell,
 one table with 40 ordinary accounts; a shoe's bets count about as one observation, so power grows with the
@@ -527,11 +531,6 @@ def _run_starts(*sorted_keys: np.ndarray) -> np.ndarray:
     for k in sorted_keys:
         change[1:] |= k[1:] != k[:-1]
     return np.flatnonzero(change)
-
-
-def _period(days: np.ndarray) -> str:
-    a, b = (str(np.datetime64(int(d), "D")) for d in (days.min(), days.max()))
-    return a if a == b else f"{a}..{b}"
 
 
 def advantage_tests(features: pa.Table, settings: dict[str, Any] | None = None) -> list[SurveillanceTest]:
