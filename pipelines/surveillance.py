@@ -13,9 +13,9 @@ It writes `surveillance_tests` (every test, flagged or not), `surveillance_findi
 test as a finding of severity review) and the features the detectors publish (`Detector.publish_as`:
 `advantage_moments`, the advantage detector's) beside the audit's outputs, then
 `_surveillance_manifest.json`. `--period run`: every detector with a `period` setting tests each subject
-over all the business dates of the input (a week's folder: one run over the week). `--history W`: the wheel and
-dice tests also count the nights the warehouse W stores from `--history-days` days back (read before the run; the
-run publishes its own nights' counts for the load to store: docs/surveillance.md § History).
+over all the business dates of the input (a week's folder: one run over the week). `--history W`: the wheel, dice,
+dealer and advantage tests also count the nights the warehouse W stores from `--history-days` days back (read before
+the run; the run publishes its own nights' statistics for the load to store: docs/surveillance.md § History).
 
 The flags are kept out of the audit's `findings`: those stay what the audit proves on its rows (and
 what `pitboss demo` scores against the planted faults), and an audit re-run neither reads nor clears
@@ -83,8 +83,9 @@ _TAG_FEATURES, _TAG_IDS = "features", "ids"
 # (one shard each: the column only routes)
 _SHARD_BY = {OUT_TESTS: "detector", OUT_FINDINGS: "kind", "surveillance_daily_wheel": "wheel",
              "surveillance_daily_dice": "shaker", "surveillance_daily_dice_pairs": "shaker",
-             "surveillance_daily_signature": "wheel"}
-HISTORY_DAYS = 30  # --history-days: how far back a wheel or shaker's window reaches (engine/surveillance/equipment.py)
+             "surveillance_daily_signature": "wheel", "surveillance_daily_dealer_findings": "dealer_id",
+             "surveillance_daily_dealer_accounts": "dealer_id", "surveillance_daily_dealer_results": "dealer_id"}
+HISTORY_DAYS = 30  # --history-days: how far back a subject's window reaches (engine/surveillance/equipment.py looks)
 _PERIOD = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:\.\.(\d{4}-\d{2}-\d{2}))?$")
 
 
@@ -326,6 +327,8 @@ class _Tests(beam.DoFn):
             return
         parts = [_held(f) for _, f in sorted(per_table, key=lambda p: p[0])]
         past = self.history.get(detector.history) if detector.history else None
+        if past is not None and past.num_rows and detector.from_history is not None:
+            past = detector.from_history(past, pa.concat_tables(parts, promote_options="default") if parts else None)
         if past is not None and past.num_rows:  # earlier nights from the warehouse, marked `history`: windows only
             parts.append(past.append_column("history", pa.array([True] * past.num_rows, pa.bool_())))
         try:
@@ -591,7 +594,9 @@ class Surveil(beam.PTransform):
         )
         published = {
             name: per_table[_TAG_FEATURES] | f"Publish {name}" >> beam.FlatMap(
-                _publish, name, [d.name for d in self.detectors if d.publish_as == name]).with_output_types(pa.Table)
+                _publish, name, [d.name for d in self.detectors if d.publish_as == name],
+                {d.name: d.to_history for d in self.detectors if d.to_history and d.history == name}
+            ).with_output_types(pa.Table)
             for name in PUBLISHABLE
         }
         return {OUT_TESTS: adjusted[OUT_TESTS], OUT_FINDINGS: adjusted[OUT_FINDINGS], **published}
@@ -611,6 +616,13 @@ def check_published(detectors: Sequence[Detector]) -> None:
     features do not travel on)."""
     seen: dict[str, str] = {}
     for d in detectors:
+        if d.to_history is not None:
+            if d.history is None or d.history not in PUBLISHABLE or d.history == d.publish_as:
+                raise ValueError(f"detector {d.name}: to_history needs a history output of its own, one of "
+                                 f"{', '.join(PUBLISHABLE)} other than its publish_as")
+            if d.history in seen:
+                raise ValueError(f"detectors {seen[d.history]} and {d.name} both publish {d.history}")
+            seen[d.history] = d.name
         if d.publish_as is None:
             continue
         if d.tests_per_table:
@@ -624,15 +636,18 @@ def check_published(detectors: Sequence[Detector]) -> None:
         seen[d.publish_as] = d.name
 
 
-def _publish(element, output: str, publishers: Sequence[str]):
+def _publish(element, output: str, publishers: Sequence[str], keepers: dict | None = None):
     """A detector's features of one table -> the rows of `output` (its schema's columns) if the detector
-    publishes them there."""
+    publishes them there, or keeps its history there in rows of its own (`keepers`: its `to_history`)."""
     name, (table_id, features) = element
-    if name not in publishers:
+    keep = (keepers or {}).get(name)
+    if name not in publishers and keep is None:
         return
     features = _held(features)
     if features.num_rows == 0:
         return
+    if keep is not None:
+        features = keep(features)
     schema = SURVEILLANCE_OUTPUTS[output]
     missing = [c for c in schema.names if c not in features.column_names]
     if missing:
@@ -656,8 +671,8 @@ def with_period(detectors: Sequence[Detector], period: str) -> tuple[Detector, .
 
 
 def with_history(detectors: Sequence[Detector], days: int) -> tuple[Detector, ...]:
-    """The detectors with a `history_days` setting (the wheel and dice tests) set to `days`: each of their tests
-    counts the nights of the last `days` days before its period's last (0: the period alone)."""
+    """The detectors with a `history_days` setting (the wheel, dice, dealer and advantage tests) set to `days`: each
+    of their tests counts the nights of the last `days` days before its period's last (0: the period alone)."""
     if days < 0:
         raise ValueError(f"history days must be 0 or more, got {days}")
     return tuple(replace(d, settings={**d.settings, "history_days": days}) if "history_days" in d.settings else d
@@ -745,7 +760,7 @@ class SurveillanceRun:
     outputs: dict[str, list[dict]] = field(default_factory=dict)  # output -> [{path, sha256, bytes}]
     code_version: str = ""
     metrics: dict[str, int] = field(default_factory=dict)
-    history_days: int = 0  # --history-days: the window of the wheel and dice tests
+    history_days: int = 0  # --history-days: the window of the tests that keep history
     # the earlier nights read from the warehouse: output -> {"rows", "first", "last", "nights"} (empty: none)
     history: dict[str, dict] = field(default_factory=dict)
 
@@ -759,7 +774,8 @@ def parse_args(argv: list[str] | None):
                         help="day: the detectors' defaults (by the business day); run: every subject tested over "
                              "all the business dates of the input")
     parser.add_argument("--history-days", type=int, default=HISTORY_DAYS,
-                        help="the wheel and dice tests count the nights of this many days back (from the warehouse "
+                        help="the wheel, dice, dealer and advantage tests count the nights of this many days back "
+                             "(from the warehouse "
                              "and the run itself); 0: each period alone")
     parser.add_argument("--history", default=None,
                         help="DuckDB warehouse whose stored nights (surveillance_daily_*) the windows read")

@@ -284,7 +284,8 @@ def test_rows_are_sorted_and_the_files_identical_run_after_run(day, surveilled, 
     assert {o["path"].rsplit("/", 2)[1] for entries in manifest["outputs"].values() for o in entries} == {
         "surveillance_tests", "surveillance_findings", "advantage_moments", "surveillance_daily_wheel",
         "surveillance_daily_dice", "surveillance_daily_dice_pairs",
-        "surveillance_daily_signature"}  # (no detector publishes: empty)
+        "surveillance_daily_signature", "surveillance_daily_dealer_findings", "surveillance_daily_dealer_accounts",
+        "surveillance_daily_dealer_results", "surveillance_daily_advantage"}  # (no detector publishes: empty)
     assert pq.read_table(tmp_path / "out" / "advantage_moments").num_rows == 0
 
 
