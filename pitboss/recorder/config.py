@@ -114,6 +114,7 @@ class Summary:
     seconds: float = 0.0
     files: dict[str, int] = field(default_factory=dict)  # table name -> number of parquet files
     patterns: dict[str, int] = field(default_factory=dict)  # --patterns: pattern -> patterns.parquet rows
+    ruleset_changes: list[dict] = field(default_factory=list)  # the table_rulesets.parquet rows
 
     @property
     def bets(self) -> int:
