@@ -14,8 +14,9 @@ The fault (where OVERPAID or UNDERPAID is planted): the operator's settlement sy
 every bet of the rest of the shoe dealt across the change that the two paytables pay differently was paid by the
 old one (UNDERPAID, 000 -> 001: 12:1 for 20:1). Where that shoe holds none, the first such bet after it is; where
 there is none either, a LUCKY_SIX bet is added on the first round after the change where the paytables differ
-(a player with no other bet there), paid the old way. The other faults keep off these bets and their
-(round, account). A `--patterns` run plants no change (its patterns are priced on each table's one ruleset).
+(before its cutoff, by a player with no other bet there), paid the old way. The other faults keep off these bets
+and their (round, account). A `--patterns` run plants no change (its patterns are priced on each table's one
+ruleset).
 """
 
 from __future__ import annotations
@@ -152,7 +153,10 @@ def _added(change: RulesetChange, rounds: list[Round], bets: Bets, plain: np.nda
     modes = np.full(len(ridx), mode)
     old, new = (_settle(rs, rounds, ridx, types, modes, stakes) for rs in (old_rs, new_rs))
     kinds = np.where(old > new, "OVERPAID", "UNDERPAID")
-    hits = np.flatnonzero(plain[ridx] & (old != new) & np.isin(kinds, list(wanted)))
+    # (by the cutoffs of both: the bet breaks no other rule)
+    cutoff = [min(rs.bets[BET_CODES[c]].cutoff or 10**9 for rs in (old_rs, new_rs)) for c in codes]
+    in_time = np.array([r.round_no for r in rounds])[ridx] <= np.tile(np.array(cutoff), R)
+    hits = np.flatnonzero(plain[ridx] & in_time & (old != new) & np.isin(kinds, list(wanted)))
     for h in hits.tolist():
         r = int(ridx[h])
         present = set(bets.acc[bets.ridx == r].tolist())
