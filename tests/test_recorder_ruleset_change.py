@@ -13,11 +13,13 @@ import hashlib
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
 from engine.games.baccarat import rulesets as bundled
+from pipelines.surveillance import with_theoretical_rtp
 from pitboss.faultcheck import compare
 from pitboss.nightly import nightly_audit
 from pitboss.recorder import GenerateConfig, generate
@@ -162,3 +164,36 @@ def test_a_patterned_floor_keeps_one_ruleset_a_table(tmp_path):
 def test_a_night_without_a_table_of_document_000_has_no_change(tmp_path):
     summary = generate(GenerateConfig(out=tmp_path, tables=0, roulette_tables=1, rounds_per_table=10))
     assert summary.ruleset_changes == [] and not (tmp_path / "table_rulesets.parquet").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# Surveillance reads the ruleset in force at each round, not tables.ruleset
+
+
+def test_theoretical_rtp_of_each_bet_is_its_rounds_rulesets():
+    """LUCKY_SIX returns 83.3% under 000 and 113.1% under 001 (20:1 on every Banker win with a 6: the issue's
+    113%); PLAYER 98.76% under both. Each bet priced by its own ruleset, in the bets' order."""
+    bets = pa.table({"bet_type": ["LUCKY_SIX", "LUCKY_SIX", "PLAYER", "LUCKY_SIX"],
+                     "mode": ["commission", "commission", "no_commission", "no_commission"],
+                     "selection": pa.nulls(4, pa.string())})
+    priced = with_theoretical_rtp(bets, pa.array([NEW, OLD, NEW, NEW]))
+    assert [round(x, 4) for x in priced["theoretical_rtp"].to_pylist()] == [1.1311, 0.8332, 0.9876, 1.1311]
+    assert with_theoretical_rtp(bets, OLD)["theoretical_rtp"].to_pylist()[0] == pytest.approx(0.83316, abs=1e-5)
+
+
+def test_advantage_moments_of_each_round_under_its_ruleset(honest):
+    """`pitboss surveil` of the honest night: each round's moments are of the ruleset in force at its betting
+    close (001's bet types only after the change), not of tables.ruleset all night."""
+    from pipelines.surveillance import run as surveil
+
+    folder, out, _, _ = honest
+    surveil(["--input", str(folder / "data"), "--output", str(out)])
+    moments = pq.read_table(out / "advantage_moments").to_pylist()
+    at = pq.read_table(folder / "data" / "table_rulesets.parquet")["effective_from"][0].as_py()
+    closed = {r["round_id"]: r["betting_closed_at"] for r in _rounds(folder / "data")}
+    assert {m["ruleset"] for m in moments} == {OLD, NEW}
+    for m in moments:
+        assert m["ruleset"] == (NEW if closed[m["round_id"]] >= at else OLD), m
+    only_000 = {"ANY_PAIR", "PERFECT_PAIR", "LUCKY_SIX_2CARD", "LUCKY_SEVEN", "SUPER_LUCKY_SEVEN"}
+    assert not only_000 & {m["bet_type"] for m in moments if m["ruleset"] == NEW}
+    assert only_000 & {m["bet_type"] for m in moments if m["ruleset"] == OLD}
