@@ -197,3 +197,18 @@ def test_advantage_moments_of_each_round_under_its_ruleset(honest):
     only_000 = {"ANY_PAIR", "PERFECT_PAIR", "LUCKY_SIX_2CARD", "LUCKY_SEVEN", "SUPER_LUCKY_SEVEN"}
     assert not only_000 & {m["bet_type"] for m in moments if m["ruleset"] == NEW}
     assert only_000 & {m["bet_type"] for m in moments if m["ruleset"] == OLD}
+
+
+def test_without_the_change_the_files_are_those_of_a_table_of_one_ruleset(tmp_path):
+    """ruleset_change=False: no table_rulesets.parquet, and T01-BAC8X bets 000's codes all night; the other
+    tables' rows are those of a run with the change (its streams are its own)."""
+    args = dict(tables=2, rounds_per_table=60, bets_per_round=10, seed=3)
+    off = generate(GenerateConfig(out=tmp_path / "off", ruleset_change=False, **args))
+    generate(GenerateConfig(out=tmp_path / "on", **args))
+    assert off.ruleset_changes == [] and not (tmp_path / "off" / "table_rulesets.parquet").exists()
+    for name in ("shoes", "rounds", "bets"):
+        a, b = (pq.read_table(tmp_path / x / name) for x in ("off", "on"))
+        t02 = [t.filter(pc.equal(t["table_id"], "T02-BAC8S")) for t in (a, b)]
+        assert t02[0].num_rows and t02[0].equals(t02[1]), name
+    rounds = pq.read_table(tmp_path / "off" / "rounds")
+    assert rounds.equals(pq.read_table(tmp_path / "on" / "rounds"))  # (the same deal: only the bets differ)

@@ -242,7 +242,7 @@ class BaccaratRecorder(RecorderHooks):
         self.makers = [BetMaker(t, a, config.bets_per_round) for t, a in zip(self.tables, self.pools, strict=True)]
         self.shoe_no = [0] * len(self.tables)
         # a table whose ruleset changes mid-night (ruleset_change.py): none on a --patterns floor
-        self.changes = {} if config.patterns else planned_changes(
+        self.changes = {} if config.patterns or not config.ruleset_change else planned_changes(
             self.tables, self.pools, table_limits, config.bets_per_round, config.rounds_per_table)
         self.block_rounds = int(min(2048, max(64, BLOCK_BETS / max(config.bets_per_round, 1.0))))
 
