@@ -217,8 +217,8 @@ def with_theoretical_rtp(bets: pa.Table, ruleset: str | pa.Array) -> pa.Table:
     or each bet's (the ruleset in force at its round)."""
     if not isinstance(ruleset, str):
         names = pc.unique(ruleset).to_pylist()
-        if len(names) == 1:
-            return with_theoretical_rtp(bets, names[0])
+        if len(names) <= 1:  # (no bets: priced by none)
+            return with_theoretical_rtp(bets, names[0] if names else "")
         parts = [with_theoretical_rtp(bets.filter(pc.equal(ruleset, name)), name) for name in names]
         rows = pa.concat_arrays([pc.indices_nonzero(pc.equal(ruleset, name)) for name in names])
         return pa.concat_tables(parts).take(pc.sort_indices(rows))
