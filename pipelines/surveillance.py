@@ -54,6 +54,8 @@ from pipelines.progress import advanced, step
 from pipelines.transforms import SplitByTag, split_by_key
 from schemas import readers
 from schemas.outputs import FINDINGS, OUTPUTS, SETTLEMENTS, SORT_KEYS, SURVEILLANCE_OUTPUTS, SURVEILLANCE_TESTS
+from schemas.table_rulesets import Period, RulesetHistory, period_index
+from schemas.table_rulesets import read_history as read_ruleset_history
 
 OUT_TESTS, OUT_FINDINGS = "surveillance_tests", "surveillance_findings"
 # the outputs detectors publish their features as (Detector.publish_as): every other surveillance output
@@ -128,15 +130,18 @@ def _game_of(row: dict) -> str | None:
         return row.get("game")
 
 
-def table_data(table_id: str, parts: dict[str, Iterable[pa.Table]]) -> TableData | None:
+def table_data(table_id: str, parts: dict[str, Iterable[pa.Table]], history: RulesetHistory | None = None
+               ) -> TableData | None:
     """One table's TableData from its rows of each of Surveil's inputs (None: no `tables` row for it).
 
     shoes, rounds: the table's rows as read (every contract column; rounds gain `business_date`, the
-    UTC date betting opened), in time order. bets: the bets the audit settled at the table
-    (its settlements rows, with `expected`), each with its input row's `selection` and `seat`; a bet the
-    audit put in quarantine is not among them; and the theoretical RTP of the bet and the variance of its
-    credit per unit staked (with_theoretical_rtp). findings: the audit's findings on the table.
-    positions: round_id, shoe_position from the round replays that have one."""
+    UTC date betting opened, and `ruleset`, the ruleset in force when its betting closed: `history`, the
+    input's table_rulesets, as the audit settles it; tables.ruleset where the table has no change), in time
+    order. bets: the bets the audit settled at the table (its settlements rows, with `expected`), each with its
+    input row's `selection` and `seat`; a bet the audit put in quarantine is not among them; and the theoretical
+    RTP of the bet and the variance of its credit per unit staked under its round's ruleset
+    (with_theoretical_rtp). findings: the audit's findings on the table. positions: round_id, shoe_position from
+    the round replays that have one."""
     schemas = _schemas()
     got = {name: _gather(parts.get(name, ()), schema) for name, schema in schemas.items()}
     if got["tables"].num_rows == 0:
@@ -149,10 +154,24 @@ def table_data(table_id: str, parts: dict[str, Iterable[pa.Table]]) -> TableData
         list(_SOURCE))
     opened = rounds["betting_opened_at"]
     rounds = rounds.append_column("business_date", pc.cast(pc.cast(opened, pa.timestamp("us")), pa.date32()))
-    bets = with_theoretical_rtp(_bets(got["settlements"], got["bets"]), row["ruleset"])
+    rounds = rounds.append_column("ruleset", rulesets_in_force(rounds, (history or RulesetHistory()).periods(
+        table_id, row["ruleset"])))
+    bets = _bets(got["settlements"], got["bets"])
+    # (a bet of no round in rounds: under tables.ruleset)
+    at = pc.index_in(pc.cast(bets["round_id"], pa.string()), value_set=pc.cast(rounds["round_id"], pa.string()))
+    bets = with_theoretical_rtp(bets, pc.fill_null(pc.take(rounds["ruleset"], at), row["ruleset"]))
     return TableData(table=info, shoes=shoes, rounds=rounds, bets=bets,
                      findings=_sorted(got["findings"], SORT_KEYS["findings"]),
                      positions=_sorted(got["positions"].drop_columns(["table_id"]), ["round_id"]))
+
+
+def rulesets_in_force(rounds: pa.Table, periods: tuple[Period, ...]) -> pa.Array:
+    """The ruleset of each round: the period in force at its betting close (schemas/table_rulesets.py; a round
+    without one: the first period's, tables.ruleset)."""
+    if len(periods) == 1:
+        return pa.array([periods[0].ruleset] * rounds.num_rows, pa.string())
+    return pa.array([periods[0 if t is None else period_index(periods, t)].ruleset
+                     for t in rounds["betting_closed_at"].to_pylist()], pa.string())
 
 
 def _bets(settlements: pa.Table, inputs: pa.Table) -> pa.Table:
@@ -192,10 +211,18 @@ def theoretical_rtp(ruleset: str) -> pa.Table:
     }, schema=_THEORETICAL)
 
 
-def with_theoretical_rtp(bets: pa.Table, ruleset: str) -> pa.Table:
+def with_theoretical_rtp(bets: pa.Table, ruleset: str | pa.Array) -> pa.Table:
     """`bets` with theoretical_rtp and theoretical_variance: the ruleset's figures for the bet's type and mode
     (and its selection, where the ruleset prices a bet type per selection); null where it has none (a bet
-    type not offered, a progressive jackpot whose RTP depends on the balance)."""
+    type not offered, a progressive jackpot whose RTP depends on the balance). `ruleset`: one for every bet,
+    or each bet's (the ruleset in force at its round)."""
+    if not isinstance(ruleset, str):
+        names = pc.unique(ruleset).to_pylist()
+        if len(names) <= 1:  # (no bets: priced by none)
+            return with_theoretical_rtp(bets, names[0] if names else "")
+        parts = [with_theoretical_rtp(bets.filter(pc.equal(ruleset, name)), name) for name in names]
+        rows = pa.concat_arrays([pc.indices_nonzero(pc.equal(ruleset, name)) for name in names])
+        return pa.concat_tables(parts).take(pc.sort_indices(rows))
     prices = theoretical_rtp(ruleset)
     keyed = bets.append_column("_mode", pc.fill_null(bets["mode"], "-")).append_column(
         "_row", pa.array(range(bets.num_rows), pa.int64()))
@@ -250,10 +277,12 @@ class _Features(beam.DoFn):
     travels (the in-process runner holds what a GroupByKey groups in memory: every table's features of every
     detector until the last detector is tested; advantage_play's are a row a bet)."""
 
-    def __init__(self, detectors: Sequence[Detector], alpha: float = ALPHA, spill=None):
+    def __init__(self, detectors: Sequence[Detector], alpha: float = ALPHA, spill=None,
+                 rulesets: RulesetHistory | None = None):
         self.detectors = tuple(detectors)
         self.alpha = alpha
         self.spill = spill
+        self.rulesets = rulesets  # the input's table_rulesets (schemas/table_rulesets.py)
         self.tables = Metrics.counter("surveillance", "tables")
         self.unknown = Metrics.counter("surveillance", "tables_without_a_tables_row")
         self.rows = {d.name: Metrics.counter("surveillance", f"{d.name}_feature_rows") for d in self.detectors}
@@ -267,7 +296,7 @@ class _Features(beam.DoFn):
 
     def process(self, element):
         table_id, parts = element
-        data = table_data(table_id, parts)
+        data = table_data(table_id, parts, self.rulesets)
         if data is None:
             self.unknown.inc()
             return
@@ -561,7 +590,7 @@ class Surveil(beam.PTransform):
     `spill`, where the rows wait for the grouping per table: pipelines.io.SpillFolder; None, in the runner)."""
 
     def __init__(self, detectors: Sequence[Detector], alpha: float = ALPHA, audit_run_id: str | None = None,
-                 history: dict[str, pa.Table] | None = None, spill=None):
+                 history: dict[str, pa.Table] | None = None, spill=None, rulesets: RulesetHistory | None = None):
         super().__init__()
         from engine.surveillance.registry import check
 
@@ -571,6 +600,7 @@ class Surveil(beam.PTransform):
             raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
         self.detectors, self.alpha, self.audit_run_id, self.spill = tuple(detectors), alpha, audit_run_id, spill
         self.history = history or {}  # output name -> earlier nights' rows (pipelines/warehouse.py read_history)
+        self.rulesets = rulesets  # the tables' ruleset changes (the input's table_rulesets): each round's in force
 
     def expand(self, inputs):
         missing = sorted(set(INPUTS) - set(inputs))
@@ -580,7 +610,7 @@ class Surveil(beam.PTransform):
         per_table = (
             keyed
             | "GroupByTable" >> beam.CoGroupByKey()
-            | "Features" >> beam.ParDo(_Features(self.detectors, self.alpha, self.spill))
+            | "Features" >> beam.ParDo(_Features(self.detectors, self.alpha, self.spill, self.rulesets))
             | "SplitFeatures" >> SplitByTag(_TAG_FEATURES, _TAG_IDS, tables=(_TAG_IDS,))
         )
         ids = beam.pvalue.AsSingleton(per_table[_TAG_IDS] | "CollectIds" >> beam.CombineGlobally(_Ids()))
@@ -719,9 +749,10 @@ class ReadOutput(beam.PTransform):
 
 
 def build(pipeline: beam.Pipeline, files: dict[str, list], audit: dict, output_dir: str,
-          detectors: Sequence[Detector], alpha: float, history: dict[str, pa.Table] | None = None) -> None:
+          detectors: Sequence[Detector], alpha: float, history: dict[str, pa.Table] | None = None,
+          rulesets: RulesetHistory | None = None) -> None:
     """Wire reading (the input `files`, the outputs `audit`'s manifest lists), Surveil and writing onto
-    `pipeline` (labelled steps)."""
+    `pipeline` (labelled steps); `rulesets`: the input's table_rulesets."""
     outputs = {name: [o["path"] for o in entries] for name, entries in audit["outputs"].items()}
     inputs = {table: pipeline | f"Read {table}" >> ReadTable(table, files[table]) for table in INPUT_TABLES}
     inputs = {table: read["rows"] for table, read in inputs.items()}
@@ -734,7 +765,7 @@ def build(pipeline: beam.Pipeline, files: dict[str, list], audit: dict, output_d
                  for name in position_outputs()]
     inputs["positions"] = positions | "AllPositions" >> beam.Flatten()
     spill = SpillFolder(spill_folder(output_dir))
-    surveyed = inputs | "Surveil" >> Surveil(detectors, alpha, audit["run_id"], history, spill)
+    surveyed = inputs | "Surveil" >> Surveil(detectors, alpha, audit["run_id"], history, spill, rulesets)
     # (spilled while they wait for their shard, and written a part at a time: advantage_moments a table at a time,
     # the tests a detector's table at a time, merged where a detector's tables overlap: pipelines/io.py _WriteShard)
     written = [surveyed[name] | f"Write {name}" >> WriteShards(output_dir, name, SURVEILLANCE_OUTPUTS[name],
@@ -834,7 +865,9 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
     clear_outputs(args.output)
     t0 = time.perf_counter()
     pipeline = beam.Pipeline(runner=runner, options=options)
-    build(pipeline, files, audit, args.output, detectors, args.alpha, history)
+    # each round's ruleset in force, as the audit settled it (schemas/table_rulesets.py; the audit checked it)
+    build(pipeline, files, audit, args.output, detectors, args.alpha, history,
+          read_ruleset_history(args.input))
     try:
         # (only where the DoFns run in this process: other runners' workers tell no one)
         with step(SURVEILLANCE, _tables_in(files["tables"]), "tables") if in_process else nullcontext():

@@ -92,9 +92,10 @@ def record_day(folder: Path) -> Path:
     shoe), a few bets a round; the recorder's seeded output (byte-identical on every run)."""
     from pitboss.recorder import GenerateConfig, generate
 
+    # (no ruleset change: the day of every table under tables.ruleset; ruleset_changes' variants add the table)
     generate(GenerateConfig(out=folder, tables=1, blackjack_tables=1, roulette_tables=1, sic_bo_tables=1,
                             stud_tables=1, rounds_per_table=12, bets_per_round=4, seed=SEED, fault_rate=0,
-                            start_date=date(2026, 11, 28), quiet=True))
+                            start_date=date(2026, 11, 28), quiet=True, ruleset_change=False))
     (folder / "faults.parquet").unlink()  # (not an input table)
     return folder
 

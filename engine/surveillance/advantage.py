@@ -104,7 +104,7 @@ from __future__ import annotations
 
 import zlib
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -262,10 +262,24 @@ def moment_kind(game: str, ruleset_id: str) -> MomentKind | None:
 
 
 def advantage_features(table: TableData) -> pa.Table:
-    """The table's moments (a row per eligible round and bet type) and its bets on them."""
+    """The table's moments (a row per eligible round and bet type) and its bets on them: a table whose ruleset
+    changed (its rounds' `ruleset`, the one in force at each) gives those of each ruleset's rounds, by its
+    bet types, paytables and cutoffs."""
     game = table.table.get("game")
     if not moment_kind_known(game) or table.rounds.num_rows == 0:
         return FEATURES_SCHEMA.empty_table()
+    rulesets = pc.unique(table.rounds["ruleset"]).to_pylist() if "ruleset" in table.rounds.column_names else []
+    if len(rulesets) > 1:  # (a bet goes with its round: those of the other rulesets' rounds are not matched)
+        return pa.concat_tables([
+            _features_of(replace(table, table={**table.table, "ruleset": ruleset},
+                                 rounds=table.rounds.filter(pc.equal(table.rounds["ruleset"], ruleset))))
+            for ruleset in rulesets])  # (in the order they came into force)
+    return _features_of(table)
+
+
+def _features_of(table: TableData) -> pa.Table:
+    """advantage_features of a table's rounds of one ruleset (table.table's)."""
+    game = table.table.get("game")
     rounds = table.rounds
     pos_of = pc.index_in(rounds["round_id"], value_set=table.positions["round_id"].combine_chunks())
     position = _np(pc.fill_null(pc.take(table.positions["shoe_position"], pc.fill_null(pos_of, 0)), -1))
