@@ -196,7 +196,7 @@ def test_the_kernel_audits_as_the_readable_rules(seed, n_rounds, fault):
     oracle = audit_table_rounds(rules, TABLE, rounds, bets, round_by_round=True)
     assert fast == oracle
     if fault == 0.0:  # not vacuous: a clean day is the kernel's
-        assert settle_quiet(rules, TABLE, rounds, bets, set()).quiet.all()
+        assert settle_quiet(rules, TABLE, rounds, bets, set()).quiet == [True] * len(rounds)
 
 
 # -- hand-worked boundaries, each a round the kernel settles --------------------------------------------------
@@ -220,7 +220,7 @@ def _one_round(box_hand: str, dealer_hand: str, action: str = "C", ante: int = 1
 
 def _owed(r, bets):
     """Each bet's credit, checking the round is one the kernel settled."""
-    assert settle_quiet(RULES, TABLE, [r], bets, set()).quiet.tolist() == [True]
+    assert settle_quiet(RULES, TABLE, [r], bets, set()).quiet == [True]
     return audit_table_rounds(RULES, TABLE, [r], bets).expected
 
 
@@ -280,7 +280,7 @@ def test_each_jackpot_prize(name, prize):
 def test_a_prize_paid_otherwise_is_not_the_kernels():
     r, bets = _one_round(EVERY_CATEGORY["FLUSH"], DEALER_AK, action="F", jackpot_stake=100)
     bets[1] = replace(bets[1], paid=4_999)
-    assert settle_quiet(RULES, TABLE, [r], bets, set()).quiet.tolist() == [False]
+    assert settle_quiet(RULES, TABLE, [r], bets, set()).quiet == [False]
     assert [f.kind for f in audit_table_rounds(RULES, TABLE, [r], bets).findings] == ["UNDERPAID"]
 
 

@@ -50,8 +50,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from engine.betting import QuarantinedBet, TableFacts, is_late, stake_limit_breach, us_text
 from engine.cards import check_composition, format_cards
 from engine.decision_times import late_decisions, late_finding_text, times_problem, timing_line
@@ -318,19 +316,16 @@ class _Auditor:
         """A round the kernel settled (quiet.py): its ranks, bets and pools as the kernel has them; only its
         bets' plain findings in words, in the order settle_bets makes them (calls, then each bet's checks)."""
         w, bets, rules = self.work[i], self.bets, self.rules
-        k0 = int(quiet.box_at[i])
+        k0 = quiet.box_at[i]
         w.expected_box_cards, w.expected_dealer_cards = r.box_cards, r.dealer_cards  # (as dealt: _as_dealt)
         w.ranks = tuple(quiet.hand(k) for k in range(k0, k0 + len(r.boxes)))
-        w.dealer, w.qualifies, w.actions = quiet.dealer(i), bool(quiet.qualifies[i]), r.box_actions
-        flags = quiet.flags[:, mine].tolist()
-        for b, called in zip(mine, flags[0], strict=True):
-            if called:
+        w.dealer, w.qualifies, w.actions = quiet.dealer(i), quiet.qualifies[i], r.box_actions
+        for b in mine:
+            if quiet.call_flag[b]:
                 self.check_call(bets[b], r.box_actions[r.boxes.index(bets[b].seat)])
-        credits, outcomes = quiet.credit[mine].tolist(), quiet.outcome[mine].tolist()
-        checked = np.any(quiet.flags[1:, mine], axis=0).tolist()
-        for b, credit, outcome, check in zip(mine, credits, outcomes, checked, strict=True):
-            bet = bets[b]
-            if check:
+        for b in mine:
+            bet, credit, outcome = bets[b], quiet.credit[b], quiet.outcome[b]
+            if quiet.check_flag[b]:
                 self.check_bet(i, r, b, credit)
             expected[b] = credit
             box_rank = w.ranks[r.boxes.index(bet.seat)]
@@ -345,11 +340,11 @@ class _Auditor:
                 why = self.jackpot_why(box_rank.category, rule, source, outcome if outcome >= 0 else None,
                                        contribution(rules, bet.stake) if rule is None else (0, 0, 0))
             w.bet_lines.append(self.bet_line(bet, credit, why))
-        w.jackpot_bets = int(quiet.jackpot_bets[i])
+        w.jackpot_bets = quiet.jackpot_bets[i]
         if w.jackpot_bets:
-            to_jp, to_np, to_house, from_jp, from_np, from_house, reset = quiet.ledger[:, i].tolist()
-            w.ledger = RoundLedger(base, (), Pools(*quiet.after[:, i].tolist()), to_jp, to_np, to_house, from_jp,
-                                   from_np, from_house, bool(reset))
+            to_jp, to_np, to_house, from_jp, from_np, from_house, reset = quiet.ledger[i]
+            w.ledger = RoundLedger(base, (), Pools(*quiet.after[i]), to_jp, to_np, to_house, from_jp, from_np,
+                                   from_house, bool(reset))
 
     # -- a round's deal, decisions and ranks ------------------------------------------------------
 

@@ -31,25 +31,28 @@ _TYPE = {name: code for code, name in enumerate(BET_CODES)}  # ANTE 0, JACKPOT 1
 
 @dataclass(frozen=True)
 class QuietDay:
-    quiet: np.ndarray  # by round
-    qualifies: np.ndarray
-    after: np.ndarray  # (2, rounds): the expected jackpot and next pool after
-    ledger: np.ndarray  # (7, rounds): to jackpot, next pool, house; from jackpot, next pool, house; reset
-    jackpot_bets: np.ndarray
-    box_at: np.ndarray  # round r's boxes: rows box_at[r]:box_at[r + 1] of category, strength
-    category: np.ndarray
-    strength: np.ndarray
-    dealer_category: np.ndarray
-    dealer_strength: np.ndarray
-    credit: np.ndarray  # by bet
-    outcome: np.ndarray  # an ANTE's kernel.FOLDED...LOSE; a percentage prize's base
-    flags: np.ndarray  # (5, bets): call, paid, below min, above max, late
+    """The kernel's results as Python lists (the audit reads them round by round)."""
+
+    quiet: list[bool]  # by round
+    qualifies: list[bool]
+    after: list[list[int]]  # by round: the expected jackpot and next pool after
+    ledger: list[list[int]]  # by round: to jackpot, next pool, house; from jackpot, next pool, house; reset
+    jackpot_bets: list[int]
+    box_at: list[int]  # round r's boxes: box_at[r]:box_at[r + 1] of category, strength
+    category: list[int]
+    strength: list[int]
+    dealer_category: list[int]
+    dealer_strength: list[int]
+    credit: list[int]  # by bet
+    outcome: list[int]  # an ANTE's kernel.FOLDED...LOSE; a percentage prize's base
+    call_flag: list[bool]  # by bet: its recorded call is not its box's decision's
+    check_flag: list[bool]  # by bet: paid, limits or window to be checked in words
 
     def hand(self, k: int) -> HandRank:
-        return _hand(int(self.category[k]), int(self.strength[k]))
+        return _hand(self.category[k], self.strength[k])
 
     def dealer(self, i: int) -> HandRank:
-        return _hand(int(self.dealer_category[i]), int(self.dealer_strength[i]))
+        return _hand(self.dealer_category[i], self.dealer_strength[i])
 
 
 _HANDS: dict[int, HandRank] = {}
@@ -140,7 +143,6 @@ def settle_quiet(rules: CasinoStudRules, table: TableFacts, rounds: Sequence, be
         hands_len.append(len(r.box_hands))
         dealer_hand.append(CATEGORY_INDEX.get(r.dealer_hand, -1) if isinstance(r.dealer_hand, str) else -1)
         box_at.append(len(box_no))
-    box_at_a = np.array(box_at, np.int64)
     fives = np.arange(0, 5 * len(box_no) + 1, 5, dtype=np.int64)
     category, strength = rank_hands(np.array(cards, np.int64), fives)
     dealer_cat, dealer_str = rank_hands(np.array(dealer, np.int64), np.arange(0, 5 * n + 1, 5, dtype=np.int64))
@@ -153,8 +155,9 @@ def settle_quiet(rules: CasinoStudRules, table: TableFacts, rounds: Sequence, be
     held_rounds = np.zeros(n, np.bool_)
     held_rounds[[i for i in held if 0 <= i < n]] = True
     out = settle_day(
-        np.array(status, np.int64), box_at_a, np.array(box_no, np.int64), np.array(action, np.int64), category,
-        strength, np.array(box_hand, np.int64), np.array(hands_len, np.int64), dealer_cat, dealer_str,
+        np.array(status, np.int64), np.array(box_at, np.int64), np.array(box_no, np.int64),
+        np.array(action, np.int64), category, strength, np.array(box_hand, np.int64), np.array(hands_len, np.int64),
+        dealer_cat, dealer_str,
         np.array(dealer_hand, np.int64), np.array(readable, np.bool_),
         np.array(pools, np.int64).reshape(n, 2).T.copy(), np.array(known, np.bool_).reshape(n, 2).T.copy(),
         bet_round, np.array([_TYPE.get(b.bet_type, 2) for b in bets], np.int64), bet_box,
@@ -165,8 +168,9 @@ def settle_quiet(rules: CasinoStudRules, table: TableFacts, rounds: Sequence, be
         np.array([0 if p is None else PERCENT if p[0] == "percent" else UNITS for p in prizes], np.int64),
         np.array([0 if p is None else p[1] for p in prizes], np.int64), rule_ints(rules))
     quiet, qualifies, after, ledger, jackpot_bets, credit, outcome, flags = out
-    return QuietDay(quiet, qualifies, after, ledger, jackpot_bets, box_at_a, category, strength, dealer_cat,
-                    dealer_str, credit, outcome, flags)
+    return QuietDay(quiet.tolist(), qualifies.tolist(), after.T.tolist(), ledger.T.tolist(), jackpot_bets.tolist(),
+                    box_at, category.tolist(), strength.tolist(), dealer_cat.tolist(), dealer_str.tolist(),
+                    credit.tolist(), outcome.tolist(), flags[0].tolist(), flags[1:].any(axis=0).tolist())
 
 
 def _int(value) -> int:
