@@ -43,6 +43,9 @@ must be the previous round's recorded after-balances, and its recorded after-bal
 the chain goes on from the recorded after-balances, so a later, separate drift is found too. A round
 with a jackpot bet's payment finding (JACKPOT_PRIZE_NOT_WON, JACKPOT_PRIZE_WRONG_BALANCE, OVERPAID,
 UNDERPAID) has its after-balances follow that payment: they are not checked (one fault, one finding).
+
+The compiled kernel (kernel.py, through quiet.py) ranks the day's hands and settles its bets first; a round it
+calls quiet is reported from its results (`settle_quiet`), every other round goes through the rules above.
 """
 
 from __future__ import annotations
@@ -343,6 +346,7 @@ class _Auditor:
         w.jackpot_bets = quiet.jackpot_bets[i]
         if w.jackpot_bets:
             to_jp, to_np, to_house, from_jp, from_np, from_house, reset = quiet.ledger[i]
+            # (the bets' prizes are in their lines; the ledger row and the words read only the sums)
             w.ledger = RoundLedger(base, (), Pools(*quiet.after[i]), to_jp, to_np, to_house, from_jp, from_np,
                                    from_house, bool(reset))
 
