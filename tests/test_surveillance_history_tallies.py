@@ -26,13 +26,7 @@ from engine.surveillance.dealers import (
 from engine.surveillance.tests import adjust
 from pipelines.warehouse import HISTORY_TABLES, load_surveillance, read_history
 from schemas.outputs import SURVEILLANCE_OUTPUTS
-
-TONIGHT = dt.date(2026, 12, 1)
-
-
-def past(t: pa.Table) -> pa.Table:
-    """Rows of an earlier night as the warehouse gives them back to a run: marked `history`."""
-    return t.append_column("history", pa.array([True] * t.num_rows))
+from tests.test_surveillance_history import TONIGHT, past
 
 
 def back(days: int) -> str:
