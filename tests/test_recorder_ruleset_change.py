@@ -212,3 +212,98 @@ def test_without_the_change_the_files_are_those_of_a_table_of_one_ruleset(tmp_pa
         assert t02[0].num_rows and t02[0].equals(t02[1]), name
     rounds = pq.read_table(tmp_path / "off" / "rounds")
     assert rounds.equals(pq.read_table(tmp_path / "on" / "rounds"))  # (the same deal: only the bets differ)
+
+
+# ---------------------------------------------------------------------------------------------
+# RTP of a table whose ruleset changed: each round's bets priced by the ruleset it was settled under
+
+
+def _theory(ruleset: str) -> dict[tuple[str, str | None], float]:
+    """{(bet_type, mode): rtp} of a bundled ruleset by the engine's own enumeration (not the warehouse's tables)."""
+    from engine.games.baccarat.rtp import ruleset_rtp
+    from engine.games.baccarat.ruleset import load_ruleset
+
+    return {(r.bet_type, r.mode): float(r.rtp) for r in ruleset_rtp(load_ruleset(ruleset))}
+
+
+def _bets_by_ruleset(folder: Path, out: Path) -> dict[tuple[str, str | None, str], int]:
+    """{(bet_type, mode, ruleset in force): bets} of the table's settled bets with a stake, from the audit's
+    settlements and the rounds' betting closes against the change's effective_from."""
+    at = pq.read_table(folder / "data" / "table_rulesets.parquet")["effective_from"][0].as_py()
+    closed = {r["round_id"]: r["betting_closed_at"] for r in _rounds(folder / "data")}
+    counts: dict[tuple[str, str | None, str], int] = {}
+    for s in pq.read_table(out / "settlements").to_pylist():
+        if s["table_id"] == TABLE and s["round_status"] == "settled" and s["stake"] > 0:
+            key = (s["bet_type"], s["mode"], NEW if closed[s["round_id"]] >= at else OLD)
+            counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def test_rtp_view_has_a_row_per_ruleset_of_the_changed_table(honest):
+    """rtp_by_table_and_bet_type: T01-BAC8X's LUCKY_SIX (each mode) is two rows, 83.3% under 000 up to the
+    change and 113.1% under 001 after it, each naming its text's sha256 and counting the bets of its rounds;
+    a bet type only 000 offers is one row, under 000. Every row's theoretical RTP is its ruleset's."""
+    folder, out, warehouse, _ = honest
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        cur = con.execute("SELECT * FROM rtp_by_table_and_bet_type WHERE table_id = ?", [TABLE])
+        names = [d[0] for d in cur.description]
+        got = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+    finally:
+        con.close()
+    theory = {OLD: _theory(OLD), NEW: _theory(NEW)}
+    assert theory[OLD][("LUCKY_SIX", "commission")] == pytest.approx(0.8332, abs=1e-4)
+    assert theory[NEW][("LUCKY_SIX", "commission")] == pytest.approx(1.1311, abs=1e-4)
+    expected = _bets_by_ruleset(folder, out)
+    assert {(r["bet_type"], r["mode"], r["ruleset"]): r["bets"] for r in got} == expected
+    for r in got:
+        assert r["ruleset_sha256"] == _sha(r["ruleset"]), r
+        assert r["theoretical_rtp"] == pytest.approx(theory[r["ruleset"]][(r["bet_type"], r["mode"])], rel=1e-12)
+    six = {(r["mode"], r["ruleset"]): r["theoretical_rtp"] for r in got if r["bet_type"] == "LUCKY_SIX"}
+    assert {m for m, _ in six} and all((m, rs) in six for m, _ in six for rs in (OLD, NEW))  # two rows a mode
+    assert {round(v, 4) for (_, rs), v in six.items() if rs == OLD} == {0.8332}
+    assert {round(v, 4) for (_, rs), v in six.items() if rs == NEW} == {1.1311}
+    assert {r["ruleset"] for r in got if r["bet_type"] == "ANY_PAIR"} == {OLD}
+
+
+def test_report_rtp_counts_each_bet_under_its_rounds_ruleset(honest):
+    """The report's RTP (per ruleset): the table's LUCKY_SIX bets before the change under 000 at 83.3%, those
+    after it under 001 at 113.1%, as many bets as the rounds' closes say."""
+    from pitboss.commands.report import gather
+
+    folder, out, warehouse, run_id = honest
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        data = gather(con, {"run_id": run_id})
+    finally:
+        con.close()
+    rows = {(r["bet_type"], r["mode"], r["ruleset"]): r for r in data["rtp"]}
+    expected = _bets_by_ruleset(folder, out)  # (the night's only table)
+    assert {k: r["bets"] for k, r in rows.items()} == expected
+    for (bet_type, mode, ruleset), r in rows.items():
+        assert r["theoretical_rtp"] == pytest.approx(_theory(ruleset)[(bet_type, mode)], rel=1e-12)
+    assert {round(r["theoretical_rtp"], 4) for (b, _, rs), r in rows.items() if b == "LUCKY_SIX" and rs == OLD} \
+        == {0.8332}
+    assert {round(r["theoretical_rtp"], 4) for (b, _, rs), r in rows.items() if b == "LUCKY_SIX" and rs == NEW} \
+        == {1.1311}
+
+
+def test_rtp_view_of_a_night_without_a_change_is_a_row_per_bet_type(tmp_path):
+    """The same night without the change: T01-BAC8X's rows are one per bet type and mode, all under 000 (its
+    text's sha256), priced by 000, counting all its bets."""
+    generate(GenerateConfig(out=tmp_path / "data", fault_rate=0.0, ruleset_change=False, **NIGHT))
+    out, warehouse, _ = _audited(tmp_path)
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        got = con.execute("SELECT bet_type, mode, ruleset, ruleset_sha256, bets, theoretical_rtp "
+                          "FROM rtp_by_table_and_bet_type WHERE table_id = ?", [TABLE]).fetchall()
+    finally:
+        con.close()
+    counts: dict[tuple[str, str | None], int] = {}
+    for s in pq.read_table(out / "settlements").to_pylist():
+        if s["round_status"] == "settled" and s["stake"] > 0:
+            counts[(s["bet_type"], s["mode"])] = counts.get((s["bet_type"], s["mode"]), 0) + 1
+    assert {(b, m): n for b, m, _, _, n, _ in got} == counts and len(got) == len(counts)
+    theory = _theory(OLD)
+    for b, m, ruleset, sha, _, rtp in got:
+        assert (ruleset, sha) == (OLD, _sha(OLD)) and rtp == pytest.approx(theory[(b, m)], rel=1e-12)

@@ -3,11 +3,14 @@ the table's ruleset does not offer as such, not as an RTP of 100% without a theo
 
 from __future__ import annotations
 
+import hashlib
 import shutil
+from pathlib import Path
 
 import duckdb
 import pytest
 
+from engine.games.baccarat import rulesets as bundled
 from pitboss.commands import report as report_cmd
 from pitboss.commands.report import RTP_AXIS_MAX, rtp_figure
 from tests.test_report import Dom, cells
@@ -63,6 +66,12 @@ def pairs_page(tmp_path_factory) -> str:
     con = duckdb.connect(str(path))
     try:
         con.execute("UPDATE audited_tables SET ruleset = 'baccarat_live_pairs' WHERE table_id = 'T2'")
+        # (and its rounds settled under that file's text, as an audit of such a table keeps them: issue 44)
+        text = (Path(bundled.__file__).parent / "baccarat_live_pairs.toml").read_bytes()
+        sha = hashlib.sha256(text).hexdigest()
+        con.execute("INSERT INTO rulesets VALUES (?, 'baccarat_live_pairs', 'baccarat', ?, 'TEST') "
+                    "ON CONFLICT DO NOTHING", [sha, text.decode()])
+        con.execute("UPDATE settlement_rounds SET ruleset_sha256 = ? WHERE table_id = 'T2'", [sha])
         bet = con.execute("SELECT bet_id FROM settlements WHERE table_id = 'T2' AND bet_type = 'PLAYER' "
                           "AND mode = 'commission' ORDER BY bet_id LIMIT 1").fetchone()[0]
         con.execute("UPDATE settlement_bets SET bet_type = 'LUCKY_SEVEN', paid = stake, expected = stake "

@@ -5,4 +5,4 @@ SELECT
     table_id, ruleset, bet_type, mode, bets, observed_rtp, expected_rtp, theoretical_rtp, band_low, band_high, game
 FROM rtp_by_table_and_bet_type
 WHERE NOT within_band
-ORDER BY abs(observed_rtp - theoretical_rtp) DESC, table_id, bet_type, mode
+ORDER BY abs(observed_rtp - theoretical_rtp) DESC, table_id, bet_type, mode, ruleset

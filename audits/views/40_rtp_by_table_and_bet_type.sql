@@ -1,9 +1,15 @@
 -- View: rtp_by_table_and_bet_type
--- Return to player per table, bet type and mode over every business date in the warehouse, of every
+-- Return to player per table, ruleset, bet type and mode over every business date in the warehouse, of every
 -- game: what the operator paid back per unit staked (observed), what the table's rules say it should
 -- have paid on the cards actually dealt (expected by rules), and the long-run RTP of the bet under the
--- table's ruleset (theoretical: the theoretical_rtp table, from each game's rtp under engine/games/; a
--- game without betting modes, such as blackjack, is matched on mode '-'). Only bets of settled rounds
+-- ruleset (theoretical: the theoretical_rtp table, from each game's rtp under engine/games/; a
+-- game without betting modes, such as blackjack, is matched on mode '-'). The ruleset is the one each round
+-- was settled under (settlement_rounds.ruleset_sha256, the text in force when its betting closed, and that
+-- text's id, rulesets.ruleset; a round loaded before the texts were kept: its table's audited_tables.ruleset,
+-- sha256 null), so a table whose ruleset changed (table_rulesets, issue 44) has a row per bet type and ruleset
+-- text, each priced by its own ruleset, and a table that kept one has one row per bet type as before. The
+-- theoretical RTP is theoretical_rtp's of the text's ruleset id (the bundled file of that id as this version
+-- has it). Only bets of settled rounds
 -- count (a cancelled round refunds every stake and says nothing about the game). Every RTP is per unit
 -- of the stake placed before the deal, net of what the bet added after it (settlements.added_stake: a
 -- blackjack box's doubles and splits, a casino stud ANTE's call), as the theoretical RTPs are: paid and
@@ -39,7 +45,7 @@
 --
 -- Columns:
 --   table_id                   The table.
---   ruleset                    Ruleset id the table plays (audited_tables.ruleset; null if the table is unknown).
+--   ruleset                    Ruleset id the rounds were settled under (rulesets.ruleset of ruleset_sha256; where that is null, audited_tables.ruleset; null if the table is unknown).
 --   bet_type                   Bet code of RULES.md.
 --   mode                       commission | no_commission (baccarat); null for games without modes.
 --   currency                   Currency of the amounts.
@@ -61,24 +67,34 @@
 --   within_band                observed_rtp lies within [band_low, band_high] (null when either is unknown).
 --   game                       Game played at the table (audited_tables.game; null if the table is unknown).
 --   added_stakes               Sum of the stakes the bets added after the deal (settlements.added_stake: blackjack's doubles and splits, casino stud's calls), minor units; null for games without added stakes.
+--   ruleset_sha256             sha256 of the ruleset text the rounds were settled under (settlement_rounds.ruleset_sha256, rulesets.sha256; null: rounds loaded before the texts were kept).
 CREATE OR REPLACE VIEW rtp_by_table_and_bet_type AS
-WITH per_round AS (
+WITH settled AS (
+    -- every bet of a settled round (the settlements view's rows, from its tables) with the ruleset its round was
+    -- settled under: the text's sha256 and id, else (a round loaded before the texts were kept) the table's
     SELECT
-        table_id, bet_type, mode, currency, business_date, round_id,
+        b.run_id, r.table_id, r.business_date, r.round_id, r.currency, b.bet_id, b.bet_type, b.mode, b.stake,
+        b.paid, b.expected, b.added_stake, r.ruleset_sha256, coalesce(k.ruleset, t.ruleset) AS ruleset
+    FROM settlement_bets AS b
+    JOIN settlement_rounds AS r ON r.run_id = b.run_id AND r.round_key = b.round_key
+    LEFT JOIN rulesets AS k ON k.sha256 = r.ruleset_sha256
+    LEFT JOIN audited_tables AS t ON t.table_id = r.table_id
+    WHERE r.round_status = 'settled' AND b.stake > 0
+), per_round AS (
+    SELECT
+        table_id, ruleset, ruleset_sha256, bet_type, mode, currency, business_date, round_id,
         count(*) AS bets, sum(stake) AS stake, sum(paid) AS paid, sum(expected) AS expected,
         sum(added_stake) AS added
-    FROM settlements
-    WHERE round_status = 'settled' AND stake > 0
-    GROUP BY table_id, bet_type, mode, currency, business_date, round_id
+    FROM settled
+    GROUP BY table_id, ruleset, ruleset_sha256, bet_type, mode, currency, business_date, round_id
 ), per_bet AS (
-    SELECT table_id, bet_type, mode, currency,
+    SELECT table_id, ruleset, ruleset_sha256, bet_type, mode, currency,
            stddev_samp(CAST(paid - coalesce(added_stake, 0) AS DOUBLE) / stake) AS return_stddev
-    FROM settlements
-    WHERE round_status = 'settled' AND stake > 0
-    GROUP BY table_id, bet_type, mode, currency
+    FROM settled
+    GROUP BY table_id, ruleset, ruleset_sha256, bet_type, mode, currency
 ), agg AS (
     SELECT
-        table_id, bet_type, mode, currency,
+        table_id, ruleset, ruleset_sha256, bet_type, mode, currency,
         CAST(sum(bets) AS BIGINT) AS bets,
         count(*) AS rounds,
         CAST(sum(stake) AS BIGINT) AS stakes,
@@ -87,12 +103,16 @@ WITH per_round AS (
         CAST(sum(added) AS BIGINT) AS added_stakes,
         sqrt(sum(CAST(stake AS DOUBLE) * stake)) AS stake_norm
     FROM per_round
-    GROUP BY table_id, bet_type, mode, currency
+    GROUP BY table_id, ruleset, ruleset_sha256, bet_type, mode, currency
 ), priced_per_selection AS (
     -- bet types whose RTP depends on the selection: a row per selection, none with selection '-'
     SELECT DISTINCT ruleset, bet_type, mode FROM theoretical_rtp WHERE selection <> '-'
 ), priced_tables AS (
+    -- the tables with a round settled under such a ruleset (by its text's id, or the table's ruleset)
     SELECT t.table_id FROM audited_tables AS t JOIN priced_per_selection AS p ON p.ruleset = t.ruleset
+    UNION
+    SELECT r.table_id FROM settlement_rounds AS r JOIN rulesets AS k ON k.sha256 = r.ruleset_sha256
+    JOIN priced_per_selection AS p ON p.ruleset = k.ruleset
 ), read_bets AS (
     -- the bets of the rounds of tables playing such a ruleset, as the audit read them (only those tables'
     -- replays are unnested: a night's other bets are never expanded)
@@ -107,43 +127,42 @@ WITH per_round AS (
     FROM read_bets
     GROUP BY ALL
 ), mix_bets AS (
-    -- every settled bet of a bet type priced per selection, with its selection's RTP and exact s (null: the
-    -- ruleset does not price the selection) and s as the band takes it
+    -- every settled bet of a bet type priced per selection under its round's ruleset, with its selection's RTP
+    -- and exact s (null: the ruleset does not price the selection) and s as the band takes it
     SELECT
-        s.table_id, s.bet_type, s.mode, s.currency, s.business_date, s.round_id, s.stake,
+        s.table_id, s.ruleset, s.ruleset_sha256, s.bet_type, s.mode, s.currency, s.business_date, s.round_id, s.stake,
         th.rtp, coalesce(th.return_stddev, b.return_stddev) AS s
-    FROM settlements AS s
-    JOIN audited_tables AS t ON t.table_id = s.table_id
+    FROM settled AS s
     JOIN priced_per_selection AS p
-        ON p.ruleset = t.ruleset AND p.bet_type = s.bet_type AND p.mode = coalesce(s.mode, '-')
+        ON p.ruleset = s.ruleset AND p.bet_type = s.bet_type AND p.mode = coalesce(s.mode, '-')
     JOIN per_bet AS b
-        ON b.table_id IS NOT DISTINCT FROM s.table_id AND b.bet_type IS NOT DISTINCT FROM s.bet_type
+        ON b.table_id IS NOT DISTINCT FROM s.table_id AND b.ruleset IS NOT DISTINCT FROM s.ruleset
+        AND b.ruleset_sha256 IS NOT DISTINCT FROM s.ruleset_sha256 AND b.bet_type IS NOT DISTINCT FROM s.bet_type
         AND b.mode IS NOT DISTINCT FROM s.mode AND b.currency IS NOT DISTINCT FROM s.currency
     LEFT JOIN bet_selection AS sel
         ON sel.run_id = s.run_id AND sel.table_id = s.table_id AND sel.round_id = s.round_id
         AND sel.bet_id = s.bet_id AND sel.bet_type = s.bet_type
     LEFT JOIN theoretical_rtp AS th
         ON th.ruleset = p.ruleset AND th.bet_type = p.bet_type AND th.mode = p.mode AND th.selection = sel.selection
-    WHERE s.round_status = 'settled' AND s.stake > 0
 ), mix_round AS (
     SELECT
-        table_id, bet_type, mode, currency,
+        table_id, ruleset, ruleset_sha256, bet_type, mode, currency,
         sum(CAST(stake AS DOUBLE) * rtp) AS stake_rtp,
         sum(stake) FILTER (WHERE rtp IS NOT NULL) AS priced_stake,
         sum(stake * s) AS stake_s,
         count(*) - count(s) AS without_s
     FROM mix_bets
-    GROUP BY table_id, bet_type, mode, currency, business_date, round_id
+    GROUP BY table_id, ruleset, ruleset_sha256, bet_type, mode, currency, business_date, round_id
 ), mix AS (
     SELECT
-        table_id, bet_type, mode, currency,
+        table_id, ruleset, ruleset_sha256, bet_type, mode, currency,
         sum(stake_rtp) / sum(priced_stake) AS rtp,
         CASE WHEN sum(without_s) = 0 THEN sqrt(sum(stake_s * stake_s)) END AS stake_s_norm
     FROM mix_round
-    GROUP BY table_id, bet_type, mode, currency
+    GROUP BY table_id, ruleset, ruleset_sha256, bet_type, mode, currency
 ), band AS (
     SELECT
-        a.*, t.ruleset, t.game, b.return_stddev,
+        a.*, t.game, b.return_stddev,
         CAST(a.paid - coalesce(a.added_stakes, 0) AS DOUBLE) / a.stakes AS observed_rtp,
         CAST(a.expected - coalesce(a.added_stakes, 0) AS DOUBLE) / a.stakes AS expected_rtp,
         CASE WHEN m.table_id IS NULL THEN th.rtp ELSE m.rtp END AS theoretical_rtp,
@@ -154,14 +173,16 @@ WITH per_round AS (
              ELSE 1.96 * m.stake_s_norm / a.stakes END AS rtp_band_half_width
     FROM agg AS a
     JOIN per_bet AS b
-        ON b.table_id IS NOT DISTINCT FROM a.table_id AND b.bet_type IS NOT DISTINCT FROM a.bet_type
+        ON b.table_id IS NOT DISTINCT FROM a.table_id AND b.ruleset IS NOT DISTINCT FROM a.ruleset
+        AND b.ruleset_sha256 IS NOT DISTINCT FROM a.ruleset_sha256 AND b.bet_type IS NOT DISTINCT FROM a.bet_type
         AND b.mode IS NOT DISTINCT FROM a.mode AND b.currency IS NOT DISTINCT FROM a.currency
     LEFT JOIN mix AS m
-        ON m.table_id IS NOT DISTINCT FROM a.table_id AND m.bet_type IS NOT DISTINCT FROM a.bet_type
+        ON m.table_id IS NOT DISTINCT FROM a.table_id AND m.ruleset IS NOT DISTINCT FROM a.ruleset
+        AND m.ruleset_sha256 IS NOT DISTINCT FROM a.ruleset_sha256 AND m.bet_type IS NOT DISTINCT FROM a.bet_type
         AND m.mode IS NOT DISTINCT FROM a.mode AND m.currency IS NOT DISTINCT FROM a.currency
     LEFT JOIN audited_tables AS t ON t.table_id = a.table_id
     LEFT JOIN theoretical_rtp AS th
-        ON th.ruleset = t.ruleset AND th.bet_type = a.bet_type AND th.mode = coalesce(a.mode, '-') AND th.selection = '-'
+        ON th.ruleset = a.ruleset AND th.bet_type = a.bet_type AND th.mode = coalesce(a.mode, '-') AND th.selection = '-'
 )
 SELECT
     table_id, ruleset, bet_type, mode, currency, bets, rounds, stakes, paid, expected,
@@ -171,5 +192,5 @@ SELECT
     theoretical_rtp - rtp_band_half_width AS band_low,
     theoretical_rtp + rtp_band_half_width AS band_high,
     observed_rtp BETWEEN theoretical_rtp - rtp_band_half_width AND theoretical_rtp + rtp_band_half_width AS within_band,
-    game, added_stakes
+    game, added_stakes, ruleset_sha256
 FROM band;

@@ -158,7 +158,9 @@ ORDER BY breaches DESC, account_id NULLS LAST, currency
 """
 
 # The report computes the RTP itself, not from the view: over the run's bets (the view covers every date),
-# per ruleset rather than table. A bet's return is net of the stake it added after the deal (settlements.added_stake,
+# per ruleset rather than table: the ruleset each bet's round was settled under (_ROUND_RULESET), so the bets of
+# a table whose ruleset changed mid-night count under the ruleset before the change and the one after it.
+# A bet's return is net of the stake it added after the deal (settlements.added_stake,
 # blackjack's doubles and splits, casino stud's call: (paid - added_stake) / stake, where theoretical_rtp's ANTE
 # and MAIN are per unit of the first stake); a warehouse whose settlements lack the column: paid / stake.
 # Same formulas as the rtp_by_table_and_bet_type view otherwise
@@ -179,17 +181,18 @@ WITH priced_per_selection AS (
                 THEN min(struct_extract(bet, 'selection')) END AS selection
     FROM read_bets GROUP BY ALL
 ), b AS (
-    SELECT t.game, t.ruleset, s.bet_type, s.mode, s.business_date, s.round_id, s.table_id, s.stake,
+    SELECT t.game, {ruleset} AS ruleset, s.bet_type, s.mode, s.business_date, s.round_id, s.table_id, s.stake,
            {paid} AS paid, {expected} AS expected, p.ruleset IS NOT NULL AS per_selection, sel.selection,
            th.rtp AS th_rtp, th.return_stddev AS th_stddev
     FROM settlements AS s LEFT JOIN audited_tables AS t ON t.table_id = s.table_id
+    {round_ruleset}
     LEFT JOIN priced_per_selection AS p
-        ON p.ruleset = t.ruleset AND p.bet_type = s.bet_type AND p.mode = coalesce(s.mode, '-')
+        ON p.ruleset = {ruleset} AND p.bet_type = s.bet_type AND p.mode = coalesce(s.mode, '-')
     LEFT JOIN bet_selection AS sel
         ON p.ruleset IS NOT NULL AND sel.table_id = s.table_id AND sel.round_id = s.round_id
         AND sel.bet_id = s.bet_id AND sel.bet_type = s.bet_type
     LEFT JOIN theoretical_rtp AS th
-        ON th.ruleset = t.ruleset AND th.bet_type = s.bet_type AND th.mode = coalesce(s.mode, '-')
+        ON th.ruleset = {ruleset} AND th.bet_type = s.bet_type AND th.mode = coalesce(s.mode, '-')
         AND th.selection = CASE WHEN p.ruleset IS NULL THEN '-' ELSE sel.selection END
     WHERE s.run_id = $run AND s.round_status = 'settled' AND s.stake > 0
 ), sample AS (
@@ -197,6 +200,16 @@ WITH priced_per_selection AS (
     FROM b GROUP BY ruleset, bet_type, mode
 )
 """
+
+# The ruleset a bet's round was settled under (issue 44): its text's id (settlement_rounds.ruleset_sha256 ->
+# rulesets.ruleset), found by the round's columns (a round's key is their hash: the join is one row to one);
+# a round loaded before the texts were kept, or a warehouse without them, its table's audited_tables.ruleset.
+_ROUND_RULESET = """LEFT JOIN settlement_rounds AS r ON r.run_id = s.run_id AND r.table_id = s.table_id
+        AND r.round_id IS NOT DISTINCT FROM s.round_id AND r.business_date IS NOT DISTINCT FROM s.business_date
+        AND r.shoe_id IS NOT DISTINCT FROM s.shoe_id AND r.round_no IS NOT DISTINCT FROM s.round_no
+        AND r.round_status IS NOT DISTINCT FROM s.round_status AND r.currency IS NOT DISTINCT FROM s.currency
+    LEFT JOIN rulesets AS k ON k.sha256 = r.ruleset_sha256"""
+
 
 def _read_bets() -> str:
     """_RTP_BETS's read_bets: each bet of the rounds of the tables whose ruleset prices a bet type per selection,
@@ -207,7 +220,8 @@ def _read_bets() -> str:
                "bet_type VARCHAR, selection VARCHAR) AS bet WHERE false"
     return "\n    UNION ALL\n".join(
         f"    SELECT table_id, round_id, unnest(bets) AS bet FROM {t} WHERE run_id = $run\n        AND table_id IN "
-        "(SELECT t.table_id FROM audited_tables AS t JOIN priced_per_selection AS p USING (ruleset))" for t in tables)
+        "(SELECT t.table_id FROM audited_tables AS t JOIN priced_per_selection AS p USING (ruleset))"
+        "{priced_by_round}" for t in tables)
 
 
 # Whether the table's ruleset offers the row's bet type (in the row's mode where the game has modes): theoretical_rtp
@@ -387,9 +401,20 @@ def gather(con: duckdb.DuckDBPyConnection, run_row: dict[str, Any]) -> dict[str,
     paid, expected = ("s.paid - coalesce(s.added_stake, 0)", "s.expected - coalesce(s.added_stake, 0)") if net \
         else ("s.paid", "s.expected")
 
+    # the ruleset each round was settled under, where the warehouse keeps it (a warehouse last loaded before
+    # issue 44 has no rulesets: each table's audited_tables.ruleset)
+    kept = "rulesets" in names and con.execute(
+        "SELECT count(*) FROM duckdb_columns() WHERE table_name = 'settlement_rounds' AND schema_name = 'main' "
+        "AND column_name = 'ruleset_sha256'").fetchone()[0] > 0
+    ruleset, round_ruleset, priced_by_round = ("coalesce(k.ruleset, t.ruleset)", _ROUND_RULESET, (
+        "\n        OR table_id IN (SELECT r.table_id FROM settlement_rounds AS r JOIN rulesets AS k ON k.sha256 = "
+        "r.ruleset_sha256 JOIN priced_per_selection AS p USING (ruleset) WHERE r.run_id = $run)")) if kept \
+        else ("t.ruleset", "", "")
+
     def rtp_sql(sql: str) -> str:
         return sql.replace("{paid}", paid).replace("{expected}", expected).replace("{offered}", _OFFERED) \
-            .replace("{read_bets}", _read_bets())
+            .replace("{read_bets}", _read_bets()).replace("{round_ruleset}", round_ruleset) \
+            .replace("{ruleset}", ruleset).replace("{priced_by_round}", priced_by_round)
 
     kinds = query_rows(con, _FINDINGS_BY_KIND, p)
     kind_rank = {k: i for i, k in enumerate(KINDS)}
