@@ -173,7 +173,8 @@ def test_a_round_at_another_table_is_dealt_past_and_nothing_next_door(day, hones
     rounds = [r for r in rows_of(day, "rounds") if r["table_id"] == table["table_id"]]
     shoes = sorted({r["shoe_id"] for r in rounds})
     mine = [r for r in rounds if r["shoe_id"] == shoes[0]]
-    odd = mine[len(mine) // 2]
+    with_bets = {b["round_id"] for b in rows_of(day, "bets")}
+    odd = next(r for r in mine[len(mine) // 2:] if r["round_id"] in with_bets)  # (its bets go with it)
     got = audit(planted(day, tmp_path, "rounds", changed("round_id", odd["round_id"], table_id=other["table_id"]),
                         every_column=True),
                 tmp_path)
