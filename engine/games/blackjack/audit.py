@@ -277,6 +277,7 @@ def _rule_ints(rules: BlackjackRules) -> np.ndarray:
     return np.array([int(facts[name]) for name in RULE_INTS], np.int64)
 
 
+_CARD_TEXTS = np.array(CARD_CODES, object)
 # what happened at dealer_revealed_at, in the replay's timing line
 _REVEAL = "the dealer's second card dealt"
 
@@ -302,6 +303,7 @@ class _Played:
         self.explanations = self.explain()
         self.known = self.plain.copy()  # the rounds whose boxes' columns hold their settlement
         self.replays: dict[int, RoundPlay] = {}
+        self.names: tuple[list[str], list[str], list[int]] | None = None
 
     def explain(self) -> dict[int, tuple[str, ...]]:
         """The plain rounds' explanations (_explain's lines from the kernel's replay); a round whose auto-played
@@ -314,9 +316,7 @@ class _Played:
         card_at = self.card_at[self.box_at[:-1]].tolist()
         first_decision = np.searchsorted(self.decisions[0], np.arange(len(self.rounds) + 1)).tolist()
         h17 = self.rules.hits_soft_17
-        instants = np.unique(np.concatenate([self.rounds.act_time, self.rounds.revealed]))
-        instants = instants[instants != NO_TIME]
-        texts = dict(zip(instants.tolist(), us_texts(instants), strict=True))
+        timing = self.timing_lines()
         explanations = {}
         for r in np.flatnonzero(self.plain).tolist():
             at, s0 = int(self.position[r]), dealer_at[r] + card_at[r]
@@ -341,27 +341,37 @@ class _Played:
             lines += [f"dealer {' '.join(dealt[:k + 1])}: {'draws' if k < d1 - d0 - 1 else 'stands'} "
                       f"(rule: {dealer_rule(Total(dl_total[d0 + k], dl_soft[d0 + k]), h17).rule})"
                       for k in range(d1 - d0)]
-            timing = self.timing_line(r, texts)
-            explanations[r] = tuple(lines + ([timing] if timing else []))
+            explanations[r] = tuple(lines + ([timing[r]] if timing[r] else []))
         return explanations
 
-    def timing_line(self, r: int, texts: dict[int, str]) -> str | None:
-        """decision_times.timing_line of plain round r (none of its decisions late), from the columns; `texts`:
-        us_text of each instant."""
+    def timing_lines(self) -> dict[int, str | None]:
+        """decision_times.timing_line of each plain round (none of its decisions late), from the columns."""
         rounds = self.rounds
-        if not rounds.times_recorded[r] and rounds.revealed[r] == NO_TIME:
-            return None
-        said = [f"box {rounds.box_no[b]} {LETTERS[rounds.act[k]]} at {texts[rounds.act_time[k]]}"
-                for b in range(rounds.box_at[r], rounds.box_at[r + 1]) if rounds.box_timed[b]
-                for k in range(rounds.act_at[b], rounds.act_at[b + 1]) if rounds.act_time[k] != NO_TIME]
-        shown = f"at {texts[rounds.revealed[r]]}" if rounds.revealed[r] != NO_TIME else "not recorded"
-        return f"decisions in time: {'; '.join(said) or 'none recorded'}; {_REVEAL} {shown}"
+        instants = np.unique(np.concatenate([rounds.act_time, rounds.revealed]))
+        instants = instants[instants != NO_TIME]
+        texts = dict(zip(instants.tolist(), us_texts(instants), strict=True))
+        box_no, box_at, box_timed, act, act_at, act_time, revealed = (c.tolist() for c in (
+            rounds.box_no, rounds.box_at, rounds.box_timed, rounds.act, rounds.act_at, rounds.act_time,
+            rounds.revealed))
+        lines: dict[int, str | None] = {}
+        for r in np.flatnonzero(self.plain).tolist():
+            if not rounds.times_recorded[r] and revealed[r] == NO_TIME:
+                lines[r] = None
+                continue
+            said = [f"box {box_no[b]} {LETTERS[act[k]]} at {texts[act_time[k]]}"
+                    for b in range(box_at[r], box_at[r + 1]) if box_timed[b]
+                    for k in range(act_at[b], act_at[b + 1]) if act_time[k] != NO_TIME]
+            shown = f"at {texts[revealed[r]]}" if revealed[r] != NO_TIME else "not recorded"
+            lines[r] = f"decisions in time: {'; '.join(said) or 'none recorded'}; {_REVEAL} {shown}"
+        return lines
 
     def report(self, i: int) -> RoundReport:
-        rounds = self.rounds
-        box_cards = tuple(tuple(CARD_CODES[c] for c in rounds.card[rounds.card_at[b]:rounds.card_at[b + 1]].tolist())
-                          for b in range(rounds.box_at[i], rounds.box_at[i + 1]))
-        dealer = tuple(CARD_CODES[c] for c in rounds.dealer[rounds.dealer_at[i]:rounds.dealer_at[i + 1]].tolist())
+        if self.names is None:  # the recorded cards as texts, once (a plain round's are all card codes)
+            self.names = (_CARD_TEXTS[np.maximum(self.rounds.card, 0)].tolist(),
+                          _CARD_TEXTS[np.maximum(self.dealer, 0)].tolist(), self.card_at.tolist())
+        card, dealer, card_at = self.names
+        box_cards = tuple(tuple(card[card_at[b]:card_at[b + 1]]) for b in range(self.box_at[i], self.box_at[i + 1]))
+        dealer = tuple(dealer[self.dealer_at[i]:self.dealer_at[i + 1]])
         return RoundReport(i, int(self.position[i]), i, box_cards, dealer,
                            int(self.dealer_prefix[0][self.dealer_at[i + 1] - 1]), bool(self.cut_round[i]), False,
                            self.explanations[i], (), None)
