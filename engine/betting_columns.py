@@ -2,18 +2,19 @@
 
 audit_group is the statement of the checks, a bet at a time; audit_group_columns does the same for a group's
 bets given as columns (numpy): each distinct (bet type, selection, outcome) gets its verdict from the game's
-scalar rule, once; the verdicts' payouts as arrays, a compiled kernel (engine.kernels) settles every bet and
-applies BetChecks.check's boundaries (the limits, the betting window, the account's round total, paid against
-owed) in one pass; only the bets that raise a finding are put in words, through BetChecks as audit_group does;
-every bet's explanation line is joined column by column in Arrow. Same credits, findings (in the same order),
-explanations and reasons (tests/test_betting_columns.py and tests/test_kernels_outcome.py check it against
-audit_group).
+scalar rule once a ruleset (Verdicts, numbered); the verdicts' payouts as arrays, a compiled kernel
+(engine.kernels) settles every bet and applies BetChecks.check's boundaries (the limits, the betting window, the
+account's round total, paid against owed) in one pass; the findings of the bets it flags and every bet's
+explanation line are joined column by column in Arrow, in BetChecks' words (each amount, instant and verdict put
+in words once). Same credits, findings (in the same order), explanations and reasons (tests/test_betting_columns.py
+and tests/test_kernels_outcome.py check it against audit_group).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
+from threading import Lock
 
 import numpy as np
 import pyarrow as pa
@@ -32,8 +33,12 @@ from engine.betting import (
     TableFacts,
     UnitVerdict,
     unsettled_reason,
+    us_text,
 )
 from engine.findings import Finding
+
+# a Finding's fields as columns (all strings), in its order
+FINDING_COLUMNS = pa.schema([(f.name, pa.string()) for f in fields(Finding)])
 
 
 @dataclass(frozen=True)
@@ -71,13 +76,6 @@ class BetColumns:
                                   for c in ("stake", "paid", "placed_at"))
         return cls(pa.array([b.bet_id for b in bets], pa.string()), np.array([b.round_index for b in bets], np.int64),
                    account, bet_type, selection, stake, paid, placed_at, accounts, bet_types, selections)
-
-    def recorded(self, i: int, bet_id: str | None = None) -> RecordedBet:
-        """Bet i as a RecordedBet (for the few that raise a finding); `bet_id` its id when the caller has it."""
-        return RecordedBet(self.bet_id[i].as_py() if bet_id is None else bet_id, int(self.round_index[i]),
-                           self.accounts[self.account[i]], self.bet_types[self.bet_type[i]],
-                           self.selections[self.selection[i]], int(self.stake[i]), int(self.paid[i]),
-                           int(self.placed_at[i]))
 
 
 @dataclass(frozen=True)
@@ -121,7 +119,7 @@ class ColumnAudit:
     expected: np.ndarray  # per bet, int64; 0 where unsettled
     settled: np.ndarray  # per bet, bool
     unsettled: list[str | None]  # per bet: why it cannot be settled
-    findings: list[Finding]
+    findings: pa.Table  # FINDING_COLUMNS: the rounds' findings, then the bets', in audit_group's order
     description: list[str | None]  # per round
     explanation: pa.Array  # every round's lines one after the other: the outcome, then one line per bet (strings)
     explanation_at: np.ndarray  # round i's lines are explanation[explanation_at[i]:explanation_at[i + 1]]
@@ -134,7 +132,70 @@ class ColumnAudit:
         reports = [RoundReport(i, rounds.outcome[i], self.description[i], tuple(explanation[at[i]:at[i + 1]]),
                                self.finding_kinds[i], self.unsettled_reason[i]) for i in range(len(rounds))]
         expected = [int(c) if ok else None for c, ok in zip(self.expected.tolist(), self.settled.tolist(), strict=True)]
-        return GroupAudit(reports, expected, self.unsettled, self.findings)
+        return GroupAudit(reports, expected, self.unsettled, [Finding(**f) for f in self.findings.to_pylist()])
+
+
+class Verdicts:
+    """The unit verdicts worked out under one ruleset, each once per (bet type, selection, outcome key) and kept
+    across the sessions (and tables) given it, numbered; their parts as columns by number (numpy for the
+    kernel, Arrow for the words), so that a session's bets take theirs by index, no Python a distinct verdict
+    once it is known. Number 0 is a cancelled round's (every bet refunded)."""
+
+    def __init__(self) -> None:
+        self.units: list[UnitVerdict] = [CANCELLED]
+        self._ids: tuple[dict, dict] = ({}, {_CANCELLED: 0})  # (bet type, selection), outcome key -> its id
+        self._number = np.full((0, 0), -1, np.int64)  # by those ids; -1: not worked out yet
+        self._columns: dict[str, np.ndarray | pa.Array] = {}
+        self._lock = Lock()  # (sessions audited side by side share a ruleset's verdicts)
+
+    def numbers(self, unit: Callable[[str, str | None, Hashable], UnitVerdict], bet_types: Sequence[str],
+                selections: Sequence[str | None], outcome_keys: Sequence[Hashable], code: np.ndarray,
+                chosen: np.ndarray, outcome: np.ndarray) -> np.ndarray:
+        """The number of the verdict on each (bet_types[code], selections[chosen], outcome_keys[outcome - 1]),
+        outcome 0 a cancelled round; unit(bet type, selection, outcome key) says one not known yet."""
+        pairs, pair_of = np.unique(code * len(selections) + chosen, return_inverse=True)
+        named = [(bet_types[c], selections[s]) for c, s in zip(*np.divmod(pairs, len(selections)), strict=True)]
+        with self._lock:
+            p, o = self._ids_of(0, named)[pair_of], self._ids_of(1, [_CANCELLED, *outcome_keys])[outcome]
+            number = self._number[p, o]
+            for k in np.flatnonzero(number < 0).tolist():  # (a verdict not known yet: the first sessions')
+                number[k] = 0 if outcome[k] == 0 else len(self.units)
+                if outcome[k]:
+                    self.units.append(unit(bet_types[code[k]], selections[chosen[k]], outcome_keys[outcome[k] - 1]))
+                self._number[p[k], o[k]] = number[k]
+            return number
+
+    def _ids_of(self, axis: int, values: Sequence) -> np.ndarray:
+        ids = self._ids[axis]
+        at = np.array([ids.setdefault(v, len(ids)) for v in values], np.int64)
+        if len(ids) > self._number.shape[axis]:  # room for the new ids, doubling
+            grow = [(0, 0)] * 2
+            grow[axis] = (0, 2 * len(ids) - self._number.shape[axis])
+            self._number = np.pad(self._number, grow, constant_values=-1)
+        return at
+
+    def column(self, name: str) -> np.ndarray | pa.Array:
+        """One part of every verdict, by number: numerator, denominator (of the credit per unit staked),
+        refused (it raises a finding of its own), why, finding, expected, recorded."""
+        with self._lock:
+            have = self._columns.get(name)
+            done = 0 if have is None else len(have)
+            if done < len(self.units):
+                new = [_PART[name](u) for u in self.units[done:]]
+                if name in _WORDS:
+                    new = pa.array(new, pa.string())
+                    self._columns[name] = new if have is None else pa.concat_arrays([have, new])
+                else:
+                    new = np.array(new, bool if name == "refused" else np.int64)
+                    self._columns[name] = new if have is None else np.concatenate([have, new])
+            return self._columns[name]
+
+
+_CANCELLED = object()  # the outcome key of a cancelled round
+_WORDS = ("why", "finding", "expected", "recorded")
+_PART: dict[str, Callable[[UnitVerdict], object]] = {
+    "numerator": lambda u: u.payout.credit.numerator, "denominator": lambda u: u.payout.credit.denominator,
+    "refused": lambda u: u.finding is not None, **{name: (lambda u, name=name: getattr(u, name)) for name in _WORDS}}
 
 
 def over_table_max_columns(round_index: np.ndarray, account: np.ndarray, placed_at: np.ndarray, stake: np.ndarray,
@@ -147,10 +208,9 @@ def over_table_max_columns(round_index: np.ndarray, account: np.ndarray, placed_
 
 
 def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, bets: BetColumns, game: OutcomeRule,
-                        known: dict | None = None) -> ColumnAudit:
+                        known: Verdicts | None = None) -> ColumnAudit:
     """audit_group over columns: the same credits, findings (in the same order), explanations and reasons.
-    `known`: the game's unit verdicts by (bet type, selection, outcome key), kept across calls with the same
-    rules (None: this call's own)."""
+    `known`: the game's unit verdicts, kept across calls with the same rules (None: this call's own)."""
     checks = BetChecks(table, group_id)
     m, n = len(rounds), len(bets)
     kinds: dict[int, list[str]] = {}
@@ -195,54 +255,36 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
     width = len(bets.selections)
     pair = bet_type * width + selection
     keys, verdict_of = distinct(pair * (len(outcomes) + 1) + outcome_of[at[rows]] + 1)
-    outcome_keys = list(outcomes)
-    known = {} if known is None else known
-    units: list[UnitVerdict] = []
-    for key in keys.tolist():
-        pair_key, outcome = divmod(key, len(outcomes) + 1)
-        if outcome == 0:
-            units.append(CANCELLED)
-            continue
-        code, chosen = divmod(pair_key, width)
-        memo = (bets.bet_types[code], bets.selections[chosen], outcome_keys[outcome - 1])
-        unit = known.get(memo)
-        if unit is None:
-            unit = known[memo] = game.unit(*memo)
-        units.append(unit)
+    pair_key, outcome = np.divmod(keys, len(outcomes) + 1)
+    known = Verdicts() if known is None else known
+    verdict_of = known.numbers(game.unit, bets.bet_types, bets.selections, list(outcomes), *np.divmod(pair_key, width),
+                               outcome)[verdict_of]
 
     # the credits and the checks in one pass (BetChecks.check's boundaries: limits inclusive, a bet at the
     # close on time); only the bets it flags are put in words
-    limits = [table.limits.get(t) for t in bets.bet_types]  # by bet type code; None: no limits
+    limits = _limit_columns(table, bets.bet_types)
     over = over_table_max_columns(ri, bets.account, bets.placed_at, bets.stake, table.table_max)
     credit, flagged = kernels.settle(
         stake, paid, bets.placed_at[rows], rounds.betting_closed_at[at[rows]], verdict_of,
-        np.array([u.payout.credit.numerator for u in units], np.int64),
-        np.array([u.payout.credit.denominator for u in units], np.int64),
-        np.array([u.finding is not None for u in units], bool), bet_type,
-        np.array([lim is not None for lim in limits], bool),
-        *(np.array([lim[end] if lim else 0 for lim in limits], np.int64) for end in (0, 1)),
-        over[rows], kernels.ROUNDING_CODES[game.rounding])
+        *(known.column(part) for part in ("numerator", "denominator", "refused")), bet_type, *limits, over[rows],
+        kernels.ROUNDING_CODES[game.rounding])
     expected = np.zeros(n, np.int64)
     expected[rows] = credit
     raised = np.flatnonzero(flagged)
-    for k, bet_id in zip(raised.tolist(), bets.bet_id.take(pa.array(rows[raised])).to_pylist(), strict=True):
-        i, verdict = int(rows[k]), units[verdict_of[k]]  # in the order of the bets, as audit_group
-        bet, r = bets.recorded(i, bet_id), int(at[i])
-        before, what = len(checks.findings), checks.what(bet)
-        if verdict.finding:
-            checks.bet_finding(verdict.finding, bet, rounds.round_id[r], verdict.expected, verdict.recorded,
-                               f"{what}: {verdict.why}.")
-        checks.check(bet, rounds.round_id[r], rounds.round_no[r], int(rounds.betting_closed_at[r]), int(credit[k]),
-                     int(over[i]) or None, what)
-        kinds.setdefault(r, []).extend(f.kind for f in checks.findings[before:])
+    found = _bet_findings(checks, rounds, bets, rows[raised], at[rows[raised]], credit[raised], over[rows[raised]],
+                          verdict_of[raised], known, limits)
+    for r, kind in zip(at[rows[raised]][found.bets].tolist(), found.table["kind"].to_pylist(), strict=True):
+        kinds.setdefault(r, []).append(kind)
 
-    lines = _bet_lines(checks, bets, rows, stake, paid, credit, bet_type, selection, verdict_of, units)
+    lines = _bet_lines(checks, bets, rows, stake, paid, credit, bet_type, selection, known.column("why").take(
+        pa.array(verdict_of)))
     index, explanation_at = kernels.interleave(at[rows], m)
     explanation = pa.concat_arrays([pa.array(heads, pa.string()), lines]).take(pa.array(index))
     finding_kinds = [()] * m
-    for r, found in kinds.items():
-        finding_kinds[r] = tuple(dict.fromkeys(found))
-    return ColumnAudit(expected, settled, unsettled, checks.findings, descriptions, explanation, explanation_at,
+    for r, said in kinds.items():
+        finding_kinds[r] = tuple(dict.fromkeys(said))
+    findings = pa.concat_tables([findings_table(checks.findings), found.table])
+    return ColumnAudit(expected, settled, unsettled, findings, descriptions, explanation, explanation_at,
                        finding_kinds, reasons)
 
 
@@ -277,23 +319,125 @@ def _texts(values: np.ndarray, text: Callable[[int], str]) -> pa.Array:
     return pa.array([text(v) for v in values_of.tolist()], pa.string()).take(value_of)
 
 
-def _bet_lines(checks: BetChecks, bets: BetColumns, rows: np.ndarray, stake: np.ndarray, paid: np.ndarray,
-               credit: np.ndarray, bet_type: np.ndarray, selection: np.ndarray, verdict_of: np.ndarray,
-               units: list[UnitVerdict]) -> pa.Array:
-    """Each settled bet's explanation line, as audit_group writes it (what(bet), its verdict, owed and paid),
-    joined column by column: each part worked out once per distinct value."""
-    if not len(rows):
-        return pa.array([], pa.string())
+def _names(bets: BetColumns, bet_type: np.ndarray, selection: np.ndarray) -> pa.Array:
+    """What BetChecks.what says of each bet between its id and its stake: the bet type and the selection."""
     width = len(bets.selections)
     pairs, pair_of = distinct(bet_type * width + selection)
-    named = []  # what(bet) between its id and its stake: the bet type and the selection
+    named = []
     for pair in pairs.tolist():
         code, chosen = divmod(pair, width)
         s = bets.selections[chosen]
         named.append(f"{bets.bet_types[code]}{f' {s!r}' if s else ''}")
-    names = pa.array(named, pa.string()).take(pair_of)
-    whys = pa.array([u.why for u in units], pa.string()).take(verdict_of)
+    return pa.array(named, pa.string()).take(pa.array(pair_of))
+
+
+def _bet_lines(checks: BetChecks, bets: BetColumns, rows: np.ndarray, stake: np.ndarray, paid: np.ndarray,
+               credit: np.ndarray, bet_type: np.ndarray, selection: np.ndarray, whys: pa.Array) -> pa.Array:
+    """Each settled bet's explanation line, as audit_group writes it (what(bet), its verdict, owed and paid),
+    joined column by column: each part worked out once per distinct value."""
+    if not len(rows):
+        return pa.array([], pa.string())
+    names = _names(bets, bet_type, selection)
     ids = bets.bet_id.take(pa.array(rows))
     money = checks.money
     return pc.binary_join_element_wise("Bet ", ids, " (", names, ", stake ", _texts(stake, money), "): ", whys,
                                        "; owed ", _texts(credit, money), ", paid ", _texts(paid, money), "")
+
+
+def _limit_columns(table: TableFacts, bet_types: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """By bet type code: whether the table limits its stakes, and the lowest and highest stake it takes."""
+    limits = [table.limits.get(t) for t in bet_types]
+    return (np.array([lim is not None for lim in limits], bool),
+            *(np.array([lim[end] if lim else 0 for lim in limits], np.int64) for end in (0, 1)))
+
+
+def findings_table(found: Sequence[Finding]) -> pa.Table:
+    """Finding objects (a group's few round findings) as FINDING_COLUMNS."""
+    return pa.Table.from_pylist([asdict(f) for f in found], FINDING_COLUMNS)
+
+
+@dataclass(frozen=True)
+class _BetFindings:
+    table: pa.Table  # FINDING_COLUMNS, in audit_group's order
+    bets: np.ndarray  # each finding's bet: its index among the flagged bets
+
+
+# each bet's findings in the order BetChecks.check raises them, after its verdict's own
+_VERDICT, _PAID, _LIMIT, _LATE, _TOTAL = range(_SLOTS := 5)
+
+
+def _bet_findings(checks: BetChecks, rounds: RoundColumns, bets: BetColumns, i: np.ndarray, r: np.ndarray,
+                  credit: np.ndarray, over: np.ndarray, verdict_of: np.ndarray, known: Verdicts,
+                  limits: tuple[np.ndarray, np.ndarray, np.ndarray]) -> _BetFindings:
+    """The findings audit_group raises on the flagged bets `i` (rows of `bets`, ascending; `r` their rounds,
+    `credit` what each is owed, `over` its account's round total above the table maximum or 0, `verdict_of`
+    its verdict's number in `known`, `limits` _limit_columns'): a refused bet's own (BET_TYPE_NOT_OFFERED,
+    SELECTION_INVALID), then BetChecks.check's (paid against owed, the limits of its type, the window, the
+    account's round total), bet by bet, in BetChecks' words joined column by column (each amount, instant and
+    round number put in words once per distinct value)."""
+    join, money = pc.binary_join_element_wise, checks.money
+    ids = bets.bet_id.take(pa.array(i, pa.int64()))
+    bet_type, stake, paid, placed = bets.bet_type[i], bets.stake[i], bets.paid[i], bets.placed_at[i]
+    closed = rounds.betting_closed_at[r]
+    what = join("Bet ", ids, " (", _names(bets, bet_type, bets.selection[i]), ", stake ", _texts(stake, money),
+                ")", "")
+    round_no = pa.array([str(no) for no in rounds.round_no], pa.string()).take(pa.array(r, pa.int64()))
+    found: list[tuple[int, np.ndarray, list[pa.Array | str]]] = []  # (slot, which bets, kind expected recorded message)
+
+    def of(where: np.ndarray, column: pa.Array) -> pa.Array:
+        return column.take(pa.array(where, pa.int64()))
+
+    w = np.flatnonzero(known.column("refused")[verdict_of])
+    if len(w):
+        unit = pa.array(verdict_of[w], pa.int64())
+        kind, expected, recorded, why = (known.column(name).take(unit)
+                                         for name in ("finding", "expected", "recorded", "why"))
+        found.append((_VERDICT, w, [kind, expected, recorded, join(of(w, what), ": ", why, ".", "")]))
+    delta = paid - credit
+    w = np.flatnonzero(delta)
+    if len(w):
+        kind = pa.array(np.where(delta[w] > 0, "OVERPAID", "UNDERPAID"), pa.string())
+        owed, was = _texts(credit[w], money), _texts(paid[w], money)
+        found.append((_PAID, w, [kind, owed, was, join(
+            of(w, what), " in round ", of(w, round_no), " was paid ", was, ", expected ", owed, ": ",
+            pc.ascii_lower(kind), " by ", _texts(np.abs(delta[w]), money), ".", "")]))
+    limited, low, high = (column[bet_type] for column in limits)
+    below = limited & (stake < low)
+    type_name = pa.array(bets.bet_types, pa.string())
+    for w, kind, bound, sign, words in (
+            (np.flatnonzero(below), "STAKE_BELOW_MIN", low, ">= ", ("below", "minimum")),
+            (np.flatnonzero(limited & ~below & (stake > high)), "STAKE_ABOVE_MAX", high, "<= ", ("above", "maximum"))):
+        if len(w):
+            limit = _texts(bound[w], money)
+            found.append((_LIMIT, w, [kind, join(sign, limit, ""), _texts(stake[w], money), join(
+                of(w, what), f" is {words[0]} the ", type_name.take(pa.array(bet_type[w], pa.int64())),
+                f" {words[1]} ", limit, ".", "")]))
+    w = np.flatnonzero(placed > closed)
+    if len(w):
+        by, at = _texts(closed[w], us_text), _texts(placed[w], us_text)
+        found.append((_LATE, w, ["LATE_BET", join("placed by ", by, ""), join("placed at ", at, ""), join(
+            of(w, what), " was placed at ", at, ", after betting closed at ", by, " for round ", of(w, round_no), ".",
+            "")]))
+    w = np.flatnonzero(over > 0)
+    if len(w):
+        cap, total = money(checks.table.table_max), _texts(over[w], money)
+        account = pa.array(bets.accounts, pa.string()).take(pa.array(bets.account[i][w], pa.int64()))
+        found.append((_TOTAL, w, ["ROUND_STAKE_ABOVE_TABLE_MAX", f"account total <= {cap}", total, join(
+            of(w, what), " brings ", account, "'s total stake on round ", of(w, round_no), " to ", total,
+            f", above the table maximum {cap}.", "")]))
+
+    if not found:
+        return _BetFindings(FINDING_COLUMNS.empty_table(), np.zeros(0, np.intp))
+    order = np.argsort(np.concatenate([w * _SLOTS + slot for slot, w, _ in found]), kind="stable")
+    on = np.concatenate([w for _, w, _ in found])[order]
+    take = pa.array(order, pa.int64())
+    kind, expected, recorded, message = (
+        pa.concat_arrays([c if isinstance(c, pa.Array) else pa.array([c] * len(w), pa.string())
+                          for _, w, columns in found for c in [columns[k]]]).take(take) for k in range(4))
+    rows = pa.array(on, pa.int64())
+    return _BetFindings(pa.Table.from_arrays([
+        kind, pa.array([checks.table.table_id] * len(on), pa.string()),
+        pa.array([checks.group_id] * len(on), pa.string()),
+        pa.array(rounds.round_id, pa.string()).take(pa.array(r[on], pa.int64())), ids.take(rows), expected,
+        recorded, message, pa.array(bets.accounts, pa.string()).take(pa.array(bets.account[i][on], pa.int64())),
+    ], schema=FINDING_COLUMNS), on)

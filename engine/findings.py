@@ -5,6 +5,7 @@ docs/findings.md describes each kind, the row it is attached to and the fault th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 
@@ -81,6 +82,9 @@ SEVERITY: dict[str, str] = {
     "LIMITS_MISSING": MAJOR,
     # casino stud and blackjack (issue 44): a box's decision taken after the dealer's cards were revealed
     "LATE_DECISION": MAJOR,
+    # baccarat and blackjack (issue 41): a round whose record does not tell how many cards it took, after which
+    # the shoe's card order cannot be checked (the later rounds are still judged and settled on their cards)
+    "SHOE_UNVERIFIABLE_AFTER": MAJOR,
 }
 KINDS: tuple[str, ...] = tuple(SEVERITY)
 
@@ -109,6 +113,24 @@ class Finding:
         row = asdict(self)
         row["severity"] = self.severity
         return row
+
+
+# why a round numbered below 1 cannot be dealt past: a round put in quarantine as read is given that number when
+# its place in its shoe is not known (pipelines.games.rows.dealing_place), so it is dealt first
+UNPLACED_ROUND = ("its round_no (below 1, or null) is no place in the shoe, and its betting_opened_at does not "
+                  "place it among the shoe's rounds")
+
+
+def unverifiable_after(table_id: str, shoe_id: str, round_id: str, why: str, later: Sequence[str]) -> Finding:
+    """SHOE_UNVERIFIABLE_AFTER on a round whose record does not tell which of its shoe's cards it took (`why`):
+    the shoe's rounds dealt after it (`later`, their ids) cannot be compared with the shoe's cards."""
+    span = later[0] + (f" to {later[-1]}" if len(later) > 1 else "")
+    return Finding("SHOE_UNVERIFIABLE_AFTER", table_id, shoe_id, round_id, None,
+                   "a record that tells which of the shoe's cards the round took", why,
+                   f"Round {round_id} of shoe {shoe_id}: {why}, so where the shoe's cards stand after it is not "
+                   f"known: the {len(later)} round(s) dealt after it ({span}) are not checked against the shoe's "
+                   f"cards (no CARD_SEQUENCE_MISMATCH or ROUND_AFTER_CUT judged); they are judged and settled on "
+                   f"their recorded cards.")
 
 
 # Minor units per major unit; ISO 4217 exponents of the currencies tables are likely to use.

@@ -107,11 +107,7 @@ def settle(stake: np.ndarray, paid: np.ndarray, placed_at: np.ndarray, closed_at
     flagged = np.empty(n, np.bool_)
     for k in range(n):
         v = verdict_of[k]
-        # engine.money.round_to_unit, the rule as its ROUNDING_CODES code (floor division as Python's)
-        q, r = (stake[k] * numerator[v]) // denominator[v], (stake[k] * numerator[v]) % denominator[v]
-        up = r != 0 and (rounding == 1 and 2 * r >= denominator[v]
-                         or rounding == 2 and (2 * r > denominator[v] or 2 * r == denominator[v] and q % 2 == 1))
-        credit[k] = q + 1 if up else q
+        credit[k] = rounded(stake[k] * numerator[v], denominator[v], rounding)
         t = bet_type[k]
         flagged[k] = (verdict_finding[v] or paid[k] != credit[k]
                       or (limited[t] and (stake[k] < low[t] or stake[k] > high[t]))
@@ -156,3 +152,32 @@ def interleave(round_of: np.ndarray, rounds: int) -> tuple[np.ndarray, np.ndarra
         index[filled[r]] = rounds + k
         filled[r] += 1
     return index, at
+
+
+@kernel
+def rounded(numerator, denominator, rounding):
+    """engine.money.round_to_unit, the rule as its ROUNDING_CODES code (floor division as Python's)."""
+    q, r = numerator // denominator, numerator % denominator
+    if r != 0 and (rounding == 1 and 2 * r >= denominator
+                   or rounding == 2 and (2 * r > denominator or 2 * r == denominator and q % 2 == 1)):
+        return q + 1
+    return q
+
+
+@kernel
+def group_rows(key, groups, take):
+    """The rows i with take[i], grouped by key[i] (0 ... groups - 1) in row order (a counting sort): group g's
+    rows are rows[at[g]:at[g + 1]]. Returns (at, rows)."""
+    at = np.zeros(groups + 1, np.int64)
+    for i in range(len(key)):
+        if take[i]:
+            at[key[i] + 1] += 1
+    for g in range(groups):
+        at[g + 1] += at[g]
+    rows = np.zeros(at[groups], np.int64)
+    filled = at[:groups].copy()
+    for i in range(len(key)):
+        if take[i]:
+            rows[filled[key[i]]] = i
+            filled[key[i]] += 1
+    return at, rows

@@ -48,6 +48,7 @@ from pipelines.io import (
 from pipelines.memory import release_free_memory
 from pipelines.progress import AuditProgress, progress_told_to, work_of
 from pipelines.ruleset_periods import RulesetsInForce, rulesets_used
+from pipelines.side_by_side import WORKERS_HELP, bad_workers, default_workers
 from pipelines.transforms import (
     OUT_BET_ROW_GROUPS,
     OUT_FINDINGS_ACROSS,
@@ -176,11 +177,13 @@ def code_version() -> str:
 
 
 def build(pipeline: beam.Pipeline, files: dict[str, list[str]], output_dir: str, shards: int,
-          in_place: bool = True, bets_bytes: int = 0, in_force: RulesetsInForce | None = None) -> None:
+          in_place: bool = True, bets_bytes: int = 0, in_force: RulesetsInForce | None = None,
+          workers: int = 1) -> None:
     """Wire reading, the audit and writing onto `pipeline` (labelled steps). `in_place`: local bets files
     are read by the groups of shoes that use them (False: read up front and shuffled, as remote ones are).
     `bets_bytes`: the size of the bets files, which sizes the duplicate check's buckets. `in_force`: the
-    tables' ruleset changes and the run's own ruleset texts (pipelines.ruleset_periods)."""
+    tables' ruleset changes and the run's own ruleset texts (pipelines.ruleset_periods). `workers`: groups
+    of shoes audited side by side (pipelines.side_by_side)."""
     # local bets files are read by the groups of shoes that use them (see AuditShoes), remote ones here
     reader = BetRowGroups() if in_place and is_local(files["bets"]) else None
     # ... and then the shoes, rounds, the duplicate check's ids and the sharded outputs' parts wait in files,
@@ -197,7 +200,8 @@ def build(pipeline: beam.Pipeline, files: dict[str, list[str]], output_dir: str,
         inputs[REJECTED_BETS] = read[rejected("bets")]
     inputs[REJECTED_ROUNDS] = read[rejected("rounds")]
     inputs["quarantined_rounds"] = read[OUT_QUARANTINE] | "HeldRoundIds" >> beam.Map(_held_round_ids)
-    audited = inputs | "Audit" >> AuditShoes(reader, spill, duplicate_buckets(bets_bytes), in_force)
+    audited = inputs | "Audit" >> AuditShoes(reader, spill, duplicate_buckets(bets_bytes), in_force,
+                                                         workers)
     outputs = dict(audited)
     outputs[OUT_QUARANTINE] = (audited[OUT_QUARANTINE], read[OUT_QUARANTINE]) | "AllQuarantined" >> beam.Flatten()
     written, by_group = [], group_files()
@@ -228,7 +232,12 @@ def parse_args(argv: list[str] | None):
     parser.add_argument("--shuffle-bets", action="store_true",
                         help="read every bet up front and shuffle it to its group of shoes, as for remote input, "
                              "instead of each group reading its own bets from local files (same results)")
-    return parser.parse_known_args(argv)
+    parser.add_argument("--workers", type=int, default=None,
+                        help=f"{WORKERS_HELP}; on another --runner, in each of its worker processes (default 1 there)")
+    args, beam_args = parser.parse_known_args(argv)
+    if args.workers is not None and bad_workers(args.workers):
+        parser.error(bad_workers(args.workers))
+    return args, beam_args
 
 
 def new_run_id(at: datetime | None = None) -> str:
@@ -253,6 +262,9 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
         in_process = options.view_as(DirectOptions).direct_running_mode == "in_memory"
     else:
         runner, in_process = None, False
+    # the in-process runner runs one worker, this process: its groups side by side on every core; another
+    # runner's workers already run side by side
+    workers = args.workers or (default_workers() if runner is not None else 1)
     started = datetime.now(UTC)
     files = {table: input_files(args.input, table) for table in TABLE_NAMES}  # checks local files' structure
     in_force = in_force or RulesetsInForce()
@@ -279,7 +291,8 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
         t0 = time.perf_counter()
         pipeline = beam.Pipeline(runner=runner, options=options)
         build(pipeline, files, args.output, args.shards, in_place=not args.shuffle_bets,
-              bets_bytes=sum(_size_of(p) for p in map(source_path, files["bets"])), in_force=in_force)
+              bets_bytes=sum(_size_of(p) for p in map(source_path, files["bets"])), in_force=in_force,
+              workers=workers)
         told = progress if in_process else None
         if told is not None:
             told.begin(work_of(files))

@@ -375,6 +375,15 @@ def findings_table(findings: Sequence[Finding], round_dates: Mapping[str, object
     return pa.Table.from_pydict(columns, FINDINGS)
 
 
+def dated_findings(found: pa.Table, dates: Sequence) -> pa.Table:
+    """The findings table of findings given as columns (a Finding's fields), each on its business date."""
+    kinds = found["kind"].combine_chunks().dictionary_encode()
+    severity = pa.array([SEVERITY[k] for k in kinds.dictionary.to_pylist()], pa.string()).take(kinds.indices)
+    columns = {"business_date": pa.array(dates, pa.date32()), "severity": severity}
+    return pa.Table.from_arrays([columns[f.name] if f.name in columns else found[f.name] for f in FINDINGS],
+                                schema=FINDINGS)
+
+
 # the id column of each input table, as the quarantine's record_id
 ID_COLUMN = {"tables": "table_id", "limits": "table_id", "shoes": "shoe_id", "rounds": "round_id", "bets": "bet_id"}
 

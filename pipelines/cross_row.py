@@ -4,9 +4,12 @@ quarantine row with its reason, never silence. Names no game's concepts; no Beam
 Each group of shoes (a table-day) is checked against its shoes' table (docs/findings.md):
 - a round whose table_id is not its shoe's table (another table, another game's, or none in `tables`):
   quarantined with its bets, and a TABLE_MISMATCH on the round. It is not replayed: neither table's
-  rules can be trusted to be its own. In a shoe of cards every round (and bet) of the shoe goes with
-  it, and the shoe: a round taken out of a dealt sequence would have the next ones found dealt from
-  the wrong cards, findings of a fault that is not there;
+  rules can be trusted to be its own. At a table whose game deals a quarantined round past (QUARANTINED_ROUNDS:
+  a round taken out of a dealt sequence still took its recorded cards) it is handed to the game as such
+  (Checked.dealt_past), so the next rounds are judged against the right cards. In another shoe of cards (or
+  one whose every round is foreign) every round (and bet) of the shoe goes with it, and the shoe: a round
+  taken out of a dealt sequence would have the next ones found dealt from the wrong cards, findings of a
+  fault that is not there;
 - a bet whose table_id is not its round's table: quarantined, a TABLE_MISMATCH on the bet;
 - a bet whose currency is not its table's: quarantined (never settled, so never summed with the
   table's amounts), a CURRENCY_MISMATCH on the bet;
@@ -31,6 +34,7 @@ import pyarrow.compute as pc
 
 from engine.findings import SEVERITY
 from pipelines.convert import plain, plain_table, quarantine_table
+from pipelines.games import adaptor
 from pipelines.games.rows import quarantine_of, round_dates
 from schemas.outputs import FINDINGS
 from schemas.readers import REASON
@@ -151,9 +155,13 @@ class Checked:
         says = _texts(rounds["table_id"], lambda t: f"table_id {self.checks.table_text(t)}")
         reasons = pc.binary_join_element_wise(
             says, " is not the table of its shoe ", shoe_ids, f" {own}: the round is not replayed", "")
-        # the shoes of cards that go whole, each with the reason of its first such round
+        # the shoes of cards that go whole, each with the reason of its first such round: where the table's game
+        # does not deal a quarantined round past, or where no round of the shoe is left to deal past it for
         dealt = set(self.shoes.filter(pc.greater(pc.fill_null(pc.list_value_length(self.shoes["cards"]), 0), 0))[
             "shoe_id"].to_pylist())
+        dealt_shoes, deals_past = set(dealt), self.deals_past()
+        if deals_past:
+            dealt -= set(plain(self.rounds.filter(pc.invert(foreign))["shoe_id"]).to_pylist())
         whole: dict[str, str] = {}
         for shoe, round_id, says_text in zip(shoe_ids.to_pylist(), plain(rounds["round_id"]).to_pylist(),
                                              says.to_pylist(), strict=True):
@@ -164,7 +172,9 @@ class Checked:
             round_id=rounds["round_id"], expected=f"table {self.table_id} (its shoe's)",
             recorded=pc.fill_null(plain(rounds["table_id"]), "null"),
             message=pa.array([f"Round {r}: {why}; it is quarantined with its bets"
-                              + (", and so is every round of its shoe of cards." if s in whole else ".")
+                              + (", and so is every round of its shoe of cards." if s in whole else
+                                 " (the next rounds of its shoe are dealt after the cards it records)."
+                                 if deals_past and s in dealt_shoes else ".")
                               for r, s, why in zip(plain(rounds["round_id"]).to_pylist(), shoe_ids.to_pylist(),
                                                    reasons.to_pylist(), strict=True)], pa.string())))
         gone = foreign
@@ -190,6 +200,23 @@ class Checked:
                 None, "shoe_id"))
             self.shoes = self.shoes.filter(pc.invert(shoes))
         self.rounds = self.rounds.filter(pc.invert(gone))
+
+    def deals_past(self) -> bool:
+        """Whether the table's game deals a round taken out of a shoe past its recorded cards."""
+        return bool(getattr(adaptor(self.checks.infos[self.table_id].game), "QUARANTINED_ROUNDS", False))
+
+    def dealt_past(self, rejected: pa.Table | None) -> pa.Table | None:
+        """The rounds of these shoes the game deals past (QUARANTINED_ROUNDS): `rejected` (those put in quarantine
+        as read) and those taken out here and not with their whole shoe; None: none."""
+        taken = [plain_table(t) for t in self.taken_rounds if t.num_rows] if self.deals_past() else []
+        if taken:
+            taken = [t.filter(pc.is_in(t["shoe_id"], self.shoes["shoe_id"])) for t in taken]
+        parts = [plain_table(rejected)] if rejected is not None and rejected.num_rows else []
+        parts += [t for t in taken if t.num_rows]
+        if len(parts) < 2:
+            return parts[0] if parts else rejected
+        return pa.concat_tables([t.cast(pa.schema([f.with_nullable(True) for f in t.schema])) for t in parts],
+                                promote_options="permissive")
 
     def _bets_of_rounds_taken(self, taken: pa.Table, why: dict[tuple[str, str], str]) -> None:
         """The bets on the rounds `taken` out (each by its round_id in its own shoe), quarantined after them."""

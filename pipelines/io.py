@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import heapq
 import posixpath
 import typing
 import uuid
@@ -207,6 +208,11 @@ class Spilled:
             data = f.read()
         return read_ipc(data, columns)
 
+    def batches(self) -> Iterator[pa.RecordBatch]:
+        """Its record batches, read one at a time."""
+        with FileSystems.open(self.path, compression_type=CompressionTypes.UNCOMPRESSED) as f:
+            yield from pa.ipc.open_stream(f)
+
 
 @dataclasses.dataclass(frozen=True)
 class SpilledPart:
@@ -312,6 +318,14 @@ def files_in(folder: str, pattern: str = "*.parquet") -> list[str]:
     return sorted(m.path for m in FileSystems.match([posixpath.join(folder, pattern)])[0].metadata_list)
 
 
+ROW_GROUP = 128 * 1024  # rows a Parquet row group
+
+
+def _parquet_options(schema: pa.Schema) -> dict:
+    repeating = [f.name for f in schema if f.name not in _UNIQUE_COLUMNS]
+    return {"compression": "zstd", "use_dictionary": repeating}
+
+
 def write_parquet(table: pa.Table, path: str) -> None:
     """One zstd-compressed Parquet file, written through Beam's filesystems. Columns whose values repeat
     are dictionary-encoded, ids are not (a dictionary of unique values only costs time: the files come
@@ -320,8 +334,30 @@ def write_parquet(table: pa.Table, path: str) -> None:
     differently from the in-process runner) gave other bytes; combined, the file depends on the rows only."""
     table = table.combine_chunks()
     sink = pa.BufferOutputStream()
-    repeating = [f.name for f in table.schema if f.name not in _UNIQUE_COLUMNS]
-    pq.write_table(table, sink, row_group_size=128 * 1024, compression="zstd", use_dictionary=repeating)
+    pq.write_table(table, sink, row_group_size=ROW_GROUP, **_parquet_options(table.schema))
+    with FileSystems.create(path) as f:
+        f.write(sink.getvalue().to_pybytes())
+    crash_point("writing")
+
+
+def write_parquet_parts(parts: typing.Iterable[pa.Table], path: str, schema: pa.Schema) -> None:
+    """The rows of `parts` (tables of `schema`, in order) as `write_parquet` writes their concatenation, byte for
+    byte (the same row groups, each written as one chunk), holding at most a row group and one part: an output
+    of a row per bet need not be gathered into one table to be written."""
+    sink = pa.BufferOutputStream()
+    pending: list[pa.Table] = []
+    held = written = 0
+    with pq.ParquetWriter(sink, schema, **_parquet_options(schema)) as writer:
+        for part in parts:
+            pending.append(part)
+            held += part.num_rows
+            while held >= ROW_GROUP:
+                rows = pa.concat_tables(pending).combine_chunks()
+                writer.write_table(rows.slice(0, ROW_GROUP), row_group_size=ROW_GROUP)
+                pending, held, written = [rows.slice(ROW_GROUP)], rows.num_rows - ROW_GROUP, written + ROW_GROUP
+        if held or not written:  # (no rows at all: the empty table, as write_parquet writes it)
+            writer.write_table(pa.concat_tables(pending).combine_chunks() if pending else schema.empty_table(),
+                               row_group_size=ROW_GROUP)
     with FileSystems.create(path) as f:
         f.write(sink.getvalue().to_pybytes())
     crash_point("writing")
@@ -356,18 +392,93 @@ def _in_order(table: pa.Table, sort_keys: list[str]) -> bool:
 
 
 class _WriteShard(beam.DoFn):
-    def __init__(self, directory: str, name: str, schema: pa.Schema, sort_keys: list[str], shards: int):
+    """(shard, its parts: tables or their handles in a SpillFolder) -> the shard's file, its rows sorted. Spilled
+    parts each of its own range of the first sort key are written one after the other (`_apart`); with `merge`,
+    other spilled parts are each sorted and merged (`_merged`): a shard of many tables' rows is never held whole."""
+
+    def __init__(self, directory: str, name: str, schema: pa.Schema, sort_keys: list[str], shards: int,
+                 merge: bool = False):
         self.directory, self.name, self.schema, self.sort_keys, self.shards = directory, name, schema, sort_keys, shards
+        self.merge = merge
 
     def process(self, element):
         shard, tables = element
-        tables = [t.table() if isinstance(t, Spilled) else t for t in tables]  # (parts held in a SpillFolder)
-        parts = [t for t in tables if t is not None and t.num_rows]
-        table = pa.concat_tables([t.cast(self.schema) for t in parts]) if parts else self.schema.empty_table()
+        tables = [t for t in tables if t is not None]
         path = posixpath.join(self.directory, self.name, f"part-{shard:05d}-of-{self.shards:05d}.parquet")
-        write_parquet(sorted_rows(table, self.sort_keys), path)
+        apart = _apart(tables, self.sort_keys[0]) if self.sort_keys else None
+        if apart is not None:  # spilled parts each of its own range of the first key: one part at a time
+            write_parquet_parts((sorted_rows(t.table().cast(self.schema), self.sort_keys) for t in apart), path,
+                                self.schema)
+        elif self.merge and len(tables) > 1 and all(isinstance(t, Spilled) for t in tables):
+            write_parquet_parts(_merged(tables, self.schema, self.sort_keys), path, self.schema)
+        else:
+            tables = [t.table() if isinstance(t, Spilled) else t for t in tables]  # (parts held in a SpillFolder)
+            parts = [t for t in tables if t.num_rows]
+            table = pa.concat_tables([t.cast(self.schema) for t in parts]) if parts else self.schema.empty_table()
+            write_parquet(sorted_rows(table, self.sort_keys), path)
         _written(self.name, path)
         yield path
+
+
+MERGE_BATCH = 512  # rows of each sorted part held at once while merging (`_merged`)
+MERGE_OUT = 16_384  # rows `_merged` gives at a time
+
+
+def _merged(parts: list[Spilled], schema: pa.Schema, sort_keys: list[str]) -> Iterator[pa.Table]:
+    """The rows of spilled parts in `sort_keys` order, as a stable sort of them one after the other gives them
+    (nulls last), MERGE_OUT at a time: each part sorted and spilled again in batches of MERGE_BATCH rows, then a
+    k-way merge (heapq.merge, stable) holding one batch a part."""
+    folder = SpillFolder(posixpath.dirname(parts[0].path))
+    runs = []
+    for p in parts:
+        rows = sorted_rows(p.table().cast(schema), sort_keys)
+        runs.append(folder.put(pa.Table.from_batches(rows.to_batches(max_chunksize=MERGE_BATCH), schema)))
+        del rows
+
+    def keyed(run: Spilled):
+        for batch in run.batches():
+            columns = [batch.column(k).to_pylist() for k in sort_keys]
+            for i, values in enumerate(zip(*columns, strict=True)):
+                yield tuple((v is None, v) for v in values), i, batch  # (nulls last, as the sort puts them)
+
+    window: list[pa.RecordBatch] = []
+    offset: dict[int, int] = {}  # a batch of the window (by id: each is alive while in it) -> its first row there
+    take: list[int] = []
+    size = 0
+    for _, i, batch in heapq.merge(*(keyed(r) for r in runs), key=lambda row: row[0]):
+        at = offset.get(id(batch))
+        if at is None:
+            at = offset[id(batch)] = size
+            window.append(batch)
+            size += batch.num_rows
+        take.append(at + i)
+        if len(take) == MERGE_OUT:
+            yield pa.Table.from_batches(window, schema).take(pa.array(take, pa.int64()))
+            window, offset, take, size = [], {}, [], 0
+    if take:
+        yield pa.Table.from_batches(window, schema).take(pa.array(take, pa.int64()))
+
+
+def _apart(parts: list, key: str) -> list[Spilled] | None:
+    """Spilled parts with rows, in the order of their ranges of `key` when no two ranges meet (each part's largest
+    value below the next part's smallest) and no part has a null there: then the parts, each sorted, one after the
+    other are the rows sorted (a stable sort keeps a part's ties in its order, and no tie spans two parts), and a
+    shard of a row per bet is written a part at a time (the surveillance's advantage_moments, a part a table). None
+    otherwise (a part held in memory, fewer than two parts, ranges that meet): the shard is sorted whole."""
+    if len(parts) < 2 or not all(isinstance(p, Spilled) for p in parts):
+        return None
+    ranges = []
+    for p in parts:
+        column = p.table([key])[key]
+        if column.null_count:
+            return None
+        if len(column):
+            low, high = pc.min_max(column).values()
+            ranges.append((low.as_py(), high.as_py(), p))
+    ranges.sort(key=lambda r: (r[0], r[1]))
+    if len(ranges) < 2 or any(a[1] >= b[0] for a, b in zip(ranges, ranges[1:], strict=False)):
+        return None
+    return [p for _, _, p in ranges]
 
 
 # Who is told of each output file once it is written and closed, as (output name, path): the warehouse
@@ -460,9 +571,9 @@ class WriteShards(beam.PTransform):
     pipeline's peak fell from 1,102 to 898 MB."""
 
     def __init__(self, directory: str, name: str, schema: pa.Schema, sort_keys: list[str], shard_column: str,
-                 shards: int, spill: SpillStore | None = None):
+                 shards: int, spill: SpillStore | None = None, merge: bool = False):
         super().__init__()
-        self.args = (directory, name, schema, sort_keys, shards)
+        self.args = (directory, name, schema, sort_keys, shards, merge)
         self.shard_column, self.shards, self.spill = shard_column, shards, spill
 
     def expand(self, tables):

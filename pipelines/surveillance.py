@@ -13,9 +13,9 @@ It writes `surveillance_tests` (every test, flagged or not), `surveillance_findi
 test as a finding of severity review) and the features the detectors publish (`Detector.publish_as`:
 `advantage_moments`, the advantage detector's) beside the audit's outputs, then
 `_surveillance_manifest.json`. `--period run`: every detector with a `period` setting tests each subject
-over all the business dates of the input (a week's folder: one run over the week). `--history W`: the wheel and
-dice tests also count the nights the warehouse W stores from `--history-days` days back (read before the run; the
-run publishes its own nights' counts for the load to store: docs/surveillance.md § History).
+over all the business dates of the input (a week's folder: one run over the week). `--history W`: the wheel, dice,
+dealer and advantage tests also count the nights the warehouse W stores from `--history-days` days back (read before
+the run; the run publishes its own nights' statistics for the load to store: docs/surveillance.md § History).
 
 The flags are kept out of the audit's `findings`: those stay what the audit proves on its rows (and
 what `pitboss demo` scores against the planted faults), and an audit re-run neither reads nor clears
@@ -54,6 +54,8 @@ from pipelines.progress import advanced, step
 from pipelines.transforms import SplitByTag, split_by_key
 from schemas import readers
 from schemas.outputs import FINDINGS, OUTPUTS, SETTLEMENTS, SORT_KEYS, SURVEILLANCE_OUTPUTS, SURVEILLANCE_TESTS
+from schemas.table_rulesets import Period, RulesetHistory, period_index
+from schemas.table_rulesets import read_history as read_ruleset_history
 
 OUT_TESTS, OUT_FINDINGS = "surveillance_tests", "surveillance_findings"
 # the outputs detectors publish their features as (Detector.publish_as): every other surveillance output
@@ -83,8 +85,9 @@ _TAG_FEATURES, _TAG_IDS = "features", "ids"
 # (one shard each: the column only routes)
 _SHARD_BY = {OUT_TESTS: "detector", OUT_FINDINGS: "kind", "surveillance_daily_wheel": "wheel",
              "surveillance_daily_dice": "shaker", "surveillance_daily_dice_pairs": "shaker",
-             "surveillance_daily_signature": "wheel"}
-HISTORY_DAYS = 30  # --history-days: how far back a wheel or shaker's window reaches (engine/surveillance/equipment.py)
+             "surveillance_daily_signature": "wheel", "surveillance_daily_dealer_findings": "dealer_id",
+             "surveillance_daily_dealer_accounts": "dealer_id", "surveillance_daily_dealer_results": "dealer_id"}
+HISTORY_DAYS = 30  # --history-days: how far back a subject's window reaches (engine/surveillance/equipment.py looks)
 _PERIOD = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:\.\.(\d{4}-\d{2}-\d{2}))?$")
 
 
@@ -127,15 +130,18 @@ def _game_of(row: dict) -> str | None:
         return row.get("game")
 
 
-def table_data(table_id: str, parts: dict[str, Iterable[pa.Table]]) -> TableData | None:
+def table_data(table_id: str, parts: dict[str, Iterable[pa.Table]], history: RulesetHistory | None = None
+               ) -> TableData | None:
     """One table's TableData from its rows of each of Surveil's inputs (None: no `tables` row for it).
 
     shoes, rounds: the table's rows as read (every contract column; rounds gain `business_date`, the
-    UTC date betting opened), in time order. bets: the bets the audit settled at the table
-    (its settlements rows, with `expected`), each with its input row's `selection` and `seat`; a bet the
-    audit put in quarantine is not among them; and the theoretical RTP of the bet and the variance of its
-    credit per unit staked (with_theoretical_rtp). findings: the audit's findings on the table.
-    positions: round_id, shoe_position from the round replays that have one."""
+    UTC date betting opened, and `ruleset`, the ruleset in force when its betting closed: `history`, the
+    input's table_rulesets, as the audit settles it; tables.ruleset where the table has no change), in time
+    order. bets: the bets the audit settled at the table (its settlements rows, with `expected`), each with its
+    input row's `selection` and `seat`; a bet the audit put in quarantine is not among them; and the theoretical
+    RTP of the bet and the variance of its credit per unit staked under its round's ruleset
+    (with_theoretical_rtp). findings: the audit's findings on the table. positions: round_id, shoe_position from
+    the round replays that have one."""
     schemas = _schemas()
     got = {name: _gather(parts.get(name, ()), schema) for name, schema in schemas.items()}
     if got["tables"].num_rows == 0:
@@ -148,10 +154,24 @@ def table_data(table_id: str, parts: dict[str, Iterable[pa.Table]]) -> TableData
         list(_SOURCE))
     opened = rounds["betting_opened_at"]
     rounds = rounds.append_column("business_date", pc.cast(pc.cast(opened, pa.timestamp("us")), pa.date32()))
-    bets = with_theoretical_rtp(_bets(got["settlements"], got["bets"]), row["ruleset"])
+    rounds = rounds.append_column("ruleset", rulesets_in_force(rounds, (history or RulesetHistory()).periods(
+        table_id, row["ruleset"])))
+    bets = _bets(got["settlements"], got["bets"])
+    # (a bet of no round in rounds: under tables.ruleset)
+    at = pc.index_in(pc.cast(bets["round_id"], pa.string()), value_set=pc.cast(rounds["round_id"], pa.string()))
+    bets = with_theoretical_rtp(bets, pc.fill_null(pc.take(rounds["ruleset"], at), row["ruleset"]))
     return TableData(table=info, shoes=shoes, rounds=rounds, bets=bets,
                      findings=_sorted(got["findings"], SORT_KEYS["findings"]),
                      positions=_sorted(got["positions"].drop_columns(["table_id"]), ["round_id"]))
+
+
+def rulesets_in_force(rounds: pa.Table, periods: tuple[Period, ...]) -> pa.Array:
+    """The ruleset of each round: the period in force at its betting close (schemas/table_rulesets.py; a round
+    without one: the first period's, tables.ruleset)."""
+    if len(periods) == 1:
+        return pa.array([periods[0].ruleset] * rounds.num_rows, pa.string())
+    return pa.array([periods[0 if t is None else period_index(periods, t)].ruleset
+                     for t in rounds["betting_closed_at"].to_pylist()], pa.string())
 
 
 def _bets(settlements: pa.Table, inputs: pa.Table) -> pa.Table:
@@ -191,10 +211,18 @@ def theoretical_rtp(ruleset: str) -> pa.Table:
     }, schema=_THEORETICAL)
 
 
-def with_theoretical_rtp(bets: pa.Table, ruleset: str) -> pa.Table:
+def with_theoretical_rtp(bets: pa.Table, ruleset: str | pa.Array) -> pa.Table:
     """`bets` with theoretical_rtp and theoretical_variance: the ruleset's figures for the bet's type and mode
     (and its selection, where the ruleset prices a bet type per selection); null where it has none (a bet
-    type not offered, a progressive jackpot whose RTP depends on the balance)."""
+    type not offered, a progressive jackpot whose RTP depends on the balance). `ruleset`: one for every bet,
+    or each bet's (the ruleset in force at its round)."""
+    if not isinstance(ruleset, str):
+        names = pc.unique(ruleset).to_pylist()
+        if len(names) <= 1:  # (no bets: priced by none)
+            return with_theoretical_rtp(bets, names[0] if names else "")
+        parts = [with_theoretical_rtp(bets.filter(pc.equal(ruleset, name)), name) for name in names]
+        rows = pa.concat_arrays([pc.indices_nonzero(pc.equal(ruleset, name)) for name in names])
+        return pa.concat_tables(parts).take(pc.sort_indices(rows))
     prices = theoretical_rtp(ruleset)
     keyed = bets.append_column("_mode", pc.fill_null(bets["mode"], "-")).append_column(
         "_row", pa.array(range(bets.num_rows), pa.int64()))
@@ -244,11 +272,17 @@ class _Features(beam.DoFn):
     """(table_id, its rows of each input) -> ("features", (detector, (table_id, features))) for every detector
     that reads the table's game, and ("ids", the table's ids: the table, its shoes and accounts). A detector whose
     tests are a table's own (`Detector.tests_per_table`) is tested here: its tests (TEST_COLUMNS) travel on
-    instead of its features (shared_rounds: the pairs at or below the screen and a summary row, not a row a pair)."""
+    instead of its features (shared_rounds: the pairs at or below the screen and a summary row, not a row a pair).
+    With a `spill` store (pipelines.io.SpillFolder), the features that travel on wait there and only their handle
+    travels (the in-process runner holds what a GroupByKey groups in memory: every table's features of every
+    detector until the last detector is tested; advantage_play's are a row a bet)."""
 
-    def __init__(self, detectors: Sequence[Detector], alpha: float = ALPHA):
+    def __init__(self, detectors: Sequence[Detector], alpha: float = ALPHA, spill=None,
+                 rulesets: RulesetHistory | None = None):
         self.detectors = tuple(detectors)
         self.alpha = alpha
+        self.spill = spill
+        self.rulesets = rulesets  # the input's table_rulesets (schemas/table_rulesets.py)
         self.tables = Metrics.counter("surveillance", "tables")
         self.unknown = Metrics.counter("surveillance", "tables_without_a_tables_row")
         self.rows = {d.name: Metrics.counter("surveillance", f"{d.name}_feature_rows") for d in self.detectors}
@@ -256,9 +290,13 @@ class _Features(beam.DoFn):
     def setup(self):
         self.groups = _shared_features(self.detectors)
 
+    def _travel(self, rows: pa.Table):
+        """`rows`, or their handle in the spill store (rows to spill)."""
+        return self.spill.put(rows) if self.spill is not None and rows.num_rows else rows
+
     def process(self, element):
         table_id, parts = element
-        data = table_data(table_id, parts)
+        data = table_data(table_id, parts, self.rulesets)
         if data is None:
             self.unknown.inc()
             return
@@ -277,9 +315,14 @@ class _Features(beam.DoFn):
             if not isinstance(found, pa.Table):
                 raise TypeError(f"surveillance: {readers_[0].name}'s features on table {table_id} returned "
                                 f"{type(found).__name__}, not a pyarrow Table")
+            travelling = None  # (the features of detectors that share them: spilled once)
             for d in readers_:
                 self.rows[d.name].inc(found.num_rows)
-                out = tests_of(d, found, self.alpha, f" on table {table_id}") if d.tests_per_table else found
+                if d.tests_per_table:
+                    out = self._travel(tests_of(d, found, self.alpha, f" on table {table_id}"))
+                else:
+                    travelling = self._travel(found) if travelling is None else travelling
+                    out = travelling
                 yield _TAG_FEATURES, (d.name, (table_id, out))
 
 
@@ -293,23 +336,28 @@ def _ids(data: TableData) -> pa.Table:
 
 
 class _Tests(beam.DoFn):
-    """(detector, [(table_id, features)]) -> (detector name, its tests over every table's features, in
-    table_id order, as TEST_COLUMNS); a detector tested a table at a time (`Detector.tests_per_table`) brings its
-    tables' tests instead, concatenated in table_id order."""
+    """(detector, [(table_id, features)]) -> (detector name, [its tests over every table's features as
+    TEST_COLUMNS]); a detector tested a table at a time (`Detector.tests_per_table`) brings its tables' tests
+    instead, in table_id order. With a `spill` store the tests wait there (their handles travel on: `_Adjust` holds
+    one detector's tests at a time)."""
 
-    def __init__(self, detectors: Sequence[Detector], alpha: float = ALPHA, history: dict[str, pa.Table] | None = None):
+    def __init__(self, detectors: Sequence[Detector], alpha: float = ALPHA, history: dict[str, pa.Table] | None = None,
+                 spill=None):
         self.detectors = {d.name: d for d in detectors}
         self.alpha = alpha
         self.history = history or {}
+        self.spill = spill
 
     def process(self, element):
         name, per_table = element
         detector = self.detectors[name]
-        parts = [f for _, f in sorted(per_table, key=lambda p: p[0])]
         if detector.tests_per_table:
-            yield name, pa.concat_tables(parts) if parts else TEST_COLUMNS.empty_table()
+            yield name, [f for _, f in sorted(per_table, key=lambda p: p[0])]
             return
+        parts = [_held(f) for _, f in sorted(per_table, key=lambda p: p[0])]
         past = self.history.get(detector.history) if detector.history else None
+        if past is not None and past.num_rows and detector.from_history is not None:
+            past = detector.from_history(past, pa.concat_tables(parts, promote_options="default") if parts else None)
         if past is not None and past.num_rows:  # earlier nights from the warehouse, marked `history`: windows only
             parts.append(past.append_column("history", pa.array([True] * past.num_rows, pa.bool_())))
         try:
@@ -317,7 +365,15 @@ class _Tests(beam.DoFn):
         except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
             raise TypeError(f"surveillance: {name}'s feature tables of different tables do not concatenate: "
                             f"{e}") from e
-        yield name, tests_of(detector, features, self.alpha)
+        del parts
+        tests = tests_of(detector, features, self.alpha)
+        del features
+        yield name, [self.spill.put(tests) if self.spill is not None and tests.num_rows else tests]
+
+
+def _held(features) -> pa.Table:
+    """A table's features as _Features gave them: the table, or its handle in the spill store."""
+    return features if isinstance(features, pa.Table) else features.table()
 
 
 def tests_of(detector: Detector, features: pa.Table, alpha: float, where: str = "") -> pa.Table:
@@ -381,29 +437,47 @@ def period_dates(period: str) -> tuple[date | None, date | None]:
 
 
 class _Adjust(beam.DoFn):
-    """Every detector's tests (TEST_COLUMNS) -> ("tests", the run's tests adjusted, as one table) and
-    ("findings", the flagged ones as review findings)."""
+    """Every detector's tests (TEST_COLUMNS: tables, or their handles in the spill store) -> ("tests", each
+    detector's tests adjusted, a table a detector: the adjustment is per detector, and only one detector's tests are
+    held at a time) and ("findings", the flagged ones as review findings)."""
 
     def __init__(self, detectors: Sequence[Detector], alpha: float, audit_run_id: str | None):
         self.kinds = {d.name: d.finding_kind for d in detectors}
         self.alpha, self.audit_run_id = alpha, audit_run_id
         self.counts = {what: Metrics.counter("surveillance", what) for what in ("tests", "tested", "flagged")}
 
-    def process(self, per_detector: list[tuple[str, pa.Table]], ids: dict):
-        parts = sorted(per_detector, key=lambda p: p[0])
-        tests = pa.concat_tables([t for _, t in parts]) if parts else TEST_COLUMNS.empty_table()
-        kinds = pa.chunked_array([pa.array([self.kinds[name]], pa.string()).take(np.zeros(t.num_rows, np.int64))
-                                  for name, t in parts], pa.string())
-        q, flagged, tested = adjusted(tests, self.alpha)
-        self.counts["tests"].inc(tests.num_rows)
-        self.counts["tested"].inc(sum(tested.values()))
-        self.counts["flagged"].inc(int(flagged.sum()))
-        yield OUT_TESTS, tests_table(tests, q, flagged, kinds, tested, self.alpha, self.audit_run_id)
-        hits = pa.array(np.flatnonzero(flagged), pa.int64())
-        rows = tests.take(hits).to_pylist()
-        found = [(SurveillanceTest(**row, q_value=float(q[i]), flagged=True), kind)
-                 for row, i, kind in zip(rows, hits.to_pylist(), kinds.take(hits).to_pylist(), strict=True)]
-        yield OUT_FINDINGS, findings_table(found, tested, self.alpha, ids)
+    def process(self, per_detector: list[tuple[str, list]], ids: dict):
+        found: list[tuple[SurveillanceTest, str]] = []
+        every: dict[str, int] = {}
+        for name, parts in sorted(per_detector, key=lambda p: p[0]):
+            # the adjustment from the numbers of every part, then each part's rows (shared_rounds: a part a table)
+            numbers = [t.select(_ADJUSTED) if isinstance(t, pa.Table) else t.table(list(_ADJUSTED)) for t in parts]
+            q, flagged, tested = adjusted(pa.concat_tables(numbers), self.alpha)
+            del numbers
+            every.update(tested)
+            self.counts["tests"].inc(q.size)
+            self.counts["tested"].inc(sum(tested.values()))
+            self.counts["flagged"].inc(int(flagged.sum()))
+            kind, at = self.kinds[name], 0
+            for part in parts:
+                tests = _held(part)
+                n = tests.num_rows
+                kinds = pa.chunked_array([pa.array([kind], pa.string()).take(np.zeros(n, np.int64))], pa.string())
+                yield OUT_TESTS, tests_table(tests, q[at:at + n], flagged[at:at + n], kinds, tested, self.alpha,
+                                             self.audit_run_id)
+                hits = np.flatnonzero(flagged[at:at + n])
+                rows = tests.take(pa.array(hits, pa.int64())).to_pylist()
+                found += [(SurveillanceTest(**row, q_value=float(q[at + i]), flagged=True), kind)
+                          for row, i in zip(rows, hits.tolist(), strict=True)]
+                at += n
+                del tests
+        if not per_detector:
+            yield OUT_TESTS, tests_table(TEST_COLUMNS.empty_table(), np.zeros(0), np.zeros(0, bool),
+                                         pa.chunked_array([], pa.string()), {}, self.alpha, self.audit_run_id)
+        yield OUT_FINDINGS, findings_table(found, every, self.alpha, ids)
+
+
+_ADJUSTED = ("detector", "p_value", "sample", "min_sample", "unlisted")  # the columns `adjusted` reads
 
 
 def adjusted(tests: pa.Table, alpha: float) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
@@ -504,8 +578,9 @@ def findings_table(flagged: Sequence[tuple[SurveillanceTest, str]], tested: dict
 class Surveil(beam.PTransform):
     """{tables, shoes, rounds, bets, settlements, findings, positions}: PCollections of Arrow tables, each
     with a table_id column (any batches: the input rows as the readers give them, the audit's outputs,
-    positions = table_id, round_id, shoe_position) -> {surveillance_tests, surveillance_findings}: one
-    Arrow table each (schemas/outputs.py; rows in no particular order: the writer sorts).
+    positions = table_id, round_id, shoe_position) -> {surveillance_tests: a table a detector (a table a
+    table of a detector tested per table), surveillance_findings: one table} (schemas/outputs.py; rows in no
+    particular order: the writer sorts).
 
     Per table, one TableData (table_data) and, for each detector that reads its game, the detector's
     features (detectors sharing a features function: computed once); per detector, the feature tables of
@@ -515,7 +590,7 @@ class Surveil(beam.PTransform):
     `spill`, where the rows wait for the grouping per table: pipelines.io.SpillFolder; None, in the runner)."""
 
     def __init__(self, detectors: Sequence[Detector], alpha: float = ALPHA, audit_run_id: str | None = None,
-                 history: dict[str, pa.Table] | None = None, spill=None):
+                 history: dict[str, pa.Table] | None = None, spill=None, rulesets: RulesetHistory | None = None):
         super().__init__()
         from engine.surveillance.registry import check
 
@@ -525,6 +600,7 @@ class Surveil(beam.PTransform):
             raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
         self.detectors, self.alpha, self.audit_run_id, self.spill = tuple(detectors), alpha, audit_run_id, spill
         self.history = history or {}  # output name -> earlier nights' rows (pipelines/warehouse.py read_history)
+        self.rulesets = rulesets  # the tables' ruleset changes (the input's table_rulesets): each round's in force
 
     def expand(self, inputs):
         missing = sorted(set(INPUTS) - set(inputs))
@@ -534,21 +610,23 @@ class Surveil(beam.PTransform):
         per_table = (
             keyed
             | "GroupByTable" >> beam.CoGroupByKey()
-            | "Features" >> beam.ParDo(_Features(self.detectors, self.alpha))
+            | "Features" >> beam.ParDo(_Features(self.detectors, self.alpha, self.spill, self.rulesets))
             | "SplitFeatures" >> SplitByTag(_TAG_FEATURES, _TAG_IDS, tables=(_TAG_IDS,))
         )
         ids = beam.pvalue.AsSingleton(per_table[_TAG_IDS] | "CollectIds" >> beam.CombineGlobally(_Ids()))
         adjusted = (
             per_table[_TAG_FEATURES]
             | "GroupByDetector" >> beam.GroupByKey()
-            | "Tests" >> beam.ParDo(_Tests(self.detectors, self.alpha, self.history))
+            | "Tests" >> beam.ParDo(_Tests(self.detectors, self.alpha, self.history, self.spill))
             | "AllTests" >> beam.combiners.ToList()
             | "Adjust" >> beam.ParDo(_Adjust(self.detectors, self.alpha, self.audit_run_id), ids)
             | "SplitOutputs" >> SplitByTag(OUT_TESTS, OUT_FINDINGS, tables=(OUT_TESTS, OUT_FINDINGS))
         )
         published = {
             name: per_table[_TAG_FEATURES] | f"Publish {name}" >> beam.FlatMap(
-                _publish, name, [d.name for d in self.detectors if d.publish_as == name]).with_output_types(pa.Table)
+                _publish, name, [d.name for d in self.detectors if d.publish_as == name],
+                {d.name: d.to_history for d in self.detectors if d.to_history and d.history == name}
+            ).with_output_types(pa.Table)
             for name in PUBLISHABLE
         }
         return {OUT_TESTS: adjusted[OUT_TESTS], OUT_FINDINGS: adjusted[OUT_FINDINGS], **published}
@@ -568,6 +646,13 @@ def check_published(detectors: Sequence[Detector]) -> None:
     features do not travel on)."""
     seen: dict[str, str] = {}
     for d in detectors:
+        if d.to_history is not None:
+            if d.history is None or d.history not in PUBLISHABLE or d.history == d.publish_as:
+                raise ValueError(f"detector {d.name}: to_history needs a history output of its own, one of "
+                                 f"{', '.join(PUBLISHABLE)} other than its publish_as")
+            if d.history in seen:
+                raise ValueError(f"detectors {seen[d.history]} and {d.name} both publish {d.history}")
+            seen[d.history] = d.name
         if d.publish_as is None:
             continue
         if d.tests_per_table:
@@ -581,12 +666,18 @@ def check_published(detectors: Sequence[Detector]) -> None:
         seen[d.publish_as] = d.name
 
 
-def _publish(element, output: str, publishers: Sequence[str]):
+def _publish(element, output: str, publishers: Sequence[str], keepers: dict | None = None):
     """A detector's features of one table -> the rows of `output` (its schema's columns) if the detector
-    publishes them there."""
+    publishes them there, or keeps its history there in rows of its own (`keepers`: its `to_history`)."""
     name, (table_id, features) = element
-    if name not in publishers or features.num_rows == 0:
+    keep = (keepers or {}).get(name)
+    if name not in publishers and keep is None:
         return
+    features = _held(features)
+    if features.num_rows == 0:
+        return
+    if keep is not None:
+        features = keep(features)
     schema = SURVEILLANCE_OUTPUTS[output]
     missing = [c for c in schema.names if c not in features.column_names]
     if missing:
@@ -610,8 +701,8 @@ def with_period(detectors: Sequence[Detector], period: str) -> tuple[Detector, .
 
 
 def with_history(detectors: Sequence[Detector], days: int) -> tuple[Detector, ...]:
-    """The detectors with a `history_days` setting (the wheel and dice tests) set to `days`: each of their tests
-    counts the nights of the last `days` days before its period's last (0: the period alone)."""
+    """The detectors with a `history_days` setting (the wheel, dice, dealer and advantage tests) set to `days`: each
+    of their tests counts the nights of the last `days` days before its period's last (0: the period alone)."""
     if days < 0:
         raise ValueError(f"history days must be 0 or more, got {days}")
     return tuple(replace(d, settings={**d.settings, "history_days": days}) if "history_days" in d.settings else d
@@ -658,9 +749,10 @@ class ReadOutput(beam.PTransform):
 
 
 def build(pipeline: beam.Pipeline, files: dict[str, list], audit: dict, output_dir: str,
-          detectors: Sequence[Detector], alpha: float, history: dict[str, pa.Table] | None = None) -> None:
+          detectors: Sequence[Detector], alpha: float, history: dict[str, pa.Table] | None = None,
+          rulesets: RulesetHistory | None = None) -> None:
     """Wire reading (the input `files`, the outputs `audit`'s manifest lists), Surveil and writing onto
-    `pipeline` (labelled steps)."""
+    `pipeline` (labelled steps); `rulesets`: the input's table_rulesets."""
     outputs = {name: [o["path"] for o in entries] for name, entries in audit["outputs"].items()}
     inputs = {table: pipeline | f"Read {table}" >> ReadTable(table, files[table]) for table in INPUT_TABLES}
     inputs = {table: read["rows"] for table, read in inputs.items()}
@@ -672,10 +764,13 @@ def build(pipeline: beam.Pipeline, files: dict[str, list], audit: dict, output_d
     positions = [pipeline | f"Read {name}" >> ReadOutput(outputs.get(name, []), OUTPUTS[name], POSITIONS.names)
                  for name in position_outputs()]
     inputs["positions"] = positions | "AllPositions" >> beam.Flatten()
-    surveyed = inputs | "Surveil" >> Surveil(detectors, alpha, audit["run_id"], history,
-                                             SpillFolder(spill_folder(output_dir)))
+    spill = SpillFolder(spill_folder(output_dir))
+    surveyed = inputs | "Surveil" >> Surveil(detectors, alpha, audit["run_id"], history, spill, rulesets)
+    # (spilled while they wait for their shard, and written a part at a time: advantage_moments a table at a time,
+    # the tests a detector's table at a time, merged where a detector's tables overlap: pipelines/io.py _WriteShard)
     written = [surveyed[name] | f"Write {name}" >> WriteShards(output_dir, name, SURVEILLANCE_OUTPUTS[name],
-                                                               SORT_KEYS[name], _SHARD_BY.get(name, "table_id"), 1)
+                                                               SORT_KEYS[name], _SHARD_BY.get(name, "table_id"), 1,
+                                                               spill, merge=True)
                for name in SURVEILLANCE_OUTPUTS]
     _ = written | "AllWritten" >> beam.Flatten() | "Done" >> beam.combiners.Count.Globally()
 
@@ -696,7 +791,7 @@ class SurveillanceRun:
     outputs: dict[str, list[dict]] = field(default_factory=dict)  # output -> [{path, sha256, bytes}]
     code_version: str = ""
     metrics: dict[str, int] = field(default_factory=dict)
-    history_days: int = 0  # --history-days: the window of the wheel and dice tests
+    history_days: int = 0  # --history-days: the window of the tests that keep history
     # the earlier nights read from the warehouse: output -> {"rows", "first", "last", "nights"} (empty: none)
     history: dict[str, dict] = field(default_factory=dict)
 
@@ -710,7 +805,8 @@ def parse_args(argv: list[str] | None):
                         help="day: the detectors' defaults (by the business day); run: every subject tested over "
                              "all the business dates of the input")
     parser.add_argument("--history-days", type=int, default=HISTORY_DAYS,
-                        help="the wheel and dice tests count the nights of this many days back (from the warehouse "
+                        help="the wheel, dice, dealer and advantage tests count the nights of this many days back "
+                             "(from the warehouse "
                              "and the run itself); 0: each period alone")
     parser.add_argument("--history", default=None,
                         help="DuckDB warehouse whose stored nights (surveillance_daily_*) the windows read")
@@ -769,7 +865,9 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
     clear_outputs(args.output)
     t0 = time.perf_counter()
     pipeline = beam.Pipeline(runner=runner, options=options)
-    build(pipeline, files, audit, args.output, detectors, args.alpha, history)
+    # each round's ruleset in force, as the audit settled it (schemas/table_rulesets.py; the audit checked it)
+    build(pipeline, files, audit, args.output, detectors, args.alpha, history,
+          read_ruleset_history(args.input))
     try:
         # (only where the DoFns run in this process: other runners' workers tell no one)
         with step(SURVEILLANCE, _tables_in(files["tables"]), "tables") if in_process else nullcontext():

@@ -14,12 +14,14 @@ import threading
 import typing
 import uuid
 import weakref
+from concurrent.futures import Future
 
 import apache_beam as beam
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from apache_beam.metrics import Metrics
+from apache_beam.transforms.window import GlobalWindows
 
 from engine.findings import KINDS, SEVERITY
 from pipelines.convert import (
@@ -36,6 +38,7 @@ from pipelines.memory import release_free_memory
 from pipelines.neighbours import neighbour_rows, of_shoes
 from pipelines.progress import group_audited
 from pipelines.ruleset_periods import RulesetsInForce, audit_in_force, round_rulesets, table_periods
+from pipelines.side_by_side import COUNTED_NOW, CountedNow, InOrder, Tally
 from schemas.outputs import FINDINGS, QUARANTINE
 
 OUT_REPLAYS, OUT_SETTLEMENTS, OUT_FINDINGS, OUT_QUARANTINE = "round_replays", "settlements", "findings", "quarantine"
@@ -697,8 +700,8 @@ class _Placing:
         for key, part in split_by_key(rows.append_column(_GROUP, plain(_codes_of(group, of_known))), _GROUP):
             yield key, part.drop_columns([_GROUP])
 
-    def lost(self, lost: pa.Table, held: pa.Table):
-        """The outputs of bets whose round is not in the round index, or not one round of it."""
+    def lost(self, lost: pa.Table, held: pa.Table, tally: Tally | CountedNow = COUNTED_NOW):
+        """The outputs of bets whose round is not in the round index, or not one round of it (counted on `tally`)."""
         lost = plain_table(lost)
         if lost.num_rows == 0:
             return
@@ -722,7 +725,7 @@ class _Placing:
                 lost, dates = lost.filter(pc.invert(ambiguous)), dates.filter(pc.invert(ambiguous))
             if lost.num_rows == 0:
                 return
-        self.unknown.inc(lost.num_rows)
+        tally.inc(self.unknown, lost.num_rows)
         yield OUT_QUARANTINE, quarantine_table(lost, "bets", "round_id not found in rounds", dates, "bet_id")
         yield OUT_FINDINGS_ACROSS, _unknown_round_findings(lost, dates)
 
@@ -846,46 +849,63 @@ class _LocateBets(beam.DoFn):
 
 class _GroupBets:
     """The bets of one group of shoes from the row groups it was told of (_LocateBets): each row group
-    read and checked, and its rows whose round is in this group kept. The last three row groups read are
-    kept, as a row group often feeds two or more groups audited one after the other."""
+    read and checked, and its rows whose round is in this group kept. The last few row groups read (two more
+    than the groups audited side by side, `workers`) are kept, as a row group often feeds two or more groups
+    audited one after the other; their counts go to the Tally of the group that reads them."""
 
-    def __init__(self, reader: BetReader, bet_ids: _BetIdBuckets, pipeline: str):
+    def __init__(self, reader: BetReader, bet_ids: _BetIdBuckets, pipeline: str, workers: int = 1):
         self.reader, self.bet_ids = reader, bet_ids
         self._placing = _Placing(pipeline)
         self.lookup = self._placing.lookup
         self.rows_bad = Metrics.counter("input", "bets_quarantined")
         self.reads = Metrics.counter("audit", "bet_row_group_reads")
-        self._recent: dict = {}
+        # row groups read or being read: {key: future of its rows}; the groups audited side by side share them
+        self._recent: dict[tuple, Future] = {}
+        self._keep = 2 + workers
+        self._lock = threading.Lock()
 
-    def _read(self, row_group, round_index: pa.Table):
+    def _read(self, row_group, round_index: pa.Table, tally: Tally):
         """(good rows, bad rows) of a row group, each with where its bets' rounds are in the round index."""
         source, index = row_group
         key = (getattr(source, "path", source), index)
-        if key not in self._recent:
-            self.reads.inc()
-            if len(self._recent) >= 3:
-                self._recent.pop(next(iter(self._recent)))
-            good, bad = self.reader.rows(row_group)
-            # repeated strings dictionary-encoded once, for the round lookup, the filters, the duplicate
-            # check and the engine (as the shuffled bets are)
-            good = _compact(good)
-            self._recent[key] = ((good, self.lookup.rounds(good["round_id"], round_index)),
-                                 (bad, self.lookup.rounds(bad["round_id"], round_index)))
-        return self._recent[key]
+        with self._lock:
+            rows = self._recent.get(key)
+            mine = rows is None
+            if mine:
+                if len(self._recent) >= self._keep:
+                    self._recent.pop(next(iter(self._recent)))
+                rows = self._recent[key] = Future()
+        if mine:  # (another group's thread wanting this row group waits for these rows)
+            tally.inc(self.reads)
+            try:
+                rows.set_result(self._rows(row_group, round_index))
+            except BaseException as error:
+                rows.set_exception(error)
+                with self._lock:
+                    self._recent.pop(key, None)
+        return rows.result()
 
-    def bets(self, group: str, row_groups, round_index: pa.Table, held: pa.Table):
+    def _rows(self, row_group, round_index: pa.Table):
+        good, bad = self.reader.rows(row_group)
+        # repeated strings dictionary-encoded once, for the round lookup, the filters, the duplicate
+        # check and the engine (as the shuffled bets are)
+        good = _compact(good)
+        return ((good, self.lookup.rounds(good["round_id"], round_index)),
+                (bad, self.lookup.rounds(bad["round_id"], round_index)))
+
+    def bets(self, group: str, row_groups, round_index: pa.Table, held: pa.Table, tally: Tally):
         """(tagged outputs: the group's bad rows to quarantine, its bet ids, those of the bets on unknown
         rounds it takes), its good bets with _shoe_id, and its bad rows on its rounds as neighbours
         (pipelines.neighbours)."""
         out, found, near = [], [], []
         for source, index, takes_unknown in row_groups:
-            (good, good_rounds), (bad, bad_rounds) = self._read((source, index), round_index)
+            (good, good_rounds), (bad, bad_rounds) = self._read((source, index), round_index, tally)
             if takes_unknown:  # the first group of a row group sends all its bet ids to the duplicate check
                 out.extend(_tagged(OUT_BET_IDS, self.bet_ids(good)))
             mine_bad, bad_shoe = _of_group(*bad_rounds, group, round_index, takes_unknown)
             mine_bad = bad.filter(pa.array(mine_bad))
             if mine_bad.num_rows:
-                self.rows_bad.inc(mine_bad.num_rows)
+                tally.inc(self.rows_bad, mine_bad.num_rows)
                 out.append((OUT_QUARANTINE, rejected_rows(mine_bad, "bets")))
                 near.append(neighbour_rows(mine_bad, bad_shoe))
             mine, shoe = _of_group(*good_rounds, group, round_index, takes_unknown)
@@ -897,7 +917,7 @@ class _GroupBets:
                 found.append(bets.append_column(_SHOE, shoe))
                 continue
             found.append(bets.filter(pa.array(known)).append_column(_SHOE, shoe.filter(pa.array(known))))
-            out.extend(self._placing.lost(bets.filter(pa.array(~known)), held))
+            out.extend(self._placing.lost(bets.filter(pa.array(~known)), held, tally))
         return out, found, near
 
 
@@ -914,11 +934,12 @@ def _of_group(bet_round: np.ndarray, round_at: pa.Array, group: str, round_index
 
 class _AuditGroup(beam.DoFn):
     """One group of shoes (see SHOE_GROUPS) with their rounds and bets through the engine; with a reader,
-    the group reads its bets from the row groups _LocateBets named (_GroupBets)."""
+    the group reads its bets from the row groups _LocateBets named (_GroupBets). `workers` groups are
+    audited side by side (pipelines.side_by_side), their outputs given in the order the groups came."""
 
     def __init__(self, reader: BetReader | None, bet_ids: _BetIdBuckets, pipeline: str,
-                 in_force: RulesetsInForce | None = None):
-        self.reader, self.bet_ids, self.pipeline = reader, bet_ids, pipeline
+                 in_force: RulesetsInForce | None = None, workers: int = 1):
+        self.reader, self.bet_ids, self.pipeline, self.workers = reader, bet_ids, pipeline, workers
         self.in_force = in_force or RulesetsInForce()
         self.rounds = Metrics.counter("audit", "rounds")
         self.bets = Metrics.counter("audit", "bets")
@@ -928,16 +949,37 @@ class _AuditGroup(beam.DoFn):
         self._infos = None
 
     def setup(self):
-        self._group_bets = _GroupBets(self.reader, self.bet_ids, self.pipeline) if self.reader is not None else None
+        self._group_bets = (_GroupBets(self.reader, self.bet_ids, self.pipeline, self.workers)
+                            if self.reader is not None else None)
+        self._side_by_side = InOrder(self.workers, "audit-group")
+
+    def teardown(self):
+        self._side_by_side.close()
 
     def process(self, element, tables: pa.Table, limits: pa.Table, round_index: pa.Table, held: pa.Table):
-        group, grouped = element
-        release_free_memory()
         if self._infos is None:  # rulesets load once per worker
             self.in_force.install()
             self._infos = table_infos(tables, limits)
             self._periods = table_periods(tables, self.in_force.history, table_info_maker(limits))
             self._cross_row = CrossRowChecks.of(self._infos, limits)
+        for outputs, tally in self._side_by_side.submit(self._audited, element, round_index, held):
+            tally.add_to_beam()
+            yield from outputs
+
+    def finish_bundle(self):
+        for outputs, tally in self._side_by_side.rest():
+            tally.add_to_beam()
+            for output in outputs:
+                yield GlobalWindows.windowed_value(output)
+
+    def _audited(self, element, round_index: pa.Table, held: pa.Table) -> tuple[list, Tally]:
+        """(the group's tagged outputs, what it counted), on whichever thread audits it."""
+        tally = Tally()
+        return list(self._audit(element, round_index, held, tally)), tally
+
+    def _audit(self, element, round_index: pa.Table, held: pa.Table, tally: Tally):
+        group, grouped = element
+        release_free_memory()
         shoes = concat(_tables(grouped["shoes"]))
         rounds = concat(_tables(grouped["rounds"]))
         bets = _tables(grouped["bets"])
@@ -945,7 +987,7 @@ class _AuditGroup(beam.DoFn):
         near = list(grouped.get(OUT_NEIGHBOURS, ()))  # the bad bet rows on the group's rounds
         rejected_rounds = concat(_tables(grouped.get(REJECTED_ROUNDS, ())))  # the group's rounds read as bad
         if row_groups:
-            outputs, found, near_read = self._group_bets.bets(group, row_groups, round_index, held)
+            outputs, found, near_read = self._group_bets.bets(group, row_groups, round_index, held, tally)
             yield from outputs
             bets += found
             near += near_read
@@ -988,7 +1030,7 @@ class _AuditGroup(beam.DoFn):
                          if rejected_rounds is not None else None)
             try:
                 options = dict(compact=True, neighbours=near_here, withheld=concat(checked.taken_rounds),
-                               quarantined_rounds=held_here)
+                               quarantined_rounds=checked.dealt_past(held_here))
                 if table_id in self._periods:  # its ruleset changes: each round under the one in force for it
                     audited = audit_in_force(audit_group, self._periods[table_id], *checked.rows, **options)
                     results[OUT_ROUND_RULESETS].append(round_rulesets(self._periods[table_id], checked.rows[1]))
@@ -996,16 +1038,16 @@ class _AuditGroup(beam.DoFn):
                     audited = audit_group(self._infos[table_id], *checked.rows, **options)  # by the table's game
                 # the shoes the game audited: not those the checks quarantined (a shoe of cards that goes
                 # whole), so that each shoe row is counted once, audited or quarantined
-                self.shoes.inc(checked.shoes.num_rows)
+                tally.inc(self.shoes, checked.shoes.num_rows)
             except Exception as error:  # this table-day's alone: its rows to quarantine, the night goes on
-                self.dead_letters.inc()
+                tally.inc(self.dead_letters)
                 audited, finding = dead_letter(group, self._infos[table_id], *checked.rows, error)
                 yield OUT_FINDINGS_ACROSS, finding  # (the table's, no one shoe's: not in the group's file)
             checked.after(audited)
-            self.rounds.inc(sum(audited[n].num_rows for n in game_replays() if n in audited))
-            self.bets.inc(audited[OUT_SETTLEMENTS].num_rows)
+            tally.inc(self.rounds, sum(audited[n].num_rows for n in game_replays() if n in audited))
+            tally.inc(self.bets, audited[OUT_SETTLEMENTS].num_rows)
             for kind, n in zip(*_kind_counts(audited[OUT_FINDINGS]), strict=True):
-                self.by_kind[kind].inc(n)
+                tally.inc(self.by_kind[kind], n)
             for name, table in audited.items():
                 results[name].append(table)
         group_audited(sum(t.num_rows for t in results[OUT_SETTLEMENTS]))  # (a progress bar's, if one listens)
@@ -1107,12 +1149,13 @@ class AuditShoes(beam.PTransform):
     `bet_id_buckets`: how many parts the duplicate check takes the night's bet ids in, one at a time
     (duplicate_buckets: more for a longer night); any number gives the same findings. `in_force`
     (pipelines.ruleset_periods.RulesetsInForce): the tables' ruleset changes and the ruleset texts given
-    beside the bundled files (none: every table under tables.ruleset, bundled files only)."""
+    beside the bundled files (none: every table under tables.ruleset, bundled files only). `workers`: groups
+    audited side by side in each worker process (pipelines.side_by_side); any number gives the same outputs."""
 
     def __init__(self, reader: BetReader | None = None, spill: SpillStore | None = None,
-                 bet_id_buckets: int | None = None, in_force: RulesetsInForce | None = None):
+                 bet_id_buckets: int | None = None, in_force: RulesetsInForce | None = None, workers: int = 1):
         super().__init__()
-        self.reader, self.spill, self.in_force = reader, spill, in_force
+        self.reader, self.spill, self.in_force, self.workers = reader, spill, in_force, workers
         self.bet_id_buckets = bet_id_buckets or DUPLICATE_BUCKETS
 
     def expand(self, inputs):
@@ -1159,8 +1202,8 @@ class AuditShoes(beam.PTransform):
         audited = (
             to_group
             | "GroupByShoeGroup" >> beam.CoGroupByKey()
-            | "AuditGroup" >> beam.ParDo(_AuditGroup(self.reader, bucketed, pipeline, self.in_force), tables, limits,
-                                         round_index, held).with_output_types(TAGGED_TABLE)
+            | "AuditGroup" >> beam.ParDo(_AuditGroup(self.reader, bucketed, pipeline, self.in_force, self.workers),
+                                         tables, limits, round_index, held).with_output_types(TAGGED_TABLE)
             | "SplitAudited" >> SplitByTag(*audited_outputs(), OUT_FINDINGS_ACROSS, OUT_BET_IDS,
                                            tables=(*audited_outputs(), OUT_FINDINGS_ACROSS))
         )

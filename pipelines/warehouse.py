@@ -57,6 +57,7 @@ _DUCK_TYPES = {
     "date32[day]": "DATE", "string": "VARCHAR", "int8": "TINYINT", "int32": "INTEGER", "int64": "BIGINT",
     "bool": "BOOLEAN", "double": "DOUBLE", "timestamp[us, tz=UTC]": "TIMESTAMPTZ", "list<item: string>": "VARCHAR[]",
     "list<item: int8>": "TINYINT[]", "list<item: list<item: string>>": "VARCHAR[][]",
+    "list<item: int32>": "INTEGER[]", "list<item: int64>": "BIGINT[]", "list<item: double>": "DOUBLE[]",
     "list<item: struct<bet_id: string, bet_type: string, selection: string, covered: list<item: int8>>>":
         "STRUCT(bet_id VARCHAR, bet_type VARCHAR, selection VARCHAR, covered TINYINT[])[]",
 }  # fmt: skip
@@ -606,10 +607,12 @@ def _replace_settlements(con: duckdb.DuckDBPyConnection, run_id: str, gone: str,
     return con.execute("SELECT count(*) FROM settlement_bets WHERE run_id = ?", [run_id]).fetchone()[0]
 
 
-# The surveillance outputs that are history: each night's sufficient statistics of the wheel and dice tests, read
-# back by later runs (read_history) and emptied by a reset (load_surveillance's reset_history).
+# The surveillance outputs that are history: each night's sufficient statistics of the wheel, dice, dealer and
+# advantage tests, read back by later runs (read_history) and emptied by a reset (load_surveillance's reset_history).
 HISTORY_TABLES = ("surveillance_daily_wheel", "surveillance_daily_dice", "surveillance_daily_dice_pairs",
-                  "surveillance_daily_signature")
+                  "surveillance_daily_signature", "surveillance_daily_dealer_findings",
+                  "surveillance_daily_dealer_accounts", "surveillance_daily_dealer_results",
+                  "surveillance_daily_advantage")
 
 
 def read_history(warehouse: str, tables: tuple[str, ...] | list[str], dates: list[str], days: int

@@ -34,6 +34,9 @@ def _one_round(round_id: str, shoes: list[str | None]) -> None:
 
 
 ROUND_QUARANTINED = "the bet's round is in quarantine"  # what the audit says of such a bet (pipelines.transforms)
+# a shoe's rounds after one whose cards cannot be placed are not compared with the shoe: their replay shows it
+UNVERIFIABLE = "SHOE_UNVERIFIABLE_AFTER"
+PLACE_LOST = "place_lost_after"  # (the replayed round's key: the round after which its shoe's place is not known)
 
 
 def _amount(value: object) -> int | None:
@@ -245,7 +248,7 @@ def from_input(input_dir: str, round_id: str, moments: bool = False) -> dict:
     near = pa.concat_tables([neighbour_rows(held_bets, pa.array([shoe_id] * held_bets.num_rows, pa.string())),
                    *(neighbour_rows(t, t[SHOE]) for t in checked.taken_bets)])
     # (the shoe's rounds quarantined as read still took their cards: pipelines.games.audit_group)
-    audited = audit_group(info, *checked.rows, neighbours=near, quarantined_rounds=held_rounds)
+    audited = audit_group(info, *checked.rows, neighbours=near, quarantined_rounds=checked.dealt_past(held_rounds))
     checked.after(audited)
     own = [_jsonable(f) for f in audited["findings"].to_pylist() if f["round_id"] in (round_id, None)]
     quarantined += _quarantined_bets([q for q in audited["quarantine"].to_pylist() if q["source_table"] == "bets"])
@@ -257,6 +260,12 @@ def from_input(input_dir: str, round_id: str, moments: bool = False) -> dict:
         data["quarantined"] = taken[0]["reason"]
         return data
     replay = [_jsonable(r) for r in audited[replay_outputs()[game]].to_pylist() if r["round_id"] == round_id][0]
+    if replay.get("shoe_position", 0) is None:  # dealt where the shoe's place was lost: the finding that says so
+        lost = [_jsonable(f) for f in audited["findings"].to_pylist()
+                if f["kind"] == UNVERIFIABLE and f["shoe_id"] == shoe_id and f["round_id"] != round_id]
+        own += lost
+        if lost:
+            replay[PLACE_LOST] = lost[0]["round_id"]
     settled = [_jsonable(s) for s in audited["settlements"].to_pylist() if s["round_id"] == round_id]
     data = _assemble(replay, info.ruleset_id, info.currency, settled + quarantined, own, source=source, game=game)
     if under is not None:
@@ -352,6 +361,9 @@ def _assemble(replay: dict, ruleset_id: str | None, currency: str | None, bets: 
 
 
 def position_text(r: dict) -> str:
+    if r.get("shoe_position") is None and r.get(PLACE_LOST):
+        return (f"its place in the shoe is not known: dealt after round {r[PLACE_LOST]}, whose cards cannot be "
+                f"placed ({UNVERIFIABLE})")
     if r.get("shoe_position") is None:
         return "no card dealt (cancelled before the deal)"
     return (f"card {r['shoe_position']} of the shoe, after the burn and {r['rounds_before']} earlier "

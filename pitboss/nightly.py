@@ -42,13 +42,16 @@ class NightlyAudit:
 
 def nightly_audit(input_dir: str, output_dir: str, warehouse: str | None = None, *, validate: bool = True,
                   shards: int = 4, beam_args: list[str] | tuple[str, ...] = (),
-                  progress: AuditProgress | None = None, in_force: RulesetsInForce | None = None) -> NightlyAudit:
+                  progress: AuditProgress | None = None, in_force: RulesetsInForce | None = None,
+                  workers: int | None = None) -> NightlyAudit:
     """Validate, audit and load one night; raises StructuralFailure (the suites' or the readers' message),
     or what the pipeline or the load raised. `progress` is told how far the audit has got (pipelines.audit.run);
-    `in_force`: ruleset texts given beside the bundled files (pipelines.ruleset_texts)."""
+    `in_force`: ruleset texts given beside the bundled files (pipelines.ruleset_texts); `workers`: table-days
+    audited side by side (None: the pipeline's default, pipelines.side_by_side)."""
     from audits.validate import validate_inputs
 
-    argv = ["--input", input_dir, "--output", output_dir, "--shards", str(shards), *beam_args]
+    argv = ["--input", input_dir, "--output", output_dir, "--shards", str(shards),
+            *(["--workers", str(workers)] if workers is not None else []), *beam_args]
     if in_force is not None:  # (before the suites start: they read the rulesets the run is given too)
         in_force.install()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="expectations") as pool:

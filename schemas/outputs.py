@@ -248,6 +248,61 @@ _DOCS: dict[str, dict[str, str]] = {
         "distance": "Positions along the wheel, clockwise, from one pocket to the next spin's (0-36).",
         "count": "Successive spins that night by that dealer at that wheel at that distance.",
     },
+    # The dealer tests' history (issue 43): each night's tallies per table and dealer, read back as the wheels'.
+    "surveillance_daily_dealer_findings": {
+        "business_date": "The night of the rounds (replaced as surveillance_daily_wheel).",
+        "table_id": "The table the dealer dealt at.",
+        "dealer_id": "The dealer.",
+        "kind": "Null: every round the dealer dealt there that night; else a finding kind of the audit, and the "
+                "dealer's rounds with at least one finding of that kind.",
+        "rounds": "The dealer's rounds that night at the table (with that kind).",
+    },
+    "surveillance_daily_dealer_accounts": {
+        "business_date": "The night of the rounds (replaced as surveillance_daily_wheel).",
+        "table_id": "The table.",
+        "currency": "The table's currency.",
+        "dealer_id": "The dealer.",
+        "account_id": "An account that bet on the dealer's rounds that night.",
+        "rounds": "The dealer's rounds the account bet on.",
+        "overpaid_rounds": "Of them, rounds with an OVERPAID finding on one of the account's bets.",
+        "underpaid_rounds": "Of them, rounds with an UNDERPAID finding on one of the account's bets.",
+        "overpaid": "Money overpaid to the account on them (paid - expected), minor units.",
+        "underpaid": "Money underpaid to the account on them (expected - paid), minor units.",
+    },
+    "surveillance_daily_dealer_results": {
+        "business_date": "The night of the rounds (replaced as surveillance_daily_wheel).",
+        "table_id": "The table.",
+        "currency": "The table's currency.",
+        "dealer_id": "The dealer.",
+        "bets": "The dealer's settled bets that night that carry a theoretical RTP.",
+        "stake": "Their stake plus added stake, minor units.",
+        "house": "Their house result, stake + added_stake - paid, minor units.",
+        "expected_house": "Their expected house result at the theoretical RTP, minor units.",
+        "variance": "The bets' variance of the house result (theoretical per bet, else the squared deviation).",
+        "variance_theoretical_bets": "Bets whose variance is the theoretical one.",
+        "bets_without_rtp": "Settled bets without a theoretical RTP (left out of the test).",
+        "rounds": "Settled rounds with a bet that carries a theoretical RTP.",
+        "round_variance": "The sum over those rounds of the squared deviation of the round's house result from its "
+                          "expectation (bets of one round share its outcome).",
+    },
+    # advantage_play's history (issue 43; engine/surveillance/advantage_history.py: why this is sufficient)
+    "surveillance_daily_advantage": {
+        "business_date": "The night of the shoe's rounds (replaced as surveillance_daily_wheel).",
+        "table_id": "The table.",
+        "game": "Its game.",
+        "ruleset": "Its ruleset (the reference shuffles the null reads).",
+        "currency": "Its currency.",
+        "shoe_id": "A shoe some account bet the bet type in that night.",
+        "bet_type": "The bet type (a baccarat side bet or TIE; blackjack PAIR or MAIN).",
+        "family": "The bet family the advantage test pools.",
+        "unit": "The moment's unit ('rtp' or 'true_count').",
+        "positions": "The shoe position of each eligible round of the bet type in the shoe (settled, positioned, "
+                     "within the cutoff), ascending: the depths the null reads the reference shuffles at.",
+        "moments": "The recorded moment at each of those rounds (the bets' ranks are among them).",
+        "accounts": "The account of each bet (one per account and round, stakes added).",
+        "bet_positions": "Each bet's round, as its shoe position (one of positions).",
+        "stakes": "Each bet's stake, minor units.",
+    },
 }
 
 
@@ -338,6 +393,32 @@ SURVEILLANCE_DAILY_SIGNATURE = _s("surveillance_daily_signature", [
     pa.field("dealer_id", pa.string()), pa.field("distance", pa.int8()), pa.field("count", pa.int64()),
 ])  # fmt: skip
 
+SURVEILLANCE_DAILY_DEALER_FINDINGS = _s("surveillance_daily_dealer_findings", [
+    *_HISTORY_KEYS, pa.field("table_id", pa.string()), pa.field("dealer_id", pa.string()),
+    pa.field("kind", pa.string()), pa.field("rounds", pa.int64()),
+])  # fmt: skip
+SURVEILLANCE_DAILY_DEALER_ACCOUNTS = _s("surveillance_daily_dealer_accounts", [
+    *_HISTORY_KEYS, pa.field("table_id", pa.string()), pa.field("currency", pa.string()),
+    pa.field("dealer_id", pa.string()), pa.field("account_id", pa.string()), pa.field("rounds", pa.int64()),
+    pa.field("overpaid_rounds", pa.int64()), pa.field("underpaid_rounds", pa.int64()), pa.field("overpaid", MONEY),
+    pa.field("underpaid", MONEY),
+])  # fmt: skip
+SURVEILLANCE_DAILY_DEALER_RESULTS = _s("surveillance_daily_dealer_results", [
+    *_HISTORY_KEYS, pa.field("table_id", pa.string()), pa.field("currency", pa.string()),
+    pa.field("dealer_id", pa.string()), pa.field("bets", pa.int64()), pa.field("stake", MONEY),
+    pa.field("house", MONEY), pa.field("expected_house", pa.float64()), pa.field("variance", pa.float64()),
+    pa.field("variance_theoretical_bets", pa.int64()), pa.field("bets_without_rtp", pa.int64()),
+    pa.field("rounds", pa.int64()), pa.field("round_variance", pa.float64()),
+])  # fmt: skip
+
+SURVEILLANCE_DAILY_ADVANTAGE = _s("surveillance_daily_advantage", [
+    *_HISTORY_KEYS, pa.field("table_id", pa.string()), pa.field("game", pa.string()), pa.field("ruleset", pa.string()),
+    pa.field("currency", pa.string()), pa.field("shoe_id", pa.string()), pa.field("bet_type", pa.string()),
+    pa.field("family", pa.string()), pa.field("unit", pa.string()), pa.field("positions", pa.list_(pa.int32())),
+    pa.field("moments", pa.list_(pa.float64())), pa.field("accounts", pa.list_(pa.string())),
+    pa.field("bet_positions", pa.list_(pa.int32())), pa.field("stakes", pa.list_(MONEY)),
+])  # fmt: skip
+
 # What `pitboss surveil` writes beside the audit's outputs (the audit neither writes nor clears them).
 SURVEILLANCE_OUTPUTS: dict[str, pa.Schema] = {
     "surveillance_tests": SURVEILLANCE_TESTS,
@@ -348,6 +429,11 @@ SURVEILLANCE_OUTPUTS: dict[str, pa.Schema] = {
     "surveillance_daily_dice": SURVEILLANCE_DAILY_DICE,
     "surveillance_daily_dice_pairs": SURVEILLANCE_DAILY_DICE_PAIRS,
     "surveillance_daily_signature": SURVEILLANCE_DAILY_SIGNATURE,
+    # the dealer tests' nightly tallies
+    "surveillance_daily_dealer_findings": SURVEILLANCE_DAILY_DEALER_FINDINGS,
+    "surveillance_daily_dealer_accounts": SURVEILLANCE_DAILY_DEALER_ACCOUNTS,
+    "surveillance_daily_dealer_results": SURVEILLANCE_DAILY_DEALER_RESULTS,
+    "surveillance_daily_advantage": SURVEILLANCE_DAILY_ADVANTAGE,  # advantage_play's shoes bet in
 }
 
 # Sort order of each output: the files are byte-identical for identical input.
@@ -365,6 +451,10 @@ SORT_KEYS: Mapping[str, list[str]] = _Gathered(lambda o: o.sort_key, {
     "surveillance_daily_dice": ["business_date", "shaker", "shaker_is_table", "face"],
     "surveillance_daily_dice_pairs": ["business_date", "shaker", "shaker_is_table", "category"],
     "surveillance_daily_signature": ["business_date", "wheel", "wheel_is_table", "dealer_id", "distance"],
+    "surveillance_daily_dealer_findings": ["business_date", "table_id", "dealer_id", "kind"],
+    "surveillance_daily_dealer_accounts": ["business_date", "table_id", "currency", "dealer_id", "account_id"],
+    "surveillance_daily_dealer_results": ["business_date", "table_id", "currency", "dealer_id"],
+    "surveillance_daily_advantage": ["business_date", "table_id", "shoe_id", "bet_type"],
 })
 
 # each output's fields, documented (docs/warehouse.md)

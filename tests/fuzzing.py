@@ -77,7 +77,7 @@ class Expect:
 @dataclass(frozen=True)
 class Variant:
     name: str
-    family: str  # drop, null, range, type, empty, truncate, flip, swap, foreign, duplicate
+    family: str  # drop, null, range, type, empty, truncate, flip, swap, foreign, duplicate, place
     file: str  # the file changed, relative to the day's folder (posix)
     column: str | None  # the column changed, where one is
     apply: Callable[[Path], None] = field(repr=False, compare=False)  # changes the copy of the day in a folder
@@ -92,9 +92,10 @@ def record_day(folder: Path) -> Path:
     shoe), a few bets a round; the recorder's seeded output (byte-identical on every run)."""
     from pitboss.recorder import GenerateConfig, generate
 
+    # (no ruleset change: the day of every table under tables.ruleset; ruleset_changes' variants add the table)
     generate(GenerateConfig(out=folder, tables=1, blackjack_tables=1, roulette_tables=1, sic_bo_tables=1,
                             stud_tables=1, rounds_per_table=12, bets_per_round=4, seed=SEED, fault_rate=0,
-                            start_date=date(2026, 11, 28), quiet=True))
+                            start_date=date(2026, 11, 28), quiet=True, ruleset_change=False))
     (folder / "faults.parquet").unlink()  # (not an input table)
     return folder
 
@@ -362,9 +363,12 @@ def out_of_range(day: Day, rows: int) -> list[Variant]:
         for value, what in ((-1, "-1"), (200 * 10**15 + 1, "2e17+1")):
             out += _set(day, "range", "bets", game, "paid", value, what, _quarantined("bets", "paid: "), rows)
         # every game numbers a shoe's rounds from 1 (the contract's row rule)
+        # (dealt past at the place its betting time gives it: nothing false next door, issue 41)
         for value in (0, -1):
+            reason = ("rounds", f"round_no: {value} is not")
             out += _set(day, "range", "rounds", game, "round_no", value, str(value),
-                        _quarantined("rounds", f"round_no: {value} is not"), rows)
+                        (lambda t, r, q=reason: Expect(quarantine=q, absent="CARD_SEQUENCE_MISMATCH"))
+                        if game in DEALT_IN_ORDER else _quarantined(*reason), rows)
         # The contract's rule is 1..2^31-1 and no more: gap-free numbers are not required (a quarantined round
         # leaves a gap), so only a game whose dealing follows the numbers (a shoe of cards) notices the round.
         big = _noticed("rounds") if game in DEALT_IN_ORDER else (lambda t, r: Expect())
@@ -469,6 +473,45 @@ def _main_beside_side_bet(day: Day, game: str, main: str, side: str, without: st
     return out
 
 
+def _mid_shoe(t: pa.Table) -> Callable[[int], bool]:
+    """A settled round with a later round in its shoe."""
+    shoe, no, settled = t["shoe_id"].to_pylist(), t["round_no"].to_pylist(), _settled(t)
+    last = {}
+    for s, n in zip(shoe, no, strict=True):
+        last[s] = max(last.get(s, n), n)
+    return lambda i: settled(i) and no[i] < last[shoe[i]]
+
+
+# per game dealt from a shoe in order: a change of a round's cards after which how many it took is not known
+UNCOUNTED = {"baccarat": ("banker_cards", lambda cards: cards[:1]),
+             "blackjack": ("box_cards", lambda cards: cards[:-1])}
+
+
+def shoe_places(day: Day, rows: int) -> list[Variant]:
+    """A round mid-shoe whose cards cannot be dealt past (issue 41): its record does not tell how many it took
+    (quarantined as read or not), or it has no known place (no round_no in range, no betting time): one
+    SHOE_UNVERIFIABLE_AFTER, never a CARD_SEQUENCE_MISMATCH on the rounds after it."""
+    out = []
+    expect = Expect(finding="SHOE_UNVERIFIABLE_AFTER", absent="CARD_SEQUENCE_MISMATCH")
+    for game in DEALT_IN_ORDER:
+        rel = day.file_of("rounds", game)
+        t = day.files[rel]
+        column, cut = UNCOUNTED[game]
+        changes = {"void-uncounted": {"status": lambda r: "void", column: lambda r: None},
+                   "uncounted": {column: lambda r, c=column, f=cut, t=t: f(t[c][r].as_py())},
+                   "no-place": {"round_no": lambda r: None, "betting_opened_at": lambda r: None}}
+        rng = random.Random(f"{SEED}:place:{rel}")
+        for what, change in changes.items():
+            for row in _rows(rng, t, rows, _mid_shoe(t)):
+                def apply(t: pa.Table, r: int = row, change: dict = change) -> pa.Table:
+                    for name, value in change.items():
+                        t = set_value(t, name, r, value(r))
+                    return t
+                out.append(Variant(f"{label(day, rel)}.{'+'.join(change)}:{what}@{row}", "place", rel, column,
+                                   table_change(rel, apply), expect))
+    return out
+
+
 def _other_game(game: str) -> str:
     return GAMES[(GAMES.index(game) + 1) % len(GAMES)]
 
@@ -485,7 +528,10 @@ def swapped_ids(day: Day, rows: int) -> list[Variant]:
                     _quarantined("bets", "round_id not found"), rows)
         out += _set(day, "swap", "bets", game, "table_id", tid[other], f"table-of-{other}", _noticed("bets"), rows)
         out += _set(day, "swap", "bets", game, "table_id", "T-NOWHERE", "unknown", _noticed("bets"), rows)
-        out += _set(day, "swap", "rounds", game, "table_id", tid[other], f"table-of-{other}", _noticed("rounds"), rows)
+        # (a round of a shoe of cards at another table is dealt past: nothing false next door, issue 41)
+        out += _set(day, "swap", "rounds", game, "table_id", tid[other], f"table-of-{other}",
+                    (lambda t, r: Expect(noticed=_own_id("rounds", t, r), absent="CARD_SEQUENCE_MISMATCH"))
+                    if game in DEALT_IN_ORDER else _noticed("rounds"), rows)
         out += _set(day, "swap", "rounds", game, "shoe_id", other_shoe, f"shoe-of-{other}", _noticed("rounds"), rows)
         out += _set(day, "swap", "rounds", game, "shoe_id", "S-NOWHERE", "unknown", _noticed("rounds"), rows)
         out += _set(day, "swap", "shoes", game, "table_id", tid[other], f"table-of-{other}", _noticed("shoes"), rows)
@@ -642,7 +688,7 @@ def catalogue(folder: Path, *, rows: int = 1, cuts: int = 3, flips: int = 2) -> 
     day = Day.read(folder)
     variants = [*drops(day), *nulls(day, rows), *wrong_types(day), *empties_and_bytes(day, cuts, flips),
                 *out_of_range(day, rows), *decision_times(day, rows), *swapped_ids(day, rows),
-                *foreign_codes(day, rows), *duplicates(day, rows), *ruleset_changes(day)]
+                *foreign_codes(day, rows), *duplicates(day, rows), *ruleset_changes(day), *shoe_places(day, rows)]
     named = {}
     for v in variants:
         named.setdefault(v.name, v)  # (two draws of the same row or byte are one variant)

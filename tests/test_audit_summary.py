@@ -35,7 +35,9 @@ def _rounds_per_game(folder: Path) -> Counter:
 
 def _only(folder: Path, table_id: str) -> None:
     """The day's rows of one table only."""
-    for name in ("tables", "limits"):
+    for name in ("tables", "limits", "table_rulesets"):  # (table_rulesets: where the recorder planted a change)
+        if not (folder / f"{name}.parquet").exists():
+            continue
         rows = pq.read_table(folder / f"{name}.parquet")
         pq.write_table(rows.filter(pc.equal(rows["table_id"], table_id)), folder / f"{name}.parquet")
     for name in ("shoes", "rounds", "bets"):

@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.betting import OutcomeJudge, RecordedBet, TableFacts, VerdictMemo, audit_group, over_table_max
-from engine.betting_columns import over_table_max_columns
+from engine.betting_columns import BetColumns, RoundColumns, Verdicts, over_table_max_columns
 from engine.games.roulette.audit import RecordedRound as Spin
-from engine.games.roulette.audit import audit_spins, pocket_problem, valid_pocket
+from engine.games.roulette.audit import audit_spin_columns, audit_spins, pocket_problem, valid_pocket
 from engine.games.roulette.explain import describe_pocket, explain_spin
 from engine.games.roulette.layout import BET_CODES as ROULETTE_CODES
 from engine.games.roulette.layout import layout
@@ -164,3 +164,19 @@ def test_a_sic_bo_verdict_does_not_depend_on_the_order_the_dice_were_thrown_in()
                 for dice in product(range(1, 7), repeat=3):
                     assert roll_verdict(rules, code, selection, dice) == \
                         roll_verdict(rules, code, selection, tuple(sorted(dice))), (code, selection, dice)
+
+
+@settings(max_examples=100, deadline=None)
+@given(roulette_rules(), tables(ROULETTE_CODES), tables(ROULETTE_CODES),
+       st.lists(sessions(POCKETS, Spin, ROULETTE_CODES, lambda code: list(layout(ROULETTE.red).selections(code))),
+                min_size=2, max_size=3))
+def test_verdicts_kept_across_sessions_are_the_verdicts_of_each_session_alone(rules, table, other, drawn):
+    """The store of a ruleset's verdicts the adaptor keeps across a run's sessions and tables (Verdicts: the
+    bet types, selections and pockets of each session met in their own order, some known, some new) gives
+    every session the audit it has alone, the readable rule bet by bet."""
+    known = Verdicts()
+    for k, (rounds, bets, _) in enumerate(drawn):
+        facts = (table, other)[k % 2]
+        columns = RoundColumns.of(rounds, lambda r: r.pocket)
+        kept = audit_spin_columns(rules, facts, "S1", columns, BetColumns.of(bets), known).group_audit(columns)
+        assert kept == spins_bet_by_bet(rules, facts, "S1", rounds, bets)

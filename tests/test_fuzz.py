@@ -77,7 +77,8 @@ def test_the_sample_covers_every_family_and_game():
     if len(VARIANTS) < 50:
         pytest.skip("a sample this small (PITBOSS_FUZZ_VARIANTS) cannot hold every family")
     families = {v.family for v in VARIANTS.values()}
-    assert families == {"drop", "null", "type", "empty", "truncate", "flip", "range", "swap", "foreign", "duplicate"}
+    assert families == {"drop", "null", "type", "empty", "truncate", "flip", "range", "swap", "foreign", "duplicate",
+                        "place"}
     for game in fuzzing.GAMES:
         assert any(f"[{game}]" in name for name in VARIANTS), game
     assert len(ALL) >= (2000 if _wanted == "all" else 1000)  # (make fuzz: the "thousands")

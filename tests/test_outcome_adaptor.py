@@ -128,3 +128,17 @@ def test_replay_of_a_spin_shows_each_bet_on_the_layout(tmp_path):
     page = runner.invoke(app, ["replay", "R1", "--input", str(tmp_path), "--format", "html"]).output
     assert ".covered{" in page and ".pocket{" in page  # the page styles the marks it draws
     assert page.count('<td class="covered">') == 1 and page.count('<td class="won pocket">') == 1  # 17; 20 won
+
+
+@pytest.mark.parametrize("given", [["b1", "b2", "b3"], ["b3", "b1", "b2"], ["b2", "b3", "b1"]])
+def test_a_spin_replay_lists_its_bets_by_bet_id_whatever_order_they_were_read_in(given):
+    """A replay's bets by bet_id, two with the same id in the order read: read in that order already (the
+    recorder's) or not, rounds read out of order too."""
+    bet = {"b1": _bet("b1", "R1", "STRAIGHT", "7", 1000, 0), "b2": _bet("b2", "R1", "RED", None, 1000, 2000),
+           "b3": _bet("b3", "R2", "STRAIGHT", "5", 1000, 0)}
+    twins = [_bet("b0", "R1", "STRAIGHT", "1", 1000, 0), _bet("b0", "R1", "STRAIGHT", "2", 1000, 0)]
+    out = _session("roulette", "roulette_single_zero_live", "pocket", [3, 5], ["settled", "settled"],
+                   [bet[b] for b in given] + twins)
+    replays = {r["round_id"]: [(b["bet_id"], b["selection"]) for b in r["bets"]]
+               for r in out["roulette_round_replays"].to_pylist()}
+    assert replays == {"R1": [("b0", "1"), ("b0", "2"), ("b1", "7"), ("b2", None)], "R2": [("b3", "5")]}

@@ -8,7 +8,16 @@ import pyarrow.compute as pc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipelines.io import _in_order, sorted_rows, write_parquet
+from pipelines.io import (
+    ROW_GROUP,
+    SpillFolder,
+    _apart,
+    _in_order,
+    _WriteShard,
+    sorted_rows,
+    write_parquet,
+    write_parquet_parts,
+)
 
 KEYS = ["shoe", "round_no", "bet"]
 _rows = st.lists(st.tuples(st.sampled_from(["S1", "S2", "S10", "s1", "É"]), st.integers(0, 3),
@@ -60,3 +69,90 @@ def test_a_file_depends_on_its_rows_not_on_the_chunks_they_came_in(tmp_path):
     write_parquet(table, str(tmp_path / "one.parquet"))
     write_parquet(chunked, str(tmp_path / "three.parquet"))
     assert (tmp_path / "one.parquet").read_bytes() == (tmp_path / "three.parquet").read_bytes()
+
+
+def _bets(n: int, first: int = 0) -> pa.Table:
+    return pa.table({"table_id": pa.array([f"T{(first + i) // 50_000:02d}" for i in range(n)], pa.string()),
+                     "bet_id": pa.array([f"B{first + i:07d}" for i in range(n)], pa.string()),
+                     "moment": pa.array([None if i % 13 == 0 else i / 7 for i in range(n)], pa.float64())})
+
+
+def test_a_file_written_part_by_part_is_the_file_of_its_rows(tmp_path):
+    """write_parquet_parts gives write_parquet's bytes of the parts concatenated, whatever the parts' sizes against
+    the row groups (a part ending exactly at a row group's end, one row past it, parts spanning two row groups,
+    empty parts, no rows at all)."""
+    cases = [[0], [5], [ROW_GROUP], [ROW_GROUP - 1, 1], [ROW_GROUP, 1], [100_000, 0, 50_000, 200_000, 3]]
+    for sizes in cases:
+        starts = [sum(sizes[:i]) for i in range(len(sizes))]
+        parts = [_bets(n, s) for n, s in zip(sizes, starts, strict=True)]
+        whole = pa.concat_tables(parts)
+        write_parquet(whole, str(tmp_path / "whole.parquet"))
+        write_parquet_parts(iter(parts), str(tmp_path / "parts.parquet"), whole.schema)
+        assert (tmp_path / "whole.parquet").read_bytes() == (tmp_path / "parts.parquet").read_bytes(), sizes
+
+
+def _spilled(tmp_path, rows: list[tuple[str, int]]):
+    store = SpillFolder(str(tmp_path / "spill"))
+    return store.put(pa.table({"k": pa.array([r[0] for r in rows], pa.string()),
+                               "n": pa.array([r[1] for r in rows], pa.int64())}))
+
+
+def test_parts_apart_on_the_first_key_are_ordered_by_it(tmp_path):
+    b = _spilled(tmp_path, [("b", 1), ("c", 0)])
+    a = _spilled(tmp_path, [("a", 2), ("a", 1)])
+    empty = _spilled(tmp_path, [])
+    assert _apart([b, empty, a], "k") == [a, b]
+    # a value shared by two parts: their rows' order would be the runner's, so the shard is sorted whole
+    assert _apart([b, _spilled(tmp_path, [("a", 0), ("b", 0)])], "k") is None
+    assert _apart([b, _spilled(tmp_path, [(None, 0)])], "k") is None  # (nulls: left to the sort)
+    assert _apart([a], "k") is None
+    assert _apart([a, pa.table({"k": ["z"], "n": [0]})], "k") is None  # a part held in memory
+
+
+def test_a_shard_of_parts_apart_is_written_as_the_shard_sorted_whole(tmp_path):
+    """A shard whose spilled parts each hold their own tables (advantage_moments: a part a table) is written a part
+    at a time: the same bytes as the rows gathered, sorted and written at once."""
+    parts = [_bets(70_000, 100_000), _bets(90_000, 0), _bets(40_000, 200_000)]  # T02-T03, T00-T01, T04
+    parts = [p.take(pa.array(list(range(p.num_rows - 1, -1, -1)))) for p in parts]  # each out of order
+    store = SpillFolder(str(tmp_path / "spill"))
+    handles = [store.put(p) for p in parts]
+    assert _apart(handles, "table_id") is not None
+    schema = parts[0].schema
+    (path,) = _WriteShard(str(tmp_path), "streamed", schema, ["table_id", "bet_id"], 1).process((0, handles))
+    write_parquet(sorted_rows(pa.concat_tables(parts), ["table_id", "bet_id"]), str(tmp_path / "whole.parquet"))
+    assert open(path, "rb").read() == (tmp_path / "whole.parquet").read_bytes()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_rows, min_size=2, max_size=5))
+def test_overlapping_parts_merged_are_the_shard_sorted_whole(tmp_path_factory, parts):
+    """Spilled parts whose keys overlap (the surveillance_tests of shared_rounds, a part a table), merged
+    (`merge=True`), give the file of the parts concatenated in their order and sorted stably, nulls last."""
+    tmp_path = tmp_path_factory.mktemp("merge")
+    store = SpillFolder(str(tmp_path / "spill"))
+    tables = []
+    for i, rows in enumerate(parts):
+        t = _table(rows)
+        tables.append(t.set_column(3, "row", pa.array([i * 100 + r for r in range(t.num_rows)], pa.int64())))
+    handles = [store.put(t) for t in tables]
+    (path,) = _WriteShard(str(tmp_path), "merged", tables[0].schema, KEYS, 1, merge=True).process((0, handles))
+    write_parquet(_stable_sort(pa.concat_tables(tables)), str(tmp_path / "whole.parquet"))
+    assert open(path, "rb").read() == (tmp_path / "whole.parquet").read_bytes()
+
+
+def test_a_merge_across_many_batches_and_windows(tmp_path, monkeypatch):
+    """Parts of several MERGE_BATCH batches, merged MERGE_OUT rows at a time (a batch spans two windows)."""
+    import random
+
+    import pipelines.io as io
+
+    monkeypatch.setattr(io, "MERGE_OUT", 700)
+    rng = random.Random(3)
+    shoes = ["S1", "S2", "S10", "s1", "É"]
+    tables = [_table([(rng.choice(shoes), rng.randint(0, 3), rng.choice(["B1", "B2", None]))
+                      for _ in range(n)]) for n in (1_500, 1, 2_300)]
+    store = SpillFolder(str(tmp_path / "spill"))
+    (path,) = _WriteShard(str(tmp_path), "merged", tables[0].schema, KEYS, 1, merge=True).process(
+        (0, [store.put(t) for t in tables]))
+    write_parquet(_stable_sort(pa.concat_tables(tables)), str(tmp_path / "whole.parquet"))
+    assert open(path, "rb").read() == (tmp_path / "whole.parquet").read_bytes()

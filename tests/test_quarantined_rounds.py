@@ -171,3 +171,247 @@ def test_the_beam_audit_deals_past_a_void_round(day, tmp_path, shuffled):
     recorded = sum(pq.read_metadata(p).num_rows for p in (folder / "rounds").rglob("*.parquet"))
     assert len(replays) + len(held) == recorded  # every round once: replayed, or in quarantine
     assert not set(voided) & set(replays)
+
+
+# --- a round whose record does not tell how many cards it took ---------------------------------------------
+#
+# Its cards cannot be dealt past: where the shoe stands after it is not known. The reading: one
+# SHOE_UNVERIFIABLE_AFTER naming it (recorded: why), the rounds after it not compared with the shoe (no
+# shoe position, no CARD_SEQUENCE_MISMATCH), still replayed and their bets settled on their recorded cards.
+
+
+def _changed(rounds: pa.Table, table_id: str, k: int, **changes) -> tuple[pa.Table, dict]:
+    """The table's rounds with round k of its first shoe changed (`changes`, several columns at once), that round."""
+    mine = rounds.filter(pc.equal(rounds["table_id"], table_id)).sort_by([("shoe_id", "ascending"),
+                                                                           ("round_no", "ascending")])
+    rows = mine.to_pylist()
+    was = rows[k]
+    rows[k] = {**rows[k], **changes}
+    schema = pa.schema([f.with_nullable(True) for f in mine.schema])
+    return pa.Table.from_pylist(rows, schema=schema), was
+
+
+def _shoe_rounds(t, table_id: str, shoe_id: str) -> list[dict]:
+    mine = t["rounds"].filter(pc.equal(t["rounds"]["shoe_id"], shoe_id)).sort_by("round_no")
+    return mine.to_pylist()
+
+
+def _settled(out) -> dict[str, tuple]:
+    return {s["bet_id"]: (s["expected"], s["paid"]) for s in out["settlements"].to_pylist()}
+
+
+# (game, the change, why the record does not tell how many cards the round took): each a hand-worked reading
+UNCOUNTED = [
+    (BLACKJACK, lambda r: {"box_cards": None}, lambda r: f"box_cards holds 0 list(s) for its {len(r['boxes'])} boxes"),
+    (BLACKJACK, lambda r: {"box_cards": r["box_cards"][:-1]},
+     lambda r: f"box_cards holds {len(r['boxes']) - 1} list(s) for its {len(r['boxes'])} boxes"),
+    (BLACKJACK, lambda r: {"box_cards": [r["box_cards"][0][:1], *r["box_cards"][1:]]},
+     lambda r: f"box {r['boxes'][0]} holds 1 card(s), not its two first"),
+    (BLACKJACK, lambda r: {"dealer_cards": None}, lambda r: "dealer_cards holds no card"),
+    (BACCARAT, lambda r: {"player_cards": None}, lambda r: "player_cards holds 0 card(s), not two or three"),
+    (BACCARAT, lambda r: {"banker_cards": r["banker_cards"][:1]},
+     lambda r: "banker_cards holds 1 card(s), not two or three"),
+    (BACCARAT, lambda r: {"player_cards": ["2S", "3S", "4S", "5S"]},
+     lambda r: "player_cards holds 4 card(s), not two or three"),
+]
+
+
+@pytest.mark.parametrize("status", ["void", "settled"], ids=["quarantined as read", "its bets unsettled"])
+@pytest.mark.parametrize("case", range(len(UNCOUNTED)))
+def test_a_round_whose_cards_cannot_be_counted_is_one_finding_and_the_rest_settled_as_recorded(day, case, status):
+    table_id, change, why = UNCOUNTED[case]
+    t = _tables(day)
+    whole = t["rounds"].filter(pc.equal(t["rounds"]["table_id"], table_id))
+    clean, _ = _group(t, table_id, whole)
+    first = _shoe_rounds(t, table_id, _first_shoe(t, table_id))
+    rounds, was = _changed(t["rounds"], table_id, MID_SHOE, **change(first[MID_SHOE]), status=status)
+    out, bad = _group(t, table_id, rounds)
+    shoe = _shoe_rounds(t, table_id, was["shoe_id"])
+    later = [r["round_id"] for r in shoe[MID_SHOE + 1:]]
+    [f] = out["findings"].to_pylist()  # nothing on its neighbours
+    assert (f["kind"], f["severity"], f["shoe_id"], f["round_id"], f["bet_id"]) == (
+        "SHOE_UNVERIFIABLE_AFTER", "major", was["shoe_id"], was["round_id"], None)
+    assert f["recorded"] == why(was)
+    assert f["message"].startswith(f"Round {was['round_id']} of shoe {was['shoe_id']}: {why(was)}, so where the shoe's "
+                                   f"cards stand after it is not known: the {len(later)} round(s) dealt after it "
+                                   f"({later[0]} to {later[-1]}) are not checked against the shoe's cards")
+    # the rounds before it where the whole day has them, those after it at no known place
+    expected, got = _positions(clean[REPLAYS[table_id]]), _positions(out[REPLAYS[table_id]])
+    assert all(got[r["round_id"]] == expected[r["round_id"]] for r in shoe[:MID_SHOE])
+    assert all(got[r] is None for r in later)
+    # every bet off that round settled as on the whole day (on its recorded cards); its own in quarantine
+    on_it = set(t["bets"].filter(pc.equal(t["bets"]["round_id"], was["round_id"]))["bet_id"].to_pylist())
+    assert on_it and _settled(out) == {b: s for b, s in _settled(clean).items() if b not in on_it}
+    held = set(out["quarantine"].filter(pc.equal(out["quarantine"]["source_table"], "bets"))["record_id"].to_pylist())
+    assert held == (on_it if status == "settled" else set())  # (quarantined as read: its bets are held upstream)
+    assert (bad.num_rows == 1) == (status == "void")
+
+
+def _first_shoe(t, table_id: str) -> str:
+    return min(t["rounds"].filter(pc.equal(t["rounds"]["table_id"], table_id))["shoe_id"].to_pylist())
+
+
+@pytest.mark.parametrize("table_id", [BACCARAT, BLACKJACK])
+def test_the_last_round_of_a_shoe_uncounted_leaves_nothing_unchecked(day, table_id):
+    # the boundary: no round after it, so nothing the shoe's order could not be checked for, no finding
+    t = _tables(day)
+    last = len(_shoe_rounds(t, table_id, _first_shoe(t, table_id))) - 1
+    column = "box_cards" if table_id == BLACKJACK else "player_cards"
+    out, bad = _group(t, table_id, _changed(t["rounds"], table_id, last, status="void", **{column: None})[0])
+    assert bad.num_rows == 1 and out["findings"].to_pylist() == []
+    one_before, _ = _group(t, table_id, _changed(t["rounds"], table_id, last - 1, status="void", **{column: None})[0])
+    assert one_before["findings"]["kind"].to_pylist() == ["SHOE_UNVERIFIABLE_AFTER"]
+
+
+def test_what_tells_how_many_cards_a_round_took():
+    """The counting rules, hand-worked at their boundaries (each entry of a card list is a card that came out)."""
+    from engine.games.baccarat.dealing_audit import RecordedRound as Baccarat
+    from engine.games.baccarat.dealing_audit import cards_not_counted as baccarat
+    from engine.games.blackjack.audit import RecordedRound as Blackjack
+    from engine.games.blackjack.audit import cards_not_counted as blackjack
+
+    def bac(p, b, round_no=1):
+        return baccarat(Baccarat("R", round_no, "settled", tuple(p), tuple(b), None, None, None))
+
+    assert bac(["2S", "3S"], ["4S", "5S"]) is None and bac(["2S", "3S", "4S"], ["5S", "6S", "7S"]) is None
+    assert bac(["XX", None], ["4S", "5S"]) is None  # unreadable, but two cards
+    assert bac([], []) is None  # cancelled before the deal: none taken
+    assert bac(["2S"], ["4S", "5S"]) == "player_cards holds 1 card(s), not two or three"
+    assert bac(["2S", "3S"], ["4S", "5S", "6S", "7S"]) == "banker_cards holds 4 card(s), not two or three"
+    assert bac(["2S", "3S"], ["4S", "5S"], round_no=0).startswith("its round_no (below 1, or null) is no place")
+    assert bac([], [], round_no=0) is None  # (no card: nothing to place)
+
+    def bj(dealer, boxes, cards, status="settled", round_no=1):
+        return blackjack(Blackjack("R", round_no, status, 0, tuple(dealer), tuple(boxes), tuple(map(tuple, cards)),
+                                   ("S",) * len(boxes), (False,) * len(boxes)))
+
+    assert bj(["7S"], [1, 2], [["2S", "3S"], ["XX", None]]) is None  # one dealer card (the upcard) suffices
+    assert bj(["7S"], [], [["2S", "3S"]]) is None  # more card lists than boxes: every recorded card counted
+    assert bj([], [1], [], status="cancelled") is None  # cancelled before the deal
+    assert bj([], [1], []) == "it records boxes but no card"
+    assert bj(["7S"], [1, 2], [["2S", "3S"]]) == "box_cards holds 1 list(s) for its 2 boxes"
+    assert bj(["7S"], [1, 2], [["2S", "3S"], ["4S"]]) == "box 2 holds 1 card(s), not its two first"
+    assert bj([], [1], [["2S", "3S"]]) == "dealer_cards holds no card"
+
+
+# --- a round quarantined with no round_no in the contract's range ---------------------------------------------
+
+
+@pytest.mark.parametrize("table_id", [BACCARAT, BLACKJACK])
+@pytest.mark.parametrize("round_no", [0, -1, None], ids=["0", "-1", "null"])
+def test_a_round_numbered_out_of_range_is_dealt_past_at_its_betting_time(day, table_id, round_no):
+    t = _tables(day)
+    whole = t["rounds"].filter(pc.equal(t["rounds"]["table_id"], table_id))
+    clean, _ = _group(t, table_id, whole)
+    rounds, was = _changed(t["rounds"], table_id, MID_SHOE, round_no=round_no)
+    out, bad = _group(t, table_id, rounds)
+    assert bad["round_id"].to_pylist() == [was["round_id"]]
+    assert out["findings"].to_pylist() == []
+    expected = _positions(clean[REPLAYS[table_id]])
+    del expected[was["round_id"]]
+    assert _positions(out[REPLAYS[table_id]]) == expected
+
+
+@pytest.mark.parametrize("table_id", [BACCARAT, BLACKJACK])
+@pytest.mark.parametrize("k", [0, MID_SHOE], ids=["first round", "mid-shoe"])
+def test_a_round_with_no_known_place_leaves_its_whole_shoe_unchecked_in_one_finding(day, table_id, k):
+    """(the first round, dealt first, is the shoe's next cards as recorded: plain to blackjack's kernel, yet its
+    place is not known)"""
+    t = _tables(day)
+    rounds, was = _changed(t["rounds"], table_id, k, round_no=0, betting_opened_at=None)
+    out, bad = _group(t, table_id, rounds)
+    shoe = [r["round_id"] for r in _shoe_rounds(t, table_id, was["shoe_id"]) if r["round_id"] != was["round_id"]]
+    [f] = out["findings"].to_pylist()
+    assert (f["kind"], f["round_id"], f["recorded"]) == (
+        "SHOE_UNVERIFIABLE_AFTER", was["round_id"], "its round_no (below 1, or null) is no place in the shoe, and its "
+                                                    "betting_opened_at does not place it among the shoe's rounds")
+    assert f"the {len(shoe)} round(s) dealt after it ({shoe[0]} to {shoe[-1]})" in f["message"]
+    got = _positions(out[REPLAYS[table_id]])
+    assert all(got[r] is None for r in shoe)
+
+
+def test_where_a_round_with_no_round_no_is_dealt():
+    from datetime import datetime, timedelta
+
+    from pipelines.games.rows import dealing_place
+
+    at = datetime(2026, 11, 28, 6, 0)
+    audited = [(1, at), (2, at + timedelta(minutes=1)), (4, at + timedelta(minutes=2))]
+    assert dealing_place(3, None, audited) == 3  # its own number where it is one
+    assert dealing_place(0, at - timedelta(microseconds=1), audited) == 1  # before the first
+    assert dealing_place(0, at + timedelta(microseconds=1), audited) == 2  # (sorted before round 2)
+    assert dealing_place(None, at + timedelta(minutes=1, microseconds=1), audited) == 4
+    assert dealing_place(-1, at + timedelta(minutes=3), audited) == 5  # after the last
+    assert dealing_place(0, at + timedelta(minutes=1), audited) == 0  # at a round's own instant: no place
+    assert dealing_place(-3, None, audited) == -3 and dealing_place(None, None, audited) == 0
+    assert dealing_place(0, at, [(1, at + timedelta(minutes=5)), (2, at + timedelta(minutes=1))]) == 0  # out of order
+    assert dealing_place(0, at, []) == 1
+
+
+# --- the audit through the pipeline and the investigator's replay ---------------------------------------------
+
+
+def _uncounted(day, folder) -> list[tuple[str, str]]:
+    """A copy of the day in `folder` with round MID_SHOE of each rounds file 'void' and its cards not countable;
+    (its round id, the id of the round after it) of each."""
+    shutil.copytree(day, folder)
+    out = []
+    for path in sorted((folder / "rounds").rglob("*.parquet")):
+        rounds = pq.read_table(path)
+        column = "box_cards" if "T02-BJ8" in rounds["table_id"][0].as_py() else "player_cards"
+        rows = rounds.to_pylist()
+        rows[MID_SHOE] = {**rows[MID_SHOE], "status": "void", column: None}
+        assert rows[MID_SHOE]["shoe_id"] == rows[MID_SHOE + 1]["shoe_id"]
+        out.append((rows[MID_SHOE]["round_id"], rows[MID_SHOE + 1]["round_id"]))
+        pq.write_table(pa.Table.from_pylist(rows, rounds.schema), path)
+    assert len(out) == 2
+    return out
+
+
+def test_replay_from_input_after_an_uncounted_round_says_what_the_audit_says(day, tmp_path):
+    from pitboss.incident import from_input, position_text
+
+    for held, after in _uncounted(day, tmp_path / "in"):
+        data = from_input(str(tmp_path / "in"), after)
+        [f] = data["findings"]
+        assert (f["kind"], f["round_id"]) == ("SHOE_UNVERIFIABLE_AFTER", held)
+        assert position_text(data["round"]) == (f"its place in the shoe is not known: dealt after round {held}, "
+                                                "whose cards cannot be placed (SHOE_UNVERIFIABLE_AFTER)")
+        before = held[:-3] + f"{int(held[-3:]) - 1:03d}"
+        assert from_input(str(tmp_path / "in"), before)["findings"] == []
+
+
+def test_the_beam_audit_gives_one_finding_for_an_uncounted_round(day, tmp_path):
+    from pipelines.audit import run
+
+    folder = tmp_path / "in"
+    held = [h for h, _ in _uncounted(day, folder)]
+    run(["--input", str(folder), "--output", str(tmp_path / "out")])
+
+    def output(name: str) -> pa.Table:
+        files = sorted((tmp_path / "out" / name).glob("**/*.parquet"))
+        return pa.concat_tables([pq.read_table(f).cast(OUTPUTS[name]) for f in files])
+
+    findings = output("findings")
+    assert sorted(zip(findings["kind"].to_pylist(), findings["round_id"].to_pylist(), strict=True)) == sorted(
+        ("SHOE_UNVERIFIABLE_AFTER", h) for h in held)
+    quarantine = output("quarantine")
+    bets = read_table(folder, "bets")
+    held_bets = quarantine.filter(pc.equal(quarantine["source_table"], "bets"))["record_id"].to_pylist()
+    settled = output("settlements")["bet_id"].to_pylist()
+    assert sorted(settled + held_bets) == sorted(bets["bet_id"].to_pylist())  # read = settled + quarantined
+    assert set(held_bets) == set(bets.filter(pc.is_in(bets["round_id"], pa.array(held)))["bet_id"].to_pylist())
+
+
+@pytest.mark.parametrize("table_id", [BACCARAT, BLACKJACK])
+def test_the_finding_names_a_quarantined_round_after_it_by_its_recorded_id(day, table_id):
+    t = _tables(day)
+    shoe = _shoe_rounds(t, table_id, _first_shoe(t, table_id))
+    column = "box_cards" if table_id == BLACKJACK else "player_cards"
+    rounds, was = _changed(t["rounds"], table_id, MID_SHOE, status="void", **{column: None})
+    rounds, last = _changed(rounds, table_id, len(shoe) - 1, status="void")
+    out, bad = _group(t, table_id, rounds)
+    assert sorted(bad["round_id"].to_pylist()) == sorted([was["round_id"], last["round_id"]])
+    [f] = out["findings"].to_pylist()
+    assert f["round_id"] == was["round_id"]
+    assert f"({shoe[MID_SHOE + 1]['round_id']} to {last['round_id']})" in f["message"] and "\x00" not in f["message"]

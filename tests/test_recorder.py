@@ -54,6 +54,11 @@ class Dataset:
         self.folder = folder
         self.tables = {t["table_id"]: t for t in _read(folder, "tables")}
         self.rulesets = {tid: load_ruleset(t["ruleset"]) for tid, t in self.tables.items()}
+        # table_id -> its changes of ruleset (effective_from, ruleset), where the recorder planted one
+        self.changes: dict[str, list[tuple[int, object]]] = defaultdict(list)
+        if (folder / "table_rulesets.parquet").exists():
+            for c in _read(folder, "table_rulesets"):
+                self.changes[c["table_id"]].append((c["effective_from"], load_ruleset(c["ruleset"])))
         self.limits = {
             (r["table_id"], r["bet_type"]): (r["min_stake"], r["max_stake"]) for r in _read(folder, "limits")
         }
@@ -73,10 +78,16 @@ class Dataset:
     def features(self, rnd: dict) -> dict | None:
         return round_features(rnd["player_cards"], rnd["banker_cards"]) if rnd["player_cards"] else None
 
+    def in_force(self, rnd: dict):
+        """The ruleset a round's bets were accepted under: the table's latest change at or before the round's
+        betting close, else tables.ruleset."""
+        at = [(t, rs) for t, rs in self.changes[rnd["table_id"]] if t <= rnd["betting_closed_at"]]
+        return max(at, key=lambda c: c[0])[1] if at else self.rulesets[rnd["table_id"]]
+
     def credit(self, bet: dict) -> int:
         """What a correct operator credits, by the scalar settlement on the recorded cards."""
         rnd = self.rounds[bet["round_id"]]
-        rs = self.rulesets[bet["table_id"]]
+        rs = self.in_force(rnd)
         cancelled = rnd["status"] == "cancelled"
         return settle(rs, bet["bet_type"], bet["mode"], bet["stake"], self.features(rnd), cancelled=cancelled)
 
@@ -230,7 +241,7 @@ def test_fault_free_bets_follow_the_rules(clean):
     by_account_round: dict[tuple, list[dict]] = defaultdict(list)
     for b in clean.bets:
         rnd = clean.rounds[b["round_id"]]  # every bet is on a recorded round
-        rs = clean.rulesets[b["table_id"]]
+        rs = clean.in_force(rnd)
         table = clean.tables[b["table_id"]]
         assert b["currency"] == table["currency"] == "EUR"
         assert rnd["table_id"] == b["table_id"]
@@ -248,7 +259,7 @@ def test_fault_free_bets_follow_the_rules(clean):
             assert b["stake"] <= table["table_max"] * share
         by_account_round[(b["round_id"], b["account_id"])].append(b)
     for bets in by_account_round.values():
-        rs = clean.rulesets[bets[0]["table_id"]]
+        rs = clean.in_force(clean.rounds[bets[0]["round_id"]])
         types = [b["bet_type"] for b in bets]
         if rs.limits.one_position_per_round:
             assert len([t for t in types if t in MAIN_BETS]) == 1
@@ -338,7 +349,7 @@ def _check_fault(data: Dataset, f: dict) -> None:  # noqa: C901 - one branch per
         return
     rnd = data.rounds[bet["round_id"]]
     assert rnd["shoe_id"] == f["shoe_id"]
-    rs = data.rulesets[bet["table_id"]]
+    rs = data.in_force(rnd)
     table = data.tables[bet["table_id"]]
     limits = data.limits.get((bet["table_id"], bet["bet_type"]))
     if kind == "OVERPAID":

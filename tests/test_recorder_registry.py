@@ -18,10 +18,10 @@ from pitboss.recorder.registry import RECORDERS, fault_kinds, recorders
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDER = ROOT / "pitboss" / "recorder"
-# modules of pitboss/recorder/ that belong to a game besides its registered one (baccarat's dealing and faults),
-# and the surveillance patterns, planted across games' tables (docs/surveillance.md); every other module but
-# the registry is shared and names no game
-GAME_OWNED = {"simulate.py", "faults.py", "patterns.py"}
+# modules of pitboss/recorder/ that belong to a game besides its registered one (baccarat's dealing, faults and
+# ruleset change), and the surveillance patterns, planted across games' tables (docs/surveillance.md); every other
+# module but the registry is shared and names no game
+GAME_OWNED = {"simulate.py", "faults.py", "patterns.py", "ruleset_change.py"}
 
 
 def recorder_imports(path: Path) -> set[str]:

@@ -329,7 +329,7 @@ def test_hi_lo_true_count_by_hand():
 # --- the detector --------------------------------------------------------------------------------------
 
 LUCKY = tuple(c for c, f in BACCARAT_FAMILIES.items() if f == "LUCKY")
-SETTINGS = {"reference_shoes": 200}
+SETTINGS = {"reference_shoes": 200, "history_days": 0}  # (the statistic's own p-values: no look spent)
 COUNTER = {"account": "COUNTER", "stake": 1000, "mode": "only", "threshold": 1.0, "bets": LUCKY}
 
 

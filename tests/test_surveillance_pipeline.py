@@ -284,7 +284,8 @@ def test_rows_are_sorted_and_the_files_identical_run_after_run(day, surveilled, 
     assert {o["path"].rsplit("/", 2)[1] for entries in manifest["outputs"].values() for o in entries} == {
         "surveillance_tests", "surveillance_findings", "advantage_moments", "surveillance_daily_wheel",
         "surveillance_daily_dice", "surveillance_daily_dice_pairs",
-        "surveillance_daily_signature"}  # (no detector publishes: empty)
+        "surveillance_daily_signature", "surveillance_daily_dealer_findings", "surveillance_daily_dealer_accounts",
+        "surveillance_daily_dealer_results", "surveillance_daily_advantage"}  # (no detector publishes: empty)
     assert pq.read_table(tmp_path / "out" / "advantage_moments").num_rows == 0
 
 
@@ -339,16 +340,16 @@ def test_surveil_is_a_pure_transform_over_tables_it_is_given():
     from pipelines.surveillance import POSITIONS
     from schemas.outputs import FINDINGS, SETTLEMENTS
 
-    def check(got):
+    def check(got):  # (a table a detector: _Adjust adjusts and gives one detector's tests at a time)
         (table,) = got
         rows = {x["subject"]: x for x in table.to_pylist()}
         assert json.loads(rows["A"]["detail"])["rounds"] == 3 and json.loads(rows["B"]["detail"])["rounds"] == 2
         assert json.loads(rows["run"]["detail"]) == ["A", "B"]
         assert rows["run"]["period"] == "2026-11-28..2026-11-28"
 
-    def check_per_table(got):
-        (table,) = got
-        rows = sorted(table.to_pylist(), key=lambda r: r["subject"])
+    def check_per_table(got):  # (a detector tested per table: a table of tests a table)
+        assert len(got) == 2
+        rows = sorted(pa.concat_tables(got).to_pylist(), key=lambda r: r["subject"])
         # called once a table with that table's features alone, given the run's alpha, both tests in one m
         assert [(r["subject"], r["detail"], r["sample"]) for r in rows] == [("A", "A", 1), ("B", "B", 1)]
         assert {(r["p_value"], r["detector_tests"], r["q_value"], r["flagged"]) for r in rows} == {(0.2, 2, 0.2, True)}

@@ -10,14 +10,15 @@
 -- roulette's and sic bo's OUTCOME_INVALID and OUTCOME_MISSING (a pocket or dice the game does not have, or
 -- none recorded on a settled round); casino stud's HAND_RANK_MISMATCH (a recorded hand rank that is not the
 -- cards') beside the dealing and decision kinds it shares; blackjack's and casino stud's LATE_DECISION (a box's
--- decision taken after the dealer's cards were revealed) (docs/findings.md). Round-level findings are joined to the round's replay (view all_rounds; baccarat's
+-- decision taken after the dealer's cards were revealed); baccarat's and blackjack's SHOE_UNVERIFIABLE_AFTER (a
+-- round whose cards cannot be placed in its shoe: the shoe's order unchecked after it) (docs/findings.md). Round-level findings are joined to the round's replay (view all_rounds; baccarat's
 -- own columns from round_replays): the cards the shoe and the rules give (expected_*) beside the cards
 -- the reader recorded (recorded_*). Cards are codes such as 'TD' (ten of diamonds), space-separated in
 -- dealing order.
 --
 -- Columns:
 --   kind                   Finding code, one of the kinds above.
---   severity               Severity of the finding (critical; major for ILLEGAL_DECISION, DECISION_MISSING, AUTO_PLAY_DEVIATION, DEALER_DRAW_CONVENTION and LATE_DECISION).
+--   severity               Severity of the finding (critical; major for ILLEGAL_DECISION, DECISION_MISSING, AUTO_PLAY_DEVIATION, DEALER_DRAW_CONVENTION, LATE_DECISION and SHOE_UNVERIFIABLE_AFTER).
 --   business_date          UTC date of the round (shoe-level findings: of the shoe).
 --   table_id               Table of the shoe.
 --   shoe_id                The shoe.
@@ -71,4 +72,6 @@ WHERE f.kind IN ('SHOE_COMPOSITION', 'BURN_MISMATCH', 'CARD_SEQUENCE_MISMATCH', 
                  -- casino stud: a recorded hand rank
                  'HAND_RANK_MISMATCH',
                  -- blackjack and casino stud: a decision after the dealer's cards were revealed
-                 'LATE_DECISION');
+                 'LATE_DECISION',
+                 -- baccarat and blackjack: the shoe's order unverified after a round whose cards cannot be placed
+                 'SHOE_UNVERIFIABLE_AFTER');

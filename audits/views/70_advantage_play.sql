@@ -3,7 +3,8 @@
 -- stakes go where the cards still in the shoe favour its bet (the stake-weighted remaining-shoe return of
 -- its side bets, the true count of its blackjack main bets) against the same depths of fresh shuffles.
 -- One row per test of the run's advantage_play detector, flagged first, then by evidence (q-value,
--- p-value). The family and what was found are in statistic and detail.
+-- p-value). The family and what was found are in statistic and detail. Each over its window of nights (window_*:
+-- docs/surveillance.md § History).
 -- Rows of surveillance_tests (pitboss surveil): a run's rows replace the rows of the business dates it covers.
 --
 -- Columns:
@@ -13,6 +14,10 @@
 --   period          The business dates the test covers: 'YYYY-MM-DD', or 'first..last' for a test over several dates.
 --   period_start    The period's first business date.
 --   business_date   The period's last business date (a later surveillance run covering it replaces the row).
+--   window_first    The first night the test counted (= period_start): its window reaches --history-days back over the stored nights.
+--   window_last     The last night the test counted (= business_date).
+--   window_nights   Nights the account bet in a kept shoe in the window, any bet family (surveillance_daily_advantage, as the warehouse holds them now).
+--   window_sample   The bets the window held (= sample).
 --   flagged         True when q_value <= alpha (and the sample reached min_sample): a review finding (surveillance_findings).
 --   q_value         Benjamini-Hochberg adjusted p-value over the detector's tested rows of the run (null: not tested).
 --   p_value         Probability of a result at least this extreme if nothing is wrong (null: not tested).
@@ -38,6 +43,12 @@ SELECT
     s.period,
     s.period_start,
     s.business_date,
+    s.period_start AS window_first,
+    s.business_date AS window_last,
+    (SELECT count(DISTINCT h.business_date) FROM surveillance_daily_advantage AS h
+      WHERE list_contains(h.accounts, s.subject) AND h.business_date BETWEEN s.period_start AND s.business_date)
+        AS window_nights,
+    s.sample AS window_sample,
     s.flagged,
     s.q_value,
     s.p_value,

@@ -3,7 +3,7 @@
 -- against the other dealers' at the same tables; dealer_account, an account winning on a dealer's rounds
 -- more than chance says; dealer_result, the house result on a dealer's rounds against its expectation;
 -- dealer_signature, the distance between a dealer's successive pockets at a wheel. Flagged first, then
--- by evidence (q-value, p-value).
+-- by evidence (q-value, p-value). Each over its window of nights (window_*: docs/surveillance.md § History).
 -- Rows of surveillance_tests (pitboss surveil): a run's rows replace the rows of the business dates it covers.
 --
 -- Columns:
@@ -15,6 +15,10 @@
 --   period          The business dates the test covers: 'YYYY-MM-DD', or 'first..last' for a test over several dates.
 --   period_start    The period's first business date.
 --   business_date   The period's last business date (a later surveillance run covering it replaces the row).
+--   window_first    The first night the test counted (= period_start): its window reaches --history-days back over the stored nights.
+--   window_last     The last night the test counted (= business_date).
+--   window_nights   Nights with rounds of the test's subject in the window, as the warehouse holds them now (its history table: surveillance_daily_dealer_findings or _results by dealer, _accounts by account, surveillance_daily_signature by dealer and wheel).
+--   window_sample   The sample the window held (= sample: rounds, bad rounds, bets or successive spins).
 --   flagged         True when q_value <= alpha (and the sample reached min_sample): a review finding (surveillance_findings).
 --   q_value         Benjamini-Hochberg adjusted p-value over the detector's tested rows of the run (null: not tested).
 --   p_value         Probability of a result at least this extreme if nothing is wrong (null: not tested).
@@ -42,6 +46,21 @@ SELECT
     s.period,
     s.period_start,
     s.business_date,
+    s.period_start AS window_first,
+    s.business_date AS window_last,
+    CASE s.detector
+        WHEN 'dealer_findings' THEN (SELECT count(DISTINCT h.business_date) FROM surveillance_daily_dealer_findings AS h
+            WHERE h.dealer_id = s.subject AND h.business_date BETWEEN s.period_start AND s.business_date)
+        WHEN 'dealer_result' THEN (SELECT count(DISTINCT h.business_date) FROM surveillance_daily_dealer_results AS h
+            WHERE h.dealer_id = s.subject AND h.business_date BETWEEN s.period_start AND s.business_date)
+        WHEN 'dealer_account' THEN (SELECT count(DISTINCT h.business_date) FROM surveillance_daily_dealer_accounts AS h
+            WHERE h.account_id = split_part(s.subject, '|', 2)
+              AND h.business_date BETWEEN s.period_start AND s.business_date)
+        WHEN 'dealer_signature' THEN (SELECT count(DISTINCT h.business_date) FROM surveillance_daily_signature AS h
+            WHERE h.dealer_id = split_part(s.subject, '|', 1) AND h.wheel = split_part(s.subject, '|', 2)
+              AND h.business_date BETWEEN s.period_start AND s.business_date)
+    END AS window_nights,
+    s.sample AS window_sample,
     s.flagged,
     s.q_value,
     s.p_value,

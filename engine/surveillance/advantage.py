@@ -62,6 +62,10 @@ and currency:
   Benjamini-Hochberg's flagged set and the flagged rows' q-values unchanged (their ranks and the count of
   tests are the same);
 * min_sample: `MIN_BETS` bets (MIN_BETS_REASON).
+* window (issue 43 § History): the run's nights and the warehouse's stored nights of the account from
+  `history_days` before the run's last (engine/surveillance/advantage_history.py: what a night keeps, exactly
+  what its shoes add to the test); one look a run, its p-value spent over the nightly looks (equipment.py
+  `look_share`: x 4 on a first night, x 41.3 on a window of several at 30 days; `history_days` 0: unspent).
 
 Power of issue 32's statistic, the moment (bench/surveillance_advantage.py, 8-10 simulated days per cell,
 one table with 40 ordinary accounts; a shoe's bets count about as one observation, so power grows with the
@@ -100,7 +104,7 @@ from __future__ import annotations
 
 import zlib
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -117,6 +121,7 @@ from engine.surveillance.composition import (
     remaining_counts,
 )
 from engine.surveillance.detector import Detector, TableData
+from engine.surveillance.equipment import HISTORY_DAYS, Window, history_marks, look_share
 from engine.surveillance.tests import ALPHA, SurveillanceTest
 
 DETECTOR = "advantage_play"
@@ -257,10 +262,24 @@ def moment_kind(game: str, ruleset_id: str) -> MomentKind | None:
 
 
 def advantage_features(table: TableData) -> pa.Table:
-    """The table's moments (a row per eligible round and bet type) and its bets on them."""
+    """The table's moments (a row per eligible round and bet type) and its bets on them: a table whose ruleset
+    changed (its rounds' `ruleset`, the one in force at each) gives those of each ruleset's rounds, by its
+    bet types, paytables and cutoffs."""
     game = table.table.get("game")
     if not moment_kind_known(game) or table.rounds.num_rows == 0:
         return FEATURES_SCHEMA.empty_table()
+    rulesets = pc.unique(table.rounds["ruleset"]).to_pylist() if "ruleset" in table.rounds.column_names else []
+    if len(rulesets) > 1:  # (a bet goes with its round: those of the other rulesets' rounds are not matched)
+        return pa.concat_tables([
+            _features_of(replace(table, table={**table.table, "ruleset": ruleset},
+                                 rounds=table.rounds.filter(pc.equal(table.rounds["ruleset"], ruleset))))
+            for ruleset in rulesets])  # (in the order they came into force)
+    return _features_of(table)
+
+
+def _features_of(table: TableData) -> pa.Table:
+    """advantage_features of a table's rounds of one ruleset (table.table's)."""
+    game = table.table.get("game")
     rounds = table.rounds
     pos_of = pc.index_in(rounds["round_id"], value_set=table.positions["round_id"].combine_chunks())
     position = _np(pc.fill_null(pc.take(table.positions["shoe_position"], pc.fill_null(pos_of, 0)), -1))
@@ -528,11 +547,6 @@ def _run_starts(*sorted_keys: np.ndarray) -> np.ndarray:
     return np.flatnonzero(change)
 
 
-def _period(days: np.ndarray) -> str:
-    a, b = (str(np.datetime64(int(d), "D")) for d in (days.min(), days.max()))
-    return a if a == b else f"{a}..{b}"
-
-
 def advantage_tests(features: pa.Table, settings: dict[str, Any] | None = None) -> list[SurveillanceTest]:
     """One test per (account, bet family, currency) over every table's features (module doc)."""
     settings = settings or {}
@@ -546,8 +560,11 @@ def advantage_tests(features: pa.Table, settings: dict[str, Any] | None = None) 
     # private: "moment" tests the stake-weighted moment itself (issue 32's statistic, kept for the bench's
     # comparison); the default "rank" tests where each moment ranks among its own shoe's (module doc)
     by_rank = str(settings.get("_statistic", RANK)) == RANK
+    history_days = int(settings.get("history_days", HISTORY_DAYS))
+    features = _in_window(features, history_days)
     if features.num_rows == 0:
         return []
+    past = history_marks(features)
     is_bet = _np(pc.is_valid(features["account_id"])).astype(bool)
     table, shoe, btype, round_id, account, fam_code, cur_code = (
         _codes(features[c]) for c in ("table_id", "shoe_id", "bet_type", "round_id", "account_id", "family",
@@ -595,6 +612,9 @@ def advantage_tests(features: pa.Table, settings: dict[str, Any] | None = None) 
     out: list[SurveillanceTest] = []
     for j, (s, e) in enumerate(zip(subject_starts, subject_ends, strict=True)):
         rows = agg[s:e]
+        if past[rows].all():
+            continue  # bets of earlier nights only: an account the run does not look at
+        window = _window(days[rows], history_days)
         acct, fam, cur, u = str(names[j]), str(families[j]), currencies[j] or "", str(units[j])
         stakes = agg_stake[s:e]
         n = e - s
@@ -626,7 +646,9 @@ def advantage_tests(features: pa.Table, settings: dict[str, Any] | None = None) 
         detail = (f"{acct}: {n} {fam} bets, {format_money(total, cur or None)} staked at moments averaging {what} "
                   f"{shown(observed)} (expected at those depths {shown(baseline)}, its tables' rounds "
                   f"{shown(typical)}); {tail}")
-        row = dict(detector=DETECTOR, subject=acct, period=_period(days[rows]), statistic=statistic, value=value,
+        if window.nights > 1 and window.share != 1:
+            detail += f"; over {window.describe(int(n), 'bets')}"
+        row = dict(detector=DETECTOR, subject=acct, period=window.period, statistic=statistic, value=value,
                    sample=int(n), min_sample=min_bets, effect=effect * scale, money=money, detail=detail)
         if n < min_bets:
             out.append(SurveillanceTest(p_value=None, method=f"not tested: {MIN_BETS_REASON}", **row))
@@ -644,8 +666,32 @@ def advantage_tests(features: pa.Table, settings: dict[str, Any] | None = None) 
         null = null_tail(pools, tested_effect, _rng(seed, acct, fam, cur), stage_draws, tail_hits, tail_draws)
         method = (f"permutation of the shuffle: {what_null} replaced by one of {n_reference:,} fresh shuffles at "
                   f"the same depths; {null.method}, seed {seed}")
-        out.append(SurveillanceTest(p_value=null.p_value, method=method, **row))
+        out.append(SurveillanceTest(p_value=window.spend(null.p_value), method=window.method(method, history_days),
+                                    **row))
     return out
+
+
+def _in_window(features: pa.Table, history_days: int) -> pa.Table:
+    """The run's rows and the history's (`history` true: earlier nights from the warehouse) from history_days
+    before the run's last night (or its first, if earlier) to its last: every account's window (its look is over
+    the run's nights, as a run tests an account over every night it is given; engine/surveillance/equipment.py
+    looks, mode "run")."""
+    past = history_marks(features)
+    if not past.any():
+        return features
+    days = _np(features["business_date"]).astype("datetime64[D]").astype(np.int64)
+    own = days[~past]
+    if not own.size:
+        return features.slice(0, 0)
+    start = min(int(own.min()), int(own.max()) - max(history_days, 0))
+    return features.filter(pa.array(~past | ((days >= start) & (days <= own.max()))))
+
+
+def _window(days: np.ndarray, history_days: int) -> Window:
+    """An account's look: its nights with bets in the window (days since the epoch), the look's share of alpha."""
+    nights = np.unique(days)
+    first, last = (str(np.datetime64(int(d), "D")) for d in (nights[0], nights[-1]))
+    return Window(first, last, int(nights.size), look_share(int(nights.size), history_days))
 
 
 class _References:
@@ -801,6 +847,18 @@ def _shoe_pools(shoe_key: np.ndarray, w: np.ndarray, null_values: np.ndarray, ce
     return out
 
 
+def _to_history(features: pa.Table) -> pa.Table:
+    from engine.surveillance.advantage_history import advantage_history  # (it reads this module's schema)
+
+    return advantage_history(features)
+
+
+def _from_history(history: pa.Table, run: pa.Table | None) -> pa.Table:
+    from engine.surveillance.advantage_history import history_features
+
+    return history_features(history, run)
+
+
 ADVANTAGE_PLAY = Detector(
     name=DETECTOR,
     finding_kind=FINDING_KIND,
@@ -809,5 +867,9 @@ ADVANTAGE_PLAY = Detector(
     tests=advantage_tests,
     publish_as="advantage_moments",  # the replay's remaining-shoe RTPs and the report's moment curve read them
     settings={"min_bets": MIN_BETS, "seed": 0, "reference_shoes": REFERENCE_SHOES, "stage_draws": STAGE_DRAWS,
-              "tail_draws": TAIL_DRAWS, "tail_hits": TAIL_HITS, "alpha": ALPHA},
+              "tail_draws": TAIL_DRAWS, "tail_hits": TAIL_HITS, "alpha": ALPHA, "history_days": HISTORY_DAYS},
+    # its nights' shoes bet in (engine/surveillance/advantage_history.py: what is kept, and why it is sufficient)
+    history="surveillance_daily_advantage",
+    to_history=_to_history,
+    from_history=_from_history,
 )

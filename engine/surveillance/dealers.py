@@ -39,14 +39,17 @@ from engine.surveillance.equipment import (
     HISTORY_DAYS,
     POCKETS,
     WHEEL_POSITION,
+    Window,
     cohen_w,
     column,
     describe,
     equipment,
     grouped_counts,
+    in_nights,
     merged,
-    periods,
+    night_ordinals,
     round_dates,
+    row_looks,
     settled,
     to_numpy,
     untested,
@@ -188,7 +191,7 @@ def finding_features(table: TableData) -> pa.Table:
     return grouped_counts(t, ["table_id", "business_date", "dealer_id", "kind"], FINDING_FEATURES)
 
 
-DEALER_FINDINGS_SETTINGS: dict[str, Any] = {"period": "day", "min_rounds": 300}
+DEALER_FINDINGS_SETTINGS: dict[str, Any] = {"period": "day", "min_rounds": 300, "history_days": HISTORY_DAYS}
 
 
 def _tables(names: list[str]) -> str:
@@ -202,52 +205,64 @@ def finding_tests(features: pa.Table, settings: dict[str, Any] | None = None) ->
     those tables). Every kind seen at those tables is tested, also where the dealer has none (p = 1):
     the family BH adjusts is every (dealer, kind) that could have been flagged.
 
+    The period is the dealer's window of nights (`row_looks`: its nights of the last `history_days` days, the
+    warehouse's and the run's; every dealer's rounds at its tables over the same nights), pooled as one 2x2 table
+    as `--period run` pools a folder's nights; its p-value spent over the nightly looks (`look_share`).
+
     min_rounds 300 (the dealer's, and the other dealers' at least as many): a dealer whose rounds carry
     a kind 5x as often as the other dealers' is found with 71% power at a 1% baseline rate and 98% at
     2% (p <= 0.001, the dealer a quarter of the tables' rounds; simulated); 300 rounds is a dealer's day.
     effect: the dealer's rate minus the other dealers' (per round)."""
     s = merged(settings, DEALER_FINDINGS_SETTINGS)
-    min_rounds = int(s["min_rounds"])
-    method = "Fisher exact, one-sided (hypergeometric)"
+    min_rounds, days = int(s["min_rounds"]), int(s["history_days"])
     rows = features.to_pylist()
-    rounds: dict[tuple[str, str, str], int] = defaultdict(int)  # (period, table, dealer) -> rounds
-    hits: dict[tuple[str, str, str, str], int] = defaultdict(int)  # (period, table, dealer, kind) -> rounds
-    for r, p in zip(rows, periods(rows, s["period"]), strict=True):
-        if r["kind"] is None:
-            rounds[(p, r["table_id"], r["dealer_id"])] += r["rounds"]
-        else:
-            hits[(p, r["table_id"], r["dealer_id"], r["kind"])] += r["rounds"]
-    by_table: dict[tuple[str, str], int] = defaultdict(int)  # (period, table) -> every dealer's rounds
-    kind_by_table: dict[tuple[str, str, str], int] = defaultdict(int)  # (period, table, kind) -> rounds with it
-    for (p, t, _), n in rounds.items():
-        by_table[(p, t)] += n
-    for (p, t, _, k), n in hits.items():
-        kind_by_table[(p, t, k)] += n
+    day = night_ordinals(rows)
+    blocks = []
+    for dealer, start, last, window in row_looks(rows, lambda r: r["dealer_id"], s["period"], days):
+        rounds: dict[tuple[str, str], int] = defaultdict(int)  # (table, dealer) -> rounds
+        hits: dict[tuple[str, str, str], int] = defaultdict(int)  # (table, dealer, kind) -> rounds with it
+        for r in in_nights(rows, day, start, last):
+            if r["kind"] is None:
+                rounds[(r["table_id"], r["dealer_id"])] += r["rounds"]
+            else:
+                hits[(r["table_id"], r["dealer_id"], r["kind"])] += r["rounds"]
+        blocks.append(((window.period, dealer), _finding_tests(dealer, window, rounds, hits, min_rounds, days)))
+    return [t for _, block in sorted(blocks, key=lambda b: b[0]) for t in block]
+
+
+def _finding_tests(dealer: str, window: Window, rounds: dict[tuple[str, str], int],
+                   hits: dict[tuple[str, str, str], int], min_rounds: int, days: int) -> list[SurveillanceTest]:
+    """One dealer's tests over its window: `rounds` and `hits` every dealer's over the window's nights."""
+    period, method = window.period, window.method("Fisher exact, one-sided (hypergeometric)", days)
+    by_table: dict[str, int] = defaultdict(int)  # table -> every dealer's rounds
+    kind_by_table: dict[tuple[str, str], int] = defaultdict(int)  # (table, kind) -> rounds with it
+    for (t, _), n in rounds.items():
+        by_table[t] += n
+    for (t, _, k), n in hits.items():
+        kind_by_table[(t, k)] += n
+    tables = sorted(t for t, d in rounds if d == dealer)
+    n_d = sum(rounds[(t, dealer)] for t in tables)
+    n_all = sum(by_table[t] for t in tables)
+    n_o = n_all - n_d
     out = []
-    for period, dealer in sorted({(p, d) for p, _, d in rounds}):
-        tables = sorted(t for p, t, d in rounds if p == period and d == dealer)
-        n_d = sum(rounds[(period, t, dealer)] for t in tables)
-        n_all = sum(by_table[(period, t)] for t in tables)
-        n_o = n_all - n_d
-        kinds = sorted({k for p, t, k in kind_by_table if p == period and t in tables})
-        for kind in kinds:
-            a = sum(hits.get((period, t, dealer, kind), 0) for t in tables)
-            total = sum(kind_by_table.get((period, t, kind), 0) for t in tables)
-            c = total - a
-            where = f"dealer {dealer}, {period}: {kind} on {a:,} of {n_d:,} rounds"
-            if n_d < min_rounds or n_o < min_rounds:
-                why = (f"{n_d:,} rounds of the dealer" if n_d < min_rounds
-                       else f"{n_o:,} rounds of the other dealers at {_tables(tables)}")
-                out.append(untested("dealer_findings", dealer, period, method, n_d, min_rounds,
-                                    f"{where}; {why}, below the {min_rounds:,} this test needs"))
-                continue
-            p = hypergeometric_upper_tail(a, n_all, total, n_d)
-            out.append(SurveillanceTest(
-                detector="dealer_findings", subject=dealer, period=period,
-                statistic=f"{kind}: {a} of {n_d} rounds against {c} of {n_o}", value=float(a), p_value=p,
-                method=method, sample=n_d, min_sample=min_rounds, effect=a / n_d - c / n_o,
-                detail=f"{where} ({a / n_d:.2%}) against {c:,} of {n_o:,} ({c / n_o:.2%}) of the other dealers' "
-                       f"rounds at {_tables(tables)}"))
+    for kind in sorted({k for t, k in kind_by_table if t in tables}):
+        a = sum(hits.get((t, dealer, kind), 0) for t in tables)
+        total = sum(kind_by_table.get((t, kind), 0) for t in tables)
+        c = total - a
+        where = f"dealer {dealer}, {window.describe(n_d, 'rounds')}: {kind} on {a:,} of {n_d:,} rounds"
+        if n_d < min_rounds or n_o < min_rounds:
+            why = (f"{n_d:,} rounds of the dealer" if n_d < min_rounds
+                   else f"{n_o:,} rounds of the other dealers at {_tables(tables)}")
+            out.append(untested("dealer_findings", dealer, period, method, n_d, min_rounds,
+                                f"{where}; {why}, below the {min_rounds:,} this test needs"))
+            continue
+        p = hypergeometric_upper_tail(a, n_all, total, n_d)
+        out.append(SurveillanceTest(
+            detector="dealer_findings", subject=dealer, period=period,
+            statistic=f"{kind}: {a} of {n_d} rounds against {c} of {n_o}", value=float(a), p_value=window.spend(p),
+            method=method, sample=n_d, min_sample=min_rounds, effect=a / n_d - c / n_o,
+            detail=f"{where} ({a / n_d:.2%}) against {c:,} of {n_o:,} ({c / n_o:.2%}) of the other dealers' "
+                   f"rounds at {_tables(tables)}"))
     return out
 
 
@@ -315,7 +330,7 @@ def _flat(a: pa.ChunkedArray | pa.Array) -> pa.Array:
     return a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a
 
 
-DEALER_ACCOUNT_SETTINGS: dict[str, Any] = {"period": "day", "min_findings": 5}
+DEALER_ACCOUNT_SETTINGS: dict[str, Any] = {"period": "day", "min_findings": 5, "history_days": HISTORY_DAYS}
 
 
 def account_tests(features: pa.Table, settings: dict[str, Any] | None = None) -> list[SurveillanceTest]:
@@ -325,48 +340,66 @@ def account_tests(features: pa.Table, settings: dict[str, Any] | None = None) ->
     account's bad rounds falls on this dealer with probability s when dealers do not differ). Every
     dealer who dealt to the account is tested once N reaches the minimum (also those with X = 0).
 
+    The period is the account's window of nights (`row_looks`: its nights of the last `history_days` days, the
+    warehouse's and the run's, every dealer's rounds of it), its p-value spent over the nightly looks at the
+    account (`look_share`: a dealer and account is tested only when its account is looked at).
+
     min_findings 5 (N): below it even every bad round on one dealer who dealt a quarter of the
     account's rounds gives p > 0.001 (0.25^4 = 0.004); at 5, p = 0.001, and 8 of 8 gives 1.5e-5, which
     survives BH at 1% over a few hundred (dealer, account) pairs. Below the minimum, only the dealers
     with X >= 1 get a row (not tested). effect: X - N s (bad rounds beyond the dealer's share).
     money: what the dealer's bad rounds moved (minor units), where every table shares one currency."""
     s = merged(settings, DEALER_ACCOUNT_SETTINGS)
-    min_n = int(s["min_findings"])
-    method = "exact binomial, upper tail (the dealer's share of the account's rounds)"
+    days = int(s["history_days"])
     rows = features.to_pylist()
-    agg: dict[tuple[str, str], dict[str, list]] = defaultdict(dict)  # (period, account) -> dealer -> sums
-    for r, p in zip(rows, periods(rows, s["period"]), strict=True):
-        acc = agg[(p, r["account_id"])].setdefault(r["dealer_id"], [0, 0, 0, 0, 0, set()])
-        for i, name in enumerate(("rounds", "overpaid_rounds", "underpaid_rounds", "overpaid", "underpaid")):
-            acc[i] += r[name]
-        acc[5].add(r["currency"])
+    day = night_ordinals(rows)
+    of_account: dict[str, list[int]] = defaultdict(list)  # account -> its rows (indices)
+    for i, r in enumerate(rows):
+        of_account[r["account_id"]].append(i)
+    blocks = []
+    for account, start, last, window in row_looks(rows, lambda r: r["account_id"], s["period"], days):
+        dealers: dict[str, list] = {}  # dealer -> sums over the window
+        for r in (rows[i] for i in of_account[account] if start <= day[i] <= last):
+            acc = dealers.setdefault(r["dealer_id"], [0, 0, 0, 0, 0, set()])
+            for k, name in enumerate(("rounds", "overpaid_rounds", "underpaid_rounds", "overpaid", "underpaid")):
+                acc[k] += r[name]
+            acc[5].add(r["currency"])
+        blocks.append(((window.period, account), _account_tests(account, window, dealers, int(s["min_findings"]),
+                                                                days)))
+    return [t for _, block in sorted(blocks, key=lambda b: b[0]) for t in block]
+
+
+def _account_tests(account: str, window: Window, dealers: dict[str, list], min_n: int,
+                   days: int) -> list[SurveillanceTest]:
+    """One account's tests over its window: `dealers` the sums of each dealer's rounds of it there."""
+    period = window.period
+    method = window.method("exact binomial, upper tail (the dealer's share of the account's rounds)", days)
+    total_rounds = sum(v[0] for v in dealers.values())
     out = []
-    for (period, account), dealers in sorted(agg.items()):
-        total_rounds = sum(v[0] for v in dealers.values())
-        for j, kind in enumerate(MONEY_KINDS):
-            n = sum(v[1 + j] for v in dealers.values())
-            if n == 0:
+    for j, kind in enumerate(MONEY_KINDS):
+        n = sum(v[1 + j] for v in dealers.values())
+        if n == 0:
+            continue
+        word = kind.lower()
+        for dealer, v in sorted(dealers.items()):
+            x, share, money = v[1 + j], v[0] / total_rounds, v[3 + j]
+            subject = f"{dealer}|{account}"
+            where = (f"dealer {dealer}, {window.describe(total_rounds, 'rounds')}: account {account} {word} on "
+                     f"{x:,} of this dealer's rounds, of {n:,} {word} rounds in all; the dealer dealt {share:.1%} of "
+                     f"its {total_rounds:,} rounds")
+            if n < min_n:
+                if x:
+                    out.append(untested("dealer_account", subject, period, method, n, min_n,
+                                        f"{where}; {n:,} {word} rounds, below the {min_n} this test needs"))
                 continue
-            word = kind.lower()
-            for dealer, v in sorted(dealers.items()):
-                x, share, money = v[1 + j], v[0] / total_rounds, v[3 + j]
-                subject = f"{dealer}|{account}"
-                where = (f"dealer {dealer}, {period}: account {account} {word} on {x:,} of this dealer's rounds, "
-                         f"of {n:,} {word} rounds in all; the dealer dealt {share:.1%} of its {total_rounds:,} "
-                         f"rounds")
-                if n < min_n:
-                    if x:
-                        out.append(untested("dealer_account", subject, period, method, n, min_n,
-                                            f"{where}; {n:,} {word} rounds, below the {min_n} this test needs"))
-                    continue
-                currency = next(iter(v[5])) if len(v[5]) == 1 else None
-                amount = f"; {format_money(money, currency)} {word}" if currency and x else ""
-                out.append(SurveillanceTest(
-                    detector="dealer_account", subject=subject, period=period,
-                    statistic=f"{kind}: {x} of {n} on the dealer's rounds", value=float(x),
-                    p_value=binomial_upper_tail(x, n, share), method=method, sample=n, min_sample=min_n,
-                    effect=x - n * share, money=money if currency else None,
-                    detail=f"{where} ({n * share:.1f} expected){amount}"))
+            currency = next(iter(v[5])) if len(v[5]) == 1 else None
+            amount = f"; {format_money(money, currency)} {word}" if currency and x else ""
+            out.append(SurveillanceTest(
+                detector="dealer_account", subject=subject, period=period,
+                statistic=f"{kind}: {x} of {n} on the dealer's rounds", value=float(x),
+                p_value=window.spend(binomial_upper_tail(x, n, share)), method=method, sample=n, min_sample=min_n,
+                effect=x - n * share, money=money if currency else None,
+                detail=f"{where} ({n * share:.1f} expected){amount}"))
     return out
 
 
@@ -480,7 +513,7 @@ RESULT_DESIGN: dict[str, Any] = {"shortfall": 0.10, "stakes": (500, 1000, 2500),
 # min_rounds: the rounds' variance is estimated from the dealer's rounds; the false-positive rate was simulated at or
 # below nominal from 30 rounds up (docs/surveillance.md), the least simulated
 DEALER_RESULT_SETTINGS: dict[str, Any] = {"period": "day", "min_bets": result_min_bets(**RESULT_DESIGN),
-                                          "min_rounds": 30}
+                                          "min_rounds": 30, "history_days": HISTORY_DAYS}
 
 
 def result_tests(features: pa.Table, settings: dict[str, Any] | None = None) -> list[SurveillanceTest]:
@@ -510,18 +543,24 @@ def result_tests(features: pa.Table, settings: dict[str, Any] | None = None) -> 
     shortfall some 6-13 times larger for the same power.
     effect: (house result - expected) / stake. money: house result - expected (minor units)."""
     s = merged(settings, DEALER_RESULT_SETTINGS)
-    min_bets, min_rounds = int(s["min_bets"]), int(s["min_rounds"])
+    min_bets, min_rounds, days = int(s["min_bets"]), int(s["min_rounds"]), int(s["history_days"])
     # in the order of the table keys, so that the float sums do not depend on the order of the tables
     rows = sorted(features.to_pylist(), key=lambda r: tuple(str(r[k]) for k in ("table_id", "business_date",
                                                                                   "dealer_id", "currency")))
-    agg: dict[tuple[str, str, str], np.ndarray] = {}
-    for r, p in zip(rows, periods(rows, s["period"]), strict=True):
-        key = (r["dealer_id"], r["currency"], p)
-        agg.setdefault(key, np.zeros(9))
-        agg[key] += [r["bets"], r["stake"], r["house"], r["expected_house"], r["variance"],
-                     r["variance_theoretical_bets"], r["bets_without_rtp"], r["rounds"], r["round_variance"]]
+    day = night_ordinals(rows)
+    of_subject: dict[tuple[str, str], list[int]] = defaultdict(list)  # (dealer, currency) -> its rows (indices)
+    for i, r in enumerate(rows):
+        of_subject[(r["dealer_id"], r["currency"])].append(i)
+    agg: dict[tuple[str, str, str], tuple[np.ndarray, Window]] = {}
+    for subject, start, last, window in row_looks(rows, lambda r: (r["dealer_id"], r["currency"]), s["period"],
+                                                  days):
+        v = np.zeros(9)
+        for r in (rows[i] for i in of_subject[subject] if start <= day[i] <= last):
+            v += [r["bets"], r["stake"], r["house"], r["expected_house"], r["variance"],
+                  r["variance_theoretical_bets"], r["bets_without_rtp"], r["rounds"], r["round_variance"]]
+        agg[(*subject, window.period)] = (v, window)
     out = []
-    for (dealer, currency, period), v in sorted(agg.items(), key=lambda kv: tuple(str(x) for x in kv[0])):
+    for (dealer, currency, period), (v, window) in sorted(agg.items(), key=lambda kv: tuple(str(x) for x in kv[0])):
         bets, stake, house, expected, bet_variance, theoretical, without, n_rounds, round_variance = (
             float(x) for x in v)
         bets, theoretical, without, n_rounds = int(bets), int(theoretical), int(without), int(n_rounds)
@@ -530,12 +569,13 @@ def result_tests(features: pa.Table, settings: dict[str, Any] | None = None) -> 
                   f"theoretical for {theoretical:,} bets, squared deviations for {bets - theoretical:,}")
         rounds_larger = round_variance > bet_variance
         used = "the rounds'" if rounds_larger else "the bets'"
-        method = (f"normal approximation (z), two-sided; variance: the larger of the rounds' squared deviations and "
-                  f"the bets' ({source}): {used}")
+        method = window.method(f"normal approximation (z), two-sided; variance: the larger of the rounds' squared "
+                               f"deviations and the bets' ({source}): {used}", days)
         variance = max(round_variance, bet_variance)
-        where = f"dealer {dealer}, {period} ({currency})"
+        where = f"dealer {dealer}, {window.describe(bets, 'bets')} ({currency})"
         if bets == 0:
-            out.append(untested("dealer_result", dealer, period, "normal approximation (z), two-sided", 0, min_bets,
+            out.append(untested("dealer_result", dealer, period,
+                                window.method("normal approximation (z), two-sided", days), 0, min_bets,
                                 f"{where}: none of {without:,} settled bets carries a theoretical_rtp (the "
                                 "pipeline's per-bet theoretical RTP): the house result is not set against the theory"))
             continue
@@ -547,7 +587,7 @@ def result_tests(features: pa.Table, settings: dict[str, Any] | None = None) -> 
             continue
         diff = house - expected
         z = diff / math.sqrt(variance)
-        p = math.erfc(abs(z) / math.sqrt(2))
+        p = window.spend(math.erfc(abs(z) / math.sqrt(2)))
         skipped = f"; {without:,} settled bets without an RTP left out" if without else ""
         ratio = round_variance / bet_variance if bet_variance > 0 else math.inf
         out.append(SurveillanceTest(
@@ -564,13 +604,20 @@ def result_tests(features: pa.Table, settings: dict[str, Any] | None = None) -> 
 # ---------------------------------------------------------------------------------------------------
 
 DAILY_SIGNATURE = "surveillance_daily_signature"  # its nightly history (engine/surveillance/equipment.py DAILY_WHEEL)
+# the tallies' nightly history: each detector's features, night by night (issue 43)
+DAILY_FINDINGS, DAILY_ACCOUNTS, DAILY_RESULTS = ("surveillance_daily_dealer_findings",
+                                                 "surveillance_daily_dealer_accounts",
+                                                 "surveillance_daily_dealer_results")
 DEALER_SIGNATURE = Detector(name="dealer_signature", finding_kind="DEALER_SIGNATURE", games=("roulette",),
                             features=signature_features, tests=signature_tests, settings=DEALER_SIGNATURE_SETTINGS,
                             publish_as=DAILY_SIGNATURE, history=DAILY_SIGNATURE)
 DEALER_FINDINGS = Detector(name="dealer_findings", finding_kind="DEALER_ANOMALY", games=(), features=finding_features,
-                           tests=finding_tests, settings=DEALER_FINDINGS_SETTINGS)
+                           tests=finding_tests, settings=DEALER_FINDINGS_SETTINGS, publish_as=DAILY_FINDINGS,
+                           history=DAILY_FINDINGS)
 DEALER_ACCOUNT = Detector(name="dealer_account", finding_kind="DEALER_ANOMALY", games=(), features=account_features,
-                          tests=account_tests, settings=DEALER_ACCOUNT_SETTINGS)
+                          tests=account_tests, settings=DEALER_ACCOUNT_SETTINGS, publish_as=DAILY_ACCOUNTS,
+                          history=DAILY_ACCOUNTS)
 DEALER_RESULT = Detector(name="dealer_result", finding_kind="DEALER_ANOMALY", games=(), features=result_features,
-                         tests=result_tests, settings=DEALER_RESULT_SETTINGS)
+                         tests=result_tests, settings=DEALER_RESULT_SETTINGS, publish_as=DAILY_RESULTS,
+                         history=DAILY_RESULTS)
 DETECTORS: tuple[Detector, ...] = (DEALER_SIGNATURE, DEALER_FINDINGS, DEALER_ACCOUNT, DEALER_RESULT)

@@ -40,6 +40,12 @@ class Detector:
     # warehouse keeps and a run reads back to test each subject over a window of past nights (issue 43); None:
     # each run tests only its own nights
     history: str | None = None
+    # where its history is not its features as they are (the wheels' counts are): one table's features -> the rows of
+    # its `history` output, which the run publishes (advantage_play: the shoes bet in, compactly)...
+    to_history: Callable[[pa.Table], pa.Table] | None = None
+    # ... and those rows read back -> feature rows to test beside the run's (given the run's features, so that only
+    # the rows its subjects need are made)
+    from_history: Callable[[pa.Table, pa.Table], pa.Table] | None = None
     # its tests take one table's features at a time (no subject spans two tables, as shared_rounds' pair a table):
     # the pipeline runs them in the per-table step, and only the rows they return travel on, not the features (a
     # row a pair and table-day: ~10.5M at 10M bets). Its tests over several tables' features concatenated must be

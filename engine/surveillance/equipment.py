@@ -28,7 +28,7 @@ The chi-square's own validity (5 expected per cell) needs far less.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
@@ -109,22 +109,6 @@ def settled(rounds: pa.Table) -> np.ndarray:
     return np.asarray(to_numpy(pc.fill_null(pc.equal(column(rounds, "status"), "settled"), False)), dtype=bool)
 
 
-def period_label(dates: Iterable[str]) -> str:
-    ds = sorted(set(dates))
-    return ds[0] if len(ds) == 1 else f"{ds[0]}..{ds[-1]}"
-
-
-def periods(rows: list[dict[str, Any]], mode: str) -> list[str]:
-    """The period of each feature row: its business date (`mode` "day"), or the first..last business
-    date of all the rows (`mode` "run": one test per subject over the run)."""
-    if mode not in PERIODS:
-        raise ValueError(f"period must be one of {PERIODS}, got {mode!r}")
-    if mode == "day" or not rows:
-        return [r["business_date"] for r in rows]
-    label = period_label(r["business_date"] for r in rows)
-    return [label] * len(rows)
-
-
 # ---------------------------------------------------------------------------------------------------
 # history: each test over a rolling window of nights (issue 43; docs/surveillance.md § History)
 
@@ -186,7 +170,7 @@ def window_start(first: str, last: str, history_days: int) -> str:
 def windowed_counts(features: pa.Table, subject: tuple[str, ...], category: str, size: int, mode: str,
                     history_days: int = 0, index: Callable[[Any], int] = int) -> dict[tuple, tuple[np.ndarray, Window]]:
     """{(subject..., period): (counts per category, its window)}: one test per subject (the values of the
-    `subject` columns) and period of the run's own rows (`periods`; rows whose `history` column is true are
+    `subject` columns) and period of the run's own rows (`looks`; rows whose `history` column is true are
     earlier nights' statistics from the warehouse, which are never tested themselves), each counting every row of
     its subject, the run's and the history's, from `window_start` to the period's last night. The key's period is
     the window's (first..last night with data). history_days 0: the period alone, as the detectors counted
@@ -204,27 +188,80 @@ def windowed_counts(features: pa.Table, subject: tuple[str, ...], category: str,
     cat_codes, cat_names = _codes(features.column(category))
     cat = np.array([index(v) for v in cat_names], dtype=np.int64)[cat_codes]
     count = np.asarray(to_numpy(features.column("count")), dtype=np.int64)
-    past = (np.asarray(to_numpy(pc.fill_null(features.column("history"), False)), dtype=bool)
-            if "history" in features.column_names else np.zeros(n, dtype=bool))
-    mine = np.flatnonzero(~past)
-    if mode not in PERIODS:
-        raise ValueError(f"period must be one of {PERIODS}, got {mode!r}")
-    if mode == "day":
-        tests = {(int(w), int(d), int(d)) for w, d in zip(who[mine], day[mine], strict=True)}
-    else:
-        first, last = int(day[mine].min()), int(day[mine].max())
-        tests = {(int(w), first, last) for w in np.unique(who[mine])}
+    past = history_marks(features)
     out: dict[tuple, tuple[np.ndarray, Window]] = {}
-    for w, first, last in tests:
-        start = min(first, last - max(history_days, 0))
+    for w, start, last, window in looks(who, day, past, mode, history_days):
         rows = (who == w) & (day >= start) & (day <= last)
         counts = np.bincount(cat[rows], weights=count[rows], minlength=size).round().astype(np.int64)
-        nights = np.unique(day[rows])
-        window = Window(date.fromordinal(int(nights[0])).isoformat(), date.fromordinal(int(nights[-1])).isoformat(),
-                        int(nights.size), look_share(int(nights.size), history_days))
         values = tuple(names[subjects[w, i]] for i, (_, names) in enumerate(keys))
         out[(*values, window.period)] = (counts, window)
     return dict(sorted(out.items()))
+
+
+def history_marks(features: pa.Table) -> np.ndarray:
+    """Per row: whether it is an earlier night's statistic from the warehouse (its `history` column, true), which
+    only windows count (the run's own rows carry none, or null)."""
+    if "history" not in features.column_names:
+        return np.zeros(features.num_rows, dtype=bool)
+    return np.asarray(to_numpy(pc.fill_null(features.column("history"), False)), dtype=bool)
+
+
+def looks(who: np.ndarray, day: np.ndarray, past: np.ndarray, mode: str,
+          history_days: int) -> list[tuple[int, int, int, Window]]:
+    """The tests of a run with history: (subject, first night of its window, last night, the Window) per look.
+
+    `who` is each row's subject (an integer code), `day` its night (a date ordinal), `past` whether it is a history
+    row (never looked at itself). A look per subject and night of its own rows (`mode` "day"), or one per subject
+    over the run's nights, the first and last of every subject's own rows ("run"); each counting the subject's rows,
+    the run's and the history's, from history_days before its last night (or its first, if earlier) to its last.
+    The Window: the first and last night with the subject's rows in that span, how many, the look's share of alpha
+    (`look_share`). A detector whose test reads other subjects' rows too (a dealer against the other dealers at
+    its tables) takes the same span of nights for them."""
+    if mode not in PERIODS:
+        raise ValueError(f"period must be one of {PERIODS}, got {mode!r}")
+    mine = np.flatnonzero(~past)
+    if not mine.size:
+        return []
+    if mode == "day":
+        ends = {(int(w), int(d), int(d)) for w, d in zip(who[mine], day[mine], strict=True)}
+    else:
+        first, last = int(day[mine].min()), int(day[mine].max())
+        ends = {(int(w), first, last) for w in np.unique(who[mine])}
+    out = []
+    for w, first, last in sorted(ends):
+        start = min(first, last - max(history_days, 0))
+        nights = np.unique(day[(who == w) & (day >= start) & (day <= last)])
+        out.append((w, start, last, Window(date.fromordinal(int(nights[0])).isoformat(),
+                                           date.fromordinal(int(nights[-1])).isoformat(), int(nights.size),
+                                           look_share(int(nights.size), history_days))))
+    return out
+
+
+def row_looks(rows: list[dict[str, Any]], subject: Callable[[dict[str, Any]], Any], mode: str,
+              history_days: int) -> list[tuple[Any, int, int, Window]]:
+    """`looks` over feature rows as dicts (the dealer detectors'): (subject value, first night, last night, Window)
+    per look, `subject(row)` the look's subject, a row's night its `business_date` ('YYYY-MM-DD'), its `history`
+    (true: an earlier night from the warehouse)."""
+    codes: dict[Any, int] = {}
+    who = np.array([codes.setdefault(subject(r), len(codes)) for r in rows], dtype=np.int64)
+    values = list(codes)
+    day = night_ordinals(rows)
+    past = np.array([bool(r.get("history")) for r in rows], dtype=bool)
+    return [(values[w], start, last, window) for w, start, last, window in looks(who, day, past, mode, history_days)]
+
+
+def night_ordinals(rows: list[dict[str, Any]]) -> np.ndarray:
+    """Each row's business_date ('YYYY-MM-DD') as a date ordinal."""
+    memo: dict[str, int] = {}
+    for r in rows:
+        if r["business_date"] not in memo:
+            memo[r["business_date"]] = date.fromisoformat(str(r["business_date"])).toordinal()
+    return np.array([memo[r["business_date"]] for r in rows], dtype=np.int64)
+
+
+def in_nights(rows: list[dict[str, Any]], day: np.ndarray, start: int, last: int) -> list[dict[str, Any]]:
+    """The rows (in their order) whose night (`day`, ordinals) is from start to last, both included."""
+    return [r for r, d in zip(rows, day, strict=True) if start <= d <= last]
 
 
 def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, list]:

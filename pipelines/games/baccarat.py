@@ -3,11 +3,14 @@ engine works on the columns of a whole table's shoes at once)."""
 
 from __future__ import annotations
 
+import re
+
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.games.baccarat.shoe_audit import TableInfo
 from pipelines import convert
+from pipelines.games.rows import dealing_place
 
 OUT_REPLAYS = "round_replays"
 QUARANTINED_ROUNDS = True  # dealt from a shoe in round order (pipelines.games.audit_group)
@@ -25,38 +28,72 @@ def audit_tables(info: TableInfo, shoes: pa.Table, rounds: pa.Table, bets: pa.Ta
     round (its cards dealt past, nothing in it checked) and left out of the outputs."""
     held = _dealt_past(shoes, rounds, quarantined_rounds)
     replays, settlements, findings, quarantine = convert.audit_shoes_tables(
-        info, shoes, pa.concat_tables([_nullable(rounds), held]) if held is not None else rounds, bets,
+        info, shoes, pa.concat_tables([_nullable(rounds), held[0]]) if held is not None else rounds, bets,
         compact=compact, neighbours=neighbours)
     if held is not None:
         replays = replays.filter(pc.invert(pc.starts_with(replays["round_id"], _HELD)))
-        findings = findings.filter(pc.invert(pc.fill_null(pc.starts_with(findings["round_id"], _HELD), False)))
+        findings = _named(findings, held[1])
     return {OUT_REPLAYS: replays, "settlements": settlements, "findings": findings, "quarantine": quarantine}
 
 
-def _dealt_past(shoes: pa.Table, rounds: pa.Table, quarantined: pa.Table | None) -> pa.Table | None:
+def _named(findings: pa.Table, ids: list[str]) -> pa.Table:
+    """The findings without those on a quarantined round (nothing in it is judged) but the one that says its cards
+    cannot be counted (SHOE_UNVERIFIABLE_AFTER), given back its recorded id (`ids`: by its _HELD number)."""
+    on_held = pc.fill_null(pc.starts_with(findings["round_id"], _HELD), False)
+    if not pc.any(on_held).as_py():
+        return findings
+    kept = pc.or_(pc.invert(on_held), pc.equal(findings["kind"], "SHOE_UNVERIFIABLE_AFTER"))
+    rows = findings.filter(kept).to_pylist()
+    held = re.compile(re.escape(_HELD) + r"(\d+)")
+    for row in rows:  # (its message names the rounds after it too, some maybe quarantined)
+        row["round_id"] = held.sub(lambda m: ids[int(m.group(1))], row["round_id"] or "") or None
+        row["message"] = held.sub(lambda m: ids[int(m.group(1))], row["message"])
+    return pa.Table.from_pylist(rows, schema=findings.schema)
+
+
+def _dealt_past(shoes: pa.Table, rounds: pa.Table, quarantined: pa.Table | None) -> tuple[pa.Table, list[str]] | None:
     """The quarantined rounds that have a place in one of `shoes` (a round_no in the contract's range) as
-    `rounds` rows: a round id of their own (_HELD), cancelled, their recorded cards; None: none."""
+    `rounds` rows: a round id of their own (_HELD and its number), cancelled, their recorded cards; and their
+    recorded ids by that number. None: none."""
     if quarantined is None or not quarantined.num_rows or "round_no" not in quarantined.column_names:
         return None
-    placed = pc.and_(pc.fill_null(pc.greater_equal(quarantined["round_no"], 1), False),
-                     pc.is_in(convert.plain(quarantined["shoe_id"]).cast(pa.string()), shoes["shoe_id"]))
-    quarantined = quarantined.filter(placed)
+    quarantined = quarantined.filter(pc.is_in(convert.plain(quarantined["shoe_id"]).cast(pa.string()),
+                                              shoes["shoe_id"]))
     n = quarantined.num_rows
     if not n:
         return None
     given = {"round_id": pa.array([f"{_HELD}{i}" for i in range(n)], pa.string()),
-             "status": pa.array(["cancelled"] * n, pa.string())}
+             "status": pa.array(["cancelled"] * n, pa.string()),
+             "round_no": pa.array(_places(rounds, quarantined), pa.int64())}
 
     def column(f: pa.Field):
         if f.name in given:
             return given[f.name].cast(f.type)
         if f.name == "betting_closed_at" and f.name in quarantined.column_names:  # (no bet is on it: any time)
             return pc.fill_null(quarantined[f.name].cast(f.type), pa.scalar(0, f.type))
+        if f.name == "betting_opened_at" and f.name in quarantined.column_names:  # (its finding's day: its shoe's)
+            shoe_opened = shoes["opened_at"].take(pc.index_in(convert.plain(quarantined["shoe_id"]).cast(pa.string()),
+                                                              shoes["shoe_id"]))
+            return pc.coalesce(quarantined[f.name].cast(f.type), shoe_opened.cast(f.type))
         if f.name in quarantined.column_names:
             return convert.plain(quarantined[f.name]).cast(f.type)
         return pa.nulls(n, f.type)
 
-    return pa.Table.from_arrays([column(f) for f in rounds.schema], schema=_nullable(rounds).schema)
+    return (pa.Table.from_arrays([column(f) for f in rounds.schema], schema=_nullable(rounds).schema),
+            [str(r) for r in convert.plain(quarantined["round_id"]).to_pylist()])
+
+
+def _places(rounds: pa.Table, quarantined: pa.Table) -> list[int]:
+    """The round_no each quarantined round is dealt at among its shoe's audited rounds (rows.dealing_place)."""
+    opened = "betting_opened_at"
+    mine = quarantined.select([c for c in ("shoe_id", "round_no", opened) if c in quarantined.column_names])
+    rows = convert.plain_table(mine).to_pylist()
+    audited: dict[str, list[tuple[int, object]]] = {}
+    shoe_ids = {r["shoe_id"] for r in rows}
+    of_shoes = rounds.filter(pc.is_in(convert.plain(rounds["shoe_id"]).cast(pa.string()), pa.array(list(shoe_ids))))
+    for r in convert.plain_table(of_shoes.select(["shoe_id", "round_no", opened])).to_pylist():
+        audited.setdefault(r["shoe_id"], []).append((r["round_no"], r[opened]))
+    return [dealing_place(r["round_no"], r.get(opened), audited.get(r["shoe_id"], [])) for r in rows]
 
 
 def _nullable(rounds: pa.Table) -> pa.Table:

@@ -87,6 +87,10 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
         start, rows = start + len(order), dealt[start:start + len(order)]
         held = held_of_shoe.get(shoe["shoe_id"], [])
         if held:  # its rounds, and those put in quarantine at their places, as records (a rare shoe)
+            # (when betting opened places a round numbered out of range: read for this shoe's rounds only)
+            opened = rounds["betting_opened_at"].take(pa.array(order, pa.int64())).to_pylist()
+            for i, at in zip(order, opened, strict=True):
+                round_rows[i]["betting_opened_at"] = at
             in_shoe = InShoe.of(order, round_rows, held)
             engine_rounds, audited = _with_quarantined(rounds, order, in_shoe), in_shoe.audited
         else:
@@ -107,8 +111,8 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     return gathered.tables(table.table_id, OUT_REPLAYS, REPLAYS.schema, plain, bets, _replay_columns)
 
 
-_ROUND_COLUMNS = ["round_id", "shoe_id", "round_no", "status", "dealer_cards", "boxes", "box_cards", "box_actions",
-                  "box_auto_played"]
+_ROUND_COLUMNS = ["round_id", "shoe_id", "round_no", "betting_opened_at", "status", "dealer_cards", "boxes",
+                  "box_cards", "box_actions", "box_auto_played"]
 
 
 _RECORDED_COLUMNS = [*_ROUND_COLUMNS, "betting_closed_at", "box_action_times", "dealer_revealed_at"]
@@ -256,6 +260,7 @@ def _round_columns(r: pa.Table) -> ShoeRounds:
         times[_spans(_starts(time_n)[:-1][with_times], time_n[with_times])]
     return ShoeRounds(
         cancelled=pc.fill_null(pc.equal(r["status"], "cancelled"), False).to_numpy(zero_copy_only=False),
+        numbered=pc.fill_null(pc.greater_equal(r["round_no"], 1), False).to_numpy(zero_copy_only=False),
         closed=_instants(r["betting_closed_at"], 0), readable=readable,
         used=dealer_n + np.bincount(card_round, weights=card_n, minlength=n).astype(np.int64),
         dealer=_cards(dealer)[readable[np.repeat(at, dealer_n)]], dealer_at=dealer_at, box_no=box_no[kept_box],

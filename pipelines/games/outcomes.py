@@ -18,8 +18,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from engine.betting_columns import BetColumns, ColumnAudit, RoundColumns
+from engine.betting_columns import BetColumns, ColumnAudit, RoundColumns, Verdicts, distinct, findings_table
 from engine.findings import Finding
+from pipelines.convert import dated_findings
 from pipelines.convert import plain as plain_values
 from pipelines.games.rows import (
     BET_COLUMNS,
@@ -27,7 +28,6 @@ from pipelines.games.rows import (
     GameTable,
     bet_tables,
     bets_by_shoe,
-    findings_of,
     plain_bets,
     round_dates,
     shoe_day,
@@ -96,15 +96,17 @@ def audit_tables(table: OutcomeTable, shoes: pa.Table, rounds: pa.Table, bets: p
         bet_rows.append(np.where(index >= 0, order[np.maximum(index, 0)], -1) if len(order) else index)
         expected.append(pa.array(result.expected, pa.int64(), mask=~result.settled))
         unsettled += result.unsettled
-        found = [*result.findings, *_session_shape(table, session)]
-        if found:
+        found = pa.concat_tables([result.findings, findings_table(_session_shape(table, session))])
+        if found.num_rows:
             session_dates = dict(zip(recorded.round_id, dates.take(pa.array(order, pa.int64())).to_pylist(),
                                      strict=True))
-            findings.append(findings_of(found, session_dates, shoe_day(session_dates.values(), session["opened_at"])))
+            default = shoe_day(session_dates.values(), session["opened_at"])
+            findings.append(dated_findings(found, [session_dates.get(r, default) if r else default
+                                                   for r in found["round_id"].to_pylist()]))
     take, bet_rows = np.concatenate(take), np.concatenate(bet_rows)
     settled = bet_tables(table.table_id, plain, bets, rounds, take, bet_rows, pa.concat_arrays(expected), unsettled)
     return {
-        spec.out_replays: replays.table(table, rounds, dates, outcomes, plain, take, bet_rows),
+        spec.out_replays: replays.table(table, rounds, dates, outcomes, table_bets, take, bet_rows),
         "settlements": settled["settlements"],
         "findings": pa.concat_tables(findings) if findings else FINDINGS.empty_table(),
         "quarantine": settled["quarantine"],
@@ -128,14 +130,14 @@ def _session_shape(table: OutcomeTable, session: dict) -> list[Finding]:
                     f"{recorded}: the game deals no cards (its rounds are judged on their recorded outcomes).")]
 
 
-_KNOWN: dict[str, dict] = {}
+_KNOWN: dict[str, Verdicts] = {}
 
 
-def _known_verdicts(rules: Any) -> dict:
+def _known_verdicts(rules: Any) -> Verdicts:
     """The verdicts by bet type, selection and outcome worked out under these rules, kept across the tables and
     sessions of a run (a few thousand a ruleset at most); rules are told apart by everything they say (their
     repr: a frozen dataclass of plain values), so that each table's copy of a ruleset shares them."""
-    return _KNOWN.setdefault(f"{type(rules).__qualname__}{rules!r}", {})
+    return _KNOWN.setdefault(f"{type(rules).__qualname__}{rules!r}", Verdicts())
 
 
 def _one_chunk(column: pa.Array | pa.ChunkedArray) -> pa.Array:
@@ -246,9 +248,9 @@ class _Replays:
         self.lines += len(result.explanation)
         self.finding_kinds += result.finding_kinds
 
-    def table(self, table: OutcomeTable, rounds: pa.Table, dates: pa.Array, outcomes: list, plain: pa.Table,
+    def table(self, table: OutcomeTable, rounds: pa.Table, dates: pa.Array, outcomes: list, bets: _TableBets,
               take: np.ndarray, bet_rows: np.ndarray) -> pa.Table:
-        """The game's round replays; `take` the engine's bets (rows of `plain`), `bet_rows` their rounds'."""
+        """The game's round replays; `take` the engine's bets (rows of `bets`), `bet_rows` their rounds'."""
         spec, schema = table.spec, table.spec.replay_schema
         rows = np.concatenate([NO_BETS, *self.rows])
         at = pa.array(rows, pa.int64())
@@ -265,7 +267,7 @@ class _Replays:
                      else pa.nulls(len(rows), outcome_type)),
             "outcome_valid": pa.array([spec.valid(outcomes[i]) for i in rows.tolist()], pa.bool_()),
             "outcome_description": pa.array(self.description, pa.string()),
-            "bets": _bets_on_replays(table, rows, plain, take, bet_rows, rounds.num_rows),
+            "bets": _bets_on_replays(table, rows, bets, take, bet_rows, rounds.num_rows),
             "explanation": pa.ListArray.from_arrays(pa.array(np.concatenate(self.explanation_at), pa.int32()),
                                                     pa.concat_arrays([pa.array([], pa.string()), *self.explanation])),
             "finding_kinds": pa.array(self.finding_kinds, pa.list_(pa.string())),
@@ -273,41 +275,48 @@ class _Replays:
         return pa.Table.from_arrays([_one_chunk(columns[f.name]) for f in schema], schema=schema)
 
 
-def _bets_on_replays(table: OutcomeTable, replay_rows: np.ndarray, plain: pa.Table, take: np.ndarray,
+def _bets_on_replays(table: OutcomeTable, replay_rows: np.ndarray, bets: _TableBets, take: np.ndarray,
                      bet_rows: np.ndarray, rounds: int) -> pa.Array:
     """Each replayed round's bets by bet_id (ties as placed on the table), with their selection and what it
     covers on the layout (the replay's picture), column by column; what a bet covers worked out once per
-    bet type and selection. `take`: the bets (rows of `plain`), `bet_rows`: each one's round (-1: none)."""
+    bet type and selection. `take`: the bets (rows of `bets`), `bet_rows`: each one's round (-1: none)."""
     on_a_round = bet_rows >= 0
     take, bet_rows = take[on_a_round], bet_rows[on_a_round]
     replay_of_row = np.full(rounds, -1, np.int64)
     replay_of_row[replay_rows] = np.arange(len(replay_rows))
     on = replay_of_row[bet_rows]  # each bet's replay row
-    ids = plain["bet_id"].take(pa.array(take, pa.int64()))
-    ordered = pc.sort_indices(pa.table({"on": on, "bet_id": ids, "at": np.arange(len(take))}),
-                              sort_keys=[("on", "ascending"), ("bet_id", "ascending"), ("at", "ascending")])
-    take = take[ordered.to_numpy()]
+    ids = bets.bet_id.take(pa.array(take, pa.int64()))
+    ordered = _by_round_and_id(on, ids)
+    if ordered is not None:
+        take, ids = take[ordered], ids.take(pa.array(ordered, pa.int64()))
     offsets = np.concatenate([[0], np.cumsum(np.bincount(on, minlength=len(replay_rows)))]).astype(np.int32)
-    rows = pa.array(take, pa.int64())
-    types = plain["bet_type"].take(rows).combine_chunks().cast(pa.string())
-    selections = plain["selection"].take(rows).combine_chunks().cast(pa.string())
-    # the distinct (bet type, selection) pairs, a null selection its own
-    type_codes = types.dictionary_encode(null_encoding="encode")
-    selection_codes = selections.dictionary_encode(null_encoding="encode")
-    pairs, pair_of = np.unique(
-        type_codes.indices.to_numpy(zero_copy_only=False).astype(np.int64) * (len(selection_codes.dictionary) + 1)
-        + selection_codes.indices.to_numpy(zero_copy_only=False), return_inverse=True)
+    width = len(bets.selections)
+    pairs, pair_of = distinct(bets.bet_type[take] * width + bets.selection[take])
     covered = []
     for pair in pairs.tolist():
-        code, selection = divmod(pair, len(selection_codes.dictionary) + 1)
-        numbers = table.spec.covered(table.rules, type_codes.dictionary[code].as_py(),
-                                     selection_codes.dictionary[selection].as_py())
+        code, chosen = divmod(pair, width)
+        numbers = table.spec.covered(table.rules, bets.bet_types[code], bets.selections[chosen])
         covered.append(sorted(numbers) if numbers is not None else None)
     bet_fields = pa.StructArray.from_arrays(
-        [plain["bet_id"].take(rows).combine_chunks().cast(pa.string()), types, selections,
-         pa.array(covered, pa.list_(pa.int8())).take(pa.array(pair_of.reshape(-1), pa.int64()))],
+        [ids, pa.array(bets.bet_types, pa.string()).take(pa.array(bets.bet_type[take])),
+         pa.array(bets.selections, pa.string()).take(pa.array(bets.selection[take])),
+         pa.array(covered, pa.list_(pa.int8())).take(pa.array(pair_of))],
         fields=list(table.spec.replay_schema.field("bets").type.value_type))
     return pa.ListArray.from_arrays(pa.array(offsets), bet_fields)
+
+
+def _by_round_and_id(on: np.ndarray, ids: pa.Array) -> np.ndarray | None:
+    """The order that sorts bets by round, then bet_id, ties as given; None when they are in it already (as
+    the recorder writes them: a comparison of neighbours instead of a sort of the strings)."""
+    if not len(on):
+        return None
+    same = pa.array(on[1:] == on[:-1])
+    id_falls = pc.less(ids.slice(1), ids.slice(0, len(ids) - 1))
+    if (np.diff(on) >= 0).all() and not pc.any(pc.and_(same, id_falls)).as_py():
+        return None
+    return pc.sort_indices(pa.table({"on": on, "bet_id": ids, "at": np.arange(len(on))}),
+                           sort_keys=[("on", "ascending"), ("bet_id", "ascending"),
+                                      ("at", "ascending")]).to_numpy().astype(np.int64)
 
 
 def all_rounds_sql(spec: OutcomeGame, recorded: str) -> str:

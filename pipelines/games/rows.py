@@ -137,9 +137,6 @@ def rounds_by_shoe(round_rows: list[dict]) -> dict[str, list[int]]:
     return {s: sorted(rows, key=lambda i: (round_rows[i]["round_no"], round_rows[i]["round_id"]))
             for s, rows in by_shoe.items()}
 
-def findings_of(found: list[Finding], round_dates: dict, shoe_date) -> pa.Table:
-    return findings_table(found, round_dates, shoe_date) if found else FINDINGS.empty_table()
-
 def round_dates(rounds: pa.Table) -> pa.Array:
     """Each round's business date: the UTC day betting opened (null where it is not recorded)."""
     return pc.cast(pc.cast(rounds["betting_opened_at"], pa.timestamp("us")), pa.date32()).combine_chunks()
@@ -261,6 +258,26 @@ def positions(order: list[int], round_rows: list[dict]) -> dict[str, int]:
     return {round_rows[i]["round_id"]: k for k, i in enumerate(order)}
 
 
+def dealing_place(round_no: int | None, opened_at, audited: Sequence[tuple[int, Any]]) -> int:
+    """Where a round put in quarantine as read is dealt among its shoe's audited rounds (`audited`: their round_no
+    and betting_opened_at): the round_no it is sorted at, before an audited round of the same number. Its own
+    round_no where that is one (1 or more). Else its betting_opened_at places it: before the first audited round
+    opened after it (after the last: its number + 1), where the audited rounds opened one after the other in
+    their round order and none at its own instant. Else it has no known place: below 1 (its own round_no, or 0
+    for a null), so it is dealt first, and its game reads it as a round whose cards cannot be placed (the shoe
+    cannot be checked after it: SHOE_UNVERIFIABLE_AFTER)."""
+    if round_no is not None and round_no >= 1:
+        return round_no
+    unplaced = 0 if round_no is None else round_no
+    ordered = sorted(audited, key=lambda a: a[0])
+    times = [t for _, t in ordered]
+    if (opened_at is None or None in times or opened_at in times
+            or any(a >= b for a, b in zip(times, times[1:], strict=False))):
+        return unplaced
+    after = [no for no, t in ordered if t > opened_at]
+    return after[0] if after else (ordered[-1][0] + 1 if ordered else 1)
+
+
 @dataclass(frozen=True)
 class InShoe:
     """A shoe's rounds as its engine deals them: its audited rounds (`order`, indexes into the table's round
@@ -273,13 +290,14 @@ class InShoe:
 
     @classmethod
     def of(cls, order: list[int], round_rows: list[dict], quarantined: list[dict]) -> InShoe:
-        # a quarantined round is placed by its round_no; one without a round_no in the contract's range has no
-        # known place and is left out (as it was before)
-        placed = [r for r in quarantined if isinstance(r.get("round_no"), int) and r["round_no"] >= 1]
+        """(`round_rows` and `quarantined` hold round_no and betting_opened_at: dealing_place)"""
         rounds = [(round_rows[i]["round_no"], 0, round_rows[i]["round_id"] or "", k, round_rows[i])
                   for k, i in enumerate(order)]
+        audited = [(round_rows[i]["round_no"], round_rows[i]["betting_opened_at"]) for i in order]
         # (a quarantined round before an audited one of the same round_no: it is the one out of place)
-        rounds += [(r["round_no"], -1, r.get("round_id") or "", -1, r) for r in placed]
+        for r in quarantined:
+            at = dealing_place(r.get("round_no"), r.get("betting_opened_at"), audited)
+            rounds.append((at, -1, r.get("round_id") or "", -1, {**r, "round_no": at}))
         rounds.sort(key=lambda x: x[:3])
         return cls([x[4] for x in rounds], np.array([x[3] for x in rounds], np.int64))
 

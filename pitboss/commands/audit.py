@@ -47,6 +47,9 @@ def audit(
     output: str | None = typer.Option(None, "--output", "-o", show_default=f"{DEFAULT_OUTPUT}",
                                       help="Folder to write the Parquet results to."),
     shards: int = typer.Option(4, "--shards", help="Files of findings and of quarantine to write."),
+    workers: int | None = typer.Option(None, "--workers", show_default="this machine's cores",
+                                       help="Table-days audited side by side (threads); 1: one at a time. Any "
+                                       "number gives the same results."),
     validate: bool = typer.Option(True, "--validate/--no-validate",
                                   help="Run the data-quality suites (audits/expectations) on the input, beside the "
                                   "pipeline."),
@@ -67,9 +70,12 @@ def audit(
     Beam options go after `--`, e.g. `pitboss audit --input data -- --runner=FlinkRunner ...`.
     """
     from engine.ruleset_file import RulesetError
+    from pipelines.side_by_side import bad_workers
     from pitboss.nightly import StructuralFailure, nightly_audit
     from schemas.readers import ContractError
 
+    if workers is not None and bad_workers(workers):
+        fail(bad_workers(workers), USAGE)
     output = output or default_output(warehouse)
     on = shown(progress, console)
     if rulesets_from_warehouse and (warehouse is None or not Path(warehouse).is_file()):
@@ -79,7 +85,8 @@ def audit(
         in_force = given_rulesets(input, rulesets, warehouse if rulesets_from_warehouse else None)
         with showing(on) as display:
             night = nightly_audit(input, output, warehouse, validate=validate, shards=shards, beam_args=ctx.args,
-                                  progress=RichAuditProgress(display) if display else None, in_force=in_force)
+                                  progress=RichAuditProgress(display) if display else None, in_force=in_force,
+                                  workers=workers)
     except (StructuralFailure, ContractError, RulesetError) as e:
         _bad_input(str(e))
     except Exception as e:

@@ -43,7 +43,7 @@ def demo(
     data, out, warehouse = folder / "data", folder / "out", folder / "audit.duckdb"
     shutil.rmtree(data, ignore_errors=True)
     console.rule("1. Record a demo day (4 baccarat tables, one per ruleset, 2 blackjack, 1 roulette, 1 sic bo and "
-                 "1 casino stud table; faults planted)")
+                 "1 casino stud table; faults planted; a table's ruleset changes mid-night)")
     generate(GenerateConfig(out=data, tables=4, blackjack_tables=2, roulette_tables=1, sic_bo_tables=1,
                             stud_tables=1, rounds_per_table=rounds_per_table, seed=seed, fault_rate=0.01,
                             quiet=True))
@@ -64,11 +64,51 @@ def demo(
             t.add_row(s.kind, str(s.planted), str(s.found), str(s.matched), f"{s.recall:.0%}", f"{s.precision:.0%}")
         t.add_section()
     console.print(t)
-    if missed or unexplained:
+    stale_missed = show_ruleset_changes(console, data, str(warehouse), record.run_id, faults, findings, compare)
+    if missed or unexplained or stale_missed:
         console.print(f"[red]{len(missed)} planted fault(s) not found, {len(unexplained)} finding(s) unexplained[/red]")
         raise typer.Exit(1)
     console.print("[green]Every planted fault found on its row; every finding explained by a planted fault.[/green]")
     console.print(f"Try: pitboss query --warehouse {warehouse} \"SELECT kind, count(*) FROM findings GROUP BY 1\"")
+
+
+def show_ruleset_changes(console: Console, data: Path, warehouse: str, run_id: str, faults, findings, compare
+                         ) -> int:
+    """4. The tables whose ruleset changed mid-night (the recorder's table_rulesets.parquet): their rounds by the
+    ruleset text they were settled under (the warehouse's), and the bets paid by the ruleset before the change
+    (faults whose change says so: pitboss/recorder/manifest.py) against the findings on them. Returns how
+    many of those were not found."""
+    import duckdb
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from pitboss.commands.report import RULESET_VERSIONS
+    from pitboss.recorder.manifest import STALE_RULESET
+
+    path = data / "table_rulesets.parquet"
+    if not path.exists():
+        return 0
+    console.rule("4. A ruleset change mid-night (table_rulesets.parquet): each round settled under the ruleset in "
+                 "force when its betting closed")
+    changed = set(pq.read_table(path)["table_id"].to_pylist())
+    with duckdb.connect(warehouse, read_only=True) as con:
+        versions = [r for r in con.execute(RULESET_VERSIONS, {"run": run_id}).fetchall() if r[0] in changed]
+    t = Table()
+    for col in ("table", "ruleset", "version", "sha256", "rounds", "first betting close"):
+        t.add_column(col, justify="right" if col == "rounds" else "left", no_wrap=col in ("table", "sha256"),
+                     overflow="fold")
+    for table_id, ruleset, version, sha, rounds, first in versions:
+        t.add_row(table_id, ruleset, version or "(tables.ruleset)", sha[:8], f"{rounds:,}",
+                  "-" if first is None else f"{first:%H:%M:%S.%f}")
+    console.print(t)
+    stale = faults.filter(pc.match_substring(faults["change"], STALE_RULESET))
+    scores, missed, _ = compare(stale, findings.filter(pc.is_in(findings["bet_id"], value_set=stale["bet_id"])))
+    for s in scores:
+        console.print(f"Bets paid by the ruleset before the change: {s.kind} planted {s.planted}, found {s.matched} "
+                      f"(recall {s.recall:.0%})", highlight=False)
+    if not stale.num_rows:
+        console.print("No bet paid by the ruleset before the change planted (none paid differently after it).")
+    return len(missed)
 
 
 def _per_game(compare, tables, faults, findings):

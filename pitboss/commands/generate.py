@@ -90,6 +90,7 @@ def generate(
 
     from pitboss.recorder import GenerateConfig
     from pitboss.recorder import generate as run
+    from pitboss.recorder.manifest import instant_text
     from pitboss.recorder.registry import fault_kinds as every_kind
 
     out = out or old_out
@@ -125,6 +126,10 @@ def generate(
         t.add_row(s.table_id, s.ruleset, f"{s.shoes:,}", f"{s.rounds:,}", f"{s.cancelled:,}", f"{s.bets:,}",
                   f"{s.staked / 100:,.2f}", f"{s.paid / 100:,.2f}")  # fmt: skip
     out_console.print(t)
+    for change in summary.ruleset_changes:  # table_rulesets.parquet
+        at = instant_text(change["effective_from"])
+        out_console.print(f"{change['table_id']} plays {change['ruleset']} ({change['version']}) from {at}: "
+                          "table_rulesets.parquet", highlight=False)
     if summary.faults:
         f = Table(title="Planted faults (faults.parquet rows)")
         f.add_column("kind")

@@ -124,7 +124,7 @@ ORDER BY ids.table_id
 # The ruleset versions the run settled with: each table's settled rounds by the text they were settled under
 # (settlement_rounds.ruleset_sha256, issue 44), the version label and first betting close where the table's
 # ruleset changed (round_rulesets).
-_RULESET_VERSIONS = """
+RULESET_VERSIONS = """
 SELECT r.table_id, k.ruleset, rr.version, r.ruleset_sha256, count(DISTINCT r.round_id) AS rounds,
        min(rr.betting_closed_at) AS first_closed_at
 FROM settlement_rounds AS r LEFT JOIN rulesets AS k ON k.sha256 = r.ruleset_sha256
@@ -414,7 +414,7 @@ def gather(con: duckdb.DuckDBPyConnection, run_row: dict[str, Any]) -> dict[str,
         "active_tables": query_rows(con, _ACTIVE_TABLES, p),
         "surveillance": gather_surveillance(con, run_row, names),
         # (a warehouse loaded before the texts were kept has none)
-        "ruleset_versions": query_rows(con, _RULESET_VERSIONS, p) if {"rulesets", "round_rulesets"} <= names else [],
+        "ruleset_versions": query_rows(con, RULESET_VERSIONS, p) if {"rulesets", "round_rulesets"} <= names else [],
         **own,
     }
 

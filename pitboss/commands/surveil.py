@@ -29,9 +29,9 @@ def surveil(
     period: str = typer.Option("day", "--period", help="day: each detector by the business day (its default); "
                                "run: every subject tested over all the business dates of the input (a week's "
                                "folder: one run over the week)."),
-    history_days: int = typer.Option(30, "--history-days", help="The wheel and dice tests count the nights of this "
-                                     "many days back, from the warehouse's history and the run itself (0: each "
-                                     "period alone)."),
+    history_days: int = typer.Option(30, "--history-days", help="The wheel, dice, dealer and advantage tests count the "
+                                     "nights of this many days back, from the warehouse's history and the run itself "
+                                     "(0: each period alone)."),
     reset_history: bool = typer.Option(False, "--reset-history", help="Forget the warehouse's stored nights "
                                        "(surveillance_daily_*): this run reads none and its load empties them "
                                        "before storing its own."),
@@ -108,7 +108,8 @@ def print_summary(manifest: dict, loaded: dict | None, warehouse: str | None) ->
     if manifest.get("history_days"):
         stored = [f"{name} {h['nights']} nights ({h['first']}..{h['last']})"
                   for name, h in sorted((manifest.get("history") or {}).items()) if h.get("rows")]
-        console.print(f"History: wheels and shakers tested over {manifest['history_days']} days back; read from the "
+        console.print(f"History: wheels, shakers, dealers and accounts tested over {manifest['history_days']} days "
+                      "back; read from the "
                       f"warehouse: {', '.join(stored) if stored else 'nothing (no earlier night stored)'}",
                       highlight=False, soft_wrap=True)
     if flagged:

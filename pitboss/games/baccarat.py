@@ -61,7 +61,8 @@ class Baccarat(View):
         for col in ("shoe index", "card", "to"):
             sequence.add_column(col)
         for c in data["sequence"]:
-            sequence.add_row(str(c["position"]), escape(str(c["card"])), c["hand"])
+            sequence.add_row("not known" if c["position"] is None else str(c["position"]), escape(str(c["card"])),
+                             c["hand"])
         decisions = Table(title="Draw and stand decisions", show_header=False)
         for i, dec in enumerate(r.get("decisions") or [], 1):
             decisions.add_row(str(i), escape(dec))

@@ -19,6 +19,7 @@ from pitboss.recorder.config import CURRENCY, SECOND, TableStats
 from pitboss.recorder.faults import FAULT_KINDS, FaultPlanner, kinds_to_plant
 from pitboss.recorder.players import TableClock, pool_size
 from pitboss.recorder.registry import GameRecorder
+from pitboss.recorder.ruleset_change import planned_changes, plant_stale, segments
 from pitboss.recorder.simulate import (
     BET_CODES_PA,
     CARD_CODES_PA,
@@ -240,6 +241,9 @@ class BaccaratRecorder(RecorderHooks):
                       for t in self.tables]  # fmt: skip
         self.makers = [BetMaker(t, a, config.bets_per_round) for t, a in zip(self.tables, self.pools, strict=True)]
         self.shoe_no = [0] * len(self.tables)
+        # a table whose ruleset changes mid-night (ruleset_change.py): none on a --patterns floor
+        self.changes = {} if config.patterns or not config.ruleset_change else planned_changes(
+            self.tables, self.pools, table_limits, config.bets_per_round, config.rounds_per_table)
         self.block_rounds = int(min(2048, max(64, BLOCK_BETS / max(config.bets_per_round, 1.0))))
 
     def record_day(self, day: int, business: date, day_us: int, spill: Path, progress=None, task=None) -> None:
@@ -272,26 +276,37 @@ class BaccaratRecorder(RecorderHooks):
                     if not mini:
                         clock.now += int(rng.integers(240 * SECOND, 420 * SECOND))  # shuffle the next shoe
                 rounds = [r for s in shoes for r in s.rounds]
-                bets = maker.make(rounds, rng)
-                bets = planner.plant_bets(table, rounds, bets, maker, pool)
-                if patterns:  # the pattern accounts' bets, after the faults
-                    bets = patterns.plant_bets(table, shoes, rounds, bets, maker, planner)
                 self.writers["shoes"].write(shoes_table(table, shoes))
                 self.writers["rounds"].write(rounds_table(table, rounds))
-                self.writers["bets"].write(bets_table(table, rounds, bets,
-                                                      patterns.accounts(table, pool) if patterns else pool))
+                change = self.changes.get(table.index)
+                # the bets of each part of the block under one ruleset (two where the table's changes in it)
+                for spec, by, part, straddled in segments(change, table, maker, rounds, day, done):
+                    bets = by.make(part, rng)
+                    kept = None
+                    if change is not None and spec is change.after:
+                        bets, kept = plant_stale(change, planner, part, bets, straddled, pool)
+                    bets = planner.plant_bets(spec, part, bets, by, pool, kept)
+                    if patterns:  # the pattern accounts' bets, after the faults
+                        bets = patterns.plant_bets(spec, shoes, part, bets, by, planner)
+                    self.writers["bets"].write(bets_table(spec, part, bets,
+                                                          patterns.accounts(spec, pool) if patterns else pool))
+                    st.bets += len(bets)
+                    st.staked += int(bets.stake.sum())
+                    st.paid += int(bets.paid.sum())
                 done += len(rounds)
                 st.shoes += len(shoes)
                 st.rounds += len(rounds)
                 st.cancelled += sum(r.cancelled for r in rounds)
-                st.bets += len(bets)
-                st.staked += int(bets.stake.sum())
-                st.paid += int(bets.paid.sum())
                 if progress:
                     progress.advance(task, len(rounds))
             planner.spill(spill, table.index, day)
             if progress:  # shoes are never split: a table-day may deal more rounds than asked
                 progress.update(task, total=progress.tasks[0].total + done - config.rounds_per_table)
+
+    @property
+    def ruleset_changes(self) -> list[dict]:
+        """The table_rulesets rows of the run (a change not reached, none)."""
+        return [c.row() for c in self.changes.values() if c.at_us is not None]
 
 
 RECORDER = GameRecorder(

@@ -37,6 +37,9 @@ class GenerateConfig:
     row_group_rows: int = 131_072  # bets/rounds row-group size (fixed: byte-identical output)
     rows_per_file: int = 4_194_304  # a new part file after this many rows
     patterns: bool = False  # --patterns: plant surveillance patterns, listed in patterns.parquet (recorder/patterns.py)
+    # a table's ruleset changed mid-night, in table_rulesets.parquet (recorder/ruleset_change.py; never with
+    # patterns); False: every table plays tables.ruleset all night (the recorder's output before issue 44)
+    ruleset_change: bool = True
 
     def __init__(self, out: Path, game_tables: tuple[tuple[str, int], ...] | None = None, **options) -> None:
         from pitboss.recorder.registry import recorders
@@ -114,6 +117,7 @@ class Summary:
     seconds: float = 0.0
     files: dict[str, int] = field(default_factory=dict)  # table name -> number of parquet files
     patterns: dict[str, int] = field(default_factory=dict)  # --patterns: pattern -> patterns.parquet rows
+    ruleset_changes: list[dict] = field(default_factory=list)  # the table_rulesets.parquet rows
 
     @property
     def bets(self) -> int:

@@ -205,12 +205,15 @@ class FaultPlanner(Manifest, DealingHooks):
     # -- bet faults -----------------------------------------------------------------------------
 
     def plant_bets(
-        self, table: TableSpec, rounds: list[Round], bets: Bets, maker: BetMaker, accounts: Accounts
+        self, table: TableSpec, rounds: list[Round], bets: Bets, maker: BetMaker, accounts: Accounts,
+        kept: np.ndarray | None = None,
     ) -> Bets:
+        """The bet faults of a block of rounds; `kept`: bets that carry a fault already (ruleset_change.py),
+        left alone with their (round, account)."""
         kinds = [k for k in BET_KINDS if k in self.kinds]
         if not kinds or len(bets) == 0:
             return bets
-        return _BetPlanting(self, table, rounds, bets, maker, accounts).run(kinds)
+        return _BetPlanting(self, table, rounds, bets, maker, accounts, kept).run(kinds)
 
 
 class _BetPlanting:
@@ -229,6 +232,7 @@ class _BetPlanting:
         bets: Bets,
         maker: BetMaker,
         accounts: Accounts,
+        kept: np.ndarray | None = None,
     ):
         self.p = planner
         self.rng = planner.rng
@@ -253,6 +257,9 @@ class _BetPlanting:
         self.group = bets.ridx.astype(np.int64) * self.pool + bets.acc
         self.busy = np.zeros(R * self.pool, dtype=bool)  # (round, account) pairs with a fault
         self.taken = np.zeros(len(bets), dtype=bool)
+        if kept is not None:
+            self.taken |= kept
+            self.busy[self.group[kept]] = True
         self.next_n = np.bincount(bets.ridx, minlength=R).astype(np.int64) + 1
         self.round_start = np.searchsorted(bets.ridx, np.arange(R + 1))
         lo = np.zeros(len(BET_CODES), dtype=np.int64)

@@ -26,6 +26,9 @@ MANIFEST_SCHEMA = pa.schema(
     ]
 )
 GHOST = "-GHOST"  # the round_id suffix of a bet on a round that is not in rounds (UNKNOWN_ROUND)
+# what the change of a fault says where its bet was paid by the ruleset its table played before a change of
+# ruleset (table_rulesets.parquet): `pitboss demo` tells these OVERPAID/UNDERPAID from the night's others by it
+STALE_RULESET = "paid by the ruleset in force before its table's change"
 
 
 def instant_text(us: int) -> str:

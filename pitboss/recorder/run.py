@@ -16,7 +16,14 @@ from pitboss.recorder.manifest import MANIFEST_SCHEMA
 from pitboss.recorder.patterns import PatternPlanter
 from pitboss.recorder.players import pool_size
 from pitboss.recorder.registry import recorders
-from pitboss.recorder.writer import FileWriter, limits_table, prepare_out, tables_table, write_single
+from pitboss.recorder.writer import (
+    FileWriter,
+    limits_table,
+    prepare_out,
+    table_rulesets_table,
+    tables_table,
+    write_single,
+)
 
 
 def _epoch_us(d: date) -> int:
@@ -80,7 +87,12 @@ def generate(config: GenerateConfig) -> Summary:
     shutil.rmtree(spill)
     if patterns:
         write_single(out / "patterns.parquet", patterns.table())
+    # a table whose ruleset changes mid-night (pitboss/recorder/ruleset_change.py): the optional input table
+    changes = [row for rec in recs for row in rec.ruleset_changes]
+    if changes:
+        write_single(out / "table_rulesets.parquet", table_rulesets_table(changes))
     summary = Summary(out, [], {}, time.perf_counter() - started)
+    summary.ruleset_changes = changes
     summary.patterns = patterns.counts if patterns else {}
     for rec in recs:
         summary.tables += rec.stats

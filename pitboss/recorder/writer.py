@@ -20,7 +20,7 @@ from schemas.contract import TIMESTAMP, schema
 
 PARQUET_OPTIONS = dict(compression="zstd", compression_level=1, use_dictionary=True, version="2.6")
 PARTITIONED = ("shoes", "rounds", "bets")
-SINGLE = ("tables", "limits", "faults")
+SINGLE = ("tables", "limits", "faults", "table_rulesets")
 
 
 def prepare_out(out: Path) -> None:
@@ -146,6 +146,15 @@ def tables_table(tables) -> pa.Table:
     )
 
 
+def table_rulesets_table(rows: list[dict]) -> pa.Table:
+    """The table_rulesets rows of a run (effective_from in microseconds), by table and instant."""
+    rows = sorted(rows, key=lambda r: (r["table_id"], r["effective_from"]))
+    names = schema("table_rulesets").names
+    cols = {n: [r[n] for r in rows] for n in names}
+    cols["effective_from"] = timestamps(cols["effective_from"])
+    return pa.table(cols, schema=schema("table_rulesets"))
+
+
 def limits_table(tables) -> pa.Table:
     rows = [(t.table_id, code, mn, mx) for t in tables for code, (mn, mx) in sorted(t.limits.items())]
     cols = list(zip(*rows, strict=True))
@@ -178,6 +187,7 @@ class RecorderHooks:
     writers: dict
     planner: object
     patterns = None  # --patterns: the run's patterns.PatternPlanter, set by the run before the first day
+    ruleset_changes: list[dict] = []  # its tables' table_rulesets rows (table_id, ruleset, effective_from, version)
 
     def open(self, iso: str) -> None:
         for w in self.writers.values():

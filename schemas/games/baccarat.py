@@ -60,7 +60,8 @@ REPLAYS = Output("round_replays", [
     "round_id": "The round.",
     "round_no": "1-based number of the round in its shoe, as recorded.",
     "status": "settled | cancelled, as recorded.",
-    "shoe_position": "Index in the shoe of the round's first card, after re-synchronising (null: no card dealt).",
+    "shoe_position": "Index in the shoe of the round's first card, after re-synchronising (null: no card dealt, or "
+                     "dealt after a round whose cards cannot be placed, SHOE_UNVERIFIABLE_AFTER).",
     "rounds_before": "Rounds dealt earlier in the shoe.",
     "expected_player_cards": "Player's cards as the third-card rule deals them from the shoe at shoe_position.",
     "expected_banker_cards": "Banker's cards as the rule deals them.",

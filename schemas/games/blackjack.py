@@ -39,7 +39,8 @@ REPLAYS = Output("blackjack_round_replays", [
     "round_id": "The round.",
     "round_no": "1-based number of the round in its shoe, as recorded.",
     "status": "settled | cancelled, as recorded.",
-    "shoe_position": "Index in the shoe of the round's first card (rounds follow one another from the burn).",
+    "shoe_position": "Index in the shoe of the round's first card (rounds follow one another from the burn; null: "
+                     "dealt after a round whose cards cannot be placed, SHOE_UNVERIFIABLE_AFTER).",
     "rounds_before": "Rounds dealt earlier in the shoe.",
     "boxes": "The occupied boxes, in dealing order, as recorded.",
     "box_actions": "Each box's recorded decisions (H hit, S stand, D double, P split).",

@@ -17,7 +17,7 @@ from engine.betting import (
     read_invalid_selection,
     unit_refusal,
 )
-from engine.betting_columns import BetColumns, ColumnAudit, OutcomeRule, RoundColumns, audit_group_columns
+from engine.betting_columns import BetColumns, ColumnAudit, OutcomeRule, RoundColumns, Verdicts, audit_group_columns
 from engine.games.interface import BetRtp, Game
 from engine.ruleset_file import bundled_ids, load_bundled, parse_odds, read_notes, read_rounding, read_toml
 
@@ -102,7 +102,7 @@ def face_problem(face: object) -> OutcomeProblem | None:
 
 
 def audit_flip_columns(rules: CoinRules, table: TableFacts, session_id: str, rounds: RoundColumns, bets: BetColumns,
-                       known: dict | None = None) -> ColumnAudit:
+                       known: Verdicts | None = None) -> ColumnAudit:
     rule = OutcomeRule(problem=face_problem,
                        unit=lambda code, selection, face: flip_verdict(rules, code, selection, face),
                        describe=lambda face: str(face) if valid_face(face) else None,

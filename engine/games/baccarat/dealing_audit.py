@@ -3,7 +3,11 @@ third-card rule, the scores and the cut card.
 
 The replay walks the shoe with the cards that really came out: after a misdeal it re-synchronises
 on the recorded cards (the next round starts after the cards this round recorded), so one misdeal
-is reported once and not on every later round.
+is reported once and not on every later round. A round whose record does not tell how many cards it took
+(a dealt hand of fewer than two or more than three cards: cards_not_counted) leaves the shoe's place unknown
+after it: one SHOE_UNVERIFIABLE_AFTER names it, and the rounds after it are not compared with the shoe (no
+CARD_SEQUENCE_MISMATCH, BURN_MISMATCH or ROUND_AFTER_CUT, no shoe position or expected cards); their third-card
+rule and scores are judged on their recorded cards as always.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.cards import CARD_CODES, CARD_INDEX, check_composition, format_cards
-from engine.findings import Finding
+from engine.findings import UNPLACED_ROUND, Finding, unverifiable_after
 from engine.games.baccarat.dealing import (
     ShoeExhausted,
     banker_decision,
@@ -80,6 +84,19 @@ class RoundReplay:
     findings: list[str] = field(default_factory=list)  # kinds found on this round
 
 
+def cards_not_counted(rr: RecordedRound) -> str | None:
+    """Why the record does not tell how many cards the round took from the shoe, or None: it does (a round with
+    no card took none; each entry of a hand is a card that came out, read or not)."""
+    if not rr.dealt:
+        return None
+    if rr.round_no < 1:  # (only a round put in quarantine as read: pipelines.games.rows.dealing_place)
+        return UNPLACED_ROUND
+    for name, hand in (("player_cards", rr.player_cards), ("banker_cards", rr.banker_cards)):
+        if not 2 <= len(hand) <= 3:
+            return f"{name} holds {len(hand)} card(s), not two or three"
+    return None
+
+
 def _find_block(cards: Sequence[str], block: tuple[str, ...], lo: int, hi: int, skip: int) -> int | None:
     """Nearest start in [lo, hi] (other than `skip`) where `cards` continues with `block`."""
     n = len(block)
@@ -116,17 +133,31 @@ def audit_dealing(
     dealt_rounds = 0
     cut_round_passed = False
 
-    for rr in sorted(rounds, key=lambda r: r.round_no):
+    ordered = sorted(rounds, key=lambda r: r.round_no)
+    lost: tuple[int, str] | None = None  # the round whose cards cannot be counted: the shoe's place lost after it
+    for k, rr in enumerate(ordered):
         replay = RoundReplay(rr.round_id, rr.round_no, rr.status, None, dealt_rounds,
                              recorded_player_cards=rr.player_cards, recorded_banker_cards=rr.banker_cards,
                              recorded_player_score=rr.player_score, recorded_banker_score=rr.banker_score,
                              recorded_outcome=rr.outcome)
         replays.append(replay)
+        if lost is not None:  # nothing compared with the shoe: the round's place in it is not known
+            if rr.dealt:
+                dealt_rounds += 1
+                if rr.status == "settled" and rr.complete:
+                    _check_rule_and_scores(rr, flag)
+            continue
         if cut_round_passed:
             replay.after_cut = True
             _flag_after_cut(rr, flag, shoe_id)
         if not rr.dealt:
             continue  # cancelled before the deal: no card came out
+        why = cards_not_counted(rr)
+        if why is not None:  # it starts where the shoe has got to; what it took is not known
+            lost = (k, why)
+            replay.shoe_position = position
+            dealt_rounds += 1
+            continue
         recorded = dealing_order(rr.player_cards, rr.banker_cards) if rr.complete else tuple(
             rr.player_cards) + tuple(rr.banker_cards)
         if valid_shoe and tuple(cards[position : position + len(recorded)]) != recorded:
@@ -151,6 +182,9 @@ def audit_dealing(
         if cut_index is not None and position > cut_index and not cut_round_passed:
             replay.cut_card_round = True
             cut_round_passed = True
+    if lost is not None and lost[0] + 1 < len(ordered):
+        findings.append(unverifiable_after(table_id, shoe_id, ordered[lost[0]].round_id, lost[1],
+                                           [r.round_id for r in ordered[lost[0] + 1:]]))
     return replays, findings
 
 
@@ -396,7 +430,8 @@ def audit_dealing_batch(
     # Shoes the scalar audit_dealing does (rare): see the note above.
     not_a_code = np.flatnonzero(shoes.codes < 0)
     scalar = (np.bincount(np.searchsorted(shoes.offsets, not_a_code, "right") - 1, minlength=S) > 0) | (shoe_len == 0)
-    scalar |= np.bincount(shoe_of[dealt & ~complete], minlength=S) > 0
+    # (and those with a round numbered below 1: a quarantined round with no known place, cards_not_counted)
+    scalar |= np.bincount(shoe_of[dealt & (~complete | (rounds.round_no < 1))], minlength=S) > 0
     col = ~scalar[shoe_of]  # rounds done here, with columns
 
     # Shoe level: composition (the text of a broken shoe by the scalar check) and the burn. Each card

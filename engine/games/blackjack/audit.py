@@ -18,6 +18,11 @@ What is judged, round by round (rounds in round_no order, dealt one after anothe
   dealer's turn, the ruleset's `dealer_when_all_settled` reading (DEALER_DRAW_CONVENTION, major: no bet
   depends on those cards, only on the second card, which both readings require);
 * no round after the cut-card round (ROUND_AFTER_CUT);
+* a round whose record does not tell how many cards it took (cards_not_counted: a box without its cards, a
+  box with fewer than two, box cards but no dealer card) leaves the shoe's place unknown after it: one
+  SHOE_UNVERIFIABLE_AFTER names it, and the rounds after it are not compared with the shoe's cards (no
+  CARD_SEQUENCE_MISMATCH or ROUND_AFTER_CUT, no shoe position); everything else in them is judged, and their
+  bets settled, on their recorded cards as always;
 * where `box_action_times` and `dealer_revealed_at` are recorded, no decision taken after the dealer's
   second card was dealt (LATE_DECISION, one finding naming every late decision; one exactly at that instant
   is on time, engine/decision_times.py); instants that are not one per decision letter: the round cannot be
@@ -41,7 +46,7 @@ import numpy as np
 from engine.betting import QuarantinedBet, TableFacts, is_late, us_text, us_texts
 from engine.cards import CARD_CODES, check_composition, format_cards
 from engine.decision_times import late_decisions, late_finding_text, times_problem, timing_line
-from engine.findings import Finding, format_money
+from engine.findings import UNPLACED_ROUND, Finding, format_money, unverifiable_after
 from engine.kernels import ROUNDING_CODES
 
 from . import BET_CODES
@@ -109,6 +114,26 @@ def dealing_sequence(dealer: Sequence[str], box_cards: Sequence[Sequence[str]]) 
     seq += [cards[1] for cards in box_cards if len(cards) > 1]
     seq += [c for cards in box_cards for c in cards[2:]]
     return seq + list(dealer[1:])
+
+
+def cards_not_counted(r: RecordedRound) -> str | None:
+    """Why the record does not tell how many cards the round took from the shoe, or None: it does (each entry of
+    its card lists is a card that came out, read or not). A round that records no card at all took none (a round
+    cancelled before the deal, as baccarat reads one), unless it was played: boxes and not cancelled."""
+    if not r.dealer_cards and not any(r.box_cards):
+        return None if r.status == "cancelled" or not r.boxes else "it records boxes but no card"
+    if r.round_no < 1:  # (only a round put in quarantine as read: pipelines.games.rows.dealing_place)
+        return UNPLACED_ROUND
+    if len(r.box_cards) < len(r.boxes):
+        return f"box_cards holds {len(r.box_cards)} list(s) for its {len(r.boxes)} boxes"
+    short = [k for k, cards in enumerate(r.box_cards) if len(cards) < 2]
+    if short:
+        k = short[0]
+        box = f"box {r.boxes[k]}" if k < len(r.boxes) else f"box_cards entry {k + 1}"
+        return f"{box} holds {len(r.box_cards[k])} card(s), not its two first"
+    if len(r.box_cards) and not r.dealer_cards:
+        return "dealer_cards holds no card"
+    return None
 
 
 _CARDS = frozenset(CARD_CODES)
@@ -213,11 +238,15 @@ def shoe_card_text(shoe_cards: Sequence[str | None], at: int, recorded: str) -> 
     return f"{own} (MISMATCH: {recorded} recorded)"
 
 
-def _explain(rules: BlackjackRules, play: RoundPlay, position: int, chart: BasicStrategyChart,
+def _explain(rules: BlackjackRules, play: RoundPlay, position: int | None, chart: BasicStrategyChart,
              shoe_cards: Sequence[str | None]) -> list[str]:
+    """`position` None: the round's place in the shoe is not known (its cards named as the round's own)."""
     lines = []
     for shoe_index, card, box, hand, _ in dealt_tuples(play):  # (dealt_positions, without a Dealt a card)
         who = "dealer" if box is None else f"box {box} hand {hand + 1}"
+        if position is None:
+            lines.append(f"card {shoe_index + 1} of the round (its place in the shoe is not known): {card} to {who}")
+            continue
         at = position + shoe_index
         lines.append(f"card {at} of the shoe: {shoe_card_text(shoe_cards, at, card)} to {who}")
     for d in play.decisions:
@@ -516,8 +545,12 @@ class _ShoeAuditor:
         played = _Played(self.rules, self.chart, shoe, self.rounds)
         if self.bet_by_bet:  # (every round and bet through the readable rules: the oracle of the kernels)
             played.plain[:] = played.known[:] = False
-        position, cut_seen, reports, plays = self.rules.burn_cards, False, [], []
+        lost = self.lost(played)
+        if lost is not None:  # (the kernel replayed the rounds after it at a place that is not known)
+            played.plain[lost[0] + 1:] = False
         self.fetch(np.flatnonzero(~played.plain))
+        position: int | None = self.rules.burn_cards  # None: after a round whose cards cannot be counted
+        cut_seen, reports, plays = False, [], []
         for i in range(len(self.rounds)):
             if played.plain[i]:  # the kernel's replay found the round as recorded and nothing to flag in it
                 report, play, used = played.report(i), None, int(played.used[i])
@@ -528,14 +561,33 @@ class _ShoeAuditor:
                     played.learn(i, r, play, report)
             reports.append(report)
             plays.append(play)
+            if lost is not None and i >= lost[0]:  # (its place in the shoe, and every later round's, not known)
+                position = None
+                continue
             if shoe.cut_index is not None and position + used > shoe.cut_index:
                 cut_seen = True
             position += used
+        if lost is not None and lost[0] + 1 < len(self.rounds):
+            after = [self.recorded[i].round_id for i in range(lost[0] + 1, len(self.rounds))]
+            self.findings.append(unverifiable_after(self.table.table_id, shoe.shoe_id,
+                                                    self.recorded[lost[0]].round_id, lost[1], after))
         expected, unsettled = self.settle(reports, plays, played)
         return ShoeAudit(reports, expected, unsettled, self.findings)
 
-    def round(self, i: int, r: RecordedRound, position: int, cut_seen: bool):
-        """(report, the round as recorded replayed, how many cards it took)."""
+    def lost(self, played: _Played) -> tuple[int, str] | None:
+        """The first round whose cards cannot be counted (cards_not_counted) and why, or None. A round the kernel
+        calls plain has a readable record (boxes, two cards a box, a dealer card), so only a round numbered
+        below 1 (put in quarantine with no place) can be one among them: the others are read as records."""
+        maybe = np.flatnonzero(~played.plain | ~self.rounds.numbered)
+        self.fetch(maybe)
+        for i in maybe.tolist():
+            if (why := cards_not_counted(self.recorded[i])) is not None:
+                return i, why
+        return None
+
+    def round(self, i: int, r: RecordedRound, position: int | None, cut_seen: bool):
+        """(report, the round as recorded replayed, how many cards it took); `position` None: its place in the
+        shoe is not known (after a round whose cards cannot be counted), nothing compared with the shoe."""
         problem = record_problem(r)
         timing = times_problem(r.boxes, r.box_actions, r.box_action_times) if problem is None else None
         boxes = [BoxActions(b, a or "", auto) for b, a, auto in zip(r.boxes, r.box_actions, r.box_auto_played,
@@ -554,7 +606,9 @@ class _ShoeAuditor:
         # decides what is paid, the dealer's draws are judged against the rule separately.
         play = replay_round(self.rules, seq, boxes, dealer_as_recorded=True)
         dealer_problem = _dealer_rule_problem(self.rules, play) if play.complete else None
-        if play.complete and dealer_problem is None and self.shoe_deals(seq, position):
+        if position is None:  # no shoe to deal it from: nothing expected
+            expected_play = None
+        elif play.complete and dealer_problem is None and self.shoe_deals(seq, position):
             # The recorded cards are the shoe's next cards and the dealer drew by the rule: what the shoe and
             # the decisions deal is the recorded round itself (the same cards to the same hands, the dealer
             # stopping where the rule stops), so it is not replayed a second time.
@@ -603,12 +657,12 @@ class _ShoeAuditor:
             self.round_finding(kind, r, expected, recorded, message)
 
         where = self.where(r)
-        if not self.shoe_deals(seq, position):
+        if position is not None and not self.shoe_deals(seq, position):
             shoe_cards = self.shoe.cards[position:position + len(seq)]
             flag("CARD_SEQUENCE_MISMATCH", format_cards(shoe_cards), format_cards(seq),
                  f"{where}: the recorded cards in dealing order are not the next cards of the shoe "
                  f"(from card {position}).")
-        if cut_seen:
+        if cut_seen and position is not None:
             flag("ROUND_AFTER_CUT", "no round after the cut-card round", f"round {r.round_no}",
                  f"{where} was dealt after the round in which the cut card came out.")
         if dealer_problem:
@@ -637,7 +691,8 @@ class _ShoeAuditor:
                      f"says {want}" for d, want in deviations) + ".")
 
     def report(self, i, r, position, cut_seen, expected_play, play, kinds, explanation, unsettled) -> RoundReport:
-        cut = (self.shoe.cut_index is not None and not cut_seen
+        cut_seen = cut_seen and position is not None
+        cut = (position is not None and self.shoe.cut_index is not None and not cut_seen
                and position + len(r.dealer_cards) + sum(len(c) for c in r.box_cards) > self.shoe.cut_index)
         return RoundReport(
             i, position, i,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.kernels import kernel
+from engine.kernels import group_rows, kernel, rounded
 
 LETTERS = "HSDP"  # a decision's code: its index here
 HIT, STAND, DOUBLE, SPLIT = range(4)
@@ -349,19 +349,7 @@ def settle_bets(k, row, bet_type, seat, account, stake, added, paid, placed, kno
     priced = np.zeros(n, np.bool_)
     quiet = np.zeros(n, np.bool_)
     # the MAIN bets of each round, as check_bet reads them (a counting sort by round)
-    n_rounds = len(known)
-    main_at = np.zeros(n_rounds + 1, np.int64)
-    for i in range(n):
-        if bet_type[i] == MAIN and seat[i] != NO_SEAT:
-            main_at[k[i] + 1] += 1
-    for r in range(n_rounds):
-        main_at[r + 1] += main_at[r]
-    mains = np.zeros(main_at[n_rounds], np.int64)
-    filled = main_at[:n_rounds].copy()
-    for i in range(n):
-        if bet_type[i] == MAIN and seat[i] != NO_SEAT:
-            mains[filled[k[i]]] = i
-            filled[k[i]] += 1
+    main_at, mains = group_rows(k, len(known), (bet_type == MAIN) & (seat != NO_SEAT))
     for i in range(n):
         r, t, b, s = k[i], bet_type[i], row[i], stake[i]
         if not known[r] or t == OTHER or b < 0 or abs(s) >= 2**40 or abs(added[i]) >= 2**40:
@@ -370,16 +358,16 @@ def settle_bets(k, row, bet_type, seat, account, stake, added, paid, placed, kno
         if cancelled[r]:
             credit[i] = s + added[i]
         elif t == MAIN or (t == BET_BEHIND and follows):
-            credit[i] = returned[b] * s + _rounded(s * win[b], odds[0, 1], rounding)
+            credit[i] = returned[b] * s + rounded(s * win[b], odds[0, 1], rounding)
             ok = added[i] == s * (staked[b] - 1)
         elif t == BET_BEHIND:
-            credit[i] = behind_returned[b] * s + _rounded(s * behind_win[b], odds[0, 1], rounding)
+            credit[i] = behind_returned[b] * s + rounded(s * behind_win[b], odds[0, 1], rounding)
         elif t == PAIR:
             p = pair[b]
-            credit[i] = 0 if p == 0 else s + _rounded(s * odds[p, 0], odds[p, 1], rounding)
+            credit[i] = 0 if p == 0 else s + rounded(s * odds[p, 0], odds[p, 1], rounding)
         else:  # insurance: refunded where it was not offered (a finding)
             ok = upcard_ace[r] and (ins_on_bj or not first_two_bj[b])
-            credit[i] = s if not ok else (s + _rounded(s * odds[4, 0], odds[4, 1], rounding) if dealer_bj[r] else 0)
+            credit[i] = s if not ok else (s + rounded(s * odds[4, 0], odds[4, 1], rounding) if dealer_bj[r] else 0)
         priced[i] = True
         ok = ok and paid[i] == credit[i] and not (limited[t] and (s < low[t] or s > high[t]))
         ok = ok and (t == INSURANCE or placed[i] <= closed[r])
@@ -400,13 +388,3 @@ def settle_bets(k, row, bet_type, seat, account, stake, added, paid, placed, kno
                 ok = ok and not own
         quiet[i] = ok and not held[r]  # (the readable rules name a bet in quarantine)
     return credit, priced, quiet
-
-
-@kernel
-def _rounded(numerator, denominator, rounding):
-    """engine.money.round_to_unit, the rule as its ROUNDING_CODES code (floor division as Python's)."""
-    q, r = numerator // denominator, numerator % denominator
-    if r != 0 and (rounding == 1 and 2 * r >= denominator
-                   or rounding == 2 and (2 * r > denominator or 2 * r == denominator and q % 2 == 1)):
-        return q + 1
-    return q

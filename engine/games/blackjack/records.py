@@ -101,9 +101,11 @@ class ShoeRounds:
     time, read for a readable round only: `timed` nothing in them to judge (none recorded, or one instant a
     letter and none late), `times_recorded` its box_action_times recorded, `revealed` dealer_revealed_at,
     per box `box_timed` its instants recorded, per letter (act) `act_time` its instant; NO_TIME: not recorded.
+    `numbered`: round_no 1 or more (a round put in quarantine with no place is numbered below 1 and dealt first).
     `recorded(indexes)`: those rounds as RecordedRounds."""
 
     cancelled: np.ndarray
+    numbered: np.ndarray
     closed: np.ndarray  # betting_closed_at, int64 microseconds
     readable: np.ndarray
     used: np.ndarray
@@ -158,6 +160,7 @@ class ShoeRounds:
                 if name not in ("auto", "box_timed")}
         return cls(
             cancelled=np.array([r.status == "cancelled" for r in rounds], np.bool_),
+            numbered=np.array([r.round_no is not None and r.round_no >= 1 for r in rounds], np.bool_),
             closed=np.array([r.betting_closed_at for r in rounds], np.int64),
             readable=np.array(readable, np.bool_),
             used=np.array([len(r.dealer_cards) + sum(len(x) for x in r.box_cards) for r in rounds], np.int64),
@@ -211,7 +214,8 @@ def rounds_of(table: ShoeRounds, a: int, b: int, recorded: Callable[[Sequence[in
     b0, b1 = table.box_at[a], table.box_at[b]
     d0, c0, k0 = table.dealer_at[a], table.card_at[b0], table.act_at[b0]
     return ShoeRounds(
-        cancelled=table.cancelled[a:b], closed=table.closed[a:b], readable=table.readable[a:b], used=table.used[a:b],
+        cancelled=table.cancelled[a:b], numbered=table.numbered[a:b], closed=table.closed[a:b],
+        readable=table.readable[a:b], used=table.used[a:b],
         dealer=table.dealer[d0:table.dealer_at[b]], dealer_at=table.dealer_at[a:b + 1] - d0,
         box_no=table.box_no[b0:b1], box_at=table.box_at[a:b + 1] - b0, auto=table.auto[b0:b1],
         card=table.card[c0:table.card_at[b1]], card_at=table.card_at[b0:b1 + 1] - c0,

@@ -43,6 +43,9 @@ must be the previous round's recorded after-balances, and its recorded after-bal
 the chain goes on from the recorded after-balances, so a later, separate drift is found too. A round
 with a jackpot bet's payment finding (JACKPOT_PRIZE_NOT_WON, JACKPOT_PRIZE_WRONG_BALANCE, OVERPAID,
 UNDERPAID) has its after-balances follow that payment: they are not checked (one fault, one finding).
+
+The compiled kernel (kernel.py, through quiet.py) ranks the day's hands and settles its bets first; a round it
+calls quiet is reported from its results (`settle_quiet`), every other round goes through the rules above.
 """
 
 from __future__ import annotations
@@ -51,18 +54,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.betting import QuarantinedBet, TableFacts, is_late, stake_limit_breach, us_text
-from engine.cards import CARD_CODES, check_composition, format_cards
+from engine.cards import check_composition, format_cards
 from engine.decision_times import late_decisions, late_finding_text, times_problem, timing_line
 from engine.findings import Finding, format_money
 
-from . import BET_CODES
+from . import BET_CODES, settlement
 from .chain import ChainGap, gap_finding
 from .dealing import cards_needed, deal, positions
 from .explain import explain_round
 from .hands import HandRank, dealer_qualifies, hand_or_none
-from .ledger import JackpotBet, Pools, RoundLedger, settle_round
+from .kernel import FOLDED, LOSE, NOT_QUALIFIED, PUSH, WIN
+from .ledger import JackpotBet, Pools, RoundLedger, contribution, settle_round
+from .quiet import QuietDay, settle_quiet
+from .quiet import one_full_deck as _one_full_deck
 from .rules import CasinoStudRules
-from .settlement import ACTIONS, CALL, FOLD, settle_box
+from .settlement import ACTIONS, CALL, FOLD, box_why, settle_box
 
 ANTE, JACKPOT = BET_CODES
 PAYMENT_KINDS = ("JACKPOT_PRIZE_NOT_WON", "JACKPOT_PRIZE_WRONG_BALANCE", "OVERPAID", "UNDERPAID")
@@ -211,19 +217,12 @@ def _record_problem(rules: CasinoStudRules, r: RecordedRound, ranks: Sequence[Ha
     return times_problem(r.boxes, r.box_actions, r.box_action_times)
 
 
-_FULL_DECK = frozenset(CARD_CODES)
-
-
-def _one_full_deck(deck: Sequence[str | None]) -> bool:
-    """The 52 codes once each (check_composition(deck, 1).ok, without the counting)."""
-    return len(deck) == len(_FULL_DECK) and _FULL_DECK.issuperset(deck) and len(set(deck)) == len(_FULL_DECK)
-
-
 class _Auditor:
     def __init__(self, rules: CasinoStudRules, table: TableFacts, rounds: Sequence[RecordedRound],
                  bets: Sequence[RecordedBet], quarantined: Sequence[QuarantinedBet] = (),
-                 gaps: Sequence[ChainGap] = ()):
+                 gaps: Sequence[ChainGap] = (), round_by_round: bool = False):
         self.rules, self.table, self.rounds, self.bets = rules, table, rounds, bets
+        self.round_by_round = round_by_round  # every round through the readable rules: the kernel's oracle
         self.gaps = sorted(gaps, key=lambda g: (g.at, g.shoe_id))
         self.findings: list[Finding] = []
         self.work = [_Round() for _ in rounds]
@@ -283,12 +282,17 @@ class _Auditor:
                 by_round.setdefault(bet.round_index, []).append(b)
         ledger: list[LedgerRow] = []
         previous_after: Pools | None = None  # the chain: the previous round's recorded after-balances
+        quiet = None if self.round_by_round else settle_quiet(self.rules, self.table, self.rounds, self.bets,
+                                                              set(self.quarantined))
         for i, r in enumerate(self.rounds):
             w = self.work[i]
             w.pools_before = r.pools_before if i == 0 else previous_after
             base = r.pools_before or w.pools_before
-            self.round(i, r)
-            self.settle_bets(i, r, by_round.get(i, []), base or Pools(0, 0), expected, unsettled)
+            if quiet is not None and quiet.quiet[i]:
+                self.settle_quiet(i, r, by_round.get(i, []), base, quiet, expected)
+            else:
+                self.round(i, r)
+                self.settle_bets(i, r, by_round.get(i, []), base or Pools(0, 0), expected, unsettled)
             if self.unsettled_reason(i) is not None or base is None:
                 w.pools_after, w.ledger = None, None
             elif r.status == "cancelled" or w.ledger is None:
@@ -309,6 +313,42 @@ class _Auditor:
         if r.status == "settled" and w.problem is not None:
             return f"round {r.round_id}: the record cannot be settled ({w.problem})"
         return None
+
+    def settle_quiet(self, i: int, r: RecordedRound, mine: list[int], base: Pools, quiet: QuietDay,
+                     expected: list) -> None:
+        """A round the kernel settled (quiet.py): its ranks, bets and pools as the kernel has them; only its
+        bets' plain findings in words, in the order settle_bets makes them (calls, then each bet's checks)."""
+        w, bets, rules = self.work[i], self.bets, self.rules
+        k0 = quiet.box_at[i]
+        w.expected_box_cards, w.expected_dealer_cards = r.box_cards, r.dealer_cards  # (as dealt: _as_dealt)
+        w.ranks = tuple(quiet.hand(k) for k in range(k0, k0 + len(r.boxes)))
+        w.dealer, w.qualifies, w.actions = quiet.dealer(i), quiet.qualifies[i], r.box_actions
+        for b in mine:
+            if quiet.call_flag[b]:
+                self.check_call(bets[b], r.box_actions[r.boxes.index(bets[b].seat)])
+        for b in mine:
+            bet, credit, outcome = bets[b], quiet.credit[b], quiet.outcome[b]
+            if quiet.check_flag[b]:
+                self.check_bet(i, r, b, credit)
+            expected[b] = credit
+            box_rank = w.ranks[r.boxes.index(bet.seat)]
+            if bet.bet_type == ANTE:
+                capped = (outcome == WIN and rules.max_call_payout is not None
+                          and rules.call_of(bet.stake) * rules.call_payouts[box_rank.category] > rules.max_call_payout)
+                why = box_why(rules, _OUTCOMES[outcome], box_rank, w.dealer, capped)
+            else:
+                rule = rules.jackpot.prize_of(box_rank.category)
+                source = None if rule is None else (rules.jackpot.percentage_prizes_from if rule[0] == "percent"
+                                                    else rules.jackpot.fixed_prizes_from)
+                why = self.jackpot_why(box_rank.category, rule, source, outcome if outcome >= 0 else None,
+                                       contribution(rules, bet.stake) if rule is None else (0, 0, 0))
+            w.bet_lines.append(self.bet_line(bet, credit, why))
+        w.jackpot_bets = quiet.jackpot_bets[i]
+        if w.jackpot_bets:
+            to_jp, to_np, to_house, from_jp, from_np, from_house, reset = quiet.ledger[i]
+            # (the bets' prizes are in their lines; the ledger row and the words read only the sums)
+            w.ledger = RoundLedger(base, (), Pools(*quiet.after[i]), to_jp, to_np, to_house, from_jp, from_np,
+                                   from_house, bool(reset))
 
     # -- a round's deal, decisions and ranks ------------------------------------------------------
 
@@ -463,9 +503,12 @@ class _Auditor:
                 why += f" (its box's ANTE is {self.beside[bet].named()})"
             self.check_bet(i, r, b, credit)
             expected[b] = credit
-            call = f", call {self.money(bet.added_stake)}" if bet.bet_type == ANTE and bet.added_stake else ""
-            w.bet_lines.append(f"Bet {bet.bet_id} ({bet.bet_type}, stake {self.money(bet.stake)}{call}) on box "
-                               f"{bet.seat}: {why}; owed {self.money(credit)}, paid {self.money(bet.paid)}")
+            w.bet_lines.append(self.bet_line(bet, credit, why))
+
+    def bet_line(self, bet: RecordedBet, credit: int, why: str) -> str:
+        call = f", call {self.money(bet.added_stake)}" if bet.bet_type == ANTE and bet.added_stake else ""
+        return (f"Bet {bet.bet_id} ({bet.bet_type}, stake {self.money(bet.stake)}{call}) on box {bet.seat}: {why}; "
+                f"owed {self.money(credit)}, paid {self.money(bet.paid)}")
 
     def ante(self, i: int, r: RecordedRound, bet: RecordedBet) -> tuple[int, str]:
         w, rules = self.work[i], self.rules
@@ -479,13 +522,18 @@ class _Auditor:
         box_rank, dealer = w.ranks[k], w.dealer
         assert box_rank is not None and dealer is not None  # _record_problem saw to it
         result = settle_box(rules, box_rank, dealer, action, bet.stake)
+        self.check_call(bet, action)
+        return result.credit, result.why + inferred
+
+    def check_call(self, bet: RecordedBet, action: str) -> None:
+        """ADDED_STAKE_MISMATCH: an ANTE's recorded call against its box's decision."""
+        rules, recorded_call = self.rules, bet.added_stake or 0
         want_call = rules.call_of(bet.stake) if action == CALL else 0
         if recorded_call != want_call:
             self.bet_finding("ADDED_STAKE_MISMATCH", bet, self.money(want_call), self.money(recorded_call),
                              f"{self.what(bet)}: box {bet.seat} {'called' if action == CALL else 'folded'}, so the "
                              f"call is {self.money(want_call)} ({rules.call_multiple} x the ante on a call, nothing "
                              f"on a fold); recorded {self.money(recorded_call)}.")
-        return result.credit, result.why + inferred
 
     def jackpots(self, i: int, r: RecordedRound, mine: list[int], base: Pools,
                  credits: dict[int, tuple[int, str]]) -> None:
@@ -503,15 +551,8 @@ class _Auditor:
         followed = settle_round(self.rules, base, to_settle, [bets[b].paid for b in order])
         for b, category, prize in zip(order, categories, followed.bets, strict=True):
             bet = bets[b]
-            if prize.rule is None:
-                to = prize.contribution
-                why = (f"{category}: no prize; feeds the jackpot {self.money(to[0])}, the next pool "
-                       f"{self.money(to[1])}, the house {self.money(to[2])}")
-            elif prize.rule[0] == "percent":
-                why = f"{category} wins {prize.rule[1]}% of the {_pool(prize.source)} {self.money(prize.base)}"
-            else:
-                why = f"{category} wins {prize.rule[1]} units, paid by the {_pool(prize.source)}"
-            credits[b] = (prize.prize, why)
+            credits[b] = (prize.prize, self.jackpot_why(category, prize.rule, prize.source, prize.base,
+                                                        prize.contribution))
             if prize.rule is None and bet.paid > 0:
                 w.judged_paid.add(b)
                 self.bet_finding("JACKPOT_PRIZE_NOT_WON", bet, f"no prize ({category})", self.money(bet.paid),
@@ -526,6 +567,16 @@ class _Auditor:
                                  f"{self.money(bet.paid)} ({share}% of the {wrong})",
                                  f"{self.what(bet)} in round {r.round_id} was paid {self.money(bet.paid)}, {share}% "
                                  f"of the {wrong}; the prize is {share}% of the {right}, {self.money(prize.prize)}.")
+
+    def jackpot_why(self, category: str, rule: tuple[str, int] | None, source: str | None, base: int | None,
+                    to: tuple[int, int, int]) -> str:
+        """A jackpot bet's prize in words (ledger.BetPrize's rule, source, base and contribution)."""
+        if rule is None:
+            return (f"{category}: no prize; feeds the jackpot {self.money(to[0])}, the next pool "
+                    f"{self.money(to[1])}, the house {self.money(to[2])}")
+        if rule[0] == "percent":
+            return f"{category} wins {rule[1]}% of the {_pool(source)} {self.money(base)}"
+        return f"{category} wins {rule[1]} units, paid by the {_pool(source)}"
 
     def check_bet(self, i: int, r: RecordedRound, b: int, credit: int) -> None:
         """Paid against owed, the limits of its type, the window (engine.betting's boundaries)."""
@@ -617,6 +668,11 @@ class _Auditor:
             tuple(dict.fromkeys(w.kinds)), reason)
 
 
+# kernel.FOLDED...LOSE as settlement names them
+_OUTCOMES = {FOLDED: settlement.FOLDED, NOT_QUALIFIED: settlement.NOT_QUALIFIED, WIN: settlement.WIN,
+             PUSH: settlement.PUSH, LOSE: settlement.LOSE}
+
+
 def _or_null(value: object) -> str:
     return "null" if value is None else str(value)
 
@@ -627,9 +683,11 @@ def _pool(name: str | None) -> str:
 
 def audit_table_rounds(rules: CasinoStudRules, table: TableFacts, rounds: Sequence[RecordedRound],
                        bets: Sequence[RecordedBet], quarantined: Sequence[QuarantinedBet] = (),
-                       gaps: Sequence[ChainGap] = ()) -> StudAudit:
+                       gaps: Sequence[ChainGap] = (), round_by_round: bool = False) -> StudAudit:
     """The audit of one table-day; `rounds` in betting_closed_at order, `bets[i].round_index` points into
     them; `quarantined`: the bets of these rounds put in quarantine as they were read (their round_index
     likewise), seen by their neighbours' rules and never settled; `gaps`: the table-day's decks with no round
-    here (the pool chain's gaps, chain.py). Never raises on bad data."""
-    return _Auditor(rules, table, rounds, bets, quarantined, gaps).run()
+    here (the pool chain's gaps, chain.py). Never raises on bad data. The rounds the compiled kernel calls quiet
+    are settled by it (quiet.py); `round_by_round`: every round through the readable rules instead (the oracle
+    the kernel is tested against)."""
+    return _Auditor(rules, table, rounds, bets, quarantined, gaps, round_by_round).run()

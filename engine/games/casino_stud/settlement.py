@@ -39,26 +39,38 @@ class BoxResult:
 
 def settle_box(rules: CasinoStudRules, box_rank: HandRank, dealer_rank: HandRank, action: str, ante: int) -> BoxResult:
     if action == FOLD:
-        return BoxResult(0, FOLDED, "folded: the ante is lost")
+        return BoxResult(0, FOLDED, box_why(rules, FOLDED, box_rank, dealer_rank))
     if action != CALL:
         raise ValueError(f"a box calls ({CALL}) or folds ({FOLD}), not {action!r}")
     call = rules.call_of(ante)
     if not dealer_qualifies(dealer_rank, rules.qualifier):
-        return BoxResult(2 * ante + call, NOT_QUALIFIED,
-                         "called; the dealer does not qualify: the ante pays 1:1, the call is returned")
+        return BoxResult(2 * ante + call, NOT_QUALIFIED, box_why(rules, NOT_QUALIFIED, box_rank, dealer_rank))
     if box_rank > dealer_rank:
-        odds = rules.call_payouts[box_rank.category]
-        win = call * odds
-        capped = ""
-        if rules.max_call_payout is not None and win > rules.max_call_payout:
-            win, capped = rules.max_call_payout, f" (capped at {rules.max_call_payout} minor units)"
-        return BoxResult(2 * ante + call + win, WIN,
-                         f"called; {describe(box_rank)} beats the dealer's {describe(dealer_rank)}: the ante pays "
-                         f"1:1, the call {odds}:1 ({box_rank.category}){capped}")
+        win = call * rules.call_payouts[box_rank.category]
+        capped = rules.max_call_payout is not None and win > rules.max_call_payout
+        if capped:
+            win = rules.max_call_payout
+        return BoxResult(2 * ante + call + win, WIN, box_why(rules, WIN, box_rank, dealer_rank, capped))
     if box_rank == dealer_rank:
-        return BoxResult(ante + call, PUSH, f"called; equal hands ({describe(box_rank)}): ante and call push")
-    return BoxResult(0, LOSE, f"called; the dealer's {describe(dealer_rank)} beats {describe(box_rank)}: "
-                              "ante and call lost")
+        return BoxResult(ante + call, PUSH, box_why(rules, PUSH, box_rank, dealer_rank))
+    return BoxResult(0, LOSE, box_why(rules, LOSE, box_rank, dealer_rank))
+
+
+def box_why(rules: CasinoStudRules, outcome: str, box_rank: HandRank, dealer_rank: HandRank,
+            capped: bool = False) -> str:
+    """What happened to a box's ante and call, in words (`capped`: a WIN's call paid max_call_payout)."""
+    if outcome == FOLDED:
+        return "folded: the ante is lost"
+    if outcome == NOT_QUALIFIED:
+        return "called; the dealer does not qualify: the ante pays 1:1, the call is returned"
+    if outcome == WIN:
+        odds = rules.call_payouts[box_rank.category]
+        cap = f" (capped at {rules.max_call_payout} minor units)" if capped else ""
+        return (f"called; {describe(box_rank)} beats the dealer's {describe(dealer_rank)}: the ante pays "
+                f"1:1, the call {odds}:1 ({box_rank.category}){cap}")
+    if outcome == PUSH:
+        return f"called; equal hands ({describe(box_rank)}): ante and call push"
+    return f"called; the dealer's {describe(dealer_rank)} beats {describe(box_rank)}: ante and call lost"
 
 
 def ante_credit(rules: CasinoStudRules, box_rank: HandRank, dealer_rank: HandRank, action: str, ante: int) -> int:

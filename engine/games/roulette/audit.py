@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.betting import GroupAudit, OutcomeProblem, RecordedBet, RoundFacts, RoundReport, TableFacts
-from engine.betting_columns import BetColumns, ColumnAudit, OutcomeRule, RoundColumns, audit_group_columns
+from engine.betting_columns import BetColumns, ColumnAudit, OutcomeRule, RoundColumns, Verdicts, audit_group_columns
 
 from .explain import describe_pocket, explain_spin
 from .layout import POCKETS
@@ -63,7 +63,7 @@ def spin_rule(rules: RouletteRules) -> OutcomeRule:
 
 
 def audit_spin_columns(rules: RouletteRules, table: TableFacts, session_id: str, rounds: RoundColumns,
-                       bets: BetColumns, known: dict | None = None) -> ColumnAudit:
+                       bets: BetColumns, known: Verdicts | None = None) -> ColumnAudit:
     """The audit of one session given as columns (rounds' outcome: the pocket as recorded); `known`: the
     verdicts of earlier sessions under the same rules."""
     return audit_group_columns(table, session_id, rounds, bets, spin_rule(rules), known)

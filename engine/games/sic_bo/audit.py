@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.betting import GroupAudit, OutcomeProblem, RecordedBet, RoundFacts, RoundReport, TableFacts
-from engine.betting_columns import BetColumns, ColumnAudit, OutcomeRule, RoundColumns, audit_group_columns
+from engine.betting_columns import BetColumns, ColumnAudit, OutcomeRule, RoundColumns, Verdicts, audit_group_columns
 
 from .explain import explain_roll
 from .layout import DICE, FACES, describe_roll
@@ -66,7 +66,7 @@ def roll_rule(rules: SicBoRules) -> OutcomeRule:
 
 
 def audit_roll_columns(rules: SicBoRules, table: TableFacts, session_id: str, rounds: RoundColumns,
-                       bets: BetColumns, known: dict | None = None) -> ColumnAudit:
+                       bets: BetColumns, known: Verdicts | None = None) -> ColumnAudit:
     """The audit of one session given as columns (rounds' outcome: the dice as recorded, a tuple or None);
     `known`: the verdicts of earlier sessions under the same rules."""
     return audit_group_columns(table, session_id, rounds, bets, roll_rule(rules), known)

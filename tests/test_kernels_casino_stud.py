@@ -1,0 +1,288 @@
+"""Casino stud's compiled kernel (engine/games/casino_stud/kernel.py, issue 42) against the readable engine it
+implements. rank_hands against hands.rank_hand on random hands, every category and hands that are not one;
+the audit of random table-days under random rulesets (every switch of the ruleset file the kernel reads), with
+tampered decisions, ranks, balances, calls, payments, limits and windows, gives the same reports,
+explanations, findings, credits and ledger with the kernel (quiet rounds settled by settle_day) as with every
+round through the readable rules (round_by_round=True). Hand-worked rounds pin the boundaries (the dealer
+exactly at ace-king, one card below it; a call on each row of the pay table; each jackpot prize and the
+reset), each checked to be one the kernel settles itself."""
+
+from __future__ import annotations
+
+import random
+from contextlib import nullcontext
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import kernels
+from engine.betting import TableFacts
+from engine.cards import CARD_CODES, CARD_INDEX
+from engine.games.casino_stud.audit import RecordedBet, RecordedRound, audit_table_rounds
+from engine.games.casino_stud.dealing import positions
+from engine.games.casino_stud.hands import CATEGORY_INDEX, RANK_NAMES, rank_hand
+from engine.games.casino_stud.kernel import rank_hands
+from engine.games.casino_stud.ledger import JackpotBet, Pools, settle_round
+from engine.games.casino_stud.quiet import settle_quiet
+from engine.games.casino_stud.rules import load_casino_stud_rules
+from engine.games.casino_stud.settlement import settle_box
+
+RULES = load_casino_stud_rules()
+TABLE = TableFacts("CS1", "EUR", 1_000_000, {"ANTE": (100, 50_000), "JACKPOT": (100, 100)})
+CLOSED = 1_700_000_000_000_000
+
+
+def _ranked(hands: list[list[int]]) -> tuple[list[int], list[int]]:
+    flat = np.array([c for h in hands for c in h], np.int64)
+    at = np.cumsum([0, *(len(h) for h in hands)]).astype(np.int64)
+    category, strength = rank_hands(flat, at)
+    return category.tolist(), strength.tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(CARD_CODES), min_size=5, max_size=5, unique=True), min_size=1,
+                max_size=30))
+def test_rank_hands_is_rank_hand(hands):
+    category, strength = _ranked([[CARD_INDEX[c] for c in h] for h in hands])
+    for h, cat, s in zip(hands, category, strength, strict=True):
+        want = rank_hand(h)
+        assert (RANK_NAMES[cat], s) == (want.category, want.strength)
+
+
+# one hand of each category, the wheel and the steel wheel (ace low) among them
+EVERY_CATEGORY = {
+    "HIGH_CARD": "AS KD 4C 3H 2S", "PAIR": "2S 2D 3C 4H 5S", "TWO_PAIR": "KS KD 2C 2H AS",
+    "THREE_OF_A_KIND": "7S 7D 7C AH KS", "STRAIGHT": "AS 2D 3C 4H 5S", "FLUSH": "AS QS 9S 4S 2S",
+    "FULL_HOUSE": "3S 3D 3C 2H 2S", "FOUR_OF_A_KIND": "9S 9D 9C 9H 2S", "STRAIGHT_FLUSH": "AH 2H 3H 4H 5H",
+    "ROYAL_FLUSH": "TC JC QC KC AC"}
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "as-python"])
+def test_every_category_and_what_is_not_a_hand(compiled):
+    named = list(EVERY_CATEGORY.items())
+    bad = [[0, 0, 4, 8, 12], [0, 4, 8, 12], [0, 4, 8, 12, 16, 20], [-1, 4, 8, 12, 16]]  # a card twice, 4, 6, no code
+    with nullcontext() if compiled else kernels.as_python():
+        category, strength = _ranked([[CARD_INDEX[c] for c in h.split()] for _, h in named] + bad)
+    for (name, hand), cat, s in zip(named, category, strength, strict=False):
+        assert (RANK_NAMES[cat], s) == (name, rank_hand(hand.split()).strength)
+    assert category[len(named):] == [-1] * len(bad)
+
+
+# -- random table-days: the kernel against every round through the readable rules ---------------------------
+
+def _rules(rng: random.Random):
+    jp = RULES.jackpot
+    return replace(
+        RULES, max_call_payout=rng.choice([None, None, 500, 3_000]), burn_cards=rng.choice([0, 1]),
+        deal_order=rng.choice(["box_by_box", "round_robin"]), rounding=rng.choice(["floor", "half_up", "half_even"]),
+        jackpot=replace(jp, fixed_prizes_from=rng.choice(["house", "jackpot"]),
+                        contributions_before_prizes=rng.random() < 0.5, requires_ante=rng.random() < 0.8,
+                        remainder_to=rng.choice(["jackpot", "next_pool", "house"]),
+                        shares=rng.choice([jp.shares, {"jackpot": 55, "next_pool": 33, "house": 12}])))
+
+
+def _rigged_deck(rng: random.Random, rules, n: int, wanted: dict[int, str]) -> list[str]:
+    """A shuffled deck with the hands `wanted` (box index, or n for the dealer: EVERY_CATEGORY's name) where
+    the deal puts them."""
+    box_pos, dealer_pos = positions(rules, n)
+    where = [*box_pos, dealer_pos]
+    fixed: dict[int, str] = {}
+    for who, name in wanted.items():
+        cards = EVERY_CATEGORY[name].split()
+        if set(cards) & set(fixed.values()):
+            continue
+        fixed.update(zip(where[who], cards, strict=True))
+    rest = [c for c in CARD_CODES if c not in fixed.values()]
+    rng.shuffle(rest)
+    it = iter(rest)
+    return [fixed[p] if p in fixed else next(it) for p in range(52)]
+
+
+def _day(seed: int, rules, n_rounds: int, fault: float):
+    """(rounds, bets) of a table-day played by the rules and recorded, each record tampered with at rate
+    `fault`: decisions, ranks, cards, balances, calls, payments, limits, windows, bet types and seats."""
+    rng = random.Random(seed)
+    rounds, bets = [], []
+    jackpot, next_pool = 500_000, 50_000
+    for no in range(n_rounds):
+        boxes = sorted(rng.sample(range(1, 8), rng.randint(1, 5)))
+        n = len(boxes)
+        wanted = {rng.randrange(n + 1): rng.choice(list(EVERY_CATEGORY)) for _ in range(rng.randint(0, 2))}
+        deck = _rigged_deck(rng, rules, n, wanted)
+        box_pos, dealer_pos = positions(rules, n)
+        box_cards = [[deck[p] for p in pos] for pos in box_pos]
+        dealer = [deck[p] for p in dealer_pos]
+        actions = [rng.choice("CF") for _ in boxes]
+        ranks = [rank_hand(c) for c in box_cards]
+        dealer_rank = rank_hand(dealer)
+        closed = CLOSED + no * 60_000_000
+        round_bets = []
+        for k, box in enumerate(boxes):
+            stake = rng.choice([100, 100, 500, 2_000, 50_000, 50_001, 99])
+            credit = settle_box(rules, ranks[k], dealer_rank, actions[k], stake).credit
+            call = rules.call_of(stake) if actions[k] == "C" else 0
+            round_bets.append(["ANTE", box, stake, call, credit])
+            if rng.random() < 0.6:
+                round_bets.append(["JACKPOT", box, rng.choice([100, 100, 100, 101]), None, None])
+        order = sorted((i for i, b in enumerate(round_bets) if b[0] == "JACKPOT"),
+                       key=lambda i: (boxes.index(round_bets[i][1]), i))
+        led = settle_round(rules, Pools(jackpot, next_pool),
+                           [JackpotBet(round_bets[i][2], ranks[boxes.index(round_bets[i][1])].category)
+                            for i in order])
+        for i, prize in zip(order, led.bets, strict=True):
+            round_bets[i][4] = prize.prize
+        rng.shuffle(round_bets)
+        before, after = (jackpot, next_pool), (led.after.jackpot, led.after.next_pool) if order else (jackpot,
+                                                                                                   next_pool)
+        hands = [r.category for r in ranks]
+        status = "settled"
+        tamper = rng.random() < fault * 4  # a round-level fault
+        what = rng.randrange(10) if tamper else -1
+        if tamper:
+            if what == 0:
+                actions[rng.randrange(n)] = rng.choice(["", "X", "CF"])
+            elif what == 1:  # a box's or the dealer's rank recorded wrong, or not at all
+                k = rng.randrange(n + 1)
+                if k < n:
+                    hands[k] = rng.choice([*RANK_NAMES, None])
+                else:
+                    dealer_rank = replace(dealer_rank, category=rng.choice([*RANK_NAMES, None]))
+            elif what == 2:  # one pool's balance after drifts
+                after = rng.choice([(after[0] + 1, after[1]), (after[0], after[1] - 1)])
+            elif what == 3:
+                status = "cancelled"
+            elif what == 4:
+                k = rng.randrange(n)
+                box_cards[k][0] = next(c for c in CARD_CODES if c not in box_cards[k])
+            elif what == 5:
+                round_bets.append(["JACKPOT", 8 - boxes[-1] if 8 - boxes[-1] not in boxes else None, 100, None, 0])
+            elif what == 6:
+                round_bets.append(["BONUS", boxes[0], 100, None, 100])
+            elif what == 7:
+                before = (before[0] - 1, before[1])
+            elif what == 9:  # a balance before not recorded
+                before = rng.choice([(None, before[1]), (before[0], None)])
+        if status == "cancelled":
+            after = before
+        times = None
+        if rng.random() < 0.5 or what == 8:  # (8: a box decided after the reveal)
+            times = tuple((closed + 1_000 * (k + 1) + (10**6 if what == 8 else 0),) for k in range(n))
+        for i, (kind, seat, stake, call, credit) in enumerate(round_bets):
+            paid, placed = credit, closed - 1
+            if rng.random() < fault:
+                paid += rng.choice([-1, 1, 100])
+            if rng.random() < fault:
+                call = rng.choice([(call or 0) + 1, (call or 0) - 1, 0, (call or 0) * 2])
+            if rng.random() < fault:
+                placed = closed + rng.choice([0, 1])
+            bets.append(RecordedBet(f"B{no}-{i}", no, f"A{rng.randrange(4)}", kind, seat, stake, call, paid, placed))
+        rounds.append(RecordedRound(
+            f"R{no}", no, status, closed, f"D{no}", tuple(deck), tuple(boxes), tuple(tuple(c) for c in box_cards),
+            tuple(actions), tuple(dealer), tuple(hands), dealer_rank.category, before[0], after[0], before[1],
+            after[1], 1, None, times, closed + 1_000 * (n + 1) if times else None))
+        jackpot, next_pool = after
+    return rounds, bets
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32), st.integers(1, 25), st.sampled_from([0.0, 0.02, 0.2]))
+def test_the_kernel_audits_as_the_readable_rules(seed, n_rounds, fault):
+    rules = _rules(random.Random(seed))
+    rounds, bets = _day(seed, rules, n_rounds, fault)
+    fast = audit_table_rounds(rules, TABLE, rounds, bets)
+    oracle = audit_table_rounds(rules, TABLE, rounds, bets, round_by_round=True)
+    assert fast == oracle
+    if fault == 0.0:  # not vacuous: a clean day is the kernel's
+        assert settle_quiet(rules, TABLE, rounds, bets, set()).quiet == [True] * len(rounds)
+
+
+# -- hand-worked boundaries, each a round the kernel settles --------------------------------------------------
+
+def _one_round(box_hand: str, dealer_hand: str, action: str = "C", ante: int = 1_000, jackpot_stake: int | None = None,
+               pools=(500_000, 50_000), after=None):
+    """One settled round, box 1 holding `box_hand` and the dealer `dealer_hand` (EVERY_CATEGORY names or cards)."""
+    cards = lambda h: EVERY_CATEGORY.get(h, h).split()  # noqa: E731
+    box, dealer = cards(box_hand), cards(dealer_hand)
+    rest = [c for c in CARD_CODES if c not in box + dealer]
+    deck = tuple(box + dealer + rest)
+    call = 2 * ante if action == "C" else 0
+    after = after or pools
+    r = RecordedRound("R1", 1, "settled", CLOSED, "D1", deck, (1,), (tuple(box),), (action,), tuple(dealer),
+                      (rank_hand(box).category,), rank_hand(dealer).category, pools[0], after[0], pools[1], after[1])
+    bets = [RecordedBet("B1", 0, "A1", "ANTE", 1, ante, call, 0, CLOSED)]
+    if jackpot_stake:
+        bets.append(RecordedBet("B2", 0, "A1", "JACKPOT", 1, jackpot_stake, None, 0, CLOSED))
+    return r, bets
+
+
+def _owed(r, bets):
+    """Each bet's credit, checking the round is one the kernel settled."""
+    assert settle_quiet(RULES, TABLE, [r], bets, set()).quiet == [True]
+    return audit_table_rounds(RULES, TABLE, [r], bets).expected
+
+
+@pytest.mark.parametrize("dealer, qualifies", [
+    ("AS KD 4C 3H 2S", True),  # ace-king high, the lowest hand that qualifies
+    ("AS QD JC 9H 8S", False),  # ace-queen high: one rank below
+    ("KS QD JC 9H 6S", False),
+    ("2C 2D 3D 6D 8C", True),  # the lowest pair
+])
+def test_the_dealer_qualifies_from_ace_king(dealer, qualifies):
+    # box 1 calls a pair of sevens, which beats each of these: a qualified dealer pays the ante 1:1 and the call
+    # 1:1 (1,000 + 1,000 + 2,000 + 2,000); one who does not qualify pays the ante and returns the call
+    assert _owed(*_one_round("7S 7D 5C 4H 3S", dealer)) == [6_000 if qualifies else 4_000]
+
+
+@pytest.mark.parametrize("dealer, owed", [
+    ("7H 7C 5D 4S 3C", 3_000),  # the same hand in other suits: ante and call push (1,000 + 2,000)
+    ("7H 7C 5D 4S 2C", 6_000),  # one kicker lower: the box wins
+    ("7H 7C 6D 4S 2C", 0),  # one kicker higher: the dealer wins
+])
+def test_equal_hands_push(dealer, owed):
+    assert _owed(*_one_round("7S 7D 5C 4H 3S", dealer)) == [owed]
+
+
+DEALER_AK = "AD KH 8D 6C 4D"  # ace-king high: qualifies; none of EVERY_CATEGORY's cards
+
+
+@pytest.mark.parametrize("name", list(EVERY_CATEGORY))
+def test_a_call_on_each_row_of_the_pay_table(name):
+    box = "AS KD QC 3H 2S" if name == "HIGH_CARD" else EVERY_CATEGORY[name]  # (ace-king-queen beats ace-king-eight)
+    # ante 1:1 and the call at the row's odds: 1,000 + 1,000 + 2,000 + 2,000 x odds
+    assert _owed(*_one_round(box, DEALER_AK)) == [4_000 + 2_000 * RULES.call_payouts[name]]
+
+
+@pytest.mark.parametrize("name, prize", [
+    ("ROYAL_FLUSH", 500_000),  # 100% of the jackpot (then the next pool becomes it)
+    ("STRAIGHT_FLUSH", 50_000),  # 10%
+    ("FOUR_OF_A_KIND", 500 * 100),  # 500 units of the stake, by the house
+    ("FULL_HOUSE", 100 * 100),
+    ("FLUSH", 50 * 100),
+    ("STRAIGHT", 0),  # below the prize table: feeds 60 / 30 / 10
+])
+def test_each_jackpot_prize(name, prize):
+    pools = (500_000, 50_000)
+    after = {"ROYAL_FLUSH": (50_000, 0), "STRAIGHT_FLUSH": (450_000, 50_000), "STRAIGHT": (500_060, 50_030)
+             }.get(name, pools)
+    r, bets = _one_round(EVERY_CATEGORY[name], DEALER_AK, action="F", jackpot_stake=100, pools=pools, after=after)
+    bets[1] = replace(bets[1], paid=prize)
+    assert _owed(r, bets) == [0, prize]
+    report = audit_table_rounds(RULES, TABLE, [r], bets).rounds[0]
+    assert report.finding_kinds == ()
+    assert report.pools_after == Pools(*after)
+    if name == "ROYAL_FLUSH":
+        assert any("the next pool became the jackpot" in line for line in report.explanation)
+
+
+def test_a_prize_paid_otherwise_is_not_the_kernels():
+    r, bets = _one_round(EVERY_CATEGORY["FLUSH"], DEALER_AK, action="F", jackpot_stake=100)
+    bets[1] = replace(bets[1], paid=4_999)
+    assert settle_quiet(RULES, TABLE, [r], bets, set()).quiet == [False]
+    assert [f.kind for f in audit_table_rounds(RULES, TABLE, [r], bets).findings] == ["UNDERPAID"]
+
+
+def test_categories_are_the_rank_names():
+    assert [CATEGORY_INDEX[name] for name in RANK_NAMES] == list(range(10))

@@ -1,0 +1,214 @@
+"""The recorder's ruleset change mid-night (issue 44, pitboss/recorder/ruleset_change.py): T01-BAC8X plays
+document 000 (baccarat_8d_extended) until the betting close of its middle round of the first day, then document
+001 (baccarat_8d_standard); every bet is paid by the paytable in force at its round, and where the planted faults
+include UNDERPAID, the bets of the rest of the straddled shoe that the two paytables pay differently are paid by
+the old one. The audit, reading table_rulesets.parquet, finds exactly those and nothing else.
+
+Hand-worked: of the bets both rulesets offer only LUCKY_SIX pays differently, on a Banker win with a 6 on two
+cards (the Player drew): 12:1 under 000 (a stake s credits 13 s), 20:1 under 001 (21 s)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+from engine.games.baccarat import rulesets as bundled
+from pipelines.surveillance import with_theoretical_rtp
+from pitboss.faultcheck import compare
+from pitboss.nightly import nightly_audit
+from pitboss.recorder import GenerateConfig, generate
+from pitboss.recorder.manifest import STALE_RULESET
+
+OLD, NEW = "baccarat_8d_extended", "baccarat_8d_standard"
+TABLE = "T01-BAC8X"
+NIGHT = dict(tables=1, rounds_per_table=120, bets_per_round=40, seed=5)
+
+
+def _sha(ruleset: str) -> str:
+    """The sha256 of a bundled ruleset file's text (what the warehouse names a settlement by)."""
+    return hashlib.sha256((Path(bundled.__file__).parent / f"{ruleset}.toml").read_bytes()).hexdigest()
+
+
+def _audited(folder: Path) -> tuple[Path, Path, str]:
+    night = nightly_audit(str(folder / "data"), str(folder / "out"), str(folder / "w.duckdb"), validate=False)
+    return Path(night.record.output_dir), folder / "w.duckdb", night.record.run_id
+
+
+@pytest.fixture(scope="module", params=[dict(seed=5), dict(seed=1, rounds_per_table=200)],
+                ids=["none-in-the-shoe-across", "three-in-the-shoe-across"])
+def stale(tmp_path_factory, request):
+    """A night whose only planted faults are UNDERPAID (the planter forces one of its own, and the late switch
+    adds the stale-paid bets), audited into a warehouse: seed 5's shoe dealt across the change has no bet the
+    paytables pay differently after it (the first after that shoe is paid the old way), seed 1's has three."""
+    folder = tmp_path_factory.mktemp("stale")
+    generate(GenerateConfig(out=folder / "data", fault_kinds=("UNDERPAID",), fault_rate=1e-9,
+                            **{**NIGHT, **request.param}))
+    return folder, *_audited(folder)
+
+
+@pytest.fixture(scope="module")
+def honest(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("honest")
+    generate(GenerateConfig(out=folder / "data", fault_rate=0.0, **NIGHT))
+    return folder, *_audited(folder)
+
+
+def _rounds(data: Path) -> list[dict]:
+    return pq.read_table(data / "rounds").select(["round_id", "shoe_id", "betting_closed_at"]).to_pylist()
+
+
+def test_the_change_is_at_the_betting_close_of_the_middle_round(honest):
+    folder = honest[0]
+    rows = pq.read_table(folder / "data" / "table_rulesets.parquet").to_pylist()
+    assert [(r["table_id"], r["ruleset"], r["version"]) for r in rows] == [(TABLE, NEW, "document 001 paytable")]
+    tables = pq.read_table(folder / "data" / "tables.parquet").to_pylist()
+    assert [(t["table_id"], t["ruleset"]) for t in tables] == [(TABLE, OLD)]  # the night starts under 000
+    closes = sorted(r["betting_closed_at"] for r in _rounds(folder / "data"))
+    assert rows[0]["effective_from"] == closes[NIGHT["rounds_per_table"] // 2]
+
+
+def test_bets_offered_and_paid_under_the_ruleset_in_force(honest):
+    """The audit of an honest night finds nothing; each round is settled under the text in force at its betting
+    close (the change's round under 001: a change at exactly betting_closed_at applies), the warehouse naming
+    each by its sha256; after the change only what 001 offers is bet, before it 000's own bets too."""
+    folder, out, warehouse, run_id = honest
+    assert pq.read_table(out / "findings").num_rows == 0
+    at = pq.read_table(folder / "data" / "table_rulesets.parquet")["effective_from"][0].as_py()
+    closed = {r["round_id"]: r["betting_closed_at"] for r in _rounds(folder / "data")}
+    con = duckdb.connect(str(warehouse), read_only=True)
+    settled = con.execute("SELECT round_id, ruleset_sha256 FROM settlement_rounds WHERE run_id = ?",
+                          [run_id]).fetchall()
+    assert len(settled) > 100
+    for round_id, sha in settled:
+        assert sha == (_sha(NEW) if closed[round_id] >= at else _sha(OLD)), (round_id, closed[round_id], at)
+    assert {sha for r, sha in settled if closed[r] == at} == {_sha(NEW)}  # the change's own round
+    types = con.execute("SELECT DISTINCT bet_type, round_id FROM settlements WHERE run_id = ?", [run_id]).fetchall()
+    after = {t for t, r in types if closed[r] >= at}
+    assert after <= {"PLAYER", "BANKER", "TIE", "PLAYER_PAIR", "BANKER_PAIR", "LUCKY_SIX", "PLAYER_NATURAL",
+                     "BANKER_NATURAL"}
+    assert {"ANY_PAIR", "PERFECT_PAIR"} & {t for t, r in types if closed[r] < at}
+    kept = dict(con.execute("SELECT ruleset, sha256 FROM rulesets").fetchall())
+    assert kept[OLD] == _sha(OLD) and kept[NEW] == _sha(NEW)
+
+
+def test_without_the_versions_the_bets_after_the_change_look_overpaid(honest, tmp_path):
+    """The same honest night audited without table_rulesets.parquet: every LUCKY_SIX after the change that 001
+    pays 20:1 where 000 pays 12:1 is an OVERPAID of 8 x its stake, and nothing else is found."""
+    folder = honest[0]
+    data = tmp_path / "data"
+    data.mkdir()
+    for p in (folder / "data").iterdir():
+        if p.name != "table_rulesets.parquet":
+            (data / p.name).symlink_to(p)
+    out, _, _ = _audited(tmp_path)
+    findings = pq.read_table(out / "findings").to_pylist()
+    assert findings, "the seed's night has a LUCKY_SIX bet that the two paytables pay differently"
+    settled = {s["bet_id"]: s for s in pq.read_table(out / "settlements").to_pylist()}
+    at = pq.read_table(folder / "data" / "table_rulesets.parquet")["effective_from"][0].as_py()
+    closed = {r["round_id"]: r["betting_closed_at"] for r in _rounds(folder / "data")}
+    for f in findings:
+        s = settled[f["bet_id"]]
+        assert (f["kind"], s["bet_type"]) == ("OVERPAID", "LUCKY_SIX")
+        assert closed[f["round_id"]] >= at
+        assert (s["paid"], s["expected"]) == (21 * s["stake"], 13 * s["stake"])
+
+
+def test_the_stale_paid_bets_are_found_and_nothing_else(stale):
+    """Every planted fault found on its row and every finding planted. The late switch's bets, worked out from
+    the recorded rounds: the LUCKY_SIX bets after the change on a Banker win with a 6 on two cards, those of the
+    shoe dealt across the change, or where it has none the first of them; each paid 13 x its stake where 001
+    credits 21 x."""
+    folder, out, _, _ = stale
+    faults = pq.read_table(folder / "data" / "faults.parquet")
+    findings = pq.read_table(out / "findings")
+    _, missed, unexplained = compare(faults, findings)
+    assert (missed, unexplained) == ([], [])
+    late = faults.filter(pc.match_substring(faults["change"], STALE_RULESET)).to_pylist()
+    assert late and len(late) < faults.num_rows  # (the planter's own forced UNDERPAID beside them)
+    at = pq.read_table(folder / "data" / "table_rulesets.parquet")["effective_from"][0].as_py()
+    rounds = {r["round_id"]: r for r in pq.read_table(folder / "data" / "rounds").to_pylist()}
+    straddled = {r["shoe_id"] for r in rounds.values() if r["betting_closed_at"] < at} & {
+        r["shoe_id"] for r in rounds.values() if r["betting_closed_at"] >= at}
+    six = {rid for rid, r in rounds.items() if r["betting_closed_at"] >= at and r["status"] == "settled"
+           and (r["outcome"], r["banker_score"], len(r["banker_cards"])) == ("BANKER", 6, 2)}
+    bets = sorted((b for b in pq.read_table(folder / "data" / "bets").to_pylist()
+                   if b["round_id"] in six and b["bet_type"] == "LUCKY_SIX"),
+                  key=lambda b: (rounds[b["round_id"]]["betting_closed_at"], b["bet_id"]))
+    forced = {f["bet_id"] for f in faults.to_pylist() if STALE_RULESET not in f["change"]}
+    differ = [b["bet_id"] for b in bets if b["bet_id"] not in forced]
+    in_shoe = [b for b in differ if rounds[b.rsplit("-", 1)[0]]["shoe_id"] in straddled]
+    assert sorted(f["bet_id"] for f in late) == (in_shoe or differ[:1])
+    assert len(in_shoe) in (0, 3)  # (each branch taken by one of the nights)
+    settled = {s["bet_id"]: s for s in pq.read_table(out / "settlements").to_pylist()}
+    for f in late:
+        s = settled[f["bet_id"]]
+        assert (f["kind"], f["table_id"], s["bet_type"]) == ("UNDERPAID", TABLE, "LUCKY_SIX")
+        assert (s["paid"], s["expected"]) == (13 * s["stake"], 21 * s["stake"])
+
+
+def test_a_patterned_floor_keeps_one_ruleset_a_table(tmp_path):
+    """--patterns plants no change (its patterns are priced on each table's one ruleset), and a run into a
+    folder removes the table_rulesets.parquet an earlier run wrote there."""
+    generate(GenerateConfig(out=tmp_path, tables=1, rounds_per_table=20, bets_per_round=5))
+    assert (tmp_path / "table_rulesets.parquet").exists()
+    summary = generate(GenerateConfig(out=tmp_path, tables=1, rounds_per_table=20, bets_per_round=5, patterns=True))
+    assert not (tmp_path / "table_rulesets.parquet").exists() and summary.ruleset_changes == []
+
+
+def test_a_night_without_a_table_of_document_000_has_no_change(tmp_path):
+    summary = generate(GenerateConfig(out=tmp_path, tables=0, roulette_tables=1, rounds_per_table=10))
+    assert summary.ruleset_changes == [] and not (tmp_path / "table_rulesets.parquet").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# Surveillance reads the ruleset in force at each round, not tables.ruleset
+
+
+def test_theoretical_rtp_of_each_bet_is_its_rounds_rulesets():
+    """LUCKY_SIX returns 83.3% under 000 and 113.1% under 001 (20:1 on every Banker win with a 6: the issue's
+    113%); PLAYER 98.76% under both. Each bet priced by its own ruleset, in the bets' order."""
+    bets = pa.table({"bet_type": ["LUCKY_SIX", "LUCKY_SIX", "PLAYER", "LUCKY_SIX"],
+                     "mode": ["commission", "commission", "no_commission", "no_commission"],
+                     "selection": pa.nulls(4, pa.string())})
+    priced = with_theoretical_rtp(bets, pa.array([NEW, OLD, NEW, NEW]))
+    assert [round(x, 4) for x in priced["theoretical_rtp"].to_pylist()] == [1.1311, 0.8332, 0.9876, 1.1311]
+    assert with_theoretical_rtp(bets, OLD)["theoretical_rtp"].to_pylist()[0] == pytest.approx(0.83316, abs=1e-5)
+
+
+def test_advantage_moments_of_each_round_under_its_ruleset(honest):
+    """`pitboss surveil` of the honest night: each round's moments are of the ruleset in force at its betting
+    close (001's bet types only after the change), not of tables.ruleset all night."""
+    from pipelines.surveillance import run as surveil
+
+    folder, out, _, _ = honest
+    surveil(["--input", str(folder / "data"), "--output", str(out)])
+    moments = pq.read_table(out / "advantage_moments").to_pylist()
+    at = pq.read_table(folder / "data" / "table_rulesets.parquet")["effective_from"][0].as_py()
+    closed = {r["round_id"]: r["betting_closed_at"] for r in _rounds(folder / "data")}
+    assert {m["ruleset"] for m in moments} == {OLD, NEW}
+    for m in moments:
+        assert m["ruleset"] == (NEW if closed[m["round_id"]] >= at else OLD), m
+    only_000 = {"ANY_PAIR", "PERFECT_PAIR", "LUCKY_SIX_2CARD", "LUCKY_SEVEN", "SUPER_LUCKY_SEVEN"}
+    assert not only_000 & {m["bet_type"] for m in moments if m["ruleset"] == NEW}
+    assert only_000 & {m["bet_type"] for m in moments if m["ruleset"] == OLD}
+
+
+def test_without_the_change_the_files_are_those_of_a_table_of_one_ruleset(tmp_path):
+    """ruleset_change=False: no table_rulesets.parquet, and T01-BAC8X bets 000's codes all night; the other
+    tables' rows are those of a run with the change (its streams are its own)."""
+    args = dict(tables=2, rounds_per_table=60, bets_per_round=10, seed=3)
+    off = generate(GenerateConfig(out=tmp_path / "off", ruleset_change=False, **args))
+    generate(GenerateConfig(out=tmp_path / "on", **args))
+    assert off.ruleset_changes == [] and not (tmp_path / "off" / "table_rulesets.parquet").exists()
+    for name in ("shoes", "rounds", "bets"):
+        a, b = (pq.read_table(tmp_path / x / name) for x in ("off", "on"))
+        t02 = [t.filter(pc.equal(t["table_id"], "T02-BAC8S")) for t in (a, b)]
+        assert t02[0].num_rows and t02[0].equals(t02[1]), name
+    rounds = pq.read_table(tmp_path / "off" / "rounds")
+    assert rounds.equals(pq.read_table(tmp_path / "on" / "rounds"))  # (the same deal: only the bets differ)
