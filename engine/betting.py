@@ -102,6 +102,19 @@ def us_text(us: int) -> str:
     return datetime.fromtimestamp(us / 1_000_000, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+# us_text's float seconds name the exact microsecond from 1970 until 2**32 s (2106): numpy's text is the same there
+_EXACT_US = (0, 2**32 * 1_000_000)
+
+
+def us_texts(us: np.ndarray) -> list[str]:
+    """us_text of each instant (int64 microseconds), formatted at once where numpy's ISO text is the same."""
+    us = np.asarray(us, np.int64)
+    texts = np.char.add(np.datetime_as_string(us.astype("datetime64[us]"), unit="us"), "Z").tolist()
+    for i in np.flatnonzero((us < _EXACT_US[0]) | (us >= _EXACT_US[1])).tolist():
+        texts[i] = us_text(int(us[i]))
+    return texts
+
+
 @dataclass
 class BetChecks:
     """Collects the findings of one group of rounds of one table."""

@@ -1,15 +1,21 @@
 """pipelines/games/blackjack.py: the Arrow adaptor carries times exactly (the close of betting is a
-boundary to the microsecond) and accounts for every bet (settled + quarantined = read)."""
+boundary to the microsecond) and accounts for every bet (settled + quarantined = read); the engine's columns it
+reads from Arrow at once are what the engine makes of the same records one by one."""
 
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import fields
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from pipelines.games import audit_group, table_infos
+from engine.games.blackjack.records import RecordedBet, ShoeBets, ShoeRounds
+from pipelines.games import audit_group, blackjack, table_infos
 from pitboss.recorder import GenerateConfig, generate
 from schemas.readers import read_table
 
@@ -49,3 +55,106 @@ def test_every_bet_read_is_settled_or_quarantined(day):
     out = audit_group(info, shoes, rounds, bets)
     assert out["settlements"].num_rows + out["quarantine"].num_rows == bets.num_rows
     assert pc.all(pc.equal(out["settlements"]["delta"], 0)).as_py()  # a fault-free day is paid right
+
+
+# -- the rounds and bets as the engine's columns, read from Arrow at once ------------------------------------------
+
+_US = pa.timestamp("us", tz="UTC")
+_ROUND_TYPES = {"round_id": pa.string(), "round_no": pa.int32(), "status": pa.string(), "betting_opened_at": _US,
+                "betting_closed_at": _US,
+                "dealer_cards": pa.list_(pa.string()), "boxes": pa.list_(pa.int8()),
+                "box_cards": pa.list_(pa.list_(pa.string())), "box_actions": pa.list_(pa.string()),
+                "box_auto_played": pa.list_(pa.bool_()), "box_action_times": pa.list_(pa.list_(_US)),
+                "dealer_revealed_at": _US, "shoe_id": pa.string()}
+_T0 = dt.datetime(2026, 11, 28, 12, tzinfo=dt.UTC)
+
+
+def _instant(us: int | None):
+    return None if us is None else _T0 + dt.timedelta(microseconds=us)
+
+
+@st.composite
+def _records(draw):
+    """A round's record as read, mostly readable, else not: boxes out of 1-7 or out of order, lists with an entry
+    too many or too few, nulls anywhere, cards that are not card codes, letters that are not H S D P (ASCII or
+    not), instants one a letter or not, before the reveal, at it or after it."""
+    n = draw(st.integers(0, 4))
+
+    def often(likely, other):  # `likely` 4 times in 5
+        return draw(likely if draw(st.integers(0, 4)) else other)
+
+    def sized(item):  # a list an entry a box, else null or with an entry too many or too few
+        return often(st.lists(item, min_size=n, max_size=n), st.none() | st.integers(max(n - 1, 0), n + 1).flatmap(
+            lambda m: st.lists(item, min_size=m, max_size=m)))
+
+    card = st.sampled_from(["AS", "TD", "7H", "7C", "KS", "2D", "ZZ", None])
+    cards = st.lists(card, min_size=2, max_size=4)
+    boxes = often(st.lists(st.integers(1, 7), min_size=n, max_size=n, unique=True).map(sorted),
+                  st.none() | st.lists(st.sampled_from([None, 0, 1, 3, 7, 8]), min_size=n, max_size=n))
+    actions = sized(st.none() | st.text(alphabet="HSDPh é", max_size=3))
+    extra = draw(st.sampled_from([0, 0, 0, 1, -1]))  # (the first box's instants one too many or too few)
+    times = [None if a is None else [_instant(k) for k in range(max(len(a) + (extra if b == 0 else 0), 0))]
+             for b, a in enumerate(actions or [])]
+    return {
+        # (round_no below 1: a round put in quarantine with no place, given to the engine dealt first)
+        "round_id": "R", "round_no": draw(st.sampled_from([1, 1, 2, 0, -1])),
+        "status": draw(st.sampled_from(["settled", "cancelled"])), "betting_opened_at": _instant(-10),
+        "betting_closed_at": _instant(draw(st.none() | st.integers(-5, 5))),
+        "dealer_cards": often(cards, st.none() | st.lists(card, max_size=1)), "boxes": boxes,
+        "box_cards": sized(st.integers(0, 4).flatmap(lambda k: cards if k else st.none() | st.lists(card, max_size=1))),
+        "box_actions": actions, "box_auto_played": sized(st.none() | st.booleans()),
+        "box_action_times": often(st.just(times), st.none() | st.lists(
+            st.none() | st.lists(st.none() | st.integers(-3, 3).map(_instant), max_size=3), max_size=5)),
+        "dealer_revealed_at": _instant(draw(st.none() | st.integers(-1, 3))), "shoe_id": "S",
+    }
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_records(), min_size=1, max_size=6))
+def test_the_round_columns_read_from_arrow_are_what_the_records_make(rows):
+    """The adaptor's columns of a table's rounds, read from the list arrays' values and offsets at once, are
+    what ShoeRounds.of makes of the same rounds read one by one (the engine's statement of each column)."""
+    rounds = pa.Table.from_pylist(rows, pa.schema(_ROUND_TYPES))
+    got = blackjack._round_columns(rounds)
+    want = ShoeRounds.of(blackjack._recorded_rounds(rounds, np.arange(len(rows))))
+    for f in fields(ShoeRounds):
+        if f.name != "recorded":
+            assert np.array_equal(getattr(got, f.name), getattr(want, f.name)), f.name
+
+
+def test_the_round_columns_of_a_recorded_day_hold_plain_rounds(day):
+    _, _, rounds, _ = day
+    got = blackjack._round_columns(rounds)
+    want = ShoeRounds.of(blackjack._recorded_rounds(rounds, np.arange(rounds.num_rows)))
+    assert got.readable.all() and got.timed.all() and got.times_recorded.all()
+    for f in fields(ShoeRounds):
+        if f.name != "recorded":
+            assert np.array_equal(getattr(got, f.name), getattr(want, f.name)), f.name
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["MAIN", "PAIR", "INSURANCE", "BET_BEHIND", "SIDE", None]),
+                          st.sampled_from([None, 0, 1, 7, 8]), st.sampled_from(["A", "B", None]),
+                          st.none() | st.integers(0, 500)), min_size=1, max_size=12))
+def test_the_bet_columns_are_what_the_records_make(bets):
+    """Bet types, seats and accounts as codes, read at once, are ShoeBets.of's; equal accounts share a code."""
+    plain = pa.table({"bet_type": pa.array([b[0] for b in bets], pa.string()),
+                      "seat": pa.array([b[1] for b in bets], pa.int8()),
+                      "account_id": pa.array([b[2] for b in bets], pa.string()),
+                      "stake": pa.array([100] * len(bets), pa.int64()), "paid": pa.array([0] * len(bets), pa.int64()),
+                      "added_stake": pa.array([b[3] for b in bets], pa.int64()),
+                      "placed_at": pa.array([_T0] * len(bets), _US)})
+    got = blackjack._bet_columns(plain)
+    want = ShoeBets.of([RecordedBet("B", 0, a, t, s, 100, added, 0, 0) for t, s, a, added in bets])
+    assert got["bet_type"].tolist() == want.bet_type.tolist()
+    assert got["seat"].tolist() == want.seat.tolist()
+    assert got["added_stake"].tolist() == want.added_stake.tolist()
+    pairs = [(a, b) for a in range(len(bets)) for b in range(len(bets))]
+    assert [got["account"][a] == got["account"][b] for a, b in pairs] == [bets[a][2] == bets[b][2] for a, b in pairs]
+
+
+def test_a_bet_goes_to_its_round_and_a_round_id_recorded_twice_to_the_last():
+    ids = pa.array(["R1", "R2", "R1"])
+    index = np.array([4, 5, 6])
+    got = blackjack._round_index(ids, index, pa.chunked_array([pa.array(["R2", "R1", "R2"])]), np.array([0, 1]))
+    assert got.tolist() == [5, 6]

@@ -26,6 +26,7 @@ from engine.games.blackjack.audit import (
     RecordedBet,
     RecordedRound,
     ShoeFacts,
+    ShoeRounds,
     _Played,
     audit_shoe,
     dealing_sequence,
@@ -152,7 +153,7 @@ def test_the_generator_reaches_plain_and_other_rounds():
     plain = other = auto = 0
     for seed in range(40):
         shoe, rounds = _shoe(seed, 5, RULES, 1)
-        played = _Played(RULES, CHART, shoe, rounds)
+        played = _Played(RULES, CHART, shoe, ShoeRounds.of(rounds))
         plain += int(played.plain.sum())
         other += int((~played.plain).sum())
         auto += sum(any(r.box_auto_played) for r, p in zip(rounds, played.plain, strict=True) if p)
@@ -180,7 +181,7 @@ def _owed(boxes, dealer, bets: list[tuple[str, int, int]], rules=RULES, **kw) ->
     shoe, rounds = _round(boxes, dealer, **kw)
     recorded = [RecordedBet(f"B{n}", 0, "A" if t in ("MAIN", "PAIR", "INSURANCE") else "Z", t, box, stake, None, 0,
                             CLOSED) for n, (t, box, stake) in enumerate(bets)]
-    assert _Played(rules, CHART, shoe, rounds).plain.tolist() == [True]
+    assert _Played(rules, CHART, shoe, ShoeRounds.of(rounds)).plain.tolist() == [True]
     fast = audit_shoe(rules, CHART, TABLE, shoe, rounds, recorded)
     assert fast == audit_shoe(rules, CHART, TABLE, shoe, rounds, recorded, bet_by_bet=True)
     return fast.expected
@@ -236,8 +237,8 @@ def test_a_dealer_stand_on_soft_17_is_a_finding_in_h17_only():
     """The dealer stopping on AS 6C (soft 17): by the readable rule under S17, not plain under H17 (the
     readable engine flags DEALER_DRAW_RULE)."""
     shoe, rounds = _round({1: ("TH 9D", "S")}, "AS 6C")
-    assert _Played(replace(RULES, hits_soft_17=False), CHART, shoe, rounds).plain.tolist() == [True]
-    assert _Played(RULES, CHART, shoe, rounds).plain.tolist() == [False]
+    assert _Played(replace(RULES, hits_soft_17=False), CHART, shoe, ShoeRounds.of(rounds)).plain.tolist() == [True]
+    assert _Played(RULES, CHART, shoe, ShoeRounds.of(rounds)).plain.tolist() == [False]
     kinds = [f.kind for f in audit_shoe(RULES, CHART, TABLE, shoe, rounds, []).findings]
     assert "DEALER_DRAW_RULE" in kinds
 
@@ -245,11 +246,11 @@ def test_a_dealer_stand_on_soft_17_is_a_finding_in_h17_only():
 def test_an_auto_played_box_off_the_chart_goes_to_the_readable_engine():
     # hard 16 against a ten: the chart hits, the box stood
     shoe, rounds = _round({1: ("TH 6D", "S")}, "TS 8C", auto=True)
-    assert _Played(RULES, CHART, shoe, rounds).plain.tolist() == [False]
+    assert _Played(RULES, CHART, shoe, ShoeRounds.of(rounds)).plain.tolist() == [False]
     assert [f.kind for f in audit_shoe(RULES, CHART, TABLE, shoe, rounds, []).findings
             if f.round_id] == ["AUTO_PLAY_DEVIATION"]
     shoe, rounds = _round({1: ("TH 6D 2C", "HS")}, "TS 8C", auto=True)
-    played = _Played(RULES, CHART, shoe, rounds)
+    played = _Played(RULES, CHART, shoe, ShoeRounds.of(rounds))
     assert played.plain.tolist() == [True]
     assert "box 1 hand 1: TH 6D (hard 16) against TS: H (legal; basic strategy: H)" in played.explanations[0]
 
@@ -261,9 +262,9 @@ def test_the_kernels_as_python_are_the_compiled_kernels(seed):
     shoe, rounds = _shoe(seed, 6, RULES, 2)
     bets = [RecordedBet(f"B{n}", n % len(rounds), "A", t, rounds[n % len(rounds)].boxes[0], 1_000, None, 2_000,
                         CLOSED) for n, t in enumerate(["MAIN", "PAIR", "INSURANCE", "BET_BEHIND"] * 3)]
-    played = _Played(RULES, CHART, shoe, rounds)
+    played = _Played(RULES, CHART, shoe, ShoeRounds.of(rounds))
     with kernels.as_python():
-        as_python = _Played(RULES, CHART, shoe, rounds)
+        as_python = _Played(RULES, CHART, shoe, ShoeRounds.of(rounds))
         audited = audit_shoe(RULES, CHART, TABLE, shoe, rounds, bets)
     assert as_python.plain.tolist() == played.plain.tolist()
     assert as_python.explanations == played.explanations

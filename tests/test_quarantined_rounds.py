@@ -313,9 +313,12 @@ def test_a_round_numbered_out_of_range_is_dealt_past_at_its_betting_time(day, ta
 
 
 @pytest.mark.parametrize("table_id", [BACCARAT, BLACKJACK])
-def test_a_round_with_no_known_place_leaves_its_whole_shoe_unchecked_in_one_finding(day, table_id):
+@pytest.mark.parametrize("k", [0, MID_SHOE], ids=["first round", "mid-shoe"])
+def test_a_round_with_no_known_place_leaves_its_whole_shoe_unchecked_in_one_finding(day, table_id, k):
+    """(the first round, dealt first, is the shoe's next cards as recorded: plain to blackjack's kernel, yet its
+    place is not known)"""
     t = _tables(day)
-    rounds, was = _changed(t["rounds"], table_id, MID_SHOE, round_no=0, betting_opened_at=None)
+    rounds, was = _changed(t["rounds"], table_id, k, round_no=0, betting_opened_at=None)
     out, bad = _group(t, table_id, rounds)
     shoe = [r["round_id"] for r in _shoe_rounds(t, table_id, was["shoe_id"]) if r["round_id"] != was["round_id"]]
     [f] = out["findings"].to_pylist()

@@ -1,9 +1,10 @@
 """Arrow <-> the blackjack engine: one table's shoes, rounds and bets into engine.games.blackjack.audit,
 its results back as output tables. No Beam here (tested without a pipeline).
 
-Blackjack rounds are few and rich (every box, every decision): a round goes in as a RecordedRound, which the
-engine turns into the columns of its compiled kernels. The bets, many a round, go in as numpy columns
-(engine ShoeBets); the results come back as columns (rows.Gathered).
+Rounds and bets go in as numpy columns (engine ShoeRounds, ShoeBets), encoded from the Arrow columns at once for
+the whole table (card and decision codes from the list arrays' values and offsets, bet types, seats and accounts
+as codes); the engine asks for a round or bet as Python values only where the readable audit reads it (a round
+the kernel cannot clear, a bet the screen cannot clear). The results come back as columns (rows.Gathered).
 """
 
 from __future__ import annotations
@@ -15,13 +16,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from engine.games.blackjack.audit import (
-    RecordedRound,
-    RoundReport,
-    ShoeBets,
-    ShoeFacts,
-    audit_shoe,
-)
+from engine.cards import CARD_CODES
+from engine.games.blackjack import BET_CODES
+from engine.games.blackjack.audit import RecordedBet, RecordedRound, RoundReport, ShoeFacts, audit_shoe
+from engine.games.blackjack.kernel import LETTERS, NO_SEAT, OTHER
+from engine.games.blackjack.records import NO_TIME, SEATS, ShoeBets, ShoeRounds, rounds_of
 from engine.games.blackjack.rules import BlackjackRules, load_blackjack_rules
 from engine.games.blackjack.strategy import BasicStrategyChart, load_basic_strategy
 from pipelines.games.rows import (
@@ -73,35 +72,80 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     their recorded cards are dealt past, nothing in them is checked).
     (`compact` is the baccarat adaptor's; these tables are plain already.)"""
     shoe_rows = shoes.select(["shoe_id", "decks", "cards", "cut_index", "opened_at"]).to_pylist()
-    round_rows = rounds.select(_ROUND_COLUMNS).to_pylist()
+    round_rows = rounds.select(["round_id", "shoe_id", "round_no"]).to_pylist()
     plain = plain_bets(bets, [*BET_COLUMNS, "added_stake"])
     bet = _bet_columns(plain)
-    closed = micros(rounds["betting_closed_at"])
-    times, revealed = box_instants(rounds, "box_action_times"), instants(rounds, "dealer_revealed_at")
     by_shoe, bets_of_shoe = rounds_by_shoe(round_rows), bets_by_shoe(rounds, plain["round_id"], plain["_shoe_id"])
     gathered = Gathered(rounds)
     held_of_shoe = quarantined_of_shoe(quarantined_rounds, _ROUND_COLUMNS)
-    for shoe in shoe_rows:
-        order = by_shoe.get(shoe["shoe_id"], [])
-        dealt = InShoe.of(order, round_rows, held_of_shoe.get(shoe["shoe_id"], []))
-        position = dealt.positions()
-        # a quarantined round goes to the engine as a cancelled one: its cards dealt past, nothing in it checked
-        recorded = [_recorded_round(r, closed[order[a]], times[order[a]], revealed[order[a]]) if a >= 0
-                    else _recorded_round({**r, "status": "cancelled"}, 0, None, None)
-                    for r, a in zip(dealt.rows, dealt.audited, strict=True)]
+    orders = [by_shoe.get(shoe["shoe_id"], []) for shoe in shoe_rows]
+    dealt = np.array([i for order in orders for i in order], np.int64)  # the table's rounds, shoe by shoe, in order
+    columns = _round_columns(rounds.take(pa.array(dealt, pa.int64())))
+    records = _Records(rounds)
+    start = 0
+    for shoe, order in zip(shoe_rows, orders, strict=True):
+        start, rows = start + len(order), dealt[start:start + len(order)]
+        held = held_of_shoe.get(shoe["shoe_id"], [])
+        if held:  # its rounds, and those put in quarantine at their places, as records (a rare shoe)
+            # (when betting opened places a round numbered out of range: read for this shoe's rounds only)
+            opened = rounds["betting_opened_at"].take(pa.array(order, pa.int64())).to_pylist()
+            for i, at in zip(order, opened, strict=True):
+                round_rows[i]["betting_opened_at"] = at
+            in_shoe = InShoe.of(order, round_rows, held)
+            engine_rounds, audited = _with_quarantined(rounds, order, in_shoe), in_shoe.audited
+        else:
+            engine_rounds = rounds_of(columns, start - len(order), start, lambda at, rows=rows: records(rows[at]))
+            audited = np.arange(len(order))
+        ids = rounds["round_id"].take(pa.array(rows[audited[audited >= 0]], pa.int64()))
+        position = dict(zip(ids.to_pylist(), np.flatnonzero(audited >= 0).tolist(), strict=True))
         mine = bets_of_shoe.get(shoe["shoe_id"], NO_BETS)
-        round_index = _round_index(position, bet["round_id"], mine)
-        engine_bets = ShoeBets(round_index=round_index, **{c: bet[c][mine] for c in _ENGINE_BET_COLUMNS})
+        round_index = _round_index(ids, np.flatnonzero(audited >= 0), plain["round_id"], mine)
+        engine_bets = ShoeBets(round_index, *(bet[c][mine] for c in _ENGINE_BET_COLUMNS), recorded=lambda at,
+                               mine=mine, k=round_index: _recorded_bets(plain, bet, mine[at], k[at]))
         facts = ShoeFacts(shoe["shoe_id"], shoe["decks"], tuple(shoe["cards"] or ()), shoe["cut_index"])
-        result = audit_shoe(table.rules, table.chart, table.facts, facts, recorded, engine_bets,
+        result = audit_shoe(table.rules, table.chart, table.facts, facts, engine_rounds, engine_bets,
                             quarantined=quarantined_bets(neighbours, position, shoe["shoe_id"]))
-        result = replace(result, rounds=dealt.reports(result.rounds))
-        gathered.shoe(shoe, order, round_rows, mine, dealt.audited[round_index], result)
+        if held:
+            result = replace(result, rounds=in_shoe.reports(result.rounds))
+        gathered.shoe(shoe, order, round_rows, mine, audited[round_index], result)
     return gathered.tables(table.table_id, OUT_REPLAYS, REPLAYS.schema, plain, bets, _replay_columns)
 
 
 _ROUND_COLUMNS = ["round_id", "shoe_id", "round_no", "betting_opened_at", "status", "dealer_cards", "boxes",
                   "box_cards", "box_actions", "box_auto_played"]
+
+
+_RECORDED_COLUMNS = [*_ROUND_COLUMNS, "betting_closed_at", "box_action_times", "dealer_revealed_at"]
+
+
+class _Records:
+    """A table's rounds as the engine's records, read from Arrow at once on the first call (most shoes have some
+    round the readable audit reads: the round of a bet the screen cannot clear)."""
+
+    def __init__(self, rounds: pa.Table):
+        self.rounds, self.read = rounds, None
+
+    def __call__(self, rows: np.ndarray) -> list[RecordedRound]:
+        if self.read is None:
+            self.read = _recorded_rounds(self.rounds, np.arange(self.rounds.num_rows))
+        return [self.read[i] for i in rows.tolist()]
+
+
+def _recorded_rounds(rounds: pa.Table, rows: np.ndarray) -> list[RecordedRound]:
+    """The rounds `rows` of `rounds` as the engine's records."""
+    taken = rounds.select([c for c in _RECORDED_COLUMNS if c in rounds.column_names]).take(pa.array(rows, pa.int64()))
+    closed = micros(taken["betting_closed_at"])
+    times, revealed = box_instants(taken, "box_action_times"), instants(taken, "dealer_revealed_at")
+    return [_recorded_round(r, *more) for r, *more in zip(taken.select(_ROUND_COLUMNS).to_pylist(), closed, times,
+                                                            revealed, strict=True)]
+
+
+def _with_quarantined(rounds: pa.Table, order: list[int], in_shoe: InShoe) -> list[RecordedRound]:
+    """A shoe's rounds with those put in quarantine at their places, as records: a quarantined round goes to the
+    engine as a cancelled one (its cards dealt past, nothing in it checked)."""
+    ordered = iter(_recorded_rounds(rounds, np.asarray(order, np.int64)[in_shoe.audited[in_shoe.audited >= 0]]))
+    return [next(ordered) if a >= 0 else _recorded_round({**r, "status": "cancelled"}, 0, None, None)
+            for r, a in zip(in_shoe.rows, in_shoe.audited, strict=True)]
 
 
 def _recorded_round(r: dict, closed_us: int | None, times: list | None, revealed_us: int | None
@@ -116,26 +160,146 @@ def _recorded_round(r: dict, closed_us: int | None, times: list | None, revealed
         times, revealed_us)
 
 
-# the bet columns the engine reads (ShoeBets' fields but the round index)
-_ENGINE_BET_COLUMNS = ("bet_id", "account_id", "bet_type", "seat", "stake", "added_stake", "paid", "placed_at")
+def _lists(column) -> tuple[np.ndarray, pa.Array]:
+    """A list column's lengths (0 where null) and its values (those of the lists that are not null)."""
+    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    return _ints(pc.list_value_length(column)), pc.list_flatten(column)
+
+
+def _ints(values, none: int = 0) -> np.ndarray:
+    return pc.fill_null(pc.cast(values, pa.int64()), none).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _cards(values: pa.Array) -> np.ndarray:
+    return _ints(pc.index_in(pc.cast(values, pa.string()), _CARD_CODES), -1)
+
+
+def _spans(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The indexes starts[i] .. starts[i] + lengths[i] - 1 of every i, one after another."""
+    ends = np.cumsum(lengths)
+    return np.repeat(starts - ends + lengths, lengths) + np.arange(ends[-1] if len(ends) else 0)
+
+
+def _starts(lengths: np.ndarray) -> np.ndarray:
+    return np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+
+
+_CARD_CODES = pa.array(CARD_CODES, pa.string())
+_BET_CODES = pa.array(BET_CODES, pa.string())
+_LETTER_OF_BYTE = np.full(256, -1, np.int64)
+_LETTER_OF_BYTE[[ord(letter) for letter in LETTERS]] = np.arange(len(LETTERS))
+
+
+def _letters(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Each text's length in characters (null: none) and the code of each of its characters (kernel.LETTERS'
+    index, -1 for any other), one text after another."""
+    # (a character that is not ASCII made one byte that is not a letter: a byte a character)
+    text = pc.cast(pc.replace_substring_regex(pc.fill_null(texts, ""), r"[^\x00-\x7F]", "?"), pa.large_binary())
+    offsets = np.frombuffer(text.buffers()[1], np.int64)[text.offset:text.offset + len(text) + 1]
+    data = np.frombuffer(text.buffers()[2], np.uint8) if text.buffers()[2] is not None else np.zeros(0, np.uint8)
+    return np.diff(offsets), _LETTER_OF_BYTE[data[offsets[0]:offsets[-1]]]
+
+
+def _instants(values, none: int = NO_TIME) -> np.ndarray:
+    return _ints(pc.cast(pc.cast(values, pa.timestamp("us", tz="UTC")), pa.int64()), none)
+
+
+def _round_columns(r: pa.Table) -> ShoeRounds:
+    """The rounds `r` as the engine's columns (records.ShoeRounds, what ShoeRounds.of makes of their records;
+    `recorded` left to each shoe's), at once for the whole table."""
+    n, at = r.num_rows, np.arange(r.num_rows)
+    dealer_n, dealer = _lists(r["dealer_cards"])
+    boxes_n, box_values = _lists(r["boxes"])
+    box_no = _ints(box_values, -1)
+    cards_n, box_cards = _lists(r["box_cards"])
+    card_n, cards = _lists(box_cards)
+    actions_n, actions = _lists(r["box_actions"])
+    act_n, act = _letters(actions)
+    auto_null = pc.is_null(r["box_auto_played"]).to_numpy(zero_copy_only=False)
+    auto_n, auto_values = _lists(r["box_auto_played"])
+    # records.record_problem is None: boxes 1-7 ascending, an entry a box in every list, a dealer card, two a box
+    box_round, card_round = np.repeat(at, boxes_n), np.repeat(at, cards_n)
+    descending = np.zeros(len(box_no), bool)
+    descending[1:] = (box_no[1:] <= box_no[:-1]) & (box_round[1:] == box_round[:-1])
+    readable = ((np.bincount(box_round[~np.isin(box_no, SEATS) | descending], minlength=n) == 0)
+                & (cards_n == boxes_n) & (actions_n == boxes_n) & (auto_null | (auto_n == boxes_n))
+                & ((boxes_n == 0) | (dealer_n >= 1)) & (np.bincount(card_round[card_n < 2], minlength=n) == 0))
+    box_at, dealer_at = _starts(boxes_n * readable), _starts(dealer_n * readable)
+    kept_box, kept_cards, kept_actions = readable[box_round], readable[card_round], readable[np.repeat(at, actions_n)]
+    auto = np.zeros(int(box_at[-1]), bool)
+    auto[~auto_null[box_round[kept_box]]] = _ints(auto_values, 0)[readable[np.repeat(at, auto_n)]].astype(bool)
+    # decisions in time (records.timed_plainly): an instant a letter of each box whose instants are recorded,
+    # none after the reveal
+    has = {name: name in r.column_names for name in ("box_action_times", "dealer_revealed_at")}
+    times_null = pc.is_null(r["box_action_times"]).to_numpy(zero_copy_only=False) if has["box_action_times"] \
+        else np.ones(n, bool)
+    times_n, box_times = (_lists(r["box_action_times"]) if has["box_action_times"]
+                          else (np.zeros(n, np.int64), pa.array([], pa.list_(pa.timestamp("us", tz="UTC")))))
+    box_timed = pc.is_valid(box_times).to_numpy(zero_copy_only=False)
+    time_n, times = _lists(box_times)
+    times = _instants(times)
+    revealed = _instants(r["dealer_revealed_at"]) if has["dealer_revealed_at"] else np.full(n, NO_TIME, np.int64)
+    aligned = readable & ~times_null & (times_n == boxes_n)  # an entry a box, the box's letters beside it
+    entry_round = np.repeat(at, times_n)
+    entry_box = np.arange(len(entry_round)) - _starts(times_n)[entry_round]  # its box's place in the round
+    beside = np.where(aligned[entry_round], _starts(actions_n)[entry_round] + entry_box, len(act_n))
+    miscounted = aligned[entry_round] & box_timed & (time_n != np.append(act_n, 0)[beside])
+    time_round = np.repeat(entry_round, time_n)
+    late = (times != NO_TIME) & (revealed[time_round] != NO_TIME) & (times > revealed[time_round])
+    unplain = np.bincount(entry_round[miscounted], minlength=n) + np.bincount(time_round[late], minlength=n)
+    timed = readable & (times_null | (aligned & (unplain == 0)))
+    # the instants of the letters of the rounds timed (NO_TIME where not recorded)
+    act_at = _starts(act_n[kept_actions])
+    given = (timed & ~times_null)[entry_round]
+    kept_entry = box_at[entry_round[given]] + entry_box[given]  # its box among the kept ones
+    timed_box = np.zeros(int(box_at[-1]), bool)
+    timed_box[kept_entry] = box_timed[given]
+    act_time = np.full(int(act_at[-1]), NO_TIME, np.int64)
+    with_times = given & box_timed
+    act_time[_spans(act_at[box_at[entry_round[with_times]] + entry_box[with_times]], time_n[with_times])] = \
+        times[_spans(_starts(time_n)[:-1][with_times], time_n[with_times])]
+    return ShoeRounds(
+        cancelled=pc.fill_null(pc.equal(r["status"], "cancelled"), False).to_numpy(zero_copy_only=False),
+        numbered=pc.fill_null(pc.greater_equal(r["round_no"], 1), False).to_numpy(zero_copy_only=False),
+        closed=_instants(r["betting_closed_at"], 0), readable=readable,
+        used=dealer_n + np.bincount(card_round, weights=card_n, minlength=n).astype(np.int64),
+        dealer=_cards(dealer)[readable[np.repeat(at, dealer_n)]], dealer_at=dealer_at, box_no=box_no[kept_box],
+        box_at=box_at, auto=auto, card=_cards(cards)[kept_cards[np.repeat(np.arange(len(card_n)), card_n)]],
+        card_at=_starts(card_n[kept_cards]), act=act[kept_actions[np.repeat(np.arange(len(act_n)), act_n)]],
+        act_at=act_at, timed=timed, times_recorded=~times_null, revealed=revealed, box_timed=timed_box,
+        act_time=act_time, recorded=lambda at: [])
+
+
+# the bet columns the engine reads (ShoeBets' fields but the round index, in their order)
+_ENGINE_BET_COLUMNS = ("bet_type", "seat", "account", "stake", "added_stake", "paid", "placed_at")
 
 
 def _bet_columns(plain: pa.Table) -> dict[str, np.ndarray]:
-    """The bet columns the engine reads as numpy: amounts and placed_at (integer microseconds) int64, added_stake
-    0 where none; the texts, the round id and the seat (null: None) as Python values."""
-    def ints(column: str) -> np.ndarray:
-        return pc.fill_null(plain[column], 0).to_numpy().astype(np.int64)
-
+    """The bet columns the engine reads (ShoeBets'), int64: amounts (added_stake 0 where none), placed_at
+    (microseconds), bet types as codes (BET_CODES' index, OTHER for any other), seats (NO_SEAT: none) and
+    accounts (equal codes for equal account ids, null one of its own)."""
     placed = pc.cast(pc.cast(plain["placed_at"], pa.timestamp("us", tz="UTC")), pa.int64())
-    return {"stake": ints("stake"), "paid": ints("paid"), "added_stake": ints("added_stake"),
-            "placed_at": pc.fill_null(placed, 0).to_numpy().astype(np.int64),
-            "seat": np.asarray(plain["seat"].to_pylist(), object),
-            **{c: plain[c].to_numpy(zero_copy_only=False) for c in ("bet_id", "round_id", "account_id", "bet_type")}}
+    accounts = pc.cast(plain["account_id"], pa.string()).combine_chunks().dictionary_encode(null_encoding="encode")
+    return {"stake": _ints(plain["stake"]), "paid": _ints(plain["paid"]), "added_stake": _ints(plain["added_stake"]),
+            "placed_at": _ints(placed), "seat": _ints(plain["seat"], NO_SEAT),
+            "bet_type": _ints(pc.index_in(pc.cast(plain["bet_type"], pa.string()), _BET_CODES), OTHER),
+            "account": accounts.indices.to_numpy(zero_copy_only=False).astype(np.int64)}
 
 
-def _round_index(position: dict[str, int], round_ids: np.ndarray, mine: np.ndarray) -> np.ndarray:
-    """Each of the bets `mine` on its round's index in the shoe (`position`: round_id -> index)."""
-    return np.fromiter((position[r] for r in round_ids[mine].tolist()), np.int64, len(mine))
+def _recorded_bets(plain: pa.Table, bet: dict[str, np.ndarray], rows: np.ndarray, round_index: np.ndarray
+                   ) -> list[RecordedBet]:
+    """The bets `rows` of `plain` as the engine's records, on their rounds' indexes."""
+    texts = plain.select(["bet_id", "account_id", "bet_type", "seat"]).take(pa.array(rows, pa.int64())).to_pylist()
+    numbers = zip(*(bet[c][rows].tolist() for c in ("stake", "added_stake", "paid", "placed_at")), strict=True)
+    return [RecordedBet(t["bet_id"], k, t["account_id"], t["bet_type"], t["seat"], stake, added, paid, placed)
+            for t, k, (stake, added, paid, placed) in zip(texts, round_index.tolist(), numbers, strict=True)]
+
+
+def _round_index(ids: pa.Array, index: np.ndarray, round_ids: pa.ChunkedArray, mine: np.ndarray) -> np.ndarray:
+    """Each of the bets `mine` on its round's engine index (`ids`: the shoe's audited rounds' ids, `index` their
+    engine indexes; a round id recorded twice: its last round, as a dict of them reads)."""
+    last = pc.index_in(round_ids.take(pa.array(mine, pa.int64())), ids[::-1])
+    return index[len(ids) - 1 - pc.fill_null(last, 0).to_numpy(zero_copy_only=False).astype(np.int64)]
 
 
 def _replay_columns(table_id: str, rounds: pa.Table, rows: np.ndarray, shoe_ids: list[str],

@@ -37,22 +37,33 @@ of the round as it was recorded. Cancelled rounds refund every bet; their cards 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import NamedTuple
 
 import numpy as np
 
-from engine.betting import QuarantinedBet, TableFacts, is_late, us_text
-from engine.cards import CARD_CODES, CARD_INDEX, check_composition, format_cards
+from engine.betting import QuarantinedBet, TableFacts, is_late, us_text, us_texts
+from engine.cards import CARD_CODES, check_composition, format_cards
 from engine.decision_times import late_decisions, late_finding_text, times_problem, timing_line
 from engine.findings import UNPLACED_ROUND, Finding, format_money, unverifiable_after
 from engine.kernels import ROUNDING_CODES
 
 from . import BET_CODES
 from .hand import Total, dealer_decision, dealer_rule, hand_total, pair_kind
-from .kernel import LETTERS, NO_SEAT, OTHER, PAIR_KINDS, RULE_INTS, play_rounds, settle_bets
+from .kernel import LETTERS, NO_SEAT, PAIR_KINDS, RULE_INTS, play_rounds, settle_bets
 from .play import ACTIONS, BoxActions, RoundPlay, dealt_tuples, hand_is_blackjack, replay_round, waits_for_dealer
+from .records import (
+    NO_TIME,
+    SEATS,
+    RecordedBet,
+    RecordedRound,
+    ShoeBets,
+    ShoeFacts,
+    ShoeRounds,
+    card_codes,
+    record_problem,
+)
 from .rules import DEALER_WHEN_ALL_SETTLED, BlackjackRules
 from .settlement import (
     bet_behind_unit_credit,
@@ -67,112 +78,7 @@ from .settlement import (
 from .strategy import BasicStrategyChart, basic_strategy_decision
 
 MAIN, PAIR, INSURANCE, BET_BEHIND = BET_CODES
-
-
-@dataclass(frozen=True)
-class ShoeFacts:
-    shoe_id: str
-    decks: int
-    cards: tuple[str | None, ...]
-    cut_index: int | None
-
-
-@dataclass(frozen=True)
-class RecordedRound:
-    round_id: str
-    round_no: int
-    status: str  # settled | cancelled
-    betting_closed_at: int  # microseconds since the epoch, UTC
-    dealer_cards: tuple[str, ...]
-    boxes: tuple[int, ...]
-    box_cards: tuple[tuple[str, ...], ...]
-    box_actions: tuple[str, ...]
-    box_auto_played: tuple[bool, ...]
-    # when each decision was taken (per box, an instant per letter of box_actions) and when the dealer's second
-    # card was dealt, microseconds since the epoch, UTC; None: not recorded (not judged)
-    box_action_times: tuple[tuple[int | None, ...] | None, ...] | None = None
-    dealer_revealed_at: int | None = None
-
-
-@dataclass(frozen=True)
-class RecordedBet:
-    bet_id: str
-    round_index: int  # into the shoe's rounds
-    account_id: str
-    bet_type: str
-    seat: int | None
-    stake: int
-    added_stake: int | None
-    paid: int
-    placed_at: int  # microseconds since the epoch, UTC
-
-
-@dataclass(frozen=True)
-class ShoeBets:
-    """A shoe's bets as columns, RecordedBet's fields one entry a bet (lists or numpy arrays): what an
-    adaptor hands over without an object a bet. added_stake: None or 0 where nothing was added."""
-
-    bet_id: Sequence[str]
-    round_index: Sequence[int]
-    account_id: Sequence[str]
-    bet_type: Sequence[str]
-    seat: Sequence[int | None]
-    stake: Sequence[int]
-    added_stake: Sequence[int | None]
-    paid: Sequence[int]
-    placed_at: Sequence[int]
-
-    @classmethod
-    def of(cls, bets: Sequence[RecordedBet]) -> ShoeBets:
-        return cls(*([getattr(bet, f.name) for bet in bets] for f in fields(RecordedBet)))
-
-    def __len__(self) -> int:
-        return len(self.bet_id)
-
-    def bet(self, i: int) -> RecordedBet:
-        return RecordedBet(_plain(self.bet_id[i]), _plain(self.round_index[i]), _plain(self.account_id[i]),
-                           _plain(self.bet_type[i]), _plain(self.seat[i]), _plain(self.stake[i]),
-                           _plain(self.added_stake[i]), _plain(self.paid[i]), _plain(self.placed_at[i]))
-
-
-class _MainsByRound:
-    """The MAIN bets of each round by box and the accounts seated in it (those with a MAIN bet), as
-    check_bet reads them, made only for the rounds that ask."""
-
-    def __init__(self, bets: ShoeBets, k: np.ndarray):
-        self.bets, self.made, self.seated_in = bets, {}, {}
-        self.index: dict[int, list[int]] = {}
-        seats = bets.seat
-        for i in np.flatnonzero(np.asarray(bets.bet_type, object) == MAIN).tolist():
-            if seats[i] is not None:
-                self.index.setdefault(int(k[i]), []).append(i)
-
-    def of(self, round_index: int) -> dict[int, list[RecordedBet]]:
-        boxes = self.made.get(round_index)
-        if boxes is None:
-            boxes = self.made[round_index] = {}
-            for i in self.index.get(round_index, ()):
-                bet = self.bets.bet(i)
-                boxes.setdefault(bet.seat, []).append(bet)
-        return boxes
-
-    def seated(self, round_index: int) -> set[str]:
-        seated = self.seated_in.get(round_index)
-        if seated is None:
-            seated = self.seated_in[round_index] = {_plain(self.bets.account_id[i])
-                                                   for i in self.index.get(round_index, ())}
-        return seated
-
-
-def _ints(values: Sequence[int | None], none: int = 0) -> np.ndarray:
-    """`values` as int64, None as `none`."""
-    values = np.asarray(values, object)
-    return np.where(values == None, none, values).astype(np.int64)  # noqa: E711 (element by element)
-
-
-def _plain(value):
-    """A numpy scalar as the Python value it holds (a finding's words must not depend on the container)."""
-    return value.item() if isinstance(value, np.generic) else value
+_CODE = {name: code for code, name in enumerate(BET_CODES)}  # (kernel.settle_bets' bet type codes)
 
 
 @dataclass(frozen=True)
@@ -208,25 +114,6 @@ def dealing_sequence(dealer: Sequence[str], box_cards: Sequence[Sequence[str]]) 
     seq += [cards[1] for cards in box_cards if len(cards) > 1]
     seq += [c for cards in box_cards for c in cards[2:]]
     return seq + list(dealer[1:])
-
-
-SEATS = range(1, 8)  # the boxes a blackjack table has (docs/data-contract.md: seats 1-7)
-
-
-def _record_problem(r: RecordedRound) -> str | None:
-    if not all(isinstance(b, int | np.integer) and b in SEATS for b in r.boxes):
-        return f"boxes {list(r.boxes)} hold an entry that is not a box number {SEATS[0]}-{SEATS[-1]}"
-    n = len(r.boxes)
-    if not (len(r.box_cards) == len(r.box_actions) == len(r.box_auto_played) == n):
-        return (f"boxes ({n}), box_cards ({len(r.box_cards)}), box_actions ({len(r.box_actions)}) and "
-                f"box_auto_played ({len(r.box_auto_played)}) do not have one entry per box")
-    if list(r.boxes) != sorted(set(r.boxes)):
-        return f"boxes {list(r.boxes)} are not distinct and ascending (the dealing order)"
-    if n and len(r.dealer_cards) < 1:
-        return "no dealer card recorded"
-    if any(len(cards) < 2 for cards in r.box_cards):
-        return "a box has fewer than its two first cards"
-    return None
 
 
 def cards_not_counted(r: RecordedRound) -> str | None:
@@ -409,14 +296,6 @@ def owed_by_rules(rules: BlackjackRules, bet: RecordedBet, play: RoundPlay) -> O
     return Owed(settle_bet_behind(rules, play, bet.seat, bet.stake))
 
 
-def _codes(cards: Sequence) -> list[int]:
-    """Each card's index in CARD_CODES, -1 for an entry that is not a card code (None, another text)."""
-    return [CARD_INDEX.get(c, -1) if isinstance(c, str) else -1 for c in cards]
-
-
-_LETTER_CODES = {letter: code for code, letter in enumerate(LETTERS)}
-
-
 def _rule_ints(rules: BlackjackRules) -> np.ndarray:
     """The ruleset as kernel.play_rounds takes it (RULE_INTS)."""
     facts = {name: getattr(rules, name, None) for name in RULE_INTS}
@@ -427,15 +306,9 @@ def _rule_ints(rules: BlackjackRules) -> np.ndarray:
     return np.array([int(facts[name]) for name in RULE_INTS], np.int64)
 
 
+_CARD_TEXTS = np.array(CARD_CODES, object)
 # what happened at dealer_revealed_at, in the replay's timing line
 _REVEAL = "the dealer's second card dealt"
-
-
-def _timed_plainly(r: RecordedRound) -> bool:
-    """Nothing to judge in the round's decision instants: none recorded, or one per letter and none late."""
-    return r.box_action_times is None or (
-        times_problem(r.boxes, r.box_actions, r.box_action_times) is None
-        and not late_decisions(r.boxes, r.box_actions, r.box_action_times, r.dealer_revealed_at))
 
 
 class _Played:
@@ -443,42 +316,23 @@ class _Played:
     them for the readable audit to flag), their reports and explanations, and their bets priced and screened
     (kernel.settle_bets)."""
 
-    def __init__(self, rules: BlackjackRules, chart: BasicStrategyChart, shoe: ShoeFacts,
-                 rounds: Sequence[RecordedRound]):
+    def __init__(self, rules: BlackjackRules, chart: BasicStrategyChart, shoe: ShoeFacts, rounds: ShoeRounds):
         self.rules, self.chart, self.rounds = rules, chart, rounds
-        dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act_at = [], [0], [], [0], [], [], [0], [], [0]
-        readable, used = [], []
-        for r in rounds:
-            readable.append(_record_problem(r) is None)
-            used.append(len(r.dealer_cards) + sum(len(c) for c in r.box_cards))
-            if readable[-1]:
-                dealer += _codes(r.dealer_cards)
-                box_no += r.boxes
-                auto += r.box_auto_played
-                for cards, text in zip(r.box_cards, r.box_actions, strict=True):
-                    card += _codes(cards)
-                    card_at.append(len(card))
-                    act += (_LETTER_CODES.get(letter, -1) for letter in text or "")
-                    act_at.append(len(act))
-            dealer_at.append(len(dealer))
-            box_at.append(len(box_no))
-        columns = [np.array(c, t) for c, t in ((dealer, np.int64), (dealer_at, np.int64), (box_no, np.int64),
-                                                (box_at, np.int64), (auto, np.bool_), (card, np.int64),
-                                                (card_at, np.int64), (act, np.int64), (act_at, np.int64),
-                                                (readable, np.bool_), (used, np.int64))]
-        self.dealer, self.dealer_at, self.box_no, self.box_at = columns[0], columns[1], columns[2], columns[3]
-        self.card_at, self.readable, self.used = columns[6], columns[9], columns[10]
-        shoe_cards = np.array(_codes(shoe.cards), np.int64)
+        self.dealer, self.dealer_at, self.box_no, self.box_at = rounds.dealer, rounds.dealer_at, rounds.box_no, \
+            rounds.box_at
+        self.card_at, self.readable, self.used = rounds.card_at, rounds.readable, rounds.used
+        shoe_cards = np.array(card_codes(shoe.cards), np.int64)
         cut = -1 if shoe.cut_index is None else shoe.cut_index
         (rounds_out, self.boxes, self.cards, self.decisions, self.dealer_prefix) = play_rounds(
-            *columns, shoe_cards, rules.burn_cards, cut, _rule_ints(rules))
+            *rounds.play_columns, shoe_cards, rules.burn_cards, cut, _rule_ints(rules))
         self.plain, self.position, _, self.cut_round, self.dealer_bj, self.upcard_ace = rounds_out
         # decisions in time are not the kernel's: a round with a late decision or instants that are not one per
         # letter goes to the readable audit (LATE_DECISION, or unsettled with the reason)
-        self.plain &= np.array([_timed_plainly(r) for r in rounds], np.bool_)
+        self.plain &= rounds.timed
         self.explanations = self.explain()
         self.known = self.plain.copy()  # the rounds whose boxes' columns hold their settlement
         self.replays: dict[int, RoundPlay] = {}
+        self.names: tuple[list[str], list[str], list[int]] | None = None
 
     def explain(self) -> dict[int, tuple[str, ...]]:
         """The plain rounds' explanations (_explain's lines from the kernel's replay); a round whose auto-played
@@ -491,6 +345,7 @@ class _Played:
         card_at = self.card_at[self.box_at[:-1]].tolist()
         first_decision = np.searchsorted(self.decisions[0], np.arange(len(self.rounds) + 1)).tolist()
         h17 = self.rules.hits_soft_17
+        timing = self.timing_lines()
         explanations = {}
         for r in np.flatnonzero(self.plain).tolist():
             at, s0 = int(self.position[r]), dealer_at[r] + card_at[r]
@@ -515,13 +370,38 @@ class _Played:
             lines += [f"dealer {' '.join(dealt[:k + 1])}: {'draws' if k < d1 - d0 - 1 else 'stands'} "
                       f"(rule: {dealer_rule(Total(dl_total[d0 + k], dl_soft[d0 + k]), h17).rule})"
                       for k in range(d1 - d0)]
-            rec = self.rounds[r]
-            timing = timing_line(rec.boxes, rec.box_actions, rec.box_action_times, rec.dealer_revealed_at, _REVEAL)
-            explanations[r] = tuple(lines + ([timing] if timing else []))
+            explanations[r] = tuple(lines + ([timing[r]] if timing[r] else []))
         return explanations
 
-    def report(self, i: int, r: RecordedRound) -> RoundReport:
-        return RoundReport(i, int(self.position[i]), i, tuple(tuple(c) for c in r.box_cards), tuple(r.dealer_cards),
+    def timing_lines(self) -> dict[int, str | None]:
+        """decision_times.timing_line of each plain round (none of its decisions late), from the columns."""
+        rounds = self.rounds
+        instants = np.unique(np.concatenate([rounds.act_time, rounds.revealed]))
+        instants = instants[instants != NO_TIME]
+        texts = dict(zip(instants.tolist(), us_texts(instants), strict=True))
+        box_no, box_at, box_timed, act, act_at, act_time, revealed = (c.tolist() for c in (
+            rounds.box_no, rounds.box_at, rounds.box_timed, rounds.act, rounds.act_at, rounds.act_time,
+            rounds.revealed))
+        lines: dict[int, str | None] = {}
+        for r in np.flatnonzero(self.plain).tolist():
+            if not rounds.times_recorded[r] and revealed[r] == NO_TIME:
+                lines[r] = None
+                continue
+            said = [f"box {box_no[b]} {LETTERS[act[k]]} at {texts[act_time[k]]}"
+                    for b in range(box_at[r], box_at[r + 1]) if box_timed[b]
+                    for k in range(act_at[b], act_at[b + 1]) if act_time[k] != NO_TIME]
+            shown = f"at {texts[revealed[r]]}" if revealed[r] != NO_TIME else "not recorded"
+            lines[r] = f"decisions in time: {'; '.join(said) or 'none recorded'}; {_REVEAL} {shown}"
+        return lines
+
+    def report(self, i: int) -> RoundReport:
+        if self.names is None:  # the recorded cards as texts, once (a plain round's are all card codes)
+            self.names = (_CARD_TEXTS[np.maximum(self.rounds.card, 0)].tolist(),
+                          _CARD_TEXTS[np.maximum(self.dealer, 0)].tolist(), self.card_at.tolist())
+        card, dealer, card_at = self.names
+        box_cards = tuple(tuple(card[card_at[b]:card_at[b + 1]]) for b in range(self.box_at[i], self.box_at[i + 1]))
+        dealer = tuple(dealer[self.dealer_at[i]:self.dealer_at[i + 1]])
+        return RoundReport(i, int(self.position[i]), i, box_cards, dealer,
                            int(self.dealer_prefix[0][self.dealer_at[i + 1] - 1]), bool(self.cut_round[i]), False,
                            self.explanations[i], (), None)
 
@@ -546,21 +426,13 @@ class _Played:
             self.dealer_bj[i], self.upcard_ace[i] = play.dealer_blackjack, play.upcard[0] == "A"
         self.known[i] = True
 
-    def settle(self, table: TableFacts, bets: ShoeBets, k: np.ndarray, cancelled: np.ndarray, held: set[int]):
+    def settle(self, table: TableFacts, bets: ShoeBets, held: set[int]):
         """(credit, priced, quiet) of each bet (kernel.settle_bets) on the known rounds' boxes."""
-        rules, n_rounds = self.rules, len(self.rounds)
-        types = np.asarray(bets.bet_type, object)
-        bet_type = np.full(len(bets), OTHER, np.int64)
-        for code, name in enumerate(BET_CODES):
-            bet_type[types == name] = code
-        seat = _ints(bets.seat, NO_SEAT)
+        rules, n_rounds, k, seat = self.rules, len(self.rounds), bets.round_index, bets.seat
         box_row = np.full((n_rounds, len(SEATS) + 1), -1, np.int64)  # round, box number -> row in the box columns
         box_row[np.repeat(np.arange(n_rounds), np.diff(self.box_at)), self.box_no] = np.arange(len(self.box_no))
         on = (seat >= SEATS[0]) & (seat <= SEATS[-1])
         self.row = np.where(on, box_row[k, np.where(on, seat, 0)], -1)
-        code_of: dict = {}
-        accounts = np.asarray(bets.account_id, object).tolist()
-        account = np.fromiter((code_of.setdefault(a, len(code_of)) for a in accounts), np.int64, len(bets))
         held_rounds = np.zeros(n_rounds, np.bool_)
         held_rounds[list(held)] = True
         limits = [table.limits.get(name) for name in BET_CODES]
@@ -574,10 +446,8 @@ class _Played:
                          rules.pair_requires_main_bet, pair_share.numerator, pair_share.denominator, table.table_max,
                          insurance_share.numerator, insurance_share.denominator, rules.insurance_on_player_blackjack],
                         np.int64)
-        closed = np.array([r.betting_closed_at for r in self.rounds], np.int64)
-        return settle_bets(k, self.row, bet_type, seat, account, np.asarray(bets.stake, np.int64),
-                           _ints(bets.added_stake), np.asarray(bets.paid, np.int64),
-                           np.asarray(bets.placed_at, np.int64), self.known, cancelled, closed, held_rounds,
+        return settle_bets(k, self.row, bets.bet_type, seat, bets.account, bets.stake, bets.added_stake, bets.paid,
+                           bets.placed_at, self.known, self.rounds.cancelled, self.rounds.closed, held_rounds,
                            *self.boxes, self.dealer_bj, self.upcard_ace, low, high,
                            np.array([lim is not None for lim in limits]), odds, rule)
 
@@ -589,10 +459,9 @@ class _Played:
         offered = self.upcard_ace[r] and (self.rules.insurance_on_player_blackjack or not self.boxes[6][b])
         return Owed(credit, offered=bool(offered))
 
-    def replayed(self, i: int) -> RoundPlay:
-        """The readable replay of round i as recorded (for a bet the kernel does not price)."""
+    def replayed(self, i: int, r: RecordedRound) -> RoundPlay:
+        """The readable replay of round i, `r`, as recorded (for a bet the kernel does not price)."""
         if i not in self.replays:
-            r = self.rounds[i]
             boxes = [BoxActions(b, a or "", auto) for b, a, auto in zip(r.boxes, r.box_actions, r.box_auto_played,
                                                                          strict=True)]
             self.replays[i] = replay_round(self.rules, dealing_sequence(r.dealer_cards, r.box_cards), boxes,
@@ -600,12 +469,41 @@ class _Played:
         return self.replays[i]
 
 
+class _Mains(NamedTuple):
+    """What a bet's round's MAIN bets (those on a box) say of it: a MAIN bet of its account on its box, the
+    stakes of the MAIN bets on its box, a MAIN bet of its account on any box (the account is seated)."""
+
+    own_main: bool
+    box_stake: int
+    seated: bool
+
+
+class _MainBets:
+    """The MAIN bets on a box of the rounds `reading` (columns), as check_bet reads them for a bet."""
+
+    def __init__(self, bets: ShoeBets, reading: np.ndarray):
+        self.bets = bets
+        self.own, self.stake, self.seated = set(), {}, set()
+        rows = np.flatnonzero((bets.bet_type == _CODE[MAIN]) & (bets.seat != NO_SEAT)
+                              & np.isin(bets.round_index, reading))
+        for k, seat, account, stake in zip(*(c[rows].tolist() for c in (bets.round_index, bets.seat, bets.account,
+                                                                        bets.stake)), strict=True):
+            self.own.add((k, seat, account))
+            self.stake[k, seat] = self.stake.get((k, seat), 0) + stake
+            self.seated.add((k, account))
+
+    def of(self, i: int) -> _Mains:
+        k, seat, account = (int(c[i]) for c in (self.bets.round_index, self.bets.seat, self.bets.account))
+        return _Mains((k, seat, account) in self.own, self.stake.get((k, seat), 0), (k, account) in self.seated)
+
+
 class _ShoeAuditor:
     def __init__(self, rules: BlackjackRules, chart: BasicStrategyChart, table: TableFacts, shoe: ShoeFacts,
-                 rounds: Sequence[RecordedRound], bets: ShoeBets, bet_by_bet: bool = False,
+                 rounds: ShoeRounds, bets: ShoeBets, bet_by_bet: bool = False,
                  quarantined: Sequence[QuarantinedBet] = ()):
         self.rules, self.chart, self.table, self.shoe, self.rounds, self.bets = rules, chart, table, shoe, rounds, bets
         self.bet_by_bet = bet_by_bet
+        self.recorded: dict[int, RecordedRound] = {}  # the rounds read as RecordedRounds, by index
         self.findings: list[Finding] = []
         # the MAIN bets put in quarantine as they were read, by round and box: never settled, but a box they
         # name is played by their account (the rules of the round's other bets still see them)
@@ -619,9 +517,14 @@ class _ShoeAuditor:
                                      recorded, message))
 
     def bet_finding(self, kind: str, bet: RecordedBet, expected: str, recorded: str, message: str) -> None:
-        r = self.rounds[bet.round_index]
+        r = self.recorded[bet.round_index]
         self.findings.append(Finding(kind, self.table.table_id, self.shoe.shoe_id, r.round_id, bet.bet_id,
                                      expected, recorded, message, bet.account_id))
+
+    def fetch(self, indexes: np.ndarray) -> None:
+        """The rounds `indexes` read as RecordedRounds (once each)."""
+        new = [i for i in np.unique(indexes).tolist() if i not in self.recorded]
+        self.recorded.update(zip(new, self.rounds.recorded(new), strict=True))
 
     def money(self, amount: int) -> str:
         return format_money(int(amount), self.table.currency)
@@ -642,36 +545,50 @@ class _ShoeAuditor:
         played = _Played(self.rules, self.chart, shoe, self.rounds)
         if self.bet_by_bet:  # (every round and bet through the readable rules: the oracle of the kernels)
             played.plain[:] = played.known[:] = False
+        lost = self.lost(played)
+        if lost is not None:  # (the kernel replayed the rounds after it at a place that is not known)
+            played.plain[lost[0] + 1:] = False
+        self.fetch(np.flatnonzero(~played.plain))
         position: int | None = self.rules.burn_cards  # None: after a round whose cards cannot be counted
-        cut_seen, reports, plays, lost = False, [], [], None
-        for i, r in enumerate(self.rounds):
-            if position is None:  # (the kernel replayed it at a place that is not known)
-                played.plain[i] = False
+        cut_seen, reports, plays = False, [], []
+        for i in range(len(self.rounds)):
             if played.plain[i]:  # the kernel's replay found the round as recorded and nothing to flag in it
-                report, play, used = played.report(i, r), None, int(played.used[i])
+                report, play, used = played.report(i), None, int(played.used[i])
             else:
+                r = self.recorded[i]
                 report, play, used = self.round(i, r, position, cut_seen)
                 if not self.bet_by_bet:
                     played.learn(i, r, play, report)
             reports.append(report)
             plays.append(play)
-            if position is not None and lost is None and (why := cards_not_counted(r)) is not None:
-                lost, position = (i, why), None
-            if position is None:
+            if lost is not None and i >= lost[0]:  # (its place in the shoe, and every later round's, not known)
+                position = None
                 continue
             if shoe.cut_index is not None and position + used > shoe.cut_index:
                 cut_seen = True
             position += used
         if lost is not None and lost[0] + 1 < len(self.rounds):
-            self.findings.append(unverifiable_after(self.table.table_id, shoe.shoe_id, self.rounds[lost[0]].round_id,
-                                                    lost[1], [r.round_id for r in self.rounds[lost[0] + 1:]]))
+            after = [self.recorded[i].round_id for i in range(lost[0] + 1, len(self.rounds))]
+            self.findings.append(unverifiable_after(self.table.table_id, shoe.shoe_id,
+                                                    self.recorded[lost[0]].round_id, lost[1], after))
         expected, unsettled = self.settle(reports, plays, played)
         return ShoeAudit(reports, expected, unsettled, self.findings)
+
+    def lost(self, played: _Played) -> tuple[int, str] | None:
+        """The first round whose cards cannot be counted (cards_not_counted) and why, or None. A round the kernel
+        calls plain has a readable record (boxes, two cards a box, a dealer card), so only a round numbered
+        below 1 (put in quarantine with no place) can be one among them: the others are read as records."""
+        maybe = np.flatnonzero(~played.plain | ~self.rounds.numbered)
+        self.fetch(maybe)
+        for i in maybe.tolist():
+            if (why := cards_not_counted(self.recorded[i])) is not None:
+                return i, why
+        return None
 
     def round(self, i: int, r: RecordedRound, position: int | None, cut_seen: bool):
         """(report, the round as recorded replayed, how many cards it took); `position` None: its place in the
         shoe is not known (after a round whose cards cannot be counted), nothing compared with the shoe."""
-        problem = _record_problem(r)
+        problem = record_problem(r)
         timing = times_problem(r.boxes, r.box_actions, r.box_action_times) if problem is None else None
         boxes = [BoxActions(b, a or "", auto) for b, a, auto in zip(r.boxes, r.box_actions, r.box_auto_played,
                                                                      strict=False)]
@@ -798,29 +715,25 @@ class _ShoeAuditor:
         unsettled: list[str | None] = [None] * n
         if not n:
             return expected, unsettled
-        k = np.asarray(bets.round_index, np.int64)
-        cancelled = np.array([r.status == "cancelled" for r in rounds], bool)
-        reasons = [rep.unsettled_reason if r.status != "cancelled" else None for r, rep in zip(rounds, reports,
-                                                                                           strict=True)]
+        k, cancelled = bets.round_index, rounds.cancelled
+        reasons = [None if cancelled[i] else rep.unsettled_reason for i, rep in enumerate(reports)]
         settled = np.array([reason is None for reason in reasons], bool)[k]
-        credit, priced, quiet = played.settle(self.table, bets, k, cancelled, set(self.held_mains))
+        credit, priced, quiet = played.settle(self.table, bets, set(self.held_mains))
         expected = credit.tolist()
-        mains = _MainsByRound(bets, k)
-        for i in np.flatnonzero(settled & ~quiet).tolist():
-            bet = bets.bet(i)
-            r = rounds[bet.round_index]
-            # (only a PAIR or INSURANCE bet reads the round's MAIN bets, only a bet behind who is seated)
-            round_mains = mains.of(bet.round_index) if bet.bet_type in (PAIR, INSURANCE) else {}
-            seated = mains.seated(bet.round_index) if bet.bet_type == BET_BEHIND else set()
+        flagged = np.flatnonzero(settled & ~quiet)
+        mains = _MainBets(bets, k[flagged])
+        self.fetch(k[flagged])
+        for i, bet in zip(flagged.tolist(), bets.recorded(flagged.tolist()), strict=True):
+            r = self.recorded[bet.round_index]
             owed = None
             if priced[i]:
                 owed = played.owed(i, bet, int(credit[i]))
             elif r.status != "cancelled" and bet.bet_type in BET_CODES and bet.seat in r.boxes:
-                owed = owed_by_rules(self.rules, bet, plays[bet.round_index] or played.replayed(bet.round_index))
+                owed = owed_by_rules(self.rules, bet, plays[bet.round_index] or played.replayed(bet.round_index, r))
             expected[i] = self.credit(bet, r, owed, r.status == "cancelled")
-            self.check_bet(bet, r, expected[i], round_mains, seated)
+            self.check_bet(bet, r, expected[i], mains.of(i))
         for i in np.flatnonzero(~settled).tolist():
-            expected[i], unsettled[i] = None, reasons[bets.round_index[i]]
+            expected[i], unsettled[i] = None, reasons[k[i]]
         return expected, unsettled
 
     def held_seat_of(self, round_index: int, account_id: str) -> QuarantinedBet | None:
@@ -856,9 +769,8 @@ class _ShoeAuditor:
                              f"{r.dealer_cards[0]} in round {r.round_id}: refunded.")
         return owed.credit
 
-    def check_bet(self, bet: RecordedBet, r: RecordedRound, credit: int, mains: dict[int, list[RecordedBet]],
-                  seated: set[str]) -> None:
-        """`mains`: the round's MAIN bets by box; `seated`: the accounts playing a box in the round."""
+    def check_bet(self, bet: RecordedBet, r: RecordedRound, credit: int, mains: _Mains) -> None:
+        """`mains`: what the round's MAIN bets say of the bet's account and box."""
         rules, table = self.rules, self.table
         delta = bet.paid - credit
         if delta:
@@ -884,9 +796,9 @@ class _ShoeAuditor:
             return
         held = self.held_mains.get(bet.round_index, {}).get(bet.seat, [])
         if bet.bet_type == PAIR:
-            own_mains = [m for m in mains.get(bet.seat, []) if m.account_id == bet.account_id]
-            own_mains += [q for q in held if q.account_id == bet.account_id]  # in quarantine, but placed
-            if rules.pair_requires_main_bet and not own_mains:
+            # (a MAIN bet in quarantine was placed all the same)
+            own_main = mains.own_main or any(q.account_id == bet.account_id for q in held)
+            if rules.pair_requires_main_bet and not own_main:
                 self.bet_finding("PAIR_WITHOUT_MAIN", bet, f"a MAIN bet of {bet.account_id} on box {bet.seat}",
                                  "none", f"{self.what(bet)}: no main bet of the same account on box {bet.seat}.")
             share = rules.pair_max_share_of_table_max
@@ -897,7 +809,7 @@ class _ShoeAuditor:
                                  f"{self.money(table.table_max)}.")
         # (the box's main stake is not known where a MAIN bet on it is in quarantine with no stake: not judged)
         if bet.bet_type == INSURANCE and all(q.stake is not None for q in held):
-            main = sum(m.stake for m in mains.get(bet.seat, [])) + sum(q.stake for q in held)
+            main = mains.box_stake + sum(q.stake for q in held)
             share = rules.insurance_stake_share
             with_held = "".join(f" (with {q.named()})" for q in held)
             if bet.stake * share.denominator > main * share.numerator:
@@ -906,25 +818,26 @@ class _ShoeAuditor:
                                  f"{self.money(main)}{with_held}.")
         if bet.bet_type == BET_BEHIND:
             held_seat = self.held_seat_of(bet.round_index, bet.account_id)
-            if bet.account_id not in seated and held_seat is not None:
+            if not mains.seated and held_seat is not None:
                 self.bet_finding("BET_BEHIND_BY_SEATED", bet, "an account not seated in the round",
                                  f"{bet.account_id} seated", f"{self.what(bet)}: {bet.account_id} plays box "
                                  f"{held_seat.seat} in round {r.round_no} ({held_seat.named()}); bet behind is for "
                                  "accounts that are not seated.")
-            if bet.account_id in seated:
+            if mains.seated:
                 self.bet_finding("BET_BEHIND_BY_SEATED", bet, "an account not seated in the round",
                                  f"{bet.account_id} seated", f"{self.what(bet)}: {bet.account_id} plays a box in round "
                                  f"{r.round_id}; bet behind is for accounts that are not seated.")
 
 
 def audit_shoe(rules: BlackjackRules, chart: BasicStrategyChart, table: TableFacts, shoe: ShoeFacts,
-               rounds: Sequence[RecordedRound], bets: Sequence[RecordedBet] | ShoeBets, *,
+               rounds: Sequence[RecordedRound] | ShoeRounds, bets: Sequence[RecordedBet] | ShoeBets, *,
                bet_by_bet: bool = False, quarantined: Sequence[QuarantinedBet] = ()) -> ShoeAudit:
-    """The audit of one shoe; `rounds` in round order, each bet's round_index points into them.
-    `bet_by_bet`: every bet through the scalar rules (credit, check_bet), not only those the column
-    screen cannot clear: the same result, slower (the tests' oracle of the screen). `quarantined`: the bets
-    of these rounds put in quarantine as they were read (round_index likewise): never settled, but a MAIN
-    bet among them plays its box for its account (a PAIR beside it is not without a main bet, a bet behind
-    by its account is by a seated account, an insurance's share counts its stake where it is known)."""
-    columns = bets if isinstance(bets, ShoeBets) else ShoeBets.of(bets)
-    return _ShoeAuditor(rules, chart, table, shoe, rounds, columns, bet_by_bet, quarantined).run()
+    """The audit of one shoe; `rounds` in round order (records or columns), each bet's round_index points into
+    them. `bet_by_bet`: every round and bet through the readable rules, not only those the kernels cannot clear:
+    the same result, slower (the tests' oracle of the kernels). `quarantined`: the bets of these rounds put in
+    quarantine as they were read (round_index likewise): never settled, but a MAIN bet among them plays its box
+    for its account (a PAIR beside it is not without a main bet, a bet behind by its account is by a seated
+    account, an insurance's share counts its stake where it is known)."""
+    rounds = rounds if isinstance(rounds, ShoeRounds) else ShoeRounds.of(rounds)
+    bets = bets if isinstance(bets, ShoeBets) else ShoeBets.of(bets)
+    return _ShoeAuditor(rules, chart, table, shoe, rounds, bets, bet_by_bet, quarantined).run()
