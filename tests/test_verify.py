@@ -80,7 +80,7 @@ def test_untouched_runs_pass_and_the_surveillance_run_is_reported(night):
     code, out = verify(warehouse)
     assert code == OK, out
     files = sum(len(v) for v in surveyed.outputs.values())
-    assert files == len(SURVEILLANCE_OUTPUTS) == 7 and f"Run {record.run_id}: " in out  # a file each, some empty
+    assert files == len(SURVEILLANCE_OUTPUTS) == 11 and f"Run {record.run_id}: " in out  # a file each, some empty
     assert (f"Surveillance run {surveyed.run_id} of audit run {record.run_id}: {files} of {files} files unchanged "
             "since the run, 0 added; code version same.") in out
     assert verify(warehouse, record.run_id) == (code, out)
