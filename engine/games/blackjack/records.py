@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.betting import RoundFacts
 from engine.cards import CARD_INDEX
 from engine.decision_times import late_decisions, times_problem
 
@@ -32,11 +33,7 @@ class ShoeFacts:
 
 
 @dataclass(frozen=True)
-class RecordedRound:
-    round_id: str
-    round_no: int
-    status: str  # settled | cancelled
-    betting_closed_at: int  # microseconds since the epoch, UTC
+class RecordedRound(RoundFacts):  # round_id, round_no, status, betting_closed_at, then:
     dealer_cards: tuple[str, ...]
     boxes: tuple[int, ...]
     box_cards: tuple[tuple[str, ...], ...]
