@@ -348,6 +348,22 @@ def test_where_a_round_with_no_round_no_is_dealt():
     assert dealing_place(0, at, []) == 1
 
 
+def test_a_round_is_placed_by_betting_time_only_among_rounds_opened_strictly_in_order():
+    """dealing_place's boundaries: round_no 1 is a place of its own (its betting time not read); audited rounds
+    opened at one instant, or one with no betting time, give no order to place a round in."""
+    from datetime import datetime, timedelta
+
+    from pipelines.games.rows import dealing_place
+
+    at = datetime(2026, 11, 28, 6, 0)
+    audited = [(1, at), (2, at + timedelta(minutes=1)), (4, at + timedelta(minutes=2))]
+    assert dealing_place(1, at + timedelta(minutes=1, microseconds=1), audited) == 1  # (its time says 4)
+    tied = [(1, at), (2, at + timedelta(minutes=1)), (3, at + timedelta(minutes=1))]
+    assert dealing_place(0, at + timedelta(microseconds=1), tied) == 0
+    assert dealing_place(0, at + timedelta(microseconds=1), [(1, at), (2, None)]) == 0
+    assert dealing_place(None, at + timedelta(microseconds=1), [(1, at), (2, at + timedelta(minutes=1))]) == 2
+
+
 # --- the audit through the pipeline and the investigator's replay ---------------------------------------------
 
 
