@@ -251,6 +251,34 @@ def _first_shoe(t, table_id: str) -> str:
     return min(t["rounds"].filter(pc.equal(t["rounds"]["table_id"], table_id))["shoe_id"].to_pylist())
 
 
+def test_a_blackjack_round_after_an_uncounted_one_names_its_cards_as_its_own(day):
+    """Its replay deals the same cards to the same hands as the whole day's, numbered within the round (card k of
+    the round, not card position + k - 1 of the shoe), and says nothing of the cut card."""
+    import re
+
+    t = _tables(day)
+    whole = t["rounds"].filter(pc.equal(t["rounds"]["table_id"], BLACKJACK))
+    clean, _ = _group(t, BLACKJACK, whole)
+    rounds, was = _changed(t["rounds"], BLACKJACK, MID_SHOE, status="void", box_cards=None)
+    out, _ = _group(t, BLACKJACK, rounds)
+    after = _shoe_rounds(t, BLACKJACK, was["shoe_id"])[MID_SHOE + 1]["round_id"]
+
+    def replay(audit) -> dict:
+        replays = audit[REPLAYS[BLACKJACK]]
+        return replays.filter(pc.equal(replays["round_id"], after)).to_pylist()[0]
+
+    was_whole, now = replay(clean), replay(out)
+    shoe_lines = [m.groups() for m in map(re.compile(r"card (\d+) of the shoe: (.+)").fullmatch,
+                                          was_whole["explanation"]) if m]
+    round_lines = [m.groups() for m in map(re.compile(r"card (\d+) of the round \(its place in the shoe is not "
+                                                      r"known\): (.+)").fullmatch, now["explanation"]) if m]
+    first = int(shoe_lines[0][0])
+    assert len(shoe_lines) >= 4 and first == was_whole["shoe_position"]
+    assert round_lines == [(str(int(at) - first + 1), dealt) for at, dealt in shoe_lines]
+    assert not any("of the shoe" in line for line in now["explanation"])
+    assert (now["shoe_position"], now["cut_card_round"], now["after_cut"]) == (None, False, False)
+
+
 @pytest.mark.parametrize("table_id", [BACCARAT, BLACKJACK])
 def test_the_last_round_of_a_shoe_uncounted_leaves_nothing_unchecked(day, table_id):
     # the boundary: no round after it, so nothing the shoe's order could not be checked for, no finding
