@@ -291,6 +291,25 @@ def test_the_last_round_of_a_shoe_uncounted_leaves_nothing_unchecked(day, table_
     assert one_before["findings"]["kind"].to_pylist() == ["SHOE_UNVERIFIABLE_AFTER"]
 
 
+@pytest.mark.parametrize("bet_by_bet", [False, True], ids=["kernel", "readable"])
+def test_after_an_uncounted_blackjack_round_no_round_is_after_the_cut(bet_by_bet):
+    """Hand-worked (cut_index 4): round 1 takes cards 1-4 and deals the cut card; round 2 records one card a hand
+    (its cards cannot be counted), so round 3, after it, is at no known place in the shoe: not after the cut."""
+    from engine.games.blackjack.audit import audit_shoe
+    from tests.test_blackjack_audit import CHART, RULES, TABLE, box, found, rnd, shoe_facts
+
+    shoe = shoe_facts("2D TS 8C 9H TD KS 9D 7H 8S 9C TC 8D 7S", cut_index=4)
+    first, third = rnd(1, "8C TD", box(1, "TS 9H", "S")), rnd(3, "TC 7S", box(1, "9C 8D", "S"))
+    for second, kinds in [(rnd(2, "9D 8S", box(1, "KS 7H", "S")), [("ROUND_AFTER_CUT", "R2", None),
+                                                                   ("ROUND_AFTER_CUT", "R3", None)]),
+                          (rnd(2, "9D", box(1, "KS", "S")), [("SHOE_UNVERIFIABLE_AFTER", "R2", None)])]:
+        audit = audit_shoe(RULES, CHART, TABLE, shoe, [first, second, third], (), bet_by_bet=bet_by_bet)
+        assert found(audit) == kinds
+        counted = len(kinds) == 2
+        assert [(r.shoe_position, r.cut_card_round, r.after_cut) for r in audit.rounds[::2]] == [
+            (1, True, False), (9 if counted else None, False, counted)]
+
+
 def test_what_tells_how_many_cards_a_round_took():
     """The counting rules, hand-worked at their boundaries (each entry of a card list is a card that came out)."""
     from engine.games.baccarat.dealing_audit import RecordedRound as Baccarat
