@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from engine.betting import is_late
+from engine.betting import is_late, us_text, us_texts
 from engine.decision_times import late_decisions, times_problem
 from engine.findings import SEVERITY
 from tests.test_blackjack_audit import CLEAN_SHOE, clean_round_1, run, shoe_facts
@@ -52,6 +55,15 @@ def test_instants_not_one_per_letter_are_a_problem():
         "box_action_times (1) does not have one entry per box (2)")
     assert times_problem((1, 2), ("C", "HS"), ((1,), (2,))) == (
         "box_action_times does not hold one instant per decision letter (box 2: 1 for 2 ('HS'))")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-62_135_596_800_000_000, 2**57)
+                | st.integers(2**32 * 1_000_000 - 3, 2**32 * 1_000_000 + 3) | st.integers(-3, 3), max_size=8))
+def test_the_timing_lines_instants_read_at_once_are_us_texts_words(instants):
+    # (us_texts formats with numpy where its text is us_text's; years 1 to 6500, both sides of 1970 and of 2**32 s)
+    assert us_texts(np.array(instants, np.int64)) == [us_text(us) for us in instants]
+    assert us_texts(np.array([2**33 * 1_000_000 + 7])) == ["2242-03-16T12:56:32.000008Z"]  # (us_text's float seconds)
 
 
 def test_instants_of_boxes_whose_decisions_were_not_recorded_are_a_problem_not_a_crash():
