@@ -34,7 +34,7 @@ import pyarrow.compute as pc
 
 from engine.findings import SEVERITY
 from pipelines.convert import plain, plain_table, quarantine_table
-from pipelines.games import adaptor
+from pipelines.games import deals_past
 from pipelines.games.rows import quarantine_of, round_dates
 from schemas.outputs import FINDINGS
 from schemas.readers import REASON
@@ -203,7 +203,7 @@ class Checked:
 
     def deals_past(self) -> bool:
         """Whether the table's game deals a round taken out of a shoe past its recorded cards."""
-        return bool(getattr(adaptor(self.checks.infos[self.table_id].game), "QUARANTINED_ROUNDS", False))
+        return deals_past(self.checks.infos[self.table_id].game)
 
     def dealt_past(self, rejected: pa.Table | None) -> pa.Table | None:
         """The rounds of these shoes the game deals past (QUARANTINED_ROUNDS): `rejected` (those put in quarantine

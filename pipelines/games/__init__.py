@@ -129,6 +129,11 @@ def table_info_maker(limits: pa.Table):
     return lambda row: adaptor(game_of_ruleset(row["ruleset"])).table_info(row, by_table.get(row["table_id"], {}))
 
 
+def deals_past(game: str) -> bool:
+    """Whether `game` deals a round taken out of its shoe past the cards it recorded (QUARANTINED_ROUNDS)."""
+    return bool(getattr(adaptor(game), "QUARANTINED_ROUNDS", False))
+
+
 def audit_group(info, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *, compact: bool = False,
                 neighbours: pa.Table | None = None, withheld: pa.Table | None = None,
                 quarantined_rounds: pa.Table | None = None) -> dict[str, pa.Table]:
@@ -140,6 +145,6 @@ def audit_group(info, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *, comp
     a shoe in round order: the rounds after a quarantined one are dealt after the cards it recorded)."""
     game = adaptor(info.game)
     more = {"withheld": withheld} if getattr(game, "WITHHELD_ROUNDS", False) else {}
-    if getattr(game, "QUARANTINED_ROUNDS", False):
+    if deals_past(info.game):
         more["quarantined_rounds"] = quarantined_rounds
     return game.audit_tables(info, shoes, rounds, bets, compact=compact, neighbours=neighbours, **more)
