@@ -286,3 +286,17 @@ def test_a_prize_paid_otherwise_is_not_the_kernels():
 
 def test_categories_are_the_rank_names():
     assert [CATEGORY_INDEX[name] for name in RANK_NAMES] == list(range(10))
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "as-python"])
+def test_a_ruleset_of_nine_boxes(compiled):
+    # max_boxes 9 fits a deck (9 x 5 + 5 cards): box 9's ANTE and JACKPOT are the kernel's as box 1's are
+    rules = replace(RULES, max_boxes=9)
+    r, bets = _one_round("7S 7D 5C 4H 3S", DEALER_AK, jackpot_stake=100, after=(500_060, 50_030))
+    r, bets = replace(r, boxes=(9,)), [replace(b, seat=9) for b in bets]
+    bets[0] = replace(bets[0], paid=6_000)
+    with nullcontext() if compiled else kernels.as_python():
+        assert settle_quiet(rules, TABLE, [r], bets, set()).quiet == [True]
+        fast = audit_table_rounds(rules, TABLE, [r], bets)
+    assert fast == audit_table_rounds(rules, TABLE, [r], bets, round_by_round=True)
+    assert fast.expected == [6_000, 0] and fast.findings == []
