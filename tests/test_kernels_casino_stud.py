@@ -218,10 +218,10 @@ def _one_round(box_hand: str, dealer_hand: str, action: str = "C", ante: int = 1
     return r, bets
 
 
-def _owed(r, bets):
+def _owed(r, bets, rules=RULES):
     """Each bet's credit, checking the round is one the kernel settled."""
-    assert settle_quiet(RULES, TABLE, [r], bets, set()).quiet == [True]
-    return audit_table_rounds(RULES, TABLE, [r], bets).expected
+    assert settle_quiet(rules, TABLE, [r], bets, set()).quiet == [True]
+    return audit_table_rounds(rules, TABLE, [r], bets).expected
 
 
 @pytest.mark.parametrize("dealer, qualifies", [
@@ -286,3 +286,78 @@ def test_a_prize_paid_otherwise_is_not_the_kernels():
 
 def test_categories_are_the_rank_names():
     assert [CATEGORY_INDEX[name] for name in RANK_NAMES] == list(range(10))
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "as-python"])
+def test_a_ruleset_of_nine_boxes(compiled):
+    # max_boxes 9 fits a deck (9 x 5 + 5 cards): box 9's ANTE and JACKPOT are the kernel's as box 1's are
+    rules = replace(RULES, max_boxes=9)
+    r, bets = _one_round("7S 7D 5C 4H 3S", DEALER_AK, jackpot_stake=100, after=(500_060, 50_030))
+    r, bets = replace(r, boxes=(9,)), [replace(b, seat=9) for b in bets]
+    bets[0] = replace(bets[0], paid=6_000)
+    with nullcontext() if compiled else kernels.as_python():
+        assert settle_quiet(rules, TABLE, [r], bets, set()).quiet == [True]
+        fast = audit_table_rounds(rules, TABLE, [r], bets)
+    assert fast == audit_table_rounds(rules, TABLE, [r], bets, round_by_round=True)
+    assert fast.expected == [6_000, 0] and fast.findings == []
+
+
+REVEALED = CLOSED + 5_000
+
+
+@pytest.mark.parametrize("tamper, kind", [
+    (dict(decks=2), "SHOE_COMPOSITION"),
+    (dict(cut_index=10), "SHOE_COMPOSITION"),
+    ("a card twice in the deck", "SHOE_COMPOSITION"),
+    ("the dealer's last card not as dealt", "CARD_SEQUENCE_MISMATCH"),
+    (dict(boxes=(8,)), None),  # not a seat 1-7: the record cannot be settled
+    ("boxes descending", None),
+    (dict(box_action_times=()), None),  # not one entry a box
+    (dict(box_action_times=((CLOSED + 1, CLOSED + 2),)), None),  # two instants for one letter
+    (dict(box_action_times=((REVEALED + 1,),)), "LATE_DECISION"),  # one microsecond after the reveal
+])
+def test_what_the_kernel_does_not_judge_goes_to_the_readable_rules(tamper, kind):
+    """Each way a round is not as dealt (quiet._as_dealt) has the readable audit's finding or reason, which a
+    round the kernel settled would not have."""
+    r, bets = _one_round("7S 7D 5C 4H 3S", DEALER_AK)
+    bets[0] = replace(bets[0], paid=6_000)
+    r = replace(r, box_action_times=((CLOSED + 1,),), dealer_revealed_at=REVEALED)
+    if tamper == "a card twice in the deck":
+        r = replace(r, deck=(*r.deck[:-1], r.deck[-2]))
+    elif tamper == "the dealer's last card not as dealt":  # (3C for 4D: still ace-king high, as recorded)
+        r = replace(r, dealer_cards=(*r.dealer_cards[:-1], "3C"))
+    elif tamper == "boxes descending":  # (each box's cards and the dealer's where the deck deals them)
+        deck = r.deck
+        box_cards = (deck[0:5], deck[5:10])
+        r = replace(r, boxes=(2, 1), box_cards=box_cards, box_actions=("C", "C"), dealer_cards=deck[10:15],
+                    box_hands=tuple(rank_hand(c).category for c in box_cards),
+                    dealer_hand=rank_hand(deck[10:15]).category, box_action_times=((CLOSED + 1,),) * 2)
+        bets.append(replace(bets[0], bet_id="B2", seat=2))
+    else:
+        r = replace(r, **tamper)
+        if "boxes" in tamper:
+            bets = [replace(b, seat=tamper["boxes"][0]) for b in bets]
+    fast = audit_table_rounds(RULES, TABLE, [r], bets)
+    assert fast == audit_table_rounds(RULES, TABLE, [r], bets, round_by_round=True)
+    if kind is None:
+        assert fast.rounds[0].unsettled_reason is not None
+    else:
+        assert kind in [f.kind for f in fast.findings]
+
+
+def test_a_decision_at_the_reveal_is_on_time():
+    r, bets = _one_round("7S 7D 5C 4H 3S", DEALER_AK)
+    r = replace(r, box_action_times=((REVEALED,),), dealer_revealed_at=REVEALED)
+    assert _owed(r, [replace(bets[0], paid=6_000)]) == [6_000]
+
+
+@pytest.mark.parametrize("cap, owed", [
+    (4_000, 8_000),  # two pair 2:1 on a call of 2,000 wins 4,000: at the cap, paid in full
+    (3_999, 7_999),  # one unit below it: the win is the cap
+])
+def test_the_call_win_is_capped(cap, owed):
+    # ante 1,000 + 1,000, the call 2,000 back + its win
+    r, bets = _one_round(EVERY_CATEGORY["TWO_PAIR"], DEALER_AK)
+    rules = replace(RULES, max_call_payout=cap)
+    assert _owed(r, bets, rules) == [owed]
+    assert audit_table_rounds(rules, TABLE, [r], bets, round_by_round=True).expected == [owed]

@@ -146,7 +146,7 @@ def settle_day(status, box_at, box_no, action, box_cat, box_str, box_hand, box_h
     outcome = np.full(m, -1, np.int64)
     flags = np.zeros((5, m), np.bool_)
     bet_at, order = group_rows(bet_round, n, bet_round >= 0)  # each round's bets in record order
-    has_ante = np.zeros(8, np.bool_)
+    has_ante = np.zeros(box_no.max() + 1 if len(box_no) else 1, np.bool_)  # by box number (1..max_boxes)
     for r in range(n):
         b0, b1 = box_at[r], box_at[r + 1]
         ok = status[r] == 0 and readable[r] and not held[r] and b1 > b0 and dealer_cat[r] >= 0
