@@ -284,6 +284,16 @@ def manifest(tmp, run_id: str, day: str) -> dict:
             "output_dir": "out", "business_dates": [day], "alpha": 0.01, "detectors": [], "outputs": outputs}
 
 
+def test_the_reset_empties_every_table_a_detector_reads_its_history_from():
+    # (the warehouse's list is the load's, the detectors' `history` the run's: a detector keeping history in a table
+    # the reset leaves would keep counting nights a reset was meant to forget)
+    from engine.surveillance.registry import DETECTORS
+    from pipelines.surveillance import history_tables
+
+    assert sorted(history_tables(DETECTORS)) == sorted(HISTORY_TABLES)
+    assert all(name in SURVEILLANCE_OUTPUTS for name in HISTORY_TABLES)
+
+
 @pytest.mark.parametrize("name", NEW_TABLES)
 def test_a_re_run_night_replaces_its_tallies_and_a_reset_forgets_them(tmp_path, name):
     assert name in HISTORY_TABLES
