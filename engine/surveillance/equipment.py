@@ -200,6 +200,12 @@ def history_marks(features: pa.Table) -> np.ndarray:
     return np.asarray(to_numpy(pc.fill_null(features.column("history"), False)), dtype=bool)
 
 
+def window_first(first: int, last: int, history_days: int) -> int:
+    """The first night (in whole days: ordinals, epoch days) a look at the nights first..last counts: history_days
+    days before its last (that night in, the one before it out), or its first if earlier."""
+    return min(first, last - max(history_days, 0))
+
+
 def looks(who: np.ndarray, day: np.ndarray, past: np.ndarray, mode: str,
           history_days: int) -> list[tuple[int, int, int, Window]]:
     """The tests of a run with history: (subject, first night of its window, last night, the Window) per look.
@@ -223,7 +229,7 @@ def looks(who: np.ndarray, day: np.ndarray, past: np.ndarray, mode: str,
         ends = {(int(w), first, last) for w in np.unique(who[mine])}
     out = []
     for w, first, last in sorted(ends):
-        start = min(first, last - max(history_days, 0))
+        start = window_first(first, last, history_days)
         nights = np.unique(day[(who == w) & (day >= start) & (day <= last)])
         out.append((w, start, last, Window(date.fromordinal(int(nights[0])).isoformat(),
                                            date.fromordinal(int(nights[-1])).isoformat(), int(nights.size),
