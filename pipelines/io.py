@@ -392,9 +392,11 @@ def _in_order(table: pa.Table, sort_keys: list[str]) -> bool:
 
 
 class _WriteShard(beam.DoFn):
-    """(shard, its parts: tables or their handles in a SpillFolder) -> the shard's file, its rows sorted. Spilled
-    parts each of its own range of the first sort key are written one after the other (`_apart`); with `merge`,
-    other spilled parts are each sorted and merged (`_merged`): a shard of many tables' rows is never held whole."""
+    """(shard, its parts: tables or their handles in a SpillFolder) -> the shard's file, its rows sorted. With
+    `merge` (the surveillance's outputs), spilled parts each of its own range of the first sort key are written one
+    after the other (`_apart`), other spilled parts each sorted and merged (`_merged`): a shard of many tables' rows
+    is never held whole. Without (the audit's: its parts, routed by a hash, are never apart), the shard is sorted
+    whole, its parts read once."""
 
     def __init__(self, directory: str, name: str, schema: pa.Schema, sort_keys: list[str], shards: int,
                  merge: bool = False):
@@ -405,7 +407,7 @@ class _WriteShard(beam.DoFn):
         shard, tables = element
         tables = [t for t in tables if t is not None]
         path = posixpath.join(self.directory, self.name, f"part-{shard:05d}-of-{self.shards:05d}.parquet")
-        apart = _apart(tables, self.sort_keys[0]) if self.sort_keys else None
+        apart = _apart(tables, self.sort_keys[0]) if self.merge and self.sort_keys else None
         if apart is not None:  # spilled parts each of its own range of the first key: one part at a time
             write_parquet_parts((sorted_rows(t.table().cast(self.schema), self.sort_keys) for t in apart), path,
                                 self.schema)

@@ -47,6 +47,7 @@ from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions,
 
 from engine.findings import SEVERITY
 from engine.surveillance.detector import Detector, TableData
+from engine.surveillance.equipment import HISTORY_DAYS  # --history-days' default (how far back a window reaches)
 from engine.surveillance.tests import ALPHA, TEST_COLUMNS, SurveillanceTest, as_test_columns, benjamini_hochberg_of
 from pipelines.games import replay_outputs
 from pipelines.io import ReadTable, SpillFolder, WriteShards, files_in, input_files, source_path
@@ -87,7 +88,6 @@ _SHARD_BY = {OUT_TESTS: "detector", OUT_FINDINGS: "kind", "surveillance_daily_wh
              "surveillance_daily_dice": "shaker", "surveillance_daily_dice_pairs": "shaker",
              "surveillance_daily_signature": "wheel", "surveillance_daily_dealer_findings": "dealer_id",
              "surveillance_daily_dealer_accounts": "dealer_id", "surveillance_daily_dealer_results": "dealer_id"}
-HISTORY_DAYS = 30  # --history-days: how far back a subject's window reaches (engine/surveillance/equipment.py looks)
 _PERIOD = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:\.\.(\d{4}-\d{2}-\d{2}))?$")
 
 

@@ -118,7 +118,8 @@ def test_a_shard_of_parts_apart_is_written_as_the_shard_sorted_whole(tmp_path):
     handles = [store.put(p) for p in parts]
     assert _apart(handles, "table_id") is not None
     schema = parts[0].schema
-    (path,) = _WriteShard(str(tmp_path), "streamed", schema, ["table_id", "bet_id"], 1).process((0, handles))
+    (path,) = _WriteShard(str(tmp_path), "streamed", schema, ["table_id", "bet_id"], 1, merge=True).process(
+        (0, handles))
     write_parquet(sorted_rows(pa.concat_tables(parts), ["table_id", "bet_id"]), str(tmp_path / "whole.parquet"))
     assert open(path, "rb").read() == (tmp_path / "whole.parquet").read_bytes()
 

@@ -245,26 +245,37 @@ def test_the_command_refuses_a_reset_without_a_warehouse_and_negative_days(tmp_p
 
 # --- two nights through the pipeline -----------------------------------------------------------------
 
-def test_two_nightly_runs_with_a_warehouse_test_the_wheel_over_both(tmp_path, monkeypatch):
-    import engine.surveillance.registry as registry
+def surveil_nights(tmp_path, warehouse, nights, **config) -> list[dict]:
+    """Each night of `nights` ((days after 2026-11-28, recorder seed), in order) recorded (GenerateConfig: one day,
+    no faults, no tables but those `config` asks for, and its other fields), audited, loaded into `warehouse` and
+    surveilled against it: the surveillance manifests."""
     from pipelines.audit import run as audit
     from pipelines.warehouse import load
     from pitboss.commands.surveil import run_surveillance
     from pitboss.recorder import GenerateConfig, generate
 
+    manifests = []
+    for i, seed in nights:
+        folder = tmp_path / f"n{len(manifests)}"
+        generate(GenerateConfig(**{"tables": 0, "blackjack_tables": 0, "roulette_tables": 0, "sic_bo_tables": 0,
+                                   **config}, out=folder / "data", days=1,
+                                start_date=dt.date(2026, 11, 28) + dt.timedelta(days=i), seed=seed, fault_rate=0,
+                                quiet=True))
+        record = audit(["--input", str(folder / "data"), "--output", str(folder / "out")])
+        load(str(warehouse), record.__dict__)
+        manifests.append(run_surveillance(str(folder / "data"), str(folder / "out"), str(warehouse)))
+    return manifests
+
+def test_two_nightly_runs_with_a_warehouse_test_the_wheel_over_both(tmp_path, monkeypatch):
+    import engine.surveillance.registry as registry
+
     small = (replace(WHEEL_BIAS, settings={**WHEEL_BIAS.settings, "min_spins": 1}),
              replace(WHEEL_SECTOR, settings={**WHEEL_SECTOR.settings, "sectors": {1: 1}}))
     monkeypatch.setattr(registry, "DETECTORS", small)
     warehouse = tmp_path / "w.duckdb"
-    manifests = []
-    for i, seed in ((0, 3), (1, 4), (0, 5)):  # night 1, night 2, night 1 again (another recording)
-        folder = tmp_path / f"n{len(manifests)}"
-        generate(GenerateConfig(out=folder / "data", tables=0, blackjack_tables=0, roulette_tables=1, sic_bo_tables=0,
-                                days=1, start_date=dt.date(2026, 11, 28) + dt.timedelta(days=i), rounds_per_table=40,
-                                bets_per_round=2, seed=seed, fault_rate=0, quiet=True))
-        record = audit(["--input", str(folder / "data"), "--output", str(folder / "out")])
-        load(str(warehouse), record.__dict__)
-        manifests.append(run_surveillance(str(folder / "data"), str(folder / "out"), str(warehouse)))
+    # night 1, night 2, night 1 again (another recording)
+    manifests = surveil_nights(tmp_path, warehouse, ((0, 3), (1, 4), (0, 5)), tables=0, roulette_tables=1,
+                               rounds_per_table=40, bets_per_round=2)
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
         spins = dict(con.execute("SELECT CAST(business_date AS VARCHAR), sum(count) FROM surveillance_daily_wheel "

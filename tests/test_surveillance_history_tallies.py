@@ -26,7 +26,7 @@ from engine.surveillance.dealers import (
 from engine.surveillance.tests import adjust
 from pipelines.warehouse import HISTORY_TABLES, load_surveillance, read_history
 from schemas.outputs import SURVEILLANCE_OUTPUTS
-from tests.test_surveillance_history import TONIGHT, past
+from tests.test_surveillance_history import TONIGHT, past, surveil_nights
 
 
 def back(days: int) -> str:
@@ -284,6 +284,16 @@ def manifest(tmp, run_id: str, day: str) -> dict:
             "output_dir": "out", "business_dates": [day], "alpha": 0.01, "detectors": [], "outputs": outputs}
 
 
+def test_the_reset_empties_every_table_a_detector_reads_its_history_from():
+    # (the warehouse's list is the load's, the detectors' `history` the run's: a detector keeping history in a table
+    # the reset leaves would keep counting nights a reset was meant to forget)
+    from engine.surveillance.registry import DETECTORS
+    from pipelines.surveillance import history_tables
+
+    assert sorted(history_tables(DETECTORS)) == sorted(HISTORY_TABLES)
+    assert all(name in SURVEILLANCE_OUTPUTS for name in HISTORY_TABLES)
+
+
 @pytest.mark.parametrize("name", NEW_TABLES)
 def test_a_re_run_night_replaces_its_tallies_and_a_reset_forgets_them(tmp_path, name):
     assert name in HISTORY_TABLES
@@ -314,24 +324,13 @@ def test_two_nightly_runs_keep_and_read_back_the_dealer_and_advantage_history(tm
     from dataclasses import replace
 
     import engine.surveillance.registry as registry
-    from pipelines.audit import run as audit
-    from pipelines.warehouse import load
-    from pitboss.commands.surveil import run_surveillance
-    from pitboss.recorder import GenerateConfig, generate
 
     small = (replace(ADVANTAGE_PLAY, settings={**ADVANTAGE_PLAY.settings, "min_bets": 1, "reference_shoes": 20}),
              replace(DEALER_RESULT, settings={**DEALER_RESULT.settings, "min_bets": 1, "min_rounds": 1}))
     monkeypatch.setattr(registry, "DETECTORS", small)
     warehouse = tmp_path / "w.duckdb"
-    manifests = []
-    for i in (0, 1):
-        folder = tmp_path / f"n{i}"
-        generate(GenerateConfig(out=folder / "data", tables=1, blackjack_tables=0, roulette_tables=0, sic_bo_tables=0,
-                                days=1, start_date=dt.date(2026, 11, 28) + dt.timedelta(days=i), rounds_per_table=150,
-                                bets_per_round=4, seed=11, fault_rate=0, quiet=True))
-        record = audit(["--input", str(folder / "data"), "--output", str(folder / "out")])
-        load(str(warehouse), record.__dict__)
-        manifests.append(run_surveillance(str(folder / "data"), str(folder / "out"), str(warehouse)))
+    manifests = surveil_nights(tmp_path, warehouse, ((0, 11), (1, 11)), tables=1, rounds_per_table=150,
+                               bets_per_round=4)
     second = pq.read_table([o["path"] for o in manifests[1]["outputs"]["surveillance_tests"]]).to_pylist()
     assert manifests[1]["history"]["surveillance_daily_advantage"]["nights"] == 1
     assert manifests[1]["history"]["surveillance_daily_dealer_results"]["nights"] == 1

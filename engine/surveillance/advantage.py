@@ -121,7 +121,7 @@ from engine.surveillance.composition import (
     remaining_counts,
 )
 from engine.surveillance.detector import Detector, TableData
-from engine.surveillance.equipment import HISTORY_DAYS, Window, history_marks, look_share
+from engine.surveillance.equipment import HISTORY_DAYS, Window, history_marks, look_share, window_first
 from engine.surveillance.tests import ALPHA, SurveillanceTest
 
 DETECTOR = "advantage_play"
@@ -683,7 +683,7 @@ def _in_window(features: pa.Table, history_days: int) -> pa.Table:
     own = days[~past]
     if not own.size:
         return features.slice(0, 0)
-    start = min(int(own.min()), int(own.max()) - max(history_days, 0))
+    start = window_first(int(own.min()), int(own.max()), history_days)
     return features.filter(pa.array(~past | ((days >= start) & (days <= own.max()))))
 
 

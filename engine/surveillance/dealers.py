@@ -45,7 +45,6 @@ from engine.surveillance.equipment import (
     describe,
     equipment,
     grouped_counts,
-    in_nights,
     merged,
     night_ordinals,
     round_dates,
@@ -217,17 +216,29 @@ def finding_tests(features: pa.Table, settings: dict[str, Any] | None = None) ->
     min_rounds, days = int(s["min_rounds"]), int(s["history_days"])
     rows = features.to_pylist()
     day = night_ordinals(rows)
+    of_dealer, of_table = _indices(rows, "dealer_id"), _indices(rows, "table_id")
     blocks = []
     for dealer, start, last, window in row_looks(rows, lambda r: r["dealer_id"], s["period"], days):
         rounds: dict[tuple[str, str], int] = defaultdict(int)  # (table, dealer) -> rounds
         hits: dict[tuple[str, str, str], int] = defaultdict(int)  # (table, dealer, kind) -> rounds with it
-        for r in in_nights(rows, day, start, last):
+        # every dealer's rows at the tables the dealer dealt at in the window (only those tables are compared: a
+        # scan of every row a look made the test quadratic in the floor's dealers)
+        tables = {rows[i]["table_id"] for i in of_dealer[dealer] if start <= day[i] <= last}
+        for r in (rows[i] for t in sorted(tables) for i in of_table[t] if start <= day[i] <= last):
             if r["kind"] is None:
                 rounds[(r["table_id"], r["dealer_id"])] += r["rounds"]
             else:
                 hits[(r["table_id"], r["dealer_id"], r["kind"])] += r["rounds"]
         blocks.append(((window.period, dealer), _finding_tests(dealer, window, rounds, hits, min_rounds, days)))
     return [t for _, block in sorted(blocks, key=lambda b: b[0]) for t in block]
+
+
+def _indices(rows: list[dict[str, Any]], column: str) -> dict[Any, list[int]]:
+    """Each value of `column` -> the indices of its rows, in order."""
+    out: dict[Any, list[int]] = defaultdict(list)
+    for i, r in enumerate(rows):
+        out[r[column]].append(i)
+    return out
 
 
 def _finding_tests(dealer: str, window: Window, rounds: dict[tuple[str, str], int],
@@ -353,9 +364,7 @@ def account_tests(features: pa.Table, settings: dict[str, Any] | None = None) ->
     days = int(s["history_days"])
     rows = features.to_pylist()
     day = night_ordinals(rows)
-    of_account: dict[str, list[int]] = defaultdict(list)  # account -> its rows (indices)
-    for i, r in enumerate(rows):
-        of_account[r["account_id"]].append(i)
+    of_account = _indices(rows, "account_id")
     blocks = []
     for account, start, last, window in row_looks(rows, lambda r: r["account_id"], s["period"], days):
         dealers: dict[str, list] = {}  # dealer -> sums over the window

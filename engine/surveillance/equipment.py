@@ -30,7 +30,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date
 from typing import Any
 
 import numpy as np
@@ -160,21 +160,15 @@ class Window:
         return f"{method}; x {1 / self.share:.4g} for nightly looks over {history_days} days (alpha spent per look)"
 
 
-def window_start(first: str, last: str, history_days: int) -> str:
-    """The first business date a test whose period runs first..last counts: history_days days before its last
-    night (that night is in, the one before it out), or the period's first if earlier."""
-    back = (date.fromisoformat(last) - timedelta(days=max(history_days, 0))).isoformat()
-    return min(first, back)
-
-
 def windowed_counts(features: pa.Table, subject: tuple[str, ...], category: str, size: int, mode: str,
                     history_days: int = 0, index: Callable[[Any], int] = int) -> dict[tuple, tuple[np.ndarray, Window]]:
     """{(subject..., period): (counts per category, its window)}: one test per subject (the values of the
     `subject` columns) and period of the run's own rows (`looks`; rows whose `history` column is true are
     earlier nights' statistics from the warehouse, which are never tested themselves), each counting every row of
-    its subject, the run's and the history's, from `window_start` to the period's last night. The key's period is
-    the window's (first..last night with data). history_days 0: the period alone, as the detectors counted
-    before history. (Columns, not rows: a month of 20 wheels is ~22,000 rows a night.)"""
+    its subject, the run's and the history's, from history_days before the period's last night (or its first, if
+    earlier: `looks`) to its last. The key's period is the window's (first..last night with data). history_days 0:
+    the period alone, as the detectors counted before history. (Columns, not rows: a month of 20 wheels is ~22,000
+    rows a night.)"""
     n = features.num_rows
     if n == 0:
         return {}
@@ -206,6 +200,12 @@ def history_marks(features: pa.Table) -> np.ndarray:
     return np.asarray(to_numpy(pc.fill_null(features.column("history"), False)), dtype=bool)
 
 
+def window_first(first: int, last: int, history_days: int) -> int:
+    """The first night (in whole days: ordinals, epoch days) a look at the nights first..last counts: history_days
+    days before its last (that night in, the one before it out), or its first if earlier."""
+    return min(first, last - max(history_days, 0))
+
+
 def looks(who: np.ndarray, day: np.ndarray, past: np.ndarray, mode: str,
           history_days: int) -> list[tuple[int, int, int, Window]]:
     """The tests of a run with history: (subject, first night of its window, last night, the Window) per look.
@@ -229,7 +229,7 @@ def looks(who: np.ndarray, day: np.ndarray, past: np.ndarray, mode: str,
         ends = {(int(w), first, last) for w in np.unique(who[mine])}
     out = []
     for w, first, last in sorted(ends):
-        start = min(first, last - max(history_days, 0))
+        start = window_first(first, last, history_days)
         nights = np.unique(day[(who == w) & (day >= start) & (day <= last)])
         out.append((w, start, last, Window(date.fromordinal(int(nights[0])).isoformat(),
                                            date.fromordinal(int(nights[-1])).isoformat(), int(nights.size),
@@ -257,11 +257,6 @@ def night_ordinals(rows: list[dict[str, Any]]) -> np.ndarray:
         if r["business_date"] not in memo:
             memo[r["business_date"]] = date.fromisoformat(str(r["business_date"])).toordinal()
     return np.array([memo[r["business_date"]] for r in rows], dtype=np.int64)
-
-
-def in_nights(rows: list[dict[str, Any]], day: np.ndarray, start: int, last: int) -> list[dict[str, Any]]:
-    """The rows (in their order) whose night (`day`, ordinals) is from start to last, both included."""
-    return [r for r, d in zip(rows, day, strict=True) if start <= d <= last]
 
 
 def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, list]:
