@@ -8,6 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from engine.surveillance.equipment import HISTORY_DAYS
 from pitboss.commands.audit import DEFAULT_OUTPUT, default_output
 from pitboss.errors import fail
 from pitboss.exit_codes import BAD_INPUT, USAGE
@@ -29,7 +30,8 @@ def surveil(
     period: str = typer.Option("day", "--period", help="day: each detector by the business day (its default); "
                                "run: every subject tested over all the business dates of the input (a week's "
                                "folder: one run over the week)."),
-    history_days: int = typer.Option(30, "--history-days", help="The wheel, dice, dealer and advantage tests count the "
+    history_days: int = typer.Option(HISTORY_DAYS, "--history-days",
+                                     help="The wheel, dice, dealer and advantage tests count the "
                                      "nights of this many days back, from the warehouse's history and the run itself "
                                      "(0: each period alone)."),
     reset_history: bool = typer.Option(False, "--reset-history", help="Forget the warehouse's stored nights "
@@ -56,7 +58,7 @@ def surveil(
 
 
 def run_surveillance(input_dir: str, output_dir: str, warehouse: str | None, alpha: float = 0.01,
-                     beam_args: list[str] | None = None, period: str = "day", history_days: int = 30,
+                     beam_args: list[str] | None = None, period: str = "day", history_days: int = HISTORY_DAYS,
                      reset_history: bool = False, progress: bool = False) -> dict:
     """The surveillance of the audit in `output_dir`, its wheels and shakers over the nights of the last
     `history_days` days the warehouse holds (none with `reset_history`, which also empties them on load), loaded
