@@ -881,8 +881,9 @@ class _GroupBets:
                 rows.set_result(self._rows(row_group, round_index))
             except BaseException as error:
                 rows.set_exception(error)
-                with self._lock:
-                    self._recent.pop(key, None)
+                with self._lock:  # (not kept: the next group to want it reads it again; unless already replaced)
+                    if self._recent.get(key) is rows:
+                        del self._recent[key]
         return rows.result()
 
     def _rows(self, row_group, round_index: pa.Table):

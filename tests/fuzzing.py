@@ -654,9 +654,9 @@ def ruleset_changes(day: Day) -> list[Variant]:
     at = first - timedelta(hours=1)
     nullable = pa.schema([f.with_nullable(True) for f in schema("table_rulesets")])
 
-    def adding(rows: list[dict]) -> Callable[[Path], None]:
+    def adding(rows: list[dict], columns: pa.Schema = nullable) -> Callable[[Path], None]:
         def apply(folder: Path) -> None:
-            _write(folder, RULESET_CHANGES, pa.Table.from_pylist(rows, nullable))
+            _write(folder, RULESET_CHANGES, pa.Table.from_pylist(rows, columns))
         return apply
 
     out = []
@@ -679,6 +679,13 @@ def ruleset_changes(day: Day) -> list[Variant]:
                         Expect(exit3=("row 0", "'T-NOWHERE' is not in tables"))),
                 variant("effective_from:row-twice@1", "duplicate", "effective_from", [own, own],
                         Expect(exit3=("row 1", "two rulesets from")))]
+    # a column missing: a required one is named with the file (exit 3); without the optional version, clean
+    required = set(required_columns("table_rulesets"))
+    own = dict(table_id=tables[0]["table_id"], ruleset=tables[0]["ruleset"], effective_from=at, version="v2")
+    for i, name in enumerate(nullable.names):
+        expect = Expect(exit3=(name,)) if name in required else Expect(clean=True)
+        out.append(Variant(f"table_rulesets[{tables[0]['game']}].{name}:drop", "drop", RULESET_CHANGES, name,
+                           adding([own], nullable.remove(i)), expect))
     return out
 
 

@@ -161,6 +161,24 @@ def test_a_patterned_floor_keeps_one_ruleset_a_table(tmp_path):
     assert not (tmp_path / "table_rulesets.parquet").exists() and summary.ruleset_changes == []
 
 
+def test_generate_no_ruleset_change_is_the_config_option(tmp_path):
+    """`pitboss generate --no-ruleset-change` writes the files of GenerateConfig(ruleset_change=False): no
+    table_rulesets.parquet, the bets those of a table of one ruleset; without it, the change."""
+    from typer.testing import CliRunner
+
+    from pitboss.cli import app
+
+    args = ["--tables", "1", "--rounds-per-table", "20", "--bets-per-round", "5", "--quiet"]
+    for switch, changed in (([], True), (["--no-ruleset-change"], False)):
+        out = tmp_path / f"cli{len(switch)}"
+        result = CliRunner().invoke(app, ["generate", "--output", str(out), *args, *switch])
+        assert result.exit_code == 0, result.output
+        assert (out / "table_rulesets.parquet").exists() is changed
+    generate(GenerateConfig(out=tmp_path / "config", tables=1, rounds_per_table=20, bets_per_round=5,
+                            ruleset_change=False))
+    assert pq.read_table(tmp_path / "cli1" / "bets").equals(pq.read_table(tmp_path / "config" / "bets"))
+
+
 def test_a_night_without_a_table_of_document_000_has_no_change(tmp_path):
     summary = generate(GenerateConfig(out=tmp_path, tables=0, roulette_tables=1, rounds_per_table=10))
     assert summary.ruleset_changes == [] and not (tmp_path / "table_rulesets.parquet").exists()

@@ -5,7 +5,9 @@ results back in the order the groups came, whichever finishes first, and really 
 from __future__ import annotations
 
 import json
+import sys
 import threading
+import time
 from pathlib import Path
 
 import duckdb
@@ -163,3 +165,100 @@ def test_a_call_that_raises_fails_at_its_turn_and_nothing_after_it_is_given_back
         list(pool.submit(call, 2))
     assert list(pool.rest()) == []  # 1 and 2 are not given back after it
     pool.close()
+
+
+class _RowGroups:
+    """_GroupBets' reading replaced (its cache left as it is): how often each row group was read; a row group
+    named in `fail_once` raises on its first read; every read waits for `go`."""
+
+    def __init__(self, fail_once=()):
+        self.reads, self.fail_once, self.go = [], set(fail_once), threading.Event()
+
+    def __call__(self, row_group, round_index):
+        assert self.go.wait(10)
+        self.reads.append(row_group)
+        if row_group in self.fail_once:
+            self.fail_once.discard(row_group)
+            raise OSError(f"row group {row_group} unreadable")
+        return ("rows of", row_group)
+
+
+def _group_bets(rows: _RowGroups, workers: int):
+    from pipelines.transforms import _GroupBets
+
+    group_bets = _GroupBets(reader=None, bet_ids=None, pipeline="test-side-by-side", workers=workers)
+    group_bets._rows = rows
+    return group_bets
+
+
+def _at_once(read, n: int) -> list:
+    """`read()` on n threads started together; each one's result or error."""
+    out = [None] * n
+
+    def one(i):
+        try:
+            out[i] = read(i)
+        except OSError as e:
+            out[i] = e
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:  # each in the reading (held at `go`) or waiting for another's, before the test goes on
+        while not _inside(t, ("__call__", "result")):
+            assert t.is_alive()
+            time.sleep(0.005)
+    return threads, out
+
+
+def _inside(thread: threading.Thread, names: tuple[str, ...]) -> bool:
+    frame = sys._current_frames().get(thread.ident)
+    while frame is not None:
+        if frame.f_code.co_name in names:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def test_groups_wanting_one_row_group_at_once_read_it_once_and_count_it_once():
+    class Counter:
+        total = 0
+
+        def inc(self, n=1):
+            self.total += n
+
+    rows = _RowGroups()
+    group_bets, tallies = _group_bets(rows, workers=3), [Tally() for _ in range(3)]
+    group_bets.reads = reads = Counter()  # (bet_row_group_reads)
+    threads, got = _at_once(lambda i: group_bets._read(("f", 0), None, tallies[i]), 3)
+    rows.go.set()
+    for t in threads:
+        t.join(10)
+    assert got == [("rows of", ("f", 0))] * 3 and rows.reads == [("f", 0)]
+    for tally in tallies:
+        tally.add_to_beam()
+    assert reads.total == 1
+
+
+def test_a_row_group_that_fails_fails_every_group_waiting_for_it_and_is_read_again():
+    rows = _RowGroups(fail_once={("f", 0)})
+    group_bets = _group_bets(rows, workers=2)
+    threads, got = _at_once(lambda i: group_bets._read(("f", 0), None, Tally()), 2)
+    rows.go.set()
+    for t in threads:
+        t.join(10)
+    assert all(isinstance(g, OSError) and "unreadable" in str(g) for g in got), got
+    assert group_bets._read(("f", 0), None, Tally()) == ("rows of", ("f", 0))  # not kept failed
+    assert rows.reads == [("f", 0), ("f", 0)]
+
+
+def test_the_last_workers_plus_two_row_groups_are_kept():
+    rows = _RowGroups()
+    rows.go.set()
+    group_bets = _group_bets(rows, workers=2)
+    for index in (0, 1, 2, 3, 0, 3):  # four kept: none read again
+        group_bets._read(("f", index), None, Tally())
+    group_bets._read(("f", 4), None, Tally())  # a fifth: the first read leaves
+    group_bets._read(("f", 1), None, Tally())
+    group_bets._read(("f", 0), None, Tally())
+    assert rows.reads == [("f", i) for i in (0, 1, 2, 3, 4, 0)]

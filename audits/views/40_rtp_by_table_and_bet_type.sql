@@ -7,7 +7,7 @@
 -- was settled under (settlement_rounds.ruleset_sha256, the text in force when its betting closed, and that
 -- text's id, rulesets.ruleset; a round loaded before the texts were kept: its table's audited_tables.ruleset,
 -- sha256 null), so a table whose ruleset changed (table_rulesets, issue 44) has a row per bet type and ruleset
--- text, each priced by its own ruleset, and a table that kept one has one row per bet type as before. The
+-- text, each priced by its own ruleset, and a table that kept one has one row per bet type. The
 -- theoretical RTP is theoretical_rtp's of the text's ruleset id (the bundled file of that id as this version
 -- has it). Only bets of settled rounds
 -- count (a cancelled round refunds every stake and says nothing about the game). Every RTP is per unit

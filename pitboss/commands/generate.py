@@ -81,6 +81,12 @@ def generate(
                                 "dealer who overpays one account), listed in patterns.parquet. Off: every file as "
                                 "without it.")
     ] = False,
+    ruleset_change: Annotated[
+        bool, typer.Option("--ruleset-change/--no-ruleset-change",
+                           help="The first table of document 000 changes to document 001's paytable mid-night, "
+                                "in table_rulesets.parquet (never with --patterns). Off: every table plays its "
+                                "tables.ruleset all night.")
+    ] = True,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no summary.")] = False,
     old_out: Annotated[Path | None, typer.Option("--out", hidden=True, help="The former name of --output.")] = None,
 ) -> None:
@@ -104,7 +110,7 @@ def generate(
     config = GenerateConfig(
         out=out, game_tables=tuple(ctx.meta.get(GAME_TABLES, {}).items()), days=days,
         rounds_per_table=rounds_per_table, bets_per_round=bets_per_round, seed=seed, start_date=first,
-        fault_rate=fault_rate, fault_kinds=kinds, quiet=quiet, patterns=patterns,
+        fault_rate=fault_rate, fault_kinds=kinds, quiet=quiet, patterns=patterns, ruleset_change=ruleset_change,
     )  # fmt: skip
     try:
         config.validate()
