@@ -233,7 +233,7 @@ def test_a_warehouse_made_before_added_stake_gains_it_at_the_next_load(recorded_
     layout = ("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'settlements' "
               "ORDER BY ordinal_position")
     view = ("SELECT * FROM rtp_by_table_and_bet_type WHERE table_id IN (SELECT table_id FROM audited_tables) "
-            "ORDER BY table_id, bet_type, mode, currency")
+            "ORDER BY table_id, bet_type, mode, currency, ruleset_sha256")
     run_rows = "SELECT * EXCLUDE (run_id) FROM settlements WHERE run_id = ? ORDER BY ALL"
     a, b = duckdb.connect(str(old), read_only=True), duckdb.connect(str(fresh), read_only=True)
     try:

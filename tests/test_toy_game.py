@@ -31,7 +31,8 @@ def coin_rows(folder: Path) -> list[dict]:
 
 def run(*args: str, stderr: list[str] | None = None) -> str:
     """The command's stdout (its stderr appended to `stderr`); it must succeed."""
-    result = runner.invoke(app, list(args), terminal_width=200)
+    # rich wraps help at COLUMNS (it ignores click's terminal_width): wide enough for an option's whole line
+    result = runner.invoke(app, list(args), env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     if stderr is not None:
         stderr.append(result.stderr)
