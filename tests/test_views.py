@@ -337,6 +337,12 @@ def test_reference_tables(wh, con):
     got = rows(con, "SELECT * FROM theoretical_rtp")
     assert len(got) == len(every) == len(results)
     assert {(r["ruleset"], r["bet_type"], r["mode"], r["selection"]) for r in got} == set(every)
+    # each row names its text: the bundled file's, by the sha256 of its bytes (read here, not by the engine)
+    import hashlib
+
+    files = {f.stem: hashlib.sha256(f.read_bytes()).hexdigest()
+             for f in (ROOT / "engine" / "games").glob("*/rulesets/*.toml")}
+    assert all(r["ruleset_sha256"] == files[r["ruleset"]] and r["bundled"] is True for r in got)
     # a bet type has either one row, selection '-', or a row per selection
     kinds: dict[tuple, set[bool]] = defaultdict(set)
     for r in got:
@@ -366,22 +372,29 @@ def test_reference_tables(wh, con):
 
 
 def test_the_reference_key_is_enforced(wh, tmp_path):
-    """theoretical_rtp holds one row per (ruleset, bet_type, mode, selection): a second is refused."""
+    """theoretical_rtp holds one row per (ruleset_sha256, bet_type, mode, selection): a second is refused; another
+    text of the same ruleset id (another sha256) is another row."""
     copy = tmp_path / "audit.duckdb"
     shutil.copyfile(wh.path, copy)
     c = duckdb.connect(str(copy))
+    insert = ("INSERT INTO theoretical_rtp (ruleset, bet_type, mode, rtp, rtp_exact, selection, ruleset_sha256, "
+              "bundled) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
     try:
-        row = c.execute("SELECT ruleset, bet_type, mode, rtp, rtp_exact, selection FROM theoretical_rtp "
-                        "WHERE bet_type = 'TOTAL' AND selection = '4'").fetchone()
+        row = c.execute("SELECT ruleset, bet_type, mode, rtp, rtp_exact, selection, ruleset_sha256, bundled "
+                        "FROM theoretical_rtp WHERE bet_type = 'TOTAL' AND selection = '4'").fetchone()
+        assert row[6] is not None and row[7] is True
         with pytest.raises(duckdb.ConstraintException):
-            c.execute("INSERT INTO theoretical_rtp (ruleset, bet_type, mode, rtp, rtp_exact, selection) "
-                      "VALUES (?, ?, ?, ?, ?, ?)", list(row))
+            c.execute(insert, list(row))
+        with pytest.raises(duckdb.ConstraintException):  # (the key is the text's, not whether it is bundled)
+            c.execute(insert, [*row[:7], False])
         # the same bet type and mode with another selection is another row
-        c.execute("INSERT INTO theoretical_rtp (ruleset, bet_type, mode, rtp, rtp_exact, selection) "
-                  "VALUES (?, ?, ?, ?, ?, 'x')", list(row[:5]))
+        c.execute(insert, [*row[:5], "x", *row[6:]])
+        # the same ruleset id, bet type, mode and selection of another text is another row
+        c.execute(insert, [*row[:6], "0" * 64, False])
         with pytest.raises(duckdb.ConstraintException):  # selection is never null ('-': does not depend on it)
-            c.execute("INSERT INTO theoretical_rtp (ruleset, bet_type, mode, rtp, rtp_exact, selection) "
-                      "VALUES ('r', 'b', '-', 1, '1/1', NULL)")
+            c.execute(insert, ["r", "b", "-", 1, "1/1", None, "1" * 64, False])
+        with pytest.raises(duckdb.ConstraintException):  # nor is bundled
+            c.execute(insert, ["r", "b", "-", 1, "1/1", "-", "1" * 64, None])
     finally:
         c.close()
 
