@@ -692,6 +692,41 @@ def test_rows_other_than_the_mix_are_as_without_per_selection_rtps(outcomes, tmp
             assert same(r, set()) == same(with_mix[key], set()), key
 
 
+def _to_12_digits(got: list[dict]) -> list[dict]:
+    """Rows with their floats to 12 significant digits (DuckDB's parallel sums differ in the last bits)."""
+    return [{k: float(f"{v:.12g}") if isinstance(v, float) else v for k, v in r.items()} for r in got]
+
+
+def test_the_view_prices_each_round_by_its_own_texts_rows(outcomes, tmp_path):
+    """theoretical_rtp holding a second text of sic_bo_live (another sha256, not bundled, every RTP halved):
+    the view is unchanged while no round names it; once the sic bo table's rounds name it, their every bet
+    type, TOTAL's mix of selections among them, is priced at half (exact: each row's rtp is a fraction)."""
+    copy = tmp_path / "audit.duckdb"
+    shutil.copyfile(outcomes.path, copy)
+    other = "f" * 64
+    c = duckdb.connect(str(copy))
+    try:
+        view = "SELECT * FROM rtp_by_table_and_bet_type WHERE table_id = ? ORDER BY bet_type"
+        before = rows(c, view, [SIC_BO_TABLE])
+        c.execute("INSERT INTO theoretical_rtp SELECT ruleset, bet_type, mode, rtp / 2, rtp_exact || '*1/2', "
+                  "return_stddev / 2, selection, ?, false FROM theoretical_rtp WHERE ruleset = 'sic_bo_live'", [other])
+        assert _to_12_digits(rows(c, view, [SIC_BO_TABLE])) == _to_12_digits(before)
+        c.execute("UPDATE settlement_rounds SET ruleset_sha256 = ? WHERE table_id = ?", [other, SIC_BO_TABLE])
+        after = rows(c, view, [SIC_BO_TABLE])
+    finally:
+        c.close()
+    assert [r["bet_type"] for r in after] == [r["bet_type"] for r in before] and "TOTAL" in [r["bet_type"] for r
+                                                                                              in before]
+    for b, a in zip(before, after, strict=True):
+        assert a["ruleset_sha256"] == other and a["bets"] == b["bets"]
+        if b["theoretical_rtp"] is None:
+            assert a["theoretical_rtp"] is None
+            continue
+        assert a["theoretical_rtp"] == pytest.approx(b["theoretical_rtp"] / 2, rel=1e-12), b["bet_type"]
+        if b["theoretical_rtp_exact"] is not None:
+            assert a["theoretical_rtp_exact"] == b["theoretical_rtp_exact"] + "*1/2"
+
+
 def test_rtp_outside_band_lists_the_outcome_rows_outside_their_band(ocon):
     """The saved query rtp_outside_band on roulette and sic bo: the view's rows with within_band false, the
     TOTAL mix judged like any other row (a null band, e.g. a bet type not offered, is never listed)."""
