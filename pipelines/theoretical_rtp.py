@@ -8,9 +8,10 @@ before the texts were kept, ruleset_sha256 null) and each text the warehouse's `
 once: a kept text that is a bundled file has the bundled rows). A kept text this version cannot read (its game
 is no longer registered, or its format has changed since) is not priced: its rounds have no theoretical RTP.
 
-Cost: a text is parsed and enumerated in well under a second (blackjack's MAIN and BET_BEHIND, ~0.5 s CPU a
-text), but for a casino stud text whose ANTE paytable is not in engine/games/casino_stud/ante_cache.py: its
-qualifier's deck is swept once per process (about a minute).
+Cost (CPU): the bundled files, 102 rows, 1.5 s cold (as when only they were priced); another text well under a
+second (a blackjack text 0.15-0.5 s, its MAIN and BET_BEHIND the slowest), but a casino stud text whose ANTE
+paytable is not in engine/games/casino_stud/ante_cache.py has its qualifier's deck swept once per process (45 s
+for casino_stud_live with FLUSH paid 6:1), at every load of a warehouse that keeps it.
 """
 
 from __future__ import annotations
