@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from fractions import Fraction
 from importlib import resources
 from typing import Any, TypeVar
@@ -84,6 +86,9 @@ _GIVEN: dict[str, dict[str, str]] = {}
 _PARSED: dict[tuple[str, str, str], object] = {}
 _SOURCES: dict[str, str] = {}  # ruleset id -> where its given text came from (named in its errors)
 _generation = 0
+# (package, ruleset id) -> (text, source) read by this thread alone (reading_text): the warehouse load prices the
+# texts it keeps while the audit, on another thread, settles with the texts in force
+_THREAD = threading.local()
 
 
 def use_texts(given: Mapping[str, Mapping[str, str]], sources: Mapping[str, str] | None = None) -> None:
@@ -103,6 +108,25 @@ def use_texts(given: Mapping[str, Mapping[str, str]], sources: Mapping[str, str]
 def texts_generation() -> int:
     """A number that changes whenever use_texts changes the texts in force (for caches of ruleset ids)."""
     return _generation
+
+
+@contextmanager
+def reading_text(package: str, ruleset_id: str, text: str, source: str) -> Iterator[None]:
+    """While the block runs, `ruleset_id` of `package` is `text` in this thread (ruleset_text; parsed as strictly
+    as a bundled file, errors naming `source`), whatever the bundled file or the texts given say; other threads
+    are not affected."""
+    reading = getattr(_THREAD, "texts", None)
+    if reading is None:
+        reading = _THREAD.texts = {}
+    before = reading.get((package, ruleset_id))
+    reading[(package, ruleset_id)] = (text, source)
+    try:
+        yield
+    finally:
+        if before is None:
+            del reading[(package, ruleset_id)]
+        else:
+            reading[(package, ruleset_id)] = before
 
 
 def given_texts() -> dict[str, dict[str, str]]:
@@ -130,7 +154,11 @@ def sha256_text(text: str) -> str:
 
 
 def ruleset_text(package: str, ruleset_id: str) -> tuple[str, str]:
-    """(text, source) of `ruleset_id` now: the text given for it, else its bundled file."""
+    """(text, source) of `ruleset_id` now: the text this thread is reading for it (reading_text), else the text
+    given for it, else its bundled file."""
+    reading = getattr(_THREAD, "texts", {}).get((package, ruleset_id))
+    if reading is not None:
+        return reading
     given = _GIVEN.get(package, {})
     if ruleset_id in given:
         return given[ruleset_id], _SOURCES.get(ruleset_id, f"{ruleset_id}.toml (given)")

@@ -25,6 +25,7 @@ import pyarrow as pa
 from pipelines.crashpoints import crash_point
 from pipelines.games import replay_outputs
 from pipelines.progress import advanced, step
+from pipelines.theoretical_rtp import THEORETICAL_COLUMNS, TheoreticalRtp, kept_texts
 from schemas.outputs import OUTPUTS, SETTLEMENTS, SURVEILLANCE_OUTPUTS
 
 # DuckDB's memory while it inserts beside the audit: it otherwise caches every block it has written
@@ -84,21 +85,27 @@ def _create_statements() -> list[str]:
         "input_dir VARCHAR, output_dir VARCHAR, business_dates DATE[], alpha DOUBLE, detectors JSON, outputs JSON, "
         "counts JSON, superseded_by VARCHAR)"
     )
-    # reference data for the regulator views (audits/views): exact RTP of every bet, and the tables audited.
-    # theoretical_rtp's key is (ruleset, bet_type, mode, selection), held by a unique index. A warehouse written
-    # by an older version lacks columns: they are added at the end, where a fresh table has them too. DuckDB
-    # will not set a constraint on a table with an index (SET NOT NULL: a dependency error), so the index is
-    # dropped first and created again after (the table is a few hundred rows).
+    # reference data for the regulator views (audits/views): exact RTP of every bet of every ruleset text
+    # (pipelines/theoretical_rtp.py), and the tables audited. theoretical_rtp's key is (ruleset_sha256, bet_type,
+    # mode, selection), held by a unique index. A warehouse written by an older version lacks columns: they are
+    # added at the end, where a fresh table has them too (its rows, which the next audit's load replaces, are its
+    # bundled files', their text not named). DuckDB will not set a constraint on a table with an index (SET NOT
+    # NULL: a dependency error), so the index is dropped first and created again after (a few hundred rows).
     statements.append("DROP INDEX IF EXISTS theoretical_rtp_key")
     statements.append("CREATE TABLE IF NOT EXISTS theoretical_rtp (ruleset VARCHAR NOT NULL, bet_type VARCHAR NOT "
                       "NULL, mode VARCHAR NOT NULL, rtp DOUBLE NOT NULL, rtp_exact VARCHAR NOT NULL, "
-                      "return_stddev DOUBLE, selection VARCHAR NOT NULL DEFAULT '-')")
+                      "return_stddev DOUBLE, selection VARCHAR NOT NULL DEFAULT '-', ruleset_sha256 VARCHAR, "
+                      "bundled BOOLEAN NOT NULL)")
     statements.append("ALTER TABLE theoretical_rtp ADD COLUMN IF NOT EXISTS return_stddev DOUBLE")
     # (ADD COLUMN IF NOT EXISTS cannot say NOT NULL: the default fills the old rows, then the constraint is set)
     statements.append("ALTER TABLE theoretical_rtp ADD COLUMN IF NOT EXISTS selection VARCHAR DEFAULT '-'")
     statements.append("ALTER TABLE theoretical_rtp ALTER COLUMN selection SET NOT NULL")
+    statements.append("ALTER TABLE theoretical_rtp ADD COLUMN IF NOT EXISTS ruleset_sha256 VARCHAR")
+    statements.append("ALTER TABLE theoretical_rtp ADD COLUMN IF NOT EXISTS bundled BOOLEAN")
+    statements.append("UPDATE theoretical_rtp SET bundled = true WHERE bundled IS NULL")
+    statements.append("ALTER TABLE theoretical_rtp ALTER COLUMN bundled SET NOT NULL")
     statements.append("CREATE UNIQUE INDEX IF NOT EXISTS theoretical_rtp_key ON theoretical_rtp "
-                      "(ruleset, bet_type, mode, selection)")
+                      "(ruleset_sha256, bet_type, mode, selection)")
     statements.append("CREATE TABLE IF NOT EXISTS audited_tables (table_id VARCHAR NOT NULL, game VARCHAR, "
                       "ruleset VARCHAR, currency VARCHAR, table_max BIGINT, run_id VARCHAR NOT NULL)")
     # every ruleset text a run settled with, once by its sha256 (a bundled file as it was, or an operator's):
@@ -299,23 +306,6 @@ def view_sql() -> list[tuple[str, str]]:
             for p in sorted(folder.iterdir(), key=lambda p: p.name) if p.name.endswith(".sql")]
 
 
-def theoretical_rtp_rows() -> list[tuple]:
-    """The reference table of the regulator views, in THEORETICAL_COLUMNS: RTP of every bet of every ruleset
-    of every game (each game's rtp; mode '-' for a game without modes). return_stddev is null where the RTP
-    is not an enumeration of outcomes (blackjack's MAIN and BET_BEHIND). A bet whose RTP depends on what it
-    covers (sic bo's TOTAL) has a row per selection, as `pitboss rtp` shows it; every other bet one row,
-    selection '-'."""
-    from engine.games import game, game_names
-
-    return [(r.ruleset, r.bet_type, r.mode, float(r.rtp), f"{r.rtp.numerator}/{r.rtp.denominator}",
-             float(sum(o.probability * o.credit**2 for o in r.outcomes) - r.rtp**2) ** 0.5 if r.outcomes else None,
-             "-" if r.selection is None else r.selection)
-            for g in map(game, game_names()) for rid in g.ruleset_ids() for r in g.rtp(g.load_ruleset(rid))]
-
-
-THEORETICAL_COLUMNS = ("ruleset", "bet_type", "mode", "rtp", "rtp_exact", "return_stddev", "selection")
-
-
 # The copies a load works on beside the warehouse: its staging copy, and the one a night too big for the
 # commit's memory bound is loaded again into (WarehouseLoad.finish).
 STAGING_SUFFIXES = (".loading", ".reloading")
@@ -370,7 +360,7 @@ class WarehouseLoad:
         self._failure: BaseException | None = None
         self.inserted_early = 0  # files inserted while the audit went on (known after finish)
         self._finishing = threading.Event()
-        self._theoretical: list[tuple] = []
+        self._theoretical = TheoreticalRtp()
         self.unlimited_commit = False  # the night was loaded again to commit without COMMIT_MEMORY_LIMIT (finish)
         self._worker = threading.Thread(target=self._insert_while_auditing, name="warehouse-load", daemon=True)
 
@@ -419,7 +409,10 @@ class WarehouseLoad:
     def _insert_while_auditing(self) -> None:
         try:
             self._open()
-            self._theoretical = theoretical_rtp_rows()  # while the audit reads its input, long before its first file
+            # priced while the audit reads its input, long before its first file: the bundled files and the texts
+            # the warehouse keeps (the run's own, when new, are priced as it commits)
+            self._theoretical.add_bundled()
+            self._theoretical.add_kept(kept_texts(self._con))
             insert_beside_audit(self._con)
             while (item := self._queue.get()) is not None and not self._finishing.is_set():
                 batch = [item]  # and what else is waiting, up to FILES_PER_STATEMENT, in the same statement
@@ -552,8 +545,9 @@ class WarehouseLoad:
              json.dumps(manifest["outputs"]), json.dumps({**manifest.get("metrics", {}), **counts})],
         )
         con.execute("DELETE FROM theoretical_rtp")  # reference data: replaced on every load
+        self._theoretical.add_kept(kept_texts(con))  # (the run's texts are kept by now: _keep_rulesets)
         con.executemany(f"INSERT INTO theoretical_rtp ({', '.join(THEORETICAL_COLUMNS)}) "
-                        f"VALUES ({', '.join('?' * len(THEORETICAL_COLUMNS))})", self._theoretical)
+                        f"VALUES ({', '.join('?' * len(THEORETICAL_COLUMNS))})", self._theoretical.rows)
         table_files = [i["path"] for i in manifest.get("inputs", {}).get("tables", [])]
         if table_files:  # the run's tables replace earlier rows of the same table_id (first row of an id wins)
             con.execute(

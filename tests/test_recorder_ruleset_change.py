@@ -325,3 +325,140 @@ def test_rtp_view_of_a_night_without_a_change_is_a_row_per_bet_type(tmp_path):
     theory = _theory(OLD)
     for b, m, ruleset, sha, _, rtp in got:
         assert (ruleset, sha) == (OLD, _sha(OLD)) and rtp == pytest.approx(theory[(b, m)], rel=1e-12)
+
+
+# --- each ruleset text priced by its own paytable ---------------------------------------------------------------
+
+CORRECTED_SIX = ('{ when = { outcome = "BANKER", banker_score = 6, banker_card_count = 2 }, odds = "12:1" }',
+                 '{ when = { outcome = "BANKER", banker_score = 6, banker_card_count = 2 }, odds = "11:1" }')
+
+
+def _rtp_rows(warehouse: Path, sql: str, params: list) -> list[dict]:
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        cur = con.execute(sql, params)
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+
+@pytest.fixture(scope="module")
+def changed_bundled_file(honest, tmp_path_factory):
+    """The honest night's warehouse (copied) loaded again after this version's 000 had its two-card Lucky Six cut
+    from 12:1 to 11:1: the bundled baccarat files are a copy (never the repo's), and the night's run is loaded
+    again under a new run id, as any later load of the warehouse would be. The night's rounds name the texts that
+    settled them (000 as it was, 001); the bundled 000 now differs from the kept 000 of the same id.
+    Returns (warehouse, the new bundled 000's sha256)."""
+    import json
+    import shutil
+
+    import engine.ruleset_file as ruleset_file
+    from pipelines.warehouse import load
+
+    folder, out, warehouse, _ = honest
+    tmp = tmp_path_factory.mktemp("changed")
+    copy = tmp / "bundled"
+    shutil.copytree(Path(bundled.__file__).parent, copy)
+    path = copy / f"{OLD}.toml"
+    text = path.read_text(encoding="utf-8")
+    assert text.count(CORRECTED_SIX[0]) == 1
+    path.write_text(text.replace(*CORRECTED_SIX), encoding="utf-8")
+    shipped = ruleset_file.shipped_folder
+    patch = pytest.MonkeyPatch()
+    patch.setattr(ruleset_file, "shipped_folder",
+                  lambda package: copy if package == "engine.games.baccarat.rulesets" else shipped(package))
+    try:
+        reloaded = tmp / "w.duckdb"
+        shutil.copyfile(warehouse, reloaded)
+        manifest = json.loads((out / "_manifest.json").read_text())
+        load(str(reloaded), {**manifest, "run_id": "RELOADED"})
+    finally:
+        patch.undo()
+    return reloaded, hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_each_ruleset_text_is_priced_by_its_own_paytable(changed_bundled_file):
+    """Hand-worked (tests/baccarat_tableau.py, the tableau enumerated apart from the engine): with p2 and p3 the
+    chances that the Banker wins with a 6 on two and on three cards, LUCKY_SIX returns 13 p2 + 21 p3 under the
+    000 that settled the night (12:1, 20:1), 21 (p2 + p3) under 001 (20:1 whenever someone drew, always), and
+    12 p2 + 21 p3 under the corrected 000 this version bundles. theoretical_rtp prices each of the three texts;
+    rtp_by_table_and_bet_type gives T01-BAC8X's LUCKY_SIX rows before the change the night's own 000's figure,
+    not the bundled file's of the same id."""
+    from fractions import Fraction
+
+    from tests.baccarat_tableau import banker_six_chances
+
+    warehouse, corrected = changed_bundled_file
+    p2, p3 = banker_six_chances(8)
+    assert (round(float(13 * p2 + 21 * p3), 4), round(float(21 * (p2 + p3)), 4)) == (0.8332, 1.1311)
+    expected = {_sha(OLD): 13 * p2 + 21 * p3, _sha(NEW): 21 * (p2 + p3), corrected: 12 * p2 + 21 * p3}
+    priced = _rtp_rows(warehouse, "SELECT ruleset, ruleset_sha256, bundled, mode, rtp_exact FROM theoretical_rtp "
+                                  "WHERE bet_type = 'LUCKY_SIX' ORDER BY ALL", [])
+    assert {(r["ruleset"], r["ruleset_sha256"], r["bundled"]) for r in priced} == {
+        (OLD, _sha(OLD), False), (OLD, corrected, True), (NEW, _sha(NEW), True)}
+    modes = {r["mode"] for r in priced}
+    assert modes == {"commission", "no_commission"} and len(priced) == 3 * len(modes)
+    for r in priced:
+        assert Fraction(r["rtp_exact"]) == expected[r["ruleset_sha256"]], r
+    got = _rtp_rows(warehouse, "SELECT ruleset, ruleset_sha256, mode, theoretical_rtp, theoretical_rtp_exact "
+                               "FROM rtp_by_table_and_bet_type WHERE table_id = ? AND bet_type = 'LUCKY_SIX'",
+                    [TABLE])
+    assert {(r["ruleset"], r["ruleset_sha256"]) for r in got} == {(OLD, _sha(OLD)), (NEW, _sha(NEW))}
+    assert len(got) == 2 * len(modes)
+    for r in got:
+        assert Fraction(r["theoretical_rtp_exact"]) == expected[r["ruleset_sha256"]], r
+        assert r["theoretical_rtp"] == float(expected[r["ruleset_sha256"]])
+
+
+def test_every_bet_type_of_a_kept_text_is_priced_by_it(changed_bundled_file):
+    """Every row of the changed table's view under the kept 000 has its text's theoretical RTP (the bet types
+    the correction did not touch the same as the bundled 000's), none the corrected file's LUCKY_SIX."""
+    warehouse, corrected = changed_bundled_file
+    got = _rtp_rows(warehouse, "SELECT v.bet_type, v.mode, v.theoretical_rtp_exact, b.rtp_exact AS bundled_exact "
+                               "FROM rtp_by_table_and_bet_type AS v JOIN theoretical_rtp AS b ON b.ruleset_sha256 = ? "
+                               "AND b.bet_type = v.bet_type AND b.mode = v.mode AND b.selection = '-' "
+                               "WHERE v.table_id = ? AND v.ruleset_sha256 = ?", [corrected, TABLE, _sha(OLD)])
+    assert {r["bet_type"] for r in got} >= {"BANKER", "PLAYER", "ANY_PAIR", "LUCKY_SIX"}
+    for r in got:
+        assert (r["theoretical_rtp_exact"] == r["bundled_exact"]) == (r["bet_type"] != "LUCKY_SIX"), r
+
+
+def test_rounds_loaded_before_the_texts_were_kept_are_priced_by_the_bundled_file(changed_bundled_file, tmp_path):
+    """The same night with its rounds' texts not named (as rounds loaded before the texts were kept): each bet type
+    is one row (the kept 000 and the bundled one, both of id 000, do not make two), priced by the file of the
+    ruleset id this version bundles: LUCKY_SIX 12 p2 + 21 p3."""
+    import shutil
+    from fractions import Fraction
+
+    from tests.baccarat_tableau import banker_six_chances
+
+    warehouse, corrected = changed_bundled_file
+    copy = tmp_path / "w.duckdb"
+    shutil.copyfile(warehouse, copy)
+    with duckdb.connect(str(copy)) as con:
+        con.execute("UPDATE settlement_rounds SET ruleset_sha256 = NULL")
+        bets = con.execute("SELECT count(*) FROM settlements WHERE table_id = ? AND round_status = 'settled' AND "
+                           "stake > 0", [TABLE]).fetchone()[0]
+    got = _rtp_rows(copy, "SELECT * FROM rtp_by_table_and_bet_type WHERE table_id = ?", [TABLE])
+    assert sum(r["bets"] for r in got) == bets
+    assert len({(r["bet_type"], r["mode"]) for r in got}) == len(got)
+    p2, p3 = banker_six_chances(8)
+    six = [r for r in got if r["bet_type"] == "LUCKY_SIX"]
+    assert six and all((r["ruleset"], r["ruleset_sha256"]) == (OLD, None) for r in six)
+    assert {Fraction(r["theoretical_rtp_exact"]) for r in six} == {12 * p2 + 21 * p3}
+
+
+def test_report_prices_each_bet_by_the_text_that_settled_it(honest, changed_bundled_file):
+    """The report of the reloaded run: each bet once (as many as the rounds' closes say), LUCKY_SIX under 000 at
+    the night's own 000's 13 p2 + 21 p3, under 001 at 21 (p2 + p3)."""
+    from pitboss.commands.report import gather
+    from tests.baccarat_tableau import banker_six_chances
+
+    folder, out, _, _ = honest
+    warehouse, _ = changed_bundled_file
+    p2, p3 = banker_six_chances(8)
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        data = gather(con, {"run_id": "RELOADED"})
+    assert {(r["bet_type"], r["mode"], r["ruleset"]): r["bets"] for r in data["rtp"]} == _bets_by_ruleset(folder, out)
+    six = {(r["ruleset"], r["mode"]): r["theoretical_rtp"] for r in data["rtp"] if r["bet_type"] == "LUCKY_SIX"}
+    assert six and {rs for rs, _ in six} == {OLD, NEW}
+    for (ruleset, _), rtp in six.items():
+        assert rtp == pytest.approx(float(13 * p2 + 21 * p3 if ruleset == OLD else 21 * (p2 + p3)), rel=1e-12)

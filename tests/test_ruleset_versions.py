@@ -283,8 +283,21 @@ def test_an_operators_ruleset_settles_the_rounds_after_its_change(tmp_path):
     import hashlib
 
     con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
-    assert con.execute("SELECT sha256, text FROM rulesets WHERE ruleset = ?", [V2]).fetchall() == [
-        (hashlib.sha256((own / f"{V2}.toml").read_bytes()).hexdigest(), v2)]
+    sha = hashlib.sha256((own / f"{V2}.toml").read_bytes()).hexdigest()
+    assert con.execute("SELECT sha256, text FROM rulesets WHERE ruleset = ?", [V2]).fetchall() == [(sha, v2)]
+    # V2 priced from its text (no bundled file has its id): LUCKY_SIX 12 p2 + 21 p3 (tests/baccarat_tableau.py),
+    # in theoretical_rtp and in the view's row of the rounds after the change
+    from fractions import Fraction
+
+    from tests.baccarat_tableau import banker_six_chances
+
+    p2, p3 = banker_six_chances(8)
+    assert {(sha_, bundled, Fraction(exact)) for sha_, bundled, exact in con.execute(
+        "SELECT ruleset_sha256, bundled, rtp_exact FROM theoretical_rtp WHERE ruleset = ? AND bet_type = 'LUCKY_SIX' "
+        "AND mode = 'commission'", [V2]).fetchall()} == {(sha, False, 12 * p2 + 21 * p3)}
+    assert con.execute("SELECT ruleset, bets, theoretical_rtp_exact FROM rtp_by_table_and_bet_type WHERE table_id = "
+                       "'T1' AND bet_type = 'LUCKY_SIX' AND ruleset_sha256 = ?", [sha]).fetchall() == [
+        (V2, 2, str(12 * p2 + 21 * p3))]
 
 
 @pytest.mark.parametrize("name, text, says", [

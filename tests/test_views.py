@@ -337,6 +337,12 @@ def test_reference_tables(wh, con):
     got = rows(con, "SELECT * FROM theoretical_rtp")
     assert len(got) == len(every) == len(results)
     assert {(r["ruleset"], r["bet_type"], r["mode"], r["selection"]) for r in got} == set(every)
+    # each row names its text: the bundled file's, by the sha256 of its bytes (read here, not by the engine)
+    import hashlib
+
+    files = {f.stem: hashlib.sha256(f.read_bytes()).hexdigest()
+             for f in (ROOT / "engine" / "games").glob("*/rulesets/*.toml")}
+    assert all(r["ruleset_sha256"] == files[r["ruleset"]] and r["bundled"] is True for r in got)
     # a bet type has either one row, selection '-', or a row per selection
     kinds: dict[tuple, set[bool]] = defaultdict(set)
     for r in got:
@@ -366,22 +372,29 @@ def test_reference_tables(wh, con):
 
 
 def test_the_reference_key_is_enforced(wh, tmp_path):
-    """theoretical_rtp holds one row per (ruleset, bet_type, mode, selection): a second is refused."""
+    """theoretical_rtp holds one row per (ruleset_sha256, bet_type, mode, selection): a second is refused; another
+    text of the same ruleset id (another sha256) is another row."""
     copy = tmp_path / "audit.duckdb"
     shutil.copyfile(wh.path, copy)
     c = duckdb.connect(str(copy))
+    insert = ("INSERT INTO theoretical_rtp (ruleset, bet_type, mode, rtp, rtp_exact, selection, ruleset_sha256, "
+              "bundled) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
     try:
-        row = c.execute("SELECT ruleset, bet_type, mode, rtp, rtp_exact, selection FROM theoretical_rtp "
-                        "WHERE bet_type = 'TOTAL' AND selection = '4'").fetchone()
+        row = c.execute("SELECT ruleset, bet_type, mode, rtp, rtp_exact, selection, ruleset_sha256, bundled "
+                        "FROM theoretical_rtp WHERE bet_type = 'TOTAL' AND selection = '4'").fetchone()
+        assert row[6] is not None and row[7] is True
         with pytest.raises(duckdb.ConstraintException):
-            c.execute("INSERT INTO theoretical_rtp (ruleset, bet_type, mode, rtp, rtp_exact, selection) "
-                      "VALUES (?, ?, ?, ?, ?, ?)", list(row))
+            c.execute(insert, list(row))
+        with pytest.raises(duckdb.ConstraintException):  # (the key is the text's, not whether it is bundled)
+            c.execute(insert, [*row[:7], False])
         # the same bet type and mode with another selection is another row
-        c.execute("INSERT INTO theoretical_rtp (ruleset, bet_type, mode, rtp, rtp_exact, selection) "
-                  "VALUES (?, ?, ?, ?, ?, 'x')", list(row[:5]))
+        c.execute(insert, [*row[:5], "x", *row[6:]])
+        # the same ruleset id, bet type, mode and selection of another text is another row
+        c.execute(insert, [*row[:6], "0" * 64, False])
         with pytest.raises(duckdb.ConstraintException):  # selection is never null ('-': does not depend on it)
-            c.execute("INSERT INTO theoretical_rtp (ruleset, bet_type, mode, rtp, rtp_exact, selection) "
-                      "VALUES ('r', 'b', '-', 1, '1/1', NULL)")
+            c.execute(insert, ["r", "b", "-", 1, "1/1", None, "1" * 64, False])
+        with pytest.raises(duckdb.ConstraintException):  # nor is bundled
+            c.execute(insert, ["r", "b", "-", 1, "1/1", "-", "1" * 64, None])
     finally:
         c.close()
 
@@ -677,6 +690,41 @@ def test_rows_other_than_the_mix_are_as_without_per_selection_rtps(outcomes, tmp
             assert same(r, mix_columns) == same(with_mix[key], mix_columns)
         else:
             assert same(r, set()) == same(with_mix[key], set()), key
+
+
+def _to_12_digits(got: list[dict]) -> list[dict]:
+    """Rows with their floats to 12 significant digits (DuckDB's parallel sums differ in the last bits)."""
+    return [{k: float(f"{v:.12g}") if isinstance(v, float) else v for k, v in r.items()} for r in got]
+
+
+def test_the_view_prices_each_round_by_its_own_texts_rows(outcomes, tmp_path):
+    """theoretical_rtp holding a second text of sic_bo_live (another sha256, not bundled, every RTP halved):
+    the view is unchanged while no round names it; once the sic bo table's rounds name it, their every bet
+    type, TOTAL's mix of selections among them, is priced at half (exact: each row's rtp is a fraction)."""
+    copy = tmp_path / "audit.duckdb"
+    shutil.copyfile(outcomes.path, copy)
+    other = "f" * 64
+    c = duckdb.connect(str(copy))
+    try:
+        view = "SELECT * FROM rtp_by_table_and_bet_type WHERE table_id = ? ORDER BY bet_type"
+        before = rows(c, view, [SIC_BO_TABLE])
+        c.execute("INSERT INTO theoretical_rtp SELECT ruleset, bet_type, mode, rtp / 2, rtp_exact || '*1/2', "
+                  "return_stddev / 2, selection, ?, false FROM theoretical_rtp WHERE ruleset = 'sic_bo_live'", [other])
+        assert _to_12_digits(rows(c, view, [SIC_BO_TABLE])) == _to_12_digits(before)
+        c.execute("UPDATE settlement_rounds SET ruleset_sha256 = ? WHERE table_id = ?", [other, SIC_BO_TABLE])
+        after = rows(c, view, [SIC_BO_TABLE])
+    finally:
+        c.close()
+    assert [r["bet_type"] for r in after] == [r["bet_type"] for r in before] and "TOTAL" in [r["bet_type"] for r
+                                                                                              in before]
+    for b, a in zip(before, after, strict=True):
+        assert a["ruleset_sha256"] == other and a["bets"] == b["bets"]
+        if b["theoretical_rtp"] is None:
+            assert a["theoretical_rtp"] is None
+            continue
+        assert a["theoretical_rtp"] == pytest.approx(b["theoretical_rtp"] / 2, rel=1e-12), b["bet_type"]
+        if b["theoretical_rtp_exact"] is not None:
+            assert a["theoretical_rtp_exact"] == b["theoretical_rtp_exact"] + "*1/2"
 
 
 def test_rtp_outside_band_lists_the_outcome_rows_outside_their_band(ocon):

@@ -221,9 +221,10 @@ _REFERENCE_LAYOUT = ("SELECT column_name, data_type, is_nullable, column_default
 
 def test_an_older_warehouses_reference_table_gains_the_selection_key(audited, tmp_path):
     """theoretical_rtp as a version before `selection` wrote it (no such column, no key) is brought to the
-    fresh layout by the next load: the column last, never null, '-' by default, the unique key on
-    (ruleset, bet_type, mode, selection) and every row per selection; and by the load after (the key's
-    index, which forbids setting a constraint, is dropped and made again around the table's changes)."""
+    fresh layout by the next load: the columns last (selection never null, '-' by default; ruleset_sha256; bundled
+    never null), the unique key on (ruleset_sha256, bet_type, mode, selection) and every row per selection and
+    text; and by the load after (the key's index, which forbids setting a constraint, is dropped and made again
+    around the table's changes)."""
     manifest, reference = audited
     warehouse = tmp_path / "audit.duckdb"
     con = duckdb.connect(str(warehouse))
@@ -235,8 +236,9 @@ def test_an_older_warehouses_reference_table_gains_the_selection_key(audited, tm
     layout, rows = fresh.execute(_REFERENCE_LAYOUT).fetchall(), fresh.execute(
         "SELECT * FROM theoretical_rtp ORDER BY ALL").fetchall()
     fresh.close()
-    assert layout[-1] == ("selection", "VARCHAR", "NO", "'-'")
-    assert any(r[-1] == "17" and r[1] == "TOTAL" for r in rows) and not any(r[0] == "old_ruleset" for r in rows)
+    assert layout[-3:] == [("selection", "VARCHAR", "NO", "'-'"), ("ruleset_sha256", "VARCHAR", "YES", None),
+                           ("bundled", "BOOLEAN", "NO", None)]
+    assert any(r[6] == "17" and r[1] == "TOTAL" for r in rows) and not any(r[0] == "old_ruleset" for r in rows)
     for run_id in ("FIRST-LOAD", "SECOND-LOAD"):
         load(str(warehouse), {**manifest, "run_id": run_id})
         c = duckdb.connect(str(warehouse), read_only=True)
@@ -245,9 +247,35 @@ def test_an_older_warehouses_reference_table_gains_the_selection_key(audited, tm
             assert c.execute("SELECT * FROM theoretical_rtp ORDER BY ALL").fetchall() == rows, run_id
             assert c.execute("SELECT is_unique, sql FROM duckdb_indexes() WHERE table_name = 'theoretical_rtp'"
                              ).fetchall() == [(True, 'CREATE UNIQUE INDEX theoretical_rtp_key ON theoretical_rtp('
-                                                     'ruleset, bet_type, "mode", selection);')], run_id
+                                                     'ruleset_sha256, bet_type, "mode", selection);')], run_id
         finally:
             c.close()
+
+
+def test_a_reference_table_before_the_texts_were_priced_keeps_its_rows_as_bundled_until_a_load(audited, tmp_path):
+    """theoretical_rtp as the version before the texts were priced wrote it (selection, its key on the ruleset id)
+    opened by a load that writes no reference rows (the surveillance's): its rows stay, each the bundled file of
+    its id (bundled true, its text not named), so the rounds loaded before the texts were kept are still priced;
+    the next audit's load replaces them by the texts' own."""
+    from pipelines.warehouse import open_for_load
+
+    manifest, _ = audited
+    warehouse = tmp_path / "audit.duckdb"
+    con = duckdb.connect(str(warehouse))
+    con.execute("CREATE TABLE theoretical_rtp (ruleset VARCHAR NOT NULL, bet_type VARCHAR NOT NULL, mode VARCHAR "
+                "NOT NULL, rtp DOUBLE NOT NULL, rtp_exact VARCHAR NOT NULL, return_stddev DOUBLE, selection VARCHAR "
+                "NOT NULL DEFAULT '-')")
+    con.execute("CREATE UNIQUE INDEX theoretical_rtp_key ON theoretical_rtp (ruleset, bet_type, mode, selection)")
+    con.execute("INSERT INTO theoretical_rtp VALUES ('old_ruleset', 'OLD', '-', 0.5, '1/2', NULL, '-')")
+    con.close()
+    open_for_load(str(warehouse)).close()
+    with duckdb.connect(str(warehouse), read_only=True) as c:
+        assert c.execute("SELECT * FROM theoretical_rtp").fetchall() == [
+            ("old_ruleset", "OLD", "-", 0.5, "1/2", None, "-", None, True)]
+    load(str(warehouse), manifest)
+    with duckdb.connect(str(warehouse), read_only=True) as c:
+        assert c.execute("SELECT count(*) FILTER (WHERE ruleset = 'old_ruleset'), count(*) FILTER (WHERE "
+                         "ruleset_sha256 IS NULL), count(*) FROM theoretical_rtp").fetchone()[:2] == (0, 0)
 
 
 def test_a_night_whose_commit_outgrows_its_memory_limit_is_loaded_again_unlimited(audited, tmp_path, monkeypatch):

@@ -8,10 +8,13 @@
 -- text's id, rulesets.ruleset; a round loaded before the texts were kept: its table's audited_tables.ruleset,
 -- sha256 null), so a table whose ruleset changed (table_rulesets, issue 44) has a row per bet type and ruleset
 -- text, each priced by its own ruleset, and a table that kept one has one row per bet type. The
--- theoretical RTP is theoretical_rtp's of the text's ruleset id (the bundled file of that id as this version
--- has it). Only bets of settled rounds
--- count (a cancelled round refunds every stake and says nothing about the game). Every RTP is per unit
--- of the stake placed before the deal, net of what the bet added after it (settlements.added_stake: a
+-- theoretical RTP is theoretical_rtp's of that text (joined on ruleset_sha256: every text the warehouse keeps
+-- is priced from itself at load time, so a text that differs from the bundled file of its id, an older
+-- version's file or an operator's, is priced by its own paytable); a round loaded before the texts were kept
+-- (sha256 null) is priced by the bundled file of its ruleset id as the loading version has it
+-- (theoretical_rtp.bundled). A text the loading version cannot read is not priced: no theoretical RTP.
+-- Only bets of settled rounds count (a cancelled round refunds every stake and says nothing about the game).
+-- Every RTP is per unit of the stake placed before the deal, net of what the bet added after it (settlements.added_stake: a
 -- blackjack box's doubles and splits, a casino stud ANTE's call), as the theoretical RTPs are: paid and
 -- expected include the added stake when it comes back, so a bet returns (paid - added_stake) / stake
 -- (a null added_stake counts 0; a lost double: (0 - added_stake) / stake < 0): a bet of a game without
@@ -57,7 +60,7 @@
 --   paid_minus_expected        paid - expected, minor units (> 0: the operator paid too much overall).
 --   observed_rtp               (paid - coalesce(added_stakes, 0)) / stakes: the return per unit of initial stake, net of the stakes added.
 --   expected_rtp               (expected - coalesce(added_stakes, 0)) / stakes: the RTP the rules give on the cards actually dealt.
---   theoretical_rtp            Long-run RTP of the bet under the ruleset (null if the ruleset does not offer it): exact, but for blackjack's MAIN and BET_BEHIND within the error `pitboss rtp` states; for a bet type priced per selection (sic bo's TOTAL) the stake-weighted mean of the bets' selections' RTPs (above).
+--   theoretical_rtp            Long-run RTP of the bet under the ruleset text (theoretical_rtp of ruleset_sha256; sha256 null: of the bundled file of the ruleset id; null if the ruleset does not offer the bet): exact, but for blackjack's MAIN and BET_BEHIND within the error `pitboss rtp` states; for a bet type priced per selection (sic bo's TOTAL) the stake-weighted mean of the bets' selections' RTPs (above).
 --   theoretical_rtp_exact      The same as a fraction 'numerator/denominator' (null for a bet type priced per selection).
 --   theoretical_return_stddev  Exact standard deviation of one bet's return per unit staked under the ruleset (null where the RTP is not an enumeration: blackjack's MAIN and BET_BEHIND; and for a bet type priced per selection, whose band takes each selection's).
 --   return_stddev              Sample standard deviation of (paid - added_stake) / stake over the bets (null below 2 bets).
@@ -67,7 +70,7 @@
 --   within_band                observed_rtp lies within [band_low, band_high] (null when either is unknown).
 --   game                       Game played at the table (audited_tables.game; null if the table is unknown).
 --   added_stakes               Sum of the stakes the bets added after the deal (settlements.added_stake: blackjack's doubles and splits, casino stud's calls), minor units; null for games without added stakes.
---   ruleset_sha256             sha256 of the ruleset text the rounds were settled under (settlement_rounds.ruleset_sha256, rulesets.sha256; null: rounds loaded before the texts were kept).
+--   ruleset_sha256             sha256 of the ruleset text the rounds were settled under, and priced by (settlement_rounds.ruleset_sha256, rulesets.sha256, theoretical_rtp.ruleset_sha256; null: rounds loaded before the texts were kept).
 CREATE OR REPLACE VIEW rtp_by_table_and_bet_type AS
 WITH settled AS (
     -- every bet of a settled round (the settlements view's rows, from its tables) with the ruleset its round was
@@ -144,6 +147,7 @@ WITH settled AS (
         AND sel.bet_id = s.bet_id AND sel.bet_type = s.bet_type
     LEFT JOIN theoretical_rtp AS th
         ON th.ruleset = p.ruleset AND th.bet_type = p.bet_type AND th.mode = p.mode AND th.selection = sel.selection
+        AND (th.ruleset_sha256 = s.ruleset_sha256 OR (s.ruleset_sha256 IS NULL AND th.bundled))
 ), mix_round AS (
     SELECT
         table_id, ruleset, ruleset_sha256, bet_type, mode, currency,
@@ -183,6 +187,7 @@ WITH settled AS (
     LEFT JOIN audited_tables AS t ON t.table_id = a.table_id
     LEFT JOIN theoretical_rtp AS th
         ON th.ruleset = a.ruleset AND th.bet_type = a.bet_type AND th.mode = coalesce(a.mode, '-') AND th.selection = '-'
+        AND (th.ruleset_sha256 = a.ruleset_sha256 OR (a.ruleset_sha256 IS NULL AND th.bundled))
 )
 SELECT
     table_id, ruleset, bet_type, mode, currency, bets, rounds, stakes, paid, expected,

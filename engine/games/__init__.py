@@ -11,8 +11,8 @@ from functools import wraps
 from importlib import import_module
 from typing import Any, TypeVar
 
-from engine.games.interface import Game
-from engine.ruleset_file import RulesetError, ruleset_text, sha256_text
+from engine.games.interface import BetRtp, Game
+from engine.ruleset_file import RulesetError, reading_text, ruleset_text, sha256_text
 
 # tables.game -> the package that implements it (imported on first use).
 PACKAGES: dict[str, str] = {
@@ -79,3 +79,12 @@ def ruleset_source(ruleset_id: str) -> tuple[str, str]:
     text given to the run in its place (engine.ruleset_file.use_texts)."""
     text, _ = ruleset_text(rulesets_package(game_of_ruleset(ruleset_id)), ruleset_id)
     return text, sha256_text(text)
+
+
+def rtp_of_text(name: str, ruleset_id: str, text: str, source: str) -> list[BetRtp]:
+    """Every bet's RTP of a ruleset text of game `name` (a text the warehouse kept): parsed by the game's reader
+    as strictly as a bundled file (its `id` field must say `ruleset_id`), in this thread alone, whatever text
+    the process settles `ruleset_id` with. Raises RulesetError naming `source`."""
+    g = game(name)
+    with reading_text(rulesets_package(name), ruleset_id, text, source):
+        return g.rtp(g.load_ruleset(ruleset_id))

@@ -193,7 +193,7 @@ WITH priced_per_selection AS (
         AND sel.bet_id = s.bet_id AND sel.bet_type = s.bet_type
     LEFT JOIN theoretical_rtp AS th
         ON th.ruleset = {ruleset} AND th.bet_type = s.bet_type AND th.mode = coalesce(s.mode, '-')
-        AND th.selection = CASE WHEN p.ruleset IS NULL THEN '-' ELSE sel.selection END
+        AND th.selection = CASE WHEN p.ruleset IS NULL THEN '-' ELSE sel.selection END{priced_text}
     WHERE s.run_id = $run AND s.round_status = 'settled' AND s.stake > 0
 ), sample AS (
     SELECT ruleset, bet_type, mode, stddev_samp(CAST(paid AS DOUBLE) / stake) AS sample_stddev
@@ -204,6 +204,9 @@ WITH priced_per_selection AS (
 # The ruleset a bet's round was settled under (issue 44): its text's id (settlement_rounds.ruleset_sha256 ->
 # rulesets.ruleset), found by the round's columns (a round's key is their hash: the join is one row to one);
 # a round loaded before the texts were kept, or a warehouse without them, its table's audited_tables.ruleset.
+# Its theoretical RTP is its text's (theoretical_rtp.ruleset_sha256), else the bundled file's of the id, as the
+# rtp_by_table_and_bet_type view prices it (a warehouse last loaded before the texts were priced: the id's row).
+_PRICED_TEXT = "\n        AND (th.ruleset_sha256 = r.ruleset_sha256 OR (r.ruleset_sha256 IS NULL AND th.bundled))"
 _ROUND_RULESET = """LEFT JOIN settlement_rounds AS r ON r.run_id = s.run_id AND r.table_id = s.table_id
         AND r.round_id IS NOT DISTINCT FROM s.round_id AND r.business_date IS NOT DISTINCT FROM s.business_date
         AND r.shoe_id IS NOT DISTINCT FROM s.shoe_id AND r.round_no IS NOT DISTINCT FROM s.round_no
@@ -410,11 +413,15 @@ def gather(con: duckdb.DuckDBPyConnection, run_row: dict[str, Any]) -> dict[str,
         "\n        OR table_id IN (SELECT r.table_id FROM settlement_rounds AS r JOIN rulesets AS k ON k.sha256 = "
         "r.ruleset_sha256 JOIN priced_per_selection AS p USING (ruleset) WHERE r.run_id = $run)")) if kept \
         else ("t.ruleset", "", "")
+    priced = {r[0] for r in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = 'theoretical_rtp' "
+                                        "AND schema_name = 'main'").fetchall()}
+    priced_text = "" if "bundled" not in priced else _PRICED_TEXT if kept else "\n        AND th.bundled"
 
     def rtp_sql(sql: str) -> str:
         return sql.replace("{paid}", paid).replace("{expected}", expected).replace("{offered}", _OFFERED) \
             .replace("{read_bets}", _read_bets()).replace("{round_ruleset}", round_ruleset) \
-            .replace("{ruleset}", ruleset).replace("{priced_by_round}", priced_by_round)
+            .replace("{ruleset}", ruleset).replace("{priced_by_round}", priced_by_round) \
+            .replace("{priced_text}", priced_text)
 
     kinds = query_rows(con, _FINDINGS_BY_KIND, p)
     kind_rank = {k: i for i, k in enumerate(KINDS)}

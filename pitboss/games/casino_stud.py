@@ -137,11 +137,12 @@ _JACKPOT_DAYS = """
 SELECT * FROM jackpot_days WHERE run_id = $run ORDER BY table_id, business_date
 """
 
-# JACKPOT's RTP depends on the jackpot balance: theoretical_rtp's row names the balance it is given at.
+# JACKPOT's RTP depends on the jackpot balance: theoretical_rtp's row names the balance it is given at (one row
+# per ruleset and figure: the texts of an id the warehouse keeps that pay the jackpot alike give one)
 _JACKPOT_RTP = """
-SELECT ruleset, selection, rtp FROM theoretical_rtp
+SELECT DISTINCT ruleset, selection, rtp FROM theoretical_rtp
 WHERE bet_type = 'JACKPOT' AND ruleset IN (SELECT ruleset FROM audited_tables WHERE game = 'casino_stud')
-ORDER BY ruleset
+ORDER BY ruleset, selection, rtp
 """
 
 _STUD_OBJECTS = ("casino_stud_round_replays", "casino_stud_jackpot_ledger", "jackpot_days")
