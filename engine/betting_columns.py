@@ -13,7 +13,7 @@ and verdict put in words once). Same credits, findings (in the same order), expl
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from string import Formatter
 from threading import Lock
 
@@ -288,7 +288,7 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
     finding_kinds = [()] * m
     for r, said in kinds.items():
         finding_kinds[r] = tuple(dict.fromkeys(said))
-    findings = pa.concat_tables([findings_table(checks.findings), found.table])
+    findings = pa.concat_tables([finding_columns(checks.findings), found.table])
     return ColumnAudit(expected, settled, unsettled, findings, descriptions, explanation, explanation_at,
                        finding_kinds, reasons)
 
@@ -372,9 +372,10 @@ def _limit_columns(table: TableFacts, bet_types: Sequence[str]) -> tuple[np.ndar
             *(np.array([lim[end] if lim else 0 for lim in limits], np.int64) for end in (0, 1)))
 
 
-def findings_table(found: Sequence[Finding]) -> pa.Table:
-    """Finding objects (a group's few round findings) as FINDING_COLUMNS."""
-    return pa.Table.from_pylist([asdict(f) for f in found], FINDING_COLUMNS)
+def finding_columns(found: Sequence[Finding]) -> pa.Table:
+    """Finding objects as FINDING_COLUMNS (pipelines.convert dates them as the findings output)."""
+    return pa.table([pa.array([getattr(f, name) for f in found], pa.string()) for name in FINDING_COLUMNS.names],
+                    schema=FINDING_COLUMNS)
 
 
 @dataclass(frozen=True)
