@@ -93,6 +93,8 @@ def from_warehouse(warehouse: str, round_id: str) -> dict:
             ruleset = t[0] if t else None
         game = game or (ruleset or {}).get("game")
         bets = rows("SELECT * FROM settlements WHERE round_id = ? ORDER BY bet_id, source_row", [round_id])
+        for b in bets:  # (the round's text, said once for the round: _settled_under_kept)
+            b.pop("ruleset_sha256", None)
         if "quarantine" in present:
             bets += _quarantined_bets(rows(
                 "SELECT reason, source_file, source_row, record FROM quarantine WHERE source_table = 'bets' "
