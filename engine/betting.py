@@ -115,6 +115,49 @@ def us_texts(us: np.ndarray) -> list[str]:
     return texts
 
 
+@dataclass(frozen=True)
+class Wording:
+    """A finding's words, each with {placeholders}: what it expected, what was recorded, its message."""
+
+    expected: str
+    recorded: str
+    message: str
+
+    def fill(self, **parts: object) -> tuple[str, str, str]:
+        return self.expected.format(**parts), self.recorded.format(**parts), self.message.format(**parts)
+
+    def fill_rows(self, **columns: Sequence[object]) -> tuple[list[str], list[str], list[str]]:
+        """fill row by row, each part a column (all of one length): the expected texts, recorded, messages."""
+        rows = [dict(zip(columns, values, strict=True)) for values in zip(*columns.values(), strict=True)]
+        expected, recorded, message = ([template.format(**row) for row in rows]
+                                       for template in (self.expected, self.recorded, self.message))
+        return expected, recorded, message
+
+
+# The words of a bet's findings and of its explanation line, written once: BetChecks and audit_group fill
+# them a bet at a time, engine.betting_columns column by column, the blackjack and casino stud audits with
+# their own `what` ({round} is the round's number in its group here, its round id there).
+BET_WHAT = "Bet {bet_id} ({named}, stake {stake})"  # a bet in its findings' words; `named`: bet_named's
+BET_LINE = "{what}: {why}; owed {owed}, paid {paid}"  # its line in its round's explanation
+REFUSED = "{what}: {why}."  # the message of its verdict's own finding (BET_TYPE_NOT_OFFERED, SELECTION_INVALID)
+BET_WORDS = {
+    **{kind: Wording("{owed}", "{paid}", "{what} in round {round} was paid {paid}, expected {owed}: "
+                     f"{kind.lower()} by {{delta}}.") for kind in ("OVERPAID", "UNDERPAID")},
+    "STAKE_BELOW_MIN": Wording(">= {limit}", "{stake}", "{what} is below the {bet_type} minimum {limit}."),
+    "STAKE_ABOVE_MAX": Wording("<= {limit}", "{stake}", "{what} is above the {bet_type} maximum {limit}."),
+    "LATE_BET": Wording("placed by {closed}", "placed at {placed}",
+                        "{what} was placed at {placed}, after betting closed at {closed} for round {round}."),
+    "ROUND_STAKE_ABOVE_TABLE_MAX": Wording(
+        "account total <= {cap}", "{total}",
+        "{what} brings {account}'s total stake on round {round} to {total}, above the table maximum {cap}."),
+}
+
+
+def bet_named(bet_type: str, selection: str | None) -> str:
+    """A bet's type and what it selects, as BET_WHAT names them (a selection of None or '' is not named)."""
+    return f"{bet_type} {selection!r}" if selection else bet_type
+
+
 @dataclass
 class BetChecks:
     """Collects the findings of one group of rounds of one table."""
@@ -132,17 +175,26 @@ class BetChecks:
         return text
 
     def what(self, bet: RecordedBet) -> str:
-        chosen = f" {bet.selection!r}" if bet.selection else ""
-        return f"Bet {bet.bet_id} ({bet.bet_type}{chosen}, stake {self.money(bet.stake)})"
+        return BET_WHAT.format(bet_id=bet.bet_id, named=bet_named(bet.bet_type, bet.selection),
+                               stake=self.money(bet.stake))
 
     def round_finding(self, kind: str, round_id: str, expected: str, recorded: str, message: str) -> None:
         self.findings.append(Finding(kind, self.table.table_id, self.group_id, round_id, None, expected, recorded,
                                      message))
 
+    def outcome_finding(self, problem: OutcomeProblem, round_id: str, round_no: int) -> None:
+        """The finding of a settled round whose outcome cannot be settled on."""
+        self.round_finding(problem.kind, round_id, problem.expected, problem.recorded,
+                           f"Round {round_no} of {self.group_id}: {problem.recorded}, expected {problem.expected}.")
+
     def bet_finding(self, kind: str, bet: RecordedBet, round_id: str, expected: str, recorded: str,
                     message: str) -> None:
         self.findings.append(Finding(kind, self.table.table_id, self.group_id, round_id, bet.bet_id, expected,
                                      recorded, message, bet.account_id))
+
+    def said(self, kind: str, bet: RecordedBet, round_id: str, **parts: object) -> None:
+        """The finding `kind` of BET_WORDS on the bet, its words filled with `parts`."""
+        self.bet_finding(kind, bet, round_id, *BET_WORDS[kind].fill(**parts))
 
     def check(self, bet: RecordedBet, round_id: str, round_no: int, betting_closed_at: int, credit: int,
               round_total_over_max: int | None, what: str | None = None) -> None:
@@ -151,29 +203,20 @@ class BetChecks:
         what, money = what or self.what(bet), self.money
         delta = bet.paid - credit
         if delta:
-            kind = "OVERPAID" if delta > 0 else "UNDERPAID"
-            self.bet_finding(kind, bet, round_id, money(credit), money(bet.paid),
-                             f"{what} in round {round_no} was paid {money(bet.paid)}, expected {money(credit)}: "
-                             f"{kind.lower()} by {money(abs(delta))}.")
+            self.said("OVERPAID" if delta > 0 else "UNDERPAID", bet, round_id, what=what, round=round_no,
+                      owed=money(credit), paid=money(bet.paid), delta=money(abs(delta)))
         if bet.bet_type in self.table.limits:
             low, high = self.table.limits[bet.bet_type]
             breach = stake_limit_breach(bet.stake, (low, high))
-            if breach == "STAKE_BELOW_MIN":
-                self.bet_finding(breach, bet, round_id, f">= {money(low)}", money(bet.stake),
-                                 f"{what} is below the {bet.bet_type} minimum {money(low)}.")
-            elif breach == "STAKE_ABOVE_MAX":
-                self.bet_finding(breach, bet, round_id, f"<= {money(high)}", money(bet.stake),
-                                 f"{what} is above the {bet.bet_type} maximum {money(high)}.")
+            if breach is not None:
+                self.said(breach, bet, round_id, what=what, bet_type=bet.bet_type, stake=money(bet.stake),
+                          limit=money(low if breach == "STAKE_BELOW_MIN" else high))
         if is_late(bet.placed_at, betting_closed_at):
-            closed, placed = us_text(betting_closed_at), us_text(bet.placed_at)
-            self.bet_finding("LATE_BET", bet, round_id, f"placed by {closed}", f"placed at {placed}",
-                             f"{what} was placed at {placed}, after betting closed at {closed} for round "
-                             f"{round_no}.")
+            self.said("LATE_BET", bet, round_id, what=what, round=round_no, closed=us_text(betting_closed_at),
+                      placed=us_text(bet.placed_at))
         if round_total_over_max is not None:
-            cap, total = money(self.table.table_max), money(round_total_over_max)
-            self.bet_finding("ROUND_STAKE_ABOVE_TABLE_MAX", bet, round_id, f"account total <= {cap}", total,
-                             f"{what} brings {bet.account_id}'s total stake on round {round_no} to {total}, above "
-                             f"the table maximum {cap}.")
+            self.said("ROUND_STAKE_ABOVE_TABLE_MAX", bet, round_id, what=what, account=bet.account_id,
+                      round=round_no, total=money(round_total_over_max), cap=money(self.table.table_max))
 
 
 # -- a group of rounds, each settled on one recorded outcome ------------------------------------------
@@ -356,8 +399,7 @@ def audit_group(table: TableFacts, group_id: str, rounds: Sequence[R], bets: Seq
         reasons.append(unsettled_reason(r, problem))
         if problem is not None:
             found.append(problem.kind)
-            checks.round_finding(problem.kind, r.round_id, problem.expected, problem.recorded,
-                                 f"Round {r.round_no} of {group_id}: {problem.recorded}, expected {problem.expected}.")
+            checks.outcome_finding(problem, r.round_id, r.round_no)
     over = over_table_max(bets, table.table_max)
     expected: list[int | None] = []
     unsettled: list[str | None] = []
@@ -375,11 +417,11 @@ def audit_group(table: TableFacts, group_id: str, rounds: Sequence[R], bets: Seq
         before, what = len(checks.findings), checks.what(bet)
         if verdict.finding:
             checks.bet_finding(verdict.finding, bet, r.round_id, verdict.expected, verdict.recorded,
-                               f"{what}: {verdict.why}.")
+                               REFUSED.format(what=what, why=verdict.why))
         checks.check(bet, r.round_id, r.round_no, r.betting_closed_at, verdict.credit, over.get(i), what)
         kinds[bet.round_index] += [f.kind for f in checks.findings[before:]]
-        lines[bet.round_index].append(f"{what}: {verdict.why}; owed {checks.money(verdict.credit)}, "
-                                      f"paid {checks.money(bet.paid)}")
+        lines[bet.round_index].append(BET_LINE.format(what=what, why=verdict.why, owed=checks.money(verdict.credit),
+                                                      paid=checks.money(bet.paid)))
         expected.append(verdict.credit)
         unsettled.append(None)
     reports = [RoundReport(i, game.outcome(r), game.describe(r), tuple(game.explain(r, lines[i])),

@@ -5,15 +5,16 @@ bets given as columns (numpy): each distinct (bet type, selection, outcome) gets
 scalar rule once a ruleset (Verdicts, numbered); the verdicts' payouts as arrays, a compiled kernel
 (engine.kernels) settles every bet and applies BetChecks.check's boundaries (the limits, the betting window, the
 account's round total, paid against owed) in one pass; the findings of the bets it flags and every bet's
-explanation line are joined column by column in Arrow, in BetChecks' words (each amount, instant and verdict put
-in words once). Same credits, findings (in the same order), explanations and reasons (tests/test_betting_columns.py
-and tests/test_kernels_outcome.py check it against audit_group).
+explanation line are joined column by column in Arrow, in engine.betting's words (BET_WORDS; each amount, instant
+and verdict put in words once). Same credits, findings (in the same order), explanations and reasons
+(tests/test_betting_columns.py and tests/test_kernels_outcome.py check it against audit_group).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
-from dataclasses import asdict, dataclass, fields
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from string import Formatter
 from threading import Lock
 
 import numpy as np
@@ -22,7 +23,11 @@ import pyarrow.compute as pc
 
 from engine import kernels
 from engine.betting import (
+    BET_LINE,
+    BET_WHAT,
+    BET_WORDS,
     REFUNDED,
+    REFUSED,
     BetChecks,
     GroupAudit,
     OutcomeProblem,
@@ -32,6 +37,8 @@ from engine.betting import (
     RoundReport,
     TableFacts,
     UnitVerdict,
+    Wording,
+    bet_named,
     unsettled_reason,
     us_text,
 )
@@ -231,9 +238,7 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
             reasons.append(unsettled_reason(facts, problem))
         if problem is not None:
             kinds[i] = [problem.kind]
-            checks.round_finding(problem.kind, rounds.round_id[i], problem.expected, problem.recorded,
-                                 f"Round {rounds.round_no[i]} of {group_id}: {problem.recorded}, expected "
-                                 f"{problem.expected}.")
+            checks.outcome_finding(problem, rounds.round_id[i], rounds.round_no[i])
         description, head = words(outcome)
         descriptions.append(description)
         heads.append(head)
@@ -283,7 +288,7 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
     finding_kinds = [()] * m
     for r, said in kinds.items():
         finding_kinds[r] = tuple(dict.fromkeys(said))
-    findings = pa.concat_tables([findings_table(checks.findings), found.table])
+    findings = pa.concat_tables([finding_columns(checks.findings), found.table])
     return ColumnAudit(expected, settled, unsettled, findings, descriptions, explanation, explanation_at,
                        finding_kinds, reasons)
 
@@ -320,14 +325,11 @@ def _texts(values: np.ndarray, text: Callable[[int], str]) -> pa.Array:
 
 
 def _names(bets: BetColumns, bet_type: np.ndarray, selection: np.ndarray) -> pa.Array:
-    """What BetChecks.what says of each bet between its id and its stake: the bet type and the selection."""
+    """bet_named of each bet: its type and selection, as BET_WHAT names them."""
     width = len(bets.selections)
     pairs, pair_of = distinct(bet_type * width + selection)
-    named = []
-    for pair in pairs.tolist():
-        code, chosen = divmod(pair, width)
-        s = bets.selections[chosen]
-        named.append(f"{bets.bet_types[code]}{f' {s!r}' if s else ''}")
+    named = [bet_named(bets.bet_types[code], bets.selections[chosen])
+             for code, chosen in (divmod(pair, width) for pair in pairs.tolist())]
     return pa.array(named, pa.string()).take(pa.array(pair_of))
 
 
@@ -337,11 +339,30 @@ def _bet_lines(checks: BetChecks, bets: BetColumns, rows: np.ndarray, stake: np.
     joined column by column: each part worked out once per distinct value."""
     if not len(rows):
         return pa.array([], pa.string())
-    names = _names(bets, bet_type, selection)
-    ids = bets.bet_id.take(pa.array(rows))
     money = checks.money
-    return pc.binary_join_element_wise("Bet ", ids, " (", names, ", stake ", _texts(stake, money), "): ", whys,
-                                       "; owed ", _texts(credit, money), ", paid ", _texts(paid, money), "")
+    return _filled(_LINE, {"bet_id": bets.bet_id.take(pa.array(rows)), "named": _names(bets, bet_type, selection),
+                           "stake": _texts(stake, money), "why": whys, "owed": _texts(credit, money),
+                           "paid": _texts(paid, money)})
+
+
+_LINE = BET_LINE.replace("{what}", BET_WHAT)  # (every settled bet has a line: the words joined in one pass)
+
+
+def _filled(template: str, parts: Mapping[str, pa.Array | str]) -> pa.Array | str:
+    """The template (engine.betting's words) filled row by row, each placeholder a column of `parts` (or one
+    text for every row): joined column by column in Arrow; a text where no part is a column."""
+    pieces: list[pa.Array | str] = []
+    for literal, name, _, _ in Formatter().parse(template):
+        pieces += [literal] if literal else []
+        pieces += [parts[name]] if name is not None else []
+    if not any(isinstance(piece, pa.Array) for piece in pieces):
+        return "".join(pieces)
+    return pc.binary_join_element_wise(*pieces, "")
+
+
+def _filled_wording(wording: Wording, **parts: pa.Array | str) -> list[pa.Array | str]:
+    """A finding's expected, recorded and message, _filled."""
+    return [_filled(template, parts) for template in (wording.expected, wording.recorded, wording.message)]
 
 
 def _limit_columns(table: TableFacts, bet_types: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -351,9 +372,10 @@ def _limit_columns(table: TableFacts, bet_types: Sequence[str]) -> tuple[np.ndar
             *(np.array([lim[end] if lim else 0 for lim in limits], np.int64) for end in (0, 1)))
 
 
-def findings_table(found: Sequence[Finding]) -> pa.Table:
-    """Finding objects (a group's few round findings) as FINDING_COLUMNS."""
-    return pa.Table.from_pylist([asdict(f) for f in found], FINDING_COLUMNS)
+def finding_columns(found: Sequence[Finding]) -> pa.Table:
+    """Finding objects as FINDING_COLUMNS (pipelines.convert dates them as the findings output)."""
+    return pa.table([pa.array([getattr(f, name) for f in found], pa.string()) for name in FINDING_COLUMNS.names],
+                    schema=FINDING_COLUMNS)
 
 
 @dataclass(frozen=True)
@@ -373,14 +395,14 @@ def _bet_findings(checks: BetChecks, rounds: RoundColumns, bets: BetColumns, i: 
     `credit` what each is owed, `over` its account's round total above the table maximum or 0, `verdict_of`
     its verdict's number in `known`, `limits` _limit_columns'): a refused bet's own (BET_TYPE_NOT_OFFERED,
     SELECTION_INVALID), then BetChecks.check's (paid against owed, the limits of its type, the window, the
-    account's round total), bet by bet, in BetChecks' words joined column by column (each amount, instant and
-    round number put in words once per distinct value)."""
-    join, money = pc.binary_join_element_wise, checks.money
+    account's round total), bet by bet, in engine.betting's words (BET_WORDS) joined column by column (each
+    amount, instant and round number put in words once per distinct value)."""
+    money = checks.money
     ids = bets.bet_id.take(pa.array(i, pa.int64()))
     bet_type, stake, paid, placed = bets.bet_type[i], bets.stake[i], bets.paid[i], bets.placed_at[i]
     closed = rounds.betting_closed_at[r]
-    what = join("Bet ", ids, " (", _names(bets, bet_type, bets.selection[i]), ", stake ", _texts(stake, money),
-                ")", "")
+    what = _filled(BET_WHAT, {"bet_id": ids, "named": _names(bets, bet_type, bets.selection[i]),
+                              "stake": _texts(stake, money)})
     round_no = pa.array([str(no) for no in rounds.round_no], pa.string()).take(pa.array(r, pa.int64()))
     found: list[tuple[int, np.ndarray, list[pa.Array | str]]] = []  # (slot, which bets, kind expected recorded message)
 
@@ -392,39 +414,33 @@ def _bet_findings(checks: BetChecks, rounds: RoundColumns, bets: BetColumns, i: 
         unit = pa.array(verdict_of[w], pa.int64())
         kind, expected, recorded, why = (known.column(name).take(unit)
                                          for name in ("finding", "expected", "recorded", "why"))
-        found.append((_VERDICT, w, [kind, expected, recorded, join(of(w, what), ": ", why, ".", "")]))
+        found.append((_VERDICT, w, [kind, expected, recorded, _filled(REFUSED, {"what": of(w, what), "why": why})]))
     delta = paid - credit
-    w = np.flatnonzero(delta)
-    if len(w):
-        kind = pa.array(np.where(delta[w] > 0, "OVERPAID", "UNDERPAID"), pa.string())
-        owed, was = _texts(credit[w], money), _texts(paid[w], money)
-        found.append((_PAID, w, [kind, owed, was, join(
-            of(w, what), " in round ", of(w, round_no), " was paid ", was, ", expected ", owed, ": ",
-            pc.ascii_lower(kind), " by ", _texts(np.abs(delta[w]), money), ".", "")]))
+    for kind, w in (("OVERPAID", np.flatnonzero(delta > 0)), ("UNDERPAID", np.flatnonzero(delta < 0))):
+        if len(w):
+            found.append((_PAID, w, [kind, *_filled_wording(
+                BET_WORDS[kind], what=of(w, what), round=of(w, round_no), owed=_texts(credit[w], money),
+                paid=_texts(paid[w], money), delta=_texts(np.abs(delta[w]), money))]))
     limited, low, high = (column[bet_type] for column in limits)
     below = limited & (stake < low)
     type_name = pa.array(bets.bet_types, pa.string())
-    for w, kind, bound, sign, words in (
-            (np.flatnonzero(below), "STAKE_BELOW_MIN", low, ">= ", ("below", "minimum")),
-            (np.flatnonzero(limited & ~below & (stake > high)), "STAKE_ABOVE_MAX", high, "<= ", ("above", "maximum"))):
+    for kind, w, bound in (("STAKE_BELOW_MIN", np.flatnonzero(below), low),
+                           ("STAKE_ABOVE_MAX", np.flatnonzero(limited & ~below & (stake > high)), high)):
         if len(w):
-            limit = _texts(bound[w], money)
-            found.append((_LIMIT, w, [kind, join(sign, limit, ""), _texts(stake[w], money), join(
-                of(w, what), f" is {words[0]} the ", type_name.take(pa.array(bet_type[w], pa.int64())),
-                f" {words[1]} ", limit, ".", "")]))
+            found.append((_LIMIT, w, [kind, *_filled_wording(
+                BET_WORDS[kind], what=of(w, what), bet_type=type_name.take(pa.array(bet_type[w], pa.int64())),
+                stake=_texts(stake[w], money), limit=_texts(bound[w], money))]))
     w = np.flatnonzero(placed > closed)
     if len(w):
-        by, at = _texts(closed[w], us_text), _texts(placed[w], us_text)
-        found.append((_LATE, w, ["LATE_BET", join("placed by ", by, ""), join("placed at ", at, ""), join(
-            of(w, what), " was placed at ", at, ", after betting closed at ", by, " for round ", of(w, round_no), ".",
-            "")]))
+        found.append((_LATE, w, ["LATE_BET", *_filled_wording(
+            BET_WORDS["LATE_BET"], what=of(w, what), round=of(w, round_no), closed=_texts(closed[w], us_text),
+            placed=_texts(placed[w], us_text))]))
     w = np.flatnonzero(over > 0)
     if len(w):
-        cap, total = money(checks.table.table_max), _texts(over[w], money)
         account = pa.array(bets.accounts, pa.string()).take(pa.array(bets.account[i][w], pa.int64()))
-        found.append((_TOTAL, w, ["ROUND_STAKE_ABOVE_TABLE_MAX", f"account total <= {cap}", total, join(
-            of(w, what), " brings ", account, "'s total stake on round ", of(w, round_no), " to ", total,
-            f", above the table maximum {cap}.", "")]))
+        found.append((_TOTAL, w, ["ROUND_STAKE_ABOVE_TABLE_MAX", *_filled_wording(
+            BET_WORDS["ROUND_STAKE_ABOVE_TABLE_MAX"], what=of(w, what), account=account, round=of(w, round_no),
+            total=_texts(over[w], money), cap=money(checks.table.table_max))]))
 
     if not found:
         return _BetFindings(FINDING_COLUMNS.empty_table(), np.zeros(0, np.intp))

@@ -9,6 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from engine.betting_columns import FINDING_COLUMNS, finding_columns
 from engine.cards import CARD_CODES
 from engine.findings import SEVERITY, Finding
 from engine.games.baccarat.betting_audit import BetColumns
@@ -325,30 +326,20 @@ def _findings(table_id, result, ri, bets, round_ids, shoe_ids, round_dates, shoe
     dealing, found = result.dealing, result.bet_findings
     rows = np.asarray(found.row, dtype=np.int64)
     bet_rounds = ri[rows]
-    n = len(dealing.findings) + len(rows)
     day = pc.cast(round_dates, pa.int32()).to_numpy(zero_copy_only=False)
     shoe_day = pc.cast(shoe_dates, pa.int32()).to_numpy(zero_copy_only=False)
     k = dealing.finding_round
     dates = np.concatenate([np.where(k >= 0, day[np.maximum(k, 0)] if len(day) else 0, shoe_day[dealing.finding_shoe]),
                             day[bet_rounds]]).astype(np.int32)
     take = pa.array(rows)
-    kind = [f.kind for f in dealing.findings] + found.kind
-    return pa.Table.from_arrays([
-        pa.array(dates, pa.int32()).cast(pa.date32()), pa.array(kind, pa.string()),
-        pa.array([SEVERITY[x] for x in kind], pa.string()), _const(table_id, n),
-        _after([f.shoe_id for f in dealing.findings], shoe_ids.take(pa.array(bet_rounds))),
-        pa.array([f.round_id for f in dealing.findings] + round_ids[bet_rounds].tolist(), pa.string()),
-        _after([f.bet_id for f in dealing.findings], bets["bet_id"].take(take)),
-        _after([f.account_id for f in dealing.findings], bets["account_id"].take(take)),
-        pa.array([f.expected for f in dealing.findings] + found.expected, pa.string()),
-        pa.array([f.recorded for f in dealing.findings] + found.recorded, pa.string()),
-        pa.array([f.message for f in dealing.findings] + found.message, pa.string()),
-    ], schema=FINDINGS)
-
-
-def _after(first: list[str | None], rest: pa.Array | pa.ChunkedArray) -> pa.Array:
-    """The strings `first` followed by the column `rest` (plain strings), without a Python string per row."""
-    return pa.concat_arrays([pa.array(first, pa.string()), _array(plain(rest))])
+    on_bets = pa.Table.from_arrays([  # (the bets' ids as they were read: no Python string per row)
+        pa.array(found.kind, pa.string()), _const(table_id, len(rows)),
+        _array(plain(shoe_ids.take(pa.array(bet_rounds)))), pa.array(round_ids[bet_rounds].tolist(), pa.string()),
+        _array(plain(bets["bet_id"].take(take))),
+        *(pa.array(texts, pa.string()) for texts in (found.expected, found.recorded, found.message)),
+        _array(plain(bets["account_id"].take(take)))], schema=FINDING_COLUMNS)
+    return dated_findings(pa.concat_tables([finding_columns(dealing.findings), on_bets]),
+                          pa.array(dates, pa.int32()).cast(pa.date32()))
 
 
 def _unsettleable(bets, result, round_dates, ri) -> pa.Table:
@@ -362,24 +353,25 @@ def _unsettleable(bets, result, round_dates, ri) -> pa.Table:
 
 def findings_table(findings: Sequence[Finding], round_dates: Mapping[str, object], default_date,
                    dates: Sequence | None = None) -> pa.Table:
-    """The findings' table, each dated by its round's date (the default where it names none or an unknown
-    one), or by `dates`, one a finding, where given."""
-    columns: dict[str, list] = {name: [] for name in FINDINGS.names}
-    for i, f in enumerate(findings):  # column by column (Finding.as_row deep-copies each finding)
-        columns["business_date"].append(dates[i] if dates is not None else round_dates.get(f.round_id, default_date)
-                                        if f.round_id else default_date)
-        columns["kind"].append(f.kind)
-        columns["severity"].append(SEVERITY[f.kind])
-        for name in ("table_id", "shoe_id", "round_id", "bet_id", "account_id", "expected", "recorded", "message"):
-            columns[name].append(getattr(f, name))
-    return pa.Table.from_pydict(columns, FINDINGS)
+    """The findings' table, each dated by its round's date (round_dated), or by `dates`, one a finding, where
+    given."""
+    found = finding_columns(findings)
+    return dated_findings(found, round_dated(found, round_dates, default_date) if dates is None else dates)
 
 
-def dated_findings(found: pa.Table, dates: Sequence) -> pa.Table:
-    """The findings table of findings given as columns (a Finding's fields), each on its business date."""
+def round_dated(found: pa.Table, round_dates: Mapping[str, object], default_date) -> list:
+    """The date of each finding of `found` (FINDING_COLUMNS): its round's, the default where it names no round
+    or one not in `round_dates`."""
+    return [round_dates.get(r, default_date) if r else default_date for r in found["round_id"].to_pylist()]
+
+
+def dated_findings(found: pa.Table, dates: Sequence | pa.Array) -> pa.Table:
+    """The findings table of findings given as columns (FINDING_COLUMNS), each on its business date (`dates`,
+    one a finding): the one builder of the findings output's rows."""
     kinds = found["kind"].combine_chunks().dictionary_encode()
     severity = pa.array([SEVERITY[k] for k in kinds.dictionary.to_pylist()], pa.string()).take(kinds.indices)
-    columns = {"business_date": pa.array(dates, pa.date32()), "severity": severity}
+    dates = dates if isinstance(dates, pa.Array) else pa.array(dates, pa.date32())
+    columns = {"business_date": dates, "severity": severity}
     return pa.Table.from_arrays([columns[f.name] if f.name in columns else found[f.name] for f in FINDINGS],
                                 schema=FINDINGS)
 

@@ -122,9 +122,10 @@ def _create_statements() -> list[str]:
 # its input file's path and delta (= paid - expected); the warehouse keeps on the bet only what is the bet's
 # (settlement_bets), the round's attributes once per round (settlement_rounds) and each input file's path once
 # (source_files), and the `settlements` view (audits/views/00_settlements.sql) joins them back into the
-# output's columns, names, types and rows. A bet finds its round by round_key, a hash of the round's attributes
-# (ROUND_COLUMNS), and its file by file_id, a hash of the path, both computed as the bet is inserted, so the
-# insert needs no join; keys are unique within a run (checked when the run is committed) and joined with run_id.
+# output's columns, names, types and rows (then its round's ruleset_sha256). A bet finds its round by
+# round_key, a hash of the round's attributes (ROUND_COLUMNS), and its file by file_id, a hash of the path, both
+# computed as the bet is inserted, so the insert needs no join; keys are unique within a run (checked when the
+# run is committed) and joined with run_id.
 ROUND_COLUMNS = ("business_date", "table_id", "shoe_id", "round_id", "round_no", "round_status", "currency")
 DERIVED_COLUMNS = ("delta", "source_file")  # paid - expected; source_files.path of the bet's file_id
 BET_COLUMNS = tuple(n for n in SETTLEMENTS.names if n not in ROUND_COLUMNS and n not in DERIVED_COLUMNS)

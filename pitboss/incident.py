@@ -93,6 +93,8 @@ def from_warehouse(warehouse: str, round_id: str) -> dict:
             ruleset = t[0] if t else None
         game = game or (ruleset or {}).get("game")
         bets = rows("SELECT * FROM settlements WHERE round_id = ? ORDER BY bet_id, source_row", [round_id])
+        for b in bets:  # (the round's text, said once for the round: _settled_under_kept)
+            b.pop("ruleset_sha256", None)
         if "quarantine" in present:
             bets += _quarantined_bets(rows(
                 "SELECT reason, source_file, source_row, record FROM quarantine WHERE source_table = 'bets' "
@@ -102,6 +104,9 @@ def from_warehouse(warehouse: str, round_id: str) -> dict:
         findings = rows("SELECT * FROM findings WHERE round_id = ? ORDER BY kind, bet_id", [round_id])
         shoe_findings = rows("SELECT * FROM findings WHERE shoe_id = ? AND round_id IS NULL ORDER BY kind",
                              [r.get("shoe_id")])
+        if replays:  # (a round after one whose cards cannot be placed: that round's finding)
+            shoe_findings += _place_lost(r, rows("SELECT * FROM findings WHERE shoe_id = ? AND kind = ? "
+                                                 "ORDER BY round_id", [r.get("shoe_id"), UNVERIFIABLE]))
         under = _settled_under_kept(rows, present, round_id)
         moments = None
         if "advantage_moments" in present:  # the advantage detector's features, published by `pitboss surveil`
@@ -260,12 +265,7 @@ def from_input(input_dir: str, round_id: str, moments: bool = False) -> dict:
         data["quarantined"] = taken[0]["reason"]
         return data
     replay = [_jsonable(r) for r in audited[replay_outputs()[game]].to_pylist() if r["round_id"] == round_id][0]
-    if replay.get("shoe_position", 0) is None:  # dealt where the shoe's place was lost: the finding that says so
-        lost = [_jsonable(f) for f in audited["findings"].to_pylist()
-                if f["kind"] == UNVERIFIABLE and f["shoe_id"] == shoe_id and f["round_id"] != round_id]
-        own += lost
-        if lost:
-            replay[PLACE_LOST] = lost[0]["round_id"]
+    own += [_jsonable(f) for f in _place_lost(replay, audited["findings"].to_pylist())]
     settled = [_jsonable(s) for s in audited["settlements"].to_pylist() if s["round_id"] == round_id]
     data = _assemble(replay, info.ruleset_id, info.currency, settled + quarantined, own, source=source, game=game)
     if under is not None:
@@ -273,6 +273,19 @@ def from_input(input_dir: str, round_id: str, moments: bool = False) -> dict:
     if moments:
         data["moments"] = remaining_shoe_moments(info.ruleset_id, shoe["cards"][0].as_py() or [], replay, settled)
     return data
+
+
+def _place_lost(replay: dict, findings: list[dict]) -> list[dict]:
+    """Of `findings` (its shoe's, or more), those that say the replayed round was dealt where its shoe's place
+    was lost (it has no shoe position): SHOE_UNVERIFIABLE_AFTER on another round of its shoe; the first is
+    named in the replay (PLACE_LOST) for position_text. The same from the input and from the warehouse."""
+    if replay.get("shoe_position", 0) is not None:
+        return []
+    lost = [f for f in findings if f["kind"] == UNVERIFIABLE and f["shoe_id"] == replay["shoe_id"]
+            and f["round_id"] != replay["round_id"]]
+    if lost:
+        replay[PLACE_LOST] = lost[0]["round_id"]
+    return lost
 
 
 def _in_force(input_dir: str, tables: pa.Table, limits: pa.Table, table_id: str, closed_at):

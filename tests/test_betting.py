@@ -104,6 +104,43 @@ def test_findings_name_table_group_round_bet_and_account_with_money_in_the_table
     assert by_kind["ROUND_STAKE_ABOVE_TABLE_MAX"].recorded == "100.50 EUR"
 
 
+def test_every_bet_finding_in_words_written_out_by_hand():
+    # engine.betting's templates (BET_WORDS) are the words of the column path and of blackjack, stud and
+    # baccarat too: each text pinned here once
+    checks = BetChecks(TABLE, "S9")
+    checks.check(bet(stake=5001, paid=999, placed_at=1_000_001, selection="odd"), "R1", 7, 1_000_000, 1000, 10_001)
+    said = {f.kind: (f.expected, f.recorded, f.message) for f in checks.findings}
+    what = "Bet B1 (HEADS 'odd', stake 50.01 EUR)"
+    assert said == {
+        "UNDERPAID": ("10.00 EUR", "9.99 EUR",
+                      f"{what} in round 7 was paid 9.99 EUR, expected 10.00 EUR: underpaid by 0.01 EUR."),
+        "STAKE_ABOVE_MAX": ("<= 50.00 EUR", "50.01 EUR", f"{what} is above the HEADS maximum 50.00 EUR."),
+        "LATE_BET": ("placed by 1970-01-01T00:00:01.000000Z", "placed at 1970-01-01T00:00:01.000001Z",
+                     f"{what} was placed at 1970-01-01T00:00:01.000001Z, after betting closed at "
+                     "1970-01-01T00:00:01.000000Z for round 7."),
+        "ROUND_STAKE_ABOVE_TABLE_MAX": ("account total <= 100.00 EUR", "100.01 EUR",
+                                        f"{what} brings A1's total stake on round 7 to 100.01 EUR, above the table "
+                                        "maximum 100.00 EUR."),
+    }
+    assert list(said) == ["UNDERPAID", "STAKE_ABOVE_MAX", "LATE_BET", "ROUND_STAKE_ABOVE_TABLE_MAX"]
+    below = BetChecks(TABLE, "S9")
+    below.check(bet(stake=99, paid=0, selection=""), "R1", 7, 10, 0, None)
+    assert [(f.expected, f.recorded, f.message) for f in below.findings] == [
+        (">= 1.00 EUR", "0.99 EUR", "Bet B1 (HEADS, stake 0.99 EUR) is below the HEADS minimum 1.00 EUR.")]
+
+
+def test_a_refused_bet_and_its_line_in_words_written_out_by_hand():
+    refused = bet(bet_type="EDGE", selection="x", paid=1000)
+    result = audit_group(TABLE, "S1", [Toss("R1", 1, "settled", 10, "H")], [refused], OutcomeJudge(
+        outcome=COIN.outcome, problem=COIN.problem, describe=COIN.describe, explain=COIN.explain,
+        judge=lambda r, b: refusal("coin_live", b, False, False, "void")))
+    assert [(f.kind, f.expected, f.recorded, f.message) for f in result.findings] == [
+        ("BET_TYPE_NOT_OFFERED", "a bet type of coin_live", "EDGE",
+         "Bet B1 (EDGE 'x', stake 10.00 EUR): coin_live does not offer EDGE: refunded.")]
+    assert result.rounds[0].explanation[1] == ("Bet B1 (EDGE 'x', stake 10.00 EUR): coin_live does not offer EDGE: "
+                                               "refunded; owed 10.00 EUR, paid 10.00 EUR")
+
+
 def test_a_clean_bet_raises_nothing():
     checks = BetChecks(TABLE, "S9")
     checks.check(bet(stake=5000, paid=0, placed_at=10), "R1", 1, 10, 0, None)

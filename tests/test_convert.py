@@ -1,13 +1,18 @@
-"""pipelines.convert.audit_shoes_tables: how bets find their rounds, however the columns arrive."""
+"""pipelines.convert.audit_shoes_tables: how bets find their rounds, however the columns arrive; the findings
+output's rows as findings_table builds them."""
 
 from __future__ import annotations
+
+from datetime import date
 
 import numpy as np
 import pyarrow as pa
 import pytest
 
-from pipelines.convert import audit_shoes_tables, table_infos
+from engine.findings import Finding
+from pipelines.convert import audit_shoes_tables, findings_table, table_infos
 from schemas.contract import schema
+from schemas.outputs import FINDINGS
 from tests.datasets import build
 
 
@@ -62,3 +67,25 @@ def test_a_bet_whose_round_is_not_among_the_rounds_is_an_error():
     data["bets"][3]["round_id"] = "NO-SUCH-ROUND"
     with pytest.raises(ValueError, match="a bet's round is not among the rounds"):
         audit_shoes_tables(*_tables(data, dictionary=True))
+
+
+def test_findings_are_dated_by_their_round_else_the_default_and_given_their_severity():
+    """findings_table (Finding objects) and dated_findings (columns) build the findings output one way."""
+    day1, day2, default = date(2026, 3, 1), date(2026, 3, 2), date(2026, 2, 28)
+    found = [Finding("LATE_BET", "T1", "S1", "R2", "B7", "placed by x", "placed at y", "late", "A3"),
+             Finding("SHOE_COMPOSITION", "T1", "S1", None, None, "8 decks", "7 decks", "short"),
+             Finding("OVERPAID", "T1", "S1", "R9", "B8", "1", "2", "over", "A4")]
+    table = findings_table(found, {"R1": day1, "R2": day2}, default)
+    assert table.schema == FINDINGS
+    assert table.to_pylist() == [
+        {"business_date": day2, "kind": "LATE_BET", "severity": "major", "table_id": "T1", "shoe_id": "S1",
+         "round_id": "R2", "bet_id": "B7", "account_id": "A3", "expected": "placed by x", "recorded": "placed at y",
+         "message": "late"},
+        {"business_date": default, "kind": "SHOE_COMPOSITION", "severity": "critical", "table_id": "T1",
+         "shoe_id": "S1", "round_id": None, "bet_id": None, "account_id": None, "expected": "8 decks",
+         "recorded": "7 decks", "message": "short"},
+        {"business_date": default, "kind": "OVERPAID", "severity": "critical", "table_id": "T1", "shoe_id": "S1",
+         "round_id": "R9", "bet_id": "B8", "account_id": "A4", "expected": "1", "recorded": "2", "message": "over"}]
+    given = findings_table(found, {}, None, [day1, None, day2])
+    assert given["business_date"].to_pylist() == [day1, None, day2]
+    assert findings_table([], {}, None).num_rows == 0

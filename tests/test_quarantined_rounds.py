@@ -444,6 +444,27 @@ def test_replay_from_input_after_an_uncounted_round_says_what_the_audit_says(day
         assert from_input(str(tmp_path / "in"), before)["findings"] == []
 
 
+def test_replay_from_the_warehouse_after_an_uncounted_round_says_what_the_input_says(day, tmp_path):
+    from pipelines.audit import run
+    from pipelines.warehouse import load
+    from pitboss.incident import from_input, from_warehouse, position_text
+
+    folder, warehouse = tmp_path / "in", str(tmp_path / "audit.duckdb")
+    uncounted = _uncounted(day, folder)
+    load(warehouse, run(["--input", str(folder), "--output", str(tmp_path / "out")]).__dict__)
+    for held, after in uncounted:
+        data = from_warehouse(warehouse, after)
+        [f] = data["findings"]
+        assert (f["kind"], f["round_id"]) == ("SHOE_UNVERIFIABLE_AFTER", held)
+        assert position_text(data["round"]) == (f"its place in the shoe is not known: dealt after round {held}, "
+                                                "whose cards cannot be placed (SHOE_UNVERIFIABLE_AFTER)")
+        [g] = from_input(str(folder), after)["findings"]
+        assert (f["message"], f["recorded"], f["expected"]) == (g["message"], g["recorded"], g["expected"])
+        before = held[:-3] + f"{int(held[-3:]) - 1:03d}"  # dealt at its known place, before the lost one
+        assert from_warehouse(warehouse, before)["findings"] == []
+        assert position_text(from_warehouse(warehouse, before)["round"]).startswith("card ")
+
+
 def test_the_beam_audit_gives_one_finding_for_an_uncounted_round(day, tmp_path):
     from pipelines.audit import run
 

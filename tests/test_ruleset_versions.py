@@ -212,8 +212,7 @@ def _read(path: str, sql: str, params: list | None = None) -> list[tuple]:
 
 
 # (docs/warehouse.md: a bet beside the text that paid it)
-BET_RULESETS = ("SELECT s.bet_id, r.ruleset_sha256 FROM settlements s JOIN settlement_rounds r USING (run_id, "
-                "round_id, table_id, shoe_id, business_date) ")
+BET_RULESETS = "SELECT bet_id, ruleset_sha256 FROM settlements "
 
 
 def test_the_warehouse_keeps_each_text_once_and_each_bet_names_it(warehouse):
@@ -223,11 +222,17 @@ def test_the_warehouse_keeps_each_text_once_and_each_bet_names_it(warehouse):
     assert "LUCKY_SIX" in texts[1][3]
     named = dict(_read(warehouse, BET_RULESETS + "WHERE bet_type = 'LUCKY_SIX' AND business_date = DATE '2026-11-28'"))
     assert named == {f"L6-{BEFORE}": old, f"L6-{AT}": new, f"L6-{AFTER}": new}
-    by_shoe = _read(warehouse, "SELECT s.shoe_id, s.round_no >= 28, r.ruleset_sha256, count(*) FROM settlements s "
-                               "JOIN settlement_rounds r USING (run_id, round_id, table_id, shoe_id, business_date) "
-                               "WHERE s.business_date = DATE '2026-11-28' GROUP BY ALL ORDER BY ALL")
+    by_shoe = _read(warehouse, "SELECT shoe_id, round_no >= 28, ruleset_sha256, count(*) FROM settlements "
+                               "WHERE business_date = DATE '2026-11-28' GROUP BY ALL ORDER BY ALL")
     assert [row[:3] for row in by_shoe] == [("S0", False, old), ("S0", True, old), ("S1", False, old),
                                             ("S1", True, new)]
+    # each bet names its own round's text: the one settlement_rounds holds, the earlier night's too (none)
+    assert _read(warehouse, "SELECT count(*), count(*) FILTER (WHERE s.ruleset_sha256 IS NOT DISTINCT FROM "
+                            "r.ruleset_sha256) FROM settlements s JOIN settlement_rounds r USING (run_id, round_id, "
+                            "table_id, shoe_id, business_date)") == _read(
+        warehouse, "SELECT count(*), count(*) FROM settlements")
+    assert _read(warehouse, "SELECT DISTINCT ruleset_sha256 FROM settlements WHERE business_date = "
+                            "DATE '2026-11-01'") == [(None,)]
     # the earlier night's round, loaded before the texts were kept, names none
     assert _read(warehouse, "SELECT DISTINCT ruleset_sha256 FROM settlement_rounds WHERE business_date = "
                             "DATE '2026-11-01'") == [(None,)]

@@ -2,8 +2,9 @@
 behind the `settlements` view (audits/views/00_settlements.sql). The oracle is the layout before it: one wide
 table of every column of the run's settlements Parquet, filled straight from the files as the load did
 (pipelines.warehouse.wide_settlements_sql). The view must give its columns, types and rows exactly, on a
-recorded night of every game (two days, cancelled rounds, repeated bet ids, bets on unknown rounds); a
-warehouse written with the old layout is converted at its next load, in the load's transaction."""
+recorded night of every game (two days, cancelled rounds, repeated bet ids, bets on unknown rounds), then
+the ruleset text each bet's round was settled under (ruleset_sha256, issue 44); a warehouse written with the
+old layout is converted at its next load, in the load's transaction."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import hashlib
 from pathlib import Path
 
 import duckdb
+import pyarrow.parquet as pq
 import pytest
 
 from pipelines.audit import run
@@ -27,6 +29,8 @@ from schemas.outputs import SETTLEMENTS
 
 GAMES = ("baccarat", "blackjack", "roulette", "sic_bo", "casino_stud")
 ALL = "SELECT * FROM settlements ORDER BY ALL"
+WIDE = "SELECT * EXCLUDE (ruleset_sha256) FROM settlements ORDER BY ALL"  # the view's columns the wide table had
+TEXT = ("ruleset_sha256", "VARCHAR")  # the view's last column (the wide table had none)
 
 
 @pytest.fixture(scope="module")
@@ -106,8 +110,8 @@ def test_the_view_is_the_wide_table_column_for_column_and_row_for_row(night, tmp
     warehouse = tmp_path / "audit.duckdb"
     counts = load(str(warehouse), night)
     described, rows = oracle(night, night["run_id"])
-    assert layout(warehouse) == described
-    assert seen(warehouse) == rows and counts["settlements"] == len(rows) > 0
+    assert layout(warehouse) == [*described, TEXT]
+    assert seen(warehouse, WIDE) == rows and counts["settlements"] == len(rows) > 0
     # each fact once: a row per round of the run and per input file, and no more
     distinct = ", ".join(ROUND_COLUMNS)
     assert seen(warehouse, "SELECT count(*) FROM settlement_rounds") == seen(
@@ -119,7 +123,38 @@ def test_the_view_is_the_wide_table_column_for_column_and_row_for_row(night, tmp
         ("VIEW",)]
     stored = {c for (c,) in seen(warehouse, "SELECT column_name FROM duckdb_columns() WHERE table_name = "
                                             "'settlement_bets'")}
-    assert not stored & {*ROUND_COLUMNS, "delta", "source_file"}
+    assert not stored & {*ROUND_COLUMNS, "delta", "source_file", "ruleset_sha256"}
+
+
+def test_each_bet_names_the_text_its_round_was_settled_under(night, tmp_path):
+    """The ruleset in force when the bet's round's betting closed (the table's table_rulesets row with the
+    greatest effective_from at or before it, else tables.ruleset: docs/data-contract.md), worked out here from
+    the input; the text is its bundled file, whose bytes' sha256 the view names."""
+    warehouse = tmp_path / "audit.duckdb"
+    load(str(warehouse), night)
+    games = Path(__file__).resolve().parents[1] / "engine" / "games"
+
+    def read(name: str, columns: list[str]) -> list[dict]:
+        return [row for i in night["inputs"][name] for row in pq.read_table(i["path"], columns=columns).to_pylist()]
+
+    tables = {t["table_id"]: t for t in read("tables", ["table_id", "game", "ruleset"])}
+    changes = sorted(read("table_rulesets", ["table_id", "ruleset", "effective_from"]),
+                     key=lambda c: c["effective_from"])
+
+    def text(table_id: str, closed) -> str:
+        ruleset = tables[table_id]["ruleset"]
+        for c in changes:
+            if c["table_id"] == table_id and c["effective_from"] <= closed:
+                ruleset = c["ruleset"]
+        return hashlib.sha256((games / tables[table_id]["game"] / "rulesets" / f"{ruleset}.toml").read_bytes()
+                              ).hexdigest()
+
+    closed = {(r["table_id"], r["shoe_id"], r["round_id"]): r["betting_closed_at"]
+              for r in read("rounds", ["table_id", "shoe_id", "round_id", "betting_closed_at"])}
+    named = seen(warehouse, "SELECT DISTINCT table_id, shoe_id, round_id, ruleset_sha256 FROM settlements")
+    assert len(named) == len({row[:3] for row in named}) > 0  # one text a round
+    assert len({row[3] for row in named if row[0] == "T01-BAC8X"}) == 2  # (the night's change of ruleset)
+    assert [row[3] for row in named] == [text(row[0], closed[row[:3]]) for row in named]
 
 
 def test_a_rerun_replaces_its_dates_rounds_and_files(night, tmp_path):
@@ -127,7 +162,7 @@ def test_a_rerun_replaces_its_dates_rounds_and_files(night, tmp_path):
     load(str(warehouse), night)
     load(str(warehouse), {**night, "run_id": "RERUN"})
     _, rows = oracle(night, "RERUN")
-    assert seen(warehouse) == rows
+    assert seen(warehouse, WIDE) == rows
     for table in ("settlement_bets", "settlement_rounds", "source_files"):
         assert seen(warehouse, f"SELECT DISTINCT run_id FROM {table}") == [("RERUN",)], table
 
@@ -156,9 +191,13 @@ def test_a_warehouse_with_the_wide_table_is_converted_at_the_next_load(night, tm
         ("BASE TABLE",)]
     load(str(warehouse), night)
     described, rows = oracle(night, night["run_id"])
-    assert layout(warehouse) == described
-    assert seen(warehouse, "SELECT * FROM settlements WHERE run_id = 'OLD' ORDER BY ALL") == before
-    assert seen(warehouse, "SELECT * FROM settlements WHERE run_id <> 'OLD' ORDER BY ALL") == rows
+    assert layout(warehouse) == [*described, TEXT]
+    assert seen(warehouse, "SELECT * EXCLUDE (ruleset_sha256) FROM settlements WHERE run_id = 'OLD' ORDER BY ALL"
+                ) == before
+    assert seen(warehouse, "SELECT * EXCLUDE (ruleset_sha256) FROM settlements WHERE run_id <> 'OLD' ORDER BY ALL"
+                ) == rows
+    # the converted rounds were settled before the texts were kept: they name none
+    assert seen(warehouse, "SELECT DISTINCT ruleset_sha256 FROM settlements WHERE run_id = 'OLD'") == [(None,)]
     assert seen(warehouse, "SELECT table_type FROM information_schema.tables WHERE table_name = 'settlements'") == [
         ("VIEW",)]
     # the views over it answer again (discrepancies: as the release's file makes it)
@@ -186,7 +225,7 @@ def test_a_surveillance_load_converts_the_wide_table_too(night, tmp_path):
         "run_id": "SURV", "audit_run_id": "OLD", "started_at": "2026-12-01T00:00:00+00:00",
         "finished_at": "2026-12-01T00:01:00+00:00", "runner": "test", "code_version": "test", "input_dir": "in",
         "output_dir": "out", "business_dates": [], "alpha": 0.05, "detectors": [], "outputs": {}})
-    assert seen(warehouse) == before
+    assert seen(warehouse, WIDE) == before
     assert seen(warehouse, "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'settlements'") == [(0,)]
 
 

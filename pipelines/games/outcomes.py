@@ -18,9 +18,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from engine.betting_columns import BetColumns, ColumnAudit, RoundColumns, Verdicts, distinct, findings_table
+from engine.betting_columns import BetColumns, ColumnAudit, RoundColumns, Verdicts, distinct, finding_columns
 from engine.findings import Finding
-from pipelines.convert import dated_findings
+from pipelines.convert import dated_findings, round_dated
 from pipelines.convert import plain as plain_values
 from pipelines.games.rows import (
     BET_COLUMNS,
@@ -96,13 +96,12 @@ def audit_tables(table: OutcomeTable, shoes: pa.Table, rounds: pa.Table, bets: p
         bet_rows.append(np.where(index >= 0, order[np.maximum(index, 0)], -1) if len(order) else index)
         expected.append(pa.array(result.expected, pa.int64(), mask=~result.settled))
         unsettled += result.unsettled
-        found = pa.concat_tables([result.findings, findings_table(_session_shape(table, session))])
+        found = pa.concat_tables([result.findings, finding_columns(_session_shape(table, session))])
         if found.num_rows:
             session_dates = dict(zip(recorded.round_id, dates.take(pa.array(order, pa.int64())).to_pylist(),
                                      strict=True))
             default = shoe_day(session_dates.values(), session["opened_at"])
-            findings.append(dated_findings(found, [session_dates.get(r, default) if r else default
-                                                   for r in found["round_id"].to_pylist()]))
+            findings.append(dated_findings(found, round_dated(found, session_dates, default)))
     take, bet_rows = np.concatenate(take), np.concatenate(bet_rows)
     settled = bet_tables(table.table_id, plain, bets, rounds, take, bet_rows, pa.concat_arrays(expected), unsettled)
     return {

@@ -201,17 +201,13 @@ WITH priced_per_selection AS (
 )
 """
 
-# The ruleset a bet's round was settled under (issue 44): its text's id (settlement_rounds.ruleset_sha256 ->
-# rulesets.ruleset), found by the round's columns (a round's key is their hash: the join is one row to one);
-# a round loaded before the texts were kept, or a warehouse without them, its table's audited_tables.ruleset.
+# The ruleset a bet's round was settled under (issue 44): its text's id (settlements.ruleset_sha256 ->
+# rulesets.ruleset); a round loaded before the texts were kept, or a warehouse without them (or whose views
+# were made before settlements named the text: until its next load), its table's audited_tables.ruleset.
 # Its theoretical RTP is its text's (theoretical_rtp.ruleset_sha256), else the bundled file's of the id, as the
 # rtp_by_table_and_bet_type view prices it (a warehouse last loaded before the texts were priced: the id's row).
-_PRICED_TEXT = "\n        AND (th.ruleset_sha256 = r.ruleset_sha256 OR (r.ruleset_sha256 IS NULL AND th.bundled))"
-_ROUND_RULESET = """LEFT JOIN settlement_rounds AS r ON r.run_id = s.run_id AND r.table_id = s.table_id
-        AND r.round_id IS NOT DISTINCT FROM s.round_id AND r.business_date IS NOT DISTINCT FROM s.business_date
-        AND r.shoe_id IS NOT DISTINCT FROM s.shoe_id AND r.round_no IS NOT DISTINCT FROM s.round_no
-        AND r.round_status IS NOT DISTINCT FROM s.round_status AND r.currency IS NOT DISTINCT FROM s.currency
-    LEFT JOIN rulesets AS k ON k.sha256 = r.ruleset_sha256"""
+_PRICED_TEXT = "\n        AND (th.ruleset_sha256 = s.ruleset_sha256 OR (s.ruleset_sha256 IS NULL AND th.bundled))"
+_ROUND_RULESET = "LEFT JOIN rulesets AS k ON k.sha256 = s.ruleset_sha256"
 
 
 def _read_bets() -> str:
@@ -406,9 +402,7 @@ def gather(con: duckdb.DuckDBPyConnection, run_row: dict[str, Any]) -> dict[str,
 
     # the ruleset each round was settled under, where the warehouse keeps it (a warehouse last loaded before
     # issue 44 has no rulesets: each table's audited_tables.ruleset)
-    kept = "rulesets" in names and con.execute(
-        "SELECT count(*) FROM duckdb_columns() WHERE table_name = 'settlement_rounds' AND schema_name = 'main' "
-        "AND column_name = 'ruleset_sha256'").fetchone()[0] > 0
+    kept = "rulesets" in names and "ruleset_sha256" in columns
     ruleset, round_ruleset, priced_by_round = ("coalesce(k.ruleset, t.ruleset)", _ROUND_RULESET, (
         "\n        OR table_id IN (SELECT r.table_id FROM settlement_rounds AS r JOIN rulesets AS k ON k.sha256 = "
         "r.ruleset_sha256 JOIN priced_per_selection AS p USING (ruleset) WHERE r.run_id = $run)")) if kept \

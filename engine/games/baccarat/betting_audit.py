@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from engine.betting import QuarantinedBet
+from engine.betting import BET_WORDS, QuarantinedBet
 from engine.findings import Finding, format_money
 from engine.games.baccarat.features import FEATURES, feature_columns
 from engine.games.baccarat.ruleset import BET_CODES, MAIN_BETS, MODES, Ruleset
@@ -220,9 +220,8 @@ def audit_bets_columns(
     for kind, rows in (("OVERPAID", np.flatnonzero(delta > 0)), ("UNDERPAID", np.flatnonzero(delta < 0))):
         exp_t, paid_t, delta_t = _texts(expected[rows], money), _texts(paid[rows], money), \
             _texts(np.abs(delta[rows]), money)
-        found.add(kind, rows, exp_t, paid_t, [
-            f"{d} in round {n} was paid {p}, expected {e}: {kind.lower()} by {x}."
-            for d, n, p, e, x in zip(describe(rows), round_no[rows].tolist(), paid_t, exp_t, delta_t, strict=True)])
+        found.add(kind, rows, *BET_WORDS[kind].fill_rows(what=describe(rows), round=round_no[rows].tolist(),
+                                                         owed=exp_t, paid=paid_t, delta=delta_t))
 
     # Offered, limits, cutoffs: by bet code (and mode), not bet by bet.
     slot_offered = np.zeros((len(BET_CODES) + 1, len(MODES) + 1), dtype=bool)  # [code + 1, mode + 1]
@@ -238,10 +237,9 @@ def audit_bets_columns(
 
     closed = rounds.betting_closed_at[ri]
     rows = np.flatnonzero(placed > closed)
-    closed_t, placed_t = _ts_texts(closed[rows]), _ts_texts(placed[rows])
-    found.add("LATE_BET", rows, [f"placed by {c}" for c in closed_t], [f"placed at {p}" for p in placed_t],
-              [f"{d} was placed at {p}, after betting closed at {c} for round {n}." for d, p, c, n in
-               zip(describe(rows), placed_t, closed_t, round_no[rows].tolist(), strict=True)])
+    found.add("LATE_BET", rows, *BET_WORDS["LATE_BET"].fill_rows(
+        what=describe(rows), round=round_no[rows].tolist(), closed=_ts_texts(closed[rows]),
+        placed=_ts_texts(placed[rows])))
 
     is_main = np.isin(bt, [BET_CODES.index(c) for c in MAIN_BETS])
     group = _account_round_groups(bets)

@@ -43,7 +43,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engine.betting import QuarantinedBet, TableFacts, is_late, us_text, us_texts
+from engine.betting import BET_WORDS, QuarantinedBet, TableFacts, is_late, us_text, us_texts
 from engine.cards import CARD_CODES, check_composition, format_cards
 from engine.decision_times import late_decisions, late_finding_text, times_problem, timing_line
 from engine.findings import UNPLACED_ROUND, Finding, format_money, unverifiable_after
@@ -775,23 +775,22 @@ class _ShoeAuditor:
         delta = bet.paid - credit
         if delta:
             kind = "OVERPAID" if delta > 0 else "UNDERPAID"
-            self.bet_finding(kind, bet, self.money(credit), self.money(bet.paid),
-                             f"{self.what(bet)} in round {r.round_id} was paid {self.money(bet.paid)}, expected "
-                             f"{self.money(credit)}: {kind.lower()} by {self.money(abs(delta))}.")
+            self.bet_finding(kind, bet, *BET_WORDS[kind].fill(
+                what=self.what(bet), round=r.round_id, owed=self.money(credit), paid=self.money(bet.paid),
+                delta=self.money(abs(delta))))
         if bet.bet_type in table.limits:
             low, high = table.limits[bet.bet_type]
-            if bet.stake < low:
-                self.bet_finding("STAKE_BELOW_MIN", bet, f">= {self.money(low)}", self.money(bet.stake),
-                                 f"{self.what(bet)} is below the {bet.bet_type} minimum {self.money(low)}.")
-            if bet.stake > high:
-                self.bet_finding("STAKE_ABOVE_MAX", bet, f"<= {self.money(high)}", self.money(bet.stake),
-                                 f"{self.what(bet)} is above the {bet.bet_type} maximum {self.money(high)}.")
+            for kind, limit, beyond in (("STAKE_BELOW_MIN", low, bet.stake < low),
+                                        ("STAKE_ABOVE_MAX", high, bet.stake > high)):
+                if beyond:
+                    self.bet_finding(kind, bet, *BET_WORDS[kind].fill(
+                        what=self.what(bet), bet_type=bet.bet_type, stake=self.money(bet.stake),
+                        limit=self.money(limit)))
         # Insurance is offered after the deal, so it is placed after betting closed.
         if bet.bet_type != INSURANCE and is_late(bet.placed_at, r.betting_closed_at):
-            closed, placed = us_text(r.betting_closed_at), us_text(bet.placed_at)
-            self.bet_finding("LATE_BET", bet, f"placed by {closed}", f"placed at {placed}",
-                             f"{self.what(bet)} was placed at {placed}, after betting closed at {closed} for round "
-                             f"{r.round_id}.")
+            self.bet_finding("LATE_BET", bet, *BET_WORDS["LATE_BET"].fill(
+                what=self.what(bet), round=r.round_id, closed=us_text(r.betting_closed_at),
+                placed=us_text(bet.placed_at)))
         if bet.bet_type not in BET_CODES or bet.seat not in r.boxes:
             return
         held = self.held_mains.get(bet.round_index, {}).get(bet.seat, [])

@@ -53,7 +53,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from engine.betting import QuarantinedBet, TableFacts, is_late, stake_limit_breach, us_text
+from engine.betting import BET_WORDS, QuarantinedBet, TableFacts, is_late, stake_limit_breach, us_text
 from engine.cards import check_composition, format_cards
 from engine.decision_times import late_decisions, late_finding_text, times_problem, timing_line
 from engine.findings import Finding, format_money
@@ -585,25 +585,20 @@ class _Auditor:
         delta = bet.paid - credit
         if delta and b not in w.judged_paid:
             kind = "OVERPAID" if delta > 0 else "UNDERPAID"
-            self.bet_finding(kind, bet, money(credit), money(bet.paid),
-                             f"{what} in round {r.round_id} was paid {money(bet.paid)}, expected {money(credit)}: "
-                             f"{kind.lower()} by {money(abs(delta))}.")
+            self.bet_finding(kind, bet, *BET_WORDS[kind].fill(what=what, round=r.round_id, owed=money(credit),
+                                                              paid=money(bet.paid), delta=money(abs(delta))))
         if bet.bet_type == JACKPOT and (delta or b in w.judged_paid):
             w.payment_found = True
         if bet.bet_type in self.table.limits:
             low, high = self.table.limits[bet.bet_type]
             breach = stake_limit_breach(bet.stake, (low, high))
-            if breach == "STAKE_BELOW_MIN":
-                self.bet_finding(breach, bet, f">= {money(low)}", money(bet.stake),
-                                 f"{what} is below the {bet.bet_type} minimum {money(low)}.")
-            elif breach == "STAKE_ABOVE_MAX":
-                self.bet_finding(breach, bet, f"<= {money(high)}", money(bet.stake),
-                                 f"{what} is above the {bet.bet_type} maximum {money(high)}.")
+            if breach is not None:
+                self.bet_finding(breach, bet, *BET_WORDS[breach].fill(
+                    what=what, bet_type=bet.bet_type, stake=money(bet.stake),
+                    limit=money(low if breach == "STAKE_BELOW_MIN" else high)))
         if is_late(bet.placed_at, r.betting_closed_at):
-            closed, placed = us_text(r.betting_closed_at), us_text(bet.placed_at)
-            self.bet_finding("LATE_BET", bet, f"placed by {closed}", f"placed at {placed}",
-                             f"{what} was placed at {placed}, after betting closed at {closed} for round "
-                             f"{r.round_id}.")
+            self.bet_finding("LATE_BET", bet, *BET_WORDS["LATE_BET"].fill(
+                what=what, round=r.round_id, closed=us_text(r.betting_closed_at), placed=us_text(bet.placed_at)))
 
     # -- the pools --------------------------------------------------------------------------------
 
