@@ -39,13 +39,14 @@ CREATE OR REPLACE VIEW advantage_play AS
 WITH tests AS (
     SELECT * FROM surveillance_tests WHERE detector IN ('advantage_play')
 ),
--- each account's nights in the kept shoes, once (an account in several shoes of a night, or twice in one: one night)
 account_nights AS (
+    -- each account's nights in the kept shoes, once (an account in several shoes of a night, or twice in one: one
+    -- night)
     SELECT DISTINCT unnest(accounts) AS account_id, business_date FROM surveillance_daily_advantage
 ),
--- each window tested (account, first and last night) counted once, by a join on the account: not a scan of every
--- kept shoe's accounts per test row, which grew as the tests times the kept shoes
 windows AS (
+    -- each window tested (account, first and last night) counted once, by a join on the account: not a scan of every
+    -- kept shoe's accounts per test row, which grew as the tests times the kept shoes
     SELECT w.subject, w.period_start, w.business_date, count(*) AS nights
     FROM (SELECT DISTINCT subject, period_start, business_date FROM tests) AS w
     JOIN account_nights AS n
