@@ -50,7 +50,7 @@ from engine.surveillance.detector import Detector, TableData
 from engine.surveillance.equipment import HISTORY_DAYS  # --history-days' default (how far back a window reaches)
 from engine.surveillance.tests import ALPHA, TEST_COLUMNS, SurveillanceTest, as_test_columns, benjamini_hochberg_of
 from pipelines.games import replay_outputs
-from pipelines.io import ReadTable, SpillFolder, WriteShards, files_in, input_files, source_path
+from pipelines.io import ReadTable, Spilled, SpillFolder, WriteShards, files_in, input_files, source_path
 from pipelines.progress import advanced, step
 from pipelines.transforms import SplitByTag, split_by_key
 from schemas import readers
@@ -339,10 +339,12 @@ class _Tests(beam.DoFn):
     """(detector, [(table_id, features)]) -> (detector name, [its tests over every table's features as
     TEST_COLUMNS]); a detector tested a table at a time (`Detector.tests_per_table`) brings its tables' tests
     instead, in table_id order. With a `spill` store the tests wait there (their handles travel on: `_Adjust` holds
-    one detector's tests at a time)."""
+    one detector's tests at a time). `history`: each history table's earlier nights, a table or the handle of one
+    spilled (`spill_history`: only the handle is pickled with the DoFn, the rows read by the detector that reads them,
+    when it does)."""
 
-    def __init__(self, detectors: Sequence[Detector], alpha: float = ALPHA, history: dict[str, pa.Table] | None = None,
-                 spill=None):
+    def __init__(self, detectors: Sequence[Detector], alpha: float = ALPHA,
+                 history: dict[str, pa.Table | Spilled] | None = None, spill=None):
         self.detectors = {d.name: d for d in detectors}
         self.alpha = alpha
         self.history = history or {}
@@ -356,6 +358,7 @@ class _Tests(beam.DoFn):
             return
         parts = [_held(f) for _, f in sorted(per_table, key=lambda p: p[0])]
         past = self.history.get(detector.history) if detector.history else None
+        past = None if past is None else _held(past)
         if past is not None and past.num_rows and detector.from_history is not None:
             past = detector.from_history(past, pa.concat_tables(parts, promote_options="default") if parts else None)
         if past is not None and past.num_rows:  # earlier nights from the warehouse, marked `history`: windows only
@@ -372,7 +375,7 @@ class _Tests(beam.DoFn):
 
 
 def _held(features) -> pa.Table:
-    """A table's features as _Features gave them: the table, or its handle in the spill store."""
+    """A table's features as _Features gave them (or a history table): the table, or its handle in the spill store."""
     return features if isinstance(features, pa.Table) else features.table()
 
 
@@ -590,7 +593,8 @@ class Surveil(beam.PTransform):
     `spill`, where the rows wait for the grouping per table: pipelines.io.SpillFolder; None, in the runner)."""
 
     def __init__(self, detectors: Sequence[Detector], alpha: float = ALPHA, audit_run_id: str | None = None,
-                 history: dict[str, pa.Table] | None = None, spill=None, rulesets: RulesetHistory | None = None):
+                 history: dict[str, pa.Table | Spilled] | None = None, spill=None,
+                 rulesets: RulesetHistory | None = None):
         super().__init__()
         from engine.surveillance.registry import check
 
@@ -599,7 +603,8 @@ class Surveil(beam.PTransform):
         if not 0 < alpha < 1:
             raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
         self.detectors, self.alpha, self.audit_run_id, self.spill = tuple(detectors), alpha, audit_run_id, spill
-        self.history = history or {}  # output name -> earlier nights' rows (pipelines/warehouse.py read_history)
+        # output name -> earlier nights' rows (pipelines/warehouse.py read_history), or their handle (spill_history)
+        self.history = history or {}
         self.rulesets = rulesets  # the tables' ruleset changes (the input's table_rulesets): each round's in force
 
     def expand(self, inputs):
@@ -749,7 +754,7 @@ class ReadOutput(beam.PTransform):
 
 
 def build(pipeline: beam.Pipeline, files: dict[str, list], audit: dict, output_dir: str,
-          detectors: Sequence[Detector], alpha: float, history: dict[str, pa.Table] | None = None,
+          detectors: Sequence[Detector], alpha: float, history: dict[str, pa.Table | Spilled] | None = None,
           rulesets: RulesetHistory | None = None) -> None:
     """Wire reading (the input `files`, the outputs `audit`'s manifest lists), Surveil and writing onto
     `pipeline` (labelled steps); `rulesets`: the input's table_rulesets."""
@@ -865,10 +870,11 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
     clear_outputs(args.output)
     t0 = time.perf_counter()
     pipeline = beam.Pipeline(runner=runner, options=options)
-    # each round's ruleset in force, as the audit settled it (schemas/table_rulesets.py; the audit checked it)
-    build(pipeline, files, audit, args.output, detectors, args.alpha, history,
-          read_ruleset_history(args.input))
     try:
+        kept = spill_history(history, SpillFolder(spill_folder(args.output)))
+        del history  # (the rows wait in the spill folder: the pipeline holds their handles only)
+        # each round's ruleset in force, as the audit settled it (schemas/table_rulesets.py; the audit checked it)
+        build(pipeline, files, audit, args.output, detectors, args.alpha, kept, read_ruleset_history(args.input))
         # (only where the DoFns run in this process: other runners' workers tell no one)
         with step(SURVEILLANCE, _tables_in(files["tables"]), "tables") if in_process else nullcontext():
             result = pipeline.run()
@@ -885,6 +891,14 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
     with FileSystems.create(posixpath.join(args.output, MANIFEST)) as f:
         f.write(json.dumps(record.__dict__, indent=2, sort_keys=True).encode())
     return record
+
+
+def spill_history(history: dict[str, pa.Table], spill: SpillFolder) -> dict[str, Spilled]:
+    """Each history table (read_history's) spilled, its handle in its place: the DoFn that tests a detector holds
+    the handles and reads a table when it tests a detector that reads it, so the rows are neither pickled with the
+    DoFn nor held by the run throughout. What travels is a path (pipelines.io.Spilled); the run removes the spill
+    folder at its end, as it does the rows that waited there for the grouping."""
+    return {name: spill.put(rows) for name, rows in history.items()}
 
 
 def history_summary(rows: pa.Table) -> dict:

@@ -379,3 +379,43 @@ def test_an_accounts_night_exactly_history_days_back_is_in_and_the_night_before_
     [short] = advantage_tests(pa.concat_tables([tonight, past(history_features(pa.concat_tables(kept), tonight))],
                                                promote_options="default"), {**SETTINGS, "history_days": 29})
     assert (short.sample, short.period) == (12, "2026-12-01")
+
+
+def test_the_history_travels_as_handles_and_the_outputs_are_those_of_the_rows(tmp_path, monkeypatch):
+    # the earlier nights read from the warehouse wait in the spill folder and the pipeline holds their handles (a
+    # path each), not the rows (pickled whole with the DoFn that tests the detectors, held by the run throughout);
+    # what the detectors read back is the rows, so the outputs are byte for byte those of the rows themselves
+    from dataclasses import replace
+
+    import engine.surveillance.registry as registry
+    import pipelines.surveillance as surveillance
+    from pipelines.io import Spilled
+
+    small = (replace(ADVANTAGE_PLAY, settings={**ADVANTAGE_PLAY.settings, "min_bets": 1, "reference_shoes": 20}),
+             replace(DEALER_RESULT, settings={**DEALER_RESULT.settings, "min_bets": 1, "min_rounds": 1}))
+    monkeypatch.setattr(registry, "DETECTORS", small)
+    warehouse = tmp_path / "w.duckdb"
+    surveil_nights(tmp_path, warehouse, ((0, 11), (1, 11)), tables=1, rounds_per_table=150, bets_per_round=4)
+    history = read_history(str(warehouse), ["surveillance_daily_advantage", "surveillance_daily_dealer_results"],
+                           ["2026-11-29"], 30)
+    assert all(t.num_rows for t in history.values())
+    given, build = [], surveillance.build
+
+    def kept(pipeline, files, audit, output_dir, detectors, alpha, history=None, rulesets=None):
+        given.append(history)
+        build(pipeline, files, audit, output_dir, detectors, alpha, history, rulesets)
+
+    monkeypatch.setattr(surveillance, "build", kept)
+    night = tmp_path / "n1"
+    argv = ["--input", str(night / "data"), "--output", str(night / "out"), "--history", str(warehouse)]
+
+    def outputs(record) -> dict[str, list[str]]:
+        return {name: [o["sha256"] for o in entries] for name, entries in record.outputs.items()}
+
+    handles = outputs(surveillance.run(argv))
+    assert all(isinstance(h, Spilled) for h in given[0].values()) and set(given[0]) == set(history)
+    assert not (night / "out" / "_spill").exists()  # (removed with the run's other spilled rows)
+    monkeypatch.setattr(surveillance, "spill_history", lambda rows, spill: rows)  # the rows themselves, as before
+    rows = outputs(surveillance.run(argv))
+    assert all(isinstance(t, pa.Table) for t in given[1].values())
+    assert handles == rows and handles["surveillance_tests"]

@@ -36,6 +36,23 @@
 --   run_id          Surveillance run that wrote the row (surveillance_runs.run_id).
 --   audit_run_id    Audit run whose outputs the surveillance read (audit_runs.run_id).
 CREATE OR REPLACE VIEW advantage_play AS
+WITH tests AS (
+    SELECT * FROM surveillance_tests WHERE detector IN ('advantage_play')
+),
+account_nights AS (
+    -- each account's nights in the kept shoes, once (an account in several shoes of a night, or twice in one: one
+    -- night)
+    SELECT DISTINCT unnest(accounts) AS account_id, business_date FROM surveillance_daily_advantage
+),
+windows AS (
+    -- each window tested (account, first and last night) counted once, by a join on the account: not a scan of every
+    -- kept shoe's accounts per test row, which grew as the tests times the kept shoes
+    SELECT w.subject, w.period_start, w.business_date, count(*) AS nights
+    FROM (SELECT DISTINCT subject, period_start, business_date FROM tests) AS w
+    JOIN account_nights AS n
+      ON n.account_id = w.subject AND n.business_date BETWEEN w.period_start AND w.business_date
+    GROUP BY w.subject, w.period_start, w.business_date
+)
 SELECT
     s.detector,
     s.subject,
@@ -45,9 +62,7 @@ SELECT
     s.business_date,
     s.period_start AS window_first,
     s.business_date AS window_last,
-    (SELECT count(DISTINCT h.business_date) FROM surveillance_daily_advantage AS h
-      WHERE list_contains(h.accounts, s.subject) AND h.business_date BETWEEN s.period_start AND s.business_date)
-        AS window_nights,
+    coalesce(w.nights, 0) AS window_nights,
     s.sample AS window_sample,
     s.flagged,
     s.q_value,
@@ -66,6 +81,7 @@ SELECT
     s.alpha,
     s.run_id,
     s.audit_run_id
-FROM surveillance_tests AS s
-WHERE s.detector IN ('advantage_play')
+FROM tests AS s
+LEFT JOIN windows AS w
+  ON w.subject = s.subject AND w.period_start = s.period_start AND w.business_date = s.business_date
 ORDER BY s.flagged DESC, s.q_value ASC NULLS LAST, s.p_value ASC NULLS LAST, s.detector, s.subject, s.period, s.statistic;

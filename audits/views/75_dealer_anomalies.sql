@@ -17,7 +17,7 @@
 --   business_date   The period's last business date (a later surveillance run covering it replaces the row).
 --   window_first    The first night the test counted (= period_start): its window reaches --history-days back over the stored nights.
 --   window_last     The last night the test counted (= business_date).
---   window_nights   Nights with rounds of the test's subject in the window, as the warehouse holds them now (its history table: surveillance_daily_dealer_findings or _results by dealer, _accounts by account, surveillance_daily_signature by dealer and wheel).
+--   window_nights   Distinct nights with rounds of the test's subject in the window, as the warehouse holds them now (its history table: surveillance_daily_dealer_findings by dealer, _results by dealer and the test's currency, _accounts by account, surveillance_daily_signature by dealer and wheel).
 --   window_sample   The sample the window held (= sample: rounds, bad rounds, bets or successive spins).
 --   flagged         True when q_value <= alpha (and the sample reached min_sample): a review finding (surveillance_findings).
 --   q_value         Benjamini-Hochberg adjusted p-value over the detector's tested rows of the run (null: not tested).
@@ -52,7 +52,8 @@ SELECT
         WHEN 'dealer_findings' THEN (SELECT count(DISTINCT h.business_date) FROM surveillance_daily_dealer_findings AS h
             WHERE h.dealer_id = s.subject AND h.business_date BETWEEN s.period_start AND s.business_date)
         WHEN 'dealer_result' THEN (SELECT count(DISTINCT h.business_date) FROM surveillance_daily_dealer_results AS h
-            WHERE h.dealer_id = s.subject AND h.business_date BETWEEN s.period_start AND s.business_date)
+            WHERE h.dealer_id = s.subject AND h.currency = s.result_currency
+              AND h.business_date BETWEEN s.period_start AND s.business_date)
         WHEN 'dealer_account' THEN (SELECT count(DISTINCT h.business_date) FROM surveillance_daily_dealer_accounts AS h
             WHERE h.account_id = split_part(s.subject, '|', 2)
               AND h.business_date BETWEEN s.period_start AND s.business_date)
@@ -78,6 +79,14 @@ SELECT
     s.alpha,
     s.run_id,
     s.audit_run_id
-FROM surveillance_tests AS s
+FROM (
+    -- dealer_result looks per dealer and currency (its subject is the dealer): the test's currency is the one its
+    -- detail names after the window, 'dealer D1, 2026-11-28..2026-11-30 (2 nights, 700 bets) (EUR): ...'
+    -- (engine/surveillance/dealers.py result_tests), so that its nights are those of that currency only
+    SELECT *, CASE WHEN detector = 'dealer_result' AND starts_with(detail, 'dealer ' || subject || ', ' || period)
+                   THEN regexp_extract(substr(detail, length('dealer ' || subject || ', ' || period) + 1),
+                                       '^(?: \([0-9,]+ nights, [0-9,]+ bets\))? \(([^()]*)\): ', 1) END AS result_currency
+    FROM surveillance_tests
+) AS s
 WHERE s.detector IN ('dealer_findings', 'dealer_account', 'dealer_result', 'dealer_signature')
 ORDER BY s.flagged DESC, s.q_value ASC NULLS LAST, s.p_value ASC NULLS LAST, s.detector, s.subject, s.period, s.statistic;
