@@ -100,55 +100,80 @@ def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: Sequence, 
     rounds: `rounds`, `bets` the audit's (RecordedRound, RecordedBet), `by_round` each round's bets in record
     order, `day` the kernel's, `pools_before`/`pools_after` the expected pools by round (the audit's chain)."""
     q = np.asarray(quiet_rounds, np.int64)
-    nq = len(q)
-    if not nq:
+    if not len(q):
         return np.zeros(0, np.int64), _strings([])
-
     known: dict[int, str] = {}
 
     def money(values) -> pa.Array:
         return _texts(np.asarray(values, np.int64), lambda v: format_money(v, currency), known)
 
     quiet = [rounds[i] for i in q.tolist()]
-    box_at = np.asarray(day.box_at, np.int64)
-    n_boxes = box_at[q + 1] - box_at[q]
     burn = f" after {rules.burn_cards} burned" if rules.burn_cards else ""
     header = _join("round ", _strings([f"{r.round_id}" for r in quiet]), " (settled), deck ",
                    _strings([f"{r.shoe_id}" for r in quiet]), f": 52 cards, dealt {rules.deal_order}{burn}", "")
+    n_boxes, box_round, place, hands = _hand_lines(rules, q, day)
+    mine = [by_round.get(i, []) for i in q.tolist()]
+    n_bets = np.array([len(m) for m in mine], np.int64)
+    bet_round = np.repeat(np.arange(len(q)), n_bets)
+    bet_place = np.arange(len(bet_round)) - np.repeat(np.cumsum(n_bets) - n_bets, n_bets)
+    bet_lines = _bet_lines(rules, [bets[b] for m in mine for b in m], np.array([b for m in mine for b in m], np.int64),
+                           q[bet_round], day, money)
+    before, after, fed, won, ledger_lines = _pool_lines(rules, quiet, q, day, pools_before, pools_after, money)
+    n_ledger = np.zeros(len(q), np.int64)
+    n_ledger[fed] += 1
+    n_ledger[won] += 1
+    timed, timing_lines = _timing_lines(quiet, day, np.asarray(day.box_at, np.int64)[q])
 
-    # the boxes: where the deck dealt them (by box count and place), their cards and hands, their decisions
+    # the lines in their places: header, boxes, dealer, qualification, bets, pools before, ledger, pools after,
+    # decision instants
+    n_lines = 1 + n_boxes + 2 + n_bets + 1 + n_ledger + 1 + timed
+    at = np.cumsum(n_lines) - n_lines
+    mid = at + 3 + n_boxes + n_bets  # the pools before
+    places = [at, at[box_round] + 1 + place, at + 1 + n_boxes, at + 2 + n_boxes,
+              at[bet_round] + 3 + n_boxes[bet_round] + bet_place, mid, mid[fed] + 1, mid[won] + 2, mid + 1 + n_ledger,
+              (mid + 2 + n_ledger)[timed > 0]]
+    lines = pa.concat_arrays([header, *hands, bet_lines, before, *ledger_lines, after, timing_lines])
+    into = np.empty(len(lines), np.int64)
+    into[np.concatenate(places)] = np.arange(len(lines))
+    return n_lines, lines.take(pa.array(into))
+
+
+def _hand_lines(rules: CasinoStudRules, q: np.ndarray, day: QuietDay
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[pa.Array]]:
+    """The rounds `q`'s boxes and dealer: (each round's box count; each box line's round (an index into q) and
+    place among its round's boxes; [the box lines, the dealer lines, the qualification lines])."""
+    box_at = np.asarray(day.box_at, np.int64)
+    n_boxes = box_at[q + 1] - box_at[q]
     rows, box_round = _ranges(box_at[q], box_at[q + 1])
     place = rows - box_at[q][box_round]
     most = int(n_boxes.max())
-    where = [positions(rules, n) for n in range(most + 1)]
+    where = [positions(rules, n) for n in range(most + 1)]  # by box count: where the deck dealt each box and the dealer
     box_where = _strings([positions_text(where[n][0][k]) if k < n else "" for n in range(most + 1)
                           for k in range(most)])
-    strength, dealer_strength = np.asarray(day.strength, np.int64), np.asarray(day.dealer_strength, np.int64)
-    box_words = _described(strength[rows])
+    strength, dealer_strength = np.asarray(day.strength, np.int64)[rows], np.asarray(day.dealer_strength, np.int64)[q]
     box_lines = _join("box ", pc.cast(pa.array(day.box_no[rows]), pa.string()), " (",
                       box_where.take(pa.array(n_boxes[box_round] * most + place)), "): ",
-                      _cards(day.cards.reshape(-1, 5)[rows]), ": ", box_words, " (",
-                      _CATEGORIES.take(pa.array(strength[rows] >> 20)), "); ",
+                      _cards(day.cards.reshape(-1, 5)[rows]), ": ", _described(strength), " (",
+                      _CATEGORIES.take(pa.array(strength >> 20)), "); ",
                       _strings(["calls", "folds"]).take(pa.array(day.action[rows])), "")
     dealer_where = _strings([f"deck card {where[n][1][0]} open, "
                              f"{positions_text(where[n][1][1:])[len('deck cards '):]} after the decisions"
                              for n in range(most + 1)])
-    dealer_words = _described(dealer_strength[q])
     dealer_lines = _join("dealer (", dealer_where.take(pa.array(n_boxes)), "): ",
-                         _cards(day.dealer_cards.reshape(-1, 5)[q]), ": ", dealer_words, " (",
-                         _CATEGORIES.take(pa.array(dealer_strength[q] >> 20)), ")", "")
+                         _cards(day.dealer_cards.reshape(-1, 5)[q]), ": ", _described(dealer_strength), " (",
+                         _CATEGORIES.take(pa.array(dealer_strength >> 20)), ")", "")
     qualifies = np.asarray(day.qualifies, np.bool_)[q]
     qualify_lines = _strings([
         "the dealer does not qualify (below ace-king): every call is returned, antes pay 1:1",
         "the dealer qualifies (ace-king or better)"]).take(pa.array(qualifies.astype(np.int64)))
+    return n_boxes, box_round, place, [box_lines, dealer_lines, qualify_lines]
 
-    # the bets, each round's in record order
-    mine = [by_round.get(i, []) for i in q.tolist()]
-    n_bets = np.array([len(m) for m in mine], np.int64)
-    b = np.array([x for m in mine for x in m], np.int64)
-    bet_round = np.repeat(np.arange(nq), n_bets)
-    bet_place = np.arange(len(b)) - np.repeat(np.cumsum(n_bets) - n_bets, n_bets)
-    ours = [bets[x] for x in b.tolist()]
+
+def _bet_lines(rules: CasinoStudRules, ours: Sequence, b: np.ndarray, bet_round: np.ndarray, day: QuietDay,
+               money) -> pa.Array:
+    """The audit's line of each bet `ours` (RecordedBet; `b` their indexes, `bet_round` their rounds')."""
+    box_at = np.asarray(day.box_at, np.int64)
+    strength, dealer_strength = np.asarray(day.strength, np.int64), np.asarray(day.dealer_strength, np.int64)
     stake = np.array([x.stake for x in ours], np.int64)
     added = np.array([x.added_stake or 0 for x in ours], np.int64)
     is_ante = np.array([x.bet_type == "ANTE" for x in ours], np.bool_)
@@ -156,10 +181,10 @@ def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: Sequence, 
     # each bet's box row: rows are in round order, a round's boxes ascending seats (below 2**16)
     seat = np.array([x.seat for x in ours], np.int64)
     row_key = np.repeat(np.arange(len(box_at) - 1), np.diff(box_at)) << 16 | day.box_no
-    box_row = np.searchsorted(row_key, q[bet_round] << 16 | seat)
+    box_row = np.searchsorted(row_key, bet_round << 16 | seat)
     category = strength[box_row] >> 20
     m = len(b)
-    bw, dw = _described(strength[box_row]), _described(dealer_strength[q][bet_round])
+    bw, dw = _described(strength[box_row]), _described(dealer_strength[bet_round])
     odds = np.array([rules.call_payouts[name] for name in RANK_NAMES], np.int64)[category]
     cap = rules.max_call_payout
     capped = (outcome == WIN) & (cap is not None) & (rules.call_of(stake) * odds > (cap if cap is not None else 0))
@@ -170,18 +195,16 @@ def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: Sequence, 
     jp = rules.jackpot
     prizes = [jp.prize_of(name) for name in RANK_NAMES]
     kind = np.array([0 if p is None else 1 if p[0] == "percent" else 2 for p in prizes], np.int64)[category]
-    shares = [jp.shares[pool] for pool in POOLS]
-    to = [stake * s // 100 for s in shares]
+    to = [stake * jp.shares[pool] // 100 for pool in POOLS]  # ledger.contribution
     to[POOLS.index(jp.remainder_to)] += stake - to[0] - to[1] - to[2]
     no_prize = _join(names, ": no prize; feeds the jackpot ", money(to[0]), ", the next pool ", money(to[1]),
                      ", the house ", money(to[2]), "")
-    base = _chosen(outcome >= 0, ["none", money(np.maximum(outcome, 0))], m)
     prize_words = _strings([f"{name} wins {p[1]}% of the {jp.percentage_prizes_from.replace('_', ' ')} "
                             if p is not None and p[0] == "percent" else
                             f"{name} wins {p[1]} units, paid by the {jp.fixed_prizes_from.replace('_', ' ')}"
                             if p is not None else "" for name, p in zip(RANK_NAMES, prizes, strict=True)])
     prize_words = prize_words.take(pa.array(category))
-    percent = _join(prize_words, base, "")
+    percent = _join(prize_words, _chosen(outcome >= 0, ["none", money(np.maximum(outcome, 0))], m), "")
     which = np.where(is_ante, outcome, LOSE + 1 + kind)  # an ANTE by its outcome (FOLDED ... LOSE), a JACKPOT by prize
     why = _chosen(which, [
         "folded: the ante is lost", "called; the dealer does not qualify: the ante pays 1:1, the call is returned",
@@ -189,50 +212,40 @@ def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: Sequence, 
         _join("called; the dealer's ", dw, " beats ", bw, ": ante and call lost", ""), no_prize, percent,
         prize_words], m)
     call = _chosen(is_ante & (added != 0), ["", _join(", call ", money(added), "")], m)
-    bet_lines = _join("Bet ", _strings([f"{x.bet_id}" for x in ours]), " (", _strings([x.bet_type for x in ours]),
-                      ", stake ", money(stake), call, ") on box ", pc.cast(pa.array(seat), pa.string()), ": ", why,
-                      "; owed ", money(credit), ", paid ", money(np.array([x.paid for x in ours], np.int64)), "")
+    return _join("Bet ", _strings([f"{x.bet_id}" for x in ours]), " (", _strings([x.bet_type for x in ours]),
+                 ", stake ", money(stake), call, ") on box ", pc.cast(pa.array(seat), pa.string()), ": ", why,
+                 "; owed ", money(credit), ", paid ", money(np.array([x.paid for x in ours], np.int64)), "")
 
-    # the pools: before and after, expected and recorded; the ledger's lines where the round has jackpot bets
+
+def _pool_lines(rules: CasinoStudRules, quiet: Sequence, q: np.ndarray, day: QuietDay,
+                pools_before: Sequence[Pools | None], pools_after: Sequence[Pools | None], money
+                ) -> tuple[pa.Array, pa.Array, np.ndarray, np.ndarray, list[pa.Array]]:
+    """The pools' lines of the rounds `q` (`quiet` their records): (before, after, the rounds with jackpot bets
+    (indexes into q), those with a prize or a reset, [their ledger lines: what the bets fed, the prizes])."""
+
     def pools_text(pools: Sequence[Pools | None]) -> pa.Array:
         known = np.array([p is not None for p in pools], np.bool_)
         jackpot = np.array([p.jackpot if p is not None else 0 for p in pools], np.int64)
         next_pool = np.array([p.next_pool if p is not None else 0 for p in pools], np.int64)
         return _chosen(known, ["not known", _join("jackpot ", money(jackpot), ", next pool ", money(next_pool), "")],
-                       nq)
+                       len(pools))
 
-    before_lines = _join("pools before: ", pools_text([pools_before[i] for i in q.tolist()]), " (expected); recorded ",
-                         pools_text([r.pools_before for r in quiet]), "")
-    after_lines = _join("pools after: ", pools_text([pools_after[i] for i in q.tolist()]), " (expected); recorded ",
-                        pools_text([r.pools_after for r in quiet]), "")
+    before = _join("pools before: ", pools_text([pools_before[i] for i in q.tolist()]), " (expected); recorded ",
+                   pools_text([r.pools_before for r in quiet]), "")
+    after = _join("pools after: ", pools_text([pools_after[i] for i in q.tolist()]), " (expected); recorded ",
+                  pools_text([r.pools_after for r in quiet]), "")
     ledger = np.asarray(day.ledger, np.int64).reshape(-1, 7)[q]
     fed = np.flatnonzero(np.asarray(day.jackpot_bets, np.int64)[q] > 0)
     fed_lines = _join("losing jackpot bets feed the jackpot ", money(ledger[fed, 0]), ", the next pool ",
                       money(ledger[fed, 1]), ", the house ", money(ledger[fed, 2]),
-                      " (before the prizes)" if jp.contributions_before_prizes else " (after the prizes)", "")
-    won = fed[(ledger[fed, 3:7] != 0).any(axis=1)]
+                      " (before the prizes)" if rules.jackpot.contributions_before_prizes else " (after the prizes)",
+                      "")
+    won = fed[(ledger[fed, 3:7] != 0).any(axis=1)]  # a prize from a pool or the house, or the reset
     won_lines = _join("prizes: from the jackpot ", money(ledger[won, 3]), ", from the next pool ",
                       money(ledger[won, 4]), ", paid by the house ", money(ledger[won, 5]),
                       _chosen(ledger[won, 6] != 0, ["", "; the jackpot was won: the next pool became the jackpot"],
                               len(won)), "")
-    n_ledger = np.zeros(nq, np.int64)
-    n_ledger[fed] += 1
-    n_ledger[won] += 1
-
-    timed, timing_lines = _timing_lines(quiet, day, box_at[q])
-
-    # the lines in their places: header, boxes, dealer, qualification, bets, pools before, ledger, pools after,
-    # decision instants
-    n_lines = 1 + n_boxes + 2 + n_bets + 1 + n_ledger + 1 + timed
-    at = np.cumsum(n_lines) - n_lines
-    mid = at + 3 + n_boxes + n_bets  # the pools before
-    places = [at, at[box_round] + 1 + place, at + 1 + n_boxes, at + 2 + n_boxes, at[bet_round] + 3 + n_boxes[
-        bet_round] + bet_place, mid, mid[fed] + 1, mid[won] + 2, mid + 1 + n_ledger, (mid + 2 + n_ledger)[timed > 0]]
-    lines = pa.concat_arrays([header, box_lines, dealer_lines, qualify_lines, bet_lines, before_lines, fed_lines,
-                              won_lines, after_lines, timing_lines])
-    into = np.empty(len(lines), np.int64)
-    into[np.concatenate(places)] = np.arange(len(lines))
-    return n_lines, lines.take(pa.array(into))
+    return before, after, fed, won, [fed_lines, won_lines]
 
 
 def _timing_lines(quiet: Sequence, day: QuietDay, box_at: np.ndarray) -> tuple[np.ndarray, pa.Array]:
