@@ -361,3 +361,70 @@ def test_the_call_win_is_capped(cap, owed):
     rules = replace(RULES, max_call_payout=cap)
     assert _owed(r, bets, rules) == [owed]
     assert audit_table_rounds(rules, TABLE, [r], bets, round_by_round=True).expected == [owed]
+
+
+def _words(r, bets, rules=RULES) -> tuple[str, ...]:
+    """The explanation of a round the kernel settled (words.py), checked to be the readable audit's."""
+    assert settle_quiet(rules, TABLE, [r], bets, set()).quiet == [True]
+    fast = audit_table_rounds(rules, TABLE, [r], bets)
+    assert fast == audit_table_rounds(rules, TABLE, [r], bets, round_by_round=True)
+    assert fast.explanations.to_pylist() == [list(fast.rounds[0].explanation)]
+    return fast.rounds[0].explanation
+
+
+@pytest.mark.parametrize("cap, capped", [(4_000, False), (3_999, True)])
+def test_a_capped_win_says_so(cap, capped):
+    r, bets = _one_round(EVERY_CATEGORY["TWO_PAIR"], DEALER_AK)
+    line = next(w for w in _words(r, bets, replace(RULES, max_call_payout=cap)) if w.startswith("Bet B1"))
+    assert line.endswith("the call 2:1 (TWO_PAIR)" + (" (capped at 3999 minor units)" if capped else "")
+                         + f"; owed {'79.99' if capped else '80.00'} EUR, paid 0.00 EUR")
+
+
+TWO_BOXES = ("7S 7D 5C 4H 3S", "KS KD 2C 2H AS")
+
+
+@pytest.mark.parametrize("times, revealed, line", [
+    (None, REVEALED, "decisions in time: none recorded; the dealer's four cards revealed at "
+                     "2023-11-14T22:13:20.005000Z"),
+    ((None, (CLOSED + 2,)), None, "decisions in time: box 2 F at 2023-11-14T22:13:20.000002Z; the dealer's four "
+                                  "cards revealed not recorded"),
+    (((CLOSED + 1,), (None,)), REVEALED, "decisions in time: box 1 C at 2023-11-14T22:13:20.000001Z; the dealer's "
+                                         "four cards revealed at 2023-11-14T22:13:20.005000Z"),
+    (None, None, None),
+])
+def test_a_quiet_rounds_words(times, revealed, line):
+    """A quiet round of two boxes (one calls, one folds) with a jackpot bet, its explanation hand-worked: where
+    each card came from, the hands, the bets, the pools and the decision instants as far as recorded."""
+    box1, box2 = (c.split() for c in TWO_BOXES)
+    dealer = DEALER_AK.split()
+    rest = [c for c in CARD_CODES if c not in box1 + box2 + dealer]
+    deck = tuple(box1 + box2 + dealer + rest)
+    r = RecordedRound("R1", 1, "settled", CLOSED, "D1", deck, (1, 2), (tuple(box1), tuple(box2)), ("C", "F"),
+                      tuple(dealer), ("PAIR", "TWO_PAIR"), "HIGH_CARD", 500_000, 500_060, 50_000, 50_030, 1, None,
+                      times, revealed)
+    bets = [RecordedBet("B1", 0, "A1", "ANTE", 1, 1_000, 2_000, 6_000, CLOSED),
+            RecordedBet("B2", 0, "A1", "ANTE", 2, 500, 0, 0, CLOSED),
+            RecordedBet("B3", 0, "A2", "JACKPOT", 2, 100, None, 0, CLOSED)]
+    words = _words(r, bets)
+    assert words[:8] == (
+        "round R1 (settled), deck D1: 52 cards, dealt box_by_box",
+        "box 1 (deck cards 0-4): 7S 7D 5C 4H 3S: pair of sevens, five, four, three kickers (PAIR); calls",
+        "box 2 (deck cards 5-9): KS KD 2C 2H AS: two pair, kings and twos, ace kicker (TWO_PAIR); folds",
+        "dealer (deck card 10 open, 11-14 after the decisions): AD KH 8D 6C 4D: high card, ace, king, eight, six, "
+        "four (HIGH_CARD)",
+        "the dealer qualifies (ace-king or better)",
+        "Bet B1 (ANTE, stake 10.00 EUR, call 20.00 EUR) on box 1: called; pair of sevens, five, four, three kickers "
+        "beats the dealer's high card, ace, king, eight, six, four: the ante pays 1:1, the call 1:1 (PAIR); owed "
+        "60.00 EUR, paid 60.00 EUR",
+        "Bet B2 (ANTE, stake 5.00 EUR) on box 2: folded: the ante is lost; owed 0.00 EUR, paid 0.00 EUR",
+        "Bet B3 (JACKPOT, stake 1.00 EUR) on box 2: TWO_PAIR: no prize; feeds the jackpot 0.60 EUR, the next pool "
+        "0.30 EUR, the house 0.10 EUR; owed 0.00 EUR, paid 0.00 EUR")
+    assert words[8:12] == (
+        "pools before: jackpot 5,000.00 EUR, next pool 500.00 EUR (expected); recorded jackpot 5,000.00 EUR, next "
+        "pool 500.00 EUR",
+        "losing jackpot bets feed the jackpot 0.60 EUR, the next pool 0.30 EUR, the house 0.10 EUR (after the "
+        "prizes)",
+        "pools after: jackpot 5,000.60 EUR, next pool 500.30 EUR (expected); recorded jackpot 5,000.60 EUR, next "
+        "pool 500.30 EUR",
+        *([line] if line else []))
+    assert len(words) == 11 + bool(line)

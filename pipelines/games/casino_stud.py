@@ -124,7 +124,8 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     # each bet's round as its row in `rounds` (-1: not one of them)
     row_of = np.append(np.asarray(order, np.int64), -1)
     bet_rows = row_of[np.asarray([bet.round_index for bet in engine_bets], np.int64)] if engine_bets else NO_BETS
-    replays = _replays_table(table, read.take(pa.array(order, pa.int64())), result.rounds, dates)
+    replays = _replays_table(table, read.take(pa.array(order, pa.int64())), result.rounds, result.explanations,
+                             dates)
     refunded = {f.bet_id for f in result.findings if f.kind in _REFUNDING}
     stakes = _jackpot_stakes(recorded, engine_bets, result.expected, refunded)
     ledger = [_ledger_row(table, {c: col[c][order[row.round_index]] for c in _LEDGER_ROUND_COLUMNS}, row,
@@ -221,7 +222,8 @@ _RECORDED = {"shoe_id": "shoe_id", "round_id": "round_id", "round_no": "round_no
              "recorded_next_pool_after": "next_pool_after"}
 
 
-def _replays_table(table: CasinoStudTable, rounds: pa.Table, reports: list[RoundReport], dates: list) -> pa.Table:
+def _replays_table(table: CasinoStudTable, rounds: pa.Table, reports: list[RoundReport], explanations: pa.Array,
+                   dates: list) -> pa.Table:
     """The round replays column by column: the recorded columns are the rounds' own (`rounds` in the engine's
     order, a report a round), the rest the engine's."""
     n = len(reports)
@@ -238,12 +240,13 @@ def _replays_table(table: CasinoStudTable, rounds: pa.Table, reports: list[Round
         "expected_jackpot_after": [_pool(rep.pools_after, "jackpot") for rep in reports],
         "expected_next_pool_before": [_pool(rep.pools_before, "next_pool") for rep in reports],
         "expected_next_pool_after": [_pool(rep.pools_after, "next_pool") for rep in reports],
-        "explanation": [list(rep.explanation) for rep in reports],
+        "explanation": explanations,
         "finding_kinds": [list(rep.finding_kinds) for rep in reports],
     }
     schema = REPLAYS.schema
     return pa.Table.from_arrays(
-        [rounds[_RECORDED[f.name]].cast(f.type) if f.name in _RECORDED else pa.array(engine[f.name], f.type)
+        [rounds[_RECORDED[f.name]].cast(f.type) if f.name in _RECORDED else engine[f.name].cast(f.type)
+         if isinstance(engine[f.name], pa.Array) else pa.array(engine[f.name], f.type)
          for f in schema], schema=schema)
 
 

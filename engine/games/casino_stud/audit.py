@@ -53,22 +53,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+import pyarrow as pa
+
 from engine.betting import BET_WORDS, QuarantinedBet, TableFacts, is_late, stake_limit_breach, us_text
 from engine.cards import check_composition, format_cards
 from engine.decision_times import late_decisions, late_finding_text, times_problem, timing_line
 from engine.findings import Finding, format_money
 
-from . import BET_CODES, settlement
+from . import BET_CODES
 from .chain import ChainGap, gap_finding
 from .dealing import cards_needed, deal, positions
 from .explain import explain_round
 from .hands import HandRank, dealer_qualifies, hand_or_none
-from .kernel import FOLDED, LOSE, NOT_QUALIFIED, PUSH, WIN
-from .ledger import JackpotBet, Pools, RoundLedger, contribution, settle_round
+from .ledger import JackpotBet, Pools, RoundLedger, settle_round
 from .quiet import QuietDay, settle_quiet
 from .quiet import one_full_deck as _one_full_deck
 from .rules import CasinoStudRules
-from .settlement import ACTIONS, CALL, FOLD, box_why, settle_box
+from .settlement import ACTIONS, CALL, FOLD, settle_box
+from .words import quiet_explanations
 
 ANTE, JACKPOT = BET_CODES
 PAYMENT_KINDS = ("JACKPOT_PRIZE_NOT_WON", "JACKPOT_PRIZE_WRONG_BALANCE", "OVERPAID", "UNDERPAID")
@@ -173,6 +176,7 @@ class StudAudit:
     unsettled: list[str | None]
     findings: list[Finding] = field(default_factory=list)
     ledger: list[LedgerRow] = field(default_factory=list)
+    explanations: pa.Array | None = None  # the reports' explanations as one list<string> column, a row a round
 
 
 @dataclass
@@ -303,8 +307,14 @@ class _Auditor:
             if w.jackpot_bets or r.pools_before != r.pools_after or "JACKPOT_BALANCE_MISMATCH" in w.kinds:
                 ledger.append(self.ledger_row(i, r))
             previous_after = r.pools_after or w.pools_after or base
-        reports = [self.report(i, r) for i, r in enumerate(self.rounds)]
-        return StudAudit(reports, expected, unsettled, self.findings, ledger)
+        calm = [i for i, q in enumerate(quiet.quiet) if q] if quiet is not None else []
+        n_lines, lines = quiet_explanations(
+            self.rules, self.table.currency, self.rounds, self.bets, calm, by_round, quiet,
+            [w.pools_before for w in self.work], [w.pools_after for w in self.work]) if calm else (_NO_LINES, _NO_TEXT)
+        said = dict(zip(calm, _split(lines.to_pylist(), n_lines), strict=True))
+        reports = [self.report(i, r, said.get(i)) for i, r in enumerate(self.rounds)]
+        return StudAudit(reports, expected, unsettled, self.findings, ledger,
+                         _explanations(reports, calm, n_lines, lines))
 
     def unsettled_reason(self, i: int) -> str | None:
         r, w = self.rounds[i], self.work[i]
@@ -317,8 +327,9 @@ class _Auditor:
     def settle_quiet(self, i: int, r: RecordedRound, mine: list[int], base: Pools, quiet: QuietDay,
                      expected: list) -> None:
         """A round the kernel settled (quiet.py): its ranks, bets and pools as the kernel has them; only its
-        bets' plain findings in words, in the order settle_bets makes them (calls, then each bet's checks)."""
-        w, bets, rules = self.work[i], self.bets, self.rules
+        bets' plain findings in words, in the order settle_bets makes them (calls, then each bet's checks); its
+        explanation is words.py's."""
+        w, bets = self.work[i], self.bets
         k0 = quiet.box_at[i]
         w.expected_box_cards, w.expected_dealer_cards = r.box_cards, r.dealer_cards  # (as dealt: _as_dealt)
         w.ranks = tuple(quiet.hand(k) for k in range(k0, k0 + len(r.boxes)))
@@ -327,22 +338,9 @@ class _Auditor:
             if quiet.call_flag[b]:
                 self.check_call(bets[b], r.box_actions[r.boxes.index(bets[b].seat)])
         for b in mine:
-            bet, credit, outcome = bets[b], quiet.credit[b], quiet.outcome[b]
             if quiet.check_flag[b]:
-                self.check_bet(i, r, b, credit)
-            expected[b] = credit
-            box_rank = w.ranks[r.boxes.index(bet.seat)]
-            if bet.bet_type == ANTE:
-                capped = (outcome == WIN and rules.max_call_payout is not None
-                          and rules.call_of(bet.stake) * rules.call_payouts[box_rank.category] > rules.max_call_payout)
-                why = box_why(rules, _OUTCOMES[outcome], box_rank, w.dealer, capped)
-            else:
-                rule = rules.jackpot.prize_of(box_rank.category)
-                source = None if rule is None else (rules.jackpot.percentage_prizes_from if rule[0] == "percent"
-                                                    else rules.jackpot.fixed_prizes_from)
-                why = self.jackpot_why(box_rank.category, rule, source, outcome if outcome >= 0 else None,
-                                       contribution(rules, bet.stake) if rule is None else (0, 0, 0))
-            w.bet_lines.append(self.bet_line(bet, credit, why))
+                self.check_bet(i, r, b, quiet.credit[b])
+            expected[b] = quiet.credit[b]
         w.jackpot_bets = quiet.jackpot_bets[i]
         if w.jackpot_bets:
             to_jp, to_np, to_house, from_jp, from_np, from_house, reset = quiet.ledger[i]
@@ -647,25 +645,50 @@ class _Auditor:
 
     # -- the report -------------------------------------------------------------------------------
 
-    def report(self, i: int, r: RecordedRound) -> RoundReport:
+    def report(self, i: int, r: RecordedRound, said: tuple[str, ...] | None = None) -> RoundReport:
+        """The round's report; `said`: its explanation where words.py joined it (a quiet round)."""
         w = self.work[i]
         reason = self.unsettled_reason(i)
-        lines = explain_round(self.rules, self.table.currency, r, w.expected_box_cards, w.expected_dealer_cards,
-                              w.ranks, w.dealer, w.qualifies, w.bet_lines, w.pools_before, w.ledger, w.pools_after,
-                              reason)
-        timing = timing_line(r.boxes, r.box_actions, r.box_action_times, r.dealer_revealed_at,
-                             "the dealer's four cards revealed")
-        if timing is not None:
-            lines.append(timing)
+        lines = said
+        if lines is None:
+            lines = explain_round(self.rules, self.table.currency, r, w.expected_box_cards, w.expected_dealer_cards,
+                                  w.ranks, w.dealer, w.qualifies, w.bet_lines, w.pools_before, w.ledger, w.pools_after,
+                                  reason)
+            timing = timing_line(r.boxes, r.box_actions, r.box_action_times, r.dealer_revealed_at,
+                                 "the dealer's four cards revealed")
+            if timing is not None:
+                lines.append(timing)
         return RoundReport(
             i, w.expected_box_cards, w.expected_dealer_cards, tuple(k.category if k else None for k in w.ranks),
             w.dealer.category if w.dealer else None, w.qualifies, w.pools_before, w.pools_after, tuple(lines),
             tuple(dict.fromkeys(w.kinds)), reason)
 
 
-# kernel.FOLDED...LOSE as settlement names them
-_OUTCOMES = {FOLDED: settlement.FOLDED, NOT_QUALIFIED: settlement.NOT_QUALIFIED, WIN: settlement.WIN,
-             PUSH: settlement.PUSH, LOSE: settlement.LOSE}
+_NO_LINES, _NO_TEXT = np.zeros(0, np.int64), pa.array([], pa.string())
+
+
+def _split(lines: list[str], counts: np.ndarray) -> list[tuple[str, ...]]:
+    ends = np.cumsum(counts).tolist()
+    return [tuple(lines[end - n:end]) for n, end in zip(counts.tolist(), ends, strict=True)]
+
+
+def _explanations(reports: Sequence[RoundReport], calm: list[int], n_lines: np.ndarray, lines: pa.Array) -> pa.Array:
+    """The reports' explanations as a list<string> column: the quiet rounds' (`calm`) from words.py's `lines` as
+    they are, the others' from their reports."""
+    counts = np.array([len(rep.explanation) for rep in reports], np.int64)
+    loud = np.ones(len(reports), np.bool_)
+    loud[calm] = False
+    at = np.cumsum(counts) - counts
+    into = np.empty(int(counts.sum()), np.int64)
+    taken = pa.concat_arrays([lines, pa.array([line for i in np.flatnonzero(loud).tolist()
+                                               for line in reports[i].explanation], pa.string())])
+    places = [np.repeat(at[calm], n_lines) + np.arange(len(lines)) - np.repeat(np.cumsum(n_lines) - n_lines, n_lines)]
+    loud_counts = counts[loud]
+    places.append(np.repeat(at[loud], loud_counts) + np.arange(int(loud_counts.sum()))
+                  - np.repeat(np.cumsum(loud_counts) - loud_counts, loud_counts))
+    into[np.concatenate(places)] = np.arange(len(into))
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+    return pa.ListArray.from_arrays(pa.array(offsets), taken.take(pa.array(into)))
 
 
 def _or_null(value: object) -> str:

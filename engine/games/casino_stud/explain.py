@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from .audit import RecordedRound
 
 
-def _positions_text(ps: Sequence[int]) -> str:
+def positions_text(ps: Sequence[int]) -> str:
     ps = list(ps)
     if ps and ps == list(range(ps[0], ps[0] + len(ps))):
         return f"deck cards {ps[0]}-{ps[-1]}"
@@ -66,10 +66,10 @@ def explain_round(rules: CasinoStudRules, currency: str, r: RecordedRound,
         decided = {"C": "calls", "F": "folds"}.get(action or "", f"decision {action!r}" if action else "no decision")
         expected = expected_box_cards[k] if expected_box_cards and k < len(expected_box_cards) else None
         rank = ranks[k] if k < len(ranks) else None
-        lines.append(f"box {box} ({_positions_text(box_pos[k])}): {_hand_text(cards, rank, hands[k])}"
+        lines.append(f"box {box} ({positions_text(box_pos[k])}): {_hand_text(cards, rank, hands[k])}"
                      f"{_dealt_text(cards, expected)}; {decided}")
     if r.boxes or r.dealer_cards:
-        where = f"deck card {dealer_pos[0]} open, {_positions_text(dealer_pos[1:])[len('deck cards '):]} after the " \
+        where = f"deck card {dealer_pos[0]} open, {positions_text(dealer_pos[1:])[len('deck cards '):]} after the " \
                 "decisions"
         lines.append(f"dealer ({where}): {_hand_text(r.dealer_cards, dealer, r.dealer_hand)}"
                      f"{_dealt_text(r.dealer_cards, expected_dealer_cards)}")

@@ -47,18 +47,22 @@ class QuietDay:
     outcome: list[int]  # an ANTE's kernel.FOLDED...LOSE; a percentage prize's base
     call_flag: list[bool]  # by bet: its recorded call is not its box's decision's
     check_flag: list[bool]  # by bet: paid, limits or window to be checked in words
+    box_no: np.ndarray  # by box row: its box (seat) number, its decision code, its five card codes (5 a row)
+    action: np.ndarray
+    cards: np.ndarray
+    dealer_cards: np.ndarray  # by round: the dealer's five card codes (5 a round; -1 where not readable)
 
     def hand(self, k: int) -> HandRank:
-        return _hand(self.category[k], self.strength[k])
+        return hand_rank(self.category[k], self.strength[k])
 
     def dealer(self, i: int) -> HandRank:
-        return _hand(self.dealer_category[i], self.dealer_strength[i])
+        return hand_rank(self.dealer_category[i], self.dealer_strength[i])
 
 
 _HANDS: dict[int, HandRank] = {}
 
 
-def _hand(category: int, strength: int) -> HandRank:
+def hand_rank(category: int, strength: int) -> HandRank:
     """The HandRank of a kernel's (category, strength), one object a strength."""
     hand = _HANDS.get(strength)
     if hand is None:
@@ -144,8 +148,9 @@ def settle_quiet(rules: CasinoStudRules, table: TableFacts, rounds: Sequence, be
         dealer_hand.append(CATEGORY_INDEX.get(r.dealer_hand, -1) if isinstance(r.dealer_hand, str) else -1)
         box_at.append(len(box_no))
     fives = np.arange(0, 5 * len(box_no) + 1, 5, dtype=np.int64)
-    category, strength = rank_hands(np.array(cards, np.int64), fives)
-    dealer_cat, dealer_str = rank_hands(np.array(dealer, np.int64), np.arange(0, 5 * n + 1, 5, dtype=np.int64))
+    cards, dealers = np.array(cards, np.int64), np.array(dealer, np.int64)
+    category, strength = rank_hands(cards, fives)
+    dealer_cat, dealer_str = rank_hands(dealers, np.arange(0, 5 * n + 1, 5, dtype=np.int64))
     bet_round = np.array([b.round_index if 0 <= b.round_index < n else -1 for b in bets], np.int64)
     bet_box = np.array([seats[k].get(b.seat, -1) if k >= 0 else -1 for b, k in zip(bets, bet_round.tolist(),
                                                                                     strict=True)], np.int64)
@@ -170,7 +175,8 @@ def settle_quiet(rules: CasinoStudRules, table: TableFacts, rounds: Sequence, be
     quiet, qualifies, after, ledger, jackpot_bets, credit, outcome, flags = out
     return QuietDay(quiet.tolist(), qualifies.tolist(), after.T.tolist(), ledger.T.tolist(), jackpot_bets.tolist(),
                     box_at, category.tolist(), strength.tolist(), dealer_cat.tolist(), dealer_str.tolist(),
-                    credit.tolist(), outcome.tolist(), flags[0].tolist(), flags[1:].any(axis=0).tolist())
+                    credit.tolist(), outcome.tolist(), flags[0].tolist(), flags[1:].any(axis=0).tolist(),
+                    np.array(box_no, np.int64), np.array(action, np.int64), cards, dealers)
 
 
 def _int(value) -> int:
