@@ -432,12 +432,12 @@ def _bet_findings(checks: BetChecks, rounds: RoundColumns, bets: BetColumns, i: 
     on = np.concatenate([w for _, w, _ in found])[order]
     take = pa.array(order, pa.int64())
     kind, expected, recorded, message = (
-        pa.concat_arrays([c if isinstance(c, pa.Array) else pa.array([c] * len(w), pa.string())
+        pa.concat_arrays([c if isinstance(c, pa.Array) else pa.repeat(pa.scalar(c, pa.string()), len(w))
                           for _, w, columns in found for c in [columns[k]]]).take(take) for k in range(4))
     rows = pa.array(on, pa.int64())
     return _BetFindings(pa.Table.from_arrays([
-        kind, pa.array([checks.table.table_id] * len(on), pa.string()),
-        pa.array([checks.group_id] * len(on), pa.string()),
+        kind, pa.repeat(pa.scalar(checks.table.table_id, pa.string()), len(on)),
+        pa.repeat(pa.scalar(checks.group_id, pa.string()), len(on)),
         pa.array(rounds.round_id, pa.string()).take(pa.array(r[on], pa.int64())), ids.take(rows), expected,
         recorded, message, pa.array(bets.accounts, pa.string()).take(pa.array(bets.account[i][on], pa.int64())),
     ], schema=FINDING_COLUMNS), on)
