@@ -202,9 +202,9 @@ def over_table_max_columns(round_index: np.ndarray, account: np.ndarray, placed_
                            table_max: int) -> np.ndarray:
     """over_table_max over columns: each bet's account total on its round with it, in the order placed (ties in
     record order), where that total is above table_max; 0 elsewhere."""
-    n = len(stake)
-    order = np.lexsort((np.arange(n), placed_at, account, round_index))  # the last key sorts first
-    return kernels.account_round_totals(order, round_index, account, stake, table_max)
+    rounds, round_of = distinct(round_index)  # (any round_index: -1, one beyond the group's rounds)
+    return kernels.account_round_totals(round_of.astype(np.int64), len(rounds), account, placed_at, stake, table_max,
+                                        int(account.max()) + 1 if len(account) else 0)
 
 
 def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, bets: BetColumns, game: OutcomeRule,
