@@ -209,9 +209,9 @@ def over_table_max_columns(round_index: np.ndarray, account: np.ndarray, placed_
                            table_max: int) -> np.ndarray:
     """over_table_max over columns: each bet's account total on its round with it, in the order placed (ties in
     record order), where that total is above table_max; 0 elsewhere."""
-    n = len(stake)
-    order = np.lexsort((np.arange(n), placed_at, account, round_index))  # the last key sorts first
-    return kernels.account_round_totals(order, round_index, account, stake, table_max)
+    rounds, round_of = distinct(round_index)  # (any round_index: -1, one beyond the group's rounds)
+    return kernels.account_round_totals(round_of.astype(np.int64), len(rounds), account, placed_at, stake, table_max,
+                                        int(account.max()) + 1 if len(account) else 0)
 
 
 def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, bets: BetColumns, game: OutcomeRule,
@@ -448,12 +448,12 @@ def _bet_findings(checks: BetChecks, rounds: RoundColumns, bets: BetColumns, i: 
     on = np.concatenate([w for _, w, _ in found])[order]
     take = pa.array(order, pa.int64())
     kind, expected, recorded, message = (
-        pa.concat_arrays([c if isinstance(c, pa.Array) else pa.array([c] * len(w), pa.string())
+        pa.concat_arrays([c if isinstance(c, pa.Array) else pa.repeat(pa.scalar(c, pa.string()), len(w))
                           for _, w, columns in found for c in [columns[k]]]).take(take) for k in range(4))
     rows = pa.array(on, pa.int64())
     return _BetFindings(pa.Table.from_arrays([
-        kind, pa.array([checks.table.table_id] * len(on), pa.string()),
-        pa.array([checks.group_id] * len(on), pa.string()),
+        kind, pa.repeat(pa.scalar(checks.table.table_id, pa.string()), len(on)),
+        pa.repeat(pa.scalar(checks.group_id, pa.string()), len(on)),
         pa.array(rounds.round_id, pa.string()).take(pa.array(r[on], pa.int64())), ids.take(rows), expected,
         recorded, message, pa.array(bets.accounts, pa.string()).take(pa.array(bets.account[i][on], pa.int64())),
     ], schema=FINDING_COLUMNS), on)

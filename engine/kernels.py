@@ -116,19 +116,25 @@ def settle(stake: np.ndarray, paid: np.ndarray, placed_at: np.ndarray, closed_at
 
 
 @kernel
-def account_round_totals(order: np.ndarray, round_index: np.ndarray, account: np.ndarray, stake: np.ndarray,
-                         table_max: int) -> np.ndarray:
-    """over_table_max over columns: `order` sorts the bets by round, account, then as placed (ties in record
-    order); each bet's account total on its round with it, where that total is above table_max, 0 elsewhere."""
-    over = np.zeros(len(order), np.int64)
-    total = 0
-    for k in range(len(order)):
-        i = order[k]
-        if k == 0 or round_index[i] != round_index[order[k - 1]] or account[i] != account[order[k - 1]]:
-            total = 0
-        total += stake[i]
-        if total > table_max:
-            over[i] = total
+def account_round_totals(round_of: np.ndarray, rounds: int, account: np.ndarray, placed_at: np.ndarray,
+                         stake: np.ndarray, table_max: int, accounts: int) -> np.ndarray:
+    """over_table_max over columns: each bet's account total on its round with it, counted in the order placed
+    (ties in record order), where that total is above table_max; 0 elsewhere. `round_of`: each bet's round,
+    0 ... rounds - 1; `account`: 0 ... accounts - 1. A round's bets gathered by a counting sort, then put in the
+    order placed by a stable sort of their own (a few dozen), the accounts' totals kept in one array."""
+    n = len(stake)
+    over = np.zeros(n, np.int64)
+    total = np.zeros(accounts, np.int64)
+    at, rows = group_rows(round_of, rounds, np.ones(n, np.bool_))
+    for r in range(rounds):
+        mine = rows[at[r]:at[r + 1]]
+        placed = mine[np.argsort(placed_at[mine], kind="mergesort")]  # stable: ties in record order
+        for i in placed:
+            total[account[i]] += stake[i]
+            if total[account[i]] > table_max:
+                over[i] = total[account[i]]
+        for i in placed:
+            total[account[i]] = 0
     return over
 
 

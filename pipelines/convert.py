@@ -398,12 +398,12 @@ def quarantine_table(rows: pa.Table, source_table: str, reason: str | pa.Array, 
     """Quarantine rows with the reason; `rows` must carry _source_file/_source_row."""
     n = rows.num_rows
     records = record_texts(rows.select([c for c in rows.column_names if not c.startswith("_") and c != "reason"]))
-    reasons = reason if isinstance(reason, pa.Array | pa.ChunkedArray) else pa.array([reason] * n, pa.string())
+    reasons = reason if isinstance(reason, pa.Array | pa.ChunkedArray) else pa.repeat(pa.scalar(reason, pa.string()), n)
     ids = (pc.cast(rows[id_column], pa.string()) if id_column and id_column in rows.column_names
            else pa.nulls(n, pa.string()))
     return pa.table({
         "business_date": dates if dates is not None else pa.nulls(n, pa.date32()),
-        "source_table": pa.array([source_table] * n, pa.string()),
+        "source_table": pa.repeat(pa.scalar(source_table, pa.string()), n),
         "source_file": rows["_source_file"], "source_row": rows["_source_row"],
         "reason": reasons, "record_id": ids, "record": records,
     }, schema=QUARANTINE)

@@ -124,15 +124,20 @@ def test_account_round_totals_by_hand(mode):
     totals = MODES[mode](kernels.account_round_totals)
     # round 0: A pays 600 then 500 (1,100 > 1,000 from the second), B 1,000 (at the maximum: within);
     # round 1: A 400 twice at the same instant (ties in record order: 800, within)
-    round_index = np.array([0, 0, 0, 1, 1], np.int64)
+    round_of = np.array([0, 0, 0, 1, 1], np.int64)
     account = np.array([0, 1, 0, 0, 0], np.int64)
     placed_at = np.array([1, 2, 3, 1, 1], np.int64)
     stake = np.array([600, 1_000, 500, 400, 400], np.int64)
-    order = np.lexsort((np.arange(5), placed_at, account, round_index))
-    assert totals(order, round_index, account, stake, 1_000).tolist() == [0, 0, 1_100, 0, 0]
-    assert totals(order, round_index, account, stake, 1_099).tolist() == [0, 0, 1_100, 0, 0]
-    assert totals(order, round_index, account, stake, 1_100).tolist() == [0, 0, 0, 0, 0]
-    assert totals(order, round_index, account, stake, 999).tolist() == [0, 1_000, 1_100, 0, 0]
+    for table_max, over in ((1_000, [0, 0, 1_100, 0, 0]), (1_099, [0, 0, 1_100, 0, 0]), (1_100, [0, 0, 0, 0, 0]),
+                            (999, [0, 1_000, 1_100, 0, 0])):
+        assert totals(round_of, 2, account, placed_at, stake, table_max, 2).tolist() == over
+    # counted in the order placed, not as recorded: A's 500 placed before its 600 takes it to 1,100 on the 600;
+    # two bets at the same instant in record order (the second brings A to 1,100); rounds numbered in any order
+    # (here round 0 holds A's 500 at 3 and its two 400s at 1: 400, 800, then 1,300)
+    assert totals(round_of, 2, account, np.array([3, 2, 1, 1, 1]), stake, 1_000, 2).tolist() == [1_100, 0, 0, 0, 0]
+    assert totals(np.zeros(2, np.int64), 1, np.zeros(2, np.int64), np.array([5, 5]), np.array([600, 500]), 1_000,
+                  1).tolist() == [0, 1_100]
+    assert totals(round_of[::-1].copy(), 2, account, placed_at, stake, 799, 2).tolist() == [0, 1_000, 1_300, 0, 800]
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -142,3 +143,55 @@ def test_a_spin_replay_lists_its_bets_by_bet_id_whatever_order_they_were_read_in
     replays = {r["round_id"]: [(b["bet_id"], b["selection"]) for b in r["bets"]]
                for r in out["roulette_round_replays"].to_pylist()}
     assert replays == {"R1": [("b0", "1"), ("b0", "2"), ("b1", "7"), ("b2", None)], "R2": [("b3", "5")]}
+
+
+def test_taken_is_the_rows_asked_for_and_no_copy_when_they_are_all_in_order():
+    from pipelines.games.rows import taken
+
+    values = pa.array(["a", "b", "c"])
+    assert taken(values, np.arange(3)) is values  # every row in order: the array itself
+    for rows, expect in (([0, 2, 1], ["a", "c", "b"]), ([0, 1], ["a", "b"]), ([1, 2], ["b", "c"]),
+                         ([0, 1, 1], ["a", "b", "b"]), ([], [])):
+        got = taken(values, np.array(rows, np.int64))
+        assert got is not values and got.to_pylist() == expect
+    table = pa.table({"x": [1, 2]})
+    assert taken(table, np.arange(2)) is table and taken(table, np.array([1, 0])).column("x").to_pylist() == [2, 1]
+
+
+def test_a_table_day_of_two_sessions_replays_each_round_with_its_own_bets():
+    """Two sessions on one table-day (the second's bets are not the table's first rows; each session's explanation
+    lines joined after the other's), one bet on no settleable round: every bet settled or quarantined once."""
+    tables = _table("tables", [{"table_id": "T9", "game": "roulette", "ruleset": "roulette_single_zero_live",
+                                "currency": "EUR", "table_max": 100_000}])
+    limits = _table("limits", [{"table_id": "T9", "bet_type": "STRAIGHT", "min_stake": 100, "max_stake": 50_000}])
+    shoes = _table("shoes", [{"shoe_id": s, "table_id": "T9", "shoe_no": k + 1, "opened_at": T0, "decks": 0,
+                              "cards": [], "equipment_id": "W1"} for k, s in enumerate(("S1", "S2"))])
+    rounds = _table("rounds", [
+        {"round_id": r, "shoe_id": s, "table_id": "T9", "round_no": 1, "betting_opened_at": T0,
+         "betting_closed_at": CLOSED, "status": "settled", "dealer_id": "D1", "pocket": p}
+        for r, s, p in (("R1", "S1", 7), ("R2", "S2", 5), ("R3", "S2", 40))])
+    bets = _table("bets", [{"table_id": "T9", "account_id": "A", "currency": "EUR", "placed_at": CLOSED,
+                            **_bet(b, r, "STRAIGHT", sel, 1000, paid)}
+                           for b, r, sel, paid in (("b1", "R2", "5", 36_000), ("b2", "R1", "7", 36_000),
+                                                   ("b3", "R3", "1", 0), ("b4", "R2", "6", 10))])
+    bets = bets.append_column("_source_file", pa.array(["bets.parquet"] * 4)).append_column(
+        "_source_row", pa.array(range(4), pa.int64()))
+    out = audit_group(table_infos(tables, limits)["T9"], shoes, rounds, bets)
+    replays = {r["round_id"]: r for r in out["roulette_round_replays"].to_pylist()}
+    assert {r: (x["shoe_id"], [b["bet_id"] for b in x["bets"]]) for r, x in replays.items()} == {
+        "R1": ("S1", ["b2"]), "R2": ("S2", ["b1", "b4"]), "R3": ("S2", ["b3"])}
+    said = {r: x["explanation"] for r, x in replays.items()}
+    assert said["R1"] == ["pocket 7: red, odd, low (1-18), dozen 1 (1-12), column 1",  # 35:1 on 1,000 minor units
+                          "Bet b2 (STRAIGHT '7', stake 10.00 EUR): covers 7; 7 is covered: won 35:1; owed 360.00 EUR, "
+                          "paid 360.00 EUR"]
+    assert said["R2"][1:] == [
+        "Bet b1 (STRAIGHT '5', stake 10.00 EUR): covers 5; 5 is covered: won 35:1; owed 360.00 EUR, paid 360.00 EUR",
+        "Bet b4 (STRAIGHT '6', stake 10.00 EUR): covers 6; 5 is not covered: lose; owed 0.00 EUR, paid 0.10 EUR"]
+    assert said["R2"][0].startswith("pocket 5: ")
+    assert said["R3"] == ["pocket 40: not a pocket 0-36"]
+    settled = {s["bet_id"]: (s["table_id"], s["expected"]) for s in out["settlements"].to_pylist()}
+    assert settled == {"b1": ("T9", 36_000), "b2": ("T9", 36_000), "b4": ("T9", 0)}  # b4 on 6: lost, paid 10
+    assert out["quarantine"]["record_id"].to_pylist() == ["b3"]
+    assert out["quarantine"]["source_table"].to_pylist() == ["bets"]
+    assert [(f["kind"], f["table_id"], f["shoe_id"], f["bet_id"]) for f in out["findings"].to_pylist()] == [
+        ("OUTCOME_INVALID", "T9", "S2", None), ("OVERPAID", "T9", "S2", "b4")]

@@ -32,6 +32,7 @@ from pipelines.games.rows import (
     round_dates,
     shoe_day,
     table_facts,
+    taken,
 )
 from schemas.outputs import FINDINGS
 
@@ -88,7 +89,7 @@ def audit_tables(table: OutcomeTable, shoes: pa.Table, rounds: pa.Table, bets: p
         recorded = RoundColumns([round_ids[i] for i in at], [round_nos[i] for i in at], [statuses[i] for i in at],
                                 closed[order], [outcomes[i] for i in at])
         mine = bets_of_session.get(session["shoe_id"], NO_BETS)
-        index = _round_index(recorded.round_id, table_bets.round_id.take(pa.array(mine, pa.int64())))
+        index = _round_index(recorded.round_id, taken(table_bets.round_id, mine))
         result = spec.audit(table.rules, table.facts, session["shoe_id"], recorded, table_bets.of_rows(mine, index),
                             known)
         replays.session(session["shoe_id"], order, result)
@@ -187,7 +188,7 @@ class _TableBets:
                    _micros(plain["placed_at"]), accounts, bet_types, selections)
 
     def of_rows(self, rows: np.ndarray, round_index: np.ndarray) -> BetColumns:
-        return BetColumns(self.bet_id.take(pa.array(rows, pa.int64())), round_index, self.account[rows],
+        return BetColumns(taken(self.bet_id, rows), round_index, self.account[rows],
                           self.bet_type[rows], self.selection[rows], self.stake[rows], self.paid[rows],
                           self.placed_at[rows], self.accounts, self.bet_types, self.selections)
 
@@ -257,7 +258,7 @@ class _Replays:
         outcome_type = schema.field(column).type
         columns = {
             "business_date": dates.take(at),
-            "table_id": pa.array([table.table_id] * len(rows), pa.string()),
+            "table_id": pa.repeat(pa.scalar(table.table_id, pa.string()), len(rows)),
             "shoe_id": pa.array(self.sessions, pa.string()),
             "round_id": plain_values(rounds["round_id"]).take(at).cast(pa.string()),
             "round_no": rounds["round_no"].take(at).cast(pa.int32()),
@@ -268,10 +269,15 @@ class _Replays:
             "outcome_description": pa.array(self.description, pa.string()),
             "bets": _bets_on_replays(table, rows, bets, take, bet_rows, rounds.num_rows),
             "explanation": pa.ListArray.from_arrays(pa.array(np.concatenate(self.explanation_at), pa.int32()),
-                                                    pa.concat_arrays([pa.array([], pa.string()), *self.explanation])),
+                                                    _joined(self.explanation)),
             "finding_kinds": pa.array(self.finding_kinds, pa.list_(pa.string())),
         }
         return pa.Table.from_arrays([_one_chunk(columns[f.name]) for f in schema], schema=schema)
+
+
+def _joined(texts: list[pa.Array]) -> pa.Array:
+    """The sessions' lines one after the other (a table-day's one session's as they are: no copy of its text)."""
+    return texts[0] if len(texts) == 1 else pa.concat_arrays([pa.array([], pa.string()), *texts])
 
 
 def _bets_on_replays(table: OutcomeTable, replay_rows: np.ndarray, bets: _TableBets, take: np.ndarray,
@@ -284,7 +290,7 @@ def _bets_on_replays(table: OutcomeTable, replay_rows: np.ndarray, bets: _TableB
     replay_of_row = np.full(rounds, -1, np.int64)
     replay_of_row[replay_rows] = np.arange(len(replay_rows))
     on = replay_of_row[bet_rows]  # each bet's replay row
-    ids = bets.bet_id.take(pa.array(take, pa.int64()))
+    ids = taken(bets.bet_id, take)
     ordered = _by_round_and_id(on, ids)
     if ordered is not None:
         take, ids = take[ordered], ids.take(pa.array(ordered, pa.int64()))

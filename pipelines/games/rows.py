@@ -141,6 +141,15 @@ def round_dates(rounds: pa.Table) -> pa.Array:
     """Each round's business date: the UTC day betting opened (null where it is not recorded)."""
     return pc.cast(pc.cast(rounds["betting_opened_at"], pa.timestamp("us")), pa.date32()).combine_chunks()
 
+Taken = TypeVar("Taken", pa.Array, pa.Table)
+
+def taken(values: Taken, rows: np.ndarray) -> Taken:
+    """values.take(rows), or `values` itself when `rows` are all its rows in order (a table-day dealt in one
+    shoe or session, every bet settled: no copy of its columns)."""
+    if len(rows) == len(values) and (not len(rows) or rows[0] == 0 and (np.diff(rows) == 1).all()):
+        return values
+    return values.take(pa.array(rows, pa.int64()))
+
 def _rows(indexes: np.ndarray) -> pa.Array:
     """Row numbers for a take; a negative one takes a null."""
     return pa.array(indexes, pa.int64(), mask=indexes < 0 if (indexes < 0).any() else None)
@@ -152,12 +161,12 @@ def settlements_table(table_id: str, bets: pa.Table, take: np.ndarray, expected:
     adaptor reads bets.added_stake (blackjack, casino stud) has it in its settlements; another's is null."""
     if not len(take):
         return SETTLEMENTS.empty_table()
-    b = bets.take(pa.array(take, pa.int64()))
+    b = taken(bets, take)
     r = pa.array(round_rows, pa.int64())
     added = (b["added_stake"].cast(pa.int64()) if "added_stake" in b.column_names
              else pa.nulls(len(take), pa.int64()))
     return pa.Table.from_arrays([
-        dates.take(r), pa.array([table_id] * len(take), pa.string()), plain(rounds["shoe_id"]).take(r),
+        dates.take(r), pa.repeat(pa.scalar(table_id, pa.string()), len(take)), plain(rounds["shoe_id"]).take(r),
         b["round_id"], rounds["round_no"].take(r).cast(pa.int32()), rounds["status"].take(r).cast(pa.string()),
         b["bet_id"], b["account_id"], b["placed_at"], b["bet_type"], b["mode"].cast(pa.string()), b["currency"],
         b["stake"], b["paid"], expected, pc.subtract(b["paid"], expected), b["_source_file"], b["_source_row"],
