@@ -20,6 +20,7 @@ from engine.cards import CARD_CODES
 from engine.games.blackjack import BET_CODES
 from engine.games.blackjack.audit import RecordedBet, RecordedRound, RoundReport, ShoeFacts, audit_shoe
 from engine.games.blackjack.kernel import LETTERS, NO_SEAT, OTHER
+from engine.games.blackjack.lines import ShoeLines, spans
 from engine.games.blackjack.records import NO_TIME, SEATS, ShoeBets, ShoeRounds, rounds_of
 from engine.games.blackjack.rules import BlackjackRules, load_blackjack_rules
 from engine.games.blackjack.strategy import BasicStrategyChart, load_basic_strategy
@@ -83,6 +84,8 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     columns = _round_columns(rounds.take(pa.array(dealt, pa.int64())))
     records = _Records(rounds)
     start = 0
+    parts: list[ShoeLines] = []  # the lines of the rounds the kernel replayed, a column for all shoes at once
+    bases: list[int] = []  # each's shoe's first report among the gathered
     for shoe, order in zip(shoe_rows, orders, strict=True):
         start, rows = start + len(order), dealt[start:start + len(order)]
         held = held_of_shoe.get(shoe["shoe_id"], [])
@@ -103,12 +106,18 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
         engine_bets = ShoeBets(round_index, *(bet[c][mine] for c in _ENGINE_BET_COLUMNS), recorded=lambda at,
                                mine=mine, k=round_index: _recorded_bets(plain, bet, mine[at], k[at]))
         facts = ShoeFacts(shoe["shoe_id"], shoe["decks"], tuple(shoe["cards"] or ()), shoe["cut_index"])
+        # (a shoe with rounds in quarantine has its reports renumbered: explained here, as records)
         result = audit_shoe(table.rules, table.chart, table.facts, facts, engine_rounds, engine_bets,
-                            quarantined=quarantined_bets(neighbours, position, shoe["shoe_id"]))
+                            quarantined=quarantined_bets(neighbours, position, shoe["shoe_id"]), explained=bool(held))
         if held:
             result = replace(result, rounds=in_shoe.reports(result.rounds))
+        else:
+            parts.append(result.lines)
+            bases.append(len(gathered.reports))
         gathered.shoe(shoe, order, round_rows, mine, audited[round_index], result)
-    return gathered.tables(table.table_id, OUT_REPLAYS, REPLAYS.schema, plain, bets, _replay_columns)
+    said = ShoeLines.joined(parts, bases)
+    return gathered.tables(table.table_id, OUT_REPLAYS, REPLAYS.schema, plain, bets,
+                           lambda *replayed: _replay_columns(*replayed, said))
 
 
 _ROUND_COLUMNS = ["round_id", "shoe_id", "round_no", "betting_opened_at", "status", "dealer_cards", "boxes",
@@ -172,12 +181,6 @@ def _ints(values, none: int = 0) -> np.ndarray:
 
 def _cards(values: pa.Array) -> np.ndarray:
     return _ints(pc.index_in(pc.cast(values, pa.string()), _CARD_CODES), -1)
-
-
-def _spans(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The indexes starts[i] .. starts[i] + lengths[i] - 1 of every i, one after another."""
-    ends = np.cumsum(lengths)
-    return np.repeat(starts - ends + lengths, lengths) + np.arange(ends[-1] if len(ends) else 0)
 
 
 def _starts(lengths: np.ndarray) -> np.ndarray:
@@ -256,8 +259,8 @@ def _round_columns(r: pa.Table) -> ShoeRounds:
     timed_box[kept_entry] = box_timed[given]
     act_time = np.full(int(act_at[-1]), NO_TIME, np.int64)
     with_times = given & box_timed
-    act_time[_spans(act_at[box_at[entry_round[with_times]] + entry_box[with_times]], time_n[with_times])] = \
-        times[_spans(_starts(time_n)[:-1][with_times], time_n[with_times])]
+    act_time[spans(act_at[box_at[entry_round[with_times]] + entry_box[with_times]], time_n[with_times])] = \
+        times[spans(_starts(time_n)[:-1][with_times], time_n[with_times])]
     return ShoeRounds(
         cancelled=pc.fill_null(pc.equal(r["status"], "cancelled"), False).to_numpy(zero_copy_only=False),
         numbered=pc.fill_null(pc.greater_equal(r["round_no"], 1), False).to_numpy(zero_copy_only=False),
@@ -302,9 +305,21 @@ def _round_index(ids: pa.Array, index: np.ndarray, round_ids: pa.ChunkedArray, m
     return index[len(ids) - 1 - pc.fill_null(last, 0).to_numpy(zero_copy_only=False).astype(np.int64)]
 
 
+def _explanations(reports: list[RoundReport], said: tuple[np.ndarray, pa.Array]) -> pa.Array:
+    """Each report's explanation: its own, else (a round the kernel replayed) its lines among `said` (each line's
+    report and the line)."""
+    own = [(k, line) for k, rep in enumerate(reports) if rep.explanation is not None for line in rep.explanation]
+    at = np.concatenate([np.array([k for k, _ in own], np.int64), said[0]])
+    order = np.argsort(at, kind="stable")
+    text = pa.concat_arrays([pa.array([line for _, line in own], pa.string()), said[1]]).take(pa.array(order))
+    offsets = np.searchsorted(at[order], np.arange(len(reports) + 1)).astype(np.int32)
+    return pa.ListArray.from_arrays(pa.array(offsets), text)
+
+
 def _replay_columns(table_id: str, rounds: pa.Table, rows: np.ndarray, shoe_ids: list[str],
-                    reports: list[RoundReport]) -> dict[str, pa.Array]:
-    """The blackjack_round_replays columns of the replayed rounds (`rows` of `rounds`, each's shoe and report)."""
+                    reports: list[RoundReport], said: tuple[np.ndarray, pa.Array]) -> dict[str, pa.Array]:
+    """The blackjack_round_replays columns of the replayed rounds (`rows` of `rounds`, each's shoe and report;
+    `said`: the lines of the reports without their own explanation, each's report and the line)."""
     at = pa.array(rows, pa.int64())
     schema = REPLAYS.schema
 
@@ -328,7 +343,7 @@ def _replay_columns(table_id: str, rounds: pa.Table, rows: np.ndarray, shoe_ids:
         "recorded_dealer_total": reported("recorded_dealer_total", [rep.dealer_total for rep in reports]),
         "cut_card_round": reported("cut_card_round", [rep.cut_card_round for rep in reports]),
         "after_cut": reported("after_cut", [rep.after_cut for rep in reports]),
-        "explanation": reported("explanation", [list(rep.explanation) for rep in reports]),
+        "explanation": _explanations(reports, said).cast(schema.field("explanation").type),
         "finding_kinds": reported("finding_kinds", [list(rep.finding_kinds) for rep in reports]),
     }
 
