@@ -85,6 +85,12 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     records = _Records(rounds)
     start = 0
     parts: list[ShoeLines] = []  # the lines of the rounds the kernel replayed, a column for all shoes at once
+    # each bet's round among the table's rounds as dealt, at once where the table's round ids are distinct (else
+    # shoe by shoe, among the shoe's rounds)
+    dealt_ids = rounds["round_id"].take(pa.array(dealt, pa.int64()))
+    distinct = pc.count_distinct(dealt_ids, mode="all").as_py() == len(dealt)
+    in_dealt = _ints(pc.index_in(plain["round_id"], dealt_ids), -1)
+    with_neighbours = neighbours is not None and neighbours.num_rows > 0
     bases: list[int] = []  # each's shoe's first report among the gathered
     for shoe, order in zip(shoe_rows, orders, strict=True):
         start, rows = start + len(order), dealt[start:start + len(order)]
@@ -99,10 +105,15 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
         else:
             engine_rounds = rounds_of(columns, start - len(order), start, lambda at, rows=rows: records(rows[at]))
             audited = np.arange(len(order))
-        ids = rounds["round_id"].take(pa.array(rows[audited[audited >= 0]], pa.int64()))
-        position = dict(zip(ids.to_pylist(), np.flatnonzero(audited >= 0).tolist(), strict=True))
         mine = bets_of_shoe.get(shoe["shoe_id"], NO_BETS)
-        round_index = _round_index(ids, np.flatnonzero(audited >= 0), plain["round_id"], mine)
+        kept, index = rows[audited[audited >= 0]], np.flatnonzero(audited >= 0)
+        ids = rounds["round_id"].take(pa.array(kept, pa.int64())) if held or not distinct or with_neighbours else None
+        if held or not distinct:
+            round_index = _round_index(ids, index, plain["round_id"], mine)
+        else:  # (its bets' rounds found among the table's at once; not its own: its last round, as _round_index)
+            local = in_dealt[mine] - (start - len(order))
+            round_index = np.where((local >= 0) & (local < len(order)), local, len(order) - 1)
+        position = dict(zip(ids.to_pylist(), index.tolist(), strict=True)) if with_neighbours else {}
         engine_bets = ShoeBets(round_index, *(bet[c][mine] for c in _ENGINE_BET_COLUMNS), recorded=lambda at,
                                mine=mine, k=round_index: _recorded_bets(plain, bet, mine[at], k[at]))
         facts = ShoeFacts(shoe["shoe_id"], shoe["decks"], tuple(shoe["cards"] or ()), shoe["cut_index"])
@@ -124,7 +135,9 @@ _ROUND_COLUMNS = ["round_id", "shoe_id", "round_no", "betting_opened_at", "statu
                   "box_cards", "box_actions", "box_auto_played"]
 
 
-_RECORDED_COLUMNS = [*_ROUND_COLUMNS, "betting_closed_at", "box_action_times", "dealer_revealed_at"]
+# what a RecordedRound holds: the values read as Python, the instants as microseconds
+_RECORD_VALUES = [c for c in _ROUND_COLUMNS if c not in ("shoe_id", "betting_opened_at")]
+_RECORDED_COLUMNS = [*_RECORD_VALUES, "betting_closed_at", "box_action_times", "dealer_revealed_at"]
 
 
 class _Records:
@@ -145,7 +158,7 @@ def _recorded_rounds(rounds: pa.Table, rows: np.ndarray) -> list[RecordedRound]:
     taken = rounds.select([c for c in _RECORDED_COLUMNS if c in rounds.column_names]).take(pa.array(rows, pa.int64()))
     closed = micros(taken["betting_closed_at"])
     times, revealed = box_instants(taken, "box_action_times"), instants(taken, "dealer_revealed_at")
-    return [_recorded_round(r, *more) for r, *more in zip(taken.select(_ROUND_COLUMNS).to_pylist(), closed, times,
+    return [_recorded_round(r, *more) for r, *more in zip(taken.select(_RECORD_VALUES).to_pylist(), closed, times,
                                                             revealed, strict=True)]
 
 
