@@ -20,6 +20,7 @@ from engine.cards import CARD_CODES
 from engine.games.blackjack import BET_CODES
 from engine.games.blackjack.audit import RecordedBet, RecordedRound, RoundReport, ShoeFacts, audit_shoe
 from engine.games.blackjack.kernel import LETTERS, NO_SEAT, OTHER
+from engine.games.blackjack.lines import ShoeLines, spans
 from engine.games.blackjack.records import NO_TIME, SEATS, ShoeBets, ShoeRounds, rounds_of
 from engine.games.blackjack.rules import BlackjackRules, load_blackjack_rules
 from engine.games.blackjack.strategy import BasicStrategyChart, load_basic_strategy
@@ -83,6 +84,14 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     columns = _round_columns(rounds.take(pa.array(dealt, pa.int64())))
     records = _Records(rounds)
     start = 0
+    parts: list[ShoeLines] = []  # the lines of the rounds the kernel replayed, a column for all shoes at once
+    # each bet's round among the table's rounds as dealt, at once where the table's round ids are distinct (else
+    # shoe by shoe, among the shoe's rounds)
+    dealt_ids = rounds["round_id"].take(pa.array(dealt, pa.int64()))
+    distinct = pc.count_distinct(dealt_ids, mode="all").as_py() == len(dealt)
+    in_dealt = _ints(pc.index_in(plain["round_id"], dealt_ids), -1)
+    with_neighbours = neighbours is not None and neighbours.num_rows > 0
+    bases: list[int] = []  # each's shoe's first report among the gathered
     for shoe, order in zip(shoe_rows, orders, strict=True):
         start, rows = start + len(order), dealt[start:start + len(order)]
         held = held_of_shoe.get(shoe["shoe_id"], [])
@@ -96,26 +105,39 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
         else:
             engine_rounds = rounds_of(columns, start - len(order), start, lambda at, rows=rows: records(rows[at]))
             audited = np.arange(len(order))
-        ids = rounds["round_id"].take(pa.array(rows[audited[audited >= 0]], pa.int64()))
-        position = dict(zip(ids.to_pylist(), np.flatnonzero(audited >= 0).tolist(), strict=True))
         mine = bets_of_shoe.get(shoe["shoe_id"], NO_BETS)
-        round_index = _round_index(ids, np.flatnonzero(audited >= 0), plain["round_id"], mine)
+        kept, index = rows[audited[audited >= 0]], np.flatnonzero(audited >= 0)
+        ids = rounds["round_id"].take(pa.array(kept, pa.int64())) if held or not distinct or with_neighbours else None
+        if held or not distinct:
+            round_index = _round_index(ids, index, plain["round_id"], mine)
+        else:  # (its bets' rounds found among the table's at once; not its own: its last round, as _round_index)
+            local = in_dealt[mine] - (start - len(order))
+            round_index = np.where((local >= 0) & (local < len(order)), local, len(order) - 1)
+        position = dict(zip(ids.to_pylist(), index.tolist(), strict=True)) if with_neighbours else {}
         engine_bets = ShoeBets(round_index, *(bet[c][mine] for c in _ENGINE_BET_COLUMNS), recorded=lambda at,
                                mine=mine, k=round_index: _recorded_bets(plain, bet, mine[at], k[at]))
         facts = ShoeFacts(shoe["shoe_id"], shoe["decks"], tuple(shoe["cards"] or ()), shoe["cut_index"])
+        # (a shoe with rounds in quarantine has its reports renumbered: explained here, as records)
         result = audit_shoe(table.rules, table.chart, table.facts, facts, engine_rounds, engine_bets,
-                            quarantined=quarantined_bets(neighbours, position, shoe["shoe_id"]))
+                            quarantined=quarantined_bets(neighbours, position, shoe["shoe_id"]), explained=bool(held))
         if held:
             result = replace(result, rounds=in_shoe.reports(result.rounds))
+        else:
+            parts.append(result.lines)
+            bases.append(len(gathered.reports))
         gathered.shoe(shoe, order, round_rows, mine, audited[round_index], result)
-    return gathered.tables(table.table_id, OUT_REPLAYS, REPLAYS.schema, plain, bets, _replay_columns)
+    said = ShoeLines.joined(parts, bases)
+    return gathered.tables(table.table_id, OUT_REPLAYS, REPLAYS.schema, plain, bets,
+                           lambda *replayed: _replay_columns(*replayed, said))
 
 
 _ROUND_COLUMNS = ["round_id", "shoe_id", "round_no", "betting_opened_at", "status", "dealer_cards", "boxes",
                   "box_cards", "box_actions", "box_auto_played"]
 
 
-_RECORDED_COLUMNS = [*_ROUND_COLUMNS, "betting_closed_at", "box_action_times", "dealer_revealed_at"]
+# what a RecordedRound holds: the values read as Python, the instants as microseconds
+_RECORD_VALUES = [c for c in _ROUND_COLUMNS if c not in ("shoe_id", "betting_opened_at")]
+_RECORDED_COLUMNS = [*_RECORD_VALUES, "betting_closed_at", "box_action_times", "dealer_revealed_at"]
 
 
 class _Records:
@@ -136,7 +158,7 @@ def _recorded_rounds(rounds: pa.Table, rows: np.ndarray) -> list[RecordedRound]:
     taken = rounds.select([c for c in _RECORDED_COLUMNS if c in rounds.column_names]).take(pa.array(rows, pa.int64()))
     closed = micros(taken["betting_closed_at"])
     times, revealed = box_instants(taken, "box_action_times"), instants(taken, "dealer_revealed_at")
-    return [_recorded_round(r, *more) for r, *more in zip(taken.select(_ROUND_COLUMNS).to_pylist(), closed, times,
+    return [_recorded_round(r, *more) for r, *more in zip(taken.select(_RECORD_VALUES).to_pylist(), closed, times,
                                                             revealed, strict=True)]
 
 
@@ -172,12 +194,6 @@ def _ints(values, none: int = 0) -> np.ndarray:
 
 def _cards(values: pa.Array) -> np.ndarray:
     return _ints(pc.index_in(pc.cast(values, pa.string()), _CARD_CODES), -1)
-
-
-def _spans(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The indexes starts[i] .. starts[i] + lengths[i] - 1 of every i, one after another."""
-    ends = np.cumsum(lengths)
-    return np.repeat(starts - ends + lengths, lengths) + np.arange(ends[-1] if len(ends) else 0)
 
 
 def _starts(lengths: np.ndarray) -> np.ndarray:
@@ -256,8 +272,8 @@ def _round_columns(r: pa.Table) -> ShoeRounds:
     timed_box[kept_entry] = box_timed[given]
     act_time = np.full(int(act_at[-1]), NO_TIME, np.int64)
     with_times = given & box_timed
-    act_time[_spans(act_at[box_at[entry_round[with_times]] + entry_box[with_times]], time_n[with_times])] = \
-        times[_spans(_starts(time_n)[:-1][with_times], time_n[with_times])]
+    act_time[spans(act_at[box_at[entry_round[with_times]] + entry_box[with_times]], time_n[with_times])] = \
+        times[spans(_starts(time_n)[:-1][with_times], time_n[with_times])]
     return ShoeRounds(
         cancelled=pc.fill_null(pc.equal(r["status"], "cancelled"), False).to_numpy(zero_copy_only=False),
         numbered=pc.fill_null(pc.greater_equal(r["round_no"], 1), False).to_numpy(zero_copy_only=False),
@@ -302,9 +318,21 @@ def _round_index(ids: pa.Array, index: np.ndarray, round_ids: pa.ChunkedArray, m
     return index[len(ids) - 1 - pc.fill_null(last, 0).to_numpy(zero_copy_only=False).astype(np.int64)]
 
 
+def _explanations(reports: list[RoundReport], said: tuple[np.ndarray, pa.Array]) -> pa.Array:
+    """Each report's explanation: its own, else (a round the kernel replayed) its lines among `said` (each line's
+    report and the line)."""
+    own = [(k, line) for k, rep in enumerate(reports) if rep.explanation is not None for line in rep.explanation]
+    at = np.concatenate([np.array([k for k, _ in own], np.int64), said[0]])
+    order = np.argsort(at, kind="stable")
+    text = pa.concat_arrays([pa.array([line for _, line in own], pa.string()), said[1]]).take(pa.array(order))
+    offsets = np.searchsorted(at[order], np.arange(len(reports) + 1)).astype(np.int32)
+    return pa.ListArray.from_arrays(pa.array(offsets), text)
+
+
 def _replay_columns(table_id: str, rounds: pa.Table, rows: np.ndarray, shoe_ids: list[str],
-                    reports: list[RoundReport]) -> dict[str, pa.Array]:
-    """The blackjack_round_replays columns of the replayed rounds (`rows` of `rounds`, each's shoe and report)."""
+                    reports: list[RoundReport], said: tuple[np.ndarray, pa.Array]) -> dict[str, pa.Array]:
+    """The blackjack_round_replays columns of the replayed rounds (`rows` of `rounds`, each's shoe and report;
+    `said`: the lines of the reports without their own explanation, each's report and the line)."""
     at = pa.array(rows, pa.int64())
     schema = REPLAYS.schema
 
@@ -328,7 +356,7 @@ def _replay_columns(table_id: str, rounds: pa.Table, rows: np.ndarray, shoe_ids:
         "recorded_dealer_total": reported("recorded_dealer_total", [rep.dealer_total for rep in reports]),
         "cut_card_round": reported("cut_card_round", [rep.cut_card_round for rep in reports]),
         "after_cut": reported("after_cut", [rep.after_cut for rep in reports]),
-        "explanation": reported("explanation", [list(rep.explanation) for rep in reports]),
+        "explanation": _explanations(reports, said).cast(schema.field("explanation").type),
         "finding_kinds": reported("finding_kinds", [list(rep.finding_kinds) for rep in reports]),
     }
 

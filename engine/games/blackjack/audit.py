@@ -37,7 +37,7 @@ of the round as it was recorded. Cancelled rounds refund every bet; their cards 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -50,8 +50,9 @@ from engine.findings import UNPLACED_ROUND, Finding, format_money, unverifiable_
 from engine.kernels import ROUNDING_CODES
 
 from . import BET_CODES
-from .hand import Total, dealer_decision, dealer_rule, hand_total, pair_kind
+from .hand import dealer_decision, hand_total, pair_kind
 from .kernel import LETTERS, NO_SEAT, PAIR_KINDS, RULE_INTS, play_rounds, settle_bets
+from .lines import REVEAL, VOCABULARY, VOCABULARY_AT, ShoeLines, write_lines
 from .play import ACTIONS, BoxActions, RoundPlay, dealt_tuples, hand_is_blackjack, replay_round, waits_for_dealer
 from .records import (
     NO_TIME,
@@ -93,7 +94,7 @@ class RoundReport:
     dealer_total: int | None  # of the recorded dealer cards
     cut_card_round: bool
     after_cut: bool
-    explanation: tuple[str, ...]
+    explanation: tuple[str, ...] | None  # None: a round the kernel replayed, its lines in ShoeAudit.lines
     finding_kinds: tuple[str, ...]
     unsettled_reason: str | None  # the round cannot be settled: its bets go to quarantine
 
@@ -104,6 +105,7 @@ class ShoeAudit:
     expected: list[int | None]  # per bet; None: the bet's round cannot be settled (`unsettled` says why)
     unsettled: list[str | None]
     findings: list[Finding] = field(default_factory=list)
+    lines: ShoeLines | None = None  # the explanation of the rounds whose report's is None
 
 
 def dealing_sequence(dealer: Sequence[str], box_cards: Sequence[Sequence[str]]) -> list[str]:
@@ -307,8 +309,6 @@ def _rule_ints(rules: BlackjackRules) -> np.ndarray:
 
 
 _CARD_TEXTS = np.array(CARD_CODES, object)
-# what happened at dealer_revealed_at, in the replay's timing line
-_REVEAL = "the dealer's second card dealt"
 
 
 class _Played:
@@ -329,70 +329,42 @@ class _Played:
         # decisions in time are not the kernel's: a round with a late decision or instants that are not one per
         # letter goes to the readable audit (LATE_DECISION, or unsettled with the reason)
         self.plain &= rounds.timed
-        self.explanations = self.explain()
+        self.check_chart()
         self.known = self.plain.copy()  # the rounds whose boxes' columns hold their settlement
         self.replays: dict[int, RoundPlay] = {}
         self.names: tuple[list[str], list[str], list[int]] | None = None
 
-    def explain(self) -> dict[int, tuple[str, ...]]:
-        """The plain rounds' explanations (_explain's lines from the kernel's replay); a round whose auto-played
-        box deviates from the chart is not plain (the readable audit flags it)."""
-        seq, who, hand = (c.tolist() for c in self.cards)
-        d_round, d_box, d_hand, d_total, d_soft, d_action, d_double, d_split, d_auto, d_cards_at, d_cards = (
-            c.tolist() for c in self.decisions)
-        dl_total, dl_soft = (c.tolist() for c in self.dealer_prefix)
-        dealer, dealer_at = self.dealer.tolist(), self.dealer_at.tolist()
-        card_at = self.card_at[self.box_at[:-1]].tolist()
-        first_decision = np.searchsorted(self.decisions[0], np.arange(len(self.rounds) + 1)).tolist()
-        h17 = self.rules.hits_soft_17
-        timing = self.timing_lines()
-        explanations = {}
-        for r in np.flatnonzero(self.plain).tolist():
-            at, s0 = int(self.position[r]), dealer_at[r] + card_at[r]
-            lines = [f"card {at + q} of the shoe: {CARD_CODES[seq[s0 + q]]} to "
-                     f"{'dealer' if who[s0 + q] == 0 else f'box {who[s0 + q]} hand {hand[s0 + q] + 1}'}"
-                     for q in range(int(self.used[r]))]
-            d0, d1 = dealer_at[r], dealer_at[r + 1]
-            upcard = CARD_CODES[dealer[d0]]
-            for d in range(first_decision[r], first_decision[r + 1]):
-                cards = [CARD_CODES[c] for c in d_cards[d_cards_at[d]:d_cards_at[d + 1]]]
-                action, verdict = LETTERS[d_action[d]], "legal"
-                if d_auto[d]:
-                    want = basic_strategy_decision(self.chart, cards, upcard, can_double=d_double[d],
-                                                   can_split=d_split[d])
-                    if want != action:
-                        self.plain[r] = False
-                        break
-                    verdict += f"; basic strategy: {want}"
-                lines.append(f"box {d_box[d]} hand {d_hand[d] + 1}: {' '.join(cards)} "
-                             f"({'soft' if d_soft[d] else 'hard'} {d_total[d]}) against {upcard}: {action} ({verdict})")
-            dealt = [CARD_CODES[c] for c in dealer[d0:d1]]
-            lines += [f"dealer {' '.join(dealt[:k + 1])}: {'draws' if k < d1 - d0 - 1 else 'stands'} "
-                      f"(rule: {dealer_rule(Total(dl_total[d0 + k], dl_soft[d0 + k]), h17).rule})"
-                      for k in range(d1 - d0)]
-            explanations[r] = tuple(lines + ([timing[r]] if timing[r] else []))
-        return explanations
+    def check_chart(self) -> None:
+        """A round whose auto-played box deviates from the chart is not plain (the readable audit flags it)."""
+        d_round, d_action, d_double, d_split, d_auto, d_cards_at, d_cards = (
+            self.decisions[k] for k in (0, 5, 6, 7, 8, 9, 10))
+        for d in np.flatnonzero(d_auto & self.plain[d_round]).tolist():
+            r = int(d_round[d])
+            if self.plain[r]:
+                cards = [CARD_CODES[c] for c in d_cards[d_cards_at[d]:d_cards_at[d + 1]].tolist()]
+                want = basic_strategy_decision(self.chart, cards, CARD_CODES[self.dealer[self.dealer_at[r]]],
+                                               can_double=bool(d_double[d]), can_split=bool(d_split[d]))
+                self.plain[r] = want == LETTERS[d_action[d]]
 
-    def timing_lines(self) -> dict[int, str | None]:
-        """decision_times.timing_line of each plain round (none of its decisions late), from the columns."""
+    def lines(self) -> ShoeLines:
+        """The explanations of the plain rounds (lines.write_lines)."""
         rounds = self.rounds
         instants = np.unique(np.concatenate([rounds.act_time, rounds.revealed]))
         instants = instants[instants != NO_TIME]
-        texts = dict(zip(instants.tolist(), us_texts(instants), strict=True))
-        box_no, box_at, box_timed, act, act_at, act_time, revealed = (c.tolist() for c in (
-            rounds.box_no, rounds.box_at, rounds.box_timed, rounds.act, rounds.act_at, rounds.act_time,
-            rounds.revealed))
-        lines: dict[int, str | None] = {}
-        for r in np.flatnonzero(self.plain).tolist():
-            if not rounds.times_recorded[r] and revealed[r] == NO_TIME:
-                lines[r] = None
-                continue
-            said = [f"box {box_no[b]} {LETTERS[act[k]]} at {texts[act_time[k]]}"
-                    for b in range(box_at[r], box_at[r + 1]) if box_timed[b]
-                    for k in range(act_at[b], act_at[b + 1]) if act_time[k] != NO_TIME]
-            shown = f"at {texts[revealed[r]]}" if revealed[r] != NO_TIME else "not recorded"
-            lines[r] = f"decisions in time: {'; '.join(said) or 'none recorded'}; {_REVEAL} {shown}"
-        return lines
+        texts = [t.encode() for t in us_texts(instants)]
+
+        def text_of(us: np.ndarray) -> np.ndarray:  # each instant's text among `texts` (-1: not recorded)
+            return np.where(us == NO_TIME, -1, np.searchsorted(instants, us))
+
+        d_round, d_box, d_hand, d_total, d_soft, d_action, _, _, d_auto, d_cards_at, d_cards = self.decisions
+        timed = self.plain & (rounds.times_recorded | (rounds.revealed != NO_TIME))
+        return ShoeLines(*write_lines(
+            self.plain, self.position, self.used, self.dealer_at[:-1] + self.card_at[self.box_at[:-1]], *self.cards,
+            self.dealer, self.dealer_at, d_round, d_box, d_hand, d_total, d_soft, d_action, d_auto, d_cards_at,
+            d_cards, *self.dealer_prefix, int(self.rules.hits_soft_17), timed, text_of(rounds.revealed), self.box_at,
+            self.box_no, rounds.box_timed, rounds.act, rounds.act_at, text_of(rounds.act_time),
+            np.frombuffer(b"".join(texts), np.uint8), np.concatenate([[0], np.cumsum([len(t) for t in texts])]).astype(
+                np.int64), VOCABULARY, VOCABULARY_AT))
 
     def report(self, i: int) -> RoundReport:
         if self.names is None:  # the recorded cards as texts, once (a plain round's are all card codes)
@@ -403,7 +375,7 @@ class _Played:
         dealer = tuple(dealer[self.dealer_at[i]:self.dealer_at[i + 1]])
         return RoundReport(i, int(self.position[i]), i, box_cards, dealer,
                            int(self.dealer_prefix[0][self.dealer_at[i + 1] - 1]), bool(self.cut_round[i]), False,
-                           self.explanations[i], (), None)
+                           None, (), None)
 
     def learn(self, i: int, r: RecordedRound, play: RoundPlay | None, report: RoundReport) -> None:
         """Round i, not plain, as the readable audit replayed it: a cancelled round (every bet refunded) or a
@@ -572,7 +544,7 @@ class _ShoeAuditor:
             self.findings.append(unverifiable_after(self.table.table_id, shoe.shoe_id,
                                                     self.recorded[lost[0]].round_id, lost[1], after))
         expected, unsettled = self.settle(reports, plays, played)
-        return ShoeAudit(reports, expected, unsettled, self.findings)
+        return ShoeAudit(reports, expected, unsettled, self.findings, played.lines())
 
     def lost(self, played: _Played) -> tuple[int, str] | None:
         """The first round whose cards cannot be counted (cards_not_counted) and why, or None. A round the kernel
@@ -626,7 +598,7 @@ class _ShoeAuditor:
         if r.status == "settled":
             self.check_round(r, position, seq, play, cut_seen, dealer_problem, kinds)
         lines = _explain(self.rules, play, position, self.chart, self.shoe.cards)
-        timing = timing_line(r.boxes, r.box_actions, r.box_action_times, r.dealer_revealed_at, _REVEAL)
+        timing = timing_line(r.boxes, r.box_actions, r.box_action_times, r.dealer_revealed_at, REVEAL)
         return self.report(i, r, position, cut_seen, expected_play, play, kinds, lines + ([timing] if timing else []),
                            None), play, len(seq)
 
@@ -830,13 +802,21 @@ class _ShoeAuditor:
 
 def audit_shoe(rules: BlackjackRules, chart: BasicStrategyChart, table: TableFacts, shoe: ShoeFacts,
                rounds: Sequence[RecordedRound] | ShoeRounds, bets: Sequence[RecordedBet] | ShoeBets, *,
-               bet_by_bet: bool = False, quarantined: Sequence[QuarantinedBet] = ()) -> ShoeAudit:
+               bet_by_bet: bool = False, quarantined: Sequence[QuarantinedBet] = (), explained: bool = True
+               ) -> ShoeAudit:
     """The audit of one shoe; `rounds` in round order (records or columns), each bet's round_index points into
     them. `bet_by_bet`: every round and bet through the readable rules, not only those the kernels cannot clear:
     the same result, slower (the tests' oracle of the kernels). `quarantined`: the bets of these rounds put in
     quarantine as they were read (round_index likewise): never settled, but a MAIN bet among them plays its box
     for its account (a PAIR beside it is not without a main bet, a bet behind by its account is by a seated
-    account, an insurance's share counts its stake where it is known)."""
+    account, an insurance's share counts its stake where it is known). `explained` False: the rounds the kernel
+    replayed have no explanation in their reports (None), their lines are in `lines` (as bytes: an adaptor
+    makes the column of many shoes' at once, lines.ShoeLines.joined)."""
     rounds = rounds if isinstance(rounds, ShoeRounds) else ShoeRounds.of(rounds)
     bets = bets if isinstance(bets, ShoeBets) else ShoeBets.of(bets)
-    return _ShoeAuditor(rules, chart, table, shoe, rounds, bets, bet_by_bet, quarantined).run()
+    audit = _ShoeAuditor(rules, chart, table, shoe, rounds, bets, bet_by_bet, quarantined).run()
+    if not explained:
+        return audit
+    said = audit.lines.explanations()
+    return replace(audit, rounds=[rep if rep.explanation is not None else replace(rep, explanation=said[i])
+                                  for i, rep in enumerate(audit.rounds)], lines=None)

@@ -1,0 +1,233 @@
+"""The replay's explanation of the rounds the kernel replayed (audit._Played's plain rounds), written by a kernel
+as bytes (write_lines: UTF-8 text, each line's and each round's offsets): no Python string a line, and an adaptor
+turns a table's lines into its Arrow column at once (ShoeLines.joined). The lines are audit._explain's and
+decision_times.timing_line's (the readable engine's, which explains every other round and is the oracle:
+tests/test_kernels_blackjack.py); a plain round has no finding, so no line says ILLEGAL, LATE or MISMATCH, and an
+auto-played decision is the chart's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from engine.cards import CARD_CODES
+from engine.kernels import kernel
+
+from .hand import Total, dealer_rule
+from .kernel import LETTERS
+
+REVEAL = "the dealer's second card dealt"  # what happened at dealer_revealed_at, in the timing line
+MAX_TOTAL = 31  # (a dealer's hand the rule stops drawing on holds at most 26)
+
+
+def _vocabulary() -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
+    """The texts the lines are made of as one byte array and each's offsets; where each piece starts."""
+    pieces: list[str] = []
+    at: dict[str, int] = {}
+
+    def add(name: str, texts: list[str]) -> None:
+        at[name] = len(pieces)
+        pieces.extend(texts)
+
+    add("words", ["card ", " of the shoe: ", " to ", "dealer", "box ", " hand ", ": ", " (", " ", ") against ",
+                  "hard", "soft", "legal", "legal; basic strategy: ", ")", "dealer ", "draws", "stands", " (rule: ",
+                  "decisions in time: ", "none recorded", "; ", f"; {REVEAL}", " at ", " not recorded"])
+    add("card", list(CARD_CODES))
+    add("letter", list(LETTERS))
+    add("rule", [dealer_rule(Total(t // 2, bool(t % 2)), h17).rule
+                 for h17 in (False, True) for t in range(2 * MAX_TOTAL + 2)])
+    data = [p.encode() for p in pieces]
+    return (np.frombuffer(b"".join(data), np.uint8).copy(),
+            np.concatenate([[0], np.cumsum([len(d) for d in data])]).astype(np.int64), at)
+
+
+VOCABULARY, VOCABULARY_AT, _AT = _vocabulary()
+(CARD_, OF_SHOE, TO, DEALER, BOX, HAND, COLON, OPEN, SPACE, AGAINST, HARD, SOFT, LEGAL, BY_CHART, CLOSE,
+ DEALER_, DRAWS, STANDS, RULE, IN_TIME, NONE_RECORDED, SEMICOLON, REVEALED, AT, NOT_RECORDED) = range(25)
+CARDS, LETTER, RULES = _AT["card"], _AT["letter"], _AT["rule"]
+
+
+@kernel
+def _put(buf, at, dry, vocab, vocab_at, k):
+    """Piece k of `vocab` at buf[at:] (dry: only counted); where the next byte goes."""
+    a, b = vocab_at[k], vocab_at[k + 1]
+    if not dry:
+        for i in range(b - a):  # (a loop: a slice a piece costs more than its few bytes)
+            buf[at + i] = vocab[a + i]
+    return at + b - a
+
+
+@kernel
+def _put_int(buf, at, dry, n):
+    """n in decimal digits at buf[at:] (n >= 0)."""
+    digits, m = 1, n
+    while m >= 10:
+        m //= 10
+        digits += 1
+    if not dry:
+        for i in range(digits):
+            buf[at + digits - 1 - i] = 48 + n % 10
+            n //= 10
+    return at + digits
+
+
+@kernel
+def write_lines(plain, position, used, first, seq, who, hand, dealer, dealer_at, d_round, d_box, d_hand, d_total,
+                d_soft, d_action, d_auto, d_cards_at, d_cards, dl_total, dl_soft, h17, timed, revealed, box_at,
+                box_no, box_timed, act, act_at, act_time, times, times_at, vocab, vocab_at):
+    """The explanation of each plain round of a shoe: its cards (seq/who/hand from `first`, `used` of them, the
+    shoe's from `position`), its decisions (d_*: kernel.play_rounds' decision columns), the dealer's hand (the
+    dealer columns with their prefix totals and softness) and, where `timed`, its decisions in time (per box
+    `box_timed`, per letter its instant's text, an index into `times`, -1: not recorded; `revealed` per round
+    likewise). Returns (bytes, line offsets, round offsets: round r's lines are line_at[round_at[r]:...])."""
+    n = len(plain)
+    buf = np.zeros(0, np.uint8)
+    line_at = np.zeros(1, np.int64)
+    round_at = np.zeros(n + 1, np.int64)
+    for p in range(2):  # the first pass counts the bytes and lines, the second writes them
+        dry = p == 0
+        at, line, dp = 0, 0, 0
+        for r in range(n):
+            round_at[r] = line
+            if not plain[r]:
+                continue
+            for q in range(used[r]):  # "card {n} of the shoe: {card} to {dealer | box b hand h}"
+                s = first[r] + q
+                at = _put(buf, at, dry, vocab, vocab_at, CARD_)
+                at = _put_int(buf, at, dry, position[r] + q)
+                at = _put(buf, at, dry, vocab, vocab_at, OF_SHOE)
+                at = _put(buf, at, dry, vocab, vocab_at, CARDS + seq[s])
+                at = _put(buf, at, dry, vocab, vocab_at, TO)
+                if who[s] == 0:
+                    at = _put(buf, at, dry, vocab, vocab_at, DEALER)
+                else:
+                    at = _put(buf, at, dry, vocab, vocab_at, BOX)
+                    at = _put_int(buf, at, dry, who[s])
+                    at = _put(buf, at, dry, vocab, vocab_at, HAND)
+                    at = _put_int(buf, at, dry, hand[s] + 1)
+                line += 1
+                if not dry:
+                    line_at[line] = at
+            up = dealer[dealer_at[r]]
+            while dp < len(d_round) and d_round[dp] < r:
+                dp += 1
+            while dp < len(d_round) and d_round[dp] == r:
+                # "box {b} hand {h}: {cards} ({soft|hard} {total}) against {upcard}: {letter} ({verdict})"
+                at = _put(buf, at, dry, vocab, vocab_at, BOX)
+                at = _put_int(buf, at, dry, d_box[dp])
+                at = _put(buf, at, dry, vocab, vocab_at, HAND)
+                at = _put_int(buf, at, dry, d_hand[dp] + 1)
+                at = _put(buf, at, dry, vocab, vocab_at, COLON)
+                for c in range(d_cards_at[dp], d_cards_at[dp + 1]):
+                    if c > d_cards_at[dp]:
+                        at = _put(buf, at, dry, vocab, vocab_at, SPACE)
+                    at = _put(buf, at, dry, vocab, vocab_at, CARDS + d_cards[c])
+                at = _put(buf, at, dry, vocab, vocab_at, OPEN)
+                at = _put(buf, at, dry, vocab, vocab_at, SOFT if d_soft[dp] else HARD)
+                at = _put(buf, at, dry, vocab, vocab_at, SPACE)
+                at = _put_int(buf, at, dry, d_total[dp])
+                at = _put(buf, at, dry, vocab, vocab_at, AGAINST)
+                at = _put(buf, at, dry, vocab, vocab_at, CARDS + up)
+                at = _put(buf, at, dry, vocab, vocab_at, COLON)
+                at = _put(buf, at, dry, vocab, vocab_at, LETTER + d_action[dp])
+                at = _put(buf, at, dry, vocab, vocab_at, OPEN)
+                if d_auto[dp]:  # (a plain round's auto-played decision is the chart's)
+                    at = _put(buf, at, dry, vocab, vocab_at, BY_CHART)
+                    at = _put(buf, at, dry, vocab, vocab_at, LETTER + d_action[dp])
+                else:
+                    at = _put(buf, at, dry, vocab, vocab_at, LEGAL)
+                at = _put(buf, at, dry, vocab, vocab_at, CLOSE)
+                line += 1
+                if not dry:
+                    line_at[line] = at
+                dp += 1
+            d0, d1 = dealer_at[r], dealer_at[r + 1]
+            for k in range(d0, d1):  # "dealer {cards}: {draws | stands} (rule: {rule})"
+                at = _put(buf, at, dry, vocab, vocab_at, DEALER_)
+                for c in range(d0, k + 1):
+                    if c > d0:
+                        at = _put(buf, at, dry, vocab, vocab_at, SPACE)
+                    at = _put(buf, at, dry, vocab, vocab_at, CARDS + dealer[c])
+                at = _put(buf, at, dry, vocab, vocab_at, COLON)
+                at = _put(buf, at, dry, vocab, vocab_at, DRAWS if k < d1 - 1 else STANDS)
+                at = _put(buf, at, dry, vocab, vocab_at, RULE)
+                total = 2 * min(dl_total[k], MAX_TOTAL) + (1 if dl_soft[k] else 0)
+                at = _put(buf, at, dry, vocab, vocab_at, RULES + h17 * (2 * MAX_TOTAL + 2) + total)
+                at = _put(buf, at, dry, vocab, vocab_at, CLOSE)
+                line += 1
+                if not dry:
+                    line_at[line] = at
+            if timed[r]:  # "decisions in time: {box b L at t; ... | none recorded}; {REVEAL} {at t | not recorded}"
+                at = _put(buf, at, dry, vocab, vocab_at, IN_TIME)
+                said = 0
+                for b in range(box_at[r], box_at[r + 1]):
+                    if not box_timed[b]:
+                        continue
+                    for k in range(act_at[b], act_at[b + 1]):
+                        if act_time[k] < 0:
+                            continue
+                        if said:
+                            at = _put(buf, at, dry, vocab, vocab_at, SEMICOLON)
+                        at = _put(buf, at, dry, vocab, vocab_at, BOX)
+                        at = _put_int(buf, at, dry, box_no[b])
+                        at = _put(buf, at, dry, vocab, vocab_at, SPACE)
+                        at = _put(buf, at, dry, vocab, vocab_at, LETTER + act[k])
+                        at = _put(buf, at, dry, vocab, vocab_at, AT)
+                        at = _put(buf, at, dry, times, times_at, act_time[k])
+                        said += 1
+                if not said:
+                    at = _put(buf, at, dry, vocab, vocab_at, NONE_RECORDED)
+                at = _put(buf, at, dry, vocab, vocab_at, REVEALED)
+                if revealed[r] >= 0:
+                    at = _put(buf, at, dry, vocab, vocab_at, AT)
+                    at = _put(buf, at, dry, times, times_at, revealed[r])
+                else:
+                    at = _put(buf, at, dry, vocab, vocab_at, NOT_RECORDED)
+                line += 1
+                if not dry:
+                    line_at[line] = at
+        round_at[n] = line
+        if dry:
+            buf = np.zeros(at, np.uint8)
+            line_at = np.zeros(line + 1, np.int64)
+    return buf, line_at, round_at
+
+
+@dataclass(frozen=True)
+class ShoeLines:
+    """write_lines' result: the lines' UTF-8 bytes, each line's offsets (line_at), each round's lines
+    (round_at: round r's are lines round_at[r] .. round_at[r + 1] - 1)."""
+
+    data: np.ndarray
+    line_at: np.ndarray
+    round_at: np.ndarray
+
+    def explanations(self) -> list[tuple[str, ...]]:
+        """Each round's lines as texts."""
+        text = self.data.tobytes()
+        at = self.line_at.tolist()
+        lines = [text[at[k]:at[k + 1]].decode() for k in range(len(at) - 1)]
+        return [tuple(lines[a:b]) for a, b in zip(self.round_at[:-1].tolist(), self.round_at[1:].tolist(),
+                                                  strict=True)]
+
+    @staticmethod
+    def joined(shoes: list[ShoeLines], bases: list[int]) -> tuple[np.ndarray, pa.Array]:
+        """The lines of many shoes as (each line's round, numbered from its shoe's base; the lines)."""
+        shoes = [ShoeLines(np.zeros(0, np.uint8), np.zeros(1, np.int64), np.zeros(1, np.int64)), *shoes]
+        sizes = np.array([len(s.data) for s in shoes], np.int64)
+        line_at = np.concatenate([np.zeros(1, np.int64), *(s.line_at[1:] + start for s, start in
+                                                          zip(shoes, np.cumsum(sizes) - sizes, strict=True))])
+        rounds = np.concatenate([np.repeat(np.arange(len(s.round_at) - 1, dtype=np.int64) + base,
+                                           np.diff(s.round_at)) for s, base in zip(shoes, [0, *bases], strict=True)])
+        text = pa.StringArray.from_buffers(len(line_at) - 1, pa.py_buffer(line_at.astype(np.int32)),
+                                           pa.py_buffer(np.concatenate([s.data for s in shoes])))
+        return rounds, text
+
+
+def spans(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The indexes starts[i] .. starts[i] + lengths[i] - 1 of every i, one after another."""
+    ends = np.cumsum(lengths)
+    return np.repeat(starts - ends + lengths, lengths) + np.arange(ends[-1] if len(ends) else 0)

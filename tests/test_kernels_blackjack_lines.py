@@ -1,0 +1,77 @@
+"""Blackjack's explanation lines written by a kernel (engine/games/blackjack/lines.py) against the readable engine's
+(audit._explain, decision_times.timing_line: bet_by_bet=True replays every round through them), at the places
+where the writer does its own work: card numbers crossing a digit (9 -> 10, 99 -> 100), a split hand numbered 2,
+the dealer's rule words on each total, decisions in time with a box or the reveal not recorded. Each round is
+checked to be one the kernel replays (plain), so its lines are the writer's."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from engine.betting import TableFacts
+from engine.games.blackjack.audit import RecordedRound, ShoeFacts, ShoeRounds, _Played, audit_shoe, dealing_sequence
+from engine.games.blackjack.rules import load_blackjack_rules
+from engine.games.blackjack.strategy import load_basic_strategy
+
+RULES = load_blackjack_rules()
+CHART = load_basic_strategy()
+TABLE = TableFacts("BJ1", "EUR", 100_000, {"MAIN": (100, 100_000)})
+CLOSED = 1_700_000_000_000_000
+
+
+def _lines(boxes: dict[int, tuple[str, str]], dealer: str, *, burn: int = 1, rules=RULES, times=None,
+           revealed: int | None = None) -> tuple[str, ...]:
+    """The kernel's explanation of one round dealt after `burn` cards, checked equal to the readable engine's."""
+    box_cards = tuple(tuple(cards.split()) for cards, _ in boxes.values())
+    dealer_cards = tuple(dealer.split())
+    rules = replace(rules, burn_cards=burn)
+    shoe = ShoeFacts("S1", 8, ("2C",) * burn + tuple(dealing_sequence(dealer_cards, box_cards)), None)
+    rounds = [RecordedRound("R1", 1, "settled", CLOSED, dealer_cards, tuple(boxes), box_cards,
+                            tuple(letters for _, letters in boxes.values()), (False,) * len(boxes), times, revealed)]
+    assert _Played(rules, CHART, shoe, ShoeRounds.of(rounds)).plain.tolist() == [True]
+    fast = audit_shoe(rules, CHART, TABLE, shoe, rounds, [])
+    assert fast.rounds == audit_shoe(rules, CHART, TABLE, shoe, rounds, [], bet_by_bet=True).rounds
+    return fast.rounds[0].explanation
+
+
+@pytest.mark.parametrize("burn", [7, 8, 9, 10, 97, 98, 99, 100])
+def test_card_numbers_crossing_a_digit(burn):
+    lines = _lines({1: ("TH 9D", "S"), 2: ("8C 8D", "S")}, "TS 7C", burn=burn)
+    assert lines[0] == f"card {burn} of the shoe: TH to box 1 hand 1"
+    assert lines[2] == f"card {burn + 2} of the shoe: TS to dealer"
+    assert lines[5] == f"card {burn + 5} of the shoe: 7C to dealer"
+
+
+def test_a_split_pair_numbers_its_hands():
+    # 8s split: hand 1 8C 3D doubled, hand 2 8D TS stood; the dealer 9H 7S draws to 16 then takes TC (bust)
+    lines = _lines({3: ("8C 8D 3D 5H TS", "PDS")}, "9H 7S TC")
+    assert "card 3 of the shoe: 8D to box 3 hand 2" in lines
+    assert "box 3 hand 1: 8C 3D (hard 11) against 9H: D (legal)" in lines
+    assert "box 3 hand 2: 8D TS (hard 18) against 9H: S (legal)" in lines
+    assert lines[-3:] == ("dealer 9H: draws (rule: hit on 16 or less)",
+                          "dealer 9H 7S: draws (rule: hit on 16 or less)",
+                          "dealer 9H 7S TC: stands (rule: stand on hard 26)")
+
+
+@pytest.mark.parametrize("h17,dealer,last", [
+    (True, "AS 6D TC", "stand on hard 17"),
+    (True, "AS 6D 4H", "stand on soft 21"),
+    (False, "AS 6D", "stand on soft 17"),
+    (True, "6S AD 3C", "stand on soft 20"),
+])
+def test_the_dealers_rule_words(h17, dealer, last):
+    lines = _lines({1: ("TH 8D", "S")}, dealer, rules=replace(RULES, hits_soft_17=h17))
+    assert lines[-1].endswith(f": stands (rule: {last})")
+
+
+def test_decisions_in_time_with_a_box_or_the_reveal_not_recorded():
+    at = CLOSED + 5_000_000
+    boxes = {1: ("TH 5D 2C", "HS"), 2: ("9C 9H", "S")}
+    lines = _lines(boxes, "TS 8C", times=((at, at + 1_000_001), None), revealed=None)
+    assert lines[-1] == ("decisions in time: box 1 H at 2023-11-14T22:13:25.000000Z; box 1 S at "
+                         "2023-11-14T22:13:26.000001Z; the dealer's second card dealt not recorded")
+    lines = _lines(boxes, "TS 8C", times=(None, None), revealed=at + 3_000_000)
+    assert lines[-1] == ("decisions in time: none recorded; the dealer's second card dealt at "
+                         "2023-11-14T22:13:28.000000Z")
