@@ -5,7 +5,8 @@ tampered decisions, ranks, balances, calls, payments, limits and windows, gives 
 explanations, findings, credits and ledger with the kernel (quiet rounds settled by settle_day) as with every
 round through the readable rules (round_by_round=True). Hand-worked rounds pin the boundaries (the dealer
 exactly at ace-king, one card below it; a call on each row of the pay table; each jackpot prize and the
-reset), each checked to be one the kernel settles itself."""
+reset; each reason a bet is refunded, and the order they are judged in), each checked to be one the kernel
+settles itself."""
 
 from __future__ import annotations
 
@@ -428,3 +429,96 @@ def test_a_quiet_rounds_words(times, revealed, line):
         "pool 500.30 EUR",
         *([line] if line else []))
     assert len(words) == 11 + bool(line)
+
+
+# -- refunds on a settled round: the kernel's, each reason at its boundary -------------------------------------
+
+def _refunding(extra: list[RecordedBet], rules=RULES, after=None):
+    """A quiet round (box 1 calls a pair of sevens against ace-king high, an ANTE of 10.00 paid 60.00) with the
+    bets `extra` (`after`: the pools recorded after); the kernel's audit checked against the readable rules', and
+    the round checked to be the kernel's."""
+    r, bets = _one_round("7S 7D 5C 4H 3S", DEALER_AK, after=after)
+    bets = [replace(bets[0], paid=6_000), *extra]
+    return _words(r, bets, rules), audit_table_rounds(rules, TABLE, [r], bets)
+
+
+def _jackpot(seat, paid=100, bet_id="B2", kind="JACKPOT", added=None):
+    return RecordedBet(bet_id, 0, "A2", kind, seat, 100, added, paid, CLOSED)
+
+
+@pytest.mark.parametrize("seat, refunded", [
+    (1, False),  # beside box 1's ANTE: settled on the pair of sevens (no prize, feeds the pools)
+    (2, True),  # box 2 has no ANTE: refunded, feeds nothing
+])
+def test_a_jackpot_bet_without_an_ante_is_refunded(seat, refunded):
+    words, audit = _refunding([_jackpot(seat, paid=100 if refunded else 0)],
+                              after=None if refunded else (500_060, 50_030))
+    assert audit.expected == [6_000, 100 if refunded else 0]
+    assert [f.kind for f in audit.findings] == (["JACKPOT_WITHOUT_ANTE"] if refunded else [])
+    line = next(w for w in words if w.startswith("Bet B2"))
+    assert line == (f"Bet B2 (JACKPOT, stake 1.00 EUR) on box {seat}: " + (
+        "no ante on its box: refunded, feeds no pool; owed 1.00 EUR, paid 1.00 EUR" if refunded else
+        "PAIR: no prize; feeds the jackpot 0.60 EUR, the next pool 0.30 EUR, the house 0.10 EUR; owed 0.00 EUR, "
+        "paid 0.00 EUR"))
+    assert audit.rounds[0].pools_after == (Pools(500_000, 50_000) if refunded else Pools(500_060, 50_030))
+
+
+def test_a_jackpot_bet_needs_no_ante_where_the_ruleset_says_so():
+    # requires_ante off: the jackpot bet on box 2 (not dealt) is refunded as on an empty box, not without an ante
+    rules = replace(RULES, jackpot=replace(RULES.jackpot, requires_ante=False))
+    words, audit = _refunding([_jackpot(2)], rules)
+    assert [f.kind for f in audit.findings] == ["BET_ON_EMPTY_BOX"]
+    assert "Bet B2 (JACKPOT, stake 1.00 EUR) on box 2: box 2 was not dealt: refunded; owed 1.00 EUR, paid 1.00 EUR" \
+        in words
+
+
+def test_an_ante_on_a_box_not_dealt_makes_its_jackpot_bet_one_on_an_empty_box():
+    # box 3's ANTE (with a call) is refunded with its call; the jackpot bet beside it is not without an ante
+    ante = RecordedBet("B3", 0, "A3", "ANTE", 3, 500, 1_000, 1_500, CLOSED)
+    words, audit = _refunding([ante, _jackpot(3)])
+    assert audit.expected == [6_000, 1_500, 100]
+    assert [f.kind for f in audit.findings] == ["BET_ON_EMPTY_BOX", "BET_ON_EMPTY_BOX"]
+    assert ("Bet B3 (ANTE, stake 5.00 EUR, call 10.00 EUR) on box 3: box 3 was not dealt: refunded; owed 15.00 EUR, "
+            "paid 15.00 EUR") in words
+
+
+@pytest.mark.parametrize("seat", [None, 2])
+def test_a_bet_type_not_offered_is_refunded_first(seat):
+    # BONUS is no stud bet: refunded whatever its seat, so it is not a bet on an empty box too
+    words, audit = _refunding([_jackpot(seat, kind="BONUS", added=300)])
+    assert audit.expected == [6_000, 100]
+    assert [f.kind for f in audit.findings] == ["BET_TYPE_NOT_OFFERED"]
+    assert (f"Bet B2 (BONUS, stake 1.00 EUR) on box {seat}: {RULES.id} does not offer BONUS: refunded; owed 1.00 "
+            "EUR, paid 1.00 EUR") in words
+
+
+def test_a_seat_not_recorded_is_an_empty_box():
+    ante = RecordedBet("B3", 0, "A3", "ANTE", None, 500, 0, 500, CLOSED)
+    words, audit = _refunding([ante, _jackpot(None)])  # the ANTE without a seat is the jackpot bet's: both empty
+    assert [f.kind for f in audit.findings] == ["BET_ON_EMPTY_BOX", "BET_ON_EMPTY_BOX"]
+    assert "Bet B2 (JACKPOT, stake 1.00 EUR) on box None: box None was not dealt: refunded; owed 1.00 EUR, paid " \
+        "1.00 EUR" in words
+
+
+@pytest.mark.parametrize("paid, kinds", [(99, ["JACKPOT_WITHOUT_ANTE", "UNDERPAID"]), (101, ["JACKPOT_WITHOUT_ANTE",
+                                                                                            "OVERPAID"])])
+def test_a_refund_paid_otherwise(paid, kinds):
+    """A refunded ANTE paid one unit off is a plain check (the kernel's round); a refunded jackpot bet paid one
+    unit off is a payment finding that leaves the round's balances unchecked (the readable rules')."""
+    r, bets = _one_round("7S 7D 5C 4H 3S", DEALER_AK)
+    bets = [replace(bets[0], paid=6_000), _jackpot(2, paid=paid)]
+    assert settle_quiet(RULES, TABLE, [r], bets, set()).quiet == [False]
+    fast = audit_table_rounds(RULES, TABLE, [r], bets)
+    assert fast == audit_table_rounds(RULES, TABLE, [r], bets, round_by_round=True)
+    assert [f.kind for f in fast.findings] == kinds
+    ante = RecordedBet("B3", 0, "A3", "ANTE", 3, 500, 0, paid * 5, CLOSED)
+    words, audit = _refunding([ante])
+    assert [f.kind for f in audit.findings] == ["BET_ON_EMPTY_BOX", kinds[1]]
+
+
+def test_a_refunds_limits_and_window_are_checked():
+    # a BONUS has no limits of this table; a jackpot bet without an ante keeps its own (100-100) and its window
+    late = replace(_jackpot(2, kind="JACKPOT"), stake=101, paid=101, placed_at=CLOSED + 1)
+    words, audit = _refunding([_jackpot(3, kind="BONUS", bet_id="B3"), late])
+    assert [f.kind for f in audit.findings] == ["BET_TYPE_NOT_OFFERED", "JACKPOT_WITHOUT_ANTE", "STAKE_ABOVE_MAX",
+                                                "LATE_BET"]

@@ -66,6 +66,7 @@ from .chain import ChainGap, gap_finding
 from .dealing import cards_needed, deal, positions
 from .explain import explain_round
 from .hands import HandRank, dealer_qualifies, hand_or_none
+from .kernel import EMPTY_BOX, NO_ANTE, NOT_OFFERED
 from .ledger import JackpotBet, Pools, RoundLedger, settle_round
 from .quiet import QuietDay, settle_quiet
 from .quiet import one_full_deck as _one_full_deck
@@ -334,8 +335,10 @@ class _Auditor:
         w.expected_box_cards, w.expected_dealer_cards = r.box_cards, r.dealer_cards  # (as dealt: _as_dealt)
         w.ranks = tuple(quiet.hand(k) for k in range(k0, k0 + len(r.boxes)))
         w.dealer, w.qualifies, w.actions = quiet.dealer(i), quiet.qualifies[i], r.box_actions
-        for b in mine:
-            if quiet.call_flag[b]:
+        for b in mine:  # (in record order, as settle_bets finds them)
+            if quiet.refund[b]:
+                self.refund(r, bets[b], quiet.refund[b])
+            elif quiet.call_flag[b]:
                 self.check_call(bets[b], r.box_actions[r.boxes.index(bets[b].seat)])
         for b in mine:
             if quiet.check_flag[b]:
@@ -472,22 +475,13 @@ class _Auditor:
                 self.beside[bet] = held_antes[bet.seat]
             if (bet.bet_type == JACKPOT and self.rules.jackpot.requires_ante and bet.seat not in antes
                     and bet.seat not in held_antes):
-                self.bet_finding("JACKPOT_WITHOUT_ANTE", bet, f"an ANTE on box {bet.seat}", "none",
-                                 f"{self.what(bet)}: no ANTE bet on box {bet.seat} in round {r.round_id}; the "
-                                 "jackpot bet is placed after the ante (refunded).")
-                credits[b] = (bet.stake, "no ante on its box: refunded, feeds no pool")
+                credits[b] = self.refund(r, bet, NO_ANTE)
             elif r.status == "cancelled":
                 credits[b] = (bet.stake + (bet.added_stake or 0), "round cancelled: refunded")
             elif bet.bet_type not in BET_CODES:
-                self.bet_finding("BET_TYPE_NOT_OFFERED", bet, f"a bet type of {self.rules.id}", bet.bet_type,
-                                 f"{self.what(bet)}: {self.rules.id} does not offer {bet.bet_type} (refunded).")
-                credits[b] = (bet.stake, f"{self.rules.id} does not offer {bet.bet_type}: refunded")
+                credits[b] = self.refund(r, bet, NOT_OFFERED)
             elif bet.seat not in r.boxes:
-                refund = bet.stake + (bet.added_stake or 0) if bet.bet_type == ANTE else bet.stake
-                self.bet_finding("BET_ON_EMPTY_BOX", bet, f"one of the dealt boxes {list(r.boxes)}",
-                                 f"box {bet.seat}", f"{self.what(bet)} is on box {bet.seat}, which was not dealt in "
-                                 f"round {r.round_id}: refunded.")
-                credits[b] = (refund, f"box {bet.seat} was not dealt: refunded")
+                credits[b] = self.refund(r, bet, EMPTY_BOX)
             elif bet.bet_type == ANTE:
                 credits[b] = self.ante(i, r, bet)
             else:
@@ -502,6 +496,24 @@ class _Auditor:
             self.check_bet(i, r, b, credit)
             expected[b] = credit
             w.bet_lines.append(self.bet_line(bet, credit, why))
+
+    def refund(self, r: RecordedRound, bet: RecordedBet, reason: int) -> tuple[int, str]:
+        """A bet of a settled round refunded (kernel.NO_ANTE, NOT_OFFERED, EMPTY_BOX): its finding; its credit and
+        why (words.py says the why of the kernel's)."""
+        what, seat = self.what(bet), bet.seat
+        if reason == NO_ANTE:
+            self.bet_finding("JACKPOT_WITHOUT_ANTE", bet, f"an ANTE on box {seat}", "none",
+                             f"{what}: no ANTE bet on box {seat} in round {r.round_id}; the jackpot bet is placed "
+                             "after the ante (refunded).")
+            return bet.stake, "no ante on its box: refunded, feeds no pool"
+        if reason == NOT_OFFERED:
+            self.bet_finding("BET_TYPE_NOT_OFFERED", bet, f"a bet type of {self.rules.id}", bet.bet_type,
+                             f"{what}: {self.rules.id} does not offer {bet.bet_type} (refunded).")
+            return bet.stake, f"{self.rules.id} does not offer {bet.bet_type}: refunded"
+        self.bet_finding("BET_ON_EMPTY_BOX", bet, f"one of the dealt boxes {list(r.boxes)}", f"box {seat}",
+                         f"{what} is on box {seat}, which was not dealt in round {r.round_id}: refunded.")
+        return (bet.stake + (bet.added_stake or 0) if bet.bet_type == ANTE else bet.stake,
+                f"box {seat} was not dealt: refunded")
 
     def bet_line(self, bet: RecordedBet, credit: int, why: str) -> str:
         call = f", call {self.money(bet.added_stake)}" if bet.bet_type == ANTE and bet.added_stake else ""

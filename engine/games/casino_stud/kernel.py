@@ -7,9 +7,11 @@ The readable engine (hands.rank_hand, settlement.settle_box, ledger.settle_round
 rules and is the oracle (tests/test_kernels_casino_stud.py). The kernel settles only what it states as
 plainly: a round it calls `quiet` is a settled round in which the readable audit finds nothing but the
 plain checks of a bet (its call, paid against owed on an ANTE, its limits, its window), whose flags the
-kernel gives bet by bet (`flag_*`). Every other round (cancelled, unreadable, a deck or card not as dealt, a
-decision missing or late, a rank recorded wrong, a pool balance off, a refunded bet, a jackpot prize paid
-otherwise, a bet of it in quarantine) goes through the readable audit, which explains it.
+kernel gives bet by bet (`flag_*`), and the bets it refunds (a type not offered, a jackpot bet without an ANTE
+on its box, a bet on a box not dealt), whose reason it gives bet by bet (`refund`). Every other round
+(cancelled, unreadable, a deck or card not as dealt, a decision missing or late, a rank recorded wrong, a pool
+balance off, a jackpot prize or refund paid otherwise, a bet of it in quarantine) goes through the readable
+audit, which explains it.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ import numpy as np
 from engine.kernels import group_rows, kernel, rounded
 
 CALL, FOLD = 0, 1  # a box's decision code (-1: not one letter C or F)
-ANTE, JACKPOT, OTHER = 0, 1, 2  # a bet's type code
+ANTE, JACKPOT, OTHER = 0, 1, 2  # a bet's type code (OTHER and above: a type the game does not offer)
+# why a bet of a settled round is refunded (settle_day's refund column; 0: it is not)
+NO_ANTE, NOT_OFFERED, EMPTY_BOX = 1, 2, 3
 # how an ANTE ended (the outcome code of settle_day's bet columns; settlement's FOLDED ... LOSE)
 FOLDED, NOT_QUALIFIED, WIN, PUSH, LOSE = range(5)
 NO_PRIZE, PERCENT, UNITS = 0, 1, 2  # a category's jackpot prize kind
@@ -110,8 +114,8 @@ def _strength(category, r0, r1, r2, r3, r4):
 
 @kernel
 def settle_day(status, box_at, box_no, action, box_cat, box_str, box_hand, box_hands_len, dealer_cat, dealer_str,
-               dealer_hand, readable, pools, pools_known, bet_round, bet_type, bet_box, stake, added, paid, placed,
-               closed, held, limited, low, high, call_odds, prize_kind, prize_amount, rule):
+               dealer_hand, readable, pools, pools_known, bet_round, bet_type, bet_seat, bet_box, stake, added, paid,
+               placed, closed, held, limited, low, high, call_odds, prize_kind, prize_amount, rule):
     """A table-day's rounds (in the audit's order) and bets settled, and which rounds are quiet.
 
     Rounds: status (0 settled, 1 cancelled, 2 other), the boxes box_no[box_at[r]:box_at[r + 1]] with each
@@ -121,17 +125,21 @@ def settle_day(status, box_at, box_no, action, box_cat, box_str, box_hand, box_h
     readable audit wants it (the record settles, the deck is one full deck of the right shape, the cards are
     where it deals them, the decision instants are one a letter and none late); pools (4, n): jackpot before,
     next pool before, jackpot after, next pool after as recorded, pools_known where recorded.
-    Bets: their round (-1: none of them), type code, box row (-1: none of the round's boxes), stake, added (the
-    recorded call, 0 none), paid, placed (microseconds); closed by round; held: a bet of the round in
-    quarantine. limited/low/high by type code; call_odds, prize_kind, prize_amount by category; rule: RULE_INTS.
+    Bets: their round (-1: none of them), type code (OTHER and above: one the game does not offer), seat (any
+    int64: the ANTE a JACKPOT needs is one on the same seat; a seat not recorded is one value of its own), box
+    row (-1: none of the round's boxes), stake, added (the recorded call, 0 none), paid, placed (microseconds);
+    closed by round; held: a bet of the round in quarantine. limited/low/high by type code; call_odds, prize_kind,
+    prize_amount by category; rule: RULE_INTS.
 
     Returns (quiet, qualifies, expected after (2, n), ledger (7, n): to jackpot, to next pool, to house, from
     jackpot, from next pool, from house, reset; jackpot bets by round) and by bet (credit, outcome: an ANTE's
-    FOLDED...LOSE, a JACKPOT's prize base (-1: none), flag_call, flag_paid, flag_low, flag_high, flag_late).
-    A round is quiet only when its bets are ANTE and JACKPOT bets on its boxes, each JACKPOT beside an ANTE
-    (where the ruleset asks), a jackpot bet paid as owed, its recorded ranks as the engine has them, its balances
-    before recorded, and each amount below 2**40 (no int64 product overflows). (Its balances are held against
-    the chain by the readable audit's check_balances, which every round goes through.)"""
+    FOLDED...LOSE, a JACKPOT's prize base (-1: none), refund: NO_ANTE, NOT_OFFERED, EMPTY_BOX or 0, flags:
+    flag_call, flag_paid, flag_low, flag_high, flag_late). A bet is refunded, as audit.settle_bets decides in this
+    order: a JACKPOT with no ANTE on its seat (where the ruleset asks), a type not offered, a seat not dealt; it
+    feeds no pool. A round is quiet only when each jackpot bet is paid as owed (a prize or a refund), its recorded
+    ranks are as the engine has them, its balances before recorded, and each amount below 2**40 (no int64 product
+    overflows). (Its balances are held against the chain by the readable audit's check_balances, which every round
+    goes through.)"""
     multiple, max_call, s_jp, s_np, s_house, remainder_to, fixed_house, before_prizes, reset_np, requires_ante, \
         rounding, _, _ = rule[0], rule[1], rule[2], rule[3], rule[4], rule[5], rule[6], rule[7], rule[8], rule[9], \
         rule[10], rule[11], rule[12]
@@ -144,9 +152,9 @@ def settle_day(status, box_at, box_no, action, box_cat, box_str, box_hand, box_h
     m = len(bet_round)
     credit = np.zeros(m, np.int64)
     outcome = np.full(m, -1, np.int64)
+    refund = np.zeros(m, np.int64)
     flags = np.zeros((5, m), np.bool_)
     bet_at, order = group_rows(bet_round, n, bet_round >= 0)  # each round's bets in record order
-    has_ante = np.zeros(box_no.max() + 1 if len(box_no) else 1, np.bool_)  # by box number (1..max_boxes)
     for r in range(n):
         b0, b1 = box_at[r], box_at[r + 1]
         ok = status[r] == 0 and readable[r] and not held[r] and b1 > b0 and dealer_cat[r] >= 0
@@ -158,11 +166,6 @@ def settle_day(status, box_at, box_no, action, box_cat, box_str, box_hand, box_h
             continue
         d = dealer_str[r]
         q = dealer_cat[r] > HIGH_CARD or (d >> 12) & 0xFF == _AK
-        has_ante[:] = False
-        for j in range(bet_at[r], bet_at[r + 1]):
-            b = order[j]
-            if bet_type[b] == ANTE and bet_box[b] >= 0:
-                has_ante[box_no[bet_box[b]]] = True
         # the bets: every amount worked out, the plain checks flagged
         jp, nxt = pools[0, r], pools[1, r]
         fed_jp = fed_np = fed_house = 0
@@ -172,11 +175,17 @@ def settle_day(status, box_at, box_no, action, box_cat, box_str, box_hand, box_h
         for j in range(bet_at[r], bet_at[r + 1]):
             b = order[j]
             t, k, s = bet_type[b], bet_box[b], stake[b]
-            ok = ok and t != OTHER and k >= 0 and abs(s) < 2**40 and abs(added[b]) < 2**40 and abs(paid[b]) < 2**40
+            ok = ok and abs(s) < 2**40 and abs(added[b]) < 2**40 and abs(paid[b]) < 2**40
             if not ok:
                 break
-            if t == JACKPOT:
-                ok = ok and (not requires_ante or has_ante[box_no[k]])
+            if t == JACKPOT and requires_ante and not _ante_on(bet_seat[b], order[bet_at[r]:bet_at[r + 1]], bet_type,
+                                                                bet_seat):
+                refund[b], credit[b] = NO_ANTE, s
+            elif t >= OTHER:
+                refund[b], credit[b] = NOT_OFFERED, s
+            elif k < 0:
+                refund[b], credit[b] = EMPTY_BOX, s + added[b] if t == ANTE else s
+            elif t == JACKPOT:
                 n_jackpot += 1
             else:
                 want_call = multiple * s if action[k] == CALL else 0
@@ -195,12 +204,14 @@ def settle_day(status, box_at, box_no, action, box_cat, box_str, box_hand, box_h
                     outcome[b], credit[b] = PUSH, s + call
                 else:
                     outcome[b], credit[b] = LOSE, 0
+            # a jackpot bet's refund paid otherwise is a payment finding: the round's balances are not checked
+            ok = ok and not (refund[b] != 0 and t == JACKPOT and paid[b] != credit[b])
         if not ok:
             continue
         # the jackpot bets in box order, then record order (ledger.settle_round, paid as owed)
         for j in range(bet_at[r], bet_at[r + 1]):
             b = order[j]
-            if bet_type[b] == JACKPOT and prize_kind[box_cat[bet_box[b]]] == NO_PRIZE:
+            if bet_type[b] == JACKPOT and refund[b] == 0 and prize_kind[box_cat[bet_box[b]]] == NO_PRIZE:
                 s = stake[b]
                 to_jp, to_np, to_house = s * s_jp // 100, s * s_np // 100, s * s_house // 100
                 rest = s - to_jp - to_np - to_house  # the floors' remainder (ledger.contribution)
@@ -213,7 +224,7 @@ def settle_day(status, box_at, box_no, action, box_cat, box_str, box_hand, box_h
         for k in range(b0, b1):
             for j in range(bet_at[r], bet_at[r + 1]):
                 b = order[j]
-                if bet_type[b] != JACKPOT or bet_box[b] != k:
+                if bet_type[b] != JACKPOT or bet_box[b] != k or refund[b] != 0:
                     continue
                 kind, amount = prize_kind[box_cat[k]], prize_amount[box_cat[k]]
                 if kind == NO_PRIZE:
@@ -256,4 +267,13 @@ def settle_day(status, box_at, box_no, action, box_cat, box_str, box_hand, box_h
         ledger[0, r], ledger[1, r], ledger[2, r] = fed_jp, fed_np, fed_house
         ledger[3, r], ledger[5, r], ledger[6, r] = from_jp, from_house, reset
         jackpot_bets[r] = n_jackpot
-    return quiet, qualifies, after, ledger, jackpot_bets, credit, outcome, flags
+    return quiet, qualifies, after, ledger, jackpot_bets, credit, outcome, refund, flags
+
+
+@kernel
+def _ante_on(seat, bets, bet_type, bet_seat):
+    """An ANTE among `bets` (rows) on `seat` (audit.settle_bets' `antes`: dealt or not)."""
+    for b in bets:
+        if bet_type[b] == ANTE and bet_seat[b] == seat:
+            return True
+    return False

@@ -26,7 +26,7 @@ from .kernel import PERCENT, RULE_INTS, UNITS, rank_hands, settle_day
 from .rules import POOLS, CasinoStudRules
 
 _ACTION = {"C": 0, "F": 1}
-_TYPE = {name: code for code, name in enumerate(BET_CODES)}  # ANTE 0, JACKPOT 1; any other 2
+_NO_SEAT = -(2**62)  # a bet's seat not recorded (None): one value of its own, as the readable `antes` set sees it
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,7 @@ class QuietDay:
     outcome: list[int]  # an ANTE's kernel.FOLDED...LOSE; a percentage prize's base
     call_flag: list[bool]  # by bet: its recorded call is not its box's decision's
     check_flag: list[bool]  # by bet: paid, limits or window to be checked in words
+    refund: list[int]  # by bet: kernel.NO_ANTE, NOT_OFFERED, EMPTY_BOX (its finding and words), 0 none
     box_no: np.ndarray  # by box row: its box (seat) number, its decision code, its five card codes (5 a row)
     action: np.ndarray
     cards: np.ndarray
@@ -154,7 +155,9 @@ def settle_quiet(rules: CasinoStudRules, table: TableFacts, rounds: Sequence, be
     bet_round = np.array([b.round_index if 0 <= b.round_index < n else -1 for b in bets], np.int64)
     bet_box = np.array([seats[k].get(b.seat, -1) if k >= 0 else -1 for b, k in zip(bets, bet_round.tolist(),
                                                                                     strict=True)], np.int64)
-    limits = [table.limits.get(name) for name in BET_CODES]
+    types = {name: code for code, name in enumerate(BET_CODES)}  # ANTE 0, JACKPOT 1, then the day's others
+    bet_type = np.array([types.setdefault(b.bet_type, len(types)) for b in bets], np.int64)
+    limits = [table.limits.get(name) for name in types]
     low, high = (np.array([lim[end] if lim else 0 for lim in limits], np.int64) for end in (0, 1))
     prizes = [rules.jackpot.prize_of(name) for name in RANK_NAMES]
     held_rounds = np.zeros(n, np.bool_)
@@ -165,17 +168,18 @@ def settle_quiet(rules: CasinoStudRules, table: TableFacts, rounds: Sequence, be
         dealer_cat, dealer_str,
         np.array(dealer_hand, np.int64), np.array(readable, np.bool_),
         np.array(pools, np.int64).reshape(n, 2).T.copy(), np.array(known, np.bool_).reshape(n, 2).T.copy(),
-        bet_round, np.array([_TYPE.get(b.bet_type, 2) for b in bets], np.int64), bet_box,
+        bet_round, bet_type, np.array([b.seat if b.seat is not None else _NO_SEAT for b in bets], np.int64), bet_box,
         *(np.array([_int(getattr(b, c)) for b in bets], np.int64) for c in ("stake", "added_stake", "paid")),
         np.array([b.placed_at if isinstance(b.placed_at, int) else 0 for b in bets], np.int64),
         np.array(closed, np.int64), held_rounds, np.array([lim is not None for lim in limits], np.bool_), low, high,
         np.array([rules.call_payouts[name] for name in RANK_NAMES], np.int64),
         np.array([0 if p is None else PERCENT if p[0] == "percent" else UNITS for p in prizes], np.int64),
         np.array([0 if p is None else p[1] for p in prizes], np.int64), rule_ints(rules))
-    quiet, qualifies, after, ledger, jackpot_bets, credit, outcome, flags = out
+    quiet, qualifies, after, ledger, jackpot_bets, credit, outcome, refund, flags = out
     return QuietDay(quiet.tolist(), qualifies.tolist(), after.T.tolist(), ledger.T.tolist(), jackpot_bets.tolist(),
                     box_at, category.tolist(), strength.tolist(), dealer_cat.tolist(), dealer_str.tolist(),
                     credit.tolist(), outcome.tolist(), flags[0].tolist(), flags[1:].any(axis=0).tolist(),
+                    refund.tolist(),
                     np.array(box_no, np.int64), np.array(action, np.int64), cards, dealers)
 
 

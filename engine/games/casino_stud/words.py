@@ -178,10 +178,13 @@ def _bet_lines(rules: CasinoStudRules, ours: Sequence, b: np.ndarray, bet_round:
     added = np.array([x.added_stake or 0 for x in ours], np.int64)
     is_ante = np.array([x.bet_type == "ANTE" for x in ours], np.bool_)
     credit, outcome = np.asarray(day.credit, np.int64)[b], np.asarray(day.outcome, np.int64)[b]
-    # each bet's box row: rows are in round order, a round's boxes ascending seats (below 2**16)
-    seat = np.array([x.seat for x in ours], np.int64)
+    refund = np.asarray(day.refund, np.int64)[b]
+    # each bet's box row: rows are in round order, a round's boxes ascending seats (below 2**16); a refunded bet's
+    # seat may be no box of its round (its line does not name a hand: any row will do)
+    seats = pa.array([x.seat for x in ours], pa.int64())
+    seat = np.asarray(seats.fill_null(0), np.int64)
     row_key = np.repeat(np.arange(len(box_at) - 1), np.diff(box_at)) << 16 | day.box_no
-    box_row = np.searchsorted(row_key, bet_round << 16 | seat)
+    box_row = np.minimum(np.searchsorted(row_key, bet_round << 16 | seat), len(row_key) - 1)
     category = strength[box_row] >> 20
     m = len(b)
     bw, dw = _described(strength[box_row]), _described(dealer_strength[bet_round])
@@ -205,15 +208,20 @@ def _bet_lines(rules: CasinoStudRules, ours: Sequence, b: np.ndarray, bet_round:
                             if p is not None else "" for name, p in zip(RANK_NAMES, prizes, strict=True)])
     prize_words = prize_words.take(pa.array(category))
     percent = _join(prize_words, _chosen(outcome >= 0, ["none", money(np.maximum(outcome, 0))], m), "")
-    which = np.where(is_ante, outcome, LOSE + 1 + kind)  # an ANTE by its outcome (FOLDED ... LOSE), a JACKPOT by prize
+    # an ANTE by its outcome (FOLDED ... LOSE), a JACKPOT by prize, a refund by its reason (audit.refund's words)
+    which = np.where(refund > 0, LOSE + 3 + refund, np.where(is_ante, outcome, LOSE + 1 + kind))
+    types = _strings([x.bet_type for x in ours]).fill_null("None")
+    seat_text = pc.cast(seats, pa.string()).fill_null("None")
     why = _chosen(which, [
         "folded: the ante is lost", "called; the dealer does not qualify: the ante pays 1:1, the call is returned",
         win, _join("called; equal hands (", bw, "): ante and call push", ""),
         _join("called; the dealer's ", dw, " beats ", bw, ": ante and call lost", ""), no_prize, percent,
-        prize_words], m)
+        prize_words, "no ante on its box: refunded, feeds no pool",
+        _join(f"{rules.id} does not offer ", types, ": refunded", ""),
+        _join("box ", seat_text, " was not dealt: refunded", "")], m)
     call = _chosen(is_ante & (added != 0), ["", _join(", call ", money(added), "")], m)
-    return _join("Bet ", _strings([f"{x.bet_id}" for x in ours]), " (", _strings([x.bet_type for x in ours]),
-                 ", stake ", money(stake), call, ") on box ", pc.cast(pa.array(seat), pa.string()), ": ", why,
+    return _join("Bet ", _strings([f"{x.bet_id}" for x in ours]), " (", types,
+                 ", stake ", money(stake), call, ") on box ", seat_text, ": ", why,
                  "; owed ", money(credit), ", paid ", money(np.array([x.paid for x in ours], np.int64)), "")
 
 
