@@ -213,6 +213,11 @@ def test_coded_gives_a_dictionary_column_the_codes_of_its_values_as_they_first_a
     assert codes.tolist() == [0, 1, 2, 1, 0] and values == ["a", "b", None]
     plain_codes, plain_values = coded(read.cast(pa.string()))
     assert plain_codes.tolist() == [0, 1, 2, 1, 0] and plain_values == ["a", "b", None]
+    # chunks read with different dictionaries: x y | x z
+    chunks = pa.chunked_array([pa.DictionaryArray.from_arrays(pa.array([0, 1], pa.int32()), pa.array(["x", "y"])),
+                               pa.DictionaryArray.from_arrays(pa.array([1, 0], pa.int32()), pa.array(["z", "x"]))])
+    codes, values = coded(chunks)
+    assert codes.tolist() == [0, 1, 0, 2] and values == ["x", "y", "z"]
 
 
 def test_bets_placed_dictionary_encoded_with_their_shoe_are_audited_as_the_same_bets_plain():
