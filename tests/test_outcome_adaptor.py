@@ -158,9 +158,9 @@ def test_taken_is_the_rows_asked_for_and_no_copy_when_they_are_all_in_order():
     assert taken(table, np.arange(2)) is table and taken(table, np.array([1, 0])).column("x").to_pylist() == [2, 1]
 
 
-def test_a_table_day_of_two_sessions_replays_each_round_with_its_own_bets():
-    """Two sessions on one table-day (the second's bets are not the table's first rows; each session's explanation
-    lines joined after the other's), one bet on no settleable round: every bet settled or quarantined once."""
+def _two_sessions(spins: list[tuple[str, str, int]]):
+    """A roulette table T9 (STRAIGHT only) with sessions S1 and S2 and the spins (round_id, session, pocket),
+    each round_no 1: (its table info, shoes, rounds)."""
     tables = _table("tables", [{"table_id": "T9", "game": "roulette", "ruleset": "roulette_single_zero_live",
                                 "currency": "EUR", "table_max": 100_000}])
     limits = _table("limits", [{"table_id": "T9", "bet_type": "STRAIGHT", "min_stake": 100, "max_stake": 50_000}])
@@ -169,14 +169,21 @@ def test_a_table_day_of_two_sessions_replays_each_round_with_its_own_bets():
     rounds = _table("rounds", [
         {"round_id": r, "shoe_id": s, "table_id": "T9", "round_no": 1, "betting_opened_at": T0,
          "betting_closed_at": CLOSED, "status": "settled", "dealer_id": "D1", "pocket": p}
-        for r, s, p in (("R1", "S1", 7), ("R2", "S2", 5), ("R3", "S2", 40))])
+        for r, s, p in spins])
+    return table_infos(tables, limits)["T9"], shoes, rounds
+
+
+def test_a_table_day_of_two_sessions_replays_each_round_with_its_own_bets():
+    """Two sessions on one table-day (the second's bets are not the table's first rows; each session's explanation
+    lines joined after the other's), one bet on no settleable round: every bet settled or quarantined once."""
+    info, shoes, rounds = _two_sessions([("R1", "S1", 7), ("R2", "S2", 5), ("R3", "S2", 40)])
     bets = _table("bets", [{"table_id": "T9", "account_id": "A", "currency": "EUR", "placed_at": CLOSED,
                             **_bet(b, r, "STRAIGHT", sel, 1000, paid)}
                            for b, r, sel, paid in (("b1", "R2", "5", 36_000), ("b2", "R1", "7", 36_000),
                                                    ("b3", "R3", "1", 0), ("b4", "R2", "6", 10))])
     bets = bets.append_column("_source_file", pa.array(["bets.parquet"] * 4)).append_column(
         "_source_row", pa.array(range(4), pa.int64()))
-    out = audit_group(table_infos(tables, limits)["T9"], shoes, rounds, bets)
+    out = audit_group(info, shoes, rounds, bets)
     replays = {r["round_id"]: r for r in out["roulette_round_replays"].to_pylist()}
     assert {r: (x["shoe_id"], [b["bet_id"] for b in x["bets"]]) for r, x in replays.items()} == {
         "R1": ("S1", ["b2"]), "R2": ("S2", ["b1", "b4"]), "R3": ("S2", ["b3"])}
@@ -195,3 +202,46 @@ def test_a_table_day_of_two_sessions_replays_each_round_with_its_own_bets():
     assert out["quarantine"]["source_table"].to_pylist() == ["bets"]
     assert [(f["kind"], f["table_id"], f["shoe_id"], f["bet_id"]) for f in out["findings"].to_pylist()] == [
         ("OUTCOME_INVALID", "T9", "S2", None), ("OVERPAID", "T9", "S2", "b4")]
+
+
+def test_coded_gives_a_dictionary_column_the_codes_of_its_values_as_they_first_appear():
+    from pipelines.games.rows import coded
+
+    # indices 1, 0, null, 2, 1 over b, a, b: values a, b, null, b, a (the dictionary repeats b: one code)
+    read = pa.DictionaryArray.from_arrays(pa.array([1, 0, None, 2, 1], pa.int32()), pa.array(["b", "a", "b"]))
+    codes, values = coded(read)
+    assert codes.tolist() == [0, 1, 2, 1, 0] and values == ["a", "b", None]
+    plain_codes, plain_values = coded(read.cast(pa.string()))
+    assert plain_codes.tolist() == [0, 1, 2, 1, 0] and plain_values == ["a", "b", None]
+    # chunks read with different dictionaries: x y | x z
+    chunks = pa.chunked_array([pa.DictionaryArray.from_arrays(pa.array([0, 1], pa.int32()), pa.array(["x", "y"])),
+                               pa.DictionaryArray.from_arrays(pa.array([1, 0], pa.int32()), pa.array(["z", "x"]))])
+    codes, values = coded(chunks)
+    assert codes.tolist() == [0, 1, 0, 2] and values == ["x", "y", "z"]
+
+
+def test_bets_placed_dictionary_encoded_with_their_shoe_are_audited_as_the_same_bets_plain():
+    """The pipeline places bets with _shoe_id and most text columns dictionary-encoded: the outputs are those
+    of the same bets as plain text. R1 is in both sessions: a bet says its session by _shoe_id; one with an
+    empty _shoe_id is on the smallest session of its round (S1)."""
+    info, shoes, rounds = _two_sessions([("R1", "S1", 7), ("R1", "S2", 5)])
+    rows = [("b1", "S2", "A", "5", 36_000), ("b2", "S1", "B", "7", 36_000), ("b3", "", "A", "7", 0),
+            ("b4", "S2", "B", "7", 0)]
+    bets = _table("bets", [{"table_id": "T9", "account_id": a, "currency": "EUR", "placed_at": CLOSED,
+                            **_bet(b, "R1", "STRAIGHT", sel, 1000, paid)} for b, _, a, sel, paid in rows])
+    bets = bets.append_column("_source_file", pa.array(["bets.parquet"] * 4)).append_column(
+        "_source_row", pa.array(range(4), pa.int64())).append_column("_shoe_id", pa.array([r[1] for r in rows]))
+    encoded = bets
+    for name in ("round_id", "account_id", "bet_type", "currency", "_source_file", "_shoe_id"):
+        values = bets[name].to_pylist()
+        dictionary = pa.array(["-", *values])  # (a dictionary that repeats values, and one no bet uses)
+        at = encoded.schema.get_field_index(name)
+        encoded = encoded.set_column(at, name, pa.DictionaryArray.from_arrays(
+            pa.array(range(1, len(values) + 1), pa.int32()), dictionary))
+    plain, read = audit_group(info, shoes, rounds, bets), audit_group(info, shoes, rounds, encoded)
+    assert set(plain) == set(read) and all(plain[k].equals(read[k]) for k in plain)
+    on = {(x["shoe_id"], b["bet_id"]) for x in read["roulette_round_replays"].to_pylist() for b in x["bets"]}
+    assert on == {("S2", "b1"), ("S1", "b2"), ("S1", "b3"), ("S2", "b4")}
+    owed = {s["bet_id"]: (s["shoe_id"], s["account_id"], s["expected"]) for s in read["settlements"].to_pylist()}
+    assert owed == {"b1": ("S2", "A", 36_000), "b2": ("S1", "B", 36_000), "b3": ("S1", "A", 36_000),
+                    "b4": ("S2", "B", 0)}

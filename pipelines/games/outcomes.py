@@ -28,6 +28,7 @@ from pipelines.games.rows import (
     GameTable,
     bet_tables,
     bets_by_shoe,
+    coded,
     plain_bets,
     round_dates,
     shoe_day,
@@ -71,14 +72,14 @@ def audit_tables(table: OutcomeTable, shoes: pa.Table, rounds: pa.Table, bets: p
     """Audit the sessions of one table: {the game's round replays, settlements, findings, quarantine}.
     Every round's session is among `shoes`, every bet's round among `rounds`."""
     spec = table.spec
-    plain = plain_bets(bets, [*BET_COLUMNS, "selection"])
-    table_bets = _TableBets.of(plain)
+    read = plain_bets(bets, [*BET_COLUMNS, "selection"], decoded=False)  # (decoded where taken: bet_tables)
+    table_bets = _TableBets.of(read)
     round_ids, round_nos, statuses = (plain_values(rounds[c]).to_pylist() for c in ("round_id", "round_no", "status"))
     outcomes = _outcomes(spec, rounds)
     closed = _micros(rounds["betting_closed_at"], missing=0)
     dates = round_dates(rounds)
     by_session = _rounds_by_session(rounds)
-    bets_of_session = bets_by_shoe(rounds, plain["round_id"], plain["_shoe_id"])
+    bets_of_session = bets_by_shoe(rounds, table_bets.round_id, read["_shoe_id"])
     known = _known_verdicts(table.rules)
     replays = _Replays()
     take, bet_rows, expected, unsettled, findings = [NO_BETS], [NO_BETS], [pa.array([], pa.int64())], [], []
@@ -104,7 +105,7 @@ def audit_tables(table: OutcomeTable, shoes: pa.Table, rounds: pa.Table, bets: p
             default = shoe_day(session_dates.values(), session["opened_at"])
             findings.append(dated_findings(found, round_dated(found, session_dates, default)))
     take, bet_rows = np.concatenate(take), np.concatenate(bet_rows)
-    settled = bet_tables(table.table_id, plain, bets, rounds, take, bet_rows, pa.concat_arrays(expected), unsettled)
+    settled = bet_tables(table.table_id, read, bets, rounds, take, bet_rows, pa.concat_arrays(expected), unsettled)
     return {
         spec.out_replays: replays.table(table, rounds, dates, outcomes, table_bets, take, bet_rows),
         "settlements": settled["settlements"],
@@ -157,12 +158,6 @@ def _integers(column: pa.Array | pa.ChunkedArray, name: str) -> np.ndarray:
     return _one_chunk(column).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
-def _coded(column: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, list]:
-    """A column's values as codes into its distinct values (null one of them)."""
-    encoded = pc.dictionary_encode(_one_chunk(plain_values(column)), null_encoding="encode")
-    return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64), encoded.dictionary.to_pylist()
-
-
 @dataclass(frozen=True)
 class _TableBets:
     """A table's bets as the engine takes them: numpy columns, and codes into the table's distinct values."""
@@ -180,12 +175,13 @@ class _TableBets:
     selections: list
 
     @classmethod
-    def of(cls, plain: pa.Table) -> _TableBets:
+    def of(cls, read: pa.Table) -> _TableBets:
+        """(`read`: the bets' columns as read, dictionary-encoded or plain)"""
         (account, accounts), (bet_type, bet_types), (selection, selections) = (
-            _coded(plain[c]) for c in ("account_id", "bet_type", "selection"))
-        return cls(_one_chunk(plain_values(plain["bet_id"])).cast(pa.string()), _one_chunk(plain["round_id"]),
-                   account, bet_type, selection, _integers(plain["stake"], "stake"), _integers(plain["paid"], "paid"),
-                   _micros(plain["placed_at"]), accounts, bet_types, selections)
+            coded(read[c]) for c in ("account_id", "bet_type", "selection"))
+        bet_id, round_id = (_one_chunk(plain_values(read[c])).cast(pa.string()) for c in ("bet_id", "round_id"))
+        return cls(bet_id, round_id, account, bet_type, selection, _integers(read["stake"], "stake"),
+                   _integers(read["paid"], "paid"), _micros(read["placed_at"]), accounts, bet_types, selections)
 
     def of_rows(self, rows: np.ndarray, round_index: np.ndarray) -> BetColumns:
         return BetColumns(taken(self.bet_id, rows), round_index, self.account[rows],
@@ -208,7 +204,7 @@ def _rounds_by_session(rounds: pa.Table) -> dict[str | None, np.ndarray]:
                       "round_id": _one_chunk(plain_values(rounds["round_id"]))})
     order = pc.sort_indices(keyed, sort_keys=[("shoe_id", "ascending"), ("round_no", "ascending"),
                                               ("round_id", "ascending")]).to_numpy().astype(np.int64)  # stable
-    codes, shoes = _coded(keyed["shoe_id"])
+    codes, shoes = coded(keyed["shoe_id"])
     if not len(order):
         return {}
     codes = codes[order]

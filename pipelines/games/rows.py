@@ -96,11 +96,11 @@ def shoe_day(round_days: Sequence, opened_at):
     where it has none (pipelines.convert.shoe_days, a shoe at a time): the date of its own findings."""
     return min((d for d in round_days if d is not None), default=day(opened_at))
 
-def plain_bets(bets: pa.Table, columns: Sequence[str]) -> pa.Table:
-    """`columns` of the bets (plus mode and _shoe_id) as plain arrays; a column the files do not have
-    is all null."""
-    return pa.table({c: plain(bets[c]) if c in bets.column_names else pa.nulls(bets.num_rows)
-                     for c in [*columns, "mode", "_shoe_id"]})
+def plain_bets(bets: pa.Table, columns: Sequence[str], decoded: bool = True) -> pa.Table:
+    """`columns` of the bets (plus mode and _shoe_id) as plain arrays (as read, dictionary-encoded or not,
+    unless `decoded`); a column the files do not have is all null."""
+    return pa.table({c: (plain(bets[c]) if decoded else bets[c]) if c in bets.column_names
+                     else pa.nulls(bets.num_rows) for c in [*columns, "mode", "_shoe_id"]})
 
 def python_columns(table: pa.Table, columns: Sequence[str]) -> dict[str, list]:
     """`columns` of `table` as Python lists, one conversion a column (no row dicts, and no datetime objects
@@ -109,25 +109,36 @@ def python_columns(table: pa.Table, columns: Sequence[str]) -> dict[str, list]:
 
 def bets_by_shoe(rounds: pa.Table, round_ids: pa.Array | pa.ChunkedArray,
                  shoe_ids: pa.Array | pa.ChunkedArray) -> dict[str | None, np.ndarray]:
-    """shoe_id -> the indexes of its bets, ascending (`round_ids` and `shoe_ids`: the bets' round_id and
-    _shoe_id columns, plain). A round id repeated across shoes: the bet's _shoe_id says which (else the
-    smallest shoe id of the round id). Column by column: no Python per bet."""
+    """shoe_id -> the indexes of its bets, ascending (`round_ids` and `shoe_ids`: the bets' round_id, plain, and
+    _shoe_id columns). A round id repeated across shoes: the bet's _shoe_id says which (else the smallest shoe
+    id of the round id). Column by column: no Python per bet; where every bet carries its shoe (the pipeline's
+    placed bets, dictionary-encoded), no lookup of its round at all."""
     n = len(round_ids)
     if n == 0:
         return {}
-    smallest = pa.table({"round_id": rounds["round_id"], "shoe_id": rounds["shoe_id"]}).group_by(
-        "round_id").aggregate([("shoe_id", "min")])
-    of_round = smallest["shoe_id_min"].take(pc.index_in(round_ids, smallest["round_id"]))
-    # (a bet's own _shoe_id counts unless it is null or empty, as `shoe_id or ...` read it)
-    shoe_ids = pc.cast(shoe_ids, pa.string())
-    own = pc.fill_null(pc.not_equal(shoe_ids, ""), False)
-    shoes = pc.if_else(own, shoe_ids, of_round)
-    shoes = shoes.combine_chunks() if isinstance(shoes, pa.ChunkedArray) else shoes
-    encoded = shoes.dictionary_encode(null_encoding="encode")
-    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    codes, names = coded(shoe_ids)
+    if None in names or "" in names:  # (a bet's own _shoe_id counts unless null or empty: `shoe_id or ...`)
+        smallest = pa.table({"round_id": rounds["round_id"], "shoe_id": rounds["shoe_id"]}).group_by(
+            "round_id").aggregate([("shoe_id", "min")])
+        of_round = smallest["shoe_id_min"].take(pc.index_in(round_ids, smallest["round_id"]))
+        shoe_ids = pc.cast(shoe_ids, pa.string())
+        codes, names = coded(pc.if_else(pc.fill_null(pc.not_equal(shoe_ids, ""), False), shoe_ids, of_round))
     order = np.argsort(codes, kind="stable")
     bounds = np.flatnonzero(np.diff(codes[order])) + 1
-    return {encoded.dictionary[int(codes[rows[0]])].as_py(): rows for rows in np.split(order, bounds)}
+    return {names[codes[rows[0]]]: rows for rows in np.split(order, bounds)}
+
+def coded(column: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, list]:
+    """A column's values as codes into its distinct values (null one of them), in the order they first appear.
+    A column read dictionary-encoded is coded from its indices (a hash of integers, not of every value's text):
+    the codes of the indices as they first appear, then those of their values (a value the dictionary repeats,
+    or a null, one code)."""
+    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if not pa.types.is_dictionary(column.type):
+        encoded = pc.dictionary_encode(column, null_encoding="encode")
+        return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64), encoded.dictionary.to_pylist()
+    first = pc.dictionary_encode(column.indices, null_encoding="encode")
+    codes, values = coded(column.dictionary.take(first.dictionary))
+    return codes[first.indices.to_numpy(zero_copy_only=False)], values
 
 def rounds_by_shoe(round_rows: list[dict]) -> dict[str, list[int]]:
     """shoe_id -> its rounds' indexes in round order (round_no, then round_id)."""
@@ -158,10 +169,11 @@ def settlements_table(table_id: str, bets: pa.Table, take: np.ndarray, expected:
                       round_rows: np.ndarray, dates: pa.Array) -> pa.Table:
     """The settled bets `take` (indexes into `bets`), each with its expected credit and its round's row in
     `rounds` (round_no, status, shoe_id; `dates` the rounds' business dates), column by column. A game whose
-    adaptor reads bets.added_stake (blackjack, casino stud) has it in its settlements; another's is null."""
+    adaptor reads bets.added_stake (blackjack, casino stud) has it in its settlements; another's is null. A
+    dictionary-encoded column of `bets` is decoded after the take (only the settled bets' values copied)."""
     if not len(take):
         return SETTLEMENTS.empty_table()
-    b = taken(bets, take)
+    b = plain_table(taken(bets, take))
     r = pa.array(round_rows, pa.int64())
     added = (b["added_stake"].cast(pa.int64()) if "added_stake" in b.column_names
              else pa.nulls(len(take), pa.int64()))
