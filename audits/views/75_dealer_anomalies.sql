@@ -18,7 +18,7 @@
 --   business_date   The period's last business date (a later surveillance run covering it replaces the row).
 --   window_first    The first night the test counted (= period_start): its window reaches --history-days back over the stored nights.
 --   window_last     The last night the test counted (= business_date).
---   window_nights   Distinct nights with rounds of the test's subject in the window, as the warehouse holds them now (its history table: surveillance_daily_dealer_findings by dealer, _results by dealer and the test's currency, _accounts by account, surveillance_daily_signature by dealer and wheel).
+--   window_nights   Distinct nights with rounds of the test's subject in the window, as the warehouse holds them now (its history table: surveillance_daily_dealer_findings by dealer, _results by dealer and the test's currency (its currency column; a row loaded before the column: every currency), _accounts by account, surveillance_daily_signature by dealer and wheel).
 --   window_sample   The sample the window held (= sample: rounds, bad rounds, bets or successive spins).
 --   flagged         True when q_value <= alpha (and the sample reached min_sample): a review finding (surveillance_findings).
 --   q_value         Benjamini-Hochberg adjusted p-value over the detector's tested rows of the run (null: not tested).
