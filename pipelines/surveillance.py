@@ -538,6 +538,7 @@ def tests_table(tests: pa.Table, q: np.ndarray, flagged: np.ndarray, kinds: pa.C
                            else pa.array([], pa.int32())),
         "alpha": pa.array(np.full(n, alpha), pa.float64()),
         "audit_run_id": pa.array([audit_run_id] * n, pa.string()),
+        "currency": tests["currency"],
     }
     return pa.table(columns, schema=SURVEILLANCE_TESTS)
 

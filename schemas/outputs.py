@@ -174,6 +174,11 @@ _DOCS: dict[str, dict[str, str]] = {
         "alpha": "Run level: the false-discovery rate the run's flags are held to (pitboss surveil --alpha).",
         "audit_run_id": "Run level: the audit run whose outputs (settlements, findings, round replays) the "
                         "surveillance read.",
+        "currency": "The currency the test is confined to, where its detector tests a subject per currency: "
+                    "dealer_result (a dealer), advantage_play (an account and bet family), opposite_betting (a pair "
+                    "of accounts); the subject's bets in another currency are another row. money is in it. Null for "
+                    "a test not per currency (every other detector, a pair detector's summary row), and in the rows "
+                    "of a warehouse loaded before the column existed (it gains the column at its next load).",
     },
     "surveillance_findings": {
         "business_date": "The last business date of the flagged test's period.",
@@ -361,6 +366,7 @@ SURVEILLANCE_TESTS = _s("surveillance_tests", [
     pa.field("money", MONEY), pa.field("detail", pa.string()), pa.field("q_value", pa.float64()),
     pa.field("flagged", pa.bool_()), pa.field("finding_kind", pa.string()), pa.field("detector_tests", pa.int32()),
     pa.field("alpha", pa.float64()), pa.field("audit_run_id", pa.string()),
+    pa.field("currency", pa.string()),  # (added after the others: an older warehouse gains it at the end)
 ])  # fmt: skip
 
 SURVEILLANCE_FINDINGS = _s("surveillance_findings", list(FINDINGS))
@@ -443,7 +449,7 @@ SORT_KEYS: Mapping[str, list[str]] = _Gathered(lambda o: o.sort_key, {
     "quarantine": ["source_table", "source_file", "source_row", "reason"],
     "round_rulesets": ["table_id", "shoe_id", "betting_closed_at", "round_id"],
     # (a detector may give one subject and period several rows, e.g. one per sector size)
-    "surveillance_tests": ["detector", "subject", "period", "statistic", "method", "detail"],
+    "surveillance_tests": ["detector", "subject", "period", "statistic", "method", "detail", "currency"],
     "surveillance_findings": ["kind", "table_id", "shoe_id", "round_id", "bet_id", "message"],
     "advantage_moments": ["table_id", "business_date", "shoe_id", "round_no", "round_id", "bet_type", "account_id",
                           "stake", "moment"],

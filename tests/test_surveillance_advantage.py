@@ -586,26 +586,46 @@ def pair_features(seed: int, strategy: str, accounts: int, shoes: int = 4, per_s
     }, schema=FEATURES_SCHEMA)
 
 
-def test_shoe_ranks_by_hand():
-    # One shoe, four PLAYER_PAIR rounds with moments 0.9, 1.1, 0.8, 1.0: ranks 2, 4, 1, 3 of 4, normalised
-    # (r - 1/2) / 4 = 0.375, 0.875, 0.125, 0.625. Stakes 10.00 on the second and 30.00 on the fourth:
-    # 0.25 * 0.875 + 0.75 * 0.625 = 0.6875. A second shoe with moments 1.0, 1.0, 0.5 and a bet on its first:
-    # the tie shares the mid-rank 2.5 of 3, (2.5 - 1/2) / 3 = 2/3; the stakes 10, 30, 20 weigh it 1/3.
-    rows = [("S1", 0, 0.9, None), ("S1", 5, 1.1, None), ("S1", 10, 0.8, None), ("S1", 15, 1.0, None),
-            ("S1", 5, 1.1, 1000), ("S1", 15, 1.0, 3000),
-            ("S2", 0, 1.0, None), ("S2", 5, 1.0, None), ("S2", 10, 0.5, None), ("S2", 0, 1.0, 2000)]
-    n = len(rows)
-    features = pa.table({
-        "table_id": ["T"] * n, "game": ["baccarat"] * n, "ruleset": [PAIRS_KIND.ruleset] * n, "currency": ["EUR"] * n,
+# (shoe, shoe_position, moment, stake: None for the table's own row of the round) of two small shoes, one account A
+HAND_SHOES = [("S1", 0, 0.9, None), ("S1", 5, 1.1, None), ("S1", 10, 0.8, None), ("S1", 15, 1.0, None),
+              ("S1", 5, 1.1, 1000), ("S1", 15, 1.0, 3000),
+              ("S2", 0, 1.0, None), ("S2", 5, 1.0, None), ("S2", 10, 0.5, None), ("S2", 0, 1.0, 2000)]
+
+
+def hand_features(usd_shoes: tuple[str, ...] = ()) -> pa.Table:
+    """HAND_SHOES as PLAYER_PAIR features, at an EUR table T1 but the `usd_shoes`, at a USD table T2."""
+    rows, n = HAND_SHOES, len(HAND_SHOES)
+    usd = [r[0] in usd_shoes for r in rows]
+    return pa.table({
+        "table_id": ["T2" if u else "T1" for u in usd], "game": ["baccarat"] * n, "ruleset": [PAIRS_KIND.ruleset] * n,
+        "currency": ["USD" if u else "EUR" for u in usd],
         "shoe_id": [r[0] for r in rows], "round_id": [f"{r[0]}-{r[1]}" for r in rows],
         "round_no": pa.array([r[1] // 5 + 1 for r in rows], pa.int32()),
         "shoe_position": pa.array([r[1] for r in rows], pa.int32()), "business_date": [date(2026, 11, 28)] * n,
         "bet_type": ["PLAYER_PAIR"] * n, "family": ["PAIRS"] * n, "unit": ["rtp"] * n,
         "moment": [r[2] for r in rows], "account_id": pa.array([None if r[3] is None else "A" for r in rows]),
         "stake": pa.array([r[3] for r in rows], pa.int64())}, schema=FEATURES_SCHEMA)
-    (t,) = advantage_tests(features, {"reference_shoes": 20, "min_bets": 3})
+
+
+def test_shoe_ranks_by_hand():
+    # One shoe, four PLAYER_PAIR rounds with moments 0.9, 1.1, 0.8, 1.0: ranks 2, 4, 1, 3 of 4, normalised
+    # (r - 1/2) / 4 = 0.375, 0.875, 0.125, 0.625. Stakes 10.00 on the second and 30.00 on the fourth:
+    # 0.25 * 0.875 + 0.75 * 0.625 = 0.6875. A second shoe with moments 1.0, 1.0, 0.5 and a bet on its first:
+    # the tie shares the mid-rank 2.5 of 3, (2.5 - 1/2) / 3 = 2/3; the stakes 10, 30, 20 weigh it 1/3.
+    (t,) = advantage_tests(hand_features(), {"reference_shoes": 20, "min_bets": 3})
     assert t.value == pytest.approx((1 * 0.875 + 3 * 0.625 + 2 * (2 / 3)) / 6, abs=1e-12)
     assert t.sample == 3 and t.statistic.startswith(f"stake-weighted rank {t.value:.3f} ")
+
+
+def test_an_account_is_tested_per_currency_and_its_rows_say_which():
+    # test_shoe_ranks_by_hand's two shoes, the second at a USD table: the account's PAIRS bets are two tests, S1's
+    # two bets in EUR (ranks 0.875 and 0.625, stakes 10.00 and 30.00) and S2's one in USD (2/3), each row naming its
+    # currency
+    features = hand_features(usd_shoes=("S2",))
+    tests = advantage_tests(features, {"reference_shoes": 20, "min_bets": 1})
+    assert [(t.subject, t.currency, t.sample) for t in tests] == [("A", "EUR", 2), ("A", "USD", 1)]
+    assert tests[0].value == pytest.approx((1 * 0.875 + 3 * 0.625) / 4, abs=1e-12)
+    assert tests[1].value == pytest.approx(2 / 3, abs=1e-12)
 
 
 @pytest.fixture(scope="module")

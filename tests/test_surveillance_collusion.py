@@ -122,6 +122,24 @@ def test_opposite_betting_hand_worked_table():
                          "rounds at T02 (2026-11-28), chance 1.0: 29.00 EUR each way, net 9.00 EUR from A to B")
 
 
+def test_opposite_betting_rows_name_their_currency():
+    # the hand-worked table at an EUR table and again at a USD one: each pair is tested per currency, a row each with
+    # its currency (the same 4 shared rounds each, not 8 summed); the summary rows (a table each) and shared_rounds'
+    # rows (per pair and table, not per currency) have none
+    usd = _hand_table()
+    usd = replace(usd, table={**usd.table, "table_id": "T03", "currency": "USD"},
+                  bets=usd.bets.set_column(0, "table_id", pa.array(["T03"] * usd.bets.num_rows)))
+    tables = [_hand_table(), usd]
+    rows = as_rows(opposite_betting_tests(pa.concat_tables([opposite_betting_features(t) for t in tables]),
+                                          {"min_shared_rounds": 2, **EVERY_PAIR}))
+    pairs = sorted((t.subject, t.currency, t.sample, t.money) for t in rows if "|" in t.subject)
+    assert [p for p in pairs if p[0] == "A|B"] == [("A|B", "EUR", 4, 2900), ("A|B", "USD", 4, 2900)]
+    assert {p[1] for p in pairs} == {"EUR", "USD"} and len(pairs) == 6
+    assert [(t.subject, t.currency) for t in rows if "|" not in t.subject] == [("T02", None), ("T03", None)]
+    shared = as_rows(shared_rounds_tests(pa.concat_tables([shared_rounds_features(t) for t in tables]), EVERY_PAIR))
+    assert shared and {t.currency for t in shared} == {None}
+
+
 def test_opposite_betting_tolerance_is_exact_on_minor_units():
     # 10% of the larger: 1000 vs 900 matches (100 <= 100), 1000 vs 899 does not (101 > 100); 1000 vs 1111 matches
     # (111 <= 111.1), 1000 vs 1112 does not (112 > 111.2)

@@ -106,7 +106,7 @@ def strong_tests(features: pa.Table, settings: dict) -> list[SurveillanceTest]:
         SurveillanceTest("strong", table_id, period, "z = 3.1", 3.1, 0.001, "fake", 500, 100, effect=0.2,
                          detail=f"table {table_id}"),
         SurveillanceTest("strong", f"{account}|nobody", period, "z = 2.9", 2.9, 0.002, "fake", 500, 100,
-                         money=-50, detail=f"account {account}"),
+                         money=-50, detail=f"account {account}", currency="EUR"),
         SurveillanceTest("strong", "small", period, "not tested", None, None, "not tested", 3, 100,
                          detail="3 rounds, below the 100 this test needs"),
     ]
@@ -243,6 +243,8 @@ def test_false_discoveries_are_controlled_per_detector(surveilled):
     assert {r["finding_kind"] for r in weak} == {"OPPOSITE_BETTING"}
     assert {r["alpha"] for r in tests.to_pylist()} == {0.01}
     assert {r["audit_run_id"] for r in tests.to_pylist()} == {record.audit_run_id}
+    # a detector's currency (the one test that names one) reaches its row; every other row's is null
+    assert {r["subject"]: r["currency"] for r in tests.to_pylist() if r["currency"] is not None} == {pair: "EUR"}
     assert record.metrics["surveillance.flagged"] == 2 and record.metrics["surveillance.tests"] == tests.num_rows
     assert record.metrics["surveillance.tables"] == 6
 

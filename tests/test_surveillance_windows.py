@@ -6,14 +6,16 @@ them (pipelines/warehouse.py load_surveillance; the views audits/views/70_advant
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import replace
 
 import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 import pipelines.surveillance as surveillance
-from engine.surveillance.dealers import DEALER_RESULT, RESULT_FEATURES
+from engine.surveillance.dealers import DEALER_RESULT, RESULT_FEATURES, result_tests
 from engine.surveillance.tests import SurveillanceTest, as_test_columns
 from pipelines.warehouse import load_surveillance
 from schemas.outputs import SURVEILLANCE_OUTPUTS
@@ -33,14 +35,19 @@ def dealt(day: str, table: str, currency: str, bets: int = 400, dealer: str = "D
                      "round_variance": [bets * 1000.0 ** 2]}).cast(RESULT_FEATURES)
 
 
-def surveil_and_load(tmp_path, warehouse: str, detector, nights: dict[str, list[pa.Table]]) -> None:
+def surveil_and_load(tmp_path, warehouse: str, detector, nights: dict[str, list[pa.Table]],
+                     reword: Callable[[str], str] | None = None) -> None:
     """Each night in date order surveilled by `detector` as a nightly run with the warehouse's history (the earlier
     nights' features marked `history`: pipelines/warehouse.py read_history), its tests adjusted and its features
-    published as the detector's history, the run loaded into `warehouse`."""
+    published as the detector's history, the run loaded into `warehouse`; `reword`: each test's detail rewritten
+    by it first (what a later wording of the engine's sentences would give)."""
     for day in sorted(nights):
         tonight = pa.concat_tables(nights[day])
         earlier = [past(t) for d in sorted(nights) if d < day for t in nights[d]]
         tests = surveillance.tests_of(detector, pa.concat_tables([*earlier, tonight], promote_options="default"), 0.01)
+        if reword is not None:
+            tests = tests.set_column(tests.schema.get_field_index("detail"), "detail",
+                                     pa.array([reword(d) for d in tests["detail"].to_pylist()], pa.string()))
         load_night(tmp_path, warehouse, day, {"surveillance_tests": adjusted(tests, detector.finding_kind),
                                               detector.history: tonight})
 
@@ -76,16 +83,26 @@ def query(warehouse: str, sql: str) -> list[tuple]:
 
 # --- dealer_anomalies: a dealer at tables of two currencies ----------------------------------------------
 
+def two_currencies() -> dict[str, list[pa.Table]]:
+    """D1 at USD every night and at EUR on the first and the third (two EUR tables then)."""
+    n1, n2, n3 = NIGHTS
+    return {n1: [dealt(n1, "T1", "USD"), dealt(n1, "T2", "EUR")], n2: [dealt(n2, "T1", "USD")],
+            n3: [dealt(n3, "T1", "USD"), dealt(n3, "T2", "EUR", 100), dealt(n3, "T3", "EUR", 200)]}
+
+
+SMALL_RESULT = replace(DEALER_RESULT, settings={**DEALER_RESULT.settings, "min_bets": 1, "min_rounds": 1})
+# (business_date, currency, window_nights) of the dealer_result rows of two_currencies, night by night
+TWO_CURRENCIES_WINDOWS = [(NIGHTS[0], "EUR", 1), (NIGHTS[0], "USD", 1), (NIGHTS[1], "USD", 2), (NIGHTS[2], "EUR", 2),
+                          (NIGHTS[2], "USD", 3)]
+
+
 def test_a_dealers_window_nights_count_the_nights_of_the_tests_currency_only(tmp_path):
     # D1 deals USD at T1 every night and EUR on the first and the third (at two EUR tables on the third): dealer_result
     # looks per dealer and currency, so on the third night the USD test counted 3 nights and the EUR test 2 (both over
     # 2026-11-28..2026-11-30), whatever the other currency did in between; two EUR tables on one night are one night
     n1, n2, n3 = NIGHTS
-    nights = {n1: [dealt(n1, "T1", "USD"), dealt(n1, "T2", "EUR")], n2: [dealt(n2, "T1", "USD")],
-              n3: [dealt(n3, "T1", "USD"), dealt(n3, "T2", "EUR", 100), dealt(n3, "T3", "EUR", 200)]}
     warehouse = str(tmp_path / "w.duckdb")
-    small = replace(DEALER_RESULT, settings={**DEALER_RESULT.settings, "min_bets": 1, "min_rounds": 1})
-    surveil_and_load(tmp_path, warehouse, small, nights)
+    surveil_and_load(tmp_path, warehouse, SMALL_RESULT, two_currencies())
     got = query(warehouse, "SELECT CAST(business_date AS VARCHAR), period, window_sample, window_nights, detail "
                            "FROM dealer_anomalies WHERE detector = 'dealer_result' ORDER BY ALL")
     assert [r[:4] for r in got] == [
@@ -95,6 +112,59 @@ def test_a_dealers_window_nights_count_the_nights_of_the_tests_currency_only(tmp
         (n3, f"{n1}..{n3}", 1200, 3)]  # USD: every night
     # the engine's own count of the window (its detail) agrees
     assert "(2 nights, 700 bets) (EUR)" in got[3][4] and "(3 nights, 1,200 bets) (USD)" in got[4][4]
+
+
+@pytest.mark.parametrize("reword", [
+    lambda d: "reworded",  # no currency, no window in the sentence at all
+    lambda d: d.replace("(EUR)", "(X)").replace("(USD)", "(EUR)").replace("(X)", "(USD)"),  # the other currency named
+    lambda d: d.replace(" (", " [").replace("): ", "]: "),  # the same facts, other brackets
+])
+def test_window_nights_come_from_the_currency_column_not_from_the_detail(tmp_path, reword):
+    # the same nights as above, each test's detail rewritten before it is loaded: the view counts the same nights,
+    # per the row's currency column (a regulator's view must not depend on a sentence's wording)
+    sql = ("SELECT CAST(business_date AS VARCHAR), currency, window_nights, detail FROM dealer_anomalies "
+           "WHERE detector = 'dealer_result' ORDER BY business_date, currency")
+    surveil_and_load(tmp_path / "as_is", str(tmp_path / "as_is.duckdb"), SMALL_RESULT, two_currencies())
+    as_is = query(str(tmp_path / "as_is.duckdb"), sql)
+    surveil_and_load(tmp_path / "reworded", str(tmp_path / "reworded.duckdb"), SMALL_RESULT, two_currencies(), reword)
+    got = query(str(tmp_path / "reworded.duckdb"), sql)
+    assert [r[3] for r in got] == [reword(r[3]) for r in as_is] != [r[3] for r in as_is]
+    assert [r[:3] for r in got] == [r[:3] for r in as_is] == TWO_CURRENCIES_WINDOWS
+
+
+def test_every_dealer_result_row_names_its_currency_tested_or_not():
+    # at the default minimum (2,626 bets) 400 bets are not tested: the row still says which currency it is about
+    rows = result_tests(pa.concat_tables(two_currencies()[NIGHTS[0]]))
+    assert [(t.subject, t.currency, t.tested) for t in rows] == [("D1", "EUR", False), ("D1", "USD", False)]
+    rows = result_tests(pa.concat_tables(two_currencies()[NIGHTS[0]]), SMALL_RESULT.settings)
+    assert [(t.subject, t.currency, t.tested) for t in rows] == [("D1", "EUR", True), ("D1", "USD", True)]
+
+
+def test_an_older_warehouse_gains_the_currency_column_at_its_next_load(tmp_path):
+    # three nights loaded into a warehouse whose surveillance_tests has no currency yet (as one written before the
+    # column): the next load adds it at the end, null in the rows held, filled in the new night's rows. A row without
+    # a currency counts the dealer's nights in every currency (as the view did before the column): the EUR test of
+    # the third night 3 nights, not 2; the fourth night's counts per currency again
+    warehouse = str(tmp_path / "w.duckdb")
+    surveil_and_load(tmp_path / "old", warehouse, SMALL_RESULT, two_currencies())
+    con = duckdb.connect(warehouse)
+    try:
+        con.execute("ALTER TABLE surveillance_tests DROP COLUMN currency")
+    finally:
+        con.close()
+    n4 = "2026-12-01"
+    tonight = dealt(n4, "T1", "USD")
+    earlier = [past(t) for night in two_currencies().values() for t in night]
+    tests = surveillance.tests_of(SMALL_RESULT, pa.concat_tables([*earlier, tonight], promote_options="default"), 0.01)
+    load_night(tmp_path / "new", warehouse, n4, {"surveillance_tests": adjusted(tests, "DEALER_ANOMALY"),
+                                                 SMALL_RESULT.history: tonight})
+    columns = [r[0] for r in query(warehouse, "SELECT column_name FROM information_schema.columns WHERE table_name = "
+                                              "'surveillance_tests' ORDER BY ordinal_position")]
+    assert columns[-2:] == ["audit_run_id", "currency"]
+    got = query(warehouse, "SELECT CAST(business_date AS VARCHAR), currency, window_nights FROM dealer_anomalies "
+                           "WHERE detector = 'dealer_result' ORDER BY ALL")
+    assert got == [(NIGHTS[0], None, 1), (NIGHTS[0], None, 1), (NIGHTS[1], None, 2), (NIGHTS[2], None, 3),
+                   (NIGHTS[2], None, 3), (n4, "USD", 4)]
 
 
 # --- advantage_play: the account's nights, counted once -------------------------------------------------

@@ -11,6 +11,7 @@
 --   detector        The test: advantage_play.
 --   subject         What was tested, as the detector names it.
 --   account_id      The account (the test's subject).
+--   currency        The currency of the account's bets tested (an account is tested per bet family and currency; money is in it).
 --   period          The business dates the test covers: 'YYYY-MM-DD', or 'first..last' for a test over several dates.
 --   period_start    The period's first business date.
 --   business_date   The period's last business date (a later surveillance run covering it replaces the row).
@@ -57,6 +58,7 @@ SELECT
     s.detector,
     s.subject,
     s.subject AS account_id,
+    s.currency,
     s.period,
     s.period_start,
     s.business_date,

@@ -12,6 +12,7 @@
 --   subject         What was tested, as the detector names it.
 --   account_a       The pair's first account (subject 'A|B'); null on a summary row (subject: a table).
 --   account_b       The pair's second account.
+--   currency        opposite_betting: the currency of the pair's rounds tested (a pair is tested per currency; money is in it); else null.
 --   period          The business dates the test covers: 'YYYY-MM-DD', or 'first..last' for a test over several dates.
 --   period_start    The period's first business date.
 --   business_date   The period's last business date (a later surveillance run covering it replaces the row).
@@ -38,6 +39,7 @@ SELECT
     s.subject,
     CASE WHEN contains(s.subject, '|') THEN split_part(s.subject, '|', 1) END AS account_a,
     CASE WHEN contains(s.subject, '|') THEN split_part(s.subject, '|', 2) END AS account_b,
+    s.currency,
     s.period,
     s.period_start,
     s.business_date,

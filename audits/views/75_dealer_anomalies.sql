@@ -12,12 +12,13 @@
 --   dealer_id       The dealer (rounds.dealer_id; the subject, or its first part).
 --   account_id      dealer_account: the account (subject 'dealer|account'); else null.
 --   wheel           dealer_signature: the wheel (subject 'dealer|wheel': equipment_id, or the table); else null.
+--   currency        dealer_result: the currency of the bets tested (a dealer is tested per currency; money is in it); else null.
 --   period          The business dates the test covers: 'YYYY-MM-DD', or 'first..last' for a test over several dates.
 --   period_start    The period's first business date.
 --   business_date   The period's last business date (a later surveillance run covering it replaces the row).
 --   window_first    The first night the test counted (= period_start): its window reaches --history-days back over the stored nights.
 --   window_last     The last night the test counted (= business_date).
---   window_nights   Distinct nights with rounds of the test's subject in the window, as the warehouse holds them now (its history table: surveillance_daily_dealer_findings by dealer, _results by dealer and the test's currency, _accounts by account, surveillance_daily_signature by dealer and wheel).
+--   window_nights   Distinct nights with rounds of the test's subject in the window, as the warehouse holds them now (its history table: surveillance_daily_dealer_findings by dealer, _results by dealer and the test's currency (its currency column; a row loaded before the column: every currency), _accounts by account, surveillance_daily_signature by dealer and wheel).
 --   window_sample   The sample the window held (= sample: rounds, bad rounds, bets or successive spins).
 --   flagged         True when q_value <= alpha (and the sample reached min_sample): a review finding (surveillance_findings).
 --   q_value         Benjamini-Hochberg adjusted p-value over the detector's tested rows of the run (null: not tested).
@@ -43,6 +44,7 @@ SELECT
     split_part(s.subject, '|', 1) AS dealer_id,
     CASE WHEN s.detector = 'dealer_account' THEN split_part(s.subject, '|', 2) END AS account_id,
     CASE WHEN s.detector = 'dealer_signature' THEN split_part(s.subject, '|', 2) END AS wheel,
+    s.currency,
     s.period,
     s.period_start,
     s.business_date,
@@ -51,8 +53,11 @@ SELECT
     CASE s.detector
         WHEN 'dealer_findings' THEN (SELECT count(DISTINCT h.business_date) FROM surveillance_daily_dealer_findings AS h
             WHERE h.dealer_id = s.subject AND h.business_date BETWEEN s.period_start AND s.business_date)
+        -- dealer_result looks per dealer and currency (its subject is the dealer, its currency the row's column): the
+        -- nights of that currency only; a row loaded before surveillance_tests had the column (currency null: every
+        -- table has a currency) counts the dealer's nights in every currency, as the view did then
         WHEN 'dealer_result' THEN (SELECT count(DISTINCT h.business_date) FROM surveillance_daily_dealer_results AS h
-            WHERE h.dealer_id = s.subject AND h.currency = s.result_currency
+            WHERE h.dealer_id = s.subject AND (s.currency IS NULL OR h.currency = s.currency)
               AND h.business_date BETWEEN s.period_start AND s.business_date)
         WHEN 'dealer_account' THEN (SELECT count(DISTINCT h.business_date) FROM surveillance_daily_dealer_accounts AS h
             WHERE h.account_id = split_part(s.subject, '|', 2)
@@ -79,14 +84,6 @@ SELECT
     s.alpha,
     s.run_id,
     s.audit_run_id
-FROM (
-    -- dealer_result looks per dealer and currency (its subject is the dealer): the test's currency is the one its
-    -- detail names after the window, 'dealer D1, 2026-11-28..2026-11-30 (2 nights, 700 bets) (EUR): ...'
-    -- (engine/surveillance/dealers.py result_tests), so that its nights are those of that currency only
-    SELECT *, CASE WHEN detector = 'dealer_result' AND starts_with(detail, 'dealer ' || subject || ', ' || period)
-                   THEN regexp_extract(substr(detail, length('dealer ' || subject || ', ' || period) + 1),
-                                       '^(?: \([0-9,]+ nights, [0-9,]+ bets\))? \(([^()]*)\): ', 1) END AS result_currency
-    FROM surveillance_tests
-) AS s
+FROM surveillance_tests AS s
 WHERE s.detector IN ('dealer_findings', 'dealer_account', 'dealer_result', 'dealer_signature')
 ORDER BY s.flagged DESC, s.q_value ASC NULLS LAST, s.p_value ASC NULLS LAST, s.detector, s.subject, s.period, s.statistic;

@@ -649,7 +649,8 @@ def advantage_tests(features: pa.Table, settings: dict[str, Any] | None = None) 
         if window.nights > 1 and window.share != 1:
             detail += f"; over {window.describe(int(n), 'bets')}"
         row = dict(detector=DETECTOR, subject=acct, period=window.period, statistic=statistic, value=value,
-                   sample=int(n), min_sample=min_bets, effect=effect * scale, money=money, detail=detail)
+                   sample=int(n), min_sample=min_bets, effect=effect * scale, money=money, detail=detail,
+                   currency=currencies[j])
         if n < min_bets:
             out.append(SurveillanceTest(p_value=None, method=f"not tested: {MIN_BETS_REASON}", **row))
             continue

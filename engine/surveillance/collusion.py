@@ -699,7 +699,7 @@ def opposite_betting_tests(features: pa.Table, settings: dict[str, Any]) -> pa.T
         "p_value": pa.array(p[shown], pa.float64(), mask=~tested[shown]), "method": OPPOSITE_METHOD,
         "sample": n[shown], "min_sample": np.full(shown.size, min_sample, dtype=np.int64),
         "effect": x[shown] / n[shown] - g["chance"][shown], "money": g["stake"][shown], "detail": detail,
-        "unlisted": np.zeros(shown.size, dtype=np.int64),
+        "unlisted": np.zeros(shown.size, dtype=np.int64), "currency": cur,
     }, shown.size)
     return pa.concat_tables([rows, summaries])
 

@@ -586,13 +586,14 @@ def result_tests(features: pa.Table, settings: dict[str, Any] | None = None) -> 
             out.append(untested("dealer_result", dealer, period,
                                 window.method("normal approximation (z), two-sided", days), 0, min_bets,
                                 f"{where}: none of {without:,} settled bets carries a theoretical_rtp (the "
-                                "pipeline's per-bet theoretical RTP): the house result is not set against the theory"))
+                                "pipeline's per-bet theoretical RTP): the house result is not set against the theory",
+                                currency))
             continue
         if bets < min_bets or n_rounds < min_rounds or variance <= 0:
             why = (f"{bets:,} bets with a theoretical RTP, below the {min_bets:,} this test needs" if bets < min_bets
                    else f"{bets:,} bets on {n_rounds:,} rounds, below the {min_rounds:,} rounds this test needs"
                    if n_rounds < min_rounds else "no variance (every bet at its expectation)")
-            out.append(untested("dealer_result", dealer, period, method, bets, min_bets, f"{where}: {why}"))
+            out.append(untested("dealer_result", dealer, period, method, bets, min_bets, f"{where}: {why}", currency))
             continue
         diff = house - expected
         z = diff / math.sqrt(variance)
@@ -602,7 +603,7 @@ def result_tests(features: pa.Table, settings: dict[str, Any] | None = None) -> 
         out.append(SurveillanceTest(
             detector="dealer_result", subject=dealer, period=period, statistic=f"z = {z:.2f}", value=z, p_value=p,
             method=method, sample=bets, min_sample=min_bets, effect=diff / stake if stake else None,
-            money=round(diff),
+            money=round(diff), currency=currency,
             detail=f"{where}: house result {format_money(int(house), currency)} on {bets:,} bets of {n_rounds:,} "
                    f"rounds (stakes {format_money(int(stake), currency)}) against "
                    f"{format_money(round(expected), currency)} expected at the theoretical RTP (z = {z:.2f}; the "

@@ -280,9 +280,10 @@ def cohen_w(chi2: float, n: int) -> float:
 
 
 def untested(detector: str, subject: str, period: str, method: str, sample: int, min_sample: int,
-             detail: str) -> SurveillanceTest:
+             detail: str, currency: str | None = None) -> SurveillanceTest:
     return SurveillanceTest(detector=detector, subject=subject, period=period, statistic="not tested", value=None,
-                            p_value=None, method=method, sample=int(sample), min_sample=int(min_sample), detail=detail)
+                            p_value=None, method=method, sample=int(sample), min_sample=int(min_sample), detail=detail,
+                            currency=currency)
 
 
 def grouped_counts(t: pa.Table, keys: list[str], schema: pa.Schema) -> pa.Table:

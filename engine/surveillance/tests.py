@@ -33,6 +33,10 @@ class SurveillanceTest:
     # list only the pairs at or below their screening p-value, engine/surveillance/collusion.py). They count in
     # the m of the detector's Benjamini-Hochberg; the row itself is not a test (p_value None).
     unlisted: int = 0
+    # the currency the test is confined to, where its detector tests a subject per currency (dealer_result,
+    # advantage_play, opposite_betting: the subject's rows in another currency are another test); None: a test not
+    # per currency. A column, so that what reads the rows (the warehouse views) need not parse `detail`
+    currency: str | None = None
 
     @property
     def tested(self) -> bool:
@@ -46,7 +50,7 @@ TEST_COLUMNS = pa.schema([
     ("detector", pa.string()), ("subject", pa.string()), ("period", pa.string()), ("statistic", pa.string()),
     ("value", pa.float64()), ("p_value", pa.float64()), ("method", pa.string()), ("sample", pa.int64()),
     ("min_sample", pa.int64()), ("effect", pa.float64()), ("money", pa.int64()), ("detail", pa.string()),
-    ("unlisted", pa.int64()),
+    ("unlisted", pa.int64()), ("currency", pa.string()),
 ])
 
 
