@@ -473,7 +473,8 @@ def engine_games(data: Path, work: Path) -> dict:
     Per game: the counts and phases of `engine` (reading, placing the bets, the engine call), and the engine
     itself without its Arrow conversion (ENGINE_ITSELF): baccarat's audit_shoes (with its dealing replay and
     betting audit), blackjack's engine.games.blackjack.audit.audit_shoe (replay, settlement and every rule,
-    shoe by shoe), roulette's engine.games.roulette.audit.audit_spins and sic bo's
+    shoe by shoe) and played_lines (the explanations, a table at once), roulette's
+    engine.games.roulette.audit.audit_spins and sic bo's
     engine.games.sic_bo.audit.audit_rolls (session by session), casino stud's
     engine.games.casino_stud.audit.audit_table_rounds (a table-day's rounds at once, each with its own deck, the
     jackpot ledger chained across them). Games without a table on the day are left out."""
@@ -494,6 +495,8 @@ def engine_games(data: Path, work: Path) -> dict:
     if "blackjack" in spent:
         spent["blackjack"]["audit_shoe_s"] = 0.0
         blackjack_adaptor.audit_shoe = _timed(blackjack_adaptor.audit_shoe, spent["blackjack"], "audit_shoe_s")
+        # (the explanation of a table's shoes, written at once after them, is the engine's too)
+        blackjack_adaptor.played_lines = _timed(blackjack_adaptor.played_lines, spent["blackjack"], "audit_shoe_s")
     if "casino_stud" in spent:  # the adaptor calls it by its module global, once per table-day
         key = ENGINE_ITSELF["casino_stud"]
         spent["casino_stud"][key] = 0.0

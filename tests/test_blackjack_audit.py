@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from engine.cards import new_shoe
@@ -29,6 +30,7 @@ from engine.games.blackjack.audit import (
     audit_shoe,
     dealing_sequence,
 )
+from engine.games.blackjack.records import card_codes
 from engine.games.blackjack.rules import load_blackjack_rules
 from engine.games.blackjack.strategy import load_basic_strategy
 
@@ -176,6 +178,27 @@ def test_duplicate_card_is_shoe_composition_missing_and_extra():
     assert found(audit) == [("SHOE_COMPOSITION", None, None)]
     assert only(audit, "SHOE_COMPOSITION").recorded == "not 1 full decks: missing AHx1; extra ASx1"
 
+
+
+@pytest.mark.parametrize("change,recorded", [
+    (None, None),
+    (("AH", "AS"), "not 1 full decks: missing AHx1; extra ASx1"),
+    (("AH", None), "not 1 full decks: missing AHx1; unknown codes None"),
+    (("AH", "1H"), "not 1 full decks: missing AHx1; unknown codes '1H'"),
+    ((None, "AS"), "not 1 full decks: extra ASx1"),  # (a card too many, none missing)
+])
+def test_a_shoe_read_as_codes_is_judged_as_its_cards(change, recorded):
+    """A shoe whose cards an adaptor read as codes (ShoeFacts.codes): full decks counted from the codes, and any
+    other shoe described from its cards as always (a duplicate, a card not recorded, a text that is no card)."""
+    cards = list(make_shoe(CLEAN_SHOE))
+    if change and change[0] is None:
+        cards.append(change[1])
+    elif change:
+        cards[cards.index(change[0])] = change[1]
+    shoe = ShoeFacts("S1", 1, tuple(cards), None, np.array(card_codes(cards), np.int64))
+    audit = run(shoe, [clean_round_1()])
+    assert [f.recorded for f in audit.findings] == ([recorded] if recorded else [])
+    assert audit == run(replace(shoe, codes=None), [clean_round_1()])
 
 # --- CARD_SEQUENCE_MISMATCH --------------------------------------------------------------------------
 

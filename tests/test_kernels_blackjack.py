@@ -30,6 +30,7 @@ from engine.games.blackjack.audit import (
     _Played,
     audit_shoe,
     dealing_sequence,
+    played_lines,
 )
 from engine.games.blackjack.play import BoxActions, replay_round
 from engine.games.blackjack.rules import load_blackjack_rules
@@ -267,9 +268,9 @@ def test_the_kernels_as_python_are_the_compiled_kernels(seed):
     with kernels.as_python():
         as_python = _Played(RULES, CHART, shoe, ShoeRounds.of(rounds))
         audited = audit_shoe(RULES, CHART, TABLE, shoe, rounds, bets)
-        as_python_lines = as_python.lines()
+        as_python_lines = played_lines([as_python])
     assert as_python.plain.tolist() == played.plain.tolist()
-    assert as_python_lines.explanations() == played.lines().explanations()
+    assert as_python_lines.explanations() == played_lines([played]).explanations()
     for mine, theirs in zip(as_python.boxes, played.boxes, strict=True):
         assert np.array_equal(mine, theirs)
     assert audited == audit_shoe(RULES, CHART, TABLE, shoe, rounds, bets)

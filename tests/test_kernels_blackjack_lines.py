@@ -11,6 +11,7 @@ from dataclasses import replace
 import pytest
 
 from engine.betting import TableFacts
+from engine.games.blackjack import audit
 from engine.games.blackjack.audit import RecordedRound, ShoeFacts, ShoeRounds, _Played, audit_shoe, dealing_sequence
 from engine.games.blackjack.rules import load_blackjack_rules
 from engine.games.blackjack.strategy import load_basic_strategy
@@ -75,3 +76,42 @@ def test_decisions_in_time_with_a_box_or_the_reveal_not_recorded():
     lines = _lines(boxes, "TS 8C", times=(None, None), revealed=at + 3_000_000)
     assert lines[-1] == ("decisions in time: none recorded; the dealer's second card dealt at "
                          "2023-11-14T22:13:28.000000Z")
+
+
+def _shoe_of(rounds: list[tuple[dict[int, tuple[str, str]], str, tuple | None, int | None]], burn: int
+             ) -> tuple[ShoeFacts, list[RecordedRound]]:
+    """A shoe holding `burn` cards, then each round's (boxes, dealer, box instants, reveal) cards in dealing order."""
+    cards, recorded = ["2C"] * burn, []
+    for no, (boxes, dealer, times, revealed) in enumerate(rounds, 1):
+        box_cards = tuple(tuple(c.split()) for c, _ in boxes.values())
+        cards += dealing_sequence(tuple(dealer.split()), box_cards)
+        recorded.append(RecordedRound(f"R{no}", no, "settled", CLOSED, tuple(dealer.split()), tuple(boxes), box_cards,
+                                      tuple(letters for _, letters in boxes.values()), (False,) * len(boxes), times,
+                                      revealed))
+    return ShoeFacts(f"S{burn}", 8, tuple(cards), None), recorded
+
+
+def test_the_lines_of_many_shoes_written_at_once_are_each_shoes_own():
+    """played_lines of several shoes (their columns end to end, the instants' texts shared) gives each shoe's
+    rounds the readable engine's lines, in order: offsets past a shoe with no decision, a split's cards, an
+    instant recorded in one shoe and not the next, a round that is not plain (a dealer that stood on 16)."""
+    at = CLOSED + 5_000_000
+    shoes = [
+        _shoe_of([({3: ("8C 8D 3D 5H TS", "PDS")}, "9H 7S TC", ((at, at + 1, at + 2),), at + 3),
+                  ({1: ("TH 9D", "S"), 2: ("AS KD", "")}, "TS 7C", None, None)], burn=9),
+        _shoe_of([({1: ("TH JD", "S")}, "AS 6D TC", None, None)], burn=1),
+        _shoe_of([({2: ("TH 5D 2C", "HS"), 5: ("9C 9H", "S")}, "TS 6C", None, None),  # (stood on 16: not plain)
+                  ({4: ("5H 6H 5D", "HS")}, "7D 8D 4S", ((at + 9, at + 10),), at + 11)], burn=99),
+    ]
+    rules = [replace(RULES, burn_cards=burn) for burn in (9, 1, 99)]
+    audits = [audit_shoe(r, CHART, TABLE, shoe, rounds, [], explained=False)
+              for r, (shoe, rounds) in zip(rules, shoes, strict=True)]
+    assert [[rep.explanation is None for rep in a.rounds] for a in audits] == [[True, True], [True], [False, True]]
+    readable = [rep.explanation for r, (shoe, rounds) in zip(rules, shoes, strict=True)
+                for rep in audit_shoe(r, CHART, TABLE, shoe, rounds, [], bet_by_bet=True).rounds]
+    written = audit.played_lines([a.played for a in audits]).explanations()
+    assert written[:3] + written[4:] == readable[:3] + readable[4:]
+    assert written[3] == ()  # (not plain: its report explains it)
+    assert written[-1][-1] == ("decisions in time: box 4 H at 2023-11-14T22:13:25.000009Z; box 4 S at "
+                               "2023-11-14T22:13:25.000010Z; the dealer's second card dealt at "
+                               "2023-11-14T22:13:25.000011Z")

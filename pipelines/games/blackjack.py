@@ -18,9 +18,16 @@ import pyarrow.compute as pc
 
 from engine.cards import CARD_CODES
 from engine.games.blackjack import BET_CODES
-from engine.games.blackjack.audit import RecordedBet, RecordedRound, RoundReport, ShoeFacts, audit_shoe
+from engine.games.blackjack.audit import (
+    RecordedBet,
+    RecordedRound,
+    RoundReport,
+    ShoeFacts,
+    audit_shoe,
+    played_lines,
+)
 from engine.games.blackjack.kernel import LETTERS, NO_SEAT, OTHER
-from engine.games.blackjack.lines import ShoeLines, spans
+from engine.games.blackjack.lines import spans
 from engine.games.blackjack.records import NO_TIME, SEATS, ShoeBets, ShoeRounds, rounds_of
 from engine.games.blackjack.rules import BlackjackRules, load_blackjack_rules
 from engine.games.blackjack.strategy import BasicStrategyChart, load_basic_strategy
@@ -73,6 +80,8 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     their recorded cards are dealt past, nothing in them is checked).
     (`compact` is the baccarat adaptor's; these tables are plain already.)"""
     shoe_rows = shoes.select(["shoe_id", "decks", "cards", "cut_index", "opened_at"]).to_pylist()
+    cards_n, shoe_cards = _lists(shoes["cards"])  # every shoe's cards as codes at once, shoe after shoe
+    shoe_codes, shoe_at = _cards(shoe_cards), _starts(cards_n)
     round_rows = rounds.select(["round_id", "shoe_id", "round_no"]).to_pylist()
     plain = plain_bets(bets, [*BET_COLUMNS, "added_stake"])
     bet = _bet_columns(plain)
@@ -84,15 +93,15 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     columns = _round_columns(rounds.take(pa.array(dealt, pa.int64())))
     records = _Records(rounds)
     start = 0
-    parts: list[ShoeLines] = []  # the lines of the rounds the kernel replayed, a column for all shoes at once
+    played = []  # the kernel's replays of the shoes explained at once (the rounds without their own lines)
     # each bet's round among the table's rounds as dealt, at once where the table's round ids are distinct (else
     # shoe by shoe, among the shoe's rounds)
     dealt_ids = rounds["round_id"].take(pa.array(dealt, pa.int64()))
     distinct = pc.count_distinct(dealt_ids, mode="all").as_py() == len(dealt)
     in_dealt = _ints(pc.index_in(plain["round_id"], dealt_ids), -1)
     with_neighbours = neighbours is not None and neighbours.num_rows > 0
-    bases: list[int] = []  # each's shoe's first report among the gathered
-    for shoe, order in zip(shoe_rows, orders, strict=True):
+    bases: list[np.ndarray] = []  # the report of each of their rounds among the gathered
+    for s, (shoe, order) in enumerate(zip(shoe_rows, orders, strict=True)):
         start, rows = start + len(order), dealt[start:start + len(order)]
         held = held_of_shoe.get(shoe["shoe_id"], [])
         if held:  # its rounds, and those put in quarantine at their places, as records (a rare shoe)
@@ -116,17 +125,18 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
         position = dict(zip(ids.to_pylist(), index.tolist(), strict=True)) if with_neighbours else {}
         engine_bets = ShoeBets(round_index, *(bet[c][mine] for c in _ENGINE_BET_COLUMNS), recorded=lambda at,
                                mine=mine, k=round_index: _recorded_bets(plain, bet, mine[at], k[at]))
-        facts = ShoeFacts(shoe["shoe_id"], shoe["decks"], tuple(shoe["cards"] or ()), shoe["cut_index"])
+        facts = ShoeFacts(shoe["shoe_id"], shoe["decks"], tuple(shoe["cards"] or ()), shoe["cut_index"],
+                          shoe_codes[shoe_at[s]:shoe_at[s + 1]])
         # (a shoe with rounds in quarantine has its reports renumbered: explained here, as records)
         result = audit_shoe(table.rules, table.chart, table.facts, facts, engine_rounds, engine_bets,
                             quarantined=quarantined_bets(neighbours, position, shoe["shoe_id"]), explained=bool(held))
         if held:
             result = replace(result, rounds=in_shoe.reports(result.rounds))
         else:
-            parts.append(result.lines)
-            bases.append(len(gathered.reports))
+            played.append(result.played)
+            bases.append(np.arange(len(result.rounds)) + len(gathered.reports))
         gathered.shoe(shoe, order, round_rows, mine, audited[round_index], result)
-    said = ShoeLines.joined(parts, bases)
+    said = played_lines(played).joined(np.concatenate([np.zeros(0, np.int64), *bases]))
     return gathered.tables(table.table_id, OUT_REPLAYS, REPLAYS.schema, plain, bets,
                            lambda *replayed: _replay_columns(*replayed, said))
 

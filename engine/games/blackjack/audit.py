@@ -94,7 +94,7 @@ class RoundReport:
     dealer_total: int | None  # of the recorded dealer cards
     cut_card_round: bool
     after_cut: bool
-    explanation: tuple[str, ...] | None  # None: a round the kernel replayed, its lines in ShoeAudit.lines
+    explanation: tuple[str, ...] | None  # None: a round the kernel replayed, its lines by played_lines
     finding_kinds: tuple[str, ...]
     unsettled_reason: str | None  # the round cannot be settled: its bets go to quarantine
 
@@ -105,7 +105,7 @@ class ShoeAudit:
     expected: list[int | None]  # per bet; None: the bet's round cannot be settled (`unsettled` says why)
     unsettled: list[str | None]
     findings: list[Finding] = field(default_factory=list)
-    lines: ShoeLines | None = None  # the explanation of the rounds whose report's is None
+    played: _Played | None = None  # the kernel's replay: played_lines explains the rounds whose report's is None
 
 
 def dealing_sequence(dealer: Sequence[str], box_cards: Sequence[Sequence[str]]) -> list[str]:
@@ -311,6 +311,14 @@ def _rule_ints(rules: BlackjackRules) -> np.ndarray:
 _CARD_TEXTS = np.array(CARD_CODES, object)
 
 
+def _full_decks(shoe: ShoeFacts) -> bool:
+    """The shoe's codes (where read as codes) are `decks` full decks: check_composition(...).ok, without the
+    counting of texts."""
+    codes = shoe.codes
+    return codes is not None and bool((codes >= 0).all()) and bool(
+        (np.bincount(codes, minlength=len(CARD_CODES)) == shoe.decks).all())
+
+
 class _Played:
     """A shoe's rounds replayed as recorded by the kernel (kernel.play_rounds): which are plain (nothing in
     them for the readable audit to flag), their reports and explanations, and their bets priced and screened
@@ -321,7 +329,7 @@ class _Played:
         self.dealer, self.dealer_at, self.box_no, self.box_at = rounds.dealer, rounds.dealer_at, rounds.box_no, \
             rounds.box_at
         self.card_at, self.readable, self.used = rounds.card_at, rounds.readable, rounds.used
-        shoe_cards = np.array(card_codes(shoe.cards), np.int64)
+        shoe_cards = shoe.codes if shoe.codes is not None else np.array(card_codes(shoe.cards), np.int64)
         cut = -1 if shoe.cut_index is None else shoe.cut_index
         (rounds_out, self.boxes, self.cards, self.decisions, self.dealer_prefix) = play_rounds(
             *rounds.play_columns, shoe_cards, rules.burn_cards, cut, _rule_ints(rules))
@@ -345,26 +353,6 @@ class _Played:
                 want = basic_strategy_decision(self.chart, cards, CARD_CODES[self.dealer[self.dealer_at[r]]],
                                                can_double=bool(d_double[d]), can_split=bool(d_split[d]))
                 self.plain[r] = want == LETTERS[d_action[d]]
-
-    def lines(self) -> ShoeLines:
-        """The explanations of the plain rounds (lines.write_lines)."""
-        rounds = self.rounds
-        instants = np.unique(np.concatenate([rounds.act_time, rounds.revealed]))
-        instants = instants[instants != NO_TIME]
-        texts = [t.encode() for t in us_texts(instants)]
-
-        def text_of(us: np.ndarray) -> np.ndarray:  # each instant's text among `texts` (-1: not recorded)
-            return np.where(us == NO_TIME, -1, np.searchsorted(instants, us))
-
-        d_round, d_box, d_hand, d_total, d_soft, d_action, _, _, d_auto, d_cards_at, d_cards = self.decisions
-        timed = self.plain & (rounds.times_recorded | (rounds.revealed != NO_TIME))
-        return ShoeLines(*write_lines(
-            self.plain, self.position, self.used, self.dealer_at[:-1] + self.card_at[self.box_at[:-1]], *self.cards,
-            self.dealer, self.dealer_at, d_round, d_box, d_hand, d_total, d_soft, d_action, d_auto, d_cards_at,
-            d_cards, *self.dealer_prefix, int(self.rules.hits_soft_17), timed, text_of(rounds.revealed), self.box_at,
-            self.box_no, rounds.box_timed, rounds.act, rounds.act_at, text_of(rounds.act_time),
-            np.frombuffer(b"".join(texts), np.uint8), np.concatenate([[0], np.cumsum([len(t) for t in texts])]).astype(
-                np.int64), VOCABULARY, VOCABULARY_AT))
 
     def report(self, i: int) -> RoundReport:
         if self.names is None:  # the recorded cards as texts, once (a plain round's are all card codes)
@@ -441,6 +429,49 @@ class _Played:
         return self.replays[i]
 
 
+def played_lines(shoes: Sequence[_Played]) -> ShoeLines:
+    """The explanations of the plain rounds of the shoes' replays (lines.write_lines, once for them all): the
+    shoes' rounds one after another, their columns put end to end (an offset moved past the shoes before)."""
+    if not shoes:
+        return ShoeLines(np.zeros(0, np.uint8), np.zeros(1, np.int64), np.zeros(1, np.int64))
+
+    def each(column) -> np.ndarray:
+        return np.concatenate([column(p) for p in shoes])
+
+    def offsets(column, size) -> np.ndarray:  # each shoe's offsets into its pieces, moved past the shoes' before
+        moved = np.cumsum([0, *(size(p) for p in shoes)])
+        return np.concatenate([*(column(p)[:-1] + m for p, m in zip(shoes, moved.tolist(), strict=False)),
+                               moved[-1:]])
+
+    instants = np.unique(each(lambda p: np.concatenate([p.rounds.act_time, p.rounds.revealed])))
+    instants = instants[instants != NO_TIME]
+    texts = [t.encode() for t in us_texts(instants)]
+
+    def text_of(us: np.ndarray) -> np.ndarray:  # each instant's text among `texts` (-1: not recorded)
+        return np.where(us == NO_TIME, -1, np.searchsorted(instants, us))
+
+    seq_from = np.cumsum([0, *(len(p.cards[0]) for p in shoes)]).tolist()
+    round_from = np.cumsum([0, *(len(p.rounds) for p in shoes)]).tolist()
+    return ShoeLines(*write_lines(
+        each(lambda p: p.plain), each(lambda p: p.position), each(lambda p: p.used),
+        np.concatenate([p.dealer_at[:-1] + p.card_at[p.box_at[:-1]] + f for p, f in zip(shoes, seq_from,
+                                                                                        strict=False)]),
+        *(each(lambda p, k=k: p.cards[k]) for k in range(3)), each(lambda p: p.dealer),
+        offsets(lambda p: p.dealer_at, lambda p: len(p.dealer)),
+        np.concatenate([p.decisions[0] + f for p, f in zip(shoes, round_from, strict=False)]),
+        *(each(lambda p, k=k: p.decisions[k]) for k in (1, 2, 3, 4, 5, 8)),
+        offsets(lambda p: p.decisions[9], lambda p: int(p.decisions[9][-1])),
+        each(lambda p: p.decisions[10][:p.decisions[9][-1]]),
+        *(each(lambda p, k=k: p.dealer_prefix[k]) for k in (0, 1)),
+        int(shoes[0].rules.hits_soft_17), each(lambda p: p.plain & (p.rounds.times_recorded
+                                                                      | (p.rounds.revealed != NO_TIME))),
+        text_of(each(lambda p: p.rounds.revealed)), offsets(lambda p: p.box_at, lambda p: len(p.box_no)),
+        each(lambda p: p.box_no), each(lambda p: p.rounds.box_timed), each(lambda p: p.rounds.act),
+        offsets(lambda p: p.rounds.act_at, lambda p: len(p.rounds.act)), text_of(each(lambda p: p.rounds.act_time)),
+        np.frombuffer(b"".join(texts), np.uint8), np.concatenate([[0], np.cumsum([len(t) for t in texts])]).astype(
+            np.int64), VOCABULARY, VOCABULARY_AT))
+
+
 class _Mains(NamedTuple):
     """What a bet's round's MAIN bets (those on a box) say of it: a MAIN bet of its account on its box, the
     stakes of the MAIN bets on its box, a MAIN bet of its account on any box (the account is seated)."""
@@ -509,8 +540,8 @@ class _ShoeAuditor:
 
     def run(self) -> ShoeAudit:
         shoe = self.shoe
-        composition = check_composition(shoe.cards, shoe.decks)
-        if not composition.ok:
+        composition = None if _full_decks(shoe) else check_composition(shoe.cards, shoe.decks)
+        if composition is not None and not composition.ok:
             self.findings.append(Finding("SHOE_COMPOSITION", self.table.table_id, shoe.shoe_id, None, None,
                                          f"{shoe.decks} full decks", composition.describe(),
                                          f"Shoe {shoe.shoe_id} is {composition.describe()}."))
@@ -544,7 +575,7 @@ class _ShoeAuditor:
             self.findings.append(unverifiable_after(self.table.table_id, shoe.shoe_id,
                                                     self.recorded[lost[0]].round_id, lost[1], after))
         expected, unsettled = self.settle(reports, plays, played)
-        return ShoeAudit(reports, expected, unsettled, self.findings, played.lines())
+        return ShoeAudit(reports, expected, unsettled, self.findings, played)
 
     def lost(self, played: _Played) -> tuple[int, str] | None:
         """The first round whose cards cannot be counted (cards_not_counted) and why, or None. A round the kernel
@@ -810,13 +841,13 @@ def audit_shoe(rules: BlackjackRules, chart: BasicStrategyChart, table: TableFac
     quarantine as they were read (round_index likewise): never settled, but a MAIN bet among them plays its box
     for its account (a PAIR beside it is not without a main bet, a bet behind by its account is by a seated
     account, an insurance's share counts its stake where it is known). `explained` False: the rounds the kernel
-    replayed have no explanation in their reports (None), their lines are in `lines` (as bytes: an adaptor
-    makes the column of many shoes' at once, lines.ShoeLines.joined)."""
+    replayed have no explanation in their reports (None): the audit keeps the kernel's replay (`played`), whose
+    lines an adaptor writes for many shoes at once (played_lines, lines.ShoeLines.joined)."""
     rounds = rounds if isinstance(rounds, ShoeRounds) else ShoeRounds.of(rounds)
     bets = bets if isinstance(bets, ShoeBets) else ShoeBets.of(bets)
     audit = _ShoeAuditor(rules, chart, table, shoe, rounds, bets, bet_by_bet, quarantined).run()
     if not explained:
         return audit
-    said = audit.lines.explanations()
+    said = played_lines([audit.played]).explanations()
     return replace(audit, rounds=[rep if rep.explanation is not None else replace(rep, explanation=said[i])
-                                  for i, rep in enumerate(audit.rounds)], lines=None)
+                                  for i, rep in enumerate(audit.rounds)], played=None)

@@ -213,18 +213,11 @@ class ShoeLines:
         return [tuple(lines[a:b]) for a, b in zip(self.round_at[:-1].tolist(), self.round_at[1:].tolist(),
                                                   strict=True)]
 
-    @staticmethod
-    def joined(shoes: list[ShoeLines], bases: list[int]) -> tuple[np.ndarray, pa.Array]:
-        """The lines of many shoes as (each line's round, numbered from its shoe's base; the lines)."""
-        shoes = [ShoeLines(np.zeros(0, np.uint8), np.zeros(1, np.int64), np.zeros(1, np.int64)), *shoes]
-        sizes = np.array([len(s.data) for s in shoes], np.int64)
-        line_at = np.concatenate([np.zeros(1, np.int64), *(s.line_at[1:] + start for s, start in
-                                                          zip(shoes, np.cumsum(sizes) - sizes, strict=True))])
-        rounds = np.concatenate([np.repeat(np.arange(len(s.round_at) - 1, dtype=np.int64) + base,
-                                           np.diff(s.round_at)) for s, base in zip(shoes, [0, *bases], strict=True)])
-        text = pa.StringArray.from_buffers(len(line_at) - 1, pa.py_buffer(line_at.astype(np.int32)),
-                                           pa.py_buffer(np.concatenate([s.data for s in shoes])))
-        return rounds, text
+    def joined(self, report_of: np.ndarray) -> tuple[np.ndarray, pa.Array]:
+        """The lines as (each line's report: `report_of` its round's; the lines as one column)."""
+        rounds = np.repeat(report_of, np.diff(self.round_at))
+        return rounds, pa.StringArray.from_buffers(len(self.line_at) - 1, pa.py_buffer(self.line_at.astype(np.int32)),
+                                                   pa.py_buffer(self.data))
 
 
 def spans(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

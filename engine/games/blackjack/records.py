@@ -9,7 +9,7 @@ the columns' `recorded`. `of()` turns Python records into columns: the statement
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -30,6 +30,8 @@ class ShoeFacts:
     decks: int
     cards: tuple[str | None, ...]
     cut_index: int | None
+    # the cards as card_codes gives them, where an adaptor read them so (from its columns, for many shoes at once)
+    codes: np.ndarray | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
