@@ -161,8 +161,25 @@ def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, pa.Array]:
     return rank[enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)], values.take(pa.array(order))
 
 
+def _row_keys(columns: Sequence[pa.ChunkedArray | pa.Array]) -> np.ndarray:
+    """Each row's values of `columns` as one int64, in their lexical order column by column: the columns' codes
+    (`_codes`) in mixed radix. (Not the values joined into one string and coded: a string a row and a dictionary of
+    every distinct one took ~300 MB for the 1.6M opposite pairs' rows of a 3M-bet night.)"""
+    key = np.zeros(len(columns[0]), dtype=np.int64)
+    for column in columns:
+        codes, values = _codes(column)
+        key = key * max(len(values), 1) + codes
+    return key
+
+
 def _np(column) -> np.ndarray:
     return (column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column).to_numpy(zero_copy_only=False)
+
+
+def _values_at(column: pa.ChunkedArray | pa.Array, rows: np.ndarray) -> list:
+    """column[rows] as Python values, only those rows made objects: a string column as a numpy array is a Python
+    string a row (~400 MB for the 3.4M opposite pairs' rows of a 3M-bet night, where a few hundred are listed)."""
+    return column.take(pa.array(rows, pa.int64())).to_pylist()
 
 
 def _round_index(table: TableData) -> np.ndarray:
@@ -632,7 +649,7 @@ def opposite_betting_p_values(features: pa.Table) -> dict[str, Any]:
     binomial tail of its opposite-matched rounds at its mean null chance (p), as arrays, one entry a pair;
     `order`, `starts`, `ends`: the pairs' runs of feature rows."""
     currency = pc.fill_null(features["currency"], "")
-    codes, _ = _codes(pc.binary_join_element_wise(features["account_a"], features["account_b"], currency, "\x1f"))
+    codes = _row_keys([features["account_a"], features["account_b"], currency])
     order, starts, _ = _groups(codes)
 
     def total(name, dtype):
@@ -672,15 +689,15 @@ def opposite_betting_tests(features: pa.Table, settings: dict[str, Any]) -> pa.T
         return summaries
 
     first_row = order[starts[shown]]
-    tables = _np(features["table_id"])
-    where = tables[first_row].tolist()
+    names = table_names.to_pylist()  # (a row's table_id is names[table_codes[row]])
+    where = [names[c] for c in table_codes[first_row].tolist()]
     for j in np.flatnonzero(ends[shown] - starts[shown] > 1).tolist():  # a pair at several tables
         k = shown[j]
-        where[j] = _tables(tables[order[starts[k]:ends[k]]].tolist())
+        where[j] = _tables([names[c] for c in table_codes[order[starts[k]:ends[k]]].tolist()])
     periods = _periods(first_days[shown], last_days[shown])
-    acc_a, acc_b = _np(features["account_a"])[first_row].tolist(), _np(features["account_b"])[first_row].tolist()
-    cur = [c or None for c in _np(g["currency"])[first_row].tolist()]
-    tol = [f"{t:.0%}" for t in _np(features["tolerance"])[first_row].tolist()]
+    acc_a, acc_b = _values_at(features["account_a"], first_row), _values_at(features["account_b"], first_row)
+    cur = [c or None for c in _values_at(g["currency"], first_row)]
+    tol = [f"{t:.0%}" for t in _values_at(features["tolerance"], first_row)]
     n_, x_, e_, s_, t_ = (v[shown].tolist() for v in (n, x, g["expected"], g["stake"], g["transfer"]))
     ok_ = tested[shown].tolist()
     statistic, detail = [], []
@@ -749,8 +766,7 @@ def shared_rounds_p_values(features: pa.Table) -> dict[str, Any]:
     sharing one each day, exact: a day alone, the hypergeometric tail; several, the tail of the sum of the days'
     counts (`_days_tail`). Arrays, one entry a pair and table, in the order of (account_a, account_b, table_id);
     `order`, `starts`, `ends`: its runs of feature rows; `days`: how many rows (business days) it sums."""
-    codes = [_codes(features[c])[0] for c in ("account_a", "account_b", "table_id")]
-    key = (codes[0] * (int(codes[1].max()) + 1) + codes[1]) * (int(codes[2].max()) + 1) + codes[2]
+    key = _row_keys([features[c] for c in ("account_a", "account_b", "table_id")])
     order, starts, _ = _groups(key)
     ends = np.r_[starts[1:], key.size]
     row = {c: _np(features[c]).astype(np.int64)[order]
@@ -811,8 +827,8 @@ def shared_rounds_tests(features: pa.Table, settings: dict[str, Any]) -> pa.Tabl
     stake = (g["stake_a"] + g["stake_b"])[shown]
     periods = _periods(g["first"][shown], g["last"][shown])
     rows_of = first_row[shown]
-    acc_a, acc_b = _np(features["account_a"])[rows_of].tolist(), _np(features["account_b"])[rows_of].tolist()
-    tables, cur = _np(features["table_id"])[rows_of].tolist(), _np(features["currency"])[rows_of].tolist()
+    acc_a, acc_b = _values_at(features["account_a"], rows_of), _values_at(features["account_b"], rows_of)
+    tables, cur = _values_at(features["table_id"], rows_of), _values_at(features["currency"], rows_of)
     s_, w_, we_, ra_, rb_, n_, d_ = (v.tolist() for v in (s, w, we, ra, rb, sample, n_days))
     staged = (ws < w).tolist()
     e_, ok_, stake_ = expected.tolist(), ok.tolist(), stake.tolist()
