@@ -109,7 +109,8 @@ SCREEN_P_REASON = (
     "exact (engine/surveillance/tests.py adjust)"
 )
 MIN_WINDOW_ROUNDS = 15
-PMF_CHUNK = 1 << 21  # pmf terms of the multi-day pairs computed at once (shared_rounds_p_values)
+PMF_CHUNK = 1 << 18  # pmf terms of the multi-day pairs computed at once (shared_rounds_p_values): ~120 bytes of
+# temporaries a term (1 << 21: a busy 1M-bet table's tests raised the peak by 243 MB, 1 << 18 by 55)
 SHOE_STAGES = 10  # a shoe's rounds in tenths: accounts that play its end (or its start) are alike, not colluding
 MIN_WINDOW_ROUNDS_REASON = (
     "a pair is tested when each account bet at least 15 rounds inside the window where both played: "
@@ -161,8 +162,25 @@ def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, pa.Array]:
     return rank[enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)], values.take(pa.array(order))
 
 
+def _row_keys(columns: Sequence[pa.ChunkedArray | pa.Array]) -> np.ndarray:
+    """Each row's values of `columns` as one int64, in their lexical order column by column: the columns' codes
+    (`_codes`) in mixed radix. (Not the values joined into one string and coded: a string a row and a dictionary of
+    every distinct one took ~300 MB for the 1.6M opposite pairs' rows of a 3M-bet night.)"""
+    key = np.zeros(len(columns[0]), dtype=np.int64)
+    for column in columns:
+        codes, values = _codes(column)
+        key = key * max(len(values), 1) + codes
+    return key
+
+
 def _np(column) -> np.ndarray:
     return (column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column).to_numpy(zero_copy_only=False)
+
+
+def _values_at(column: pa.ChunkedArray | pa.Array, rows: np.ndarray) -> list:
+    """column[rows] as Python values, only those rows made objects: a string column as a numpy array is a Python
+    string a row (~400 MB for the 3.4M opposite pairs' rows of a 3M-bet night, where a few hundred are listed)."""
+    return column.take(pa.array(rows, pa.int64())).to_pylist()
 
 
 def _round_index(table: TableData) -> np.ndarray:
@@ -628,23 +646,35 @@ SHARED_DAYS_METHOD = ("exact tail of the rounds shared summed over the business 
 
 
 def opposite_betting_p_values(features: pa.Table) -> dict[str, Any]:
-    """Per (account pair, currency) over every table's features: the sums of the pair's feature rows and the
-    binomial tail of its opposite-matched rounds at its mean null chance (p), as arrays, one entry a pair;
-    `order`, `starts`, `ends`: the pairs' runs of feature rows."""
-    currency = pc.fill_null(features["currency"], "")
-    codes, _ = _codes(pc.binary_join_element_wise(features["account_a"], features["account_b"], currency, "\x1f"))
-    order, starts, _ = _groups(codes)
+    """Per (account pair, currency) over every table's features: the sums of the pair's shared and matched rounds
+    and of their null chances (n, x, expected) and the binomial tail of its opposite-matched rounds at its mean null
+    chance (p), as arrays, one entry a pair; `order`, `starts`, `ends`: the pairs' runs of feature rows (what else a
+    listed pair shows is summed for the listed ones alone: `_sums_of`)."""
+    order, starts, _ = _groups(_row_keys([features["account_a"], features["account_b"],
+                                          pc.fill_null(features["currency"], "")]))
 
     def total(name, dtype):
         return np.add.reduceat(_np(features[name]).astype(dtype)[order], starts)
 
     n, x = total("shared", np.int64), total("matched", np.int64)
     expected = total("expected", float)
-    chance = np.clip(expected / n, 0.0, 1.0)
-    p = np.clip(np.atleast_1d(binomial_upper_tail(x, n, chance)), 0.0, 1.0)
-    return {"order": order, "starts": starts, "ends": np.r_[starts[1:], codes.size], "n": n, "x": x,
-            "expected": expected, "chance": chance, "p": p, "currency": currency,
-            "stake": total("matched_stake", np.int64), "transfer": total("transfer", np.int64)}
+    p = np.clip(np.atleast_1d(binomial_upper_tail(x, n, _chance(expected, n))), 0.0, 1.0)
+    return {"order": order, "starts": starts, "ends": np.r_[starts[1:], order.size], "n": n, "x": x,
+            "expected": expected, "p": p}
+
+
+def _chance(expected: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """A pair's mean null chance of its shared rounds."""
+    return np.clip(expected / n, 0.0, 1.0)
+
+
+def _sums_of(column: pa.ChunkedArray, order: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The sums of an integer column over the runs of rows order[starts[i]:ends[i]] (the listed pairs'), int64."""
+    size = ends - starts
+    run, offset = _expand(size)
+    rows = order[starts[run] + offset]
+    values = column.take(pa.array(rows, pa.int64())).to_numpy(zero_copy_only=False).astype(np.int64)
+    return np.add.reduceat(values, np.cumsum(size) - size) if rows.size else np.zeros(0, np.int64)
 
 
 def opposite_betting_tests(features: pa.Table, settings: dict[str, Any]) -> pa.Table:
@@ -659,7 +689,7 @@ def opposite_betting_tests(features: pa.Table, settings: dict[str, Any]) -> pa.T
     if features.num_rows == 0:
         return TEST_COLUMNS.empty_table()
     g = opposite_betting_p_values(features)
-    order, starts, ends, n, x, p = g["order"], g["starts"], g["ends"], g["n"], g["x"], g["p"]
+    order, starts, ends, n, x, p, expected = (g.pop(k) for k in ("order", "starts", "ends", "n", "x", "p", "expected"))
     tested = n >= min_sample
     listed = _listed(p, tested, screen, alpha)
     first_days = np.minimum.reduceat(_days(features["first_date"])[order], starts)
@@ -671,18 +701,24 @@ def opposite_betting_tests(features: pa.Table, settings: dict[str, Any]) -> pa.T
     if shown.size == 0:
         return summaries
 
-    first_row = order[starts[shown]]
-    tables = _np(features["table_id"])
-    where = tables[first_row].tolist()
-    for j in np.flatnonzero(ends[shown] - starts[shown] > 1).tolist():  # a pair at several tables
-        k = shown[j]
-        where[j] = _tables(tables[order[starts[k]:ends[k]]].tolist())
+    # the listed pairs' own (every pair's arrays let go before their texts are made)
+    n, x, p, expected, tested = n[shown], x[shown], p[shown], expected[shown], tested[shown]
+    starts, ends = starts[shown], ends[shown]
     periods = _periods(first_days[shown], last_days[shown])
-    acc_a, acc_b = _np(features["account_a"])[first_row].tolist(), _np(features["account_b"])[first_row].tolist()
-    cur = [c or None for c in _np(g["currency"])[first_row].tolist()]
-    tol = [f"{t:.0%}" for t in _np(features["tolerance"])[first_row].tolist()]
-    n_, x_, e_, s_, t_ = (v[shown].tolist() for v in (n, x, g["expected"], g["stake"], g["transfer"]))
-    ok_ = tested[shown].tolist()
+    del first_days, last_days, listed
+    first_row = order[starts]
+    names = table_names.to_pylist()  # (a row's table_id is names[table_codes[row]])
+    where = [names[c] for c in table_codes[first_row].tolist()]
+    for j in np.flatnonzero(ends - starts > 1).tolist():  # a pair at several tables
+        where[j] = _tables([names[c] for c in table_codes[order[starts[j]:ends[j]]].tolist()])
+    del table_codes
+    stake, transfer = (_sums_of(features[c], order, starts, ends) for c in ("matched_stake", "transfer"))
+    del order
+    acc_a, acc_b = _values_at(features["account_a"], first_row), _values_at(features["account_b"], first_row)
+    cur = [c or None for c in _values_at(features["currency"], first_row)]
+    tol = [f"{t:.0%}" for t in _values_at(features["tolerance"], first_row)]
+    n_, x_, e_, s_, t_ = (v.tolist() for v in (n, x, expected, stake, transfer))
+    ok_ = tested.tolist()
     statistic, detail = [], []
     for i in range(shown.size):
         a, b, c = acc_a[i], acc_b[i], cur[i]
@@ -695,10 +731,10 @@ def opposite_betting_tests(features: pa.Table, settings: dict[str, Any]) -> pa.T
         statistic.append(f"opposite-matched = {x_[i]} of {n_[i]} (chance {e_[i]:.2f})")
     rows = _test_table({
         "detector": "opposite_betting", "subject": [f"{a}|{b}" for a, b in zip(acc_a, acc_b, strict=True)],
-        "period": periods, "statistic": statistic, "value": x[shown].astype(float),
-        "p_value": pa.array(p[shown], pa.float64(), mask=~tested[shown]), "method": OPPOSITE_METHOD,
-        "sample": n[shown], "min_sample": np.full(shown.size, min_sample, dtype=np.int64),
-        "effect": x[shown] / n[shown] - g["chance"][shown], "money": g["stake"][shown], "detail": detail,
+        "period": periods, "statistic": statistic, "value": x.astype(float),
+        "p_value": pa.array(p, pa.float64(), mask=~tested), "method": OPPOSITE_METHOD,
+        "sample": n, "min_sample": np.full(shown.size, min_sample, dtype=np.int64),
+        "effect": x / n - _chance(expected, n), "money": stake, "detail": detail,
         "unlisted": np.zeros(shown.size, dtype=np.int64), "currency": cur,
     }, shown.size)
     return pa.concat_tables([rows, summaries])
@@ -749,8 +785,7 @@ def shared_rounds_p_values(features: pa.Table) -> dict[str, Any]:
     sharing one each day, exact: a day alone, the hypergeometric tail; several, the tail of the sum of the days'
     counts (`_days_tail`). Arrays, one entry a pair and table, in the order of (account_a, account_b, table_id);
     `order`, `starts`, `ends`: its runs of feature rows; `days`: how many rows (business days) it sums."""
-    codes = [_codes(features[c])[0] for c in ("account_a", "account_b", "table_id")]
-    key = (codes[0] * (int(codes[1].max()) + 1) + codes[1]) * (int(codes[2].max()) + 1) + codes[2]
+    key = _row_keys([features[c] for c in ("account_a", "account_b", "table_id")])
     order, starts, _ = _groups(key)
     ends = np.r_[starts[1:], key.size]
     row = {c: _np(features[c]).astype(np.int64)[order]
@@ -811,8 +846,8 @@ def shared_rounds_tests(features: pa.Table, settings: dict[str, Any]) -> pa.Tabl
     stake = (g["stake_a"] + g["stake_b"])[shown]
     periods = _periods(g["first"][shown], g["last"][shown])
     rows_of = first_row[shown]
-    acc_a, acc_b = _np(features["account_a"])[rows_of].tolist(), _np(features["account_b"])[rows_of].tolist()
-    tables, cur = _np(features["table_id"])[rows_of].tolist(), _np(features["currency"])[rows_of].tolist()
+    acc_a, acc_b = _values_at(features["account_a"], rows_of), _values_at(features["account_b"], rows_of)
+    tables, cur = _values_at(features["table_id"], rows_of), _values_at(features["currency"], rows_of)
     s_, w_, we_, ra_, rb_, n_, d_ = (v.tolist() for v in (s, w, we, ra, rb, sample, n_days))
     staged = (ws < w).tolist()
     e_, ok_, stake_ = expected.tolist(), ok.tolist(), stake.tolist()
