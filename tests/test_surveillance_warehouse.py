@@ -67,14 +67,15 @@ def scale(settings: dict, p: float) -> float:
 
 def advantage_tests(features: pa.Table, settings: dict) -> list[SurveillanceTest]:
     a, b, c = by_game(features)["baccarat"]["accounts"]
-    return [t("advantage_play", a, scale(settings, 1e-6), money=5000, effect=0.04),
-            t("advantage_play", b, 0.3, period=f"{D1}..{D2}"), t("advantage_play", c, None)]
+    return [t("advantage_play", a, scale(settings, 1e-6), money=5000, effect=0.04, currency="EUR"),
+            t("advantage_play", b, 0.3, period=f"{D1}..{D2}", currency="EUR"),
+            t("advantage_play", c, None, currency="EUR")]
 
 
 def collusion_tests(features: pa.Table, settings: dict) -> list[SurveillanceTest]:
     a, b, c = by_game(features)["roulette"]["accounts"]
-    return [t("opposite_betting", f"{a}|{b}", scale(settings, 1e-7), money=12000),
-            t("opposite_betting", f"{a}|{c}", 0.02), t("shared_rounds", f"{b}|{c}", 0.5, period=D2)]
+    return [t("opposite_betting", f"{a}|{b}", scale(settings, 1e-7), money=12000, currency="EUR"),
+            t("opposite_betting", f"{a}|{c}", 0.02, currency="EUR"), t("shared_rounds", f"{b}|{c}", 0.5, period=D2)]
 
 
 def shoe_tests(features: pa.Table, settings: dict) -> list[SurveillanceTest]:
@@ -95,7 +96,8 @@ def equipment_tests(features: pa.Table, settings: dict) -> list[SurveillanceTest
 def dealer_tests(features: pa.Table, settings: dict) -> list[SurveillanceTest]:
     account = by_game(features)["roulette"]["accounts"][0]
     return [t("dealer_findings", "D1", 0.9), t("dealer_account", f"D1|{account}", scale(settings, 1e-10), money=-800),
-            t("dealer_result", "D3", 0.04), t("dealer_signature", "D2|WHEEL-7", 0.3, period=D2)]
+            t("dealer_result", "D3", 0.04, currency="EUR"), t("dealer_result", "D3", 0.04, currency="USD"),
+            t("dealer_signature", "D2|WHEEL-7", 0.3, period=D2)]
 
 
 FAKES = (
@@ -262,20 +264,56 @@ def test_an_audit_reload_leaves_the_surveillance_alone(night, tmp_path):
     assert con.execute("SELECT count(*) FROM advantage_play").fetchone()[0] > 0
 
 
+def saved(warehouse, view: str, day: str) -> list[dict]:
+    """The rows of the saved query surveillance_VIEW for a business date, as `pitboss query` gives them in JSON."""
+    result = CliRunner().invoke(app, ["query", "--saved", f"surveillance_{view}", "--param", f"date={day}",
+                                      "--warehouse", str(warehouse), "--format", "json"])
+    assert result.exit_code == 0, (view, result.output)
+    return json.loads(result.stdout)
+
+
+def view_columns(view: str) -> list[str]:
+    """The columns a surveillance view's header documents."""
+    (path,) = (ROOT / "audits" / "views").glob(f"7?_{view}.sql")
+    return header_columns(path.read_text())
+
+
 def test_saved_queries_show_a_dates_flags_first(night):
     _, warehouse, *_ = night
-    runner = CliRunner()
     for view in VIEWS:
-        result = runner.invoke(app, ["query", "--saved", f"surveillance_{view}", "--param", f"date={D1}",
-                                     "--warehouse", str(warehouse), "--format", "json"])
-        assert result.exit_code == 0, (view, result.output)
-        got = json.loads(result.stdout)
+        got = saved(warehouse, view, D1)
         assert got and {r["detector"] for r in got} <= VIEWS[view]
         assert [not r["flagged"] for r in got] == sorted(not r["flagged"] for r in got)
         assert all(r["p_value"] is not None for r in got)  # tested ones only
-    result = runner.invoke(app, ["query", "--saved", "surveillance_opposite_betting", "--param", f"date={D2}",
-                                 "--warehouse", str(warehouse), "--format", "json"])
-    assert [r["detector"] for r in json.loads(result.stdout)] == ["shared_rounds"]  # its period is the second date
+    # its period is the second date
+    assert [r["detector"] for r in saved(warehouse, "opposite_betting", D2)] == ["shared_rounds"]
+
+
+def test_saved_queries_select_the_currency_where_their_view_has_it(night):
+    """Every column a surveillance saved query returns is one its view documents, and the views that show a
+    per-currency test's currency (advantage_play, opposite_betting, dealer_anomalies) pass it on."""
+    _, warehouse, *_ = night
+    for view in VIEWS:
+        columns = list(saved(warehouse, view, D1)[0])
+        documented = view_columns(view)
+        assert set(columns) <= set(documented), view
+        assert ("currency" in columns) == ("currency" in documented), view
+    assert {v for v in VIEWS if "currency" in view_columns(v)} == {"advantage_play", "opposite_betting",
+                                                                    "dealer_anomalies"}
+
+
+def test_saved_queries_tell_a_subjects_currencies_apart(night):
+    """A dealer tested in EUR and in USD gives two rows told apart by currency alone (the fakes' D3: the same p, 0.04,
+    and statistic in each), EUR first (the sort's last key); a test not per currency shows none."""
+    _, warehouse, *_ = night
+    dealers = saved(warehouse, "dealer_anomalies", D1)
+    assert [(r["dealer_id"], r["currency"], r["p_value"]) for r in dealers if r["detector"] == "dealer_result"] == [
+        ("D3", "EUR", 0.04), ("D3", "USD", 0.04)]
+    assert {r["currency"] for r in dealers if r["detector"] != "dealer_result"} == {None}
+    assert {r["currency"] for r in saved(warehouse, "advantage_play", D1)} == {"EUR"}
+    assert {r["currency"] for r in saved(warehouse, "opposite_betting", D1)} == {"EUR"}
+    assert [(r["detector"], r["currency"]) for r in saved(warehouse, "opposite_betting", D2)] == [
+        ("shared_rounds", None)]
 
 
 # --- the command line -------------------------------------------------------------------------------

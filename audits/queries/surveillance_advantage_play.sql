@@ -2,9 +2,10 @@
 -- Parameters:
 --   $date  business date, YYYY-MM-DD
 -- Source: the advantage_play view (tests that ran: a p-value, sample >= min_sample); flagged first, then by q-value and
--- p-value. money is in minor units of the currency named in detail.
-SELECT detector, account_id, period, flagged, q_value, p_value, statistic, sample, effect, money, detail
+-- p-value. currency: the currency of the account's bets tested (an account is tested per bet family and currency;
+-- money is in its minor units); null on a row loaded before the column: money is in the currency named in detail.
+SELECT detector, account_id, currency, period, flagged, q_value, p_value, statistic, sample, effect, money, detail
 FROM advantage_play
 WHERE tested AND CAST($date AS DATE) BETWEEN period_start AND business_date
-QUALIFY flagged OR row_number() OVER (ORDER BY flagged DESC, q_value, p_value, detector, subject, period, statistic) <= 20
-ORDER BY flagged DESC, q_value, p_value, detector, subject, period, statistic
+QUALIFY flagged OR row_number() OVER (ORDER BY flagged DESC, q_value, p_value, detector, subject, period, statistic, currency) <= 20
+ORDER BY flagged DESC, q_value, p_value, detector, subject, period, statistic, currency
