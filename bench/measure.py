@@ -524,6 +524,7 @@ def engine_games(data: Path, work: Path) -> dict:
     import pipelines.games.casino_stud as stud_adaptor
     import pipelines.games.roulette as roulette_adaptor
     import pipelines.games.sic_bo as sic_bo_adaptor
+    import pipelines.transforms  # noqa: F401  (the placing's module, with Beam: imported before the timed phases)
     from pipelines.games import REPLAY_OUTPUTS, audit_group, table_infos
 
     tables = pq.read_table(data / "tables.parquet", columns=["game"])
