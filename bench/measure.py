@@ -398,14 +398,54 @@ def _time_baccarat_engine(spent: dict) -> None:
     shoe_audit.audit_bets_columns = _timed(shoe_audit.audit_bets_columns, spent, "betting_s")
 
 
-def _engine_tables(chunks, audit_table) -> tuple[dict, dict]:
+def _on_table_rounds(shoes, rounds, bets):
+    """(the bets on a round of `rounds`, how many are not): a plain lookup of their round_id."""
+    import pyarrow.compute as pc
+
+    placed = pc.is_valid(pc.index_in(bets["round_id"], rounds["round_id"]))
+    return bets.filter(placed), bets.num_rows - pc.sum(placed).as_py()  # UNKNOWN_ROUND in the pipeline
+
+
+def _placed_as_audited(shoes, rounds, bets):
+    """(the bets as `pitboss audit` hands them to a game's adaptor, how many it quarantines instead): by the
+    pipeline's own steps (pipelines.transforms), its repeated strings dictionary-encoded (_compact) and each
+    bet placed on its round, carrying its shoe as `_shoe_id` (_Placing.place, with the round index of the
+    table's shoes), the groups' bets put together (_concat_bets)."""
+    import pyarrow as pa
+
+    from pipelines.transforms import (
+        _SHOE,
+        OUT_QUARANTINE,
+        _compact,
+        _concat_bets,
+        _empty_input,
+        _Placing,
+        _round_index,
+        _shoe_groups,
+        _table,
+    )
+
+    placed, quarantined = [], 0
+    held = pa.table({"round_id": pa.array([], pa.string())})  # (no round of the bench is in quarantine)
+    for tag, value in _Placing("bench").place(_compact(bets), _round_index(rounds, _shoe_groups(shoes)), held):
+        if tag == "bets":
+            placed.append(_table(value[1]))
+        elif tag == OUT_QUARANTINE:
+            quarantined += value.num_rows
+    placed = _concat_bets(placed)
+    if placed is None:  # (as the pipeline's group with no bets)
+        placed = _empty_input("bets").append_column(_SHOE, pa.array([], pa.string()))
+    return placed, quarantined
+
+
+def _engine_tables(chunks, audit_table, place=_on_table_rounds) -> tuple[dict, dict]:
     """The engine over every table of `chunks` (bench.measure._table_chunks), one call per table
     (`audit_table(table_id, shoes, rounds, bets)` -> (replays, settlements, findings, quarantine)): what
-    the pipeline does per group of shoes. Counts, and the seconds of reading, of placing the bets on their
-    rounds and of the engine call."""
+    the pipeline does per group of shoes, its bets placed on their rounds by `place(shoes, rounds, bets)` ->
+    (placed bets, how many are quarantined instead). Counts, and the seconds of reading, of placing the bets
+    on their rounds and of the engine call."""
     import numpy as np
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     read_s = group_s = engine_s = 0.0
     counts = dict(bets=0, bets_settled=0, bets_quarantined=0, rounds=0, shoes=0, findings=0)
@@ -418,9 +458,8 @@ def _engine_tables(chunks, audit_table) -> tuple[dict, dict]:
         counts["bets"] += n
         bets = bets.append_column("_source_file", pa.array(["bets"] * n, pa.string())).append_column(
             "_source_row", pa.array(np.arange(n, dtype=np.int64)))
-        placed = pc.is_valid(pc.index_in(bets["round_id"], rounds["round_id"]))
-        counts["bets_quarantined"] += n - pc.sum(placed).as_py()  # UNKNOWN_ROUND in the pipeline
-        bets = bets.filter(placed)
+        bets, lost = place(shoes, rounds, bets)
+        counts["bets_quarantined"] += lost
         t2 = time.perf_counter()
         group_s += t2 - t1
         replays, settlements, findings, quarantine = audit_table(table_id, shoes, rounds, bets)
@@ -485,6 +524,7 @@ def engine_games(data: Path, work: Path) -> dict:
     import pipelines.games.casino_stud as stud_adaptor
     import pipelines.games.roulette as roulette_adaptor
     import pipelines.games.sic_bo as sic_bo_adaptor
+    import pipelines.transforms  # noqa: F401  (the placing's module, with Beam: imported before the timed phases)
     from pipelines.games import REPLAY_OUTPUTS, audit_group, table_infos
 
     tables = pq.read_table(data / "tables.parquet", columns=["game"])
@@ -508,14 +548,14 @@ def engine_games(data: Path, work: Path) -> dict:
 
     def audit_tables_of(game: str):
         def audit_table(table_id, shoes, rounds, bets):
-            out = audit_group(infos[table_id], shoes, rounds, bets)
+            out = audit_group(infos[table_id], shoes, rounds, bets, compact=True)  # (compact: as the pipeline asks)
             return out[REPLAY_OUTPUTS[game]], out["settlements"], out["findings"], out["quarantine"]
         return audit_table
 
     games: dict = {}
     columns = {"shoes": None, "rounds": None, "bets": None}
     for game in spent:
-        counts, phases = _engine_tables(_table_chunks(data, columns, game), audit_tables_of(game))
+        counts, phases = _engine_tables(_table_chunks(data, columns, game), audit_tables_of(game), _placed_as_audited)
         games[game] = {**counts, "phases": {**phases, **spent[game]}}
     result = clock.result()
     counted = next(iter(games.values())).keys() - {"phases"}
