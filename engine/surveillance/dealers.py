@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Callable
+from operator import itemgetter
 from statistics import NormalDist
 from typing import Any
 
@@ -216,7 +218,7 @@ def finding_tests(features: pa.Table, settings: dict[str, Any] | None = None) ->
     min_rounds, days = int(s["min_rounds"]), int(s["history_days"])
     rows = features.to_pylist()
     day = night_ordinals(rows)
-    of_dealer, of_table = _indices(rows, "dealer_id"), _indices(rows, "table_id")
+    of_dealer, of_table = _indices(rows, itemgetter("dealer_id")), _indices(rows, itemgetter("table_id"))
     blocks = []
     for dealer, start, last, window in row_looks(rows, lambda r: r["dealer_id"], s["period"], days):
         rounds: dict[tuple[str, str], int] = defaultdict(int)  # (table, dealer) -> rounds
@@ -233,11 +235,11 @@ def finding_tests(features: pa.Table, settings: dict[str, Any] | None = None) ->
     return [t for _, block in sorted(blocks, key=lambda b: b[0]) for t in block]
 
 
-def _indices(rows: list[dict[str, Any]], column: str) -> dict[Any, list[int]]:
-    """Each value of `column` -> the indices of its rows, in order."""
+def _indices(rows: list[dict[str, Any]], key: Callable[[dict[str, Any]], Any]) -> dict[Any, list[int]]:
+    """Each subject (`key` of a row) -> the indices of its rows, in order."""
     out: dict[Any, list[int]] = defaultdict(list)
     for i, r in enumerate(rows):
-        out[r[column]].append(i)
+        out[key(r)].append(i)
     return out
 
 
@@ -364,7 +366,7 @@ def account_tests(features: pa.Table, settings: dict[str, Any] | None = None) ->
     days = int(s["history_days"])
     rows = features.to_pylist()
     day = night_ordinals(rows)
-    of_account = _indices(rows, "account_id")
+    of_account = _indices(rows, itemgetter("account_id"))
     blocks = []
     for account, start, last, window in row_looks(rows, lambda r: r["account_id"], s["period"], days):
         dealers: dict[str, list] = {}  # dealer -> sums over the window
@@ -557,12 +559,10 @@ def result_tests(features: pa.Table, settings: dict[str, Any] | None = None) -> 
     rows = sorted(features.to_pylist(), key=lambda r: tuple(str(r[k]) for k in ("table_id", "business_date",
                                                                                   "dealer_id", "currency")))
     day = night_ordinals(rows)
-    of_subject: dict[tuple[str, str], list[int]] = defaultdict(list)  # (dealer, currency) -> its rows (indices)
-    for i, r in enumerate(rows):
-        of_subject[(r["dealer_id"], r["currency"])].append(i)
+    dealer_currency = itemgetter("dealer_id", "currency")
+    of_subject = _indices(rows, dealer_currency)  # (dealer, currency) -> its rows (indices)
     agg: dict[tuple[str, str, str], tuple[np.ndarray, Window]] = {}
-    for subject, start, last, window in row_looks(rows, lambda r: (r["dealer_id"], r["currency"]), s["period"],
-                                                  days):
+    for subject, start, last, window in row_looks(rows, dealer_currency, s["period"], days):
         v = np.zeros(9)
         for r in (rows[i] for i in of_subject[subject] if start <= day[i] <= last):
             v += [r["bets"], r["stake"], r["house"], r["expected_house"], r["variance"],
