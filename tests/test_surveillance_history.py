@@ -266,6 +266,7 @@ def surveil_nights(tmp_path, warehouse, nights, **config) -> list[dict]:
         manifests.append(run_surveillance(str(folder / "data"), str(folder / "out"), str(warehouse)))
     return manifests
 
+
 def test_two_nightly_runs_with_a_warehouse_test_the_wheel_over_both(tmp_path, monkeypatch):
     import engine.surveillance.registry as registry
 
