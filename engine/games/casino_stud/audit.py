@@ -60,6 +60,7 @@ from engine.betting import BET_WORDS, QuarantinedBet, TableFacts, is_late, stake
 from engine.cards import check_composition, format_cards
 from engine.decision_times import late_decisions, late_finding_text, times_problem, timing_line
 from engine.findings import Finding, format_money
+from engine.kernels import spans
 
 from . import BET_CODES
 from .chain import ChainGap, gap_finding
@@ -694,11 +695,7 @@ def _explanations(reports: Sequence[RoundReport], calm: list[int], n_lines: np.n
     into = np.empty(int(counts.sum()), np.int64)
     taken = pa.concat_arrays([lines, pa.array([line for i in np.flatnonzero(loud).tolist()
                                                for line in reports[i].explanation], pa.string())])
-    places = [np.repeat(at[calm], n_lines) + np.arange(len(lines)) - np.repeat(np.cumsum(n_lines) - n_lines, n_lines)]
-    loud_counts = counts[loud]
-    places.append(np.repeat(at[loud], loud_counts) + np.arange(int(loud_counts.sum()))
-                  - np.repeat(np.cumsum(loud_counts) - loud_counts, loud_counts))
-    into[np.concatenate(places)] = np.arange(len(into))
+    into[np.concatenate([spans(at[calm], n_lines), spans(at[loud], counts[loud])])] = np.arange(len(into))
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
     return pa.ListArray.from_arrays(pa.array(offsets), taken.take(pa.array(into)))
 

@@ -17,6 +17,7 @@ from engine.betting import us_texts
 from engine.betting_columns import distinct
 from engine.cards import CARD_CODES
 from engine.findings import format_money
+from engine.kernels import spans
 
 from .dealing import positions
 from .explain import positions_text
@@ -87,9 +88,7 @@ def _chosen(which: np.ndarray, options: Sequence[pa.Array | str], n: int) -> pa.
 def _ranges(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(each row of the ranges starts[j]:ends[j], laid end to end; the range j it is of)."""
     lengths = ends - starts
-    of = np.repeat(np.arange(len(starts)), lengths)
-    first = np.cumsum(lengths) - lengths
-    return starts[of] + np.arange(int(lengths.sum())) - first[of], of
+    return spans(starts, lengths), np.repeat(np.arange(len(starts)), lengths)
 
 
 def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: Sequence, bets: Sequence,
