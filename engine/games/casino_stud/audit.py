@@ -73,7 +73,7 @@ from .quiet import QuietDay, settle_quiet
 from .quiet import one_full_deck as _one_full_deck
 from .rules import CasinoStudRules
 from .settlement import ACTIONS, CALL, FOLD, settle_box
-from .words import quiet_explanations
+from .words import REVEAL, quiet_explanations
 
 ANTE, JACKPOT = BET_CODES
 PAYMENT_KINDS = ("JACKPOT_PRIZE_NOT_WON", "JACKPOT_PRIZE_WRONG_BALANCE", "OVERPAID", "UNDERPAID")
@@ -667,8 +667,7 @@ class _Auditor:
             lines = explain_round(self.rules, self.table.currency, r, w.expected_box_cards, w.expected_dealer_cards,
                                   w.ranks, w.dealer, w.qualifies, w.bet_lines, w.pools_before, w.ledger, w.pools_after,
                                   reason)
-            timing = timing_line(r.boxes, r.box_actions, r.box_action_times, r.dealer_revealed_at,
-                                 "the dealer's four cards revealed")
+            timing = timing_line(r.boxes, r.box_actions, r.box_action_times, r.dealer_revealed_at, REVEAL)
             if timing is not None:
                 lines.append(timing)
         return RoundReport(

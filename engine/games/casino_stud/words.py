@@ -30,7 +30,7 @@ from .rules import POOLS, CasinoStudRules
 _join = pc.binary_join_element_wise
 _CARDS = pa.array(CARD_CODES, pa.string())
 _CATEGORIES = pa.array(RANK_NAMES, pa.string())
-_REVEAL = "the dealer's four cards revealed"
+REVEAL = "the dealer's four cards revealed"  # what happened at dealer_revealed_at, in the timing line
 
 
 def _strings(values: Sequence[str]) -> pa.Array:
@@ -281,4 +281,4 @@ def _timing_lines(quiet: Sequence, day: QuietDay, box_at: np.ndarray) -> tuple[n
     shown_at = np.array([t if t is not None else 0 for t in revealed], np.int64)
     shown = _chosen(np.array([t is not None for t in revealed], np.int64),
                     ["not recorded", _join("at ", _strings(us_texts(shown_at)), "")], len(revealed))
-    return timed, _join("decisions in time: ", joined, f"; {_REVEAL} ", shown, "")
+    return timed, _join("decisions in time: ", joined, f"; {REVEAL} ", shown, "")
