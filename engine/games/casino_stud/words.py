@@ -19,6 +19,7 @@ from engine.cards import CARD_CODES
 from engine.findings import format_money
 from engine.kernels import spans
 
+from . import BET_CODES
 from .dealing import positions
 from .explain import positions_text
 from .hands import RANK_NAMES, describe
@@ -28,6 +29,7 @@ from .quiet import QuietDay, hand_rank
 from .rules import POOLS, CasinoStudRules
 
 _join = pc.binary_join_element_wise
+_ANTE = BET_CODES[0]  # the bet type (the audit's ANTE; kernel.ANTE is its code)
 _CARDS = pa.array(CARD_CODES, pa.string())
 _CATEGORIES = pa.array(RANK_NAMES, pa.string())
 REVEAL = "the dealer's four cards revealed"  # what happened at dealer_revealed_at, in the timing line
@@ -175,7 +177,7 @@ def _bet_lines(rules: CasinoStudRules, ours: Sequence, b: np.ndarray, bet_round:
     strength, dealer_strength = np.asarray(day.strength, np.int64), np.asarray(day.dealer_strength, np.int64)
     stake = np.array([x.stake for x in ours], np.int64)
     added = np.array([x.added_stake or 0 for x in ours], np.int64)
-    is_ante = np.array([x.bet_type == "ANTE" for x in ours], np.bool_)
+    is_ante = np.array([x.bet_type == _ANTE for x in ours], np.bool_)
     credit, outcome = np.asarray(day.credit, np.int64)[b], np.asarray(day.outcome, np.int64)[b]
     refund = np.asarray(day.refund, np.int64)[b]
     # each bet's box row: rows are in round order, a round's boxes ascending seats (below 2**16); a refunded bet's
