@@ -138,6 +138,12 @@ def account_round_totals(round_of: np.ndarray, rounds: int, account: np.ndarray,
     return over
 
 
+def spans(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The indexes starts[i] .. starts[i] + lengths[i] - 1 of every i, one after another (numpy, not a kernel)."""
+    ends = np.cumsum(lengths)
+    return np.repeat(starts - ends + lengths, lengths) + np.arange(ends[-1] if len(ends) else 0)
+
+
 @kernel
 def interleave(round_of: np.ndarray, rounds: int) -> tuple[np.ndarray, np.ndarray]:
     """Where each round's explanation takes its lines from, given heads 0..rounds-1 then the bets' lines

@@ -27,10 +27,10 @@ from engine.games.blackjack.audit import (
     played_lines,
 )
 from engine.games.blackjack.kernel import LETTERS, NO_SEAT, OTHER
-from engine.games.blackjack.lines import spans
 from engine.games.blackjack.records import NO_TIME, SEATS, ShoeBets, ShoeRounds, rounds_of
 from engine.games.blackjack.rules import BlackjackRules, load_blackjack_rules
 from engine.games.blackjack.strategy import BasicStrategyChart, load_basic_strategy
+from engine.kernels import spans
 from pipelines.games.rows import (
     BET_COLUMNS,
     NO_BETS,

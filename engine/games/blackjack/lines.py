@@ -218,9 +218,3 @@ class ShoeLines:
         rounds = np.repeat(report_of, np.diff(self.round_at))
         return rounds, pa.StringArray.from_buffers(len(self.line_at) - 1, pa.py_buffer(self.line_at.astype(np.int32)),
                                                    pa.py_buffer(self.data))
-
-
-def spans(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The indexes starts[i] .. starts[i] + lengths[i] - 1 of every i, one after another."""
-    ends = np.cumsum(lengths)
-    return np.repeat(starts - ends + lengths, lengths) + np.arange(ends[-1] if len(ends) else 0)

@@ -60,6 +60,7 @@ from engine.betting import BET_WORDS, QuarantinedBet, TableFacts, is_late, stake
 from engine.cards import check_composition, format_cards
 from engine.decision_times import late_decisions, late_finding_text, times_problem, timing_line
 from engine.findings import Finding, format_money
+from engine.kernels import spans
 
 from . import BET_CODES
 from .chain import ChainGap, gap_finding
@@ -72,7 +73,7 @@ from .quiet import QuietDay, settle_quiet
 from .quiet import one_full_deck as _one_full_deck
 from .rules import CasinoStudRules
 from .settlement import ACTIONS, CALL, FOLD, settle_box
-from .words import quiet_explanations
+from .words import REVEAL, quiet_explanations
 
 ANTE, JACKPOT = BET_CODES
 PAYMENT_KINDS = ("JACKPOT_PRIZE_NOT_WON", "JACKPOT_PRIZE_WRONG_BALANCE", "OVERPAID", "UNDERPAID")
@@ -666,8 +667,7 @@ class _Auditor:
             lines = explain_round(self.rules, self.table.currency, r, w.expected_box_cards, w.expected_dealer_cards,
                                   w.ranks, w.dealer, w.qualifies, w.bet_lines, w.pools_before, w.ledger, w.pools_after,
                                   reason)
-            timing = timing_line(r.boxes, r.box_actions, r.box_action_times, r.dealer_revealed_at,
-                                 "the dealer's four cards revealed")
+            timing = timing_line(r.boxes, r.box_actions, r.box_action_times, r.dealer_revealed_at, REVEAL)
             if timing is not None:
                 lines.append(timing)
         return RoundReport(
@@ -694,11 +694,7 @@ def _explanations(reports: Sequence[RoundReport], calm: list[int], n_lines: np.n
     into = np.empty(int(counts.sum()), np.int64)
     taken = pa.concat_arrays([lines, pa.array([line for i in np.flatnonzero(loud).tolist()
                                                for line in reports[i].explanation], pa.string())])
-    places = [np.repeat(at[calm], n_lines) + np.arange(len(lines)) - np.repeat(np.cumsum(n_lines) - n_lines, n_lines)]
-    loud_counts = counts[loud]
-    places.append(np.repeat(at[loud], loud_counts) + np.arange(int(loud_counts.sum()))
-                  - np.repeat(np.cumsum(loud_counts) - loud_counts, loud_counts))
-    into[np.concatenate(places)] = np.arange(len(into))
+    into[np.concatenate([spans(at[calm], n_lines), spans(at[loud], counts[loud])])] = np.arange(len(into))
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
     return pa.ListArray.from_arrays(pa.array(offsets), taken.take(pa.array(into)))
 

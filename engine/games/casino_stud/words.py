@@ -17,7 +17,9 @@ from engine.betting import us_texts
 from engine.betting_columns import distinct
 from engine.cards import CARD_CODES
 from engine.findings import format_money
+from engine.kernels import spans
 
+from . import BET_CODES
 from .dealing import positions
 from .explain import positions_text
 from .hands import RANK_NAMES, describe
@@ -27,9 +29,10 @@ from .quiet import QuietDay, hand_rank
 from .rules import POOLS, CasinoStudRules
 
 _join = pc.binary_join_element_wise
+_ANTE = BET_CODES[0]  # the bet type (the audit's ANTE; kernel.ANTE is its code)
 _CARDS = pa.array(CARD_CODES, pa.string())
 _CATEGORIES = pa.array(RANK_NAMES, pa.string())
-_REVEAL = "the dealer's four cards revealed"
+REVEAL = "the dealer's four cards revealed"  # what happened at dealer_revealed_at, in the timing line
 
 
 def _strings(values: Sequence[str]) -> pa.Array:
@@ -87,9 +90,7 @@ def _chosen(which: np.ndarray, options: Sequence[pa.Array | str], n: int) -> pa.
 def _ranges(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(each row of the ranges starts[j]:ends[j], laid end to end; the range j it is of)."""
     lengths = ends - starts
-    of = np.repeat(np.arange(len(starts)), lengths)
-    first = np.cumsum(lengths) - lengths
-    return starts[of] + np.arange(int(lengths.sum())) - first[of], of
+    return spans(starts, lengths), np.repeat(np.arange(len(starts)), lengths)
 
 
 def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: Sequence, bets: Sequence,
@@ -176,7 +177,7 @@ def _bet_lines(rules: CasinoStudRules, ours: Sequence, b: np.ndarray, bet_round:
     strength, dealer_strength = np.asarray(day.strength, np.int64), np.asarray(day.dealer_strength, np.int64)
     stake = np.array([x.stake for x in ours], np.int64)
     added = np.array([x.added_stake or 0 for x in ours], np.int64)
-    is_ante = np.array([x.bet_type == "ANTE" for x in ours], np.bool_)
+    is_ante = np.array([x.bet_type == _ANTE for x in ours], np.bool_)
     credit, outcome = np.asarray(day.credit, np.int64)[b], np.asarray(day.outcome, np.int64)[b]
     refund = np.asarray(day.refund, np.int64)[b]
     # each bet's box row: rows are in round order, a round's boxes ascending seats (below 2**16); a refunded bet's
@@ -282,4 +283,4 @@ def _timing_lines(quiet: Sequence, day: QuietDay, box_at: np.ndarray) -> tuple[n
     shown_at = np.array([t if t is not None else 0 for t in revealed], np.int64)
     shown = _chosen(np.array([t is not None for t in revealed], np.int64),
                     ["not recorded", _join("at ", _strings(us_texts(shown_at)), "")], len(revealed))
-    return timed, _join("decisions in time: ", joined, f"; {_REVEAL} ", shown, "")
+    return timed, _join("decisions in time: ", joined, f"; {REVEAL} ", shown, "")
