@@ -97,8 +97,8 @@ def shoe_day(round_days: Sequence, opened_at):
     return min((d for d in round_days if d is not None), default=day(opened_at))
 
 def plain_bets(bets: pa.Table, columns: Sequence[str], decoded: bool = True) -> pa.Table:
-    """`columns` of the bets (plus mode and _shoe_id) as plain arrays (as read, dictionary-encoded or not,
-    unless `decoded`); a column the files do not have is all null."""
+    """`columns` of the bets (plus mode and _shoe_id) as plain arrays (not `decoded`: as read, dictionary-encoded
+    or not); a column the files do not have is all null."""
     return pa.table({c: (plain(bets[c]) if decoded else bets[c]) if c in bets.column_names
                      else pa.nulls(bets.num_rows) for c in [*columns, "mode", "_shoe_id"]})
 

@@ -387,6 +387,12 @@ WHERE run_id = $run AND account_id IN (SELECT unnest($ids)) GROUP BY account_id
 """
 
 
+def _columns_of(con: duckdb.DuckDBPyConnection, table: str) -> set[str]:
+    """The columns the warehouse's `table` has (none where it has no such table): what an older version wrote."""
+    return {r[0] for r in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = $t AND "
+                                      "schema_name = 'main'", {"t": table}).fetchall()}
+
+
 def gather(con: duckdb.DuckDBPyConnection, run_row: dict[str, Any]) -> dict[str, Any]:
     """Everything the page shows, as plain values (not yet formatted)."""
     from engine.findings import KINDS
@@ -394,8 +400,7 @@ def gather(con: duckdb.DuckDBPyConnection, run_row: dict[str, Any]) -> dict[str,
     p = {"run": run_row["run_id"]}
     names = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() UNION ALL "
                                        "SELECT view_name FROM duckdb_views()").fetchall()}
-    columns = {r[0] for r in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = 'settlements' "
-                                         "AND schema_name = 'main'").fetchall()}
+    columns = _columns_of(con, "settlements")
     net = "added_stake" in columns  # a return net of the stake added after the deal (see _RTP_BETS)
     paid, expected = ("s.paid - coalesce(s.added_stake, 0)", "s.expected - coalesce(s.added_stake, 0)") if net \
         else ("s.paid", "s.expected")
@@ -407,9 +412,8 @@ def gather(con: duckdb.DuckDBPyConnection, run_row: dict[str, Any]) -> dict[str,
         "\n        OR table_id IN (SELECT r.table_id FROM settlement_rounds AS r JOIN rulesets AS k ON k.sha256 = "
         "r.ruleset_sha256 JOIN priced_per_selection AS p USING (ruleset) WHERE r.run_id = $run)")) if kept \
         else ("t.ruleset", "", "")
-    priced = {r[0] for r in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = 'theoretical_rtp' "
-                                        "AND schema_name = 'main'").fetchall()}
-    priced_text = "" if "bundled" not in priced else _PRICED_TEXT if kept else "\n        AND th.bundled"
+    priced_text = ("" if "bundled" not in _columns_of(con, "theoretical_rtp")
+                   else _PRICED_TEXT if kept else "\n        AND th.bundled")
 
     def rtp_sql(sql: str) -> str:
         return sql.replace("{paid}", paid).replace("{expected}", expected).replace("{offered}", _OFFERED) \
@@ -489,9 +493,7 @@ def _moments(con: duckdb.DuckDBPyConnection, names: set[str], runs: list[str],
     (MOMENTS_TABLE, rows of the surveillance `runs`); None where the warehouse holds no such table."""
     if MOMENTS_TABLE not in names:
         return None
-    columns = {r[0] for r in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = $t AND "
-                                         "schema_name = 'main'", {"t": MOMENTS_TABLE}).fetchall()}
-    if not set(MOMENT_COLUMNS) <= columns:
+    if not set(MOMENT_COLUMNS) <= _columns_of(con, MOMENTS_TABLE):
         return None
     if not accounts:
         return []
