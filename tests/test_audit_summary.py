@@ -116,3 +116,38 @@ def test_rows_loaded_is_a_table(days, monkeypatch):
     for name, n in loaded.items():
         assert re.search(rf"│ {name} +│ +{n:,} │", text), name
     assert "Rows loaded" not in _summary(manifest, None, None, monkeypatch)  # no warehouse, no table
+
+
+def _groups(rows: list[int]) -> list[tuple]:
+    return [("rounds", f"reason {i}", n) for i, n in enumerate(rows)]
+
+
+def test_every_quarantine_reason_listed_up_to_the_limit():
+    groups = _groups(list(range(audit_command.SHOWN_REASONS, 0, -1)))  # exactly the limit
+    assert audit_command.shown_reasons(groups) == (groups, [])
+
+
+def test_the_reasons_with_the_most_rows_listed_in_their_order_past_the_limit():
+    """One group too many: the one with the fewest rows goes, wherever it is; on a tie the later one goes."""
+    rows = [5] * audit_command.SHOWN_REASONS
+    rows.insert(3, 4)  # the smallest, fourth
+    listed, rest = audit_command.shown_reasons(_groups(rows))
+    assert rest == [("rounds", "reason 3", 4)]
+    assert [g[1] for g in listed] == [f"reason {i}" for i in range(len(rows)) if i != 3]
+    tie = _groups([7] * (audit_command.SHOWN_REASONS + 2))
+    listed, rest = audit_command.shown_reasons(tie)
+    assert listed == tie[:-2] and rest == tie[-2:]
+
+
+def test_the_summary_lists_the_largest_reasons_and_counts_the_rest(days, monkeypatch, tmp_path):
+    """25 reasons of 1..25 rows (a night's reasons name their rounds: ~1,700 groups at 10M bets): the 20 largest
+    listed, the 5 others (1+2+3+4+5 rows) in one row."""
+    _, manifest = days["mixed"]
+    path = tmp_path / "quarantine.parquet"
+    reasons = [f"round {n:03d}: no pocket recorded" for n in range(1, 26) for _ in range(n)]
+    pq.write_table(pa.table({"source_table": ["rounds"] * len(reasons), "reason": reasons}), path)
+    text = _summary({**manifest, "outputs": {**manifest["outputs"], "quarantine": [{"path": str(path)}]}}, None,
+                    None, monkeypatch)
+    for n in range(1, 26):
+        assert (f"round {n:03d}:" in text) == (n > 5), n
+    assert re.search(r"│ +│ 5 more reasons: every row in quarantine/.*│ 15 +│", text)
