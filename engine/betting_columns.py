@@ -4,10 +4,11 @@ audit_group is the statement of the checks, a bet at a time; audit_group_columns
 bets given as columns (numpy): each distinct (bet type, selection, outcome) gets its verdict from the game's
 scalar rule once a ruleset (Verdicts, numbered); the verdicts' payouts as arrays, a compiled kernel
 (engine.kernels) settles every bet and applies BetChecks.check's boundaries (the limits, the betting window, the
-account's round total, paid against owed) in one pass; the findings of the bets it flags and every bet's
-explanation line are joined column by column in Arrow, in engine.betting's words (BET_WORDS; each amount, instant
-and verdict put in words once). Same credits, findings (in the same order), explanations and reasons
-(tests/test_betting_columns.py and tests/test_kernels_outcome.py check it against audit_group).
+account's round total, paid against owed) in one pass; the findings of the bets it flags are joined column by
+column in Arrow, in engine.betting's words (BET_WORDS; each amount, instant and verdict put in words once), and
+the explanation is written by a kernel (engine.betting_lines). Same credits, findings (in the same order),
+explanations and reasons (tests/test_betting_columns.py and tests/test_kernels_outcome.py check it against
+audit_group).
 """
 
 from __future__ import annotations
@@ -21,9 +22,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from engine import kernels
+from engine import betting_lines, kernels
 from engine.betting import (
-    BET_LINE,
     BET_WHAT,
     BET_WORDS,
     REFUNDED,
@@ -281,10 +281,9 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
     for r, kind in zip(at[rows[raised]][found.bets].tolist(), found.table["kind"].to_pylist(), strict=True):
         kinds.setdefault(r, []).append(kind)
 
-    lines = _bet_lines(checks, bets, rows, stake, paid, credit, bet_type, selection, known.column("why").take(
-        pa.array(verdict_of)))
-    index, explanation_at = kernels.interleave(at[rows], m)
-    explanation = pa.concat_arrays([pa.array(heads, pa.string()), lines]).take(pa.array(index))
+    explanation, explanation_at = betting_lines.explanation(
+        heads, bets.bet_id, rows, at[rows], *_named(bets, bet_type, selection), stake, credit, paid,
+        known.column("why"), verdict_of, table.currency)
     finding_kinds = [()] * m
     for r, said in kinds.items():
         finding_kinds[r] = tuple(dict.fromkeys(said))
@@ -324,28 +323,18 @@ def _texts(values: np.ndarray, text: Callable[[int], str]) -> pa.Array:
     return pa.array([text(v) for v in values_of.tolist()], pa.string()).take(value_of)
 
 
-def _names(bets: BetColumns, bet_type: np.ndarray, selection: np.ndarray) -> pa.Array:
-    """bet_named of each bet: its type and selection, as BET_WHAT names them."""
+def _named(bets: BetColumns, bet_type: np.ndarray, selection: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """bet_named of each distinct (type, selection) among the bets' (as BET_WHAT names them), and each bet's."""
     width = len(bets.selections)
     pairs, pair_of = distinct(bet_type * width + selection)
-    named = [bet_named(bets.bet_types[code], bets.selections[chosen])
-             for code, chosen in (divmod(pair, width) for pair in pairs.tolist())]
+    return [bet_named(bets.bet_types[code], bets.selections[chosen])
+            for code, chosen in (divmod(pair, width) for pair in pairs.tolist())], pair_of
+
+
+def _names(bets: BetColumns, bet_type: np.ndarray, selection: np.ndarray) -> pa.Array:
+    """bet_named of each bet: its type and selection, as BET_WHAT names them."""
+    named, pair_of = _named(bets, bet_type, selection)
     return pa.array(named, pa.string()).take(pa.array(pair_of))
-
-
-def _bet_lines(checks: BetChecks, bets: BetColumns, rows: np.ndarray, stake: np.ndarray, paid: np.ndarray,
-               credit: np.ndarray, bet_type: np.ndarray, selection: np.ndarray, whys: pa.Array) -> pa.Array:
-    """Each settled bet's explanation line, as audit_group writes it (what(bet), its verdict, owed and paid),
-    joined column by column: each part worked out once per distinct value."""
-    if not len(rows):
-        return pa.array([], pa.string())
-    money = checks.money
-    return _filled(_LINE, {"bet_id": bets.bet_id.take(pa.array(rows)), "named": _names(bets, bet_type, selection),
-                           "stake": _texts(stake, money), "why": whys, "owed": _texts(credit, money),
-                           "paid": _texts(paid, money)})
-
-
-_LINE = BET_LINE.replace("{what}", BET_WHAT)  # (every settled bet has a line: the words joined in one pass)
 
 
 def _filled(template: str, parts: Mapping[str, pa.Array | str]) -> pa.Array | str:

@@ -137,10 +137,15 @@ def unverifiable_after(table_id: str, shoe_id: str, round_id: str, why: str, lat
 _EXPONENT = {"JPY": 0, "KRW": 0, "CLP": 0, "BHD": 3, "KWD": 3}
 
 
+def money_exponent(currency: str | None) -> int:
+    """The decimals format_money writes of a currency's amounts (2 unless ISO 4217 says otherwise)."""
+    return _EXPONENT.get(currency or "", 2)
+
+
 @lru_cache(maxsize=1 << 16)  # a night's findings format the same few thousand amounts again and again
 def format_money(amount: int, currency: str | None) -> str:
     """12345, 'EUR' -> '123.45 EUR' (exact: integer arithmetic only)."""
-    exp = _EXPONENT.get(currency or "", 2)
+    exp = money_exponent(currency)
     sign = "-" if amount < 0 else ""
     whole, frac = divmod(abs(int(amount)), 10**exp)
     text = f"{whole:,}" + (f".{frac:0{exp}d}" if exp else "")

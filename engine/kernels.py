@@ -64,6 +64,11 @@ def as_python() -> Iterator[None]:
         _AS_PYTHON.reset(token)
 
 
+def running_as_python() -> bool:
+    """Whether this thread's kernels run their source as Python (within `as_python()`)."""
+    return _AS_PYTHON.get()
+
+
 class Kernel:
     """A kernel, compiled on its first call; its source as Python stays `py_func` (the tests run both). A
     kernel that calls another (a helper of its module declared a kernel too) calls the other's compiled code."""
@@ -193,3 +198,35 @@ def group_rows(key, groups, take):
             rows[filled[key[i]]] = i
             filled[key[i]] += 1
     return at, rows
+
+
+# text as UTF-8 bytes (engine/betting_lines.py, engine/games/blackjack/lines.py): a writer makes two passes over
+# its lines, the first `dry` (counting the bytes), the second writing them into a buffer of that size
+
+
+@kernel
+def put(buf, at, dry, vocab, vocab_at, k):
+    """Piece k of `vocab` at buf[at:] (dry: only counted); where the next byte goes."""
+    a, b = np.uint64(vocab_at[k]), np.uint64(vocab_at[k + 1])
+    if not dry:
+        # a loop (a slice a piece costs more than its few bytes), on unsigned indexes: numba then checks no index
+        # for a negative one counted from the end, and the copy runs 2-3x faster
+        to, i = np.uint64(at), np.uint64(0)
+        while i < b - a:
+            buf[to + i] = vocab[a + i]
+            i += np.uint64(1)
+    return at + np.int64(b - a)
+
+
+@kernel
+def put_int(buf, at, dry, n):
+    """n in decimal digits at buf[at:] (n >= 0)."""
+    digits, m = 1, n
+    while m >= 10:
+        m //= 10
+        digits += 1
+    if not dry:
+        for i in range(digits):
+            buf[at + digits - 1 - i] = 48 + n % 10
+            n //= 10
+    return at + digits

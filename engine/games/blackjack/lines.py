@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 
 from engine.cards import CARD_CODES
-from engine.kernels import kernel
+from engine.kernels import kernel, put, put_int
 
 from .hand import Total, dealer_rule
 from .kernel import LETTERS
@@ -51,30 +51,6 @@ CARDS, LETTER, RULES = _AT["card"], _AT["letter"], _AT["rule"]
 
 
 @kernel
-def _put(buf, at, dry, vocab, vocab_at, k):
-    """Piece k of `vocab` at buf[at:] (dry: only counted); where the next byte goes."""
-    a, b = vocab_at[k], vocab_at[k + 1]
-    if not dry:
-        for i in range(b - a):  # (a loop: a slice a piece costs more than its few bytes)
-            buf[at + i] = vocab[a + i]
-    return at + b - a
-
-
-@kernel
-def _put_int(buf, at, dry, n):
-    """n in decimal digits at buf[at:] (n >= 0)."""
-    digits, m = 1, n
-    while m >= 10:
-        m //= 10
-        digits += 1
-    if not dry:
-        for i in range(digits):
-            buf[at + digits - 1 - i] = 48 + n % 10
-            n //= 10
-    return at + digits
-
-
-@kernel
 def write_lines(plain, position, used, first, seq, who, hand, dealer, dealer_at, d_round, d_box, d_hand, d_total,
                 d_soft, d_action, d_auto, d_cards_at, d_cards, dl_total, dl_soft, h17, timed, revealed, box_at,
                 box_no, box_timed, act, act_at, act_time, times, times_at, vocab, vocab_at):
@@ -96,18 +72,18 @@ def write_lines(plain, position, used, first, seq, who, hand, dealer, dealer_at,
                 continue
             for q in range(used[r]):  # "card {n} of the shoe: {card} to {dealer | box b hand h}"
                 s = first[r] + q
-                at = _put(buf, at, dry, vocab, vocab_at, CARD_)
-                at = _put_int(buf, at, dry, position[r] + q)
-                at = _put(buf, at, dry, vocab, vocab_at, OF_SHOE)
-                at = _put(buf, at, dry, vocab, vocab_at, CARDS + seq[s])
-                at = _put(buf, at, dry, vocab, vocab_at, TO)
+                at = put(buf, at, dry, vocab, vocab_at, CARD_)
+                at = put_int(buf, at, dry, position[r] + q)
+                at = put(buf, at, dry, vocab, vocab_at, OF_SHOE)
+                at = put(buf, at, dry, vocab, vocab_at, CARDS + seq[s])
+                at = put(buf, at, dry, vocab, vocab_at, TO)
                 if who[s] == 0:
-                    at = _put(buf, at, dry, vocab, vocab_at, DEALER)
+                    at = put(buf, at, dry, vocab, vocab_at, DEALER)
                 else:
-                    at = _put(buf, at, dry, vocab, vocab_at, BOX)
-                    at = _put_int(buf, at, dry, who[s])
-                    at = _put(buf, at, dry, vocab, vocab_at, HAND)
-                    at = _put_int(buf, at, dry, hand[s] + 1)
+                    at = put(buf, at, dry, vocab, vocab_at, BOX)
+                    at = put_int(buf, at, dry, who[s])
+                    at = put(buf, at, dry, vocab, vocab_at, HAND)
+                    at = put_int(buf, at, dry, hand[s] + 1)
                 line += 1
                 if not dry:
                     line_at[line] = at
@@ -116,52 +92,52 @@ def write_lines(plain, position, used, first, seq, who, hand, dealer, dealer_at,
                 dp += 1
             while dp < len(d_round) and d_round[dp] == r:
                 # "box {b} hand {h}: {cards} ({soft|hard} {total}) against {upcard}: {letter} ({verdict})"
-                at = _put(buf, at, dry, vocab, vocab_at, BOX)
-                at = _put_int(buf, at, dry, d_box[dp])
-                at = _put(buf, at, dry, vocab, vocab_at, HAND)
-                at = _put_int(buf, at, dry, d_hand[dp] + 1)
-                at = _put(buf, at, dry, vocab, vocab_at, COLON)
+                at = put(buf, at, dry, vocab, vocab_at, BOX)
+                at = put_int(buf, at, dry, d_box[dp])
+                at = put(buf, at, dry, vocab, vocab_at, HAND)
+                at = put_int(buf, at, dry, d_hand[dp] + 1)
+                at = put(buf, at, dry, vocab, vocab_at, COLON)
                 for c in range(d_cards_at[dp], d_cards_at[dp + 1]):
                     if c > d_cards_at[dp]:
-                        at = _put(buf, at, dry, vocab, vocab_at, SPACE)
-                    at = _put(buf, at, dry, vocab, vocab_at, CARDS + d_cards[c])
-                at = _put(buf, at, dry, vocab, vocab_at, OPEN)
-                at = _put(buf, at, dry, vocab, vocab_at, SOFT if d_soft[dp] else HARD)
-                at = _put(buf, at, dry, vocab, vocab_at, SPACE)
-                at = _put_int(buf, at, dry, d_total[dp])
-                at = _put(buf, at, dry, vocab, vocab_at, AGAINST)
-                at = _put(buf, at, dry, vocab, vocab_at, CARDS + up)
-                at = _put(buf, at, dry, vocab, vocab_at, COLON)
-                at = _put(buf, at, dry, vocab, vocab_at, LETTER + d_action[dp])
-                at = _put(buf, at, dry, vocab, vocab_at, OPEN)
+                        at = put(buf, at, dry, vocab, vocab_at, SPACE)
+                    at = put(buf, at, dry, vocab, vocab_at, CARDS + d_cards[c])
+                at = put(buf, at, dry, vocab, vocab_at, OPEN)
+                at = put(buf, at, dry, vocab, vocab_at, SOFT if d_soft[dp] else HARD)
+                at = put(buf, at, dry, vocab, vocab_at, SPACE)
+                at = put_int(buf, at, dry, d_total[dp])
+                at = put(buf, at, dry, vocab, vocab_at, AGAINST)
+                at = put(buf, at, dry, vocab, vocab_at, CARDS + up)
+                at = put(buf, at, dry, vocab, vocab_at, COLON)
+                at = put(buf, at, dry, vocab, vocab_at, LETTER + d_action[dp])
+                at = put(buf, at, dry, vocab, vocab_at, OPEN)
                 if d_auto[dp]:  # (a plain round's auto-played decision is the chart's)
-                    at = _put(buf, at, dry, vocab, vocab_at, BY_CHART)
-                    at = _put(buf, at, dry, vocab, vocab_at, LETTER + d_action[dp])
+                    at = put(buf, at, dry, vocab, vocab_at, BY_CHART)
+                    at = put(buf, at, dry, vocab, vocab_at, LETTER + d_action[dp])
                 else:
-                    at = _put(buf, at, dry, vocab, vocab_at, LEGAL)
-                at = _put(buf, at, dry, vocab, vocab_at, CLOSE)
+                    at = put(buf, at, dry, vocab, vocab_at, LEGAL)
+                at = put(buf, at, dry, vocab, vocab_at, CLOSE)
                 line += 1
                 if not dry:
                     line_at[line] = at
                 dp += 1
             d0, d1 = dealer_at[r], dealer_at[r + 1]
             for k in range(d0, d1):  # "dealer {cards}: {draws | stands} (rule: {rule})"
-                at = _put(buf, at, dry, vocab, vocab_at, DEALER_)
+                at = put(buf, at, dry, vocab, vocab_at, DEALER_)
                 for c in range(d0, k + 1):
                     if c > d0:
-                        at = _put(buf, at, dry, vocab, vocab_at, SPACE)
-                    at = _put(buf, at, dry, vocab, vocab_at, CARDS + dealer[c])
-                at = _put(buf, at, dry, vocab, vocab_at, COLON)
-                at = _put(buf, at, dry, vocab, vocab_at, DRAWS if k < d1 - 1 else STANDS)
-                at = _put(buf, at, dry, vocab, vocab_at, RULE)
+                        at = put(buf, at, dry, vocab, vocab_at, SPACE)
+                    at = put(buf, at, dry, vocab, vocab_at, CARDS + dealer[c])
+                at = put(buf, at, dry, vocab, vocab_at, COLON)
+                at = put(buf, at, dry, vocab, vocab_at, DRAWS if k < d1 - 1 else STANDS)
+                at = put(buf, at, dry, vocab, vocab_at, RULE)
                 total = 2 * min(dl_total[k], MAX_TOTAL) + (1 if dl_soft[k] else 0)
-                at = _put(buf, at, dry, vocab, vocab_at, RULES + h17 * (2 * MAX_TOTAL + 2) + total)
-                at = _put(buf, at, dry, vocab, vocab_at, CLOSE)
+                at = put(buf, at, dry, vocab, vocab_at, RULES + h17 * (2 * MAX_TOTAL + 2) + total)
+                at = put(buf, at, dry, vocab, vocab_at, CLOSE)
                 line += 1
                 if not dry:
                     line_at[line] = at
             if timed[r]:  # "decisions in time: {box b L at t; ... | none recorded}; {REVEAL} {at t | not recorded}"
-                at = _put(buf, at, dry, vocab, vocab_at, IN_TIME)
+                at = put(buf, at, dry, vocab, vocab_at, IN_TIME)
                 said = 0
                 for b in range(box_at[r], box_at[r + 1]):
                     if not box_timed[b]:
@@ -170,22 +146,22 @@ def write_lines(plain, position, used, first, seq, who, hand, dealer, dealer_at,
                         if act_time[k] < 0:
                             continue
                         if said:
-                            at = _put(buf, at, dry, vocab, vocab_at, SEMICOLON)
-                        at = _put(buf, at, dry, vocab, vocab_at, BOX)
-                        at = _put_int(buf, at, dry, box_no[b])
-                        at = _put(buf, at, dry, vocab, vocab_at, SPACE)
-                        at = _put(buf, at, dry, vocab, vocab_at, LETTER + act[k])
-                        at = _put(buf, at, dry, vocab, vocab_at, AT)
-                        at = _put(buf, at, dry, times, times_at, act_time[k])
+                            at = put(buf, at, dry, vocab, vocab_at, SEMICOLON)
+                        at = put(buf, at, dry, vocab, vocab_at, BOX)
+                        at = put_int(buf, at, dry, box_no[b])
+                        at = put(buf, at, dry, vocab, vocab_at, SPACE)
+                        at = put(buf, at, dry, vocab, vocab_at, LETTER + act[k])
+                        at = put(buf, at, dry, vocab, vocab_at, AT)
+                        at = put(buf, at, dry, times, times_at, act_time[k])
                         said += 1
                 if not said:
-                    at = _put(buf, at, dry, vocab, vocab_at, NONE_RECORDED)
-                at = _put(buf, at, dry, vocab, vocab_at, REVEALED)
+                    at = put(buf, at, dry, vocab, vocab_at, NONE_RECORDED)
+                at = put(buf, at, dry, vocab, vocab_at, REVEALED)
                 if revealed[r] >= 0:
-                    at = _put(buf, at, dry, vocab, vocab_at, AT)
-                    at = _put(buf, at, dry, times, times_at, revealed[r])
+                    at = put(buf, at, dry, vocab, vocab_at, AT)
+                    at = put(buf, at, dry, times, times_at, revealed[r])
                 else:
-                    at = _put(buf, at, dry, vocab, vocab_at, NOT_RECORDED)
+                    at = put(buf, at, dry, vocab, vocab_at, NOT_RECORDED)
                 line += 1
                 if not dry:
                     line_at[line] = at
