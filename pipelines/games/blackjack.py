@@ -4,7 +4,8 @@ its results back as output tables. No Beam here (tested without a pipeline).
 Rounds and bets go in as numpy columns (engine ShoeRounds, ShoeBets), encoded from the Arrow columns at once for
 the whole table (card and decision codes from the list arrays' values and offsets, bet types, seats and accounts
 as codes); the engine asks for a round or bet as Python values only where the readable audit reads it (a round
-the kernel cannot clear, a bet the screen cannot clear). The results come back as columns (rows.Gathered).
+the kernel cannot clear, a bet beside a MAIN bet in quarantine). The results come back as columns (rows.Gathered),
+the findings of the bets the screen cannot clear made for all the table's shoes at once (bet_checks.bet_findings).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from engine.games.blackjack.audit import (
     audit_shoe,
     played_lines,
 )
+from engine.games.blackjack.bet_checks import FlaggedBets, bet_findings
 from engine.games.blackjack.kernel import LETTERS, NO_SEAT, OTHER
 from engine.games.blackjack.records import NO_TIME, SEATS, ShoeBets, ShoeRounds, rounds_of
 from engine.games.blackjack.rules import BlackjackRules, load_blackjack_rules
@@ -91,9 +93,9 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     orders = [by_shoe.get(shoe["shoe_id"], []) for shoe in shoe_rows]
     dealt = np.array([i for order in orders for i in order], np.int64)  # the table's rounds, shoe by shoe, in order
     columns = _round_columns(rounds.take(pa.array(dealt, pa.int64())))
-    records = _Records(rounds)
     start = 0
     played = []  # the kernel's replays of the shoes explained at once (the rounds without their own lines)
+    flagged: list[FlaggedBets] = []  # the shoes' bets checked at once (bet_checks.bet_findings)
     # each bet's round among the table's rounds as dealt, at once where the table's round ids are distinct (else
     # shoe by shoe, among the shoe's rounds)
     dealt_ids = rounds["round_id"].take(pa.array(dealt, pa.int64()))
@@ -112,7 +114,8 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
             in_shoe = InShoe.of(order, round_rows, held)
             engine_rounds, audited = _with_quarantined(rounds, order, in_shoe), in_shoe.audited
         else:
-            engine_rounds = rounds_of(columns, start - len(order), start, lambda at, rows=rows: records(rows[at]))
+            engine_rounds = rounds_of(columns, start - len(order), start,
+                                      lambda at, rows=rows: _recorded_rounds(rounds, rows[at]))
             audited = np.arange(len(order))
         mine = bets_of_shoe.get(shoe["shoe_id"], NO_BETS)
         kept, index = rows[audited[audited >= 0]], np.flatnonzero(audited >= 0)
@@ -132,13 +135,24 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
                             quarantined=quarantined_bets(neighbours, position, shoe["shoe_id"]), explained=bool(held))
         if held:
             result = replace(result, rounds=in_shoe.reports(result.rounds))
-        else:
-            played.append(result.played)
-            bases.append(np.arange(len(result.rounds)) + len(gathered.reports))
-        gathered.shoe(shoe, order, round_rows, mine, audited[round_index], result)
+            gathered.shoe(shoe, order, round_rows, mine, audited[round_index], result)
+            continue
+        played.append(result.played)
+        bases.append(np.arange(len(result.rounds)) + len(gathered.reports))
+        if result.flagged is not None:
+            flagged.append(result.flagged)
+        gathered.shoe(shoe, order, round_rows, mine, audited[round_index], result, result.on_bet,
+                      result.flagged.bet if result.flagged is not None else NO_BETS)
     said = played_lines(played).joined(np.concatenate([np.zeros(0, np.int64), *bases]))
+
+    def bet_findings_of(bet_rows: np.ndarray, round_rows: np.ndarray) -> tuple[pa.Table, np.ndarray]:
+        texts = plain.select(["bet_id", "bet_type", "account_id"]).take(pa.array(bet_rows, pa.int64()))
+        at = pa.array(round_rows, pa.int64())
+        return bet_findings(table.rules, table.facts, FlaggedBets.joined(flagged), texts.append_column(
+            "round_id", rounds["round_id"].take(at)).append_column("shoe_id", rounds["shoe_id"].take(at)))
+
     return gathered.tables(table.table_id, OUT_REPLAYS, REPLAYS.schema, plain, bets,
-                           lambda *replayed: _replay_columns(*replayed, said))
+                           lambda *replayed: _replay_columns(*replayed, said), bet_findings_of)
 
 
 _ROUND_COLUMNS = ["round_id", "shoe_id", "round_no", "betting_opened_at", "status", "dealer_cards", "boxes",
@@ -150,21 +164,10 @@ _RECORD_VALUES = [c for c in _ROUND_COLUMNS if c not in ("shoe_id", "betting_ope
 _RECORDED_COLUMNS = [*_RECORD_VALUES, "betting_closed_at", "box_action_times", "dealer_revealed_at"]
 
 
-class _Records:
-    """A table's rounds as the engine's records, read from Arrow at once on the first call (most shoes have some
-    round the readable audit reads: the round of a bet the screen cannot clear)."""
-
-    def __init__(self, rounds: pa.Table):
-        self.rounds, self.read = rounds, None
-
-    def __call__(self, rows: np.ndarray) -> list[RecordedRound]:
-        if self.read is None:
-            self.read = _recorded_rounds(self.rounds, np.arange(self.rounds.num_rows))
-        return [self.read[i] for i in rows.tolist()]
-
-
 def _recorded_rounds(rounds: pa.Table, rows: np.ndarray) -> list[RecordedRound]:
     """The rounds `rows` of `rounds` as the engine's records."""
+    if not len(rows):
+        return []
     taken = rounds.select([c for c in _RECORDED_COLUMNS if c in rounds.column_names]).take(pa.array(rows, pa.int64()))
     closed = micros(taken["betting_closed_at"])
     times, revealed = box_instants(taken, "box_action_times"), instants(taken, "dealer_revealed_at")
