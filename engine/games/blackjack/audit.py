@@ -751,7 +751,7 @@ class _ShoeAuditor:
         by_rules = np.flatnonzero(flagged & ~as_columns)
         self.fetch(k[by_rules])
         on_bet = [-1] * len(self.findings)  # each finding's bet (-1: the shoe's or a round's)
-        for i, bet in zip(by_rules.tolist(), bets.recorded(by_rules.tolist()), strict=True):
+        for i, bet in zip(by_rules.tolist(), bets.recorded(by_rules.tolist()) if len(by_rules) else [], strict=True):
             r = self.recorded[bet.round_index]
             owed = None
             if r.status != "cancelled" and bet.bet_type in BET_CODES and bet.seat in r.boxes:
