@@ -135,24 +135,15 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
                             quarantined=quarantined_bets(neighbours, position, shoe["shoe_id"]), explained=bool(held))
         if held:
             result = replace(result, rounds=in_shoe.reports(result.rounds))
-            gathered.shoe(shoe, order, round_rows, mine, audited[round_index], result)
-            continue
-        played.append(result.played)
-        bases.append(np.arange(len(result.rounds)) + len(gathered.reports))
-        if result.flagged is not None:
-            flagged.append(result.flagged)
-        gathered.shoe(shoe, order, round_rows, mine, audited[round_index], result, result.on_bet,
-                      result.flagged.bet if result.flagged is not None else NO_BETS)
+        else:
+            played.append(result.played)
+            bases.append(np.arange(len(result.rounds)) + len(gathered.reports))
+        flagged.append(result.flagged)
+        gathered.shoe(shoe, order, round_rows, mine, audited[round_index], result, result.on_bet, result.flagged.bet)
     said = played_lines(played).joined(np.concatenate([np.zeros(0, np.int64), *bases]))
-
-    def bet_findings_of(bet_rows: np.ndarray, round_rows: np.ndarray) -> tuple[pa.Table, np.ndarray]:
-        texts = plain.select(["bet_id", "bet_type", "account_id"]).take(pa.array(bet_rows, pa.int64()))
-        at = pa.array(round_rows, pa.int64())
-        return bet_findings(table.rules, table.facts, FlaggedBets.joined(flagged), texts.append_column(
-            "round_id", rounds["round_id"].take(at)).append_column("shoe_id", rounds["shoe_id"].take(at)))
-
     return gathered.tables(table.table_id, OUT_REPLAYS, REPLAYS.schema, plain, bets,
-                           lambda *replayed: _replay_columns(*replayed, said), bet_findings_of)
+                           lambda *replayed: _replay_columns(*replayed, said),
+                           lambda texts: bet_findings(table.rules, table.facts, FlaggedBets.joined(flagged), texts))
 
 
 _ROUND_COLUMNS = ["round_id", "shoe_id", "round_no", "betting_opened_at", "status", "dealer_cards", "boxes",

@@ -257,12 +257,12 @@ class Gathered:
 
     def tables(self, table_id: str, out_replays: str, replay_schema: pa.Schema, plain: pa.Table, bets: pa.Table,
                replay_columns: Callable[..., dict[str, pa.Array]],
-               bet_findings: Callable[[np.ndarray, np.ndarray], tuple[pa.Table, np.ndarray]] | None = None
+               bet_findings: Callable[[pa.Table], tuple[pa.Table, np.ndarray]] | None = None
                ) -> dict[str, pa.Table]:
         """{the game's round replays, settlements, findings, quarantine}; `plain` the bets as plain_bets
         gave them, `bets` as read; replay_columns(table_id, rounds, replay rows, their shoes, their reports)
-        -> the replay table's columns but business_date; bet_findings(rows of the flagged bets in the table's bets,
-        their rounds' rows) -> their findings (FINDING_COLUMNS, bet by bet) and each one's bet (its flagged entry)."""
+        -> the replay table's columns but business_date; bet_findings(the flagged bets' bet_id, bet_type, account_id,
+        round_id and shoe_id) -> their findings (FINDING_COLUMNS, bet by bet) and each one's bet (its flagged row)."""
         settled = self.bet_tables(table_id, plain, bets)
         rows = np.asarray(self.replay_rows, np.int64)
         replays = {"business_date": self.dates.take(pa.array(rows, pa.int64())),
@@ -270,18 +270,21 @@ class Gathered:
         return {
             out_replays: pa.Table.from_arrays([replays[f.name] for f in replay_schema], schema=replay_schema),
             "settlements": settled["settlements"],
-            "findings": self.findings_table(bet_findings),
+            "findings": self.findings_table(plain, bet_findings),
             "quarantine": settled["quarantine"],
         }
 
-    def findings_table(self, bet_findings) -> pa.Table:
+    def findings_table(self, plain: pa.Table, bet_findings) -> pa.Table:
         """The findings gathered and those of the flagged bets (see tables), each in its place: shoe by shoe, the
         shoe's and its rounds' first, then bet by bet."""
         found, dates, places = [finding_columns(self.findings)], list(self.finding_dates), list(self.finding_places)
         if self.flagged:
-            columns, on = bet_findings(*(np.concatenate([f[k] for f in self.flagged]) for k in (1, 2)))
+            bet_rows, round_rows = (pa.array(np.concatenate([f[k] for f in self.flagged])) for k in (1, 2))
+            texts = plain.select(["bet_id", "bet_type", "account_id"]).take(bet_rows)
+            columns, on = bet_findings(texts.append_column("round_id", self.rounds["round_id"].take(round_rows))
+                                       .append_column("shoe_id", self.rounds["shoe_id"].take(round_rows)))
             shoe_no = np.concatenate([np.full(len(f[1]), f[0], np.int64) for f in self.flagged])[on]
-            bet_rows = np.concatenate([f[1] for f in self.flagged])[on]
+            bet_rows = bet_rows.to_numpy()[on]
             every_date = [d for f in self.flagged for d in f[3]]
             found.append(columns)
             dates += [every_date[i] for i in on.tolist()]

@@ -109,7 +109,7 @@ class ShoeAudit:
     played: _Played | None = None  # the kernel's replay: played_lines explains the rounds whose report's is None
     # the bets whose findings bet_checks.bet_findings gives (not among `findings` until audit_shoe adds them), and
     # each of `findings`' bet (-1: the shoe's or a round's finding)
-    flagged: FlaggedBets | None = field(default=None, compare=False)
+    flagged: FlaggedBets = field(default_factory=lambda: FlaggedBets.joined([]), compare=False)
     on_bet: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), compare=False)
 
 
@@ -732,7 +732,7 @@ class _ShoeAuditor:
         expected: list[int | None] = [None] * n
         unsettled: list[str | None] = [None] * n
         if not n:
-            return expected, unsettled, None, [-1] * len(self.findings)
+            return expected, unsettled, FlaggedBets.joined([]), [-1] * len(self.findings)
         k, cancelled = bets.round_index, rounds.cancelled
         reasons = [None if cancelled[i] else rep.unsettled_reason for i, rep in enumerate(reports)]
         settled = np.array([reason is None for reason in reasons], bool)[k]
@@ -861,17 +861,19 @@ def audit_shoe(rules: BlackjackRules, chart: BasicStrategyChart, table: TableFac
     if not explained:
         return audit
     said = played_lines([audit.played]).explanations()
+    findings, on_bet = _with_bet_findings(rules, table, shoe, rounds, bets, audit)
     return replace(audit, rounds=[rep if rep.explanation is not None else replace(rep, explanation=said[i])
                                   for i, rep in enumerate(audit.rounds)], played=None,
-                   findings=_with_bet_findings(rules, table, shoe, rounds, bets, audit))
+                   findings=findings, on_bet=on_bet, flagged=FlaggedBets.joined([]))
 
 
 def _with_bet_findings(rules: BlackjackRules, table: TableFacts, shoe: ShoeFacts, rounds: ShoeRounds, bets: ShoeBets,
-                       audit: ShoeAudit) -> list[Finding]:
-    """The audit's findings with those of its flagged bets (bet_checks.bet_findings) among them, in bet order."""
+                       audit: ShoeAudit) -> tuple[list[Finding], np.ndarray]:
+    """The audit's findings with those of its flagged bets (bet_checks.bet_findings) among them, in bet order, and
+    each one's bet (-1: none)."""
     flagged = audit.flagged
-    if flagged is None or not len(flagged):
-        return audit.findings
+    if not len(flagged):
+        return audit.findings, audit.on_bet
     recorded = bets.recorded(flagged.bet.tolist())
     indexes = sorted({b.round_index for b in recorded})
     round_of = dict(zip(indexes, (r.round_id for r in rounds.recorded(indexes)), strict=True))
@@ -880,6 +882,7 @@ def _with_bet_findings(rules: BlackjackRules, table: TableFacts, shoe: ShoeFacts
         **{name: [getattr(b, name) for b in recorded] for name in ("bet_id", "bet_type", "account_id")}}))
     columns = [Finding(**row) for row in found.to_pylist()]
     # (each bet's findings all come one way: the shoe's and rounds' first, then bet by bet)
-    order = np.argsort(np.concatenate([audit.on_bet, flagged.bet[on]]), kind="stable")
+    on_bet = np.concatenate([audit.on_bet, flagged.bet[on]])
+    order = np.argsort(on_bet, kind="stable")
     every = [*audit.findings, *columns]
-    return [every[i] for i in order.tolist()]
+    return [every[i] for i in order.tolist()], on_bet[order]
