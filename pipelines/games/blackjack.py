@@ -40,9 +40,8 @@ from pipelines.games.rows import (
     Gathered,
     InShoe,
     bets_by_shoe,
-    box_instants,
-    instants,
-    micros,
+    box_micros,
+    instant_tuples,
     plain_bets,
     quarantined_of_shoe,
     rounds_by_shoe,
@@ -93,6 +92,7 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     orders = [by_shoe.get(shoe["shoe_id"], []) for shoe in shoe_rows]
     dealt = np.array([i for order in orders for i in order], np.int64)  # the table's rounds, shoe by shoe, in order
     columns = _round_columns(rounds.take(pa.array(dealt, pa.int64())))
+    records = _record_table(rounds)  # (the rounds the readable audit reads, taken from it)
     start = 0
     played = []  # the kernel's replays of the shoes explained at once (the rounds without their own lines)
     flagged: list[FlaggedBets] = []  # the shoes' bets checked at once (bet_checks.bet_findings)
@@ -112,10 +112,10 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
             for i, at in zip(order, opened, strict=True):
                 round_rows[i]["betting_opened_at"] = at
             in_shoe = InShoe.of(order, round_rows, held)
-            engine_rounds, audited = _with_quarantined(rounds, order, in_shoe), in_shoe.audited
+            engine_rounds, audited = _with_quarantined(records, order, in_shoe), in_shoe.audited
         else:
             engine_rounds = rounds_of(columns, start - len(order), start,
-                                      lambda at, rows=rows: _recorded_rounds(rounds, rows[at]))
+                                      lambda at, rows=rows: _recorded_rounds(records, rows[at]))
             audited = np.arange(len(order))
         mine = bets_of_shoe.get(shoe["shoe_id"], NO_BETS)
         kept, index = rows[audited[audited >= 0]], np.flatnonzero(audited >= 0)
@@ -152,24 +152,37 @@ _ROUND_COLUMNS = ["round_id", "shoe_id", "round_no", "betting_opened_at", "statu
 
 # what a RecordedRound holds: the values read as Python, the instants as microseconds
 _RECORD_VALUES = [c for c in _ROUND_COLUMNS if c not in ("shoe_id", "betting_opened_at")]
-_RECORDED_COLUMNS = [*_RECORD_VALUES, "betting_closed_at", "box_action_times", "dealer_revealed_at"]
 
 
-def _recorded_rounds(rounds: pa.Table, rows: np.ndarray) -> list[RecordedRound]:
-    """The rounds `rows` of `rounds` as the engine's records."""
-    if not len(rows):
-        return []
-    taken = rounds.select([c for c in _RECORDED_COLUMNS if c in rounds.column_names]).take(pa.array(rows, pa.int64()))
-    closed = micros(taken["betting_closed_at"])
-    times, revealed = box_instants(taken, "box_action_times"), instants(taken, "dealer_revealed_at")
-    return [_recorded_round(r, *more) for r, *more in zip(taken.select(_RECORD_VALUES).to_pylist(), closed, times,
-                                                            revealed, strict=True)]
+_MICROS = pa.int64()
 
 
-def _with_quarantined(rounds: pa.Table, order: list[int], in_shoe: InShoe) -> list[RecordedRound]:
+def _micros(instants) -> pa.ChunkedArray | pa.Array:
+    return pc.cast(pc.cast(instants, pa.timestamp("us", tz="UTC")), _MICROS)
+
+
+def _record_table(rounds: pa.Table) -> pa.Table:
+    """The columns of `rounds` a RecordedRound holds, its instants as integer microseconds (null where the files do
+    not have the column): cast once a table, a shoe's records taken from it (_recorded_rounds)."""
+    def us(name: str, cast=_micros, type_: pa.DataType = _MICROS) -> pa.ChunkedArray | pa.Array:
+        return cast(rounds[name]) if name in rounds.column_names else pa.nulls(rounds.num_rows, type_)
+
+    return rounds.select(_RECORD_VALUES).append_column("closed", us("betting_closed_at")).append_column(
+        "times", us("box_action_times", box_micros, pa.list_(pa.list_(pa.int64())))).append_column(
+        "revealed", us("dealer_revealed_at"))
+
+
+def _recorded_rounds(records: pa.Table, rows: np.ndarray) -> list[RecordedRound]:
+    """The rounds `rows` of `records` (_record_table's) as the engine's records (a shoe reads a few: each a slice,
+    no take of the columns)."""
+    return [_recorded_round(r, r["closed"], instant_tuples(r["times"]), r["revealed"])
+            for i in np.asarray(rows, np.int64).tolist() for r in records.slice(i, 1).to_pylist()]
+
+
+def _with_quarantined(records: pa.Table, order: list[int], in_shoe: InShoe) -> list[RecordedRound]:
     """A shoe's rounds with those put in quarantine at their places, as records: a quarantined round goes to the
     engine as a cancelled one (its cards dealt past, nothing in it checked)."""
-    ordered = iter(_recorded_rounds(rounds, np.asarray(order, np.int64)[in_shoe.audited[in_shoe.audited >= 0]]))
+    ordered = iter(_recorded_rounds(records, np.asarray(order, np.int64)[in_shoe.audited[in_shoe.audited >= 0]]))
     return [next(ordered) if a >= 0 else _recorded_round({**r, "status": "cancelled"}, 0, None, None)
             for r, a in zip(in_shoe.rows, in_shoe.audited, strict=True)]
 
@@ -221,7 +234,7 @@ def _letters(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _instants(values, none: int = NO_TIME) -> np.ndarray:
-    return _ints(pc.cast(pc.cast(values, pa.timestamp("us", tz="UTC")), pa.int64()), none)
+    return _ints(_micros(values), none)
 
 
 def _round_columns(r: pa.Table) -> ShoeRounds:

@@ -80,8 +80,17 @@ def box_instants(rounds: pa.Table, column: str) -> list[tuple[tuple[int | None, 
     a row a round; all None where the files do not have the column."""
     if column not in rounds.column_names:
         return [None] * rounds.num_rows
-    rows = pc.cast(pc.cast(rounds[column], _INSTANTS_PER_BOX), pa.list_(pa.list_(pa.int64()))).to_pylist()
-    return [None if boxes is None else tuple(None if t is None else tuple(t) for t in boxes) for boxes in rows]
+    return [instant_tuples(boxes) for boxes in box_micros(rounds[column]).to_pylist()]
+
+
+def box_micros(column) -> pa.Array | pa.ChunkedArray:
+    """A list<list<timestamp>> column (instants per box) as exact integer microseconds."""
+    return pc.cast(pc.cast(column, _INSTANTS_PER_BOX), pa.list_(pa.list_(pa.int64())))
+
+
+def instant_tuples(boxes: list | None) -> tuple[tuple[int | None, ...] | None, ...] | None:
+    """A round's instants per box as read (box_micros' lists) as tuples."""
+    return None if boxes is None else tuple(None if t is None else tuple(t) for t in boxes)
 
 
 def instants(rounds: pa.Table, column: str) -> list[int | None]:
