@@ -154,18 +154,15 @@ _ROUND_COLUMNS = ["round_id", "shoe_id", "round_no", "betting_opened_at", "statu
 _RECORD_VALUES = [c for c in _ROUND_COLUMNS if c not in ("shoe_id", "betting_opened_at")]
 
 
-_MICROS = pa.int64()
-
-
 def _micros(instants) -> pa.ChunkedArray | pa.Array:
-    return pc.cast(pc.cast(instants, pa.timestamp("us", tz="UTC")), _MICROS)
+    return pc.cast(pc.cast(instants, pa.timestamp("us", tz="UTC")), pa.int64())
 
 
 def _record_table(rounds: pa.Table) -> pa.Table:
     """The columns of `rounds` a RecordedRound holds, its instants as integer microseconds (null where the files do
     not have the column): cast once a table, a shoe's records taken from it (_recorded_rounds)."""
-    def us(name: str, cast=_micros, type_: pa.DataType = _MICROS) -> pa.ChunkedArray | pa.Array:
-        return cast(rounds[name]) if name in rounds.column_names else pa.nulls(rounds.num_rows, type_)
+    def us(name: str, cast=_micros, type_: pa.DataType | None = None) -> pa.ChunkedArray | pa.Array:
+        return cast(rounds[name]) if name in rounds.column_names else pa.nulls(rounds.num_rows, type_ or pa.int64())
 
     return rounds.select(_RECORD_VALUES).append_column("closed", us("betting_closed_at")).append_column(
         "times", us("box_action_times", box_micros, pa.list_(pa.list_(pa.int64())))).append_column(
@@ -175,28 +172,28 @@ def _record_table(rounds: pa.Table) -> pa.Table:
 def _recorded_rounds(records: pa.Table, rows: np.ndarray) -> list[RecordedRound]:
     """The rounds `rows` of `records` (_record_table's) as the engine's records (a shoe reads a few: each a slice,
     no take of the columns)."""
-    return [_recorded_round(r, r["closed"], instant_tuples(r["times"]), r["revealed"])
-            for i in np.asarray(rows, np.int64).tolist() for r in records.slice(i, 1).to_pylist()]
+    return [_recorded_round(r) for i in np.asarray(rows, np.int64).tolist() for r in records.slice(i, 1).to_pylist()]
 
 
 def _with_quarantined(records: pa.Table, order: list[int], in_shoe: InShoe) -> list[RecordedRound]:
     """A shoe's rounds with those put in quarantine at their places, as records: a quarantined round goes to the
     engine as a cancelled one (its cards dealt past, nothing in it checked)."""
     ordered = iter(_recorded_rounds(records, np.asarray(order, np.int64)[in_shoe.audited[in_shoe.audited >= 0]]))
-    return [next(ordered) if a >= 0 else _recorded_round({**r, "status": "cancelled"}, 0, None, None)
+    return [next(ordered) if a >= 0 else _recorded_round({**r, "status": "cancelled", "closed": 0, "times": None,
+                                                          "revealed": None})
             for r, a in zip(in_shoe.rows, in_shoe.audited, strict=True)]
 
 
-def _recorded_round(r: dict, closed_us: int | None, times: list | None, revealed_us: int | None
-                    ) -> RecordedRound:
+def _recorded_round(r: dict) -> RecordedRound:
+    """A row of _record_table as the engine's record."""
     return RecordedRound(
-        r["round_id"], r["round_no"], r["status"], closed_us or 0, tuple(r["dealer_cards"] or ()),
+        r["round_id"], r["round_no"], r["status"], r["closed"] or 0, tuple(r["dealer_cards"] or ()),
         tuple(r["boxes"] or ()), tuple(tuple(c or ()) for c in r["box_cards"] or ()),
         tuple(a or "" for a in r["box_actions"] or ()),
         # box_auto_played is optional: not recorded means no box was auto-played
         tuple(bool(a) for a in r["box_auto_played"]) if r["box_auto_played"] is not None
         else (False,) * len(r["boxes"] or ()),
-        times, revealed_us)
+        instant_tuples(r["times"]), r["revealed"])
 
 
 def _lists(column) -> tuple[np.ndarray, pa.Array]:
