@@ -367,6 +367,18 @@ def finding_columns(found: Sequence[Finding]) -> pa.Table:
                     schema=FINDING_COLUMNS)
 
 
+def in_bet_order(found: Sequence[tuple[int, np.ndarray, Sequence[pa.Array | str]]], slots: int
+                 ) -> tuple[np.ndarray, list[pa.Array]]:
+    """Findings found kind by kind, (slot, which bets, [kind, expected, recorded, message] each a column of one
+    entry a bet of `which` or one text for them all), put bet by bet, a bet's in slot order (slot < `slots`): each
+    one's bet, and the four columns."""
+    order = np.argsort(np.concatenate([w * slots + slot for slot, w, _ in found]), kind="stable")
+    take = pa.array(order, pa.int64())
+    return np.concatenate([w for _, w, _ in found])[order], [
+        pa.concat_arrays([c if isinstance(c, pa.Array) else pa.repeat(pa.scalar(c, pa.string()), len(w))
+                          for _, w, columns in found for c in [columns[k]]]).take(take) for k in range(4)]
+
+
 @dataclass(frozen=True)
 class _BetFindings:
     table: pa.Table  # FINDING_COLUMNS, in audit_group's order
@@ -433,12 +445,7 @@ def _bet_findings(checks: BetChecks, rounds: RoundColumns, bets: BetColumns, i: 
 
     if not found:
         return _BetFindings(FINDING_COLUMNS.empty_table(), np.zeros(0, np.intp))
-    order = np.argsort(np.concatenate([w * _SLOTS + slot for slot, w, _ in found]), kind="stable")
-    on = np.concatenate([w for _, w, _ in found])[order]
-    take = pa.array(order, pa.int64())
-    kind, expected, recorded, message = (
-        pa.concat_arrays([c if isinstance(c, pa.Array) else pa.repeat(pa.scalar(c, pa.string()), len(w))
-                          for _, w, columns in found for c in [columns[k]]]).take(take) for k in range(4))
+    on, (kind, expected, recorded, message) = in_bet_order(found, _SLOTS)
     rows = pa.array(on, pa.int64())
     return _BetFindings(pa.Table.from_arrays([
         kind, pa.repeat(pa.scalar(checks.table.table_id, pa.string()), len(on)),

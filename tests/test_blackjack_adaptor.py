@@ -116,7 +116,7 @@ def test_the_round_columns_read_from_arrow_are_what_the_records_make(rows):
     what ShoeRounds.of makes of the same rounds read one by one (the engine's statement of each column)."""
     rounds = pa.Table.from_pylist(rows, pa.schema(_ROUND_TYPES))
     got = blackjack._round_columns(rounds)
-    want = ShoeRounds.of(blackjack._recorded_rounds(rounds, np.arange(len(rows))))
+    want = ShoeRounds.of(blackjack._recorded_rounds(blackjack._record_table(rounds), np.arange(len(rows))))
     for f in fields(ShoeRounds):
         if f.name != "recorded":
             assert np.array_equal(getattr(got, f.name), getattr(want, f.name)), f.name
@@ -125,7 +125,7 @@ def test_the_round_columns_read_from_arrow_are_what_the_records_make(rows):
 def test_the_round_columns_of_a_recorded_day_hold_plain_rounds(day):
     _, _, rounds, _ = day
     got = blackjack._round_columns(rounds)
-    want = ShoeRounds.of(blackjack._recorded_rounds(rounds, np.arange(rounds.num_rows)))
+    want = ShoeRounds.of(blackjack._recorded_rounds(blackjack._record_table(rounds), np.arange(rounds.num_rows)))
     assert got.readable.all() and got.timed.all() and got.times_recorded.all()
     for f in fields(ShoeRounds):
         if f.name != "recorded":
@@ -158,3 +158,27 @@ def test_a_bet_goes_to_its_round_and_a_round_id_recorded_twice_to_the_last():
     index = np.array([4, 5, 6])
     got = blackjack._round_index(ids, index, pa.chunked_array([pa.array(["R2", "R1", "R2"])]), np.array([0, 1]))
     assert got.tolist() == [5, 6]
+
+
+def test_a_faulty_days_findings_are_those_of_every_bet_through_the_rules(tmp_path, monkeypatch):
+    """The flagged bets' findings made in columns once a table (bet_checks.bet_findings), put among the shoes' and
+    rounds' findings, are the findings table of the same day with every round and bet through the readable rules
+    (audit_shoe's bet_by_bet): the same rows, in the same order, on the same dates."""
+    from functools import partial
+
+    out = tmp_path / "data"
+    generate(GenerateConfig(out=out, tables=0, blackjack_tables=1, rounds_per_table=160, bets_per_round=12, seed=3,
+                            fault_rate=0.05, quiet=True))
+    t = {n: read_table(out, n, with_source=(n == "bets")) for n in ("tables", "limits", "shoes", "rounds", "bets")}
+    tid = t["tables"]["table_id"][0].as_py()
+    info = table_infos(t["tables"], t["limits"])[tid]
+    rounds = t["rounds"].filter(pc.equal(t["rounds"]["table_id"], tid))
+    given = (info, t["shoes"].filter(pc.equal(t["shoes"]["table_id"], tid)), rounds,
+             t["bets"].filter(pc.is_in(t["bets"]["round_id"], rounds["round_id"])))
+    fast = audit_group(*given)["findings"]
+    monkeypatch.setattr(blackjack, "audit_shoe", partial(blackjack.audit_shoe, bet_by_bet=True))
+    oracle = audit_group(*given)["findings"]
+    assert given[1].num_rows > 2
+    kinds = {k for k, b in zip(fast["kind"].to_pylist(), fast["bet_id"].to_pylist(), strict=True) if b}
+    assert len(kinds) >= 4, kinds  # (bets of several kinds flagged, among round findings)
+    assert fast.to_pylist() == oracle.to_pylist()

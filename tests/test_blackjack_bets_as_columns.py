@@ -13,7 +13,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.betting import TableFacts, are_late, is_late, stake_limit_breach, within_limits
+from engine.betting import QuarantinedBet, TableFacts, are_late, is_late, stake_limit_breach, within_limits
 from engine.cards import new_shoe
 from engine.games.blackjack import audit
 from engine.games.blackjack.audit import RecordedBet, RecordedRound, ShoeBets, ShoeFacts, audit_shoe
@@ -85,9 +85,10 @@ def test_the_column_path_equals_every_bet_by_the_rules(case, as_columns):
     assert fast.rounds == oracle.rounds
 
 
-def test_a_clean_bet_behind_skips_the_scalar_path_a_late_one_takes_it(monkeypatch):
-    """The oracle is not the path under test: a bet the screen clears never reaches credit(); one placed a
-    microsecond after the close does (and one placed exactly at the close is on time)."""
+def test_a_clean_bet_behind_skips_the_checks_a_late_one_is_checked_in_columns(monkeypatch):
+    """The oracle is not the path under test: a bet the screen clears is checked by neither path; one placed a
+    microsecond after the close is checked in columns (bet_checks), never by credit() (and one placed exactly at
+    the close is on time)."""
     shoe, rounds = _shoe(7, 3, RULES)
     k = next(i for i, r in enumerate(rounds) if r.status == "settled" and r.boxes and not r.box_cards[0][2:])
     bet = RecordedBet("B1", k, "Z", "BET_BEHIND", rounds[k].boxes[0], 100, None, 0, CLOSED)
@@ -98,12 +99,38 @@ def test_a_clean_bet_behind_skips_the_scalar_path_a_late_one_takes_it(monkeypatc
         self, b, *rest))
 
     def bet_findings(placed_at):
-        result = audit_shoe(RULES, CHART, TABLE, shoe, rounds, [replace(bet, paid=owed, placed_at=placed_at)])
-        return [f.kind for f in result.findings if f.bet_id]
+        given = (RULES, CHART, TABLE, shoe, rounds, [replace(bet, paid=owed, placed_at=placed_at)])
+        # (explained=False: the bets checked in columns, their findings not yet among the others)
+        return ([f.kind for f in audit_shoe(*given).findings if f.bet_id],
+                audit_shoe(*given, explained=False).flagged.bet.tolist())
 
     closed = rounds[k].betting_closed_at
-    assert bet_findings(closed) == [] and scalar == []
-    assert bet_findings(closed + 1) == ["LATE_BET"] and scalar == ["B1"]
+    assert bet_findings(closed) == ([], []) and scalar == []
+    assert bet_findings(closed + 1) == (["LATE_BET"], [0]) and scalar == []
+
+
+def test_a_bet_with_a_main_bet_in_quarantine_beside_it_goes_to_the_rules(monkeypatch):
+    """A flagged bet of a round with a MAIN bet in quarantine (its words name that bet) and one with an amount
+    beyond int64's exact products (2**40) go through credit() and check_bet(); one just below, through the
+    columns: the same findings as the rules give."""
+    shoe, rounds = _shoe(7, 3, RULES)
+    k = next(i for i, r in enumerate(rounds) if r.status == "settled" and r.boxes and not r.box_cards[0][2:])
+    box = rounds[k].boxes[0]
+    scalar = []
+    credit = audit._ShoeAuditor.credit
+    monkeypatch.setattr(audit._ShoeAuditor, "credit", lambda self, b, *rest: scalar.append(b.bet_id) or credit(
+        self, b, *rest))
+    held = QuarantinedBet("Q1", k, "Z", "MAIN", box, 100, CLOSED, "a field out of range")
+    for stake, quarantined, by_rules in ((100, [held], True), (2**40, [], True), (2**40 - 1, [], False)):
+        bets = [RecordedBet("B1", k, "Z", "BET_BEHIND", box, stake, None, 0, CLOSED + 10**9)]
+        scalar.clear()
+        fast = audit_shoe(RULES, CHART, TABLE, shoe, rounds, bets, quarantined=quarantined)
+        assert scalar == (["B1"] if by_rules else [])
+        assert len(audit_shoe(RULES, CHART, TABLE, shoe, rounds, bets, quarantined=quarantined,
+                              explained=False).flagged) == (0 if by_rules else 1)
+        oracle = audit_shoe(RULES, CHART, TABLE, shoe, rounds, bets, quarantined=quarantined, bet_by_bet=True)
+        assert fast.findings == oracle.findings and fast.expected == oracle.expected
+        assert "LATE_BET" in [f.kind for f in fast.findings]
 
 
 @settings(max_examples=200, deadline=None)

@@ -4,7 +4,8 @@ its results back as output tables. No Beam here (tested without a pipeline).
 Rounds and bets go in as numpy columns (engine ShoeRounds, ShoeBets), encoded from the Arrow columns at once for
 the whole table (card and decision codes from the list arrays' values and offsets, bet types, seats and accounts
 as codes); the engine asks for a round or bet as Python values only where the readable audit reads it (a round
-the kernel cannot clear, a bet the screen cannot clear). The results come back as columns (rows.Gathered).
+the kernel cannot clear, a bet beside a MAIN bet in quarantine). The results come back as columns (rows.Gathered),
+the findings of the bets the screen cannot clear made for all the table's shoes at once (bet_checks.bet_findings).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from engine.games.blackjack.audit import (
     audit_shoe,
     played_lines,
 )
+from engine.games.blackjack.bet_checks import FlaggedBets, bet_findings
 from engine.games.blackjack.kernel import LETTERS, NO_SEAT, OTHER
 from engine.games.blackjack.records import NO_TIME, SEATS, ShoeBets, ShoeRounds, rounds_of
 from engine.games.blackjack.rules import BlackjackRules, load_blackjack_rules
@@ -38,9 +40,8 @@ from pipelines.games.rows import (
     Gathered,
     InShoe,
     bets_by_shoe,
-    box_instants,
-    instants,
-    micros,
+    box_micros,
+    instant_tuples,
     plain_bets,
     quarantined_of_shoe,
     rounds_by_shoe,
@@ -91,9 +92,10 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     orders = [by_shoe.get(shoe["shoe_id"], []) for shoe in shoe_rows]
     dealt = np.array([i for order in orders for i in order], np.int64)  # the table's rounds, shoe by shoe, in order
     columns = _round_columns(rounds.take(pa.array(dealt, pa.int64())))
-    records = _Records(rounds)
+    records = _record_table(rounds)  # (the rounds the readable audit reads, taken from it)
     start = 0
     played = []  # the kernel's replays of the shoes explained at once (the rounds without their own lines)
+    flagged: list[FlaggedBets] = []  # the shoes' bets checked at once (bet_checks.bet_findings)
     # each bet's round among the table's rounds as dealt, at once where the table's round ids are distinct (else
     # shoe by shoe, among the shoe's rounds)
     dealt_ids = rounds["round_id"].take(pa.array(dealt, pa.int64()))
@@ -110,9 +112,10 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
             for i, at in zip(order, opened, strict=True):
                 round_rows[i]["betting_opened_at"] = at
             in_shoe = InShoe.of(order, round_rows, held)
-            engine_rounds, audited = _with_quarantined(rounds, order, in_shoe), in_shoe.audited
+            engine_rounds, audited = _with_quarantined(records, order, in_shoe), in_shoe.audited
         else:
-            engine_rounds = rounds_of(columns, start - len(order), start, lambda at, rows=rows: records(rows[at]))
+            engine_rounds = rounds_of(columns, start - len(order), start,
+                                      lambda at, rows=rows: _recorded_rounds(records, rows[at]))
             audited = np.arange(len(order))
         mine = bets_of_shoe.get(shoe["shoe_id"], NO_BETS)
         kept, index = rows[audited[audited >= 0]], np.flatnonzero(audited >= 0)
@@ -135,10 +138,12 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
         else:
             played.append(result.played)
             bases.append(np.arange(len(result.rounds)) + len(gathered.reports))
-        gathered.shoe(shoe, order, round_rows, mine, audited[round_index], result)
+        flagged.append(result.flagged)
+        gathered.shoe(shoe, order, round_rows, mine, audited[round_index], result, result.on_bet, result.flagged.bet)
     said = played_lines(played).joined(np.concatenate([np.zeros(0, np.int64), *bases]))
     return gathered.tables(table.table_id, OUT_REPLAYS, REPLAYS.schema, plain, bets,
-                           lambda *replayed: _replay_columns(*replayed, said))
+                           lambda *replayed: _replay_columns(*replayed, said),
+                           lambda texts: bet_findings(table.rules, table.facts, FlaggedBets.joined(flagged), texts))
 
 
 _ROUND_COLUMNS = ["round_id", "shoe_id", "round_no", "betting_opened_at", "status", "dealer_cards", "boxes",
@@ -147,49 +152,48 @@ _ROUND_COLUMNS = ["round_id", "shoe_id", "round_no", "betting_opened_at", "statu
 
 # what a RecordedRound holds: the values read as Python, the instants as microseconds
 _RECORD_VALUES = [c for c in _ROUND_COLUMNS if c not in ("shoe_id", "betting_opened_at")]
-_RECORDED_COLUMNS = [*_RECORD_VALUES, "betting_closed_at", "box_action_times", "dealer_revealed_at"]
 
 
-class _Records:
-    """A table's rounds as the engine's records, read from Arrow at once on the first call (most shoes have some
-    round the readable audit reads: the round of a bet the screen cannot clear)."""
-
-    def __init__(self, rounds: pa.Table):
-        self.rounds, self.read = rounds, None
-
-    def __call__(self, rows: np.ndarray) -> list[RecordedRound]:
-        if self.read is None:
-            self.read = _recorded_rounds(self.rounds, np.arange(self.rounds.num_rows))
-        return [self.read[i] for i in rows.tolist()]
+def _micros(instants) -> pa.ChunkedArray | pa.Array:
+    return pc.cast(pc.cast(instants, pa.timestamp("us", tz="UTC")), pa.int64())
 
 
-def _recorded_rounds(rounds: pa.Table, rows: np.ndarray) -> list[RecordedRound]:
-    """The rounds `rows` of `rounds` as the engine's records."""
-    taken = rounds.select([c for c in _RECORDED_COLUMNS if c in rounds.column_names]).take(pa.array(rows, pa.int64()))
-    closed = micros(taken["betting_closed_at"])
-    times, revealed = box_instants(taken, "box_action_times"), instants(taken, "dealer_revealed_at")
-    return [_recorded_round(r, *more) for r, *more in zip(taken.select(_RECORD_VALUES).to_pylist(), closed, times,
-                                                            revealed, strict=True)]
+def _record_table(rounds: pa.Table) -> pa.Table:
+    """The columns of `rounds` a RecordedRound holds, its instants as integer microseconds (null where the files do
+    not have the column): cast once a table, a shoe's records taken from it (_recorded_rounds)."""
+    def us(name: str, cast=_micros, type_: pa.DataType | None = None) -> pa.ChunkedArray | pa.Array:
+        return cast(rounds[name]) if name in rounds.column_names else pa.nulls(rounds.num_rows, type_ or pa.int64())
+
+    return rounds.select(_RECORD_VALUES).append_column("closed", us("betting_closed_at")).append_column(
+        "times", us("box_action_times", box_micros, pa.list_(pa.list_(pa.int64())))).append_column(
+        "revealed", us("dealer_revealed_at"))
 
 
-def _with_quarantined(rounds: pa.Table, order: list[int], in_shoe: InShoe) -> list[RecordedRound]:
+def _recorded_rounds(records: pa.Table, rows: np.ndarray) -> list[RecordedRound]:
+    """The rounds `rows` of `records` (_record_table's) as the engine's records (a shoe reads a few: each a slice,
+    no take of the columns)."""
+    return [_recorded_round(r) for i in np.asarray(rows, np.int64).tolist() for r in records.slice(i, 1).to_pylist()]
+
+
+def _with_quarantined(records: pa.Table, order: list[int], in_shoe: InShoe) -> list[RecordedRound]:
     """A shoe's rounds with those put in quarantine at their places, as records: a quarantined round goes to the
     engine as a cancelled one (its cards dealt past, nothing in it checked)."""
-    ordered = iter(_recorded_rounds(rounds, np.asarray(order, np.int64)[in_shoe.audited[in_shoe.audited >= 0]]))
-    return [next(ordered) if a >= 0 else _recorded_round({**r, "status": "cancelled"}, 0, None, None)
+    ordered = iter(_recorded_rounds(records, np.asarray(order, np.int64)[in_shoe.audited[in_shoe.audited >= 0]]))
+    return [next(ordered) if a >= 0 else _recorded_round({**r, "status": "cancelled", "closed": 0, "times": None,
+                                                          "revealed": None})
             for r, a in zip(in_shoe.rows, in_shoe.audited, strict=True)]
 
 
-def _recorded_round(r: dict, closed_us: int | None, times: list | None, revealed_us: int | None
-                    ) -> RecordedRound:
+def _recorded_round(r: dict) -> RecordedRound:
+    """A row of _record_table as the engine's record."""
     return RecordedRound(
-        r["round_id"], r["round_no"], r["status"], closed_us or 0, tuple(r["dealer_cards"] or ()),
+        r["round_id"], r["round_no"], r["status"], r["closed"] or 0, tuple(r["dealer_cards"] or ()),
         tuple(r["boxes"] or ()), tuple(tuple(c or ()) for c in r["box_cards"] or ()),
         tuple(a or "" for a in r["box_actions"] or ()),
         # box_auto_played is optional: not recorded means no box was auto-played
         tuple(bool(a) for a in r["box_auto_played"]) if r["box_auto_played"] is not None
         else (False,) * len(r["boxes"] or ()),
-        times, revealed_us)
+        instant_tuples(r["times"]), r["revealed"])
 
 
 def _lists(column) -> tuple[np.ndarray, pa.Array]:
@@ -227,7 +231,7 @@ def _letters(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _instants(values, none: int = NO_TIME) -> np.ndarray:
-    return _ints(pc.cast(pc.cast(values, pa.timestamp("us", tz="UTC")), pa.int64()), none)
+    return _ints(_micros(values), none)
 
 
 def _round_columns(r: pa.Table) -> ShoeRounds:

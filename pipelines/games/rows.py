@@ -16,8 +16,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.betting import TableFacts
+from engine.betting_columns import finding_columns
 from engine.findings import Finding
-from pipelines.convert import findings_table, plain, plain_table, quarantine_table
+from pipelines.convert import dated_findings, plain, plain_table, quarantine_table
 from schemas.outputs import FINDINGS, QUARANTINE, SETTLEMENTS
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -79,8 +80,17 @@ def box_instants(rounds: pa.Table, column: str) -> list[tuple[tuple[int | None, 
     a row a round; all None where the files do not have the column."""
     if column not in rounds.column_names:
         return [None] * rounds.num_rows
-    rows = pc.cast(pc.cast(rounds[column], _INSTANTS_PER_BOX), pa.list_(pa.list_(pa.int64()))).to_pylist()
-    return [None if boxes is None else tuple(None if t is None else tuple(t) for t in boxes) for boxes in rows]
+    return [instant_tuples(boxes) for boxes in box_micros(rounds[column]).to_pylist()]
+
+
+def box_micros(column) -> pa.Array | pa.ChunkedArray:
+    """A list<list<timestamp>> column (instants per box) as exact integer microseconds."""
+    return pc.cast(pc.cast(column, _INSTANTS_PER_BOX), pa.list_(pa.list_(pa.int64())))
+
+
+def instant_tuples(boxes: list | None) -> tuple[tuple[int | None, ...] | None, ...] | None:
+    """A round's instants per box as read (box_micros' lists) as tuples."""
+    return None if boxes is None else tuple(None if t is None else tuple(t) for t in boxes)
 
 
 def instants(rounds: pa.Table, column: str) -> list[int | None]:
@@ -210,17 +220,26 @@ class Gathered:
     unsettled: list[str | None] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     finding_dates: list = field(default_factory=list)
+    # each finding's place: its shoe's number and its bet's row in the table's bets + 1 (0: the shoe's or a round's)
+    finding_places: list[tuple[int, int]] = field(default_factory=list)
+    # the bets whose findings come after the shoes, as columns (tables' bet_findings): their shoe's number, their
+    # rows in the table's bets, their rounds' rows in `rounds`, and the dates of their findings
+    flagged: list[tuple[int, np.ndarray, np.ndarray, list]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        self.shoes = 0  # the shoes gathered
         self.dates = round_dates(self.rounds)
         self.days = self.dates.to_pylist()  # each round's business date, as a Python date
 
     def shoe(self, shoe: dict, order: list[int], round_rows: list[dict], mine: np.ndarray, round_index: np.ndarray,
-             result) -> None:
+             result, on_bet: np.ndarray | None = None, flagged: np.ndarray = NO_BETS) -> None:
         """One shoe's audit: `order` its rounds (indexes into round_rows) in the engine's order, `mine` its
         bets' indexes and `round_index` each one's round in `order`, `result` the engine's (rounds, expected,
-        unsettled, findings)."""
+        unsettled, findings); `on_bet` each finding's bet (its index among `mine`, -1: none; None: every finding's
+        is in bet order after the shoe's and rounds'), `flagged` the bets (indexes among `mine`) whose findings
+        tables() is given as columns."""
         dates = [self.days[i] for i in order]
+        shoe_no, self.shoes = self.shoes, self.shoes + 1
         self.replay_rows += [order[rep.round_index] for rep in result.rounds]
         self.replay_shoes += [shoe["shoe_id"]] * len(result.rounds)
         self.reports += result.rounds
@@ -229,18 +248,30 @@ class Gathered:
             self.round_rows.append(np.asarray(order, np.int64)[round_index])
             self.expected.append(pa.array(result.expected, pa.int64()))
             self.unsettled += result.unsettled
+        if not result.findings and not len(flagged):
+            return
+        round_dates = {round_rows[i]["round_id"]: d for i, d in zip(order, dates, strict=True)}
+        shoe_date = shoe_day(dates, shoe["opened_at"])
         if result.findings:
-            round_dates = {round_rows[i]["round_id"]: d for i, d in zip(order, dates, strict=True)}
-            shoe_date = shoe_day(dates, shoe["opened_at"])
             self.findings += result.findings
             self.finding_dates += [round_dates.get(f.round_id, shoe_date) if f.round_id else shoe_date
                                    for f in result.findings]
+            on = np.zeros(len(result.findings), np.int64) if on_bet is None else on_bet
+            self.finding_places += [(shoe_no, int(mine[b]) + 1 if b >= 0 else 0) for b in on.tolist()]
+        if len(flagged):
+            rows = np.asarray(order, np.int64)[round_index[flagged]]
+            self.flagged.append((shoe_no, np.asarray(mine, np.int64)[flagged], rows,
+                                 [round_dates.get(rid, shoe_date) if rid else shoe_date
+                                  for rid in (round_rows[i]["round_id"] for i in rows.tolist())]))
 
     def tables(self, table_id: str, out_replays: str, replay_schema: pa.Schema, plain: pa.Table, bets: pa.Table,
-               replay_columns: Callable[..., dict[str, pa.Array]]) -> dict[str, pa.Table]:
+               replay_columns: Callable[..., dict[str, pa.Array]],
+               bet_findings: Callable[[pa.Table], tuple[pa.Table, np.ndarray]] | None = None
+               ) -> dict[str, pa.Table]:
         """{the game's round replays, settlements, findings, quarantine}; `plain` the bets as plain_bets
         gave them, `bets` as read; replay_columns(table_id, rounds, replay rows, their shoes, their reports)
-        -> the replay table's columns but business_date."""
+        -> the replay table's columns but business_date; bet_findings(the flagged bets' bet_id, bet_type, account_id,
+        round_id and shoe_id) -> their findings (FINDING_COLUMNS, bet by bet) and each one's bet (its flagged row)."""
         settled = self.bet_tables(table_id, plain, bets)
         rows = np.asarray(self.replay_rows, np.int64)
         replays = {"business_date": self.dates.take(pa.array(rows, pa.int64())),
@@ -248,10 +279,29 @@ class Gathered:
         return {
             out_replays: pa.Table.from_arrays([replays[f.name] for f in replay_schema], schema=replay_schema),
             "settlements": settled["settlements"],
-            "findings": (findings_table(self.findings, {}, None, self.finding_dates) if self.findings
-                         else FINDINGS.empty_table()),
+            "findings": self.findings_table(plain, bet_findings),
             "quarantine": settled["quarantine"],
         }
+
+    def findings_table(self, plain: pa.Table, bet_findings) -> pa.Table:
+        """The findings gathered and those of the flagged bets (see tables), each in its place: shoe by shoe, the
+        shoe's and its rounds' first, then bet by bet."""
+        found, dates, places = [finding_columns(self.findings)], list(self.finding_dates), list(self.finding_places)
+        if self.flagged:
+            bet_rows, round_rows = (pa.array(np.concatenate([f[k] for f in self.flagged])) for k in (1, 2))
+            texts = plain.select(["bet_id", "bet_type", "account_id"]).take(bet_rows)
+            columns, on = bet_findings(texts.append_column("round_id", self.rounds["round_id"].take(round_rows))
+                                       .append_column("shoe_id", self.rounds["shoe_id"].take(round_rows)))
+            shoe_no = np.concatenate([np.full(len(f[1]), f[0], np.int64) for f in self.flagged])[on]
+            bet_rows = bet_rows.to_numpy()[on]
+            every_date = [d for f in self.flagged for d in f[3]]
+            found.append(columns)
+            dates += [every_date[i] for i in on.tolist()]
+            places += zip(shoe_no.tolist(), (bet_rows + 1).tolist(), strict=True)
+        if not dates:
+            return FINDINGS.empty_table()
+        order = sorted(range(len(places)), key=places.__getitem__)  # (stable: the order within a place kept)
+        return dated_findings(pa.concat_tables(found).take(pa.array(order, pa.int64())), [dates[i] for i in order])
 
     def bet_tables(self, table_id: str, plain: pa.Table, bets: pa.Table) -> dict[str, pa.Table]:
         """{settlements, quarantine} of the bets gathered."""

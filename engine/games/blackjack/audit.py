@@ -38,10 +38,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from fractions import Fraction
 from typing import NamedTuple
 
 import numpy as np
+import pyarrow as pa
 
 from engine.betting import BET_WORDS, QuarantinedBet, TableFacts, is_late, us_text, us_texts
 from engine.cards import CARD_CODES, check_composition, format_cards
@@ -50,6 +50,7 @@ from engine.findings import UNPLACED_ROUND, Finding, format_money, unverifiable_
 from engine.kernels import ROUNDING_CODES
 
 from . import BET_CODES
+from .bet_checks import WORDS, FlaggedBets, bet_findings, side_bet_cap
 from .hand import dealer_decision, hand_total, pair_kind
 from .kernel import LETTERS, NO_SEAT, PAIR_KINDS, RULE_INTS, play_rounds, settle_bets
 from .lines import REVEAL, VOCABULARY, VOCABULARY_AT, ShoeLines, write_lines
@@ -106,6 +107,10 @@ class ShoeAudit:
     unsettled: list[str | None]
     findings: list[Finding] = field(default_factory=list)
     played: _Played | None = None  # the kernel's replay: played_lines explains the rounds whose report's is None
+    # the bets whose findings bet_checks.bet_findings gives (not among `findings` until audit_shoe adds them), and
+    # each of `findings`' bet (-1: the shoe's or a round's finding)
+    flagged: FlaggedBets = field(default_factory=lambda: FlaggedBets.joined([]), compare=False)
+    on_bet: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), compare=False)
 
 
 def dealing_sequence(dealer: Sequence[str], box_cards: Sequence[Sequence[str]]) -> list[str]:
@@ -386,15 +391,14 @@ class _Played:
             self.dealer_bj[i], self.upcard_ace[i] = play.dealer_blackjack, play.upcard[0] == "A"
         self.known[i] = True
 
-    def settle(self, table: TableFacts, bets: ShoeBets, held: set[int]):
-        """(credit, priced, quiet) of each bet (kernel.settle_bets) on the known rounds' boxes."""
+    def settle(self, table: TableFacts, bets: ShoeBets, held: np.ndarray):
+        """(credit, priced, quiet, own, main_stake) of each bet (kernel.settle_bets) on the known rounds' boxes;
+        `held`: the rounds with a MAIN bet in quarantine."""
         rules, n_rounds, k, seat = self.rules, len(self.rounds), bets.round_index, bets.seat
         box_row = np.full((n_rounds, len(SEATS) + 1), -1, np.int64)  # round, box number -> row in the box columns
         box_row[np.repeat(np.arange(n_rounds), np.diff(self.box_at)), self.box_no] = np.arange(len(self.box_no))
         on = (seat >= SEATS[0]) & (seat <= SEATS[-1])
         self.row = np.where(on, box_row[k, np.where(on, seat, 0)], -1)
-        held_rounds = np.zeros(n_rounds, np.bool_)
-        held_rounds[list(held)] = True
         limits = [table.limits.get(name) for name in BET_CODES]
         low, high = (np.array([lim[end] if lim else 0 for lim in limits], np.int64) for end in (0, 1))
         bj, win = rules.blackjack_odds, rules.win_odds
@@ -407,17 +411,34 @@ class _Played:
                          insurance_share.numerator, insurance_share.denominator, rules.insurance_on_player_blackjack],
                         np.int64)
         return settle_bets(k, self.row, bets.bet_type, seat, bets.account, bets.stake, bets.added_stake, bets.paid,
-                           bets.placed_at, self.known, self.rounds.cancelled, self.rounds.closed, held_rounds,
+                           bets.placed_at, self.known, self.rounds.cancelled, self.rounds.closed, held,
                            *self.boxes, self.dealer_bj, self.upcard_ace, low, high,
                            np.array([lim is not None for lim in limits]), odds, rule)
 
-    def owed(self, i: int, bet: RecordedBet, credit: int) -> Owed:
-        """What settle_bets priced bet i at, as owed_by_rules says it."""
-        b, r = self.row[i], bet.round_index
-        if _as_box(self.rules, bet):
-            return Owed(credit, bet.stake * int(self.boxes[2][b] - 1))
-        offered = self.upcard_ace[r] and (self.rules.insurance_on_player_blackjack or not self.boxes[6][b])
-        return Owed(credit, offered=bool(offered))
+    def flagged(self, rows: np.ndarray, bets: ShoeBets, settled: tuple[np.ndarray, ...]) -> FlaggedBets:
+        """The bets `rows` (of known rounds) as bet_checks reads them; `settled`: settle_bets' results."""
+        k, t, stake, added = (c[rows] for c in (bets.round_index, bets.bet_type, bets.stake, bets.added_stake))
+        credit, priced, _, own, main_stake = (c[rows] for c in settled)
+        cancelled, b = self.rounds.cancelled[k], self.row[rows]
+        on_box = b >= 0
+        b = np.where(on_box, b, 0)
+
+        def of_box(column: np.ndarray) -> np.ndarray:
+            return column[b] if len(column) else np.zeros(len(b), column.dtype)
+
+        bits = np.zeros(len(self.rounds), np.int64)
+        np.bitwise_or.at(bits, np.repeat(np.arange(len(self.rounds)), np.diff(self.box_at)), 1 << self.box_no)
+        dealt = self.dealer_at[k + 1] > self.dealer_at[k]
+        as_box = on_box & ~cancelled & ((t == _CODE[MAIN]) | ((t == _CODE[BET_BEHIND])
+                                                             & (self.rules.bet_behind_on_double_or_split == "follows")))
+        return FlaggedBets(
+            rows, t, bets.seat[rows], stake, added, bets.paid[rows], bets.placed_at[rows],
+            # (a bet the kernel does not price here, of another type or on no box, is refunded)
+            np.where(priced, credit, stake + np.where(cancelled, added, 0)), cancelled, self.rounds.closed[k],
+            np.where(dealt, self.dealer[np.where(dealt, self.dealer_at[k], 0)] if len(self.dealer) else -1, -1),
+            bits[k], on_box, as_box, stake * (of_box(self.boxes[2]) - 1),
+            self.upcard_ace[k] & (self.rules.insurance_on_player_blackjack | ~of_box(self.boxes[6]).astype(bool)),
+            own, main_stake)
 
     def replayed(self, i: int, r: RecordedRound) -> RoundPlay:
         """The readable replay of round i, `r`, as recorded (for a bet the kernel does not price)."""
@@ -481,23 +502,11 @@ class _Mains(NamedTuple):
     seated: bool
 
 
-class _MainBets:
-    """The MAIN bets on a box of the rounds `reading` (columns), as check_bet reads them for a bet."""
-
-    def __init__(self, bets: ShoeBets, reading: np.ndarray):
-        self.bets = bets
-        self.own, self.stake, self.seated = set(), {}, set()
-        rows = np.flatnonzero((bets.bet_type == _CODE[MAIN]) & (bets.seat != NO_SEAT)
-                              & np.isin(bets.round_index, reading))
-        for k, seat, account, stake in zip(*(c[rows].tolist() for c in (bets.round_index, bets.seat, bets.account,
-                                                                        bets.stake)), strict=True):
-            self.own.add((k, seat, account))
-            self.stake[k, seat] = self.stake.get((k, seat), 0) + stake
-            self.seated.add((k, account))
-
-    def of(self, i: int) -> _Mains:
-        k, seat, account = (int(c[i]) for c in (self.bets.round_index, self.bets.seat, self.bets.account))
-        return _Mains((k, seat, account) in self.own, self.stake.get((k, seat), 0), (k, account) in self.seated)
+def _mains(bets: ShoeBets, i: int) -> _Mains:
+    """What bet i's round's MAIN bets on a box say of it."""
+    mains = (bets.round_index == bets.round_index[i]) & (bets.bet_type == _CODE[MAIN]) & (bets.seat != NO_SEAT)
+    mine, on_box = mains & (bets.account == bets.account[i]), mains & (bets.seat == bets.seat[i])
+    return _Mains(bool((mine & on_box).any()), int(sum(bets.stake[on_box].tolist())), bool(mine.any()))
 
 
 class _ShoeAuditor:
@@ -527,7 +536,12 @@ class _ShoeAuditor:
     def fetch(self, indexes: np.ndarray) -> None:
         """The rounds `indexes` read as RecordedRounds (once each)."""
         new = [i for i in np.unique(indexes).tolist() if i not in self.recorded]
-        self.recorded.update(zip(new, self.rounds.recorded(new), strict=True))
+        if new:  # (an adaptor reads them from its files: not for none)
+            self.recorded.update(zip(new, self.rounds.recorded(new), strict=True))
+
+    def worded(self, kind: str, bet: RecordedBet, **parts: object) -> None:
+        """The finding `kind` of bet_checks.WORDS on the bet, its words filled with `parts`."""
+        self.bet_finding(kind, bet, *WORDS[kind].fill(what=self.what(bet), **parts))
 
     def money(self, amount: int) -> str:
         return format_money(int(amount), self.table.currency)
@@ -574,8 +588,8 @@ class _ShoeAuditor:
             after = [self.recorded[i].round_id for i in range(lost[0] + 1, len(self.rounds))]
             self.findings.append(unverifiable_after(self.table.table_id, shoe.shoe_id,
                                                     self.recorded[lost[0]].round_id, lost[1], after))
-        expected, unsettled = self.settle(reports, plays, played)
-        return ShoeAudit(reports, expected, unsettled, self.findings, played)
+        expected, unsettled, flagged, on_bet = self.settle(reports, plays, played)
+        return ShoeAudit(reports, expected, unsettled, self.findings, played, flagged, np.array(on_bet, np.int64))
 
     def lost(self, played: _Played) -> tuple[int, str] | None:
         """The first round whose cards cannot be counted (cards_not_counted) and why, or None. A round the kernel
@@ -707,37 +721,47 @@ class _ShoeAuditor:
     # -- the bets ---------------------------------------------------------------------------------
 
     def settle(self, reports: list[RoundReport], plays: list[RoundPlay | None], played: _Played):
-        """Each bet's expected credit (None: its round cannot be settled, `unsettled` says why). The bets of
-        the rounds the kernel replayed are priced and screened for every check of credit() and check_bet()
-        at once (settle_bets); only a bet the screen cannot clear, and every bet of another round, goes
-        through credit() and check_bet() one by one, in bet order, so the findings come in the order those
-        make them."""
+        """Each bet's expected credit (None: its round cannot be settled, `unsettled` says why), and the bets whose
+        checks are columns. The bets of the rounds the kernel replayed are priced and screened for every check of
+        credit() and check_bet() at once (settle_bets); a bet the screen cannot clear on such a round is checked
+        with the others of its table in columns (FlaggedBets, bet_checks.bet_findings), unless a MAIN bet of its
+        round is in quarantine or an amount is beyond int64's exact reach; that bet, and every bet of another
+        round, goes through credit() and check_bet() one by one, in bet order."""
         bets, rounds = self.bets, self.rounds
         n = len(bets)
         expected: list[int | None] = [None] * n
         unsettled: list[str | None] = [None] * n
         if not n:
-            return expected, unsettled
+            return expected, unsettled, FlaggedBets.joined([]), [-1] * len(self.findings)
         k, cancelled = bets.round_index, rounds.cancelled
         reasons = [None if cancelled[i] else rep.unsettled_reason for i, rep in enumerate(reports)]
         settled = np.array([reason is None for reason in reasons], bool)[k]
-        credit, priced, quiet = played.settle(self.table, bets, set(self.held_mains))
+        held = np.zeros(len(rounds), np.bool_)
+        held[list(self.held_mains)] = True
+        screened = played.settle(self.table, bets, held)
+        credit, quiet, main_stake = screened[0], screened[2], screened[4]
+        flagged = settled & ~quiet
+        exact = np.ones(n, bool)
+        for amounts, bound in ((bets.stake, 2**40), (bets.added_stake, 2**40), (main_stake, 2**40), (bets.paid, 2**62)):
+            exact &= np.abs(amounts) < bound
+        as_columns = flagged & played.known[k] & ~held[k] & exact
+        checked = played.flagged(np.flatnonzero(as_columns), bets, screened)
+        credit[as_columns] = checked.credit
         expected = credit.tolist()
-        flagged = np.flatnonzero(settled & ~quiet)
-        mains = _MainBets(bets, k[flagged])
-        self.fetch(k[flagged])
-        for i, bet in zip(flagged.tolist(), bets.recorded(flagged.tolist()), strict=True):
+        by_rules = np.flatnonzero(flagged & ~as_columns)
+        self.fetch(k[by_rules])
+        on_bet = [-1] * len(self.findings)  # each finding's bet (-1: the shoe's or a round's)
+        for i, bet in zip(by_rules.tolist(), bets.recorded(by_rules.tolist()) if len(by_rules) else [], strict=True):
             r = self.recorded[bet.round_index]
             owed = None
-            if priced[i]:
-                owed = played.owed(i, bet, int(credit[i]))
-            elif r.status != "cancelled" and bet.bet_type in BET_CODES and bet.seat in r.boxes:
+            if r.status != "cancelled" and bet.bet_type in BET_CODES and bet.seat in r.boxes:
                 owed = owed_by_rules(self.rules, bet, plays[bet.round_index] or played.replayed(bet.round_index, r))
             expected[i] = self.credit(bet, r, owed, r.status == "cancelled")
-            self.check_bet(bet, r, expected[i], mains.of(i))
+            self.check_bet(bet, r, expected[i], _mains(bets, i))
+            on_bet += [i] * (len(self.findings) - len(on_bet))
         for i in np.flatnonzero(~settled).tolist():
             expected[i], unsettled[i] = None, reasons[k[i]]
-        return expected, unsettled
+        return expected, unsettled, checked, on_bet
 
     def held_seat_of(self, round_index: int, account_id: str) -> QuarantinedBet | None:
         """A MAIN bet of `account_id` in quarantine on the round (on any box), or None."""
@@ -754,22 +778,16 @@ class _ShoeAuditor:
         if cancelled:  # everything staked comes back, what a double or split added too
             return bet.stake + (bet.added_stake or 0)
         if bet.bet_type not in BET_CODES:
-            self.bet_finding("BET_TYPE_NOT_OFFERED", bet, f"a bet type of {rules.id}", bet.bet_type,
-                             f"{self.what(bet)}: {rules.id} does not offer {bet.bet_type}.")
+            self.worded("BET_TYPE_NOT_OFFERED", bet, ruleset=rules.id, bet_type=bet.bet_type)
             return bet.stake
         if owed is None:
-            self.bet_finding("BET_ON_EMPTY_BOX", bet, f"one of the occupied boxes {list(r.boxes)}",
-                             f"box {bet.seat}", f"{self.what(bet)} is on box {bet.seat}, which nobody played in round "
-                             f"{r.round_id}: refunded.")
+            self.worded("BET_ON_EMPTY_BOX", bet, boxes=list(r.boxes), seat=bet.seat, round=r.round_id)
             return bet.stake
         if owed.added is not None and (bet.added_stake or 0) != owed.added:
-            self.bet_finding("ADDED_STAKE_MISMATCH", bet, self.money(owed.added), self.money(bet.added_stake or 0),
-                             f"{self.what(bet)}: the box's doubles and splits add {self.money(owed.added)}, recorded "
-                             f"{self.money(bet.added_stake or 0)}.")
+            self.worded("ADDED_STAKE_MISMATCH", bet, owed=self.money(owed.added),
+                        added=self.money(bet.added_stake or 0))
         if bet.bet_type == INSURANCE and not owed.offered:
-            self.bet_finding("INSURANCE_NOT_OFFERED", bet, "insurance only against a dealer ace",
-                             f"upcard {r.dealer_cards[0]}", f"{self.what(bet)}: insurance taken against "
-                             f"{r.dealer_cards[0]} in round {r.round_id}: refunded.")
+            self.worded("INSURANCE_NOT_OFFERED", bet, upcard=r.dealer_cards[0], round=r.round_id)
         return owed.credit
 
     def check_bet(self, bet: RecordedBet, r: RecordedRound, credit: int, mains: _Mains) -> None:
@@ -801,23 +819,19 @@ class _ShoeAuditor:
             # (a MAIN bet in quarantine was placed all the same)
             own_main = mains.own_main or any(q.account_id == bet.account_id for q in held)
             if rules.pair_requires_main_bet and not own_main:
-                self.bet_finding("PAIR_WITHOUT_MAIN", bet, f"a MAIN bet of {bet.account_id} on box {bet.seat}",
-                                 "none", f"{self.what(bet)}: no main bet of the same account on box {bet.seat}.")
+                self.worded("PAIR_WITHOUT_MAIN", bet, account=bet.account_id, seat=bet.seat)
             share = rules.pair_max_share_of_table_max
             if bet.stake * share.denominator > table.table_max * share.numerator:
-                cap = Fraction(table.table_max) * share
-                self.bet_finding("SIDE_BET_ABOVE_SHARE", bet, f"<= {self.money(int(cap))}", self.money(bet.stake),
-                                 f"{self.what(bet)} is above {share} of the table maximum "
-                                 f"{self.money(table.table_max)}.")
+                self.worded("SIDE_BET_ABOVE_SHARE", bet, cap=self.money(side_bet_cap(rules, table)),
+                            stake=self.money(bet.stake), share=share, table_max=self.money(table.table_max))
         # (the box's main stake is not known where a MAIN bet on it is in quarantine with no stake: not judged)
         if bet.bet_type == INSURANCE and all(q.stake is not None for q in held):
             main = mains.box_stake + sum(q.stake for q in held)
             share = rules.insurance_stake_share
             with_held = "".join(f" (with {q.named()})" for q in held)
             if bet.stake * share.denominator > main * share.numerator:
-                self.bet_finding("INSURANCE_ABOVE_SHARE", bet, f"<= {share} of {self.money(main)}",
-                                 self.money(bet.stake), f"{self.what(bet)} is above {share} of the box's main stake "
-                                 f"{self.money(main)}{with_held}.")
+                self.worded("INSURANCE_ABOVE_SHARE", bet, share=share, main=self.money(main),
+                            stake=self.money(bet.stake), with_held=with_held)
         if bet.bet_type == BET_BEHIND:
             held_seat = self.held_seat_of(bet.round_index, bet.account_id)
             if not mains.seated and held_seat is not None:
@@ -826,9 +840,7 @@ class _ShoeAuditor:
                                  f"{held_seat.seat} in round {r.round_no} ({held_seat.named()}); bet behind is for "
                                  "accounts that are not seated.")
             if mains.seated:
-                self.bet_finding("BET_BEHIND_BY_SEATED", bet, "an account not seated in the round",
-                                 f"{bet.account_id} seated", f"{self.what(bet)}: {bet.account_id} plays a box in round "
-                                 f"{r.round_id}; bet behind is for accounts that are not seated.")
+                self.worded("BET_BEHIND_BY_SEATED", bet, account=bet.account_id, round=r.round_id)
 
 
 def audit_shoe(rules: BlackjackRules, chart: BasicStrategyChart, table: TableFacts, shoe: ShoeFacts,
@@ -849,5 +861,28 @@ def audit_shoe(rules: BlackjackRules, chart: BasicStrategyChart, table: TableFac
     if not explained:
         return audit
     said = played_lines([audit.played]).explanations()
+    findings, on_bet = _with_bet_findings(rules, table, shoe, rounds, bets, audit)
     return replace(audit, rounds=[rep if rep.explanation is not None else replace(rep, explanation=said[i])
-                                  for i, rep in enumerate(audit.rounds)], played=None)
+                                  for i, rep in enumerate(audit.rounds)], played=None,
+                   findings=findings, on_bet=on_bet, flagged=FlaggedBets.joined([]))
+
+
+def _with_bet_findings(rules: BlackjackRules, table: TableFacts, shoe: ShoeFacts, rounds: ShoeRounds, bets: ShoeBets,
+                       audit: ShoeAudit) -> tuple[list[Finding], np.ndarray]:
+    """The audit's findings with those of its flagged bets (bet_checks.bet_findings) among them, in bet order, and
+    each one's bet (-1: none)."""
+    flagged = audit.flagged
+    if not len(flagged):
+        return audit.findings, audit.on_bet
+    recorded = bets.recorded(flagged.bet.tolist())
+    indexes = sorted({b.round_index for b in recorded})
+    round_of = dict(zip(indexes, (r.round_id for r in rounds.recorded(indexes)), strict=True))
+    found, on = bet_findings(rules, table, flagged, pa.table({
+        "shoe_id": [shoe.shoe_id] * len(recorded), "round_id": [round_of[b.round_index] for b in recorded],
+        **{name: [getattr(b, name) for b in recorded] for name in ("bet_id", "bet_type", "account_id")}}))
+    columns = [Finding(**row) for row in found.to_pylist()]
+    # (each bet's findings all come one way: the shoe's and rounds' first, then bet by bet)
+    on_bet = np.concatenate([audit.on_bet, flagged.bet[on]])
+    order = np.argsort(on_bet, kind="stable")
+    every = [*audit.findings, *columns]
+    return [every[i] for i in order.tolist()], on_bet[order]

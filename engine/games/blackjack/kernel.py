@@ -330,8 +330,10 @@ def _total2(first, second):
 def settle_bets(k, row, bet_type, seat, account, stake, added, paid, placed, known, cancelled, closed, held,
                 returned, win, staked, behind_returned, behind_win, pair, first_two_bj, dealer_bj, upcard_ace,
                 low, high, limited, odds, rule):
-    """Each bet's credit, whether it was worked out here (`priced`), and whether no rule of the readable
-    settlement (audit._ShoeAuditor.credit and check_bet) can flag it (`quiet`).
+    """Each bet's credit, whether it was worked out here (`priced`), whether no rule of the readable
+    settlement (audit._ShoeAuditor.credit and check_bet) can flag it (`quiet`), and what its round's MAIN bets say
+    of a priced PAIR, INSURANCE or BET_BEHIND (`own`: a MAIN bet of its account on its box, for a bet behind on
+    any box; `main_stake`: the MAIN stakes on its box).
     Bets: k its round, row its box among the box columns (-1: its seat is none of the round's boxes),
     bet_type (MAIN... OTHER), seat (NO_SEAT: none), account (a code), stake, added (0: none), paid, placed.
     Rounds: known (its boxes' columns hold the replay's settlement), cancelled, closed, held (a MAIN bet of
@@ -348,6 +350,8 @@ def settle_bets(k, row, bet_type, seat, account, stake, added, paid, placed, kno
     credit = np.zeros(n, np.int64)
     priced = np.zeros(n, np.bool_)
     quiet = np.zeros(n, np.bool_)
+    owns = np.zeros(n, np.bool_)
+    main_stakes = np.zeros(n, np.int64)
     # the MAIN bets of each round, as check_bet reads them (a counting sort by round)
     main_at, mains = group_rows(k, len(known), (bet_type == MAIN) & (seat != NO_SEAT))
     for i in range(n):
@@ -380,6 +384,7 @@ def settle_bets(k, row, bet_type, seat, account, stake, added, paid, placed, kno
                 elif seat[j] == seat[i]:
                     own = own or account[j] == account[i]
                     main_stake += stake[j]
+            owns[i], main_stakes[i] = own, main_stake
             if t == PAIR:
                 ok = ok and (own or not pair_main) and s * pair_sd <= table_max * pair_sn
             elif t == INSURANCE:
@@ -387,4 +392,4 @@ def settle_bets(k, row, bet_type, seat, account, stake, added, paid, placed, kno
             else:
                 ok = ok and not own
         quiet[i] = ok and not held[r]  # (the readable rules name a bet in quarantine)
-    return credit, priced, quiet
+    return credit, priced, quiet, owns, main_stakes

@@ -1,7 +1,8 @@
 """A blackjack shoe's records as the audit takes them: a round or a bet as Python values (RecordedRound,
 RecordedBet), and a shoe's rounds and bets as numpy columns (ShoeRounds, ShoeBets), which is how an adaptor
 hands them over. Columns are what the kernels read; a round or bet becomes a Python object only where the
-readable audit reads it (a round the kernel cannot clear, a bet the screen cannot clear), asked for through
+readable audit reads it (a round the kernel cannot clear; a bet the screen cannot clear on another round, or
+beside a MAIN bet in quarantine: audit._ShoeAuditor.settle), asked for through
 the columns' `recorded`. `of()` turns Python records into columns: the statement of what each column holds
 (tests/test_blackjack_adaptor.py holds the Arrow adaptor's columns to it).
 """
