@@ -97,7 +97,7 @@ class DaskRunner(beam_dask.DaskRunner):
         import dask
 
         # A GroupByKey is a bag's groupby, which on a cluster shuffles by tasks; named here, Dask does not import
-        # its dataframe package (pandas) to find that out (~1 s of the driver's CPU)
+        # its dataframe package (pandas) to find that out (0.8 s of the driver's CPU)
         with _translated(beam.ParDo, _ParDo), dask.config.set({"dataframe.shuffle.method": "tasks"}):
             return super().run_pipeline(pipeline, options)
 
