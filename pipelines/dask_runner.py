@@ -7,9 +7,9 @@ computes that bag's whole graph again from the input files (`DaskBagWindowedIter
 task that reads them, 3/4 of the workers' task time at 300k (bench/CHANGES.md, 2026-12-06). Here a
 side input is the bag's value as a dependency of the tasks: the scheduler computes it once, from the same
 read as the rest of the graph, and sends it to each worker once. The DoFns see the same values in the same
-order, so the outputs are unchanged.
+order, so the outputs are unchanged. What a DoFn gives in finish_bundle is kept too (Beam's drops it).
 
-`pitboss audit --runner=DaskRunner` (Beam's name or its module path) runs this one (pipelines.audit).
+`pitboss audit ... -- --runner=DaskRunner` (Beam's name or its module path) runs this one (pipelines.audit).
 """
 
 from __future__ import annotations
