@@ -75,6 +75,8 @@ def group_files() -> dict[str, str]:
             "findings": "shoe_id", "round_rulesets": "shoe_id"}
 
 
+# --runner values naming Beam's DaskRunner, which runs as pipelines.dask_runner.DaskRunner (side inputs once)
+DASK_RUNNER = ("DaskRunner", "apache_beam.runners.dask.dask_runner.DaskRunner")
 SHARD_COLUMN = {OUT_FINDINGS_ACROSS: "table_id", "quarantine": "source_file"}
 WRITTEN_TO = {OUT_FINDINGS_ACROSS: "findings"}  # the output whose folder a collection is written to
 MANIFEST = "_manifest.json"
@@ -255,16 +257,20 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
     args, beam_args = parse_args(argv)
     options = PipelineOptions(beam_args, save_main_session=False)
     runner_name = options.view_as(StandardOptions).runner
+    # the in-process runner runs one worker, this process: its groups side by side on every core; another
+    # runner's workers already run side by side
+    workers = args.workers or (default_workers() if runner_name is None else 1)
     if runner_name is None:
         from apache_beam.runners.portability.fn_api_runner import FnApiRunner
 
         runner, runner_name = FnApiRunner(), "FnApiRunner (in-process)"
         in_process = options.view_as(DirectOptions).direct_running_mode == "in_memory"
+    elif runner_name in DASK_RUNNER:  # Beam's DaskRunner, its side inputs computed once a run (pipelines.dask_runner)
+        from pipelines.dask_runner import DaskRunner
+
+        runner, in_process = DaskRunner(), False
     else:
         runner, in_process = None, False
-    # the in-process runner runs one worker, this process: its groups side by side on every core; another
-    # runner's workers already run side by side
-    workers = args.workers or (default_workers() if runner is not None else 1)
     started = datetime.now(UTC)
     files = {table: input_files(args.input, table) for table in TABLE_NAMES}  # checks local files' structure
     in_force = in_force or RulesetsInForce()

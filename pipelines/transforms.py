@@ -1385,8 +1385,9 @@ def _duplicate_bet_findings(repeats: pa.Table) -> pa.Table:
 class RepeatedBetIds(beam.PTransform):
     """(bucket, packed bet ids) pairs (_BetIdBuckets) -> DUPLICATE_BET findings over the whole input,
     with coarse elements (a few id columns per bucket).
-    (No side input on purpose: Beam's DaskRunner 2.77 recomputes a side input for every task that reads
-    it, which for one derived from every bet would mean reading the night once per task.)"""
+    (No side input on purpose: a side input is held whole by every worker that reads it, and Beam's own
+    DaskRunner 2.77 recomputes it in every task that reads it (pipelines.dask_runner undoes that): one
+    derived from every bet would hold, or read, the night once per worker or task.)"""
 
     def expand(self, bucketed):
         return (
