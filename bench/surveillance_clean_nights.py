@@ -172,13 +172,17 @@ def markdown(summary: dict[str, Any], reps: int, nights: int) -> str:
             d = way["detectors"].get(name)
             cells.append("-" if d is None else f"{d['tested']:,} / {d['flags']} / {d['looks_flagged']}")
         lines.append(f"| {name} | {cells[0]} | {cells[1]} |")
-    lines.append(f"| any detector | {f['flags']} flags; {f['looks_with_any_flag']} of {f['looks']} runs | "
-                 f"{n['flags']} flags; {n['looks_with_any_flag']} of {n['looks']} runs |")
+    lines.append(f"| any detector | {_flags(f['flags'])}; {f['looks_with_any_flag']} of {f['looks']} runs | "
+                 f"{_flags(n['flags'])}; {n['looks_with_any_flag']} of {n['looks']} runs |")
     totals = [detector_looks(w["detectors"]) for w in (f, n)]
     cells = [f"{t['detector_looks_flagged']} of {t['detector_looks_tested']:,} "
              f"({_pct(t['fdp_per_detector_look'])}; 95% upper bound {_pct(t['fdp_upper_95'])})" for t in totals]
     lines.append(f"| a detector's looks with a test, flagged (nominal <= {f['alpha']:.0%}) | {cells[0]} | {cells[1]} |")
     return "\n".join(lines)
+
+
+def _flags(k: int) -> str:
+    return f"{k} flag" if k == 1 else f"{k} flags"
 
 
 def _pct(x: float | None) -> str:
