@@ -169,18 +169,19 @@ def test_an_older_warehouse_gains_the_currency_column_at_its_next_load(tmp_path)
 
 # --- advantage_play: the account's nights, counted once -------------------------------------------------
 
-def shoe(day: str, shoe_id: str, accounts: list[str]) -> dict:
-    """A row of surveillance_daily_advantage: a shoe of night `day` the `accounts` bet PLAYER_PAIR in."""
-    return {"business_date": dt.date.fromisoformat(day), "table_id": "T1", "game": "baccarat",
-            "ruleset": "punto_banco_8d", "currency": "EUR", "shoe_id": shoe_id, "bet_type": "PLAYER_PAIR",
-            "family": "pairs", "unit": "rtp", "positions": [10, 20], "moments": [0.9, 1.1], "accounts": accounts,
-            "bet_positions": [20] * len(accounts), "stakes": [500] * len(accounts)}
+def shoe(day: str, shoe_id: str, accounts: list[str], currency: str = "EUR") -> dict:
+    """A row of surveillance_daily_advantage: a shoe of night `day` the `accounts` bet PLAYER_PAIR in, at a table of
+    `currency` (T1 EUR, T2 otherwise)."""
+    return {"business_date": dt.date.fromisoformat(day), "table_id": "T1" if currency == "EUR" else "T2",
+            "game": "baccarat", "ruleset": "punto_banco_8d", "currency": currency, "shoe_id": shoe_id,
+            "bet_type": "PLAYER_PAIR", "family": "pairs", "unit": "rtp", "positions": [10, 20], "moments": [0.9, 1.1],
+            "accounts": accounts, "bet_positions": [20] * len(accounts), "stakes": [500] * len(accounts)}
 
 
-def advantage(subject: str, period: str) -> SurveillanceTest:
+def advantage(subject: str, period: str, currency: str | None = None) -> SurveillanceTest:
     return SurveillanceTest(detector="advantage_play", subject=subject, period=period, statistic="z = 1.00",
                             value=1.0, p_value=0.5, method="permutation", sample=10, min_sample=1,
-                            detail=f"account {subject} over {period}")
+                            detail=f"account {subject} over {period}", currency=currency)
 
 
 def test_an_accounts_window_nights_are_its_nights_in_kept_shoes_in_the_window(tmp_path):
@@ -205,3 +206,27 @@ def test_an_accounts_window_nights_are_its_nights_in_kept_shoes_in_the_window(tm
     # 1,398 kept shoes, growing as their product)
     plan = "\n".join(r[1] for r in query(warehouse, "EXPLAIN SELECT * FROM advantage_play"))
     assert "list_contains" not in plan and "unnest" in plan.lower()
+
+
+def test_an_accounts_window_nights_count_the_nights_of_the_tests_currency_only(tmp_path):
+    # advantage_play tests an account per bet family and currency: ACC bets at the EUR table on nights 1 and 3 and at
+    # the USD table on nights 1, 2 and 3, so on night 3 its EUR and USD tests cover the same period
+    # (2026-11-27..2026-11-29) and count 2 and 3 nights (counting every currency, both read 3). OLD's row was loaded
+    # before surveillance_tests had its currency column (null): its nights in every currency, a night in two counted
+    # once (3, not 4)
+    n1, n2, n3 = "2026-11-27", *NIGHTS[:2]
+    kept = {n1: [shoe(n1, "E1", ["ACC", "OLD"]), shoe(n1, "U1", ["ACC", "OLD"], "USD")],
+            n2: [shoe(n2, "U2", ["ACC"], "USD"), shoe(n2, "U3", ["OLD"], "USD")],
+            n3: [shoe(n3, "E3", ["ACC"]), shoe(n3, "U4", ["ACC", "OLD"], "USD")]}
+    windows = {("ACC", "EUR", n1): 1, ("ACC", "USD", n1): 1, ("ACC", "USD", f"{n1}..{n2}"): 2,
+               ("ACC", "EUR", f"{n1}..{n3}"): 2, ("ACC", "USD", f"{n1}..{n3}"): 3, ("OLD", None, f"{n1}..{n3}"): 3,
+               ("ACC", "EUR", f"{n2}..{n3}"): 1}
+    warehouse = str(tmp_path / "w.duckdb")
+    for day, shoes in kept.items():
+        tests = [advantage(a, p, c) for a, c, p in windows if p.endswith(day)]
+        load_night(tmp_path, warehouse, day, {
+            "surveillance_daily_advantage": pa.Table.from_pylist(shoes, SURVEILLANCE_OUTPUTS[
+                "surveillance_daily_advantage"]),
+            "surveillance_tests": adjusted(as_test_columns(tests), "ADVANTAGE_PLAY")})
+    got = query(warehouse, "SELECT account_id, currency, period, window_nights FROM advantage_play")
+    assert sorted(got, key=str) == sorted(((a, c, p, n) for (a, c, p), n in windows.items()), key=str)

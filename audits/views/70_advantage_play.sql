@@ -17,7 +17,7 @@
 --   business_date   The period's last business date (a later surveillance run covering it replaces the row).
 --   window_first    The first night the test counted (= period_start): its window reaches --history-days back over the stored nights.
 --   window_last     The last night the test counted (= business_date).
---   window_nights   Nights the account bet in a kept shoe in the window, any bet family (surveillance_daily_advantage, as the warehouse holds them now).
+--   window_nights   Nights the account bet in a kept shoe of the test's currency in the window, any bet family (surveillance_daily_advantage, as the warehouse holds them now; a row loaded before surveillance_tests had its currency column: every currency).
 --   window_sample   The bets the window held (= sample).
 --   flagged         True when q_value <= alpha (and the sample reached min_sample): a review finding (surveillance_findings).
 --   q_value         Benjamini-Hochberg adjusted p-value over the detector's tested rows of the run (null: not tested).
@@ -41,18 +41,21 @@ WITH tests AS (
     SELECT * FROM surveillance_tests WHERE detector IN ('advantage_play')
 ),
 account_nights AS (
-    -- each account's nights in the kept shoes, once (an account in several shoes of a night, or twice in one: one
-    -- night)
-    SELECT DISTINCT unnest(accounts) AS account_id, business_date FROM surveillance_daily_advantage
+    -- each account's nights in the kept shoes, once a currency (an account in several shoes of a night, or twice in
+    -- one: one night)
+    SELECT DISTINCT unnest(accounts) AS account_id, currency, business_date FROM surveillance_daily_advantage
 ),
 windows AS (
-    -- each window tested (account, first and last night) counted once, by a join on the account: not a scan of every
-    -- kept shoe's accounts per test row, which grew as the tests times the kept shoes
-    SELECT w.subject, w.period_start, w.business_date, count(*) AS nights
-    FROM (SELECT DISTINCT subject, period_start, business_date FROM tests) AS w
+    -- each window tested (account, currency, first and last night) counted once, by a join on the account: not a scan
+    -- of every kept shoe's accounts per test row, which grew as the tests times the kept shoes. A test is per account,
+    -- bet family and currency (its currency the row's column): the nights of that currency only; a row loaded before
+    -- surveillance_tests had the column (currency null) counts the account's nights in every currency, once each
+    SELECT w.subject, w.currency, w.period_start, w.business_date, count(DISTINCT n.business_date) AS nights
+    FROM (SELECT DISTINCT subject, currency, period_start, business_date FROM tests) AS w
     JOIN account_nights AS n
-      ON n.account_id = w.subject AND n.business_date BETWEEN w.period_start AND w.business_date
-    GROUP BY w.subject, w.period_start, w.business_date
+      ON n.account_id = w.subject AND (w.currency IS NULL OR n.currency = w.currency)
+     AND n.business_date BETWEEN w.period_start AND w.business_date
+    GROUP BY w.subject, w.currency, w.period_start, w.business_date
 )
 SELECT
     s.detector,
@@ -85,5 +88,6 @@ SELECT
     s.audit_run_id
 FROM tests AS s
 LEFT JOIN windows AS w
-  ON w.subject = s.subject AND w.period_start = s.period_start AND w.business_date = s.business_date
+  ON w.subject = s.subject AND w.currency IS NOT DISTINCT FROM s.currency AND w.period_start = s.period_start
+     AND w.business_date = s.business_date
 ORDER BY s.flagged DESC, s.q_value ASC NULLS LAST, s.p_value ASC NULLS LAST, s.detector, s.subject, s.period, s.statistic;
