@@ -79,8 +79,16 @@ def box_instants(rounds: pa.Table, column: str) -> list[tuple[tuple[int | None, 
     a row a round; all None where the files do not have the column."""
     if column not in rounds.column_names:
         return [None] * rounds.num_rows
-    rows = pc.cast(pc.cast(rounds[column], _INSTANTS_PER_BOX), pa.list_(pa.list_(pa.int64()))).to_pylist()
+    rows = box_micros(rounds, column).to_pylist()
     return [None if boxes is None else tuple(None if t is None else tuple(t) for t in boxes) for boxes in rows]
+
+
+def box_micros(rounds: pa.Table, column: str) -> pa.ChunkedArray | pa.Array:
+    """A list<list<timestamp>> column of `rounds` as list<list<int64>> exact integer microseconds; all null where
+    the files do not have the column."""
+    if column not in rounds.column_names:
+        return pa.nulls(rounds.num_rows, pa.list_(pa.list_(pa.int64())))
+    return pc.cast(pc.cast(rounds[column], _INSTANTS_PER_BOX), pa.list_(pa.list_(pa.int64())))
 
 
 def instants(rounds: pa.Table, column: str) -> list[int | None]:
