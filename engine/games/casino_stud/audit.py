@@ -305,7 +305,7 @@ class _Auditor:
             dealt, dealt_bets = self.dealt or (dealt_rounds(self.rules, records_table(self.rounds)),
                                                bet_records(self.bets))
             quiet = self.quiet_day = settle_quiet(self.rules, self.table, dealt, dealt_bets, set(self.quarantined))
-            plain = _plain(quiet, dealt_bets.round_index)
+            plain = _plain(quiet, dealt_bets.round_index, dealt.read)
             facts = {c: dealt.read[c].to_pylist() for c in _FACTS}
             if hasattr(self.rounds, "fetch"):  # (records made a batch at a time: those the loop reads)
                 self.rounds.fetch(np.flatnonzero(~plain).tolist())
@@ -817,15 +817,24 @@ ENGINE_COLUMNS = pa.schema([
 _FACTS = ("round_id", "round_no", "status", "jackpot_before", "next_pool_before", "jackpot_after", "next_pool_after")
 
 
-def _plain(quiet: QuietDay, bet_round: np.ndarray) -> np.ndarray:
-    """The quiet rounds none of whose bets the kernel flags (a refund, its call, paid, limits or window): nothing
-    of them for the readable rules to say."""
+def _plain(quiet: QuietDay, bet_round: np.ndarray, read: pa.RecordBatch) -> np.ndarray:
+    """The quiet rounds with nothing for the readable rules to say: none of their bets flagged by the kernel (a
+    refund, its call, paid, limits or window), their recorded after-balances the kernel's, their recorded
+    before-balances the previous round's recorded after (which the chain expects where they are recorded)."""
     n = len(quiet.quiet)
     said = (np.asarray(quiet.refund, np.int64) != 0) | np.asarray(quiet.call_flag, np.bool_) | np.asarray(
         quiet.check_flag, np.bool_)
-    rounds = bet_round[said & (bet_round >= 0) & (bet_round < n)]
     plain = np.asarray(quiet.quiet, np.bool_).copy()
-    plain[rounds] = False
+    plain[bet_round[said & (bet_round >= 0) & (bet_round < n)]] = False
+    pools = {name: (np.asarray(read[name].fill_null(0), np.int64), np.asarray(read[name].is_valid(), np.bool_))
+             for name in ("jackpot_before", "next_pool_before", "jackpot_after", "next_pool_after")}
+    after = np.asarray(quiet.after, np.int64).reshape(-1, 2)
+    moved = np.asarray(quiet.jackpot_bets, np.int64) > 0
+    for k, pool in enumerate(("jackpot", "next_pool")):
+        (before, _), (recorded, known) = pools[f"{pool}_before"], pools[f"{pool}_after"]
+        plain &= known & (recorded == np.where(moved, after[:, k], before))
+        plain[1:] &= recorded[:-1] == before[1:]  # (the previous round's after: recorded, as checked above)
+        plain[1:] &= known[:-1]
     return plain
 
 
