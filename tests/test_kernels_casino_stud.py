@@ -24,6 +24,7 @@ from engine.betting import TableFacts
 from engine.cards import CARD_CODES, CARD_INDEX
 from engine.games.casino_stud.audit import RecordedBet, RecordedRound, audit_table_rounds
 from engine.games.casino_stud.dealing import positions
+from engine.games.casino_stud.dealt import bet_records, dealt_rounds, records_table
 from engine.games.casino_stud.hands import CATEGORY_INDEX, RANK_NAMES, rank_hand
 from engine.games.casino_stud.kernel import rank_hands
 from engine.games.casino_stud.ledger import JackpotBet, Pools, settle_round
@@ -188,6 +189,11 @@ def _day(seed: int, rules, n_rounds: int, fault: float):
     return rounds, bets
 
 
+def _quiet(rules, rounds, bets) -> list[bool]:
+    """Which of the rounds the kernel settles (as the audit reads them from the records)."""
+    return settle_quiet(rules, TABLE, dealt_rounds(rules, records_table(rounds)), bet_records(bets), set()).quiet
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**32), st.integers(1, 25), st.sampled_from([0.0, 0.02, 0.2]))
 def test_the_kernel_audits_as_the_readable_rules(seed, n_rounds, fault):
@@ -195,9 +201,11 @@ def test_the_kernel_audits_as_the_readable_rules(seed, n_rounds, fault):
     rounds, bets = _day(seed, rules, n_rounds, fault)
     fast = audit_table_rounds(rules, TABLE, rounds, bets)
     oracle = audit_table_rounds(rules, TABLE, rounds, bets, round_by_round=True)
+    # (the replay columns first: a plain quiet round's come from the kernel's columns, the oracle's from reports)
+    assert fast.columns.equals(oracle.columns)
     assert fast == oracle
     if fault == 0.0:  # not vacuous: a clean day is the kernel's
-        assert settle_quiet(rules, TABLE, rounds, bets, set()).quiet == [True] * len(rounds)
+        assert _quiet(rules, rounds, bets) == [True] * len(rounds)
 
 
 # -- hand-worked boundaries, each a round the kernel settles --------------------------------------------------
@@ -221,7 +229,7 @@ def _one_round(box_hand: str, dealer_hand: str, action: str = "C", ante: int = 1
 
 def _owed(r, bets, rules=RULES):
     """Each bet's credit, checking the round is one the kernel settled."""
-    assert settle_quiet(rules, TABLE, [r], bets, set()).quiet == [True]
+    assert _quiet(rules, [r], bets) == [True]
     return audit_table_rounds(rules, TABLE, [r], bets).expected
 
 
@@ -281,7 +289,7 @@ def test_each_jackpot_prize(name, prize):
 def test_a_prize_paid_otherwise_is_not_the_kernels():
     r, bets = _one_round(EVERY_CATEGORY["FLUSH"], DEALER_AK, action="F", jackpot_stake=100)
     bets[1] = replace(bets[1], paid=4_999)
-    assert settle_quiet(RULES, TABLE, [r], bets, set()).quiet == [False]
+    assert _quiet(RULES, [r], bets) == [False]
     assert [f.kind for f in audit_table_rounds(RULES, TABLE, [r], bets).findings] == ["UNDERPAID"]
 
 
@@ -297,7 +305,7 @@ def test_a_ruleset_of_nine_boxes(compiled):
     r, bets = replace(r, boxes=(9,)), [replace(b, seat=9) for b in bets]
     bets[0] = replace(bets[0], paid=6_000)
     with nullcontext() if compiled else kernels.as_python():
-        assert settle_quiet(rules, TABLE, [r], bets, set()).quiet == [True]
+        assert _quiet(rules, [r], bets) == [True]
         fast = audit_table_rounds(rules, TABLE, [r], bets)
     assert fast == audit_table_rounds(rules, TABLE, [r], bets, round_by_round=True)
     assert fast.expected == [6_000, 0] and fast.findings == []
@@ -366,7 +374,7 @@ def test_the_call_win_is_capped(cap, owed):
 
 def _words(r, bets, rules=RULES) -> tuple[str, ...]:
     """The explanation of a round the kernel settled (words.py), checked to be the readable audit's."""
-    assert settle_quiet(rules, TABLE, [r], bets, set()).quiet == [True]
+    assert _quiet(rules, [r], bets) == [True]
     fast = audit_table_rounds(rules, TABLE, [r], bets)
     assert fast == audit_table_rounds(rules, TABLE, [r], bets, round_by_round=True)
     assert fast.explanations.to_pylist() == [list(fast.rounds[0].explanation)]
@@ -507,7 +515,7 @@ def test_a_refund_paid_otherwise(paid, kinds):
     unit off is a payment finding that leaves the round's balances unchecked (the readable rules')."""
     r, bets = _one_round("7S 7D 5C 4H 3S", DEALER_AK)
     bets = [replace(bets[0], paid=6_000), _jackpot(2, paid=paid)]
-    assert settle_quiet(RULES, TABLE, [r], bets, set()).quiet == [False]
+    assert _quiet(RULES, [r], bets) == [False]
     fast = audit_table_rounds(RULES, TABLE, [r], bets)
     assert fast == audit_table_rounds(RULES, TABLE, [r], bets, round_by_round=True)
     assert [f.kind for f in fast.findings] == kinds
@@ -522,3 +530,65 @@ def test_a_refunds_limits_and_window_are_checked():
     words, audit = _refunding([_jackpot(3, kind="BONUS", bet_id="B3"), late])
     assert [f.kind for f in audit.findings] == ["BET_TYPE_NOT_OFFERED", "JACKPOT_WITHOUT_ANTE", "STAKE_ABOVE_MAX",
                                                 "LATE_BET"]
+
+
+def _as_dealt(rules, r) -> bool:
+    """The rule of a round as dealt, stated round by round (the oracle of dealt.dealt_rounds' column reading):
+    settled, one entry a box in every list, boxes ascending seats of the table, one full deck of the shape of
+    one, every card where the deck deals it, one C or F a box, instants one a letter and none after the reveal."""
+    n, deck = len(r.boxes), r.deck
+    if (r.status != "settled" or not n or len(r.box_cards) != n or len(r.box_actions) != n or r.decks != 1
+            or r.cut_index is not None or deck is None or sorted(c for c in deck if c) != sorted(CARD_CODES)
+            or len(deck) != 52):
+        return False
+    if any(not isinstance(b, int) or not 1 <= b <= rules.max_boxes for b in r.boxes) or list(r.boxes) != sorted(
+            set(r.boxes)):
+        return False
+    box_pos, dealer_pos = positions(rules, n)
+    if any(tuple(c) != tuple(deck[p] for p in pos) for pos, c in zip(box_pos, r.box_cards, strict=True)):
+        return False
+    if tuple(r.dealer_cards) != tuple(deck[p] for p in dealer_pos) or any(a not in ("C", "F") for a in r.box_actions):
+        return False
+    if r.box_action_times is None:
+        return True
+    if len(r.box_action_times) != n or any(t is not None and len(t) != 1 for t in r.box_action_times):
+        return False
+    return r.dealer_revealed_at is None or all(t is None or t[0] is None or t[0] <= r.dealer_revealed_at
+                                               for t in r.box_action_times)
+
+
+def _untidy(rng: random.Random, r):
+    """The round with one of the facts the kernel does not judge changed (or not)."""
+    n, t0 = len(r.boxes), r.betting_closed_at + 1
+    changes = [
+        {}, dict(status=rng.choice(["cancelled", "void", None])), dict(boxes=(*r.boxes[:-1], None)),
+        dict(boxes=(0, *r.boxes[1:])), dict(boxes=(*r.boxes[:-1], 8)), dict(boxes=(r.boxes[0],) * n),
+        dict(boxes=tuple(reversed(r.boxes))), dict(box_cards=(r.box_cards[0][:4], *r.box_cards[1:])),
+        dict(box_cards=((None, *r.box_cards[0][1:]), *r.box_cards[1:])), dict(box_cards=r.box_cards[:-1]),
+        dict(box_cards=((*r.box_cards[0][:4], r.dealer_cards[0]), *r.box_cards[1:])),
+        dict(dealer_cards=r.dealer_cards[:4]), dict(dealer_cards=(*r.dealer_cards[:4], r.box_cards[0][0])),
+        dict(box_actions=(rng.choice(["", None, "X", "CF", "c"]), *r.box_actions[1:])),
+        dict(box_actions=r.box_actions[:-1]), dict(decks=rng.choice([2, None, 0])), dict(cut_index=0),
+        dict(deck=r.deck[:51]), dict(deck=(*r.deck[:51], r.deck[0])), dict(deck=(*r.deck[:51], None)),
+        dict(deck=(*r.deck, "2C")), dict(deck=()), dict(boxes=()), dict(box_hands=(), dealer_hand=None),
+        dict(box_action_times=None, dealer_revealed_at=t0), dict(box_action_times=((t0,),) * n,
+                                                                 dealer_revealed_at=None),
+        dict(box_action_times=((t0,),) * n, dealer_revealed_at=t0), dict(box_action_times=((t0 + 1,),) * n,
+                                                                         dealer_revealed_at=t0),
+        dict(box_action_times=((None,),) * n, dealer_revealed_at=t0), dict(box_action_times=(None,) * n),
+        dict(box_action_times=((t0, t0),) * n), dict(box_action_times=((),) * n),
+        dict(box_action_times=((t0,),) * (n + 1)), dict(box_action_times=())]
+    return replace(r, **rng.choice(changes))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32), st.integers(1, 12))
+def test_a_round_is_read_as_dealt_as_the_rule_says(seed, n_rounds):
+    """dealt.dealt_rounds reads as dealt, from the columns, exactly the rounds the rule round by round calls so
+    (each fact changed one at a time, a decision exactly at the reveal on time, one microsecond after late)."""
+    rng = random.Random(seed)
+    rules = _rules(rng)
+    rounds, _ = _day(seed, rules, n_rounds, 0.0)
+    rounds = [_untidy(rng, r) for r in rounds]
+    read = dealt_rounds(rules, records_table(rounds))
+    assert read.readable.tolist() == [_as_dealt(rules, r) for r in rounds]

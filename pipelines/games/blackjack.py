@@ -165,7 +165,7 @@ def _record_table(rounds: pa.Table) -> pa.Table:
         return cast(rounds[name]) if name in rounds.column_names else pa.nulls(rounds.num_rows, type_ or pa.int64())
 
     return rounds.select(_RECORD_VALUES).append_column("closed", us("betting_closed_at")).append_column(
-        "times", us("box_action_times", box_micros, pa.list_(pa.list_(pa.int64())))).append_column(
+        "times", box_micros(rounds, "box_action_times")).append_column(
         "revealed", us("dealer_revealed_at"))
 
 

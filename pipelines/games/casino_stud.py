@@ -10,6 +10,7 @@ them. Besides its round replays the game has one output of its own, the jackpot 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,15 +18,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.games import game
-from engine.games.casino_stud.audit import (
-    LedgerRow,
-    RecordedBet,
-    RecordedRound,
-    RoundReport,
-    audit_table_rounds,
-)
+from engine.games.casino_stud.audit import LedgerRow, RecordedBet, RecordedRound, StudAudit, audit_table_rounds
 from engine.games.casino_stud.chain import ChainEnd, ChainGap, breaks_across_groups
 from engine.games.casino_stud.chain import group_ends as chain_ends
+from engine.games.casino_stud.dealt import bet_columns, dealt_rounds
 from engine.games.casino_stud.rules import CasinoStudRules, load_casino_stud_rules
 from pipelines.convert import findings_table
 from pipelines.convert import plain as plain_values
@@ -35,6 +31,7 @@ from pipelines.games.rows import (
     GameTable,
     bet_tables,
     box_instants,
+    box_micros,
     day,
     gc_paused,
     instants,
@@ -55,6 +52,7 @@ EXTRA_OUTPUTS = (OUT_LEDGER,)
 _ROUND_COLUMNS = ["round_id", "shoe_id", "round_no", "status", "betting_opened_at", "betting_closed_at",
                   "dealer_cards", "boxes", "box_cards", "box_actions", "box_hands", "dealer_hand", "jackpot_before",
                   "jackpot_after", "next_pool_before", "next_pool_after"]
+_SCALAR_COLUMNS = ["round_id", "shoe_id", "status", "betting_opened_at", "betting_closed_at"]  # read for every round
 # the bet columns the engine reads, as Python lists (placed_at as integer microseconds, apart)
 _DECK_COLUMNS = ["shoe_id", "cards", "opened_at", "decks", "cut_index"]  # a deck's shape is judged too
 _LEDGER_ROUND_COLUMNS = ["shoe_id", "round_id", "betting_closed_at"]  # what a ledger row takes from its round
@@ -88,9 +86,8 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     (pipelines/neighbours.py); `withheld`: the rounds of these decks' table-day taken out before the audit (in
     quarantine): with the decks of no round, the pool chain's gaps. (`compact` is the baccarat adaptor's; these
     tables are plain.)"""
-    decks = {s["shoe_id"]: s for s in _with_columns(shoes, _DECK_COLUMNS).to_pylist()}
     read = _with_columns(rounds, _ROUND_COLUMNS)
-    col = python_columns(read, _ROUND_COLUMNS)  # a list a column: no dict a round
+    col = python_columns(read, _SCALAR_COLUMNS)  # a list a column: no dict a round
     round_ids, shoe_ids = col["round_id"], col["shoe_id"]
     closed = micros(rounds["betting_closed_at"])
     order = sorted(range(read.num_rows), key=lambda i: (closed[i] if closed[i] is not None else -1, round_ids[i],
@@ -104,39 +101,92 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     for k, i in enumerate(order):
         index_of[(shoe_ids[i], round_ids[i])] = k
         index_of.setdefault((None, round_ids[i]), k)  # a bet without _shoe_id: its round id alone
-    recorded = _recorded_rounds(col, order, closed, decks, box_instants(rounds, "box_action_times"),
-                                instants(rounds, "dealer_revealed_at"))
-    mine, engine_bets = [], []
+    engine_bets = []
     ids, accounts, types, seats, stakes, added, paid = (bet[c] for c in _ENGINE_BET_COLUMNS[:7])
     for b, (round_id, shoe_id) in enumerate(zip(bet["round_id"], bet["_shoe_id"], strict=True)):
         k = index_of.get((shoe_id, round_id), index_of.get((None, round_id)))
         if k is None:  # (the pipeline gives a group only the bets of its rounds)
             k = len(order)  # not one of the rounds: the engine leaves it unsettled with the reason
-        mine.append(b)
         engine_bets.append(RecordedBet(ids[b], k, accounts[b], types[b], seats[b], stakes[b], added[b], paid[b],
                                        placed[b]))
+    mine = np.arange(len(engine_bets), dtype=np.int64)
+    bet_round = np.asarray([bet.round_index for bet in engine_bets], np.int64) if engine_bets else NO_BETS
     held = quarantined_bets(neighbours, {round_id: k for (shoe_id, round_id), k in index_of.items() if shoe_id})
-    result = audit_table_rounds(table.rules, table.facts, recorded, engine_bets, held,
-                                _gaps(shoes, set(shoe_ids), withheld))
+    in_order = pa.array(order, pa.int64())
+    records = _Records(rounds.take(in_order), read.take(in_order), shoes)
+    dealt = (dealt_rounds(table.rules, records.as_read()),
+             bet_columns(plain.set_column(plain.schema.get_field_index("placed_at"), "placed_at",
+                                          pa.array(placed, pa.int64())), bet_round))
+    result = audit_table_rounds(table.rules, table.facts, records, engine_bets, held,
+                                _gaps(shoes, set(shoe_ids), withheld), dealt=dealt)
 
     opened = col["betting_opened_at"]
     dates = [day(opened[i]) for i in order]
     # each bet's round as its row in `rounds` (-1: not one of them)
     row_of = np.append(np.asarray(order, np.int64), -1)
-    bet_rows = row_of[np.asarray([bet.round_index for bet in engine_bets], np.int64)] if engine_bets else NO_BETS
-    replays = _replays_table(table, read.take(pa.array(order, pa.int64())), result.rounds, result.explanations,
-                             dates)
+    bet_rows = row_of[bet_round]
+    replays = _replays_table(table, read.take(in_order), result, dates)
     refunded = {f.bet_id for f in result.findings if f.kind in _REFUNDING}
-    stakes = _jackpot_stakes(recorded, engine_bets, result.expected, refunded)
+    settled = [col["status"][i] == "settled" for i in order]
+    stakes = _jackpot_stakes(settled, engine_bets, result.expected, refunded)
     ledger = [_ledger_row(table, {c: col[c][order[row.round_index]] for c in _LEDGER_ROUND_COLUMNS}, row,
                           dates[row.round_index], stakes.get(row.round_index, 0)) for row in result.ledger]
     return {
         OUT_REPLAYS: replays,
         OUT_LEDGER: pa.Table.from_pylist(ledger, LEDGER.schema),
-        **bet_tables(table.table_id, plain, bets, rounds, np.asarray(mine, np.int64), bet_rows,
+        **bet_tables(table.table_id, plain, bets, rounds, mine, bet_rows,
                      pa.array(result.expected, pa.int64()), result.unsettled),
-        "findings": _findings(result.findings, round_ids, shoe_ids, order, dates, decks),
+        "findings": _findings(result.findings, round_ids, shoe_ids, order, dates, shoes),
     }
+
+
+class _Records(Sequence[RecordedRound]):
+    """The table-day's rounds as the engine's records (audit.RecordedRound), in its order (`rounds` as given,
+    `read` their columns read), each round's deck its shoes row (the last of its shoe_id): made a batch at a time
+    for the rounds the readable rules read (`fetch`), one at a time for any other asked for."""
+
+    def __init__(self, rounds: pa.Table, read: pa.Table, shoes: pa.Table):
+        self.rounds, self.read, self.decks = rounds, read, _with_columns(shoes, _DECK_COLUMNS)
+        ids = plain_values(self.decks["shoe_id"]).cast(pa.string())
+        last = pc.index_in(plain_values(read["shoe_id"]).cast(pa.string()), ids[::-1])
+        self.deck_at = pc.subtract(pa.scalar(len(ids) - 1, pa.int64()), pc.cast(last, pa.int64()))
+        self.made: dict[int, RecordedRound] = {}
+
+    def __len__(self) -> int:
+        return self.read.num_rows
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if i not in self.made:
+            self.fetch([i])
+        return self.made[i]
+
+    def as_read(self) -> pa.Table:
+        """The rounds with their decks' columns and their instants as microseconds: dealt.ROUND_TYPES' columns (a
+        round with no deck: decks 1, as its record has it)."""
+        rounds, read, decks = self.rounds, self.read, self.decks
+        return pa.table({
+            **{c: read[c] for c in ("round_id", "shoe_id", "round_no", "status", "boxes", "box_cards", "box_actions",
+                                    "dealer_cards", "box_hands", "dealer_hand", "jackpot_before", "next_pool_before",
+                                    "jackpot_after", "next_pool_after")},
+            "betting_closed_at": pa.array(micros(rounds["betting_closed_at"]), pa.int64()),
+            "deck": decks["cards"].take(self.deck_at), "cut_index": decks["cut_index"].take(self.deck_at),
+            "decks": pc.if_else(pc.is_valid(self.deck_at), pc.cast(decks["decks"].take(self.deck_at), pa.int64()), 1),
+            "box_action_times": box_micros(rounds, "box_action_times"),
+            "dealer_revealed_at": pa.array(instants(rounds, "dealer_revealed_at"), pa.int64())})
+
+    def fetch(self, rows: list[int]) -> None:
+        """Make the records of `rows` (indexes in the engine's order)."""
+        rows = [i for i in rows if i not in self.made]
+        if not rows:
+            return
+        taken = pa.array(rows, pa.int64())
+        rounds, deck_at = self.rounds.take(taken), self.deck_at.take(taken)
+        decks = {i: deck for i, deck, known in zip(range(len(rows)), self.decks.take(deck_at).to_pylist(),
+                                                   pc.is_valid(deck_at).to_pylist(), strict=True) if known}
+        made = _recorded_rounds(python_columns(self.read.take(taken), _ROUND_COLUMNS), micros(rounds[
+            "betting_closed_at"]), decks, box_instants(rounds, "box_action_times"),
+            instants(rounds, "dealer_revealed_at"))
+        self.made.update(zip(rows, made, strict=True))
 
 
 def _gaps(shoes: pa.Table, dealt: set[str], withheld: pa.Table | None) -> list[ChainGap]:
@@ -158,10 +208,10 @@ def _with_columns(rounds: pa.Table, columns: list[str]) -> pa.Table:
     return pa.table({c: rounds[c] if c in rounds.column_names else pa.nulls(rounds.num_rows) for c in columns})
 
 
-def _recorded_rounds(col: dict[str, list], order: list[int], closed: list, decks: dict, times: list,
-                     revealed: list) -> list[RecordedRound]:
-    """The engine's rounds, in `order`, from the rounds' columns (`col`), their decks and their decision
-    instants (`times`, `revealed`: microseconds, a row a round)."""
+def _recorded_rounds(col: dict[str, list], closed: list, decks: dict[int, dict], times: list, revealed: list
+                     ) -> list[RecordedRound]:
+    """The engine's records of the rounds' columns (`col`), their decks (by row; a row without one: none) and
+    their decision instants (`times`, `revealed`: microseconds, a row a round)."""
     (round_id, round_no, status, shoe_id, boxes, box_cards, box_actions, dealer_cards, box_hands, dealer_hand,
      jackpot_before, jackpot_after, next_pool_before, next_pool_after) = (col[c] for c in (
         "round_id", "round_no", "status", "shoe_id", "boxes", "box_cards", "box_actions", "dealer_cards",
@@ -169,28 +219,27 @@ def _recorded_rounds(col: dict[str, list], order: list[int], closed: list, decks
     no_deck = {"decks": 1}  # a round whose deck is not among the group's: no shape to judge
     return [RecordedRound(
         round_id[i], round_no[i], status[i], closed[i] or 0, shoe_id[i],
-        tuple((decks.get(shoe_id[i]) or {}).get("cards") or ()), tuple(boxes[i] or ()),
+        tuple((decks.get(i) or {}).get("cards") or ()), tuple(boxes[i] or ()),
         tuple(tuple(c or ()) for c in box_cards[i] or ()), tuple(a or "" for a in box_actions[i] or ()),
         tuple(dealer_cards[i] or ()), tuple(box_hands[i] or ()), dealer_hand[i], jackpot_before[i],
-        jackpot_after[i], next_pool_before[i], next_pool_after[i], decks.get(shoe_id[i], no_deck)["decks"],
-        decks.get(shoe_id[i], no_deck).get("cut_index"),
-        times[i], revealed[i])
-        for i in order]
+        jackpot_after[i], next_pool_before[i], next_pool_after[i], decks.get(i, no_deck)["decks"],
+        decks.get(i, no_deck).get("cut_index"), times[i], revealed[i])
+        for i in range(len(round_id))]
 
 
-def _jackpot_stakes(rounds: list[RecordedRound], bets: list[RecordedBet], expected: list[int | None],
+def _jackpot_stakes(settled: list[bool], bets: list[RecordedBet], expected: list[int | None],
                     refunded: set[str]) -> dict[int, int]:
     """round index -> the stakes of its jackpot bets settled on a hand (a settled round's, not refunded): what
     the ledger's contributions and prizes come from."""
     stakes: dict[int, int] = {}
     for bet, credit in zip(bets, expected, strict=True):
         if (bet.bet_type == _JACKPOT and credit is not None and bet.bet_id not in refunded
-                and rounds[bet.round_index].status == "settled"):
+                and settled[bet.round_index]):
             stakes[bet.round_index] = stakes.get(bet.round_index, 0) + bet.stake
     return stakes
 
 
-def _findings(found, round_ids: list[str], shoe_ids: list[str], order: list[int], dates: list, decks: dict
+def _findings(found, round_ids: list[str], shoe_ids: list[str], order: list[int], dates: list, shoes: pa.Table
               ) -> pa.Table:
     """The findings dated by their round's business date; a deck's own (SHOE_COMPOSITION, no round id) by its
     round's too (a deck is one round's: a deck opened before midnight for a round whose betting opened after
@@ -200,17 +249,17 @@ def _findings(found, round_ids: list[str], shoe_ids: list[str], order: list[int]
     round_dates = {round_ids[i]: d for i, d in zip(order, dates, strict=True)}
     deck_dates = {shoe_ids[i]: d for i, d in zip(order, dates, strict=True)}
     by_deck: dict[object, list] = {}
+    opened = None
     for f in found:
         if f.round_id is None:
-            deck = decks.get(f.shoe_id)
-            by_deck.setdefault(deck_dates.get(f.shoe_id, day(deck["opened_at"]) if deck else None), []).append(f)
+            if f.shoe_id not in deck_dates and opened is None:  # (the decks' openings: read where asked)
+                decks = _with_columns(shoes, ["shoe_id", "opened_at"]).to_pylist()
+                opened = {deck["shoe_id"]: day(deck["opened_at"]) for deck in decks}
+            by_deck.setdefault(deck_dates[f.shoe_id] if f.shoe_id in deck_dates else opened.get(f.shoe_id),
+                               []).append(f)
         else:
             by_deck.setdefault(round_dates.get(f.round_id), []).append(f)
     return pa.concat_tables([findings_table(fs, round_dates, d) for d, fs in by_deck.items()])
-
-
-def _pool(pools, name: str) -> int | None:
-    return getattr(pools, name) if pools is not None else None
 
 
 # a replay's recorded columns: the round's own, as read (in the engine's order)
@@ -222,32 +271,16 @@ _RECORDED = {"shoe_id": "shoe_id", "round_id": "round_id", "round_no": "round_no
              "recorded_next_pool_after": "next_pool_after"}
 
 
-def _replays_table(table: CasinoStudTable, rounds: pa.Table, reports: list[RoundReport], explanations: pa.Array,
-                   dates: list) -> pa.Table:
+def _replays_table(table: CasinoStudTable, rounds: pa.Table, result: StudAudit, dates: list) -> pa.Table:
     """The round replays column by column: the recorded columns are the rounds' own (`rounds` in the engine's
-    order, a report a round), the rest the engine's."""
-    n = len(reports)
-    engine = {
-        "business_date": dates, "table_id": [table.table_id] * n,
-        "expected_box_cards": [[list(c) for c in rep.expected_box_cards] if rep.expected_box_cards is not None
-                               else None for rep in reports],
-        "expected_dealer_cards": [list(rep.expected_dealer_cards) if rep.expected_dealer_cards is not None else None
-                                  for rep in reports],
-        "box_ranks": [list(rep.box_ranks) for rep in reports],
-        "dealer_rank": [rep.dealer_rank for rep in reports],
-        "dealer_qualifies": [rep.dealer_qualifies for rep in reports],
-        "expected_jackpot_before": [_pool(rep.pools_before, "jackpot") for rep in reports],
-        "expected_jackpot_after": [_pool(rep.pools_after, "jackpot") for rep in reports],
-        "expected_next_pool_before": [_pool(rep.pools_before, "next_pool") for rep in reports],
-        "expected_next_pool_after": [_pool(rep.pools_after, "next_pool") for rep in reports],
-        "explanation": explanations,
-        "finding_kinds": [list(rep.finding_kinds) for rep in reports],
-    }
+    order), the rest the engine's (its columns and explanations, a row a round)."""
+    n = rounds.num_rows
+    engine = {"business_date": pa.array(dates, pa.date32()), "table_id": pa.array([table.table_id] * n, pa.string()),
+              "explanation": result.explanations,
+              **{name: result.columns[name] for name in result.columns.column_names}}
     schema = REPLAYS.schema
-    return pa.Table.from_arrays(
-        [rounds[_RECORDED[f.name]].cast(f.type) if f.name in _RECORDED else engine[f.name].cast(f.type)
-         if isinstance(engine[f.name], pa.Array) else pa.array(engine[f.name], f.type)
-         for f in schema], schema=schema)
+    return pa.Table.from_arrays([(rounds[_RECORDED[f.name]] if f.name in _RECORDED else engine[f.name]).cast(f.type)
+                                 for f in schema], schema=schema)
 
 
 def _ledger_row(table: CasinoStudTable, r: dict, row: LedgerRow, business_date, stakes: int) -> dict:

@@ -80,17 +80,20 @@ def box_instants(rounds: pa.Table, column: str) -> list[tuple[tuple[int | None, 
     a row a round; all None where the files do not have the column."""
     if column not in rounds.column_names:
         return [None] * rounds.num_rows
-    return [instant_tuples(boxes) for boxes in box_micros(rounds[column]).to_pylist()]
-
-
-def box_micros(column) -> pa.Array | pa.ChunkedArray:
-    """A list<list<timestamp>> column (instants per box) as exact integer microseconds."""
-    return pc.cast(pc.cast(column, _INSTANTS_PER_BOX), pa.list_(pa.list_(pa.int64())))
+    return [instant_tuples(boxes) for boxes in box_micros(rounds, column).to_pylist()]
 
 
 def instant_tuples(boxes: list | None) -> tuple[tuple[int | None, ...] | None, ...] | None:
     """A round's instants per box as read (box_micros' lists) as tuples."""
     return None if boxes is None else tuple(None if t is None else tuple(t) for t in boxes)
+
+
+def box_micros(rounds: pa.Table, column: str) -> pa.ChunkedArray | pa.Array:
+    """A list<list<timestamp>> column of `rounds` as list<list<int64>> exact integer microseconds; all null where
+    the files do not have the column."""
+    if column not in rounds.column_names:
+        return pa.nulls(rounds.num_rows, pa.list_(pa.list_(pa.int64())))
+    return pc.cast(pc.cast(rounds[column], _INSTANTS_PER_BOX), pa.list_(pa.list_(pa.int64())))
 
 
 def instants(rounds: pa.Table, column: str) -> list[int | None]:

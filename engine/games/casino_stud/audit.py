@@ -44,13 +44,17 @@ the chain goes on from the recorded after-balances, so a later, separate drift i
 with a jackpot bet's payment finding (JACKPOT_PRIZE_NOT_WON, JACKPOT_PRIZE_WRONG_BALANCE, OVERPAID,
 UNDERPAID) has its after-balances follow that payment: they are not checked (one fault, one finding).
 
-The compiled kernel (kernel.py, through quiet.py) ranks the day's hands and settles its bets first; a round it
-calls quiet is reported from its results (`settle_quiet`), every other round goes through the rules above.
+The compiled kernel (kernel.py, through quiet.py, over the columns dealt.py reads) ranks the day's hands and settles
+its bets first; a round it calls quiet is reported from its results (`settle_quiet`), every other round goes through
+the rules above. A quiet round with nothing for the rules to say (no bet flagged, its balances as expected: `_plain`)
+is settled from the columns alone (`plain_round`): no record of it is read (the rounds may be given as a sequence
+that makes records where asked, with `fetch(rows)` to make many at once), its report is made only where asked
+(`_Reports`) and its replay columns come from the kernel's (`columns`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -65,8 +69,9 @@ from engine.kernels import spans
 from . import BET_CODES
 from .chain import ChainGap, gap_finding
 from .dealing import cards_needed, deal, positions
+from .dealt import DealtBets, DealtRounds, bet_records, dealt_rounds, records_table
 from .explain import explain_round
-from .hands import HandRank, dealer_qualifies, hand_or_none
+from .hands import RANK_NAMES, HandRank, dealer_qualifies, hand_or_none
 from .kernel import EMPTY_BOX, NO_ANTE, NOT_OFFERED
 from .ledger import JackpotBet, Pools, RoundLedger, settle_round
 from .quiet import QuietDay, settle_quiet
@@ -173,12 +178,14 @@ class LedgerRow:
 
 @dataclass
 class StudAudit:
-    rounds: list[RoundReport]
+    rounds: Sequence[RoundReport]
     expected: list[int | None]  # per bet; None: the bet cannot be settled (`unsettled` says why)
     unsettled: list[str | None]
     findings: list[Finding] = field(default_factory=list)
     ledger: list[LedgerRow] = field(default_factory=list)
     explanations: pa.Array | None = None  # the reports' explanations as one list<string> column, a row a round
+    # the reports' other columns (ENGINE_COLUMNS), a row a round: a plain quiet round's from the kernel's columns
+    columns: pa.Table | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -226,12 +233,14 @@ def _record_problem(rules: CasinoStudRules, r: RecordedRound, ranks: Sequence[Ha
 class _Auditor:
     def __init__(self, rules: CasinoStudRules, table: TableFacts, rounds: Sequence[RecordedRound],
                  bets: Sequence[RecordedBet], quarantined: Sequence[QuarantinedBet] = (),
-                 gaps: Sequence[ChainGap] = (), round_by_round: bool = False):
+                 gaps: Sequence[ChainGap] = (), round_by_round: bool = False,
+                 dealt: tuple[DealtRounds, DealtBets] | None = None):
         self.rules, self.table, self.rounds, self.bets = rules, table, rounds, bets
+        self.dealt = dealt
         self.round_by_round = round_by_round  # every round through the readable rules: the kernel's oracle
         self.gaps = sorted(gaps, key=lambda g: (g.at, g.shoe_id))
         self.findings: list[Finding] = []
-        self.work = [_Round() for _ in rounds]
+        self.work = [_Round() for _ in range(len(rounds))]
         # the bets of each round put in quarantine as they were read: their neighbours' rules still see them
         self.quarantined: dict[int, list[QuarantinedBet]] = {}
         for q in quarantined:
@@ -261,6 +270,8 @@ class _Auditor:
 
     def gaps_before(self, i: int) -> list[ChainGap]:
         """The gaps between round i - 1 and round i: after the one's betting closed, not after the other's."""
+        if not self.gaps:
+            return []
         after, upto = self.rounds[i - 1].betting_closed_at, self.rounds[i].betting_closed_at
         return [g for g in self.gaps if after < g.at <= upto]
 
@@ -278,19 +289,34 @@ class _Auditor:
     # -- the table-day ----------------------------------------------------------------------------
 
     def run(self) -> StudAudit:
+        n = len(self.rounds)
         by_round: dict[int, list[int]] = {}
         expected: list[int | None] = [None] * len(self.bets)
         unsettled: list[str | None] = [None] * len(self.bets)
         for b, bet in enumerate(self.bets):
-            if not 0 <= bet.round_index < len(self.rounds):
-                unsettled[b] = f"round_index {bet.round_index} is not one of the table-day's {len(self.rounds)} rounds"
+            if not 0 <= bet.round_index < n:
+                unsettled[b] = f"round_index {bet.round_index} is not one of the table-day's {n} rounds"
             else:
                 by_round.setdefault(bet.round_index, []).append(b)
         ledger: list[LedgerRow] = []
         previous_after: Pools | None = None  # the chain: the previous round's recorded after-balances
-        quiet = None if self.round_by_round else settle_quiet(self.rules, self.table, self.rounds, self.bets,
-                                                              set(self.quarantined))
-        for i, r in enumerate(self.rounds):
+        quiet, plain = None, np.zeros(n, np.bool_)
+        if not self.round_by_round:
+            dealt, dealt_bets = self.dealt or (dealt_rounds(self.rules, records_table(self.rounds)),
+                                               bet_records(self.bets))
+            quiet = self.quiet_day = settle_quiet(self.rules, self.table, dealt, dealt_bets, set(self.quarantined))
+            plain = _plain(quiet, dealt_bets.round_index, dealt.read)
+            facts = {c: dealt.read[c].to_pylist() for c in _FACTS}
+            if hasattr(self.rounds, "fetch"):  # (records made a batch at a time: those the loop reads)
+                self.rounds.fetch(np.flatnonzero(~plain).tolist())
+        for i in range(n):
+            if plain[i]:
+                after = self.plain_round(i, previous_after, quiet, facts, ledger)
+                if after is not None:
+                    previous_after = after
+                    continue
+                plain[i] = False  # a balance to explain: in words, as any quiet round's
+            r = self.rounds[i]
             w = self.work[i]
             w.pools_before = r.pools_before if i == 0 else previous_after
             base = r.pools_before or w.pools_before
@@ -310,13 +336,47 @@ class _Auditor:
                 ledger.append(self.ledger_row(i, r))
             previous_after = r.pools_after or w.pools_after or base
         calm = [i for i, q in enumerate(quiet.quiet) if q] if quiet is not None else []
+        for i in np.flatnonzero(plain).tolist():  # (the others' bets: settled in the loop)
+            for b in by_round.get(i, ()):
+                expected[b] = quiet.credit[b]
         n_lines, lines = quiet_explanations(
-            self.rules, self.table.currency, self.rounds, self.bets, calm, by_round, quiet,
+            self.rules, self.table.currency, dealt.read, dealt_bets, calm, by_round, quiet,
             [w.pools_before for w in self.work], [w.pools_after for w in self.work]) if calm else (_NO_LINES, _NO_TEXT)
-        said = dict(zip(calm, _split(lines.to_pylist(), n_lines), strict=True))
-        reports = [self.report(i, r, said.get(i)) for i, r in enumerate(self.rounds)]
-        return StudAudit(reports, expected, unsettled, self.findings, ledger,
-                         _explanations(reports, calm, n_lines, lines))
+        self.said = _Said(calm, n_lines, lines)
+        reports = [None if plain[i] else self.report(i, self.rounds[i], self.said.of(i)) for i in range(n)]
+        explanations = _explanations(reports, calm, n_lines, lines)
+        return StudAudit(_Reports(reports, self.plain_report), expected, unsettled, self.findings, ledger,
+                         explanations, self.columns(reports, quiet, dealt.read if quiet is not None else None))
+
+    def plain_round(self, i: int, previous_after: Pools | None, quiet: QuietDay, facts: dict[str, list],
+                    ledger: list[LedgerRow]) -> Pools | None:
+        """A quiet round none of whose bets has a finding (`_plain`), from the kernel's columns and its recorded
+        facts: its chain and ledger row; its recorded after-balances (the next round's expected before), or None
+        where a balance is not as expected (then its finding is the readable check_balances')."""
+        jackpot, next_pool = facts["jackpot_before"][i], facts["next_pool_before"][i]
+        before = Pools(jackpot, next_pool)  # (recorded: the kernel settles no round without)
+        expected_before = before if i == 0 else previous_after
+        n_jackpot = quiet.jackpot_bets[i]
+        after = Pools(*quiet.after[i]) if n_jackpot else before
+        recorded_after = Pools(facts["jackpot_after"][i], facts["next_pool_after"][i])
+        if (i > 0 and expected_before is not None and expected_before != before) or recorded_after != after:
+            return None
+        w = self.work[i]
+        w.pools_before, w.pools_after, w.jackpot_bets = expected_before, after, n_jackpot
+        moved = quiet.ledger[i][:6] if n_jackpot else (0, 0, 0, 0, 0, 0)
+        reset = bool(quiet.ledger[i][6]) if n_jackpot else False
+        if n_jackpot:
+            w.ledger = RoundLedger(before, (), after, *moved, reset)
+        if n_jackpot or before != recorded_after:
+            ledger.append(LedgerRow(i, facts["round_id"][i], facts["round_no"][i], facts["status"][i], jackpot,
+                                    next_pool, n_jackpot, *moved, reset, after.jackpot, after.next_pool,
+                                    recorded_after.jackpot, recorded_after.next_pool))
+        return recorded_after
+
+    def plain_report(self, i: int) -> RoundReport:
+        """The report of a plain quiet round (made only where asked: the replay table takes its columns)."""
+        self.quiet_facts(i, self.rounds[i], self.quiet_day)
+        return self.report(i, self.rounds[i], self.said.of(i))
 
     def unsettled_reason(self, i: int) -> str | None:
         r, w = self.rounds[i], self.work[i]
@@ -332,10 +392,7 @@ class _Auditor:
         bets' plain findings in words, in the order settle_bets makes them (calls, then each bet's checks); its
         explanation is words.py's."""
         w, bets = self.work[i], self.bets
-        k0 = quiet.box_at[i]
-        w.expected_box_cards, w.expected_dealer_cards = r.box_cards, r.dealer_cards  # (as dealt: _as_dealt)
-        w.ranks = tuple(quiet.hand(k) for k in range(k0, k0 + len(r.boxes)))
-        w.dealer, w.qualifies, w.actions = quiet.dealer(i), quiet.qualifies[i], r.box_actions
+        self.quiet_facts(i, r, quiet)
         for b in mine:  # (in record order, as settle_bets finds them)
             if quiet.refund[b]:
                 self.refund(r, bets[b], quiet.refund[b])
@@ -351,6 +408,51 @@ class _Auditor:
             # (the bets' prizes are in their lines; the ledger row and the words read only the sums)
             w.ledger = RoundLedger(base, (), Pools(*quiet.after[i]), to_jp, to_np, to_house, from_jp, from_np,
                                    from_house, bool(reset))
+
+    def quiet_facts(self, i: int, r: RecordedRound, quiet: QuietDay) -> None:
+        """What a quiet round's report shows of its deal: as dealt, ranked by the kernel."""
+        w, k0 = self.work[i], quiet.box_at[i]
+        w.expected_box_cards, w.expected_dealer_cards = r.box_cards, r.dealer_cards  # (as dealt: dealt.py)
+        w.ranks = tuple(quiet.hand(k) for k in range(k0, k0 + len(r.boxes)))
+        w.dealer, w.qualifies, w.actions = quiet.dealer(i), quiet.qualifies[i], r.box_actions
+
+    def columns(self, reports: list[RoundReport | None], quiet: QuietDay | None, read: pa.RecordBatch | None
+                ) -> pa.Table:
+        """ENGINE_COLUMNS of every round: a report's from it, a plain quiet round's (no report) from its recorded
+        cards (as dealt) and the kernel's ranks."""
+        loud = [i for i, rep in enumerate(reports) if rep is not None]
+        plain = np.array([i for i, rep in enumerate(reports) if rep is None], np.int64)
+        made = [reports[i] for i in loud]
+        parts = {
+            "expected_box_cards": pa.array([[list(c) for c in rep.expected_box_cards]
+                                            if rep.expected_box_cards is not None else None for rep in made],
+                                           ENGINE_COLUMNS.field("expected_box_cards").type),
+            "expected_dealer_cards": pa.array([list(rep.expected_dealer_cards) if rep.expected_dealer_cards
+                                               is not None else None for rep in made], _TEXTS),
+            "box_ranks": pa.array([list(rep.box_ranks) for rep in made], _TEXTS),
+            "dealer_rank": pa.array([rep.dealer_rank for rep in made], pa.string()),
+            "dealer_qualifies": pa.array([rep.dealer_qualifies for rep in made], pa.bool_()),
+            "finding_kinds": pa.array([list(rep.finding_kinds) for rep in made], _TEXTS)}
+        if len(plain):
+            box_at = np.asarray(quiet.box_at, np.int64)
+            boxes = np.diff(box_at)[plain]
+            rows = spans(box_at[plain], boxes)
+            ranks = _CATEGORY_NAMES.take(pa.array(np.asarray(quiet.category, np.int64)[rows]))
+            taken = read.take(pa.array(plain))
+            more = {
+                "expected_box_cards": taken["box_cards"], "expected_dealer_cards": taken["dealer_cards"],
+                "box_ranks": pa.ListArray.from_arrays(pa.array(np.concatenate([[0], np.cumsum(boxes)]), pa.int32()),
+                                                      ranks),
+                "dealer_rank": _CATEGORY_NAMES.take(pa.array(np.asarray(quiet.dealer_category, np.int64)[plain])),
+                "dealer_qualifies": pa.array(np.asarray(quiet.qualifies, np.bool_)[plain]),
+                "finding_kinds": pa.array([[]] * len(plain), _TEXTS)}
+            into = np.empty(len(reports), np.int64)
+            into[np.concatenate([np.asarray(loud, np.int64), plain])] = np.arange(len(reports))
+            parts = {name: pa.concat_arrays([part, more[name]]).take(pa.array(into)) for name, part in parts.items()}
+        pools = {f"expected_{name}_{end}": pa.array([getattr(getattr(w, f"pools_{end}"), name, None) if getattr(
+            w, f"pools_{end}") is not None else None for w in self.work], pa.int64())
+            for end in ("before", "after") for name in ("jackpot", "next_pool")}
+        return pa.table({**parts, **pools}).select(ENGINE_COLUMNS.names)
 
     # -- a round's deal, decisions and ranks ------------------------------------------------------
 
@@ -684,19 +786,92 @@ def _split(lines: list[str], counts: np.ndarray) -> list[tuple[str, ...]]:
     return [tuple(lines[end - n:end]) for n, end in zip(counts.tolist(), ends, strict=True)]
 
 
-def _explanations(reports: Sequence[RoundReport], calm: list[int], n_lines: np.ndarray, lines: pa.Array) -> pa.Array:
-    """The reports' explanations as a list<string> column: the quiet rounds' (`calm`) from words.py's `lines` as
+def _explanations(reports: Sequence[RoundReport | None], calm: list[int], n_lines: np.ndarray, lines: pa.Array
+                  ) -> pa.Array:
+    """The rounds' explanations as a list<string> column: the quiet rounds' (`calm`) from words.py's `lines` as
     they are, the others' from their reports."""
-    counts = np.array([len(rep.explanation) for rep in reports], np.int64)
     loud = np.ones(len(reports), np.bool_)
     loud[calm] = False
+    counts = np.zeros(len(reports), np.int64)
+    counts[calm] = n_lines
+    loud_rows = np.flatnonzero(loud).tolist()
+    counts[loud_rows] = [len(reports[i].explanation) for i in loud_rows]
     at = np.cumsum(counts) - counts
     into = np.empty(int(counts.sum()), np.int64)
-    taken = pa.concat_arrays([lines, pa.array([line for i in np.flatnonzero(loud).tolist()
-                                               for line in reports[i].explanation], pa.string())])
+    taken = pa.concat_arrays([lines, pa.array([line for i in loud_rows for line in reports[i].explanation],
+                                              pa.string())])
     into[np.concatenate([spans(at[calm], n_lines), spans(at[loud], counts[loud])])] = np.arange(len(into))
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
     return pa.ListArray.from_arrays(pa.array(offsets), taken.take(pa.array(into)))
+
+
+_TEXTS = pa.list_(pa.string())
+_CATEGORY_NAMES = pa.array(RANK_NAMES, pa.string())
+# what the audit says of each round besides its explanation, a column each (StudAudit.columns)
+ENGINE_COLUMNS = pa.schema([
+    ("expected_box_cards", pa.list_(_TEXTS)), ("expected_dealer_cards", _TEXTS), ("box_ranks", _TEXTS),
+    ("dealer_rank", pa.string()), ("dealer_qualifies", pa.bool_()), ("expected_jackpot_before", pa.int64()),
+    ("expected_jackpot_after", pa.int64()), ("expected_next_pool_before", pa.int64()),
+    ("expected_next_pool_after", pa.int64()), ("finding_kinds", _TEXTS)])
+# a round's recorded facts a plain quiet round is settled from (dealt.ROUND_TYPES' columns)
+_FACTS = ("round_id", "round_no", "status", "jackpot_before", "next_pool_before", "jackpot_after", "next_pool_after")
+
+
+def _plain(quiet: QuietDay, bet_round: np.ndarray, read: pa.RecordBatch) -> np.ndarray:
+    """The quiet rounds with nothing for the readable rules to say: none of their bets flagged by the kernel (a
+    refund, its call, paid, limits or window), their recorded after-balances the kernel's, their recorded
+    before-balances the previous round's recorded after (which the chain expects where they are recorded)."""
+    n = len(quiet.quiet)
+    said = (np.asarray(quiet.refund, np.int64) != 0) | np.asarray(quiet.call_flag, np.bool_) | np.asarray(
+        quiet.check_flag, np.bool_)
+    plain = np.asarray(quiet.quiet, np.bool_).copy()
+    plain[bet_round[said & (bet_round >= 0) & (bet_round < n)]] = False
+    pools = {name: (np.asarray(read[name].fill_null(0), np.int64), np.asarray(read[name].is_valid(), np.bool_))
+             for name in ("jackpot_before", "next_pool_before", "jackpot_after", "next_pool_after")}
+    after = np.asarray(quiet.after, np.int64).reshape(-1, 2)
+    moved = np.asarray(quiet.jackpot_bets, np.int64) > 0
+    for k, pool in enumerate(("jackpot", "next_pool")):
+        (before, _), (recorded, known) = pools[f"{pool}_before"], pools[f"{pool}_after"]
+        plain &= known & (recorded == np.where(moved, after[:, k], before))
+        plain[1:] &= recorded[:-1] == before[1:]  # (the previous round's after: recorded, as checked above)
+        plain[1:] &= known[:-1]
+    return plain
+
+
+class _Said:
+    """The quiet rounds' explanations as words.py joined them, a round's taken out where asked."""
+
+    def __init__(self, calm: list[int], n_lines: np.ndarray, lines: pa.Array):
+        self.at = dict(zip(calm, (np.cumsum(n_lines) - n_lines).tolist(), strict=True))
+        self.n_lines, self.lines = dict(zip(calm, n_lines.tolist(), strict=True)), lines
+
+    def of(self, i: int) -> tuple[str, ...] | None:
+        if i not in self.at:
+            return None
+        return tuple(self.lines.slice(self.at[i], self.n_lines[i]).to_pylist())
+
+
+class _Reports(Sequence[RoundReport]):
+    """The rounds' reports: those the audit made, a plain quiet round's made where asked (`make(i)`)."""
+
+    def __init__(self, made: list[RoundReport | None], make: Callable[[int], RoundReport]):
+        self.made, self.make = made, make
+
+    def __len__(self) -> int:
+        return len(self.made)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        report = self.made[i]
+        if report is None:
+            report = self.made[i] = self.make(i % len(self))
+        return report
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def _or_null(value: object) -> str:
@@ -709,11 +884,13 @@ def _pool(name: str | None) -> str:
 
 def audit_table_rounds(rules: CasinoStudRules, table: TableFacts, rounds: Sequence[RecordedRound],
                        bets: Sequence[RecordedBet], quarantined: Sequence[QuarantinedBet] = (),
-                       gaps: Sequence[ChainGap] = (), round_by_round: bool = False) -> StudAudit:
+                       gaps: Sequence[ChainGap] = (), round_by_round: bool = False,
+                       dealt: tuple[DealtRounds, DealtBets] | None = None) -> StudAudit:
     """The audit of one table-day; `rounds` in betting_closed_at order, `bets[i].round_index` points into
     them; `quarantined`: the bets of these rounds put in quarantine as they were read (their round_index
     likewise), seen by their neighbours' rules and never settled; `gaps`: the table-day's decks with no round
     here (the pool chain's gaps, chain.py). Never raises on bad data. The rounds the compiled kernel calls quiet
     are settled by it (quiet.py); `round_by_round`: every round through the readable rules instead (the oracle
-    the kernel is tested against)."""
-    return _Auditor(rules, table, rounds, bets, quarantined, gaps, round_by_round).run()
+    the kernel is tested against); `dealt`: the rounds and bets as the kernel reads them, where the caller read them
+    from their columns (dealt.dealt_rounds, dealt.bet_columns; else read from `rounds` and `bets`)."""
+    return _Auditor(rules, table, rounds, bets, quarantined, gaps, round_by_round, dealt).run()

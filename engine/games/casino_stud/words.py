@@ -21,6 +21,7 @@ from engine.kernels import spans
 
 from . import BET_CODES
 from .dealing import positions
+from .dealt import DealtBets
 from .explain import positions_text
 from .hands import RANK_NAMES, describe
 from .kernel import LOSE, WIN
@@ -93,13 +94,14 @@ def _ranges(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return spans(starts, lengths), np.repeat(np.arange(len(starts)), lengths)
 
 
-def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: Sequence, bets: Sequence,
+def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordBatch, bets: DealtBets,
                        quiet_rounds: Sequence[int], by_round: dict[int, list[int]], day: QuietDay,
                        pools_before: Sequence[Pools | None], pools_after: Sequence[Pools | None]
                        ) -> tuple[np.ndarray, pa.Array]:
     """(each of `quiet_rounds`' count of lines, their lines end to end) as the readable audit explains those
-    rounds: `rounds`, `bets` the audit's (RecordedRound, RecordedBet), `by_round` each round's bets in record
-    order, `day` the kernel's, `pools_before`/`pools_after` the expected pools by round (the audit's chain)."""
+    rounds: `rounds`, `bets` as dealt.py reads them (the rounds' dealt.ROUND_TYPES columns), `by_round` each
+    round's bets in record order, `day` the kernel's, `pools_before`/`pools_after` the expected pools by round
+    (the audit's chain)."""
     q = np.asarray(quiet_rounds, np.int64)
     if not len(q):
         return np.zeros(0, np.int64), _strings([])
@@ -108,17 +110,16 @@ def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: Sequence, 
     def money(values) -> pa.Array:
         return _texts(np.asarray(values, np.int64), lambda v: format_money(v, currency), known)
 
-    quiet = [rounds[i] for i in q.tolist()]
+    quiet = rounds.take(pa.array(q))
     burn = f" after {rules.burn_cards} burned" if rules.burn_cards else ""
-    header = _join("round ", _strings([f"{r.round_id}" for r in quiet]), " (settled), deck ",
-                   _strings([f"{r.shoe_id}" for r in quiet]), f": 52 cards, dealt {rules.deal_order}{burn}", "")
+    header = _join("round ", quiet["round_id"].fill_null("None"), " (settled), deck ",
+                   quiet["shoe_id"].fill_null("None"), f": 52 cards, dealt {rules.deal_order}{burn}", "")
     n_boxes, box_round, place, hands = _hand_lines(rules, q, day)
     mine = [by_round.get(i, []) for i in q.tolist()]
     n_bets = np.array([len(m) for m in mine], np.int64)
     bet_round = np.repeat(np.arange(len(q)), n_bets)
     bet_place = np.arange(len(bet_round)) - np.repeat(np.cumsum(n_bets) - n_bets, n_bets)
-    bet_lines = _bet_lines(rules, [bets[b] for m in mine for b in m], np.array([b for m in mine for b in m], np.int64),
-                           q[bet_round], day, money)
+    bet_lines = _bet_lines(rules, bets, np.array([b for m in mine for b in m], np.int64), q[bet_round], day, money)
     before, after, fed, won, ledger_lines = _pool_lines(rules, quiet, q, day, pools_before, pools_after, money)
     n_ledger = np.zeros(len(q), np.int64)
     n_ledger[fed] += 1
@@ -170,19 +171,21 @@ def _hand_lines(rules: CasinoStudRules, q: np.ndarray, day: QuietDay
     return n_boxes, box_round, place, [box_lines, dealer_lines, qualify_lines]
 
 
-def _bet_lines(rules: CasinoStudRules, ours: Sequence, b: np.ndarray, bet_round: np.ndarray, day: QuietDay,
+def _bet_lines(rules: CasinoStudRules, bets: DealtBets, b: np.ndarray, bet_round: np.ndarray, day: QuietDay,
                money) -> pa.Array:
-    """The audit's line of each bet `ours` (RecordedBet; `b` their indexes, `bet_round` their rounds')."""
+    """The audit's line of each bet b of `bets` (`bet_round` their rounds'; a quiet round's amounts are all below
+    the kernel's 2**40)."""
     box_at = np.asarray(day.box_at, np.int64)
     strength, dealer_strength = np.asarray(day.strength, np.int64), np.asarray(day.dealer_strength, np.int64)
-    stake = np.array([x.stake for x in ours], np.int64)
-    added = np.array([x.added_stake or 0 for x in ours], np.int64)
-    is_ante = np.array([x.bet_type == _ANTE for x in ours], np.bool_)
+    taken = pa.array(b)
+    stake, added = bets.stake[b], bets.added[b]
+    types = bets.bet_type.take(taken)
+    is_ante = np.asarray(pc.fill_null(pc.equal(types, _ANTE), False), np.bool_)
     credit, outcome = np.asarray(day.credit, np.int64)[b], np.asarray(day.outcome, np.int64)[b]
     refund = np.asarray(day.refund, np.int64)[b]
     # each bet's box row: rows are in round order, a round's boxes ascending seats (below 2**16); a refunded bet's
     # seat may be no box of its round (its line does not name a hand: any row will do)
-    seats = pa.array([x.seat for x in ours], pa.int64())
+    seats = bets.seat.take(taken)
     seat = np.asarray(seats.fill_null(0), np.int64)
     row_key = np.repeat(np.arange(len(box_at) - 1), np.diff(box_at)) << 16 | day.box_no
     box_row = np.minimum(np.searchsorted(row_key, bet_round << 16 | seat), len(row_key) - 1)
@@ -211,7 +214,7 @@ def _bet_lines(rules: CasinoStudRules, ours: Sequence, b: np.ndarray, bet_round:
     percent = _join(prize_words, _chosen(outcome >= 0, ["none", money(np.maximum(outcome, 0))], m), "")
     # an ANTE by its outcome (FOLDED ... LOSE), a JACKPOT by prize, a refund by its reason (audit.refund's words)
     which = np.where(refund > 0, LOSE + 3 + refund, np.where(is_ante, outcome, LOSE + 1 + kind))
-    types = _strings([x.bet_type for x in ours]).fill_null("None")
+    types = types.fill_null("None")
     seat_text = pc.cast(seats, pa.string()).fill_null("None")
     why = _chosen(which, [
         "folded: the ante is lost", "called; the dealer does not qualify: the ante pays 1:1, the call is returned",
@@ -221,28 +224,34 @@ def _bet_lines(rules: CasinoStudRules, ours: Sequence, b: np.ndarray, bet_round:
         _join(f"{rules.id} does not offer ", types, ": refunded", ""),
         _join("box ", seat_text, " was not dealt: refunded", "")], m)
     call = _chosen(is_ante & (added != 0), ["", _join(", call ", money(added), "")], m)
-    return _join("Bet ", _strings([f"{x.bet_id}" for x in ours]), " (", types,
-                 ", stake ", money(stake), call, ") on box ", seat_text, ": ", why,
-                 "; owed ", money(credit), ", paid ", money(np.array([x.paid for x in ours], np.int64)), "")
+    return _join("Bet ", bets.bet_id.take(taken), " (", types, ", stake ", money(stake), call, ") on box ", seat_text,
+                 ": ", why, "; owed ", money(credit), ", paid ", money(bets.paid[b]), "")
 
 
-def _pool_lines(rules: CasinoStudRules, quiet: Sequence, q: np.ndarray, day: QuietDay,
+def _pool_lines(rules: CasinoStudRules, quiet: pa.RecordBatch, q: np.ndarray, day: QuietDay,
                 pools_before: Sequence[Pools | None], pools_after: Sequence[Pools | None], money
                 ) -> tuple[pa.Array, pa.Array, np.ndarray, np.ndarray, list[pa.Array]]:
-    """The pools' lines of the rounds `q` (`quiet` their records): (before, after, the rounds with jackpot bets
+    """The pools' lines of the rounds `q` (`quiet` their columns): (before, after, the rounds with jackpot bets
     (indexes into q), those with a prize or a reset, [their ledger lines: what the bets fed, the prizes])."""
 
-    def pools_text(pools: Sequence[Pools | None]) -> pa.Array:
-        known = np.array([p is not None for p in pools], np.bool_)
-        jackpot = np.array([p.jackpot if p is not None else 0 for p in pools], np.int64)
-        next_pool = np.array([p.next_pool if p is not None else 0 for p in pools], np.int64)
+    def pools_text(known: np.ndarray, jackpot: np.ndarray, next_pool: np.ndarray) -> pa.Array:
         return _chosen(known, ["not known", _join("jackpot ", money(jackpot), ", next pool ", money(next_pool), "")],
-                       len(pools))
+                       len(known))
 
-    before = _join("pools before: ", pools_text([pools_before[i] for i in q.tolist()]), " (expected); recorded ",
-                   pools_text([r.pools_before for r in quiet]), "")
-    after = _join("pools after: ", pools_text([pools_after[i] for i in q.tolist()]), " (expected); recorded ",
-                  pools_text([r.pools_after for r in quiet]), "")
+    def expected(pools: Sequence[Pools | None]) -> pa.Array:
+        return pools_text(np.array([p is not None for p in pools], np.bool_),
+                          np.array([p.jackpot if p is not None else 0 for p in pools], np.int64),
+                          np.array([p.next_pool if p is not None else 0 for p in pools], np.int64))
+
+    def recorded(jackpot: str, next_pool: str) -> pa.Array:
+        known = pc.and_(pc.is_valid(quiet[jackpot]), pc.is_valid(quiet[next_pool]))
+        return pools_text(np.asarray(known, np.bool_), *(np.asarray(quiet[c].fill_null(0), np.int64)
+                                                          for c in (jackpot, next_pool)))
+
+    before = _join("pools before: ", expected([pools_before[i] for i in q.tolist()]), " (expected); recorded ",
+                   recorded("jackpot_before", "next_pool_before"), "")
+    after = _join("pools after: ", expected([pools_after[i] for i in q.tolist()]), " (expected); recorded ",
+                  recorded("jackpot_after", "next_pool_after"), "")
     ledger = np.asarray(day.ledger, np.int64).reshape(-1, 7)[q]
     fed = np.flatnonzero(np.asarray(day.jackpot_bets, np.int64)[q] > 0)
     fed_lines = _join("losing jackpot bets feed the jackpot ", money(ledger[fed, 0]), ", the next pool ",
@@ -257,30 +266,30 @@ def _pool_lines(rules: CasinoStudRules, quiet: Sequence, q: np.ndarray, day: Qui
     return before, after, fed, won, [fed_lines, won_lines]
 
 
-def _timing_lines(quiet: Sequence, day: QuietDay, box_at: np.ndarray) -> tuple[np.ndarray, pa.Array]:
-    """(1 where the round has decision_times' timing line, 0 where not; the lines): a quiet round's instants
-    are one a box's letter, none late."""
-    timed = np.array([r.box_action_times is not None or r.dealer_revealed_at is not None for r in quiet], np.int64)
-    rows, instants, count = [], [], []
-    revealed = []
-    for j in np.flatnonzero(timed).tolist():
-        r = quiet[j]
-        said = [(int(box_at[j]) + k, t[0]) for k, t in enumerate(r.box_action_times or ()) if t is not None
-                and t[0] is not None]
-        rows += [k for k, _ in said]
-        instants += [at for _, at in said]
-        count.append(len(said))
-        revealed.append(r.dealer_revealed_at)
-    if not len(count):
+def _timing_lines(quiet: pa.RecordBatch, day: QuietDay, box_at: np.ndarray) -> tuple[np.ndarray, pa.Array]:
+    """(1 where the round has decision_times' timing line, 0 where not; the lines) of the rounds `quiet` (their
+    columns; `box_at` their first box rows): a quiet round's instants are one a box's letter, none late."""
+    times, shown_at = quiet["box_action_times"], quiet["dealer_revealed_at"]
+    revealed = np.asarray(pc.is_valid(shown_at), np.bool_)
+    timed = (np.asarray(pc.is_valid(times), np.bool_) | revealed).astype(np.int64)
+    per_round = np.asarray(pc.list_value_length(times).fill_null(0), np.int64)
+    per_box = pc.list_flatten(times)  # a quiet round's: one entry a box, none or one instant
+    instant = pc.list_element(per_box, 0) if len(per_box) else pa.array([], pa.int64())
+    said = np.asarray(pc.is_valid(instant), np.bool_)
+    rows = (np.repeat(box_at, per_round) + np.arange(len(per_box)) - np.repeat(np.cumsum(per_round) - per_round,
+                                                                               per_round))[said]
+    of_round = np.repeat(np.arange(len(per_round)), per_round)[said]
+    count = np.bincount(of_round, minlength=len(per_round))[timed > 0]
+    if not timed.any():
         return timed, _strings([])
-    rows_at = np.asarray(rows, np.int64)
-    said = _join("box ", pc.cast(pa.array(day.box_no[rows_at] if len(rows) else np.zeros(0, np.int64)), pa.string()),
-                 " ", _strings(["C", "F"]).take(pa.array(day.action[rows_at] if len(rows) else np.zeros(0, np.int64))),
-                 " at ", _strings(us_texts(np.asarray(instants, np.int64))), "")
+    lines = _join("box ", pc.cast(pa.array(day.box_no[rows]), pa.string()), " ",
+                  _strings(["C", "F"]).take(pa.array(day.action[rows])), " at ",
+                  _strings(us_texts(np.asarray(instant.filter(pa.array(said)), np.int64))), "")
     offsets = np.concatenate([[0], np.cumsum(count)]).astype(np.int32)
-    joined = pc.binary_join(pa.ListArray.from_arrays(pa.array(offsets), said), "; ")
+    joined = pc.binary_join(pa.ListArray.from_arrays(pa.array(offsets), lines), "; ")
     joined = pc.if_else(pc.equal(joined, ""), "none recorded", joined)
-    shown_at = np.array([t if t is not None else 0 for t in revealed], np.int64)
-    shown = _chosen(np.array([t is not None for t in revealed], np.int64),
-                    ["not recorded", _join("at ", _strings(us_texts(shown_at)), "")], len(revealed))
+    revealed = revealed[timed > 0]
+    shown = _chosen(revealed.astype(np.int64), ["not recorded", _join(
+        "at ", _strings(us_texts(np.asarray(shown_at.filter(pa.array(timed > 0)).fill_null(0), np.int64))), "")],
+        len(revealed))
     return timed, _join("decisions in time: ", joined, f"; {REVEAL} ", shown, "")
