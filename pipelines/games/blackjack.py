@@ -161,8 +161,8 @@ def _micros(instants) -> pa.ChunkedArray | pa.Array:
 def _record_table(rounds: pa.Table) -> pa.Table:
     """The columns of `rounds` a RecordedRound holds, its instants as integer microseconds (null where the files do
     not have the column): cast once a table, a shoe's records taken from it (_recorded_rounds)."""
-    def us(name: str, cast=_micros, type_: pa.DataType | None = None) -> pa.ChunkedArray | pa.Array:
-        return cast(rounds[name]) if name in rounds.column_names else pa.nulls(rounds.num_rows, type_ or pa.int64())
+    def us(name: str) -> pa.ChunkedArray | pa.Array:
+        return _micros(rounds[name]) if name in rounds.column_names else pa.nulls(rounds.num_rows, pa.int64())
 
     return rounds.select(_RECORD_VALUES).append_column("closed", us("betting_closed_at")).append_column(
         "times", box_micros(rounds, "box_action_times")).append_column(
