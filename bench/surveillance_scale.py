@@ -77,8 +77,15 @@ def timed_detectors(detectors) -> tuple:
         sharing.setdefault(id(d.features), []).append(d.name)
     wrappers = {key: Timed("+".join(names) + " features", next(d.features for d in detectors if id(d.features) == key))
                 for key, names in sharing.items()}
-    return tuple(replace(d, features=wrappers[id(d.features)], tests=Timed(f"{d.name} tests", d.tests))
+    return tuple(replace(d, features=wrappers[id(d.features)], tests=Timed(f"{d.name} tests", d.tests),
+                         tests_by_part=d.tests_by_part and Timed(f"{d.name} tests", _consumed(d.tests_by_part)))
                  for d in detectors)
+
+
+def _consumed(tests_by_part):
+    """A detector's tests by part run to their end when called (the timer then takes them whole: reading each part
+    back from the spill folder and testing it), its tests then yielded as they were."""
+    return lambda parts, settings: iter(list(tests_by_part(parts, settings)))
 
 
 def measure(data: Path, out: Path, result: Path, period: str = "run") -> dict:

@@ -29,7 +29,7 @@ import json
 import posixpath
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
@@ -356,6 +356,10 @@ class _Tests(beam.DoFn):
         if detector.tests_per_table:
             yield name, [f for _, f in sorted(per_table, key=lambda p: p[0])]
             return
+        if detector.tests_by_part is not None:
+            yield name, [self.spill.put(t) if self.spill is not None and t.num_rows else t
+                         for t in tests_by_part(detector, _parts(detector, per_table, self.spill), self.alpha)]
+            return
         parts = [_held(f) for _, f in sorted(per_table, key=lambda p: p[0])]
         past = self.history.get(detector.history) if detector.history else None
         past = None if past is None else _held(past)
@@ -377,6 +381,44 @@ class _Tests(beam.DoFn):
 def _held(features) -> pa.Table:
     """A table's features as _Features gave them (or a history table): the table, or its handle in the spill store."""
     return features if isinstance(features, pa.Table) else features.table()
+
+
+def _parts(detector: Detector, per_table: list, spill=None) -> Iterator[pa.Table]:
+    """A part-tested detector's features (`Detector.part_of`), a part at a time: each table's features split into as
+    many parts as there are tables as they are read (so a part holds about a table's rows however long the night),
+    the parts waiting in the spill store (in memory without one), then each part's rows of every table together."""
+    n = max(len(per_table), 1)
+    split = []
+    for _, held in sorted(per_table, key=lambda p: p[0]):
+        features = _held(held)
+        part = np.asarray(detector.part_of(features, n), np.int64)
+        order = np.argsort(part, kind="stable")
+        bounds = np.searchsorted(part[order], np.arange(n + 1))
+        pieces = [features.take(pa.array(order[lo:hi], pa.int64())) for lo, hi in zip(bounds[:-1], bounds[1:],
+                                                                                        strict=True)]
+        split.append(spill.put_parts(pieces) if spill is not None else pieces)
+        del features, part, order, pieces
+    for i in range(n):
+        tables = [_held(pieces[i]) for pieces in split]
+        yield pa.concat_tables(tables, promote_options="default") if tables else pa.table({})
+
+
+def tests_by_part(detector: Detector, parts: Iterable[pa.Table], alpha: float) -> list[pa.Table]:
+    """A part-tested detector's tests (`Detector.tests_by_part`) as TEST_COLUMNS tables, as `tests_of` takes a
+    detector's tests (its settings given the run's alpha; each table checked)."""
+    settings = dict(detector.settings)
+    if "alpha" in settings:
+        settings["alpha"] = alpha
+    try:
+        out = list(detector.tests_by_part(parts, settings))
+    except Exception as e:
+        raise RuntimeError(f"surveillance: {detector.name}'s tests: {e}") from e
+    for tests in out:
+        if not isinstance(tests, pa.Table) or tests.schema != TEST_COLUMNS:
+            raise TypeError(f"surveillance: {detector.name}'s tests returned "
+                            f"{getattr(tests, 'schema', type(tests).__name__)}, not a table of TEST_COLUMNS "
+                            f"(engine/surveillance/tests.py)")
+    return out
 
 
 def tests_of(detector: Detector, features: pa.Table, alpha: float, where: str = "") -> pa.Table:
@@ -649,9 +691,14 @@ def spill_folder(output_dir: str) -> str:
 def check_published(detectors: Sequence[Detector]) -> None:
     """ValueError unless every detector's `publish_as` is an output of schemas/outputs.py's SURVEILLANCE_OUTPUTS
     other than the tests and findings, published by that one detector, and not one tested a table at a time (its
-    features do not travel on)."""
+    features do not travel on); and unless a detector tested by part (`Detector.tests_by_part`) says how to split
+    its features, and has neither tests a table nor a history."""
     seen: dict[str, str] = {}
     for d in detectors:
+        if (d.part_of is None) != (d.tests_by_part is None) or (d.tests_by_part is not None and (
+                d.tests_per_table or d.history is not None)):
+            raise ValueError(f"detector {d.name}: tests by part need both part_of and tests_by_part, and neither "
+                             f"tests_per_table nor a history (its earlier nights are not split into parts)")
         if d.to_history is not None:
             if d.history is None or d.history not in PUBLISHABLE or d.history == d.publish_as:
                 raise ValueError(f"detector {d.name}: to_history needs a history output of its own, one of "

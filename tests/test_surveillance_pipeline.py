@@ -459,6 +459,13 @@ def test_a_published_output_must_be_declared_and_published_once():
     # a detector tested a table at a time: its features stay in the per-table step
     with pytest.raises(ValueError, match="tests_per_table"):
         check_published([replace(d, publish_as="advantage_moments", tests_per_table=True)])
+    # a detector tested by part: both halves, and neither tested a table at a time nor with a history
+    parted = replace(d, part_of=lambda f, n: [0] * f.num_rows, tests_by_part=lambda parts, s: iter(()))
+    check_published([parted])
+    for wrong in (replace(parted, part_of=None), replace(parted, tests_by_part=None),
+                  replace(parted, tests_per_table=True), replace(parted, history="surveillance_daily_wheel")):
+        with pytest.raises(ValueError, match="tests by part need both"):
+            check_published([wrong])
 
 
 def test_shared_rounds_tested_a_table_at_a_time_write_the_same_files(day, tmp_path):
@@ -468,21 +475,54 @@ def test_shared_rounds_tested_a_table_at_a_time_write_the_same_files(day, tmp_pa
 
     from engine.surveillance.collusion import SHARED_ROUNDS
 
+    _same_files_both_ways(day, tmp_path, SHARED_ROUNDS, {"min_window_rounds": 2},
+                          lambda d, per_table: replace(d, tests_per_table=per_table))
+
+
+def _same_files_both_ways(day, tmp_path, detector: Detector, settings: dict, way) -> None:
+    """The detector run alone both ways (`way(detector, True or False)`), every pair listed (screen_p 1) and at the
+    screen, alpha 0.3: byte-identical tests and findings, over 20 pairs listed."""
+    from dataclasses import replace
+
     tmp, _ = day
     got = {}
-    for per_table in (True, False):
-        for screen in (1.0, SHARED_ROUNDS.settings["screen_p"]):
-            detector = replace(SHARED_ROUNDS, tests_per_table=per_table,
-                               settings={**SHARED_ROUNDS.settings, "screen_p": screen, "min_window_rounds": 2})
-            out = tmp_path / f"{per_table}-{screen}"
+    for one in (True, False):
+        for screen in (1.0, detector.settings["screen_p"]):
+            d = way(replace(detector, settings={**detector.settings, "screen_p": screen, **settings}), one)
+            out = tmp_path / f"{one}-{screen}"
             shutil.copytree(tmp / "out", out)
-            run(["--input", str(tmp / "data"), "--output", str(out), "--alpha", "0.3"], detectors=[detector])
-            got[per_table, screen] = {name: [p.read_bytes() for p in sorted((out / name).iterdir())]
-                                      for name in ("surveillance_tests", "surveillance_findings")}
-    for screen in (1.0, SHARED_ROUNDS.settings["screen_p"]):
+            run(["--input", str(tmp / "data"), "--output", str(out), "--alpha", "0.3"], detectors=[d])
+            got[one, screen] = {name: [p.read_bytes() for p in sorted((out / name).iterdir())]
+                                for name in ("surveillance_tests", "surveillance_findings")}
+    for screen in (1.0, detector.settings["screen_p"]):
         assert got[True, screen] == got[False, screen]
     every = pq.read_table(tmp_path / "True-1.0" / "surveillance_tests")
     assert sum("|" in s for s in every["subject"].to_pylist()) > 20
+
+
+def test_opposite_betting_tested_by_part_write_the_same_files(day, tmp_path, monkeypatch):
+    """The real opposite_betting through the pipeline, tested a part of its pairs at a time (its default: each table's
+    features split into as many parts as tables, the parts kept in the spill folder) and over every table's features
+    at once: byte-identical outputs, every pair listed (screen_p 1) and at the screen."""
+    from dataclasses import replace
+
+    from engine.surveillance.collusion import OPPOSITE_BETTING
+    from pipelines.io import SpillFolder
+
+    tmp, _ = day
+    split = Counter()
+    original = SpillFolder.put_parts
+
+    def counting(self, parts):
+        split[len(parts)] += 1
+        return original(self, parts)
+
+    monkeypatch.setattr(SpillFolder, "put_parts", counting)
+    _same_files_both_ways(day, tmp_path, OPPOSITE_BETTING, {"min_shared_rounds": 2}, lambda d, by_part: d if by_part
+                          else replace(d, part_of=None, tests_by_part=None))
+    games = input_table(tmp, "tables")["game"].to_pylist()
+    tables = sum(g in OPPOSITE_BETTING.games for g in games)
+    assert tables > 1 and split == {tables: 2 * tables}  # a table's features split in one file, as many parts as tables
 
 
 def test_rows_wait_for_the_grouping_in_the_spill_folder_which_is_removed(day, surveilled, tmp_path, monkeypatch):

@@ -250,6 +250,41 @@ def test_longest_earlier_runs_against_brute_force():
                 assert j < i and shoes[i][x:x + n].tolist() == shoes[j][y:y + n].tolist()
 
 
+def brute_where(shoes: list[np.ndarray], i: int, n: int) -> tuple[int, int, int]:
+    """(earlier shoe, first card in shoe i, in the earlier shoe) of shoe i's longest earlier run of n cards, by
+    their definition: below 10 cards, the first place in shoe i where an n-card sequence met before starts, and
+    that sequence's first place in the run; from 10 on, the earliest shoe, then the first places in each."""
+    s = shoes[i].tolist()
+    found = [(j, x, y) for j in range(i) for x in range(len(s) - n + 1) for y in range(len(shoes[j]) - n + 1)
+             if shoes[j][y:y + n].tolist() == s[x:x + n]]
+    if n >= 10:
+        return min(found)
+    x = min(x for _, x, _ in found)
+    j, y = min((j, y) for j, x_, y in found if x_ == x)
+    return j, x, y
+
+
+def test_longest_earlier_runs_names_each_run_as_defined():
+    """Which earlier shoe and positions a run is named by (the rows' text and the outputs' bytes), on shoes of few
+    card kinds where ties abound and runs pass 10 cards (the passes a first card at a time must pick as one pass
+    over every card did)."""
+    rng = np.random.default_rng(43)
+    for _ in range(120):
+        shoes: list[np.ndarray] = []
+        for _ in range(int(rng.integers(2, 6))):
+            s = rng.integers(0, int(rng.integers(1, 4)), int(rng.integers(5, 40)))
+            if rng.random() < 0.7:  # a run of an earlier shoe, often past 10 cards
+                src = shoes[int(rng.integers(len(shoes)))] if shoes else s
+                a = int(rng.integers(len(src)))
+                s = np.concatenate([s[:5], src[a:a + int(rng.integers(8, 25))], s[5:]])
+            shoes.append(np.asarray(s, np.int8))
+        start = np.concatenate([[0], np.cumsum([len(s) for s in shoes])])
+        got = longest_earlier_runs(np.concatenate(shoes), start)
+        for i, n in enumerate(got.length.tolist()):
+            where = (int(got.earlier[i]), int(got.at[i]), int(got.at_earlier[i]))
+            assert where == (brute_where(shoes, i, n) if n else (-1, -1, -1)), (i, n)
+
+
 def test_a_repeated_shoe_is_flagged_across_tables_whole_and_by_a_40_card_run():
     rng = np.random.default_rng(2026)
     tables = [[fair(rng, 8) for _ in range(6)] for _ in range(4)]

@@ -73,7 +73,8 @@ or below the screen (`screen_p`, SCREEN_P_REASON) and one summary row a table co
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import zlib
+from collections.abc import Iterable, Iterator, Sequence
 from fractions import Fraction
 from functools import partial
 from typing import Any
@@ -600,23 +601,50 @@ def _test_table(columns: dict[str, Any], n: int) -> pa.Table:
     return pa.table(out, schema=TEST_COLUMNS)
 
 
-def _summaries(detector: str, what: str, table_of: np.ndarray, table_names: list[str], tested: np.ndarray,
-               listed: np.ndarray, first: np.ndarray, last: np.ndarray, screen: float, alpha: float) -> pa.Table:
-    """One row per table of the pairs a detector tested there (`table_of`: each pair's table code): how many were
+SUMMARY_COUNTS = pa.schema([  # a summary row's numbers (`_summary_counts`): what parts of a detector's pairs sum
+    ("table", pa.string()), ("tested", pa.int64()), ("listed", pa.int64()), ("small", pa.int64()),
+    ("small_listed", pa.int64()), ("first", pa.int64()), ("last", pa.int64()),  # days since 1970
+])
+
+
+def _summary_counts(table_of: np.ndarray, table_names: list[str], tested: np.ndarray, listed: np.ndarray,
+                    first: np.ndarray, last: np.ndarray) -> pa.Table:
+    """Per table of the pairs (`table_of`: each pair's table code), SUMMARY_COUNTS: the pairs tested, of them listed,
+    the pairs too small to test, of them listed, and their first and last days."""
+    order, starts, codes = _groups(table_of)
+
+    def per_table(mask: np.ndarray) -> np.ndarray:
+        return np.add.reduceat(mask[order].astype(np.int64), starts) if codes.size else np.zeros(0, np.int64)
+
+    return pa.table({
+        "table": [table_names[c] for c in codes.tolist()],
+        "tested": per_table(tested), "listed": per_table(tested & listed),
+        "small": per_table(~tested), "small_listed": per_table(~tested & listed),
+        "first": np.minimum.reduceat(first[order], starts) if codes.size else np.zeros(0, np.int64),
+        "last": np.maximum.reduceat(last[order], starts) if codes.size else np.zeros(0, np.int64),
+    }, schema=SUMMARY_COUNTS)
+
+
+def _merged_counts(counts: Sequence[pa.Table]) -> pa.Table:
+    """SUMMARY_COUNTS of several parts of the pairs (no pair in two), summed per table, in table order."""
+    both = pa.concat_tables(counts) if counts else SUMMARY_COUNTS.empty_table()
+    summed = both.group_by("table").aggregate([(c, "sum") for c in ("tested", "listed", "small", "small_listed")]
+                                              + [("first", "min"), ("last", "max")])
+    summed = summed.rename_columns([name.rsplit("_", 1)[0] if name != "table" else name
+                                    for name in summed.column_names])
+    return summed.select(SUMMARY_COUNTS.names).cast(SUMMARY_COUNTS).sort_by("table")
+
+
+def _summaries(detector: str, what: str, counts: pa.Table, screen: float, alpha: float) -> pa.Table:
+    """One row per table of the pairs a detector tested there (SUMMARY_COUNTS, `_summary_counts`): how many were
     tested and how many are listed, so that every pair is accounted for; `unlisted`, the tested pairs above the
     screen, counts in the m of the detector's Benjamini-Hochberg (engine/surveillance/tests.py adjust). Not a test
     itself: no p-value."""
-    order, starts, codes = _groups(table_of)
-    if codes.size == 0:
+    if counts.num_rows == 0:
         return TEST_COLUMNS.empty_table()
-
-    def per_table(mask: np.ndarray) -> np.ndarray:
-        return np.add.reduceat(mask[order].astype(np.int64), starts)
-
-    n, k = per_table(tested), per_table(tested & listed)
-    small, small_listed = per_table(~tested), per_table(~tested & listed)
-    periods = _periods(np.minimum.reduceat(first[order], starts), np.maximum.reduceat(last[order], starts))
-    names = [table_names[c] for c in codes.tolist()]
+    n, k, small, small_listed = (counts[c].to_numpy() for c in ("tested", "listed", "small", "small_listed"))
+    periods = _periods(counts["first"].to_numpy(), counts["last"].to_numpy())
+    names = counts["table"].to_pylist()
     details = []
     for name, period, n_, k_, u_, ul_ in zip(names, periods, n.tolist(), k.tolist(), small.tolist(),
                                              small_listed.tolist(), strict=True):
@@ -679,15 +707,52 @@ def _sums_of(column: pa.ChunkedArray, order: np.ndarray, starts: np.ndarray, end
 
 def opposite_betting_tests(features: pa.Table, settings: dict[str, Any]) -> pa.Table:
     """One test per (account pair, currency) over every table's features: the opposite-matched rounds
-    against the binomial at the pair's mean null chance. Listed (a row each, TEST_COLUMNS): the tested pairs with
+    against the binomial at the pair's mean null chance (`opposite_betting_tests_by_part` over the features as one
+    part)."""
+    tests = list(opposite_betting_tests_by_part([features], settings))
+    return pa.concat_tables(tests) if tests else TEST_COLUMNS.empty_table()
+
+
+def opposite_betting_part_of(features: pa.Table, parts: int) -> np.ndarray:
+    """Each feature row's part among `parts` by its pair of accounts (a CRC-32 of each account: the same at every
+    table and in every process), so that a pair's rows at every table are in one part."""
+    a, b = (_crc32_of(features[c]) for c in ("account_a", "account_b"))
+    return ((a * np.uint64(65_599) + b) % np.uint64(max(parts, 1))).astype(np.int64)
+
+
+def _crc32_of(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """Each row's CRC-32 of its string (null: of ''), computed once per distinct value."""
+    enc = pc.fill_null(column, "")
+    enc = (enc.combine_chunks() if isinstance(enc, pa.ChunkedArray) else enc).dictionary_encode()
+    crc = np.array([zlib.crc32(v.encode()) for v in enc.dictionary.to_pylist()], dtype=np.uint64)
+    return crc[enc.indices.to_numpy(zero_copy_only=False)] if crc.size else np.zeros(len(enc), np.uint64)
+
+
+def opposite_betting_tests_by_part(parts: Iterable[pa.Table], settings: dict[str, Any]) -> Iterator[pa.Table]:
+    """The tests of opposite_betting over features given in parts that no pair spans (`opposite_betting_part_of`):
+    each part's listed pairs as it comes, a part held at a time, then the summary rows of every part. One test per
+    (account pair, currency) over every table's features; listed (a row each, TEST_COLUMNS): the tested pairs with
     p at or below the screen (`screen_of`), and the pairs below `min_shared_rounds` (no p-value) whose counts alone
-    would have stood out (p below alpha), in the order of (account_a, account_b, currency); then a summary row per
-    table (`_summaries`; a pair of several tables is counted at the first of them by table_id)."""
+    would have stood out (p below alpha), in the order of (account_a, account_b, currency) within a part; then a
+    summary row per table (`_summaries`; a pair of several tables is counted at the first of them by table_id)."""
     min_sample = int(settings.get("min_shared_rounds", MIN_SHARED_ROUNDS))
     alpha = float(settings.get("alpha", ALPHA))
     screen = screen_of(settings)
-    if features.num_rows == 0:
-        return TEST_COLUMNS.empty_table()
+    counts = []
+    for features in parts:
+        if features.num_rows:
+            rows, part_counts = _opposite_betting_part(features, min_sample, alpha, screen)
+            counts.append(part_counts)
+            if rows is not None:
+                yield rows
+    if counts:
+        yield _summaries("opposite_betting", "whose first table (by table_id) is", _merged_counts(counts), screen,
+                         alpha)
+
+
+def _opposite_betting_part(features: pa.Table, min_sample: int, alpha: float, screen: float
+                           ) -> tuple[pa.Table | None, pa.Table]:
+    """(the listed pairs' rows, None where none is; SUMMARY_COUNTS) of the pairs in `features`."""
     g = opposite_betting_p_values(features)
     order, starts, ends, n, x, p, expected = (g.pop(k) for k in ("order", "starts", "ends", "n", "x", "p", "expected"))
     tested = n >= min_sample
@@ -695,11 +760,11 @@ def opposite_betting_tests(features: pa.Table, settings: dict[str, Any]) -> pa.T
     first_days = np.minimum.reduceat(_days(features["first_date"])[order], starts)
     last_days = np.maximum.reduceat(_days(features["last_date"])[order], starts)
     table_codes, table_names = _codes(features["table_id"])
-    summaries = _summaries("opposite_betting", "whose first table (by table_id) is", np.minimum.reduceat(
-        table_codes[order], starts), table_names.to_pylist(), tested, listed, first_days, last_days, screen, alpha)
+    counts = _summary_counts(np.minimum.reduceat(table_codes[order], starts), table_names.to_pylist(), tested, listed,
+                             first_days, last_days)
     shown = np.flatnonzero(listed)
     if shown.size == 0:
-        return summaries
+        return None, counts
 
     # the listed pairs' own (every pair's arrays let go before their texts are made)
     n, x, p, expected, tested = n[shown], x[shown], p[shown], expected[shown], tested[shown]
@@ -737,7 +802,7 @@ def opposite_betting_tests(features: pa.Table, settings: dict[str, Any]) -> pa.T
         "effect": x / n - _chance(expected, n), "money": stake, "detail": detail,
         "unlisted": np.zeros(shown.size, dtype=np.int64), "currency": cur,
     }, shown.size)
-    return pa.concat_tables([rows, summaries])
+    return rows, counts
 
 
 def _share_any(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -835,8 +900,8 @@ def shared_rounds_tests(features: pa.Table, settings: dict[str, Any]) -> pa.Tabl
     listed = _listed(p, tested, screen, alpha)
     first_row = g["order"][g["starts"]]
     table_codes, table_names = _codes(features["table_id"])
-    summaries = _summaries("shared_rounds", "at", table_codes[first_row], table_names.to_pylist(), tested, listed,
-                           g["first"], g["last"], screen, alpha)
+    summaries = _summaries("shared_rounds", "at", _summary_counts(table_codes[first_row], table_names.to_pylist(),
+                                                                  tested, listed, g["first"], g["last"]), screen, alpha)
     shown = np.flatnonzero(listed)
     if shown.size == 0:
         return summaries
@@ -906,6 +971,8 @@ OPPOSITE_BETTING = Detector(
     features=partial(opposite_betting_features, tolerance=TOLERANCE),
     tests=opposite_betting_tests,
     settings={"min_shared_rounds": MIN_SHARED_ROUNDS, "alpha": ALPHA, "screen_p": SCREEN_P},
+    part_of=opposite_betting_part_of,
+    tests_by_part=opposite_betting_tests_by_part,
 )
 
 SHARED_ROUNDS = Detector(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,3 +51,10 @@ class Detector:
     # row a pair and table-day: ~10.5M at 10M bets). Its tests over several tables' features concatenated must be
     # their tests a table, concatenated (the rows in any order: the writer sorts them).
     tests_per_table: bool = False
+    # its tests run-wide, a part of its features at a time (opposite_betting: a row a pair of accounts and table,
+    # 1.6M on a 3M-bet night): `part_of(features, n)` gives each row its part among n, no subject's rows in two
+    # parts; `tests_by_part(parts, settings)` yields its tests (TEST_COLUMNS tables) from the parts, an iterable
+    # read one at a time, and must yield what `tests` gives for the features as one part. The pipeline splits each
+    # table's features as they come and keeps the parts in its spill folder.
+    part_of: Callable[[pa.Table, int], Any] | None = None
+    tests_by_part: Callable[[Iterable[pa.Table], dict[str, Any]], Iterator[pa.Table]] | None = None

@@ -189,7 +189,7 @@ class _Shoes:
     date: list[str]
     decks: np.ndarray  # int64
     cut: np.ndarray  # int64, -1 where null
-    flat: np.ndarray  # int64 card indexes of every shoe, one after the other
+    flat: np.ndarray  # int8 card indexes of every shoe, one after the other
     start: np.ndarray  # int64, len n + 1: shoe i is flat[start[i]:start[i + 1]]
 
     @property
@@ -214,13 +214,14 @@ def _shoes(features: pa.Table) -> _Shoes:
     opened = pc.fill_null(opened, 0).to_numpy(zero_copy_only=False)
     order = sorted(range(f.num_rows),
                    key=lambda i: (int(opened[i]), table_id[i] or "", int(shoe_no[i]), shoe_id[i] or ""))
-    cards = f.column("cards")
+    # the shoes' cards in run order as one int8 array, put in order by Arrow (an int64 index a card to gather them
+    # took ~40 bytes a card at once: 7.5M cards on a 10M-bet night)
+    cards = f.column("cards").take(pa.array(order, pa.int64()))
     lengths = pc.fill_null(pc.list_value_length(cards), 0).to_numpy(zero_copy_only=False).astype(np.int64)
-    flat = pc.list_flatten(cards).to_numpy().astype(np.int64) if f.num_rows else np.zeros(0, np.int64)
-    old_start = np.concatenate([[0], np.cumsum(lengths)])[:-1]
-    new_len = lengths[order] if order else np.zeros(0, np.int64)
-    start = np.concatenate([[0], np.cumsum(new_len)]).astype(np.int64)
-    gather = np.arange(start[-1]) - np.repeat(start[:-1], new_len) + np.repeat(old_start[order], new_len)
+    flat = pc.list_flatten(cards).to_numpy(zero_copy_only=False).astype(np.int8, copy=False) if f.num_rows \
+        else np.zeros(0, np.int8)
+    del cards
+    start = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
     ruleset = pc.cast(f.column("ruleset"), pa.string()).to_pylist()
     date = pc.cast(f.column("business_date"), pa.string()).to_pylist()
     decks = pc.cast(f.column("decks"), pa.int64()).to_numpy(zero_copy_only=False)
@@ -229,7 +230,7 @@ def _shoes(features: pa.Table) -> _Shoes:
         table_id=[table_id[i] for i in order], ruleset=[ruleset[i] or "" for i in order],
         shoe_id=[shoe_id[i] for i in order], date=[date[i] for i in order],
         decks=np.asarray(decks, np.int64)[order], cut=np.asarray(cut, np.int64)[order],
-        flat=flat[gather] if gather.size else np.zeros(0, np.int64), start=start)
+        flat=flat, start=start)
 
 
 def _period(dates: Sequence[str]) -> str:
@@ -304,62 +305,110 @@ class EarlierRuns:
 
 def longest_earlier_runs(flat: np.ndarray, start: np.ndarray) -> EarlierRuns:
     """For every shoe i (flat[start[i]:start[i + 1]], shoes in run order) the longest run of consecutive
-    cards it shares with any shoe before it, exact (module docstring: cost)."""
+    cards it shares with any shoe before it, exact (module docstring: cost). A run's k-grams all begin with its
+    first card, so the cards are taken a first card at a time (`_runs_from`), each time ~1/52 of the run's: what a
+    pass holds does not grow with the night (every card at once: +349 MB on a 10M-bet night), and each shoe keeps
+    the best of the 53 (`_Best`)."""
     n = start.size - 1
-    flat = np.asarray(flat, np.int64)
-    lengths = np.diff(start)
-    # positions and shoes as int32 where they fit, and each pass's arrays let go before the next's: a pass holds a
-    # dozen arrays a card (2.2M cards on a 3M-bet night: +310 MB as int64 with the last pass's still held)
+    start = np.asarray(start, np.int64)
     index = np.int32 if flat.size + EXACT_GRAM < np.iinfo(np.int32).max else np.int64
-    shoe_of = np.repeat(np.arange(n, dtype=index), lengths)
-    end_of = np.repeat(start[1:].astype(index), lengths)
-    length = np.zeros(n, np.int64)
-    earlier = np.full(n, -1, np.int64)
-    at = np.full(n, -1, np.int64)
-    at_earlier = np.full(n, -1, np.int64)
+    best = _Best(n)
+    for kind in np.flatnonzero(np.bincount(flat, minlength=BASE)).tolist():
+        _runs_from(flat, start, np.flatnonzero(flat == kind).astype(index), best)
+    return best.runs(start)
 
-    cand = np.arange(flat.size, dtype=index)  # ascending positions: groups list shoes in run order
-    code = flat.copy()
-    seeds: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+class _Best:
+    """Each shoe's best run so far: k-gram passes (the longest k, then the first position in the shoe) and, past
+    EXACT_GRAM, seeds extended (they replace the passes' where a shoe has any: the longest run, then the earliest
+    shoe, then the first positions)."""
+
+    def __init__(self, n: int):
+        self.length = np.zeros(n, np.int64)
+        self.pos = np.full(n, -1, np.int64)  # the run's first card, and the earlier shoe's, as positions of the run
+        self.src = np.full(n, -1, np.int64)
+        self.seed = np.zeros(n, np.int64)  # a seed's run (0: none), its earlier shoe and positions
+        self.seed_earlier = np.full(n, -1, np.int64)
+        self.seed_pos = np.full(n, -1, np.int64)
+        self.seed_src = np.full(n, -1, np.int64)
+
+    def gram(self, shoes: np.ndarray, k: int, pos: np.ndarray, src: np.ndarray) -> None:
+        """Shoes whose first k-gram met in an earlier shoe is at `pos` (the gram's first position `src`)."""
+        better = (k > self.length[shoes]) | ((k == self.length[shoes]) & (pos < self.pos[shoes]))
+        s = shoes[better]
+        self.length[s], self.pos[s], self.src[s] = k, pos[better], src[better]
+
+    def seeds(self, shoes: np.ndarray, run: np.ndarray, earlier: np.ndarray, pos: np.ndarray,
+              src: np.ndarray) -> None:
+        old = (-self.seed[shoes], self.seed_earlier[shoes], self.seed_pos[shoes], self.seed_src[shoes])
+        new = (-run, earlier, pos, src)
+        better = self.seed[shoes] == 0
+        decided = better.copy()
+        for o, v in zip(old, new, strict=True):  # lexicographic: the first key that differs decides
+            better |= ~decided & (v < o)
+            decided |= v != o
+        s = shoes[better]
+        self.seed[s], self.seed_earlier[s] = run[better], earlier[better]
+        self.seed_pos[s], self.seed_src[s] = pos[better], src[better]
+
+    def runs(self, start: np.ndarray) -> EarlierRuns:
+        length, pos, src = self.length.copy(), self.pos.copy(), self.src.copy()
+        seeded = self.seed > 0
+        length[seeded], pos[seeded], src[seeded] = self.seed[seeded], self.seed_pos[seeded], self.seed_src[seeded]
+        found = length > 0
+        earlier = np.full(length.size, -1, np.int64)
+        earlier[found] = _shoe_of(start, src[found])
+        at, at_earlier = np.full(length.size, -1, np.int64), np.full(length.size, -1, np.int64)
+        at[found] = pos[found] - start[:-1][found]
+        at_earlier[found] = src[found] - start[earlier[found]]
+        return EarlierRuns(length, earlier, at, at_earlier)
+
+
+def _shoe_of(start: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """The shoe of each position of the run."""
+    return np.searchsorted(start, positions, side="right") - 1
+
+
+def _runs_from(flat: np.ndarray, start: np.ndarray, cand: np.ndarray, best: _Best) -> None:
+    """The k-gram passes over the positions `cand` (ascending, one first card): for k = 1, 2, ... each k-gram
+    grouped with its equals by a stable sort tells whether an earlier shoe holds it; a k-gram survives to k + 1
+    only if its group spans two shoes (a (k+1)-match extends a k-match); past EXACT_GRAM the surviving seeds are
+    extended (`_extend_seeds`)."""
+    index = cand.dtype.type
+    code = flat[cand].astype(np.int64)
     for k in range(1, EXACT_GRAM + 1):
         if k > 1:
-            ok = cand + (k - 1) < end_of[cand]
+            ok = cand + (k - 1) < start[_shoe_of(start, cand) + 1]
             cand = cand[ok]
             code = code[ok] * BASE + flat[cand + (k - 1)]
             del ok
         if cand.size == 0:
-            break
-        small = np.uint8 if k == 1 else np.uint16 if k == 2 else None  # radix sorts for small codes
-        order = np.argsort(code.astype(small) if small else code, kind="stable")
+            return
+        order = np.argsort(code, kind="stable")
         sc = code[order]
         first = np.r_[True, sc[1:] != sc[:-1]]
         del sc
         sp = cand[order]
-        ss = shoe_of[sp]
+        ss = _shoe_of(start, sp).astype(index)
         gid = np.cumsum(first, dtype=index) - 1
         gstart = np.flatnonzero(first)
         del first
         gend = np.r_[gstart[1:], sp.size]
         source = sp[gstart][gid]  # the gram's first position: in its earliest shoe
-        matched = shoe_of[source] < ss
+        matched = ss[gstart][gid] < ss
         if not matched.any():
-            break
+            return
         # the first matched position of each shoe names its run, with the gram's earliest shoe
-        source_at = np.full(flat.size, -1, index)
-        source_at[sp[matched]] = source[matched]
-        del source, matched
-        hits = np.flatnonzero(source_at >= 0)
-        hits = hits[np.r_[True, shoe_of[hits][1:] != shoe_of[hits][:-1]]]
-        shoes, src = shoe_of[hits], source_at[hits]
-        del source_at
-        length[shoes] = k
-        earlier[shoes] = shoe_of[src]
-        at[shoes] = hits - start[shoes]
-        at_earlier[shoes] = src - start[shoe_of[src]]
+        pos, src, shoes = sp[matched], source[matched], ss[matched]
+        by = np.argsort(pos, kind="stable")
+        pos, src, shoes = pos[by], src[by], shoes[by]
+        head = np.r_[True, shoes[1:] != shoes[:-1]]
+        best.gram(shoes[head].astype(np.int64), k, pos[head].astype(np.int64), src[head].astype(np.int64))
+        del source, matched, pos, src, shoes, by, head
         multi = (ss[gend - 1] > ss[gstart])[gid]
         if k == EXACT_GRAM:
-            seeds = (sp[multi], ss[multi], gid[multi])
-            break
+            _extend_seeds(flat, start, (sp[multi], ss[multi], gid[multi]), best)
+            return
         del sp, ss, gid
         keep = np.empty(multi.size, bool)
         keep[order] = multi
@@ -367,15 +416,12 @@ def longest_earlier_runs(flat: np.ndarray, start: np.ndarray) -> EarlierRuns:
         cand, code = cand[keep], code[keep]
         del keep
 
-    if seeds is not None:
-        _extend_seeds(flat, start, shoe_of, end_of, seeds, length, earlier, at, at_earlier)
-    return EarlierRuns(length, earlier, at, at_earlier)
 
-
-def _extend_seeds(flat, start, shoe_of, end_of, seeds, length, earlier, at, at_earlier) -> None:
+def _extend_seeds(flat: np.ndarray, start: np.ndarray, seeds: tuple[np.ndarray, np.ndarray, np.ndarray],
+                  best: _Best) -> None:
     """Every pair of equal 10-card seeds in two shoes, the earlier first: kept where left-maximal,
     extended card by card; each shoe keeps its longest (ties: the earliest shoe, then positions)."""
-    sp, ss, gid = seeds
+    sp, ss, gid = (np.asarray(v, np.int64) for v in seeds)
     # the kept seeds are grouped (sorted by code, then position): pair each with those before it
     first = np.r_[True, gid[1:] != gid[:-1]]
     group_start = np.flatnonzero(first)[np.cumsum(first) - 1]
@@ -385,26 +431,25 @@ def _extend_seeds(flat, start, shoe_of, end_of, seeds, length, earlier, at, at_e
     a, b = sp[before], sp[later]  # a in the earlier shoe, b in the later
     keep = ss[before] < ss[later]
     a, b = a[keep], b[keep]
-    left = (a == start[shoe_of[a]]) | (b == start[shoe_of[b]])
+    shoe_a, shoe_b = _shoe_of(start, a), _shoe_of(start, b)
+    left = (a == start[shoe_a]) | (b == start[shoe_b])
     left |= flat[np.maximum(a - 1, 0)] != flat[np.maximum(b - 1, 0)]
-    a, b = a[left], b[left]
+    a, b, shoe_a, shoe_b = a[left], b[left], shoe_a[left], shoe_b[left]
+    if a.size == 0:  # (the runs' left-maximal starts begin with another card: that card's pass extends them)
+        return
+    end_a, end_b = start[shoe_a + 1], start[shoe_b + 1]
     run = np.full(a.size, EXACT_GRAM, np.int64)
     active = np.arange(a.size)
     last = flat.size - 1
     while active.size:
         na, nb = a[active] + run[active], b[active] + run[active]
-        go = (na < end_of[a[active]]) & (nb < end_of[b[active]])
+        go = (na < end_a[active]) & (nb < end_b[active])
         go &= flat[np.minimum(na, last)] == flat[np.minimum(nb, last)]
         active = active[go]
         run[active] += 1
-    later_shoe, earlier_shoe = shoe_of[b], shoe_of[a]
-    best = np.lexsort((a, b, earlier_shoe, -run, later_shoe))
-    best = best[np.r_[True, later_shoe[best][1:] != later_shoe[best][:-1]]]
-    s = later_shoe[best]
-    length[s] = run[best]
-    earlier[s] = earlier_shoe[best]
-    at[s] = b[best] - start[s]
-    at_earlier[s] = a[best] - start[earlier_shoe[best]]
+    order = np.lexsort((a, b, shoe_a, -run, shoe_b))
+    order = order[np.r_[True, shoe_b[order][1:] != shoe_b[order][:-1]]]
+    best.seeds(shoe_b[order], run[order], shoe_a[order], b[order], a[order])
 
 
 def shoe_repeat_tests(features: pa.Table, settings: dict[str, Any]) -> list[SurveillanceTest]:
