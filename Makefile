@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: venv demo test lint fuzz bench clean
+.PHONY: venv demo test lint fuzz bench clean clean-kernels
 
 $(STAMP): pyproject.toml constraints.txt
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) on PATH"; exit 1; }
@@ -38,5 +38,9 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.surveillance_history --out bench/results/surveillance_history.json
 	$(BIN)/python -m bench.surveillance_scale --sizes 1M,10M
 
-clean:
+clean: clean-kernels
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
+
+# numba's compiled kernels (engine.kernels: a kernel's cache does not see a helper kernel's file change)
+clean-kernels:
+	find engine -name '*.nbi' -delete -o -name '*.nbc' -delete

@@ -11,6 +11,9 @@ that audits one shoe or session (`pitboss replay`) does, so that it never loads 
 Where: next to this module (numba's __pycache__) when the package folder is writable; otherwise
 NUMBA_CACHE_DIR if set, else the user's cache folder (below), so that an install into a read-only
 site-packages does not compile on every run.
+numba's cache knows a kernel by its own file: a kernel that calls a helper kernel of another file (`put`, `spans`
+below) keeps its compiled copy of the helper when only the helper's file changes. A new install writes every file
+again (the caches follow); after editing a helper here, `make clean-kernels`.
 """
 
 from __future__ import annotations
