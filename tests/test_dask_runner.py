@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import socket
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from pipelines.audit import run
 from tests import datasets
 
 DASK = str(Path(sys.executable).with_name("dask"))
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _free_port() -> int:
@@ -29,8 +31,11 @@ def dask_cluster(tmp_path_factory):
     logs = tmp_path_factory.mktemp("dask")
     port = _free_port()
     address = f"127.0.0.1:{port}"
+    # the scheduler (it unpickles the task graph) and the workers import the tests' own DoFns (tests.*) as they do
+    # the pipeline's installed modules
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
     procs = [subprocess.Popen([DASK, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-                              stdout=open(logs / "scheduler.log", "w"), stderr=subprocess.STDOUT)]
+                              stdout=open(logs / "scheduler.log", "w"), stderr=subprocess.STDOUT, env=env)]
     deadline = time.time() + 60
     while time.time() < deadline:
         try:
@@ -40,7 +45,7 @@ def dask_cluster(tmp_path_factory):
             time.sleep(0.5)
     procs.append(subprocess.Popen([DASK, "worker", f"tcp://{address}", "--nworkers", "2", "--nthreads", "1",
                                    "--no-dashboard", "--host", "127.0.0.1"],
-                                  stdout=open(logs / "worker.log", "w"), stderr=subprocess.STDOUT))
+                                  stdout=open(logs / "worker.log", "w"), stderr=subprocess.STDOUT, env=env))
     from distributed import Client
 
     with Client(address, timeout=60) as client:
