@@ -548,8 +548,10 @@ def _run_starts(*sorted_keys: np.ndarray) -> np.ndarray:
     return np.flatnonzero(change)
 
 
-def advantage_tests(features: pa.Table, settings: dict[str, Any] | None = None) -> list[SurveillanceTest]:
-    """One test per (account, bet family, currency) over every table's features (module doc)."""
+def advantage_tests(features: pa.Table, settings: dict[str, Any] | None = None,
+                    rank_means: dict | None = None) -> list[SurveillanceTest]:
+    """One test per (account, bet family, currency) over every table's features (module doc). `rank_means`: the
+    shuffles' mean ranks of each shoe's moments, kept across calls on parts of the same features (`_ShoeRanks`)."""
     settings = settings or {}
     min_bets = int(settings.get("min_bets", MIN_BETS))
     seed = int(settings.get("seed", 0))
@@ -602,7 +604,8 @@ def advantage_tests(features: pa.Table, settings: dict[str, Any] | None = None) 
     mu_of = refs.mean_at(ref_of, depth_of, col_of)  # only the depths bet at are computed (the rest never read)
 
     shoe_key = table * (int(shoe.max()) + 2) + shoe + 1
-    ranks = _ShoeRanks(refs, shoe_key * n_types + btype + 1, depth, moment, kinds, rr, agg) if by_rank else None
+    ranks = _ShoeRanks(refs, shoe_key * n_types + btype + 1, depth, moment, kinds, rr, agg,
+                       {} if rank_means is None else rank_means) if by_rank else None
 
     subject_starts = _run_starts(account[agg], fam_code[agg], cur_code[agg])
     subject_ends = np.r_[subject_starts[1:], agg.size]
@@ -686,8 +689,9 @@ def advantage_tests_by_part(parts: Iterable[pa.Table], settings: dict[str, Any])
     """advantage_tests over features given in parts (`advantage_part_of`: every round row in each, an account's
     bets in one), a part held at a time: each part's tests as it comes, as TEST_COLUMNS. The reference shuffles'
     moments are kept by the process (`reference_shoes`), so each depth is computed once for every part."""
+    rank_means: dict = {}  # (every part holds every shoe's rounds: each shoe's mean ranks computed once)
     for features in parts:
-        tests = advantage_tests(features, settings)
+        tests = advantage_tests(features, settings, rank_means)
         if tests:
             yield as_test_columns(tests)
 
@@ -774,7 +778,7 @@ class _ShoeRanks:
     depth). The same function of the cards for the recorded shoe and the shuffles: a permutation test."""
 
     def __init__(self, refs: _References, group: np.ndarray, depth: np.ndarray, moment: np.ndarray,
-                 kinds: pa.Array, round_rows: np.ndarray, bets: np.ndarray) -> None:
+                 kinds: pa.Array, round_rows: np.ndarray, bets: np.ndarray, means: dict) -> None:
         # The opportunities: round rows sorted by (shoe and bet type, depth), one run per group.
         order = round_rows[_sorted(group[round_rows], depth[round_rows])]
         starts = _run_starts(group[order])
@@ -800,7 +804,14 @@ class _ShoeRanks:
         self._cache: OrderedDict[int, np.ndarray] = OrderedDict()
         for g in np.unique(at):
             mine = np.flatnonzero(at == g)
-            self.mean[mine] = _normalised(self._ranks(int(g))).mean(axis=0)[self.bet_index[mine]]
+            # a group's mean ranks are a function of its reference shuffles, bet type and depths alone: `means`
+            # keeps them by those across the parts of one run's features, where each part holds every shoe
+            ref = refs.list[ref_of[g]]
+            key = (ref.kind.game, ref.kind.ruleset, len(ref.decks), refs.seed, int(col_of[g]),
+                   depth[order[starts[g]:ends[g]]].tobytes())
+            if key not in means:
+                means[key] = _normalised(self._ranks(int(g))).mean(axis=0)
+            self.mean[mine] = means[key][self.bet_index[mine]]
 
     def _ranks(self, g: int) -> np.ndarray:
         """(reference shuffles, k): every shuffle's moments at group g's k depths ranked within the shuffle
