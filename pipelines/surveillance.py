@@ -356,13 +356,13 @@ class _Tests(beam.DoFn):
         if detector.tests_per_table:
             yield name, [f for _, f in sorted(per_table, key=lambda p: p[0])]
             return
-        if detector.tests_by_part is not None:
+        past = self.history.get(detector.history) if detector.history else None
+        past = None if past is None else _held(past)
+        if detector.tests_by_part is not None and (past is None or not past.num_rows):  # (earlier nights: whole)
             yield name, [self.spill.put(t) if self.spill is not None and t.num_rows else t
                          for t in tests_by_part(detector, _parts(detector, per_table, self.spill), self.alpha)]
             return
         parts = [_held(f) for _, f in sorted(per_table, key=lambda p: p[0])]
-        past = self.history.get(detector.history) if detector.history else None
-        past = None if past is None else _held(past)
         if past is not None and past.num_rows and detector.from_history is not None:
             past = detector.from_history(past, pa.concat_tables(parts, promote_options="default") if parts else None)
         if past is not None and past.num_rows:  # earlier nights from the warehouse, marked `history`: windows only
@@ -386,20 +386,23 @@ def _held(features) -> pa.Table:
 def _parts(detector: Detector, per_table: list, spill=None) -> Iterator[pa.Table]:
     """A part-tested detector's features (`Detector.part_of`), a part at a time: each table's features split into as
     many parts as there are tables as they are read (so a part holds about a table's rows however long the night),
-    the parts waiting in the spill store (in memory without one), then each part's rows of every table together."""
+    and the rows every part needs (part -1) into one piece more, the pieces waiting in the spill store (in memory
+    without one); then each part: table by table, the shared piece and the part's own, each in the table's order."""
     n = max(len(per_table), 1)
     split = []
     for _, held in sorted(per_table, key=lambda p: p[0]):
         features = _held(held)
         part = np.asarray(detector.part_of(features, n), np.int64)
+        part = np.where(part < 0, n, part)  # (the shared rows last: piece n)
         order = np.argsort(part, kind="stable")
-        bounds = np.searchsorted(part[order], np.arange(n + 1))
+        bounds = np.searchsorted(part[order], np.arange(n + 2))
         pieces = [features.take(pa.array(order[lo:hi], pa.int64())) for lo, hi in zip(bounds[:-1], bounds[1:],
                                                                                         strict=True)]
         split.append(spill.put_parts(pieces) if spill is not None else pieces)
         del features, part, order, pieces
+    shared = [_held(pieces[n]) for pieces in split]  # (read once: every part holds them anyway)
     for i in range(n):
-        tables = [_held(pieces[i]) for pieces in split]
+        tables = [t for here, pieces in zip(shared, split, strict=True) for t in (here, _held(pieces[i]))]
         yield pa.concat_tables(tables, promote_options="default") if tables else pa.table({})
 
 
@@ -692,13 +695,12 @@ def check_published(detectors: Sequence[Detector]) -> None:
     """ValueError unless every detector's `publish_as` is an output of schemas/outputs.py's SURVEILLANCE_OUTPUTS
     other than the tests and findings, published by that one detector, and not one tested a table at a time (its
     features do not travel on); and unless a detector tested by part (`Detector.tests_by_part`) says how to split
-    its features, and has neither tests a table nor a history."""
+    its features, and has no tests a table."""
     seen: dict[str, str] = {}
     for d in detectors:
-        if (d.part_of is None) != (d.tests_by_part is None) or (d.tests_by_part is not None and (
-                d.tests_per_table or d.history is not None)):
-            raise ValueError(f"detector {d.name}: tests by part need both part_of and tests_by_part, and neither "
-                             f"tests_per_table nor a history (its earlier nights are not split into parts)")
+        if (d.part_of is None) != (d.tests_by_part is None) or (d.tests_by_part is not None and d.tests_per_table):
+            raise ValueError(f"detector {d.name}: tests by part need both part_of and tests_by_part, and not "
+                             f"tests_per_table")
         if d.to_history is not None:
             if d.history is None or d.history not in PUBLISHABLE or d.history == d.publish_as:
                 raise ValueError(f"detector {d.name}: to_history needs a history output of its own, one of "

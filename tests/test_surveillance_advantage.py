@@ -49,7 +49,7 @@ from engine.surveillance.composition import (
     side_bet_moments,
 )
 from engine.surveillance.detector import TableData
-from engine.surveillance.tests import adjust
+from engine.surveillance.tests import adjust, as_test_columns
 
 EXTENDED = load_ruleset("baccarat_8d_extended")
 STANDARD = load_ruleset("baccarat_8d_standard")
@@ -691,3 +691,80 @@ def test_the_shoe_bench_places_each_strategys_bets():
               for stat in ("rank", "moment")}
     text = report([result], 1.0)
     assert "| favourable | rank | 88 | 3/3 (" in text and "| 1/1 (" in text
+
+
+# --- tested a part of its accounts at a time (the pipeline's Detector.part_of / tests_by_part) -----------------
+
+
+def _parts_of(per_table: list[pa.Table], part_of, n: int) -> list[pa.Table]:
+    """Parts as pipelines/surveillance.py `_parts` makes them: table by table, the rows of every part (part -1)
+    then the part's own, each in the table's order."""
+    split = [(f, np.asarray(part_of(f, n))) for f in per_table]
+    return [pa.concat_tables([t for f, p in split for t in (f.filter(pa.array(p < 0)), f.filter(pa.array(p == i)))])
+            for i in range(n)]
+
+
+def _test_rows(tables) -> list[tuple]:
+    rows = pa.concat_tables(tables).to_pylist() if tables else []
+    return sorted(tuple(sorted((k, v) for k, v in r.items() if k != "p_value")) + (("p", r["p_value"]),)
+                  for r in rows)
+
+
+@pytest.fixture(scope="module")
+def three_tables():
+    """Two baccarat tables (the counter at the second) and a blackjack table (the same counter) on one day, the
+    baccarat tables' ordinary accounts (ACC-000..) at both: an account's bets span tables."""
+    days = [baccarat_day(5, rounds=500, table_id="BAC-1"),
+            baccarat_day(6, rounds=500, table_id="BAC-2", counter=COUNTER),
+            blackjack_day(7, rounds=500, counter="COUNTER", table_id="BJ-1")]
+    return [advantage_features(d) for d in days]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7])
+def test_advantage_play_by_part_are_its_tests_over_every_table(three_tables, n):
+    """ADVANTAGE_PLAY.tests_by_part over the parts the pipeline makes (every round row in each, an account's bets in
+    one): the same rows as its tests over every table's features at once, the p-values to the bit; the counters
+    among them, and accounts of several tables in several parts."""
+    settings_ = {**ADVANTAGE_PLAY.settings, **SETTINGS}
+    whole = advantage_tests(pa.concat_tables(three_tables), settings_)
+    parts = _parts_of(three_tables, ADVANTAGE_PLAY.part_of, n)
+    by_part = list(ADVANTAGE_PLAY.tests_by_part(iter(parts), settings_))
+    assert _test_rows(by_part) == _test_rows([as_test_columns(whole)])
+    assert {t.subject for t in whole if t.p_value is not None and t.p_value < 0.01} >= {"COUNTER"}
+    bets = pa.concat_tables(three_tables).filter(pc.is_valid(pa.concat_tables(three_tables)["account_id"]))
+    tables_of = bets.group_by("account_id").aggregate([("table_id", "count_distinct")])
+    assert max(tables_of["table_id_count_distinct"].to_pylist()) == 2
+    assert n == 1 or sum(t.num_rows > 0 for t in by_part) >= 2
+
+
+def test_advantage_play_parts_that_split_an_account_are_not_its_tests(three_tables):
+    """The oracle above can fail: parts by bet type (an account's families apart, its (family, currency) subjects
+    kept whole) are its tests still, but parts that split an account's bets of one family (by round) are not."""
+    settings_ = {**ADVANTAGE_PLAY.settings, **SETTINGS}
+    whole = _test_rows([as_test_columns(advantage_tests(pa.concat_tables(three_tables), settings_))])
+
+    def by_family(f: pa.Table, n: int) -> np.ndarray:
+        codes = np.asarray(pc.fill_null(pc.index_in(f["family"], value_set=pc.unique(f["family"])), 0))
+        return np.where(np.asarray(pc.is_valid(f["account_id"])), codes % n, -1)
+
+    def by_round(f: pa.Table, n: int) -> np.ndarray:
+        rounds = np.asarray(f["round_no"]).astype(np.int64)
+        return np.where(np.asarray(pc.is_valid(f["account_id"])), rounds % n, -1)
+
+    family_parts = _parts_of(three_tables, by_family, 3)
+    assert _test_rows(list(ADVANTAGE_PLAY.tests_by_part(iter(family_parts), settings_))) == whole
+    assert _test_rows(list(ADVANTAGE_PLAY.tests_by_part(iter(_parts_of(three_tables, by_round, 2)), settings_))
+                      ) != whole
+
+
+def test_advantage_play_parts_by_hand():
+    """part_of: a bet row's part is a CRC-32 of its account, whatever the table, row order or other rows; a round
+    row (no account) is in every part (-1)."""
+    import zlib
+
+    rows = pa.table({"account_id": [None, "A", "B", "A", None], "table_id": ["T1", "T1", "T1", "T2", "T2"]})
+    n = 5
+    a, b = zlib.crc32(b"A") % n, zlib.crc32(b"B") % n
+    assert np.asarray(ADVANTAGE_PLAY.part_of(rows, n)).tolist() == [-1, a, b, a, -1]
+    assert np.asarray(ADVANTAGE_PLAY.part_of(rows.take([3, 0]), n)).tolist() == [a, -1]
+    assert np.asarray(ADVANTAGE_PLAY.part_of(rows, 1)).tolist() == [-1, 0, 0, 0, -1]

@@ -459,11 +459,12 @@ def test_a_published_output_must_be_declared_and_published_once():
     # a detector tested a table at a time: its features stay in the per-table step
     with pytest.raises(ValueError, match="tests_per_table"):
         check_published([replace(d, publish_as="advantage_moments", tests_per_table=True)])
-    # a detector tested by part: both halves, and neither tested a table at a time nor with a history
+    # a detector tested by part: both halves, and not tested a table at a time (a history: whole on a run given one)
     parted = replace(d, part_of=lambda f, n: [0] * f.num_rows, tests_by_part=lambda parts, s: iter(()))
     check_published([parted])
+    check_published([replace(parted, history="advantage_moments", publish_as="advantage_moments")])
     for wrong in (replace(parted, part_of=None), replace(parted, tests_by_part=None),
-                  replace(parted, tests_per_table=True), replace(parted, history="surveillance_daily_wheel")):
+                  replace(parted, tests_per_table=True)):
         with pytest.raises(ValueError, match="tests by part need both"):
             check_published([wrong])
 
@@ -522,7 +523,8 @@ def test_opposite_betting_tested_by_part_write_the_same_files(day, tmp_path, mon
                           else replace(d, part_of=None, tests_by_part=None))
     games = input_table(tmp, "tables")["game"].to_pylist()
     tables = sum(g in OPPOSITE_BETTING.games for g in games)
-    assert tables > 1 and split == {tables: 2 * tables}  # a table's features split in one file, as many parts as tables
+    assert tables > 1 and split == {tables + 1: 2 * tables}  # a table's features split in one file: as many parts as
+    # tables, and its rows every part needs (none here)
 
 
 def test_rows_wait_for_the_grouping_in_the_spill_folder_which_is_removed(day, surveilled, tmp_path, monkeypatch):

@@ -104,7 +104,8 @@ from __future__ import annotations
 
 import zlib
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -120,9 +121,9 @@ from engine.surveillance.composition import (
     one_blas_thread,
     remaining_counts,
 )
-from engine.surveillance.detector import Detector, TableData
+from engine.surveillance.detector import Detector, TableData, crc32_of
 from engine.surveillance.equipment import HISTORY_DAYS, Window, history_marks, look_share, window_first
-from engine.surveillance.tests import ALPHA, SurveillanceTest
+from engine.surveillance.tests import ALPHA, SurveillanceTest, as_test_columns
 
 DETECTOR = "advantage_play"
 FINDING_KIND = "ADVANTAGE_PLAY"
@@ -547,8 +548,10 @@ def _run_starts(*sorted_keys: np.ndarray) -> np.ndarray:
     return np.flatnonzero(change)
 
 
-def advantage_tests(features: pa.Table, settings: dict[str, Any] | None = None) -> list[SurveillanceTest]:
-    """One test per (account, bet family, currency) over every table's features (module doc)."""
+def advantage_tests(features: pa.Table, settings: dict[str, Any] | None = None,
+                    ranks_kept: _RanksKept | None = None) -> list[SurveillanceTest]:
+    """One test per (account, bet family, currency) over every table's features (module doc). `ranks_kept`: the
+    shuffles' ranks of each shoe's moments, kept across calls on parts of the same features (`_RanksKept`)."""
     settings = settings or {}
     min_bets = int(settings.get("min_bets", MIN_BETS))
     seed = int(settings.get("seed", 0))
@@ -601,7 +604,8 @@ def advantage_tests(features: pa.Table, settings: dict[str, Any] | None = None) 
     mu_of = refs.mean_at(ref_of, depth_of, col_of)  # only the depths bet at are computed (the rest never read)
 
     shoe_key = table * (int(shoe.max()) + 2) + shoe + 1
-    ranks = _ShoeRanks(refs, shoe_key * n_types + btype + 1, depth, moment, kinds, rr, agg) if by_rank else None
+    ranks = _ShoeRanks(refs, shoe_key * n_types + btype + 1, depth, moment, kinds, rr, agg,
+                       _RanksKept() if ranks_kept is None else ranks_kept) if by_rank else None
 
     subject_starts = _run_starts(account[agg], fam_code[agg], cur_code[agg])
     subject_ends = np.r_[subject_starts[1:], agg.size]
@@ -670,6 +674,26 @@ def advantage_tests(features: pa.Table, settings: dict[str, Any] | None = None) 
         out.append(SurveillanceTest(p_value=window.spend(null.p_value), method=window.method(method, history_days),
                                     **row))
     return out
+
+
+def advantage_part_of(features: pa.Table, parts: int) -> np.ndarray:
+    """Each feature row's part among `parts`: a bet row's by a CRC-32 of its account (so an account's every
+    (family, currency) is in one part), a round row (no account) in every part (-1): an account's moments are
+    ranked among its shoes' eligible rounds, its tables' typical moments are their means, and its window's
+    nights are the run's (`_in_window`, the round rows' nights)."""
+    part = (crc32_of(features["account_id"]) % np.uint64(max(parts, 1))).astype(np.int64)
+    return np.where(_np(pc.is_valid(features["account_id"])).astype(bool), part, -1)
+
+
+def advantage_tests_by_part(parts: Iterable[pa.Table], settings: dict[str, Any]) -> Iterator[pa.Table]:
+    """advantage_tests over features given in parts (`advantage_part_of`: every round row in each, an account's
+    bets in one), a part held at a time: each part's tests as it comes, as TEST_COLUMNS. The reference shuffles'
+    moments are kept by the process (`reference_shoes`), so each depth is computed once for every part."""
+    kept = _RanksKept()  # (every part holds every shoe's rounds: each shoe's mean ranks computed once)
+    for features in parts:
+        tests = advantage_tests(features, settings, kept)
+        if tests:
+            yield as_test_columns(tests)
 
 
 def _in_window(features: pa.Table, history_days: int) -> pa.Table:
@@ -746,6 +770,16 @@ class _References:
         return self.moments(ref_of, depth, col) - self.mean_at(ref_of, depth, col)[None, :]
 
 
+@dataclass
+class _RanksKept:
+    """The shuffles' ranks of shoes' moments by `_ShoeRanks._key`, for one call of advantage_tests or across the
+    parts of one run's features: every group's mean ranks (k floats a shoe and bet type), and the last RANK_CACHE
+    groups' ranks (a tested account's shoes are read again after the baselines)."""
+
+    means: dict = field(default_factory=dict)
+    ranks: OrderedDict = field(default_factory=OrderedDict)
+
+
 class _ShoeRanks:
     """Each bet's moment ranked among its shoe's own moments at the bet type's eligible rounds (its
     opportunities: every round of the shoe the bet type was offered on, settled and positioned), in the
@@ -754,7 +788,7 @@ class _ShoeRanks:
     depth). The same function of the cards for the recorded shoe and the shuffles: a permutation test."""
 
     def __init__(self, refs: _References, group: np.ndarray, depth: np.ndarray, moment: np.ndarray,
-                 kinds: pa.Array, round_rows: np.ndarray, bets: np.ndarray) -> None:
+                 kinds: pa.Array, round_rows: np.ndarray, bets: np.ndarray, kept: _RanksKept) -> None:
         # The opportunities: round rows sorted by (shoe and bet type, depth), one run per group.
         order = round_rows[_sorted(group[round_rows], depth[round_rows])]
         starts = _run_starts(group[order])
@@ -777,25 +811,36 @@ class _ShoeRanks:
             self.bet_index[mine] = idx
             self.observed[mine] = _normalised(_twice_ranks(moment[rows][None, :]))[0, idx]
         self._depth = depth
-        self._cache: OrderedDict[int, np.ndarray] = OrderedDict()
+        self._kept = kept
         for g in np.unique(at):
             mine = np.flatnonzero(at == g)
-            self.mean[mine] = _normalised(self._ranks(int(g))).mean(axis=0)[self.bet_index[mine]]
+            key = self._key(int(g))
+            if key not in kept.means:
+                kept.means[key] = _normalised(self._ranks(int(g))).mean(axis=0)
+            self.mean[mine] = kept.means[key][self.bet_index[mine]]
+
+    def _key(self, g: int) -> tuple:
+        """Group g's reference shuffles, bet type and depths: all its shuffles' ranks are a function of (`_RanksKept`
+        keeps them by it across the parts of one run's features, each part holding every shoe's rounds)."""
+        ref = self.refs.list[self.ref_of[g]]
+        return (ref.kind.game, ref.kind.ruleset, len(ref.decks), self.refs.seed, int(self.col_of[g]),
+                self._depth[self.order[self.starts[g]:self.ends[g]]].tobytes())
 
     def _ranks(self, g: int) -> np.ndarray:
         """(reference shuffles, k): every shuffle's moments at group g's k depths ranked within the shuffle
         (`_twice_ranks`); the last RANK_CACHE groups kept (a tested account's shoes are read again after the
         baselines)."""
-        if g in self._cache:
-            self._cache.move_to_end(g)
-            return self._cache[g]
+        cache, key = self._kept.ranks, self._key(g)
+        if key in cache:
+            cache.move_to_end(key)
+            return cache[key]
         rows = self.order[self.starts[g]:self.ends[g]]
         r = np.full(rows.size, self.ref_of[g])
         ranks = _twice_ranks(self.refs.moments(r, self.refs.clip(self._depth[rows], r),
                                              np.full(rows.size, self.col_of[g])))
-        self._cache[g] = ranks
-        if len(self._cache) > RANK_CACHE:
-            self._cache.popitem(last=False)
+        cache[key] = ranks
+        if len(cache) > RANK_CACHE:
+            cache.popitem(last=False)
         return ranks
 
     def null_values(self, s: int, e: int) -> np.ndarray:
@@ -873,4 +918,6 @@ ADVANTAGE_PLAY = Detector(
     history="surveillance_daily_advantage",
     to_history=_to_history,
     from_history=_from_history,
+    part_of=advantage_part_of,  # its tests an account's bets at a time: a row a bet read whole took +343 MB at 10M
+    tests_by_part=advantage_tests_by_part,
 )

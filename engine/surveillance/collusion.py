@@ -73,7 +73,6 @@ or below the screen (`screen_p`, SCREEN_P_REASON) and one summary row a table co
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from fractions import Fraction
 from functools import partial
@@ -88,7 +87,7 @@ from scipy.special import gammaln
 from engine.findings import format_money
 from engine.games import game as game_of
 from engine.games import game_names
-from engine.surveillance.detector import Detector, TableData
+from engine.surveillance.detector import Detector, TableData, crc32_of
 from engine.surveillance.stats import binomial_upper_tail, hypergeometric_upper_tail
 from engine.surveillance.tests import ALPHA, TEST_COLUMNS, SurveillanceTest
 
@@ -716,16 +715,8 @@ def opposite_betting_tests(features: pa.Table, settings: dict[str, Any]) -> pa.T
 def opposite_betting_part_of(features: pa.Table, parts: int) -> np.ndarray:
     """Each feature row's part among `parts` by its pair of accounts (a CRC-32 of each account: the same at every
     table and in every process), so that a pair's rows at every table are in one part."""
-    a, b = (_crc32_of(features[c]) for c in ("account_a", "account_b"))
+    a, b = (crc32_of(features[c]) for c in ("account_a", "account_b"))
     return ((a * np.uint64(65_599) + b) % np.uint64(max(parts, 1))).astype(np.int64)
-
-
-def _crc32_of(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
-    """Each row's CRC-32 of its string (null: of ''), computed once per distinct value."""
-    enc = pc.fill_null(column, "")
-    enc = (enc.combine_chunks() if isinstance(enc, pa.ChunkedArray) else enc).dictionary_encode()
-    crc = np.array([zlib.crc32(v.encode()) for v in enc.dictionary.to_pylist()], dtype=np.uint64)
-    return crc[enc.indices.to_numpy(zero_copy_only=False)] if crc.size else np.zeros(len(enc), np.uint64)
 
 
 def opposite_betting_tests_by_part(parts: Iterable[pa.Table], settings: dict[str, Any]) -> Iterator[pa.Table]:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from engine.surveillance.tests import SurveillanceTest
 
@@ -52,9 +55,21 @@ class Detector:
     # their tests a table, concatenated (the rows in any order: the writer sorts them).
     tests_per_table: bool = False
     # its tests run-wide, a part of its features at a time (opposite_betting: a row a pair of accounts and table,
-    # 1.6M on a 3M-bet night): `part_of(features, n)` gives each row its part among n, no subject's rows in two
-    # parts; `tests_by_part(parts, settings)` yields its tests (TEST_COLUMNS tables) from the parts, an iterable
-    # read one at a time, and must yield what `tests` gives for the features as one part. The pipeline splits each
-    # table's features as they come and keeps the parts in its spill folder.
+    # 1.6M on a 3M-bet night; advantage_play: a row a bet): `part_of(features, n)` gives each row its part among
+    # n, no subject's rows in two parts, or -1 for a row every part needs (advantage_play's round rows: every
+    # account's moments are ranked among its shoes' rounds); `tests_by_part(parts, settings)` yields its tests
+    # (TEST_COLUMNS tables) from the parts, an iterable read one at a time, and must yield what `tests` gives for
+    # the features as one part. A part is, table by table, the table's rows of every part then its own, each in
+    # the table's order. The pipeline splits each table's features as they come and keeps the parts in its spill
+    # folder; a run given earlier nights (`history`) tests the detector whole.
     part_of: Callable[[pa.Table, int], Any] | None = None
     tests_by_part: Callable[[Iterable[pa.Table], dict[str, Any]], Iterator[pa.Table]] | None = None
+
+
+def crc32_of(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """Each row's CRC-32 of its string (null: of ''), computed once per distinct value: a `part_of` the same at
+    every table and in every process (Python's hash() of a string is not)."""
+    enc = pc.fill_null(column, "")
+    enc = (enc.combine_chunks() if isinstance(enc, pa.ChunkedArray) else enc).dictionary_encode()
+    crc = np.array([zlib.crc32(v.encode()) for v in enc.dictionary.to_pylist()], dtype=np.uint64)
+    return crc[enc.indices.to_numpy(zero_copy_only=False)] if crc.size else np.zeros(len(enc), np.uint64)
