@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from engine import kernels
 from engine.betting import BET_LINE, BET_WHAT
 from engine.findings import format_money, money_exponent
-from engine.kernels import kernel, put
+from engine.kernels import kernel, put, utf8_texts
 
 LINE = BET_LINE.replace("{what}", BET_WHAT)  # a settled bet's line, every part named
 PARTS = ("bet_id", "named", "stake", "why", "owed", "paid")  # LINE's parts in the order write_lines writes them
@@ -43,19 +43,6 @@ def _literals(template: str) -> list[str]:
 
 
 LITERALS = _literals(LINE)
-
-
-def texts(values: pa.Array | Sequence[str | None]) -> tuple[np.ndarray, np.ndarray]:
-    """Strings as the kernel takes them: their UTF-8 bytes, and text i's offsets (i and i + 1) into them; an
-    Arrow string array's own buffers (no copy)."""
-    if not isinstance(values, pa.Array):
-        values = pa.array(values, pa.string())
-    if len(values) == 0:
-        return np.zeros(0, np.uint8), np.zeros(1, np.int64)
-    _, offsets, data = values.buffers()
-    width = np.int64 if pa.types.is_large_string(values.type) else np.int32
-    at = np.frombuffer(offsets, width)[values.offset:values.offset + len(values) + 1]
-    return (np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)), at
 
 
 @kernel
@@ -142,9 +129,10 @@ def explanation(heads: Sequence[str], bet_id: pa.Array, rows: np.ndarray, round_
     unit = f" {currency}" if currency else ""
     bet, between, named_end, why_start, why_end, owed_end, paid_end = LITERALS
     data, line_at = write_lines(
-        index, len(heads), *texts(heads), *texts(bet_id), rows, *texts([f"{between}{n}{named_end}" for n in named]),
-        named_of, *texts(pc.binary_join_element_wise(unit + why_start, whys, why_end, "")), why_of, stake, owed, paid,
-        money_exponent(currency), *texts([bet, unit + owed_end, unit + paid_end]))
+        index, len(heads), *utf8_texts(heads), *utf8_texts(bet_id), rows,
+        *utf8_texts([f"{between}{n}{named_end}" for n in named]), named_of,
+        *utf8_texts(pc.binary_join_element_wise(unit + why_start, whys, why_end, "")), why_of, stake, owed, paid,
+        money_exponent(currency), *utf8_texts([bet, unit + owed_end, unit + paid_end]))
     if len(data) > np.iinfo(np.int32).max:  # (an Arrow string array's offsets are int32)
         raise OverflowError(f"a group's explanation of {len(data):,} bytes is more than one string array holds")
     return pa.StringArray.from_buffers(len(index), pa.py_buffer(line_at.astype(np.int32)), pa.py_buffer(data)), at

@@ -19,7 +19,7 @@ again (the caches follow); after editing a helper here, `make clean-kernels`.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import update_wrapper
@@ -28,6 +28,7 @@ from threading import RLock
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 # the rounding rules of engine.money.round_to_unit, as the kernels take them
 ROUNDING_CODES = {"floor": 0, "half_up": 1, "half_even": 2}
@@ -201,6 +202,19 @@ def group_rows(key, groups, take):
             rows[filled[key[i]]] = i
             filled[key[i]] += 1
     return at, rows
+
+
+def utf8_texts(values: pa.Array | Sequence[str | None]) -> tuple[np.ndarray, np.ndarray]:
+    """Strings as the kernel takes them: their UTF-8 bytes, and text i's offsets (i and i + 1) into them; an
+    Arrow string array's own buffers (no copy)."""
+    if not isinstance(values, pa.Array):
+        values = pa.array(values, pa.string())
+    if len(values) == 0:
+        return np.zeros(0, np.uint8), np.zeros(1, np.int64)
+    _, offsets, data = values.buffers()
+    width = np.int64 if pa.types.is_large_string(values.type) else np.int32
+    at = np.frombuffer(offsets, width)[values.offset:values.offset + len(values) + 1]
+    return (np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)), at
 
 
 # text as UTF-8 bytes (engine/betting_lines.py, engine/games/blackjack/lines.py): a writer makes two passes over

@@ -32,7 +32,7 @@ from engine.games.blackjack.kernel import LETTERS, NO_SEAT, OTHER
 from engine.games.blackjack.records import NO_TIME, SEATS, ShoeBets, ShoeRounds, rounds_of
 from engine.games.blackjack.rules import BlackjackRules, load_blackjack_rules
 from engine.games.blackjack.strategy import BasicStrategyChart, load_basic_strategy
-from engine.kernels import spans
+from engine.kernels import spans, utf8_texts
 from pipelines.games.rows import (
     BET_COLUMNS,
     NO_BETS,
@@ -224,9 +224,8 @@ def _letters(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Each text's length in characters (null: none) and the code of each of its characters (kernel.LETTERS'
     index, -1 for any other), one text after another."""
     # (a character that is not ASCII made one byte that is not a letter: a byte a character)
-    text = pc.cast(pc.replace_substring_regex(pc.fill_null(texts, ""), r"[^\x00-\x7F]", "?"), pa.large_binary())
-    offsets = np.frombuffer(text.buffers()[1], np.int64)[text.offset:text.offset + len(text) + 1]
-    data = np.frombuffer(text.buffers()[2], np.uint8) if text.buffers()[2] is not None else np.zeros(0, np.uint8)
+    data, offsets = utf8_texts(pc.cast(pc.replace_substring_regex(pc.fill_null(texts, ""), r"[^\x00-\x7F]", "?"),
+                                       pa.large_string()))
     return np.diff(offsets), _LETTER_OF_BYTE[data[offsets[0]:offsets[-1]]]
 
 

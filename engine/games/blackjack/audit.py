@@ -47,7 +47,7 @@ from engine.betting import BET_WORDS, QuarantinedBet, TableFacts, is_late, us_te
 from engine.cards import CARD_CODES, check_composition, format_cards
 from engine.decision_times import late_decisions, late_finding_text, times_problem, timing_line
 from engine.findings import UNPLACED_ROUND, Finding, format_money, unverifiable_after
-from engine.kernels import ROUNDING_CODES
+from engine.kernels import ROUNDING_CODES, utf8_texts
 
 from . import BET_CODES
 from .bet_checks import WORDS, FlaggedBets, bet_findings, side_bet_cap
@@ -466,7 +466,7 @@ def played_lines(shoes: Sequence[_Played]) -> ShoeLines:
 
     instants = np.unique(each(lambda p: np.concatenate([p.rounds.act_time, p.rounds.revealed])))
     instants = instants[instants != NO_TIME]
-    texts = [t.encode() for t in us_texts(instants)]
+    texts = us_texts(instants)
 
     def text_of(us: np.ndarray) -> np.ndarray:  # each instant's text among `texts` (-1: not recorded)
         return np.where(us == NO_TIME, -1, np.searchsorted(instants, us))
@@ -489,8 +489,7 @@ def played_lines(shoes: Sequence[_Played]) -> ShoeLines:
         text_of(each(lambda p: p.rounds.revealed)), offsets(lambda p: p.box_at, lambda p: len(p.box_no)),
         each(lambda p: p.box_no), each(lambda p: p.rounds.box_timed), each(lambda p: p.rounds.act),
         offsets(lambda p: p.rounds.act_at, lambda p: len(p.rounds.act)), text_of(each(lambda p: p.rounds.act_time)),
-        np.frombuffer(b"".join(texts), np.uint8), np.concatenate([[0], np.cumsum([len(t) for t in texts])]).astype(
-            np.int64), VOCABULARY, VOCABULARY_AT))
+        *utf8_texts(pa.array(texts, pa.large_string())), VOCABULARY, VOCABULARY_AT))
 
 
 class _Mains(NamedTuple):
