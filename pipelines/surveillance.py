@@ -406,14 +406,19 @@ def _parts(detector: Detector, per_table: list, spill=None) -> Iterator[pa.Table
         yield pa.concat_tables(tables, promote_options="default") if tables else pa.table({})
 
 
-def tests_by_part(detector: Detector, parts: Iterable[pa.Table], alpha: float) -> list[pa.Table]:
-    """A part-tested detector's tests (`Detector.tests_by_part`) as TEST_COLUMNS tables, as `tests_of` takes a
-    detector's tests (its settings given the run's alpha; each table checked)."""
+def _settings(detector: Detector, alpha: float) -> dict:
+    """The detector's settings given the run's alpha (a screened detector lists every pair at or below it)."""
     settings = dict(detector.settings)
     if "alpha" in settings:
         settings["alpha"] = alpha
+    return settings
+
+
+def tests_by_part(detector: Detector, parts: Iterable[pa.Table], alpha: float) -> list[pa.Table]:
+    """A part-tested detector's tests (`Detector.tests_by_part`) as TEST_COLUMNS tables, as `tests_of` takes a
+    detector's tests (its settings given the run's alpha; each table checked)."""
     try:
-        out = list(detector.tests_by_part(parts, settings))
+        out = list(detector.tests_by_part(parts, _settings(detector, alpha)))
     except Exception as e:
         raise RuntimeError(f"surveillance: {detector.name}'s tests: {e}") from e
     for tests in out:
@@ -430,11 +435,8 @@ def tests_of(detector: Detector, features: pa.Table, alpha: float, where: str = 
     objects). Its settings are given the run's `alpha` (a screened detector lists every pair at or below it);
     `where`, the tables its features are of (for the messages)."""
     name = detector.name
-    settings = dict(detector.settings)
-    if "alpha" in settings:
-        settings["alpha"] = alpha
     try:
-        tests = detector.tests(features, settings)
+        tests = detector.tests(features, _settings(detector, alpha))
     except Exception as e:
         raise RuntimeError(f"surveillance: {name}'s tests{where}: {e}") from e
     if isinstance(tests, pa.Table):
