@@ -4,7 +4,7 @@ can be announced (WarehouseLoad), committed only once it has finished.
 The warehouse accumulates nights. A run replaces the business dates it covers (a re-run of a date
 never duplicates it), all in one transaction. The load works on a copy of the file that is swapped in
 atomically, so a regulator reading the warehouse is never blocked and never sees a half-loaded night.
-The file is written in a storage format that DuckDB 1.x clients can open.
+The file is written in a storage format that DuckDB 1.x clients from 1.3 on can open (STORAGE_VERSION).
 """
 
 from __future__ import annotations
@@ -51,8 +51,12 @@ FILES_PER_STATEMENT = 2
 
 LOAD = "load"  # the step (pipelines.progress.step): one unit a table loaded, then the commit
 
-# Oldest storage format the warehouse is written in, so regulators on DuckDB 1.x can open it.
-STORAGE_VERSION = "v1.0.0"
+# The storage format the warehouse is written in, so regulators on DuckDB 1.x (1.3 on) can open it. Not older: in
+# the v1.0-v1.2 formats a table with nested columns (the replays' lists of bets) is not written to the file before
+# the commit, and the part DuckDB cannot evict grows with the night (~0.1 GB a 10M night's roulette replays): a
+# 100M night's load failed on the streaming memory limit, and no bounded limit fits every night. A warehouse
+# written in an older format is copied into this one by its next load (upgraded_copy).
+STORAGE_VERSION = "v1.3.0"
 
 _DUCK_TYPES = {
     "date32[day]": "DATE", "string": "VARCHAR", "int8": "TINYINT", "int32": "INTEGER", "int64": "BIGINT",
@@ -244,6 +248,37 @@ def connect_for_write(path: str) -> duckdb.DuckDBPyConnection:
     return duckdb.connect(path, config={"storage_compatibility_version": STORAGE_VERSION})
 
 
+def _version(tag: str) -> tuple[int, ...]:
+    """(1, 3, 0) of DuckDB's storage version tag 'v1.3.0' or 'v1.3.0+'."""
+    return tuple(int(n) for n in tag.strip("v+").split("."))
+
+
+def storage_version(path: Path) -> str:
+    """The storage format the DuckDB file at `path` is written in ('v1.0.0+': that format or a later one)."""
+    con = duckdb.connect(":memory:")
+    try:
+        con.execute("ATTACH ? AS checked (READ_ONLY)", [str(path)])
+        return con.execute("SELECT tags['storage_version'] FROM duckdb_databases() "
+                           "WHERE database_name = 'checked'").fetchone()[0]
+    finally:
+        con.close()
+
+
+def upgraded_copy(source: Path, copy: Path) -> bool:
+    """`copy`: `source` in STORAGE_VERSION's format when it is written in an older one (every table, view and row
+    copied by DuckDB's COPY FROM DATABASE); else a byte copy. Returns whether the format was upgraded."""
+    if _version(storage_version(source)) >= _version(STORAGE_VERSION):
+        shutil.copyfile(source, copy)
+        return False
+    con = connect_for_write(str(copy))
+    try:
+        con.execute("ATTACH ? AS older (READ_ONLY)", [str(source)])
+        con.execute(f"COPY FROM DATABASE older TO {con.execute('SELECT current_database()').fetchone()[0]}")
+    finally:
+        con.close()
+    return True
+
+
 def open_for_load(path: str) -> duckdb.DuckDBPyConnection:
     """A write connection to `path` as a load uses it, with every warehouse table created."""
     con = connect_for_write(path)
@@ -362,6 +397,7 @@ class WarehouseLoad:
         self.inserted_early = 0  # files inserted while the audit went on (known after finish)
         self._finishing = threading.Event()
         self._theoretical = TheoreticalRtp()
+        self.upgraded = False  # the warehouse was in an older storage format, upgraded by this load (upgraded_copy)
         self.unlimited_commit = False  # the night was loaded again to commit without COMMIT_MEMORY_LIMIT (finish)
         self._worker = threading.Thread(target=self._insert_while_auditing, name="warehouse-load", daemon=True)
 
@@ -399,7 +435,7 @@ class WarehouseLoad:
     def _open(self) -> None:
         _remove_copy(self.staging)
         if self.target.exists():
-            shutil.copyfile(self.target, self.staging)
+            self.upgraded = upgraded_copy(self.target, self.staging)
         con = open_for_load(str(self.staging))
         crash_point("load-opened")
         con.execute("BEGIN TRANSACTION")

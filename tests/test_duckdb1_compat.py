@@ -14,7 +14,7 @@ import pytest
 
 from tests.warehouse_fixtures import shared_warehouse
 
-OLD_DUCKDB = "1.1.3"  # the oldest 1.x line regulators were seen on; storage v1.0.0 files open from 1.0
+OLD_DUCKDB = "1.3.2"  # the oldest 1.x line that opens the warehouse: pipelines.warehouse.STORAGE_VERSION v1.3.0
 CACHE = Path(__file__).resolve().parent.parent / ".venv" / f"duckdb-{OLD_DUCKDB}"
 
 PROBE = textwrap.dedent("""

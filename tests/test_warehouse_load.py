@@ -14,7 +14,14 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.audit import new_run_id, run
-from pipelines.warehouse import FILES_PER_STATEMENT, WarehouseLoad, load
+from pipelines.warehouse import (
+    FILES_PER_STATEMENT,
+    STORAGE_VERSION,
+    WarehouseLoad,
+    load,
+    storage_version,
+    upgraded_copy,
+)
 from pitboss.nightly import nightly_audit
 from pitboss.recorder import GenerateConfig, generate
 from schemas.outputs import OUTPUTS
@@ -301,3 +308,49 @@ def test_a_night_within_the_commit_memory_limit_is_loaded_once(audited, tmp_path
         loading.finish(manifest)
     assert not loading.unlimited_commit
     assert contents(tmp_path / "audit.duckdb") == contents(reference)
+
+
+def _old_format_warehouse(manifest: dict, path: Path, monkeypatch) -> Path:
+    """The run of `manifest` loaded into `path` the way a pitboss writing storage v1.0.0 did."""
+    import pipelines.warehouse as warehouse_module
+
+    with monkeypatch.context() as m:
+        m.setattr(warehouse_module, "STORAGE_VERSION", "v1.0.0")
+        load(str(path), manifest)
+    assert storage_version(path) == "v1.0.0+"
+    return path
+
+
+def _objects(warehouse: Path) -> list[tuple]:
+    con = duckdb.connect(str(warehouse), read_only=True)
+    tables = con.execute("SELECT table_name, column_name, data_type, is_nullable FROM duckdb_columns() "
+                         "WHERE database_name = current_database() ORDER BY ALL").fetchall()
+    views = con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal ORDER BY 1").fetchall()
+    runs = con.execute("SELECT * FROM audit_runs ORDER BY run_id").fetchall()
+    con.close()
+    return [*tables, *views, *runs]
+
+
+def test_a_warehouse_in_an_older_storage_format_is_copied_whole_into_the_current_one(audited, tmp_path, monkeypatch):
+    manifest, _ = audited
+    older = _old_format_warehouse(manifest, tmp_path / "older.duckdb", monkeypatch)
+    assert upgraded_copy(older, tmp_path / "copy.duckdb")
+    assert storage_version(tmp_path / "copy.duckdb") == STORAGE_VERSION + "+"
+    assert contents(tmp_path / "copy.duckdb") == contents(older)
+    assert _objects(tmp_path / "copy.duckdb") == _objects(older)
+    # one already in the current format is copied byte for byte
+    assert not upgraded_copy(tmp_path / "copy.duckdb", tmp_path / "again.duckdb")
+    assert (tmp_path / "again.duckdb").read_bytes() == (tmp_path / "copy.duckdb").read_bytes()
+
+
+def test_the_next_load_of_an_older_format_warehouse_upgrades_it_and_keeps_its_nights(audited, tmp_path, monkeypatch):
+    manifest, reference = audited
+    warehouse = _old_format_warehouse(manifest, tmp_path / "audit.duckdb", monkeypatch)
+    again = {**manifest, "run_id": manifest["run_id"] + "-again"}
+    with WarehouseLoad(str(warehouse), again["run_id"]) as loading:
+        loading.finish(again)
+    assert loading.upgraded
+    assert storage_version(warehouse) == STORAGE_VERSION + "+"
+    after = contents(warehouse)
+    assert after.pop("runs") == [(2,)]  # the first run kept, superseded by the second
+    assert after == {k: v for k, v in contents(reference).items() if k != "runs"}
