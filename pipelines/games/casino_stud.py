@@ -55,6 +55,9 @@ _ROUND_COLUMNS = ["round_id", "shoe_id", "round_no", "status", "betting_opened_a
                   "jackpot_after", "next_pool_before", "next_pool_after"]
 _SCALAR_COLUMNS = ["round_id", "shoe_id", "status"]  # read as Python lists for every round
 _DECK_COLUMNS = ["shoe_id", "cards", "opened_at", "decks", "cut_index"]  # a deck's shape is judged too
+_DECK_SHAPE = ["cards", "decks", "cut_index"]  # what a round's record holds of its deck
+# what a round's record holds of the round columns read as Python (its instants apart, as microseconds)
+_RECORD_COLUMNS = [c for c in _ROUND_COLUMNS if c not in ("betting_opened_at", "betting_closed_at")]
 # a RecordedBet's columns but its round (placed_at as integer microseconds)
 _ENGINE_BET_COLUMNS = ["bet_id", "account_id", "bet_type", "seat", "stake", "added_stake", "paid", "placed_at"]
 _JACKPOT = "JACKPOT"
@@ -151,11 +154,13 @@ class _Bets(Sequence[RecordedBet]):
         return self.bets.num_rows
 
     def __getitem__(self, b):  # type: ignore[override]
-        if not 0 <= b < len(self):
-            raise IndexError(b)
-        if b not in self.made:
+        made = self.made.get(b)
+        if made is None:
+            if not 0 <= b < len(self):
+                raise IndexError(b)
             self.fetch([b])
-        return self.made[b]
+            made = self.made[b]
+        return made
 
     def fetch(self, rows: list[int]) -> None:
         """Make the records of `rows` (bet indexes)."""
@@ -209,9 +214,9 @@ class _Records(Sequence[RecordedRound]):
             return
         taken = pa.array(rows, pa.int64())
         rounds, deck_at = self.rounds.take(taken), self.deck_at.take(taken)
-        decks = {i: deck for i, deck, known in zip(range(len(rows)), self.decks.take(deck_at).to_pylist(),
-                                                   pc.is_valid(deck_at).to_pylist(), strict=True) if known}
-        made = _recorded_rounds(python_columns(self.read.take(taken), _ROUND_COLUMNS), micros(rounds[
+        decks = {i: deck for i, deck, known in zip(range(len(rows)), self.decks.select(_DECK_SHAPE).take(
+            deck_at).to_pylist(), pc.is_valid(deck_at).to_pylist(), strict=True) if known}
+        made = _recorded_rounds(python_columns(self.read.take(taken), _RECORD_COLUMNS), micros(rounds[
             "betting_closed_at"]), decks, box_instants(rounds, "box_action_times"),
             instants(rounds, "dealer_revealed_at"))
         self.made.update(zip(rows, made, strict=True))
