@@ -265,8 +265,8 @@ def _jackpot_stakes(settled: np.ndarray, bets: pa.Table, bet_round: np.ndarray, 
     """round index -> the stakes of its jackpot bets settled on a hand (`settled`: each bet's round is a settled
     one; the bet not refunded): what the ledger's contributions and prizes come from."""
     jackpot = np.asarray(pc.fill_null(pc.equal(bets["bet_type"], _JACKPOT), False), np.bool_) & settled
-    jackpot[jackpot] &= ~np.asarray(pc.is_in(bets["bet_id"], pa.array(list(refunded), pa.string())), np.bool_)[
-        jackpot] if refunded else True
+    if refunded:
+        jackpot &= ~np.asarray(pc.is_in(bets["bet_id"], pa.array(list(refunded), pa.string())), np.bool_)
     stakes: dict[int, int] = {}
     rows = np.flatnonzero(jackpot)
     for b, k, stake in zip(rows.tolist(), bet_round[rows].tolist(), bets["stake"].take(pa.array(rows)).to_pylist(),
