@@ -209,3 +209,35 @@ def test_the_output_suites_pass_on_the_stud_run(beam_run):
     _, out, _ = beam_run
     report = dq.validate_outputs(out)
     assert report.exit_code == 0, [o.expectation.config for o in report.failed]
+
+
+def test_a_bet_finds_its_round_by_its_shoe_then_by_its_round_id():
+    from pipelines.games.casino_stud import _bet_rounds
+
+    # R1 dealt from two decks (engine order 0 and 1), R2 from one; the adaptor's lookup of the rounds
+    index_of = {("D1", "R1"): 0, (None, "R1"): 0, ("D2", "R1"): 1, ("D3", "R2"): 2, (None, "R2"): 2}
+    bets = pa.table({"round_id": ["R1", "R1", "R1", "R2", "R9", "R1"], "_shoe_id": ["D2", None, "D9", "D3", "D1", ""]})
+    # its own deck's round; no deck: the round id's; a deck with no such round, or an empty one: the round id's;
+    # a round id of no round: none of them (3, the count of rounds)
+    want = [1, 0, 0, 2, 3, 0]
+    assert _bet_rounds(index_of, bets, 3).tolist() == want
+    encoded = pa.table({name: pc.dictionary_encode(bets[name]) for name in bets.column_names})
+    assert _bet_rounds(index_of, encoded, 3).tolist() == want  # (as the pipeline places them)
+    assert _bet_rounds(index_of, bets.drop_columns(["_shoe_id"]), 3).tolist() == [0, 0, 0, 2, 3, 0]
+    assert _bet_rounds(index_of, bets.slice(0, 0), 3).tolist() == []
+
+
+def test_only_the_bets_the_readable_rules_judge_are_made_records(monkeypatch):
+    import pipelines.games.casino_stud as adaptor
+
+    asked: list[int] = []
+    fetch = adaptor._Bets.fetch
+    monkeypatch.setattr(adaptor._Bets, "fetch", lambda self, rows: (asked.extend(rows), fetch(self, rows))[1])
+    rounds, bets = days.day_one()
+    out = _audit(rounds, bets)
+    judged = {f["round_id"] for f in out["findings"].to_pylist()}  # R3's balances, R4's rank: not the kernel's
+    assert judged == {"R3", "R4"}
+    # R4 is not quiet (every bet judged by the rules), R3 quiet with its balance in words: no bet of it flagged
+    assert sorted({bets[b]["round_id"] for b in asked}) == ["R4"]
+    assert sorted(asked) == [b for b, bet in enumerate(bets) if bet["round_id"] == "R4"]
+    assert _kinds(out) == _kinds(_audit(rounds, bets, shuffle=True))

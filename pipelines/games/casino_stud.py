@@ -32,6 +32,7 @@ from pipelines.games.rows import (
     bet_tables,
     box_instants,
     box_micros,
+    coded,
     day,
     gc_paused,
     instants,
@@ -52,12 +53,13 @@ EXTRA_OUTPUTS = (OUT_LEDGER,)
 _ROUND_COLUMNS = ["round_id", "shoe_id", "round_no", "status", "betting_opened_at", "betting_closed_at",
                   "dealer_cards", "boxes", "box_cards", "box_actions", "box_hands", "dealer_hand", "jackpot_before",
                   "jackpot_after", "next_pool_before", "next_pool_after"]
-_SCALAR_COLUMNS = ["round_id", "shoe_id", "status", "betting_opened_at", "betting_closed_at"]  # read for every round
-# the bet columns the engine reads, as Python lists (placed_at as integer microseconds, apart)
+_SCALAR_COLUMNS = ["round_id", "shoe_id", "status"]  # read as Python lists for every round
 _DECK_COLUMNS = ["shoe_id", "cards", "opened_at", "decks", "cut_index"]  # a deck's shape is judged too
-_LEDGER_ROUND_COLUMNS = ["shoe_id", "round_id", "betting_closed_at"]  # what a ledger row takes from its round
-_ENGINE_BET_COLUMNS = ["bet_id", "account_id", "bet_type", "seat", "stake", "added_stake", "paid", "round_id",
-                       "_shoe_id"]
+_DECK_SHAPE = ["cards", "decks", "cut_index"]  # what a round's record holds of its deck
+# what a round's record holds of the round columns read as Python (its instants apart, as microseconds)
+_RECORD_COLUMNS = [c for c in _ROUND_COLUMNS if c not in ("betting_opened_at", "betting_closed_at")]
+# a RecordedBet's columns but its round (placed_at as integer microseconds)
+_ENGINE_BET_COLUMNS = ["bet_id", "account_id", "bet_type", "seat", "stake", "added_stake", "paid", "placed_at"]
 _JACKPOT = "JACKPOT"
 # findings on a jackpot bet that refund it: it is settled, but not on a hand, and feeds no pool
 _REFUNDING = ("JACKPOT_WITHOUT_ANTE", "BET_ON_EMPTY_BOX", "BET_TYPE_NOT_OFFERED")
@@ -93,7 +95,6 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     order = sorted(range(read.num_rows), key=lambda i: (closed[i] if closed[i] is not None else -1, round_ids[i],
                                                         shoe_ids[i]))
     plain = plain_bets(bets, [*BET_COLUMNS, "added_stake"])
-    bet = python_columns(plain, _ENGINE_BET_COLUMNS)
     placed = micros(plain["placed_at"])
 
     # the rounds in the engine's order, and where each bet's round is among them
@@ -101,43 +102,75 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     for k, i in enumerate(order):
         index_of[(shoe_ids[i], round_ids[i])] = k
         index_of.setdefault((None, round_ids[i]), k)  # a bet without _shoe_id: its round id alone
-    engine_bets = []
-    ids, accounts, types, seats, stakes, added, paid = (bet[c] for c in _ENGINE_BET_COLUMNS[:7])
-    for b, (round_id, shoe_id) in enumerate(zip(bet["round_id"], bet["_shoe_id"], strict=True)):
-        k = index_of.get((shoe_id, round_id), index_of.get((None, round_id)))
-        if k is None:  # (the pipeline gives a group only the bets of its rounds)
-            k = len(order)  # not one of the rounds: the engine leaves it unsettled with the reason
-        engine_bets.append(RecordedBet(ids[b], k, accounts[b], types[b], seats[b], stakes[b], added[b], paid[b],
-                                       placed[b]))
-    mine = np.arange(len(engine_bets), dtype=np.int64)
-    bet_round = np.asarray([bet.round_index for bet in engine_bets], np.int64) if engine_bets else NO_BETS
+    bet_round = _bet_rounds(index_of, bets, len(order))
+    mine = np.arange(bets.num_rows, dtype=np.int64)
     held = quarantined_bets(neighbours, {round_id: k for (shoe_id, round_id), k in index_of.items() if shoe_id})
     in_order = pa.array(order, pa.int64())
     records = _Records(rounds.take(in_order), read.take(in_order), shoes)
-    dealt = (dealt_rounds(table.rules, records.as_read()),
-             bet_columns(plain.set_column(plain.schema.get_field_index("placed_at"), "placed_at",
-                                          pa.array(placed, pa.int64())), bet_round))
-    result = audit_table_rounds(table.rules, table.facts, records, engine_bets, held,
+    timed = plain.set_column(plain.schema.get_field_index("placed_at"), "placed_at", pa.array(placed, pa.int64()))
+    dealt = (dealt_rounds(table.rules, records.as_read()), bet_columns(timed, bet_round))
+    result = audit_table_rounds(table.rules, table.facts, records, _Bets(timed, bet_round), held,
                                 _gaps(shoes, set(shoe_ids), withheld), dealt=dealt)
 
-    opened = col["betting_opened_at"]
-    dates = [day(opened[i]) for i in order]
+    dates = round_dates(read).take(in_order)
     # each bet's round as its row in `rounds` (-1: not one of them)
     row_of = np.append(np.asarray(order, np.int64), -1)
     bet_rows = row_of[bet_round]
     replays = _replays_table(table, read.take(in_order), result, dates)
     refunded = {f.bet_id for f in result.findings if f.kind in _REFUNDING}
-    settled = [col["status"][i] == "settled" for i in order]
-    stakes = _jackpot_stakes(settled, engine_bets, result.expected, refunded)
-    ledger = [_ledger_row(table, {c: col[c][order[row.round_index]] for c in _LEDGER_ROUND_COLUMNS}, row,
-                          dates[row.round_index], stakes.get(row.round_index, 0)) for row in result.ledger]
+    settled = np.append(np.asarray(col["status"], object)[order] == "settled", False)
+    stakes = _jackpot_stakes(settled[bet_round], plain, bet_round, result.expected, refunded)
     return {
         OUT_REPLAYS: replays,
-        OUT_LEDGER: pa.Table.from_pylist(ledger, LEDGER.schema),
+        OUT_LEDGER: _ledger_table(table, read.take(in_order), dates, result.ledger, stakes),
         **bet_tables(table.table_id, plain, bets, rounds, mine, bet_rows,
                      pa.array(result.expected, pa.int64()), result.unsettled),
-        "findings": _findings(result.findings, round_ids, shoe_ids, order, dates, shoes),
+        "findings": _findings(result.findings, round_ids, shoe_ids, order, dates.to_pylist(), shoes),
     }
+
+
+def _bet_rounds(index_of: dict[tuple[str | None, str], int], bets: pa.Table, none: int) -> np.ndarray:
+    """Each bet's round in the engine's order (`none`: not one of them, which the engine leaves unsettled with the
+    reason): its (_shoe_id, round_id) in `index_of`, else its round id alone; looked up once a distinct pair."""
+    round_codes, round_ids = coded(bets["round_id"])
+    shoe_codes, shoe_ids = coded(bets["_shoe_id"]) if "_shoe_id" in bets.column_names else (
+        np.zeros(bets.num_rows, np.int64), [None])
+    pairs, at = np.unique(shoe_codes * len(round_ids) + round_codes, return_inverse=True)
+    found = [index_of.get(key, index_of.get((None, key[1]), none)) for key in (
+        (shoe_ids[p // len(round_ids)], round_ids[p % len(round_ids)]) for p in pairs.tolist())]
+    return np.asarray(found, np.int64)[at.reshape(-1)] if len(found) else NO_BETS
+
+
+class _Bets(Sequence[RecordedBet]):
+    """The table-day's bets as the engine's records (audit.RecordedBet; `bets` with placed_at in microseconds,
+    `round_index` each one's round in the engine's order): made a batch at a time for the bets the readable rules
+    read (`fetch`), one at a time for any other asked for."""
+
+    def __init__(self, bets: pa.Table, round_index: np.ndarray):
+        self.bets, self.round_index = bets.select(_ENGINE_BET_COLUMNS), round_index
+        self.made: dict[int, RecordedBet] = {}
+
+    def __len__(self) -> int:
+        return self.bets.num_rows
+
+    def __getitem__(self, b):  # type: ignore[override]
+        made = self.made.get(b)
+        if made is None:
+            if not 0 <= b < len(self):
+                raise IndexError(b)
+            self.fetch([b])
+            made = self.made[b]
+        return made
+
+    def fetch(self, rows: list[int]) -> None:
+        """Make the records of `rows` (bet indexes)."""
+        rows = [b for b in rows if b not in self.made]
+        if not rows:
+            return
+        col = python_columns(self.bets.take(pa.array(rows, pa.int64())), _ENGINE_BET_COLUMNS)
+        self.made.update(zip(rows, (RecordedBet(*values[:1], k, *values[1:]) for values, k in zip(
+            zip(*(col[c] for c in _ENGINE_BET_COLUMNS), strict=True), self.round_index[rows].tolist(), strict=True)),
+            strict=True))
 
 
 class _Records(Sequence[RecordedRound]):
@@ -181,9 +214,9 @@ class _Records(Sequence[RecordedRound]):
             return
         taken = pa.array(rows, pa.int64())
         rounds, deck_at = self.rounds.take(taken), self.deck_at.take(taken)
-        decks = {i: deck for i, deck, known in zip(range(len(rows)), self.decks.take(deck_at).to_pylist(),
-                                                   pc.is_valid(deck_at).to_pylist(), strict=True) if known}
-        made = _recorded_rounds(python_columns(self.read.take(taken), _ROUND_COLUMNS), micros(rounds[
+        decks = {i: deck for i, deck, known in zip(range(len(rows)), self.decks.select(_DECK_SHAPE).take(
+            deck_at).to_pylist(), pc.is_valid(deck_at).to_pylist(), strict=True) if known}
+        made = _recorded_rounds(python_columns(self.read.take(taken), _RECORD_COLUMNS), micros(rounds[
             "betting_closed_at"]), decks, box_instants(rounds, "box_action_times"),
             instants(rounds, "dealer_revealed_at"))
         self.made.update(zip(rows, made, strict=True))
@@ -227,15 +260,19 @@ def _recorded_rounds(col: dict[str, list], closed: list, decks: dict[int, dict],
         for i in range(len(round_id))]
 
 
-def _jackpot_stakes(settled: list[bool], bets: list[RecordedBet], expected: list[int | None],
+def _jackpot_stakes(settled: np.ndarray, bets: pa.Table, bet_round: np.ndarray, expected: list[int | None],
                     refunded: set[str]) -> dict[int, int]:
-    """round index -> the stakes of its jackpot bets settled on a hand (a settled round's, not refunded): what
-    the ledger's contributions and prizes come from."""
+    """round index -> the stakes of its jackpot bets settled on a hand (`settled`: each bet's round is a settled
+    one; the bet not refunded): what the ledger's contributions and prizes come from."""
+    jackpot = np.asarray(pc.fill_null(pc.equal(bets["bet_type"], _JACKPOT), False), np.bool_) & settled
+    if refunded:
+        jackpot &= ~np.asarray(pc.is_in(bets["bet_id"], pa.array(list(refunded), pa.string())), np.bool_)
     stakes: dict[int, int] = {}
-    for bet, credit in zip(bets, expected, strict=True):
-        if (bet.bet_type == _JACKPOT and credit is not None and bet.bet_id not in refunded
-                and settled[bet.round_index]):
-            stakes[bet.round_index] = stakes.get(bet.round_index, 0) + bet.stake
+    rows = np.flatnonzero(jackpot)
+    for b, k, stake in zip(rows.tolist(), bet_round[rows].tolist(), bets["stake"].take(pa.array(rows)).to_pylist(),
+                           strict=True):
+        if expected[b] is not None:
+            stakes[k] = stakes.get(k, 0) + stake
     return stakes
 
 
@@ -271,11 +308,11 @@ _RECORDED = {"shoe_id": "shoe_id", "round_id": "round_id", "round_no": "round_no
              "recorded_next_pool_after": "next_pool_after"}
 
 
-def _replays_table(table: CasinoStudTable, rounds: pa.Table, result: StudAudit, dates: list) -> pa.Table:
+def _replays_table(table: CasinoStudTable, rounds: pa.Table, result: StudAudit, dates: pa.Array) -> pa.Table:
     """The round replays column by column: the recorded columns are the rounds' own (`rounds` in the engine's
     order), the rest the engine's (its columns and explanations, a row a round)."""
     n = rounds.num_rows
-    engine = {"business_date": pa.array(dates, pa.date32()), "table_id": pa.array([table.table_id] * n, pa.string()),
+    engine = {"business_date": dates, "table_id": pa.array([table.table_id] * n, pa.string()),
               "explanation": result.explanations,
               **{name: result.columns[name] for name in result.columns.column_names}}
     schema = REPLAYS.schema
@@ -283,18 +320,32 @@ def _replays_table(table: CasinoStudTable, rounds: pa.Table, result: StudAudit, 
                                  for f in schema], schema=schema)
 
 
-def _ledger_row(table: CasinoStudTable, r: dict, row: LedgerRow, business_date, stakes: int) -> dict:
-    return {
-        "business_date": business_date, "table_id": table.table_id, "shoe_id": r["shoe_id"],
-        "round_id": r["round_id"], "betting_closed_at": r["betting_closed_at"], "currency": table.currency,
-        "jackpot_before": row.jackpot_before, "next_pool_before": row.next_pool_before,
-        "jackpot_bets": row.jackpot_bets, "stakes": stakes, "to_jackpot": row.to_jackpot,
-        "to_next_pool": row.to_next_pool, "to_house": row.to_house, "prizes_from_jackpot": row.prizes_from_jackpot,
-        "prizes_from_next_pool": row.prizes_from_next_pool, "prizes_by_house": row.prizes_from_house,
-        "jackpot_reset": row.reset,
-        "expected_jackpot_after": row.jackpot_after_expected, "recorded_jackpot_after": row.jackpot_after,
-        "expected_next_pool_after": row.next_pool_after_expected, "recorded_next_pool_after": row.next_pool_after,
-    }
+def _ledger_table(table: CasinoStudTable, rounds: pa.Table, dates: pa.Array, rows: list[LedgerRow],
+                  stakes: dict[int, int]) -> pa.Table:
+    """The jackpot ledger column by column: a row a LedgerRow, its round's own columns taken from `rounds` (in the
+    engine's order, as `dates`)."""
+    at = pa.array([row.round_index for row in rows], pa.int64())
+    n = len(rows)
+    columns = {
+        "business_date": dates.take(at), "table_id": pa.repeat(pa.scalar(table.table_id, pa.string()), n),
+        "shoe_id": rounds["shoe_id"].take(at), "round_id": rounds["round_id"].take(at),
+        "betting_closed_at": rounds["betting_closed_at"].take(at),
+        "currency": pa.repeat(pa.scalar(table.currency, pa.string()), n),
+        "stakes": [stakes.get(row.round_index, 0) for row in rows],
+        **{name: [getattr(row, field) for row in rows] for name, field in _LEDGER_FIELDS.items()}}
+    schema = LEDGER.schema
+    return pa.Table.from_arrays([pa.array(columns[f.name], f.type) if isinstance(columns[f.name], list)
+                                 else columns[f.name].cast(f.type) for f in schema], schema=schema)
+
+
+# a ledger column -> its LedgerRow field
+_LEDGER_FIELDS = {
+    "jackpot_before": "jackpot_before", "next_pool_before": "next_pool_before", "jackpot_bets": "jackpot_bets",
+    "to_jackpot": "to_jackpot", "to_next_pool": "to_next_pool", "to_house": "to_house",
+    "prizes_from_jackpot": "prizes_from_jackpot", "prizes_from_next_pool": "prizes_from_next_pool",
+    "prizes_by_house": "prizes_from_house", "jackpot_reset": "reset",
+    "expected_jackpot_after": "jackpot_after_expected", "recorded_jackpot_after": "jackpot_after",
+    "expected_next_pool_after": "next_pool_after_expected", "recorded_next_pool_after": "next_pool_after"}
 
 
 # --- the pool chain across the groups of decks (engine/games/casino_stud/chain.py) --------------------------

@@ -47,9 +47,9 @@ UNDERPAID) has its after-balances follow that payment: they are not checked (one
 The compiled kernel (kernel.py, through quiet.py, over the columns dealt.py reads) ranks the day's hands and settles
 its bets first; a round it calls quiet is reported from its results (`settle_quiet`), every other round goes through
 the rules above. A quiet round with nothing for the rules to say (no bet flagged, its balances as expected: `_plain`)
-is settled from the columns alone (`plain_round`): no record of it is read (the rounds may be given as a sequence
-that makes records where asked, with `fetch(rows)` to make many at once), its report is made only where asked
-(`_Reports`) and its replay columns come from the kernel's (`columns`).
+is settled from the columns alone (`plain_round`): no record of it or of its bets is read (the rounds and the bets
+may be given as sequences that make records where asked, with `fetch(rows)` to make many at once), its report is
+made only where asked (`_Reports`) and its replay columns come from the kernel's (`columns`).
 """
 
 from __future__ import annotations
@@ -290,25 +290,25 @@ class _Auditor:
 
     def run(self) -> StudAudit:
         n = len(self.rounds)
-        by_round: dict[int, list[int]] = {}
-        expected: list[int | None] = [None] * len(self.bets)
-        unsettled: list[str | None] = [None] * len(self.bets)
-        for b, bet in enumerate(self.bets):
-            if not 0 <= bet.round_index < n:
-                unsettled[b] = f"round_index {bet.round_index} is not one of the table-day's {n} rounds"
-            else:
-                by_round.setdefault(bet.round_index, []).append(b)
-        ledger: list[LedgerRow] = []
-        previous_after: Pools | None = None  # the chain: the previous round's recorded after-balances
         quiet, plain = None, np.zeros(n, np.bool_)
         if not self.round_by_round:
             dealt, dealt_bets = self.dealt or (dealt_rounds(self.rules, records_table(self.rounds)),
                                                bet_records(self.bets))
+            round_index = dealt_bets.round_index
+        else:
+            round_index = np.array([bet.round_index for bet in self.bets], np.int64)
+        by_round, unsettled = _by_round(round_index, n)
+        expected: list[int | None] = [None] * len(self.bets)
+        ledger: list[LedgerRow] = []
+        previous_after: Pools | None = None  # the chain: the previous round's recorded after-balances
+        if not self.round_by_round:
             quiet = self.quiet_day = settle_quiet(self.rules, self.table, dealt, dealt_bets, set(self.quarantined))
-            plain = _plain(quiet, dealt_bets.round_index, dealt.read)
+            plain = _plain(quiet, round_index, dealt.read)
             facts = {c: dealt.read[c].to_pylist() for c in _FACTS}
             if hasattr(self.rounds, "fetch"):  # (records made a batch at a time: those the loop reads)
                 self.rounds.fetch(np.flatnonzero(~plain).tolist())
+            if hasattr(self.bets, "fetch"):
+                self.bets.fetch(_read_bets(quiet, plain, round_index))
         for i in range(n):
             if plain[i]:
                 after = self.plain_round(i, previous_after, quiet, facts, ledger)
@@ -822,8 +822,7 @@ def _plain(quiet: QuietDay, bet_round: np.ndarray, read: pa.RecordBatch) -> np.n
     refund, its call, paid, limits or window), their recorded after-balances the kernel's, their recorded
     before-balances the previous round's recorded after (which the chain expects where they are recorded)."""
     n = len(quiet.quiet)
-    said = (np.asarray(quiet.refund, np.int64) != 0) | np.asarray(quiet.call_flag, np.bool_) | np.asarray(
-        quiet.check_flag, np.bool_)
+    said = _flagged(quiet)
     plain = np.asarray(quiet.quiet, np.bool_).copy()
     plain[bet_round[said & (bet_round >= 0) & (bet_round < n)]] = False
     pools = {name: (np.asarray(read[name].fill_null(0), np.int64), np.asarray(read[name].is_valid(), np.bool_))
@@ -836,6 +835,36 @@ def _plain(quiet: QuietDay, bet_round: np.ndarray, read: pa.RecordBatch) -> np.n
         plain[1:] &= recorded[:-1] == before[1:]  # (the previous round's after: recorded, as checked above)
         plain[1:] &= known[:-1]
     return plain
+
+
+def _by_round(round_index: np.ndarray, n: int) -> tuple[dict[int, list[int]], list[str | None]]:
+    """(each round's bets in record order, each bet's reason it cannot be settled: its round_index not one of the
+    `n` rounds)."""
+    known = (round_index >= 0) & (round_index < n)
+    unsettled: list[str | None] = [None] * len(round_index)
+    for b in np.flatnonzero(~known).tolist():
+        unsettled[b] = f"round_index {int(round_index[b])} is not one of the table-day's {n} rounds"
+    bets = np.flatnonzero(known)
+    if not len(bets):
+        return {}, unsettled
+    order = bets[np.argsort(round_index[bets], kind="stable")]
+    rounds, starts = np.unique(round_index[order], return_index=True)
+    return dict(zip(rounds.tolist(), (part.tolist() for part in np.split(order, starts[1:])), strict=True)), unsettled
+
+
+def _read_bets(quiet: QuietDay, plain: np.ndarray, round_index: np.ndarray) -> list[int]:
+    """The bets the readable rules read: every bet of a round the kernel did not settle, a quiet round's flagged
+    ones (a refund, its call, paid, limits or window); none of a plain round's."""
+    n = len(plain)
+    k = np.where((round_index >= 0) & (round_index < n), round_index, n)
+    loud = np.append(~np.asarray(quiet.quiet, np.bool_), False)[k]
+    return np.flatnonzero((loud | _flagged(quiet)) & ~np.append(plain, True)[k]).tolist()
+
+
+def _flagged(quiet: QuietDay) -> np.ndarray:
+    """The bets the kernel flagged for the readable rules' words: a refund, its call, paid, limits or window."""
+    return (np.asarray(quiet.refund, np.int64) != 0) | np.asarray(quiet.call_flag, np.bool_) | np.asarray(
+        quiet.check_flag, np.bool_)
 
 
 class _Said:
