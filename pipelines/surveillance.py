@@ -416,9 +416,10 @@ def _settings(detector: Detector, alpha: float) -> dict:
 
 def tests_by_part(detector: Detector, parts: Iterable[pa.Table], alpha: float) -> list[pa.Table]:
     """A part-tested detector's tests (`Detector.tests_by_part`) as TEST_COLUMNS tables, as `tests_of` takes a
-    detector's tests (its settings given the run's alpha; each table checked)."""
+    detector's tests (its settings given the run's alpha; each table checked); parts without a test give one empty
+    table, as `tests_of` gives for features without one (the adjustment reads at least one)."""
     try:
-        out = list(detector.tests_by_part(parts, _settings(detector, alpha)))
+        out = list(detector.tests_by_part(parts, _settings(detector, alpha))) or [TEST_COLUMNS.empty_table()]
     except Exception as e:
         raise RuntimeError(f"surveillance: {detector.name}'s tests: {e}") from e
     for tests in out:

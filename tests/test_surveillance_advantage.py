@@ -768,3 +768,28 @@ def test_advantage_play_parts_by_hand():
     assert np.asarray(ADVANTAGE_PLAY.part_of(rows, n)).tolist() == [-1, a, b, a, -1]
     assert np.asarray(ADVANTAGE_PLAY.part_of(rows.take([3, 0]), n)).tolist() == [a, -1]
     assert np.asarray(ADVANTAGE_PLAY.part_of(rows, 1)).tolist() == [-1, 0, 0, 0, -1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 90), levels=st.sampled_from([2, 5, 0]))
+def test_ranks_counted_at_a_few_depths_are_scipys_average_ranks(seed, k, levels):
+    """_twice_ranks_at (a group's ranks counted at the depths a part's accounts bet at) is twice scipy's average
+    rank at those columns, ties (levels 2, 5: few distinct moments) at their mid-rank, to the integer."""
+    from scipy.stats import rankdata
+
+    from engine.surveillance.advantage import _twice_ranks_at
+
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, levels, (50, k)).astype(float) if levels else rng.random((50, k))
+    idx = np.unique(rng.integers(0, k, 3))
+    want = 2 * rankdata(a, axis=1, method="average")[:, idx]
+    got = _twice_ranks_at(a, idx)
+    assert got.dtype == np.int16 and np.array_equal(got, want.astype(np.int64))
+
+
+def test_ranks_counted_by_hand():
+    # a row 0.3, 0.1, 0.3, 0.2: 0.1 ranks 1, 0.2 ranks 2, the two 0.3 share ranks 3 and 4 (3.5 each)
+    from engine.surveillance.advantage import _twice_ranks_at
+
+    a = np.array([[0.3, 0.1, 0.3, 0.2]])
+    assert _twice_ranks_at(a, np.array([0, 1, 3])).tolist() == [[7, 2, 4]]

@@ -527,6 +527,52 @@ def test_opposite_betting_tested_by_part_write_the_same_files(day, tmp_path, mon
     # tables, and its rows every part needs (none here)
 
 
+def test_a_detector_tested_by_part_without_a_test_writes_what_it_would_whole(day, tmp_path):
+    """A part-tested detector whose parts give no test (dealer_account on nights without a bad round) writes what its
+    tests over the whole features would (no row), not a failed adjustment."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    tmp, _ = day
+    nothing = replace(FAKES[0], tests=lambda features, settings: [])
+    parted = replace(nothing, part_of=lambda f, n: np.zeros(f.num_rows, np.int64), tests_by_part=lambda p, s: iter(()))
+    got = []
+    for d in (nothing, parted):
+        out = tmp_path / str(len(got))
+        shutil.copytree(tmp / "out", out)
+        run(["--input", str(tmp / "data"), "--output", str(out)], detectors=[d])
+        got.append({name: [p.read_bytes() for p in sorted((out / name).iterdir())]
+                    for name in ("surveillance_tests", "surveillance_findings")})
+    assert got[0] == got[1]
+    assert pq.read_table(tmp_path / "1" / "surveillance_tests").num_rows == 0
+
+
+@pytest.mark.parametrize("period", ["day", "run"])
+def test_dealer_account_tested_by_part_write_the_same_files(day, tmp_path, period):
+    """The real dealer_account through the pipeline, tested a part of its accounts at a time (its default) and over
+    every table's features at once: byte-identical tests, findings and nightly tallies over the two days, with
+    tested rows (min_findings 1) and the published features read from the parts' own run."""
+    from dataclasses import replace
+
+    from engine.surveillance.dealers import DEALER_ACCOUNT
+
+    tmp, _ = day
+    got = {}
+    for by_part in (True, False):
+        d = replace(DEALER_ACCOUNT, settings={**DEALER_ACCOUNT.settings, "min_findings": 1})
+        d = d if by_part else replace(d, part_of=None, tests_by_part=None)
+        out = tmp_path / str(by_part)
+        shutil.copytree(tmp / "out", out)
+        run(["--input", str(tmp / "data"), "--output", str(out), "--period", period, "--alpha", "0.3"], detectors=[d])
+        got[by_part] = {name: [p.read_bytes() for p in sorted((out / name).iterdir())]
+                        for name in ("surveillance_tests", "surveillance_findings", DEALER_ACCOUNT.publish_as)}
+    assert got[True] == got[False]
+    tests = pq.read_table(tmp_path / "True" / "surveillance_tests").to_pylist()
+    tested = [r for r in tests if r["detector"] == "dealer_account" and r["p_value"] is not None]
+    assert len({r["subject"].split("|")[1] for r in tested}) >= 2
+
+
 def test_rows_wait_for_the_grouping_in_the_spill_folder_which_is_removed(day, surveilled, tmp_path, monkeypatch):
     """run() spills each table's rows of every input while they wait for the grouping per table (only handles go
     through the runner's shuffle, which holds them in memory), reads them back in the per-table step, and removes

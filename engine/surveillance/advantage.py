@@ -161,6 +161,8 @@ RANK_SCREENED = ("screened, no draws: the stake-weighted rank of its moments doe
                  "mean rank at the same depths of fresh shuffles), p = 1 (conservative: any p-value is at most 1; such "
                  "an account cannot be flagged)")
 RANK_CACHE = 1024  # groups (shoe, bet type) whose shuffles' ranks are kept: ~70 KB each (500 shuffles, 70 rounds)
+# a group not kept whose ranks are read at fewer than 1/RANKS_AT of its depths is counted at those alone (_ranks_at)
+RANKS_AT = 8
 _TOL = 1e-12  # ties in floating point: a draw equal to the statistic reaches it
 
 FEATURES_SCHEMA = pa.schema([
@@ -834,21 +836,33 @@ class _ShoeRanks:
         if key in cache:
             cache.move_to_end(key)
             return cache[key]
-        rows = self.order[self.starts[g]:self.ends[g]]
-        r = np.full(rows.size, self.ref_of[g])
-        ranks = _twice_ranks(self.refs.moments(r, self.refs.clip(self._depth[rows], r),
-                                             np.full(rows.size, self.col_of[g])))
+        ranks = _twice_ranks(self._moments(g))
         cache[key] = ranks
         if len(cache) > RANK_CACHE:
             cache.popitem(last=False)
         return ranks
+
+    def _moments(self, g: int) -> np.ndarray:
+        """(reference shuffles, k): every shuffle's moments at group g's k depths."""
+        rows = self.order[self.starts[g]:self.ends[g]]
+        r = np.full(rows.size, self.ref_of[g])
+        return self.refs.moments(r, self.refs.clip(self._depth[rows], r), np.full(rows.size, self.col_of[g]))
+
+    def _ranks_at(self, g: int, idx: np.ndarray) -> np.ndarray:
+        """(reference shuffles, len(idx)): `_ranks(g)`'s columns idx. A group not kept and read at few of its depths
+        (an account's bets in a shoe: the parts of a run's features read most groups again after the LRU has let
+        them go) is counted at those depths alone, not ranked whole (the same integers)."""
+        key = self._key(g)
+        if key in self._kept.ranks or idx.size * RANKS_AT > self.ends[g] - self.starts[g]:
+            return self._ranks(g)[:, idx]
+        return _twice_ranks_at(self._moments(g), idx)
 
     def null_values(self, s: int, e: int) -> np.ndarray:
         """(reference shuffles, e - s): bets s..e's ranks in each shuffle, minus their mean over the shuffles."""
         out = np.empty((self.refs.shoes, e - s))
         for g in np.unique(self.bet_group[s:e]):
             mine = np.flatnonzero(self.bet_group[s:e] == g)
-            ranks = _normalised(self._ranks(int(g))[:, self.bet_index[s + mine]], self.ends[g] - self.starts[g])
+            ranks = _normalised(self._ranks_at(int(g), self.bet_index[s + mine]), self.ends[g] - self.starts[g])
             out[:, mine] = ranks - self.mean[s + mine][None, :]
         return out
 
@@ -859,6 +873,15 @@ def _twice_ranks(a: np.ndarray) -> np.ndarray:
     from scipy.stats import rankdata
 
     return np.rint(2 * rankdata(a, axis=1, method="average")).astype(np.int16)
+
+
+def _twice_ranks_at(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """`_twice_ranks(a)[:, idx]`, counted: a value's average rank among its row is #below + (#equal + 1) / 2 (#equal
+    counting itself), so twice it is 2 #below + #equal + 1, in O(rows x k x len(idx))."""
+    at = a[:, idx][:, :, None]
+    below = (a[:, None, :] < at).sum(axis=2)
+    equal = (a[:, None, :] == at).sum(axis=2)
+    return (2 * below + equal + 1).astype(np.int16)
 
 
 def _normalised(twice: np.ndarray, k: int | None = None) -> np.ndarray:
