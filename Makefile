@@ -25,8 +25,11 @@ demo-surveillance: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
+# the suite on both cores (pytest-xdist); a file's tests stay in one process (--dist loadfile), so that its
+# module fixtures (an audited night, a Dask cluster) are built once. `pytest tests/test_x.py` stays one process.
+TEST_WORKERS ?= 2
 test: lint
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
 
 # every variant of tests/fuzzing.py's catalogue (more rows, cuts and flipped bytes each), not the sample
 fuzz: $(STAMP)

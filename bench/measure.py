@@ -14,7 +14,6 @@ import argparse
 import json
 import os
 import resource
-import socket
 import subprocess
 import sys
 import threading
@@ -202,6 +201,30 @@ def _tree_cpu(proc) -> float:
     return total
 
 
+def dask_command() -> str:
+    """The `dask` command of this Python's environment."""
+    return str(Path(sys.executable).with_name("dask"))
+
+
+def start_dask_scheduler(logs: Path, env: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
+    """`dask scheduler` on 127.0.0.1 and its address, once it listens. The scheduler binds a free port itself
+    (--port 0) and writes it to its file: a port picked here then bound by the scheduler could be taken in
+    between by another process starting a cluster (pytest -n runs tests/test_dask_runner.py and the bench
+    smoke test at once), whose scheduler would then answer here."""
+    scheduler_file = logs / "scheduler.json"
+    proc = subprocess.Popen([dask_command(), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                             "--scheduler-file", str(scheduler_file)],
+                            stdout=open(logs / "scheduler.log", "w"), stderr=subprocess.STDOUT, env=env)
+    deadline = time.time() + 60
+    while time.time() < deadline and proc.poll() is None:
+        try:  # written once the port is bound; may be read half-written
+            return proc, json.loads(scheduler_file.read_text())["address"]
+        except (FileNotFoundError, json.JSONDecodeError, KeyError):
+            time.sleep(0.3)
+    proc.kill()
+    raise RuntimeError(f"the Dask scheduler did not start (see {logs / 'scheduler.log'})")
+
+
 class LocalDaskCluster:
     """`dask scheduler` + `dask worker --nworkers 2 --nthreads 1` on 127.0.0.1 (as tests/test_dask_runner.py)."""
 
@@ -212,29 +235,14 @@ class LocalDaskCluster:
         import psutil
 
         self.logs.mkdir(parents=True, exist_ok=True)
-        dask = str(Path(sys.executable).with_name("dask"))
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        self.address = f"127.0.0.1:{port}"
-        self.procs.append(subprocess.Popen(
-            [dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-            stdout=open(self.logs / "scheduler.log", "w"), stderr=subprocess.STDOUT))
-        deadline = time.time() + 60
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.time() > deadline:
-                    raise RuntimeError("the Dask scheduler did not start") from None
-                time.sleep(0.3)
+        scheduler, self.address = start_dask_scheduler(self.logs)
+        self.procs.append(scheduler)
         # Beam's DaskRunner keeps its elements as live Python objects, which Dask cannot spill: a worker
         # paused at 80% of its limit then waits forever (seen at 10M). No pause; the limit still
         # restarts a worker that passes it (and the run is reported as failed).
         env = {**os.environ, "DASK_DISTRIBUTED__WORKER__MEMORY__PAUSE": "False"}
         self.procs.append(subprocess.Popen(
-            [dask, "worker", f"tcp://{self.address}", "--nworkers", str(self.workers), "--nthreads", "1",
+            [dask_command(), "worker", self.address, "--nworkers", str(self.workers), "--nthreads", "1",
              "--memory-limit", DASK_WORKER_MEMORY, "--local-directory", str(self.logs / "spill"),
              "--no-dashboard", "--host", "127.0.0.1"],
             stdout=open(self.logs / "worker.log", "w"), stderr=subprocess.STDOUT, env=env))

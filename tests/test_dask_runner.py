@@ -5,45 +5,28 @@ from __future__ import annotations
 
 import hashlib
 import os
-import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from bench.measure import dask_command, start_dask_scheduler
 from pipelines.audit import run
 from tests import datasets
 
-DASK = str(Path(sys.executable).with_name("dask"))
 REPO = Path(__file__).resolve().parents[1]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def dask_cluster(tmp_path_factory):
     logs = tmp_path_factory.mktemp("dask")
-    port = _free_port()
-    address = f"127.0.0.1:{port}"
     # the scheduler (it unpickles the task graph) and the workers import the tests' own DoFns (tests.*) as they do
     # the pipeline's installed modules
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
-    procs = [subprocess.Popen([DASK, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-                              stdout=open(logs / "scheduler.log", "w"), stderr=subprocess.STDOUT, env=env)]
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            time.sleep(0.5)
-    procs.append(subprocess.Popen([DASK, "worker", f"tcp://{address}", "--nworkers", "2", "--nthreads", "1",
+    scheduler, address = start_dask_scheduler(logs, env)  # on a port of its own choice: pytest -n starts others
+    procs = [scheduler]
+    procs.append(subprocess.Popen([dask_command(), "worker", address, "--nworkers", "2", "--nthreads", "1",
                                    "--no-dashboard", "--host", "127.0.0.1"],
                                   stdout=open(logs / "worker.log", "w"), stderr=subprocess.STDOUT, env=env))
     from distributed import Client

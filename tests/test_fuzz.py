@@ -48,7 +48,9 @@ pytestmark = pytest.mark.fuzz
 
 @pytest.fixture(scope="session")
 def outcomes(request, tmp_path_factory) -> dict[str, Outcome]:
-    """Every selected variant audited, on a pool of processes (spawned: Beam is not fork-safe)."""
+    """Every selected variant audited, on a pool of processes (spawned: Beam is not fork-safe). Under pytest -n
+    each process sees every test of the session: `make test` keeps this file in one of them (--dist loadfile),
+    or each would audit every variant."""
     names = [item.callspec.params["name"] for item in request.session.items
              if item.originalname == "test_variant" and "name" in item.callspec.params]
     work = tmp_path_factory.mktemp("fuzz")
