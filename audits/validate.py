@@ -71,6 +71,9 @@ PARTIAL_UNEXPECTED_COUNT = 20  # examples kept per failing expectation (GE's SUM
 CATEGORICAL_SAMPLE, CATEGORICAL_DISTINCT = 100_000, 1_000  # a column this repetitive is checked per distinct value
 MATERIALIZE_BYTES = 1 << 30  # a table whose query checks share one in-memory copy (else: one scan per check)
 AT_ONCE_ROWS = 2_000_000  # a table this small (and <= MATERIALIZE_BYTES) is read once for all its checks
+# Key hashes a uniqueness check holds at once (8 bytes each): the night's bet ids in parts of this many rows, the
+# suites run beside the audit's first phase (a 100M night's bet_id hashes whole: ~0.8 GB there)
+UNIQUE_PART_ROWS = 16_000_000
 SUITES_MEMORY_LIMIT = "512MB"  # DuckDB's memory for the suites; beyond it, a temporary folder
 SUITES_PACKAGE, SUITES_FOLDER = "audits", "expectations"
 DOCS_SITE = "pitboss"
@@ -839,30 +842,16 @@ def _fetch_examples(con, view: str, values: str, where: str) -> list:
 
 def _evaluate_unique(con, batch: _Batch, checks: list[tuple[int, UniqueCheck]]) -> dict[int, tuple[int, list]]:
     """unexpected count and examples of each uniqueness check: 64-bit hashes of the keys in one scan, sorted in
-    numpy; only keys whose hash repeats are grouped exactly (a hash collision is not a duplicate)."""
+    numpy; only keys whose hash repeats are grouped exactly (a hash collision is not a duplicate). A batch of more
+    than UNIQUE_PART_ROWS rows is scanned once per part of the hashes' values (`hash % parts`): a hash repeats in
+    its part exactly when it repeats in the batch, so the repeated hashes, and the outcome, are the same."""
     if not checks:
         return {}
-    view = _ident(batch.name)
-    cols = []
-    for i, c in checks:
-        keys = ", ".join(_ident(k) for k in c.keys)
-        cols.append(f"CASE WHEN {_unexpected_sql(c.domain, c.ignored)} THEN hash({keys}) END AS u{i}")
-    # streamed into one array per check (8 bytes a row; batch.rows is the footers' count of the rows scanned
-    # here), not collected as a table and then copied
-    filled = [0] * len(checks)
-    arrays = [np.empty(batch.rows, np.uint64) for _ in checks]
-    for record_batch in con.sql(f"SELECT {', '.join(cols)} FROM {view}").to_arrow_reader(1 << 17):
-        for j, column in enumerate(record_batch.columns):
-            values = column.drop_null().to_numpy(zero_copy_only=True) if column.null_count else column.to_numpy()
-            if filled[j] + len(values) > len(arrays[j]):
-                raise ValueError(f"{batch.name}: more rows than its Parquet footers say (a file changed while read)")
-            arrays[j][filled[j]:filled[j] + len(values)] = values
-            filled[j] += len(values)
+    parts = max(1, -(-batch.rows // UNIQUE_PART_ROWS))
+    found = [[_repeated_hashes(h) for h in _key_hashes(con, batch, checks, part, parts)] for part in range(parts)]
     out = {}
     for j, (i, c) in enumerate(checks):
-        hashes = arrays[j][:filled[j]]
-        hashes.sort()
-        repeated = np.unique(hashes[1:][hashes[1:] == hashes[:-1]])
+        repeated = found[0][j] if parts == 1 else np.unique(np.concatenate([f[j] for f in found]))
         if not len(repeated):
             out[i] = (0, [])
             continue
@@ -874,6 +863,35 @@ def _evaluate_unique(con, batch: _Batch, checks: list[tuple[int, UniqueCheck]]) 
         finally:
             con.unregister(name)
     return out
+
+
+def _key_hashes(con, batch: _Batch, checks: list[tuple[int, UniqueCheck]], part: int, parts: int
+                ) -> list[np.ndarray]:
+    """Each check's 64-bit key hashes of its unexpected rows, those of one part of the hashes' values."""
+    view = _ident(batch.name)
+    cols = []
+    for i, c in checks:
+        keys = ", ".join(_ident(k) for k in c.keys)
+        in_part = f" AND hash({keys}) % {parts} = {part}" if parts > 1 else ""
+        cols.append(f"CASE WHEN {_unexpected_sql(c.domain, c.ignored)}{in_part} THEN hash({keys}) END AS u{i}")
+    # streamed into one array per check (8 bytes a row; batch.rows is the footers' count of the rows scanned
+    # here; only the pages written are resident), not collected as a table and then copied
+    filled = [0] * len(checks)
+    arrays = [np.empty(batch.rows, np.uint64) for _ in checks]
+    for record_batch in con.sql(f"SELECT {', '.join(cols)} FROM {view}").to_arrow_reader(1 << 17):
+        for j, column in enumerate(record_batch.columns):
+            values = column.drop_null().to_numpy(zero_copy_only=True) if column.null_count else column.to_numpy()
+            if filled[j] + len(values) > len(arrays[j]):
+                raise ValueError(f"{batch.name}: more rows than its Parquet footers say (a file changed while read)")
+            arrays[j][filled[j]:filled[j] + len(values)] = values
+            filled[j] += len(values)
+    return [array[:n] for array, n in zip(arrays, filled, strict=True)]
+
+
+def _repeated_hashes(hashes: np.ndarray) -> np.ndarray:
+    """The values that occur more than once in `hashes` (sorted in place), sorted."""
+    hashes.sort()
+    return np.unique(hashes[1:][hashes[1:] == hashes[:-1]])
 
 
 def _duplicates(con, batch: _Batch, c: UniqueCheck, where: str = "TRUE") -> tuple[int, list]:

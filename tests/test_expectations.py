@@ -418,6 +418,35 @@ def test_the_suites_give_the_same_outcomes_whatever_memory_they_are_held_to(base
     assert list(spill_root.iterdir()) == []
 
 
+def test_the_uniqueness_checks_in_parts_give_the_same_outcomes(base, tmp_path, monkeypatch):
+    """A batch of more than UNIQUE_PART_ROWS rows has its key hashes scanned a part of their values at a time
+    (the night's bet ids, beside the audit): every check's unexpected count and examples are those of one scan."""
+    tables = _noisy(base)
+    repeated = tables["bets"]["bet_id"][10].as_py()  # (row 0's is null: a case of its own)
+    for row in (11, 12, 14):  # a bet_id four times
+        tables["bets"] = setv(tables["bets"], "bet_id", row, repeated)
+    folder = write_dataset(tables, tmp_path / "data")
+
+    def outcomes(report):
+        return {name: [(o.success, o.result, o.error) for o in report.outcomes[name]] for name in report.outcomes}
+
+    # the oracle: these small tables read at once (_evaluate_at_once, grouped by the keys), not by their hashes
+    whole = dq.validate_inputs(folder)
+    unique = [o for o in whole.outcomes["bets"] if o.expectation.type == "expect_column_values_to_be_unique"]
+    assert unique and unique[0].result["unexpected_count"] >= 4
+    monkeypatch.setattr(dq, "_small", lambda batch: False)  # ... then as a night's bets are: their hashes scanned
+    parts = []
+    real_key_hashes = dq._key_hashes
+    monkeypatch.setattr(dq, "_key_hashes", lambda con, batch, checks, part, n: parts.append((batch.name, n))
+                        or real_key_hashes(con, batch, checks, part, n))
+    bets = whole.rows["bets"]
+    for limit, expected_parts in ((bets, 1), (bets - 1, 2), (3, -(-bets // 3))):
+        parts.clear()
+        monkeypatch.setattr(dq, "UNIQUE_PART_ROWS", limit)
+        assert outcomes(dq.validate_inputs(folder)) == outcomes(whole), limit
+        assert max(n for name, n in parts if name == "bets") == expected_parts, limit
+
+
 def test_the_suites_on_one_duckdb_thread_give_the_same_outcomes(base, tmp_path, monkeypatch):
     """Beside the audit the suites run on one DuckDB thread (pitboss.nightly.SUITES_THREADS)."""
     folder = write_dataset(_noisy(base), tmp_path / "data")
