@@ -12,6 +12,8 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pyarrow as pa
 
@@ -32,3 +34,22 @@ def release_free_memory() -> None:
     # Arrow's own allocator (mimalloc) keeps what it freed as well: after the 1M mixed pipeline 558 MB
     # resident, 325 MB once released (it then held 46 MB of live tables)
     pa.default_memory_pool().release_unused()
+
+
+@contextmanager
+def arrow_pool_that_gives_back() -> Iterator[pa.MemoryPool]:
+    """Arrow's allocations inside go to its jemalloc pool where pyarrow was built with it (its Linux and macOS
+    wheels), to its default pool elsewhere; the default is restored after. The surveillance allocates and frees
+    tables of every size a table and a detector at a time for minutes: mimalloc (the wheels' default) kept ~230 MB
+    resident while it held 75 MB of live tables, and the 1M floor's surveillance peaked at 653 MB with it, 517 MB
+    with jemalloc (bench/CHANGES.md, issue 43's attribution)."""
+    previous = pa.default_memory_pool()
+    try:
+        pool = pa.jemalloc_memory_pool()
+    except NotImplementedError:  # (pyarrow.lib.ArrowNotImplementedError: a build without jemalloc)
+        pool = previous
+    pa.set_memory_pool(pool)
+    try:
+        yield pool
+    finally:
+        pa.set_memory_pool(previous)
