@@ -38,11 +38,13 @@ def release_free_memory() -> None:
 
 @contextmanager
 def arrow_pool_that_gives_back() -> Iterator[pa.MemoryPool]:
-    """Arrow's allocations inside go to its jemalloc pool where pyarrow was built with it (its Linux and macOS
-    wheels), to its default pool elsewhere; the default is restored after. The surveillance allocates and frees
-    tables of every size a table and a detector at a time for minutes: mimalloc (the wheels' default) kept ~230 MB
-    resident while it held 75 MB of live tables, and the 1M floor's surveillance peaked at 653 MB with it, 517 MB
-    with jemalloc (bench/CHANGES.md, issue 43's attribution)."""
+    """Arrow's allocations made through pyarrow's default pool inside go to its jemalloc pool where pyarrow was built
+    with it (its Linux and macOS wheels), to the default pool elsewhere; the default is restored after. The
+    surveillance allocates and frees tables of every size a table and a detector at a time for minutes: mimalloc (the
+    wheels' default) kept ~230 MB resident while it held 75 MB of live tables. On the 1M floor the surveillance peaked
+    at 653 MB without, 601 MB with (bench/CHANGES.md, issue 43's attribution). Allocations Arrow's C++ makes in its own
+    default pool (the Parquet and IPC readers' among them) stay in mimalloc: that one is chosen when pyarrow is
+    imported (ARROW_DEFAULT_MEMORY_POOL=jemalloc in the environment: 540 MB)."""
     previous = pa.default_memory_pool()
     try:
         pool = pa.jemalloc_memory_pool()

@@ -924,7 +924,7 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
     clear_outputs(args.output)
     t0 = time.perf_counter()
     pipeline = beam.Pipeline(runner=runner, options=options)
-    with arrow_pool_that_gives_back():  # (issue 43: mimalloc kept ~130 MB more at the 1M floor's peak)
+    with arrow_pool_that_gives_back():  # (issue 43: mimalloc kept ~50 MB more at the 1M floor's peak)
         try:
             kept = spill_history(history, SpillFolder(spill_folder(args.output)))
             del history  # (the rows wait in the spill folder: the pipeline holds their handles only)
