@@ -12,6 +12,8 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pyarrow as pa
 
@@ -32,3 +34,24 @@ def release_free_memory() -> None:
     # Arrow's own allocator (mimalloc) keeps what it freed as well: after the 1M mixed pipeline 558 MB
     # resident, 325 MB once released (it then held 46 MB of live tables)
     pa.default_memory_pool().release_unused()
+
+
+@contextmanager
+def arrow_pool_that_gives_back() -> Iterator[pa.MemoryPool]:
+    """Arrow's allocations made through pyarrow's default pool inside go to its jemalloc pool where pyarrow was built
+    with it (its Linux and macOS wheels), to the default pool elsewhere; the default is restored after. The
+    surveillance allocates and frees tables of every size a table and a detector at a time for minutes: mimalloc (the
+    wheels' default) kept ~230 MB resident while it held 75 MB of live tables. On the 1M floor the surveillance peaked
+    at 653 MB without, 601 MB with (bench/CHANGES.md, issue 43's attribution). Allocations Arrow's C++ makes in its own
+    default pool (the Parquet and IPC readers' among them) stay in mimalloc: that one is chosen when pyarrow is
+    imported (ARROW_DEFAULT_MEMORY_POOL=jemalloc in the environment: 540 MB)."""
+    previous = pa.default_memory_pool()
+    try:
+        pool = pa.jemalloc_memory_pool()
+    except NotImplementedError:  # (pyarrow.lib.ArrowNotImplementedError: a build without jemalloc)
+        pool = previous
+    pa.set_memory_pool(pool)
+    try:
+        yield pool
+    finally:
+        pa.set_memory_pool(previous)

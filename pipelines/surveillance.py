@@ -51,6 +51,7 @@ from engine.surveillance.equipment import HISTORY_DAYS  # --history-days' defaul
 from engine.surveillance.tests import ALPHA, TEST_COLUMNS, SurveillanceTest, as_test_columns, benjamini_hochberg_of
 from pipelines.games import replay_outputs
 from pipelines.io import ReadTable, Spilled, SpillFolder, WriteShards, files_in, input_files, source_path
+from pipelines.memory import arrow_pool_that_gives_back
 from pipelines.progress import advanced, step
 from pipelines.transforms import SplitByTag, split_by_key
 from schemas import readers
@@ -923,17 +924,18 @@ def run(argv: list[str] | None = None, run_id: str | None = None,
     clear_outputs(args.output)
     t0 = time.perf_counter()
     pipeline = beam.Pipeline(runner=runner, options=options)
-    try:
-        kept = spill_history(history, SpillFolder(spill_folder(args.output)))
-        del history  # (the rows wait in the spill folder: the pipeline holds their handles only)
-        # each round's ruleset in force, as the audit settled it (schemas/table_rulesets.py; the audit checked it)
-        build(pipeline, files, audit, args.output, detectors, args.alpha, kept, read_ruleset_history(args.input))
-        # (only where the DoFns run in this process: other runners' workers tell no one)
-        with step(SURVEILLANCE, _tables_in(files["tables"]), "tables") if in_process else nullcontext():
-            result = pipeline.run()
-            result.wait_until_finish()
-    finally:
-        remove_spill(args.output)
+    with arrow_pool_that_gives_back():  # (issue 43: mimalloc kept ~50 MB more at the 1M floor's peak)
+        try:
+            kept = spill_history(history, SpillFolder(spill_folder(args.output)))
+            del history  # (the rows wait in the spill folder: the pipeline holds their handles only)
+            # each round's ruleset in force, as the audit settled it (schemas/table_rulesets.py: the audit checked it)
+            build(pipeline, files, audit, args.output, detectors, args.alpha, kept, read_ruleset_history(args.input))
+            # (only where the DoFns run in this process: other runners' workers tell no one)
+            with step(SURVEILLANCE, _tables_in(files["tables"]), "tables") if in_process else nullcontext():
+                result = pipeline.run()
+                result.wait_until_finish()
+        finally:
+            remove_spill(args.output)
     record.metrics = _metrics(result)
     record.metrics["pipeline_ms"] = int((time.perf_counter() - t0) * 1000)
     record.outputs = {name: [dict(path=p, **dict(zip(("sha256", "bytes"), sha256_of(p), strict=True)))
