@@ -273,7 +273,8 @@ def upgraded_copy(source: Path, copy: Path) -> bool:
     con = connect_for_write(str(copy))
     try:
         con.execute("ATTACH ? AS older (READ_ONLY)", [str(source)])
-        con.execute(f"COPY FROM DATABASE older TO {con.execute('SELECT current_database()').fetchone()[0]}")
+        into = con.execute("SELECT current_database()").fetchone()[0]  # (the file's name: quoted)
+        con.execute(f'COPY FROM DATABASE older TO "{into.replace(chr(34), chr(34) * 2)}"')
     finally:
         con.close()
     return True

@@ -334,13 +334,14 @@ def _objects(warehouse: Path) -> list[tuple]:
 def test_a_warehouse_in_an_older_storage_format_is_copied_whole_into_the_current_one(audited, tmp_path, monkeypatch):
     manifest, _ = audited
     older = _old_format_warehouse(manifest, tmp_path / "older.duckdb", monkeypatch)
-    assert upgraded_copy(older, tmp_path / "copy.duckdb")
-    assert storage_version(tmp_path / "copy.duckdb") == STORAGE_VERSION + "+"
-    assert contents(tmp_path / "copy.duckdb") == contents(older)
-    assert _objects(tmp_path / "copy.duckdb") == _objects(older)
+    copy = tmp_path / 'night-2026 "12".duckdb'  # (DuckDB names the database after the file: quoted in the copy)
+    assert upgraded_copy(older, copy)
+    assert storage_version(copy) == STORAGE_VERSION + "+"
+    assert contents(copy) == contents(older)
+    assert _objects(copy) == _objects(older)
     # one already in the current format is copied byte for byte
-    assert not upgraded_copy(tmp_path / "copy.duckdb", tmp_path / "again.duckdb")
-    assert (tmp_path / "again.duckdb").read_bytes() == (tmp_path / "copy.duckdb").read_bytes()
+    assert not upgraded_copy(copy, tmp_path / "again.duckdb")
+    assert (tmp_path / "again.duckdb").read_bytes() == copy.read_bytes()
 
 
 def test_the_next_load_of_an_older_format_warehouse_upgrades_it_and_keeps_its_nights(audited, tmp_path, monkeypatch):
