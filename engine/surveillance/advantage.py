@@ -121,7 +121,7 @@ from engine.surveillance.composition import (
     one_blas_thread,
     remaining_counts,
 )
-from engine.surveillance.detector import Detector, TableData, crc32_of
+from engine.surveillance.detector import Detector, TableData, parts_of
 from engine.surveillance.equipment import HISTORY_DAYS, Window, history_marks, look_share, window_first
 from engine.surveillance.tests import ALPHA, SurveillanceTest, as_test_columns
 
@@ -683,7 +683,7 @@ def advantage_part_of(features: pa.Table, parts: int) -> np.ndarray:
     (family, currency) is in one part), a round row (no account) in every part (-1): an account's moments are
     ranked among its shoes' eligible rounds, its tables' typical moments are their means, and its window's
     nights are the run's (`_in_window`, the round rows' nights)."""
-    part = (crc32_of(features["account_id"]) % np.uint64(max(parts, 1))).astype(np.int64)
+    part = parts_of(features["account_id"], parts)
     return np.where(_np(pc.is_valid(features["account_id"])).astype(bool), part, -1)
 
 

@@ -36,7 +36,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.findings import format_money
-from engine.surveillance.detector import Detector, TableData, crc32_of
+from engine.surveillance.detector import Detector, TableData, parts_of
 from engine.surveillance.equipment import (
     HISTORY_DAYS,
     POCKETS,
@@ -383,7 +383,7 @@ def account_tests(features: pa.Table, settings: dict[str, Any] | None = None) ->
 def account_part_of(features: pa.Table, parts: int) -> np.ndarray:
     """Each feature row's part among `parts`: a CRC-32 of its account, so an account's every dealer, table and night
     is in one part (its tests read only its own rows: each dealer's share of them and its bad rounds)."""
-    return (crc32_of(features["account_id"]) % np.uint64(max(parts, 1))).astype(np.int64)
+    return parts_of(features["account_id"], parts)
 
 
 def account_tests_by_part(parts: Iterable[pa.Table], settings: dict[str, Any]) -> Iterator[pa.Table]:

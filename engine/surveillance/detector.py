@@ -73,3 +73,8 @@ def crc32_of(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
     enc = (enc.combine_chunks() if isinstance(enc, pa.ChunkedArray) else enc).dictionary_encode()
     crc = np.array([zlib.crc32(v.encode()) for v in enc.dictionary.to_pylist()], dtype=np.uint64)
     return crc[enc.indices.to_numpy(zero_copy_only=False)] if crc.size else np.zeros(len(enc), np.uint64)
+
+
+def parts_of(column: pa.ChunkedArray | pa.Array, parts: int) -> np.ndarray:
+    """Each row's part among `parts` by its value's CRC-32 (crc32_of): a value's every row in one part."""
+    return (crc32_of(column) % np.uint64(max(parts, 1))).astype(np.int64)
