@@ -160,13 +160,13 @@ def test_a_bet_goes_to_its_round_and_a_round_id_recorded_twice_to_the_last():
     assert got.tolist() == [5, 6]
 
 
-def test_a_faulty_days_findings_are_those_of_every_bet_through_the_rules(tmp_path, monkeypatch):
-    """The flagged bets' findings made in columns once a table (bet_checks.bet_findings), put among the shoes' and
-    rounds' findings, are the findings table of the same day with every round and bet through the readable rules
-    (audit_shoe's bet_by_bet): the same rows, in the same order, on the same dates."""
+@pytest.fixture(scope="module")
+def faulty_day(tmp_path_factory):
+    """A blackjack table-day with faults (several shoes), audited as the adaptor does and with every round and
+    bet through the readable rules (audit_shoe's bet_by_bet)."""
     from functools import partial
 
-    out = tmp_path / "data"
+    out = tmp_path_factory.mktemp("bj_faulty") / "data"
     generate(GenerateConfig(out=out, tables=0, blackjack_tables=1, rounds_per_table=160, bets_per_round=12, seed=3,
                             fault_rate=0.05, quiet=True))
     t = {n: read_table(out, n, with_source=(n == "bets")) for n in ("tables", "limits", "shoes", "rounds", "bets")}
@@ -175,10 +175,31 @@ def test_a_faulty_days_findings_are_those_of_every_bet_through_the_rules(tmp_pat
     rounds = t["rounds"].filter(pc.equal(t["rounds"]["table_id"], tid))
     given = (info, t["shoes"].filter(pc.equal(t["shoes"]["table_id"], tid)), rounds,
              t["bets"].filter(pc.is_in(t["bets"]["round_id"], rounds["round_id"])))
-    fast = audit_group(*given)["findings"]
-    monkeypatch.setattr(blackjack, "audit_shoe", partial(blackjack.audit_shoe, bet_by_bet=True))
-    oracle = audit_group(*given)["findings"]
     assert given[1].num_rows > 2
+    fast = audit_group(*given)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(blackjack, "audit_shoe", partial(blackjack.audit_shoe, bet_by_bet=True))
+        oracle = audit_group(*given)
+    return fast, oracle
+
+
+def test_a_faulty_days_findings_are_those_of_every_bet_through_the_rules(faulty_day):
+    """The flagged bets' findings made in columns once a table (bet_checks.bet_findings), put among the shoes' and
+    rounds' findings, are the findings table of the same day with every round and bet through the readable rules
+    (audit_shoe's bet_by_bet): the same rows, in the same order, on the same dates."""
+    fast, oracle = (out["findings"] for out in faulty_day)
     kinds = {k for k, b in zip(fast["kind"].to_pylist(), fast["bet_id"].to_pylist(), strict=True) if b}
     assert len(kinds) >= 4, kinds  # (bets of several kinds flagged, among round findings)
+    assert fast.to_pylist() == oracle.to_pylist()
+
+
+def test_a_faulty_days_replays_are_those_of_every_round_through_the_rules(faulty_day):
+    """The rounds the kernel reports as columns (no RoundReport: audit._Played.reported, their expected cards the
+    recorded ones) beside those the readable audit reports give the replay table of the same day with every round
+    through the readable rules, row for row."""
+    fast, oracle = (out[blackjack.OUT_REPLAYS] for out in faulty_day)
+    kinds = [k for k in fast["finding_kinds"].to_pylist()]
+    assert 0 < sum(map(bool, kinds)) < len(kinds)  # (rounds of both kinds, in every shoe's order)
+    assert any(fast["cut_card_round"].to_pylist())
+    assert fast.schema == oracle.schema
     assert fast.to_pylist() == oracle.to_pylist()

@@ -26,6 +26,7 @@ from engine.games.blackjack.audit import (
     ShoeFacts,
     audit_shoe,
     played_lines,
+    played_reports,
 )
 from engine.games.blackjack.bet_checks import FlaggedBets, bet_findings
 from engine.games.blackjack.kernel import LETTERS, NO_SEAT, OTHER
@@ -94,7 +95,7 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     columns = _round_columns(rounds.take(pa.array(dealt, pa.int64())))
     records = _record_table(rounds)  # (the rounds the readable audit reads, taken from it)
     start = 0
-    played = []  # the kernel's replays of the shoes explained at once (the rounds without their own lines)
+    played = []  # the kernel's replays of the shoes reported and explained at once (the rounds without a report)
     flagged: list[FlaggedBets] = []  # the shoes' bets checked at once (bet_checks.bet_findings)
     # each bet's round among the table's rounds as dealt, at once where the table's round ids are distinct (else
     # shoe by shoe, among the shoe's rounds)
@@ -141,8 +142,9 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
         flagged.append(result.flagged)
         gathered.shoe(shoe, order, round_rows, mine, audited[round_index], result, result.on_bet, result.flagged.bet)
     said = played_lines(played).joined(np.concatenate([np.zeros(0, np.int64), *bases]))
+    quiet = played_reports(played)
     return gathered.tables(table.table_id, OUT_REPLAYS, REPLAYS.schema, plain, bets,
-                           lambda *replayed: _replay_columns(*replayed, said),
+                           lambda *replayed: _replay_columns(*replayed, said, quiet),
                            lambda texts: bet_findings(table.rules, table.facts, FlaggedBets.joined(flagged), texts))
 
 
@@ -331,10 +333,10 @@ def _round_index(ids: pa.Array, index: np.ndarray, round_ids: pa.ChunkedArray, m
     return index[len(ids) - 1 - pc.fill_null(last, 0).to_numpy(zero_copy_only=False).astype(np.int64)]
 
 
-def _explanations(reports: list[RoundReport], said: tuple[np.ndarray, pa.Array]) -> pa.Array:
+def _explanations(reports: list[RoundReport | None], said: tuple[np.ndarray, pa.Array]) -> pa.Array:
     """Each report's explanation: its own, else (a round the kernel replayed) its lines among `said` (each line's
     report and the line)."""
-    own = [(k, line) for k, rep in enumerate(reports) if rep.explanation is not None for line in rep.explanation]
+    own = [(k, line) for k, rep in enumerate(reports) if rep is not None for line in rep.explanation]
     at = np.concatenate([np.array([k for k, _ in own], np.int64), said[0]])
     order = np.argsort(at, kind="stable")
     text = pa.concat_arrays([pa.array([line for _, line in own], pa.string()), said[1]]).take(pa.array(order))
@@ -343,34 +345,56 @@ def _explanations(reports: list[RoundReport], said: tuple[np.ndarray, pa.Array])
 
 
 def _replay_columns(table_id: str, rounds: pa.Table, rows: np.ndarray, shoe_ids: list[str],
-                    reports: list[RoundReport], said: tuple[np.ndarray, pa.Array]) -> dict[str, pa.Array]:
+                    reports: list[RoundReport | None], said: tuple[np.ndarray, pa.Array],
+                    quiet: tuple[np.ndarray, ...]) -> dict[str, pa.Array]:
     """The blackjack_round_replays columns of the replayed rounds (`rows` of `rounds`, each's shoe and report;
-    `said`: the lines of the reports without their own explanation, each's report and the line)."""
+    `said`: the lines of the reports without their own explanation, each's report and the line; `quiet`: the
+    rounds without a report, in their order, as the kernel reports them, audit._Played.reported: how many rounds
+    came before each in its shoe, its position, dealer total and cut card; its expected cards the recorded ones)."""
     at = pa.array(rows, pa.int64())
     schema = REPLAYS.schema
+    own = [k for k, rep in enumerate(reports) if rep is not None]
+    mine = [reports[k] for k in own]
+    # each round's row among the quiet rounds' values followed by the reports'
+    place = np.zeros(len(reports), np.int64)
+    is_own = np.zeros(len(reports), bool)
+    is_own[own] = True
+    place[~is_own] = np.arange(len(reports) - len(own))
+    place[is_own] = len(reports) - len(own) + np.arange(len(own))
+    place_at = pa.array(place)
 
-    def recorded(column: str, name: str) -> pa.Array:
-        return rounds[column].take(at).combine_chunks().cast(schema.field(name).type)
+    def recorded(column: str, name: str, where=at) -> pa.Array:
+        return rounds[column].take(where).combine_chunks().cast(schema.field(name).type)
 
-    def reported(name: str, values: list) -> pa.Array:
-        return pa.array(values, schema.field(name).type)
+    quiet_at = pa.array(rows[~is_own], pa.int64())
+
+    def reported(name: str, quiet_values, values: list) -> pa.Array:
+        kind = schema.field(name).type
+        return pa.concat_arrays([quiet_values if isinstance(quiet_values, pa.Array) else pa.array(quiet_values, kind),
+                                 pa.array(values, kind)]).take(place_at)
+
+    before, position, dealer_total, cut = quiet
+    none = pa.ListArray.from_arrays(pa.array(np.zeros(len(before) + 1, np.int32)), pa.array([], pa.string()))
 
     return {
         "table_id": pa.array([table_id] * len(rows), pa.string()), "shoe_id": pa.array(shoe_ids, pa.string()),
         "round_id": recorded("round_id", "round_id"), "round_no": recorded("round_no", "round_no"),
         "status": recorded("status", "status"),
-        "shoe_position": reported("shoe_position", [rep.shoe_position for rep in reports]),
-        "rounds_before": reported("rounds_before", [rep.rounds_before for rep in reports]),
+        "shoe_position": reported("shoe_position", position, [rep.shoe_position for rep in mine]),
+        "rounds_before": reported("rounds_before", before, [rep.rounds_before for rep in mine]),
         "boxes": recorded("boxes", "boxes"), "box_actions": recorded("box_actions", "box_actions"),
-        "expected_box_cards": reported("expected_box_cards", [rep.expected_box_cards for rep in reports]),
+        "expected_box_cards": reported("expected_box_cards", recorded("box_cards", "expected_box_cards", quiet_at),
+                                       [rep.expected_box_cards for rep in mine]),
         "recorded_box_cards": recorded("box_cards", "recorded_box_cards"),
-        "expected_dealer_cards": reported("expected_dealer_cards", [rep.expected_dealer_cards for rep in reports]),
+        "expected_dealer_cards": reported("expected_dealer_cards",
+                                          recorded("dealer_cards", "expected_dealer_cards", quiet_at),
+                                          [rep.expected_dealer_cards for rep in mine]),
         "recorded_dealer_cards": recorded("dealer_cards", "recorded_dealer_cards"),
-        "recorded_dealer_total": reported("recorded_dealer_total", [rep.dealer_total for rep in reports]),
-        "cut_card_round": reported("cut_card_round", [rep.cut_card_round for rep in reports]),
-        "after_cut": reported("after_cut", [rep.after_cut for rep in reports]),
+        "recorded_dealer_total": reported("recorded_dealer_total", dealer_total, [rep.dealer_total for rep in mine]),
+        "cut_card_round": reported("cut_card_round", cut, [rep.cut_card_round for rep in mine]),
+        "after_cut": reported("after_cut", np.zeros(len(before), bool), [rep.after_cut for rep in mine]),
         "explanation": _explanations(reports, said).cast(schema.field("explanation").type),
-        "finding_kinds": reported("finding_kinds", [list(rep.finding_kinds) for rep in reports]),
+        "finding_kinds": reported("finding_kinds", none, [list(rep.finding_kinds) for rep in mine]),
     }
 
 

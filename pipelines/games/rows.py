@@ -243,7 +243,8 @@ class Gathered:
         tables() is given as columns."""
         dates = [self.days[i] for i in order]
         shoe_no, self.shoes = self.shoes, self.shoes + 1
-        self.replay_rows += [order[rep.round_index] for rep in result.rounds]
+        # (a report None: a round its game reports as columns, at its own index)
+        self.replay_rows += [order[k if rep is None else rep.round_index] for k, rep in enumerate(result.rounds)]
         self.replay_shoes += [shoe["shoe_id"]] * len(result.rounds)
         self.reports += result.rounds
         if len(mine):

@@ -95,18 +95,18 @@ class RoundReport:
     dealer_total: int | None  # of the recorded dealer cards
     cut_card_round: bool
     after_cut: bool
-    explanation: tuple[str, ...] | None  # None: a round the kernel replayed, its lines by played_lines
+    explanation: tuple[str, ...]
     finding_kinds: tuple[str, ...]
     unsettled_reason: str | None  # the round cannot be settled: its bets go to quarantine
 
 
 @dataclass
 class ShoeAudit:
-    rounds: list[RoundReport]
+    rounds: list[RoundReport | None]  # None: a round the kernel replayed (`played` reports it), only unexplained
     expected: list[int | None]  # per bet; None: the bet's round cannot be settled (`unsettled` says why)
     unsettled: list[str | None]
     findings: list[Finding] = field(default_factory=list)
-    played: _Played | None = None  # the kernel's replay: played_lines explains the rounds whose report's is None
+    played: _Played | None = None  # the kernel's replay: reports (reported) and explains (played_lines) the rounds None
     # the bets whose findings bet_checks.bet_findings gives (not among `findings` until audit_shoe adds them), and
     # each of `findings`' bet (-1: the shoe's or a round's finding)
     flagged: FlaggedBets = field(default_factory=lambda: FlaggedBets.joined([]), compare=False)
@@ -359,7 +359,8 @@ class _Played:
                                                can_double=bool(d_double[d]), can_split=bool(d_split[d]))
                 self.plain[r] = want == LETTERS[d_action[d]]
 
-    def report(self, i: int) -> RoundReport:
+    def report(self, i: int, explanation: tuple[str, ...]) -> RoundReport:
+        """Round i's report (a plain round: nothing found, every card as recorded and as the shoe deals it)."""
         if self.names is None:  # the recorded cards as texts, once (a plain round's are all card codes)
             self.names = (_CARD_TEXTS[np.maximum(self.rounds.card, 0)].tolist(),
                           _CARD_TEXTS[np.maximum(self.dealer, 0)].tolist(), self.card_at.tolist())
@@ -368,7 +369,15 @@ class _Played:
         dealer = tuple(dealer[self.dealer_at[i]:self.dealer_at[i + 1]])
         return RoundReport(i, int(self.position[i]), i, box_cards, dealer,
                            int(self.dealer_prefix[0][self.dealer_at[i + 1] - 1]), bool(self.cut_round[i]), False,
-                           None, (), None)
+                           explanation, (), None)
+
+    def reported(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """What report() says of each plain round, as columns (its expected cards are its recorded ones): the
+        rounds (their index, also how many rounds came before), their shoe position, the recorded dealer total and
+        whether the cut card came out in it."""
+        plain = np.flatnonzero(self.plain)
+        return (plain, self.position[plain], self.dealer_prefix[0][self.dealer_at[plain + 1] - 1],
+                self.cut_round[plain])
 
     def learn(self, i: int, r: RecordedRound, play: RoundPlay | None, report: RoundReport) -> None:
         """Round i, not plain, as the readable audit replayed it: a cancelled round (every bet refunded) or a
@@ -448,6 +457,13 @@ class _Played:
             self.replays[i] = replay_round(self.rules, dealing_sequence(r.dealer_cards, r.box_cards), boxes,
                                            dealer_as_recorded=True)
         return self.replays[i]
+
+
+def played_reports(shoes: Sequence[_Played]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """_Played.reported of the shoes' replays, one shoe's plain rounds after another's."""
+    each = [p.reported() for p in shoes]
+    empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.bool_))
+    return tuple(np.concatenate([none, *(columns[k] for columns in each)]) for k, none in enumerate(empty))
 
 
 def played_lines(shoes: Sequence[_Played]) -> ShoeLines:
@@ -569,7 +585,7 @@ class _ShoeAuditor:
         cut_seen, reports, plays = False, [], []
         for i in range(len(self.rounds)):
             if played.plain[i]:  # the kernel's replay found the round as recorded and nothing to flag in it
-                report, play, used = played.report(i), None, int(played.used[i])
+                report, play, used = None, None, int(played.used[i])
             else:
                 r = self.recorded[i]
                 report, play, used = self.round(i, r, position, cut_seen)
@@ -733,7 +749,7 @@ class _ShoeAuditor:
         if not n:
             return expected, unsettled, FlaggedBets.joined([]), [-1] * len(self.findings)
         k, cancelled = bets.round_index, rounds.cancelled
-        reasons = [None if cancelled[i] else rep.unsettled_reason for i, rep in enumerate(reports)]
+        reasons = [None if cancelled[i] or rep is None else rep.unsettled_reason for i, rep in enumerate(reports)]
         settled = np.array([reason is None for reason in reasons], bool)[k]
         held = np.zeros(len(rounds), np.bool_)
         held[list(self.held_mains)] = True
@@ -852,8 +868,9 @@ def audit_shoe(rules: BlackjackRules, chart: BasicStrategyChart, table: TableFac
     quarantine as they were read (round_index likewise): never settled, but a MAIN bet among them plays its box
     for its account (a PAIR beside it is not without a main bet, a bet behind by its account is by a seated
     account, an insurance's share counts its stake where it is known). `explained` False: the rounds the kernel
-    replayed have no explanation in their reports (None): the audit keeps the kernel's replay (`played`), whose
-    lines an adaptor writes for many shoes at once (played_lines, lines.ShoeLines.joined)."""
+    replayed have no report (None): the audit keeps the kernel's replay (`played`), which reports them as columns
+    (_Played.reported) and whose lines an adaptor writes for many shoes at once (played_lines,
+    lines.ShoeLines.joined)."""
     rounds = rounds if isinstance(rounds, ShoeRounds) else ShoeRounds.of(rounds)
     bets = bets if isinstance(bets, ShoeBets) else ShoeBets.of(bets)
     audit = _ShoeAuditor(rules, chart, table, shoe, rounds, bets, bet_by_bet, quarantined).run()
@@ -861,7 +878,7 @@ def audit_shoe(rules: BlackjackRules, chart: BasicStrategyChart, table: TableFac
         return audit
     said = played_lines([audit.played]).explanations()
     findings, on_bet = _with_bet_findings(rules, table, shoe, rounds, bets, audit)
-    return replace(audit, rounds=[rep if rep.explanation is not None else replace(rep, explanation=said[i])
+    return replace(audit, rounds=[rep if rep is not None else audit.played.report(i, said[i])
                                   for i, rep in enumerate(audit.rounds)], played=None,
                    findings=findings, on_bet=on_bet, flagged=FlaggedBets.joined([]))
 
