@@ -40,7 +40,7 @@ from engine.betting import (
     Wording,
     bet_named,
     unsettled_reason,
-    us_text,
+    us_texts,
 )
 from engine.findings import Finding
 
@@ -396,14 +396,21 @@ def _bet_findings(checks: BetChecks, rounds: RoundColumns, bets: BetColumns, i: 
     `credit` what each is owed, `over` its account's round total above the table maximum or 0, `verdict_of`
     its verdict's number in `known`, `limits` _limit_columns'): a refused bet's own (BET_TYPE_NOT_OFFERED,
     SELECTION_INVALID), then BetChecks.check's (paid against owed, the limits of its type, the window, the
-    account's round total), bet by bet, in engine.betting's words (BET_WORDS) joined column by column (each
-    amount, instant and round number put in words once per distinct value)."""
+    account's round total), bet by bet, in engine.betting's words (BET_WORDS) joined column by column (the
+    amounts written by a kernel and the instants by numpy, each column at once; the round numbers once a round)."""
     money = checks.money
+
+    def amounts(values: np.ndarray) -> pa.Array:
+        return betting_lines.amount_texts(values, checks.table.currency)
+
+    def instants(values: np.ndarray) -> pa.Array:
+        return pa.array(us_texts(values), pa.string())
+
     ids = bets.bet_id.take(pa.array(i, pa.int64()))
     bet_type, stake, paid, placed = bets.bet_type[i], bets.stake[i], bets.paid[i], bets.placed_at[i]
     closed = rounds.betting_closed_at[r]
     what = _filled(BET_WHAT, {"bet_id": ids, "named": _names(bets, bet_type, bets.selection[i]),
-                              "stake": _texts(stake, money)})
+                              "stake": amounts(stake)})
     round_no = pa.array([str(no) for no in rounds.round_no], pa.string()).take(pa.array(r, pa.int64()))
     found: list[tuple[int, np.ndarray, list[pa.Array | str]]] = []  # (slot, which bets, kind expected recorded message)
 
@@ -420,8 +427,8 @@ def _bet_findings(checks: BetChecks, rounds: RoundColumns, bets: BetColumns, i: 
     for kind, w in (("OVERPAID", np.flatnonzero(delta > 0)), ("UNDERPAID", np.flatnonzero(delta < 0))):
         if len(w):
             found.append((_PAID, w, [kind, *_filled_wording(
-                BET_WORDS[kind], what=of(w, what), round=of(w, round_no), owed=_texts(credit[w], money),
-                paid=_texts(paid[w], money), delta=_texts(np.abs(delta[w]), money))]))
+                BET_WORDS[kind], what=of(w, what), round=of(w, round_no), owed=amounts(credit[w]),
+                paid=amounts(paid[w]), delta=amounts(np.abs(delta[w])))]))
     limited, low, high = (column[bet_type] for column in limits)
     below = limited & (stake < low)
     type_name = pa.array(bets.bet_types, pa.string())
@@ -430,18 +437,18 @@ def _bet_findings(checks: BetChecks, rounds: RoundColumns, bets: BetColumns, i: 
         if len(w):
             found.append((_LIMIT, w, [kind, *_filled_wording(
                 BET_WORDS[kind], what=of(w, what), bet_type=type_name.take(pa.array(bet_type[w], pa.int64())),
-                stake=_texts(stake[w], money), limit=_texts(bound[w], money))]))
+                stake=amounts(stake[w]), limit=amounts(bound[w]))]))
     w = np.flatnonzero(placed > closed)
     if len(w):
         found.append((_LATE, w, ["LATE_BET", *_filled_wording(
-            BET_WORDS["LATE_BET"], what=of(w, what), round=of(w, round_no), closed=_texts(closed[w], us_text),
-            placed=_texts(placed[w], us_text))]))
+            BET_WORDS["LATE_BET"], what=of(w, what), round=of(w, round_no), closed=instants(closed[w]),
+            placed=instants(placed[w]))]))
     w = np.flatnonzero(over > 0)
     if len(w):
         account = pa.array(bets.accounts, pa.string()).take(pa.array(bets.account[i][w], pa.int64()))
         found.append((_TOTAL, w, ["ROUND_STAKE_ABOVE_TABLE_MAX", *_filled_wording(
             BET_WORDS["ROUND_STAKE_ABOVE_TABLE_MAX"], what=of(w, what), account=account, round=of(w, round_no),
-            total=_texts(over[w], money), cap=money(checks.table.table_max))]))
+            total=amounts(over[w]), cap=money(checks.table.table_max))]))
 
     if not found:
         return _BetFindings(FINDING_COLUMNS.empty_table(), np.zeros(0, np.intp))
