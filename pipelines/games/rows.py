@@ -178,6 +178,10 @@ def _rows(indexes: np.ndarray) -> pa.Array:
     """Row numbers for a take; a negative one takes a null."""
     return pa.array(indexes, pa.int64(), mask=indexes < 0 if (indexes < 0).any() else None)
 
+# the bets' columns a settlement carries (only these taken and decoded: not a game's selection, seat, _shoe_id...)
+_SETTLED_BET_COLUMNS = ("round_id", "bet_id", "account_id", "placed_at", "bet_type", "mode", "currency", "stake",
+                        "paid", "_source_file", "_source_row", "added_stake")
+
 def settlements_table(table_id: str, bets: pa.Table, take: np.ndarray, expected: pa.Array, rounds: pa.Table,
                       round_rows: np.ndarray, dates: pa.Array) -> pa.Table:
     """The settled bets `take` (indexes into `bets`), each with its expected credit and its round's row in
@@ -186,7 +190,7 @@ def settlements_table(table_id: str, bets: pa.Table, take: np.ndarray, expected:
     dictionary-encoded column of `bets` is decoded after the take (only the settled bets' values copied)."""
     if not len(take):
         return SETTLEMENTS.empty_table()
-    b = plain_table(taken(bets, take))
+    b = plain_table(taken(bets.select([c for c in _SETTLED_BET_COLUMNS if c in bets.column_names]), take))
     r = pa.array(round_rows, pa.int64())
     added = (b["added_stake"].cast(pa.int64()) if "added_stake" in b.column_names
              else pa.nulls(len(take), pa.int64()))
@@ -202,8 +206,8 @@ def quarantine_of(bets: pa.Table, take: np.ndarray, reasons: list[str], dates: p
     """The bets `take` (indexes into `bets`) that cannot be settled, each with its reason and business date."""
     if not len(take):
         return QUARANTINE.empty_table()
-    rows = plain_table(bets.take(pa.array(take, pa.int64())))
-    rows = rows.drop_columns([c for c in ("_shoe_id",) if c in rows.column_names])
+    # (dictionary-encoded columns as they are: their records' texts are made a distinct value at a time)
+    rows = bets.drop_columns([c for c in ("_shoe_id",) if c in bets.column_names]).take(pa.array(take, pa.int64()))
     return quarantine_table(rows, "bets", pa.array(reasons, pa.string()), dates, "bet_id")
 
 @dataclass
