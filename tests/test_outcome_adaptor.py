@@ -245,3 +245,17 @@ def test_bets_placed_dictionary_encoded_with_their_shoe_are_audited_as_the_same_
     owed = {s["bet_id"]: (s["shoe_id"], s["account_id"], s["expected"]) for s in read["settlements"].to_pylist()}
     assert owed == {"b1": ("S2", "A", 36_000), "b2": ("S1", "B", 36_000), "b3": ("S1", "A", 36_000),
                     "b4": ("S2", "B", 0)}
+
+
+def test_a_bet_s_round_index_is_the_same_whether_its_round_ids_are_plain_or_dictionary_encoded():
+    from pipelines.games.outcomes import _round_index
+
+    session = ["R1", "R2", "R1", "R3"]  # R1 repeated: its last place, 2
+    ids = ["R3", "R9", "R1", "R2", "R1", None]  # R9: not the session's; a null: no round
+    # the dictionary in another order than the session, with a value no bet uses (R7)
+    encoded = pa.DictionaryArray.from_arrays(pa.array([0, 1, 2, 4, 2, None], pa.int32()),
+                                             pa.array(["R3", "R9", "R1", "R7", "R2"]))
+    expected = [3, -1, 2, 1, 2, -1]
+    assert _round_index(session, pa.array(ids, pa.string())).tolist() == expected
+    assert _round_index(session, encoded).tolist() == expected
+    assert _round_index([], encoded).tolist() == [-1] * 6

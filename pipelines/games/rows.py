@@ -122,10 +122,10 @@ def python_columns(table: pa.Table, columns: Sequence[str]) -> dict[str, list]:
 
 def bets_by_shoe(rounds: pa.Table, round_ids: pa.Array | pa.ChunkedArray,
                  shoe_ids: pa.Array | pa.ChunkedArray) -> dict[str | None, np.ndarray]:
-    """shoe_id -> the indexes of its bets, ascending (`round_ids` and `shoe_ids`: the bets' round_id, plain, and
-    _shoe_id columns). A round id repeated across shoes: the bet's _shoe_id says which (else the smallest shoe
-    id of the round id). Column by column: no Python per bet; where every bet carries its shoe (the pipeline's
-    placed bets, dictionary-encoded), no lookup of its round at all."""
+    """shoe_id -> the indexes of its bets, ascending (`round_ids` and `shoe_ids`: the bets' round_id, plain or
+    dictionary-encoded, and _shoe_id columns). A round id repeated across shoes: the bet's _shoe_id says which
+    (else the smallest shoe id of the round id). Column by column: no Python per bet; where every bet carries its
+    shoe (the pipeline's placed bets, dictionary-encoded), no lookup of its round at all."""
     n = len(round_ids)
     if n == 0:
         return {}
@@ -133,7 +133,7 @@ def bets_by_shoe(rounds: pa.Table, round_ids: pa.Array | pa.ChunkedArray,
     if None in names or "" in names:  # (a bet's own _shoe_id counts unless null or empty: `shoe_id or ...`)
         smallest = pa.table({"round_id": rounds["round_id"], "shoe_id": rounds["shoe_id"]}).group_by(
             "round_id").aggregate([("shoe_id", "min")])
-        of_round = smallest["shoe_id_min"].take(pc.index_in(round_ids, smallest["round_id"]))
+        of_round = smallest["shoe_id_min"].take(pc.index_in(plain(round_ids), smallest["round_id"]))
         shoe_ids = pc.cast(shoe_ids, pa.string())
         codes, names = coded(pc.if_else(pc.fill_null(pc.not_equal(shoe_ids, ""), False), shoe_ids, of_round))
     order = np.argsort(codes, kind="stable")
