@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from engine import kernels
 from engine.betting_columns import BetColumns, ColumnAudit, RoundColumns, Verdicts, distinct, finding_columns
 from engine.findings import Finding
 from pipelines.convert import dated_findings, round_dated
@@ -317,10 +318,23 @@ def _bets_on_replays(table: OutcomeTable, replay_rows: np.ndarray, bets: _TableB
         covered.append(sorted(numbers) if numbers is not None else None)
     bet_fields = pa.StructArray.from_arrays(
         [ids, pa.array(bets.bet_types, pa.string()).take(pa.array(bets.bet_type[take])),
-         pa.array(bets.selections, pa.string()).take(pa.array(bets.selection[take])),
-         pa.array(covered, pa.list_(pa.int8())).take(pa.array(pair_of))],
+         pa.array(bets.selections, pa.string()).take(pa.array(bets.selection[take])), _lists_of(covered, pair_of)],
         fields=list(table.spec.replay_schema.field("bets").type.value_type))
     return pa.ListArray.from_arrays(pa.array(offsets), bet_fields)
+
+
+def _lists_of(lists: list[list[int] | None], of: np.ndarray) -> pa.Array:
+    """lists[of[i]] for every i as a list<int8> array (None: a null): the lists' numbers copied by a kernel, not a
+    take of Arrow lists (as Python, `pitboss replay`'s one session: that take)."""
+    if kernels.running_as_python():
+        return pa.array(lists, pa.list_(pa.int8())).take(pa.array(of, pa.int64()))
+    lengths = np.array([len(numbers) if numbers is not None else 0 for numbers in lists], np.int64)
+    at = np.concatenate([[0], np.cumsum(lengths)])
+    flat = np.array([n for numbers in lists if numbers is not None for n in numbers], np.int8)
+    offsets, values = kernels.spread_lists(at, flat, np.asarray(of, np.int64))
+    null = np.array([numbers is None for numbers in lists], bool)[of]
+    return pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), pa.array(values, pa.int8()),
+                                    mask=pa.array(null) if null.any() else None)
 
 
 def _by_round_and_id(on: np.ndarray, ids: pa.Array) -> np.ndarray | None:
