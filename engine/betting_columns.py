@@ -209,8 +209,13 @@ def over_table_max_columns(round_index: np.ndarray, account: np.ndarray, placed_
                            table_max: int) -> np.ndarray:
     """over_table_max over columns: each bet's account total on its round with it, in the order placed (ties in
     record order), where that total is above table_max; 0 elsewhere."""
-    rounds, round_of = distinct(round_index)  # (any round_index: -1, one beyond the group's rounds)
-    return kernels.account_round_totals(round_of.astype(np.int64), len(rounds), account, placed_at, stake, table_max,
+    n = len(round_index)
+    if n and round_index.min() >= 0 and round_index.max() < 4 * n + 1024:  # numbered already (a group's rounds)
+        round_of, rounds = np.asarray(round_index, np.int64), int(round_index.max()) + 1
+    else:  # (any round_index: -1, far beyond the group's rounds)
+        numbers, round_of = distinct(round_index)
+        round_of, rounds = round_of.astype(np.int64), len(numbers)
+    return kernels.account_round_totals(round_of, rounds, account, placed_at, stake, table_max,
                                         int(account.max()) + 1 if len(account) else 0)
 
 
@@ -259,11 +264,12 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
     bet_type, selection = bets.bet_type[rows], bets.selection[rows]
     width = len(bets.selections)
     pair = bet_type * width + selection
-    keys, verdict_of = distinct(pair * (len(outcomes) + 1) + outcome_of[at[rows]] + 1)
+    keys, key_of = distinct(pair * (len(outcomes) + 1) + outcome_of[at[rows]] + 1)
     pair_key, outcome = np.divmod(keys, len(outcomes) + 1)
     known = Verdicts() if known is None else known
     verdict_of = known.numbers(game.unit, bets.bet_types, bets.selections, list(outcomes), *np.divmod(pair_key, width),
-                               outcome)[verdict_of]
+                               outcome)[key_of]
+    pairs, pair_of_key = distinct(pair_key)  # (the bets' distinct pairs, in the order they first appear)
 
     # the credits and the checks in one pass (BetChecks.check's boundaries: limits inclusive, a bet at the
     # close on time); only the bets it flags are put in words
@@ -282,7 +288,7 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
         kinds.setdefault(r, []).append(kind)
 
     explanation, explanation_at = betting_lines.explanation(
-        heads, bets.bet_id, rows, at[rows], *_named(bets, bet_type, selection), stake, credit, paid,
+        heads, bets.bet_id, rows, at[rows], _named(bets, pairs), pair_of_key[key_of], stake, credit, paid,
         known.column("why"), verdict_of, table.currency)
     finding_kinds = [()] * m
     for r, said in kinds.items():
@@ -323,18 +329,18 @@ def _texts(values: np.ndarray, text: Callable[[int], str]) -> pa.Array:
     return pa.array([text(v) for v in values_of.tolist()], pa.string()).take(value_of)
 
 
-def _named(bets: BetColumns, bet_type: np.ndarray, selection: np.ndarray) -> tuple[list[str], np.ndarray]:
-    """bet_named of each distinct (type, selection) among the bets' (as BET_WHAT names them), and each bet's."""
+def _named(bets: BetColumns, pairs: np.ndarray) -> list[str]:
+    """bet_named of each (type, selection) pair, bet_type code * len(selections) + selection code (as BET_WHAT
+    names them)."""
     width = len(bets.selections)
-    pairs, pair_of = distinct(bet_type * width + selection)
     return [bet_named(bets.bet_types[code], bets.selections[chosen])
-            for code, chosen in (divmod(pair, width) for pair in pairs.tolist())], pair_of
+            for code, chosen in (divmod(pair, width) for pair in pairs.tolist())]
 
 
 def _names(bets: BetColumns, bet_type: np.ndarray, selection: np.ndarray) -> pa.Array:
     """bet_named of each bet: its type and selection, as BET_WHAT names them."""
-    named, pair_of = _named(bets, bet_type, selection)
-    return pa.array(named, pa.string()).take(pa.array(pair_of))
+    pairs, pair_of = distinct(bet_type * len(bets.selections) + selection)
+    return pa.array(_named(bets, pairs), pa.string()).take(pa.array(pair_of))
 
 
 def _filled(template: str, parts: Mapping[str, pa.Array | str]) -> pa.Array | str:
