@@ -40,7 +40,7 @@ from engine.betting import (
     Wording,
     bet_named,
     unsettled_reason,
-    us_text,
+    us_texts,
 )
 from engine.findings import Finding
 
@@ -209,8 +209,13 @@ def over_table_max_columns(round_index: np.ndarray, account: np.ndarray, placed_
                            table_max: int) -> np.ndarray:
     """over_table_max over columns: each bet's account total on its round with it, in the order placed (ties in
     record order), where that total is above table_max; 0 elsewhere."""
-    rounds, round_of = distinct(round_index)  # (any round_index: -1, one beyond the group's rounds)
-    return kernels.account_round_totals(round_of.astype(np.int64), len(rounds), account, placed_at, stake, table_max,
+    n = len(round_index)
+    if n and round_index.min() >= 0 and round_index.max() < 4 * n + 1024:  # numbered already (a group's rounds)
+        round_of, rounds = np.asarray(round_index, np.int64), int(round_index.max()) + 1
+    else:  # (any round_index: -1, far beyond the group's rounds)
+        numbers, round_of = distinct(round_index)
+        round_of, rounds = round_of.astype(np.int64), len(numbers)
+    return kernels.account_round_totals(round_of, rounds, account, placed_at, stake, table_max,
                                         int(account.max()) + 1 if len(account) else 0)
 
 
@@ -259,11 +264,12 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
     bet_type, selection = bets.bet_type[rows], bets.selection[rows]
     width = len(bets.selections)
     pair = bet_type * width + selection
-    keys, verdict_of = distinct(pair * (len(outcomes) + 1) + outcome_of[at[rows]] + 1)
+    keys, key_of = distinct(pair * (len(outcomes) + 1) + outcome_of[at[rows]] + 1)
     pair_key, outcome = np.divmod(keys, len(outcomes) + 1)
     known = Verdicts() if known is None else known
     verdict_of = known.numbers(game.unit, bets.bet_types, bets.selections, list(outcomes), *np.divmod(pair_key, width),
-                               outcome)[verdict_of]
+                               outcome)[key_of]
+    pairs, pair_of_key = distinct(pair_key)  # (the bets' distinct pairs, in the order they first appear)
 
     # the credits and the checks in one pass (BetChecks.check's boundaries: limits inclusive, a bet at the
     # close on time); only the bets it flags are put in words
@@ -282,7 +288,7 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
         kinds.setdefault(r, []).append(kind)
 
     explanation, explanation_at = betting_lines.explanation(
-        heads, bets.bet_id, rows, at[rows], *_named(bets, bet_type, selection), stake, credit, paid,
+        heads, bets.bet_id, rows, at[rows], _named(bets, pairs), pair_of_key[key_of], stake, credit, paid,
         known.column("why"), verdict_of, table.currency)
     finding_kinds = [()] * m
     for r, said in kinds.items():
@@ -323,18 +329,18 @@ def _texts(values: np.ndarray, text: Callable[[int], str]) -> pa.Array:
     return pa.array([text(v) for v in values_of.tolist()], pa.string()).take(value_of)
 
 
-def _named(bets: BetColumns, bet_type: np.ndarray, selection: np.ndarray) -> tuple[list[str], np.ndarray]:
-    """bet_named of each distinct (type, selection) among the bets' (as BET_WHAT names them), and each bet's."""
+def _named(bets: BetColumns, pairs: np.ndarray) -> list[str]:
+    """bet_named of each (type, selection) pair, bet_type code * len(selections) + selection code (as BET_WHAT
+    names them)."""
     width = len(bets.selections)
-    pairs, pair_of = distinct(bet_type * width + selection)
     return [bet_named(bets.bet_types[code], bets.selections[chosen])
-            for code, chosen in (divmod(pair, width) for pair in pairs.tolist())], pair_of
+            for code, chosen in (divmod(pair, width) for pair in pairs.tolist())]
 
 
 def _names(bets: BetColumns, bet_type: np.ndarray, selection: np.ndarray) -> pa.Array:
     """bet_named of each bet: its type and selection, as BET_WHAT names them."""
-    named, pair_of = _named(bets, bet_type, selection)
-    return pa.array(named, pa.string()).take(pa.array(pair_of))
+    pairs, pair_of = distinct(bet_type * len(bets.selections) + selection)
+    return pa.array(_named(bets, pairs), pa.string()).take(pa.array(pair_of))
 
 
 def _filled(template: str, parts: Mapping[str, pa.Array | str]) -> pa.Array | str:
@@ -396,14 +402,21 @@ def _bet_findings(checks: BetChecks, rounds: RoundColumns, bets: BetColumns, i: 
     `credit` what each is owed, `over` its account's round total above the table maximum or 0, `verdict_of`
     its verdict's number in `known`, `limits` _limit_columns'): a refused bet's own (BET_TYPE_NOT_OFFERED,
     SELECTION_INVALID), then BetChecks.check's (paid against owed, the limits of its type, the window, the
-    account's round total), bet by bet, in engine.betting's words (BET_WORDS) joined column by column (each
-    amount, instant and round number put in words once per distinct value)."""
+    account's round total), bet by bet, in engine.betting's words (BET_WORDS) joined column by column (the
+    amounts written by a kernel and the instants by numpy, each column at once; the round numbers once a round)."""
     money = checks.money
+
+    def amounts(values: np.ndarray) -> pa.Array:
+        return betting_lines.amount_texts(values, checks.table.currency)
+
+    def instants(values: np.ndarray) -> pa.Array:
+        return pa.array(us_texts(values), pa.string())
+
     ids = bets.bet_id.take(pa.array(i, pa.int64()))
     bet_type, stake, paid, placed = bets.bet_type[i], bets.stake[i], bets.paid[i], bets.placed_at[i]
     closed = rounds.betting_closed_at[r]
     what = _filled(BET_WHAT, {"bet_id": ids, "named": _names(bets, bet_type, bets.selection[i]),
-                              "stake": _texts(stake, money)})
+                              "stake": amounts(stake)})
     round_no = pa.array([str(no) for no in rounds.round_no], pa.string()).take(pa.array(r, pa.int64()))
     found: list[tuple[int, np.ndarray, list[pa.Array | str]]] = []  # (slot, which bets, kind expected recorded message)
 
@@ -420,8 +433,8 @@ def _bet_findings(checks: BetChecks, rounds: RoundColumns, bets: BetColumns, i: 
     for kind, w in (("OVERPAID", np.flatnonzero(delta > 0)), ("UNDERPAID", np.flatnonzero(delta < 0))):
         if len(w):
             found.append((_PAID, w, [kind, *_filled_wording(
-                BET_WORDS[kind], what=of(w, what), round=of(w, round_no), owed=_texts(credit[w], money),
-                paid=_texts(paid[w], money), delta=_texts(np.abs(delta[w]), money))]))
+                BET_WORDS[kind], what=of(w, what), round=of(w, round_no), owed=amounts(credit[w]),
+                paid=amounts(paid[w]), delta=amounts(np.abs(delta[w])))]))
     limited, low, high = (column[bet_type] for column in limits)
     below = limited & (stake < low)
     type_name = pa.array(bets.bet_types, pa.string())
@@ -430,18 +443,18 @@ def _bet_findings(checks: BetChecks, rounds: RoundColumns, bets: BetColumns, i: 
         if len(w):
             found.append((_LIMIT, w, [kind, *_filled_wording(
                 BET_WORDS[kind], what=of(w, what), bet_type=type_name.take(pa.array(bet_type[w], pa.int64())),
-                stake=_texts(stake[w], money), limit=_texts(bound[w], money))]))
+                stake=amounts(stake[w]), limit=amounts(bound[w]))]))
     w = np.flatnonzero(placed > closed)
     if len(w):
         found.append((_LATE, w, ["LATE_BET", *_filled_wording(
-            BET_WORDS["LATE_BET"], what=of(w, what), round=of(w, round_no), closed=_texts(closed[w], us_text),
-            placed=_texts(placed[w], us_text))]))
+            BET_WORDS["LATE_BET"], what=of(w, what), round=of(w, round_no), closed=instants(closed[w]),
+            placed=instants(placed[w]))]))
     w = np.flatnonzero(over > 0)
     if len(w):
         account = pa.array(bets.accounts, pa.string()).take(pa.array(bets.account[i][w], pa.int64()))
         found.append((_TOTAL, w, ["ROUND_STAKE_ABOVE_TABLE_MAX", *_filled_wording(
             BET_WORDS["ROUND_STAKE_ABOVE_TABLE_MAX"], what=of(w, what), account=account, round=of(w, round_no),
-            total=_texts(over[w], money), cap=money(checks.table.table_max))]))
+            total=amounts(over[w]), cap=money(checks.table.table_max))]))
 
     if not found:
         return _BetFindings(FINDING_COLUMNS.empty_table(), np.zeros(0, np.intp))

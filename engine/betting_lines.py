@@ -111,8 +111,44 @@ def write_lines(index, rounds, heads, heads_at, ids, ids_at, id_of, named, named
                 at = put(buf, at, dry, words, words_at, 2)
             line_at[k + 1] = at
         if dry:
-            buf = np.zeros(at, np.uint8)
+            buf = np.empty(at, np.uint8)  # (the second pass writes every byte)
     return buf, line_at
+
+
+@kernel
+def write_amounts(amounts, exp, unit, unit_at):
+    """Each amount as put_money writes it, then `unit` (piece 0: the currency with its space, or nothing): the
+    UTF-8 bytes and each text's offsets (text k is bytes[at[k]:at[k + 1]])."""
+    n = len(amounts)
+    buf = np.zeros(0, np.uint8)
+    text_at = np.zeros(n + 1, np.int64)
+    for p in range(2):  # the first pass counts the bytes, the second writes them
+        dry = p == 0
+        at = 0
+        for k in range(n):
+            at = put_money(buf, at, dry, amounts[k], exp)
+            at = put(buf, at, dry, unit, unit_at, 0)
+            text_at[k + 1] = at
+        if dry:
+            buf = np.empty(at, np.uint8)  # (the second pass writes every byte)
+    return buf, text_at
+
+
+def amount_texts(amounts: np.ndarray, currency: str | None) -> pa.Array:
+    """format_money(amount, currency) of each amount, as a string array: written by a kernel at once (no Python
+    string an amount); as Python (`kernels.as_python()`), format_money's own."""
+    if kernels.running_as_python():
+        return pa.array([format_money(a, currency) for a in np.asarray(amounts).tolist()], pa.string())
+    data, at = write_amounts(np.asarray(amounts, np.int64), money_exponent(currency),
+                             *utf8_texts([f" {currency}" if currency else ""]))
+    return _strings(data, at)
+
+
+def _strings(data: np.ndarray, at: np.ndarray) -> pa.Array:
+    """A string array of the UTF-8 bytes `data`, text k being data[at[k]:at[k + 1]]."""
+    if len(data) > np.iinfo(np.int32).max:  # (an Arrow string array's offsets are int32)
+        raise OverflowError(f"{len(data):,} bytes of text are more than one string array holds")
+    return pa.StringArray.from_buffers(len(at) - 1, pa.py_buffer(at.astype(np.int32)), pa.py_buffer(data))
 
 
 def explanation(heads: Sequence[str], bet_id: pa.Array, rows: np.ndarray, round_of: np.ndarray,
@@ -133,9 +169,7 @@ def explanation(heads: Sequence[str], bet_id: pa.Array, rows: np.ndarray, round_
         *utf8_texts([f"{between}{n}{named_end}" for n in named]), named_of,
         *utf8_texts(pc.binary_join_element_wise(unit + why_start, whys, why_end, "")), why_of, stake, owed, paid,
         money_exponent(currency), *utf8_texts([bet, unit + owed_end, unit + paid_end]))
-    if len(data) > np.iinfo(np.int32).max:  # (an Arrow string array's offsets are int32)
-        raise OverflowError(f"a group's explanation of {len(data):,} bytes is more than one string array holds")
-    return pa.StringArray.from_buffers(len(index), pa.py_buffer(line_at.astype(np.int32)), pa.py_buffer(data)), at
+    return _strings(data, line_at), at
 
 
 def _filled_as_python(index: np.ndarray, heads: Sequence[str], bet_id: pa.Array, rows: np.ndarray,

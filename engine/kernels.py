@@ -176,6 +176,22 @@ def interleave(round_of: np.ndarray, rounds: int) -> tuple[np.ndarray, np.ndarra
 
 
 @kernel
+def spread_lists(at, values, of):
+    """List of[i] of the lists values[at[k]:at[k + 1]], for every i: (the offsets, the values), list i being
+    values[offsets[i]:offsets[i + 1]] (a take of a few distinct lists by many rows, one copy of their values)."""
+    n = len(of)
+    offsets = np.zeros(n + 1, np.int64)
+    for i in range(n):
+        offsets[i + 1] = offsets[i] + at[of[i] + 1] - at[of[i]]
+    out = np.empty(offsets[n], values.dtype)
+    for i in range(n):
+        a, to = at[of[i]], offsets[i]
+        for j in range(offsets[i + 1] - to):
+            out[to + j] = values[a + j]
+    return offsets, out
+
+
+@kernel
 def rounded(numerator, denominator, rounding):
     """engine.money.round_to_unit, the rule as its ROUNDING_CODES code (floor division as Python's)."""
     q, r = numerator // denominator, numerator % denominator

@@ -28,11 +28,11 @@ def record_texts(rows: pa.Table) -> pa.Array:
     return pc.binary_join_element_wise("{", pc.binary_join_element_wise(*pairs, ", "), "}", "")
 
 
-def _value_texts(column: pa.ChunkedArray) -> pa.Array:
+def _value_texts(column: pa.ChunkedArray | pa.Array) -> pa.Array:
     """The JSON text of each value of one column ("null" for a null)."""
-    column = column.combine_chunks()
-    if pa.types.is_dictionary(column.type):
-        column = column.cast(column.type.value_type)
+    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if pa.types.is_dictionary(column.type):  # each distinct value's text once, then spread (a value's text is its own)
+        return pc.fill_null(_value_texts(column.dictionary).take(column.indices), _NULL)
     kind = column.type
     if pa.types.is_string(kind) or pa.types.is_large_string(kind):
         if pc.all(pc.match_substring_regex(pc.fill_null(column, ""), _PLAIN_TEXT)).as_py() is not False:

@@ -134,9 +134,11 @@ def test_sic_bo_columns_are_the_scalar_rule_bet_by_bet(rules, table, session):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.integers(-1, 3), st.sampled_from(ACCOUNTS), st.sampled_from([9, 10, 11]),
-                          st.sampled_from(STAKES)), max_size=30), st.sampled_from([HIGH, HIGH + 1, 2 * HIGH]))
+@given(st.lists(st.tuples(st.one_of(st.integers(-1, 3), st.just(2**40)), st.sampled_from(ACCOUNTS),
+                          st.sampled_from([9, 10, 11]), st.sampled_from(STAKES)), max_size=30),
+       st.sampled_from([HIGH, HIGH + 1, 2 * HIGH]))
 def test_the_round_totals_over_columns_are_over_table_max(rows, table_max):
+    # (round indexes numbered already, 0-3, are counted as they are; -1 or one far beyond are numbered first)
     bets = [RecordedBet(f"B{i}", r, a, "RED", None, s, 0, t) for i, (r, a, t, s) in enumerate(rows)]
     codes = np.array([ACCOUNTS.index(a) for _, a, _, _ in rows], np.int64)
     over = over_table_max_columns(np.array([r for r, *_ in rows], np.int64), codes,

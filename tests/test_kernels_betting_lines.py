@@ -63,6 +63,37 @@ def test_the_commas_decimals_and_sign_of_an_amount_by_hand(mode):
     assert {case: _money(mode, amount, currency) for case in cases for currency, amount in [case]} == cases
 
 
+def _amount_texts(mode: str, amounts: list[int], currency: str | None) -> list[str]:
+    """betting_lines.amount_texts: its kernel compiled, its kernel's source run as Python, or as `pitboss replay`
+    runs it (within kernels.as_python(): format_money's own)."""
+    values = np.array(amounts, np.int64)
+    if mode == "replay":
+        with kernels.as_python():
+            return betting_lines.amount_texts(values, currency).to_pylist()
+    kernel, betting_lines.write_amounts = betting_lines.write_amounts, MODES[mode](betting_lines.write_amounts)
+    try:
+        return betting_lines.amount_texts(values, currency).to_pylist()
+    finally:
+        betting_lines.write_amounts = kernel
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from([*MODES, "replay"]),
+       st.lists(st.one_of(st.integers(-2**63, 2**63 - 1), st.integers(-10**7, 10**7)), max_size=20),
+       st.sampled_from(CURRENCIES))
+def test_a_column_of_amounts_is_written_as_format_money(mode, amounts, currency):
+    assert _amount_texts(mode, amounts, currency) == [format_money(a, currency) for a in amounts]
+
+
+@pytest.mark.parametrize("mode", [*MODES, "replay"])
+def test_a_column_of_amounts_by_hand(mode):
+    # each text's own end (no byte of its neighbour), a repeated amount, the sign and commas, no currency named
+    assert _amount_texts(mode, [0, 100_000, -5, 100_000, 2**63 - 1], "EUR") == [
+        "0.00 EUR", "1,000.00 EUR", "-0.05 EUR", "1,000.00 EUR", "92,233,720,368,547,758.07 EUR"]
+    assert _amount_texts(mode, [1_000, -1], None) == ["10.00", "-0.01"]
+    assert _amount_texts(mode, [], "JPY") == []
+
+
 def _write_lines(mode: str, *args):
     """betting_lines.explanation, its kernel compiled or run as Python."""
     if mode == "compiled":

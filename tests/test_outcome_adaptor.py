@@ -6,6 +6,7 @@ settle sends its bets to quarantine with the reason and never raises."""
 from __future__ import annotations
 
 import datetime as dt
+from contextlib import nullcontext
 
 import numpy as np
 import pyarrow as pa
@@ -245,3 +246,43 @@ def test_bets_placed_dictionary_encoded_with_their_shoe_are_audited_as_the_same_
     owed = {s["bet_id"]: (s["shoe_id"], s["account_id"], s["expected"]) for s in read["settlements"].to_pylist()}
     assert owed == {"b1": ("S2", "A", 36_000), "b2": ("S1", "B", 36_000), "b3": ("S1", "A", 36_000),
                     "b4": ("S2", "B", 0)}
+
+
+def test_a_bet_s_round_index_is_the_same_whether_its_round_ids_are_plain_or_dictionary_encoded():
+    from pipelines.games.outcomes import _round_index
+
+    session = ["R1", "R2", "R1", "R3"]  # R1 repeated: its last place, 2
+    ids = ["R3", "R9", "R1", "R2", "R1", None]  # R9: not the session's; a null: no round
+    # the dictionary in another order than the session, with a value no bet uses (R7)
+    encoded = pa.DictionaryArray.from_arrays(pa.array([0, 1, 2, 4, 2, None], pa.int32()),
+                                             pa.array(["R3", "R9", "R1", "R7", "R2"]))
+    expected = [3, -1, 2, 1, 2, -1]
+    assert _round_index(session, pa.array(ids, pa.string())).tolist() == expected
+    assert _round_index(session, encoded).tolist() == expected
+    assert _round_index([], encoded).tolist() == [-1] * 6
+
+
+@pytest.mark.parametrize("as_python", [False, True])
+def test_the_lists_a_replay_s_bets_cover_are_the_distinct_lists_taken_by_each_bet(as_python):
+    from engine import kernels
+    from pipelines.games.outcomes import _lists_of
+
+    lists = [[1, 2, 3], None, [], [36], [0, 5, 8, 11]]  # a null list, an empty one, one of one number
+    of = np.array([4, 0, 1, 0, 2, 3, 1, 4], np.int64)  # each list by several bets, out of order, one not at all
+    expected = pa.array([lists[k] for k in of], pa.list_(pa.int8()))
+    with kernels.as_python() if as_python else nullcontext():
+        got = _lists_of(lists, of)
+    assert got.equals(expected) and got.to_pylist() == [lists[k] for k in of]
+    assert _lists_of([[7], [8, 9]], np.zeros(0, np.int64)).to_pylist() == []
+    assert _lists_of([None], np.array([0, 0])).to_pylist() == [None, None]
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_spread_lists_copies_each_chosen_list_s_values(compiled):
+    from engine import kernels
+
+    spread = kernels.spread_lists.compile() if compiled else kernels.spread_lists.py_func
+    at, values = np.array([0, 2, 2, 5], np.int64), np.array([10, 11, 20, 21, 22], np.int8)  # [10 11], [], [20 21 22]
+    offsets, out = spread(at, values, np.array([2, 1, 0, 2], np.int64))
+    assert offsets.tolist() == [0, 3, 3, 5, 8]
+    assert out.tolist() == [20, 21, 22, 10, 11, 20, 21, 22] and out.dtype == np.int8

@@ -48,3 +48,15 @@ def test_columns_of_other_types_are_written_by_json():
 
 def test_no_columns():
     assert record_texts(pa.table({"x": [1, 2]}).drop_columns(["x"])).to_pylist() == ["{}", "{}"]
+
+
+def test_a_dictionary_column_s_texts_are_its_values_texts():
+    # each value's text made once from the dictionary: a null index and a null value both "null", a value that
+    # needs escaping escaped, a value no row uses (escaping or not) written nowhere, a repeated value each time
+    names = pa.DictionaryArray.from_arrays(pa.array([0, None, 1, 3, 0, 2], pa.int32()),
+                                           pa.array(["PLAYER", 'say "hi"', None, "é", "\\unused"]))
+    plain = pa.DictionaryArray.from_arrays(pa.array([1, 1, None, 0, 0, 1], pa.int32()), pa.array(["A", "B", "\n"]))
+    table = pa.table({"name": names, "plain": plain})
+    assert record_texts(table).to_pylist() == _reference(table)
+    assert record_texts(table).to_pylist()[:3] == ['{"name": "PLAYER", "plain": "B"}', '{"name": null, "plain": "B"}',
+                                                   '{"name": "say \\"hi\\"", "plain": null}']

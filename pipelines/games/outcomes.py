@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from engine import kernels
 from engine.betting_columns import BetColumns, ColumnAudit, RoundColumns, Verdicts, distinct, finding_columns
 from engine.findings import Finding
 from pipelines.convert import dated_findings, round_dated
@@ -179,7 +180,9 @@ class _TableBets:
         """(`read`: the bets' columns as read, dictionary-encoded or plain)"""
         (account, accounts), (bet_type, bet_types), (selection, selections) = (
             coded(read[c]) for c in ("account_id", "bet_type", "selection"))
-        bet_id, round_id = (_one_chunk(plain_values(read[c])).cast(pa.string()) for c in ("bet_id", "round_id"))
+        bet_id = _one_chunk(plain_values(read["bet_id"])).cast(pa.string())
+        round_id = _one_chunk(read["round_id"])  # (as read: a dictionary's ids are looked up a distinct id at a time)
+        round_id = round_id if pa.types.is_dictionary(round_id.type) else round_id.cast(pa.string())
         return cls(bet_id, round_id, account, bet_type, selection, _integers(read["stake"], "stake"),
                    _integers(read["paid"], "paid"), _micros(read["placed_at"]), accounts, bet_types, selections)
 
@@ -215,12 +218,27 @@ def _rounds_by_session(rounds: pa.Table) -> dict[str | None, np.ndarray]:
 
 def _round_index(session_round_ids: list[str], bet_round_ids: pa.Array) -> np.ndarray:
     """Each bet's round as its index among the session's rounds (a round id the session repeats: its last,
-    as a dict of them says), -1 where its round is not the session's."""
+    as a dict of them says), -1 where its round is not the session's. `bet_round_ids` plain strings or
+    dictionary-encoded (then each distinct id looked up once)."""
     position = {r: k for k, r in enumerate(session_round_ids)}
-    found = pc.index_in(bet_round_ids, value_set=pa.array(list(position), pa.string()))
-    found = pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
     where = np.fromiter(position.values(), np.int64, len(position))
-    return np.where(found >= 0, where[np.maximum(found, 0)], -1) if len(where) else np.full(len(found), -1, np.int64)
+    if not len(where):
+        return np.full(len(bet_round_ids), -1, np.int64)
+    value_set = pa.array(list(position), pa.string())
+    if pa.types.is_dictionary(bet_round_ids.type):
+        of_value = _found(bet_round_ids.dictionary.cast(pa.string()), value_set)
+        indices = bet_round_ids.indices
+        found = of_value[pc.fill_null(indices, 0).to_numpy(zero_copy_only=False)]
+        if indices.null_count:
+            found[~indices.is_valid().to_numpy(zero_copy_only=False)] = -1
+    else:
+        found = _found(bet_round_ids, value_set)
+    return np.where(found >= 0, where[np.maximum(found, 0)], -1)
+
+
+def _found(values: pa.Array, value_set: pa.Array) -> np.ndarray:
+    """Each value's index in `value_set`, -1 where it is not there (or null)."""
+    return pc.fill_null(pc.index_in(values, value_set=value_set), -1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 @dataclass
@@ -300,10 +318,23 @@ def _bets_on_replays(table: OutcomeTable, replay_rows: np.ndarray, bets: _TableB
         covered.append(sorted(numbers) if numbers is not None else None)
     bet_fields = pa.StructArray.from_arrays(
         [ids, pa.array(bets.bet_types, pa.string()).take(pa.array(bets.bet_type[take])),
-         pa.array(bets.selections, pa.string()).take(pa.array(bets.selection[take])),
-         pa.array(covered, pa.list_(pa.int8())).take(pa.array(pair_of))],
+         pa.array(bets.selections, pa.string()).take(pa.array(bets.selection[take])), _lists_of(covered, pair_of)],
         fields=list(table.spec.replay_schema.field("bets").type.value_type))
     return pa.ListArray.from_arrays(pa.array(offsets), bet_fields)
+
+
+def _lists_of(lists: list[list[int] | None], of: np.ndarray) -> pa.Array:
+    """lists[of[i]] for every i as a list<int8> array (None: a null): the lists' numbers copied by a kernel, not a
+    take of Arrow lists (as Python, `pitboss replay`'s one session: that take)."""
+    if kernels.running_as_python():
+        return pa.array(lists, pa.list_(pa.int8())).take(pa.array(of, pa.int64()))
+    lengths = np.array([len(numbers) if numbers is not None else 0 for numbers in lists], np.int64)
+    at = np.concatenate([[0], np.cumsum(lengths)])
+    flat = np.array([n for numbers in lists if numbers is not None for n in numbers], np.int8)
+    offsets, values = kernels.spread_lists(at, flat, np.asarray(of, np.int64))
+    null = np.array([numbers is None for numbers in lists], bool)[of]
+    return pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), pa.array(values, pa.int8()),
+                                    mask=pa.array(null) if null.any() else None)
 
 
 def _by_round_and_id(on: np.ndarray, ids: pa.Array) -> np.ndarray | None:

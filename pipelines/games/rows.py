@@ -122,10 +122,10 @@ def python_columns(table: pa.Table, columns: Sequence[str]) -> dict[str, list]:
 
 def bets_by_shoe(rounds: pa.Table, round_ids: pa.Array | pa.ChunkedArray,
                  shoe_ids: pa.Array | pa.ChunkedArray) -> dict[str | None, np.ndarray]:
-    """shoe_id -> the indexes of its bets, ascending (`round_ids` and `shoe_ids`: the bets' round_id, plain, and
-    _shoe_id columns). A round id repeated across shoes: the bet's _shoe_id says which (else the smallest shoe
-    id of the round id). Column by column: no Python per bet; where every bet carries its shoe (the pipeline's
-    placed bets, dictionary-encoded), no lookup of its round at all."""
+    """shoe_id -> the indexes of its bets, ascending (`round_ids` and `shoe_ids`: the bets' round_id, plain or
+    dictionary-encoded, and _shoe_id columns). A round id repeated across shoes: the bet's _shoe_id says which
+    (else the smallest shoe id of the round id). Column by column: no Python per bet; where every bet carries its
+    shoe (the pipeline's placed bets, dictionary-encoded), no lookup of its round at all."""
     n = len(round_ids)
     if n == 0:
         return {}
@@ -133,7 +133,7 @@ def bets_by_shoe(rounds: pa.Table, round_ids: pa.Array | pa.ChunkedArray,
     if None in names or "" in names:  # (a bet's own _shoe_id counts unless null or empty: `shoe_id or ...`)
         smallest = pa.table({"round_id": rounds["round_id"], "shoe_id": rounds["shoe_id"]}).group_by(
             "round_id").aggregate([("shoe_id", "min")])
-        of_round = smallest["shoe_id_min"].take(pc.index_in(round_ids, smallest["round_id"]))
+        of_round = smallest["shoe_id_min"].take(pc.index_in(plain(round_ids), smallest["round_id"]))
         shoe_ids = pc.cast(shoe_ids, pa.string())
         codes, names = coded(pc.if_else(pc.fill_null(pc.not_equal(shoe_ids, ""), False), shoe_ids, of_round))
     order = np.argsort(codes, kind="stable")
@@ -178,6 +178,10 @@ def _rows(indexes: np.ndarray) -> pa.Array:
     """Row numbers for a take; a negative one takes a null."""
     return pa.array(indexes, pa.int64(), mask=indexes < 0 if (indexes < 0).any() else None)
 
+# the bets' columns a settlement carries (only these taken and decoded: not a game's selection, seat, _shoe_id...)
+_SETTLED_BET_COLUMNS = ("round_id", "bet_id", "account_id", "placed_at", "bet_type", "mode", "currency", "stake",
+                        "paid", "_source_file", "_source_row", "added_stake")
+
 def settlements_table(table_id: str, bets: pa.Table, take: np.ndarray, expected: pa.Array, rounds: pa.Table,
                       round_rows: np.ndarray, dates: pa.Array) -> pa.Table:
     """The settled bets `take` (indexes into `bets`), each with its expected credit and its round's row in
@@ -186,7 +190,7 @@ def settlements_table(table_id: str, bets: pa.Table, take: np.ndarray, expected:
     dictionary-encoded column of `bets` is decoded after the take (only the settled bets' values copied)."""
     if not len(take):
         return SETTLEMENTS.empty_table()
-    b = plain_table(taken(bets, take))
+    b = plain_table(taken(bets.select([c for c in _SETTLED_BET_COLUMNS if c in bets.column_names]), take))
     r = pa.array(round_rows, pa.int64())
     added = (b["added_stake"].cast(pa.int64()) if "added_stake" in b.column_names
              else pa.nulls(len(take), pa.int64()))
@@ -202,8 +206,8 @@ def quarantine_of(bets: pa.Table, take: np.ndarray, reasons: list[str], dates: p
     """The bets `take` (indexes into `bets`) that cannot be settled, each with its reason and business date."""
     if not len(take):
         return QUARANTINE.empty_table()
-    rows = plain_table(bets.take(pa.array(take, pa.int64())))
-    rows = rows.drop_columns([c for c in ("_shoe_id",) if c in rows.column_names])
+    # (dictionary-encoded columns as they are: their records' texts are made a distinct value at a time)
+    rows = bets.drop_columns([c for c in ("_shoe_id",) if c in bets.column_names]).take(pa.array(take, pa.int64()))
     return quarantine_table(rows, "bets", pa.array(reasons, pa.string()), dates, "bet_id")
 
 @dataclass
