@@ -203,3 +203,21 @@ def test_commands_that_write_a_file_say_where(tmp_path):
     assert result.exit_code == 0, result.output
     rows = out.read_text().splitlines()
     assert result.stderr == f"{len(rows) - 1} rows written to {out}\n" and len(rows) > 2
+
+
+def test_the_command_line_starts_without_the_surveillance_detectors():
+    """Every command, the audit included, starts by importing the whole command line; the detectors import
+    scipy.stats (~1 s of CPU), which only `surveil` needs, and inside its run. `--history-days`' default is
+    still the detectors' own window."""
+    import subprocess
+    import sys
+
+    from engine.surveillance import dealers, equipment
+
+    script = "import sys\nimport pitboss.cli\nprint(sorted({m.split('.')[0] for m in sys.modules} & {'scipy'}), " \
+             "sorted(m for m in sys.modules if m.startswith('engine.surveillance.')))"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[0] == "[] []"
+    option = next(p for p in GROUP.get_command(click.Context(GROUP), "surveil").params if p.name == "history_days")
+    assert option.default == equipment.HISTORY_DAYS == dealers.DEALER_ACCOUNT_SETTINGS["history_days"] == 30

@@ -37,6 +37,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from engine.surveillance import HISTORY_DAYS  # (dealers.py and the pipeline read it from here too)
 from engine.surveillance.detector import Detector, TableData
 from engine.surveillance.stats import binomial_upper_tail, chi_square
 from engine.surveillance.tests import SurveillanceTest
@@ -110,9 +111,9 @@ def settled(rounds: pa.Table) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------------
-# history: each test over a rolling window of nights (issue 43; docs/surveillance.md § History)
+# history: each test over a rolling window of nights (issue 43; docs/surveillance.md § History), HISTORY_DAYS
+# back (engine/surveillance/__init__.py)
 
-HISTORY_DAYS = 30  # setting `history_days`: the window reaches this many days back from the test's last night
 # The share of alpha the first look at a subject spends (a window of one night); every later look spends
 # (1 - FIRST_LOOK_SHARE) / (history_days + 1). Over any history_days + 1 consecutive days a subject has at most
 # one look at a window of one night (a second look within history_days days holds the first night in its

@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from engine.surveillance.equipment import HISTORY_DAYS
+from engine.surveillance import HISTORY_DAYS
 from pitboss.commands.audit import DEFAULT_OUTPUT, default_output
 from pitboss.errors import fail
 from pitboss.exit_codes import BAD_INPUT, USAGE
