@@ -333,10 +333,8 @@ def write_parquet(table: pa.Table, path: str) -> None:
     where its chunks end, so the same rows reaching it in other chunks (the DaskRunner hands a shard its parts
     differently from the in-process runner) gave other bytes; combined, the file depends on the rows only."""
     table = table.combine_chunks()
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, row_group_size=ROW_GROUP, **_parquet_options(table.schema))
     with FileSystems.create(path) as f:
-        f.write(sink.getvalue().to_pybytes())
+        pq.write_table(table, f, row_group_size=ROW_GROUP, **_parquet_options(table.schema))
     crash_point("writing")
 
 
@@ -344,10 +342,9 @@ def write_parquet_parts(parts: typing.Iterable[pa.Table], path: str, schema: pa.
     """The rows of `parts` (tables of `schema`, in order) as `write_parquet` writes their concatenation, byte for
     byte (the same row groups, each written as one chunk), holding at most a row group and one part: an output
     of a row per bet need not be gathered into one table to be written."""
-    sink = pa.BufferOutputStream()
     pending: list[pa.Table] = []
     held = written = 0
-    with pq.ParquetWriter(sink, schema, **_parquet_options(schema)) as writer:
+    with FileSystems.create(path) as f, pq.ParquetWriter(f, schema, **_parquet_options(schema)) as writer:
         for part in parts:
             pending.append(part)
             held += part.num_rows
@@ -358,8 +355,6 @@ def write_parquet_parts(parts: typing.Iterable[pa.Table], path: str, schema: pa.
         if held or not written:  # (no rows at all: the empty table, as write_parquet writes it)
             writer.write_table(pa.concat_tables(pending).combine_chunks() if pending else schema.empty_table(),
                                row_group_size=ROW_GROUP)
-    with FileSystems.create(path) as f:
-        f.write(sink.getvalue().to_pybytes())
     crash_point("writing")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -89,6 +90,24 @@ def test_a_file_written_part_by_part_is_the_file_of_its_rows(tmp_path):
         write_parquet(whole, str(tmp_path / "whole.parquet"))
         write_parquet_parts(iter(parts), str(tmp_path / "parts.parquet"), whole.schema)
         assert (tmp_path / "whole.parquet").read_bytes() == (tmp_path / "parts.parquet").read_bytes(), sizes
+
+
+def test_a_file_written_as_it_goes_is_the_file_arrow_writes_in_memory(tmp_path):
+    """The writers stream their row groups into the file (no copy of the whole file in memory): the bytes are those
+    of the same rows written whole into Arrow's in-memory buffer with the outputs' options (zstd; the repeating
+    columns dictionary-encoded, bet_id not), over several row groups and with none."""
+    for n in (0, 7, 2 * ROW_GROUP + 5):
+        rows = _bets(n)
+        buffer = pa.BufferOutputStream()
+        pq.write_table(rows, buffer, row_group_size=ROW_GROUP, compression="zstd",
+                       use_dictionary=["table_id", "moment"])
+        in_memory = buffer.getvalue().to_pybytes()
+        write_parquet(rows, str(tmp_path / "whole.parquet"))
+        write_parquet_parts(iter([rows.slice(0, 1000), rows.slice(1000)]), str(tmp_path / "parts.parquet"),
+                            rows.schema)
+        assert (tmp_path / "whole.parquet").read_bytes() == in_memory, n
+        assert (tmp_path / "parts.parquet").read_bytes() == in_memory, n
+        assert pq.ParquetFile(tmp_path / "whole.parquet").metadata.num_row_groups == max(1, -(-n // ROW_GROUP))
 
 
 def _spilled(tmp_path, rows: list[tuple[str, int]]):
