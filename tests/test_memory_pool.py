@@ -3,10 +3,14 @@ pyarrow has it (issue 43: mimalloc kept what the run freed), and the process's d
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pyarrow as pa
 import pytest
 
-from pipelines.memory import arrow_pool_that_gives_back
+from pipelines.memory import ARROW_POOL, arrow_pool_that_gives_back, jemalloc_for
 
 
 def _has_jemalloc() -> bool:
@@ -48,3 +52,28 @@ def test_the_default_pool_comes_back_when_the_run_fails():
     with pytest.raises(RuntimeError, match="a run that fails"), arrow_pool_that_gives_back():
         raise RuntimeError("a run that fails")
     assert pa.default_memory_pool().backend_name == before
+
+
+def _pool_of(*argv: str, **env: str) -> str:
+    """Arrow's default pool in a fresh `pitboss ...` process (the CLI module imported as `pitboss` runs it)."""
+    environ = {k: v for k, v in os.environ.items() if k != ARROW_POOL} | env
+    code = ("import sys; sys.argv = ['pitboss', *sys.argv[1:]]; import pitboss.cli; import pyarrow as pa; "
+            "print(pa.default_memory_pool().backend_name)")
+    done = subprocess.run([sys.executable, "-c", code, *argv], env=environ, capture_output=True, text=True,
+                          check=True)
+    return done.stdout.strip()
+
+
+@pytest.mark.skipif(not _has_jemalloc() or not sys.platform.startswith(("linux", "darwin")),
+                    reason="this pyarrow was built without jemalloc")
+def test_pitboss_surveil_takes_jemalloc_for_the_whole_process_and_other_commands_do_not():
+    assert _pool_of("surveil", "--input", "x") == "jemalloc"
+    assert _pool_of("audit", "--input", "surveil") != "jemalloc"  # (the command is the first word, not any)
+    assert _pool_of("rtp") != "jemalloc"
+    assert _pool_of("surveil", **{ARROW_POOL: "system"}) == "system"  # a pool the environment names is kept
+
+
+def test_the_pool_is_asked_for_only_before_pyarrow_and_where_the_wheels_have_jemalloc():
+    environ: dict[str, str] = {}
+    assert "pyarrow" in sys.modules  # (this process has it: too late to ask)
+    assert not jemalloc_for(["surveil"], environ, "linux") and environ == {}
