@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 ARROW_POOL = "ARROW_DEFAULT_MEMORY_POOL"  # read by pyarrow once, when it is imported
 # the commands whose process takes jemalloc as Arrow's default pool (`jemalloc_for`)
-JEMALLOC_COMMANDS = frozenset({"surveil"})
+JEMALLOC_COMMANDS = frozenset({"audit", "surveil"})
 
 
 @functools.cache
@@ -54,7 +54,8 @@ def arrow_pool_that_gives_back() -> Iterator[pa.MemoryPool]:
     wheels' default) kept ~230 MB resident while it held 75 MB of live tables. On the 1M floor the surveillance peaked
     at 653 MB without, 601 MB with (bench/CHANGES.md, issue 43's attribution). Allocations Arrow's C++ makes in its own
     default pool (the Parquet and IPC readers' among them) stay in mimalloc: that one is chosen when pyarrow is
-    imported (ARROW_DEFAULT_MEMORY_POOL=jemalloc in the environment: `jemalloc_for`, which `pitboss surveil` runs)."""
+    imported (ARROW_DEFAULT_MEMORY_POOL=jemalloc in the environment: `jemalloc_for`, which `pitboss surveil` and
+    `pitboss audit` run)."""
     import pyarrow as pa
 
     previous = pa.default_memory_pool()
@@ -74,8 +75,9 @@ def jemalloc_for(argv: Sequence[str], environ: MutableMapping[str, str] = os.env
     """Before pyarrow is imported: jemalloc as Arrow's default pool for the whole process (ARROW_POOL, so the C++
     readers' and kernels' allocations too, which `arrow_pool_that_gives_back` cannot move) when the command line
     `argv` (without the program's name) runs one of JEMALLOC_COMMANDS, on Linux and macOS (where pyarrow's wheels
-    have jemalloc), unless the environment names a pool already. Whether it was set. The surveillance allocates and
-    frees tables of every size for minutes, and mimalloc keeps what it freed (bench/CHANGES.md, issue 43)."""
+    have jemalloc), unless the environment names a pool already. Whether it was set. The audit and the surveillance
+    allocate and free tables of every size for minutes, and mimalloc keeps what it freed: the 1M floor's audit
+    peaked at 734 MB with jemalloc, 911 without, at the same CPU (bench/CHANGES.md, issue 43)."""
     command = next((arg for arg in argv if not arg.startswith("-")), None)
     if (command not in JEMALLOC_COMMANDS or ARROW_POOL in environ or "pyarrow" in sys.modules
             or not platform.startswith(("linux", "darwin"))):

@@ -66,10 +66,11 @@ def _pool_of(*argv: str, **env: str) -> str:
 
 @pytest.mark.skipif(not _has_jemalloc() or not sys.platform.startswith(("linux", "darwin")),
                     reason="this pyarrow was built without jemalloc")
-def test_pitboss_surveil_takes_jemalloc_for_the_whole_process_and_other_commands_do_not():
+def test_pitboss_audit_and_surveil_take_jemalloc_for_the_whole_process_and_other_commands_do_not():
     assert _pool_of("surveil", "--input", "x") == "jemalloc"
-    assert _pool_of("audit", "--input", "surveil") != "jemalloc"  # (the command is the first word, not any)
-    assert _pool_of("rtp") != "jemalloc"
+    assert _pool_of("audit", "--input", "x") == "jemalloc"
+    assert _pool_of("rtp", "surveil") != "jemalloc"  # (the command is the first word, not any)
+    assert _pool_of("query") != "jemalloc"
     assert _pool_of("surveil", **{ARROW_POOL: "system"}) == "system"  # a pool the environment names is kept
 
 
