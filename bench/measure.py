@@ -874,6 +874,10 @@ def main(argv: list[str] | None = None) -> int:
     args.work.mkdir(parents=True, exist_ok=True)
     FAILURE_NOTE[0] = args.out.with_suffix(".failed")
     FAILURE_NOTE[0].unlink(missing_ok=True)
+    if args.kind in ("audit", "audit_no_load"):  # Arrow's pool as `pitboss audit` has it (before pyarrow is imported)
+        from pipelines.memory import jemalloc_for
+
+        jemalloc_for(["audit"])
     extra = [args.round] if args.kind == "replay" else []
     result = KINDS[args.kind](args.data, args.work, *extra)
     result["pid"] = os.getpid()

@@ -241,6 +241,9 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--result", type=Path, required=True)
         p.add_argument("--period", default="run")
         a = p.parse_args(argv[1:])
+        from pipelines.memory import jemalloc_for
+
+        jemalloc_for(["surveil"])  # Arrow's pool as `pitboss surveil` has it (before pyarrow is imported)
         # (from the module, not __main__: cloudpickle copies a class of __main__ by value, and Beam's copies of
         # the DoFns would time into copies of TIMES)
         from bench import surveillance_scale

@@ -333,34 +333,54 @@ def write_parquet(table: pa.Table, path: str) -> None:
     where its chunks end, so the same rows reaching it in other chunks (the DaskRunner hands a shard its parts
     differently from the in-process runner) gave other bytes; combined, the file depends on the rows only."""
     table = table.combine_chunks()
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, row_group_size=ROW_GROUP, **_parquet_options(table.schema))
     with FileSystems.create(path) as f:
-        f.write(sink.getvalue().to_pybytes())
+        pq.write_table(table, f, row_group_size=ROW_GROUP, **_parquet_options(table.schema))
     crash_point("writing")
 
 
 def write_parquet_parts(parts: typing.Iterable[pa.Table], path: str, schema: pa.Schema) -> None:
     """The rows of `parts` (tables of `schema`, in order) as `write_parquet` writes their concatenation, byte for
-    byte (the same row groups, each written as one chunk), holding at most a row group and one part: an output
-    of a row per bet need not be gathered into one table to be written."""
-    sink = pa.BufferOutputStream()
+    byte (the same row groups, each written as one chunk), holding at most a row group's parts and the row group
+    made of them (`_first_rows`): an output of a row per bet need not be gathered into one table to be written."""
     pending: list[pa.Table] = []
     held = written = 0
-    with pq.ParquetWriter(sink, schema, **_parquet_options(schema)) as writer:
+    with FileSystems.create(path) as f, pq.ParquetWriter(f, schema, **_parquet_options(schema)) as writer:
         for part in parts:
             pending.append(part)
             held += part.num_rows
             while held >= ROW_GROUP:
-                rows = pa.concat_tables(pending).combine_chunks()
-                writer.write_table(rows.slice(0, ROW_GROUP), row_group_size=ROW_GROUP)
-                pending, held, written = [rows.slice(ROW_GROUP)], rows.num_rows - ROW_GROUP, written + ROW_GROUP
+                group, pending = _first_rows(pending, ROW_GROUP)
+                writer.write_table(group, row_group_size=ROW_GROUP)
+                del group
+                held, written = held - ROW_GROUP, written + ROW_GROUP
         if held or not written:  # (no rows at all: the empty table, as write_parquet writes it)
-            writer.write_table(pa.concat_tables(pending).combine_chunks() if pending else schema.empty_table(),
+            writer.write_table(_first_rows(pending, held)[0] if pending else schema.empty_table(),
                                row_group_size=ROW_GROUP)
-    with FileSystems.create(path) as f:
-        f.write(sink.getvalue().to_pybytes())
     crash_point("writing")
+
+
+def _first_rows(parts: list[pa.Table], n: int) -> tuple[pa.Table, list[pa.Table]]:
+    """(the first `n` rows of `parts` as one chunk a column, the rest: slices of the parts, no copy). The parts are
+    taken from the list (emptied), and each part's column is let go once it is copied into the row group: with the
+    parts' other references gone, the parts and their copy are never both held whole (concatenating the parts and
+    slicing the result held the parts, their copy, and the previous copy's buffers under its leftover slice)."""
+    taken, rest, need = [], [], n
+    for part in parts:
+        if need >= part.num_rows:
+            taken.append(part)
+        elif need:
+            taken, rest = [*taken, part.slice(0, need)], [*rest, part.slice(need)]
+        else:
+            rest.append(part)
+        need = max(0, need - part.num_rows)
+    schema = parts[0].schema
+    parts.clear()
+    columns = []
+    for field in schema:
+        chunks = [chunk for part in taken for chunk in part[field.name].chunks]
+        columns.append(pa.chunked_array(chunks, field.type).combine_chunks())
+        taken = [part.drop_columns([field.name]) for part in taken]
+    return pa.Table.from_arrays(columns, schema=schema), rest
 
 
 def sorted_rows(table: pa.Table, sort_keys: list[str]) -> pa.Table:

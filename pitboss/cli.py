@@ -12,7 +12,23 @@ import typer
 from typer import _click  # the click typer vendors (typer 0.28): its exceptions are not click's
 from typer.core import TyperGroup
 
-from pitboss.commands import audit, demo, generate, query, replay, report, rtp, schema, surveil, validate, verify
+from pipelines.memory import jemalloc_for
+
+jemalloc_for(sys.argv[1:])  # (before the commands import pyarrow, which reads its pool once)
+
+from pitboss.commands import (  # noqa: E402 (after jemalloc_for)
+    audit,
+    demo,
+    generate,
+    query,
+    replay,
+    report,
+    rtp,
+    schema,
+    surveil,
+    validate,
+    verify,
+)
 
 # -h beside --help on the group and every command, as duckdb, dbt and git accept it
 HELP = {"help_option_names": ["-h", "--help"]}

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import ctypes
 import mmap
+import os
 import re
+import subprocess
 import sys
 
 import pyarrow as pa
 import pytest
 
-from pipelines.memory import arrow_pool_that_gives_back, small_pages
+from pipelines.memory import ARROW_POOL, arrow_pool_that_gives_back, jemalloc_for, small_pages
 
 
 def _has_jemalloc() -> bool:
@@ -122,3 +124,29 @@ def test_the_nightly_audit_runs_in_small_pages_and_restores_them_when_it_fails(m
     with pytest.raises(RuntimeError, match="the pipeline failed"):
         nightly_audit(str(tmp_path / "in"), str(tmp_path / "out"), validate=False)
     assert seen == [1] and _thp_disabled() == 0
+
+
+def _pool_of(*argv: str, **env: str) -> str:
+    """Arrow's default pool in a fresh `pitboss ...` process (the CLI module imported as `pitboss` runs it)."""
+    environ = {k: v for k, v in os.environ.items() if k != ARROW_POOL} | env
+    code = ("import sys; sys.argv = ['pitboss', *sys.argv[1:]]; import pitboss.cli; import pyarrow as pa; "
+            "print(pa.default_memory_pool().backend_name)")
+    done = subprocess.run([sys.executable, "-c", code, *argv], env=environ, capture_output=True, text=True,
+                          check=True)
+    return done.stdout.strip()
+
+
+@pytest.mark.skipif(not _has_jemalloc() or not sys.platform.startswith(("linux", "darwin")),
+                    reason="this pyarrow was built without jemalloc")
+def test_pitboss_audit_and_surveil_take_jemalloc_for_the_whole_process_and_other_commands_do_not():
+    assert _pool_of("surveil", "--input", "x") == "jemalloc"
+    assert _pool_of("audit", "--input", "x") == "jemalloc"
+    assert _pool_of("rtp", "surveil") != "jemalloc"  # (the command is the first word, not any)
+    assert _pool_of("query") != "jemalloc"
+    assert _pool_of("surveil", **{ARROW_POOL: "system"}) == "system"  # a pool the environment names is kept
+
+
+def test_the_pool_is_asked_for_only_before_pyarrow_and_where_the_wheels_have_jemalloc():
+    environ: dict[str, str] = {}
+    assert "pyarrow" in sys.modules  # (this process has it: too late to ask)
+    assert not jemalloc_for(["surveil"], environ, "linux") and environ == {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -89,6 +90,49 @@ def test_a_file_written_part_by_part_is_the_file_of_its_rows(tmp_path):
         write_parquet(whole, str(tmp_path / "whole.parquet"))
         write_parquet_parts(iter(parts), str(tmp_path / "parts.parquet"), whole.schema)
         assert (tmp_path / "whole.parquet").read_bytes() == (tmp_path / "parts.parquet").read_bytes(), sizes
+
+
+def test_a_file_written_as_it_goes_is_the_file_arrow_writes_in_memory(tmp_path):
+    """The writers stream their row groups into the file (no copy of the whole file in memory): the bytes are those
+    of the same rows written whole into Arrow's in-memory buffer with the outputs' options (zstd; the repeating
+    columns dictionary-encoded, bet_id not), over several row groups and with none."""
+    for n in (0, 7, 2 * ROW_GROUP + 5):
+        rows = _bets(n)
+        buffer = pa.BufferOutputStream()
+        pq.write_table(rows, buffer, row_group_size=ROW_GROUP, compression="zstd",
+                       use_dictionary=["table_id", "moment"])
+        in_memory = buffer.getvalue().to_pybytes()
+        write_parquet(rows, str(tmp_path / "whole.parquet"))
+        write_parquet_parts(iter([rows.slice(0, 1000), rows.slice(1000)]), str(tmp_path / "parts.parquet"),
+                            rows.schema)
+        assert (tmp_path / "whole.parquet").read_bytes() == in_memory, n
+        assert (tmp_path / "parts.parquet").read_bytes() == in_memory, n
+        assert pq.ParquetFile(tmp_path / "whole.parquet").metadata.num_row_groups == max(1, -(-n // ROW_GROUP))
+
+
+def test_a_file_written_part_by_part_holds_one_copy_of_a_row_group(tmp_path):
+    """write_parquet_parts copies each row group once out of its parts and lets the copy go once written: what Arrow
+    allocates while writing three row groups and a bit (the copies, the writer's pages) stays below 1.5 row groups
+    (concatenating the parts and keeping the rest as a slice of that copy held two copies at once)."""
+    n = 3 * ROW_GROUP + 1_000
+    rows = pa.table({"detector": pa.array(["shared_rounds"] * n),
+                     "detail": pa.array([f"{i:040d} of a test's detail" for i in range(n)]),
+                     "value": pa.array(range(n), pa.float64())})
+    parts = [rows.slice(at, 16_384).combine_chunks() for at in range(0, n, 16_384)]
+    group = rows.slice(0, ROW_GROUP).combine_chunks().nbytes
+
+    def given():
+        while parts:
+            yield parts.pop(0)
+
+    counted, before = pa.proxy_memory_pool(pa.system_memory_pool()), pa.default_memory_pool()
+    pa.set_memory_pool(counted)
+    try:
+        write_parquet_parts(given(), str(tmp_path / "parts.parquet"), rows.schema)
+    finally:
+        pa.set_memory_pool(before)
+    assert counted.max_memory() < 1.5 * group, (counted.max_memory(), group)
+    assert pq.read_table(tmp_path / "parts.parquet").equals(rows)
 
 
 def _spilled(tmp_path, rows: list[tuple[str, int]]):
