@@ -70,35 +70,6 @@ def arrow_pool_that_gives_back() -> Iterator[pa.MemoryPool]:
         pa.set_memory_pool(previous)
 
 
-_PR_SET_THP_DISABLE, _PR_GET_THP_DISABLE = 41, 42  # prctl(2), Linux 3.15 on
-
-
-@contextmanager
-def small_pages() -> Iterator[bool]:
-    """The process's new memory in the ordinary 4 KiB pages inside, not transparent huge pages (Linux's
-    prctl PR_SET_THP_DISABLE; the setting before is restored after, also on failure). Yields whether it could
-    (False elsewhere than Linux: nothing changes).
-
-    Where an allocator asks for huge pages (Arrow's mimalloc does; on a kernel whose THP mode is `always`,
-    every large mapping gets them), each first touch of memory it had given back to the system clears a whole
-    2 MiB page: the audit gives memory back between units of work (release_free_memory) and touches it again
-    in the next, and clearing those pages was ~5% of the 1M full audit's CPU (perf: clear_page_erms under
-    do_huge_pmd_anonymous_page, most of it from mi_page_free_list_extend; bench/CHANGES.md, issue 42's
-    attribution). In small pages only what is used is cleared, and the resident set counts only that."""
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        prctl = None
-    previous = prctl(_PR_GET_THP_DISABLE, 0, 0, 0, 0) if prctl is not None else -1
-    if previous < 0 or prctl(_PR_SET_THP_DISABLE, 1, 0, 0, 0) != 0:
-        yield False
-        return
-    try:
-        yield True
-    finally:
-        prctl(_PR_SET_THP_DISABLE, previous, 0, 0, 0)
-
-
 def jemalloc_for(argv: Sequence[str], environ: MutableMapping[str, str] = os.environ, platform: str = sys.platform
                  ) -> bool:
     """Before pyarrow is imported: jemalloc as Arrow's default pool for the whole process (ARROW_POOL, so the C++

@@ -49,14 +49,12 @@ def nightly_audit(input_dir: str, output_dir: str, warehouse: str | None = None,
     `in_force`: ruleset texts given beside the bundled files (pipelines.ruleset_texts); `workers`: table-days
     audited side by side (None: the pipeline's default, pipelines.side_by_side)."""
     from audits.validate import validate_inputs
-    from pipelines.memory import small_pages
 
     argv = ["--input", input_dir, "--output", output_dir, "--shards", str(shards),
             *(["--workers", str(workers)] if workers is not None else []), *beam_args]
     if in_force is not None:  # (before the suites start: they read the rulesets the run is given too)
         in_force.install()
-    # (in small pages: the run gives memory back between units of work and touches it again, pipelines.memory)
-    with small_pages(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="expectations") as pool:
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="expectations") as pool:
         # the suites on one DuckDB thread: on two, they took the core of the pipeline's thread while it reads
         # the input, and everything downstream waits for that (10M full audit ~1 s slower). They start before
         # Beam is imported (~1 s of one core), which they do not need.
