@@ -3,6 +3,8 @@ the rows come already in order (the engine's usual order, where no sort runs) or
 
 from __future__ import annotations
 
+import io
+
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -201,3 +203,39 @@ def test_a_merge_across_many_batches_and_windows(tmp_path, monkeypatch):
         (0, [store.put(t) for t in tables]))
     write_parquet(_stable_sort(pa.concat_tables(tables)), str(tmp_path / "whole.parquet"))
     assert open(path, "rb").read() == (tmp_path / "whole.parquet").read_bytes()
+
+
+class _WriteOnlyHandle(io.RawIOBase):
+    """A remote filesystem's upload stream as Beam hands it (gs://, s3://): write only, no tell, no seek."""
+
+    def __init__(self, kept: dict, path: str):
+        self.kept, self.path = kept, path
+        kept[path] = bytearray()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        self.kept[self.path] += bytes(data)
+        return len(data)
+
+    def seekable(self) -> bool:
+        return False
+
+    def tell(self) -> int:
+        raise io.UnsupportedOperation("tell")
+
+
+def test_the_writers_stream_into_a_handle_that_can_only_write(tmp_path, monkeypatch):
+    """Streamed into the file (not copied out of a buffer whole), the writers must not need the handle's position:
+    a remote filesystem's upload stream has none. The bytes are those written locally."""
+    import pipelines.io
+
+    rows = _bets(2 * ROW_GROUP + 5)
+    write_parquet(rows, str(tmp_path / "whole.parquet"))
+    kept: dict[str, bytearray] = {}
+    monkeypatch.setattr(pipelines.io.FileSystems, "create", lambda path, *a, **k: _WriteOnlyHandle(kept, path))
+    write_parquet(rows, "gs://bucket/whole.parquet")
+    write_parquet_parts(iter([rows.slice(0, 1000), rows.slice(1000)]), "gs://bucket/parts.parquet", rows.schema)
+    assert bytes(kept["gs://bucket/whole.parquet"]) == (tmp_path / "whole.parquet").read_bytes()
+    assert bytes(kept["gs://bucket/parts.parquet"]) == (tmp_path / "whole.parquet").read_bytes()
