@@ -1,5 +1,6 @@
 """pipelines.memory: the surveillance's Arrow allocations go to jemalloc where pyarrow has it (issue 43: mimalloc kept
-what the run freed), the default pool restored after; `pitboss audit` and `surveil` take jemalloc for the whole process."""
+what the run freed), the default pool restored after; `pitboss audit` and `surveil` take jemalloc for the whole
+process."""
 
 from __future__ import annotations
 
