@@ -141,14 +141,7 @@ def amount_texts(amounts: np.ndarray, currency: str | None) -> pa.Array:
         return pa.array([format_money(a, currency) for a in np.asarray(amounts).tolist()], pa.string())
     data, at = write_amounts(np.asarray(amounts, np.int64), money_exponent(currency),
                              *utf8_texts([f" {currency}" if currency else ""]))
-    return _strings(data, at)
-
-
-def _strings(data: np.ndarray, at: np.ndarray) -> pa.Array:
-    """A string array of the UTF-8 bytes `data`, text k being data[at[k]:at[k + 1]]."""
-    if len(data) > np.iinfo(np.int32).max:  # (an Arrow string array's offsets are int32)
-        raise OverflowError(f"{len(data):,} bytes of text are more than one string array holds")
-    return pa.StringArray.from_buffers(len(at) - 1, pa.py_buffer(at.astype(np.int32)), pa.py_buffer(data))
+    return kernels.string_array(data, at)
 
 
 def explanation(heads: Sequence[str], bet_id: pa.Array, rows: np.ndarray, round_of: np.ndarray,
@@ -169,7 +162,7 @@ def explanation(heads: Sequence[str], bet_id: pa.Array, rows: np.ndarray, round_
         *utf8_texts([f"{between}{n}{named_end}" for n in named]), named_of,
         *utf8_texts(pc.binary_join_element_wise(unit + why_start, whys, why_end, "")), why_of, stake, owed, paid,
         money_exponent(currency), *utf8_texts([bet, unit + owed_end, unit + paid_end]))
-    return _strings(data, line_at), at
+    return kernels.string_array(data, line_at), at
 
 
 def _filled_as_python(index: np.ndarray, heads: Sequence[str], bet_id: pa.Array, rows: np.ndarray,

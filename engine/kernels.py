@@ -175,6 +175,13 @@ def interleave(round_of: np.ndarray, rounds: int) -> tuple[np.ndarray, np.ndarra
     return index, at
 
 
+def string_array(data: np.ndarray, at: np.ndarray) -> pa.Array:
+    """A string array of the UTF-8 bytes a text kernel wrote, text k being data[at[k]:at[k + 1]]."""
+    if len(data) > np.iinfo(np.int32).max:  # (an Arrow string array's offsets are int32)
+        raise OverflowError(f"{len(data):,} bytes of text are more than one string array holds")
+    return pa.StringArray.from_buffers(len(at) - 1, pa.py_buffer(at.astype(np.int32)), pa.py_buffer(data))
+
+
 @kernel
 def spread_lists(at, values, of):
     """List of[i] of the lists values[at[k]:at[k + 1]], for every i: (the offsets, the values), list i being

@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 
 from engine.cards import CARD_CODES
-from engine.kernels import kernel, put, put_int
+from engine.kernels import kernel, put, put_int, string_array
 
 from .hand import Total, dealer_rule
 from .kernel import LETTERS
@@ -192,5 +192,4 @@ class ShoeLines:
     def joined(self, report_of: np.ndarray) -> tuple[np.ndarray, pa.Array]:
         """The lines as (each line's report: `report_of` its round's; the lines as one column)."""
         rounds = np.repeat(report_of, np.diff(self.round_at))
-        return rounds, pa.StringArray.from_buffers(len(self.line_at) - 1, pa.py_buffer(self.line_at.astype(np.int32)),
-                                                   pa.py_buffer(self.data))
+        return rounds, string_array(self.data, self.line_at)
