@@ -2,21 +2,30 @@
 
 A round is settled under a ruleset text (settlement_rounds.ruleset_sha256, issue 44), and a ruleset id can stand
 for more than one text over time: a bundled file changed by a later version, a text kept from an older one. So
-every text is priced from itself, at load time, by its game's reader and rtp (engine.games.rtp_of_text): each
-ruleset file this version bundles (`bundled`: the rows its id alone stands for, that price the rounds loaded
-before the texts were kept, ruleset_sha256 null) and each text the warehouse's `rulesets` table keeps (priced
-once: a kept text that is a bundled file has the bundled rows). A kept text this version cannot read (its game
-is no longer registered, or its format has changed since) is not priced: its rounds have no theoretical RTP.
+every text is priced from itself by its game's reader and rtp (engine.games.rtp_of_text): each ruleset file this
+version bundles (`bundled`: the rows its id alone stands for, that price the rounds loaded before the texts were
+kept, ruleset_sha256 null) and each text the warehouse's `rulesets` table keeps (priced once: a kept text that is
+a bundled file has the bundled rows). A kept text this version cannot read (its game is no longer registered, or
+its format has changed since) is not priced: its rounds have no theoretical RTP.
 
-Cost (CPU): the bundled files, 102 rows, 1.5 s cold (as when only they were priced); another text well under a
-second (a blackjack text 0.15-0.5 s, its MAIN and BET_BEHIND the slowest), but a casino stud text whose ANTE
-paytable is not in engine/games/casino_stud/ante_cache.py has its qualifier's deck swept once per process (45 s
-for casino_stud_live with FLUSH paid 6:1), at every load of a warehouse that keeps it.
+The bundled files are priced once, when this version is made: their rows, keyed by each text's sha256, are
+shipped in theoretical_rtp.json beside this module (written by `python -m pipelines.theoretical_rtp`;
+tests/test_theoretical_rtp.py prices every bundled file again and fails, naming that command, when the file
+differs), and a load reads them from it. A text the file does not hold (a kept older text, an operator's, a
+bundled file edited in place, a game registered later) is priced at the load.
+
+Cost (CPU): the file read, a few milliseconds (pricing the bundled files' 102 rows took 1.5 s cold at every load);
+another text well under a second (a blackjack text 0.15-0.5 s, its MAIN and BET_BEHIND the slowest), but a casino
+stud text whose ANTE paytable is not in engine/games/casino_stud/ante_cache.py has its qualifier's deck swept once
+per process (45 s for casino_stud_live with FLUSH paid 6:1), at every load of a warehouse that keeps it.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
 
 import duckdb
 
@@ -24,6 +33,11 @@ import duckdb
 # added since its first version come last)
 THEORETICAL_COLUMNS = ("ruleset", "bet_type", "mode", "rtp", "rtp_exact", "return_stddev", "selection",
                        "ruleset_sha256", "bundled")
+
+
+# the bundled files' rows as this version priced them (see above), and the command that writes them again
+PRICED_FILE = Path(__file__).with_name("theoretical_rtp.json")
+REGENERATE = "python -m pipelines.theoretical_rtp"
 
 
 @dataclass(frozen=True)
@@ -65,6 +79,35 @@ def rows_of(text: RulesetText, *, bundled: bool) -> list[tuple]:
             for r in rtp_of_text(text.game, text.ruleset, text.text, source)]
 
 
+def priced_texts() -> dict[str, dict]:
+    """Every bundled file of every registered game priced now (as PRICED_FILE holds them): sha256 -> its game, its
+    ruleset id and its rows of rows_of in THEORETICAL_COLUMNS but the last two (the sha256 is the key, and the
+    rows are the bundled ones)."""
+    keep = len(THEORETICAL_COLUMNS) - 2
+    return {text.sha256: {"game": text.game, "ruleset": text.ruleset,
+                          "rows": [list(row[:keep]) for row in rows_of(text, bundled=True)]}
+            for text in bundled_texts()}
+
+
+def write_priced(path: Path = PRICED_FILE) -> None:
+    # one row a line, so that a change of price shows as the lines it changes (floats as repr: read back exactly)
+    entries = []
+    for sha, priced in priced_texts().items():
+        head = json.dumps({"game": priced["game"], "ruleset": priced["ruleset"]})[:-1]  # (without its "}")
+        rows = ",\n".join(f"      {json.dumps(row)}" for row in priced["rows"])
+        entries.append(f'    "{sha}": {head}, "rows": [\n{rows}\n    ]}}')
+    body = ",\n".join(entries)
+    path.write_text(f'{{\n  "generated_by": {json.dumps(REGENERATE)},\n  "texts": {{\n{body}\n  }}\n}}\n',
+                    encoding="utf-8")
+
+
+@cache
+def shipped_prices() -> dict[str, list[tuple]]:
+    """PRICED_FILE's rows by the sha256 of their text, as rows_of(text, bundled=True) gives them."""
+    texts = json.loads(PRICED_FILE.read_text(encoding="utf-8"))["texts"]
+    return {sha: [(*row, sha, True) for row in priced["rows"]] for sha, priced in texts.items()}
+
+
 @dataclass
 class TheoreticalRtp:
     """theoretical_rtp's rows as a load gathers them: the bundled files' (add_bundled), then each text the
@@ -75,8 +118,9 @@ class TheoreticalRtp:
     unread: dict[str, str] = field(default_factory=dict)  # sha256 -> why this version cannot price the text
 
     def add_bundled(self) -> None:
+        shipped = shipped_prices()
         for text in bundled_texts():  # (a file this version cannot read fails the load: a bug of this version)
-            self.rows += rows_of(text, bundled=True)
+            self.rows += shipped[text.sha256] if text.sha256 in shipped else rows_of(text, bundled=True)
             self.priced.add(text.sha256)
 
     def add_kept(self, texts: list[RulesetText]) -> None:
@@ -91,3 +135,8 @@ class TheoreticalRtp:
                 self.unread[text.sha256] = str(e)
                 continue
             self.priced.add(text.sha256)
+
+
+if __name__ == "__main__":
+    write_priced()
+    print(f"wrote {PRICED_FILE}")

@@ -6,15 +6,26 @@ Hand-worked on document 000's LUCKY_SIX (tests/baccarat_tableau.py: p2, p3 the c
 
 from __future__ import annotations
 
+import json
 import threading
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
+import pipelines.theoretical_rtp as theoretical
 from engine.games.baccarat.ruleset import RULESETS_PACKAGE, load_ruleset
 from engine.ruleset_file import RulesetError, reading_text, sha256_text, use_texts
-from pipelines.theoretical_rtp import RulesetText, TheoreticalRtp, bundled_texts, rows_of
+from pipelines.theoretical_rtp import (
+    PRICED_FILE,
+    REGENERATE,
+    RulesetText,
+    TheoreticalRtp,
+    bundled_texts,
+    priced_texts,
+    rows_of,
+    shipped_prices,
+)
 from tests.baccarat_tableau import banker_six_chances
 
 OLD = "baccarat_8d_extended"
@@ -103,3 +114,49 @@ def test_a_kept_text_that_is_a_bundled_file_is_priced_once_as_bundled():
     assert len(priced.rows) == rows
     priced.add_kept([_text(CORRECTED)])
     assert len(priced.rows) > rows and {r[8] for r in priced.rows[rows:]} == {False}
+
+
+def test_the_shipped_file_holds_every_bundled_file_priced_now_and_nothing_else():
+    """Every bundled file priced again by its game's rtp, compared with theoretical_rtp.json exactly (floats
+    too): a ruleset file or an RTP code changed without writing the file again fails here."""
+    shipped = json.loads(PRICED_FILE.read_text(encoding="utf-8"))["texts"]
+    assert shipped == priced_texts(), f"{PRICED_FILE.name} is stale: write it again with `{REGENERATE}`"
+    texts = bundled_texts()
+    assert len(texts) > 1 and {t.game for t in texts} >= {"baccarat", "blackjack", "casino_stud"}
+    for text in texts:  # (as a load reads them: the rows of rows_of, value for value and type for type)
+        assert [tuple(map(type, r)) for r in shipped_prices()[text.sha256]] == \
+            [tuple(map(type, r)) for r in rows_of(text, bundled=True)]
+
+
+def test_a_load_reads_the_bundled_files_rows_from_the_shipped_file(monkeypatch):
+    """No bundled file is priced at the load (rows_of not called), and its rows are the file's, in the order of
+    the bundled files, all bundled."""
+    expected = [row for text in bundled_texts() for row in rows_of(text, bundled=True)]
+
+    def refused(text, *, bundled):
+        raise AssertionError(f"{text.ruleset} priced at the load")
+
+    monkeypatch.setattr(theoretical, "rows_of", refused)
+    priced = TheoreticalRtp()
+    priced.add_bundled()
+    assert priced.rows == expected and priced.priced == {t.sha256 for t in bundled_texts()}
+
+
+def test_a_bundled_file_the_shipped_file_lacks_is_priced_at_the_load(monkeypatch):
+    """A bundled file edited in place (its sha256 not in the shipped file) is priced as before; the others are
+    read from the file."""
+    texts = bundled_texts()
+    edited = next(t for t in texts if t.ruleset == OLD)
+    expected = [row for text in texts for row in rows_of(text, bundled=True)]
+    without = {sha: rows for sha, rows in shipped_prices().items() if sha != edited.sha256}
+    monkeypatch.setattr(theoretical, "shipped_prices", lambda: without)
+    asked: list[str] = []
+
+    def counted(text, *, bundled):
+        asked.append(text.ruleset)
+        return rows_of(text, bundled=bundled)
+
+    monkeypatch.setattr(theoretical, "rows_of", counted)
+    priced = TheoreticalRtp()
+    priced.add_bundled()
+    assert asked == [OLD] and priced.rows == expected
