@@ -115,6 +115,47 @@ def us_texts(us: np.ndarray) -> list[str]:
     return texts
 
 
+_US_DAY = 86_400_000_000
+
+
+def us_bytes(us: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """us_texts' texts as a text kernel takes them (engine.kernels.utf8_texts): their UTF-8 bytes, and text i's
+    offsets (i and i + 1) into them. Within _EXACT_US (1970 to 2106) each text is 27 bytes, its digits written by
+    arithmetic at once for all (no Python string an instant); outside it, us_texts' own."""
+    us = np.asarray(us, np.int64)
+    if not ((us >= _EXACT_US[0]) & (us < _EXACT_US[1])).all():
+        encoded = [text.encode() for text in us_texts(us)]
+        return (np.frombuffer(b"".join(encoded), np.uint8).copy(),
+                np.concatenate([[0], np.cumsum([len(e) for e in encoded])]).astype(np.int64))
+    days, of_day = np.divmod(us, _US_DAY)
+    year, month, day = _civil(days)
+    seconds, micros = np.divmod(of_day, 1_000_000)
+    fields = [(year, 4, "-"), (month, 2, "-"), (day, 2, "T"), (seconds // 3600, 2, ":"), (seconds // 60 % 60, 2, ":"),
+              (seconds % 60, 2, "."), (micros, 6, "Z")]
+    width = sum(digits + 1 for _, digits, _ in fields)  # (27: "1970-01-01T00:00:00.000000Z")
+    text = np.empty((len(us), width), np.uint8)
+    at = 0
+    for value, digits, after in fields:
+        for k in range(digits):
+            text[:, at + k] = value // 10 ** (digits - 1 - k) % 10 + ord("0")
+        text[:, at + digits] = ord(after)
+        at += digits + 1
+    return text.reshape(-1), np.arange(len(us) + 1, dtype=np.int64) * width
+
+
+def _civil(days: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The proleptic Gregorian (year, month, day) of each count of days since 1970-01-01 (H. Hinnant's
+    civil_from_days: eras of 400 years from 0000-03-01)."""
+    z = days + 719_468
+    era = z // 146_097
+    day_of_era = z - era * 146_097
+    year_of_era = (day_of_era - day_of_era // 1460 + day_of_era // 36_524 - day_of_era // 146_096) // 365
+    day_of_year = day_of_era - (365 * year_of_era + year_of_era // 4 - year_of_era // 100)
+    from_march = (5 * day_of_year + 2) // 153
+    month = np.where(from_march < 10, from_march + 3, from_march - 9)
+    return year_of_era + era * 400 + (month <= 2), month, day_of_year - (153 * from_march + 2) // 5 + 1
+
+
 @dataclass(frozen=True)
 class Wording:
     """A finding's words, each with {placeholders}: what it expected, what was recorded, its message."""

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.betting import is_late, us_text, us_texts
+from engine.betting import is_late, us_bytes, us_text, us_texts
 from engine.decision_times import late_decisions, times_problem
 from engine.findings import SEVERITY
 from tests.test_blackjack_audit import CLEAN_SHOE, clean_round_1, run, shoe_facts
@@ -64,6 +64,35 @@ def test_the_timing_lines_instants_read_at_once_are_us_texts_words(instants):
     # (us_texts formats with numpy where its text is us_text's; years 1 to 6500, both sides of 1970 and of 2**32 s)
     assert us_texts(np.array(instants, np.int64)) == [us_text(us) for us in instants]
     assert us_texts(np.array([2**33 * 1_000_000 + 7])) == ["2242-03-16T12:56:32.000008Z"]  # (us_text's float seconds)
+
+
+def _texts_of(data: np.ndarray, offsets: np.ndarray) -> list[str]:
+    return [bytes(data[a:b]).decode() for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-62_135_596_800_000_000, 2**57)
+                | st.integers(2**32 * 1_000_000 - 3, 2**32 * 1_000_000 + 3) | st.integers(-3, 3)
+                | st.integers(1_700_000_000_000_000, 1_800_000_000_000_000), max_size=8))
+def test_the_instants_as_bytes_are_us_texts_words(instants):
+    # (us_bytes: its own digits within 1970 ... 2**32 s, else us_texts' texts; the oracle is us_text)
+    data, offsets = us_bytes(np.array(instants, np.int64))
+    assert offsets[0] == 0 and offsets[-1] == len(data) and offsets.dtype == np.int64
+    assert _texts_of(data, offsets) == [us_text(us) for us in instants]
+
+
+def test_the_instants_as_bytes_at_the_ends_of_their_arithmetic():
+    ends = [0, 1, 2**32 * 1_000_000 - 1, 2**32 * 1_000_000, -1]  # (the last two: us_text's, the first three written)
+    for some in ([], ends[:3], ends):
+        assert _texts_of(*us_bytes(np.array(some, np.int64))) == [us_text(us) for us in some]
+
+
+def test_the_instants_as_bytes_on_every_day_they_write():
+    # the first and last microsecond of each day from 1970-01-01 to 2106-02-07 (leap years, 2000 and 2100 too)
+    day = 86_400_000_000
+    firsts = np.arange(0, 2**32 * 1_000_000, day, dtype=np.int64)
+    some = np.concatenate([firsts, np.minimum(firsts + day - 1, 2**32 * 1_000_000 - 1)])
+    assert _texts_of(*us_bytes(some)) == [us_text(us) for us in some.tolist()]
 
 
 def test_instants_of_boxes_whose_decisions_were_not_recorded_are_a_problem_not_a_crash():

@@ -43,11 +43,11 @@ from typing import NamedTuple
 import numpy as np
 import pyarrow as pa
 
-from engine.betting import BET_WORDS, QuarantinedBet, TableFacts, is_late, us_text, us_texts
+from engine.betting import BET_WORDS, QuarantinedBet, TableFacts, is_late, us_bytes, us_text
 from engine.cards import CARD_CODES, check_composition, format_cards
 from engine.decision_times import late_decisions, late_finding_text, times_problem, timing_line
 from engine.findings import UNPLACED_ROUND, Finding, format_money, unverifiable_after
-from engine.kernels import ROUNDING_CODES, utf8_texts
+from engine.kernels import ROUNDING_CODES
 
 from . import BET_CODES
 from .bet_checks import WORDS, FlaggedBets, bet_findings, side_bet_cap
@@ -482,9 +482,8 @@ def played_lines(shoes: Sequence[_Played]) -> ShoeLines:
 
     instants = np.unique(each(lambda p: np.concatenate([p.rounds.act_time, p.rounds.revealed])))
     instants = instants[instants != NO_TIME]
-    texts = us_texts(instants)
 
-    def text_of(us: np.ndarray) -> np.ndarray:  # each instant's text among `texts` (-1: not recorded)
+    def text_of(us: np.ndarray) -> np.ndarray:  # each instant's text: its index among `instants` (-1: not recorded)
         return np.where(us == NO_TIME, -1, np.searchsorted(instants, us))
 
     seq_from = np.cumsum([0, *(len(p.cards[0]) for p in shoes)]).tolist()
@@ -505,7 +504,7 @@ def played_lines(shoes: Sequence[_Played]) -> ShoeLines:
         text_of(each(lambda p: p.rounds.revealed)), offsets(lambda p: p.box_at, lambda p: len(p.box_no)),
         each(lambda p: p.box_no), each(lambda p: p.rounds.box_timed), each(lambda p: p.rounds.act),
         offsets(lambda p: p.rounds.act_at, lambda p: len(p.rounds.act)), text_of(each(lambda p: p.rounds.act_time)),
-        *utf8_texts(pa.array(texts, pa.large_string())), VOCABULARY, VOCABULARY_AT))
+        *us_bytes(instants), VOCABULARY, VOCABULARY_AT))
 
 
 class _Mains(NamedTuple):
@@ -550,7 +549,7 @@ class _ShoeAuditor:
 
     def fetch(self, indexes: np.ndarray) -> None:
         """The rounds `indexes` read as RecordedRounds (once each)."""
-        new = [i for i in np.unique(indexes).tolist() if i not in self.recorded]
+        new = sorted({i for i in np.asarray(indexes).tolist() if i not in self.recorded})  # (a few: no np.unique)
         if new:  # (an adaptor reads them from its files: not for none)
             self.recorded.update(zip(new, self.rounds.recorded(new), strict=True))
 
