@@ -507,6 +507,12 @@ def mixed_markdown(payload: dict, dm: dict | None) -> list[str]:
                              f"{_n(e['engine_bets_per_s'])} | {_n(e['pure_engine_bets_per_s'])} | "
                              f"{_n(e['read_place_engine_bets_per_s'])} | {'-' if x is None else f'{x:.1f}x'} | "
                              f"{r['findings']:,} |")
+        started = {size: mixed["results"][size]["engine_games"].get("numba_start_s")
+                   for size, row in dm["sizes"].items() if row.get("engine_games")}
+        if any(s is not None for s in started.values()):
+            lines += ["", "numba's start in the process (its import and first kernel call), before the timed "
+                      "phases and in no game's figure (a run pays it once, in the game that first calls a kernel): "
+                      + ", ".join(f"{size} {s:.2f} s" for size, s in started.items() if s is not None) + "."]
     if any("audit" in r for r in dm["sizes"].values()):
         lines += ["", "| size | measurement | runs | wall s | CPU s | bets/s | CPU µs a bet | peak RSS MB | "
                   "baccarat-only day of the same size: bets/s, CPU µs a bet, peak MB | mixed ÷ baccarat-only: bets/s, "

@@ -95,6 +95,7 @@ def test_the_mixed_floor_is_measured_game_by_game(smoke):
             ph = g["phases"]  # the engine itself was timed inside its call
             assert 0 < ph[ENGINE_ITSELF[game]] <= ph["engine_s"], game
         assert engine["bets_settled"] == audit["bets_settled"]
+        assert engine["numba_start_s"] > 0  # (started before the timed phases: in no game's figure)
         # every game's DuckDB baseline, timed apart; what it settles is its bets' main bets, and where its credit
         # differs from the recorded one it is a planted fault (1% a kind: a few percent of the bets at most)
         base = res["duckdb"]
@@ -141,6 +142,7 @@ def test_the_mixed_floor_is_measured_game_by_game(smoke):
     md = (smoke / "results.md").read_text()
     assert "## Mixed floor" in md
     assert all(f"| {game} |" in md for game in GAMES)  # a row per game in the engine table
+    assert "numba's start in the process" in md  # (reported apart from every game's figure)
     assert "Each game's engine beside its DuckDB baseline" in md and "## Issue 33's targets" in md
     assert "DaskRunner (local cluster" in md and "Warehouse file written by the full audit (mixed floor" in md
 
