@@ -23,7 +23,7 @@ from engine.games.casino_stud.chain import ChainEnd, ChainGap, breaks_across_gro
 from engine.games.casino_stud.chain import group_ends as chain_ends
 from engine.games.casino_stud.dealt import bet_columns, dealt_rounds
 from engine.games.casino_stud.rules import CasinoStudRules, load_casino_stud_rules
-from pipelines.convert import findings_table
+from pipelines.convert import dated_findings, findings_table
 from pipelines.convert import plain as plain_values
 from pipelines.games.rows import (
     BET_COLUMNS,
@@ -117,7 +117,8 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     row_of = np.append(np.asarray(order, np.int64), -1)
     bet_rows = row_of[bet_round]
     replays = _replays_table(table, read.take(in_order), result, dates)
-    refunded = {f.bet_id for f in result.findings if f.kind in _REFUNDING}
+    found = result.found
+    refunded = found["bet_id"].filter(pc.is_in(found["kind"], pa.array(_REFUNDING, pa.string())))
     settled = np.append(np.asarray(col["status"], object)[order] == "settled", False)
     stakes = _jackpot_stakes(settled[bet_round], plain, bet_round, result.expected, refunded)
     return {
@@ -125,7 +126,7 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
         OUT_LEDGER: _ledger_table(table, read.take(in_order), dates, result.ledger, stakes),
         **bet_tables(table.table_id, plain, bets, rounds, mine, bet_rows,
                      pa.array(result.expected, pa.int64()), result.unsettled),
-        "findings": _findings(result.findings, round_ids, shoe_ids, order, dates.to_pylist(), shoes),
+        "findings": _findings(found, round_ids, shoe_ids, order, dates.to_pylist(), shoes),
     }
 
 
@@ -261,12 +262,12 @@ def _recorded_rounds(col: dict[str, list], closed: list, decks: dict[int, dict],
 
 
 def _jackpot_stakes(settled: np.ndarray, bets: pa.Table, bet_round: np.ndarray, expected: list[int | None],
-                    refunded: set[str]) -> dict[int, int]:
+                    refunded: pa.ChunkedArray) -> dict[int, int]:
     """round index -> the stakes of its jackpot bets settled on a hand (`settled`: each bet's round is a settled
     one; the bet not refunded): what the ledger's contributions and prizes come from."""
     jackpot = np.asarray(pc.fill_null(pc.equal(bets["bet_type"], _JACKPOT), False), np.bool_) & settled
-    if refunded:
-        jackpot &= ~np.asarray(pc.is_in(bets["bet_id"], pa.array(list(refunded), pa.string())), np.bool_)
+    if len(refunded):
+        jackpot &= ~np.asarray(pc.is_in(bets["bet_id"], refunded.combine_chunks()), np.bool_)
     stakes: dict[int, int] = {}
     rows = np.flatnonzero(jackpot)
     for b, k, stake in zip(rows.tolist(), bet_round[rows].tolist(), bets["stake"].take(pa.array(rows)).to_pylist(),
@@ -276,27 +277,29 @@ def _jackpot_stakes(settled: np.ndarray, bets: pa.Table, bet_round: np.ndarray, 
     return stakes
 
 
-def _findings(found, round_ids: list[str], shoe_ids: list[str], order: list[int], dates: list, shoes: pa.Table
-              ) -> pa.Table:
-    """The findings dated by their round's business date; a deck's own (SHOE_COMPOSITION, no round id) by its
-    round's too (a deck is one round's: a deck opened before midnight for a round whose betting opened after
-    it is of the next day, as its round is), by the deck's opening only where it has no round."""
-    if not found:
+def _findings(found: pa.Table, round_ids: list[str], shoe_ids: list[str], order: list[int], dates: list,
+              shoes: pa.Table) -> pa.Table:
+    """The findings (FINDING_COLUMNS) dated by their round's business date; a deck's own (SHOE_COMPOSITION, no
+    round id) by its round's too (a deck is one round's: a deck opened before midnight for a round whose betting
+    opened after it is of the next day, as its round is), by the deck's opening only where it has no round; those
+    of a date together, the dates in the order their first finding comes."""
+    if not found.num_rows:
         return FINDINGS.empty_table()
     round_dates = {round_ids[i]: d for i, d in zip(order, dates, strict=True)}
     deck_dates = {shoe_ids[i]: d for i, d in zip(order, dates, strict=True)}
-    by_deck: dict[object, list] = {}
     opened = None
-    for f in found:
-        if f.round_id is None:
-            if f.shoe_id not in deck_dates and opened is None:  # (the decks' openings: read where asked)
+    dated = []
+    for round_id, shoe_id in zip(found["round_id"].to_pylist(), found["shoe_id"].to_pylist(), strict=True):
+        if round_id is None:
+            if shoe_id not in deck_dates and opened is None:  # (the decks' openings: read where asked)
                 decks = _with_columns(shoes, ["shoe_id", "opened_at"]).to_pylist()
                 opened = {deck["shoe_id"]: day(deck["opened_at"]) for deck in decks}
-            by_deck.setdefault(deck_dates[f.shoe_id] if f.shoe_id in deck_dates else opened.get(f.shoe_id),
-                               []).append(f)
+            dated.append(deck_dates[shoe_id] if shoe_id in deck_dates else opened.get(shoe_id))
         else:
-            by_deck.setdefault(round_dates.get(f.round_id), []).append(f)
-    return pa.concat_tables([findings_table(fs, round_dates, d) for d, fs in by_deck.items()])
+            dated.append(round_dates.get(round_id))
+    first = {d: k for k, d in reversed(list(enumerate(dated)))}
+    together = np.argsort([first[d] for d in dated], kind="stable")
+    return dated_findings(found.take(pa.array(together)), [dated[k] for k in together.tolist()])
 
 
 # a replay's recorded columns: the round's own, as read (in the engine's order)

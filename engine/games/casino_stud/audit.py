@@ -45,11 +45,12 @@ with a jackpot bet's payment finding (JACKPOT_PRIZE_NOT_WON, JACKPOT_PRIZE_WRONG
 UNDERPAID) has its after-balances follow that payment: they are not checked (one fault, one finding).
 
 The compiled kernel (kernel.py, through quiet.py, over the columns dealt.py reads) ranks the day's hands and settles
-its bets first; a round it calls quiet is reported from its results (`settle_quiet`), every other round goes through
-the rules above. A quiet round with nothing for the rules to say (no bet flagged, its balances as expected: `_plain`)
-is settled from the columns alone (`plain_round`): no record of it or of its bets is read (the rounds and the bets
-may be given as sequences that make records where asked, with `fetch(rows)` to make many at once), its report is
-made only where asked (`_Reports`) and its replay columns come from the kernel's (`columns`).
+its bets first; a round it calls quiet is reported from its results (`settle_quiet`), its flagged bets' findings
+joined as columns (flagged.py), every other round goes through the rules above. A quiet round with nothing for the
+rules to say (its balances as expected: `_plain`) is settled from the columns alone (`plain_round`): no record of it
+or of its bets is read (the rounds and the bets may be given as sequences that make records where asked, with
+`fetch(rows)` to make many at once), its report is made only where asked (`_Reports`) and its replay columns come
+from the kernel's (`columns`). The findings are one table (`StudAudit.found`), made Finding objects only where read.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ import numpy as np
 import pyarrow as pa
 
 from engine.betting import BET_WORDS, QuarantinedBet, TableFacts, is_late, stake_limit_breach, us_text
+from engine.betting_columns import FINDING_COLUMNS, finding_columns
 from engine.cards import check_composition, format_cards
 from engine.decision_times import late_decisions, late_finding_text, times_problem, timing_line
 from engine.findings import Finding, format_money
@@ -71,6 +73,7 @@ from .chain import ChainGap, gap_finding
 from .dealing import cards_needed, deal, positions
 from .dealt import DealtBets, DealtRounds, bet_records, dealt_rounds, records_table
 from .explain import explain_round
+from .flagged import FlaggedFindings, flagged_findings
 from .hands import RANK_NAMES, HandRank, dealer_qualifies, hand_or_none
 from .kernel import EMPTY_BOX, NO_ANTE, NOT_OFFERED
 from .ledger import JackpotBet, Pools, RoundLedger, settle_round
@@ -181,11 +184,16 @@ class StudAudit:
     rounds: Sequence[RoundReport]
     expected: list[int | None]  # per bet; None: the bet cannot be settled (`unsettled` says why)
     unsettled: list[str | None]
-    findings: list[Finding] = field(default_factory=list)
+    findings: Sequence[Finding] = field(default_factory=list)  # (the audit's: a _Findings over its columns)
     ledger: list[LedgerRow] = field(default_factory=list)
     explanations: pa.Array | None = None  # the reports' explanations as one list<string> column, a row a round
     # the reports' other columns (ENGINE_COLUMNS), a row a round: a plain quiet round's from the kernel's columns
     columns: pa.Table | None = field(default=None, compare=False)
+
+    @property
+    def found(self) -> pa.Table:
+        """The findings as FINDING_COLUMNS (no Finding object made)."""
+        return self.findings.table if isinstance(self.findings, _Findings) else finding_columns(self.findings)
 
 
 @dataclass
@@ -239,7 +247,9 @@ class _Auditor:
         self.dealt = dealt
         self.round_by_round = round_by_round  # every round through the readable rules: the kernel's oracle
         self.gaps = sorted(gaps, key=lambda g: (g.at, g.shoe_id))
-        self.findings: list[Finding] = []
+        self.findings: list[Finding] = []  # the readable rules' (a quiet round's flagged bets': `flagged`)
+        self.finding_round: list[int] = []  # each one's round
+        self.flagged: FlaggedFindings | None = None
         self.work = [_Round() for _ in range(len(rounds))]
         # the bets of each round put in quarantine as they were read: their neighbours' rules still see them
         self.quarantined: dict[int, list[QuarantinedBet]] = {}
@@ -263,10 +273,12 @@ class _Auditor:
         self.work[i].kinds.append(kind)
         self.findings.append(Finding(kind, self.table.table_id, r.shoe_id, r.round_id if round_level else None, None,
                                      expected, recorded, message))
+        self.finding_round.append(i)
 
     def round_finding_of(self, i: int, finding: Finding) -> None:
         self.work[i].kinds.append(finding.kind)
         self.findings.append(finding)
+        self.finding_round.append(i)
 
     def gaps_before(self, i: int) -> list[ChainGap]:
         """The gaps between round i - 1 and round i: after the one's betting closed, not after the other's."""
@@ -280,6 +292,7 @@ class _Auditor:
         self.work[bet.round_index].kinds.append(kind)
         self.findings.append(Finding(kind, self.table.table_id, r.shoe_id, r.round_id, bet.bet_id, expected,
                                      recorded, message, bet.account_id))
+        self.finding_round.append(bet.round_index)
 
     def what(self, bet: RecordedBet) -> str:
         ante = self.beside.get(bet) if self.beside else None  # (a bet hashed only on a day that has any)
@@ -303,12 +316,13 @@ class _Auditor:
         previous_after: Pools | None = None  # the chain: the previous round's recorded after-balances
         if not self.round_by_round:
             quiet = self.quiet_day = settle_quiet(self.rules, self.table, dealt, dealt_bets, set(self.quarantined))
-            plain = _plain(quiet, round_index, dealt.read)
+            self.flagged = flagged_findings(self.rules, self.table, dealt.read, dealt_bets, quiet)
+            plain = _plain(quiet, dealt.read)
             facts = {c: dealt.read[c].to_pylist() for c in _FACTS}
             if hasattr(self.rounds, "fetch"):  # (records made a batch at a time: those the loop reads)
                 self.rounds.fetch(np.flatnonzero(~plain).tolist())
             if hasattr(self.bets, "fetch"):
-                self.bets.fetch(_read_bets(quiet, plain, round_index))
+                self.bets.fetch(_read_bets(quiet, round_index))
         for i in range(n):
             if plain[i]:
                 after = self.plain_round(i, previous_after, quiet, facts, ledger)
@@ -345,8 +359,17 @@ class _Auditor:
         self.said = _Said(calm, n_lines, lines)
         reports = [None if plain[i] else self.report(i, self.rounds[i], self.said.of(i)) for i in range(n)]
         explanations = _explanations(reports, calm, n_lines, lines)
-        return StudAudit(_Reports(reports, self.plain_report), expected, unsettled, self.findings, ledger,
+        return StudAudit(_Reports(reports, self.plain_report), expected, unsettled, _Findings(self.found()), ledger,
                          explanations, self.columns(reports, quiet, dealt.read if quiet is not None else None))
+
+    def found(self) -> pa.Table:
+        """Every finding as FINDING_COLUMNS, round by round: in a quiet round its flagged bets' (`flagged`) before
+        the readable rules' (its balances')."""
+        said = finding_columns(self.findings)
+        if self.flagged is None or not self.flagged.table.num_rows:
+            return said
+        key = np.concatenate([2 * np.asarray(self.finding_round, np.int64) + 1, 2 * self.flagged.round_index])
+        return pa.concat_tables([said, self.flagged.table]).take(pa.array(np.argsort(key, kind="stable")))
 
     def plain_round(self, i: int, previous_after: Pools | None, quiet: QuietDay, facts: dict[str, list],
                     ledger: list[LedgerRow]) -> Pools | None:
@@ -376,6 +399,7 @@ class _Auditor:
     def plain_report(self, i: int) -> RoundReport:
         """The report of a plain quiet round (made only where asked: the replay table takes its columns)."""
         self.quiet_facts(i, self.rounds[i], self.quiet_day)
+        self.work[i].kinds = self.flagged.kinds[i].as_py()
         return self.report(i, self.rounds[i], self.said.of(i))
 
     def unsettled_reason(self, i: int) -> str | None:
@@ -388,19 +412,12 @@ class _Auditor:
 
     def settle_quiet(self, i: int, r: RecordedRound, mine: list[int], base: Pools, quiet: QuietDay,
                      expected: list) -> None:
-        """A round the kernel settled (quiet.py): its ranks, bets and pools as the kernel has them; only its
-        bets' plain findings in words, in the order settle_bets makes them (calls, then each bet's checks); its
-        explanation is words.py's."""
-        w, bets = self.work[i], self.bets
+        """A round the kernel settled (quiet.py): its ranks, bets and pools as the kernel has them; its bets'
+        findings are flagged.py's (as columns), its explanation words.py's."""
+        w = self.work[i]
         self.quiet_facts(i, r, quiet)
-        for b in mine:  # (in record order, as settle_bets finds them)
-            if quiet.refund[b]:
-                self.refund(r, bets[b], quiet.refund[b])
-            elif quiet.call_flag[b]:
-                self.check_call(bets[b], r.box_actions[r.boxes.index(bets[b].seat)])
+        w.kinds.extend(self.flagged.kinds[i].as_py())
         for b in mine:
-            if quiet.check_flag[b]:
-                self.check_bet(i, r, b, quiet.credit[b])
             expected[b] = quiet.credit[b]
         w.jackpot_bets = quiet.jackpot_bets[i]
         if w.jackpot_bets:
@@ -445,7 +462,7 @@ class _Auditor:
                                                       ranks),
                 "dealer_rank": _CATEGORY_NAMES.take(pa.array(np.asarray(quiet.dealer_category, np.int64)[plain])),
                 "dealer_qualifies": pa.array(np.asarray(quiet.qualifies, np.bool_)[plain]),
-                "finding_kinds": pa.array([[]] * len(plain), _TEXTS)}
+                "finding_kinds": self.flagged.kinds.take(pa.array(plain))}
             into = np.empty(len(reports), np.int64)
             into[np.concatenate([np.asarray(loud, np.int64), plain])] = np.arange(len(reports))
             parts = {name: pa.concat_arrays([part, more[name]]).take(pa.array(into)) for name, part in parts.items()}
@@ -817,14 +834,11 @@ ENGINE_COLUMNS = pa.schema([
 _FACTS = ("round_id", "round_no", "status", "jackpot_before", "next_pool_before", "jackpot_after", "next_pool_after")
 
 
-def _plain(quiet: QuietDay, bet_round: np.ndarray, read: pa.RecordBatch) -> np.ndarray:
-    """The quiet rounds with nothing for the readable rules to say: none of their bets flagged by the kernel (a
-    refund, its call, paid, limits or window), their recorded after-balances the kernel's, their recorded
-    before-balances the previous round's recorded after (which the chain expects where they are recorded)."""
-    n = len(quiet.quiet)
-    said = _flagged(quiet)
+def _plain(quiet: QuietDay, read: pa.RecordBatch) -> np.ndarray:
+    """The quiet rounds with nothing for the readable rules to say (their bets' findings are flagged.py's): their
+    recorded after-balances the kernel's, their recorded before-balances the previous round's recorded after
+    (which the chain expects where they are recorded)."""
     plain = np.asarray(quiet.quiet, np.bool_).copy()
-    plain[bet_round[said & (bet_round >= 0) & (bet_round < n)]] = False
     pools = {name: (np.asarray(read[name].fill_null(0), np.int64), np.asarray(read[name].is_valid(), np.bool_))
              for name in ("jackpot_before", "next_pool_before", "jackpot_after", "next_pool_after")}
     after = np.asarray(quiet.after, np.int64).reshape(-1, 2)
@@ -852,19 +866,11 @@ def _by_round(round_index: np.ndarray, n: int) -> tuple[dict[int, list[int]], li
     return dict(zip(rounds.tolist(), (part.tolist() for part in np.split(order, starts[1:])), strict=True)), unsettled
 
 
-def _read_bets(quiet: QuietDay, plain: np.ndarray, round_index: np.ndarray) -> list[int]:
-    """The bets the readable rules read: every bet of a round the kernel did not settle, a quiet round's flagged
-    ones (a refund, its call, paid, limits or window); none of a plain round's."""
-    n = len(plain)
+def _read_bets(quiet: QuietDay, round_index: np.ndarray) -> list[int]:
+    """The bets the readable rules read: those of the rounds the kernel did not settle."""
+    n = len(quiet.quiet)
     k = np.where((round_index >= 0) & (round_index < n), round_index, n)
-    loud = np.append(~np.asarray(quiet.quiet, np.bool_), False)[k]
-    return np.flatnonzero((loud | _flagged(quiet)) & ~np.append(plain, True)[k]).tolist()
-
-
-def _flagged(quiet: QuietDay) -> np.ndarray:
-    """The bets the kernel flagged for the readable rules' words: a refund, its call, paid, limits or window."""
-    return (np.asarray(quiet.refund, np.int64) != 0) | np.asarray(quiet.call_flag, np.bool_) | np.asarray(
-        quiet.check_flag, np.bool_)
+    return np.flatnonzero(np.append(~np.asarray(quiet.quiet, np.bool_), False)[k]).tolist()
 
 
 class _Said:
@@ -878,6 +884,31 @@ class _Said:
         if i not in self.at:
             return None
         return tuple(self.lines.slice(self.at[i], self.n_lines[i]).to_pylist())
+
+
+class _Findings(Sequence[Finding]):
+    """The audit's findings as FINDING_COLUMNS (`table`), made Finding objects only where read."""
+
+    def __init__(self, table: pa.Table):
+        self.table = table
+        self.made: list[Finding] | None = None
+
+    def _made(self) -> list[Finding]:
+        if self.made is None:
+            self.made = [Finding(*row) for row in zip(*(self.table[name].to_pylist()
+                                                        for name in FINDING_COLUMNS.names), strict=True)]
+        return self.made
+
+    def __len__(self) -> int:
+        return self.table.num_rows
+
+    def __getitem__(self, i):  # type: ignore[override]
+        return self._made()[i]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and self._made() == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 class _Reports(Sequence[RoundReport]):

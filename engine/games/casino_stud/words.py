@@ -224,8 +224,8 @@ def _bet_lines(rules: CasinoStudRules, bets: DealtBets, b: np.ndarray, bet_round
         _join(f"{rules.id} does not offer ", types, ": refunded", ""),
         _join("box ", seat_text, " was not dealt: refunded", "")], m)
     call = _chosen(is_ante & (added != 0), ["", _join(", call ", money(added), "")], m)
-    return _join("Bet ", bets.bet_id.take(taken), " (", types, ", stake ", money(stake), call, ") on box ", seat_text,
-                 ": ", why, "; owed ", money(credit), ", paid ", money(bets.paid[b]), "")
+    return _join("Bet ", bets.bet_id.take(taken).fill_null("None"), " (", types, ", stake ", money(stake), call,
+                 ") on box ", seat_text, ": ", why, "; owed ", money(credit), ", paid ", money(bets.paid[b]), "")
 
 
 def _pool_lines(rules: CasinoStudRules, quiet: pa.RecordBatch, q: np.ndarray, day: QuietDay,
