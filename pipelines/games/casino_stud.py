@@ -106,7 +106,8 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     mine = np.arange(bets.num_rows, dtype=np.int64)
     held = quarantined_bets(neighbours, {round_id: k for (shoe_id, round_id), k in index_of.items() if shoe_id})
     in_order = pa.array(order, pa.int64())
-    records = _Records(rounds.take(in_order), read.take(in_order), shoes)
+    ordered = read.take(in_order)
+    records = _Records(rounds.take(in_order), ordered, shoes)
     timed = plain.set_column(plain.schema.get_field_index("placed_at"), "placed_at", pa.array(placed, pa.int64()))
     dealt = (dealt_rounds(table.rules, records.as_read()), bet_columns(timed, bet_round))
     result = audit_table_rounds(table.rules, table.facts, records, _Bets(timed, bet_round), held,
@@ -116,14 +117,14 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     # each bet's round as its row in `rounds` (-1: not one of them)
     row_of = np.append(np.asarray(order, np.int64), -1)
     bet_rows = row_of[bet_round]
-    replays = _replays_table(table, read.take(in_order), result, dates)
+    replays = _replays_table(table, ordered, result, dates)
     found = result.found
     refunded = found["bet_id"].filter(pc.is_in(found["kind"], pa.array(_REFUNDING, pa.string())))
     settled = np.append(np.asarray(col["status"], object)[order] == "settled", False)
     stakes = _jackpot_stakes(settled[bet_round], plain, bet_round, result.expected, refunded)
     return {
         OUT_REPLAYS: replays,
-        OUT_LEDGER: _ledger_table(table, read.take(in_order), dates, result.ledger, stakes),
+        OUT_LEDGER: _ledger_table(table, ordered, dates, result.ledger, stakes),
         **bet_tables(table.table_id, plain, bets, rounds, mine, bet_rows,
                      pa.array(result.expected, pa.int64()), result.unsettled),
         "findings": _findings(found, round_ids, shoe_ids, order, dates.to_pylist(), shoes),

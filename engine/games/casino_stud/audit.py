@@ -455,7 +455,7 @@ class _Auditor:
             boxes = np.diff(box_at)[plain]
             rows = spans(box_at[plain], boxes)
             ranks = _CATEGORY_NAMES.take(pa.array(np.asarray(quiet.category, np.int64)[rows]))
-            taken = read.take(pa.array(plain))
+            taken = read.select(["box_cards", "dealer_cards"]).take(pa.array(plain))
             more = {
                 "expected_box_cards": taken["box_cards"], "expected_dealer_cards": taken["dealer_cards"],
                 "box_ranks": pa.ListArray.from_arrays(pa.array(np.concatenate([[0], np.cumsum(boxes)]), pa.int32()),

@@ -1,9 +1,9 @@
 """The explanations of the rounds the kernel settled (quiet.py), joined column by column in Arrow: the lines
 explain.explain_round and the audit's bet lines give such a round (settled, dealt as its deck says, its ranks
-recorded right, one C or F a box, no decision late), each hand described once per distinct strength, each
-amount formatted once per distinct value, each instant by numpy. explain.py and audit.py state the words; the
-kernel's tests hold these to them (tests/test_kernels_casino_stud.py: every round's explanation as the readable
-audit writes it)."""
+recorded right, one C or F a box, no decision late), each hand described once per distinct strength, the
+amounts written by a kernel (betting_lines.amount_texts), each instant by numpy. explain.py and audit.py state
+the words; the kernel's tests hold these to them (tests/test_kernels_casino_stud.py: every round's explanation as
+the readable audit writes it)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.betting import us_texts
-from engine.betting_columns import distinct
+from engine.betting_lines import amount_texts
 from engine.cards import CARD_CODES
-from engine.findings import format_money
 from engine.kernels import spans
 
 from . import BET_CODES
@@ -33,25 +32,12 @@ _join = pc.binary_join_element_wise
 _ANTE = BET_CODES[0]  # the bet type (the audit's ANTE; kernel.ANTE is its code)
 _CARDS = pa.array(CARD_CODES, pa.string())
 _CATEGORIES = pa.array(RANK_NAMES, pa.string())
+_POOL_COLUMNS = ["jackpot_before", "next_pool_before", "jackpot_after", "next_pool_after"]
 REVEAL = "the dealer's four cards revealed"  # what happened at dealer_revealed_at, in the timing line
 
 
 def _strings(values: Sequence[str]) -> pa.Array:
     return pa.array(values, pa.string())
-
-
-def _texts(values: np.ndarray, text, known: dict[int, str]) -> pa.Array:
-    """text(value) of each value, worked out once per distinct value (`known`: those worked out already)."""
-    if not len(values):
-        return _strings([])
-    values_of, value_of = distinct(np.asarray(values, np.int64))
-    said = []
-    for v in values_of.tolist():
-        words = known.get(v)
-        if words is None:
-            words = known[v] = text(v)
-        said.append(words)
-    return _strings(said).take(pa.array(value_of))
 
 
 class _Described:
@@ -105,12 +91,11 @@ def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordB
     q = np.asarray(quiet_rounds, np.int64)
     if not len(q):
         return np.zeros(0, np.int64), _strings([])
-    known: dict[int, str] = {}
-
     def money(values) -> pa.Array:
-        return _texts(np.asarray(values, np.int64), lambda v: format_money(v, currency), known)
+        return amount_texts(np.asarray(values, np.int64), currency)
 
-    quiet = rounds.take(pa.array(q))
+    quiet = rounds.select(["round_id", "shoe_id", *_POOL_COLUMNS, "box_action_times", "dealer_revealed_at"]).take(
+        pa.array(q))
     burn = f" after {rules.burn_cards} burned" if rules.burn_cards else ""
     header = _join("round ", quiet["round_id"].fill_null("None"), " (settled), deck ",
                    quiet["shoe_id"].fill_null("None"), f": 52 cards, dealt {rules.deal_order}{burn}", "")
