@@ -203,6 +203,8 @@ def test_the_kernel_audits_as_the_readable_rules(seed, n_rounds, fault):
     oracle = audit_table_rounds(rules, TABLE, rounds, bets, round_by_round=True)
     # (the replay columns first: a plain quiet round's come from the kernel's columns, the oracle's from reports)
     assert fast.columns.equals(oracle.columns)
+    # (the findings and the ledger as the adaptor reads them: a plain round's joined from the kernel's columns)
+    assert fast.found.equals(oracle.found) and fast.ledger_rows.equals(oracle.ledger_rows)
     assert fast == oracle
     if fault == 0.0:  # not vacuous: a clean day is the kernel's
         assert _quiet(rules, rounds, bets) == [True] * len(rounds)

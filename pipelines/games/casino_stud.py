@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.games import game
-from engine.games.casino_stud.audit import LedgerRow, RecordedBet, RecordedRound, StudAudit, audit_table_rounds
+from engine.games.casino_stud.audit import RecordedBet, RecordedRound, StudAudit, audit_table_rounds
 from engine.games.casino_stud.chain import ChainEnd, ChainGap, breaks_across_groups
 from engine.games.casino_stud.chain import group_ends as chain_ends
 from engine.games.casino_stud.dealt import bet_columns, dealt_rounds
@@ -124,7 +124,7 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     stakes = _jackpot_stakes(settled[bet_round], plain, bet_round, result.expected, refunded)
     return {
         OUT_REPLAYS: replays,
-        OUT_LEDGER: _ledger_table(table, ordered, dates, result.ledger, stakes),
+        OUT_LEDGER: _ledger_table(table, ordered, dates, result.ledger_rows, stakes),
         **bet_tables(table.table_id, plain, bets, rounds, mine, bet_rows,
                      pa.array(result.expected, pa.int64()), result.unsettled),
         "findings": _findings(found, round_ids, shoe_ids, order, dates.to_pylist(), shoes),
@@ -324,22 +324,23 @@ def _replays_table(table: CasinoStudTable, rounds: pa.Table, result: StudAudit, 
                                  for f in schema], schema=schema)
 
 
-def _ledger_table(table: CasinoStudTable, rounds: pa.Table, dates: pa.Array, rows: list[LedgerRow],
+def _ledger_table(table: CasinoStudTable, rounds: pa.Table, dates: pa.Array, rows: pa.Table,
                   stakes: dict[int, int]) -> pa.Table:
-    """The jackpot ledger column by column: a row a LedgerRow, its round's own columns taken from `rounds` (in the
-    engine's order, as `dates`)."""
-    at = pa.array([row.round_index for row in rows], pa.int64())
-    n = len(rows)
+    """The jackpot ledger column by column: a row a ledger row (audit.LEDGER_ROWS), its round's own columns taken
+    from `rounds` (in the engine's order, as `dates`)."""
+    at = rows["round_index"]
+    n = rows.num_rows
+    staked = np.zeros(rounds.num_rows, np.int64)
+    staked[list(stakes)] = list(stakes.values())
     columns = {
         "business_date": dates.take(at), "table_id": pa.repeat(pa.scalar(table.table_id, pa.string()), n),
         "shoe_id": rounds["shoe_id"].take(at), "round_id": rounds["round_id"].take(at),
         "betting_closed_at": rounds["betting_closed_at"].take(at),
         "currency": pa.repeat(pa.scalar(table.currency, pa.string()), n),
-        "stakes": [stakes.get(row.round_index, 0) for row in rows],
-        **{name: [getattr(row, field) for row in rows] for name, field in _LEDGER_FIELDS.items()}}
+        "stakes": pa.array(staked[at.to_numpy()]),
+        **{name: rows[field] for name, field in _LEDGER_FIELDS.items()}}
     schema = LEDGER.schema
-    return pa.Table.from_arrays([pa.array(columns[f.name], f.type) if isinstance(columns[f.name], list)
-                                 else columns[f.name].cast(f.type) for f in schema], schema=schema)
+    return pa.Table.from_arrays([columns[f.name].cast(f.type) for f in schema], schema=schema)
 
 
 # a ledger column -> its LedgerRow field

@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from engine.betting import BET_WORDS, QuarantinedBet, TableFacts, is_late, stake_limit_breach, us_text
 from engine.betting_columns import FINDING_COLUMNS, finding_columns
@@ -185,7 +186,7 @@ class StudAudit:
     expected: list[int | None]  # per bet; None: the bet cannot be settled (`unsettled` says why)
     unsettled: list[str | None]
     findings: Sequence[Finding] = field(default_factory=list)  # (the audit's: a _Findings over its columns)
-    ledger: list[LedgerRow] = field(default_factory=list)
+    ledger: Sequence[LedgerRow] = field(default_factory=list)  # (the audit's: a _Ledger over its columns)
     explanations: pa.Array | None = None  # the reports' explanations as one list<string> column, a row a round
     # the reports' other columns (ENGINE_COLUMNS), a row a round: a plain quiet round's from the kernel's columns
     columns: pa.Table | None = field(default=None, compare=False)
@@ -194,6 +195,12 @@ class StudAudit:
     def found(self) -> pa.Table:
         """The findings as FINDING_COLUMNS (no Finding object made)."""
         return self.findings.table if isinstance(self.findings, _Findings) else finding_columns(self.findings)
+
+    @property
+    def ledger_rows(self) -> pa.Table:
+        """The ledger as LEDGER_ROWS (no LedgerRow object made)."""
+        return self.ledger.table if isinstance(self.ledger, _Ledger) else pa.Table.from_pylist(
+            [vars(row) for row in self.ledger], LEDGER_ROWS)
 
 
 @dataclass
@@ -304,9 +311,11 @@ class _Auditor:
     def run(self) -> StudAudit:
         n = len(self.rounds)
         quiet, plain = None, np.zeros(n, np.bool_)
+        self.plain = plain
         if not self.round_by_round:
             dealt, dealt_bets = self.dealt or (dealt_rounds(self.rules, records_table(self.rounds)),
                                                bet_records(self.bets))
+            self.dealt_read = dealt.read
             round_index = dealt_bets.round_index
         else:
             round_index = np.array([bet.round_index for bet in self.bets], np.int64)
@@ -317,19 +326,15 @@ class _Auditor:
         if not self.round_by_round:
             quiet = self.quiet_day = settle_quiet(self.rules, self.table, dealt, dealt_bets, set(self.quarantined))
             self.flagged = flagged_findings(self.rules, self.table, dealt.read, dealt_bets, quiet)
-            plain = _plain(quiet, dealt.read)
-            facts = {c: dealt.read[c].to_pylist() for c in _FACTS}
+            plain = self.plain = _plain(quiet, dealt.read)
+            self.recorded = np.stack([np.asarray(dealt.read[c].fill_null(0), np.int64) for c in _POOLS])
             if hasattr(self.rounds, "fetch"):  # (records made a batch at a time: those the loop reads)
                 self.rounds.fetch(np.flatnonzero(~plain).tolist())
             if hasattr(self.bets, "fetch"):
                 self.bets.fetch(_read_bets(quiet, round_index))
-        for i in range(n):
-            if plain[i]:
-                after = self.plain_round(i, previous_after, quiet, facts, ledger)
-                if after is not None:
-                    previous_after = after
-                    continue
-                plain[i] = False  # a balance to explain: in words, as any quiet round's
+        for i in np.flatnonzero(~plain).tolist():  # (a plain round: settled from the columns, `plain_pools`)
+            if i > 0 and plain[i - 1]:  # (its recorded after-balances are the expected ones)
+                previous_after = Pools(*self.recorded[2:, i - 1].tolist())
             r = self.rounds[i]
             w = self.work[i]
             w.pools_before = r.pools_before if i == 0 else previous_after
@@ -350,17 +355,59 @@ class _Auditor:
                 ledger.append(self.ledger_row(i, r))
             previous_after = r.pools_after or w.pools_after or base
         calm = [i for i, q in enumerate(quiet.quiet) if q] if quiet is not None else []
-        for i in np.flatnonzero(plain).tolist():  # (the others' bets: settled in the loop)
-            for b in by_round.get(i, ()):
-                expected[b] = quiet.credit[b]
+        if plain.any():  # (the others' bets: settled in the loop)
+            settled = np.append(plain, False)[np.where((round_index >= 0) & (round_index < n), round_index, n)]
+            credit = pa.array(quiet.credit, pa.int64())
+            expected = pc.if_else(settled, credit, pa.array(expected, pa.int64())).to_pylist()
+        pools = self.expected_pools(plain)
         n_lines, lines = quiet_explanations(
-            self.rules, self.table.currency, dealt.read, dealt_bets, calm, by_round, quiet,
-            [w.pools_before for w in self.work], [w.pools_after for w in self.work]) if calm else (_NO_LINES, _NO_TEXT)
+            self.rules, self.table.currency, dealt.read, dealt_bets, calm, by_round, quiet, *pools
+        ) if calm else (_NO_LINES, _NO_TEXT)
         self.said = _Said(calm, n_lines, lines)
         reports = [None if plain[i] else self.report(i, self.rounds[i], self.said.of(i)) for i in range(n)]
         explanations = _explanations(reports, calm, n_lines, lines)
-        return StudAudit(_Reports(reports, self.plain_report), expected, unsettled, _Findings(self.found()), ledger,
-                         explanations, self.columns(reports, quiet, dealt.read if quiet is not None else None))
+        return StudAudit(_Reports(reports, self.plain_report), expected, unsettled, _Findings(self.found()),
+                         _Ledger(self.ledger_table(ledger, quiet)), explanations,
+                         self.columns(reports, quiet, dealt.read if quiet is not None else None, *pools))
+
+    def expected_pools(self, plain: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The expected pools of every round ((4, n): jackpot and next pool before, then after) and where known
+        ((2, n): before, after): a plain round's its recorded ones (the chain and the kernel agree with them, `_plain`),
+        any other's as the loop worked them out."""
+        n = len(plain)
+        values, known = np.zeros((4, n), np.int64), np.zeros((2, n), np.bool_)
+        if plain.any():
+            values[:, plain], known[:, plain] = self.recorded[:, plain], True
+        for i in np.flatnonzero(~plain).tolist():
+            w = self.work[i]
+            for end, pools in enumerate((w.pools_before, w.pools_after)):
+                if pools is not None:
+                    values[2 * end:2 * end + 2, i], known[end, i] = (pools.jackpot, pools.next_pool), True
+        return values, known
+
+    def ledger_table(self, rows: list[LedgerRow], quiet: QuietDay | None) -> pa.Table:
+        """The ledger rows (LEDGER_ROWS) in round order: the readable rules' `rows`, and a row for each plain round
+        with jackpot bets, from the kernel's columns (its pools as recorded: the kernel's, `_plain`)."""
+        made = pa.Table.from_pylist([vars(row) for row in rows], LEDGER_ROWS)
+        if quiet is None or not self.plain.any():
+            return made
+        i = np.flatnonzero(self.plain & (np.asarray(quiet.jackpot_bets, np.int64) > 0))
+        at = pa.array(i, pa.int64())
+        moved = np.asarray(quiet.ledger, np.int64).reshape(-1, 7)[i]
+        before, after = self.recorded[:2, i], self.recorded[2:, i]
+        read = self.dealt_read
+        columns = {
+            "round_index": at, **{c: read[c].take(at) for c in ("round_id", "round_no", "status")},
+            "jackpot_before": before[0], "next_pool_before": before[1],
+            "jackpot_bets": np.asarray(quiet.jackpot_bets, np.int64)[i],
+            **{name: moved[:, k] for k, name in enumerate(_MOVED)}, "reset": moved[:, 6] != 0,
+            "jackpot_after_expected": after[0], "next_pool_after_expected": after[1], "jackpot_after": after[0],
+            "next_pool_after": after[1]}
+        from_columns = pa.Table.from_arrays([
+            pa.array(columns[f.name], f.type) if isinstance(columns[f.name], np.ndarray) else columns[f.name].cast(
+                f.type) for f in LEDGER_ROWS], schema=LEDGER_ROWS)
+        both = pa.concat_tables([made, from_columns])
+        return both.take(pa.array(np.argsort(both["round_index"].to_numpy(), kind="stable")))
 
     def found(self) -> pa.Table:
         """Every finding as FINDING_COLUMNS, round by round: in a quiet round its flagged bets' (`flagged`) before
@@ -371,35 +418,17 @@ class _Auditor:
         key = np.concatenate([2 * np.asarray(self.finding_round, np.int64) + 1, 2 * self.flagged.round_index])
         return pa.concat_tables([said, self.flagged.table]).take(pa.array(np.argsort(key, kind="stable")))
 
-    def plain_round(self, i: int, previous_after: Pools | None, quiet: QuietDay, facts: dict[str, list],
-                    ledger: list[LedgerRow]) -> Pools | None:
-        """A quiet round none of whose bets has a finding (`_plain`), from the kernel's columns and its recorded
-        facts: its chain and ledger row; its recorded after-balances (the next round's expected before), or None
-        where a balance is not as expected (then its finding is the readable check_balances')."""
-        jackpot, next_pool = facts["jackpot_before"][i], facts["next_pool_before"][i]
-        before = Pools(jackpot, next_pool)  # (recorded: the kernel settles no round without)
-        expected_before = before if i == 0 else previous_after
-        n_jackpot = quiet.jackpot_bets[i]
-        after = Pools(*quiet.after[i]) if n_jackpot else before
-        recorded_after = Pools(facts["jackpot_after"][i], facts["next_pool_after"][i])
-        if (i > 0 and expected_before is not None and expected_before != before) or recorded_after != after:
-            return None
-        w = self.work[i]
-        w.pools_before, w.pools_after, w.jackpot_bets = expected_before, after, n_jackpot
-        moved = quiet.ledger[i][:6] if n_jackpot else (0, 0, 0, 0, 0, 0)
-        reset = bool(quiet.ledger[i][6]) if n_jackpot else False
-        if n_jackpot:
-            w.ledger = RoundLedger(before, (), after, *moved, reset)
-        if n_jackpot or before != recorded_after:
-            ledger.append(LedgerRow(i, facts["round_id"][i], facts["round_no"][i], facts["status"][i], jackpot,
-                                    next_pool, n_jackpot, *moved, reset, after.jackpot, after.next_pool,
-                                    recorded_after.jackpot, recorded_after.next_pool))
-        return recorded_after
-
     def plain_report(self, i: int) -> RoundReport:
         """The report of a plain quiet round (made only where asked: the replay table takes its columns)."""
-        self.quiet_facts(i, self.rounds[i], self.quiet_day)
-        self.work[i].kinds = self.flagged.kinds[i].as_py()
+        quiet, w = self.quiet_day, self.work[i]
+        self.quiet_facts(i, self.rounds[i], quiet)
+        w.kinds = self.flagged.kinds[i].as_py()
+        jackpot, next_pool, jackpot_after, next_pool_after = self.recorded[:, i].tolist()
+        w.pools_before, w.pools_after = Pools(jackpot, next_pool), Pools(jackpot_after, next_pool_after)
+        w.jackpot_bets = quiet.jackpot_bets[i]
+        if w.jackpot_bets:
+            *moved, reset = quiet.ledger[i]
+            w.ledger = RoundLedger(w.pools_before, (), w.pools_after, *moved, bool(reset))
         return self.report(i, self.rounds[i], self.said.of(i))
 
     def unsettled_reason(self, i: int) -> str | None:
@@ -433,10 +462,10 @@ class _Auditor:
         w.ranks = tuple(quiet.hand(k) for k in range(k0, k0 + len(r.boxes)))
         w.dealer, w.qualifies, w.actions = quiet.dealer(i), quiet.qualifies[i], r.box_actions
 
-    def columns(self, reports: list[RoundReport | None], quiet: QuietDay | None, read: pa.RecordBatch | None
-                ) -> pa.Table:
+    def columns(self, reports: list[RoundReport | None], quiet: QuietDay | None, read: pa.RecordBatch | None,
+                pools: np.ndarray, known: np.ndarray) -> pa.Table:
         """ENGINE_COLUMNS of every round: a report's from it, a plain quiet round's (no report) from its recorded
-        cards (as dealt) and the kernel's ranks."""
+        cards (as dealt) and the kernel's ranks; the expected pools from `pools` and `known` (expected_pools)."""
         loud = [i for i, rep in enumerate(reports) if rep is not None]
         plain = np.array([i for i, rep in enumerate(reports) if rep is None], np.int64)
         made = [reports[i] for i in loud]
@@ -466,10 +495,9 @@ class _Auditor:
             into = np.empty(len(reports), np.int64)
             into[np.concatenate([np.asarray(loud, np.int64), plain])] = np.arange(len(reports))
             parts = {name: pa.concat_arrays([part, more[name]]).take(pa.array(into)) for name, part in parts.items()}
-        pools = {f"expected_{name}_{end}": pa.array([getattr(getattr(w, f"pools_{end}"), name, None) if getattr(
-            w, f"pools_{end}") is not None else None for w in self.work], pa.int64())
-            for end in ("before", "after") for name in ("jackpot", "next_pool")}
-        return pa.table({**parts, **pools}).select(ENGINE_COLUMNS.names)
+        expected = {f"expected_{name}": pa.array(pools[k], pa.int64(), mask=~known[k // 2])
+                    for k, name in enumerate(_POOLS)}
+        return pa.table({**parts, **expected}).select(ENGINE_COLUMNS.names)
 
     # -- a round's deal, decisions and ranks ------------------------------------------------------
 
@@ -830,8 +858,17 @@ ENGINE_COLUMNS = pa.schema([
     ("dealer_rank", pa.string()), ("dealer_qualifies", pa.bool_()), ("expected_jackpot_before", pa.int64()),
     ("expected_jackpot_after", pa.int64()), ("expected_next_pool_before", pa.int64()),
     ("expected_next_pool_after", pa.int64()), ("finding_kinds", _TEXTS)])
-# a round's recorded facts a plain quiet round is settled from (dealt.ROUND_TYPES' columns)
-_FACTS = ("round_id", "round_no", "status", "jackpot_before", "next_pool_before", "jackpot_after", "next_pool_after")
+# a round's recorded pools (dealt.ROUND_TYPES' columns): a plain quiet round's expected ones
+_POOLS = ("jackpot_before", "next_pool_before", "jackpot_after", "next_pool_after")
+# the ledger rows as columns (StudAudit.ledger's table): LedgerRow's fields
+LEDGER_ROWS = pa.schema([
+    ("round_index", pa.int64()), ("round_id", pa.string()), ("round_no", pa.int64()), ("status", pa.string()),
+    ("jackpot_before", pa.int64()), ("next_pool_before", pa.int64()), ("jackpot_bets", pa.int64()),
+    ("to_jackpot", pa.int64()), ("to_next_pool", pa.int64()), ("to_house", pa.int64()),
+    ("prizes_from_jackpot", pa.int64()), ("prizes_from_next_pool", pa.int64()), ("prizes_from_house", pa.int64()),
+    ("reset", pa.bool_()), ("jackpot_after_expected", pa.int64()), ("next_pool_after_expected", pa.int64()),
+    ("jackpot_after", pa.int64()), ("next_pool_after", pa.int64())])
+_MOVED = LEDGER_ROWS.names[7:13]  # what the kernel's ledger columns give, in its order (then the reset)
 
 
 def _plain(quiet: QuietDay, read: pa.RecordBatch) -> np.ndarray:
@@ -897,6 +934,30 @@ class _Findings(Sequence[Finding]):
         if self.made is None:
             self.made = [Finding(*row) for row in zip(*(self.table[name].to_pylist()
                                                         for name in FINDING_COLUMNS.names), strict=True)]
+        return self.made
+
+    def __len__(self) -> int:
+        return self.table.num_rows
+
+    def __getitem__(self, i):  # type: ignore[override]
+        return self._made()[i]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and self._made() == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class _Ledger(Sequence[LedgerRow]):
+    """The ledger rows as LEDGER_ROWS (`table`), made LedgerRow objects only where read."""
+
+    def __init__(self, table: pa.Table):
+        self.table = table
+        self.made: list[LedgerRow] | None = None
+
+    def _made(self) -> list[LedgerRow]:
+        if self.made is None:
+            self.made = [LedgerRow(**row) for row in self.table.to_pylist()]
         return self.made
 
     def __len__(self) -> int:

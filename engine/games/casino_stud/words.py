@@ -24,7 +24,6 @@ from .dealt import DealtBets
 from .explain import positions_text
 from .hands import RANK_NAMES, describe
 from .kernel import LOSE, WIN
-from .ledger import Pools
 from .quiet import QuietDay, hand_rank
 from .rules import POOLS, CasinoStudRules
 
@@ -82,12 +81,11 @@ def _ranges(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordBatch, bets: DealtBets,
                        quiet_rounds: Sequence[int], by_round: dict[int, list[int]], day: QuietDay,
-                       pools_before: Sequence[Pools | None], pools_after: Sequence[Pools | None]
-                       ) -> tuple[np.ndarray, pa.Array]:
+                       pools: np.ndarray, known: np.ndarray) -> tuple[np.ndarray, pa.Array]:
     """(each of `quiet_rounds`' count of lines, their lines end to end) as the readable audit explains those
     rounds: `rounds`, `bets` as dealt.py reads them (the rounds' dealt.ROUND_TYPES columns), `by_round` each
-    round's bets in record order, `day` the kernel's, `pools_before`/`pools_after` the expected pools by round
-    (the audit's chain)."""
+    round's bets in record order, `day` the kernel's, `pools` the expected pools by round ((4, n): jackpot and
+    next pool before, then after; `known` (2, n): before, after; the audit's chain)."""
     q = np.asarray(quiet_rounds, np.int64)
     if not len(q):
         return np.zeros(0, np.int64), _strings([])
@@ -105,7 +103,7 @@ def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordB
     bet_round = np.repeat(np.arange(len(q)), n_bets)
     bet_place = np.arange(len(bet_round)) - np.repeat(np.cumsum(n_bets) - n_bets, n_bets)
     bet_lines = _bet_lines(rules, bets, np.array([b for m in mine for b in m], np.int64), q[bet_round], day, money)
-    before, after, fed, won, ledger_lines = _pool_lines(rules, quiet, q, day, pools_before, pools_after, money)
+    before, after, fed, won, ledger_lines = _pool_lines(rules, quiet, q, day, pools[:, q], known[:, q], money)
     n_ledger = np.zeros(len(q), np.int64)
     n_ledger[fed] += 1
     n_ledger[won] += 1
@@ -214,28 +212,24 @@ def _bet_lines(rules: CasinoStudRules, bets: DealtBets, b: np.ndarray, bet_round
 
 
 def _pool_lines(rules: CasinoStudRules, quiet: pa.RecordBatch, q: np.ndarray, day: QuietDay,
-                pools_before: Sequence[Pools | None], pools_after: Sequence[Pools | None], money
+                pools: np.ndarray, known: np.ndarray, money
                 ) -> tuple[pa.Array, pa.Array, np.ndarray, np.ndarray, list[pa.Array]]:
-    """The pools' lines of the rounds `q` (`quiet` their columns): (before, after, the rounds with jackpot bets
-    (indexes into q), those with a prize or a reset, [their ledger lines: what the bets fed, the prizes])."""
+    """The pools' lines of the rounds `q` (`quiet` their columns, `pools` and `known` their expected pools as
+    quiet_explanations takes them): (before, after, the rounds with jackpot bets (indexes into q), those with a
+    prize or a reset, [their ledger lines: what the bets fed, the prizes])."""
 
     def pools_text(known: np.ndarray, jackpot: np.ndarray, next_pool: np.ndarray) -> pa.Array:
         return _chosen(known, ["not known", _join("jackpot ", money(jackpot), ", next pool ", money(next_pool), "")],
                        len(known))
-
-    def expected(pools: Sequence[Pools | None]) -> pa.Array:
-        return pools_text(np.array([p is not None for p in pools], np.bool_),
-                          np.array([p.jackpot if p is not None else 0 for p in pools], np.int64),
-                          np.array([p.next_pool if p is not None else 0 for p in pools], np.int64))
 
     def recorded(jackpot: str, next_pool: str) -> pa.Array:
         known = pc.and_(pc.is_valid(quiet[jackpot]), pc.is_valid(quiet[next_pool]))
         return pools_text(np.asarray(known, np.bool_), *(np.asarray(quiet[c].fill_null(0), np.int64)
                                                           for c in (jackpot, next_pool)))
 
-    before = _join("pools before: ", expected([pools_before[i] for i in q.tolist()]), " (expected); recorded ",
+    before = _join("pools before: ", pools_text(known[0], pools[0], pools[1]), " (expected); recorded ",
                    recorded("jackpot_before", "next_pool_before"), "")
-    after = _join("pools after: ", expected([pools_after[i] for i in q.tolist()]), " (expected); recorded ",
+    after = _join("pools after: ", pools_text(known[1], pools[2], pools[3]), " (expected); recorded ",
                   recorded("jackpot_after", "next_pool_after"), "")
     ledger = np.asarray(day.ledger, np.int64).reshape(-1, 7)[q]
     fed = np.flatnonzero(np.asarray(day.jackpot_bets, np.int64)[q] > 0)
