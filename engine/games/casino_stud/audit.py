@@ -63,7 +63,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.betting import BET_WORDS, QuarantinedBet, TableFacts, is_late, stake_limit_breach, us_text
-from engine.betting_columns import FINDING_COLUMNS, finding_columns
+from engine.betting_columns import finding_columns
 from engine.cards import check_composition, format_cards
 from engine.decision_times import late_decisions, late_finding_text, times_problem, timing_line
 from engine.findings import Finding, format_money
@@ -185,8 +185,8 @@ class StudAudit:
     rounds: Sequence[RoundReport]
     expected: list[int | None]  # per bet; None: the bet cannot be settled (`unsettled` says why)
     unsettled: list[str | None]
-    findings: Sequence[Finding] = field(default_factory=list)  # (the audit's: a _Findings over its columns)
-    ledger: Sequence[LedgerRow] = field(default_factory=list)  # (the audit's: a _Ledger over its columns)
+    findings: Sequence[Finding] = field(default_factory=list)  # (the audit's: _Rows over its columns)
+    ledger: Sequence[LedgerRow] = field(default_factory=list)  # (the audit's: _Rows over its columns)
     explanations: pa.Array | None = None  # the reports' explanations as one list<string> column, a row a round
     # the reports' other columns (ENGINE_COLUMNS), a row a round: a plain quiet round's from the kernel's columns
     columns: pa.Table | None = field(default=None, compare=False)
@@ -194,12 +194,12 @@ class StudAudit:
     @property
     def found(self) -> pa.Table:
         """The findings as FINDING_COLUMNS (no Finding object made)."""
-        return self.findings.table if isinstance(self.findings, _Findings) else finding_columns(self.findings)
+        return self.findings.table if isinstance(self.findings, _Rows) else finding_columns(self.findings)
 
     @property
     def ledger_rows(self) -> pa.Table:
         """The ledger as LEDGER_ROWS (no LedgerRow object made)."""
-        return self.ledger.table if isinstance(self.ledger, _Ledger) else pa.Table.from_pylist(
+        return self.ledger.table if isinstance(self.ledger, _Rows) else pa.Table.from_pylist(
             [vars(row) for row in self.ledger], LEDGER_ROWS)
 
 
@@ -319,7 +319,6 @@ class _Auditor:
             round_index = dealt_bets.round_index
         else:
             round_index = np.array([bet.round_index for bet in self.bets], np.int64)
-        by_round, unsettled = _by_round(round_index, n)
         expected: list[int | None] = [None] * len(self.bets)
         ledger: list[LedgerRow] = []
         previous_after: Pools | None = None  # the chain: the previous round's recorded after-balances
@@ -332,6 +331,7 @@ class _Auditor:
                 self.rounds.fetch(np.flatnonzero(~plain).tolist())
             if hasattr(self.bets, "fetch"):
                 self.bets.fetch(_read_bets(quiet, round_index))
+        by_round, unsettled = _by_round(round_index, ~plain)
         for i in np.flatnonzero(~plain).tolist():  # (a plain round: settled from the columns, `plain_pools`)
             if i > 0 and plain[i - 1]:  # (its recorded after-balances are the expected ones)
                 previous_after = Pools(*self.recorded[2:, i - 1].tolist())
@@ -361,13 +361,13 @@ class _Auditor:
             expected = pc.if_else(settled, credit, pa.array(expected, pa.int64())).to_pylist()
         pools = self.expected_pools(plain)
         n_lines, lines = quiet_explanations(
-            self.rules, self.table.currency, dealt.read, dealt_bets, calm, by_round, quiet, *pools
+            self.rules, self.table.currency, dealt.read, dealt_bets, calm, quiet, *pools
         ) if calm else (_NO_LINES, _NO_TEXT)
         self.said = _Said(calm, n_lines, lines)
         reports = [None if plain[i] else self.report(i, self.rounds[i], self.said.of(i)) for i in range(n)]
         explanations = _explanations(reports, calm, n_lines, lines)
-        return StudAudit(_Reports(reports, self.plain_report), expected, unsettled, _Findings(self.found()),
-                         _Ledger(self.ledger_table(ledger, quiet)), explanations,
+        return StudAudit(_Reports(reports, self.plain_report), expected, unsettled, _Rows(self.found(), Finding),
+                         _Rows(self.ledger_table(ledger, quiet), LedgerRow), explanations,
                          self.columns(reports, quiet, dealt.read if quiet is not None else None, *pools))
 
     def expected_pools(self, plain: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -888,14 +888,15 @@ def _plain(quiet: QuietDay, read: pa.RecordBatch) -> np.ndarray:
     return plain
 
 
-def _by_round(round_index: np.ndarray, n: int) -> tuple[dict[int, list[int]], list[str | None]]:
-    """(each round's bets in record order, each bet's reason it cannot be settled: its round_index not one of the
-    `n` rounds)."""
+def _by_round(round_index: np.ndarray, read: np.ndarray) -> tuple[dict[int, list[int]], list[str | None]]:
+    """(each `read` round's bets in record order, each bet's reason it cannot be settled: its round_index not one
+    of the rounds)."""
+    n = len(read)
     known = (round_index >= 0) & (round_index < n)
     unsettled: list[str | None] = [None] * len(round_index)
     for b in np.flatnonzero(~known).tolist():
         unsettled[b] = f"round_index {int(round_index[b])} is not one of the table-day's {n} rounds"
-    bets = np.flatnonzero(known)
+    bets = np.flatnonzero(known & np.append(read, False)[np.where(known, round_index, n)])
     if not len(bets):
         return {}, unsettled
     order = bets[np.argsort(round_index[bets], kind="stable")]
@@ -923,41 +924,17 @@ class _Said:
         return tuple(self.lines.slice(self.at[i], self.n_lines[i]).to_pylist())
 
 
-class _Findings(Sequence[Finding]):
-    """The audit's findings as FINDING_COLUMNS (`table`), made Finding objects only where read."""
+class _Rows(Sequence):
+    """A table's rows as objects of `kind` (a dataclass whose fields are its columns: Finding, LedgerRow), made only
+    where read."""
 
-    def __init__(self, table: pa.Table):
-        self.table = table
-        self.made: list[Finding] | None = None
+    def __init__(self, table: pa.Table, kind: type):
+        self.table, self.kind = table, kind
+        self.made: list | None = None
 
-    def _made(self) -> list[Finding]:
+    def _made(self) -> list:
         if self.made is None:
-            self.made = [Finding(*row) for row in zip(*(self.table[name].to_pylist()
-                                                        for name in FINDING_COLUMNS.names), strict=True)]
-        return self.made
-
-    def __len__(self) -> int:
-        return self.table.num_rows
-
-    def __getitem__(self, i):  # type: ignore[override]
-        return self._made()[i]
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and self._made() == list(other)
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-class _Ledger(Sequence[LedgerRow]):
-    """The ledger rows as LEDGER_ROWS (`table`), made LedgerRow objects only where read."""
-
-    def __init__(self, table: pa.Table):
-        self.table = table
-        self.made: list[LedgerRow] | None = None
-
-    def _made(self) -> list[LedgerRow]:
-        if self.made is None:
-            self.made = [LedgerRow(**row) for row in self.table.to_pylist()]
+            self.made = [self.kind(**row) for row in self.table.to_pylist()]
         return self.made
 
     def __len__(self) -> int:

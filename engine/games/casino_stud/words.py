@@ -80,12 +80,12 @@ def _ranges(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordBatch, bets: DealtBets,
-                       quiet_rounds: Sequence[int], by_round: dict[int, list[int]], day: QuietDay,
+                       quiet_rounds: Sequence[int], day: QuietDay,
                        pools: np.ndarray, known: np.ndarray) -> tuple[np.ndarray, pa.Array]:
     """(each of `quiet_rounds`' count of lines, their lines end to end) as the readable audit explains those
-    rounds: `rounds`, `bets` as dealt.py reads them (the rounds' dealt.ROUND_TYPES columns), `by_round` each
-    round's bets in record order, `day` the kernel's, `pools` the expected pools by round ((4, n): jackpot and
-    next pool before, then after; `known` (2, n): before, after; the audit's chain)."""
+    rounds: `rounds`, `bets` as dealt.py reads them (the rounds' dealt.ROUND_TYPES columns), `day` the kernel's,
+    `pools` the expected pools by round ((4, n): jackpot and next pool before, then after; `known` (2, n): before,
+    after; the audit's chain)."""
     q = np.asarray(quiet_rounds, np.int64)
     if not len(q):
         return np.zeros(0, np.int64), _strings([])
@@ -98,11 +98,10 @@ def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordB
     header = _join("round ", quiet["round_id"].fill_null("None"), " (settled), deck ",
                    quiet["shoe_id"].fill_null("None"), f": 52 cards, dealt {rules.deal_order}{burn}", "")
     n_boxes, box_round, place, hands = _hand_lines(rules, q, day)
-    mine = [by_round.get(i, []) for i in q.tolist()]
-    n_bets = np.array([len(m) for m in mine], np.int64)
+    mine, n_bets = _bets_of(q, bets.round_index, len(day.quiet))
     bet_round = np.repeat(np.arange(len(q)), n_bets)
     bet_place = np.arange(len(bet_round)) - np.repeat(np.cumsum(n_bets) - n_bets, n_bets)
-    bet_lines = _bet_lines(rules, bets, np.array([b for m in mine for b in m], np.int64), q[bet_round], day, money)
+    bet_lines = _bet_lines(rules, bets, mine, q[bet_round], day, money)
     before, after, fed, won, ledger_lines = _pool_lines(rules, quiet, q, day, pools[:, q], known[:, q], money)
     n_ledger = np.zeros(len(q), np.int64)
     n_ledger[fed] += 1
@@ -121,6 +120,16 @@ def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordB
     into = np.empty(len(lines), np.int64)
     into[np.concatenate(places)] = np.arange(len(lines))
     return n_lines, lines.take(pa.array(into))
+
+
+def _bets_of(q: np.ndarray, round_index: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(the bets of the rounds `q` (ascending, of n), round by round, a round's in record order; each round's
+    count of them)."""
+    place = np.full(n + 1, -1, np.int64)
+    place[q] = np.arange(len(q))
+    at = place[np.where((round_index >= 0) & (round_index < n), round_index, n)]
+    mine = np.flatnonzero(at >= 0)
+    return mine[np.argsort(at[mine], kind="stable")], np.bincount(at[mine], minlength=len(q))
 
 
 def _hand_lines(rules: CasinoStudRules, q: np.ndarray, day: QuietDay
