@@ -121,12 +121,13 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     found = result.found
     refunded = found["bet_id"].filter(pc.is_in(found["kind"], pa.array(_REFUNDING, pa.string())))
     settled = np.append(np.asarray(col["status"], object)[order] == "settled", False)
-    stakes = _jackpot_stakes(settled[bet_round], plain, bet_round, result.expected, refunded)
+    owed = pa.array(result.expected, pa.int64())
+    stakes = _jackpot_stakes(settled[bet_round], plain, bet_round, owed, refunded, len(order))
     return {
         OUT_REPLAYS: replays,
         OUT_LEDGER: _ledger_table(table, ordered, dates, result.ledger_rows, stakes),
         **bet_tables(table.table_id, plain, bets, rounds, mine, bet_rows,
-                     pa.array(result.expected, pa.int64()), result.unsettled),
+                     owed, result.unsettled),
         "findings": _findings(found, round_ids, shoe_ids, order, dates.to_pylist(), shoes),
     }
 
@@ -262,20 +263,19 @@ def _recorded_rounds(col: dict[str, list], closed: list, decks: dict[int, dict],
         for i in range(len(round_id))]
 
 
-def _jackpot_stakes(settled: np.ndarray, bets: pa.Table, bet_round: np.ndarray, expected: list[int | None],
-                    refunded: pa.ChunkedArray) -> dict[int, int]:
-    """round index -> the stakes of its jackpot bets settled on a hand (`settled`: each bet's round is a settled
-    one; the bet not refunded): what the ledger's contributions and prizes come from."""
-    jackpot = np.asarray(pc.fill_null(pc.equal(bets["bet_type"], _JACKPOT), False), np.bool_) & settled
+def _jackpot_stakes(settled: np.ndarray, bets: pa.Table, bet_round: np.ndarray, owed: pa.Array,
+                    refunded: pa.ChunkedArray, n: int) -> np.ndarray:
+    """Each of the n rounds' (the engine's order) stakes of its jackpot bets settled on a hand (`settled`: each bet's
+    round is a settled one; `owed` not null, the bet not refunded): what the ledger's contributions and prizes come
+    from."""
+    jackpot = np.asarray(pc.fill_null(pc.equal(bets["bet_type"], _JACKPOT), False), np.bool_) & settled & np.asarray(
+        owed.is_valid(), np.bool_)
     if len(refunded):
         jackpot &= ~np.asarray(pc.is_in(bets["bet_id"], refunded.combine_chunks()), np.bool_)
-    stakes: dict[int, int] = {}
     rows = np.flatnonzero(jackpot)
-    for b, k, stake in zip(rows.tolist(), bet_round[rows].tolist(), bets["stake"].take(pa.array(rows)).to_pylist(),
-                           strict=True):
-        if expected[b] is not None:
-            stakes[k] = stakes.get(k, 0) + stake
-    return stakes
+    stakes = np.zeros(n + 1, np.int64)
+    np.add.at(stakes, bet_round[rows], np.asarray(bets["stake"].take(pa.array(rows, pa.int64())), np.int64))
+    return stakes[:n]
 
 
 def _findings(found: pa.Table, round_ids: list[str], shoe_ids: list[str], order: list[int], dates: list,
@@ -325,19 +325,17 @@ def _replays_table(table: CasinoStudTable, rounds: pa.Table, result: StudAudit, 
 
 
 def _ledger_table(table: CasinoStudTable, rounds: pa.Table, dates: pa.Array, rows: pa.Table,
-                  stakes: dict[int, int]) -> pa.Table:
-    """The jackpot ledger column by column: a row a ledger row (audit.LEDGER_ROWS), its round's own columns taken
-    from `rounds` (in the engine's order, as `dates`)."""
+                  stakes: np.ndarray) -> pa.Table:
+    """The jackpot ledger column by column: a row a ledger row (plain.LEDGER_ROWS), its round's own columns and
+    jackpot `stakes` taken from `rounds` (in the engine's order, as `dates`)."""
     at = rows["round_index"]
     n = rows.num_rows
-    staked = np.zeros(rounds.num_rows, np.int64)
-    staked[list(stakes)] = list(stakes.values())
     columns = {
         "business_date": dates.take(at), "table_id": pa.repeat(pa.scalar(table.table_id, pa.string()), n),
         "shoe_id": rounds["shoe_id"].take(at), "round_id": rounds["round_id"].take(at),
         "betting_closed_at": rounds["betting_closed_at"].take(at),
         "currency": pa.repeat(pa.scalar(table.currency, pa.string()), n),
-        "stakes": pa.array(staked[at.to_numpy()]),
+        "stakes": pa.array(stakes[at.to_numpy()]),
         **{name: rows[field] for name, field in _LEDGER_FIELDS.items()}}
     schema = LEDGER.schema
     return pa.Table.from_arrays([columns[f.name].cast(f.type) for f in schema], schema=schema)

@@ -47,10 +47,11 @@ UNDERPAID) has its after-balances follow that payment: they are not checked (one
 The compiled kernel (kernel.py, through quiet.py, over the columns dealt.py reads) ranks the day's hands and settles
 its bets first; a round it calls quiet is reported from its results (`settle_quiet`), its flagged bets' findings
 joined as columns (flagged.py), every other round goes through the rules above. A quiet round with nothing for the
-rules to say (its balances as expected: `_plain`) is settled from the columns alone (`plain_round`): no record of it
-or of its bets is read (the rounds and the bets may be given as sequences that make records where asked, with
-`fetch(rows)` to make many at once), its report is made only where asked (`_Reports`) and its replay columns come
-from the kernel's (`columns`). The findings are one table (`StudAudit.found`), made Finding objects only where read.
+rules to say (its balances as expected) is settled from the columns alone (plain.py): no record of it or of its bets
+is read (the rounds and the bets may be given as sequences that make records where asked, with `fetch(rows)` to make
+many at once), its report is made only where asked (`_Reports`) and its replay columns come from the kernel's
+(`columns`). The findings and the ledger are tables (`StudAudit.found`, `ledger_rows`), made Finding and LedgerRow
+objects only where read.
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ from .flagged import FlaggedFindings, flagged_findings
 from .hands import RANK_NAMES, HandRank, dealer_qualifies, hand_or_none
 from .kernel import EMPTY_BOX, NO_ANTE, NOT_OFFERED
 from .ledger import JackpotBet, Pools, RoundLedger, settle_round
+from .plain import LEDGER_ROWS, POOL_COLUMNS, plain_ledger, plain_rounds, recorded_pools
 from .quiet import QuietDay, settle_quiet
 from .quiet import one_full_deck as _one_full_deck
 from .rules import CasinoStudRules
@@ -325,8 +327,8 @@ class _Auditor:
         if not self.round_by_round:
             quiet = self.quiet_day = settle_quiet(self.rules, self.table, dealt, dealt_bets, set(self.quarantined))
             self.flagged = flagged_findings(self.rules, self.table, dealt.read, dealt_bets, quiet)
-            plain = self.plain = _plain(quiet, dealt.read)
-            self.recorded = np.stack([np.asarray(dealt.read[c].fill_null(0), np.int64) for c in _POOLS])
+            plain = self.plain = plain_rounds(quiet, dealt.read)
+            self.recorded = recorded_pools(dealt.read)
             if hasattr(self.rounds, "fetch"):  # (records made a batch at a time: those the loop reads)
                 self.rounds.fetch(np.flatnonzero(~plain).tolist())
             if hasattr(self.bets, "fetch"):
@@ -372,7 +374,7 @@ class _Auditor:
 
     def expected_pools(self, plain: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The expected pools of every round ((4, n): jackpot and next pool before, then after) and where known
-        ((2, n): before, after): a plain round's its recorded ones (the chain and the kernel agree with them, `_plain`),
+        ((2, n): before, after): a plain round's its recorded ones (the chain and the kernel agree with them, plain.py),
         any other's as the loop worked them out."""
         n = len(plain)
         values, known = np.zeros((4, n), np.int64), np.zeros((2, n), np.bool_)
@@ -387,26 +389,11 @@ class _Auditor:
 
     def ledger_table(self, rows: list[LedgerRow], quiet: QuietDay | None) -> pa.Table:
         """The ledger rows (LEDGER_ROWS) in round order: the readable rules' `rows`, and a row for each plain round
-        with jackpot bets, from the kernel's columns (its pools as recorded: the kernel's, `_plain`)."""
+        with jackpot bets (plain.py)."""
         made = pa.Table.from_pylist([vars(row) for row in rows], LEDGER_ROWS)
         if quiet is None or not self.plain.any():
             return made
-        i = np.flatnonzero(self.plain & (np.asarray(quiet.jackpot_bets, np.int64) > 0))
-        at = pa.array(i, pa.int64())
-        moved = np.asarray(quiet.ledger, np.int64).reshape(-1, 7)[i]
-        before, after = self.recorded[:2, i], self.recorded[2:, i]
-        read = self.dealt_read
-        columns = {
-            "round_index": at, **{c: read[c].take(at) for c in ("round_id", "round_no", "status")},
-            "jackpot_before": before[0], "next_pool_before": before[1],
-            "jackpot_bets": np.asarray(quiet.jackpot_bets, np.int64)[i],
-            **{name: moved[:, k] for k, name in enumerate(_MOVED)}, "reset": moved[:, 6] != 0,
-            "jackpot_after_expected": after[0], "next_pool_after_expected": after[1], "jackpot_after": after[0],
-            "next_pool_after": after[1]}
-        from_columns = pa.Table.from_arrays([
-            pa.array(columns[f.name], f.type) if isinstance(columns[f.name], np.ndarray) else columns[f.name].cast(
-                f.type) for f in LEDGER_ROWS], schema=LEDGER_ROWS)
-        both = pa.concat_tables([made, from_columns])
+        both = pa.concat_tables([made, plain_ledger(quiet, self.dealt_read, self.recorded, self.plain)])
         return both.take(pa.array(np.argsort(both["round_index"].to_numpy(), kind="stable")))
 
     def found(self) -> pa.Table:
@@ -496,7 +483,7 @@ class _Auditor:
             into[np.concatenate([np.asarray(loud, np.int64), plain])] = np.arange(len(reports))
             parts = {name: pa.concat_arrays([part, more[name]]).take(pa.array(into)) for name, part in parts.items()}
         expected = {f"expected_{name}": pa.array(pools[k], pa.int64(), mask=~known[k // 2])
-                    for k, name in enumerate(_POOLS)}
+                    for k, name in enumerate(POOL_COLUMNS)}
         return pa.table({**parts, **expected}).select(ENGINE_COLUMNS.names)
 
     # -- a round's deal, decisions and ranks ------------------------------------------------------
@@ -858,34 +845,6 @@ ENGINE_COLUMNS = pa.schema([
     ("dealer_rank", pa.string()), ("dealer_qualifies", pa.bool_()), ("expected_jackpot_before", pa.int64()),
     ("expected_jackpot_after", pa.int64()), ("expected_next_pool_before", pa.int64()),
     ("expected_next_pool_after", pa.int64()), ("finding_kinds", _TEXTS)])
-# a round's recorded pools (dealt.ROUND_TYPES' columns): a plain quiet round's expected ones
-_POOLS = ("jackpot_before", "next_pool_before", "jackpot_after", "next_pool_after")
-# the ledger rows as columns (StudAudit.ledger's table): LedgerRow's fields
-LEDGER_ROWS = pa.schema([
-    ("round_index", pa.int64()), ("round_id", pa.string()), ("round_no", pa.int64()), ("status", pa.string()),
-    ("jackpot_before", pa.int64()), ("next_pool_before", pa.int64()), ("jackpot_bets", pa.int64()),
-    ("to_jackpot", pa.int64()), ("to_next_pool", pa.int64()), ("to_house", pa.int64()),
-    ("prizes_from_jackpot", pa.int64()), ("prizes_from_next_pool", pa.int64()), ("prizes_from_house", pa.int64()),
-    ("reset", pa.bool_()), ("jackpot_after_expected", pa.int64()), ("next_pool_after_expected", pa.int64()),
-    ("jackpot_after", pa.int64()), ("next_pool_after", pa.int64())])
-_MOVED = LEDGER_ROWS.names[7:13]  # what the kernel's ledger columns give, in its order (then the reset)
-
-
-def _plain(quiet: QuietDay, read: pa.RecordBatch) -> np.ndarray:
-    """The quiet rounds with nothing for the readable rules to say (their bets' findings are flagged.py's): their
-    recorded after-balances the kernel's, their recorded before-balances the previous round's recorded after
-    (which the chain expects where they are recorded)."""
-    plain = np.asarray(quiet.quiet, np.bool_).copy()
-    pools = {name: (np.asarray(read[name].fill_null(0), np.int64), np.asarray(read[name].is_valid(), np.bool_))
-             for name in ("jackpot_before", "next_pool_before", "jackpot_after", "next_pool_after")}
-    after = np.asarray(quiet.after, np.int64).reshape(-1, 2)
-    moved = np.asarray(quiet.jackpot_bets, np.int64) > 0
-    for k, pool in enumerate(("jackpot", "next_pool")):
-        (before, _), (recorded, known) = pools[f"{pool}_before"], pools[f"{pool}_after"]
-        plain &= known & (recorded == np.where(moved, after[:, k], before))
-        plain[1:] &= recorded[:-1] == before[1:]  # (the previous round's after: recorded, as checked above)
-        plain[1:] &= known[:-1]
-    return plain
 
 
 def _by_round(round_index: np.ndarray, read: np.ndarray) -> tuple[dict[int, list[int]], list[str | None]]:
