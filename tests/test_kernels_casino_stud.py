@@ -203,6 +203,8 @@ def test_the_kernel_audits_as_the_readable_rules(seed, n_rounds, fault):
     oracle = audit_table_rounds(rules, TABLE, rounds, bets, round_by_round=True)
     # (the replay columns first: a plain quiet round's come from the kernel's columns, the oracle's from reports)
     assert fast.columns.equals(oracle.columns)
+    # (the findings and the ledger as the adaptor reads them: a plain round's joined from the kernel's columns)
+    assert fast.found.equals(oracle.found) and fast.ledger_rows.equals(oracle.ledger_rows)
     assert fast == oracle
     if fault == 0.0:  # not vacuous: a clean day is the kernel's
         assert _quiet(rules, rounds, bets) == [True] * len(rounds)
@@ -592,3 +594,43 @@ def test_a_round_is_read_as_dealt_as_the_rule_says(seed, n_rounds):
     rounds = [_untidy(rng, r) for r in rounds]
     read = dealt_rounds(rules, records_table(rounds))
     assert read.readable.tolist() == [_as_dealt(rules, r) for r in rounds]
+
+
+# -- the flagged bets' findings, as columns (flagged.py): the readable rules' words and order ------------------
+
+def test_a_quiet_rounds_flagged_bets_have_the_readable_findings_in_order():
+    """Two quiet rounds (pools chained), bets flagged in each way the kernel flags them, given in a record order
+    that is not the order of the checks: the findings (flagged.py's columns) are the readable rules', the first
+    pass's (refunds and calls, bet by bet) before the second's (paid, limits, window, bet by bet), round by round;
+    each round's finding_kinds the distinct kinds as raised."""
+    r1, bets1 = _one_round("7S 7D 5C 4H 3S", DEALER_AK)
+    r2 = replace(r1, round_id="R2", round_no=2, shoe_id="D2", betting_closed_at=CLOSED + 60_000_000)
+    wrong_call = RecordedBet("B1", 0, "A1", "ANTE", 1, 1_000, 1_999, 6_001, CLOSED)  # a call off, overpaid by 1
+    late = RecordedBet("B2", 0, "A2", "BONUS", 4, 99, None, 98, CLOSED + 1)  # not offered, underpaid, late
+    jackpot = RecordedBet("B3", 0, "A3", "JACKPOT", 3, 101, None, 101, CLOSED)  # no ante (refunded), above max
+    second = [RecordedBet("C1", 1, "A1", "ANTE", 1, 99, 0, 99, CLOSED + 60_000_000),  # no call, underpaid, below min
+              RecordedBet("C2", 1, "A4", "ANTE", 5, 200, 400, 600, CLOSED + 60_000_001)]  # on a box not dealt, late
+    bets = [wrong_call, late, jackpot, *second]
+    assert _quiet(RULES, [r1, r2], bets) == [True, True]
+    fast = audit_table_rounds(RULES, TABLE, [r1, r2], bets)
+    assert fast == audit_table_rounds(RULES, TABLE, [r1, r2], bets, round_by_round=True)
+    assert [(f.round_id, f.bet_id, f.kind) for f in fast.findings] == [
+        ("R1", "B1", "ADDED_STAKE_MISMATCH"), ("R1", "B2", "BET_TYPE_NOT_OFFERED"),
+        ("R1", "B3", "JACKPOT_WITHOUT_ANTE"), ("R1", "B1", "OVERPAID"), ("R1", "B2", "UNDERPAID"),
+        ("R1", "B2", "LATE_BET"), ("R1", "B3", "STAKE_ABOVE_MAX"),
+        ("R2", "C1", "ADDED_STAKE_MISMATCH"), ("R2", "C2", "BET_ON_EMPTY_BOX"), ("R2", "C1", "UNDERPAID"),
+        ("R2", "C1", "STAKE_BELOW_MIN"), ("R2", "C2", "LATE_BET")]
+    assert fast.columns["finding_kinds"].to_pylist() == [
+        ["ADDED_STAKE_MISMATCH", "BET_TYPE_NOT_OFFERED", "JACKPOT_WITHOUT_ANTE", "OVERPAID", "UNDERPAID", "LATE_BET",
+         "STAKE_ABOVE_MAX"], ["ADDED_STAKE_MISMATCH", "BET_ON_EMPTY_BOX", "UNDERPAID", "STAKE_BELOW_MIN",
+                                                  "LATE_BET"]]
+    said = {(f.bet_id, f.kind): (f.expected, f.recorded, f.message, f.account_id) for f in fast.findings}
+    assert said["B1", "ADDED_STAKE_MISMATCH"] == ("20.00 EUR", "19.99 EUR", (
+        "Bet B1 (ANTE, stake 10.00 EUR, box 1): box 1 called, so the call is 20.00 EUR (2 x the ante on a call, "
+        "nothing on a fold); recorded 19.99 EUR."), "A1")
+    assert said["B2", "BET_TYPE_NOT_OFFERED"][:2] == (f"a bet type of {RULES.id}", "BONUS")
+    assert said["B3", "JACKPOT_WITHOUT_ANTE"][2] == (
+        "Bet B3 (JACKPOT, stake 1.01 EUR, box 3): no ANTE bet on box 3 in round R1; the jackpot bet is placed after "
+        "the ante (refunded).")
+    assert said["C2", "BET_ON_EMPTY_BOX"][:2] == ("one of the dealt boxes [1]", "box 5")
+    assert said["C2", "LATE_BET"][1] == "placed at 2023-11-14T22:14:20.000001Z"

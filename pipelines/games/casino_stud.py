@@ -18,12 +18,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.games import game
-from engine.games.casino_stud.audit import LedgerRow, RecordedBet, RecordedRound, StudAudit, audit_table_rounds
+from engine.games.casino_stud.audit import RecordedBet, RecordedRound, StudAudit, audit_table_rounds
 from engine.games.casino_stud.chain import ChainEnd, ChainGap, breaks_across_groups
 from engine.games.casino_stud.chain import group_ends as chain_ends
 from engine.games.casino_stud.dealt import bet_columns, dealt_rounds
 from engine.games.casino_stud.rules import CasinoStudRules, load_casino_stud_rules
-from pipelines.convert import findings_table
+from pipelines.convert import dated_findings, findings_table
 from pipelines.convert import plain as plain_values
 from pipelines.games.rows import (
     BET_COLUMNS,
@@ -106,7 +106,8 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     mine = np.arange(bets.num_rows, dtype=np.int64)
     held = quarantined_bets(neighbours, {round_id: k for (shoe_id, round_id), k in index_of.items() if shoe_id})
     in_order = pa.array(order, pa.int64())
-    records = _Records(rounds.take(in_order), read.take(in_order), shoes)
+    ordered = read.take(in_order)
+    records = _Records(rounds.take(in_order), ordered, shoes)
     timed = plain.set_column(plain.schema.get_field_index("placed_at"), "placed_at", pa.array(placed, pa.int64()))
     dealt = (dealt_rounds(table.rules, records.as_read()), bet_columns(timed, bet_round))
     result = audit_table_rounds(table.rules, table.facts, records, _Bets(timed, bet_round), held,
@@ -116,16 +117,18 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     # each bet's round as its row in `rounds` (-1: not one of them)
     row_of = np.append(np.asarray(order, np.int64), -1)
     bet_rows = row_of[bet_round]
-    replays = _replays_table(table, read.take(in_order), result, dates)
-    refunded = {f.bet_id for f in result.findings if f.kind in _REFUNDING}
+    replays = _replays_table(table, ordered, result, dates)
+    found = result.found
+    refunded = found["bet_id"].filter(pc.is_in(found["kind"], pa.array(_REFUNDING, pa.string())))
     settled = np.append(np.asarray(col["status"], object)[order] == "settled", False)
-    stakes = _jackpot_stakes(settled[bet_round], plain, bet_round, result.expected, refunded)
+    owed = pa.array(result.expected, pa.int64())
+    stakes = _jackpot_stakes(settled[bet_round], plain, bet_round, owed, refunded, len(order))
     return {
         OUT_REPLAYS: replays,
-        OUT_LEDGER: _ledger_table(table, read.take(in_order), dates, result.ledger, stakes),
+        OUT_LEDGER: _ledger_table(table, ordered, dates, result.ledger_rows, stakes),
         **bet_tables(table.table_id, plain, bets, rounds, mine, bet_rows,
-                     pa.array(result.expected, pa.int64()), result.unsettled),
-        "findings": _findings(result.findings, round_ids, shoe_ids, order, dates.to_pylist(), shoes),
+                     owed, result.unsettled),
+        "findings": _findings(found, round_ids, shoe_ids, order, dates.to_pylist(), shoes),
     }
 
 
@@ -260,43 +263,44 @@ def _recorded_rounds(col: dict[str, list], closed: list, decks: dict[int, dict],
         for i in range(len(round_id))]
 
 
-def _jackpot_stakes(settled: np.ndarray, bets: pa.Table, bet_round: np.ndarray, expected: list[int | None],
-                    refunded: set[str]) -> dict[int, int]:
-    """round index -> the stakes of its jackpot bets settled on a hand (`settled`: each bet's round is a settled
-    one; the bet not refunded): what the ledger's contributions and prizes come from."""
-    jackpot = np.asarray(pc.fill_null(pc.equal(bets["bet_type"], _JACKPOT), False), np.bool_) & settled
-    if refunded:
-        jackpot &= ~np.asarray(pc.is_in(bets["bet_id"], pa.array(list(refunded), pa.string())), np.bool_)
-    stakes: dict[int, int] = {}
+def _jackpot_stakes(settled: np.ndarray, bets: pa.Table, bet_round: np.ndarray, owed: pa.Array,
+                    refunded: pa.ChunkedArray, n: int) -> np.ndarray:
+    """Each of the n rounds' (the engine's order) stakes of its jackpot bets settled on a hand (`settled`: each bet's
+    round is a settled one; `owed` not null, the bet not refunded): what the ledger's contributions and prizes come
+    from."""
+    jackpot = np.asarray(pc.fill_null(pc.equal(bets["bet_type"], _JACKPOT), False), np.bool_) & settled & np.asarray(
+        owed.is_valid(), np.bool_)
+    if len(refunded):
+        jackpot &= ~np.asarray(pc.is_in(bets["bet_id"], refunded.combine_chunks()), np.bool_)
     rows = np.flatnonzero(jackpot)
-    for b, k, stake in zip(rows.tolist(), bet_round[rows].tolist(), bets["stake"].take(pa.array(rows)).to_pylist(),
-                           strict=True):
-        if expected[b] is not None:
-            stakes[k] = stakes.get(k, 0) + stake
-    return stakes
+    stakes = np.zeros(n + 1, np.int64)
+    np.add.at(stakes, bet_round[rows], np.asarray(bets["stake"].take(pa.array(rows, pa.int64())), np.int64))
+    return stakes[:n]
 
 
-def _findings(found, round_ids: list[str], shoe_ids: list[str], order: list[int], dates: list, shoes: pa.Table
-              ) -> pa.Table:
-    """The findings dated by their round's business date; a deck's own (SHOE_COMPOSITION, no round id) by its
-    round's too (a deck is one round's: a deck opened before midnight for a round whose betting opened after
-    it is of the next day, as its round is), by the deck's opening only where it has no round."""
-    if not found:
+def _findings(found: pa.Table, round_ids: list[str], shoe_ids: list[str], order: list[int], dates: list,
+              shoes: pa.Table) -> pa.Table:
+    """The findings (FINDING_COLUMNS) dated by their round's business date; a deck's own (SHOE_COMPOSITION, no
+    round id) by its round's too (a deck is one round's: a deck opened before midnight for a round whose betting
+    opened after it is of the next day, as its round is), by the deck's opening only where it has no round; those
+    of a date together, the dates in the order their first finding comes."""
+    if not found.num_rows:
         return FINDINGS.empty_table()
     round_dates = {round_ids[i]: d for i, d in zip(order, dates, strict=True)}
     deck_dates = {shoe_ids[i]: d for i, d in zip(order, dates, strict=True)}
-    by_deck: dict[object, list] = {}
     opened = None
-    for f in found:
-        if f.round_id is None:
-            if f.shoe_id not in deck_dates and opened is None:  # (the decks' openings: read where asked)
+    dated = []
+    for round_id, shoe_id in zip(found["round_id"].to_pylist(), found["shoe_id"].to_pylist(), strict=True):
+        if round_id is None:
+            if shoe_id not in deck_dates and opened is None:  # (the decks' openings: read where asked)
                 decks = _with_columns(shoes, ["shoe_id", "opened_at"]).to_pylist()
                 opened = {deck["shoe_id"]: day(deck["opened_at"]) for deck in decks}
-            by_deck.setdefault(deck_dates[f.shoe_id] if f.shoe_id in deck_dates else opened.get(f.shoe_id),
-                               []).append(f)
+            dated.append(deck_dates[shoe_id] if shoe_id in deck_dates else opened.get(shoe_id))
         else:
-            by_deck.setdefault(round_dates.get(f.round_id), []).append(f)
-    return pa.concat_tables([findings_table(fs, round_dates, d) for d, fs in by_deck.items()])
+            dated.append(round_dates.get(round_id))
+    first = {d: k for k, d in reversed(list(enumerate(dated)))}
+    together = np.argsort([first[d] for d in dated], kind="stable")
+    return dated_findings(found.take(pa.array(together)), [dated[k] for k in together.tolist()])
 
 
 # a replay's recorded columns: the round's own, as read (in the engine's order)
@@ -320,22 +324,21 @@ def _replays_table(table: CasinoStudTable, rounds: pa.Table, result: StudAudit, 
                                  for f in schema], schema=schema)
 
 
-def _ledger_table(table: CasinoStudTable, rounds: pa.Table, dates: pa.Array, rows: list[LedgerRow],
-                  stakes: dict[int, int]) -> pa.Table:
-    """The jackpot ledger column by column: a row a LedgerRow, its round's own columns taken from `rounds` (in the
-    engine's order, as `dates`)."""
-    at = pa.array([row.round_index for row in rows], pa.int64())
-    n = len(rows)
+def _ledger_table(table: CasinoStudTable, rounds: pa.Table, dates: pa.Array, rows: pa.Table,
+                  stakes: np.ndarray) -> pa.Table:
+    """The jackpot ledger column by column: a row a ledger row (plain.LEDGER_ROWS), its round's own columns and
+    jackpot `stakes` taken from `rounds` (in the engine's order, as `dates`)."""
+    at = rows["round_index"]
+    n = rows.num_rows
     columns = {
         "business_date": dates.take(at), "table_id": pa.repeat(pa.scalar(table.table_id, pa.string()), n),
         "shoe_id": rounds["shoe_id"].take(at), "round_id": rounds["round_id"].take(at),
         "betting_closed_at": rounds["betting_closed_at"].take(at),
         "currency": pa.repeat(pa.scalar(table.currency, pa.string()), n),
-        "stakes": [stakes.get(row.round_index, 0) for row in rows],
-        **{name: [getattr(row, field) for row in rows] for name, field in _LEDGER_FIELDS.items()}}
+        "stakes": pa.array(stakes[at.to_numpy()]),
+        **{name: rows[field] for name, field in _LEDGER_FIELDS.items()}}
     schema = LEDGER.schema
-    return pa.Table.from_arrays([pa.array(columns[f.name], f.type) if isinstance(columns[f.name], list)
-                                 else columns[f.name].cast(f.type) for f in schema], schema=schema)
+    return pa.Table.from_arrays([columns[f.name].cast(f.type) for f in schema], schema=schema)
 
 
 # a ledger column -> its LedgerRow field

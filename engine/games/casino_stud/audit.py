@@ -45,11 +45,13 @@ with a jackpot bet's payment finding (JACKPOT_PRIZE_NOT_WON, JACKPOT_PRIZE_WRONG
 UNDERPAID) has its after-balances follow that payment: they are not checked (one fault, one finding).
 
 The compiled kernel (kernel.py, through quiet.py, over the columns dealt.py reads) ranks the day's hands and settles
-its bets first; a round it calls quiet is reported from its results (`settle_quiet`), every other round goes through
-the rules above. A quiet round with nothing for the rules to say (no bet flagged, its balances as expected: `_plain`)
-is settled from the columns alone (`plain_round`): no record of it or of its bets is read (the rounds and the bets
-may be given as sequences that make records where asked, with `fetch(rows)` to make many at once), its report is
-made only where asked (`_Reports`) and its replay columns come from the kernel's (`columns`).
+its bets first; a round it calls quiet is reported from its results (`settle_quiet`), its flagged bets' findings
+joined as columns (flagged.py), every other round goes through the rules above. A quiet round with nothing for the
+rules to say (its balances as expected) is settled from the columns alone (plain.py): no record of it or of its bets
+is read (the rounds and the bets may be given as sequences that make records where asked, with `fetch(rows)` to make
+many at once), its report is made only where asked (`_Reports`) and its replay columns come from the kernel's
+(`columns`). The findings and the ledger are tables (`StudAudit.found`, `ledger_rows`), made Finding and LedgerRow
+objects only where read.
 """
 
 from __future__ import annotations
@@ -59,8 +61,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from engine.betting import BET_WORDS, QuarantinedBet, TableFacts, is_late, stake_limit_breach, us_text
+from engine.betting_columns import finding_columns
 from engine.cards import check_composition, format_cards
 from engine.decision_times import late_decisions, late_finding_text, times_problem, timing_line
 from engine.findings import Finding, format_money
@@ -71,9 +75,11 @@ from .chain import ChainGap, gap_finding
 from .dealing import cards_needed, deal, positions
 from .dealt import DealtBets, DealtRounds, bet_records, dealt_rounds, records_table
 from .explain import explain_round
+from .flagged import FlaggedFindings, flagged_findings
 from .hands import RANK_NAMES, HandRank, dealer_qualifies, hand_or_none
 from .kernel import EMPTY_BOX, NO_ANTE, NOT_OFFERED
 from .ledger import JackpotBet, Pools, RoundLedger, settle_round
+from .plain import LEDGER_ROWS, POOL_COLUMNS, plain_ledger, plain_rounds, recorded_pools
 from .quiet import QuietDay, settle_quiet
 from .quiet import one_full_deck as _one_full_deck
 from .rules import CasinoStudRules
@@ -181,11 +187,22 @@ class StudAudit:
     rounds: Sequence[RoundReport]
     expected: list[int | None]  # per bet; None: the bet cannot be settled (`unsettled` says why)
     unsettled: list[str | None]
-    findings: list[Finding] = field(default_factory=list)
-    ledger: list[LedgerRow] = field(default_factory=list)
+    findings: Sequence[Finding] = field(default_factory=list)  # (the audit's: _Rows over its columns)
+    ledger: Sequence[LedgerRow] = field(default_factory=list)  # (the audit's: _Rows over its columns)
     explanations: pa.Array | None = None  # the reports' explanations as one list<string> column, a row a round
     # the reports' other columns (ENGINE_COLUMNS), a row a round: a plain quiet round's from the kernel's columns
     columns: pa.Table | None = field(default=None, compare=False)
+
+    @property
+    def found(self) -> pa.Table:
+        """The findings as FINDING_COLUMNS (no Finding object made)."""
+        return self.findings.table if isinstance(self.findings, _Rows) else finding_columns(self.findings)
+
+    @property
+    def ledger_rows(self) -> pa.Table:
+        """The ledger as LEDGER_ROWS (no LedgerRow object made)."""
+        return self.ledger.table if isinstance(self.ledger, _Rows) else pa.Table.from_pylist(
+            [vars(row) for row in self.ledger], LEDGER_ROWS)
 
 
 @dataclass
@@ -239,7 +256,9 @@ class _Auditor:
         self.dealt = dealt
         self.round_by_round = round_by_round  # every round through the readable rules: the kernel's oracle
         self.gaps = sorted(gaps, key=lambda g: (g.at, g.shoe_id))
-        self.findings: list[Finding] = []
+        self.findings: list[Finding] = []  # the readable rules' (a quiet round's flagged bets': `flagged`)
+        self.finding_round: list[int] = []  # each one's round
+        self.flagged: FlaggedFindings | None = None
         self.work = [_Round() for _ in range(len(rounds))]
         # the bets of each round put in quarantine as they were read: their neighbours' rules still see them
         self.quarantined: dict[int, list[QuarantinedBet]] = {}
@@ -263,10 +282,12 @@ class _Auditor:
         self.work[i].kinds.append(kind)
         self.findings.append(Finding(kind, self.table.table_id, r.shoe_id, r.round_id if round_level else None, None,
                                      expected, recorded, message))
+        self.finding_round.append(i)
 
     def round_finding_of(self, i: int, finding: Finding) -> None:
         self.work[i].kinds.append(finding.kind)
         self.findings.append(finding)
+        self.finding_round.append(i)
 
     def gaps_before(self, i: int) -> list[ChainGap]:
         """The gaps between round i - 1 and round i: after the one's betting closed, not after the other's."""
@@ -280,6 +301,7 @@ class _Auditor:
         self.work[bet.round_index].kinds.append(kind)
         self.findings.append(Finding(kind, self.table.table_id, r.shoe_id, r.round_id, bet.bet_id, expected,
                                      recorded, message, bet.account_id))
+        self.finding_round.append(bet.round_index)
 
     def what(self, bet: RecordedBet) -> str:
         ante = self.beside.get(bet) if self.beside else None  # (a bet hashed only on a day that has any)
@@ -291,31 +313,30 @@ class _Auditor:
     def run(self) -> StudAudit:
         n = len(self.rounds)
         quiet, plain = None, np.zeros(n, np.bool_)
+        self.plain = plain
         if not self.round_by_round:
             dealt, dealt_bets = self.dealt or (dealt_rounds(self.rules, records_table(self.rounds)),
                                                bet_records(self.bets))
+            self.dealt_read = dealt.read
             round_index = dealt_bets.round_index
         else:
             round_index = np.array([bet.round_index for bet in self.bets], np.int64)
-        by_round, unsettled = _by_round(round_index, n)
         expected: list[int | None] = [None] * len(self.bets)
         ledger: list[LedgerRow] = []
         previous_after: Pools | None = None  # the chain: the previous round's recorded after-balances
         if not self.round_by_round:
             quiet = self.quiet_day = settle_quiet(self.rules, self.table, dealt, dealt_bets, set(self.quarantined))
-            plain = _plain(quiet, round_index, dealt.read)
-            facts = {c: dealt.read[c].to_pylist() for c in _FACTS}
+            self.flagged = flagged_findings(self.rules, self.table, dealt.read, dealt_bets, quiet)
+            plain = self.plain = plain_rounds(quiet, dealt.read)
+            self.recorded = recorded_pools(dealt.read)
             if hasattr(self.rounds, "fetch"):  # (records made a batch at a time: those the loop reads)
                 self.rounds.fetch(np.flatnonzero(~plain).tolist())
             if hasattr(self.bets, "fetch"):
-                self.bets.fetch(_read_bets(quiet, plain, round_index))
-        for i in range(n):
-            if plain[i]:
-                after = self.plain_round(i, previous_after, quiet, facts, ledger)
-                if after is not None:
-                    previous_after = after
-                    continue
-                plain[i] = False  # a balance to explain: in words, as any quiet round's
+                self.bets.fetch(_read_bets(quiet, round_index))
+        by_round, unsettled = _by_round(round_index, ~plain)
+        for i in np.flatnonzero(~plain).tolist():  # (a plain round: settled from the columns, `plain_pools`)
+            if i > 0 and plain[i - 1]:  # (its recorded after-balances are the expected ones)
+                previous_after = Pools(*self.recorded[2:, i - 1].tolist())
             r = self.rounds[i]
             w = self.work[i]
             w.pools_before = r.pools_before if i == 0 else previous_after
@@ -336,46 +357,65 @@ class _Auditor:
                 ledger.append(self.ledger_row(i, r))
             previous_after = r.pools_after or w.pools_after or base
         calm = [i for i, q in enumerate(quiet.quiet) if q] if quiet is not None else []
-        for i in np.flatnonzero(plain).tolist():  # (the others' bets: settled in the loop)
-            for b in by_round.get(i, ()):
-                expected[b] = quiet.credit[b]
+        if plain.any():  # (the others' bets: settled in the loop)
+            settled = np.append(plain, False)[np.where((round_index >= 0) & (round_index < n), round_index, n)]
+            credit = pa.array(quiet.credit, pa.int64())
+            expected = pc.if_else(settled, credit, pa.array(expected, pa.int64())).to_pylist()
+        pools = self.expected_pools(plain)
         n_lines, lines = quiet_explanations(
-            self.rules, self.table.currency, dealt.read, dealt_bets, calm, by_round, quiet,
-            [w.pools_before for w in self.work], [w.pools_after for w in self.work]) if calm else (_NO_LINES, _NO_TEXT)
+            self.rules, self.table.currency, dealt.read, dealt_bets, calm, quiet, *pools
+        ) if calm else (_NO_LINES, _NO_TEXT)
         self.said = _Said(calm, n_lines, lines)
         reports = [None if plain[i] else self.report(i, self.rounds[i], self.said.of(i)) for i in range(n)]
         explanations = _explanations(reports, calm, n_lines, lines)
-        return StudAudit(_Reports(reports, self.plain_report), expected, unsettled, self.findings, ledger,
-                         explanations, self.columns(reports, quiet, dealt.read if quiet is not None else None))
+        return StudAudit(_Reports(reports, self.plain_report), expected, unsettled, _Rows(self.found(), Finding),
+                         _Rows(self.ledger_table(ledger, quiet), LedgerRow), explanations,
+                         self.columns(reports, quiet, dealt.read if quiet is not None else None, *pools))
 
-    def plain_round(self, i: int, previous_after: Pools | None, quiet: QuietDay, facts: dict[str, list],
-                    ledger: list[LedgerRow]) -> Pools | None:
-        """A quiet round none of whose bets has a finding (`_plain`), from the kernel's columns and its recorded
-        facts: its chain and ledger row; its recorded after-balances (the next round's expected before), or None
-        where a balance is not as expected (then its finding is the readable check_balances')."""
-        jackpot, next_pool = facts["jackpot_before"][i], facts["next_pool_before"][i]
-        before = Pools(jackpot, next_pool)  # (recorded: the kernel settles no round without)
-        expected_before = before if i == 0 else previous_after
-        n_jackpot = quiet.jackpot_bets[i]
-        after = Pools(*quiet.after[i]) if n_jackpot else before
-        recorded_after = Pools(facts["jackpot_after"][i], facts["next_pool_after"][i])
-        if (i > 0 and expected_before is not None and expected_before != before) or recorded_after != after:
-            return None
-        w = self.work[i]
-        w.pools_before, w.pools_after, w.jackpot_bets = expected_before, after, n_jackpot
-        moved = quiet.ledger[i][:6] if n_jackpot else (0, 0, 0, 0, 0, 0)
-        reset = bool(quiet.ledger[i][6]) if n_jackpot else False
-        if n_jackpot:
-            w.ledger = RoundLedger(before, (), after, *moved, reset)
-        if n_jackpot or before != recorded_after:
-            ledger.append(LedgerRow(i, facts["round_id"][i], facts["round_no"][i], facts["status"][i], jackpot,
-                                    next_pool, n_jackpot, *moved, reset, after.jackpot, after.next_pool,
-                                    recorded_after.jackpot, recorded_after.next_pool))
-        return recorded_after
+    def expected_pools(self, plain: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The expected pools of every round ((4, n): jackpot and next pool before, then after) and where known
+        ((2, n): before, after): a plain round's its recorded ones (the chain and the kernel agree with them, plain.py),
+        any other's as the loop worked them out."""
+        n = len(plain)
+        values, known = np.zeros((4, n), np.int64), np.zeros((2, n), np.bool_)
+        if plain.any():
+            values[:, plain], known[:, plain] = self.recorded[:, plain], True
+        for i in np.flatnonzero(~plain).tolist():
+            w = self.work[i]
+            for end, pools in enumerate((w.pools_before, w.pools_after)):
+                if pools is not None:
+                    values[2 * end:2 * end + 2, i], known[end, i] = (pools.jackpot, pools.next_pool), True
+        return values, known
+
+    def ledger_table(self, rows: list[LedgerRow], quiet: QuietDay | None) -> pa.Table:
+        """The ledger rows (LEDGER_ROWS) in round order: the readable rules' `rows`, and a row for each plain round
+        with jackpot bets (plain.py)."""
+        made = pa.Table.from_pylist([vars(row) for row in rows], LEDGER_ROWS)
+        if quiet is None or not self.plain.any():
+            return made
+        both = pa.concat_tables([made, plain_ledger(quiet, self.dealt_read, self.recorded, self.plain)])
+        return both.take(pa.array(np.argsort(both["round_index"].to_numpy(), kind="stable")))
+
+    def found(self) -> pa.Table:
+        """Every finding as FINDING_COLUMNS, round by round: in a quiet round its flagged bets' (`flagged`) before
+        the readable rules' (its balances')."""
+        said = finding_columns(self.findings)
+        if self.flagged is None or not self.flagged.table.num_rows:
+            return said
+        key = np.concatenate([2 * np.asarray(self.finding_round, np.int64) + 1, 2 * self.flagged.round_index])
+        return pa.concat_tables([said, self.flagged.table]).take(pa.array(np.argsort(key, kind="stable")))
 
     def plain_report(self, i: int) -> RoundReport:
         """The report of a plain quiet round (made only where asked: the replay table takes its columns)."""
-        self.quiet_facts(i, self.rounds[i], self.quiet_day)
+        quiet, w = self.quiet_day, self.work[i]
+        self.quiet_facts(i, self.rounds[i], quiet)
+        w.kinds = self.flagged.kinds[i].as_py()
+        jackpot, next_pool, jackpot_after, next_pool_after = self.recorded[:, i].tolist()
+        w.pools_before, w.pools_after = Pools(jackpot, next_pool), Pools(jackpot_after, next_pool_after)
+        w.jackpot_bets = quiet.jackpot_bets[i]
+        if w.jackpot_bets:
+            *moved, reset = quiet.ledger[i]
+            w.ledger = RoundLedger(w.pools_before, (), w.pools_after, *moved, bool(reset))
         return self.report(i, self.rounds[i], self.said.of(i))
 
     def unsettled_reason(self, i: int) -> str | None:
@@ -388,19 +428,12 @@ class _Auditor:
 
     def settle_quiet(self, i: int, r: RecordedRound, mine: list[int], base: Pools, quiet: QuietDay,
                      expected: list) -> None:
-        """A round the kernel settled (quiet.py): its ranks, bets and pools as the kernel has them; only its
-        bets' plain findings in words, in the order settle_bets makes them (calls, then each bet's checks); its
-        explanation is words.py's."""
-        w, bets = self.work[i], self.bets
+        """A round the kernel settled (quiet.py): its ranks, bets and pools as the kernel has them; its bets'
+        findings are flagged.py's (as columns), its explanation words.py's."""
+        w = self.work[i]
         self.quiet_facts(i, r, quiet)
-        for b in mine:  # (in record order, as settle_bets finds them)
-            if quiet.refund[b]:
-                self.refund(r, bets[b], quiet.refund[b])
-            elif quiet.call_flag[b]:
-                self.check_call(bets[b], r.box_actions[r.boxes.index(bets[b].seat)])
+        w.kinds.extend(self.flagged.kinds[i].as_py())
         for b in mine:
-            if quiet.check_flag[b]:
-                self.check_bet(i, r, b, quiet.credit[b])
             expected[b] = quiet.credit[b]
         w.jackpot_bets = quiet.jackpot_bets[i]
         if w.jackpot_bets:
@@ -416,10 +449,10 @@ class _Auditor:
         w.ranks = tuple(quiet.hand(k) for k in range(k0, k0 + len(r.boxes)))
         w.dealer, w.qualifies, w.actions = quiet.dealer(i), quiet.qualifies[i], r.box_actions
 
-    def columns(self, reports: list[RoundReport | None], quiet: QuietDay | None, read: pa.RecordBatch | None
-                ) -> pa.Table:
+    def columns(self, reports: list[RoundReport | None], quiet: QuietDay | None, read: pa.RecordBatch | None,
+                pools: np.ndarray, known: np.ndarray) -> pa.Table:
         """ENGINE_COLUMNS of every round: a report's from it, a plain quiet round's (no report) from its recorded
-        cards (as dealt) and the kernel's ranks."""
+        cards (as dealt) and the kernel's ranks; the expected pools from `pools` and `known` (expected_pools)."""
         loud = [i for i, rep in enumerate(reports) if rep is not None]
         plain = np.array([i for i, rep in enumerate(reports) if rep is None], np.int64)
         made = [reports[i] for i in loud]
@@ -438,21 +471,20 @@ class _Auditor:
             boxes = np.diff(box_at)[plain]
             rows = spans(box_at[plain], boxes)
             ranks = _CATEGORY_NAMES.take(pa.array(np.asarray(quiet.category, np.int64)[rows]))
-            taken = read.take(pa.array(plain))
+            taken = read.select(["box_cards", "dealer_cards"]).take(pa.array(plain))
             more = {
                 "expected_box_cards": taken["box_cards"], "expected_dealer_cards": taken["dealer_cards"],
                 "box_ranks": pa.ListArray.from_arrays(pa.array(np.concatenate([[0], np.cumsum(boxes)]), pa.int32()),
                                                       ranks),
                 "dealer_rank": _CATEGORY_NAMES.take(pa.array(np.asarray(quiet.dealer_category, np.int64)[plain])),
                 "dealer_qualifies": pa.array(np.asarray(quiet.qualifies, np.bool_)[plain]),
-                "finding_kinds": pa.array([[]] * len(plain), _TEXTS)}
+                "finding_kinds": self.flagged.kinds.take(pa.array(plain))}
             into = np.empty(len(reports), np.int64)
             into[np.concatenate([np.asarray(loud, np.int64), plain])] = np.arange(len(reports))
             parts = {name: pa.concat_arrays([part, more[name]]).take(pa.array(into)) for name, part in parts.items()}
-        pools = {f"expected_{name}_{end}": pa.array([getattr(getattr(w, f"pools_{end}"), name, None) if getattr(
-            w, f"pools_{end}") is not None else None for w in self.work], pa.int64())
-            for end in ("before", "after") for name in ("jackpot", "next_pool")}
-        return pa.table({**parts, **pools}).select(ENGINE_COLUMNS.names)
+        expected = {f"expected_{name}": pa.array(pools[k], pa.int64(), mask=~known[k // 2])
+                    for k, name in enumerate(POOL_COLUMNS)}
+        return pa.table({**parts, **expected}).select(ENGINE_COLUMNS.names)
 
     # -- a round's deal, decisions and ranks ------------------------------------------------------
 
@@ -813,38 +845,17 @@ ENGINE_COLUMNS = pa.schema([
     ("dealer_rank", pa.string()), ("dealer_qualifies", pa.bool_()), ("expected_jackpot_before", pa.int64()),
     ("expected_jackpot_after", pa.int64()), ("expected_next_pool_before", pa.int64()),
     ("expected_next_pool_after", pa.int64()), ("finding_kinds", _TEXTS)])
-# a round's recorded facts a plain quiet round is settled from (dealt.ROUND_TYPES' columns)
-_FACTS = ("round_id", "round_no", "status", "jackpot_before", "next_pool_before", "jackpot_after", "next_pool_after")
 
 
-def _plain(quiet: QuietDay, bet_round: np.ndarray, read: pa.RecordBatch) -> np.ndarray:
-    """The quiet rounds with nothing for the readable rules to say: none of their bets flagged by the kernel (a
-    refund, its call, paid, limits or window), their recorded after-balances the kernel's, their recorded
-    before-balances the previous round's recorded after (which the chain expects where they are recorded)."""
-    n = len(quiet.quiet)
-    said = _flagged(quiet)
-    plain = np.asarray(quiet.quiet, np.bool_).copy()
-    plain[bet_round[said & (bet_round >= 0) & (bet_round < n)]] = False
-    pools = {name: (np.asarray(read[name].fill_null(0), np.int64), np.asarray(read[name].is_valid(), np.bool_))
-             for name in ("jackpot_before", "next_pool_before", "jackpot_after", "next_pool_after")}
-    after = np.asarray(quiet.after, np.int64).reshape(-1, 2)
-    moved = np.asarray(quiet.jackpot_bets, np.int64) > 0
-    for k, pool in enumerate(("jackpot", "next_pool")):
-        (before, _), (recorded, known) = pools[f"{pool}_before"], pools[f"{pool}_after"]
-        plain &= known & (recorded == np.where(moved, after[:, k], before))
-        plain[1:] &= recorded[:-1] == before[1:]  # (the previous round's after: recorded, as checked above)
-        plain[1:] &= known[:-1]
-    return plain
-
-
-def _by_round(round_index: np.ndarray, n: int) -> tuple[dict[int, list[int]], list[str | None]]:
-    """(each round's bets in record order, each bet's reason it cannot be settled: its round_index not one of the
-    `n` rounds)."""
+def _by_round(round_index: np.ndarray, read: np.ndarray) -> tuple[dict[int, list[int]], list[str | None]]:
+    """(each `read` round's bets in record order, each bet's reason it cannot be settled: its round_index not one
+    of the rounds)."""
+    n = len(read)
     known = (round_index >= 0) & (round_index < n)
     unsettled: list[str | None] = [None] * len(round_index)
     for b in np.flatnonzero(~known).tolist():
         unsettled[b] = f"round_index {int(round_index[b])} is not one of the table-day's {n} rounds"
-    bets = np.flatnonzero(known)
+    bets = np.flatnonzero(known & np.append(read, False)[np.where(known, round_index, n)])
     if not len(bets):
         return {}, unsettled
     order = bets[np.argsort(round_index[bets], kind="stable")]
@@ -852,19 +863,11 @@ def _by_round(round_index: np.ndarray, n: int) -> tuple[dict[int, list[int]], li
     return dict(zip(rounds.tolist(), (part.tolist() for part in np.split(order, starts[1:])), strict=True)), unsettled
 
 
-def _read_bets(quiet: QuietDay, plain: np.ndarray, round_index: np.ndarray) -> list[int]:
-    """The bets the readable rules read: every bet of a round the kernel did not settle, a quiet round's flagged
-    ones (a refund, its call, paid, limits or window); none of a plain round's."""
-    n = len(plain)
+def _read_bets(quiet: QuietDay, round_index: np.ndarray) -> list[int]:
+    """The bets the readable rules read: those of the rounds the kernel did not settle."""
+    n = len(quiet.quiet)
     k = np.where((round_index >= 0) & (round_index < n), round_index, n)
-    loud = np.append(~np.asarray(quiet.quiet, np.bool_), False)[k]
-    return np.flatnonzero((loud | _flagged(quiet)) & ~np.append(plain, True)[k]).tolist()
-
-
-def _flagged(quiet: QuietDay) -> np.ndarray:
-    """The bets the kernel flagged for the readable rules' words: a refund, its call, paid, limits or window."""
-    return (np.asarray(quiet.refund, np.int64) != 0) | np.asarray(quiet.call_flag, np.bool_) | np.asarray(
-        quiet.check_flag, np.bool_)
+    return np.flatnonzero(np.append(~np.asarray(quiet.quiet, np.bool_), False)[k]).tolist()
 
 
 class _Said:
@@ -878,6 +881,31 @@ class _Said:
         if i not in self.at:
             return None
         return tuple(self.lines.slice(self.at[i], self.n_lines[i]).to_pylist())
+
+
+class _Rows(Sequence):
+    """A table's rows as objects of `kind` (a dataclass whose fields are its columns: Finding, LedgerRow), made only
+    where read."""
+
+    def __init__(self, table: pa.Table, kind: type):
+        self.table, self.kind = table, kind
+        self.made: list | None = None
+
+    def _made(self) -> list:
+        if self.made is None:
+            self.made = [self.kind(**row) for row in self.table.to_pylist()]
+        return self.made
+
+    def __len__(self) -> int:
+        return self.table.num_rows
+
+    def __getitem__(self, i):  # type: ignore[override]
+        return self._made()[i]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and self._made() == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 class _Reports(Sequence[RoundReport]):

@@ -160,7 +160,8 @@ class DealtBets:
     """A table-day's bets as the kernel and the quiet rounds' words read them, a row a bet."""
 
     round_index: np.ndarray  # into the rounds (any other value: none of them)
-    bet_id: pa.Array  # text ("None" where not recorded, as the words name it)
+    bet_id: pa.Array  # text (null: not recorded)
+    account_id: pa.Array  # text (null: not recorded)
     bet_type: pa.Array  # text (null: not recorded)
     seat: pa.Array  # int64 (null: not recorded)
     stake: np.ndarray  # amounts as the kernel takes them: null 0; too large for its arithmetic, or not a number,
@@ -173,8 +174,8 @@ _TOO_LARGE = 2**40
 
 
 def bet_columns(bets: pa.Table, round_index: np.ndarray) -> DealtBets:
-    """The bets' columns (bet_id, bet_type, seat, stake, added_stake, paid; placed_at as int64 microseconds), a
-    row a bet, each in the rounds `round_index` gives it."""
+    """The bets' columns (bet_id, account_id, bet_type, seat, stake, added_stake, paid; placed_at as int64
+    microseconds), a row a bet, each in the rounds `round_index` gives it."""
     def amounts(name: str) -> np.ndarray:
         values = _typed(bets[name], pa.int64())
         if values is None:
@@ -185,7 +186,7 @@ def bet_columns(bets: pa.Table, round_index: np.ndarray) -> DealtBets:
     seat, bet_type = _typed(bets["seat"], pa.int64()), _typed(bets["bet_type"], pa.string())
     n = bets.num_rows
     return DealtBets(
-        np.asarray(round_index, np.int64), pc.fill_null(_typed(bets["bet_id"], pa.string()), "None"),
+        np.asarray(round_index, np.int64), _text(bets["bet_id"]), _text(bets["account_id"]),
         bet_type if bet_type is not None else pa.nulls(n, pa.string()),
         seat if seat is not None else pa.nulls(n, pa.int64()),
         amounts("stake"), amounts("added_stake"), amounts("paid"), _ints(bets["placed_at"], 0))
@@ -197,10 +198,18 @@ def bet_records(bets: Sequence) -> DealtBets:
         return np.array([_amount(getattr(b, name)) for b in bets], np.int64)
 
     return DealtBets(
-        np.array([b.round_index for b in bets], np.int64), pa.array([f"{b.bet_id}" for b in bets], pa.string()),
+        np.array([b.round_index for b in bets], np.int64),
+        *(pa.array([None if v is None else f"{v}" for v in (getattr(b, name) for b in bets)], pa.string())
+          for name in ("bet_id", "account_id")),
         _array([b.bet_type for b in bets], pa.string()), _array([b.seat for b in bets], pa.int64()),
         amounts("stake"), amounts("added_stake"), amounts("paid"),
         np.array([b.placed_at if isinstance(b.placed_at, int) else 0 for b in bets], np.int64))
+
+
+def _text(column) -> pa.Array:
+    """A text column as one string array (a value as its text, as the findings name it)."""
+    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    return column if column.type == pa.string() else column.cast(pa.string())
 
 
 def _amount(value) -> int:

@@ -44,9 +44,9 @@ class QuietDay:
     dealer_strength: list[int]
     credit: list[int]  # by bet
     outcome: list[int]  # an ANTE's kernel.FOLDED...LOSE; a percentage prize's base
-    call_flag: list[bool]  # by bet: its recorded call is not its box's decision's
-    check_flag: list[bool]  # by bet: paid, limits or window to be checked in words
+    flags: np.ndarray  # (5, bets): settle_day's flag_call, flag_paid, flag_low, flag_high, flag_late
     refund: list[int]  # by bet: kernel.NO_ANTE, NOT_OFFERED, EMPTY_BOX (its finding and words), 0 none
+    bet_box: np.ndarray  # by bet: its box row (-1: none of its round's boxes)
     box_no: np.ndarray  # by box row: its box (seat) number, its decision code, its five card codes (5 a row)
     action: np.ndarray
     cards: np.ndarray
@@ -129,6 +129,5 @@ def settle_quiet(rules: CasinoStudRules, table: TableFacts, rounds: DealtRounds,
     quiet, qualifies, after, ledger, jackpot_bets, credit, outcome, refund, flags = out
     return QuietDay(quiet.tolist(), qualifies.tolist(), after.T.tolist(), ledger.T.tolist(), jackpot_bets.tolist(),
                     rounds.box_at.tolist(), category.tolist(), strength.tolist(), dealer_cat.tolist(),
-                    dealer_str.tolist(), credit.tolist(), outcome.tolist(), flags[0].tolist(),
-                    flags[1:].any(axis=0).tolist(), refund.tolist(), rounds.box_no, rounds.action, rounds.cards,
-                    rounds.dealer)
+                    dealer_str.tolist(), credit.tolist(), outcome.tolist(), flags, refund.tolist(), bet_box,
+                    rounds.box_no, rounds.action, rounds.cards, rounds.dealer)

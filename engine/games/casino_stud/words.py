@@ -1,9 +1,9 @@
 """The explanations of the rounds the kernel settled (quiet.py), joined column by column in Arrow: the lines
 explain.explain_round and the audit's bet lines give such a round (settled, dealt as its deck says, its ranks
-recorded right, one C or F a box, no decision late), each hand described once per distinct strength, each
-amount formatted once per distinct value, each instant by numpy. explain.py and audit.py state the words; the
-kernel's tests hold these to them (tests/test_kernels_casino_stud.py: every round's explanation as the readable
-audit writes it)."""
+recorded right, one C or F a box, no decision late), each hand described once per distinct strength, the
+amounts written by a kernel (betting_lines.amount_texts), each instant by numpy. explain.py and audit.py state
+the words; the kernel's tests hold these to them (tests/test_kernels_casino_stud.py: every round's explanation as
+the readable audit writes it)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.betting import us_texts
-from engine.betting_columns import distinct
+from engine.betting_lines import amount_texts
 from engine.cards import CARD_CODES
-from engine.findings import format_money
 from engine.kernels import spans
 
 from . import BET_CODES
@@ -25,7 +24,6 @@ from .dealt import DealtBets
 from .explain import positions_text
 from .hands import RANK_NAMES, describe
 from .kernel import LOSE, WIN
-from .ledger import Pools
 from .quiet import QuietDay, hand_rank
 from .rules import POOLS, CasinoStudRules
 
@@ -33,25 +31,12 @@ _join = pc.binary_join_element_wise
 _ANTE = BET_CODES[0]  # the bet type (the audit's ANTE; kernel.ANTE is its code)
 _CARDS = pa.array(CARD_CODES, pa.string())
 _CATEGORIES = pa.array(RANK_NAMES, pa.string())
+_POOL_COLUMNS = ["jackpot_before", "next_pool_before", "jackpot_after", "next_pool_after"]
 REVEAL = "the dealer's four cards revealed"  # what happened at dealer_revealed_at, in the timing line
 
 
 def _strings(values: Sequence[str]) -> pa.Array:
     return pa.array(values, pa.string())
-
-
-def _texts(values: np.ndarray, text, known: dict[int, str]) -> pa.Array:
-    """text(value) of each value, worked out once per distinct value (`known`: those worked out already)."""
-    if not len(values):
-        return _strings([])
-    values_of, value_of = distinct(np.asarray(values, np.int64))
-    said = []
-    for v in values_of.tolist():
-        words = known.get(v)
-        if words is None:
-            words = known[v] = text(v)
-        said.append(words)
-    return _strings(said).take(pa.array(value_of))
 
 
 class _Described:
@@ -95,32 +80,29 @@ def _ranges(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordBatch, bets: DealtBets,
-                       quiet_rounds: Sequence[int], by_round: dict[int, list[int]], day: QuietDay,
-                       pools_before: Sequence[Pools | None], pools_after: Sequence[Pools | None]
-                       ) -> tuple[np.ndarray, pa.Array]:
+                       quiet_rounds: Sequence[int], day: QuietDay,
+                       pools: np.ndarray, known: np.ndarray) -> tuple[np.ndarray, pa.Array]:
     """(each of `quiet_rounds`' count of lines, their lines end to end) as the readable audit explains those
-    rounds: `rounds`, `bets` as dealt.py reads them (the rounds' dealt.ROUND_TYPES columns), `by_round` each
-    round's bets in record order, `day` the kernel's, `pools_before`/`pools_after` the expected pools by round
-    (the audit's chain)."""
+    rounds: `rounds`, `bets` as dealt.py reads them (the rounds' dealt.ROUND_TYPES columns), `day` the kernel's,
+    `pools` the expected pools by round ((4, n): jackpot and next pool before, then after; `known` (2, n): before,
+    after; the audit's chain)."""
     q = np.asarray(quiet_rounds, np.int64)
     if not len(q):
         return np.zeros(0, np.int64), _strings([])
-    known: dict[int, str] = {}
-
     def money(values) -> pa.Array:
-        return _texts(np.asarray(values, np.int64), lambda v: format_money(v, currency), known)
+        return amount_texts(np.asarray(values, np.int64), currency)
 
-    quiet = rounds.take(pa.array(q))
+    quiet = rounds.select(["round_id", "shoe_id", *_POOL_COLUMNS, "box_action_times", "dealer_revealed_at"]).take(
+        pa.array(q))
     burn = f" after {rules.burn_cards} burned" if rules.burn_cards else ""
     header = _join("round ", quiet["round_id"].fill_null("None"), " (settled), deck ",
                    quiet["shoe_id"].fill_null("None"), f": 52 cards, dealt {rules.deal_order}{burn}", "")
     n_boxes, box_round, place, hands = _hand_lines(rules, q, day)
-    mine = [by_round.get(i, []) for i in q.tolist()]
-    n_bets = np.array([len(m) for m in mine], np.int64)
+    mine, n_bets = _bets_of(q, bets.round_index, len(day.quiet))
     bet_round = np.repeat(np.arange(len(q)), n_bets)
     bet_place = np.arange(len(bet_round)) - np.repeat(np.cumsum(n_bets) - n_bets, n_bets)
-    bet_lines = _bet_lines(rules, bets, np.array([b for m in mine for b in m], np.int64), q[bet_round], day, money)
-    before, after, fed, won, ledger_lines = _pool_lines(rules, quiet, q, day, pools_before, pools_after, money)
+    bet_lines = _bet_lines(rules, bets, mine, q[bet_round], day, money)
+    before, after, fed, won, ledger_lines = _pool_lines(rules, quiet, q, day, pools[:, q], known[:, q], money)
     n_ledger = np.zeros(len(q), np.int64)
     n_ledger[fed] += 1
     n_ledger[won] += 1
@@ -138,6 +120,16 @@ def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordB
     into = np.empty(len(lines), np.int64)
     into[np.concatenate(places)] = np.arange(len(lines))
     return n_lines, lines.take(pa.array(into))
+
+
+def _bets_of(q: np.ndarray, round_index: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(the bets of the rounds `q` (ascending, of n), round by round, a round's in record order; each round's
+    count of them)."""
+    place = np.full(n + 1, -1, np.int64)
+    place[q] = np.arange(len(q))
+    at = place[np.where((round_index >= 0) & (round_index < n), round_index, n)]
+    mine = np.flatnonzero(at >= 0)
+    return mine[np.argsort(at[mine], kind="stable")], np.bincount(at[mine], minlength=len(q))
 
 
 def _hand_lines(rules: CasinoStudRules, q: np.ndarray, day: QuietDay
@@ -224,33 +216,29 @@ def _bet_lines(rules: CasinoStudRules, bets: DealtBets, b: np.ndarray, bet_round
         _join(f"{rules.id} does not offer ", types, ": refunded", ""),
         _join("box ", seat_text, " was not dealt: refunded", "")], m)
     call = _chosen(is_ante & (added != 0), ["", _join(", call ", money(added), "")], m)
-    return _join("Bet ", bets.bet_id.take(taken), " (", types, ", stake ", money(stake), call, ") on box ", seat_text,
-                 ": ", why, "; owed ", money(credit), ", paid ", money(bets.paid[b]), "")
+    return _join("Bet ", bets.bet_id.take(taken).fill_null("None"), " (", types, ", stake ", money(stake), call,
+                 ") on box ", seat_text, ": ", why, "; owed ", money(credit), ", paid ", money(bets.paid[b]), "")
 
 
 def _pool_lines(rules: CasinoStudRules, quiet: pa.RecordBatch, q: np.ndarray, day: QuietDay,
-                pools_before: Sequence[Pools | None], pools_after: Sequence[Pools | None], money
+                pools: np.ndarray, known: np.ndarray, money
                 ) -> tuple[pa.Array, pa.Array, np.ndarray, np.ndarray, list[pa.Array]]:
-    """The pools' lines of the rounds `q` (`quiet` their columns): (before, after, the rounds with jackpot bets
-    (indexes into q), those with a prize or a reset, [their ledger lines: what the bets fed, the prizes])."""
+    """The pools' lines of the rounds `q` (`quiet` their columns, `pools` and `known` their expected pools as
+    quiet_explanations takes them): (before, after, the rounds with jackpot bets (indexes into q), those with a
+    prize or a reset, [their ledger lines: what the bets fed, the prizes])."""
 
     def pools_text(known: np.ndarray, jackpot: np.ndarray, next_pool: np.ndarray) -> pa.Array:
         return _chosen(known, ["not known", _join("jackpot ", money(jackpot), ", next pool ", money(next_pool), "")],
                        len(known))
-
-    def expected(pools: Sequence[Pools | None]) -> pa.Array:
-        return pools_text(np.array([p is not None for p in pools], np.bool_),
-                          np.array([p.jackpot if p is not None else 0 for p in pools], np.int64),
-                          np.array([p.next_pool if p is not None else 0 for p in pools], np.int64))
 
     def recorded(jackpot: str, next_pool: str) -> pa.Array:
         known = pc.and_(pc.is_valid(quiet[jackpot]), pc.is_valid(quiet[next_pool]))
         return pools_text(np.asarray(known, np.bool_), *(np.asarray(quiet[c].fill_null(0), np.int64)
                                                           for c in (jackpot, next_pool)))
 
-    before = _join("pools before: ", expected([pools_before[i] for i in q.tolist()]), " (expected); recorded ",
+    before = _join("pools before: ", pools_text(known[0], pools[0], pools[1]), " (expected); recorded ",
                    recorded("jackpot_before", "next_pool_before"), "")
-    after = _join("pools after: ", expected([pools_after[i] for i in q.tolist()]), " (expected); recorded ",
+    after = _join("pools after: ", pools_text(known[1], pools[2], pools[3]), " (expected); recorded ",
                   recorded("jackpot_after", "next_pool_after"), "")
     ledger = np.asarray(day.ledger, np.int64).reshape(-1, 7)[q]
     fed = np.flatnonzero(np.asarray(day.jackpot_bets, np.int64)[q] > 0)

@@ -1,0 +1,155 @@
+"""The findings of the bets the kernel flagged in the rounds it settled (quiet.py), joined column by column in
+Arrow: a refund's (JACKPOT_WITHOUT_ANTE, BET_TYPE_NOT_OFFERED, BET_ON_EMPTY_BOX) or a call's
+(ADDED_STAKE_MISMATCH), then paid against owed, the limits of its type and the window (engine.betting's
+BET_WORDS), in the order and the words the readable audit raises them (audit._Auditor.refund, check_call,
+check_bet): no Python object a flagged bet. The kernel's tests hold them to the readable audit's
+(tests/test_kernels_casino_stud.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from engine.betting import BET_WORDS, TableFacts, Wording, us_texts
+from engine.betting_columns import FINDING_COLUMNS, _filled, _filled_wording
+from engine.betting_lines import amount_texts
+
+from .dealt import DealtBets
+from .kernel import CALL, EMPTY_BOX, NO_ANTE, NOT_OFFERED
+from .quiet import QuietDay
+from .rules import CasinoStudRules
+
+# a flagged bet's findings in the order the readable audit raises them: its refund's or its call's (a first pass
+# over the round's bets), then paid, limits, window (a second pass)
+_REFUND, _PAID, _LIMIT, _LATE = range(4)
+# the words of audit._Auditor.refund and check_call
+_NO_ANTE = Wording(
+    "an ANTE on box {seat}", "none",
+    "{what}: no ANTE bet on box {seat} in round {round}; the jackpot bet is placed after the ante (refunded).")
+_EMPTY_BOX = Wording(
+    "one of the dealt boxes [{boxes}]", "box {seat}",
+    "{what} is on box {seat}, which was not dealt in round {round}: refunded.")
+_CALL = Wording(
+    "{want}", "{recorded}",
+    "{what}: box {seat} {did}, so the call is {want} ({multiple} x the ante on a call, nothing on a fold); recorded "
+    "{recorded}.")
+
+
+@dataclass(frozen=True)
+class FlaggedFindings:
+    table: pa.Table  # FINDING_COLUMNS, round by round in the audit's order
+    round_index: np.ndarray  # each finding's round
+    kinds: pa.Array  # by round: the distinct kinds of its findings, in the order raised (list<string>)
+
+
+def flagged_findings(rules: CasinoStudRules, table: TableFacts, rounds: pa.RecordBatch, bets: DealtBets,
+                     day: QuietDay) -> FlaggedFindings:
+    """The findings of the quiet rounds' flagged bets (`rounds`, `bets` as dealt.py reads them, `day` the
+    kernel's)."""
+    n = len(day.quiet)
+    known = (bets.round_index >= 0) & (bets.round_index < n)
+    r_all = np.where(known, bets.round_index, 0)
+    flags, refund = day.flags, np.asarray(day.refund, np.int64)
+    mine = known & np.append(np.asarray(day.quiet, np.bool_), False)[np.where(known, r_all, n)] & (
+        (refund != 0) | flags.any(axis=0))
+    i = np.flatnonzero(mine)
+    r = r_all[i]
+    if not len(i):
+        return FlaggedFindings(FINDING_COLUMNS.empty_table(), np.zeros(0, np.int64), _no_kinds(n))
+
+    def money(values: np.ndarray) -> pa.Array:
+        return amount_texts(values, table.currency)
+
+    def of(w: np.ndarray, column: pa.Array) -> pa.Array:
+        return column.take(pa.array(w, pa.int64()))
+
+    taken = pa.array(i, pa.int64())
+    bet_type, seats = bets.bet_type.take(taken), bets.seat.take(taken)
+    type_text, seat_text = bet_type.fill_null("None"), pc.cast(seats, pa.string()).fill_null("None")
+    stake, added, paid, credit = bets.stake[i], bets.added[i], bets.paid[i], np.asarray(day.credit, np.int64)[i]
+    round_id = rounds["round_id"].take(pa.array(r, pa.int64()))
+    round_text = round_id.fill_null("None")
+    what = _filled("Bet {bet_id} ({bet_type}, stake {stake}, box {seat})", {
+        "bet_id": bets.bet_id.take(taken).fill_null("None"), "bet_type": type_text, "stake": money(stake),
+        "seat": seat_text})
+    found: list[tuple[int, np.ndarray, list[pa.Array | str]]] = []  # (slot, which bets, kind expected recorded message)
+    why = refund[i]
+    w = np.flatnonzero(why == NO_ANTE)
+    if len(w):
+        found.append((_REFUND, w, ["JACKPOT_WITHOUT_ANTE", *_filled_wording(_NO_ANTE, what=of(w, what),
+                                                                          seat=of(w, seat_text),
+                                                                          round=of(w, round_text))]))
+    w = np.flatnonzero(why == NOT_OFFERED)
+    if len(w):
+        found.append((_REFUND, w, [
+            "BET_TYPE_NOT_OFFERED", f"a bet type of {rules.id}", of(w, bet_type),
+            _filled("{what}: {ruleset} does not offer {bet_type} (refunded).",
+                    {"what": of(w, what), "ruleset": rules.id, "bet_type": of(w, type_text)})]))
+    w = np.flatnonzero(why == EMPTY_BOX)
+    if len(w):
+        boxes = pc.binary_join(pc.cast(rounds["boxes"].take(pa.array(r[w], pa.int64())), pa.list_(pa.string())), ", ")
+        found.append((_REFUND, w, ["BET_ON_EMPTY_BOX", *_filled_wording(_EMPTY_BOX, boxes=boxes, what=of(w, what),
+                                                                      seat=of(w, seat_text),
+                                                                      round=of(w, round_text))]))
+    w = np.flatnonzero((why == 0) & flags[0, i])
+    if len(w):
+        called = day.action[day.bet_box[i[w]]] == CALL
+        want = np.where(called, rules.call_multiple * stake[w], 0)
+        found.append((_REFUND, w, ["ADDED_STAKE_MISMATCH", *_filled_wording(
+            _CALL, what=of(w, what), seat=of(w, seat_text), did=pa.array(np.where(called, "called", "folded")),
+            want=money(want), recorded=money(added[w]), multiple=str(rules.call_multiple))]))
+    delta = paid - credit
+    for kind, w in (("OVERPAID", np.flatnonzero(delta > 0)), ("UNDERPAID", np.flatnonzero(delta < 0))):
+        if len(w):
+            found.append((_PAID, w, [kind, *_filled_wording(
+                BET_WORDS[kind], what=of(w, what), round=of(w, round_text), owed=money(credit[w]),
+                paid=money(paid[w]), delta=money(np.abs(delta[w])))]))
+    below, above = flags[2, i], flags[3, i] & ~flags[2, i]  # (stake_limit_breach: the minimum first)
+    for kind, w, end in (("STAKE_BELOW_MIN", np.flatnonzero(below), 0), ("STAKE_ABOVE_MAX", np.flatnonzero(above), 1)):
+        if len(w):
+            types = of(w, bet_type).to_pylist()  # (a limited type: one of the table's, a few a day)
+            limit = np.array([table.limits[t][end] for t in types], np.int64)
+            found.append((_LIMIT, w, [kind, *_filled_wording(
+                BET_WORDS[kind], what=of(w, what), bet_type=of(w, type_text), stake=money(stake[w]),
+                limit=money(limit))]))
+    w = np.flatnonzero(flags[4, i])
+    if len(w):
+        closed = np.asarray(rounds["betting_closed_at"].fill_null(0), np.int64)[r[w]]
+        found.append((_LATE, w, ["LATE_BET", *_filled_wording(
+            BET_WORDS["LATE_BET"], what=of(w, what), round=of(w, round_text),
+            closed=pa.array(us_texts(closed), pa.string()),
+            placed=pa.array(us_texts(bets.placed[i[w]]), pa.string()))]))
+
+    # round by round; in a round, the first pass's (bet by bet), then the second's (bet by bet, slot by slot)
+    slot = np.concatenate([np.full(len(w), s) for s, w, _ in found])
+    on = np.concatenate([w for _, w, _ in found])
+    order = np.lexsort((slot, on, slot > _REFUND, r[on]))
+    take = pa.array(order, pa.int64())
+    on = on[order]
+    kind, expected, recorded, message = (pa.concat_arrays([
+        c if isinstance(c, pa.Array) else pa.repeat(pa.scalar(c, pa.string()), len(w))
+        for _, w, columns in found for c in [columns[k]]]).take(take) for k in range(4))
+    rows = pa.array(on, pa.int64())
+    found_table = pa.Table.from_arrays([
+        kind, pa.repeat(pa.scalar(table.table_id, pa.string()), len(on)),
+        rounds["shoe_id"].take(pa.array(r[on], pa.int64())), round_id.take(rows), bets.bet_id.take(taken).take(rows),
+        expected, recorded, message, bets.account_id.take(taken).take(rows)], schema=FINDING_COLUMNS)
+    return FlaggedFindings(found_table, r[on], _kinds_by_round(r[on], kind, n))
+
+
+def _kinds_by_round(round_of: np.ndarray, kind: pa.Array, n: int) -> pa.Array:
+    """Each of the n rounds' distinct finding kinds in the order raised (`round_of` each finding's, ascending)."""
+    coded = kind.dictionary_encode()
+    codes = coded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    _, first = np.unique(round_of * len(coded.dictionary) + codes, return_index=True)
+    first = np.sort(first)
+    offsets = np.searchsorted(round_of[first], np.arange(n + 1)).astype(np.int32)
+    return pa.ListArray.from_arrays(pa.array(offsets), coded.dictionary.take(pa.array(codes[first])))
+
+
+def _no_kinds(n: int) -> pa.Array:
+    return pa.ListArray.from_arrays(pa.array(np.zeros(n + 1, np.int32)), pa.array([], pa.string()))
