@@ -815,7 +815,7 @@ class _ShoeRanks:
 
     def _key(self, g: int) -> tuple:
         """Group g's reference shuffles, bet type and depths: all its shuffles' ranks are a function of (`_RanksKept`
-        keeps them by it across the parts of one run's features, each part holding every shoe's rounds)."""
+        keeps them by it across the parts of one run's features)."""
         ref = self.refs.list[self.ref_of[g]]
         return (ref.kind.game, ref.kind.ruleset, len(ref.decks), self.refs.seed, int(self.col_of[g]),
                 self._depth[self.order[self.starts[g]:self.ends[g]]].tobytes())
