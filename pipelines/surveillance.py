@@ -388,46 +388,54 @@ def _held(features, columns: list[str] | None = None) -> pa.Table:
 
 
 def _parts(detector: Detector, per_table: list, spill=None) -> Iterator[pa.Table]:
-    """A part-tested detector's features (`Detector.subjects`), a part at a time. First each table's subject
-    columns alone, to give each subject its home table: the first (by table_id) it has a row at. Then each table's
-    features split as they are read into a piece a home table of its subjects and a piece of its shared rows, the
-    pieces waiting in the spill store (in memory without one). Then a part a home table: table by table, for each
-    table its subjects have a row at, that table's shared rows and the part's own, each in the table's order (a
-    table's shared rows in no part whose subjects have no row there). A part so holds about a table's rows however
-    long the night, where subjects keep to their tables."""
+    """A part-tested detector's features (`Detector.subjects`), a part at a time, as many parts as tables (numbered as
+    the tables, by table_id). First each table's subject columns alone: a subject at a table with shared rows gets
+    the part of its home table, the first of those it has a row at; any other subject, a part by its key (a hash:
+    a subject no shared row needs, as opposite_betting's pairs, makes no entry that grows with the night). Then each
+    table's features split as they are read into a piece a part of its subjects and a piece of its shared rows, the
+    pieces waiting in the spill store (in memory without one). Then each part: table by table, for each table its
+    subjects have a row at, that table's shared rows and the part's own, each in the table's order (a table's shared
+    rows in no part whose subjects have no row there). A part so holds about a table's rows however long the night,
+    where subjects keep to their tables."""
     columns = list(detector.subjects)
     tables = [held for _, held in sorted(per_table, key=lambda p: p[0])]
-    seen = []  # each table's subjects' keys, distinct
-    for held in tables:
+    n = np.uint64(max(len(tables), 1))
+    seen, at = [], []  # the distinct subjects of each table with shared rows, and its number
+    for t, held in enumerate(tables):
         keys, shared = subject_keys(_held(held, columns), detector.subjects)
-        seen.append(np.unique(keys[~shared]))
+        if shared.any():
+            seen.append(np.unique(keys[~shared]))
+            at.append(np.full(seen[-1].size, t, np.int64))
     keys = np.concatenate(seen) if seen else np.zeros(0, np.uint64)
-    at = np.repeat(np.arange(len(seen)), [k.size for k in seen])
+    at = np.concatenate(at) if at else np.zeros(0, np.int64)
     order = np.lexsort((at, keys))  # by key, then table: a key's first row is at its home table
     keys, at = keys[order], at[order]
     first = np.r_[True, keys[1:] != keys[:-1]] if keys.size else np.zeros(0, bool)
     subject, home = keys[first], at[first]
     del seen, keys, at, order, first
-    pieces_of: dict[int, list] = {}  # home table -> [(the table's pieces, the part's piece there)]
+    pieces_of: dict[int, list] = {}  # part -> [(a table's pieces, the part's piece there)]
     for held in tables:
         features = _held(held)
         keys, shared = subject_keys(features, detector.subjects)
         if shared.all():
             continue  # (no subject here: its shared rows are in no part)
-        piece = np.full(keys.size, -1, np.int64)
-        piece[~shared] = home[np.searchsorted(subject, keys[~shared])]
-        homes = np.unique(piece[~shared])
-        piece = np.where(shared, homes.size, np.searchsorted(homes, piece))  # (the shared rows last)
+        keys = keys[~shared]
+        found = np.minimum(np.searchsorted(subject, keys), max(subject.size - 1, 0))
+        homed = subject[found] == keys if subject.size else np.zeros(keys.size, bool)
+        piece = np.full(shared.size, -1, np.int64)
+        piece[~shared] = np.where(homed, home[found] if subject.size else 0, (keys % n).astype(np.int64))
+        parts = np.unique(piece[~shared])
+        piece = np.where(shared, parts.size, np.searchsorted(parts, piece))  # (the shared rows last)
         order = np.argsort(piece, kind="stable")
-        bounds = np.searchsorted(piece[order], np.arange(homes.size + 2))
+        bounds = np.searchsorted(piece[order], np.arange(parts.size + 2))
         pieces = [features.take(pa.array(order[lo:hi], pa.int64()))
                   for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
         pieces = spill.put_parts(pieces) if spill is not None else pieces
-        for i, h in enumerate(homes.tolist()):
-            pieces_of.setdefault(h, []).append((pieces, i))
-        del features, keys, shared, piece, order, pieces
-    for h in sorted(pieces_of):
-        yield pa.concat_tables([t for pieces, i in pieces_of[h] for t in (_held(pieces[-1]), _held(pieces[i]))],
+        for i, part in enumerate(parts.tolist()):
+            pieces_of.setdefault(part, []).append((pieces, i))
+        del features, keys, shared, found, homed, piece, order, pieces
+    for part in sorted(pieces_of):
+        yield pa.concat_tables([t for pieces, i in pieces_of[part] for t in (_held(pieces[-1]), _held(pieces[i]))],
                                promote_options="default")
 
 

@@ -542,15 +542,19 @@ def _rows_at(table_id: str, subjects: list[tuple]) -> pa.Table:
 
 @pytest.mark.parametrize("spilled", [False, True])
 def test_parts_are_home_tables_with_the_shared_rows_of_their_tables(tmp_path, spilled):
-    """pipelines.surveillance._parts: a subject's rows in the part of its home table (the first by table_id it has a
-    row at); a part holds, table by table (in table_id order), the shared rows (no subject) of every table its
-    subjects have a row at, then its own, each in the table's order; a table's shared rows are in no part whose
-    subjects have no row there (T3's in none: no subject); the same with the pieces in a spill folder."""
+    """pipelines.surveillance._parts: a subject at a table with shared rows (no subject) is in the part of its home
+    table, the first of those by table_id it has a row at (parts numbered as the tables); another subject (F: only
+    at T6, which has none) in the part of its key modulo the tables. A part holds, table by table (in table_id
+    order), the shared rows of every table its subjects have a row at, then its own, each in the table's order; a
+    table's shared rows are in no part whose subjects have no row there (T3's in none: no subject); the same with
+    the pieces in a spill folder."""
+    from engine.surveillance.detector import subject_keys
     from pipelines.io import SpillFolder
     from pipelines.surveillance import _parts
 
     per_table = [  # (given out of order: the parts follow table_id)
         ("T2", _rows_at("T2", [("A", None), (None, None), ("C", None), (None, None), ("A", "B")])),
+        ("T6", _rows_at("T6", [("F", None), ("A", None)])),
         ("T1", _rows_at("T1", [(None, None), ("A", None), ("B", None), (None, None), ("A", None)])),
         ("T4", _rows_at("T4", [("D", None), (None, None)])),
         ("T3", _rows_at("T3", [(None, None), (None, None)])),
@@ -559,14 +563,18 @@ def test_parts_are_home_tables_with_the_shared_rows_of_their_tables(tmp_path, sp
     spill = SpillFolder(str(tmp_path)) if spilled else None
     held = [(t, spill.put(f)) if spill is not None else (t, f) for t, f in per_table]
     parts = [p["row"].to_pylist() for p in _parts(PAIRED, held, spill)]
-    assert parts == [
-        # T1's: A and B, roaming to T2 (A) and T5 (B): T1's, T2's and T5's shared rows (none of T4's nor T3's)
-        ["T1/0", "T1/3", "T1/1", "T1/2", "T1/4", "T2/1", "T2/3", "T2/0", "T5/1", "T5/0"],
+    expected = {
+        # T1's: A and B, roaming to T2 (A), T5 (B) and T6 (A): T1's, T2's and T5's shared rows (none of T4's nor T3's)
+        0: ["T1/0", "T1/3", "T1/1", "T1/2", "T1/4", "T2/1", "T2/3", "T2/0", "T5/1", "T5/0"],
         # T2's: C, and the pair (A, B) (first at T2), also at T5
-        ["T2/1", "T2/3", "T2/2", "T2/4", "T5/1", "T5/2"],
-        ["T4/1", "T4/0"],  # T4's: D
-        ["T5/1", "T5/3"],  # T5's: E
-    ]
+        1: ["T2/1", "T2/3", "T2/2", "T2/4", "T5/1", "T5/2"],
+        3: ["T4/1", "T4/0"],  # T4's: D
+        4: ["T5/1", "T5/3"],  # T5's: E
+    }
+    f_part = int(subject_keys(per_table[1][1], ("a", "b"))[0][0] % 6)
+    for row, part in (("T6/0", f_part), ("T6/1", 0)):  # (T6's rows in its order: no shared row)
+        expected.setdefault(part, []).append(row)
+    assert parts == [expected[p] for p in sorted(expected)]
     # counts in = counts out: every subject row once, a table's shared rows once a part with a row there
     subject_rows = sorted(r for _, f in per_table for r, a, b in zip(f["row"].to_pylist(), f["a"].to_pylist(),
                                                                      f["b"].to_pylist(), strict=True) if a or b)
@@ -574,7 +582,26 @@ def test_parts_are_home_tables_with_the_shared_rows_of_their_tables(tmp_path, sp
                   ) == subject_rows
     assert not any(r.startswith("T3/") for p in parts for r in p)
     assert list(_parts(PAIRED, [], spill)) == []
-    assert list(_parts(PAIRED, [("T3", held[3][1])], spill)) == []
+    assert list(_parts(PAIRED, [("T3", held[4][1])], spill)) == []
+
+
+def test_parts_without_shared_rows_are_by_key():
+    """Where no table has a shared row (opposite_betting's pairs), a subject's part is its key modulo the tables: no
+    entry a subject is kept, and its rows at every table are in one part."""
+    from engine.surveillance.detector import subject_keys
+    from pipelines.surveillance import _parts
+
+    per_table = [(t, _rows_at(t, [(a, b) for a in "ABCDEFG" for b in "XY" if (ord(a) + ord(b) + i) % 3]))
+                 for i, t in enumerate(("T1", "T2", "T3"))]
+    parts = list(_parts(PAIRED, per_table))
+    whole = pa.concat_tables([f for _, f in per_table])
+    keys = subject_keys(whole, ("a", "b"))[0]
+    by_key = {k: int(k % 3) for k in keys.tolist()}
+    got = {r: i for i, p in enumerate(sorted(set(by_key.values()))) for r in parts[i]["row"].to_pylist()}
+    assert sorted(got) == sorted(whole["row"].to_pylist())  # every row once
+    assert all(got[r] == sorted(set(by_key.values())).index(by_key[k])
+               for r, k in zip(whole["row"].to_pylist(), keys.tolist(), strict=True))
+    assert len(parts) == len(set(by_key.values())) >= 2
 
 
 def test_subject_keys_by_hand():

@@ -59,9 +59,10 @@ class Detector:
     # row is (its subject: advantage_play's account_id, opposite_betting's account_a and account_b); a row whose
     # every subject column is null is a shared row, read by the tests of every subject at its table (advantage_play's
     # round rows: an account's moments are ranked among its shoes' rounds, its typical moment is its tables'). The
-    # pipeline gives each subject the part of its home table (the first, by table_id, it has a row at) and each part
-    # its subjects' rows and the shared rows of every table they have a row at, no others (a part: table by table,
-    # the table's shared rows then the part's own, each in the table's order), so a part holds about a table's rows
+    # pipeline gives a subject at a table with shared rows the part of its home table (the first of those, by
+    # table_id, it has a row at), any other subject a part by a hash of it, and each part its subjects' rows and the
+    # shared rows of every table they have a row at, no others (a part: table by table, the table's shared rows then
+    # the part's own, each in the table's order), so a part holds about a table's rows
     # however long the night. `tests_by_part(parts, settings)` yields its tests (TEST_COLUMNS tables) from the
     # parts, an iterable read one at a time, and must yield what `tests` gives for the features as one part (so its
     # tests of a subject read only the subject's rows and the shared rows of its tables). A run given earlier nights
