@@ -46,7 +46,7 @@ from apache_beam.metrics import Metrics
 from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions, StandardOptions
 
 from engine.findings import SEVERITY
-from engine.surveillance.detector import Detector, TableData
+from engine.surveillance.detector import Detector, TableData, subject_keys
 from engine.surveillance.equipment import HISTORY_DAYS  # --history-days' default (how far back a window reaches)
 from engine.surveillance.tests import ALPHA, TEST_COLUMNS, SurveillanceTest, as_test_columns, benjamini_hochberg_of
 from pipelines.games import replay_outputs
@@ -379,32 +379,64 @@ class _Tests(beam.DoFn):
         yield name, [self.spill.put(tests) if self.spill is not None and tests.num_rows else tests]
 
 
-def _held(features) -> pa.Table:
-    """A table's features as _Features gave them (or a history table): the table, or its handle in the spill store."""
-    return features if isinstance(features, pa.Table) else features.table()
+def _held(features, columns: list[str] | None = None) -> pa.Table:
+    """A table's features as _Features gave them (or a history table): the table, or its handle in the spill store
+    (of them, `columns` alone when given)."""
+    if isinstance(features, pa.Table):
+        return features if columns is None else features.select(columns)
+    return features.table(columns)
 
 
 def _parts(detector: Detector, per_table: list, spill=None) -> Iterator[pa.Table]:
-    """A part-tested detector's features (`Detector.part_of`), a part at a time: each table's features split into as
-    many parts as there are tables as they are read (so a part holds about a table's rows however long the night),
-    and the rows every part needs (part -1) into one piece more, the pieces waiting in the spill store (in memory
-    without one); then each part: table by table, the shared piece and the part's own, each in the table's order."""
-    n = max(len(per_table), 1)
-    split = []
-    for _, held in sorted(per_table, key=lambda p: p[0]):
+    """A part-tested detector's features (`Detector.subjects`), a part at a time, as many parts as tables (numbered as
+    the tables, by table_id). First each table's subject columns alone: a subject at a table with shared rows gets
+    the part of its home table, the first of those it has a row at; any other subject, a part by its key (a hash:
+    a subject no shared row needs, as opposite_betting's pairs, makes no entry that grows with the night). Then each
+    table's features split as they are read into a piece a part of its subjects and a piece of its shared rows, the
+    pieces waiting in the spill store (in memory without one). Then each part: table by table, for each table its
+    subjects have a row at, that table's shared rows and the part's own, each in the table's order (a table's shared
+    rows in no part whose subjects have no row there). A part so holds about a table's rows however long the night,
+    where subjects keep to their tables."""
+    columns = list(detector.subjects)
+    tables = [held for _, held in sorted(per_table, key=lambda p: p[0])]
+    n = np.uint64(max(len(tables), 1))
+    seen, at = [], []  # the distinct subjects of each table with shared rows, and its number
+    for t, held in enumerate(tables):
+        keys, shared = subject_keys(_held(held, columns), detector.subjects)
+        if shared.any():
+            seen.append(np.unique(keys[~shared]))
+            at.append(np.full(seen[-1].size, t, np.int64))
+    keys = np.concatenate(seen) if seen else np.zeros(0, np.uint64)
+    at = np.concatenate(at) if at else np.zeros(0, np.int64)
+    order = np.lexsort((at, keys))  # by key, then table: a key's first row is at its home table
+    keys, at = keys[order], at[order]
+    first = np.r_[True, keys[1:] != keys[:-1]] if keys.size else np.zeros(0, bool)
+    subject, home = keys[first], at[first]
+    del seen, keys, at, order, first
+    pieces_of: dict[int, list] = {}  # part -> [(a table's pieces, the part's piece there)]
+    for held in tables:
         features = _held(held)
-        part = np.asarray(detector.part_of(features, n), np.int64)
-        part = np.where(part < 0, n, part)  # (the shared rows last: piece n)
-        order = np.argsort(part, kind="stable")
-        bounds = np.searchsorted(part[order], np.arange(n + 2))
-        pieces = [features.take(pa.array(order[lo:hi], pa.int64())) for lo, hi in zip(bounds[:-1], bounds[1:],
-                                                                                        strict=True)]
-        split.append(spill.put_parts(pieces) if spill is not None else pieces)
-        del features, part, order, pieces
-    shared = [_held(pieces[n]) for pieces in split]  # (read once: every part holds them anyway)
-    for i in range(n):
-        tables = [t for here, pieces in zip(shared, split, strict=True) for t in (here, _held(pieces[i]))]
-        yield pa.concat_tables(tables, promote_options="default") if tables else pa.table({})
+        keys, shared = subject_keys(features, detector.subjects)
+        if shared.all():
+            continue  # (no subject here: its shared rows are in no part)
+        keys = keys[~shared]
+        found = np.minimum(np.searchsorted(subject, keys), max(subject.size - 1, 0))
+        homed = subject[found] == keys if subject.size else np.zeros(keys.size, bool)
+        piece = np.full(shared.size, -1, np.int64)
+        piece[~shared] = np.where(homed, home[found] if subject.size else 0, (keys % n).astype(np.int64))
+        parts = np.unique(piece[~shared])
+        piece = np.where(shared, parts.size, np.searchsorted(parts, piece))  # (the shared rows last)
+        order = np.argsort(piece, kind="stable")
+        bounds = np.searchsorted(piece[order], np.arange(parts.size + 2))
+        pieces = [features.take(pa.array(order[lo:hi], pa.int64()))
+                  for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
+        pieces = spill.put_parts(pieces) if spill is not None else pieces
+        for i, part in enumerate(parts.tolist()):
+            pieces_of.setdefault(part, []).append((pieces, i))
+        del features, keys, shared, found, homed, piece, order, pieces
+    for part in sorted(pieces_of):
+        yield pa.concat_tables([t for pieces, i in pieces_of[part] for t in (_held(pieces[-1]), _held(pieces[i]))],
+                               promote_options="default")
 
 
 def _settings(detector: Detector, alpha: float) -> dict:
@@ -698,12 +730,12 @@ def spill_folder(output_dir: str) -> str:
 def check_published(detectors: Sequence[Detector]) -> None:
     """ValueError unless every detector's `publish_as` is an output of schemas/outputs.py's SURVEILLANCE_OUTPUTS
     other than the tests and findings, published by that one detector, and not one tested a table at a time (its
-    features do not travel on); and unless a detector tested by part (`Detector.tests_by_part`) says how to split
-    its features, and has no tests a table."""
+    features do not travel on); and unless a detector tested by part (`Detector.tests_by_part`) names its
+    features' subjects, and has no tests a table."""
     seen: dict[str, str] = {}
     for d in detectors:
-        if (d.part_of is None) != (d.tests_by_part is None) or (d.tests_by_part is not None and d.tests_per_table):
-            raise ValueError(f"detector {d.name}: tests by part need both part_of and tests_by_part, and not "
+        if (not d.subjects) != (d.tests_by_part is None) or (d.tests_by_part is not None and d.tests_per_table):
+            raise ValueError(f"detector {d.name}: tests by part need both subjects and tests_by_part, and not "
                              f"tests_per_table")
         if d.to_history is not None:
             if d.history is None or d.history not in PUBLISHABLE or d.history == d.publish_as:

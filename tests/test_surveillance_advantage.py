@@ -693,15 +693,22 @@ def test_the_shoe_bench_places_each_strategys_bets():
     assert "| favourable | rank | 88 | 3/3 (" in text and "| 1/1 (" in text
 
 
-# --- tested a part of its accounts at a time (the pipeline's Detector.part_of / tests_by_part) -----------------
+# --- tested a part of its accounts at a time (the pipeline's Detector.subjects / tests_by_part) -----------------
 
 
 def _parts_of(per_table: list[pa.Table], part_of, n: int) -> list[pa.Table]:
-    """Parts as pipelines/surveillance.py `_parts` makes them: table by table, the rows of every part (part -1)
-    then the part's own, each in the table's order."""
+    """Parts made by hand (`part_of(features, n)`: each row's part, -1 for a row every part holds): table by table,
+    the rows every part holds then the part's own, each in the table's order (as the pipeline lays a part out)."""
     split = [(f, np.asarray(part_of(f, n))) for f in per_table]
     return [pa.concat_tables([t for f, p in split for t in (f.filter(pa.array(p < 0)), f.filter(pa.array(p == i)))])
             for i in range(n)]
+
+
+def _pipeline_parts(per_table: list[pa.Table]) -> list[pa.Table]:
+    """The parts pipelines/surveillance.py makes of the tables' features (`_parts`, no spill folder)."""
+    from pipelines.surveillance import _parts
+
+    return list(_parts(ADVANTAGE_PLAY, [(t["table_id"][0].as_py(), t) for t in per_table]))
 
 
 def _test_rows(tables) -> list[tuple]:
@@ -720,21 +727,38 @@ def three_tables():
     return [advantage_features(d) for d in days]
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 7])
-def test_advantage_play_by_part_are_its_tests_over_every_table(three_tables, n):
-    """ADVANTAGE_PLAY.tests_by_part over the parts the pipeline makes (every round row in each, an account's bets in
-    one): the same rows as its tests over every table's features at once, the p-values to the bit; the counters
-    among them, and accounts of several tables in several parts."""
+def test_advantage_play_by_part_are_its_tests_over_every_table(three_tables):
+    """ADVANTAGE_PLAY.tests_by_part over the parts the pipeline makes (a part a home table: an account's bets in
+    one, with the round rows of the tables it bet at alone): the same rows as its tests over every table's features
+    at once, the p-values to the bit; the counters among them, and accounts of two tables, whose part holds both
+    tables' round rows."""
     settings_ = {**ADVANTAGE_PLAY.settings, **SETTINGS}
     whole = advantage_tests(pa.concat_tables(three_tables), settings_)
-    parts = _parts_of(three_tables, ADVANTAGE_PLAY.part_of, n)
+    parts = _pipeline_parts(three_tables)
     by_part = list(ADVANTAGE_PLAY.tests_by_part(iter(parts), settings_))
     assert _test_rows(by_part) == _test_rows([as_test_columns(whole)])
     assert {t.subject for t in whole if t.p_value is not None and t.p_value < 0.01} >= {"COUNTER"}
     bets = pa.concat_tables(three_tables).filter(pc.is_valid(pa.concat_tables(three_tables)["account_id"]))
     tables_of = bets.group_by("account_id").aggregate([("table_id", "count_distinct")])
     assert max(tables_of["table_id_count_distinct"].to_pylist()) == 2
-    assert n == 1 or sum(t.num_rows > 0 for t in by_part) >= 2
+    # a part a home table: each account's bets in the part of the first table (by table_id) it bet at, with the
+    # round rows of every table its accounts bet at and of no other
+    home = {r["account_id"]: r["table_id_min"] for r in bets.group_by("account_id").aggregate(
+        [("table_id", "min")]).to_pylist()}
+    bet_at = {r["account_id"]: set(r["table_id_distinct"]) for r in bets.group_by("account_id").aggregate(
+        [("table_id", "distinct")]).to_pylist()}
+    rounds = {t["table_id"][0].as_py(): pc.sum(pc.is_null(t["account_id"])).as_py() for t in three_tables}
+    assert len(parts) == len(set(home.values())) >= 2
+    for part, table in zip(parts, sorted(set(home.values())), strict=True):
+        own = part.filter(pc.is_valid(part["account_id"]))
+        shared = part.filter(pc.is_null(part["account_id"]))
+        accounts = set(own["account_id"].to_pylist())
+        assert accounts == {a for a, t in home.items() if t == table}
+        tables = set().union(*(bet_at[a] for a in accounts))
+        assert set(shared["table_id"].to_pylist()) == tables
+        assert shared.num_rows == sum(rounds[t] for t in tables)
+    assert sum(p.filter(pc.is_valid(p["account_id"])).num_rows for p in parts) == bets.num_rows
+    assert any(len(t) == 2 for t in bet_at.values())
 
 
 def test_advantage_play_parts_that_split_an_account_are_not_its_tests(three_tables):
@@ -755,19 +779,6 @@ def test_advantage_play_parts_that_split_an_account_are_not_its_tests(three_tabl
     assert _test_rows(list(ADVANTAGE_PLAY.tests_by_part(iter(family_parts), settings_))) == whole
     assert _test_rows(list(ADVANTAGE_PLAY.tests_by_part(iter(_parts_of(three_tables, by_round, 2)), settings_))
                       ) != whole
-
-
-def test_advantage_play_parts_by_hand():
-    """part_of: a bet row's part is a CRC-32 of its account, whatever the table, row order or other rows; a round
-    row (no account) is in every part (-1)."""
-    import zlib
-
-    rows = pa.table({"account_id": [None, "A", "B", "A", None], "table_id": ["T1", "T1", "T1", "T2", "T2"]})
-    n = 5
-    a, b = zlib.crc32(b"A") % n, zlib.crc32(b"B") % n
-    assert np.asarray(ADVANTAGE_PLAY.part_of(rows, n)).tolist() == [-1, a, b, a, -1]
-    assert np.asarray(ADVANTAGE_PLAY.part_of(rows.take([3, 0]), n)).tolist() == [a, -1]
-    assert np.asarray(ADVANTAGE_PLAY.part_of(rows, 1)).tolist() == [-1, 0, 0, 0, -1]
 
 
 @settings(max_examples=60, deadline=None)

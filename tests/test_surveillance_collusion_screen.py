@@ -177,28 +177,29 @@ def test_shared_rounds_a_table_at_a_time_are_its_tests_over_every_table(seed, pl
     assert [s[0].subject for s in summaries] == [t.table["table_id"] for t in floor]
 
 
-def _split(features: pa.Table, n: int) -> list[pa.Table]:
-    """`features` split by OPPOSITE_BETTING.part_of into n parts, as the pipeline splits each table's."""
-    part = np.asarray(OPPOSITE_BETTING.part_of(features, n))
-    assert part.min() >= 0 and part.max() < n
-    return [features.filter(pa.array(part == i)) for i in range(n)]
+def _parts(table_ids: list[str], per_table: list[pa.Table]) -> list[pa.Table]:
+    """The parts pipelines/surveillance.py makes of the tables' features (`_parts`, no spill folder)."""
+    from pipelines.surveillance import _parts
+
+    return list(_parts(OPPOSITE_BETTING, list(zip(table_ids, per_table, strict=True))))
 
 
 @settings(max_examples=8, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1), planted=st.sampled_from([0, 1]), alpha=st.sampled_from([0.01, 0.3]),
-       screen=st.sampled_from([OPPOSITE_BETTING.settings["screen_p"], 1.0]), n=st.sampled_from([1, 2, 3, 7]))
-def test_opposite_betting_by_part_are_its_tests_over_every_table(seed, planted, alpha, screen, n):
+       screen=st.sampled_from([OPPOSITE_BETTING.settings["screen_p"], 1.0]))
+def test_opposite_betting_by_part_are_its_tests_over_every_table(seed, planted, alpha, screen):
     """OPPOSITE_BETTING.tests_by_part: the pipeline tests the run's pairs a part at a time (each table's features split
-    by part_of). Over the parts, the same rows as its tests over every table's features, the p-values to the bit, and
-    a summary row a table counting every part's pairs there (a pair of two tables counted once, at its first); one
-    night of 3 tables whose accounts (and the planted pair) sit at two tables, at the screen and every pair listed."""
+    by their pairs' home tables). Over the parts, the same rows as its tests over every table's features, the
+    p-values to the bit, and a summary row a table counting every part's pairs there (a pair of two tables counted
+    once, at its first); one night of 3 tables whose accounts (and the planted pair) sit at two tables, at the
+    screen and every pair listed."""
     night = _night(seed, planted)
     settings_ = {**OPPOSITE_BETTING.settings, "alpha": alpha, "screen_p": screen}
     per_table = [OPPOSITE_BETTING.features(t) for t in night]
     features = pa.concat_tables(per_table)
     whole = OPPOSITE_BETTING.tests(features, settings_)
-    split = [_split(f, n) for f in per_table]
-    parts = [pa.concat_tables([s[i] for s in split]) for i in range(n)]
+    parts = _parts([t.table["table_id"] for t in night], per_table)
+    assert sum(p.num_rows for p in parts) == features.num_rows and len(parts) >= 2
     pairs = [set(zip(p["account_a"].to_pylist(), p["account_b"].to_pylist(), strict=True)) for p in parts]
     assert sum(len(p) for p in pairs) == len(set().union(*pairs))  # no pair in two parts...
     at_tables = features.group_by(["account_a", "account_b"]).aggregate([("table_id", "count_distinct")])
@@ -212,14 +213,3 @@ def test_opposite_betting_by_part_are_its_tests_over_every_table(seed, planted, 
         1 for _ in _old_opposite_betting(features, OPPOSITE_BETTING.settings["min_shared_rounds"]))
 
 
-def test_opposite_betting_parts_follow_the_pair_alone():
-    """part_of: a pair's part is its accounts' (a CRC-32 each), whatever the table, row order or other rows."""
-    import zlib
-
-    rows = pa.table({"table_id": ["T1", "T2", "T9"], "account_a": ["A", "A", "B"], "account_b": ["B", "B", "C"]})
-    n = 5
-    expected = [(zlib.crc32(b"A") * 65_599 + zlib.crc32(b"B")) % n] * 2 + [(zlib.crc32(b"B") * 65_599
-                                                                            + zlib.crc32(b"C")) % n]
-    assert np.asarray(OPPOSITE_BETTING.part_of(rows, n)).tolist() == expected
-    assert np.asarray(OPPOSITE_BETTING.part_of(rows.take([2, 1]), n)).tolist() == [expected[2], expected[1]]
-    assert np.asarray(OPPOSITE_BETTING.part_of(rows, 1)).tolist() == [0, 0, 0]

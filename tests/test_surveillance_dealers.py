@@ -6,7 +6,6 @@ period below its minimum is never flagged)."""
 from __future__ import annotations
 
 import math
-import zlib
 from dataclasses import replace
 from fractions import Fraction
 
@@ -27,7 +26,7 @@ from engine.surveillance.dealers import (
     account_tests,
     result_tests,
 )
-from engine.surveillance.detector import TableData, crc32_of
+from engine.surveillance.detector import TableData
 from engine.surveillance.equipment import WHEEL_BIAS, WHEEL_ORDER
 from engine.surveillance.tests import adjust, as_rows, as_test_columns
 from tests.test_surveillance_equipment import run, table_data
@@ -450,7 +449,7 @@ def test_a_period_below_its_minimum_is_never_flagged(seed, n):
     assert a9 and all(t in below for t in a9)
 
 
-# --- tested a part of its accounts at a time (the pipeline's Detector.part_of / tests_by_part) -----------------
+# --- tested a part of its accounts at a time (the pipeline's Detector.subjects / tests_by_part) -----------------
 
 NIGHTS = ("2026-11-25", "2026-11-26", "2026-11-27", "2026-11-28")
 
@@ -478,11 +477,12 @@ def account_nights(seed: int, tables: int = 4) -> list[pa.Table]:
     return [pa.Table.from_pylist(r, schema=ACCOUNT_FEATURES) for r in rows.values()]
 
 
-def _parts_by(part_of, per_table: list[pa.Table]) -> list[pa.Table]:
-    """The parts the pipeline makes of the tables' features (pipelines/surveillance.py `_parts`, no spill folder)."""
+def _parts_by(subjects: tuple[str, ...], per_table: list[pa.Table]) -> list[pa.Table]:
+    """The parts the pipeline makes of the tables' features (pipelines/surveillance.py `_parts`, no spill folder),
+    with `subjects` as the detector's."""
     from pipelines.surveillance import _parts
 
-    return list(_parts(replace(DEALER_ACCOUNT, part_of=part_of), [(t["table_id"][0].as_py(), t) for t in per_table]))
+    return list(_parts(replace(DEALER_ACCOUNT, subjects=subjects), [(t["table_id"][0].as_py(), t) for t in per_table]))
 
 
 def _rows(tests: list[pa.Table]) -> list[tuple]:
@@ -495,19 +495,20 @@ def _rows(tests: list[pa.Table]) -> list[tuple]:
 @pytest.mark.parametrize("history_days", [0, 1, 30])
 @pytest.mark.parametrize("tables", [1, 2, 4, 7])
 def test_dealer_account_by_part_are_its_tests_over_every_table(period, history_days, tables):
-    """DEALER_ACCOUNT.tests_by_part over the parts the pipeline makes (as many as tables, an account's rows in one):
+    """DEALER_ACCOUNT.tests_by_part over the parts the pipeline makes (a part a home table, an account's rows in one):
     the rows of its tests over every table's features at once, p-values to the bit, though a part's accounts span
     fewer nights than the run (a window over `--period run` is still its account's own nights); tested and untested
     rows among them, accounts of several tables."""
     per_table = account_nights(11, tables)
     settings_ = {**DEALER_ACCOUNT.settings, "period": period, "history_days": history_days, "min_findings": 8}
     whole = [as_test_columns(account_tests(pa.concat_tables(per_table), settings_))]
-    parts = _parts_by(DEALER_ACCOUNT.part_of, per_table)
+    parts = _parts_by(DEALER_ACCOUNT.subjects, per_table)
     by_part = list(DEALER_ACCOUNT.tests_by_part(iter(parts), settings_))
     assert _rows(by_part) == _rows(whole)
     rows = as_rows(whole[0])
     assert sum(t.tested for t in rows) > 20 and any(not t.tested for t in rows)
-    assert len(parts) == tables and (tables == 1 or len(by_part) >= 2)
+    assert sum(p.num_rows for p in parts) == sum(t.num_rows for t in per_table)
+    assert len(parts) <= tables and (tables == 1 or len(by_part) >= 2)
     spans = [(min(p["business_date"].to_pylist()), max(p["business_date"].to_pylist())) for p in parts if p.num_rows]
     assert tables < 7 or any(span != (NIGHTS[0], NIGHTS[-1]) for span in spans)
     own = {NIGHTS[0], f"{NIGHTS[0]}..{NIGHTS[1]}", NIGHTS[-1]}  # A-00's, A-01's, A-06's (or a night of each)
@@ -516,26 +517,13 @@ def test_dealer_account_by_part_are_its_tests_over_every_table(period, history_d
 
 
 def test_dealer_account_parts_that_split_an_account_are_not_its_tests():
-    """The oracle above can fail: parts by table or by dealer (an account's rows apart) give other tests."""
+    """The oracle above can fail: parts by table (the table as the subject: an account's rows at several tables
+    apart) give other tests."""
     per_table = account_nights(11)
     settings_ = {**DEALER_ACCOUNT.settings, "period": "run"}
     whole = _rows([as_test_columns(account_tests(pa.concat_tables(per_table), settings_))])
 
-    def by(column: str):
-        return lambda f, n: (crc32_of(f[column]) % np.uint64(n)).astype(np.int64)
-
-    for column in ("table_id", "dealer_id"):
-        assert _rows(list(DEALER_ACCOUNT.tests_by_part(iter(_parts_by(by(column), per_table)), settings_))) != whole
-    assert _rows(list(DEALER_ACCOUNT.tests_by_part(iter(_parts_by(by("account_id"), per_table)), settings_))
-                 ) == whole
+    assert _rows(list(DEALER_ACCOUNT.tests_by_part(iter(_parts_by(("table_id",), per_table)), settings_))) != whole
+    assert _rows(list(DEALER_ACCOUNT.tests_by_part(iter(_parts_by(("account_id",), per_table)), settings_))) == whole
 
 
-def test_dealer_account_parts_by_hand():
-    """part_of: a row's part is a CRC-32 of its account, whatever its table, dealer, night or the other rows."""
-    rows = pa.table({"account_id": ["A", "B", "A", "C"], "table_id": ["T1", "T1", "T2", "T2"],
-                     "dealer_id": ["D1", "D1", "D2", "D1"]})
-    n = 5
-    a, b, c = (zlib.crc32(x) % n for x in (b"A", b"B", b"C"))
-    assert np.asarray(DEALER_ACCOUNT.part_of(rows, n)).tolist() == [a, b, a, c]
-    assert np.asarray(DEALER_ACCOUNT.part_of(rows.take([2, 3]), n)).tolist() == [a, c]
-    assert np.asarray(DEALER_ACCOUNT.part_of(rows, 1)).tolist() == [0, 0, 0, 0]

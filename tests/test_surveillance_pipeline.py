@@ -460,10 +460,10 @@ def test_a_published_output_must_be_declared_and_published_once():
     with pytest.raises(ValueError, match="tests_per_table"):
         check_published([replace(d, publish_as="advantage_moments", tests_per_table=True)])
     # a detector tested by part: both halves, and not tested a table at a time (a history: whole on a run given one)
-    parted = replace(d, part_of=lambda f, n: [0] * f.num_rows, tests_by_part=lambda parts, s: iter(()))
+    parted = replace(d, subjects=("table_id",), tests_by_part=lambda parts, s: iter(()))
     check_published([parted])
     check_published([replace(parted, history="advantage_moments", publish_as="advantage_moments")])
-    for wrong in (replace(parted, part_of=None), replace(parted, tests_by_part=None),
+    for wrong in (replace(parted, subjects=()), replace(parted, tests_by_part=None),
                   replace(parted, tests_per_table=True)):
         with pytest.raises(ValueError, match="tests by part need both"):
             check_published([wrong])
@@ -520,11 +520,107 @@ def test_opposite_betting_tested_by_part_write_the_same_files(day, tmp_path, mon
 
     monkeypatch.setattr(SpillFolder, "put_parts", counting)
     _same_files_both_ways(day, tmp_path, OPPOSITE_BETTING, {"min_shared_rounds": 2}, lambda d, by_part: d if by_part
-                          else replace(d, part_of=None, tests_by_part=None))
+                          else replace(d, subjects=(), tests_by_part=None))
     games = input_table(tmp, "tables")["game"].to_pylist()
     tables = sum(g in OPPOSITE_BETTING.games for g in games)
-    assert tables > 1 and split == {tables + 1: 2 * tables}  # a table's features split in one file: as many parts as
-    # tables, and its rows every part needs (none here)
+    assert tables > 1 and sum(split.values()) == 2 * tables  # a table's features split in one file: a piece a home
+    # table of its pairs, and one of its shared rows (none here)
+    assert all(1 < n <= tables + 1 for n in split)
+
+
+# a part-tested detector's subjects: accounts (a, b), or a pair of them; a row of neither is shared
+PAIRED = Detector("paired", "OPPOSITE_BETTING", (), census_features, census_tests, subjects=("a", "b"),
+                  tests_by_part=lambda parts, settings: iter(()))
+
+
+def _rows_at(table_id: str, subjects: list[tuple]) -> pa.Table:
+    """A table's feature rows: (a, b) each, numbered in the table's order (row: 'T1/0', 'T1/1', ...)."""
+    return pa.table({"table_id": [table_id] * len(subjects), "row": [f"{table_id}/{i}" for i in range(len(subjects))],
+                     "a": pa.array([a for a, _ in subjects], pa.string()),
+                     "b": pa.array([b for _, b in subjects], pa.string())})
+
+
+@pytest.mark.parametrize("spilled", [False, True])
+def test_parts_are_home_tables_with_the_shared_rows_of_their_tables(tmp_path, spilled):
+    """pipelines.surveillance._parts: a subject at a table with shared rows (no subject) is in the part of its home
+    table, the first of those by table_id it has a row at (parts numbered as the tables); another subject (F: only
+    at T6, which has none) in the part of its key modulo the tables. A part holds, table by table (in table_id
+    order), the shared rows of every table its subjects have a row at, then its own, each in the table's order; a
+    table's shared rows are in no part whose subjects have no row there (T3's in none: no subject); the same with
+    the pieces in a spill folder."""
+    from engine.surveillance.detector import subject_keys
+    from pipelines.io import SpillFolder
+    from pipelines.surveillance import _parts
+
+    per_table = [  # (given out of order: the parts follow table_id)
+        ("T2", _rows_at("T2", [("A", None), (None, None), ("C", None), (None, None), ("A", "B")])),
+        ("T6", _rows_at("T6", [("F", None), ("A", None)])),
+        ("T1", _rows_at("T1", [(None, None), ("A", None), ("B", None), (None, None), ("A", None)])),
+        ("T4", _rows_at("T4", [("D", None), (None, None)])),
+        ("T3", _rows_at("T3", [(None, None), (None, None)])),
+        ("T5", _rows_at("T5", [("B", None), (None, None), ("A", "B"), ("E", None)])),
+    ]
+    spill = SpillFolder(str(tmp_path)) if spilled else None
+    held = [(t, spill.put(f)) if spill is not None else (t, f) for t, f in per_table]
+    parts = [p["row"].to_pylist() for p in _parts(PAIRED, held, spill)]
+    expected = {
+        # T1's: A and B, roaming to T2 (A), T5 (B) and T6 (A): T1's, T2's and T5's shared rows (none of T4's nor T3's)
+        0: ["T1/0", "T1/3", "T1/1", "T1/2", "T1/4", "T2/1", "T2/3", "T2/0", "T5/1", "T5/0"],
+        # T2's: C, and the pair (A, B) (first at T2), also at T5
+        1: ["T2/1", "T2/3", "T2/2", "T2/4", "T5/1", "T5/2"],
+        3: ["T4/1", "T4/0"],  # T4's: D
+        4: ["T5/1", "T5/3"],  # T5's: E
+    }
+    f_part = int(subject_keys(per_table[1][1], ("a", "b"))[0][0] % 6)
+    for row, part in (("T6/0", f_part), ("T6/1", 0)):  # (T6's rows in its order: no shared row)
+        expected.setdefault(part, []).append(row)
+    assert parts == [expected[p] for p in sorted(expected)]
+    # counts in = counts out: every subject row once, a table's shared rows once a part with a row there
+    subject_rows = sorted(r for _, f in per_table for r, a, b in zip(f["row"].to_pylist(), f["a"].to_pylist(),
+                                                                     f["b"].to_pylist(), strict=True) if a or b)
+    assert sorted(r for p in parts for r in p if r not in {"T1/0", "T1/3", "T2/1", "T2/3", "T4/1", "T5/1"}
+                  ) == subject_rows
+    assert not any(r.startswith("T3/") for p in parts for r in p)
+    assert list(_parts(PAIRED, [], spill)) == []
+    assert list(_parts(PAIRED, [("T3", held[4][1])], spill)) == []
+
+
+def test_parts_without_shared_rows_are_by_key():
+    """Where no table has a shared row (opposite_betting's pairs), a subject's part is its key modulo the tables: no
+    entry a subject is kept, and its rows at every table are in one part."""
+    from engine.surveillance.detector import subject_keys
+    from pipelines.surveillance import _parts
+
+    per_table = [(t, _rows_at(t, [(a, b) for a in "ABCDEFG" for b in "XY" if (ord(a) + ord(b) + i) % 3]))
+                 for i, t in enumerate(("T1", "T2", "T3"))]
+    parts = list(_parts(PAIRED, per_table))
+    whole = pa.concat_tables([f for _, f in per_table])
+    keys = subject_keys(whole, ("a", "b"))[0]
+    by_key = {k: int(k % 3) for k in keys.tolist()}
+    got = {r: i for i, p in enumerate(sorted(set(by_key.values()))) for r in parts[i]["row"].to_pylist()}
+    assert sorted(got) == sorted(whole["row"].to_pylist())  # every row once
+    assert all(got[r] == sorted(set(by_key.values())).index(by_key[k])
+               for r, k in zip(whole["row"].to_pylist(), keys.tolist(), strict=True))
+    assert len(parts) == len(set(by_key.values())) >= 2
+
+
+def test_subject_keys_by_hand():
+    """engine.surveillance.detector.subject_keys: a row's key folds its subject columns' CRC-32s (null: of ''), the
+    same whatever the table, row order or other rows; a row is shared where every subject column is null."""
+    import zlib
+
+    from engine.surveillance.detector import subject_keys
+
+    rows = pa.table({"a": ["A", "A", None, "B", None], "b": ["B", "B", "C", None, None]})
+    keys, shared = subject_keys(rows, ("a", "b"))
+    crc = {x: zlib.crc32(x.encode()) for x in ("A", "B", "C", "")}
+    assert keys.tolist() == [crc["A"] * 65_599 + crc["B"]] * 2 + [crc[""] * 65_599 + crc["C"],
+                                                                  crc["B"] * 65_599 + crc[""],
+                                                                  crc[""] * 65_599 + crc[""]]
+    assert shared.tolist() == [False, False, False, False, True]
+    assert subject_keys(rows.take([3, 0]), ("a", "b"))[0].tolist() == [keys[3], keys[0]]
+    assert subject_keys(rows, ("a",))[0].tolist() == [crc["A"], crc["A"], crc[""], crc["B"], crc[""]]
+    assert subject_keys(rows, ("a",))[1].tolist() == [False, False, True, False, True]
 
 
 def test_a_detector_tested_by_part_without_a_test_writes_what_it_would_whole(day, tmp_path):
@@ -532,11 +628,9 @@ def test_a_detector_tested_by_part_without_a_test_writes_what_it_would_whole(day
     tests over the whole features would (no row), not a failed adjustment."""
     from dataclasses import replace
 
-    import numpy as np
-
     tmp, _ = day
     nothing = replace(FAKES[0], tests=lambda features, settings: [])
-    parted = replace(nothing, part_of=lambda f, n: np.zeros(f.num_rows, np.int64), tests_by_part=lambda p, s: iter(()))
+    parted = replace(nothing, subjects=("table_id",), tests_by_part=lambda p, s: iter(()))
     got = []
     for d in (nothing, parted):
         out = tmp_path / str(len(got))
@@ -561,7 +655,7 @@ def test_dealer_account_tested_by_part_write_the_same_files(day, tmp_path, perio
     got = {}
     for by_part in (True, False):
         d = replace(DEALER_ACCOUNT, settings={**DEALER_ACCOUNT.settings, "min_findings": 1})
-        d = d if by_part else replace(d, part_of=None, tests_by_part=None)
+        d = d if by_part else replace(d, subjects=(), tests_by_part=None)
         out = tmp_path / str(by_part)
         shutil.copytree(tmp / "out", out)
         run(["--input", str(tmp / "data"), "--output", str(out), "--period", period, "--alpha", "0.3"], detectors=[d])

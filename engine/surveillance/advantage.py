@@ -121,7 +121,7 @@ from engine.surveillance.composition import (
     one_blas_thread,
     remaining_counts,
 )
-from engine.surveillance.detector import Detector, TableData, parts_of
+from engine.surveillance.detector import Detector, TableData
 from engine.surveillance.equipment import HISTORY_DAYS, Window, history_marks, look_share, window_first
 from engine.surveillance.tests import ALPHA, SurveillanceTest, as_test_columns
 
@@ -678,20 +678,12 @@ def advantage_tests(features: pa.Table, settings: dict[str, Any] | None = None,
     return out
 
 
-def advantage_part_of(features: pa.Table, parts: int) -> np.ndarray:
-    """Each feature row's part among `parts`: a bet row's by a CRC-32 of its account (so an account's every
-    (family, currency) is in one part), a round row (no account) in every part (-1): an account's moments are
-    ranked among its shoes' eligible rounds, its tables' typical moments are their means, and its window's
-    nights are the run's (`_in_window`, the round rows' nights)."""
-    part = parts_of(features["account_id"], parts)
-    return np.where(_np(pc.is_valid(features["account_id"])).astype(bool), part, -1)
-
-
 def advantage_tests_by_part(parts: Iterable[pa.Table], settings: dict[str, Any]) -> Iterator[pa.Table]:
-    """advantage_tests over features given in parts (`advantage_part_of`: every round row in each, an account's
-    bets in one), a part held at a time: each part's tests as it comes, as TEST_COLUMNS. The reference shuffles'
-    moments are kept by the process (`reference_shoes`), so each depth is computed once for every part."""
-    kept = _RanksKept()  # (every part holds every shoe's rounds: each shoe's mean ranks computed once)
+    """advantage_tests over features given in parts (`Detector.subjects`: an account's bets in one, with the round
+    rows of every table it bet at), a part held at a time: each part's tests as it comes, as TEST_COLUMNS. The
+    reference shuffles' moments are kept by the process (`reference_shoes`), so each depth is computed once for
+    every part."""
+    kept = _RanksKept()  # (a shoe read by several parts: its mean ranks computed once)
     for features in parts:
         tests = advantage_tests(features, settings, kept)
         if tests:
@@ -823,7 +815,7 @@ class _ShoeRanks:
 
     def _key(self, g: int) -> tuple:
         """Group g's reference shuffles, bet type and depths: all its shuffles' ranks are a function of (`_RanksKept`
-        keeps them by it across the parts of one run's features, each part holding every shoe's rounds)."""
+        keeps them by it across the parts of one run's features)."""
         ref = self.refs.list[self.ref_of[g]]
         return (ref.kind.game, ref.kind.ruleset, len(ref.decks), self.refs.seed, int(self.col_of[g]),
                 self._depth[self.order[self.starts[g]:self.ends[g]]].tobytes())
@@ -941,6 +933,9 @@ ADVANTAGE_PLAY = Detector(
     history="surveillance_daily_advantage",
     to_history=_to_history,
     from_history=_from_history,
-    part_of=advantage_part_of,  # its tests an account's bets at a time: a row a bet read whole took +343 MB at 10M
+    # its tests an account's bets at a time (a row a bet read whole took +343 MB at 10M); a round row (no account)
+    # is shared: an account's moments are ranked among its shoes' eligible rounds, its tables' typical moments are
+    # their means, and its window's nights are the run's (`_in_window`, read only with earlier nights: then whole)
+    subjects=("account_id",),
     tests_by_part=advantage_tests_by_part,
 )

@@ -87,7 +87,7 @@ from scipy.special import gammaln
 from engine.findings import format_money
 from engine.games import game as game_of
 from engine.games import game_names
-from engine.surveillance.detector import Detector, TableData, crc32_of
+from engine.surveillance.detector import Detector, TableData
 from engine.surveillance.stats import binomial_upper_tail, hypergeometric_upper_tail
 from engine.surveillance.tests import ALPHA, TEST_COLUMNS, SurveillanceTest
 
@@ -712,15 +712,8 @@ def opposite_betting_tests(features: pa.Table, settings: dict[str, Any]) -> pa.T
     return pa.concat_tables(tests) if tests else TEST_COLUMNS.empty_table()
 
 
-def opposite_betting_part_of(features: pa.Table, parts: int) -> np.ndarray:
-    """Each feature row's part among `parts` by its pair of accounts (a CRC-32 of each account: the same at every
-    table and in every process), so that a pair's rows at every table are in one part."""
-    a, b = (crc32_of(features[c]) for c in ("account_a", "account_b"))
-    return ((a * np.uint64(65_599) + b) % np.uint64(max(parts, 1))).astype(np.int64)
-
-
 def opposite_betting_tests_by_part(parts: Iterable[pa.Table], settings: dict[str, Any]) -> Iterator[pa.Table]:
-    """The tests of opposite_betting over features given in parts that no pair spans (`opposite_betting_part_of`):
+    """The tests of opposite_betting over features given in parts that no pair spans (`Detector.subjects`):
     each part's listed pairs as it comes, a part held at a time, then the summary rows of every part. One test per
     (account pair, currency) over every table's features; listed (a row each, TEST_COLUMNS): the tested pairs with
     p at or below the screen (`screen_of`), and the pairs below `min_shared_rounds` (no p-value) whose counts alone
@@ -962,7 +955,7 @@ OPPOSITE_BETTING = Detector(
     features=partial(opposite_betting_features, tolerance=TOLERANCE),
     tests=opposite_betting_tests,
     settings={"min_shared_rounds": MIN_SHARED_ROUNDS, "alpha": ALPHA, "screen_p": SCREEN_P},
-    part_of=opposite_betting_part_of,
+    subjects=("account_a", "account_b"),  # a pair's rows at every table in one part
     tests_by_part=opposite_betting_tests_by_part,
 )
 

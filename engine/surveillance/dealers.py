@@ -36,7 +36,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.findings import format_money
-from engine.surveillance.detector import Detector, TableData, parts_of
+from engine.surveillance.detector import Detector, TableData
 from engine.surveillance.equipment import (
     HISTORY_DAYS,
     POCKETS,
@@ -380,14 +380,8 @@ def account_tests(features: pa.Table, settings: dict[str, Any] | None = None) ->
     return [t for _, block in sorted(blocks, key=lambda b: b[0]) for t in block]
 
 
-def account_part_of(features: pa.Table, parts: int) -> np.ndarray:
-    """Each feature row's part among `parts`: a CRC-32 of its account, so an account's every dealer, table and night
-    is in one part (its tests read only its own rows: each dealer's share of them and its bad rounds)."""
-    return parts_of(features["account_id"], parts)
-
-
 def account_tests_by_part(parts: Iterable[pa.Table], settings: dict[str, Any]) -> Iterator[pa.Table]:
-    """account_tests over features given in parts (`account_part_of`: an account's rows in one), a part held at a
+    """account_tests over features given in parts (`Detector.subjects`: an account's rows in one), a part held at a
     time: each part's tests as it comes, as TEST_COLUMNS.
 
     A part needs none of the run's other rows, its nights included: a look at an account spans its own nights (a
@@ -650,7 +644,7 @@ DEALER_ACCOUNT = Detector(name="dealer_account", finding_kind="DEALER_ANOMALY", 
                           history=DAILY_ACCOUNTS,
                           # its tests an account at a time: every (table, night, dealer, account) row as a dict
                           # took +330 MB at 10M bets
-                          part_of=account_part_of, tests_by_part=account_tests_by_part)
+                          subjects=("account_id",), tests_by_part=account_tests_by_part)
 DEALER_RESULT = Detector(name="dealer_result", finding_kind="DEALER_ANOMALY", games=(), features=result_features,
                          tests=result_tests, settings=DEALER_RESULT_SETTINGS, publish_as=DAILY_RESULTS,
                          history=DAILY_RESULTS)

@@ -55,19 +55,24 @@ class Detector:
     # their tests a table, concatenated (the rows in any order: the writer sorts them).
     tests_per_table: bool = False
     # its tests run-wide, a part of its features at a time (opposite_betting: a row a pair of accounts and table,
-    # 1.6M on a 3M-bet night; advantage_play: a row a bet): `part_of(features, n)` gives each row its part among
-    # n, no subject's rows in two parts, or -1 for a row every part needs (advantage_play's round rows: every
-    # account's moments are ranked among its shoes' rounds); `tests_by_part(parts, settings)` yields its tests
-    # (TEST_COLUMNS tables) from the parts, an iterable read one at a time, and must yield what `tests` gives for
-    # the features as one part. A part is, table by table, the table's rows of every part then its own, each in
-    # the table's order. The pipeline splits each table's features as they come and keeps the parts in its spill
-    # folder; a run given earlier nights (`history`) tests the detector whole.
-    part_of: Callable[[pa.Table, int], Any] | None = None
+    # 1.6M on a 3M-bet night; advantage_play: a row a bet): `subjects` names the feature columns that say whose a
+    # row is (its subject: advantage_play's account_id, opposite_betting's account_a and account_b); a row whose
+    # every subject column is null is a shared row, read by the tests of every subject at its table (advantage_play's
+    # round rows: an account's moments are ranked among its shoes' rounds, its typical moment is its tables'). The
+    # pipeline gives a subject at a table with shared rows the part of its home table (the first of those, by
+    # table_id, it has a row at), any other subject a part by a hash of it, and each part its subjects' rows and the
+    # shared rows of every table they have a row at, no others (a part: table by table, the table's shared rows then
+    # the part's own, each in the table's order), so a part holds about a table's rows
+    # however long the night. `tests_by_part(parts, settings)` yields its tests (TEST_COLUMNS tables) from the
+    # parts, an iterable read one at a time, and must yield what `tests` gives for the features as one part (so its
+    # tests of a subject read only the subject's rows and the shared rows of its tables). A run given earlier nights
+    # (`history`) tests the detector whole.
+    subjects: tuple[str, ...] = ()
     tests_by_part: Callable[[Iterable[pa.Table], dict[str, Any]], Iterator[pa.Table]] | None = None
 
 
 def crc32_of(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
-    """Each row's CRC-32 of its string (null: of ''), computed once per distinct value: a `part_of` the same at
+    """Each row's CRC-32 of its string (null: of ''), computed once per distinct value: a subject's key the same at
     every table and in every process (Python's hash() of a string is not)."""
     enc = pc.fill_null(column, "")
     enc = (enc.combine_chunks() if isinstance(enc, pa.ChunkedArray) else enc).dictionary_encode()
@@ -75,6 +80,14 @@ def crc32_of(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
     return crc[enc.indices.to_numpy(zero_copy_only=False)] if crc.size else np.zeros(len(enc), np.uint64)
 
 
-def parts_of(column: pa.ChunkedArray | pa.Array, parts: int) -> np.ndarray:
-    """Each row's part among `parts` by its value's CRC-32 (crc32_of): a value's every row in one part."""
-    return (crc32_of(column) % np.uint64(max(parts, 1))).astype(np.int64)
+def subject_keys(features: pa.Table, columns: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """(each row's subject key, whether the row is shared) for a part-tested detector (`Detector.subjects`): the
+    key a hash of the row's subject columns (their CRC-32s folded, the same at every table and in every process;
+    two subjects of one key are tested in one part, which keeps no subject's rows apart); shared, every subject
+    column null."""
+    keys = np.zeros(features.num_rows, np.uint64)
+    shared = np.ones(features.num_rows, bool)
+    for name in columns:
+        keys = keys * np.uint64(65_599) + crc32_of(features[name])
+        shared &= ~pc.is_valid(features[name]).to_numpy(zero_copy_only=False)
+    return keys, shared
