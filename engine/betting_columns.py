@@ -360,6 +360,22 @@ def _filled_wording(wording: Wording, **parts: pa.Array | str) -> list[pa.Array 
     return [_filled(template, parts) for template in (wording.expected, wording.recorded, wording.message)]
 
 
+def paid_findings(paid: np.ndarray, credit: np.ndarray, what: pa.Array, round_text: pa.Array,
+                  amounts: Callable[[np.ndarray], pa.Array]) -> list[tuple[np.ndarray, list[pa.Array | str]]]:
+    """The OVERPAID and UNDERPAID findings of bets paid other than their credit, in BET_WORDS' words: (which bets,
+    kind expected recorded message). `what`, `round_text`: each bet's words for itself and its round; `amounts`:
+    money as text in the table's currency."""
+    delta = paid - credit
+    found = []
+    for kind, w in (("OVERPAID", np.flatnonzero(delta > 0)), ("UNDERPAID", np.flatnonzero(delta < 0))):
+        if len(w):
+            at = pa.array(w, pa.int64())
+            found.append((w, [kind, *_filled_wording(
+                BET_WORDS[kind], what=what.take(at), round=round_text.take(at), owed=amounts(credit[w]),
+                paid=amounts(paid[w]), delta=amounts(np.abs(delta[w])))]))
+    return found
+
+
 def _limit_columns(table: TableFacts, bet_types: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """By bet type code: whether the table limits its stakes, and the lowest and highest stake it takes."""
     limits = [table.limits.get(t) for t in bet_types]
@@ -429,12 +445,7 @@ def _bet_findings(checks: BetChecks, rounds: RoundColumns, bets: BetColumns, i: 
         kind, expected, recorded, why = (known.column(name).take(unit)
                                          for name in ("finding", "expected", "recorded", "why"))
         found.append((_VERDICT, w, [kind, expected, recorded, _filled(REFUSED, {"what": of(w, what), "why": why})]))
-    delta = paid - credit
-    for kind, w in (("OVERPAID", np.flatnonzero(delta > 0)), ("UNDERPAID", np.flatnonzero(delta < 0))):
-        if len(w):
-            found.append((_PAID, w, [kind, *_filled_wording(
-                BET_WORDS[kind], what=of(w, what), round=of(w, round_no), owed=amounts(credit[w]),
-                paid=amounts(paid[w]), delta=amounts(np.abs(delta[w])))]))
+    found += [(_PAID, w, columns) for w, columns in paid_findings(paid, credit, what, round_no, amounts)]
     limited, low, high = (column[bet_type] for column in limits)
     below = limited & (stake < low)
     type_name = pa.array(bets.bet_types, pa.string())

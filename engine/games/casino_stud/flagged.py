@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.betting import BET_WORDS, TableFacts, Wording, us_texts
-from engine.betting_columns import FINDING_COLUMNS, _filled, _filled_wording
+from engine.betting_columns import FINDING_COLUMNS, _filled, _filled_wording, paid_findings
 from engine.betting_lines import amount_texts
 
 from .dealt import DealtBets
@@ -102,12 +102,7 @@ def flagged_findings(rules: CasinoStudRules, table: TableFacts, rounds: pa.Recor
         found.append((_REFUND, w, ["ADDED_STAKE_MISMATCH", *_filled_wording(
             _CALL, what=of(w, what), seat=of(w, seat_text), did=pa.array(np.where(called, "called", "folded")),
             want=money(want), recorded=money(added[w]), multiple=str(rules.call_multiple))]))
-    delta = paid - credit
-    for kind, w in (("OVERPAID", np.flatnonzero(delta > 0)), ("UNDERPAID", np.flatnonzero(delta < 0))):
-        if len(w):
-            found.append((_PAID, w, [kind, *_filled_wording(
-                BET_WORDS[kind], what=of(w, what), round=of(w, round_text), owed=money(credit[w]),
-                paid=money(paid[w]), delta=money(np.abs(delta[w])))]))
+    found += [(_PAID, w, columns) for w, columns in paid_findings(paid, credit, what, round_text, money)]
     below, above = flags[2, i], flags[3, i] & ~flags[2, i]  # (stake_limit_breach: the minimum first)
     for kind, w, end in (("STAKE_BELOW_MIN", np.flatnonzero(below), 0), ("STAKE_ABOVE_MAX", np.flatnonzero(above), 1)):
         if len(w):
