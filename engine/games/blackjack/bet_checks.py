@@ -13,10 +13,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from engine.betting import BET_WHAT, BET_WORDS, TableFacts, Wording, us_text
+from engine.betting import BET_WHAT, BET_WORDS, TableFacts, Wording, us_bytes
 from engine.betting_columns import FINDING_COLUMNS, _filled, _filled_wording, _texts, in_bet_order
+from engine.betting_lines import amount_texts
 from engine.cards import CARD_CODES
 from engine.findings import format_money
+from engine.kernels import string_array
 
 from .kernel import BET_BEHIND, INSURANCE, NO_SEAT, OTHER, PAIR
 from .records import SEATS
@@ -97,16 +99,20 @@ def bet_findings(rules: BlackjackRules, table: TableFacts, flagged: FlaggedBets,
                  ) -> tuple[pa.Table, np.ndarray]:
     """The findings credit() and check_bet() raise on the `flagged` bets, as FINDING_COLUMNS in their order (bet
     by bet), and each finding's bet (its entry in `flagged`). `texts`: the bets' shoe_id, round_id, bet_id,
-    bet_type and account_id as recorded, one row an entry of `flagged`. Each amount, instant and box list put in
-    words once per distinct value."""
+    bet_type and account_id as recorded, one row an entry of `flagged`. The amounts and instants written a column
+    at once (engine.betting_lines.amount_texts' kernel, engine.betting.us_bytes: no Python string each); each box
+    list, seat and upcard put in words once per distinct value."""
     def money(amount: int) -> str:
         return format_money(amount, table.currency)
+
+    def amounts(values: np.ndarray) -> pa.Array:
+        return amount_texts(values, table.currency)
 
     f = flagged
     t, stake, paid, credit = f.bet_type, f.stake, f.paid, f.credit
     text = {name: pc.fill_null(texts[name].combine_chunks().cast(pa.string()), "None")  # (as f"{None}" says it)
             for name in ("shoe_id", "round_id", "bet_id", "bet_type", "account_id")}
-    what = _filled(BET_WHAT, {"bet_id": text["bet_id"], "named": text["bet_type"], "stake": _texts(stake, money)})
+    what = _filled(BET_WHAT, {"bet_id": text["bet_id"], "named": text["bet_type"], "stake": amounts(stake)})
     found: list[tuple[int, np.ndarray, list]] = []  # (slot, which bets, kind expected recorded message)
 
     def add(slot: int, kind: str, mask: np.ndarray, wording: Wording, **parts) -> None:
@@ -120,7 +126,10 @@ def bet_findings(rules: BlackjackRules, table: TableFacts, flagged: FlaggedBets,
         return column.take(pa.array(w, pa.int64()))
 
     def amount(column: np.ndarray):
-        return lambda w: _texts(column[w], money)
+        return lambda w: amounts(column[w])
+
+    def instant(column: np.ndarray):
+        return lambda w: string_array(*us_bytes(column[w]))
 
     live, typed = ~f.cancelled, t != OTHER
     add(_NOT_OFFERED, "BET_TYPE_NOT_OFFERED", live & ~typed, WORDS["BET_TYPE_NOT_OFFERED"], what=what,
@@ -148,8 +157,7 @@ def bet_findings(rules: BlackjackRules, table: TableFacts, flagged: FlaggedBets,
             limit=amount(limit))
     # (insurance is offered after the deal, so it is placed after betting closed)
     add(_LATE, "LATE_BET", (t != INSURANCE) & (f.placed > f.closed), BET_WORDS["LATE_BET"], what=what,
-        round=text["round_id"], closed=lambda w: _texts(f.closed[w], us_text),
-        placed=lambda w: _texts(f.placed[w], us_text))
+        round=text["round_id"], closed=instant(f.closed), placed=instant(f.placed))
     checked = typed & f.on_box
     pair, share = checked & (t == PAIR), rules.pair_max_share_of_table_max
     add(_PAIR_MAIN, "PAIR_WITHOUT_MAIN", pair & ~f.own & rules.pair_requires_main_bet, WORDS["PAIR_WITHOUT_MAIN"],
