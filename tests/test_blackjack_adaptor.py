@@ -135,12 +135,20 @@ def test_the_round_columns_of_a_recorded_day_hold_plain_rounds(day):
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["MAIN", "PAIR", "INSURANCE", "BET_BEHIND", "SIDE", None]),
                           st.sampled_from([None, 0, 1, 7, 8]), st.sampled_from(["A", "B", None]),
-                          st.none() | st.integers(0, 500)), min_size=1, max_size=12))
-def test_the_bet_columns_are_what_the_records_make(bets):
-    """Bet types, seats and accounts as codes, read at once, are ShoeBets.of's; equal accounts share a code."""
-    plain = pa.table({"bet_type": pa.array([b[0] for b in bets], pa.string()),
+                          st.none() | st.integers(0, 500)), min_size=1, max_size=12), st.booleans())
+def test_the_bet_columns_are_what_the_records_make(bets, encoded):
+    """Bet types, seats and accounts as codes, read at once, are ShoeBets.of's; equal accounts share a code. The
+    texts plain or dictionary-encoded as the pipeline reads them (pieces, each with a dictionary of its own)."""
+    def texts(values: list) -> pa.ChunkedArray:
+        if not encoded:
+            return pa.chunked_array([pa.array(values, pa.string())])
+        half = len(values) // 2
+        return pa.chunked_array([pa.array(part, pa.string()).dictionary_encode() for part in (values[:half],
+                                                                                              values[half:])])
+
+    plain = pa.table({"bet_type": texts([b[0] for b in bets]),
                       "seat": pa.array([b[1] for b in bets], pa.int8()),
-                      "account_id": pa.array([b[2] for b in bets], pa.string()),
+                      "account_id": texts([b[2] for b in bets]),
                       "stake": pa.array([100] * len(bets), pa.int64()), "paid": pa.array([0] * len(bets), pa.int64()),
                       "added_stake": pa.array([b[3] for b in bets], pa.int64()),
                       "placed_at": pa.array([_T0] * len(bets), _US)})
@@ -180,24 +188,37 @@ def faulty_day(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(blackjack, "audit_shoe", partial(blackjack.audit_shoe, bet_by_bet=True))
         oracle = audit_group(*given)
-    return fast, oracle
+    return fast, oracle, given
 
 
 def test_a_faulty_days_findings_are_those_of_every_bet_through_the_rules(faulty_day):
     """The flagged bets' findings made in columns once a table (bet_checks.bet_findings), put among the shoes' and
     rounds' findings, are the findings table of the same day with every round and bet through the readable rules
     (audit_shoe's bet_by_bet): the same rows, in the same order, on the same dates."""
-    fast, oracle = (out["findings"] for out in faulty_day)
+    fast, oracle = (out["findings"] for out in faulty_day[:2])
     kinds = {k for k, b in zip(fast["kind"].to_pylist(), fast["bet_id"].to_pylist(), strict=True) if b}
     assert len(kinds) >= 4, kinds  # (bets of several kinds flagged, among round findings)
     assert fast.to_pylist() == oracle.to_pylist()
+
+
+def test_a_faulty_days_tables_are_the_same_from_bets_dictionary_encoded_as_the_pipeline_reads_them(faulty_day):
+    """The adaptor codes the bets' texts from their dictionaries where they are dictionary-encoded (as
+    pipelines.transforms._compact leaves them): every output the same as from the plain bets."""
+    from pipelines.transforms import _compact
+
+    info, shoes, rounds, bets = faulty_day[2]
+    encoded = _compact(bets)
+    assert pa.types.is_dictionary(encoded.schema.field("account_id").type)
+    got = audit_group(info, shoes, rounds, encoded)
+    for name, table in faulty_day[0].items():
+        assert got[name].equals(table), name
 
 
 def test_a_faulty_days_replays_are_those_of_every_round_through_the_rules(faulty_day):
     """The rounds the kernel reports as columns (no RoundReport: audit._Played.reported, their expected cards the
     recorded ones) beside those the readable audit reports give the replay table of the same day with every round
     through the readable rules, row for row."""
-    fast, oracle = (out[blackjack.OUT_REPLAYS] for out in faulty_day)
+    fast, oracle = (out[blackjack.OUT_REPLAYS] for out in faulty_day[:2])
     kinds = [k for k in fast["finding_kinds"].to_pylist()]
     assert 0 < sum(map(bool, kinds)) < len(kinds)  # (rounds of both kinds, in every shoe's order)
     assert any(fast["cut_card_round"].to_pylist())
