@@ -42,7 +42,6 @@ from pipelines.games.rows import (
     InShoe,
     bets_by_shoe,
     box_micros,
-    coded,
     instant_tuples,
     plain_bets,
     quarantined_of_shoe,
@@ -86,7 +85,7 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     cards_n, shoe_cards = _lists(shoes["cards"])  # every shoe's cards as codes at once, shoe after shoe
     shoe_codes, shoe_at = _cards(shoe_cards), _starts(cards_n)
     round_rows = rounds.select(["round_id", "shoe_id", "round_no"]).to_pylist()
-    plain = plain_bets(bets, [*BET_COLUMNS, "added_stake"], decoded=False)  # (decoded where taken: bet_tables)
+    plain = plain_bets(bets, [*BET_COLUMNS, "added_stake"])
     bet = _bet_columns(plain)
     by_shoe, bets_of_shoe = rounds_by_shoe(round_rows), bets_by_shoe(rounds, plain["round_id"], plain["_shoe_id"])
     gathered = Gathered(rounds)
@@ -102,7 +101,7 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     # shoe by shoe, among the shoe's rounds)
     dealt_ids = rounds["round_id"].take(pa.array(dealt, pa.int64()))
     distinct = pc.count_distinct(dealt_ids, mode="all").as_py() == len(dealt)
-    in_dealt = _ints(_index_in(plain["round_id"], dealt_ids), -1)
+    in_dealt = _ints(pc.index_in(plain["round_id"], dealt_ids), -1)
     with_neighbours = neighbours is not None and neighbours.num_rows > 0
     bases: list[np.ndarray] = []  # the report of each of their rounds among the gathered
     for s, (shoe, order) in enumerate(zip(shoe_rows, orders, strict=True)):
@@ -209,15 +208,6 @@ def _ints(values, none: int = 0) -> np.ndarray:
     return pc.fill_null(pc.cast(values, pa.int64()), none).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
-def _index_in(column: pa.Array | pa.ChunkedArray, values: pa.Array | pa.ChunkedArray) -> pa.Array:
-    """pc.index_in of a column; of a dictionary-encoded one, by its dictionary (a value hashed once, not once a
-    row)."""
-    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    if pa.types.is_dictionary(column.type):
-        return pc.index_in(column.dictionary, values).take(column.indices)
-    return pc.index_in(column, values)
-
-
 def _cards(values: pa.Array) -> np.ndarray:
     return _ints(pc.index_in(pc.cast(values, pa.string()), _CARD_CODES), -1)
 
@@ -318,14 +308,13 @@ _ENGINE_BET_COLUMNS = ("bet_type", "seat", "account", "stake", "added_stake", "p
 def _bet_columns(plain: pa.Table) -> dict[str, np.ndarray]:
     """The bet columns the engine reads (ShoeBets'), int64: amounts (added_stake 0 where none), placed_at
     (microseconds), bet types as codes (BET_CODES' index, OTHER for any other), seats (NO_SEAT: none) and
-    accounts (equal codes for equal account ids, null one of its own). `plain`'s texts as read, dictionary-encoded
-    or not (coded from a dictionary's values, not from every row's text)."""
+    accounts (equal codes for equal account ids, null one of its own)."""
     placed = pc.cast(pc.cast(plain["placed_at"], pa.timestamp("us", tz="UTC")), pa.int64())
-    bet_type = plain["bet_type"] if pa.types.is_dictionary(plain["bet_type"].type) else pc.cast(plain["bet_type"],
-                                                                                               pa.string())
+    accounts = pc.cast(plain["account_id"], pa.string()).combine_chunks().dictionary_encode(null_encoding="encode")
     return {"stake": _ints(plain["stake"]), "paid": _ints(plain["paid"]), "added_stake": _ints(plain["added_stake"]),
             "placed_at": _ints(placed), "seat": _ints(plain["seat"], NO_SEAT),
-            "bet_type": _ints(_index_in(bet_type, _BET_CODES), OTHER), "account": coded(plain["account_id"])[0]}
+            "bet_type": _ints(pc.index_in(pc.cast(plain["bet_type"], pa.string()), _BET_CODES), OTHER),
+            "account": accounts.indices.to_numpy(zero_copy_only=False).astype(np.int64)}
 
 
 def _recorded_bets(plain: pa.Table, bet: dict[str, np.ndarray], rows: np.ndarray, round_index: np.ndarray
