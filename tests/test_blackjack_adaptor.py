@@ -224,13 +224,3 @@ def test_a_faulty_days_replays_are_those_of_every_round_through_the_rules(faulty
     assert any(fast["cut_card_round"].to_pylist())
     assert fast.schema == oracle.schema
     assert fast.to_pylist() == oracle.to_pylist()
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.integers(0, 6), min_size=1, max_size=4), st.data())
-def test_lines_put_in_order_by_runs_are_a_take_of_the_parts_joined(sizes, data):
-    """_in_order (the explanations' own and said lines interleaved by slices of their runs) is the take it saves:
-    any order, parts empty or not, runs crossing from one part to the next."""
-    parts = [pa.array([f"{k}.{i}" for i in range(n)], pa.string()) for k, n in enumerate(sizes)]
-    order = np.array(data.draw(st.permutations(range(sum(sizes))) | st.just(list(range(sum(sizes))))), np.int64)
-    assert blackjack._in_order(parts, order).equals(pa.concat_arrays(parts).take(pa.array(order, pa.int64())))

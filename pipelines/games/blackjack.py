@@ -339,24 +339,9 @@ def _explanations(reports: list[RoundReport | None], said: tuple[np.ndarray, pa.
     own = [(k, line) for k, rep in enumerate(reports) if rep is not None for line in rep.explanation]
     at = np.concatenate([np.array([k for k, _ in own], np.int64), said[0]])
     order = np.argsort(at, kind="stable")
-    text = _in_order([pa.array([line for _, line in own], pa.string()), said[1]], order)
+    text = pa.concat_arrays([pa.array([line for _, line in own], pa.string()), said[1]]).take(pa.array(order))
     offsets = np.searchsorted(at[order], np.arange(len(reports) + 1)).astype(np.int32)
     return pa.ListArray.from_arrays(pa.array(offsets), text)
-
-
-def _in_order(parts: list[pa.Array], order: np.ndarray) -> pa.Array:
-    """The parts one after the other, taken in `order` (pa.concat_arrays(parts).take(order)): as slices of the
-    runs of `order` that follow on within a part. The said lines come in long runs between the few reports with
-    their own lines, and a slice copies a run's text at once, where a take copies line by line."""
-    if not len(order):
-        return pa.array([], parts[0].type)
-    starts = np.cumsum([0, *(len(part) for part in parts)])
-    part_of = np.searchsorted(starts, order, side="right") - 1
-    breaks = np.flatnonzero((np.diff(order) != 1) | (np.diff(part_of) != 0)) + 1
-    firsts, lasts = np.concatenate([[0], breaks]), np.concatenate([breaks, [len(order)]])
-    return pa.concat_arrays([parts[p].slice(start, end - start) for p, start, end in zip(
-        part_of[firsts].tolist(), (order[firsts] - starts[part_of[firsts]]).tolist(),
-        (order[lasts - 1] + 1 - starts[part_of[firsts]]).tolist(), strict=True)])
 
 
 def _replay_columns(table_id: str, rounds: pa.Table, rows: np.ndarray, shoe_ids: list[str],
