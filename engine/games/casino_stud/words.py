@@ -1,9 +1,9 @@
 """The explanations of the rounds the kernel settled (quiet.py), laid out as pieces of text and written at once by a
 kernel (pieces.py): the lines explain.explain_round and the audit's bet lines give such a round (settled, dealt as
 its deck says, its ranks recorded right, one C or F a box, no decision late), each hand described once per distinct
-strength, the amounts written once per distinct amount (betting_lines.amount_texts), each instant by numpy
-(engine.betting.us_bytes). explain.py and audit.py state the words; the kernel's tests hold these to them
-(tests/test_kernels_casino_stud.py: every round's explanation as the readable audit writes it)."""
+strength, the amounts by the kernel (betting_lines.put_money), each instant by numpy (engine.betting.us_bytes).
+explain.py and audit.py state the words; the kernel's tests hold these to them (tests/test_kernels_casino_stud.py:
+every round's explanation as the readable audit writes it)."""
 
 from __future__ import annotations
 
