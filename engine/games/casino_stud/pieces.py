@@ -24,38 +24,34 @@ Part = str | np.ndarray  # a literal, or an id a line
 
 
 @kernel
-def write_pieces(order, piece_at, pieces, data, start, end, literal, amounts, exp, unit):
+def write_pieces(buf, order, piece_at, pieces, data, start, end, literal, amounts, exp, unit):
     """Line order[k] for every k, line j being the pieces pieces[piece_at[j]:piece_at[j + 1]], piece v the bytes
     data[start[v]:end[v]] (an id from Pieces.LITERAL on: that of id literal + v - LITERAL; from Pieces.AMOUNT on:
-    amounts[v - AMOUNT] as put_money writes it (`exp` decimals), then the bytes of id `unit`): (the UTF-8 bytes,
-    each written line's offsets: line k is bytes[at[k]:at[k + 1]])."""
+    amounts[v - AMOUNT] as put_money writes it (`exp` decimals), then the bytes of id `unit`), written into `buf`
+    (an empty one: only counted). Returns each line's offsets: line k is buf[at[k]:at[k + 1]]."""
     n = len(order)
-    buf = np.zeros(0, np.uint8)
+    dry = len(buf) == 0
     line_at = np.zeros(n + 1, np.int64)
-    for p in range(2):  # the first pass counts the bytes, the second writes them
-        dry = p == 0
-        at = 0
-        for k in range(n):
-            j = order[k]
-            for q in range(piece_at[j], piece_at[j + 1]):
-                v = pieces[q]
-                if v >= _AMOUNT:
-                    at = put_money(buf, at, dry, amounts[v - _AMOUNT], exp)
-                    v = unit
-                elif v >= _LITERAL:
-                    v = literal + v - _LITERAL
-                # unsigned indexes, as kernels.put's (no check for an index counted from the end)
-                a, b = np.uint64(start[v]), np.uint64(end[v])
-                if not dry:
-                    to, i = np.uint64(at), np.uint64(0)
-                    while i < b - a:
-                        buf[to + i] = data[a + i]
-                        i += np.uint64(1)
-                at += np.int64(b - a)
-            line_at[k + 1] = at
-        if dry:
-            buf = np.empty(at, np.uint8)  # (the second pass writes every byte)
-    return buf, line_at
+    at = 0
+    for k in range(n):
+        j = order[k]
+        for q in range(piece_at[j], piece_at[j + 1]):
+            v = pieces[q]
+            if v >= _AMOUNT:
+                at = put_money(buf, at, dry, amounts[v - _AMOUNT], exp)
+                v = unit
+            elif v >= _LITERAL:
+                v = literal + v - _LITERAL
+            # unsigned indexes, as kernels.put's (no check for an index counted from the end)
+            a, b = np.uint64(start[v]), np.uint64(end[v])
+            if not dry:
+                to, i = np.uint64(at), np.uint64(0)
+                while i < b - a:
+                    buf[to + i] = data[a + i]
+                    i += np.uint64(1)
+            at += np.int64(b - a)
+        line_at[k + 1] = at
+    return line_at
 
 
 # ids above the columns': a literal's and an amount's, told apart until `write` gives every piece its place
@@ -169,7 +165,13 @@ class Pieces:
                         if v >= self.LITERAL else vocab[v])
             return pa.array([b"".join(piece(v) for v in pieces[piece_at[j]:piece_at[j + 1]].tolist()).decode()
                              for j in order.tolist()], pa.string())
-        buf, line_at = write_pieces(order, piece_at, pieces, data, start.astype(np.int64), end.astype(np.int64),
-                                    literal_base, amounts, money_exponent(self.currency),
-                                    literal_base + len(literals))
-        return kernels.string_array(buf, line_at)
+        args = (order, piece_at, pieces, data, start.astype(np.int64), end.astype(np.int64), literal_base, amounts,
+                money_exponent(self.currency), literal_base + len(literals))
+        line_at = write_pieces(np.zeros(0, np.uint8), *args)  # (counted first: the bytes' size)
+        # the bytes in a buffer of Arrow's memory pool, which keeps its pages from call to call (a fresh numpy array
+        # of megabytes a table faults every page in again)
+        if line_at[-1] > np.iinfo(np.int32).max:  # (an Arrow string array's offsets are int32)
+            raise OverflowError(f"{int(line_at[-1]):,} bytes of text are more than one string array holds")
+        buf = pa.allocate_buffer(int(line_at[-1]))
+        write_pieces(np.frombuffer(buf, np.uint8), *args)
+        return pa.StringArray.from_buffers(len(order), pa.py_buffer(line_at.astype(np.int32)), buf)
