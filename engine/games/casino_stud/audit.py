@@ -467,17 +467,17 @@ class _Auditor:
             "dealer_qualifies": pa.array([rep.dealer_qualifies for rep in made], pa.bool_()),
             "finding_kinds": pa.array([list(rep.finding_kinds) for rep in made], _TEXTS)}
         if len(plain):
-            box_at = np.asarray(quiet.box_at, np.int64)
+            box_at = quiet.arrays["box_at"]
             boxes = np.diff(box_at)[plain]
             rows = spans(box_at[plain], boxes)
-            ranks = _CATEGORY_NAMES.take(pa.array(np.asarray(quiet.category, np.int64)[rows]))
+            ranks = _CATEGORY_NAMES.take(pa.array(quiet.arrays["category"][rows]))
             taken = read.select(["box_cards", "dealer_cards"]).take(pa.array(plain))
             more = {
                 "expected_box_cards": taken["box_cards"], "expected_dealer_cards": taken["dealer_cards"],
                 "box_ranks": pa.ListArray.from_arrays(pa.array(np.concatenate([[0], np.cumsum(boxes)]), pa.int32()),
                                                       ranks),
-                "dealer_rank": _CATEGORY_NAMES.take(pa.array(np.asarray(quiet.dealer_category, np.int64)[plain])),
-                "dealer_qualifies": pa.array(np.asarray(quiet.qualifies, np.bool_)[plain]),
+                "dealer_rank": _CATEGORY_NAMES.take(pa.array(quiet.arrays["dealer_category"][plain])),
+                "dealer_qualifies": pa.array(quiet.arrays["qualifies"][plain]),
                 "finding_kinds": self.flagged.kinds.take(pa.array(plain))}
             into = np.empty(len(reports), np.int64)
             into[np.concatenate([np.asarray(loud, np.int64), plain])] = np.arange(len(reports))
@@ -867,7 +867,7 @@ def _read_bets(quiet: QuietDay, round_index: np.ndarray) -> list[int]:
     """The bets the readable rules read: those of the rounds the kernel did not settle."""
     n = len(quiet.quiet)
     k = np.where((round_index >= 0) & (round_index < n), round_index, n)
-    return np.flatnonzero(np.append(~np.asarray(quiet.quiet, np.bool_), False)[k]).tolist()
+    return np.flatnonzero(np.append(~quiet.arrays["quiet"], False)[k]).tolist()
 
 
 class _Said:

@@ -53,8 +53,8 @@ def flagged_findings(rules: CasinoStudRules, table: TableFacts, rounds: pa.Recor
     n = len(day.quiet)
     known = (bets.round_index >= 0) & (bets.round_index < n)
     r_all = np.where(known, bets.round_index, 0)
-    flags, refund = day.flags, np.asarray(day.refund, np.int64)
-    mine = known & np.append(np.asarray(day.quiet, np.bool_), False)[np.where(known, r_all, n)] & (
+    flags, refund = day.flags, day.arrays["refund"]
+    mine = known & np.append(day.arrays["quiet"], False)[np.where(known, r_all, n)] & (
         (refund != 0) | flags.any(axis=0))
     i = np.flatnonzero(mine)
     r = r_all[i]
@@ -70,7 +70,7 @@ def flagged_findings(rules: CasinoStudRules, table: TableFacts, rounds: pa.Recor
     taken = pa.array(i, pa.int64())
     bet_type, seats = bets.bet_type.take(taken), bets.seat.take(taken)
     type_text, seat_text = bet_type.fill_null("None"), pc.cast(seats, pa.string()).fill_null("None")
-    stake, added, paid, credit = bets.stake[i], bets.added[i], bets.paid[i], np.asarray(day.credit, np.int64)[i]
+    stake, added, paid, credit = bets.stake[i], bets.added[i], bets.paid[i], day.arrays["credit"][i]
     round_id = rounds["round_id"].take(pa.array(r, pa.int64()))
     round_text = round_id.fill_null("None")
     what = _filled("Bet {bet_id} ({bet_type}, stake {stake}, box {seat})", {

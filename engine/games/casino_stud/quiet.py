@@ -9,7 +9,7 @@ dealt.py reads that from the rounds' columns); the kernel judges the rest (ranks
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
@@ -51,6 +51,9 @@ class QuietDay:
     action: np.ndarray
     cards: np.ndarray
     dealer_cards: np.ndarray  # by round: the dealer's five card codes (5 a round; -1 where not readable)
+    # the list fields above as the kernel's arrays (int64; quiet and qualifies bool; after (rounds, 2), ledger
+    # (rounds, 7)): what the columnar steps read, with no list converted back
+    arrays: dict[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
 
     def hand(self, k: int) -> HandRank:
         return hand_rank(self.category[k], self.strength[k])
@@ -127,7 +130,12 @@ def settle_quiet(rules: CasinoStudRules, table: TableFacts, rounds: DealtRounds,
         np.array([0 if p is None else PERCENT if p[0] == "percent" else UNITS for p in prizes], np.int64),
         np.array([0 if p is None else p[1] for p in prizes], np.int64), rule_ints(rules))
     quiet, qualifies, after, ledger, jackpot_bets, credit, outcome, refund, flags = out
+    arrays = {name: np.ascontiguousarray(values, np.int64) for name, values in (
+        ("after", after.T), ("ledger", ledger.T), ("jackpot_bets", jackpot_bets), ("box_at", rounds.box_at),
+        ("category", category), ("strength", strength), ("dealer_category", dealer_cat),
+        ("dealer_strength", dealer_str), ("credit", credit), ("outcome", outcome), ("refund", refund))}
+    arrays.update(quiet=np.asarray(quiet, np.bool_), qualifies=np.asarray(qualifies, np.bool_))
     return QuietDay(quiet.tolist(), qualifies.tolist(), after.T.tolist(), ledger.T.tolist(), jackpot_bets.tolist(),
                     rounds.box_at.tolist(), category.tolist(), strength.tolist(), dealer_cat.tolist(),
                     dealer_str.tolist(), credit.tolist(), outcome.tolist(), flags, refund.tolist(), bet_box,
-                    rounds.box_no, rounds.action, rounds.cards, rounds.dealer)
+                    rounds.box_no, rounds.action, rounds.cards, rounds.dealer, arrays)

@@ -1,9 +1,9 @@
-"""The explanations of the rounds the kernel settled (quiet.py), joined column by column in Arrow: the lines
-explain.explain_round and the audit's bet lines give such a round (settled, dealt as its deck says, its ranks
-recorded right, one C or F a box, no decision late), each hand described once per distinct strength, the
-amounts written by a kernel (betting_lines.amount_texts), each instant by numpy. explain.py and audit.py state
-the words; the kernel's tests hold these to them (tests/test_kernels_casino_stud.py: every round's explanation as
-the readable audit writes it)."""
+"""The explanations of the rounds the kernel settled (quiet.py), laid out as pieces of text and written at once by a
+kernel (pieces.py): the lines explain.explain_round and the audit's bet lines give such a round (settled, dealt as
+its deck says, its ranks recorded right, one C or F a box, no decision late), each hand described once per distinct
+strength, the amounts by the kernel (betting_lines.put_money), each instant by numpy (engine.betting.us_bytes).
+explain.py and audit.py state the words; the kernel's tests hold these to them (tests/test_kernels_casino_stud.py:
+every round's explanation as the readable audit writes it)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from engine.betting import us_texts
-from engine.betting_lines import amount_texts
+from engine.betting import us_bytes
 from engine.cards import CARD_CODES
 from engine.kernels import spans
 
@@ -24,19 +23,12 @@ from .dealt import DealtBets
 from .explain import positions_text
 from .hands import RANK_NAMES, describe
 from .kernel import LOSE, WIN
+from .pieces import Pieces
 from .quiet import QuietDay, hand_rank
 from .rules import POOLS, CasinoStudRules
 
-_join = pc.binary_join_element_wise
 _ANTE = BET_CODES[0]  # the bet type (the audit's ANTE; kernel.ANTE is its code)
-_CARDS = pa.array(CARD_CODES, pa.string())
-_CATEGORIES = pa.array(RANK_NAMES, pa.string())
-_POOL_COLUMNS = ["jackpot_before", "next_pool_before", "jackpot_after", "next_pool_after"]
 REVEAL = "the dealer's four cards revealed"  # what happened at dealer_revealed_at, in the timing line
-
-
-def _strings(values: Sequence[str]) -> pa.Array:
-    return pa.array(values, pa.string())
 
 
 class _Described:
@@ -45,32 +37,47 @@ class _Described:
     threads share it)."""
 
     def __init__(self) -> None:
-        self.known = (np.zeros(0, np.int64), _strings([]))
+        self.known = (np.zeros(0, np.int64), pa.array([], pa.string()))
 
-    def __call__(self, strength: np.ndarray) -> pa.Array:
+    def __call__(self, strength: np.ndarray) -> tuple[np.ndarray, pa.Array, np.ndarray]:
+        """(the strengths described so far, their words, where each of `strength` is among them)."""
         strengths, words = self.known
         at = np.searchsorted(strengths, strength)
         if len(strength) and (not len(strengths) or (strengths[np.minimum(at, len(strengths) - 1)] != strength).any()):
             strengths = np.union1d(strengths, strength)
-            words = _strings([describe(hand_rank(s >> 20, s)) for s in strengths.tolist()])
+            words = pa.array([describe(hand_rank(s >> 20, s)) for s in strengths.tolist()], pa.string())
             self.known = strengths, words
             at = np.searchsorted(strengths, strength)
-        return words.take(pa.array(at))
+        return strengths, words, at
 
 
 _described = _Described()
 
 
-def _cards(codes: np.ndarray) -> pa.Array:
-    """explain's format_cards of five card codes a row."""
-    five = np.asarray(codes, np.int64).reshape(-1, 5)
-    return _join(*(_CARDS.take(pa.array(five[:, k])) for k in range(5)), " ")
+class _Words:
+    """The pieces of one table-day's quiet explanations, with the vocabularies its lines share."""
+
+    def __init__(self, currency: str | None, strengths: np.ndarray):
+        self.text = text = Pieces(currency)
+        known, words, _ = _described(strengths)  # (every strength the lines describe, at once)
+        self.strengths, self.words = known, text.column(words)
+        self.cards, self.categories = text.texts(CARD_CODES), text.texts(RANK_NAMES)
+        self.space = text.text(" ")
+
+    def described(self, strength: np.ndarray) -> np.ndarray:
+        return self.words + np.searchsorted(self.strengths, strength)
+
+    def hand(self, codes: np.ndarray) -> np.ndarray:
+        """explain's format_cards of five card codes a row: (rows, 9) ids."""
+        five = np.asarray(codes, np.int64).reshape(-1, 5)
+        out = np.full((len(five), 9), self.space, np.int64)
+        out[:, ::2] = self.cards + five
+        return out
 
 
-def _chosen(which: np.ndarray, options: Sequence[pa.Array | str], n: int) -> pa.Array:
-    """Each row's text from options[which[row]] (a text, or a column of n rows)."""
-    columns = [o if isinstance(o, pa.Array) else pa.repeat(pa.scalar(o, pa.string()), n) for o in options]
-    return pc.choose(pa.array(np.asarray(which, np.int64)), *columns) if n else _strings([])
+def _filled(values: pa.Array) -> pa.Array:
+    """The texts, "None" for a null (as the readable audit's f-strings write one)."""
+    return values.fill_null("None") if values.null_count else values
 
 
 def _ranges(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -88,38 +95,43 @@ def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordB
     after; the audit's chain)."""
     q = np.asarray(quiet_rounds, np.int64)
     if not len(q):
-        return np.zeros(0, np.int64), _strings([])
-    def money(values) -> pa.Array:
-        return amount_texts(np.asarray(values, np.int64), currency)
-
-    quiet = rounds.select(["round_id", "shoe_id", *_POOL_COLUMNS, "box_action_times", "dealer_revealed_at"]).take(
-        pa.array(q))
-    burn = f" after {rules.burn_cards} burned" if rules.burn_cards else ""
-    header = _join("round ", quiet["round_id"].fill_null("None"), " (settled), deck ",
-                   quiet["shoe_id"].fill_null("None"), f": 52 cards, dealt {rules.deal_order}{burn}", "")
-    n_boxes, box_round, place, hands = _hand_lines(rules, q, day)
+        return np.zeros(0, np.int64), pa.array([], pa.string())
+    box_at = day.arrays["box_at"]
+    n_boxes = box_at[q + 1] - box_at[q]
     mine, n_bets = _bets_of(q, bets.round_index, len(day.quiet))
     bet_round = np.repeat(np.arange(len(q)), n_bets)
     bet_place = np.arange(len(bet_round)) - np.repeat(np.cumsum(n_bets) - n_bets, n_bets)
-    bet_lines = _bet_lines(rules, bets, mine, q[bet_round], day, money)
-    before, after, fed, won, ledger_lines = _pool_lines(rules, quiet, q, day, pools[:, q], known[:, q], money)
+    ledger = day.arrays["ledger"][q]
+    fed = np.flatnonzero(day.arrays["jackpot_bets"][q] > 0)
+    won = fed[(ledger[fed, 3:7] != 0).any(axis=1)]  # a prize from a pool or the house, or the reset
     n_ledger = np.zeros(len(q), np.int64)
     n_ledger[fed] += 1
     n_ledger[won] += 1
-    timed, timing_lines = _timing_lines(quiet, day, np.asarray(day.box_at, np.int64)[q])
+    taken = pa.array(q)
+    times, shown_at = rounds["box_action_times"].take(taken), rounds["dealer_revealed_at"].take(taken)
+    revealed = np.asarray(pc.is_valid(shown_at), np.bool_)
+    timed = (np.asarray(pc.is_valid(times), np.bool_) | revealed).astype(np.int64)
 
     # the lines in their places: header, boxes, dealer, qualification, bets, pools before, ledger, pools after,
     # decision instants
     n_lines = 1 + n_boxes + 2 + n_bets + 1 + n_ledger + 1 + timed
     at = np.cumsum(n_lines) - n_lines
     mid = at + 3 + n_boxes + n_bets  # the pools before
-    places = [at, at[box_round] + 1 + place, at + 1 + n_boxes, at + 2 + n_boxes,
-              at[bet_round] + 3 + n_boxes[bet_round] + bet_place, mid, mid[fed] + 1, mid[won] + 2, mid + 1 + n_ledger,
-              (mid + 2 + n_ledger)[timed > 0]]
-    lines = pa.concat_arrays([header, *hands, bet_lines, before, *ledger_lines, after, timing_lines])
-    into = np.empty(len(lines), np.int64)
-    into[np.concatenate(places)] = np.arange(len(lines))
-    return n_lines, lines.take(pa.array(into))
+    rows, box_round = _ranges(box_at[q], box_at[q + 1])
+    strength, dealer_strength = day.arrays["strength"], day.arrays["dealer_strength"]
+    box_row = _bet_box_rows(day, bets, mine, q[bet_round])
+    words = _Words(currency, np.concatenate([strength[rows], dealer_strength[q], strength[box_row],
+                                             dealer_strength[q[bet_round]]]))
+    text = words.text
+    burn = f" after {rules.burn_cards} burned" if rules.burn_cards else ""
+    text.add(at, "round ", text.column(_filled(rounds["round_id"])) + q, " (settled), deck ",
+             text.column(_filled(rounds["shoe_id"])) + q, f": 52 cards, dealt {rules.deal_order}{burn}")
+    _hand_lines(rules, words, q, day, at, n_boxes, rows, box_round)
+    _bet_lines(rules, words, bets, mine, q[bet_round], box_row, day,
+               at[bet_round] + 3 + n_boxes[bet_round] + bet_place)
+    _pool_lines(rules, text, rounds, q, pools[:, q], known[:, q], ledger, fed, won, mid, n_ledger)
+    _timing_lines(text, times, shown_at, day, box_at[q], timed, revealed, (mid + 2 + n_ledger)[timed > 0])
+    return n_lines, text.write()
 
 
 def _bets_of(q: np.ndarray, round_index: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -132,152 +144,151 @@ def _bets_of(q: np.ndarray, round_index: np.ndarray, n: int) -> tuple[np.ndarray
     return mine[np.argsort(at[mine], kind="stable")], np.bincount(at[mine], minlength=len(q))
 
 
-def _hand_lines(rules: CasinoStudRules, q: np.ndarray, day: QuietDay
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[pa.Array]]:
-    """The rounds `q`'s boxes and dealer: (each round's box count; each box line's round (an index into q) and
-    place among its round's boxes; [the box lines, the dealer lines, the qualification lines])."""
-    box_at = np.asarray(day.box_at, np.int64)
-    n_boxes = box_at[q + 1] - box_at[q]
-    rows, box_round = _ranges(box_at[q], box_at[q + 1])
-    place = rows - box_at[q][box_round]
+def _bet_box_rows(day: QuietDay, bets: DealtBets, b: np.ndarray, bet_round: np.ndarray) -> np.ndarray:
+    """Each bet b's box row (`bet_round` their rounds): rows are in round order, a round's boxes ascending seats
+    (below 2**16); a refunded bet's seat may be no box of its round (its line does not name a hand: any row will
+    do)."""
+    box_at = day.arrays["box_at"]
+    seat = np.asarray(bets.seat.take(pa.array(b)).fill_null(0), np.int64)
+    row_key = np.repeat(np.arange(len(box_at) - 1), np.diff(box_at)) << 16 | day.box_no
+    return np.minimum(np.searchsorted(row_key, bet_round << 16 | seat), len(row_key) - 1)
+
+
+def _hand_lines(rules: CasinoStudRules, words: _Words, q: np.ndarray, day: QuietDay, at: np.ndarray,
+                n_boxes: np.ndarray, rows: np.ndarray, box_round: np.ndarray) -> None:
+    """The rounds `q`'s box lines (`rows` their box rows, `box_round` each one's round: an index into q), dealer
+    and qualification lines, into their places (`at`: each round's first line)."""
+    text = words.text
+    place = rows - day.arrays["box_at"][q][box_round]
     most = int(n_boxes.max())
     where = [positions(rules, n) for n in range(most + 1)]  # by box count: where the deck dealt each box and the dealer
-    box_where = _strings([positions_text(where[n][0][k]) if k < n else "" for n in range(most + 1)
-                          for k in range(most)])
-    strength, dealer_strength = np.asarray(day.strength, np.int64)[rows], np.asarray(day.dealer_strength, np.int64)[q]
-    box_lines = _join("box ", pc.cast(pa.array(day.box_no[rows]), pa.string()), " (",
-                      box_where.take(pa.array(n_boxes[box_round] * most + place)), "): ",
-                      _cards(day.cards.reshape(-1, 5)[rows]), ": ", _described(strength), " (",
-                      _CATEGORIES.take(pa.array(strength >> 20)), "); ",
-                      _strings(["calls", "folds"]).take(pa.array(day.action[rows])), "")
-    dealer_where = _strings([f"deck card {where[n][1][0]} open, "
-                             f"{positions_text(where[n][1][1:])[len('deck cards '):]} after the decisions"
-                             for n in range(most + 1)])
-    dealer_lines = _join("dealer (", dealer_where.take(pa.array(n_boxes)), "): ",
-                         _cards(day.dealer_cards.reshape(-1, 5)[q]), ": ", _described(dealer_strength), " (",
-                         _CATEGORIES.take(pa.array(dealer_strength >> 20)), ")", "")
-    qualifies = np.asarray(day.qualifies, np.bool_)[q]
-    qualify_lines = _strings([
+    box_where = text.texts([positions_text(where[n][0][k]) if k < n else "" for n in range(most + 1)
+                            for k in range(most)])
+    strength, dealer_strength = day.arrays["strength"][rows], day.arrays["dealer_strength"][q]
+    text.add(at[box_round] + 1 + place, "box ", text.numbers(day.box_no[rows]), " (",
+             box_where + n_boxes[box_round] * most + place, "): ", words.hand(day.cards.reshape(-1, 5)[rows]), ": ",
+             words.described(strength), " (", words.categories + (strength >> 20), "); ",
+             text.texts(["calls", "folds"]) + day.action[rows])
+    dealer_where = text.texts([f"deck card {where[n][1][0]} open, "
+                               f"{positions_text(where[n][1][1:])[len('deck cards '):]} after the decisions"
+                               for n in range(most + 1)])
+    text.add(at + 1 + n_boxes, "dealer (", dealer_where + n_boxes, "): ",
+             words.hand(day.dealer_cards.reshape(-1, 5)[q]), ": ", words.described(dealer_strength), " (",
+             words.categories + (dealer_strength >> 20), ")")
+    qualifies = day.arrays["qualifies"][q]
+    text.add(at + 2 + n_boxes, text.texts([
         "the dealer does not qualify (below ace-king): every call is returned, antes pay 1:1",
-        "the dealer qualifies (ace-king or better)"]).take(pa.array(qualifies.astype(np.int64)))
-    return n_boxes, box_round, place, [box_lines, dealer_lines, qualify_lines]
+        "the dealer qualifies (ace-king or better)"]) + qualifies.astype(np.int64))
 
 
-def _bet_lines(rules: CasinoStudRules, bets: DealtBets, b: np.ndarray, bet_round: np.ndarray, day: QuietDay,
-               money) -> pa.Array:
-    """The audit's line of each bet b of `bets` (`bet_round` their rounds'; a quiet round's amounts are all below
-    the kernel's 2**40)."""
-    box_at = np.asarray(day.box_at, np.int64)
-    strength, dealer_strength = np.asarray(day.strength, np.int64), np.asarray(day.dealer_strength, np.int64)
+def _bet_lines(rules: CasinoStudRules, words: _Words, bets: DealtBets, b: np.ndarray, bet_round: np.ndarray,
+               box_row: np.ndarray, day: QuietDay, places: np.ndarray) -> None:
+    """The audit's line of each bet b of `bets` (`bet_round` their rounds', `box_row` their box rows) into
+    `places` (a quiet round's amounts are all below the kernel's 2**40)."""
+    text = words.text
+    strength, dealer_strength = day.arrays["strength"], day.arrays["dealer_strength"]
     taken = pa.array(b)
     stake, added = bets.stake[b], bets.added[b]
     types = bets.bet_type.take(taken)
     is_ante = np.asarray(pc.fill_null(pc.equal(types, _ANTE), False), np.bool_)
-    credit, outcome = np.asarray(day.credit, np.int64)[b], np.asarray(day.outcome, np.int64)[b]
-    refund = np.asarray(day.refund, np.int64)[b]
-    # each bet's box row: rows are in round order, a round's boxes ascending seats (below 2**16); a refunded bet's
-    # seat may be no box of its round (its line does not name a hand: any row will do)
-    seats = bets.seat.take(taken)
-    seat = np.asarray(seats.fill_null(0), np.int64)
-    row_key = np.repeat(np.arange(len(box_at) - 1), np.diff(box_at)) << 16 | day.box_no
-    box_row = np.minimum(np.searchsorted(row_key, bet_round << 16 | seat), len(row_key) - 1)
+    credit, outcome = day.arrays["credit"][b], day.arrays["outcome"][b]
+    refund = day.arrays["refund"][b]
     category = strength[box_row] >> 20
     m = len(b)
-    bw, dw = _described(strength[box_row]), _described(dealer_strength[bet_round])
+    bw, dw = words.described(strength[box_row]), words.described(dealer_strength[bet_round])
     odds = np.array([rules.call_payouts[name] for name in RANK_NAMES], np.int64)[category]
     cap = rules.max_call_payout
     capped = (outcome == WIN) & (cap is not None) & (rules.call_of(stake) * odds > (cap if cap is not None else 0))
-    names = _CATEGORIES.take(pa.array(category))
-    win = _join("called; ", bw, " beats the dealer's ", dw, ": the ante pays 1:1, the call ",
-                pc.cast(pa.array(odds), pa.string()), ":1 (", names, ")",
-                _chosen(capped, ["", f" (capped at {cap} minor units)"], m), "")
+    names = words.categories + category
+    win = ["called; ", bw, " beats the dealer's ", dw, ": the ante pays 1:1, the call ", text.numbers(odds), ":1 (",
+           names, ")", np.where(capped, text.text(f" (capped at {cap} minor units)"), text.EMPTY)]
     jp = rules.jackpot
     prizes = [jp.prize_of(name) for name in RANK_NAMES]
     kind = np.array([0 if p is None else 1 if p[0] == "percent" else 2 for p in prizes], np.int64)[category]
     to = [stake * jp.shares[pool] // 100 for pool in POOLS]  # ledger.contribution
     to[POOLS.index(jp.remainder_to)] += stake - to[0] - to[1] - to[2]
-    no_prize = _join(names, ": no prize; feeds the jackpot ", money(to[0]), ", the next pool ", money(to[1]),
-                     ", the house ", money(to[2]), "")
-    prize_words = _strings([f"{name} wins {p[1]}% of the {jp.percentage_prizes_from.replace('_', ' ')} "
-                            if p is not None and p[0] == "percent" else
-                            f"{name} wins {p[1]} units, paid by the {jp.fixed_prizes_from.replace('_', ' ')}"
-                            if p is not None else "" for name, p in zip(RANK_NAMES, prizes, strict=True)])
-    prize_words = prize_words.take(pa.array(category))
-    percent = _join(prize_words, _chosen(outcome >= 0, ["none", money(np.maximum(outcome, 0))], m), "")
+    no_prize = [names, ": no prize; feeds the jackpot ", text.money(to[0]), ", the next pool ", text.money(to[1]),
+                ", the house ", text.money(to[2])]
+    prize_words = text.texts([f"{name} wins {p[1]}% of the {jp.percentage_prizes_from.replace('_', ' ')} "
+                              if p is not None and p[0] == "percent" else
+                              f"{name} wins {p[1]} units, paid by the {jp.fixed_prizes_from.replace('_', ' ')}"
+                              if p is not None else "" for name, p in zip(RANK_NAMES, prizes, strict=True)]) + category
+    percent = [prize_words, np.where(outcome >= 0, text.money(np.maximum(outcome, 0)), text.text("none"))]
     # an ANTE by its outcome (FOLDED ... LOSE), a JACKPOT by prize, a refund by its reason (audit.refund's words)
     which = np.where(refund > 0, LOSE + 3 + refund, np.where(is_ante, outcome, LOSE + 1 + kind))
-    types = types.fill_null("None")
-    seat_text = pc.cast(seats, pa.string()).fill_null("None")
-    why = _chosen(which, [
-        "folded: the ante is lost", "called; the dealer does not qualify: the ante pays 1:1, the call is returned",
-        win, _join("called; equal hands (", bw, "): ante and call push", ""),
-        _join("called; the dealer's ", dw, " beats ", bw, ": ante and call lost", ""), no_prize, percent,
-        prize_words, "no ante on its box: refunded, feeds no pool",
-        _join(f"{rules.id} does not offer ", types, ": refunded", ""),
-        _join("box ", seat_text, " was not dealt: refunded", "")], m)
-    call = _chosen(is_ante & (added != 0), ["", _join(", call ", money(added), "")], m)
-    return _join("Bet ", bets.bet_id.take(taken).fill_null("None"), " (", types, ", stake ", money(stake), call,
-                 ") on box ", seat_text, ": ", why, "; owed ", money(credit), ", paid ", money(bets.paid[b]), "")
+    type_of = text.column(_filled(types)) + np.arange(m)
+    seat_of = text.column(_filled(pc.cast(bets.seat.take(taken), pa.string()))) + np.arange(m)
+    why = text.chosen(which, [
+        ["folded: the ante is lost"], ["called; the dealer does not qualify: the ante pays 1:1, the call is returned"],
+        win, ["called; equal hands (", bw, "): ante and call push"],
+        ["called; the dealer's ", dw, " beats ", bw, ": ante and call lost"], no_prize, percent,
+        [prize_words], ["no ante on its box: refunded, feeds no pool"],
+        [f"{rules.id} does not offer ", type_of, ": refunded"], ["box ", seat_of, " was not dealt: refunded"]])
+    call = text.chosen(is_ante & (added != 0), [[], [", call ", text.money(added)]])
+    text.add(places, "Bet ", text.column(_filled(bets.bet_id)) + b, " (", type_of, ", stake ",
+             text.money(stake), call, ") on box ", seat_of, ": ", why, "; owed ", text.money(credit), ", paid ",
+             text.money(bets.paid[b]))
 
 
-def _pool_lines(rules: CasinoStudRules, quiet: pa.RecordBatch, q: np.ndarray, day: QuietDay,
-                pools: np.ndarray, known: np.ndarray, money
-                ) -> tuple[pa.Array, pa.Array, np.ndarray, np.ndarray, list[pa.Array]]:
-    """The pools' lines of the rounds `q` (`quiet` their columns, `pools` and `known` their expected pools as
-    quiet_explanations takes them): (before, after, the rounds with jackpot bets (indexes into q), those with a
-    prize or a reset, [their ledger lines: what the bets fed, the prizes])."""
+def _pool_lines(rules: CasinoStudRules, text: Pieces, rounds: pa.RecordBatch, q: np.ndarray, pools: np.ndarray,
+                known: np.ndarray, ledger: np.ndarray, fed: np.ndarray, won: np.ndarray, mid: np.ndarray,
+                n_ledger: np.ndarray) -> None:
+    """The pools' lines of the rounds `q` (`pools` and `known` their expected pools as quiet_explanations takes
+    them, `ledger` their kernel's ledger, `fed` and `won` those with jackpot bets and with a prize or a reset:
+    indexes into q) into their places (`mid`: each round's pools before)."""
 
-    def pools_text(known: np.ndarray, jackpot: np.ndarray, next_pool: np.ndarray) -> pa.Array:
-        return _chosen(known, ["not known", _join("jackpot ", money(jackpot), ", next pool ", money(next_pool), "")],
-                       len(known))
+    def pools_text(known: np.ndarray, jackpot: np.ndarray, next_pool: np.ndarray) -> np.ndarray:
+        return text.chosen(known, [["not known"], ["jackpot ", text.money(jackpot), ", next pool ",
+                                                   text.money(next_pool)]])
 
-    def recorded(jackpot: str, next_pool: str) -> pa.Array:
-        known = pc.and_(pc.is_valid(quiet[jackpot]), pc.is_valid(quiet[next_pool]))
-        return pools_text(np.asarray(known, np.bool_), *(np.asarray(quiet[c].fill_null(0), np.int64)
-                                                          for c in (jackpot, next_pool)))
+    def recorded(jackpot: str, next_pool: str) -> np.ndarray:
+        jp, nxt = (rounds[c].take(pa.array(q)) for c in (jackpot, next_pool))
+        return pools_text(np.asarray(pc.and_(pc.is_valid(jp), pc.is_valid(nxt)), np.bool_),
+                          *(np.asarray(c.fill_null(0), np.int64) for c in (jp, nxt)))
 
-    before = _join("pools before: ", pools_text(known[0], pools[0], pools[1]), " (expected); recorded ",
-                   recorded("jackpot_before", "next_pool_before"), "")
-    after = _join("pools after: ", pools_text(known[1], pools[2], pools[3]), " (expected); recorded ",
-                  recorded("jackpot_after", "next_pool_after"), "")
-    ledger = np.asarray(day.ledger, np.int64).reshape(-1, 7)[q]
-    fed = np.flatnonzero(np.asarray(day.jackpot_bets, np.int64)[q] > 0)
-    fed_lines = _join("losing jackpot bets feed the jackpot ", money(ledger[fed, 0]), ", the next pool ",
-                      money(ledger[fed, 1]), ", the house ", money(ledger[fed, 2]),
-                      " (before the prizes)" if rules.jackpot.contributions_before_prizes else " (after the prizes)",
-                      "")
-    won = fed[(ledger[fed, 3:7] != 0).any(axis=1)]  # a prize from a pool or the house, or the reset
-    won_lines = _join("prizes: from the jackpot ", money(ledger[won, 3]), ", from the next pool ",
-                      money(ledger[won, 4]), ", paid by the house ", money(ledger[won, 5]),
-                      _chosen(ledger[won, 6] != 0, ["", "; the jackpot was won: the next pool became the jackpot"],
-                              len(won)), "")
-    return before, after, fed, won, [fed_lines, won_lines]
+    text.add(mid, "pools before: ", pools_text(known[0], pools[0], pools[1]), " (expected); recorded ",
+             recorded("jackpot_before", "next_pool_before"))
+    text.add(mid + 1 + n_ledger, "pools after: ", pools_text(known[1], pools[2], pools[3]), " (expected); recorded ",
+             recorded("jackpot_after", "next_pool_after"))
+    text.add(mid[fed] + 1, "losing jackpot bets feed the jackpot ", text.money(ledger[fed, 0]), ", the next pool ",
+             text.money(ledger[fed, 1]), ", the house ", text.money(ledger[fed, 2]),
+             " (before the prizes)" if rules.jackpot.contributions_before_prizes else " (after the prizes)")
+    text.add(mid[won] + 2, "prizes: from the jackpot ", text.money(ledger[won, 3]), ", from the next pool ",
+             text.money(ledger[won, 4]), ", paid by the house ", text.money(ledger[won, 5]),
+             np.where(ledger[won, 6] != 0, text.text("; the jackpot was won: the next pool became the jackpot"),
+                      text.EMPTY))
 
 
-def _timing_lines(quiet: pa.RecordBatch, day: QuietDay, box_at: np.ndarray) -> tuple[np.ndarray, pa.Array]:
-    """(1 where the round has decision_times' timing line, 0 where not; the lines) of the rounds `quiet` (their
-    columns; `box_at` their first box rows): a quiet round's instants are one a box's letter, none late."""
-    times, shown_at = quiet["box_action_times"], quiet["dealer_revealed_at"]
-    revealed = np.asarray(pc.is_valid(shown_at), np.bool_)
-    timed = (np.asarray(pc.is_valid(times), np.bool_) | revealed).astype(np.int64)
+def _timing_lines(text: Pieces, times: pa.Array, shown_at: pa.Array, day: QuietDay, box_at: np.ndarray,
+                  timed: np.ndarray, revealed: np.ndarray, places: np.ndarray) -> None:
+    """decision_times' timing line of each round with one (`timed`; `times`, `shown_at` the rounds' columns,
+    `box_at` their first box rows; `revealed`: dealer_revealed_at recorded) into `places`: a quiet round's instants
+    are one a box's letter, none late."""
+    if not timed.any():
+        return
     per_round = np.asarray(pc.list_value_length(times).fill_null(0), np.int64)
     per_box = pc.list_flatten(times)  # a quiet round's: one entry a box, none or one instant
     instant = pc.list_element(per_box, 0) if len(per_box) else pa.array([], pa.int64())
     said = np.asarray(pc.is_valid(instant), np.bool_)
     rows = (np.repeat(box_at, per_round) + np.arange(len(per_box)) - np.repeat(np.cumsum(per_round) - per_round,
                                                                                per_round))[said]
-    of_round = np.repeat(np.arange(len(per_round)), per_round)[said]
-    count = np.bincount(of_round, minlength=len(per_round))[timed > 0]
-    if not timed.any():
-        return timed, _strings([])
-    lines = _join("box ", pc.cast(pa.array(day.box_no[rows]), pa.string()), " ",
-                  _strings(["C", "F"]).take(pa.array(day.action[rows])), " at ",
-                  _strings(us_texts(np.asarray(instant.filter(pa.array(said)), np.int64))), "")
-    offsets = np.concatenate([[0], np.cumsum(count)]).astype(np.int32)
-    joined = pc.binary_join(pa.ListArray.from_arrays(pa.array(offsets), lines), "; ")
-    joined = pc.if_else(pc.equal(joined, ""), "none recorded", joined)
+    # each line: its head, then a unit of 7 pieces an instant, then its tail (units padded to 7 with EMPTY)
+    line_of = (np.cumsum(timed) - 1)[np.repeat(np.arange(len(per_round)), per_round)[said]]
+    lines = int(timed.sum())
+    count = np.bincount(line_of, minlength=lines)
+    first = np.cumsum(count) - count
+    unit_at = 2 * np.arange(lines) + first  # each line's head unit
+    units = np.full((2 * lines + len(rows), 7), text.EMPTY, np.int64)
+    units[unit_at, 0] = text.text("decisions in time: ")
+    item = unit_at[line_of] + 1 + np.arange(len(rows)) - first[line_of]
+    units[item] = text.row(len(rows), "; ", "box ", text.numbers(day.box_no[rows]), " ", text.texts(["C", "F"]) +
+                           day.action[rows], " at ", text.column(us_bytes(np.asarray(instant.filter(
+                               pa.array(said)), np.int64))) + np.arange(len(rows)))
+    units[item[np.arange(len(rows)) == first[line_of]], 0] = text.EMPTY  # (no "; " before a line's first)
+    shown = text.column(us_bytes(np.asarray(shown_at.filter(pa.array(timed > 0)).fill_null(0), np.int64)))
     revealed = revealed[timed > 0]
-    shown = _chosen(revealed.astype(np.int64), ["not recorded", _join(
-        "at ", _strings(us_texts(np.asarray(shown_at.filter(pa.array(timed > 0)).fill_null(0), np.int64))), "")],
-        len(revealed))
-    return timed, _join("decisions in time: ", joined, f"; {REVEAL} ", shown, "")
+    tail = unit_at + 1 + count
+    units[tail] = text.row(lines, np.where(count == 0, text.text("none recorded"), text.EMPTY), f"; {REVEAL} ",
+                           np.where(revealed, text.text("at "), text.text("not recorded")),
+                           np.where(revealed, shown + np.arange(lines), text.EMPTY), "", "", "")
+    text.add_ragged(places, units.reshape(-1), 7 * (2 + count))
