@@ -323,7 +323,7 @@ def distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             encoded.indices.to_numpy(zero_copy_only=False).astype(np.intp))
 
 
-def _texts(values: np.ndarray, text: Callable[[int], str]) -> pa.Array:
+def value_texts(values: np.ndarray, text: Callable[[int], str]) -> pa.Array:
     """text(value) of each value, worked out once per distinct value."""
     values_of, value_of = distinct(values)
     return pa.array([text(v) for v in values_of.tolist()], pa.string()).take(value_of)
@@ -343,7 +343,7 @@ def _names(bets: BetColumns, bet_type: np.ndarray, selection: np.ndarray) -> pa.
     return pa.array(_named(bets, pairs), pa.string()).take(pa.array(pair_of))
 
 
-def _filled(template: str, parts: Mapping[str, pa.Array | str]) -> pa.Array | str:
+def filled(template: str, parts: Mapping[str, pa.Array | str]) -> pa.Array | str:
     """The template (engine.betting's words) filled row by row, each placeholder a column of `parts` (or one
     text for every row): joined column by column in Arrow; a text where no part is a column."""
     pieces: list[pa.Array | str] = []
@@ -355,9 +355,9 @@ def _filled(template: str, parts: Mapping[str, pa.Array | str]) -> pa.Array | st
     return pc.binary_join_element_wise(*pieces, "")
 
 
-def _filled_wording(wording: Wording, **parts: pa.Array | str) -> list[pa.Array | str]:
-    """A finding's expected, recorded and message, _filled."""
-    return [_filled(template, parts) for template in (wording.expected, wording.recorded, wording.message)]
+def filled_wording(wording: Wording, **parts: pa.Array | str) -> list[pa.Array | str]:
+    """A finding's expected, recorded and message, filled."""
+    return [filled(template, parts) for template in (wording.expected, wording.recorded, wording.message)]
 
 
 def paid_findings(paid: np.ndarray, credit: np.ndarray, what: pa.Array, round_text: pa.Array,
@@ -370,7 +370,7 @@ def paid_findings(paid: np.ndarray, credit: np.ndarray, what: pa.Array, round_te
     for kind, w in (("OVERPAID", np.flatnonzero(delta > 0)), ("UNDERPAID", np.flatnonzero(delta < 0))):
         if len(w):
             at = pa.array(w, pa.int64())
-            found.append((w, [kind, *_filled_wording(
+            found.append((w, [kind, *filled_wording(
                 BET_WORDS[kind], what=what.take(at), round=round_text.take(at), owed=amounts(credit[w]),
                 paid=amounts(paid[w]), delta=amounts(np.abs(delta[w])))]))
     return found
@@ -431,7 +431,7 @@ def _bet_findings(checks: BetChecks, rounds: RoundColumns, bets: BetColumns, i: 
     ids = bets.bet_id.take(pa.array(i, pa.int64()))
     bet_type, stake, paid, placed = bets.bet_type[i], bets.stake[i], bets.paid[i], bets.placed_at[i]
     closed = rounds.betting_closed_at[r]
-    what = _filled(BET_WHAT, {"bet_id": ids, "named": _names(bets, bet_type, bets.selection[i]),
+    what = filled(BET_WHAT, {"bet_id": ids, "named": _names(bets, bet_type, bets.selection[i]),
                               "stake": amounts(stake)})
     round_no = pa.array([str(no) for no in rounds.round_no], pa.string()).take(pa.array(r, pa.int64()))
     found: list[tuple[int, np.ndarray, list[pa.Array | str]]] = []  # (slot, which bets, kind expected recorded message)
@@ -444,7 +444,7 @@ def _bet_findings(checks: BetChecks, rounds: RoundColumns, bets: BetColumns, i: 
         unit = pa.array(verdict_of[w], pa.int64())
         kind, expected, recorded, why = (known.column(name).take(unit)
                                          for name in ("finding", "expected", "recorded", "why"))
-        found.append((_VERDICT, w, [kind, expected, recorded, _filled(REFUSED, {"what": of(w, what), "why": why})]))
+        found.append((_VERDICT, w, [kind, expected, recorded, filled(REFUSED, {"what": of(w, what), "why": why})]))
     found += [(_PAID, w, columns) for w, columns in paid_findings(paid, credit, what, round_no, amounts)]
     limited, low, high = (column[bet_type] for column in limits)
     below = limited & (stake < low)
@@ -452,18 +452,18 @@ def _bet_findings(checks: BetChecks, rounds: RoundColumns, bets: BetColumns, i: 
     for kind, w, bound in (("STAKE_BELOW_MIN", np.flatnonzero(below), low),
                            ("STAKE_ABOVE_MAX", np.flatnonzero(limited & ~below & (stake > high)), high)):
         if len(w):
-            found.append((_LIMIT, w, [kind, *_filled_wording(
+            found.append((_LIMIT, w, [kind, *filled_wording(
                 BET_WORDS[kind], what=of(w, what), bet_type=type_name.take(pa.array(bet_type[w], pa.int64())),
                 stake=amounts(stake[w]), limit=amounts(bound[w]))]))
     w = np.flatnonzero(placed > closed)
     if len(w):
-        found.append((_LATE, w, ["LATE_BET", *_filled_wording(
+        found.append((_LATE, w, ["LATE_BET", *filled_wording(
             BET_WORDS["LATE_BET"], what=of(w, what), round=of(w, round_no), closed=instants(closed[w]),
             placed=instants(placed[w]))]))
     w = np.flatnonzero(over > 0)
     if len(w):
         account = pa.array(bets.accounts, pa.string()).take(pa.array(bets.account[i][w], pa.int64()))
-        found.append((_TOTAL, w, ["ROUND_STAKE_ABOVE_TABLE_MAX", *_filled_wording(
+        found.append((_TOTAL, w, ["ROUND_STAKE_ABOVE_TABLE_MAX", *filled_wording(
             BET_WORDS["ROUND_STAKE_ABOVE_TABLE_MAX"], what=of(w, what), account=account, round=of(w, round_no),
             total=amounts(over[w]), cap=money(checks.table.table_max))]))
 

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.betting import BET_WHAT, BET_WORDS, TableFacts, Wording, us_bytes
-from engine.betting_columns import FINDING_COLUMNS, _filled, _filled_wording, _texts, in_bet_order
+from engine.betting_columns import FINDING_COLUMNS, filled, filled_wording, in_bet_order, value_texts
 from engine.betting_lines import amount_texts
 from engine.cards import CARD_CODES
 from engine.findings import format_money
@@ -112,13 +112,13 @@ def bet_findings(rules: BlackjackRules, table: TableFacts, flagged: FlaggedBets,
     t, stake, paid, credit = f.bet_type, f.stake, f.paid, f.credit
     text = {name: pc.fill_null(texts[name].combine_chunks().cast(pa.string()), "None")  # (as f"{None}" says it)
             for name in ("shoe_id", "round_id", "bet_id", "bet_type", "account_id")}
-    what = _filled(BET_WHAT, {"bet_id": text["bet_id"], "named": text["bet_type"], "stake": amounts(stake)})
+    what = filled(BET_WHAT, {"bet_id": text["bet_id"], "named": text["bet_type"], "stake": amounts(stake)})
     found: list[tuple[int, np.ndarray, list]] = []  # (slot, which bets, kind expected recorded message)
 
     def add(slot: int, kind: str, mask: np.ndarray, wording: Wording, **parts) -> None:
         w = np.flatnonzero(mask)
         if len(w):
-            found.append((slot, w, [kind, *_filled_wording(wording, **{
+            found.append((slot, w, [kind, *filled_wording(wording, **{
                 name: of(w, part) if isinstance(part, pa.Array) else part(w) if callable(part) else part
                 for name, part in parts.items()})]))
 
@@ -135,13 +135,13 @@ def bet_findings(rules: BlackjackRules, table: TableFacts, flagged: FlaggedBets,
     add(_NOT_OFFERED, "BET_TYPE_NOT_OFFERED", live & ~typed, WORDS["BET_TYPE_NOT_OFFERED"], what=what,
         ruleset=rules.id, bet_type=text["bet_type"])
     add(_EMPTY_BOX, "BET_ON_EMPTY_BOX", live & typed & ~f.on_box, WORDS["BET_ON_EMPTY_BOX"], what=what,
-        round=text["round_id"], boxes=lambda w: _texts(f.boxes[w], _box_list),
-        seat=lambda w: _texts(f.seat[w], lambda s: "None" if s == NO_SEAT else str(s)))
+        round=text["round_id"], boxes=lambda w: value_texts(f.boxes[w], _box_list),
+        seat=lambda w: value_texts(f.seat[w], lambda s: "None" if s == NO_SEAT else str(s)))
     add(_ADDED, "ADDED_STAKE_MISMATCH", f.as_box & (f.added != f.owed_added), WORDS["ADDED_STAKE_MISMATCH"],
         what=what, owed=amount(f.owed_added), added=amount(f.added))
     add(_INSURANCE_OFFER, "INSURANCE_NOT_OFFERED", live & f.on_box & (t == INSURANCE) & ~f.offered,
         WORDS["INSURANCE_NOT_OFFERED"], what=what, round=text["round_id"],
-        upcard=lambda w: _texts(f.upcard[w], CARD_CODES.__getitem__))
+        upcard=lambda w: value_texts(f.upcard[w], CARD_CODES.__getitem__))
     delta = paid - credit
     for kind, mask in (("OVERPAID", delta > 0), ("UNDERPAID", delta < 0)):
         add(_PAID, kind, mask, BET_WORDS[kind], what=what, round=text["round_id"], owed=amount(credit),
@@ -161,7 +161,7 @@ def bet_findings(rules: BlackjackRules, table: TableFacts, flagged: FlaggedBets,
     checked = typed & f.on_box
     pair, share = checked & (t == PAIR), rules.pair_max_share_of_table_max
     add(_PAIR_MAIN, "PAIR_WITHOUT_MAIN", pair & ~f.own & rules.pair_requires_main_bet, WORDS["PAIR_WITHOUT_MAIN"],
-        what=what, account=text["account_id"], seat=lambda w: _texts(f.seat[w], str))
+        what=what, account=text["account_id"], seat=lambda w: value_texts(f.seat[w], str))
     add(_PAIR_SHARE, "SIDE_BET_ABOVE_SHARE", pair & (stake * share.denominator > table.table_max * share.numerator),
         WORDS["SIDE_BET_ABOVE_SHARE"], what=what, cap=money(side_bet_cap(rules, table)), stake=amount(stake),
         share=str(share), table_max=money(table.table_max))

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.betting import BET_WORDS, TableFacts, Wording, us_texts
-from engine.betting_columns import FINDING_COLUMNS, _filled, _filled_wording, paid_findings
+from engine.betting_columns import FINDING_COLUMNS, filled, filled_wording, paid_findings
 from engine.betting_lines import amount_texts
 
 from .dealt import DealtBets
@@ -73,33 +73,33 @@ def flagged_findings(rules: CasinoStudRules, table: TableFacts, rounds: pa.Recor
     stake, added, paid, credit = bets.stake[i], bets.added[i], bets.paid[i], day.arrays["credit"][i]
     round_id = rounds["round_id"].take(pa.array(r, pa.int64()))
     round_text = round_id.fill_null("None")
-    what = _filled("Bet {bet_id} ({bet_type}, stake {stake}, box {seat})", {
+    what = filled("Bet {bet_id} ({bet_type}, stake {stake}, box {seat})", {
         "bet_id": bets.bet_id.take(taken).fill_null("None"), "bet_type": type_text, "stake": money(stake),
         "seat": seat_text})
     found: list[tuple[int, np.ndarray, list[pa.Array | str]]] = []  # (slot, which bets, kind expected recorded message)
     why = refund[i]
     w = np.flatnonzero(why == NO_ANTE)
     if len(w):
-        found.append((_REFUND, w, ["JACKPOT_WITHOUT_ANTE", *_filled_wording(_NO_ANTE, what=of(w, what),
+        found.append((_REFUND, w, ["JACKPOT_WITHOUT_ANTE", *filled_wording(_NO_ANTE, what=of(w, what),
                                                                           seat=of(w, seat_text),
                                                                           round=of(w, round_text))]))
     w = np.flatnonzero(why == NOT_OFFERED)
     if len(w):
         found.append((_REFUND, w, [
             "BET_TYPE_NOT_OFFERED", f"a bet type of {rules.id}", of(w, bet_type),
-            _filled("{what}: {ruleset} does not offer {bet_type} (refunded).",
+            filled("{what}: {ruleset} does not offer {bet_type} (refunded).",
                     {"what": of(w, what), "ruleset": rules.id, "bet_type": of(w, type_text)})]))
     w = np.flatnonzero(why == EMPTY_BOX)
     if len(w):
         boxes = pc.binary_join(pc.cast(rounds["boxes"].take(pa.array(r[w], pa.int64())), pa.list_(pa.string())), ", ")
-        found.append((_REFUND, w, ["BET_ON_EMPTY_BOX", *_filled_wording(_EMPTY_BOX, boxes=boxes, what=of(w, what),
+        found.append((_REFUND, w, ["BET_ON_EMPTY_BOX", *filled_wording(_EMPTY_BOX, boxes=boxes, what=of(w, what),
                                                                       seat=of(w, seat_text),
                                                                       round=of(w, round_text))]))
     w = np.flatnonzero((why == 0) & flags[0, i])
     if len(w):
         called = day.action[day.bet_box[i[w]]] == CALL
         want = np.where(called, rules.call_multiple * stake[w], 0)
-        found.append((_REFUND, w, ["ADDED_STAKE_MISMATCH", *_filled_wording(
+        found.append((_REFUND, w, ["ADDED_STAKE_MISMATCH", *filled_wording(
             _CALL, what=of(w, what), seat=of(w, seat_text), did=pa.array(np.where(called, "called", "folded")),
             want=money(want), recorded=money(added[w]), multiple=str(rules.call_multiple))]))
     found += [(_PAID, w, columns) for w, columns in paid_findings(paid, credit, what, round_text, money)]
@@ -108,13 +108,13 @@ def flagged_findings(rules: CasinoStudRules, table: TableFacts, rounds: pa.Recor
         if len(w):
             types = of(w, bet_type).to_pylist()  # (a limited type: one of the table's, a few a day)
             limit = np.array([table.limits[t][end] for t in types], np.int64)
-            found.append((_LIMIT, w, [kind, *_filled_wording(
+            found.append((_LIMIT, w, [kind, *filled_wording(
                 BET_WORDS[kind], what=of(w, what), bet_type=of(w, type_text), stake=money(stake[w]),
                 limit=money(limit))]))
     w = np.flatnonzero(flags[4, i])
     if len(w):
         closed = np.asarray(rounds["betting_closed_at"].fill_null(0), np.int64)[r[w]]
-        found.append((_LATE, w, ["LATE_BET", *_filled_wording(
+        found.append((_LATE, w, ["LATE_BET", *filled_wording(
             BET_WORDS["LATE_BET"], what=of(w, what), round=of(w, round_text),
             closed=pa.array(us_texts(closed), pa.string()),
             placed=pa.array(us_texts(bets.placed[i[w]]), pa.string()))]))
