@@ -108,13 +108,15 @@ def _table_from_ipc(data: bytes) -> pa.Table:
     return table
 
 
-def read_ipc(data, columns: list[str] | None = None) -> pa.Table:
-    """An Arrow IPC stream as a table; with `columns`, only those (the others are not decompressed)."""
-    if columns is None:
-        return pa.ipc.open_stream(data).read_all()
-    schema = pa.ipc.open_stream(data).schema
-    fields = [schema.get_field_index(name) for name in columns]
-    return pa.ipc.open_stream(data, options=pa.ipc.IpcReadOptions(included_fields=fields)).read_all()
+def read_ipc(data, columns: list[str] | None = None, use_threads: bool = True) -> pa.Table:
+    """An Arrow IPC stream as a table; with `columns`, only those (the others are not decompressed). With
+    `use_threads=False`, decompressed on the calling thread (see pipelines.io.Spilled.table)."""
+    fields = None  # every column
+    if columns is not None:
+        schema = pa.ipc.open_stream(data).schema
+        fields = [schema.get_field_index(name) for name in columns]
+    options = pa.ipc.IpcReadOptions(included_fields=fields, use_threads=use_threads)
+    return pa.ipc.open_stream(data, options=options).read_all()
 
 
 def _remember(table: pa.Table, data: bytes) -> None:

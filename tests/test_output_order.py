@@ -4,6 +4,7 @@ the rows come already in order (the engine's usual order, where no sort runs) or
 from __future__ import annotations
 
 import io
+import os
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -203,6 +204,58 @@ def test_a_merge_across_many_batches_and_windows(tmp_path, monkeypatch):
         (0, [store.put(t) for t in tables]))
     write_parquet(_stable_sort(pa.concat_tables(tables)), str(tmp_path / "whole.parquet"))
     assert open(path, "rb").read() == (tmp_path / "whole.parquet").read_bytes()
+
+
+def test_a_merge_of_many_parts_sorted_or_not_is_the_shard_sorted_whole(tmp_path, monkeypatch):
+    """Many spilled parts (the surveillance_tests: a part a detector's table), some already in order, some empty,
+    ties and nulls across parts, each part several MERGE_BATCH runs long: the file of the parts concatenated in
+    their order and sorted stably, byte for byte."""
+    import random
+
+    import pipelines.io as io
+
+    monkeypatch.setattr(io, "MERGE_BATCH", 7)
+    monkeypatch.setattr(io, "MERGE_OUT", 50)
+    rng = random.Random(43)
+    tables = []
+    for i in range(40):
+        t = _table([(rng.choice(["S1", "S2", "É"]), rng.randint(0, 2), rng.choice(["B1", "B2", None]))
+                    for _ in range(rng.choice([0, 1, 7, 8, 30]))])
+        t = t.set_column(3, "row", pa.array([i * 100 + r for r in range(t.num_rows)], pa.int64()))
+        tables.append(_stable_sort(t) if i % 3 == 0 else t)  # (a third already in order)
+    store = SpillFolder(str(tmp_path / "spill"))
+    (path,) = _WriteShard(str(tmp_path), "merged", tables[0].schema, KEYS, 1, merge=True).process(
+        (0, [store.put(t) for t in tables]))
+    write_parquet(_stable_sort(pa.concat_tables(tables)), str(tmp_path / "whole.parquet"))
+    assert open(path, "rb").read() == (tmp_path / "whole.parquet").read_bytes()
+
+
+def test_the_merge_holds_a_small_uncompressed_batch_a_part(tmp_path, monkeypatch):
+    """What the merge holds grows with its parts (424 at 10M bets): each part is sorted into a run of MERGE_BATCH
+    row batches, spilled uncompressed (read back once: compressing each small buffer cost more than it saved)."""
+    import pipelines.io as io
+
+    runs: list[tuple[pa.Table, bool]] = []
+    put = SpillFolder.put
+    monkeypatch.setattr(SpillFolder, "put", lambda self, table, compressed=True: (
+        runs.append((table, compressed)), put(self, table, compressed))[1])
+    store = SpillFolder(str(tmp_path / "spill"))
+    parts = [_bets(300, 0), _bets(5, 10), _bets(0)]
+    handles = [put(store, p) for p in parts]
+    merged = pa.concat_tables(list(io._merged(handles, parts[0].schema, ["table_id", "bet_id"])))
+    assert merged.equals(sorted_rows(pa.concat_tables(parts), ["table_id", "bet_id"]))
+    assert [t.num_rows for t, _ in runs] == [300, 5, 0] and not any(compressed for _, compressed in runs)
+    assert max(b.num_rows for t, _ in runs for b in t.to_batches()) == io.MERGE_BATCH
+    plain, packed = store.put(_bets(5_000), compressed=False), store.put(_bets(5_000))
+    assert plain.table().equals(packed.table())
+    assert os.path.getsize(plain.path) > 2 * os.path.getsize(packed.path)
+
+
+def test_a_spilled_tables_columns_are_read_alone(tmp_path):
+    """Spilled.table(columns) gives those columns (decompressed on the reading thread), as the whole table has them."""
+    handle = SpillFolder(str(tmp_path / "spill")).put(_bets(1_000))
+    assert handle.table(["table_id", "moment"]).equals(_bets(1_000).select(["table_id", "moment"]))
+    assert handle.table().equals(_bets(1_000))
 
 
 class _WriteOnlyHandle(io.RawIOBase):
