@@ -308,6 +308,25 @@ def test_a_repeated_shoe_is_flagged_across_tables_whole_and_by_a_40_card_run():
     assert max(r.value for r in rows if r.tested and r.subject not in flagged) < 8
 
 
+@pytest.mark.parametrize("rows_at_a_time", [1, 5, 23, 24])
+def test_shoe_repeat_tests_made_a_chunk_at_a_time_are_every_shoe_once_in_run_order(monkeypatch, rows_at_a_time):
+    """The rows are made REPEAT_ROWS at a time (an object a shoe held a 30M night's ~150k shoes at once): every
+    chunk size gives a row per shoe, in run order, the earlier-shoe count carried across chunks, the repeat found."""
+    from engine.surveillance import shuffles
+    rng = np.random.default_rng(7)
+    tables = [[fair(rng, 1) for _ in range(6)] for _ in range(4)]  # 24 shoes, 6 a table
+    tables[3][5] = list(tables[0][0])
+    data = [table_data(f"T{t + 1:02d}", shoes, ruleset="r1", decks=1, start=T0 + timedelta(minutes=7 * t))
+            for t, shoes in enumerate(tables)]
+    features = pa.concat_tables([SHOE_REPEAT.features(t) for t in data])
+    monkeypatch.setattr(shuffles, "REPEAT_ROWS", rows_at_a_time)
+    table = SHOE_REPEAT.tests(features, SHOE_REPEAT.settings)
+    assert table.num_rows == 24 and len(set(table["subject"].to_pylist())) == 24
+    assert table["sample"].to_pylist() == list(range(24))  # each shoe against every shoe opened before it
+    flagged = [r.subject for r in adjust(table) if r.flagged]
+    assert flagged == ["T04-S0006"]
+
+
 def test_the_first_shoe_of_the_run_is_not_tested_and_card_less_sessions_are_skipped():
     rng = np.random.default_rng(1)
     roulette = table_data("R01", [[], []], game="roulette", ruleset="roulette_eu", decks=0)

@@ -93,7 +93,7 @@ from scipy import stats as sps
 
 from engine.cards import CARD_CODES, RANKS
 from engine.surveillance.detector import Detector, TableData
-from engine.surveillance.tests import SurveillanceTest
+from engine.surveillance.tests import TEST_COLUMNS, SurveillanceTest, as_test_columns
 
 KINDS = len(CARD_CODES)  # 52 card kinds
 UNKNOWN = KINDS  # the index of a string that is not a card code (or a null card)
@@ -179,14 +179,29 @@ def shoe_features(table: TableData) -> pa.Table:
     }, schema=FEATURE_SCHEMA)
 
 
+class _Texts:
+    """A text column of the run's shoes read a row at a time: as Python strings, a 30M-bet night's ~150k shoes
+    (every casino stud deck is one) held ~100 MB in lists of them. A null reads as `null`."""
+
+    def __init__(self, values: pa.Array, null: str | None = None):
+        self.values, self.null = values, null
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __getitem__(self, i: int) -> str | None:
+        value = self.values[i].as_py()
+        return self.null if value is None else value
+
+
 @dataclass(frozen=True)
 class _Shoes:
     """Every shoe of the run in the order of the run (opened_at, table_id, shoe_no, shoe_id)."""
 
-    table_id: list[str]
-    ruleset: list[str]
-    shoe_id: list[str]
-    date: list[str]
+    table_id: _Texts
+    ruleset: _Texts  # "" where null
+    shoe_id: _Texts
+    date: _Texts
     decks: np.ndarray  # int64
     cut: np.ndarray  # int64, -1 where null
     flat: np.ndarray  # int8 card indexes of every shoe, one after the other
@@ -207,30 +222,36 @@ class _Shoes:
 
 def _shoes(features: pa.Table) -> _Shoes:
     f = features
-    table_id = pc.cast(f.column("table_id"), pa.string()).to_pylist()
-    shoe_id = pc.cast(f.column("shoe_id"), pa.string()).to_pylist()
-    shoe_no = pc.fill_null(pc.cast(f.column("shoe_no"), pa.int64()), -1).to_numpy(zero_copy_only=False)
+    table_id = pc.cast(f.column("table_id"), pa.string()).combine_chunks()
+    shoe_id = pc.cast(f.column("shoe_id"), pa.string()).combine_chunks()
     opened = pc.cast(pc.cast(f.column("opened_at"), pa.timestamp("us", tz="UTC")), pa.int64())
-    opened = pc.fill_null(opened, 0).to_numpy(zero_copy_only=False)
-    order = sorted(range(f.num_rows),
-                   key=lambda i: (int(opened[i]), table_id[i] or "", int(shoe_no[i]), shoe_id[i] or ""))
-    # the shoes' cards in run order as one int8 array, put in order by Arrow (an int64 index a card to gather them
-    # took ~40 bytes a card at once: 7.5M cards on a 10M-bet night)
-    cards = f.column("cards").take(pa.array(order, pa.int64()))
+    # the run's order, nulls as "" / -1 / 0 (a stable sort; strings compared as UTF-8 bytes, which is code points'
+    # order, as Python compares them)
+    keys = pa.table({"opened": pc.fill_null(opened, 0), "table_id": pc.fill_null(table_id, ""),
+                     "shoe_no": pc.fill_null(pc.cast(f.column("shoe_no"), pa.int64()), -1),
+                     "shoe_id": pc.fill_null(shoe_id, "")})
+    order = pc.sort_indices(keys, [(name, "ascending") for name in keys.column_names])
+    del keys
+    at = order.to_numpy()
+    # the shoes' cards in run order as one int8 array, a shoe's slice at a time (an int64 index a card to gather
+    # them, ours or Arrow's take of the list column, held ~10 bytes a card at once: 7.8M cards on a 30M-bet night)
+    cards = f.column("cards")
     lengths = pc.fill_null(pc.list_value_length(cards), 0).to_numpy(zero_copy_only=False).astype(np.int64)
-    flat = pc.list_flatten(cards).to_numpy(zero_copy_only=False).astype(np.int8, copy=False) if f.num_rows \
+    values = pc.list_flatten(cards).to_numpy(zero_copy_only=False).astype(np.int8, copy=False) if f.num_rows \
         else np.zeros(0, np.int8)
-    del cards
-    start = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-    ruleset = pc.cast(f.column("ruleset"), pa.string()).to_pylist()
-    date = pc.cast(f.column("business_date"), pa.string()).to_pylist()
+    first = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    flat = np.concatenate([values[a:b] for a, b in zip(first[at].tolist(), first[at + 1].tolist(), strict=True)]) \
+        if len(at) else np.zeros(0, np.int8)
+    del cards, values
+    start = np.concatenate([[0], np.cumsum(lengths[at])]).astype(np.int64)
+    ruleset = pc.cast(f.column("ruleset"), pa.string()).combine_chunks()
+    date = pc.cast(f.column("business_date"), pa.string()).combine_chunks()
     decks = pc.cast(f.column("decks"), pa.int64()).to_numpy(zero_copy_only=False)
     cut = pc.fill_null(pc.cast(f.column("cut_index"), pa.int64()), -1).to_numpy(zero_copy_only=False)
     return _Shoes(
-        table_id=[table_id[i] for i in order], ruleset=[ruleset[i] or "" for i in order],
-        shoe_id=[shoe_id[i] for i in order], date=[date[i] for i in order],
-        decks=np.asarray(decks, np.int64)[order], cut=np.asarray(cut, np.int64)[order],
-        flat=flat, start=start)
+        table_id=_Texts(table_id.take(order)), ruleset=_Texts(ruleset.take(order), null=""),
+        shoe_id=_Texts(shoe_id.take(order)), date=_Texts(date.take(order)),
+        decks=np.asarray(decks, np.int64)[at], cut=np.asarray(cut, np.int64)[at], flat=flat, start=start)
 
 
 def _period(dates: Sequence[str]) -> str:
@@ -452,16 +473,25 @@ def _extend_seeds(flat: np.ndarray, start: np.ndarray, seeds: tuple[np.ndarray, 
     best.seeds(shoe_b[order], run[order], shoe_a[order], b[order], a[order])
 
 
-def shoe_repeat_tests(features: pa.Table, settings: dict[str, Any]) -> list[SurveillanceTest]:
-    """One row per shoe: its longest common run with any earlier shoe of the run (every table)."""
+REPEAT_ROWS = 8192  # shoe_repeat's tests made as objects at a time, then columns (a row per shoe of the night)
+
+
+def shoe_repeat_tests(features: pa.Table, settings: dict[str, Any]) -> pa.Table:
+    """One row per shoe: its longest common run with any earlier shoe of the run (every table). As TEST_COLUMNS,
+    REPEAT_ROWS rows made as SurveillanceTest objects at a time: an object a shoe held ~150k of them at once on a
+    30M-bet night (every casino stud deck is a shoe)."""
     shoes = _shoes(features)
     if shoes.n == 0:
-        return []
+        return TEST_COLUMNS.empty_table()
     runs = longest_earlier_runs(shoes.flat, shoes.start)
     min_sample = int(settings.get("min_earlier_shoes", 1))
     seen: dict[int, int] = defaultdict(int)
-    out = []
+    chunks: list[pa.Table] = []
+    out: list[SurveillanceTest] = []
     for i in range(shoes.n):
+        if len(out) == REPEAT_ROWS:
+            chunks.append(as_test_columns(out))
+            out = []
         size = int(shoes.start[i + 1] - shoes.start[i])
         decks, sample = int(shoes.decks[i]), sum(seen.values())
         name, table, date = shoes.shoe_id[i], shoes.table_id[i], shoes.date[i]
@@ -491,7 +521,8 @@ def shoe_repeat_tests(features: pa.Table, settings: dict[str, Any]) -> list[Surv
             f"over {sample} earlier shoes (upper bound)", sample, min_sample,
             effect=run / size, detail=f"{detail}; {_p_text(p, log10p)}"))
         seen[decks] += 1
-    return out
+    chunks.append(as_test_columns(out))
+    return pa.concat_tables(chunks)
 
 
 # ---------------------------------------------------------------------------------------------------
