@@ -130,7 +130,9 @@ class Pieces:
         """Lines of a fixed count of pieces, side by side: each block (m, k) ids, an id a line or a literal; line r
         goes to places[r]."""
         m = len(places)
-        parts = [b.reshape(m, -1) if isinstance(b, np.ndarray) and b.ndim == 2 else self.row(m, b) for b in blocks]
+        # (a block of no lines is (0, k): reshape(0, -1) cannot tell its k)
+        parts = [(b.reshape(m, -1) if b.size else b.reshape(m, b.shape[1]))
+                 if isinstance(b, np.ndarray) and b.ndim == 2 else self.row(m, b) for b in blocks]
         pieces = np.hstack(parts) if parts else np.zeros((m, 0), np.int64)
         self.lines.append((np.asarray(places, np.int64), pieces.reshape(-1),
                            np.full(m, pieces.shape[1], np.int64)))
