@@ -199,6 +199,11 @@ def test_a_merge_across_many_batches_and_windows(tmp_path, monkeypatch):
     shoes = ["S1", "S2", "S10", "s1", "É"]
     tables = [_table([(rng.choice(shoes), rng.randint(0, 3), rng.choice(["B1", "B2", None]))
                       for _ in range(n)]) for n in (1_500, 1, 2_300)]
+    _assert_merged_is_the_whole_sort(tmp_path, tables)
+
+
+def _assert_merged_is_the_whole_sort(tmp_path, tables: list[pa.Table]) -> None:
+    """The merge shard's file of `tables` spilled: byte for byte their concatenation sorted stably, written whole."""
     store = SpillFolder(str(tmp_path / "spill"))
     (path,) = _WriteShard(str(tmp_path), "merged", tables[0].schema, KEYS, 1, merge=True).process(
         (0, [store.put(t) for t in tables]))
@@ -223,11 +228,7 @@ def test_a_merge_of_many_parts_sorted_or_not_is_the_shard_sorted_whole(tmp_path,
                     for _ in range(rng.choice([0, 1, 7, 8, 30]))])
         t = t.set_column(3, "row", pa.array([i * 100 + r for r in range(t.num_rows)], pa.int64()))
         tables.append(_stable_sort(t) if i % 3 == 0 else t)  # (a third already in order)
-    store = SpillFolder(str(tmp_path / "spill"))
-    (path,) = _WriteShard(str(tmp_path), "merged", tables[0].schema, KEYS, 1, merge=True).process(
-        (0, [store.put(t) for t in tables]))
-    write_parquet(_stable_sort(pa.concat_tables(tables)), str(tmp_path / "whole.parquet"))
-    assert open(path, "rb").read() == (tmp_path / "whole.parquet").read_bytes()
+    _assert_merged_is_the_whole_sort(tmp_path, tables)
 
 
 def test_the_merge_holds_a_small_uncompressed_batch_a_part(tmp_path, monkeypatch):
