@@ -327,6 +327,35 @@ def test_shoe_repeat_tests_made_a_chunk_at_a_time_are_every_shoe_once_in_run_ord
     assert flagged == ["T04-S0006"]
 
 
+@pytest.mark.parametrize("gather_rows, scan_cards", [(1, 1), (2, 7), (5, 52), (1024, 1 << 22)])
+def test_the_runs_cards_are_gathered_and_scanned_a_block_at_a_time(monkeypatch, gather_rows, scan_cards):
+    """The cards are placed GATHER_ROWS shoes at a time and each first card's positions found SCAN_CARDS cards at a
+    time (the night's cards at once held ~10 bytes a card): at every block size, each table's features a chunk of
+    its own and a shoe of no cards among them, the cards are every shoe's in run order and the runs are the same."""
+    from engine.surveillance import shuffles
+    rng = np.random.default_rng(5)
+    tables = [[fair(rng, 1) for _ in range(n)] for n in (4, 3, 5)]
+    tables[2][4] = list(tables[0][1])
+    data = [table_data(f"T{t + 1:02d}", shoes, decks=1, start=T0 + timedelta(minutes=5 * (2 - t)))
+            for t, shoes in enumerate(tables)]
+    parts = [SHOE_REPEAT.features(t) for t in data]
+    empty = parts[1].slice(0, 1).set_column(9, "cards", pa.array([[]], pa.list_(pa.int8())))
+    features = pa.concat_tables([*parts, empty.set_column(3, "shoe_id", pa.array(["T02-S9999"]))])
+    rows = sorted(features.to_pylist(), key=lambda r: (r["opened_at"], r["table_id"], r["shoe_no"], r["shoe_id"]))
+    expected = [c for r in rows for c in r["cards"]]
+    before = longest_earlier_runs(*(lambda s: (s.flat, s.start))(shuffles._shoes(features)))
+    monkeypatch.setattr(shuffles, "GATHER_ROWS", gather_rows)
+    monkeypatch.setattr(shuffles, "SCAN_CARDS", scan_cards)
+    shoes = shuffles._shoes(features)
+    assert shoes.flat.tolist() == expected and shoes.flat.dtype == np.int8
+    assert np.diff(shoes.start).tolist() == [len(r["cards"]) for r in rows]
+    assert [shoes.shoe_id[i] for i in range(shoes.n)] == [r["shoe_id"] for r in rows]
+    after = longest_earlier_runs(shoes.flat, shoes.start)
+    for name in ("length", "earlier", "at", "at_earlier"):
+        assert getattr(after, name).tolist() == getattr(before, name).tolist()
+    assert after.length.max() == 52
+
+
 def test_the_first_shoe_of_the_run_is_not_tested_and_card_less_sessions_are_skipped():
     rng = np.random.default_rng(1)
     roulette = table_data("R01", [[], []], game="roulette", ruleset="roulette_eu", decks=0)
