@@ -228,6 +228,14 @@ class _Round:
     judged_paid: set[int] = field(default_factory=set)  # bets whose paid a jackpot kind already judged
 
 
+class _Work(dict[int, _Round]):
+    """Each round's _Round by its index, made on first use."""
+
+    def __missing__(self, i: int) -> _Round:
+        work = self[i] = _Round()
+        return work
+
+
 def _record_problem(rules: CasinoStudRules, r: RecordedRound, ranks: Sequence[HandRank | None],
                     dealer: HandRank | None) -> str | None:
     """Why a settled round's record cannot be settled, or None; `ranks` and `dealer` are the engine's ranks
@@ -259,7 +267,7 @@ class _Auditor:
         self.findings: list[Finding] = []  # the readable rules' (a quiet round's flagged bets': `flagged`)
         self.finding_round: list[int] = []  # each one's round
         self.flagged: FlaggedFindings | None = None
-        self.work = [_Round() for _ in range(len(rounds))]
+        self.work = _Work()  # (a round's made where read: a plain round's never is, unless its report is asked)
         # the bets of each round put in quarantine as they were read: their neighbours' rules still see them
         self.quarantined: dict[int, list[QuarantinedBet]] = {}
         for q in quarantined:
@@ -693,7 +701,11 @@ class _Auditor:
         to_settle = [JackpotBet(bets[b].stake, c) for b, c in zip(order, categories, strict=True)]
         w.ledger = settle_round(self.rules, base, to_settle)
         w.jackpot_bets = len(order)
-        followed = settle_round(self.rules, base, to_settle, [bets[b].paid for b in order])
+        paid = [bets[b].paid for b in order]
+        # (the balances follow the payments only past a percentage prize paid other than owed: none, the same ledger)
+        followed = w.ledger if all(prize.prize == p for prize, p in zip(w.ledger.bets, paid, strict=True)
+                                   if prize.rule is not None and prize.rule[0] == "percent") else settle_round(
+            self.rules, base, to_settle, paid)
         for b, category, prize in zip(order, categories, followed.bets, strict=True):
             bet = bets[b]
             credits[b] = (prize.prize, self.jackpot_why(category, prize.rule, prize.source, prize.base,
@@ -726,11 +738,10 @@ class _Auditor:
     def check_bet(self, i: int, r: RecordedRound, b: int, credit: int) -> None:
         """Paid against owed, the limits of its type, the window (engine.betting's boundaries)."""
         bet, w, money = self.bets[b], self.work[i], self.money
-        what = self.what(bet)
         delta = bet.paid - credit
         if delta and b not in w.judged_paid:
             kind = "OVERPAID" if delta > 0 else "UNDERPAID"
-            self.bet_finding(kind, bet, *BET_WORDS[kind].fill(what=what, round=r.round_id, owed=money(credit),
+            self.bet_finding(kind, bet, *BET_WORDS[kind].fill(what=self.what(bet), round=r.round_id, owed=money(credit),
                                                               paid=money(bet.paid), delta=money(abs(delta))))
         if bet.bet_type == JACKPOT and (delta or b in w.judged_paid):
             w.payment_found = True
@@ -739,11 +750,12 @@ class _Auditor:
             breach = stake_limit_breach(bet.stake, (low, high))
             if breach is not None:
                 self.bet_finding(breach, bet, *BET_WORDS[breach].fill(
-                    what=what, bet_type=bet.bet_type, stake=money(bet.stake),
+                    what=self.what(bet), bet_type=bet.bet_type, stake=money(bet.stake),
                     limit=money(low if breach == "STAKE_BELOW_MIN" else high)))
         if is_late(bet.placed_at, r.betting_closed_at):
             self.bet_finding("LATE_BET", bet, *BET_WORDS["LATE_BET"].fill(
-                what=what, round=r.round_id, closed=us_text(r.betting_closed_at), placed=us_text(bet.placed_at)))
+                what=self.what(bet), round=r.round_id, closed=us_text(r.betting_closed_at),
+                placed=us_text(bet.placed_at)))
 
     # -- the pools --------------------------------------------------------------------------------
 
