@@ -542,6 +542,9 @@ class _Auditor:
         n = len(r.boxes)
         if len(r.deck) < cards_needed(self.rules, n):
             return  # SHOE_COMPOSITION says the deck is short
+        w = self.work[i]
+        if r.box_cards == w.expected_box_cards and r.dealer_cards == w.expected_dealer_cards:
+            return  # every card where the deck deals it (most rounds): no card to name
         box_pos, dealer_pos = positions(self.rules, n)
         wrong = []
         for box, pos, cards in zip(r.boxes, box_pos, r.box_cards, strict=True):
@@ -601,7 +604,8 @@ class _Auditor:
             for b in mine:
                 unsettled[b] = reason
             return
-        antes = {bets[b].seat for b in mine if bets[b].bet_type == ANTE}
+        records = [bets[b] for b in mine]
+        antes = {bet.seat for bet in records if bet.bet_type == ANTE}
         # An ANTE in quarantine was placed all the same (its row names its box): a jackpot bet beside it is
         # not without an ante, and is settled on its box's hand, which does not depend on the ANTE's money.
         quarantined = self.quarantined.get(i, [])
@@ -612,8 +616,7 @@ class _Auditor:
         w.jackpot_quarantined = next((q for q in quarantined if q.bet_type == JACKPOT), None)
         credits: dict[int, tuple[int, str]] = {}  # bet -> (credit, why)
         jackpot_bets: list[int] = []
-        for b in mine:
-            bet = bets[b]
+        for b, bet in zip(mine, records, strict=True):
             if bet.bet_type == JACKPOT and bet.seat not in antes and bet.seat in held_antes:
                 self.beside[bet] = held_antes[bet.seat]
             if (bet.bet_type == JACKPOT and self.rules.jackpot.requires_ante and bet.seat not in antes
@@ -631,12 +634,11 @@ class _Auditor:
                 jackpot_bets.append(b)
         if r.status == "settled":
             self.jackpots(i, r, jackpot_bets, base, credits)
-        for b in mine:
-            bet = bets[b]
+        for b, bet in zip(mine, records, strict=True):
             credit, why = credits[b]
             if self.beside and bet in self.beside:
                 why += f" (its box's ANTE is {self.beside[bet].named()})"
-            self.check_bet(i, r, b, credit)
+            self.check_bet(i, r, b, bet, credit)
             expected[b] = credit
             w.bet_lines.append(self.bet_line(bet, credit, why))
 
@@ -735,9 +737,9 @@ class _Auditor:
             return f"{category} wins {rule[1]}% of the {_pool(source)} {self.money(base)}"
         return f"{category} wins {rule[1]} units, paid by the {_pool(source)}"
 
-    def check_bet(self, i: int, r: RecordedRound, b: int, credit: int) -> None:
+    def check_bet(self, i: int, r: RecordedRound, b: int, bet: RecordedBet, credit: int) -> None:
         """Paid against owed, the limits of its type, the window (engine.betting's boundaries)."""
-        bet, w, money = self.bets[b], self.work[i], self.money
+        w, money = self.work[i], self.money
         delta = bet.paid - credit
         if delta and b not in w.judged_paid:
             kind = "OVERPAID" if delta > 0 else "UNDERPAID"
