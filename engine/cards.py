@@ -77,4 +77,9 @@ def check_composition(cards: Iterable[str], decks: int) -> Composition:
 
 
 def format_cards(cards: Sequence[str]) -> str:
-    return " ".join(c if isinstance(c, str) else repr(c) for c in cards) if cards else "-"
+    if not cards:
+        return "-"
+    try:
+        return " ".join(cards)
+    except TypeError:  # an entry that is not text at all: shown as its repr
+        return " ".join(c if isinstance(c, str) else repr(c) for c in cards)

@@ -140,3 +140,8 @@ def test_codes_are_two_characters_rank_then_suit():
     for r, s in itertools.product("A23456789TJQK", "SHDC"):
         assert r + s in CARD_CODES
         assert s + r not in CARD_CODES
+
+
+def test_format_cards_shows_what_is_not_text_as_its_repr():
+    assert format_cards(["AS", None, 7, ""]) == "AS None 7 "
+    assert format_cards(("KD",)) == "KD"

@@ -7,6 +7,7 @@ tests/test_casino_stud_audit.py and tests/test_blackjack_audit.py."""
 from __future__ import annotations
 
 import dataclasses
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pyarrow as pa
@@ -64,6 +65,24 @@ def test_the_timing_lines_instants_read_at_once_are_us_texts_words(instants):
     # (us_texts formats with numpy where its text is us_text's; years 1 to 6500, both sides of 1970 and of 2**32 s)
     assert us_texts(np.array(instants, np.int64)) == [us_text(us) for us in instants]
     assert us_texts(np.array([2**33 * 1_000_000 + 7])) == ["2242-03-16T12:56:32.000008Z"]  # (us_text's float seconds)
+
+
+@pytest.mark.parametrize("at", [datetime(1, 1, 1, tzinfo=UTC), datetime(999, 12, 31, 23, 59, 59, tzinfo=UTC),
+                                datetime(1000, 1, 1, tzinfo=UTC), datetime(1969, 12, 31, 23, 59, 59, 1, tzinfo=UTC),
+                                datetime(1970, 1, 1, tzinfo=UTC), datetime(2026, 12, 7, 4, 41, 0, 123_456, tzinfo=UTC),
+                                datetime(9999, 12, 31, 23, 59, 58, tzinfo=UTC)])
+def test_an_instants_text_is_strftimes(at):
+    # (us_text writes isoformat's text from year 1000 on, strftime's below it: %Y does not pad the year there;
+    # instants a float's seconds hold exactly, as us_text reads them)
+    us = (at - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(microseconds=1)
+    assert us_text(us) == datetime.fromtimestamp(us / 1_000_000, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    assert us_text(us).startswith(f"{at.year}-") and us_text(us).endswith("Z")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(-62_135_596_800_000_000, 253_402_300_700_000_000))
+def test_any_instants_text_is_strftimes(us):
+    assert us_text(us) == datetime.fromtimestamp(us / 1_000_000, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _texts_of(data: np.ndarray, offsets: np.ndarray) -> list[str]:

@@ -171,9 +171,8 @@ class _Bets(Sequence[RecordedBet]):
         if not rows:
             return
         col = python_columns(self.bets.take(pa.array(rows, pa.int64())), _ENGINE_BET_COLUMNS)
-        self.made.update(zip(rows, (RecordedBet(*values[:1], k, *values[1:]) for values, k in zip(
-            zip(*(col[c] for c in _ENGINE_BET_COLUMNS), strict=True), self.round_index[rows].tolist(), strict=True)),
-            strict=True))
+        bet_id, *rest = (col[c] for c in _ENGINE_BET_COLUMNS)  # (a record's fields: bet_id, round_index, the rest)
+        self.made.update(zip(rows, map(RecordedBet, bet_id, self.round_index[rows].tolist(), *rest), strict=True))
 
 
 class _Records(Sequence[RecordedRound]):

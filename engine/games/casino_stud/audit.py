@@ -228,6 +228,14 @@ class _Round:
     judged_paid: set[int] = field(default_factory=set)  # bets whose paid a jackpot kind already judged
 
 
+class _Work(dict[int, _Round]):
+    """Each round's _Round by its index, made on first use."""
+
+    def __missing__(self, i: int) -> _Round:
+        work = self[i] = _Round()
+        return work
+
+
 def _record_problem(rules: CasinoStudRules, r: RecordedRound, ranks: Sequence[HandRank | None],
                     dealer: HandRank | None) -> str | None:
     """Why a settled round's record cannot be settled, or None; `ranks` and `dealer` are the engine's ranks
@@ -259,7 +267,7 @@ class _Auditor:
         self.findings: list[Finding] = []  # the readable rules' (a quiet round's flagged bets': `flagged`)
         self.finding_round: list[int] = []  # each one's round
         self.flagged: FlaggedFindings | None = None
-        self.work = [_Round() for _ in range(len(rounds))]
+        self.work = _Work()  # (a round's made where read: a plain round's never is, unless its report is asked)
         # the bets of each round put in quarantine as they were read: their neighbours' rules still see them
         self.quarantined: dict[int, list[QuarantinedBet]] = {}
         for q in quarantined:
@@ -534,6 +542,9 @@ class _Auditor:
         n = len(r.boxes)
         if len(r.deck) < cards_needed(self.rules, n):
             return  # SHOE_COMPOSITION says the deck is short
+        w = self.work[i]
+        if r.box_cards == w.expected_box_cards and r.dealer_cards == w.expected_dealer_cards:
+            return  # every card where the deck deals it (most rounds): no card to name
         box_pos, dealer_pos = positions(self.rules, n)
         wrong = []
         for box, pos, cards in zip(r.boxes, box_pos, r.box_cards, strict=True):
@@ -593,7 +604,8 @@ class _Auditor:
             for b in mine:
                 unsettled[b] = reason
             return
-        antes = {bets[b].seat for b in mine if bets[b].bet_type == ANTE}
+        records = [bets[b] for b in mine]
+        antes = {bet.seat for bet in records if bet.bet_type == ANTE}
         # An ANTE in quarantine was placed all the same (its row names its box): a jackpot bet beside it is
         # not without an ante, and is settled on its box's hand, which does not depend on the ANTE's money.
         quarantined = self.quarantined.get(i, [])
@@ -604,8 +616,7 @@ class _Auditor:
         w.jackpot_quarantined = next((q for q in quarantined if q.bet_type == JACKPOT), None)
         credits: dict[int, tuple[int, str]] = {}  # bet -> (credit, why)
         jackpot_bets: list[int] = []
-        for b in mine:
-            bet = bets[b]
+        for b, bet in zip(mine, records, strict=True):
             if bet.bet_type == JACKPOT and bet.seat not in antes and bet.seat in held_antes:
                 self.beside[bet] = held_antes[bet.seat]
             if (bet.bet_type == JACKPOT and self.rules.jackpot.requires_ante and bet.seat not in antes
@@ -623,12 +634,11 @@ class _Auditor:
                 jackpot_bets.append(b)
         if r.status == "settled":
             self.jackpots(i, r, jackpot_bets, base, credits)
-        for b in mine:
-            bet = bets[b]
+        for b, bet in zip(mine, records, strict=True):
             credit, why = credits[b]
             if self.beside and bet in self.beside:
                 why += f" (its box's ANTE is {self.beside[bet].named()})"
-            self.check_bet(i, r, b, credit)
+            self.check_bet(i, r, b, bet, credit)
             expected[b] = credit
             w.bet_lines.append(self.bet_line(bet, credit, why))
 
@@ -693,7 +703,11 @@ class _Auditor:
         to_settle = [JackpotBet(bets[b].stake, c) for b, c in zip(order, categories, strict=True)]
         w.ledger = settle_round(self.rules, base, to_settle)
         w.jackpot_bets = len(order)
-        followed = settle_round(self.rules, base, to_settle, [bets[b].paid for b in order])
+        paid = [bets[b].paid for b in order]
+        # (the balances follow the payments only past a percentage prize paid other than owed: none, the same ledger)
+        followed = w.ledger if all(prize.prize == p for prize, p in zip(w.ledger.bets, paid, strict=True)
+                                   if prize.rule is not None and prize.rule[0] == "percent") else settle_round(
+            self.rules, base, to_settle, paid)
         for b, category, prize in zip(order, categories, followed.bets, strict=True):
             bet = bets[b]
             credits[b] = (prize.prize, self.jackpot_why(category, prize.rule, prize.source, prize.base,
@@ -723,14 +737,13 @@ class _Auditor:
             return f"{category} wins {rule[1]}% of the {_pool(source)} {self.money(base)}"
         return f"{category} wins {rule[1]} units, paid by the {_pool(source)}"
 
-    def check_bet(self, i: int, r: RecordedRound, b: int, credit: int) -> None:
+    def check_bet(self, i: int, r: RecordedRound, b: int, bet: RecordedBet, credit: int) -> None:
         """Paid against owed, the limits of its type, the window (engine.betting's boundaries)."""
-        bet, w, money = self.bets[b], self.work[i], self.money
-        what = self.what(bet)
+        w, money = self.work[i], self.money
         delta = bet.paid - credit
         if delta and b not in w.judged_paid:
             kind = "OVERPAID" if delta > 0 else "UNDERPAID"
-            self.bet_finding(kind, bet, *BET_WORDS[kind].fill(what=what, round=r.round_id, owed=money(credit),
+            self.bet_finding(kind, bet, *BET_WORDS[kind].fill(what=self.what(bet), round=r.round_id, owed=money(credit),
                                                               paid=money(bet.paid), delta=money(abs(delta))))
         if bet.bet_type == JACKPOT and (delta or b in w.judged_paid):
             w.payment_found = True
@@ -739,11 +752,12 @@ class _Auditor:
             breach = stake_limit_breach(bet.stake, (low, high))
             if breach is not None:
                 self.bet_finding(breach, bet, *BET_WORDS[breach].fill(
-                    what=what, bet_type=bet.bet_type, stake=money(bet.stake),
+                    what=self.what(bet), bet_type=bet.bet_type, stake=money(bet.stake),
                     limit=money(low if breach == "STAKE_BELOW_MIN" else high)))
         if is_late(bet.placed_at, r.betting_closed_at):
             self.bet_finding("LATE_BET", bet, *BET_WORDS["LATE_BET"].fill(
-                what=what, round=r.round_id, closed=us_text(r.betting_closed_at), placed=us_text(bet.placed_at)))
+                what=self.what(bet), round=r.round_id, closed=us_text(r.betting_closed_at),
+                placed=us_text(bet.placed_at)))
 
     # -- the pools --------------------------------------------------------------------------------
 

@@ -47,9 +47,6 @@ def deal(rules: CasinoStudRules, deck: Sequence[str | None], n_boxes: int
          ) -> tuple[tuple[tuple[str | None, ...], ...], tuple[str | None, ...]]:
     """(box_cards, dealer_cards) as the deck deals them; None where the deck has no card there."""
     box_positions, dealer_positions = positions(rules, n_boxes)
-
-    def card(p: int) -> str | None:
-        return deck[p] if p < len(deck) else None
-
-    return (tuple(tuple(card(p) for p in box) for box in box_positions),
-            tuple(card(p) for p in dealer_positions))
+    dealt = (*deck, *[None] * (cards_needed(rules, n_boxes) - len(deck)))  # (None past a short deck's end)
+    return (tuple(tuple(map(dealt.__getitem__, box)) for box in box_positions),
+            tuple(map(dealt.__getitem__, dealer_positions)))

@@ -156,13 +156,13 @@ def _kickers(vs: Sequence[int]) -> str:
 
 def describe(hand: HandRank | Sequence[str]) -> str:
     """The hand in words: 'two pair, kings and fives, ace kicker', 'straight, five high (the wheel)'."""
-    return _describe_rank(hand if isinstance(hand, HandRank) else rank_hand(hand))
+    rank = hand if isinstance(hand, HandRank) else rank_hand(hand)
+    return _describe_rank(rank.category, rank.strength)
 
 
-@cache  # one text per distinct rank (7,462 at most)
-def _describe_rank(rank: HandRank) -> str:
-    r = rank.ranks
-    c = rank.category
+@cache  # one text per distinct rank (7,462 at most), by its fields (a HandRank's own hash is Python's, slower)
+def _describe_rank(c: str, strength: int) -> str:
+    r = HandRank(c, strength).ranks
     if c == ROYAL_FLUSH:
         return "royal flush"
     if c == STRAIGHT_FLUSH:
