@@ -30,6 +30,8 @@ import resource
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -58,12 +60,27 @@ class Timed:
         self.key, self.fn = key, fn
 
     def __call__(self, *args, **kwargs):
+        with self._timing(calls=1):
+            out = self.fn(*args, **kwargs)
+        return self._parts(out) if isinstance(out, Iterator) else out
+
+    def _parts(self, parts: Iterator):
+        """A detector's tests a part at a time: timed as each part is made."""
+        while True:
+            with self._timing(calls=0):
+                part = next(parts, None)
+            if part is None:
+                return
+            yield part
+
+    @contextmanager
+    def _timing(self, calls: int):
         peak0, wall0, cpu0 = _peak_mb(), time.perf_counter(), time.process_time()
         try:
-            return self.fn(*args, **kwargs)
+            yield
         finally:
             t = TIMES.setdefault(self.key, {"calls": 0, "wall_s": 0.0, "cpu_s": 0.0, "peak_raised_mb": 0.0})
-            t["calls"] += 1
+            t["calls"] += calls
             t["wall_s"] += time.perf_counter() - wall0
             t["cpu_s"] += time.process_time() - cpu0
             t["peak_raised_mb"] += _peak_mb() - peak0

@@ -374,9 +374,11 @@ class _Tests(beam.DoFn):
             raise TypeError(f"surveillance: {name}'s feature tables of different tables do not concatenate: "
                             f"{e}") from e
         del parts
-        tests = tests_of(detector, features, self.alpha)
+        # (each part spilled as it comes: shoe_repeat's row a shoe of the night, ~87 MB at 30M, never held at once)
+        tests = [self.spill.put(t) if self.spill is not None and t.num_rows else t
+                 for t in test_parts(detector, features, self.alpha)]
         del features
-        yield name, [self.spill.put(tests) if self.spill is not None and tests.num_rows else tests]
+        yield name, tests or [TEST_COLUMNS.empty_table()]
 
 
 def _held(features, columns: list[str] | None = None) -> pa.Table:
@@ -464,24 +466,44 @@ def tests_by_part(detector: Detector, parts: Iterable[pa.Table], alpha: float) -
 
 
 def tests_of(detector: Detector, features: pa.Table, alpha: float, where: str = "") -> pa.Table:
-    """A detector's tests of `features` as TEST_COLUMNS. A detector returns SurveillanceTest rows or, where it has a
-    test a pair of accounts, a table of TEST_COLUMNS (built as columns: ~1.3M pairs on a 1M-bet floor took GBs as
-    objects). Its settings are given the run's `alpha` (a screened detector lists every pair at or below it);
-    `where`, the tables its features are of (for the messages)."""
+    """A detector's tests of `features` as one table of TEST_COLUMNS (`test_parts`, concatenated)."""
+    return pa.concat_tables([TEST_COLUMNS.empty_table(), *test_parts(detector, features, alpha, where)])
+
+
+def test_parts(detector: Detector, features: pa.Table, alpha: float, where: str = "") -> Iterator[pa.Table]:
+    """A detector's tests of `features` as tables of TEST_COLUMNS, a part at a time as the detector gives them. A
+    detector returns SurveillanceTest rows, a table of TEST_COLUMNS (the pair detectors, built as columns: ~1.3M pairs
+    on a 1M-bet floor took GBs as objects), or such tables a part at a time (shoe_repeat, a row a shoe of the night).
+    Its settings are given the run's `alpha` (a screened detector lists every pair at or below it); `where`, the
+    tables its features are of (for the messages)."""
     name = detector.name
     try:
         tests = detector.tests(features, _settings(detector, alpha))
     except Exception as e:
         raise RuntimeError(f"surveillance: {name}'s tests{where}: {e}") from e
+    while isinstance(tests, Iterator):
+        try:
+            part = next(tests)
+        except StopIteration:
+            return
+        except Exception as e:
+            raise RuntimeError(f"surveillance: {name}'s tests{where}: {e}") from e
+        yield _checked(part, name, where)
     if isinstance(tests, pa.Table):
-        if tests.schema != TEST_COLUMNS:
-            raise TypeError(f"surveillance: {name}'s tests{where} returned a table of {tests.schema.names}, not "
-                            f"TEST_COLUMNS (engine/surveillance/tests.py)")
-        return tests
+        yield _checked(tests, name, where)
+        return
     for t in tests:
         if not isinstance(t, SurveillanceTest):
             raise TypeError(f"surveillance: {name}'s tests{where} returned {type(t).__name__}, not SurveillanceTest")
-    return as_test_columns(tests)
+    yield as_test_columns(tests)
+
+
+def _checked(tests, name: str, where: str) -> pa.Table:
+    if not isinstance(tests, pa.Table) or tests.schema != TEST_COLUMNS:
+        raise TypeError(f"surveillance: {name}'s tests{where} returned "
+                        f"{getattr(tests, 'schema', type(tests).__name__)}, not a table of TEST_COLUMNS "
+                        f"(engine/surveillance/tests.py)")
+    return tests
 
 
 class _Ids(beam.CombineFn):

@@ -310,8 +310,9 @@ def test_a_repeated_shoe_is_flagged_across_tables_whole_and_by_a_40_card_run():
 
 @pytest.mark.parametrize("rows_at_a_time", [1, 5, 23, 24])
 def test_shoe_repeat_tests_made_a_chunk_at_a_time_are_every_shoe_once_in_run_order(monkeypatch, rows_at_a_time):
-    """The rows are made REPEAT_ROWS at a time (an object a shoe held a 30M night's ~150k shoes at once): every
-    chunk size gives a row per shoe, in run order, the earlier-shoe count carried across chunks, the repeat found."""
+    """The rows come REPEAT_ROWS at a time, a table each (the pipeline spills each: a 30M night's ~190k rows held at
+    once were ~87 MB): every part size gives a row per shoe, in run order, the earlier-shoe count carried across
+    parts, the repeat found."""
     from engine.surveillance import shuffles
     rng = np.random.default_rng(7)
     tables = [[fair(rng, 1) for _ in range(6)] for _ in range(4)]  # 24 shoes, 6 a table
@@ -320,7 +321,9 @@ def test_shoe_repeat_tests_made_a_chunk_at_a_time_are_every_shoe_once_in_run_ord
             for t, shoes in enumerate(tables)]
     features = pa.concat_tables([SHOE_REPEAT.features(t) for t in data])
     monkeypatch.setattr(shuffles, "REPEAT_ROWS", rows_at_a_time)
-    table = SHOE_REPEAT.tests(features, SHOE_REPEAT.settings)
+    parts = list(SHOE_REPEAT.tests(features, SHOE_REPEAT.settings))
+    assert [p.num_rows for p in parts] == [min(rows_at_a_time, 24 - lo) for lo in range(0, 24, rows_at_a_time)]
+    table = pa.concat_tables(parts)
     assert table.num_rows == 24 and len(set(table["subject"].to_pylist())) == 24
     assert table["sample"].to_pylist() == list(range(24))  # each shoe against every shoe opened before it
     flagged = [r.subject for r in adjust(table) if r.flagged]

@@ -33,8 +33,9 @@ class Detector:
     games: tuple[str, ...]  # the games whose tables it reads; () = every game
     features: Callable[[TableData], pa.Table]
     # its rows, or a table of engine/surveillance/tests.py TEST_COLUMNS (the pair detectors: a row a pair as an
-    # object does not scale)
-    tests: Callable[[pa.Table, dict[str, Any]], list[SurveillanceTest] | pa.Table]
+    # object does not scale), or such tables a part at a time (a row a shoe of the night: the pipeline spills each
+    # part as it comes, never holding them all)
+    tests: Callable[[pa.Table, dict[str, Any]], list[SurveillanceTest] | pa.Table | Iterator[pa.Table]]
     settings: dict[str, Any] = field(default_factory=dict)  # defaults, e.g. {"min_spins": 370}
     # the output its features are published as (schemas/outputs.py SURVEILLANCE_OUTPUTS), e.g.
     # "advantage_moments"; None: its features stay inside the run

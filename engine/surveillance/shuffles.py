@@ -79,7 +79,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -93,7 +93,7 @@ from scipy import stats as sps
 
 from engine.cards import CARD_CODES, RANKS
 from engine.surveillance.detector import Detector, TableData
-from engine.surveillance.tests import TEST_COLUMNS, SurveillanceTest, as_test_columns
+from engine.surveillance.tests import SurveillanceTest, as_test_columns
 
 KINDS = len(CARD_CODES)  # 52 card kinds
 UNKNOWN = KINDS  # the index of a string that is not a card code (or a null card)
@@ -497,24 +497,23 @@ def _extend_seeds(flat: np.ndarray, start: np.ndarray, seeds: tuple[np.ndarray, 
     best.seeds(shoe_b[order], run[order], shoe_a[order], b[order], a[order])
 
 
-REPEAT_ROWS = 8192  # shoe_repeat's tests made as objects at a time, then columns (a row per shoe of the night)
+REPEAT_ROWS = 8192  # shoe_repeat's tests a part (a row per shoe of the night)
 
 
-def shoe_repeat_tests(features: pa.Table, settings: dict[str, Any]) -> pa.Table:
-    """One row per shoe: its longest common run with any earlier shoe of the run (every table). As TEST_COLUMNS,
-    REPEAT_ROWS rows made as SurveillanceTest objects at a time: an object a shoe held ~150k of them at once on a
-    30M-bet night (every casino stud deck is a shoe)."""
+def shoe_repeat_tests(features: pa.Table, settings: dict[str, Any]) -> Iterator[pa.Table]:
+    """One row per shoe: its longest common run with any earlier shoe of the run (every table). As TEST_COLUMNS
+    tables of REPEAT_ROWS rows, each made as SurveillanceTest objects: a 30M-bet night has ~190k shoes (every casino
+    stud deck is one), ~87 MB of rows, which the pipeline spills a part at a time."""
     shoes = _shoes(features)
     if shoes.n == 0:
-        return TEST_COLUMNS.empty_table()
+        return
     runs = longest_earlier_runs(shoes.flat, shoes.start)
     min_sample = int(settings.get("min_earlier_shoes", 1))
     seen: dict[int, int] = defaultdict(int)
-    chunks: list[pa.Table] = []
     out: list[SurveillanceTest] = []
     for i in range(shoes.n):
         if len(out) == REPEAT_ROWS:
-            chunks.append(as_test_columns(out))
+            yield as_test_columns(out)
             out = []
         size = int(shoes.start[i + 1] - shoes.start[i])
         decks, sample = int(shoes.decks[i]), sum(seen.values())
@@ -545,8 +544,7 @@ def shoe_repeat_tests(features: pa.Table, settings: dict[str, Any]) -> pa.Table:
             f"over {sample} earlier shoes (upper bound)", sample, min_sample,
             effect=run / size, detail=f"{detail}; {_p_text(p, log10p)}"))
         seen[decks] += 1
-    chunks.append(as_test_columns(out))
-    return pa.concat_tables(chunks)
+    yield as_test_columns(out)
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields, replace
 
 import numpy as np
@@ -65,8 +65,11 @@ def as_test_columns(tests: Sequence[SurveillanceTest]) -> pa.Table:
     return pa.table(columns, schema=TEST_COLUMNS)
 
 
-def as_rows(tests: Sequence[SurveillanceTest] | pa.Table) -> list[SurveillanceTest]:
-    """A detector's tests as SurveillanceTest rows, whichever it returned (a list, or a table of TEST_COLUMNS)."""
+def as_rows(tests: Sequence[SurveillanceTest] | pa.Table | Iterator[pa.Table]) -> list[SurveillanceTest]:
+    """A detector's tests as SurveillanceTest rows, whichever it returned (a list, a table of TEST_COLUMNS, or such
+    tables a part at a time)."""
+    if isinstance(tests, Iterator):
+        tests = pa.concat_tables([TEST_COLUMNS.empty_table(), *tests])
     if not isinstance(tests, pa.Table):
         return list(tests)
     names = {f.name for f in fields(SurveillanceTest)}
@@ -93,7 +96,8 @@ def benjamini_hochberg_of(p: np.ndarray, m: int) -> np.ndarray:
     return np.clip(q, 0.0, 1.0)
 
 
-def adjust(tests: Sequence[SurveillanceTest] | pa.Table, alpha: float = ALPHA) -> list[SurveillanceTest]:
+def adjust(tests: Sequence[SurveillanceTest] | pa.Table | Iterator[pa.Table], alpha: float = ALPHA
+           ) -> list[SurveillanceTest]:
     """Benjamini-Hochberg over the tested rows of each detector: q-values, and `flagged` where q <= alpha.
     Rows not tested keep q None and are never flagged. The m of a detector is its tested rows plus the tests its
     summary rows stand for (`unlisted`). Order is kept; a table of TEST_COLUMNS is taken as its rows.
