@@ -254,7 +254,7 @@ class Gathered:
         if len(mine):
             self.bets.append(np.asarray(mine, np.int64))
             self.round_rows.append(np.asarray(order, np.int64)[round_index])
-            self.expected.append(pa.array(result.expected, pa.int64()))
+            self.expected.append(pa.array(result.expected, pa.int64(), mask=~result.settled))
             self.unsettled += result.unsettled
         if not result.findings and not len(flagged):
             return
