@@ -42,6 +42,8 @@ from pipelines.games.rows import (
     InShoe,
     bets_by_shoe,
     box_micros,
+    coded,
+    index_in,
     instant_tuples,
     plain_bets,
     quarantined_of_shoe,
@@ -86,8 +88,10 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     shoe_codes, shoe_at = _cards(shoe_cards), _starts(cards_n)
     round_rows = rounds.select(["round_id", "shoe_id", "round_no"]).to_pylist()
     plain = plain_bets(bets, [*BET_COLUMNS, "added_stake"])
-    bet = _bet_columns(plain)
-    by_shoe, bets_of_shoe = rounds_by_shoe(round_rows), bets_by_shoe(rounds, plain["round_id"], plain["_shoe_id"])
+    # (the texts the engine reads as codes, coded as read: a dictionary-encoded column a distinct value at a time)
+    read = plain_bets(bets, ["round_id", "account_id", "bet_type"], decoded=False)
+    bet = _bet_columns(plain, read)
+    by_shoe, bets_of_shoe = rounds_by_shoe(round_rows), bets_by_shoe(rounds, read["round_id"], read["_shoe_id"])
     gathered = Gathered(rounds)
     held_of_shoe = quarantined_of_shoe(quarantined_rounds, _ROUND_COLUMNS)
     orders = [by_shoe.get(shoe["shoe_id"], []) for shoe in shoe_rows]
@@ -101,7 +105,7 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     # shoe by shoe, among the shoe's rounds)
     dealt_ids = rounds["round_id"].take(pa.array(dealt, pa.int64()))
     distinct = pc.count_distinct(dealt_ids, mode="all").as_py() == len(dealt)
-    in_dealt = _ints(pc.index_in(plain["round_id"], dealt_ids), -1)
+    in_dealt = _ints(index_in(read["round_id"], dealt_ids), -1)
     with_neighbours = neighbours is not None and neighbours.num_rows > 0
     bases: list[np.ndarray] = []  # the report of each of their rounds among the gathered
     for s, (shoe, order) in enumerate(zip(shoe_rows, orders, strict=True)):
@@ -305,16 +309,21 @@ def _round_columns(r: pa.Table) -> ShoeRounds:
 _ENGINE_BET_COLUMNS = ("bet_type", "seat", "account", "stake", "added_stake", "paid", "placed_at")
 
 
-def _bet_columns(plain: pa.Table) -> dict[str, np.ndarray]:
+def _bet_columns(plain: pa.Table, read: pa.Table) -> dict[str, np.ndarray]:
     """The bet columns the engine reads (ShoeBets'), int64: amounts (added_stake 0 where none), placed_at
     (microseconds), bet types as codes (BET_CODES' index, OTHER for any other), seats (NO_SEAT: none) and
-    accounts (equal codes for equal account ids, null one of its own)."""
+    accounts (equal codes for equal account ids, null one of its own); `read`: the bets' account_id and bet_type as
+    read (plain or dictionary-encoded)."""
     placed = pc.cast(pc.cast(plain["placed_at"], pa.timestamp("us", tz="UTC")), pa.int64())
-    accounts = pc.cast(plain["account_id"], pa.string()).combine_chunks().dictionary_encode(null_encoding="encode")
+    account = read["account_id"]
+    if pa.types.is_dictionary(account.type):
+        accounts = coded(account)[0]
+    else:
+        accounts = pc.cast(account, pa.string()).combine_chunks().dictionary_encode(
+            null_encoding="encode").indices.to_numpy(zero_copy_only=False).astype(np.int64)
     return {"stake": _ints(plain["stake"]), "paid": _ints(plain["paid"]), "added_stake": _ints(plain["added_stake"]),
             "placed_at": _ints(placed), "seat": _ints(plain["seat"], NO_SEAT),
-            "bet_type": _ints(pc.index_in(pc.cast(plain["bet_type"], pa.string()), _BET_CODES), OTHER),
-            "account": accounts.indices.to_numpy(zero_copy_only=False).astype(np.int64)}
+            "bet_type": _ints(index_in(read["bet_type"], _BET_CODES), OTHER), "account": accounts}
 
 
 def _recorded_bets(plain: pa.Table, bet: dict[str, np.ndarray], rows: np.ndarray, round_index: np.ndarray

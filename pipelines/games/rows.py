@@ -141,6 +141,15 @@ def bets_by_shoe(rounds: pa.Table, round_ids: pa.Array | pa.ChunkedArray,
     bounds = np.flatnonzero(np.diff(codes[order])) + 1
     return {names[codes[rows[0]]]: rows for rows in np.split(order, bounds)}
 
+def index_in(column: pa.Array | pa.ChunkedArray, values: pa.Array) -> pa.Array:
+    """Each entry's index among the texts `values` (null: none), `column` plain or dictionary-encoded (then each
+    distinct value of its dictionary looked up once, and taken by its indices)."""
+    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    values = plain(values)
+    if pa.types.is_dictionary(column.type):
+        return pc.index_in(pc.cast(column.dictionary, values.type), values).take(column.indices)
+    return pc.index_in(pc.cast(column, values.type), values)
+
 def coded(column: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, list]:
     """A column's values as codes into its distinct values (null one of them), in the order they first appear.
     A column read dictionary-encoded is coded from its indices (a hash of integers, not of every value's text):
