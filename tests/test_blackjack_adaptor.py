@@ -224,3 +224,15 @@ def test_a_faulty_days_replays_are_those_of_every_round_through_the_rules(faulty
     assert any(fast["cut_card_round"].to_pylist())
     assert fast.schema == oracle.schema
     assert fast.to_pylist() == oracle.to_pylist()
+
+
+def test_a_shoes_cards_are_its_recorded_texts_read_from_its_codes_or_as_recorded():
+    """A shoe's cards for the readable rules: from its codes where every card is a card code, else as recorded
+    (a text that is no card code, a null card); a null list is no cards."""
+    shoes = pa.chunked_array([pa.array([["AS", "TD", "2C"], None], pa.list_(pa.string())),
+                              pa.array([["AS", "XX", None, "9H"], [], ["KH"]], pa.list_(pa.string()))])
+    lengths, values = blackjack._lists(shoes)
+    codes, at = blackjack._cards(values), blackjack._starts(lengths)
+    got = [blackjack._shoe_cards(shoes, s, codes[at[s]:at[s + 1]]) for s in range(len(shoes))]
+    assert got == [("AS", "TD", "2C"), (), ("AS", "XX", None, "9H"), (), ("KH",)]
+    assert all(type(card) is str for card in got[0])

@@ -83,7 +83,7 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     `quarantined_rounds`: the round rows of these shoes put in quarantine as read (pipelines.games.rows.InShoe:
     their recorded cards are dealt past, nothing in them is checked).
     (`compact` is the baccarat adaptor's; these tables are plain already.)"""
-    shoe_rows = shoes.select(["shoe_id", "decks", "cards", "cut_index", "opened_at"]).to_pylist()
+    shoe_rows = shoes.select(["shoe_id", "decks", "cut_index", "opened_at"]).to_pylist()
     cards_n, shoe_cards = _lists(shoes["cards"])  # every shoe's cards as codes at once, shoe after shoe
     shoe_codes, shoe_at = _cards(shoe_cards), _starts(cards_n)
     round_rows = rounds.select(["round_id", "shoe_id", "round_no"]).to_pylist()
@@ -133,8 +133,9 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
         position = dict(zip(ids.to_pylist(), index.tolist(), strict=True)) if with_neighbours else {}
         engine_bets = ShoeBets(round_index, *(bet[c][mine] for c in _ENGINE_BET_COLUMNS), recorded=lambda at,
                                mine=mine, k=round_index: _recorded_bets(plain, bet, mine[at], k[at]))
-        facts = ShoeFacts(shoe["shoe_id"], shoe["decks"], tuple(shoe["cards"] or ()), shoe["cut_index"],
-                          shoe_codes[shoe_at[s]:shoe_at[s + 1]])
+        codes = shoe_codes[shoe_at[s]:shoe_at[s + 1]]
+        facts = ShoeFacts(shoe["shoe_id"], shoe["decks"], _shoe_cards(shoes["cards"], s, codes), shoe["cut_index"],
+                          codes)
         # (a shoe with rounds in quarantine has its reports renumbered: explained here, as records)
         result = audit_shoe(table.rules, table.chart, table.facts, facts, engine_rounds, engine_bets,
                             quarantined=quarantined_bets(neighbours, position, shoe["shoe_id"]), explained=bool(held))
@@ -216,11 +217,17 @@ def _cards(values: pa.Array) -> np.ndarray:
     return _ints(pc.index_in(pc.cast(values, pa.string()), _CARD_CODES), -1)
 
 
+def _shoe_cards(cards: pa.ChunkedArray | pa.Array, s: int, codes: np.ndarray) -> tuple[str | None, ...]:
+    """Shoe `s`'s cards as recorded (none where its list is null), from its codes where each is a card code."""
+    return tuple(_CARD_TEXTS[codes]) if (codes >= 0).all() else tuple(cards[s].as_py() or ())
+
+
 def _starts(lengths: np.ndarray) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
 
 
 _CARD_CODES = pa.array(CARD_CODES, pa.string())
+_CARD_TEXTS = np.array(CARD_CODES, object)
 _BET_CODES = pa.array(BET_CODES, pa.string())
 _LETTER_OF_BYTE = np.full(256, -1, np.int64)
 _LETTER_OF_BYTE[[ord(letter) for letter in LETTERS]] = np.arange(len(LETTERS))
