@@ -49,6 +49,7 @@ from pipelines.games.rows import (
     quarantined_of_shoe,
     rounds_by_shoe,
     table_facts,
+    taken,
 )
 from pipelines.neighbours import quarantined_bets
 from schemas.games.blackjack import REPLAYS
@@ -96,14 +97,14 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     held_of_shoe = quarantined_of_shoe(quarantined_rounds, _ROUND_COLUMNS)
     orders = [by_shoe.get(shoe["shoe_id"], []) for shoe in shoe_rows]
     dealt = np.array([i for order in orders for i in order], np.int64)  # the table's rounds, shoe by shoe, in order
-    columns = _round_columns(rounds.take(pa.array(dealt, pa.int64())))
+    columns = _round_columns(taken(rounds, dealt))
     records = _record_table(rounds)  # (the rounds the readable audit reads, taken from it)
     start = 0
     played = []  # the kernel's replays of the shoes reported and explained at once (the rounds without a report)
     flagged: list[FlaggedBets] = []  # the shoes' bets checked at once (bet_checks.bet_findings)
     # each bet's round among the table's rounds as dealt, at once where the table's round ids are distinct (else
     # shoe by shoe, among the shoe's rounds)
-    dealt_ids = rounds["round_id"].take(pa.array(dealt, pa.int64()))
+    dealt_ids = taken(rounds["round_id"], dealt)
     distinct = pc.count_distinct(dealt_ids, mode="all").as_py() == len(dealt)
     in_dealt = _ints(index_in(read["round_id"], dealt_ids), -1)
     with_neighbours = neighbours is not None and neighbours.num_rows > 0
@@ -367,7 +368,6 @@ def _replay_columns(table_id: str, rounds: pa.Table, rows: np.ndarray, shoe_ids:
     `said`: the lines of the reports without their own explanation, each's report and the line; `quiet`: the
     rounds without a report, in their order, as the kernel reports them, audit._Played.reported: how many rounds
     came before each in its shoe, its position, dealer total and cut card; its expected cards the recorded ones)."""
-    at = pa.array(rows, pa.int64())
     schema = REPLAYS.schema
     own = [k for k, rep in enumerate(reports) if rep is not None]
     mine = [reports[k] for k in own]
@@ -379,10 +379,10 @@ def _replay_columns(table_id: str, rounds: pa.Table, rows: np.ndarray, shoe_ids:
     place[is_own] = len(reports) - len(own) + np.arange(len(own))
     place_at = pa.array(place)
 
-    def recorded(column: str, name: str, where=at) -> pa.Array:
-        return rounds[column].take(where).combine_chunks().cast(schema.field(name).type)
+    def recorded(column: str, name: str, where: np.ndarray = rows) -> pa.Array:
+        return taken(rounds[column], where).combine_chunks().cast(schema.field(name).type)
 
-    quiet_at = pa.array(rows[~is_own], pa.int64())
+    quiet_at = rows[~is_own]
 
     def reported(name: str, quiet_values, values: list) -> pa.Array:
         kind = schema.field(name).type

@@ -190,7 +190,7 @@ def day_number(date) -> int:
 
 _EPOCH = datetime.date(1970, 1, 1)
 
-Taken = TypeVar("Taken", pa.Array, pa.Table)
+Taken = TypeVar("Taken", pa.Array, pa.ChunkedArray, pa.Table)
 
 def taken(values: Taken, rows: np.ndarray) -> Taken:
     """values.take(rows), or `values` itself when `rows` are all its rows in order (a table-day dealt in one
@@ -323,7 +323,7 @@ class Gathered:
         round_id and shoe_id) -> their findings (FINDING_COLUMNS, bet by bet) and each one's bet (its flagged row)."""
         settled = self.bet_tables(table_id, plain, bets)
         rows = np.asarray(self.replay_rows, np.int64)
-        replays = {"business_date": self.dates.take(pa.array(rows, pa.int64())),
+        replays = {"business_date": taken(self.dates, rows),
                    **replay_columns(table_id, self.rounds, rows, self.replay_shoes, self.reports)}
         return {
             out_replays: pa.Table.from_arrays([replays[f.name] for f in replay_schema], schema=replay_schema),
