@@ -152,7 +152,7 @@ def test_the_bet_columns_are_what_the_records_make(bets, encoded):
                       "stake": pa.array([100] * len(bets), pa.int64()), "paid": pa.array([0] * len(bets), pa.int64()),
                       "added_stake": pa.array([b[3] for b in bets], pa.int64()),
                       "placed_at": pa.array([_T0] * len(bets), _US)})
-    got = blackjack._bet_columns(plain)
+    got = blackjack._bet_columns(plain, plain)  # (the texts as read: plain or dictionary-encoded)
     want = ShoeBets.of([RecordedBet("B", 0, a, t, s, 100, added, 0, 0) for t, s, a, added in bets])
     assert got["bet_type"].tolist() == want.bet_type.tolist()
     assert got["seat"].tolist() == want.seat.tolist()
@@ -224,3 +224,15 @@ def test_a_faulty_days_replays_are_those_of_every_round_through_the_rules(faulty
     assert any(fast["cut_card_round"].to_pylist())
     assert fast.schema == oracle.schema
     assert fast.to_pylist() == oracle.to_pylist()
+
+
+def test_a_shoes_cards_are_its_recorded_texts_read_from_its_codes_or_as_recorded():
+    """A shoe's cards for the readable rules: from its codes where every card is a card code, else as recorded
+    (a text that is no card code, a null card); a null list is no cards."""
+    shoes = pa.chunked_array([pa.array([["AS", "TD", "2C"], None], pa.list_(pa.string())),
+                              pa.array([["AS", "XX", None, "9H"], [], ["KH"]], pa.list_(pa.string()))])
+    lengths, values = blackjack._lists(shoes)
+    codes, at = blackjack._cards(values), blackjack._starts(lengths)
+    got = [blackjack._shoe_cards(shoes, s, codes[at[s]:at[s + 1]]) for s in range(len(shoes))]
+    assert got == [("AS", "TD", "2C"), (), ("AS", "XX", None, "9H"), (), ("KH",)]
+    assert all(type(card) is str for card in got[0])

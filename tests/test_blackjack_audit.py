@@ -149,7 +149,7 @@ def test_clean_two_rounds_no_findings_and_round_2_starts_after_round_1():
     ]
     audit = run(shoe_facts(CLEAN_SHOE), [clean_round_1(), ROUND_2], bets)
     assert found(audit) == []
-    assert audit.expected == [2000, 0, 2000]
+    assert audit.credits() == [2000, 0, 2000]
     assert audit.unsettled == [None, None, None]
     # Round 1 starts after the burn card; it took 8 cards (1..8), so round 2 starts at card 9.
     assert [r.shoe_position for r in audit.rounds] == [1, 9]
@@ -168,7 +168,7 @@ def test_short_shoe_is_one_shoe_composition_finding():
     assert finding.expected == "1 full decks"
     assert finding.recorded.startswith("not 1 full decks: missing ")
     assert finding.recorded.count("x1") == 43
-    assert audit.expected == [2000]
+    assert audit.credits() == [2000]
 
 
 def test_duplicate_card_is_shoe_composition_missing_and_extra():
@@ -216,7 +216,7 @@ def test_card_sequence_mismatch_hit_card_of_another_suit():
     finding = only(audit, "CARD_SEQUENCE_MISMATCH")
     assert finding.expected == "TS 5C 6D 8H 7D 4S 4C 7H"
     assert finding.recorded == "TS 5C 6D 8H 7D 4H 4C 7H"
-    assert audit.expected == [2000, 0, 2000]
+    assert audit.credits() == [2000, 0, 2000]
     assert audit.rounds[1].shoe_position == 9
 
 
@@ -226,7 +226,7 @@ def test_card_sequence_mismatch_paid_follows_the_recorded_cards():
     bets = [bet("b1", "MAIN", 1, 1000, 2000), bet("b2", "MAIN", 2, 1000, 1000, account="B")]
     audit = run(shoe_facts(CLEAN_SHOE), [clean_round_1("5C 7D 5S")], bets)
     assert found(audit) == [("CARD_SEQUENCE_MISMATCH", "R1", None)]
-    assert audit.expected == [2000, 1000]
+    assert audit.credits() == [2000, 1000]
 
 
 # --- DEALER_DRAW_RULE --------------------------------------------------------------------------------
@@ -253,7 +253,7 @@ def test_dealer_draw_rule(dealer, flagged, credit):
     shoe = shoe_facts(f"2D TS {up} 9H {' '.join(others)}")
     audit = run(shoe, [rnd(1, dealer, box(1, "TS 9H", "S"))], [bet("b1", "MAIN", 1, 1000, credit)])
     assert found(audit) == ([("DEALER_DRAW_RULE", "R1", None)] if flagged else [])
-    assert audit.expected == [credit]
+    assert audit.credits() == [credit]
     if flagged:
         assert only(audit, "DEALER_DRAW_RULE").expected == "H17 draws"
         assert only(audit, "DEALER_DRAW_RULE").recorded == dealer
@@ -271,7 +271,7 @@ def test_dealer_draw_rule_every_box_bust_only_the_second_card(reading, dealer, f
     rules = replace(RULES, dealer_when_all_settled=reading)
     audit = run(shoe, [rnd(1, dealer, box(1, "TS 6H 9C", "H"))], [bet("b1", "MAIN", 1, 1000, 0)], rules=rules)
     assert found(audit) == ([("DEALER_DRAW_CONVENTION", "R1", None)] if flagged else [])
-    assert audit.expected == [0]
+    assert audit.credits() == [0]
 
 
 def test_dealer_only_second_card_after_illegal_hit_after_stand_busts():
@@ -281,7 +281,7 @@ def test_dealer_only_second_card_after_illegal_hit_after_stand_busts():
     shoe = shoe_facts("2D TS 8C 9H 5C 7D")
     audit = run(shoe, [rnd(1, "8C 7D", box(1, "TS 9H 5C", "SH"))], [bet("b1", "MAIN", 1, 1000, 0)])
     assert audit.rounds[0].expected_dealer_cards == ("8C", "7D")
-    assert audit.expected == [0]
+    assert audit.credits() == [0]
     assert found(audit) == [("ILLEGAL_DECISION", "R1", None)]
 
 
@@ -299,7 +299,7 @@ def test_dealer_stood_on_soft_17_with_the_shoe_s_last_cards():
         rules=rules,
     )
     assert audit.unsettled == [None]
-    assert audit.expected == [2000]
+    assert audit.credits() == [2000]
     assert found(audit) == [("DEALER_DRAW_RULE", "R1", None)]
 
 
@@ -314,7 +314,7 @@ def test_illegal_double_on_three_cards():
     assert found(audit) == [("ILLEGAL_DECISION", "R1", None)]
     assert only(audit, "ILLEGAL_DECISION").recorded == "box 1: D"
     assert "double on 3 cards" in only(audit, "ILLEGAL_DECISION").message
-    assert audit.expected == [4000]
+    assert audit.credits() == [4000]
 
 
 def test_illegal_split_of_king_and_ten():
@@ -327,7 +327,7 @@ def test_illegal_split_of_king_and_ten():
     assert found(audit) == [("ILLEGAL_DECISION", "R1", None)]
     assert only(audit, "ILLEGAL_DECISION").recorded == "box 1: P"
     assert "split of K and T (same rank only)" in only(audit, "ILLEGAL_DECISION").message
-    assert audit.expected == [3000]
+    assert audit.credits() == [3000]
 
 
 def test_decision_missing_when_letters_end_on_a_live_hand():
@@ -336,7 +336,7 @@ def test_decision_missing_when_letters_end_on_a_live_hand():
     audit = run(shoe, [rnd(1, "9S 8D", box(1, "TS 2H 3C", "H"))], [bet("b1", "MAIN", 1, 1000, 0)])
     assert found(audit) == [("DECISION_MISSING", "R1", None)]
     assert only(audit, "DECISION_MISSING").recorded == "box 1 hand 1"
-    assert audit.expected == [0]
+    assert audit.credits() == [0]
 
 
 def test_auto_play_deviation_stand_on_hard_12_against_2():
@@ -348,7 +348,7 @@ def test_auto_play_deviation_stand_on_hard_12_against_2():
     assert found(audit) == [("AUTO_PLAY_DEVIATION", "R1", None)]
     assert only(audit, "AUTO_PLAY_DEVIATION").expected == "box 1: H"
     assert only(audit, "AUTO_PLAY_DEVIATION").recorded == "box 1: S"
-    assert audit.expected == [0]
+    assert audit.credits() == [0]
 
 
 def test_auto_played_boxes_following_the_chart_are_not_flagged():
@@ -361,7 +361,7 @@ def test_auto_played_boxes_following_the_chart_are_not_flagged():
     bets = [bet("b1", "MAIN", 1, 1000, 2000), bet("b2", "MAIN", 2, 1000, 4000, account="B", added=1000)]
     audit = run(shoe, rounds, bets)
     assert found(audit) == []
-    assert audit.expected == [2000, 4000]
+    assert audit.credits() == [2000, 4000]
 
 
 # --- the cut card ------------------------------------------------------------------------------------
@@ -397,7 +397,7 @@ def test_main_with_a_double_added_stake(added, mismatch):
     shoe = shoe_facts("2D 6S 7D 5H 9C TC")
     audit = run(shoe, [rnd(1, "7D TC", box(1, "6S 5H 9C", "D"))], [bet("m1", "MAIN", 1, 1000, 4000, added=added)])
     assert found(audit) == ([("ADDED_STAKE_MISMATCH", "R1", "m1")] if mismatch else [])
-    assert audit.expected == [4000]
+    assert audit.credits() == [4000]
     if mismatch:
         assert only(audit, "ADDED_STAKE_MISMATCH").expected == "10.00 EUR"
 
@@ -418,7 +418,7 @@ def test_pair_on_the_box_s_first_two_cards(second, credit):
     bets = [bet("m1", "MAIN", 1, 1000, 0), bet("p1", "PAIR", 1, 100, credit)]
     audit = run(shoe, [rnd(1, "TC 7S", box(1, f"8H {second}", "S"))], bets)
     assert found(audit) == []
-    assert audit.expected == [0, credit]
+    assert audit.credits() == [0, credit]
 
 
 def test_pair_without_main_of_the_same_account():
@@ -428,7 +428,7 @@ def test_pair_without_main_of_the_same_account():
     bets = [bet("m1", "MAIN", 1, 1000, 0), bet("p1", "PAIR", 1, 100, 700), bet("p2", "PAIR", 1, 100, 700, account="B")]
     audit = run(shoe, [rnd(1, "TC 7S", box(1, "8H 8S", "S"))], bets)
     assert found(audit) == [("PAIR_WITHOUT_MAIN", "R1", "p2")]
-    assert audit.expected == [0, 700, 700]
+    assert audit.credits() == [0, 700, 700]
 
 
 @pytest.mark.parametrize(("stake", "flagged"), [(10_000, False), (10_001, True)])
@@ -437,7 +437,7 @@ def test_pair_above_its_share_of_the_table_max(stake, flagged):
     bets = [bet("m1", "MAIN", 1, 1000, 2000), bet("p1", "PAIR", 1, stake, 0)]
     audit = run(shoe_facts(WIN_SHOE), [WIN_ROUND], bets)
     assert found(audit) == ([("SIDE_BET_ABOVE_SHARE", "R1", "p1")] if flagged else [])
-    assert audit.expected == [2000, 0]
+    assert audit.credits() == [2000, 0]
     if flagged:
         assert only(audit, "SIDE_BET_ABOVE_SHARE").expected == "<= 100.00 EUR"
 
@@ -460,7 +460,7 @@ def test_insurance_against_an_ace(dealer, main_credit, insurance_credit):
     ]
     audit = run(shoe, [rnd(1, dealer, box(1, "TS 9H", "S"))], bets)
     assert found(audit) == []
-    assert audit.expected == [main_credit, insurance_credit]
+    assert audit.credits() == [main_credit, insurance_credit]
 
 
 def test_insurance_not_offered_against_a_ten_is_refunded():
@@ -469,7 +469,7 @@ def test_insurance_not_offered_against_a_ten_is_refunded():
     audit = run(shoe_facts(WIN_SHOE), [WIN_ROUND], bets)
     assert found(audit) == [("INSURANCE_NOT_OFFERED", "R1", "i1")]
     assert only(audit, "INSURANCE_NOT_OFFERED").recorded == "upcard TD"
-    assert audit.expected == [2000, 500]
+    assert audit.credits() == [2000, 500]
 
 
 @pytest.mark.parametrize(("stake", "flagged"), [(500, False), (501, True)])
@@ -478,7 +478,7 @@ def test_insurance_above_half_the_main_stake(stake, flagged):
     bets = [bet("m1", "MAIN", 1, 1000, 1000), bet("i1", "INSURANCE", 1, stake, 0, placed_at=CLOSED + 3_000_000)]
     audit = run(shoe_facts(ACE_SHOE), [ACE_ROUND], bets)
     assert found(audit) == ([("INSURANCE_ABOVE_SHARE", "R1", "i1")] if flagged else [])
-    assert audit.expected == [1000, 0]
+    assert audit.credits() == [1000, 0]
 
 
 def test_bet_behind_by_a_non_seated_account_follows_the_first_hand():
@@ -490,7 +490,7 @@ def test_bet_behind_by_a_non_seated_account_follows_the_first_hand():
     bets = [bet("m1", "MAIN", 1, 1000, 2000, added=1000), bet("bb1", "BET_BEHIND", 1, 500, 1000, account="C")]
     audit = run(shoe, [rnd(1, "7C TH", box(1, "8S 8D TC 5H", "PSS"))], bets)
     assert found(audit) == []
-    assert audit.expected == [2000, 1000]
+    assert audit.credits() == [2000, 1000]
 
 
 def test_bet_behind_that_follows_the_box_splits_with_it_and_records_what_it_added():
@@ -503,7 +503,7 @@ def test_bet_behind_that_follows_the_box_splits_with_it_and_records_what_it_adde
     main = bet("m1", "MAIN", 1, 1000, 2000, added=1000)
     audit = run(shoe, rounds, [main, bet("bb1", "BET_BEHIND", 1, 500, 1000, account="C", added=500)], rules=follows)
     assert found(audit) == []
-    assert audit.expected == [2000, 1000]
+    assert audit.credits() == [2000, 1000]
     audit = run(shoe, rounds, [main, bet("bb1", "BET_BEHIND", 1, 500, 1000, account="C")], rules=follows)
     assert found(audit) == [("ADDED_STAKE_MISMATCH", "R1", "bb1")]
 
@@ -520,7 +520,7 @@ def test_bet_behind_by_a_seated_account():
     ]
     audit = run(shoe, [rnd(1, "TD 7C", box(1, "TS 9H", "S"), box(2, "KS 8C", "S"))], bets)
     assert found(audit) == [("BET_BEHIND_BY_SEATED", "R1", "bb1")]
-    assert audit.expected == [2000, 2000, 1000, 1000]
+    assert audit.credits() == [2000, 2000, 1000, 1000]
 
 
 def test_bet_on_an_empty_box_is_refunded():
@@ -528,7 +528,7 @@ def test_bet_on_an_empty_box_is_refunded():
     bets = [bet("m1", "MAIN", 1, 1000, 2000), bet("m5", "MAIN", 5, 1000, 1000, account="B")]
     audit = run(shoe_facts(WIN_SHOE), [WIN_ROUND], bets)
     assert found(audit) == [("BET_ON_EMPTY_BOX", "R1", "m5")]
-    assert audit.expected == [2000, 1000]
+    assert audit.credits() == [2000, 1000]
 
 
 def test_bet_type_not_offered_is_refunded():
@@ -536,7 +536,7 @@ def test_bet_type_not_offered_is_refunded():
     bets = [bet("m1", "MAIN", 1, 1000, 2000), bet("t1", "TIE", 1, 1000, 1000)]
     audit = run(shoe_facts(WIN_SHOE), [WIN_ROUND], bets)
     assert found(audit) == [("BET_TYPE_NOT_OFFERED", "R1", "t1")]
-    assert audit.expected == [2000, 1000]
+    assert audit.credits() == [2000, 1000]
 
 
 def test_late_bet_boundary_and_insurance_after_close():
@@ -552,7 +552,7 @@ def test_late_bet_boundary_and_insurance_after_close():
     finding = only(audit, "LATE_BET")
     assert finding.expected == "placed by 2023-11-14T22:13:20.000000Z"
     assert finding.recorded == "placed at 2023-11-14T22:13:20.000001Z"
-    assert audit.expected == [1000, 1000, 0]
+    assert audit.credits() == [1000, 1000, 0]
 
 
 @pytest.mark.parametrize(
@@ -564,14 +564,14 @@ def test_main_stake_limits(stake, kinds):
     shoe = shoe_facts("2D TS TD 6H 7C")
     audit = run(shoe, [rnd(1, "TD 7C", box(1, "TS 6H", "S"))], [bet("m1", "MAIN", 1, stake, 0)])
     assert found(audit) == [(kind, "R1", "m1") for kind in kinds]
-    assert audit.expected == [0]
+    assert audit.credits() == [0]
 
 
 @pytest.mark.parametrize(("paid", "kinds"), [(2000, []), (2001, ["OVERPAID"]), (1999, ["UNDERPAID"])])
 def test_overpaid_underpaid_by_one_cent(paid, kinds):
     audit = run(shoe_facts(WIN_SHOE), [WIN_ROUND], [bet("m1", "MAIN", 1, 1000, paid)])
     assert found(audit) == [(kind, "R1", "m1") for kind in kinds]
-    assert audit.expected == [2000]
+    assert audit.credits() == [2000]
     if kinds:
         assert only(audit, kinds[0]).expected == "20.00 EUR"
         assert only(audit, kinds[0]).recorded == f"{paid // 100}.{paid % 100:02d} EUR"
@@ -598,7 +598,7 @@ def test_cancelled_round_refunds_every_bet_without_decision_findings():
     ]
     audit = run(shoe, rounds, bets)
     assert found(audit) == []
-    assert audit.expected == [1000, 1000, 100, 500, 500, 2000]
+    assert audit.credits() == [1000, 1000, 100, 500, 500, 2000]
     assert [r.shoe_position for r in audit.rounds] == [1, 8]
 
 
@@ -611,7 +611,7 @@ def test_cancelled_round_refunds_the_doubled_stake_too():
         [rnd(1, "7D TC", box(1, "6S 5H 9C", "D"), status="cancelled")],
         [bet("m1", "MAIN", 1, 1000, 2000, added=1000)],
     )
-    assert audit.expected == [2000]
+    assert audit.credits() == [2000]
     assert found(audit) == []
 
 
@@ -632,7 +632,7 @@ def test_round_whose_box_cards_disagree_with_its_letters_is_unsettled():
         "call for TS 9H)"
     )
     assert found(audit) == []
-    assert audit.expected == [None, None, 1000]
+    assert audit.credits() == [None, None, 1000]
     assert audit.unsettled == [reason, reason, None]
     assert audit.rounds[0].unsettled_reason == reason
     assert [r.shoe_position for r in audit.rounds] == [1, 6]
@@ -652,4 +652,4 @@ def test_doubled_hand_against_dealer_blackjack_original_or_all(lose, main_credit
     bets = [bet("m1", "MAIN", 1, 1000, main_credit, added=1000), bet("bb1", "BET_BEHIND", 1, 500, 0, account="C")]
     audit = run(shoe, [rnd(1, "AD KC", box(1, "6S 5H 9C", "D"))], bets, rules=rules)
     assert found(audit) == []
-    assert audit.expected == [main_credit, 0]
+    assert audit.credits() == [main_credit, 0]

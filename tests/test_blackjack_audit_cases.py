@@ -38,7 +38,7 @@ def test_a_clean_round_settles_and_flags_nothing():
     # burn 2C; box TS, up 6H, box 9D: 19 stands. Dealer 6H TH = 16 draws 8C: 24, bust. Box wins 1:1.
     s = shoe("2C", "TS", "6H", "9D", "TH", "8C")
     result = audit_shoe(RULES, CHART, TABLE, s, [round_(("6H", "TH", "8C"), ("TS", "9D"), "S")], [main(paid=2000)])
-    assert result.expected == [2000] and kinds(result) == []
+    assert result.credits() == [2000] and kinds(result) == []
     assert result.rounds[0].shoe_position == 1  # after the one burned card
 
 
@@ -46,14 +46,14 @@ def test_the_dealer_standing_on_16_is_flagged_and_paid_as_recorded():
     # As above, but the dealer stops at 6H TH = 16 (H17: must draw). Box 19 beats 16: paid as recorded, 2000.
     s = shoe("2C", "TS", "6H", "9D", "TH", "8C")
     result = audit_shoe(RULES, CHART, TABLE, s, [round_(("6H", "TH"), ("TS", "9D"), "S")], [main(paid=2000)])
-    assert kinds(result) == ["DEALER_DRAW_RULE"] and result.expected == [2000]
+    assert kinds(result) == ["DEALER_DRAW_RULE"] and result.credits() == [2000]
 
 
 def test_the_dealer_standing_on_hard_17_is_not_flagged():
     # burn 2C; box TS, up 7H, box 9D (19) stands; dealer 7H TH = hard 17 stands. 19 beats 17: 2000.
     s = shoe("2C", "TS", "7H", "9D", "TH")
     result = audit_shoe(RULES, CHART, TABLE, s, [round_(("7H", "TH"), ("TS", "9D"), "S")], [main(paid=2000)])
-    assert kinds(result) == [] and result.expected == [2000]
+    assert kinds(result) == [] and result.credits() == [2000]
 
 
 def test_the_dealer_standing_on_soft_17_is_flagged():
@@ -82,7 +82,7 @@ def test_a_bet_of_another_game_is_refunded_and_flagged():
     rounds = [round_(("6H", "TH", "8C"), ("TS", "9D"), "S")]
     bets = [main(paid=2000), RecordedBet("B2", 0, "A1", "TIE", 1, 500, None, 500, CLOSED)]
     result = audit_shoe(RULES, CHART, TABLE, s, rounds, bets)
-    assert result.expected == [2000, 500] and kinds(result) == ["BET_TYPE_NOT_OFFERED"]
+    assert result.credits() == [2000, 500] and kinds(result) == ["BET_TYPE_NOT_OFFERED"]
 
 
 def test_a_cancelled_round_refunds_and_judges_no_decision():
@@ -90,7 +90,7 @@ def test_a_cancelled_round_refunds_and_judges_no_decision():
     s = shoe("2C", "TS", "6H", "2D", "3C", "4S", "TH", "8C")
     result = audit_shoe(RULES, CHART, TABLE, s, [round_(("6H", "TH", "8C"), ("TS", "2D", "3C", "4S"), "HD",
                                                        status="cancelled")], [main(paid=1000)])
-    assert result.expected == [1000] and kinds(result) == []
+    assert result.credits() == [1000] and kinds(result) == []
 
 
 def test_cards_that_disagree_with_the_decisions_cannot_be_settled():
@@ -98,4 +98,4 @@ def test_cards_that_disagree_with_the_decisions_cannot_be_settled():
     s = shoe("2C", "TS", "6H", "2D", "3C", "TH", "8C")
     result = audit_shoe(RULES, CHART, TABLE, s, [round_(("6H", "TH", "8C"), ("TS", "2D", "3C"), "S")],
                         [main(paid=2000)])
-    assert result.expected == [None] and "cannot be settled" in result.unsettled[0]
+    assert result.credits() == [None] and "cannot be settled" in result.unsettled[0]

@@ -84,7 +84,7 @@ def cannot_settle(why: str, round_id: str = "R-77") -> str:
 ])
 def test_a_dealer_card_that_is_not_a_card_code_quarantines_the_round_naming_its_id(dealer, why):
     audit = two_rounds(rnd(dealer, (1,), [("TS", "9D")], ["S"]))
-    assert audit.unsettled == [cannot_settle(why), None] and audit.expected == [None, 1000]
+    assert audit.unsettled == [cannot_settle(why), None] and audit.credits() == [None, 1000]
     assert audit.findings == []  # nothing of the unreadable round is judged; round 2 is clean
     assert audit.rounds[0].dealer_total is None and audit.rounds[0].unsettled_reason == cannot_settle(why)
     assert audit.rounds[1].shoe_position == 6  # round 2 starts after the 5 cards round 1 recorded
@@ -94,7 +94,7 @@ def test_a_dealer_card_that_is_not_a_card_code_quarantines_the_round_naming_its_
 def test_a_box_card_that_is_not_a_card_code_quarantines_the_round_naming_its_id(card, shown):
     audit = two_rounds(rnd(("6H", "TH", "8C"), (1,), [("TS", card)], ["S"]))
     why = f"card 3 of the round, box 1's second card, {shown}, is not a card code"
-    assert audit.unsettled == [cannot_settle(why), None] and audit.expected == [None, 1000] and audit.findings == []
+    assert audit.unsettled == [cannot_settle(why), None] and audit.credits() == [None, 1000] and audit.findings == []
 
 
 @pytest.mark.parametrize(("box", "settles"), [(None, False), (0, False), (1, True), (7, True), (8, False), (-1, False)])
@@ -102,10 +102,10 @@ def test_a_box_number_outside_the_seats_quarantines_the_round(box, settles):
     # Seats 1-7 (docs/data-contract.md): box 1 and box 7 are the boundaries; a null box was a TypeError.
     audit = two_rounds(rnd(("6H", "TH", "8C"), (box,), [("TS", "9D")], ["S"]))
     if settles:
-        assert audit.unsettled == [None, None] and audit.expected == [2000, 1000] and audit.findings == []
+        assert audit.unsettled == [None, None] and audit.credits() == [2000, 1000] and audit.findings == []
     else:
         reason = f"round R-77: boxes [{box}] hold an entry that is not a box number 1-7"
-        assert audit.unsettled == [reason, None] and audit.expected == [None, 1000] and audit.findings == []
+        assert audit.unsettled == [reason, None] and audit.credits() == [None, 1000] and audit.findings == []
     assert audit.rounds[1].shoe_position == 6
 
 
@@ -150,12 +150,12 @@ def test_garbage_letters_on_a_box_that_hit_are_illegal_decision_and_the_reason_n
     assert finding.message == f"Round R-77 (round 1 of shoe S1): {words}."
     assert audit.unsettled == [cannot_settle(f"box 1 holds TS 2H 7C, its decisions {actions!r} call for TS 2H; "
                                              f"{bad} not a decision (H hit, S stand, D double, P split)")]
-    assert audit.expected == [None]
+    assert audit.credits() == [None]
 
 
 def test_the_legal_hs_settles_and_flags_nothing():  # the oracle of the cases above
     audit = audit_shoe(RULES, CHART, TABLE, shoe(*HITTING), [hitting_round("HS")], [main()])
-    assert audit.findings == [] and audit.expected == [2000] and audit.unsettled == [None]
+    assert audit.findings == [] and audit.credits() == [2000] and audit.unsettled == [None]
 
 
 @pytest.mark.parametrize("actions", [None, ""])
@@ -172,7 +172,7 @@ def test_a_garbage_letter_beside_readable_ones_is_flagged_and_the_box_settles_on
     # dealer's bust.
     audit = audit_shoe(RULES, CHART, TABLE, shoe(*HITTING), [hitting_round(actions)], [main()])
     assert kinds(audit) == ["ILLEGAL_DECISION", *(["DECISION_MISSING"] if missing else [])]
-    assert audit.expected == [2000] and audit.unsettled == [None]
+    assert audit.credits() == [2000] and audit.unsettled == [None]
     bad = actions.replace("H", "").replace("S", "")
     assert only(audit, "ILLEGAL_DECISION").message == (
         f"Round R-77 (round 1 of shoe S1): box 1 recorded {actions!r}: {bad!r} is not a decision (H hit, S stand, "
@@ -182,7 +182,7 @@ def test_a_garbage_letter_beside_readable_ones_is_flagged_and_the_box_settles_on
 def test_a_lowercase_stand_on_two_cards_is_illegal_and_the_hand_stands():
     # Round 1 as in TWO_ROUNDS with 's' for 'S': the box holds what a stand holds, so it settles (2000).
     audit = two_rounds(rnd(("6H", "TH", "8C"), (1,), [("TS", "9D")], ["s"]))
-    assert kinds(audit) == ["ILLEGAL_DECISION", "DECISION_MISSING"] and audit.expected == [2000, 1000]
+    assert kinds(audit) == ["ILLEGAL_DECISION", "DECISION_MISSING"] and audit.credits() == [2000, 1000]
     assert only(audit, "ILLEGAL_DECISION").recorded == "box 1: 's'"
 
 
@@ -198,13 +198,13 @@ def test_garbage_and_legal_but_illegal_decisions_share_one_finding_in_box_order(
     assert finding.recorded == "box 1: 'Q'; box 2: H"
     assert finding.message == ("Round R-77 (round 1 of shoe S1): box 1 recorded 'Q': 'Q' is not a decision (H hit, "
                                "S stand, D double, P split); box 2 hand 1 H on 9S 7C: action after stand.")
-    assert audit.expected == [2000, 2000]
+    assert audit.credits() == [2000, 2000]
 
 
 def test_garbage_letters_on_a_cancelled_round_are_not_judged_and_every_bet_is_refunded():
     audit = audit_shoe(RULES, CHART, TABLE, shoe(*HITTING), [hitting_round("XYZ", status="cancelled")],
                        [main(paid=1000)])
-    assert audit.findings == [] and audit.expected == [1000] and audit.unsettled == [None]
+    assert audit.findings == [] and audit.credits() == [1000] and audit.unsettled == [None]
 
 
 # --- the dealer once every box is settled: the ruleset's reading ----------------------------------------
@@ -237,7 +237,7 @@ def reading(name: str):
 def test_with_every_box_settled_the_dealer_follows_the_rulesets_reading_and_is_never_critical(name, dealer, flagged):
     audit = settled_round(reading(name), dealer)
     assert kinds(audit) == (["DEALER_DRAW_CONVENTION"] if flagged else [])
-    assert audit.expected == [2500]  # no bet depends on the dealer's cards after the second
+    assert audit.credits() == [2500]  # no bet depends on the dealer's cards after the second
     assert all(f.severity != "critical" for f in audit.findings)
     if flagged:
         finding = only(audit, "DEALER_DRAW_CONVENTION")
@@ -262,7 +262,7 @@ def test_draws_by_rule_accepts_a_dealer_who_stops_where_the_rule_stands():
     r = rnd(("7C", "TD"), (1,), [("AD", "JS")], [""])
     s = shoe("2C", "AD", "7C", "JS", "TD")
     audit = audit_shoe(reading("draws_by_rule"), CHART, TABLE, s, [r], [main(paid=2500)])
-    assert audit.findings == [] and audit.expected == [2500]
+    assert audit.findings == [] and audit.credits() == [2500]
 
 
 def test_what_the_shoe_deals_follows_the_reading():
@@ -285,7 +285,7 @@ ONE_LIVE = ("2C", "AD", "TS", "7C", "JS", "9H", "4D", "7D")
 def test_with_one_box_still_live_the_h17_rule_applies_fully_under_every_reading(name, dealer, credit, flagged):
     r = rnd(tuple(dealer.split()), (1, 2), [("AD", "JS"), ("TS", "9H")], ["", "S"])
     audit = audit_shoe(reading(name), CHART, TABLE, shoe(*ONE_LIVE), [r], [main(paid=2500), main("m2", credit, seat=2)])
-    assert kinds(audit) == (["DEALER_DRAW_RULE"] if flagged else []) and audit.expected == [2500, credit]
+    assert kinds(audit) == (["DEALER_DRAW_RULE"] if flagged else []) and audit.credits() == [2500, credit]
     if flagged:
         assert only(audit, "DEALER_DRAW_RULE").severity == "critical"
 

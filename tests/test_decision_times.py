@@ -221,7 +221,7 @@ def test_blackjack_times_not_one_per_letter_leave_the_round_unsettled():
 
     r = timed_blackjack((REVEAL - 5,), (REVEAL - 5,))  # box 2 has two letters, one instant
     audit_ = run(shoe_facts(CLEAN_SHOE), [r], [bet("B1", "MAIN", 1, 1000, 2000)])
-    assert audit_.findings == [] and audit_.expected == [None]
+    assert audit_.findings == [] and audit_.credits() == [None]
     assert audit_.unsettled == ["round R1: box_action_times does not hold one instant per decision letter "
                                 "(box 2: 1 for 2 ('HS'))"]
 

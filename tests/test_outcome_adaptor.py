@@ -10,6 +10,7 @@ from contextlib import nullcontext
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 
 from pipelines.games import audit_group, table_infos
@@ -286,3 +287,26 @@ def test_spread_lists_copies_each_chosen_list_s_values(compiled):
     offsets, out = spread(at, values, np.array([2, 1, 0, 2], np.int64))
     assert offsets.tolist() == [0, 3, 3, 5, 8]
     assert out.tolist() == [20, 21, 22, 10, 11, 20, 21, 22] and out.dtype == np.int8
+
+
+
+@pytest.mark.parametrize("chunks", [[["R2", None, "R9"]], [["R2", "R1"], [None, "R2", ""]], [[]]])
+@pytest.mark.parametrize("encoded", [False, True])
+def test_index_in_looks_up_a_dictionary_column_as_its_values(chunks, encoded):
+    """rows.index_in: each entry's index among the values (null: none, and for a null), the column plain or
+    dictionary-encoded (each piece its own dictionary, one that repeats a value); as pc.index_in of the plain texts."""
+    from pipelines.games.rows import index_in
+    values = pa.array(["R1", "R2", ""], pa.string())
+    dictionary = pa.array(["R2", "R9", "R1", "", "R2"], pa.string())  # ("R2" twice: its entries use both codes)
+
+    def piece(texts: list) -> pa.Array:
+        if not encoded:
+            return pa.array(texts, pa.string())
+        codes = [None if t is None else (4 if t == "R2" and k % 2 else dictionary.to_pylist().index(t))
+                 for k, t in enumerate(texts)]
+        return pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()), dictionary)
+
+    column = pa.chunked_array([piece(c) for c in chunks],
+                              pa.dictionary(pa.int32(), pa.string()) if encoded else pa.string())
+    want = pc.index_in(pa.array([t for c in chunks for t in c], pa.string()), values).to_pylist()
+    assert index_in(column, values).to_pylist() == want

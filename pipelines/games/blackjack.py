@@ -42,11 +42,14 @@ from pipelines.games.rows import (
     InShoe,
     bets_by_shoe,
     box_micros,
+    coded,
+    index_in,
     instant_tuples,
     plain_bets,
     quarantined_of_shoe,
     rounds_by_shoe,
     table_facts,
+    taken,
 )
 from pipelines.neighbours import quarantined_bets
 from schemas.games.blackjack import REPLAYS
@@ -81,27 +84,29 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     `quarantined_rounds`: the round rows of these shoes put in quarantine as read (pipelines.games.rows.InShoe:
     their recorded cards are dealt past, nothing in them is checked).
     (`compact` is the baccarat adaptor's; these tables are plain already.)"""
-    shoe_rows = shoes.select(["shoe_id", "decks", "cards", "cut_index", "opened_at"]).to_pylist()
+    shoe_rows = shoes.select(["shoe_id", "decks", "cut_index", "opened_at"]).to_pylist()
     cards_n, shoe_cards = _lists(shoes["cards"])  # every shoe's cards as codes at once, shoe after shoe
     shoe_codes, shoe_at = _cards(shoe_cards), _starts(cards_n)
     round_rows = rounds.select(["round_id", "shoe_id", "round_no"]).to_pylist()
     plain = plain_bets(bets, [*BET_COLUMNS, "added_stake"])
-    bet = _bet_columns(plain)
-    by_shoe, bets_of_shoe = rounds_by_shoe(round_rows), bets_by_shoe(rounds, plain["round_id"], plain["_shoe_id"])
+    # (the texts the engine reads as codes, coded as read: a dictionary-encoded column a distinct value at a time)
+    read = plain_bets(bets, ["round_id", "account_id", "bet_type"], decoded=False)
+    bet = _bet_columns(plain, read)
+    by_shoe, bets_of_shoe = rounds_by_shoe(round_rows), bets_by_shoe(rounds, read["round_id"], read["_shoe_id"])
     gathered = Gathered(rounds)
     held_of_shoe = quarantined_of_shoe(quarantined_rounds, _ROUND_COLUMNS)
     orders = [by_shoe.get(shoe["shoe_id"], []) for shoe in shoe_rows]
     dealt = np.array([i for order in orders for i in order], np.int64)  # the table's rounds, shoe by shoe, in order
-    columns = _round_columns(rounds.take(pa.array(dealt, pa.int64())))
+    columns = _round_columns(taken(rounds, dealt))
     records = _record_table(rounds)  # (the rounds the readable audit reads, taken from it)
     start = 0
     played = []  # the kernel's replays of the shoes reported and explained at once (the rounds without a report)
     flagged: list[FlaggedBets] = []  # the shoes' bets checked at once (bet_checks.bet_findings)
     # each bet's round among the table's rounds as dealt, at once where the table's round ids are distinct (else
     # shoe by shoe, among the shoe's rounds)
-    dealt_ids = rounds["round_id"].take(pa.array(dealt, pa.int64()))
+    dealt_ids = taken(rounds["round_id"], dealt)
     distinct = pc.count_distinct(dealt_ids, mode="all").as_py() == len(dealt)
-    in_dealt = _ints(pc.index_in(plain["round_id"], dealt_ids), -1)
+    in_dealt = _ints(index_in(read["round_id"], dealt_ids), -1)
     with_neighbours = neighbours is not None and neighbours.num_rows > 0
     bases: list[np.ndarray] = []  # the report of each of their rounds among the gathered
     for s, (shoe, order) in enumerate(zip(shoe_rows, orders, strict=True)):
@@ -129,8 +134,9 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
         position = dict(zip(ids.to_pylist(), index.tolist(), strict=True)) if with_neighbours else {}
         engine_bets = ShoeBets(round_index, *(bet[c][mine] for c in _ENGINE_BET_COLUMNS), recorded=lambda at,
                                mine=mine, k=round_index: _recorded_bets(plain, bet, mine[at], k[at]))
-        facts = ShoeFacts(shoe["shoe_id"], shoe["decks"], tuple(shoe["cards"] or ()), shoe["cut_index"],
-                          shoe_codes[shoe_at[s]:shoe_at[s + 1]])
+        codes = shoe_codes[shoe_at[s]:shoe_at[s + 1]]
+        facts = ShoeFacts(shoe["shoe_id"], shoe["decks"], _shoe_cards(shoes["cards"], s, codes), shoe["cut_index"],
+                          codes)
         # (a shoe with rounds in quarantine has its reports renumbered: explained here, as records)
         result = audit_shoe(table.rules, table.chart, table.facts, facts, engine_rounds, engine_bets,
                             quarantined=quarantined_bets(neighbours, position, shoe["shoe_id"]), explained=bool(held))
@@ -212,11 +218,17 @@ def _cards(values: pa.Array) -> np.ndarray:
     return _ints(pc.index_in(pc.cast(values, pa.string()), _CARD_CODES), -1)
 
 
+def _shoe_cards(cards: pa.ChunkedArray | pa.Array, s: int, codes: np.ndarray) -> tuple[str | None, ...]:
+    """Shoe `s`'s cards as recorded (none where its list is null), from its codes where each is a card code."""
+    return tuple(_CARD_TEXTS[codes]) if (codes >= 0).all() else tuple(cards[s].as_py() or ())
+
+
 def _starts(lengths: np.ndarray) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
 
 
 _CARD_CODES = pa.array(CARD_CODES, pa.string())
+_CARD_TEXTS = np.array(CARD_CODES, object)
 _BET_CODES = pa.array(BET_CODES, pa.string())
 _LETTER_OF_BYTE = np.full(256, -1, np.int64)
 _LETTER_OF_BYTE[[ord(letter) for letter in LETTERS]] = np.arange(len(LETTERS))
@@ -305,16 +317,21 @@ def _round_columns(r: pa.Table) -> ShoeRounds:
 _ENGINE_BET_COLUMNS = ("bet_type", "seat", "account", "stake", "added_stake", "paid", "placed_at")
 
 
-def _bet_columns(plain: pa.Table) -> dict[str, np.ndarray]:
+def _bet_columns(plain: pa.Table, read: pa.Table) -> dict[str, np.ndarray]:
     """The bet columns the engine reads (ShoeBets'), int64: amounts (added_stake 0 where none), placed_at
     (microseconds), bet types as codes (BET_CODES' index, OTHER for any other), seats (NO_SEAT: none) and
-    accounts (equal codes for equal account ids, null one of its own)."""
+    accounts (equal codes for equal account ids, null one of its own); `read`: the bets' account_id and bet_type as
+    read (plain or dictionary-encoded)."""
     placed = pc.cast(pc.cast(plain["placed_at"], pa.timestamp("us", tz="UTC")), pa.int64())
-    accounts = pc.cast(plain["account_id"], pa.string()).combine_chunks().dictionary_encode(null_encoding="encode")
+    account = read["account_id"]
+    if pa.types.is_dictionary(account.type):
+        accounts = coded(account)[0]
+    else:
+        accounts = pc.cast(account, pa.string()).combine_chunks().dictionary_encode(
+            null_encoding="encode").indices.to_numpy(zero_copy_only=False).astype(np.int64)
     return {"stake": _ints(plain["stake"]), "paid": _ints(plain["paid"]), "added_stake": _ints(plain["added_stake"]),
             "placed_at": _ints(placed), "seat": _ints(plain["seat"], NO_SEAT),
-            "bet_type": _ints(pc.index_in(pc.cast(plain["bet_type"], pa.string()), _BET_CODES), OTHER),
-            "account": accounts.indices.to_numpy(zero_copy_only=False).astype(np.int64)}
+            "bet_type": _ints(index_in(read["bet_type"], _BET_CODES), OTHER), "account": accounts}
 
 
 def _recorded_bets(plain: pa.Table, bet: dict[str, np.ndarray], rows: np.ndarray, round_index: np.ndarray
@@ -351,7 +368,6 @@ def _replay_columns(table_id: str, rounds: pa.Table, rows: np.ndarray, shoe_ids:
     `said`: the lines of the reports without their own explanation, each's report and the line; `quiet`: the
     rounds without a report, in their order, as the kernel reports them, audit._Played.reported: how many rounds
     came before each in its shoe, its position, dealer total and cut card; its expected cards the recorded ones)."""
-    at = pa.array(rows, pa.int64())
     schema = REPLAYS.schema
     own = [k for k, rep in enumerate(reports) if rep is not None]
     mine = [reports[k] for k in own]
@@ -363,10 +379,10 @@ def _replay_columns(table_id: str, rounds: pa.Table, rows: np.ndarray, shoe_ids:
     place[is_own] = len(reports) - len(own) + np.arange(len(own))
     place_at = pa.array(place)
 
-    def recorded(column: str, name: str, where=at) -> pa.Array:
-        return rounds[column].take(where).combine_chunks().cast(schema.field(name).type)
+    def recorded(column: str, name: str, where: np.ndarray = rows) -> pa.Array:
+        return taken(rounds[column], where).combine_chunks().cast(schema.field(name).type)
 
-    quiet_at = pa.array(rows[~is_own], pa.int64())
+    quiet_at = rows[~is_own]
 
     def reported(name: str, quiet_values, values: list) -> pa.Array:
         kind = schema.field(name).type

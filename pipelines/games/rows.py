@@ -5,6 +5,7 @@ shared output tables (settlements, findings, quarantine). Names no game's concep
 
 from __future__ import annotations
 
+import datetime
 import gc
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -140,6 +141,15 @@ def bets_by_shoe(rounds: pa.Table, round_ids: pa.Array | pa.ChunkedArray,
     bounds = np.flatnonzero(np.diff(codes[order])) + 1
     return {names[codes[rows[0]]]: rows for rows in np.split(order, bounds)}
 
+def index_in(column: pa.Array | pa.ChunkedArray, values: pa.Array) -> pa.Array:
+    """Each entry's index among the texts `values` (null: none), `column` plain or dictionary-encoded (then each
+    distinct value of its dictionary looked up once, and taken by its indices)."""
+    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    values = plain(values)
+    if pa.types.is_dictionary(column.type):
+        return pc.index_in(pc.cast(column.dictionary, values.type), values).take(column.indices)
+    return pc.index_in(pc.cast(column, values.type), values)
+
 def coded(column: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, list]:
     """A column's values as codes into its distinct values (null one of them), in the order they first appear.
     A column read dictionary-encoded is coded from its indices (a hash of integers, not of every value's text):
@@ -165,7 +175,22 @@ def round_dates(rounds: pa.Table) -> pa.Array:
     """Each round's business date: the UTC day betting opened (null where it is not recorded)."""
     return pc.cast(pc.cast(rounds["betting_opened_at"], pa.timestamp("us")), pa.date32()).combine_chunks()
 
-Taken = TypeVar("Taken", pa.Array, pa.Table)
+NO_DAY = np.iinfo(np.int32).max  # a day number for no date (above every real one: a shoe's least is its first)
+
+
+def day_numbers(dates: pa.Array) -> np.ndarray:
+    """Dates as int64 days since the epoch (date32's own numbers), NO_DAY where null."""
+    return pc.fill_null(pc.cast(dates, pa.int32()), NO_DAY).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def day_number(date) -> int:
+    """A Python date as day_numbers gives it (None: NO_DAY)."""
+    return NO_DAY if date is None else (date - _EPOCH).days
+
+
+_EPOCH = datetime.date(1970, 1, 1)
+
+Taken = TypeVar("Taken", pa.Array, pa.ChunkedArray, pa.Table)
 
 def taken(values: Taken, rows: np.ndarray) -> Taken:
     """values.take(rows), or `values` itself when `rows` are all its rows in order (a table-day dealt in one
@@ -223,29 +248,35 @@ class Gathered:
     reports: list = field(default_factory=list)
     bets: list[np.ndarray] = field(default_factory=list)
     round_rows: list[np.ndarray] = field(default_factory=list)
-    expected: list[pa.Array] = field(default_factory=list)
+    expected: list[np.ndarray] = field(default_factory=list)  # int64, a credit where `settled`
+    settled: list[np.ndarray] = field(default_factory=list)
     unsettled: list[str | None] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
-    finding_dates: list = field(default_factory=list)
-    # each finding's place: its shoe's number and its bet's row in the table's bets + 1 (0: the shoe's or a round's)
-    finding_places: list[tuple[int, int]] = field(default_factory=list)
+    # the business day of each of `findings` (day numbers, NO_DAY: none) and its place: its shoe's number and its
+    # bet's row in the table's bets + 1 (0: the shoe's or a round's)
+    finding_days: list[np.ndarray] = field(default_factory=list)
+    finding_shoes: list[np.ndarray] = field(default_factory=list)
+    finding_bets: list[np.ndarray] = field(default_factory=list)
     # the bets whose findings come after the shoes, as columns (tables' bet_findings): their shoe's number, their
-    # rows in the table's bets, their rounds' rows in `rounds`, and the dates of their findings
-    flagged: list[tuple[int, np.ndarray, np.ndarray, list]] = field(default_factory=list)
+    # rows in the table's bets, their rounds' rows in `rounds`, and the day numbers of their findings
+    flagged: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.shoes = 0  # the shoes gathered
         self.dates = round_dates(self.rounds)
-        self.days = self.dates.to_pylist()  # each round's business date, as a Python date
+        self.days = day_numbers(self.dates)  # each round's business day
+        # (a round's day found by its own row, not by its round_id among its shoe's, where no two rounds share one)
+        ids = plain(self.rounds["round_id"])
+        self.by_row = bool(pc.count_distinct(ids, mode="all").as_py() == len(ids)
+                           and not pc.any(pc.fill_null(pc.equal(ids, ""), True)).as_py())
 
     def shoe(self, shoe: dict, order: list[int], round_rows: list[dict], mine: np.ndarray, round_index: np.ndarray,
              result, on_bet: np.ndarray | None = None, flagged: np.ndarray = NO_BETS) -> None:
         """One shoe's audit: `order` its rounds (indexes into round_rows) in the engine's order, `mine` its
-        bets' indexes and `round_index` each one's round in `order`, `result` the engine's (rounds, expected,
-        unsettled, findings); `on_bet` each finding's bet (its index among `mine`, -1: none; None: every finding's
-        is in bet order after the shoe's and rounds'), `flagged` the bets (indexes among `mine`) whose findings
-        tables() is given as columns."""
-        dates = [self.days[i] for i in order]
+        bets' indexes and `round_index` each one's round in `order`, `result` the engine's (rounds, expected and
+        settled as columns, unsettled, findings); `on_bet` each finding's bet (its index among `mine`, -1: none; None:
+        every finding's is in bet order after the shoe's and rounds'), `flagged` the bets (indexes among `mine`) whose
+        findings tables() is given as columns."""
         shoe_no, self.shoes = self.shoes, self.shoes + 1
         # (a report None: a round its game reports as columns, at its own index)
         self.replay_rows += [order[k if rep is None else rep.round_index] for k, rep in enumerate(result.rounds)]
@@ -254,23 +285,33 @@ class Gathered:
         if len(mine):
             self.bets.append(np.asarray(mine, np.int64))
             self.round_rows.append(np.asarray(order, np.int64)[round_index])
-            self.expected.append(pa.array(result.expected, pa.int64()))
+            self.expected.append(result.expected)
+            self.settled.append(result.settled)
             self.unsettled += result.unsettled
         if not result.findings and not len(flagged):
             return
-        round_dates = {round_rows[i]["round_id"]: d for i, d in zip(order, dates, strict=True)}
-        shoe_date = shoe_day(dates, shoe["opened_at"])
+        ordered = np.asarray(order, np.int64)
+        days = self.days[ordered]
+        # the shoe's day: its first round's, its opening date's where no round has one (shoe_day)
+        shoe_date = int(days.min()) if (days != NO_DAY).any() else day_number(day(shoe["opened_at"]))
+        if self.by_row and not result.findings:
+            round_day = {}
+        else:  # (a round id its shoe repeats: the day of its last round, as a dict of them reads)
+            round_day = {round_rows[i]["round_id"]: d for i, d in zip(order, days.tolist(), strict=True)}
         if result.findings:
             self.findings += result.findings
-            self.finding_dates += [round_dates.get(f.round_id, shoe_date) if f.round_id else shoe_date
-                                   for f in result.findings]
-            on = np.zeros(len(result.findings), np.int64) if on_bet is None else on_bet
-            self.finding_places += [(shoe_no, int(mine[b]) + 1 if b >= 0 else 0) for b in on.tolist()]
+            self.finding_days.append(np.array([round_day.get(f.round_id, shoe_date) if f.round_id else shoe_date
+                                               for f in result.findings], np.int64))
+            on = np.zeros(len(result.findings), np.int64) if on_bet is None else np.asarray(on_bet, np.int64)
+            self.finding_shoes.append(np.full(len(on), shoe_no, np.int64))
+            self.finding_bets.append(np.where(on >= 0, np.asarray(mine, np.int64)[np.maximum(on, 0)] + 1, 0)
+                                     if len(mine) else np.zeros(len(on), np.int64))
         if len(flagged):
-            rows = np.asarray(order, np.int64)[round_index[flagged]]
-            self.flagged.append((shoe_no, np.asarray(mine, np.int64)[flagged], rows,
-                                 [round_dates.get(rid, shoe_date) if rid else shoe_date
-                                  for rid in (round_rows[i]["round_id"] for i in rows.tolist())]))
+            rows = ordered[round_index[flagged]]
+            self.flagged.append((shoe_no, np.asarray(mine, np.int64)[flagged], rows, self.days[rows] if self.by_row
+                                 else np.array([round_day.get(rid, shoe_date) if rid else shoe_date
+                                                for rid in (round_rows[i]["round_id"] for i in rows.tolist())],
+                                               np.int64)))
 
     def tables(self, table_id: str, out_replays: str, replay_schema: pa.Schema, plain: pa.Table, bets: pa.Table,
                replay_columns: Callable[..., dict[str, pa.Array]],
@@ -282,7 +323,7 @@ class Gathered:
         round_id and shoe_id) -> their findings (FINDING_COLUMNS, bet by bet) and each one's bet (its flagged row)."""
         settled = self.bet_tables(table_id, plain, bets)
         rows = np.asarray(self.replay_rows, np.int64)
-        replays = {"business_date": self.dates.take(pa.array(rows, pa.int64())),
+        replays = {"business_date": taken(self.dates, rows),
                    **replay_columns(table_id, self.rounds, rows, self.replay_shoes, self.reports)}
         return {
             out_replays: pa.Table.from_arrays([replays[f.name] for f in replay_schema], schema=replay_schema),
@@ -294,28 +335,32 @@ class Gathered:
     def findings_table(self, plain: pa.Table, bet_findings) -> pa.Table:
         """The findings gathered and those of the flagged bets (see tables), each in its place: shoe by shoe, the
         shoe's and its rounds' first, then bet by bet."""
-        found, dates, places = [finding_columns(self.findings)], list(self.finding_dates), list(self.finding_places)
+        found = [finding_columns(self.findings)]
+        days, shoes, bets = ([NO_BETS, *parts] for parts in (self.finding_days, self.finding_shoes, self.finding_bets))
         if self.flagged:
             bet_rows, round_rows = (pa.array(np.concatenate([f[k] for f in self.flagged])) for k in (1, 2))
             texts = plain.select(["bet_id", "bet_type", "account_id"]).take(bet_rows)
             columns, on = bet_findings(texts.append_column("round_id", self.rounds["round_id"].take(round_rows))
                                        .append_column("shoe_id", self.rounds["shoe_id"].take(round_rows)))
-            shoe_no = np.concatenate([np.full(len(f[1]), f[0], np.int64) for f in self.flagged])[on]
-            bet_rows = bet_rows.to_numpy()[on]
-            every_date = [d for f in self.flagged for d in f[3]]
             found.append(columns)
-            dates += [every_date[i] for i in on.tolist()]
-            places += zip(shoe_no.tolist(), (bet_rows + 1).tolist(), strict=True)
-        if not dates:
+            days.append(np.concatenate([f[3] for f in self.flagged])[on])
+            shoes.append(np.concatenate([np.full(len(f[1]), f[0], np.int64) for f in self.flagged])[on])
+            bets.append(bet_rows.to_numpy()[on] + 1)
+        every_day = np.concatenate(days)
+        if not len(every_day):
             return FINDINGS.empty_table()
-        order = sorted(range(len(places)), key=places.__getitem__)  # (stable: the order within a place kept)
-        return dated_findings(pa.concat_tables(found).take(pa.array(order, pa.int64())), [dates[i] for i in order])
+        order = np.lexsort((np.concatenate(bets), np.concatenate(shoes)))  # (stable: the order within a place kept)
+        every_day = every_day[order]
+        return dated_findings(pa.concat_tables(found).take(pa.array(order, pa.int64())),
+                              pa.array(every_day, pa.int32(), mask=every_day == NO_DAY).cast(pa.date32()))
 
     def bet_tables(self, table_id: str, plain: pa.Table, bets: pa.Table) -> dict[str, pa.Table]:
         """{settlements, quarantine} of the bets gathered."""
+        expected, settled = (np.concatenate([none, *parts]) for none, parts in (
+            (NO_BETS, self.expected), (np.zeros(0, bool), self.settled)))
         return bet_tables(table_id, plain, bets, self.rounds, np.concatenate([NO_BETS, *self.bets]),
-                          np.concatenate([NO_BETS, *self.round_rows]),
-                          pa.concat_arrays([pa.array([], pa.int64()), *self.expected]), self.unsettled)
+                          np.concatenate([NO_BETS, *self.round_rows]), pa.array(expected, pa.int64(), mask=~settled),
+                          self.unsettled)
 
 def bet_tables(table_id: str, plain: pa.Table, bets: pa.Table, rounds: pa.Table, take: np.ndarray,
                round_rows: np.ndarray, expected: pa.Array, unsettled: list[str | None]) -> dict[str, pa.Table]:

@@ -103,7 +103,9 @@ class RoundReport:
 @dataclass
 class ShoeAudit:
     rounds: list[RoundReport | None]  # None: a round the kernel replayed (`played` reports it), only unexplained
-    expected: list[int | None]  # per bet; None: the bet's round cannot be settled (`unsettled` says why)
+    # int64 per bet, its credit where `settled` (an adaptor's column with no list between; compared as credits())
+    expected: np.ndarray = field(compare=False)
+    settled: np.ndarray = field(compare=False)  # bool per bet; False: its round cannot be settled (`unsettled`: why)
     unsettled: list[str | None]
     findings: list[Finding] = field(default_factory=list)
     played: _Played | None = None  # the kernel's replay: reports (reported) and explains (played_lines) the rounds None
@@ -111,6 +113,11 @@ class ShoeAudit:
     # each of `findings`' bet (-1: the shoe's or a round's finding)
     flagged: FlaggedBets = field(default_factory=lambda: FlaggedBets.joined([]), compare=False)
     on_bet: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), compare=False)
+
+    def credits(self) -> list[int | None]:
+        """Each bet's expected credit, None where its round cannot be settled."""
+        return [credit if settled else None
+                for credit, settled in zip(self.expected.tolist(), self.settled.tolist(), strict=True)]
 
 
 def dealing_sequence(dealer: Sequence[str], box_cards: Sequence[Sequence[str]]) -> list[str]:
@@ -602,8 +609,9 @@ class _ShoeAuditor:
             after = [self.recorded[i].round_id for i in range(lost[0] + 1, len(self.rounds))]
             self.findings.append(unverifiable_after(self.table.table_id, shoe.shoe_id,
                                                     self.recorded[lost[0]].round_id, lost[1], after))
-        expected, unsettled, flagged, on_bet = self.settle(reports, plays, played)
-        return ShoeAudit(reports, expected, unsettled, self.findings, played, flagged, np.array(on_bet, np.int64))
+        expected, settled, unsettled, flagged, on_bet = self.settle(reports, plays, played)
+        return ShoeAudit(reports, expected, settled, unsettled, self.findings, played, flagged,
+                         np.array(on_bet, np.int64))
 
     def lost(self, played: _Played) -> tuple[int, str] | None:
         """The first round whose cards cannot be counted (cards_not_counted) and why, or None. A round the kernel
@@ -735,7 +743,8 @@ class _ShoeAuditor:
     # -- the bets ---------------------------------------------------------------------------------
 
     def settle(self, reports: list[RoundReport], plays: list[RoundPlay | None], played: _Played):
-        """Each bet's expected credit (None: its round cannot be settled, `unsettled` says why), and the bets whose
+        """Each bet's expected credit (int64) and whether it is settled (not: its round cannot be, `unsettled` says
+        why), and the bets whose
         checks are columns. The bets of the rounds the kernel replayed are priced and screened for every check of
         credit() and check_bet() at once (settle_bets); a bet the screen cannot clear on such a round is checked
         with the others of its table in columns (FlaggedBets, bet_checks.bet_findings), unless a MAIN bet of its
@@ -743,10 +752,10 @@ class _ShoeAuditor:
         round, goes through credit() and check_bet() one by one, in bet order."""
         bets, rounds = self.bets, self.rounds
         n = len(bets)
-        expected: list[int | None] = [None] * n
         unsettled: list[str | None] = [None] * n
         if not n:
-            return expected, unsettled, FlaggedBets.joined([]), [-1] * len(self.findings)
+            return np.zeros(0, np.int64), np.zeros(0, bool), unsettled, FlaggedBets.joined([]), \
+                [-1] * len(self.findings)
         k, cancelled = bets.round_index, rounds.cancelled
         reasons = [None if cancelled[i] or rep is None else rep.unsettled_reason for i, rep in enumerate(reports)]
         settled = np.array([reason is None for reason in reasons], bool)[k]
@@ -761,7 +770,7 @@ class _ShoeAuditor:
         as_columns = flagged & played.known[k] & ~held[k] & exact
         checked = played.flagged(np.flatnonzero(as_columns), bets, screened)
         credit[as_columns] = checked.credit
-        expected = credit.tolist()
+        expected = credit
         by_rules = np.flatnonzero(flagged & ~as_columns)
         self.fetch(k[by_rules])
         on_bet = [-1] * len(self.findings)  # each finding's bet (-1: the shoe's or a round's)
@@ -770,12 +779,13 @@ class _ShoeAuditor:
             owed = None
             if r.status != "cancelled" and bet.bet_type in BET_CODES and bet.seat in r.boxes:
                 owed = owed_by_rules(self.rules, bet, plays[bet.round_index] or played.replayed(bet.round_index, r))
-            expected[i] = self.credit(bet, r, owed, r.status == "cancelled")
-            self.check_bet(bet, r, expected[i], _mains(bets, i))
+            expected[i] = owes = self.credit(bet, r, owed, r.status == "cancelled")
+            self.check_bet(bet, r, owes, _mains(bets, i))
             on_bet += [i] * (len(self.findings) - len(on_bet))
+        expected[~settled] = 0
         for i in np.flatnonzero(~settled).tolist():
-            expected[i], unsettled[i] = None, reasons[k[i]]
-        return expected, unsettled, checked, on_bet
+            unsettled[i] = reasons[k[i]]
+        return expected, settled, unsettled, checked, on_bet
 
     def held_seat_of(self, round_index: int, account_id: str) -> QuarantinedBet | None:
         """A MAIN bet of `account_id` in quarantine on the round (on any box), or None."""
