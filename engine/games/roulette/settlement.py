@@ -16,6 +16,7 @@ from .layout import EVEN_CHANCES, OUTSIDE, ZERO, layout, selection_text
 from .rules import RouletteRules
 
 LA_PARTAGE_SHARE = Fraction(1, 2)  # of the stake, back on zero (the rule's definition)
+NOTHING = Fraction(0)  # a lost bet's credit (one constant: a session works out thousands of verdicts)
 
 
 def spin_payout(rules: RouletteRules, bet_type: str, covered: frozenset[int], pocket: int) -> Payout:
@@ -26,8 +27,8 @@ def spin_payout(rules: RouletteRules, bet_type: str, covered: frozenset[int], po
     if pocket == ZERO and bet_type in EVEN_CHANCES and rules.la_partage:
         return Payout(LA_PARTAGE_SHARE, f"La Partage returns {LA_PARTAGE_SHARE} of the stake on zero")
     if pocket == ZERO and bet_type in OUTSIDE:
-        return Payout(Fraction(0), "zero loses every outside bet")
-    return Payout(Fraction(0), "lose")
+        return Payout(NOTHING, "zero loses every outside bet")
+    return Payout(NOTHING, "lose")
 
 
 def judge_spin_bet(rules: RouletteRules, bet: RecordedBet, pocket: int) -> BetVerdict:
