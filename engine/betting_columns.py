@@ -165,11 +165,14 @@ class Verdicts:
         with self._lock:
             p, o = self._ids_of(0, named)[pair_of], self._ids_of(1, [_CANCELLED, *outcome_keys])[outcome]
             number = self._number[p, o]
-            for k in np.flatnonzero(number < 0).tolist():  # (a verdict not known yet: the first sessions')
-                number[k] = 0 if outcome[k] == 0 else len(self.units)
-                if outcome[k]:
-                    self.units.append(unit(bet_types[code[k]], selections[chosen[k]], outcome_keys[outcome[k] - 1]))
-                self._number[p[k], o[k]] = number[k]
+            new = np.flatnonzero(number < 0)  # (verdicts not known yet: the first sessions')
+            if len(new):
+                settled = new[outcome[new] > 0]
+                number[new] = 0
+                number[settled] = np.arange(len(self.units), len(self.units) + len(settled))
+                self.units += [unit(bet_types[c], selections[s], outcome_keys[k - 1]) for c, s, k in zip(
+                    code[settled].tolist(), chosen[settled].tolist(), outcome[settled].tolist(), strict=True)]
+                self._number[p[new], o[new]] = number[new]
             return number
 
     def _ids_of(self, axis: int, values: Sequence) -> np.ndarray:

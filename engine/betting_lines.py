@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from engine import kernels
 from engine.betting import BET_LINE, BET_WHAT
 from engine.findings import format_money, money_exponent
-from engine.kernels import kernel, put, utf8_texts
+from engine.kernels import interleave, kernel, put, utf8_texts
 
 LINE = BET_LINE.replace("{what}", BET_WHAT)  # a settled bet's line, every part named
 PARTS = ("bet_id", "named", "stake", "why", "owed", "paid")  # LINE's parts in the order write_lines writes them
@@ -80,14 +80,16 @@ def put_money(buf, at, dry, amount, exp):
 
 
 @kernel
-def write_lines(index, rounds, heads, heads_at, ids, ids_at, id_of, named, named_at, named_of, whys, whys_at,
+def write_lines(round_of, rounds, heads, heads_at, ids, ids_at, id_of, named, named_at, named_of, whys, whys_at,
                 why_of, stake, owed, paid, exp, words, words_at):
-    """The lines in the order `index` gives them (kernels.interleave's: below `rounds` a round's head, from
-    `rounds` on settled bet index - rounds), a bet's line as LINE's parts with its literals folded in: words[0],
-    its id, its type and selection named (`named`: with the literals around them), its stake, the currency and
-    its why (`whys`: likewise), owed, words[1] (the currency, the literal before paid), paid, words[2] (the
-    currency, the end); the amounts by put_money. Returns (the UTF-8 bytes, each line's offsets: line k is
-    bytes[at[k]:at[k + 1]])."""
+    """Every round's head, then the lines of its settled bets (`round_of`: each one's round) in the order given,
+    in kernels.interleave's order (called here: one kernel for the explanation), a bet's line as LINE's parts with
+    its literals folded in: words[0], its id, its type and selection named (`named`: with the literals around
+    them), its stake, the currency and its why (`whys`: likewise), owed, words[1] (the currency, the literal before
+    paid), paid, words[2] (the currency, the end); the amounts by put_money. Returns (the UTF-8 bytes, each line's
+    offsets: line k is bytes[line_at[k]:line_at[k + 1]], each round's lines: round i's are lines
+    round_at[i]:round_at[i + 1])."""
+    index, round_at = interleave(round_of, rounds)
     n = len(index)
     buf = np.zeros(0, np.uint8)
     line_at = np.zeros(n + 1, np.int64)
@@ -112,7 +114,7 @@ def write_lines(index, rounds, heads, heads_at, ids, ids_at, id_of, named, named
             line_at[k + 1] = at
         if dry:
             buf = np.empty(at, np.uint8)  # (the second pass writes every byte)
-    return buf, line_at
+    return buf, line_at, round_at
 
 
 @kernel
@@ -151,14 +153,14 @@ def explanation(heads: Sequence[str], bet_id: pa.Array, rows: np.ndarray, round_
     its settled bets in the order given (`rows`: the bets' rows of `bet_id`, `round_of` each one's round; its
     type and selection named[named_of], its amounts, its why whys[why_of]); as (the lines, `at`: round i's are
     lines[at[i]:at[i + 1]])."""
-    index, at = kernels.interleave(round_of, len(heads))
     if kernels.running_as_python():
+        index, at = kernels.interleave(round_of, len(heads))
         return _filled_as_python(index, heads, bet_id, rows, named, named_of, stake, owed, paid, whys, why_of,
                                  currency), at
     unit = f" {currency}" if currency else ""
     bet, between, named_end, why_start, why_end, owed_end, paid_end = LITERALS
-    data, line_at = write_lines(
-        index, len(heads), *utf8_texts(heads), *utf8_texts(bet_id), rows,
+    data, line_at, at = write_lines(
+        np.asarray(round_of, np.int64), len(heads), *utf8_texts(heads), *utf8_texts(bet_id), rows,
         *utf8_texts([f"{between}{n}{named_end}" for n in named]), named_of,
         *utf8_texts(pc.binary_join_element_wise(unit + why_start, whys, why_end, "")), why_of, stake, owed, paid,
         money_exponent(currency), *utf8_texts([bet, unit + owed_end, unit + paid_end]))

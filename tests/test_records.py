@@ -60,3 +60,16 @@ def test_a_dictionary_column_s_texts_are_its_values_texts():
     assert record_texts(table).to_pylist() == _reference(table)
     assert record_texts(table).to_pylist()[:3] == ['{"name": "PLAYER", "plain": "B"}', '{"name": null, "plain": "B"}',
                                                    '{"name": "say \\"hi\\"", "plain": null}']
+
+
+def test_instants_at_the_fraction_s_boundaries():
+    # a zero fraction left out, one microsecond and the last one written in full; before 1970 and at the ends of
+    # the calendar as well (Arrow's text of the instant, its fraction cut where it is zero)
+    instants = [dt.datetime(y, m, d, h, mi, s, us, tzinfo=UTC) for y, m, d, h, mi, s, us in (
+        (2026, 11, 28, 21, 4, 5, 0), (2026, 11, 28, 21, 4, 5, 1), (2026, 11, 28, 21, 4, 5, 999_999),
+        (1969, 12, 31, 23, 59, 59, 0), (1969, 12, 31, 23, 59, 59, 500_000), (1, 1, 1, 0, 0, 0, 0),
+        (9999, 12, 31, 23, 59, 59, 999_999), (2026, 1, 1, 0, 0, 0, 100_000))]
+    table = pa.table({"at": pa.array([*instants, None], pa.timestamp("us", tz="UTC"))})
+    assert record_texts(table).to_pylist() == _reference(table)
+    assert record_texts(table).to_pylist()[:2] == ['{"at": "2026-11-28 21:04:05+00:00"}',
+                                                   '{"at": "2026-11-28 21:04:05.000001+00:00"}']

@@ -51,6 +51,7 @@ def rectangles(rows: int, columns: int, first_row_only: bool = False) -> list[fr
             for r in range(last_row) for c in range(COLUMNS - columns + 1)]
 
 
+@lru_cache(maxsize=1024)  # (a layout's few hundred blocks, named once each: verdicts name them per pocket)
 def selection_text(numbers: frozenset[int]) -> str:
     return "-".join(str(n) for n in sorted(numbers))
 

@@ -16,6 +16,10 @@ from .layout import EVEN_CHANCES, OUTSIDE, ZERO, layout, selection_text
 from .rules import RouletteRules
 
 LA_PARTAGE_SHARE = Fraction(1, 2)  # of the stake, back on zero (the rule's definition)
+# the payouts that do not depend on the odds, made once (a run works out thousands of verdicts)
+LA_PARTAGE = Payout(LA_PARTAGE_SHARE, f"La Partage returns {LA_PARTAGE_SHARE} of the stake on zero")
+ZERO_LOSES = Payout(Fraction(0), "zero loses every outside bet")
+LOSES = Payout(Fraction(0), "lose")
 
 
 def spin_payout(rules: RouletteRules, bet_type: str, covered: frozenset[int], pocket: int) -> Payout:
@@ -24,10 +28,10 @@ def spin_payout(rules: RouletteRules, bet_type: str, covered: frozenset[int], po
     if pocket in covered:
         return Payout(1 + odds, f"won {odds}:1")
     if pocket == ZERO and bet_type in EVEN_CHANCES and rules.la_partage:
-        return Payout(LA_PARTAGE_SHARE, f"La Partage returns {LA_PARTAGE_SHARE} of the stake on zero")
+        return LA_PARTAGE
     if pocket == ZERO and bet_type in OUTSIDE:
-        return Payout(Fraction(0), "zero loses every outside bet")
-    return Payout(Fraction(0), "lose")
+        return ZERO_LOSES
+    return LOSES
 
 
 def judge_spin_bet(rules: RouletteRules, bet: RecordedBet, pocket: int) -> BetVerdict:
