@@ -457,12 +457,7 @@ def tests_by_part(detector: Detector, parts: Iterable[pa.Table], alpha: float) -
         out = list(detector.tests_by_part(parts, _settings(detector, alpha))) or [TEST_COLUMNS.empty_table()]
     except Exception as e:
         raise RuntimeError(f"surveillance: {detector.name}'s tests: {e}") from e
-    for tests in out:
-        if not isinstance(tests, pa.Table) or tests.schema != TEST_COLUMNS:
-            raise TypeError(f"surveillance: {detector.name}'s tests returned "
-                            f"{getattr(tests, 'schema', type(tests).__name__)}, not a table of TEST_COLUMNS "
-                            f"(engine/surveillance/tests.py)")
-    return out
+    return [_checked(tests, detector.name, "") for tests in out]
 
 
 def tests_of(detector: Detector, features: pa.Table, alpha: float, where: str = "") -> pa.Table:
@@ -499,6 +494,7 @@ def test_parts(detector: Detector, features: pa.Table, alpha: float, where: str 
 
 
 def _checked(tests, name: str, where: str) -> pa.Table:
+    """A detector's part of tests, or the error naming what it returned instead of a table of TEST_COLUMNS."""
     if not isinstance(tests, pa.Table) or tests.schema != TEST_COLUMNS:
         raise TypeError(f"surveillance: {name}'s tests{where} returned "
                         f"{getattr(tests, 'schema', type(tests).__name__)}, not a table of TEST_COLUMNS "
