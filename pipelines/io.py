@@ -332,7 +332,7 @@ def _parquet_options(schema: pa.Schema) -> dict:
     return {"compression": "zstd", "use_dictionary": repeating}
 
 
-def write_parquet(table: pa.Table, path: str) -> None:
+def write_parquet(table: pa.Table, path: str, row_group: int = ROW_GROUP) -> None:
     """One zstd-compressed Parquet file, written through Beam's filesystems. Columns whose values repeat
     are dictionary-encoded, ids are not (a dictionary of unique values only costs time: the files come
     out ~20% faster and smaller). The rows are written as one chunk: Arrow's writer cuts a column's pages
@@ -340,11 +340,12 @@ def write_parquet(table: pa.Table, path: str) -> None:
     differently from the in-process runner) gave other bytes; combined, the file depends on the rows only."""
     table = table.combine_chunks()
     with FileSystems.create(path) as f:
-        pq.write_table(table, f, row_group_size=ROW_GROUP, **_parquet_options(table.schema))
+        pq.write_table(table, f, row_group_size=row_group, **_parquet_options(table.schema))
     crash_point("writing")
 
 
-def write_parquet_parts(parts: typing.Iterable[pa.Table], path: str, schema: pa.Schema) -> None:
+def write_parquet_parts(parts: typing.Iterable[pa.Table], path: str, schema: pa.Schema,
+                        row_group: int = ROW_GROUP) -> None:
     """The rows of `parts` (tables of `schema`, in order) as `write_parquet` writes their concatenation, byte for
     byte (the same row groups, each written as one chunk), holding at most a row group's parts and the row group
     made of them (`_first_rows`): an output of a row per bet need not be gathered into one table to be written."""
@@ -354,14 +355,14 @@ def write_parquet_parts(parts: typing.Iterable[pa.Table], path: str, schema: pa.
         for part in parts:
             pending.append(part)
             held += part.num_rows
-            while held >= ROW_GROUP:
-                group, pending = _first_rows(pending, ROW_GROUP)
-                writer.write_table(group, row_group_size=ROW_GROUP)
+            while held >= row_group:
+                group, pending = _first_rows(pending, row_group)
+                writer.write_table(group, row_group_size=row_group)
                 del group
-                held, written = held - ROW_GROUP, written + ROW_GROUP
+                held, written = held - row_group, written + row_group
         if held or not written:  # (no rows at all: the empty table, as write_parquet writes it)
             writer.write_table(_first_rows(pending, held)[0] if pending else schema.empty_table(),
-                               row_group_size=ROW_GROUP)
+                               row_group_size=row_group)
     crash_point("writing")
 
 
@@ -425,9 +426,9 @@ class _WriteShard(beam.DoFn):
     whole, its parts read once."""
 
     def __init__(self, directory: str, name: str, schema: pa.Schema, sort_keys: list[str], shards: int,
-                 merge: bool = False):
+                 merge: bool = False, row_group: int = ROW_GROUP):
         self.directory, self.name, self.schema, self.sort_keys, self.shards = directory, name, schema, sort_keys, shards
-        self.merge = merge
+        self.merge, self.row_group = merge, row_group
 
     def process(self, element):
         shard, tables = element
@@ -436,14 +437,14 @@ class _WriteShard(beam.DoFn):
         apart = _apart(tables, self.sort_keys[0]) if self.merge and self.sort_keys else None
         if apart is not None:  # spilled parts each of its own range of the first key: one part at a time
             write_parquet_parts((sorted_rows(t.table().cast(self.schema), self.sort_keys) for t in apart), path,
-                                self.schema)
+                                self.schema, self.row_group)
         elif self.merge and len(tables) > 1 and all(isinstance(t, Spilled) for t in tables):
-            write_parquet_parts(_merged(tables, self.schema, self.sort_keys), path, self.schema)
+            write_parquet_parts(_merged(tables, self.schema, self.sort_keys), path, self.schema, self.row_group)
         else:
             tables = [t.table() if isinstance(t, Spilled) else t for t in tables]  # (parts held in a SpillFolder)
             parts = [t for t in tables if t.num_rows]
             table = pa.concat_tables([t.cast(self.schema) for t in parts]) if parts else self.schema.empty_table()
-            write_parquet(sorted_rows(table, self.sort_keys), path)
+            write_parquet(sorted_rows(table, self.sort_keys), path, self.row_group)
         _written(self.name, path)
         yield path
 
@@ -600,12 +601,13 @@ class WriteShards(beam.PTransform):
     (Beam's own Parquet sink does not shard deterministically). With `spill` (SpillFolder), each shard's
     parts wait for the shuffle in files, not in the in-process runner's memory: at 30M bets with the
     benchmark's faults, the quarantine and the findings across groups are ~300 MB of Arrow, and the
-    pipeline's peak fell from 1,102 to 898 MB."""
+    pipeline's peak fell from 1,102 to 898 MB. `row_group`: rows a Parquet row group (a writer holds one row group
+    of Arrow and its encoding at once)."""
 
     def __init__(self, directory: str, name: str, schema: pa.Schema, sort_keys: list[str], shard_column: str,
-                 shards: int, spill: SpillStore | None = None, merge: bool = False):
+                 shards: int, spill: SpillStore | None = None, merge: bool = False, row_group: int = ROW_GROUP):
         super().__init__()
-        self.args = (directory, name, schema, sort_keys, shards, merge)
+        self.args = (directory, name, schema, sort_keys, shards, merge, row_group)
         self.shard_column, self.shards, self.spill = shard_column, shards, spill
 
     def expand(self, tables):

@@ -95,6 +95,22 @@ def test_a_file_written_part_by_part_is_the_file_of_its_rows(tmp_path):
         assert (tmp_path / "whole.parquet").read_bytes() == (tmp_path / "parts.parquet").read_bytes(), sizes
 
 
+def test_a_file_written_part_by_part_in_smaller_row_groups_is_the_file_of_its_rows(tmp_path):
+    """Both writers take the rows a row group (the surveillance's outputs use smaller ones): the same bytes both
+    ways, and the row groups of that size, at and around its boundaries."""
+    group = 1_000
+    for sizes in ([group], [group - 1, 1], [group, 1], [2_500, 0, 499, 1]):
+        starts = [sum(sizes[:i]) for i in range(len(sizes))]
+        parts = [_bets(n, s) for n, s in zip(sizes, starts, strict=True)]
+        whole = pa.concat_tables(parts)
+        write_parquet(whole, str(tmp_path / "whole.parquet"), group)
+        write_parquet_parts(iter(parts), str(tmp_path / "parts.parquet"), whole.schema, group)
+        assert (tmp_path / "whole.parquet").read_bytes() == (tmp_path / "parts.parquet").read_bytes(), sizes
+        meta = pq.ParquetFile(tmp_path / "parts.parquet").metadata
+        rows = [meta.row_group(i).num_rows for i in range(meta.num_row_groups)]
+        assert rows == [group] * (sum(sizes) // group) + ([sum(sizes) % group] if sum(sizes) % group else []), sizes
+
+
 def test_a_file_written_as_it_goes_is_the_file_arrow_writes_in_memory(tmp_path):
     """The writers stream their row groups into the file (no copy of the whole file in memory): the bytes are those
     of the same rows written whole into Arrow's in-memory buffer with the outputs' options (zstd; the repeating

@@ -692,3 +692,23 @@ def test_rows_wait_for_the_grouping_in_the_spill_folder_which_is_removed(day, su
     for name in ("surveillance_tests", "surveillance_findings"):
         assert [p.read_bytes() for p in sorted((tmp_path / "out" / name).iterdir())] == [
             p.read_bytes() for p in sorted((tmp / "out" / name).iterdir())]
+
+
+def test_outputs_are_written_in_the_surveillances_row_groups(day, surveilled, tmp_path, monkeypatch):
+    """Every surveillance output is written in row groups of OUTPUT_ROW_GROUP rows (smaller than the audit's: the
+    writers hold a row group at once and set the night's peak): with 7 rows a group, the rows are those of the
+    default run, and every file's row groups hold 7 rows but its last."""
+    import pipelines.surveillance
+
+    tmp, _, tests, findings = surveilled
+    monkeypatch.setattr(pipelines.surveillance, "OUTPUT_ROW_GROUP", 7)
+    shutil.copytree(tmp / "out", tmp_path / "out")
+    run(["--input", str(tmp / "data"), "--output", str(tmp_path / "out")], detectors=FAKES)
+    assert pq.read_table(tmp_path / "out" / "surveillance_tests").equals(tests)
+    assert pq.read_table(tmp_path / "out" / "surveillance_findings").equals(findings)
+    assert tests.num_rows > 7
+    for name in ("surveillance_tests", "surveillance_findings"):
+        for path in (tmp_path / "out" / name).iterdir():
+            meta = pq.ParquetFile(path).metadata
+            sizes = [meta.row_group(i).num_rows for i in range(meta.num_row_groups)]
+            assert sizes[:-1] == [7] * (len(sizes) - 1) and 0 < sizes[-1] <= 7 or sizes == [0], (name, sizes)
