@@ -2,7 +2,8 @@
 
 audit_group is the statement of the checks, a bet at a time; audit_group_columns does the same for a group's
 bets given as columns (numpy): each distinct (bet type, selection, outcome) gets its verdict from the game's
-scalar rule once a ruleset (Verdicts, numbered); the verdicts' payouts as arrays, a compiled kernel
+rule once a ruleset (Verdicts, numbered; a bet type and selection's new outcomes asked at once, the verdicts kept as
+columns); the verdicts' payouts as arrays, a compiled kernel
 (engine.kernels) settles every bet and applies BetChecks.check's boundaries (the limits, the betting window, the
 account's round total, paid against owed) in one pass; the findings of the bets it flags are joined column by
 column in Arrow, in engine.betting's words (BET_WORDS; each amount, instant and verdict put in words once), and
@@ -131,13 +132,12 @@ class OutcomeRule:
     """What a game tells audit_group_columns, of an outcome as recorded (OutcomeJudge's, by outcome)."""
 
     problem: Callable[[object], OutcomeProblem | None]  # why a settled round's outcome cannot be settled on
-    unit: Callable[[str, str | None, object], UnitVerdict]  # (bet type, selection, a valid outcome's key)
+    # (bet type, selection, valid outcomes' keys) -> the verdict on each, as columns (one_by_one: a key at a time)
+    units: Callable[[str, str | None, Sequence[Hashable]], UnitColumns]
     describe: Callable[[object], str | None]  # the outcome in words, None when it is not valid
     head: Callable[[object], str]  # the explanation's first line (the outcome), before one line per bet
     rounding: str
-    key: Callable[[object], Hashable] = lambda outcome: outcome  # a valid outcome as unit() takes it
-    # (bet type, selection, valid outcomes' keys) -> unit() of each, at once as columns (None: unit() one by one)
-    units: Callable[[str, str | None, Sequence[Hashable]], UnitColumns] | None = None
+    key: Callable[[object], Hashable] = lambda outcome: outcome  # a valid outcome as units() takes it
 
 
 CANCELLED = UnitVerdict(REFUNDED, "round cancelled: refunded")  # every bet of a cancelled round
@@ -235,7 +235,7 @@ class Verdicts:
 
 def one_by_one(unit: Callable[[str, str | None, Hashable], UnitVerdict]
                ) -> Callable[[str, str | None, Sequence[Hashable]], UnitColumns]:
-    """OutcomeRule.units of a game that gives only unit(): unit() on each outcome key."""
+    """OutcomeRule.units of a game whose rule gives a verdict an outcome at a time: unit() on each outcome key."""
     return lambda bet_type, selection, keys: UnitColumns.of([unit(bet_type, selection, k) for k in keys])
 
 
@@ -306,7 +306,7 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
     keys, key_of = distinct(pair * (len(outcomes) + 1) + outcome_of[at[rows]] + 1)
     pair_key, outcome = np.divmod(keys, len(outcomes) + 1)
     known = Verdicts() if known is None else known
-    verdict_of = known.numbers(game.units or one_by_one(game.unit), bets.bet_types, bets.selections, list(outcomes),
+    verdict_of = known.numbers(game.units, bets.bet_types, bets.selections, list(outcomes),
                                *np.divmod(pair_key, width), outcome)[key_of]
     pairs, pair_of_key = distinct(pair_key)  # (the bets' distinct pairs, in the order they first appear)
 
