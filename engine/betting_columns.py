@@ -182,9 +182,9 @@ class Verdicts:
     def numbers(self, units: Callable[[str, str | None, Sequence[Hashable]], UnitColumns], bet_types: Sequence[str],
                 selections: Sequence[str | None], outcome_keys: Sequence[Hashable], code: np.ndarray,
                 chosen: np.ndarray, outcome: np.ndarray) -> np.ndarray:
-        """The number of the verdict on each (bet_types[code], selections[chosen], outcome_keys[outcome - 1]),
-        outcome 0 a cancelled round; units(bet type, selection, outcome keys) says those not known yet, a bet
-        type and selection's at once."""
+        """The number of the verdict on each (bet_types[code], selections[chosen], outcome_keys[outcome - 1]), each
+        given once, outcome 0 a cancelled round; units(bet type, selection, outcome keys) says those not known yet, a
+        bet type and selection's at once."""
         pairs, pair_of = np.unique(code * len(selections) + chosen, return_inverse=True)
         named = [(bet_types[c], selections[s]) for c, s in zip(*np.divmod(pairs, len(selections)), strict=True)]
         with self._lock:
