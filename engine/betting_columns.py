@@ -2,7 +2,8 @@
 
 audit_group is the statement of the checks, a bet at a time; audit_group_columns does the same for a group's
 bets given as columns (numpy): each distinct (bet type, selection, outcome) gets its verdict from the game's
-scalar rule once a ruleset (Verdicts, numbered); the verdicts' payouts as arrays, a compiled kernel
+rule once a ruleset (Verdicts, numbered; a bet type and selection's new outcomes asked at once, the verdicts kept as
+columns); the verdicts' payouts as arrays, a compiled kernel
 (engine.kernels) settles every bet and applies BetChecks.check's boundaries (the limits, the betting window, the
 account's round total, paid against owed) in one pass; the findings of the bets it flags are joined column by
 column in Arrow, in engine.betting's words (BET_WORDS; each amount, instant and verdict put in words once), and
@@ -105,15 +106,38 @@ class RoundColumns:
 
 
 @dataclass(frozen=True)
+class UnitColumns:
+    """Unit verdicts as columns, UnitVerdict's parts one entry a verdict: a game that works out a bet type and
+    selection's verdicts on many outcomes at once gives them so (OutcomeRule.units), no object a verdict."""
+
+    numerator: list[int]  # of the credit per unit staked
+    denominator: list[int]
+    why: list[str]
+    finding: list[str | None]
+    expected: list[str]
+    recorded: list[str]
+
+    @classmethod
+    def of(cls, units: Sequence[UnitVerdict]) -> UnitColumns:
+        return cls([u.payout.credit.numerator for u in units], [u.payout.credit.denominator for u in units],
+                   [u.why for u in units], [u.finding for u in units], [u.expected for u in units],
+                   [u.recorded for u in units])
+
+    def __len__(self) -> int:
+        return len(self.why)
+
+
+@dataclass(frozen=True)
 class OutcomeRule:
     """What a game tells audit_group_columns, of an outcome as recorded (OutcomeJudge's, by outcome)."""
 
     problem: Callable[[object], OutcomeProblem | None]  # why a settled round's outcome cannot be settled on
-    unit: Callable[[str, str | None, object], UnitVerdict]  # (bet type, selection, a valid outcome's key)
+    # (bet type, selection, valid outcomes' keys) -> the verdict on each, as columns (one_by_one: a key at a time)
+    units: Callable[[str, str | None, Sequence[Hashable]], UnitColumns]
     describe: Callable[[object], str | None]  # the outcome in words, None when it is not valid
     head: Callable[[object], str]  # the explanation's first line (the outcome), before one line per bet
     rounding: str
-    key: Callable[[object], Hashable] = lambda outcome: outcome  # a valid outcome as unit() takes it
+    key: Callable[[object], Hashable] = lambda outcome: outcome  # a valid outcome as units() takes it
 
 
 CANCELLED = UnitVerdict(REFUNDED, "round cancelled: refunded")  # every bet of a cancelled round
@@ -149,17 +173,18 @@ class Verdicts:
     once it is known. Number 0 is a cancelled round's (every bet refunded)."""
 
     def __init__(self) -> None:
-        self.units: list[UnitVerdict] = [CANCELLED]
+        self.parts = UnitColumns.of([CANCELLED])  # every verdict's, by number
         self._ids: tuple[dict, dict] = ({}, {_CANCELLED: 0})  # (bet type, selection), outcome key -> its id
         self._number = np.full((0, 0), -1, np.int64)  # by those ids; -1: not worked out yet
         self._columns: dict[str, np.ndarray | pa.Array] = {}
         self._lock = Lock()  # (sessions audited side by side share a ruleset's verdicts)
 
-    def numbers(self, unit: Callable[[str, str | None, Hashable], UnitVerdict], bet_types: Sequence[str],
+    def numbers(self, units: Callable[[str, str | None, Sequence[Hashable]], UnitColumns], bet_types: Sequence[str],
                 selections: Sequence[str | None], outcome_keys: Sequence[Hashable], code: np.ndarray,
                 chosen: np.ndarray, outcome: np.ndarray) -> np.ndarray:
-        """The number of the verdict on each (bet_types[code], selections[chosen], outcome_keys[outcome - 1]),
-        outcome 0 a cancelled round; unit(bet type, selection, outcome key) says one not known yet."""
+        """The number of the verdict on each (bet_types[code], selections[chosen], outcome_keys[outcome - 1]), each
+        given once, outcome 0 a cancelled round; units(bet type, selection, outcome keys) says those not known yet, a
+        bet type and selection's at once."""
         pairs, pair_of = np.unique(code * len(selections) + chosen, return_inverse=True)
         named = [(bet_types[c], selections[s]) for c, s in zip(*np.divmod(pairs, len(selections)), strict=True)]
         with self._lock:
@@ -167,13 +192,19 @@ class Verdicts:
             number = self._number[p, o]
             new = np.flatnonzero(number < 0)  # (verdicts not known yet: the first sessions')
             if len(new):
-                settled = new[outcome[new] > 0]
                 number[new] = 0
-                number[settled] = np.arange(len(self.units), len(self.units) + len(settled))
-                self.units += [unit(bet_types[c], selections[s], outcome_keys[k - 1]) for c, s, k in zip(
-                    code[settled].tolist(), chosen[settled].tolist(), outcome[settled].tolist(), strict=True)]
+                settled = new[outcome[new] > 0]
+                settled = settled[np.argsort(pair_of[settled], kind="stable")]  # a pair's together
+                number[settled] = np.arange(len(self.parts), len(self.parts) + len(settled))
+                for group in np.split(settled, np.flatnonzero(np.diff(pair_of[settled])) + 1) if len(settled) else []:
+                    self._add(units(bet_types[code[group[0]]], selections[chosen[group[0]]],
+                                    [outcome_keys[k - 1] for k in outcome[group].tolist()]))
                 self._number[p[new], o[new]] = number[new]
             return number
+
+    def _add(self, units: UnitColumns) -> None:
+        for name in _PARTS:
+            getattr(self.parts, name).extend(getattr(units, name))
 
     def _ids_of(self, axis: int, values: Sequence) -> np.ndarray:
         ids = self._ids[axis]
@@ -190,22 +221,27 @@ class Verdicts:
         with self._lock:
             have = self._columns.get(name)
             done = 0 if have is None else len(have)
-            if done < len(self.units):
-                new = [_PART[name](u) for u in self.units[done:]]
-                if name in _WORDS:
-                    new = pa.array(new, pa.string())
-                    self._columns[name] = new if have is None else pa.concat_arrays([have, new])
+            if done < len(self.parts):
+                if name == "refused":
+                    new = np.array([f is not None for f in self.parts.finding[done:]], bool)
+                elif name in _WORDS:
+                    new = pa.array(getattr(self.parts, name)[done:], pa.string())
                 else:
-                    new = np.array(new, bool if name == "refused" else np.int64)
-                    self._columns[name] = new if have is None else np.concatenate([have, new])
+                    new = np.array(getattr(self.parts, name)[done:], np.int64)
+                self._columns[name] = new if have is None else (
+                    pa.concat_arrays([have, new]) if name in _WORDS else np.concatenate([have, new]))
             return self._columns[name]
 
 
+def one_by_one(unit: Callable[[str, str | None, Hashable], UnitVerdict]
+               ) -> Callable[[str, str | None, Sequence[Hashable]], UnitColumns]:
+    """OutcomeRule.units of a game whose rule gives a verdict an outcome at a time: unit() on each outcome key."""
+    return lambda bet_type, selection, keys: UnitColumns.of([unit(bet_type, selection, k) for k in keys])
+
+
 _CANCELLED = object()  # the outcome key of a cancelled round
+_PARTS = [f.name for f in fields(UnitColumns)]
 _WORDS = ("why", "finding", "expected", "recorded")
-_PART: dict[str, Callable[[UnitVerdict], object]] = {
-    "numerator": lambda u: u.payout.credit.numerator, "denominator": lambda u: u.payout.credit.denominator,
-    "refused": lambda u: u.finding is not None, **{name: (lambda u, name=name: getattr(u, name)) for name in _WORDS}}
 
 
 def over_table_max_columns(round_index: np.ndarray, account: np.ndarray, placed_at: np.ndarray, stake: np.ndarray,
@@ -270,8 +306,8 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
     keys, key_of = distinct(pair * (len(outcomes) + 1) + outcome_of[at[rows]] + 1)
     pair_key, outcome = np.divmod(keys, len(outcomes) + 1)
     known = Verdicts() if known is None else known
-    verdict_of = known.numbers(game.unit, bets.bet_types, bets.selections, list(outcomes), *np.divmod(pair_key, width),
-                               outcome)[key_of]
+    verdict_of = known.numbers(game.units, bets.bet_types, bets.selections, list(outcomes),
+                               *np.divmod(pair_key, width), outcome)[key_of]
     pairs, pair_of_key = distinct(pair_key)  # (the bets' distinct pairs, in the order they first appear)
 
     # the credits and the checks in one pass (BetChecks.check's boundaries: limits inclusive, a bet at the

@@ -10,14 +10,24 @@ and reason is the same."""
 from __future__ import annotations
 
 from dataclasses import replace
+from fractions import Fraction
 from itertools import product
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.betting import OutcomeJudge, RecordedBet, TableFacts, VerdictMemo, audit_group, over_table_max
-from engine.betting_columns import BetColumns, RoundColumns, Verdicts, over_table_max_columns
+from engine.betting import (
+    OutcomeJudge,
+    Payout,
+    RecordedBet,
+    TableFacts,
+    UnitVerdict,
+    VerdictMemo,
+    audit_group,
+    over_table_max,
+)
+from engine.betting_columns import BetColumns, RoundColumns, UnitColumns, Verdicts, over_table_max_columns
 from engine.games.roulette.audit import RecordedRound as Spin
 from engine.games.roulette.audit import audit_spin_columns, audit_spins, pocket_problem, valid_pocket
 from engine.games.roulette.explain import describe_pocket, explain_spin
@@ -182,3 +192,29 @@ def test_verdicts_kept_across_sessions_are_the_verdicts_of_each_session_alone(ru
         columns = RoundColumns.of(rounds, lambda r: r.pocket)
         kept = audit_spin_columns(rules, facts, "S1", columns, BetColumns.of(bets), known).group_audit(columns)
         assert kept == spins_bet_by_bet(rules, facts, "S1", rounds, bets)
+
+
+def test_verdicts_ask_a_bet_type_and_selection_its_new_outcomes_at_once():
+    """Verdicts.numbers asks the game's rule once per bet type and selection for the outcomes it has not met with
+    it (in the order met), numbers each verdict once, never asks for a cancelled round's, and asks nothing again."""
+    asked = []
+
+    def units(bet_type, selection, keys):
+        asked.append((bet_type, selection, list(keys)))
+        return UnitColumns.of([UnitVerdict(Payout(Fraction(len(k), 2), "rule"), f"{bet_type} {selection} {k}")
+                               for k in keys])
+
+    known = Verdicts()
+    asks = (["A", "B"], ["x", "y"], ["o1", "o22"], np.array([0, 1, 0, 0, 1]), np.array([0, 0, 0, 1, 0]),
+            np.array([1, 2, 2, 1, 0]))  # (outcome 0: a cancelled round)
+    numbers = known.numbers(units, *asks)
+    assert sorted(asked) == [("A", "x", ["o1", "o22"]), ("A", "y", ["o1"]), ("B", "x", ["o22"])]
+    assert numbers[4] == 0 and len(set(numbers[:4].tolist())) == 4
+    why = known.column("why").take(numbers).to_pylist()
+    assert why == ["A x o1", "B x o22", "A x o22", "A y o1", "round cancelled: refunded"]
+    assert known.column("numerator")[numbers].tolist() == [1, 3, 3, 1, 1]
+    assert known.column("denominator")[numbers].tolist() == [1, 2, 2, 1, 1]
+    asked.clear()
+    assert (known.numbers(units, *asks) == numbers).all() and asked == []
+    only_cancelled = known.numbers(units, ["C"], ["z"], ["o3"], np.array([0]), np.array([0]), np.array([0]))
+    assert only_cancelled.tolist() == [0] and asked == []

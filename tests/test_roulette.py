@@ -16,14 +16,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.betting_columns import UnitColumns
 from engine.games import game, load_ruleset
 from engine.games.roulette import BET_CODES, GAME
 from engine.games.roulette.audit import RecordedBet, RecordedRound, TableFacts, audit_spins
 from engine.games.roulette.explain import describe_pocket
 from engine.games.roulette.layout import layout
 from engine.games.roulette.rtp import roulette_rtp, selection_outcomes
-from engine.games.roulette.rules import load_roulette_rules, parse_roulette_rules
-from engine.ruleset_file import RulesetError
+from engine.games.roulette.rules import RULESETS_PACKAGE, load_roulette_rules, parse_roulette_rules
+from engine.games.roulette.settlement import spin_verdict, spin_verdicts
+from engine.ruleset_file import RulesetError, bundled_ids
 
 RULES = load_roulette_rules()
 PARTAGE = replace(RULES, la_partage=True)
@@ -222,6 +224,26 @@ def test_settlement_agrees_with_a_plain_enumeration_of_the_37_pockets(stake, par
             else:
                 want.append(0)
     assert got == want
+
+
+@pytest.mark.parametrize("ruleset_id", bundled_ids(RULESETS_PACKAGE))
+def test_a_selections_verdicts_at_once_are_spin_verdict_on_every_pocket(ruleset_id):
+    """spin_verdicts (the audit's verdicts, a bet type and selection's pockets at once) against spin_verdict pocket by
+    pocket: every legal selection of every code, selections that are not legal, a code not offered, under every
+    setting a ruleset has (La Partage, invalid_selection), on every pocket and on a few out of order."""
+    bundled = load_roulette_rules(ruleset_id)
+    pockets = [*range(37), 0, 17]
+    few = [36, 0, 19, 1, 18]
+    for partage in (False, True):
+        for invalid in ("void", "lose"):
+            odds = {code: o for code, o in bundled.odds.items() if code not in ("SPLIT", "RED")}
+            for rules in (replace(bundled, la_partage=partage, invalid_selection=invalid),
+                          replace(bundled, la_partage=partage, invalid_selection=invalid, odds=odds)):
+                for code in [*BET_CODES, "NOT_A_BET"]:
+                    for selection in [*layout(rules.red).selections(code), None, "", "1-5", "0-1-2-3-4", "37"]:
+                        for on in (pockets, few):
+                            assert spin_verdicts(rules, code, selection, on) == UnitColumns.of(
+                                [spin_verdict(rules, code, selection, p) for p in on]), (code, selection, on)
 
 
 # --- the audit of a session -------------------------------------------------------------------------

@@ -17,7 +17,15 @@ from engine.betting import (
     read_invalid_selection,
     unit_refusal,
 )
-from engine.betting_columns import BetColumns, ColumnAudit, OutcomeRule, RoundColumns, Verdicts, audit_group_columns
+from engine.betting_columns import (
+    BetColumns,
+    ColumnAudit,
+    OutcomeRule,
+    RoundColumns,
+    Verdicts,
+    audit_group_columns,
+    one_by_one,
+)
 from engine.games.interface import BetRtp, Game
 from engine.ruleset_file import bundled_ids, load_bundled, parse_odds, read_notes, read_rounding, read_toml
 
@@ -104,7 +112,7 @@ def face_problem(face: object) -> OutcomeProblem | None:
 def audit_flip_columns(rules: CoinRules, table: TableFacts, session_id: str, rounds: RoundColumns, bets: BetColumns,
                        known: Verdicts | None = None) -> ColumnAudit:
     rule = OutcomeRule(problem=face_problem,
-                       unit=lambda code, selection, face: flip_verdict(rules, code, selection, face),
+                       units=one_by_one(lambda code, selection, face: flip_verdict(rules, code, selection, face)),
                        describe=lambda face: str(face) if valid_face(face) else None,
                        head=lambda face: f"the coin came up {face}", rounding=rules.rounding)  # fmt: skip
     return audit_group_columns(table, session_id, rounds, bets, rule, known)

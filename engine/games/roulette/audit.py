@@ -21,7 +21,7 @@ from engine.betting_columns import BetColumns, ColumnAudit, OutcomeRule, RoundCo
 from .explain import describe_pocket, explain_spin
 from .layout import POCKETS
 from .rules import RouletteRules
-from .settlement import spin_verdict
+from .settlement import spin_verdicts
 
 __all__ = ["RecordedBet", "RecordedRound", "RoundReport", "SpinAudit", "TableFacts", "audit_spin_columns",
            "audit_spins", "valid_pocket"]
@@ -52,10 +52,10 @@ def recorded_pocket_problem(pocket: object) -> OutcomeProblem | None:
 
 def spin_rule(rules: RouletteRules) -> OutcomeRule:
     """What a session's audit needs of the wheel, by pocket as recorded: spin_verdict once per bet type,
-    selection and pocket."""
+    selection and pocket, worked out a bet type and selection's pockets at once (spin_verdicts)."""
     return OutcomeRule(
         problem=recorded_pocket_problem,
-        unit=lambda code, selection, pocket: spin_verdict(rules, code, selection, pocket),
+        units=lambda code, selection, pockets: spin_verdicts(rules, code, selection, pockets),
         describe=lambda pocket: describe_pocket(rules, pocket) if valid_pocket(pocket) else None,
         head=lambda pocket: explain_spin(rules, pocket, [])[0],
         rounding=rules.rounding,

@@ -8,9 +8,11 @@ even-chance bet gets half its stake back instead. Amounts are integer minor unit
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 
 from engine.betting import BetVerdict, Payout, RecordedBet, UnitVerdict, unit_refusal
+from engine.betting_columns import UnitColumns
 
 from .layout import EVEN_CHANCES, OUTSIDE, ZERO, layout, selection_text
 from .rules import RouletteRules
@@ -48,5 +50,25 @@ def spin_verdict(rules: RouletteRules, bet_type: str, selection: str | None, poc
         return refused
     assert covered is not None  # unit_refusal() answered every illegal selection
     payout = spin_payout(rules, bet_type, covered, pocket)
-    hit = "is covered" if pocket in covered else "is not covered"
-    return UnitVerdict(payout, f"covers {selection_text(covered)}; {pocket} {hit}: {payout.rule}")
+    return UnitVerdict(payout, _why(selection_text(covered), covered, pocket, payout))
+
+
+def spin_verdicts(rules: RouletteRules, bet_type: str, selection: str | None, pockets: Sequence[int]) -> UnitColumns:
+    """spin_verdict of a bet type and selection on each of `pockets` (valid), as columns: the layout looked up
+    and the bet refused or not once, not once a pocket (a run works out a ruleset's ~5,800 at its start)."""
+    covered = layout(rules.red).covers(bet_type, selection)
+    refused = unit_refusal(rules.id, bet_type, selection, rules.offers(bet_type), covered is not None,
+                           rules.invalid_selection)
+    if refused is not None:
+        return UnitColumns.of([refused] * len(pockets))
+    assert covered is not None  # unit_refusal() answered every illegal selection
+    payouts = [spin_payout(rules, bet_type, covered, pocket) for pocket in pockets]
+    named, n = selection_text(covered), len(pockets)
+    return UnitColumns([p.credit.numerator for p in payouts], [p.credit.denominator for p in payouts],
+                       [_why(named, covered, pocket, p) for pocket, p in zip(pockets, payouts, strict=True)],
+                       [None] * n, [""] * n, [""] * n)
+
+
+def _why(named: str, covered: frozenset[int], pocket: int, payout: Payout) -> str:
+    """A verdict's reason: what the bet covers (`named`: as recorded), whether the pocket is among it, the rule."""
+    return f"covers {named}; {pocket} {'is covered' if pocket in covered else 'is not covered'}: {payout.rule}"

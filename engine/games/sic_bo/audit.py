@@ -16,7 +16,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.betting import GroupAudit, OutcomeProblem, RecordedBet, RoundFacts, RoundReport, TableFacts
-from engine.betting_columns import BetColumns, ColumnAudit, OutcomeRule, RoundColumns, Verdicts, audit_group_columns
+from engine.betting_columns import (
+    BetColumns,
+    ColumnAudit,
+    OutcomeRule,
+    RoundColumns,
+    Verdicts,
+    audit_group_columns,
+    one_by_one,
+)
 
 from .explain import explain_roll
 from .layout import DICE, FACES, describe_roll
@@ -57,7 +65,7 @@ def roll_rule(rules: SicBoRules) -> OutcomeRule:
     owed depends on which faces show, not on the order they were thrown in: 56 rolls, not 216)."""
     return OutcomeRule(
         problem=recorded_roll_problem,
-        unit=lambda code, selection, dice: roll_verdict(rules, code, selection, dice),
+        units=one_by_one(lambda code, selection, dice: roll_verdict(rules, code, selection, dice)),
         describe=lambda dice: describe_roll(tuple(dice)) if valid_roll(dice) else None,
         head=lambda dice: explain_roll(dice, valid_roll(dice), [])[0],
         rounding=rules.rounding,
