@@ -634,3 +634,71 @@ def test_a_quiet_rounds_flagged_bets_have_the_readable_findings_in_order():
         "the ante (refunded).")
     assert said["C2", "BET_ON_EMPTY_BOX"][:2] == ("one of the dealt boxes [1]", "box 5")
     assert said["C2", "LATE_BET"][1] == "placed at 2023-11-14T22:14:20.000001Z"
+
+
+# -- a round-level finding of a round the kernel settles: its column, the readable rules' words ----------------
+
+def _two_boxes(box_hands, dealer_hand, paid=(6_000, 0, 0)):
+    """The quiet two-box round of test_a_quiet_rounds_words with its recorded ranks and bets paid as given."""
+    box1, box2 = (c.split() for c in TWO_BOXES)
+    dealer = DEALER_AK.split()
+    deck = tuple(box1 + box2 + dealer + [c for c in CARD_CODES if c not in box1 + box2 + dealer])
+    r = RecordedRound("R1", 1, "settled", CLOSED, "D1", deck, (1, 2), (tuple(box1), tuple(box2)), ("C", "F"),
+                      tuple(dealer), tuple(box_hands), dealer_hand, 500_000, 500_060, 50_000, 50_030)
+    bets = [RecordedBet("B1", 0, "A1", "ANTE", 1, 1_000, 2_000, paid[0], CLOSED),
+            RecordedBet("B2", 0, "A1", "ANTE", 2, 500, 0, paid[1], CLOSED),
+            RecordedBet("B3", 0, "A2", "JACKPOT", 2, 100, None, paid[2], CLOSED)]
+    return r, bets
+
+
+def _the_same_audit(rounds, bets, rules=RULES):
+    """The kernel's audit of rounds it settles, every column of it the readable rules'."""
+    assert _quiet(rules, rounds, bets) == [True] * len(rounds)
+    fast = audit_table_rounds(rules, TABLE, rounds, bets)
+    oracle = audit_table_rounds(rules, TABLE, rounds, bets, round_by_round=True)
+    assert fast.columns.equals(oracle.columns)
+    assert fast.found.equals(oracle.found) and fast.ledger_rows.equals(oracle.ledger_rows)
+    assert fast.explanations.equals(oracle.explanations)
+    assert fast == oracle
+    return fast
+
+
+_A_RANK = st.one_of(st.sampled_from(RANK_NAMES), st.none(), st.just("FLUSH!"))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.tuples(st.integers(-1, 1), st.integers(-1, 1)), st.integers(-1, 1), st.lists(_A_RANK, max_size=3),
+       st.one_of(st.none(), _A_RANK), st.tuples(*[st.sampled_from([0, 1, -1])] * 2))
+def test_a_rank_recorded_otherwise_is_the_kernels(steps, dealer_step, given_hands, given_dealer, paid_off):
+    """HAND_RANK_MISMATCH in a round the kernel settles: each recorded rank one step off the right one or right
+    (`steps`), or any list of ranks and any dealer rank (`given_*`: none, too few, too many, a text not a rank),
+    beside antes paid a unit off or not (a jackpot bet paid otherwise is not the kernel's): the findings, their
+    order, the words and every column the readable rules'."""
+    right = [rank_hand(c.split()).category for c in TWO_BOXES]
+    step = lambda name, k: RANK_NAMES[(CATEGORY_INDEX[name] + k) % len(RANK_NAMES)]  # noqa: E731
+    hands = [step(name, k) for name, k in zip(right, steps, strict=True)]
+    dealer = step(rank_hand(DEALER_AK.split()).category, dealer_step)
+    for box_hands, dealer_hand in ((hands, dealer), (given_hands, dealer if given_dealer is None else given_dealer)):
+        r, bets = _two_boxes(box_hands, dealer_hand, (6_000 + paid_off[0], paid_off[1], 0))
+        fast = _the_same_audit([r], bets)
+        wrong = box_hands != right or dealer_hand != "HIGH_CARD"
+        assert ("HAND_RANK_MISMATCH" in fast.rounds[0].finding_kinds) == wrong
+        if wrong:  # (the round's own finding before its bets')
+            assert fast.findings[0].kind == "HAND_RANK_MISMATCH"
+
+
+def test_a_rank_recorded_otherwise_hand_worked():
+    r, bets = _two_boxes(("PAIR", "FLUSH", "PAIR"), None, (6_000, 1, 0))
+    fast = _the_same_audit([r], bets)
+    assert [(f.kind, f.expected, f.recorded, f.message) for f in fast.findings][:1] == [
+        ("HAND_RANK_MISMATCH", "box 2 TWO_PAIR; box_hands 2 ranks; dealer HIGH_CARD",
+         "box 2 FLUSH; box_hands 3 ranks; dealer None",
+         "Round R1 (deck D1): box 2 recorded FLUSH, the cards make TWO_PAIR; box_hands recorded 3 ranks, the cards "
+         "make 2 ranks; dealer recorded no rank, the cards make HIGH_CARD.")]
+    assert [(f.kind, f.bet_id) for f in fast.findings][1:] == [("OVERPAID", "B2")]
+    assert fast.rounds[0].explanation[1:4] == (
+        "box 1 (deck cards 0-4): 7S 7D 5C 4H 3S: pair of sevens, five, four, three kickers (PAIR); calls",
+        "box 2 (deck cards 5-9): KS KD 2C 2H AS: two pair, kings and twos, ace kicker (TWO_PAIR; recorded as FLUSH); "
+        "folds",
+        "dealer (deck card 10 open, 11-14 after the decisions): AD KH 8D 6C 4D: high card, ace, king, eight, six, "
+        "four (HIGH_CARD; recorded as no rank)")

@@ -82,6 +82,8 @@ from .ledger import JackpotBet, Pools, RoundLedger, settle_round
 from .plain import LEDGER_ROWS, POOL_COLUMNS, plain_ledger, plain_rounds, recorded_pools
 from .quiet import QuietDay, settle_quiet
 from .quiet import one_full_deck as _one_full_deck
+from .round_findings import rank_finding, rank_mismatches
+from .round_findings import where as round_where
 from .rules import CasinoStudRules
 from .settlement import ACTIONS, CALL, FOLD, settle_box
 from .words import REVEAL, quiet_explanations
@@ -505,7 +507,7 @@ class _Auditor:
         w.qualifies = dealer_qualifies(w.dealer, rules.qualifier) if w.dealer is not None else None
         if r.status != "settled":
             return
-        where = f"Round {r.round_id} (deck {r.shoe_id})"
+        where = round_where(r.round_id, r.shoe_id)
         self.check_deck(i, r)
         w.problem = _record_problem(rules, r, w.ranks, w.dealer)
         if w.problem is not None:
@@ -580,19 +582,11 @@ class _Auditor:
             self.round_finding("LATE_DECISION", i, expected, recorded, f"{where}: {words}")
 
     def check_ranks(self, i: int, r: RecordedRound, where: str) -> None:
-        w, n = self.work[i], len(r.boxes)
-        recorded = list(r.box_hands[:n]) + [None] * max(0, n - len(r.box_hands))
-        wrong = [(f"box {box}", rank.category, rec) for box, rank, rec in zip(r.boxes, w.ranks, recorded, strict=True)
-                 if rank is not None and rec != rank.category]
-        if len(r.box_hands) > n:
-            wrong.append(("box_hands", f"{n} ranks", f"{len(r.box_hands)} ranks"))
-        if w.dealer is not None and r.dealer_hand != w.dealer.category:
-            wrong.append(("dealer", w.dealer.category, r.dealer_hand))
+        w = self.work[i]
+        wrong = rank_mismatches(r.boxes, [k.category if k is not None else None for k in w.ranks], r.box_hands,
+                                w.dealer.category if w.dealer is not None else None, r.dealer_hand)
         if wrong:
-            self.round_finding("HAND_RANK_MISMATCH", i, "; ".join(f"{who} {want}" for who, want, _ in wrong),
-                               "; ".join(f"{who} {got}" for who, _, got in wrong),
-                               f"{where}: " + "; ".join(f"{who} recorded {got or 'no rank'}, the cards make {want}"
-                                                        for who, want, got in wrong) + ".")
+            self.round_finding("HAND_RANK_MISMATCH", i, *rank_finding(where, wrong))
 
     # -- the bets ---------------------------------------------------------------------------------
 

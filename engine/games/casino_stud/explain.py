@@ -13,6 +13,7 @@ from engine.findings import format_money
 from .dealing import positions
 from .hands import HandRank, describe
 from .ledger import Pools, RoundLedger
+from .round_findings import recorded_as
 from .rules import CasinoStudRules
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ def positions_text(ps: Sequence[int]) -> str:
 def _hand_text(cards: Sequence[str], rank: HandRank | None, recorded: str | None) -> str:
     if rank is None:
         return f"{format_cards(cards)}: not a five-card hand"
-    said = "" if recorded == rank.category else f"; recorded as {recorded or 'no rank'}"
+    said = "" if recorded == rank.category else recorded_as(recorded)
     return f"{format_cards(cards)}: {describe(rank)} ({rank.category}{said})"
 
 

@@ -19,8 +19,10 @@ from engine.betting_columns import FINDING_COLUMNS, filled, filled_wording, paid
 from engine.betting_lines import amount_texts
 
 from .dealt import DealtBets
+from .hands import RANK_NAMES
 from .kernel import CALL, EMPTY_BOX, NO_ANTE, NOT_OFFERED
 from .quiet import QuietDay
+from .round_findings import rank_finding, rank_mismatches, where
 from .rules import CasinoStudRules
 
 # a flagged bet's findings in the order the readable audit raises them: its refund's or its call's (a first pass
@@ -48,8 +50,43 @@ class FlaggedFindings:
 
 def flagged_findings(rules: CasinoStudRules, table: TableFacts, rounds: pa.RecordBatch, bets: DealtBets,
                      day: QuietDay) -> FlaggedFindings:
-    """The findings of the quiet rounds' flagged bets (`rounds`, `bets` as dealt.py reads them, `day` the
-    kernel's)."""
+    """The findings of the quiet rounds: their recorded ranks' (HAND_RANK_MISMATCH, a round's first, as the
+    readable audit raises it before its bets'), then their flagged bets' (`rounds`, `bets` as dealt.py reads them,
+    `day` the kernel's)."""
+    n = len(day.quiet)
+    found, round_of = _bet_findings(rules, table, rounds, bets, day)
+    ranks, rank_rounds = _rank_findings(table, rounds, day)
+    if ranks.num_rows:
+        key = np.concatenate([2 * rank_rounds, 2 * round_of + 1])
+        order = np.argsort(key, kind="stable")
+        found, round_of = pa.concat_tables([ranks, found]).take(pa.array(order)), key[order] // 2
+    if not found.num_rows:
+        return FlaggedFindings(found, round_of, _no_kinds(n))
+    return FlaggedFindings(found, round_of, _kinds_by_round(round_of, found["kind"].combine_chunks(), n))
+
+
+def _rank_findings(table: TableFacts, rounds: pa.RecordBatch, day: QuietDay) -> tuple[pa.Table, np.ndarray]:
+    """The quiet rounds' HAND_RANK_MISMATCH findings (FINDING_COLUMNS; and each one's round): where quiet.py's
+    columns say a recorded rank is not the kernel's, worded by round_findings (the readable audit's words)."""
+    i = np.flatnonzero(day.arrays["rank_wrong"])
+    if not len(i):
+        return FINDING_COLUMNS.empty_table(), i
+    box_at, category, dealer = day.arrays["box_at"], day.arrays["category"], day.arrays["dealer_category"]
+    rows = []
+    for r, rec in zip(i.tolist(), rounds.select(["round_id", "shoe_id", "boxes", "box_hands", "dealer_hand"]).take(
+            pa.array(i)).to_pylist(), strict=True):
+        wrong = rank_mismatches(rec["boxes"], [RANK_NAMES[c] for c in category[box_at[r]:box_at[r + 1]].tolist()],
+                                rec["box_hands"] or (), RANK_NAMES[dealer[r]], rec["dealer_hand"])
+        rows.append(("HAND_RANK_MISMATCH", table.table_id, rec["shoe_id"], rec["round_id"], None,
+                     *rank_finding(where(rec["round_id"], rec["shoe_id"]), wrong), None))
+    return pa.Table.from_arrays([pa.array(c, pa.string()) for c in zip(*rows, strict=True)],
+                                schema=FINDING_COLUMNS), i
+
+
+def _bet_findings(rules: CasinoStudRules, table: TableFacts, rounds: pa.RecordBatch, bets: DealtBets,
+                  day: QuietDay) -> tuple[pa.Table, np.ndarray]:
+    """The findings of the quiet rounds' flagged bets (FINDING_COLUMNS, round by round in the audit's order; and
+    each one's round)."""
     n = len(day.quiet)
     known = (bets.round_index >= 0) & (bets.round_index < n)
     r_all = np.where(known, bets.round_index, 0)
@@ -59,7 +96,7 @@ def flagged_findings(rules: CasinoStudRules, table: TableFacts, rounds: pa.Recor
     i = np.flatnonzero(mine)
     r = r_all[i]
     if not len(i):
-        return FlaggedFindings(FINDING_COLUMNS.empty_table(), np.zeros(0, np.int64), _no_kinds(n))
+        return FINDING_COLUMNS.empty_table(), np.zeros(0, np.int64)
 
     def money(values: np.ndarray) -> pa.Array:
         return amount_texts(values, table.currency)
@@ -133,7 +170,7 @@ def flagged_findings(rules: CasinoStudRules, table: TableFacts, rounds: pa.Recor
         kind, pa.repeat(pa.scalar(table.table_id, pa.string()), len(on)),
         rounds["shoe_id"].take(pa.array(r[on], pa.int64())), round_id.take(rows), bets.bet_id.take(taken).take(rows),
         expected, recorded, message, bets.account_id.take(taken).take(rows)], schema=FINDING_COLUMNS)
-    return FlaggedFindings(found_table, r[on], _kinds_by_round(r[on], kind, n))
+    return found_table, r[on]
 
 
 def _kinds_by_round(round_of: np.ndarray, kind: pa.Array, n: int) -> pa.Array:

@@ -7,11 +7,11 @@ The readable engine (hands.rank_hand, settlement.settle_box, ledger.settle_round
 rules and is the oracle (tests/test_kernels_casino_stud.py). The kernel settles only what it states as
 plainly: a round it calls `quiet` is a settled round in which the readable audit finds nothing but the
 plain checks of a bet (its call, paid against owed on an ANTE, its limits, its window), whose flags the
-kernel gives bet by bet (`flag_*`), and the bets it refunds (a type not offered, a jackpot bet without an ANTE
-on its box, a bet on a box not dealt), whose reason it gives bet by bet (`refund`). Every other round
-(cancelled, unreadable, a deck or card not as dealt, a decision missing or late, a rank recorded wrong, a pool
-balance off, a jackpot prize or refund paid otherwise, a bet of it in quarantine) goes through the readable
-audit, which explains it.
+kernel gives bet by bet (`flag_*`), the bets it refunds (a type not offered, a jackpot bet without an ANTE on its
+box, a bet on a box not dealt), whose reason it gives bet by bet (`refund`), and its recorded ranks (which it does
+not read: quiet.py compares them with its ranks as columns, HAND_RANK_MISMATCH). Every other round (cancelled,
+unreadable, a deck or card not as dealt, a decision missing or late, a pool balance off, a jackpot prize or refund
+paid otherwise, a bet of it in quarantine) goes through the readable audit, which explains it.
 """
 
 from __future__ import annotations
@@ -113,15 +113,14 @@ def _strength(category, r0, r1, r2, r3, r4):
 
 
 @kernel
-def settle_day(status, box_at, box_no, action, box_cat, box_str, box_hand, box_hands_len, dealer_cat, dealer_str,
-               dealer_hand, readable, pools, pools_known, bet_round, bet_type, bet_seat, bet_box, stake, added, paid,
-               placed, closed, held, limited, low, high, call_odds, prize_kind, prize_amount, rule):
+def settle_day(status, box_at, box_no, action, box_cat, box_str, dealer_cat, dealer_str, readable, pools, pools_known,
+               bet_round, bet_type, bet_seat, bet_box, stake, added, paid, placed, closed, held, limited, low, high,
+               call_odds, prize_kind, prize_amount, rule):
     """A table-day's rounds (in the audit's order) and bets settled, and which rounds are quiet.
 
     Rounds: status (0 settled, 1 cancelled, 2 other), the boxes box_no[box_at[r]:box_at[r + 1]] with each
-    box's decision code, category and strength of its recorded cards (rank_hands) and recorded rank (a category
-    index, -1 none or another text); box_hands_len the recorded ranks' count; the dealer's category, strength
-    and recorded rank; readable: everything of the round rank_hands and these columns do not see is as the
+    box's decision code, category and strength of its recorded cards (rank_hands); the dealer's category and
+    strength; readable: everything of the round rank_hands and these columns do not see is as the
     readable audit wants it (the record settles, the deck is one full deck of the right shape, the cards are
     where it deals them, the decision instants are one a letter and none late); pools (4, n): jackpot before,
     next pool before, jackpot after, next pool after as recorded, pools_known where recorded.
@@ -136,8 +135,8 @@ def settle_day(status, box_at, box_no, action, box_cat, box_str, box_hand, box_h
     FOLDED...LOSE, a JACKPOT's prize base (-1: none), refund: NO_ANTE, NOT_OFFERED, EMPTY_BOX or 0, flags:
     flag_call, flag_paid, flag_low, flag_high, flag_late). A bet is refunded, as audit.settle_bets decides in this
     order: a JACKPOT with no ANTE on its seat (where the ruleset asks), a type not offered, a seat not dealt; it
-    feeds no pool. A round is quiet only when each jackpot bet is paid as owed (a prize or a refund), its recorded
-    ranks are as the engine has them, its balances before recorded, and each amount below 2**40 (no int64 product
+    feeds no pool. A round is quiet only when each jackpot bet is paid as owed (a prize or a refund), its balances
+    before recorded, and each amount below 2**40 (no int64 product
     overflows). (Its balances are held against the chain by the readable audit's check_balances, which every round
     goes through.)"""
     multiple, max_call, s_jp, s_np, s_house, remainder_to, fixed_house, before_prizes, reset_np, requires_ante, \
@@ -158,10 +157,9 @@ def settle_day(status, box_at, box_no, action, box_cat, box_str, box_hand, box_h
     for r in range(n):
         b0, b1 = box_at[r], box_at[r + 1]
         ok = status[r] == 0 and readable[r] and not held[r] and b1 > b0 and dealer_cat[r] >= 0
-        ok = ok and dealer_hand[r] == dealer_cat[r] and box_hands_len[r] == b1 - b0
         ok = ok and pools_known[0, r] and pools_known[1, r]  # (the jackpot bets are settled from them)
-        for k in range(b0, b1):
-            ok = ok and box_cat[k] >= 0 and box_hand[k] == box_cat[k] and (action[k] == CALL or action[k] == FOLD)
+        for k in range(b0, b1):  # (a recorded rank is not read: HAND_RANK_MISMATCH is a column comparison, quiet.py)
+            ok = ok and box_cat[k] >= 0 and (action[k] == CALL or action[k] == FOLD)
         if not ok:
             continue
         d = dealer_str[r]

@@ -96,6 +96,19 @@ def rule_ints(rules: CasinoStudRules) -> np.ndarray:
     return np.array([int(facts[name]) for name in RULE_INTS], np.int64)
 
 
+def _ranks_recorded(rounds: DealtRounds, category: np.ndarray, dealer_category: np.ndarray, quiet: np.ndarray
+                    ) -> dict[str, np.ndarray]:
+    """round_findings.rank_mismatches as columns, of the quiet rounds: `hand_wrong` by box row (its recorded rank
+    not its cards'), `dealer_wrong` and `rank_wrong` by round (the dealer's; any, or more ranks than boxes: the
+    round's HAND_RANK_MISMATCH)."""
+    box_round = np.repeat(np.arange(len(quiet)), np.diff(rounds.box_at))
+    hand_wrong = (rounds.box_hand != category) & quiet[box_round]
+    dealer_wrong = (rounds.dealer_hand != dealer_category) & quiet
+    rank_wrong = dealer_wrong | (quiet & (rounds.hands_len > np.diff(rounds.box_at)))
+    rank_wrong[box_round[hand_wrong]] = True
+    return {"hand_wrong": hand_wrong, "dealer_wrong": dealer_wrong, "rank_wrong": rank_wrong}
+
+
 def settle_quiet(rules: CasinoStudRules, table: TableFacts, rounds: DealtRounds, bets: DealtBets,
                  held: set[int]) -> QuietDay:
     """The kernel over a table-day: its rounds and bets as dealt.py reads them; `held`: the rounds with a bet in
@@ -122,8 +135,8 @@ def settle_quiet(rules: CasinoStudRules, table: TableFacts, rounds: DealtRounds,
     held_rounds = np.zeros(n, np.bool_)
     held_rounds[[i for i in held if 0 <= i < n]] = True
     out = settle_day(
-        rounds.status, rounds.box_at, rounds.box_no, rounds.action, category, strength, rounds.box_hand,
-        rounds.hands_len, dealer_cat, dealer_str, rounds.dealer_hand, rounds.readable, rounds.pools, rounds.known,
+        rounds.status, rounds.box_at, rounds.box_no, rounds.action, category, strength, dealer_cat, dealer_str,
+        rounds.readable, rounds.pools, rounds.known,
         bet_round, bet_type, bet_seat, bet_box, bets.stake, bets.added, bets.paid, bets.placed,
         rounds.closed, held_rounds, np.array([lim is not None for lim in limits], np.bool_), low, high,
         np.array([rules.call_payouts[name] for name in RANK_NAMES], np.int64),
@@ -135,6 +148,7 @@ def settle_quiet(rules: CasinoStudRules, table: TableFacts, rounds: DealtRounds,
         ("category", category), ("strength", strength), ("dealer_category", dealer_cat),
         ("dealer_strength", dealer_str), ("credit", credit), ("outcome", outcome), ("refund", refund))}
     arrays.update(quiet=np.asarray(quiet, np.bool_), qualifies=np.asarray(qualifies, np.bool_))
+    arrays.update(_ranks_recorded(rounds, category, dealer_cat, arrays["quiet"]))
     return QuietDay(quiet.tolist(), qualifies.tolist(), after.T.tolist(), ledger.T.tolist(), jackpot_bets.tolist(),
                     rounds.box_at.tolist(), category.tolist(), strength.tolist(), dealer_cat.tolist(),
                     dealer_str.tolist(), credit.tolist(), outcome.tolist(), flags, refund.tolist(), bet_box,

@@ -1,6 +1,6 @@
 """The explanations of the rounds the kernel settled (quiet.py), laid out as pieces of text and written at once by a
 kernel (pieces.py): the lines explain.explain_round and the audit's bet lines give such a round (settled, dealt as
-its deck says, its ranks recorded right, one C or F a box, no decision late), each hand described once per distinct
+its deck says, one C or F a box, no decision late), each hand described once per distinct
 strength, the amounts by the kernel (betting_lines.put_money), each instant by numpy (engine.betting.us_bytes).
 explain.py and audit.py state the words; the kernel's tests hold these to them (tests/test_kernels_casino_stud.py:
 every round's explanation as the readable audit writes it)."""
@@ -25,6 +25,7 @@ from .hands import RANK_NAMES, describe
 from .kernel import LOSE, WIN
 from .pieces import Pieces
 from .quiet import QuietDay, hand_rank
+from .round_findings import recorded_as
 from .rules import POOLS, CasinoStudRules
 
 _ANTE = BET_CODES[0]  # the bet type (the audit's ANTE; kernel.ANTE is its code)
@@ -126,7 +127,7 @@ def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordB
     burn = f" after {rules.burn_cards} burned" if rules.burn_cards else ""
     text.add(at, "round ", text.column(_filled(rounds["round_id"])) + q, " (settled), deck ",
              text.column(_filled(rounds["shoe_id"])) + q, f": 52 cards, dealt {rules.deal_order}{burn}")
-    _hand_lines(rules, words, q, day, at, n_boxes, rows, box_round)
+    _hand_lines(rules, words, rounds, q, day, at, n_boxes, rows, box_round)
     _bet_lines(rules, words, bets, mine, q[bet_round], box_row, day,
                at[bet_round] + 3 + n_boxes[bet_round] + bet_place)
     _pool_lines(rules, text, rounds, q, pools[:, q], known[:, q], ledger, fed, won, mid, n_ledger)
@@ -154,12 +155,24 @@ def _bet_box_rows(day: QuietDay, bets: DealtBets, b: np.ndarray, bet_round: np.n
     return np.minimum(np.searchsorted(row_key, bet_round << 16 | seat), len(row_key) - 1)
 
 
-def _hand_lines(rules: CasinoStudRules, words: _Words, q: np.ndarray, day: QuietDay, at: np.ndarray,
-                n_boxes: np.ndarray, rows: np.ndarray, box_round: np.ndarray) -> None:
+def _hand_lines(rules: CasinoStudRules, words: _Words, rounds: pa.RecordBatch, q: np.ndarray, day: QuietDay,
+                at: np.ndarray, n_boxes: np.ndarray, rows: np.ndarray, box_round: np.ndarray) -> None:
     """The rounds `q`'s box lines (`rows` their box rows, `box_round` each one's round: an index into q), dealer
-    and qualification lines, into their places (`at`: each round's first line)."""
+    and qualification lines, into their places (`at`: each round's first line); a rank recorded otherwise than the
+    kernel's (quiet.py's columns) named as the readable audit names it, read from `rounds` where it is."""
     text = words.text
     place = rows - day.arrays["box_at"][q][box_round]
+    box_said, dealer_said = (np.full(m, text.EMPTY, np.int64) for m in (len(rows), len(q)))
+    wrong = np.flatnonzero(day.arrays["hand_wrong"][rows])
+    if len(wrong):
+        hands = rounds["box_hands"].take(pa.array(q[box_round[wrong]])).to_pylist()
+        box_said[wrong] = text.texts([recorded_as(h[k] if h is not None and k < len(h) else None)
+                                      for h, k in zip(hands, place[wrong].tolist(), strict=True)]) + np.arange(
+                                          len(wrong))
+    wrong = np.flatnonzero(day.arrays["dealer_wrong"][q])
+    if len(wrong):
+        dealer_said[wrong] = text.texts([recorded_as(h) for h in rounds["dealer_hand"].take(
+            pa.array(q[wrong])).to_pylist()]) + np.arange(len(wrong))
     most = int(n_boxes.max())
     where = [positions(rules, n) for n in range(most + 1)]  # by box count: where the deck dealt each box and the dealer
     box_where = text.texts([positions_text(where[n][0][k]) if k < n else "" for n in range(most + 1)
@@ -167,14 +180,14 @@ def _hand_lines(rules: CasinoStudRules, words: _Words, q: np.ndarray, day: Quiet
     strength, dealer_strength = day.arrays["strength"][rows], day.arrays["dealer_strength"][q]
     text.add(at[box_round] + 1 + place, "box ", text.numbers(day.box_no[rows]), " (",
              box_where + n_boxes[box_round] * most + place, "): ", words.hand(day.cards.reshape(-1, 5)[rows]), ": ",
-             words.described(strength), " (", words.categories + (strength >> 20), "); ",
+             words.described(strength), " (", words.categories + (strength >> 20), box_said, "); ",
              text.texts(["calls", "folds"]) + day.action[rows])
     dealer_where = text.texts([f"deck card {where[n][1][0]} open, "
                                f"{positions_text(where[n][1][1:])[len('deck cards '):]} after the decisions"
                                for n in range(most + 1)])
     text.add(at + 1 + n_boxes, "dealer (", dealer_where + n_boxes, "): ",
              words.hand(day.dealer_cards.reshape(-1, 5)[q]), ": ", words.described(dealer_strength), " (",
-             words.categories + (dealer_strength >> 20), ")")
+             words.categories + (dealer_strength >> 20), dealer_said, ")")
     qualifies = day.arrays["qualifies"][q]
     text.add(at + 2 + n_boxes, text.texts([
         "the dealer does not qualify (below ace-king): every call is returned, antes pay 1:1",
