@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from engine import kernels
 from engine.betting import TableFacts
 from engine.cards import CARD_CODES, CARD_INDEX
+from engine.decision_times import late_decisions
 from engine.games.casino_stud.audit import RecordedBet, RecordedRound, audit_table_rounds
 from engine.games.casino_stud.dealing import positions
 from engine.games.casino_stud.dealt import bet_records, dealt_rounds, records_table
@@ -325,7 +326,6 @@ REVEALED = CLOSED + 5_000
     ("boxes descending", None),
     (dict(box_action_times=()), None),  # not one entry a box
     (dict(box_action_times=((CLOSED + 1, CLOSED + 2),)), None),  # two instants for one letter
-    (dict(box_action_times=((REVEALED + 1,),)), "LATE_DECISION"),  # one microsecond after the reveal
 ])
 def test_what_the_kernel_does_not_judge_goes_to_the_readable_rules(tamper, kind):
     """Each way a round is not as dealt (quiet._as_dealt) has the readable audit's finding or reason, which a
@@ -537,7 +537,8 @@ def test_a_refunds_limits_and_window_are_checked():
 def _as_dealt(rules, r) -> bool:
     """The rule of a round as dealt, stated round by round (the oracle of dealt.dealt_rounds' column reading):
     settled, one entry a box in every list, boxes ascending seats of the table, one full deck of the shape of
-    one, every card where the deck deals it, one C or F a box, instants one a letter and none after the reveal."""
+    one, every card where the deck deals it, one C or F a box, instants one a letter (one after the reveal: its
+    `late`, _late)."""
     n, deck = len(r.boxes), r.deck
     if (r.status != "settled" or not n or len(r.box_cards) != n or len(r.box_actions) != n or r.decks != 1
             or r.cut_index is not None or deck is None or sorted(c for c in deck if c) != sorted(CARD_CODES)
@@ -553,10 +554,12 @@ def _as_dealt(rules, r) -> bool:
         return False
     if r.box_action_times is None:
         return True
-    if len(r.box_action_times) != n or any(t is not None and len(t) != 1 for t in r.box_action_times):
-        return False
-    return r.dealer_revealed_at is None or all(t is None or t[0] is None or t[0] <= r.dealer_revealed_at
-                                               for t in r.box_action_times)
+    return len(r.box_action_times) == n and all(t is None or len(t) == 1 for t in r.box_action_times)
+
+
+def _late(r) -> bool:
+    """A decision after the reveal (a round as dealt): the readable rule's."""
+    return bool(late_decisions(r.boxes, r.box_actions, r.box_action_times, r.dealer_revealed_at))
 
 
 def _untidy(rng: random.Random, r):
@@ -594,6 +597,7 @@ def test_a_round_is_read_as_dealt_as_the_rule_says(seed, n_rounds):
     rounds = [_untidy(rng, r) for r in rounds]
     read = dealt_rounds(rules, records_table(rounds))
     assert read.readable.tolist() == [_as_dealt(rules, r) for r in rounds]
+    assert read.late.tolist() == [_as_dealt(rules, r) and _late(r) for r in rounds]
 
 
 # -- the flagged bets' findings, as columns (flagged.py): the readable rules' words and order ------------------
@@ -702,3 +706,38 @@ def test_a_rank_recorded_otherwise_hand_worked():
         "folds",
         "dealer (deck card 10 open, 11-14 after the decisions): AD KH 8D 6C 4D: high card, ace, king, eight, six, "
         "four (HIGH_CARD; recorded as no rank)")
+
+
+_AROUND = st.one_of(st.none(), st.sampled_from([-1, 0, 1, 10**6]))  # an instant's offset from the reveal
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.tuples(_AROUND, _AROUND), st.booleans(), st.one_of(st.none(), _A_RANK), st.sampled_from([0, 1]))
+def test_a_decision_after_the_reveal_is_the_kernels(offsets, revealed, box_hand, paid_off):
+    """LATE_DECISION in a round the kernel settles: each box's decision one microsecond before the reveal, exactly
+    at it (on time), one after it or later, or not recorded, the reveal recorded or not, beside a rank recorded
+    otherwise or not and an ante paid a unit off or not: the findings, their order, the words (the timing line's
+    LATE) and every column the readable rules'."""
+    r, bets = _two_boxes(("PAIR", box_hand or "TWO_PAIR"), "HIGH_CARD", (6_000 + paid_off, 0, 0))
+    times = tuple(None if o is None else (REVEALED + o,) for o in offsets)
+    r = replace(r, box_action_times=times, dealer_revealed_at=REVEALED if revealed else None)
+    fast = _the_same_audit([r], bets)
+    late = revealed and any(o is not None and o > 0 for o in offsets)
+    assert ("LATE_DECISION" in fast.rounds[0].finding_kinds) == late
+    if late:  # (the round's own findings before its bets', the decisions' before the ranks')
+        assert fast.findings[0].kind == "LATE_DECISION"
+        assert fast.rounds[0].explanation[-1].count(" LATE") == sum(o is not None and o > 0 for o in offsets)
+
+
+def test_a_decision_after_the_reveal_hand_worked():
+    r, bets = _two_boxes(("PAIR", "TWO_PAIR"), "HIGH_CARD")
+    r = replace(r, box_action_times=((REVEALED,), (REVEALED + 1,)), dealer_revealed_at=REVEALED)
+    fast = _the_same_audit([r], bets)
+    assert [(f.kind, f.expected, f.recorded, f.message) for f in fast.findings] == [(
+        "LATE_DECISION", "decided by 2023-11-14T22:13:20.005000Z",
+        "box 2 decision 1 (F) at 2023-11-14T22:13:20.005001Z",
+        "Round R1 (deck D1): box 2 decision 1 (F) at 2023-11-14T22:13:20.005001Z: after the dealer's four cards were "
+        "revealed at 2023-11-14T22:13:20.005000Z (a decision taken knowing the dealer's cards: past posting).")]
+    assert fast.rounds[0].explanation[-1] == (
+        "decisions in time: box 1 C at 2023-11-14T22:13:20.005000Z; box 2 F at 2023-11-14T22:13:20.005001Z LATE; "
+        "the dealer's four cards revealed at 2023-11-14T22:13:20.005000Z")

@@ -66,7 +66,7 @@ import pyarrow.compute as pc
 from engine.betting import BET_WORDS, QuarantinedBet, TableFacts, is_late, stake_limit_breach, us_text
 from engine.betting_columns import finding_columns
 from engine.cards import check_composition, format_cards
-from engine.decision_times import late_decisions, late_finding_text, times_problem, timing_line
+from engine.decision_times import times_problem, timing_line
 from engine.findings import Finding, format_money
 from engine.kernels import spans
 
@@ -82,7 +82,7 @@ from .ledger import JackpotBet, Pools, RoundLedger, settle_round
 from .plain import LEDGER_ROWS, POOL_COLUMNS, plain_ledger, plain_rounds, recorded_pools
 from .quiet import QuietDay, settle_quiet
 from .quiet import one_full_deck as _one_full_deck
-from .round_findings import rank_finding, rank_mismatches
+from .round_findings import late_finding, rank_finding, rank_mismatches
 from .round_findings import where as round_where
 from .rules import CasinoStudRules
 from .settlement import ACTIONS, CALL, FOLD, settle_box
@@ -575,11 +575,9 @@ class _Auditor:
                                f"{where}: " + "; ".join(f"box {b} recorded {a!r}" for b, a in illegal)
                                + ": a box calls (C) or folds (F), once, before the dealer's four cards (settled as "
                                "the ANTE bet's recorded call says).")
-        late = late_decisions(r.boxes, r.box_actions, r.box_action_times, r.dealer_revealed_at)
-        if late:
-            expected, recorded, words = late_finding_text(late, r.dealer_revealed_at,
-                                                          "the dealer's four cards were revealed")
-            self.round_finding("LATE_DECISION", i, expected, recorded, f"{where}: {words}")
+        late = late_finding(where, r.boxes, r.box_actions, r.box_action_times, r.dealer_revealed_at)
+        if late is not None:
+            self.round_finding("LATE_DECISION", i, *late)
 
     def check_ranks(self, i: int, r: RecordedRound, where: str) -> None:
         w = self.work[i]

@@ -5,9 +5,10 @@ numbers, decision and rank codes, and whether each round is as dealt.
 A round is as dealt when what the kernel does not judge of it is as the readable audit wants it: settled, one
 entry a box in every list, boxes ascending seats of the table, its deck one full deck with the shape of one
 (decks 1, no cut card), every card where the deck deals it, one decision letter C or F a box, its decision
-instants (where recorded) one a letter and none after the reveal. Only such a round is put to the kernel; the
-kernel judges the rest (ranks, balances, bets). A column whose values are not of ROUND_TYPES' types makes no
-round as dealt: every round then goes through the readable rules.
+instants (where recorded) one a letter. Only such a round is put to the kernel; the kernel judges the rest (ranks,
+balances, bets), and a decision after the reveal is read here (`late`: LATE_DECISION, which the kernel's path
+words). A column whose values are not of ROUND_TYPES' types makes no round as dealt: every round then goes through
+the readable rules.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ class DealtRounds:
     pools: np.ndarray  # (2, n): the recorded jackpot and next pool before (0 where not recorded)
     known: np.ndarray  # (2, n): recorded
     closed: np.ndarray  # betting_closed_at, microseconds (0 where not recorded)
+    late: np.ndarray  # by round as dealt: a decision after the reveal (LATE_DECISION: the kernel's path words it)
     read: pa.RecordBatch  # ROUND_TYPES' columns as read (the words of the rounds the kernel settles)
 
 
@@ -114,7 +116,8 @@ def dealt_rounds(rules: CasinoStudRules, rounds: pa.Table) -> DealtRounds:
     r = np.flatnonzero(ok)  # (five cards each)
     dealt = deck[deck_at[r][:, None] + dealer_pos[n_boxes[r]]]
     ok[r] = (dealer_codes[spans(dealer_at[r], np.full(len(r), 5))].reshape(-1, 5) == dealt).all(axis=1)
-    ok &= _in_time(col["box_action_times"], col["dealer_revealed_at"], n_boxes, n)
+    in_time, late = _in_time(col["box_action_times"], col["dealer_revealed_at"], n_boxes, n)
+    ok &= in_time
 
     # the kernel's columns: the boxes of the rounds as dealt
     of_box = np.repeat(ok, n_boxes)
@@ -135,12 +138,12 @@ def dealt_rounds(rules: CasinoStudRules, rounds: pa.Table) -> DealtRounds:
         _ints(pc.index_in(col["dealer_hand"], _CATEGORIES), -1), dealer_out.ravel(),
         np.array([_ints(p, 0) for p in before]).reshape(2, n),
         np.array([pc.is_valid(p).to_numpy(zero_copy_only=False) for p in before], np.bool_).reshape(2, n),
-        _ints(col["betting_closed_at"], 0), pa.record_batch(col))
+        _ints(col["betting_closed_at"], 0), late & ok, pa.record_batch(col))
 
 
-def _in_time(times: pa.Array, revealed: pa.Array, n_boxes: np.ndarray, n: int) -> np.ndarray:
-    """Per round: no instants recorded, or one entry a box, each none or one instant, none after the reveal
-    (a decision exactly at the reveal is on time)."""
+def _in_time(times: pa.Array, revealed: pa.Array, n_boxes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per round: (the instants are as dealt: none recorded, or one entry a box, each none or one instant; a
+    decision after the reveal: LATE_DECISION, a decision exactly at the reveal on time)."""
     recorded = pc.is_valid(times).to_numpy(zero_copy_only=False)
     n_times, per_box = _lists(times)
     held, values = _lists(per_box)
@@ -151,8 +154,7 @@ def _in_time(times: pa.Array, revealed: pa.Array, n_boxes: np.ndarray, n: int) -
     shown = _ints(revealed, np.iinfo(np.int64).max)[box_round[one]]
     instant = pc.take(values, pa.array(at)) if len(values) else pa.array([], pa.int64())
     late = _ints(instant, np.iinfo(np.int64).min) > shown
-    wrong[one] |= late
-    return ~recorded | ((n_times == n_boxes) & ~_any(box_round, wrong, n))
+    return ~recorded | ((n_times == n_boxes) & ~_any(box_round, wrong, n)), _any(box_round[one], late, n)
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from .dealt import DealtBets
 from .hands import RANK_NAMES
 from .kernel import CALL, EMPTY_BOX, NO_ANTE, NOT_OFFERED
 from .quiet import QuietDay
-from .round_findings import rank_finding, rank_mismatches, where
+from .round_findings import late_finding, rank_finding, rank_mismatches, where
 from .rules import CasinoStudRules
 
 # a flagged bet's findings in the order the readable audit raises them: its refund's or its call's (a first pass
@@ -50,37 +50,47 @@ class FlaggedFindings:
 
 def flagged_findings(rules: CasinoStudRules, table: TableFacts, rounds: pa.RecordBatch, bets: DealtBets,
                      day: QuietDay) -> FlaggedFindings:
-    """The findings of the quiet rounds: their recorded ranks' (HAND_RANK_MISMATCH, a round's first, as the
-    readable audit raises it before its bets'), then their flagged bets' (`rounds`, `bets` as dealt.py reads them,
+    """The findings of the quiet rounds: their own (a decision late, a rank recorded otherwise: a round's first, as
+    the readable audit raises them before its bets'), then their flagged bets' (`rounds`, `bets` as dealt.py reads them,
     `day` the kernel's)."""
     n = len(day.quiet)
     found, round_of = _bet_findings(rules, table, rounds, bets, day)
-    ranks, rank_rounds = _rank_findings(table, rounds, day)
-    if ranks.num_rows:
-        key = np.concatenate([2 * rank_rounds, 2 * round_of + 1])
+    own, own_rounds = _round_findings(table, rounds, day)
+    if own.num_rows:
+        key = np.concatenate([2 * own_rounds, 2 * round_of + 1])
         order = np.argsort(key, kind="stable")
-        found, round_of = pa.concat_tables([ranks, found]).take(pa.array(order)), key[order] // 2
+        found, round_of = pa.concat_tables([own, found]).take(pa.array(order)), key[order] // 2
     if not found.num_rows:
         return FlaggedFindings(found, round_of, _no_kinds(n))
     return FlaggedFindings(found, round_of, _kinds_by_round(round_of, found["kind"].combine_chunks(), n))
 
 
-def _rank_findings(table: TableFacts, rounds: pa.RecordBatch, day: QuietDay) -> tuple[pa.Table, np.ndarray]:
-    """The quiet rounds' HAND_RANK_MISMATCH findings (FINDING_COLUMNS; and each one's round): where quiet.py's
-    columns say a recorded rank is not the kernel's, worded by round_findings (the readable audit's words)."""
-    i = np.flatnonzero(day.arrays["rank_wrong"])
+def _round_findings(table: TableFacts, rounds: pa.RecordBatch, day: QuietDay) -> tuple[pa.Table, np.ndarray]:
+    """The quiet rounds' own findings (FINDING_COLUMNS; and each one's round), in the order the readable audit
+    raises them: LATE_DECISION (dealt.py's column), HAND_RANK_MISMATCH (quiet.py's), worded by round_findings."""
+    late, ranks = day.arrays["late"], day.arrays["rank_wrong"]
+    i = np.flatnonzero(late | ranks)
     if not len(i):
         return FINDING_COLUMNS.empty_table(), i
     box_at, category, dealer = day.arrays["box_at"], day.arrays["category"], day.arrays["dealer_category"]
-    rows = []
-    for r, rec in zip(i.tolist(), rounds.select(["round_id", "shoe_id", "boxes", "box_hands", "dealer_hand"]).take(
-            pa.array(i)).to_pylist(), strict=True):
-        wrong = rank_mismatches(rec["boxes"], [RANK_NAMES[c] for c in category[box_at[r]:box_at[r + 1]].tolist()],
-                                rec["box_hands"] or (), RANK_NAMES[dealer[r]], rec["dealer_hand"])
-        rows.append(("HAND_RANK_MISMATCH", table.table_id, rec["shoe_id"], rec["round_id"], None,
-                     *rank_finding(where(rec["round_id"], rec["shoe_id"]), wrong), None))
+    rows, round_of = [], []
+    read = rounds.select(["round_id", "shoe_id", "boxes", "box_actions", "box_hands", "dealer_hand",
+                          "box_action_times", "dealer_revealed_at"]).take(pa.array(i)).to_pylist()
+    for r, rec in zip(i.tolist(), read, strict=True):
+        said = where(rec["round_id"], rec["shoe_id"])
+        found = []
+        if late[r]:
+            found.append(("LATE_DECISION", *late_finding(said, rec["boxes"], rec["box_actions"],
+                                                         rec["box_action_times"], rec["dealer_revealed_at"])))
+        if ranks[r]:
+            found.append(("HAND_RANK_MISMATCH", *rank_finding(said, rank_mismatches(
+                rec["boxes"], [RANK_NAMES[c] for c in category[box_at[r]:box_at[r + 1]].tolist()],
+                rec["box_hands"] or (), RANK_NAMES[dealer[r]], rec["dealer_hand"]))))
+        rows += [(kind, table.table_id, rec["shoe_id"], rec["round_id"], None, *words, None)
+                 for kind, *words in found]
+        round_of += [r] * len(found)
     return pa.Table.from_arrays([pa.array(c, pa.string()) for c in zip(*rows, strict=True)],
-                                schema=FINDING_COLUMNS), i
+                                schema=FINDING_COLUMNS), np.asarray(round_of, np.int64)
 
 
 def _bet_findings(rules: CasinoStudRules, table: TableFacts, rounds: pa.RecordBatch, bets: DealtBets,

@@ -148,7 +148,7 @@ def settle_quiet(rules: CasinoStudRules, table: TableFacts, rounds: DealtRounds,
         ("category", category), ("strength", strength), ("dealer_category", dealer_cat),
         ("dealer_strength", dealer_str), ("credit", credit), ("outcome", outcome), ("refund", refund))}
     arrays.update(quiet=np.asarray(quiet, np.bool_), qualifies=np.asarray(qualifies, np.bool_))
-    arrays.update(_ranks_recorded(rounds, category, dealer_cat, arrays["quiet"]))
+    arrays.update(_ranks_recorded(rounds, category, dealer_cat, arrays["quiet"]), late=rounds.late & arrays["quiet"])
     return QuietDay(quiet.tolist(), qualifies.tolist(), after.T.tolist(), ledger.T.tolist(), jackpot_bets.tolist(),
                     rounds.box_at.tolist(), category.tolist(), strength.tolist(), dealer_cat.tolist(),
                     dealer_str.tolist(), credit.tolist(), outcome.tolist(), flags, refund.tolist(), bet_box,

@@ -2,6 +2,8 @@
 (audit._Auditor) and the kernel's, which judges them as columns (quiet.py) and words a finding here once a round
 that has one (flagged.py).
 
+LATE_DECISION: a box decided after the dealer's four cards were revealed (engine/decision_times.py: a decision
+exactly at the reveal is on time), one finding a round naming every late decision.
 HAND_RANK_MISMATCH: every recorded hand rank (`box_hands`, `dealer_hand`) against the engine's rank of the
 recorded cards, one finding a round naming every box and the dealer where they differ."""
 
@@ -9,10 +11,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from engine.decision_times import BoxTimes, late_decisions, late_finding_text
+
+REVEALED = "the dealer's four cards were revealed"  # what happened at dealer_revealed_at, in a LATE_DECISION
+
 
 def where(round_id: str | None, shoe_id: str | None) -> str:
     """A round-level finding's name for its round."""
     return f"Round {round_id} (deck {shoe_id})"
+
+
+def late_finding(round_where: str, boxes: Sequence[int], actions: Sequence[str | None], times: BoxTimes | None,
+                 revealed_at: int | None) -> tuple[str, str, str] | None:
+    """(expected, recorded, message) of the round's LATE_DECISION, None where no decision is late (`times`
+    readable: decision_times.times_problem is None)."""
+    late = late_decisions(boxes, actions, times, revealed_at)
+    if not late:
+        return None
+    assert revealed_at is not None  # (a decision is late only after a recorded reveal)
+    expected, recorded, words = late_finding_text(late, revealed_at, REVEALED)
+    return expected, recorded, f"{round_where}: {words}"
 
 
 def rank_mismatches(boxes: Sequence[int], ranks: Sequence[str | None], box_hands: Sequence[str | None],

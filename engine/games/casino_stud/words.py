@@ -1,6 +1,6 @@
 """The explanations of the rounds the kernel settled (quiet.py), laid out as pieces of text and written at once by a
 kernel (pieces.py): the lines explain.explain_round and the audit's bet lines give such a round (settled, dealt as
-its deck says, one C or F a box, no decision late), each hand described once per distinct
+its deck says, one C or F a box), each hand described once per distinct
 strength, the amounts by the kernel (betting_lines.put_money), each instant by numpy (engine.betting.us_bytes).
 explain.py and audit.py state the words; the kernel's tests hold these to them (tests/test_kernels_casino_stud.py:
 every round's explanation as the readable audit writes it)."""
@@ -276,7 +276,7 @@ def _timing_lines(text: Pieces, times: pa.Array, shown_at: pa.Array, day: QuietD
                   timed: np.ndarray, revealed: np.ndarray, places: np.ndarray) -> None:
     """decision_times' timing line of each round with one (`timed`; `times`, `shown_at` the rounds' columns,
     `box_at` their first box rows; `revealed`: dealer_revealed_at recorded) into `places`: a quiet round's instants
-    are one a box's letter, none late."""
+    are one a box's letter, one after the reveal marked LATE."""
     if not timed.any():
         return
     per_round = np.asarray(pc.list_value_length(times).fill_null(0), np.int64)
@@ -285,23 +285,26 @@ def _timing_lines(text: Pieces, times: pa.Array, shown_at: pa.Array, day: QuietD
     said = np.asarray(pc.is_valid(instant), np.bool_)
     rows = (np.repeat(box_at, per_round) + np.arange(len(per_box)) - np.repeat(np.cumsum(per_round) - per_round,
                                                                                per_round))[said]
-    # each line: its head, then a unit of 7 pieces an instant, then its tail (units padded to 7 with EMPTY)
-    line_of = (np.cumsum(timed) - 1)[np.repeat(np.arange(len(per_round)), per_round)[said]]
+    # each line: its head, then a unit of 8 pieces an instant, then its tail (units padded to 8 with EMPTY)
+    of_round = np.repeat(np.arange(len(per_round)), per_round)[said]
+    line_of = (np.cumsum(timed) - 1)[of_round]
     lines = int(timed.sum())
     count = np.bincount(line_of, minlength=lines)
     first = np.cumsum(count) - count
     unit_at = 2 * np.arange(lines) + first  # each line's head unit
-    units = np.full((2 * lines + len(rows), 7), text.EMPTY, np.int64)
+    units = np.full((2 * lines + len(rows), 8), text.EMPTY, np.int64)
     units[unit_at, 0] = text.text("decisions in time: ")
     item = unit_at[line_of] + 1 + np.arange(len(rows)) - first[line_of]
+    at = np.asarray(instant.filter(pa.array(said)), np.int64)
+    late = at > np.asarray(shown_at.fill_null(np.iinfo(np.int64).max), np.int64)[of_round]  # (is_late's boundary)
     units[item] = text.row(len(rows), "; ", "box ", text.numbers(day.box_no[rows]), " ", text.texts(["C", "F"]) +
-                           day.action[rows], " at ", text.column(us_bytes(np.asarray(instant.filter(
-                               pa.array(said)), np.int64))) + np.arange(len(rows)))
+                           day.action[rows], " at ", text.column(us_bytes(at)) + np.arange(len(rows)),
+                           np.where(late, text.text(" LATE"), text.EMPTY))
     units[item[np.arange(len(rows)) == first[line_of]], 0] = text.EMPTY  # (no "; " before a line's first)
     shown = text.column(us_bytes(np.asarray(shown_at.filter(pa.array(timed > 0)).fill_null(0), np.int64)))
     revealed = revealed[timed > 0]
     tail = unit_at + 1 + count
     units[tail] = text.row(lines, np.where(count == 0, text.text("none recorded"), text.EMPTY), f"; {REVEAL} ",
                            np.where(revealed, text.text("at "), text.text("not recorded")),
-                           np.where(revealed, shown + np.arange(lines), text.EMPTY), "", "", "")
-    text.add_ragged(places, units.reshape(-1), 7 * (2 + count))
+                           np.where(revealed, shown + np.arange(lines), text.EMPTY), "", "", "", "")
+    text.add_ragged(places, units.reshape(-1), 8 * (2 + count))
