@@ -537,8 +537,8 @@ def test_a_refunds_limits_and_window_are_checked():
 def _as_dealt(rules, r) -> bool:
     """The rule of a round as dealt, stated round by round (the oracle of dealt.dealt_rounds' column reading):
     settled, one entry a box in every list, boxes ascending seats of the table, one full deck of the shape of
-    one, every card where the deck deals it, one C or F a box, instants one a letter (one after the reveal: its
-    `late`, _late)."""
+    one, every card where the deck deals it, instants one a letter of the box's decision (a decision not one letter
+    C or F: its `action` -1; one after the reveal: its `late`, _late)."""
     n, deck = len(r.boxes), r.deck
     if (r.status != "settled" or not n or len(r.box_cards) != n or len(r.box_actions) != n or r.decks != 1
             or r.cut_index is not None or deck is None or sorted(c for c in deck if c) != sorted(CARD_CODES)
@@ -550,11 +550,12 @@ def _as_dealt(rules, r) -> bool:
     box_pos, dealer_pos = positions(rules, n)
     if any(tuple(c) != tuple(deck[p] for p in pos) for pos, c in zip(box_pos, r.box_cards, strict=True)):
         return False
-    if tuple(r.dealer_cards) != tuple(deck[p] for p in dealer_pos) or any(a not in ("C", "F") for a in r.box_actions):
+    if tuple(r.dealer_cards) != tuple(deck[p] for p in dealer_pos):
         return False
     if r.box_action_times is None:
         return True
-    return len(r.box_action_times) == n and all(t is None or len(t) == 1 for t in r.box_action_times)
+    return len(r.box_action_times) == n and all(t is None or len(t) == len(a or "") for a, t in zip(
+        r.box_actions, r.box_action_times, strict=True))
 
 
 def _late(r) -> bool:
@@ -582,7 +583,10 @@ def _untidy(rng: random.Random, r):
                                                                          dealer_revealed_at=t0),
         dict(box_action_times=((None,),) * n, dealer_revealed_at=t0), dict(box_action_times=(None,) * n),
         dict(box_action_times=((t0, t0),) * n), dict(box_action_times=((),) * n),
-        dict(box_action_times=((t0,),) * (n + 1)), dict(box_action_times=())]
+        dict(box_action_times=((t0,),) * (n + 1)), dict(box_action_times=()),
+        dict(box_actions=("",) * n, box_action_times=((),) * n), dict(box_actions=(None,) * n),
+        dict(box_actions=("CF",) * n, box_action_times=((t0, t0 + 1),) * n, dealer_revealed_at=t0),
+        dict(box_actions=("CF",) * n, box_action_times=((t0,),) * n)]
     return replace(r, **rng.choice(changes))
 
 
@@ -598,6 +602,8 @@ def test_a_round_is_read_as_dealt_as_the_rule_says(seed, n_rounds):
     read = dealt_rounds(rules, records_table(rounds))
     assert read.readable.tolist() == [_as_dealt(rules, r) for r in rounds]
     assert read.late.tolist() == [_as_dealt(rules, r) and _late(r) for r in rounds]
+    dealt = [r for r in rounds if _as_dealt(rules, r)]
+    assert read.action.tolist() == [{"C": 0, "F": 1}.get(a, -1) for r in dealt for a in r.box_actions]
 
 
 # -- the flagged bets' findings, as columns (flagged.py): the readable rules' words and order ------------------
@@ -740,4 +746,47 @@ def test_a_decision_after_the_reveal_hand_worked():
         "revealed at 2023-11-14T22:13:20.005000Z (a decision taken knowing the dealer's cards: past posting).")]
     assert fast.rounds[0].explanation[-1] == (
         "decisions in time: box 1 C at 2023-11-14T22:13:20.005000Z; box 2 F at 2023-11-14T22:13:20.005001Z LATE; "
+        "the dealer's four cards revealed at 2023-11-14T22:13:20.005000Z")
+
+
+_A_DECISION = st.sampled_from(["C", "F", "", None, "X", "c", "CF", "FF"])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.tuples(_A_DECISION, _A_DECISION), st.tuples(st.sampled_from([0, 2_000, 1_999]), st.sampled_from([0, 1_000])),
+       st.one_of(st.none(), st.lists(_AROUND, min_size=2, max_size=2)), st.sampled_from([0, 1]))
+def test_a_decision_not_c_or_f_is_the_kernels(actions, calls, offsets, paid_off):
+    """DECISION_MISSING and ILLEGAL_DECISION in a round the kernel settles: each box's decision none, empty, not
+    one letter C or F or right, its ANTE's recorded call the right one, none or a unit off (what the box did,
+    where its decision does not say), its instants (where recorded) one a letter around the reveal: the findings,
+    their order, the words and every column the readable rules'."""
+    r, bets = _two_boxes(("PAIR", "TWO_PAIR"), "HIGH_CARD", (6_000 + paid_off, 0, 0))
+    bets[0], bets[1] = replace(bets[0], added_stake=calls[0]), replace(bets[1], added_stake=calls[1])
+    times = None if offsets is None else tuple(
+        None if o is None else tuple(REVEALED + o + k for k in range(len(a or ""))) for a, o in zip(
+            actions, offsets, strict=True))
+    r = replace(r, box_actions=actions, box_action_times=times, dealer_revealed_at=REVEALED)
+    fast = _the_same_audit([r], bets)
+    kinds = fast.rounds[0].finding_kinds
+    assert ("DECISION_MISSING" in kinds) == any(not a for a in actions)
+    assert ("ILLEGAL_DECISION" in kinds) == any(a and a not in ("C", "F") for a in actions)
+
+
+def test_a_decision_not_c_or_f_hand_worked():
+    r, bets = _two_boxes(("PAIR", "TWO_PAIR"), "HIGH_CARD")
+    r = replace(r, box_actions=("", "CF"), box_action_times=((), (REVEALED, REVEALED + 1)), dealer_revealed_at=REVEALED)
+    fast = _the_same_audit([r], bets)
+    assert [(f.kind, f.expected, f.recorded) for f in fast.findings] == [
+        ("DECISION_MISSING", "C or F for every box", "box 1"), ("ILLEGAL_DECISION", "one letter, C or F",
+                                                               "box 2: 'CF'"),
+        ("LATE_DECISION", "decided by 2023-11-14T22:13:20.005000Z", "box 2 decision 2 (F) at "
+                                                                    "2023-11-14T22:13:20.005001Z")]
+    words = fast.rounds[0].explanation
+    assert words[1].endswith("(PAIR); no decision") and words[2].endswith("(TWO_PAIR); decision 'CF'")
+    assert words[5] == (
+        "Bet B1 (ANTE, stake 10.00 EUR, call 20.00 EUR) on box 1: called; pair of sevens, five, four, three kickers "
+        "beats the dealer's high card, ace, king, eight, six, four: the ante pays 1:1, the call 1:1 (PAIR) (no legal "
+        "decision recorded: a call recorded on the bet); owed 60.00 EUR, paid 60.00 EUR")
+    assert words[-1] == (
+        "decisions in time: box 2 C at 2023-11-14T22:13:20.005000Z; box 2 F at 2023-11-14T22:13:20.005001Z LATE; "
         "the dealer's four cards revealed at 2023-11-14T22:13:20.005000Z")

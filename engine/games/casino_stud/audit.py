@@ -82,7 +82,7 @@ from .ledger import JackpotBet, Pools, RoundLedger, settle_round
 from .plain import LEDGER_ROWS, POOL_COLUMNS, plain_ledger, plain_rounds, recorded_pools
 from .quiet import QuietDay, settle_quiet
 from .quiet import one_full_deck as _one_full_deck
-from .round_findings import late_finding, rank_finding, rank_mismatches
+from .round_findings import decision_findings, inferred, late_finding, rank_finding, rank_mismatches
 from .round_findings import where as round_where
 from .rules import CasinoStudRules
 from .settlement import ACTIONS, CALL, FOLD, settle_box
@@ -562,19 +562,8 @@ class _Auditor:
                                          for who, p, want, got in wrong) + ".")
 
     def check_decisions(self, i: int, r: RecordedRound, where: str) -> None:
-        missing = [box for box, a in zip(r.boxes, r.box_actions, strict=True) if not a]
-        illegal = [(box, a) for box, a in zip(r.boxes, r.box_actions, strict=True) if a and a not in ACTIONS]
-        if missing:
-            boxes = ", ".join(f"box {b}" for b in missing)
-            self.round_finding("DECISION_MISSING", i, "C or F for every box", boxes,
-                               f"{where}: no decision recorded for {boxes} (settled as the ANTE bet's recorded "
-                               "call says: a call recorded is a call, none a fold).")
-        if illegal:
-            self.round_finding("ILLEGAL_DECISION", i, "one letter, C or F",
-                               "; ".join(f"box {b}: {a!r}" for b, a in illegal),
-                               f"{where}: " + "; ".join(f"box {b} recorded {a!r}" for b, a in illegal)
-                               + ": a box calls (C) or folds (F), once, before the dealer's four cards (settled as "
-                               "the ANTE bet's recorded call says).")
+        for kind, *words in decision_findings(where, r.boxes, r.box_actions):
+            self.round_finding(kind, i, *words)
         late = late_finding(where, r.boxes, r.box_actions, r.box_action_times, r.dealer_revealed_at)
         if late is not None:
             self.round_finding("LATE_DECISION", i, *late)
@@ -662,15 +651,15 @@ class _Auditor:
         k = r.boxes.index(bet.seat)
         recorded_call = bet.added_stake or 0
         action = w.actions[k]
-        inferred = ""
+        said = ""
         if action is None:  # no legal decision recorded: the money says what the box did
             action = CALL if recorded_call > 0 else FOLD
-            inferred = f" (no legal decision recorded: {'a' if action == CALL else 'no'} call recorded on the bet)"
+            said = inferred(action == CALL)
         box_rank, dealer = w.ranks[k], w.dealer
         assert box_rank is not None and dealer is not None  # _record_problem saw to it
         result = settle_box(rules, box_rank, dealer, action, bet.stake)
         self.check_call(bet, action)
-        return result.credit, result.why + inferred
+        return result.credit, result.why + said
 
     def check_call(self, bet: RecordedBet, action: str) -> None:
         """ADDED_STAKE_MISMATCH: an ANTE's recorded call against its box's decision."""

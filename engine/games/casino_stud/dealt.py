@@ -4,11 +4,12 @@ numbers, decision and rank codes, and whether each round is as dealt.
 
 A round is as dealt when what the kernel does not judge of it is as the readable audit wants it: settled, one
 entry a box in every list, boxes ascending seats of the table, its deck one full deck with the shape of one
-(decks 1, no cut card), every card where the deck deals it, one decision letter C or F a box, its decision
-instants (where recorded) one a letter. Only such a round is put to the kernel; the kernel judges the rest (ranks,
-balances, bets), and a decision after the reveal is read here (`late`: LATE_DECISION, which the kernel's path
-words). A column whose values are not of ROUND_TYPES' types makes no round as dealt: every round then goes through
-the readable rules.
+(decks 1, no cut card), every card where the deck deals it, its decision instants (where recorded) one a letter of
+its box's decision. Only such a round is put to the kernel; the kernel judges the rest (ranks, balances, bets), and
+two findings of the round are read here for the kernel's path to word: a decision missing or not one letter C or F
+(`action` -1: DECISION_MISSING, ILLEGAL_DECISION) and a decision after the reveal (`late`: LATE_DECISION). A
+column whose values are not of ROUND_TYPES' types makes no round as dealt: every round then goes through the
+readable rules.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ class DealtRounds:
     readable: np.ndarray  # as dealt (the module's docstring)
     box_at: np.ndarray  # round r's boxes: rows box_at[r]:box_at[r + 1] of the box columns (none where not as dealt)
     box_no: np.ndarray
-    action: np.ndarray  # kernel.CALL, FOLD
+    action: np.ndarray  # kernel.CALL, FOLD; -1 not one letter C or F (DECISION_MISSING, ILLEGAL_DECISION)
     box_hand: np.ndarray  # the recorded rank's category index (-1: none, or another text)
     cards: np.ndarray  # five card codes a box
     hands_len: np.ndarray  # by round: how many ranks box_hands records
@@ -92,8 +93,7 @@ def dealt_rounds(rules: CasinoStudRules, rounds: pa.Table) -> DealtRounds:
     first = np.zeros(len(box_no), np.bool_)
     first[_starts(n_boxes)[:-1][n_boxes > 0]] = True
     wrong = (box_no < 1) | (box_no > rules.max_boxes) | (~first & (box_no <= np.roll(box_no, 1)))
-    wrong_action = _ints(pc.index_in(actions, _ACTIONS), -1) < 0
-    ok &= ~_any(box_round, wrong, n) & ~_any(np.repeat(np.arange(n), n_actions), wrong_action, n)
+    ok &= ~_any(box_round, wrong, n)
 
     # every card where the deck deals it (the rounds still ok have a box row a box, at most max_boxes)
     most = rules.max_boxes
@@ -116,7 +116,7 @@ def dealt_rounds(rules: CasinoStudRules, rounds: pa.Table) -> DealtRounds:
     r = np.flatnonzero(ok)  # (five cards each)
     dealt = deck[deck_at[r][:, None] + dealer_pos[n_boxes[r]]]
     ok[r] = (dealer_codes[spans(dealer_at[r], np.full(len(r), 5))].reshape(-1, 5) == dealt).all(axis=1)
-    in_time, late = _in_time(col["box_action_times"], col["dealer_revealed_at"], n_boxes, n)
+    in_time, late = _in_time(col["box_action_times"], col["dealer_revealed_at"], actions, n_actions, n_boxes, n)
     ok &= in_time
 
     # the kernel's columns: the boxes of the rounds as dealt
@@ -141,20 +141,26 @@ def dealt_rounds(rules: CasinoStudRules, rounds: pa.Table) -> DealtRounds:
         _ints(col["betting_closed_at"], 0), late & ok, pa.record_batch(col))
 
 
-def _in_time(times: pa.Array, revealed: pa.Array, n_boxes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per round: (the instants are as dealt: none recorded, or one entry a box, each none or one instant; a
+def _in_time(times: pa.Array, revealed: pa.Array, actions: pa.Array, n_actions: np.ndarray, n_boxes: np.ndarray,
+             n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per round: (the instants are as dealt: none recorded, or one entry a box, each none or one instant a letter
+    of its box's decision (`actions` their values, `n_actions` a round's count; decision_times.times_problem); a
     decision after the reveal: LATE_DECISION, a decision exactly at the reveal on time)."""
     recorded = pc.is_valid(times).to_numpy(zero_copy_only=False)
     n_times, per_box = _lists(times)
     held, values = _lists(per_box)
     box_round = np.repeat(np.arange(n), n_times)
-    wrong = pc.is_valid(per_box).to_numpy(zero_copy_only=False) & (held != 1)
-    one = np.flatnonzero(held == 1)
-    at = _starts(held)[one]
-    shown = _ints(revealed, np.iinfo(np.int64).max)[box_round[one]]
-    instant = pc.take(values, pa.array(at)) if len(values) else pa.array([], pa.int64())
-    late = _ints(instant, np.iinfo(np.int64).min) > shown
-    return ~recorded | ((n_times == n_boxes) & ~_any(box_round, wrong, n)), _any(box_round[one], late, n)
+    # each entry's box's letters (where the round has as many decisions as entries: else it is not as dealt)
+    letters = _ints(pc.utf8_length(actions), 0)
+    place = np.arange(len(box_round)) - np.repeat(_starts(n_times)[:-1], n_times)
+    aligned = (n_actions == n_times)[box_round]
+    want = np.where(aligned, letters[np.minimum(_starts(n_actions)[:-1][box_round] + place, max(len(letters) - 1, 0))]
+                    if len(letters) else 0, -1)
+    wrong = pc.is_valid(per_box).to_numpy(zero_copy_only=False) & (held != want)
+    shown = _ints(revealed, np.iinfo(np.int64).max)[np.repeat(box_round, held)]
+    late = _ints(values, np.iinfo(np.int64).min) > shown
+    return (~recorded | ((n_times == n_boxes) & ~_any(box_round, wrong, n)),
+            _any(np.repeat(box_round, held), late, n))
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from .dealt import DealtBets
 from .hands import RANK_NAMES
 from .kernel import CALL, EMPTY_BOX, NO_ANTE, NOT_OFFERED
 from .quiet import QuietDay
-from .round_findings import late_finding, rank_finding, rank_mismatches, where
+from .round_findings import decision_findings, late_finding, rank_finding, rank_mismatches, where
 from .rules import CasinoStudRules
 
 # a flagged bet's findings in the order the readable audit raises them: its refund's or its call's (a first pass
@@ -67,9 +67,10 @@ def flagged_findings(rules: CasinoStudRules, table: TableFacts, rounds: pa.Recor
 
 def _round_findings(table: TableFacts, rounds: pa.RecordBatch, day: QuietDay) -> tuple[pa.Table, np.ndarray]:
     """The quiet rounds' own findings (FINDING_COLUMNS; and each one's round), in the order the readable audit
-    raises them: LATE_DECISION (dealt.py's column), HAND_RANK_MISMATCH (quiet.py's), worded by round_findings."""
-    late, ranks = day.arrays["late"], day.arrays["rank_wrong"]
-    i = np.flatnonzero(late | ranks)
+    raises them: DECISION_MISSING, ILLEGAL_DECISION, LATE_DECISION (dealt.py's columns), HAND_RANK_MISMATCH
+    (quiet.py's), worded by round_findings."""
+    undecided, late, ranks = day.arrays["undecided"], day.arrays["late"], day.arrays["rank_wrong"]
+    i = np.flatnonzero(undecided | late | ranks)
     if not len(i):
         return FINDING_COLUMNS.empty_table(), i
     box_at, category, dealer = day.arrays["box_at"], day.arrays["category"], day.arrays["dealer_category"]
@@ -78,7 +79,7 @@ def _round_findings(table: TableFacts, rounds: pa.RecordBatch, day: QuietDay) ->
                           "box_action_times", "dealer_revealed_at"]).take(pa.array(i)).to_pylist()
     for r, rec in zip(i.tolist(), read, strict=True):
         said = where(rec["round_id"], rec["shoe_id"])
-        found = []
+        found = decision_findings(said, rec["boxes"], rec["box_actions"]) if undecided[r] else []
         if late[r]:
             found.append(("LATE_DECISION", *late_finding(said, rec["boxes"], rec["box_actions"],
                                                          rec["box_action_times"], rec["dealer_revealed_at"])))
@@ -144,7 +145,8 @@ def _bet_findings(rules: CasinoStudRules, table: TableFacts, rounds: pa.RecordBa
                                                                       round=of(w, round_text))]))
     w = np.flatnonzero((why == 0) & flags[0, i])
     if len(w):
-        called = day.action[day.bet_box[i[w]]] == CALL
+        action = day.action[day.bet_box[i[w]]]
+        called = np.where(action >= 0, action == CALL, added[w] > 0)  # (none legal: the recorded call says)
         want = np.where(called, rules.call_multiple * stake[w], 0)
         found.append((_REFUND, w, ["ADDED_STAKE_MISMATCH", *filled_wording(
             _CALL, what=of(w, what), seat=of(w, seat_text), did=pa.array(np.where(called, "called", "folded")),

@@ -8,9 +8,10 @@ rules and is the oracle (tests/test_kernels_casino_stud.py). The kernel settles 
 plainly: a round it calls `quiet` is a settled round in which the readable audit finds nothing but the
 plain checks of a bet (its call, paid against owed on an ANTE, its limits, its window), whose flags the
 kernel gives bet by bet (`flag_*`), the bets it refunds (a type not offered, a jackpot bet without an ANTE on its
-box, a bet on a box not dealt), whose reason it gives bet by bet (`refund`), and its recorded ranks (which it does
-not read: quiet.py compares them with its ranks as columns, HAND_RANK_MISMATCH). Every other round (cancelled,
-unreadable, a deck or card not as dealt, a decision missing or late, a pool balance off, a jackpot prize or refund
+box, a bet on a box not dealt), whose reason it gives bet by bet (`refund`), its recorded ranks (which it does not
+read: quiet.py compares them with its ranks as columns, HAND_RANK_MISMATCH) and decisions (dealt.py reads which are
+not one letter C or F, and which are late). Every other round (cancelled,
+unreadable, a deck or card not as dealt, a pool balance off, a jackpot prize or refund
 paid otherwise, a bet of it in quarantine) goes through the readable audit, which explains it.
 """
 
@@ -119,10 +120,11 @@ def settle_day(status, box_at, box_no, action, box_cat, box_str, dealer_cat, dea
     """A table-day's rounds (in the audit's order) and bets settled, and which rounds are quiet.
 
     Rounds: status (0 settled, 1 cancelled, 2 other), the boxes box_no[box_at[r]:box_at[r + 1]] with each
-    box's decision code, category and strength of its recorded cards (rank_hands); the dealer's category and
-    strength; readable: everything of the round rank_hands and these columns do not see is as the
-    readable audit wants it (the record settles, the deck is one full deck of the right shape, the cards are
-    where it deals them, the decision instants are one a letter and none late); pools (4, n): jackpot before,
+    box's decision code (-1: none legal, an ANTE's recorded call says what its box did), category and strength of
+    its recorded cards (rank_hands); the dealer's category and strength; readable: everything of the round
+    rank_hands and these columns do not see is as the readable audit wants it (the record settles, the deck is one
+    full deck of the right shape, the cards are where it deals them, the decision instants are one a letter);
+    pools (4, n): jackpot before,
     next pool before, jackpot after, next pool after as recorded, pools_known where recorded.
     Bets: their round (-1: none of them), type code (OTHER and above: one the game does not offer), seat (any
     int64: the ANTE a JACKPOT needs is one on the same seat; a seat not recorded is one value of its own), box
@@ -159,7 +161,7 @@ def settle_day(status, box_at, box_no, action, box_cat, box_str, dealer_cat, dea
         ok = status[r] == 0 and readable[r] and not held[r] and b1 > b0 and dealer_cat[r] >= 0
         ok = ok and pools_known[0, r] and pools_known[1, r]  # (the jackpot bets are settled from them)
         for k in range(b0, b1):  # (a recorded rank is not read: HAND_RANK_MISMATCH is a column comparison, quiet.py)
-            ok = ok and box_cat[k] >= 0 and (action[k] == CALL or action[k] == FOLD)
+            ok = ok and box_cat[k] >= 0
         if not ok:
             continue
         d = dealer_str[r]
@@ -186,10 +188,12 @@ def settle_day(status, box_at, box_no, action, box_cat, box_str, dealer_cat, dea
             elif t == JACKPOT:
                 n_jackpot += 1
             else:
-                want_call = multiple * s if action[k] == CALL else 0
+                # no legal decision recorded (-1): the ANTE's recorded call says what the box did (audit.ante)
+                act = action[k] if action[k] >= 0 else CALL if added[b] > 0 else FOLD
+                want_call = multiple * s if act == CALL else 0
                 flags[0, b] = added[b] != want_call
                 call = multiple * s
-                if action[k] == FOLD:
+                if act == FOLD:
                     outcome[b], credit[b] = FOLDED, 0
                 elif not q:
                     outcome[b], credit[b] = NOT_QUALIFIED, 2 * s + call

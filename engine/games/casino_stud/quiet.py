@@ -149,6 +149,10 @@ def settle_quiet(rules: CasinoStudRules, table: TableFacts, rounds: DealtRounds,
         ("dealer_strength", dealer_str), ("credit", credit), ("outcome", outcome), ("refund", refund))}
     arrays.update(quiet=np.asarray(quiet, np.bool_), qualifies=np.asarray(qualifies, np.bool_))
     arrays.update(_ranks_recorded(rounds, category, dealer_cat, arrays["quiet"]), late=rounds.late & arrays["quiet"])
+    # a box's decision not one letter C or F (DECISION_MISSING, ILLEGAL_DECISION): by round
+    undecided = np.zeros(n, np.bool_)
+    undecided[np.repeat(np.arange(n), np.diff(rounds.box_at))[rounds.action < 0]] = True
+    arrays["undecided"] = undecided & arrays["quiet"]
     return QuietDay(quiet.tolist(), qualifies.tolist(), after.T.tolist(), ledger.T.tolist(), jackpot_bets.tolist(),
                     rounds.box_at.tolist(), category.tolist(), strength.tolist(), dealer_cat.tolist(),
                     dealer_str.tolist(), credit.tolist(), outcome.tolist(), flags, refund.tolist(), bet_box,

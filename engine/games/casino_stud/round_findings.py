@@ -2,6 +2,8 @@
 (audit._Auditor) and the kernel's, which judges them as columns (quiet.py) and words a finding here once a round
 that has one (flagged.py).
 
+DECISION_MISSING, ILLEGAL_DECISION: each box's decision is one letter, C or F; where it is not, the ANTE bet's
+recorded call says what the box did (a call recorded: called; none: folded).
 LATE_DECISION: a box decided after the dealer's four cards were revealed (engine/decision_times.py: a decision
 exactly at the reveal is on time), one finding a round naming every late decision.
 HAND_RANK_MISMATCH: every recorded hand rank (`box_hands`, `dealer_hand`) against the engine's rank of the
@@ -13,12 +15,44 @@ from collections.abc import Sequence
 
 from engine.decision_times import BoxTimes, late_decisions, late_finding_text
 
+from .settlement import ACTIONS
+
 REVEALED = "the dealer's four cards were revealed"  # what happened at dealer_revealed_at, in a LATE_DECISION
 
 
 def where(round_id: str | None, shoe_id: str | None) -> str:
     """A round-level finding's name for its round."""
     return f"Round {round_id} (deck {shoe_id})"
+
+
+def decision_findings(round_where: str, boxes: Sequence[int], actions: Sequence[str | None]
+                      ) -> list[tuple[str, str, str, str]]:
+    """(kind, expected, recorded, message) of the round's DECISION_MISSING and ILLEGAL_DECISION, in that order
+    (none where every box's decision is C or F)."""
+    missing = [box for box, a in zip(boxes, actions, strict=True) if not a]
+    illegal = [(box, a) for box, a in zip(boxes, actions, strict=True) if a and a not in ACTIONS]
+    found = []
+    if missing:
+        named = ", ".join(f"box {b}" for b in missing)
+        found.append(("DECISION_MISSING", "C or F for every box", named,
+                      f"{round_where}: no decision recorded for {named} (settled as the ANTE bet's recorded call says: "
+                      "a call recorded is a call, none a fold)."))
+    if illegal:
+        found.append(("ILLEGAL_DECISION", "one letter, C or F", "; ".join(f"box {b}: {a!r}" for b, a in illegal),
+                      f"{round_where}: " + "; ".join(f"box {b} recorded {a!r}" for b, a in illegal)
+                      + ": a box calls (C) or folds (F), once, before the dealer's four cards (settled as the ANTE "
+                      "bet's recorded call says)."))
+    return found
+
+
+def decided(action: str | None) -> str:
+    """A box's decision as its hand line says it."""
+    return {"C": "calls", "F": "folds"}.get(action or "", f"decision {action!r}" if action else "no decision")
+
+
+def inferred(called: bool) -> str:
+    """What an ANTE's line adds where its box's decision is not one letter C or F: what its recorded call says."""
+    return f" (no legal decision recorded: {'a' if called else 'no'} call recorded on the bet)"
 
 
 def late_finding(round_where: str, boxes: Sequence[int], actions: Sequence[str | None], times: BoxTimes | None,

@@ -1,6 +1,6 @@
 """The explanations of the rounds the kernel settled (quiet.py), laid out as pieces of text and written at once by a
 kernel (pieces.py): the lines explain.explain_round and the audit's bet lines give such a round (settled, dealt as
-its deck says, one C or F a box), each hand described once per distinct
+its deck says, its instants one a letter), each hand described once per distinct
 strength, the amounts by the kernel (betting_lines.put_money), each instant by numpy (engine.betting.us_bytes).
 explain.py and audit.py state the words; the kernel's tests hold these to them (tests/test_kernels_casino_stud.py:
 every round's explanation as the readable audit writes it)."""
@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 
 from engine.betting import us_bytes
 from engine.cards import CARD_CODES
+from engine.decision_times import timing_line
 from engine.kernels import spans
 
 from . import BET_CODES
@@ -25,7 +26,7 @@ from .hands import RANK_NAMES, describe
 from .kernel import LOSE, WIN
 from .pieces import Pieces
 from .quiet import QuietDay, hand_rank
-from .round_findings import recorded_as
+from .round_findings import decided, inferred, recorded_as
 from .rules import POOLS, CasinoStudRules
 
 _ANTE = BET_CODES[0]  # the bet type (the audit's ANTE; kernel.ANTE is its code)
@@ -131,6 +132,15 @@ def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordB
     _bet_lines(rules, words, bets, mine, q[bet_round], box_row, day,
                at[bet_round] + 3 + n_boxes[bet_round] + bet_place)
     _pool_lines(rules, text, rounds, q, pools[:, q], known[:, q], ledger, fed, won, mid, n_ledger)
+    # (a round with a decision not C or F may hold no instant or several for a box: its line as decision_times says)
+    odd = day.arrays["undecided"][q] & (timed > 0)
+    if odd.any():
+        times = pc.if_else(pa.array(odd), pa.nulls(len(q), times.type), times)
+        lines = [timing_line(r["boxes"], r["box_actions"], r["box_action_times"], r["dealer_revealed_at"], REVEAL)
+                 for r in rounds.select(["boxes", "box_actions", "box_action_times", "dealer_revealed_at"]).take(
+                     pa.array(q[odd])).to_pylist()]
+        text.add((mid + 2 + n_ledger)[odd], text.texts(lines) + np.arange(len(lines)))
+    timed = timed & ~odd
     _timing_lines(text, times, shown_at, day, box_at[q], timed, revealed, (mid + 2 + n_ledger)[timed > 0])
     return n_lines, text.write()
 
@@ -181,7 +191,7 @@ def _hand_lines(rules: CasinoStudRules, words: _Words, rounds: pa.RecordBatch, q
     text.add(at[box_round] + 1 + place, "box ", text.numbers(day.box_no[rows]), " (",
              box_where + n_boxes[box_round] * most + place, "): ", words.hand(day.cards.reshape(-1, 5)[rows]), ": ",
              words.described(strength), " (", words.categories + (strength >> 20), box_said, "); ",
-             text.texts(["calls", "folds"]) + day.action[rows])
+             _decisions(text, rounds, q, day.action[rows], box_round, place))
     dealer_where = text.texts([f"deck card {where[n][1][0]} open, "
                                f"{positions_text(where[n][1][1:])[len('deck cards '):]} after the decisions"
                                for n in range(most + 1)])
@@ -192,6 +202,19 @@ def _hand_lines(rules: CasinoStudRules, words: _Words, rounds: pa.RecordBatch, q
     text.add(at + 2 + n_boxes, text.texts([
         "the dealer does not qualify (below ace-king): every call is returned, antes pay 1:1",
         "the dealer qualifies (ace-king or better)"]) + qualifies.astype(np.int64))
+
+
+def _decisions(text: Pieces, rounds: pa.RecordBatch, q: np.ndarray, action: np.ndarray, box_round: np.ndarray,
+               place: np.ndarray) -> np.ndarray:
+    """Each box's decision as its hand line says it (`action` dealt.py's codes): one not C or F (-1) read from
+    `rounds` where it is, in round_findings' words."""
+    said = text.texts(["calls", "folds"]) + np.maximum(action, 0)
+    odd = np.flatnonzero(action < 0)
+    if len(odd):
+        recorded = rounds["box_actions"].take(pa.array(q[box_round[odd]])).to_pylist()
+        said[odd] = text.texts([decided(a[k]) for a, k in zip(recorded, place[odd].tolist(), strict=True)]
+                               ) + np.arange(len(odd))
+    return said
 
 
 def _bet_lines(rules: CasinoStudRules, words: _Words, bets: DealtBets, b: np.ndarray, bet_round: np.ndarray,
@@ -238,9 +261,12 @@ def _bet_lines(rules: CasinoStudRules, words: _Words, bets: DealtBets, b: np.nda
         [prize_words], ["no ante on its box: refunded, feeds no pool"],
         [f"{rules.id} does not offer ", type_of, ": refunded"], ["box ", seat_of, " was not dealt: refunded"]])
     call = text.chosen(is_ante & (added != 0), [[], [", call ", text.money(added)]])
+    # an ANTE on a box with no legal decision: settled as its recorded call says (audit.ante's words)
+    guessed = np.where(is_ante & (refund == 0) & (day.action[box_row] < 0), text.texts(
+        [inferred(False), inferred(True)]) + (added > 0), text.EMPTY)
     text.add(places, "Bet ", text.column(_filled(bets.bet_id)) + b, " (", type_of, ", stake ",
-             text.money(stake), call, ") on box ", seat_of, ": ", why, "; owed ", text.money(credit), ", paid ",
-             text.money(bets.paid[b]))
+             text.money(stake), call, ") on box ", seat_of, ": ", why, guessed, "; owed ", text.money(credit),
+             ", paid ", text.money(bets.paid[b]))
 
 
 def _pool_lines(rules: CasinoStudRules, text: Pieces, rounds: pa.RecordBatch, q: np.ndarray, pools: np.ndarray,
