@@ -82,7 +82,15 @@ from .ledger import JackpotBet, Pools, RoundLedger, settle_round
 from .plain import LEDGER_ROWS, POOL_COLUMNS, plain_ledger, plain_rounds, recorded_pools
 from .quiet import QuietDay, settle_quiet
 from .quiet import one_full_deck as _one_full_deck
-from .round_findings import decision_findings, inferred, late_finding, rank_finding, rank_mismatches
+from .round_findings import (
+    decision_findings,
+    inferred,
+    late_finding,
+    not_won,
+    paid_from_the_other_pool,
+    rank_finding,
+    rank_mismatches,
+)
 from .round_findings import where as round_where
 from .rules import CasinoStudRules
 from .settlement import ACTIONS, CALL, FOLD, settle_box
@@ -446,6 +454,7 @@ class _Auditor:
         for b in mine:
             expected[b] = quiet.credit[b]
         w.jackpot_bets = quiet.jackpot_bets[i]
+        w.payment_found = bool(quiet.arrays["payment"][i])
         if w.jackpot_bets:
             to_jp, to_np, to_house, from_jp, from_np, from_house, reset = quiet.ledger[i]
             # (the bets' prizes are in their lines; the ledger row and the words read only the sums)
@@ -695,18 +704,14 @@ class _Auditor:
                                                         prize.contribution))
             if prize.rule is None and bet.paid > 0:
                 w.judged_paid.add(b)
-                self.bet_finding("JACKPOT_PRIZE_NOT_WON", bet, f"no prize ({category})", self.money(bet.paid),
-                                 f"{self.what(bet)} in round {r.round_id} was paid a prize of {self.money(bet.paid)} "
-                                 f"on {category}: only the hands of the prize table (flush or better) win.")
+                self.bet_finding("JACKPOT_PRIZE_NOT_WON", bet, *not_won(self.what(bet), r.round_id, category,
+                                                                        self.money(bet.paid)))
             elif prize.wrong_balance:
                 w.judged_paid.add(b)
-                share, right = prize.rule[1], _pool(prize.source)
-                wrong = _pool("next_pool" if prize.source == "jackpot" else "jackpot")
-                self.bet_finding("JACKPOT_PRIZE_WRONG_BALANCE", bet,
-                                 f"{self.money(prize.prize)} ({share}% of the {right})",
-                                 f"{self.money(bet.paid)} ({share}% of the {wrong})",
-                                 f"{self.what(bet)} in round {r.round_id} was paid {self.money(bet.paid)}, {share}% "
-                                 f"of the {wrong}; the prize is {share}% of the {right}, {self.money(prize.prize)}.")
+                self.bet_finding("JACKPOT_PRIZE_WRONG_BALANCE", bet, *paid_from_the_other_pool(
+                    self.what(bet), r.round_id, prize.rule[1], prize.source,
+                    "next_pool" if prize.source == "jackpot" else "jackpot", self.money(bet.paid),
+                    self.money(prize.prize)))
 
     def jackpot_why(self, category: str, rule: tuple[str, int] | None, source: str | None, base: int | None,
                     to: tuple[int, int, int]) -> str:

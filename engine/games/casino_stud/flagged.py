@@ -20,14 +20,23 @@ from engine.betting_lines import amount_texts
 
 from .dealt import DealtBets
 from .hands import RANK_NAMES
-from .kernel import CALL, EMPTY_BOX, NO_ANTE, NOT_OFFERED
+from .kernel import CALL, EMPTY_BOX, NO_ANTE, NOT_OFFERED, NOT_WON
 from .quiet import QuietDay
-from .round_findings import decision_findings, late_finding, rank_finding, rank_mismatches, where
+from .round_findings import (
+    decision_findings,
+    late_finding,
+    not_won,
+    paid_from_the_other_pool,
+    rank_finding,
+    rank_mismatches,
+    where,
+)
 from .rules import CasinoStudRules
 
 # a flagged bet's findings in the order the readable audit raises them: its refund's or its call's (a first pass
-# over the round's bets), then paid, limits, window (a second pass)
-_REFUND, _PAID, _LIMIT, _LATE = range(4)
+# over the round's bets), a jackpot payment's (the jackpot bets in box order), then paid, limits, window (a second
+# pass)
+_REFUND, _JACKPOT, _PAID, _LIMIT, _LATE = range(5)
 # the words of audit._Auditor.refund and check_call
 _NO_ANTE = Wording(
     "an ANTE on box {seat}", "none",
@@ -101,9 +110,9 @@ def _bet_findings(rules: CasinoStudRules, table: TableFacts, rounds: pa.RecordBa
     n = len(day.quiet)
     known = (bets.round_index >= 0) & (bets.round_index < n)
     r_all = np.where(known, bets.round_index, 0)
-    flags, refund = day.flags, day.arrays["refund"]
+    flags, refund, judged = day.flags, day.arrays["refund"], day.arrays["judged"]
     mine = known & np.append(day.arrays["quiet"], False)[np.where(known, r_all, n)] & (
-        (refund != 0) | flags.any(axis=0))
+        (refund != 0) | flags.any(axis=0) | (judged != 0))
     i = np.flatnonzero(mine)
     r = r_all[i]
     if not len(i):
@@ -151,7 +160,13 @@ def _bet_findings(rules: CasinoStudRules, table: TableFacts, rounds: pa.RecordBa
         found.append((_REFUND, w, ["ADDED_STAKE_MISMATCH", *filled_wording(
             _CALL, what=of(w, what), seat=of(w, seat_text), did=pa.array(np.where(called, "called", "folded")),
             want=money(want), recorded=money(added[w]), multiple=str(rules.call_multiple))]))
-    found += [(_PAID, w, columns) for w, columns in paid_findings(paid, credit, what, round_text, money)]
+    w = np.flatnonzero(judged[i])
+    if len(w):
+        found.append((_JACKPOT, w, _judged(rules, day, i[w], judged[i[w]], of(w, what), of(w, round_text),
+                                           money(paid[w]), money(credit[w]))))
+    # (a judged payment has its own finding: no OVERPAID or UNDERPAID)
+    found += [(_PAID, w, columns) for w, columns in paid_findings(
+        paid, np.where(judged[i] != 0, paid, credit), what, round_text, money)]
     below, above = flags[2, i], flags[3, i] & ~flags[2, i]  # (stake_limit_breach: the minimum first)
     for kind, w, end in (("STAKE_BELOW_MIN", np.flatnonzero(below), 0), ("STAKE_ABOVE_MAX", np.flatnonzero(above), 1)):
         if len(w):
@@ -168,10 +183,12 @@ def _bet_findings(rules: CasinoStudRules, table: TableFacts, rounds: pa.RecordBa
             closed=pa.array(us_texts(closed), pa.string()),
             placed=pa.array(us_texts(bets.placed[i[w]]), pa.string()))]))
 
-    # round by round; in a round, the first pass's (bet by bet), then the second's (bet by bet, slot by slot)
+    # round by round; in a round, the first pass's (bet by bet), the jackpot payments' (by box, then bet), then the
+    # second pass's (bet by bet, slot by slot)
     slot = np.concatenate([np.full(len(w), s) for s, w, _ in found])
     on = np.concatenate([w for _, w, _ in found])
-    order = np.lexsort((slot, on, slot > _REFUND, r[on]))
+    by_box = np.where(slot == _JACKPOT, day.bet_box[i[on]], 0)
+    order = np.lexsort((slot, on, by_box, np.minimum(slot, _PAID), r[on]))
     take = pa.array(order, pa.int64())
     on = on[order]
     kind, expected, recorded, message = (pa.concat_arrays([
@@ -183,6 +200,26 @@ def _bet_findings(rules: CasinoStudRules, table: TableFacts, rounds: pa.RecordBa
         rounds["shoe_id"].take(pa.array(r[on], pa.int64())), round_id.take(rows), bets.bet_id.take(taken).take(rows),
         expected, recorded, message, bets.account_id.take(taken).take(rows)], schema=FINDING_COLUMNS)
     return found_table, r[on]
+
+
+def _judged(rules: CasinoStudRules, day: QuietDay, b: np.ndarray, judged: np.ndarray, what: pa.Array,
+            round_text: pa.Array, paid: pa.Array, prize: pa.Array) -> list[pa.Array]:
+    """The findings (kind, expected, recorded, message) of the jackpot bets b whose payment the kernel judged
+    (`judged`: kernel.NOT_WON, WRONG_BALANCE), worded by round_findings (the readable audit's words), a few a day."""
+    jp = rules.jackpot
+    right = jp.percentage_prizes_from
+    wrong = "next_pool" if right == "jackpot" else "jackpot"
+    rows = []
+    for code, box, said, round_id, paid_text, prize_text in zip(
+            judged.tolist(), day.bet_box[b].tolist(), what.to_pylist(), round_text.to_pylist(), paid.to_pylist(),
+            prize.to_pylist(), strict=True):
+        category = RANK_NAMES[day.category[box]]
+        if code == NOT_WON:
+            rows.append(("JACKPOT_PRIZE_NOT_WON", *not_won(said, round_id, category, paid_text)))
+        else:
+            rows.append(("JACKPOT_PRIZE_WRONG_BALANCE", *paid_from_the_other_pool(
+                said, round_id, jp.prize_of(category)[1], right, wrong, paid_text, prize_text)))
+    return [pa.array(c, pa.string()) for c in zip(*rows, strict=True)]
 
 
 def _kinds_by_round(round_of: np.ndarray, kind: pa.Array, n: int) -> pa.Array:

@@ -52,7 +52,8 @@ class QuietDay:
     cards: np.ndarray
     dealer_cards: np.ndarray  # by round: the dealer's five card codes (5 a round; -1 where not readable)
     # the list fields above as the kernel's arrays (int64; quiet and qualifies bool; after (rounds, 2), ledger
-    # (rounds, 7)): what the columnar steps read, with no list converted back
+    # (rounds, 7)): what the columnar steps read, with no list converted back; and settle_day's payment (by round)
+    # and judged (by bet)
     arrays: dict[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
 
     def hand(self, k: int) -> HandRank:
@@ -142,12 +143,14 @@ def settle_quiet(rules: CasinoStudRules, table: TableFacts, rounds: DealtRounds,
         np.array([rules.call_payouts[name] for name in RANK_NAMES], np.int64),
         np.array([0 if p is None else PERCENT if p[0] == "percent" else UNITS for p in prizes], np.int64),
         np.array([0 if p is None else p[1] for p in prizes], np.int64), rule_ints(rules))
-    quiet, qualifies, after, ledger, jackpot_bets, credit, outcome, refund, flags = out
+    quiet, qualifies, after, ledger, jackpot_bets, payment, credit, outcome, refund, flags, judged = out
     arrays = {name: np.ascontiguousarray(values, np.int64) for name, values in (
         ("after", after.T), ("ledger", ledger.T), ("jackpot_bets", jackpot_bets), ("box_at", rounds.box_at),
         ("category", category), ("strength", strength), ("dealer_category", dealer_cat),
-        ("dealer_strength", dealer_str), ("credit", credit), ("outcome", outcome), ("refund", refund))}
-    arrays.update(quiet=np.asarray(quiet, np.bool_), qualifies=np.asarray(qualifies, np.bool_))
+        ("dealer_strength", dealer_str), ("credit", credit), ("outcome", outcome), ("refund", refund),
+        ("judged", judged))}
+    arrays.update(quiet=np.asarray(quiet, np.bool_), qualifies=np.asarray(qualifies, np.bool_),
+                  payment=np.asarray(payment, np.bool_))
     arrays.update(_ranks_recorded(rounds, category, dealer_cat, arrays["quiet"]), late=rounds.late & arrays["quiet"])
     # a box's decision not one letter C or F (DECISION_MISSING, ILLEGAL_DECISION): by round
     undecided = np.zeros(n, np.bool_)

@@ -1,4 +1,5 @@
-"""A round's own findings that the kernel's path raises too, stated once for both paths: the readable audit's
+"""A round's own findings, and a jackpot bet's payment findings, that the kernel's path raises too, stated once for
+both paths: the readable audit's
 (audit._Auditor) and the kernel's, which judges them as columns (quiet.py) and words a finding here once a round
 that has one (flagged.py).
 
@@ -7,7 +8,9 @@ recorded call says what the box did (a call recorded: called; none: folded).
 LATE_DECISION: a box decided after the dealer's four cards were revealed (engine/decision_times.py: a decision
 exactly at the reveal is on time), one finding a round naming every late decision.
 HAND_RANK_MISMATCH: every recorded hand rank (`box_hands`, `dealer_hand`) against the engine's rank of the
-recorded cards, one finding a round naming every box and the dealer where they differ."""
+recorded cards, one finding a round naming every box and the dealer where they differ.
+JACKPOT_PRIZE_NOT_WON, JACKPOT_PRIZE_WRONG_BALANCE: a jackpot bet paid a prize on a hand below the prize table, or a
+percentage prize paid as the percentage of the other pool (instead of OVERPAID or UNDERPAID)."""
 
 from __future__ import annotations
 
@@ -94,3 +97,20 @@ def rank_finding(round_where: str, wrong: Sequence[tuple[str, str, str | None]])
 def recorded_as(recorded: str | None) -> str:
     """What a hand line adds where the recorded rank is not the engine's (explain._hand_text)."""
     return f"; recorded as {recorded or 'no rank'}"
+
+
+def not_won(what: str, round_id: str | None, category: str, paid: str) -> tuple[str, str, str]:
+    """(expected, recorded, message) of a JACKPOT_PRIZE_NOT_WON: a jackpot bet (`what`: its words) paid `paid` on
+    a hand below the prize table."""
+    return (f"no prize ({category})", paid, f"{what} in round {round_id} was paid a prize of {paid} on {category}: "
+            "only the hands of the prize table (flush or better) win.")
+
+
+def paid_from_the_other_pool(what: str, round_id: str | None, share: int, source: str, other: str, paid: str,
+                             prize: str) -> tuple[str, str, str]:
+    """(expected, recorded, message) of a JACKPOT_PRIZE_WRONG_BALANCE: a percentage prize (`share`% of the pool
+    `source`, `prize`) paid as that percentage of the `other` pool (`paid`)."""
+    right, wrong = source.replace("_", " "), other.replace("_", " ")
+    return (f"{prize} ({share}% of the {right})", f"{paid} ({share}% of the {wrong})",
+            f"{what} in round {round_id} was paid {paid}, {share}% of the {wrong}; the prize is {share}% of the "
+            f"{right}, {prize}.")
