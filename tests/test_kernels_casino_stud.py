@@ -30,6 +30,7 @@ from engine.games.casino_stud.hands import CATEGORY_INDEX, RANK_NAMES, rank_hand
 from engine.games.casino_stud.kernel import rank_hands
 from engine.games.casino_stud.ledger import JackpotBet, Pools, settle_round
 from engine.games.casino_stud.quiet import settle_quiet
+from engine.games.casino_stud.round_findings import deck_finding
 from engine.games.casino_stud.rules import load_casino_stud_rules
 from engine.games.casino_stud.settlement import settle_box
 
@@ -534,12 +535,11 @@ def test_a_refunds_limits_and_window_are_checked():
 
 def _as_dealt(rules, r) -> bool:
     """The rule of a round as dealt, stated round by round (the oracle of dealt.dealt_rounds' column reading):
-    settled, one entry a box in every list, boxes ascending seats of the table, one full deck of the shape of
-    one, every card where the deck deals it, instants one a letter of the box's decision (a decision not one letter
-    C or F: its `action` -1; one after the reveal: its `late`, _late)."""
+    settled, one entry a box in every list, boxes ascending seats of the table, a deck of 52 cards (one full deck
+    of the shape of one or not: its `deck_wrong`), every card where the deck deals it, instants one a letter of the
+    box's decision (a decision not one letter C or F: its `action` -1; one after the reveal: its `late`, _late)."""
     n, deck = len(r.boxes), r.deck
-    if (r.status != "settled" or not n or len(r.box_cards) != n or len(r.box_actions) != n or r.decks != 1
-            or r.cut_index is not None or deck is None or sorted(c for c in deck if c) != sorted(CARD_CODES)
+    if (r.status != "settled" or not n or len(r.box_cards) != n or len(r.box_actions) != n or deck is None
             or len(deck) != 52):
         return False
     if any(not isinstance(b, int) or not 1 <= b <= rules.max_boxes for b in r.boxes) or list(r.boxes) != sorted(
@@ -600,6 +600,8 @@ def test_a_round_is_read_as_dealt_as_the_rule_says(seed, n_rounds):
     read = dealt_rounds(rules, records_table(rounds))
     assert read.readable.tolist() == [_as_dealt(rules, r) for r in rounds]
     assert read.late.tolist() == [_as_dealt(rules, r) and _late(r) for r in rounds]
+    assert read.deck_wrong.tolist() == [_as_dealt(rules, r) and deck_finding(
+        r.round_id, r.shoe_id, r.deck, r.decks, r.cut_index) is not None for r in rounds]
     dealt = [r for r in rounds if _as_dealt(rules, r)]
     assert read.action.tolist() == [{"C": 0, "F": 1}.get(a, -1) for r in dealt for a in r.box_actions]
 
@@ -845,3 +847,21 @@ def test_a_percentage_prize_paid_from_the_other_pool_hand_worked():
     assert [(f.kind, f.bet_id, f.expected, f.recorded) for f in fast.findings] == [
         ("JACKPOT_PRIZE_WRONG_BALANCE", "B2", "500.00 EUR (10% of the jackpot)", "50.00 EUR (10% of the next pool)")]
     assert fast.expected[1::2] == [50_000, 500_000]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([1, 2, 0, None]), st.sampled_from([None, 0, 51]), st.integers(15, 51),
+       st.sampled_from(["twice", "none", "XX", "as it is"]))
+def test_a_deck_not_as_it_should_be_is_the_kernels(decks, cut_index, at, card):
+    """SHOE_COMPOSITION in a round the kernel settles (its deck's 52 cards where it deals them): a deck row's shape
+    one off (decks, a cut card), a card past the deal (from the first one not dealt, 15, to the last) twice, not
+    recorded or not a card code: the finding (the deck's), its place before the decisions', the words and every
+    column the readable rules'."""
+    r, bets = _two_boxes(("PAIR", "TWO_PAIR"), "HIGH_CARD")
+    deck = list(r.deck)
+    deck[at] = {"twice": deck[0], "none": None, "XX": "XX", "as it is": deck[at]}[card]
+    r = replace(r, deck=tuple(deck), decks=decks, cut_index=cut_index, box_actions=("C", ""))
+    fast = _the_same_audit([r], bets)
+    wrong = decks != 1 or cut_index is not None or card != "as it is"
+    assert [f.kind for f in fast.findings][:2] == ["SHOE_COMPOSITION", "DECISION_MISSING"][1 - wrong:]
+    assert fast.findings[0].round_id == (None if wrong else "R1")

@@ -65,7 +65,7 @@ import pyarrow.compute as pc
 
 from engine.betting import BET_WORDS, QuarantinedBet, TableFacts, is_late, stake_limit_breach, us_text
 from engine.betting_columns import finding_columns
-from engine.cards import check_composition, format_cards
+from engine.cards import format_cards
 from engine.decision_times import times_problem, timing_line
 from engine.findings import Finding, format_money
 from engine.kernels import spans
@@ -81,9 +81,9 @@ from .kernel import EMPTY_BOX, NO_ANTE, NOT_OFFERED
 from .ledger import JackpotBet, Pools, RoundLedger, settle_round
 from .plain import LEDGER_ROWS, POOL_COLUMNS, plain_ledger, plain_rounds, recorded_pools
 from .quiet import QuietDay, settle_quiet
-from .quiet import one_full_deck as _one_full_deck
 from .round_findings import (
     decision_findings,
+    deck_finding,
     inferred,
     late_finding,
     not_won,
@@ -527,27 +527,9 @@ class _Auditor:
         self.check_ranks(i, r, where)
 
     def check_deck(self, i: int, r: RecordedRound) -> None:
-        """SHOE_COMPOSITION: the deck's 52 cards, and its shoes row's shape (decks 1, no cut card: RULES.md's
-        fresh deck a round), one finding a deck naming all that is wrong. The round is still judged on its
-        recorded cards: a shape recorded wrong does not by itself make a card wrong."""
-        # most decks are one full deck: only a deck that is not goes through the counting check
-        composition = None if _one_full_deck(r.deck) else check_composition(r.deck, 1)
-        bad_cards = composition is not None and not composition.ok
-        shape = [f"{name} {_or_null(value)}" for name, value, right in (
-            ("decks", r.decks, r.decks == 1), ("cut_index", r.cut_index, r.cut_index is None)) if not right]
-        if not shape:
-            if bad_cards:
-                self.round_finding("SHOE_COMPOSITION", i, "1 full deck (52 distinct cards)", composition.describe(),
-                                   f"The deck of round {r.round_id} ({r.shoe_id}) is {composition.describe()}.",
-                                   round_level=False)
-            return
-        recorded = ", ".join(shape) + (f"; {composition.describe()}" if bad_cards else "")
-        self.round_finding(
-            "SHOE_COMPOSITION", i, "1 full deck (52 distinct cards), decks 1, cut_index null", recorded,
-            f"The deck of round {r.round_id} ({r.shoe_id}) is recorded with {', '.join(shape)}: a stud round is "
-            "dealt from one fresh 52-card deck with no cut card" + (
-                f"; its cards are {composition.describe()}" if bad_cards else "")
-            + " (the round is judged on its recorded cards).", round_level=False)
+        found = deck_finding(r.round_id, r.shoe_id, r.deck, r.decks, r.cut_index)
+        if found is not None:
+            self.round_finding("SHOE_COMPOSITION", i, *found, round_level=False)
 
     def check_deal(self, i: int, r: RecordedRound, where: str) -> None:
         n = len(r.boxes)
@@ -929,10 +911,6 @@ class _Reports(Sequence[RoundReport]):
         return isinstance(other, Sequence) and list(self) == list(other)
 
     __hash__ = None  # type: ignore[assignment]
-
-
-def _or_null(value: object) -> str:
-    return "null" if value is None else str(value)
 
 
 def _pool(name: str | None) -> str:

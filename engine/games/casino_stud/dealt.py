@@ -3,11 +3,12 @@ columns (values and offsets; no Python object a round): the boxes' and the deale
 numbers, decision and rank codes, and whether each round is as dealt.
 
 A round is as dealt when what the kernel does not judge of it is as the readable audit wants it: settled, one
-entry a box in every list, boxes ascending seats of the table, its deck one full deck with the shape of one
-(decks 1, no cut card), every card where the deck deals it, its decision instants (where recorded) one a letter of
-its box's decision. Only such a round is put to the kernel; the kernel judges the rest (ranks, balances, bets), and
-two findings of the round are read here for the kernel's path to word: a decision missing or not one letter C or F
-(`action` -1: DECISION_MISSING, ILLEGAL_DECISION) and a decision after the reveal (`late`: LATE_DECISION). A
+entry a box in every list, boxes ascending seats of the table, a deck of 52 cards, every card where it deals it, its
+decision instants (where recorded) one a letter of its box's decision. Only such a round is put to the kernel; the
+kernel judges the rest (ranks, balances, bets), and three findings of the round are read here for the kernel's path
+to word: its deck not one full deck of the shape of one (decks 1, no cut card: `deck_wrong`, SHOE_COMPOSITION), a
+decision missing or not one letter C or F (`action` -1: DECISION_MISSING, ILLEGAL_DECISION) and a decision after the
+reveal (`late`: LATE_DECISION). A
 column whose values are not of ROUND_TYPES' types makes no round as dealt: every round then goes through the
 readable rules.
 """
@@ -62,6 +63,7 @@ class DealtRounds:
     known: np.ndarray  # (2, n): recorded
     closed: np.ndarray  # betting_closed_at, microseconds (0 where not recorded)
     late: np.ndarray  # by round as dealt: a decision after the reveal (LATE_DECISION: the kernel's path words it)
+    deck_wrong: np.ndarray  # by round as dealt: its deck not one full deck of the shape of one (SHOE_COMPOSITION)
     read: pa.RecordBatch  # ROUND_TYPES' columns as read (the words of the rounds the kernel settles)
 
 
@@ -79,14 +81,16 @@ def dealt_rounds(rules: CasinoStudRules, rounds: pa.Table) -> DealtRounds:
     n_hands, hands = _lists(col["box_hands"])
     deck_len, deck = _lists(col["deck"])
     ok = (status == 0) & (n_boxes > 0) & (n_boxes <= rules.max_boxes) & (n_cards == n_boxes) & (
-        n_actions == n_boxes) & (n_dealer == 5) & (deck_len == _DECK) & (_ints(col["decks"], 0) == 1) & pc.is_null(
-        col["cut_index"]).to_numpy(zero_copy_only=False) & typed
+        n_actions == n_boxes) & (n_dealer == 5) & (deck_len == _DECK) & typed
     if rules.burn_cards + 5 * (rules.max_boxes + 1) > _DECK:  # (a deal past the deck: the readable rules say so)
         ok[:] = False
     deck_at, deck = _starts(deck_len), _cards(deck)
     full = np.flatnonzero(ok)
     ordered = np.sort(deck[spans(deck_at[full], np.full(len(full), _DECK))].reshape(-1, _DECK), axis=1)
-    ok[full] = (ordered == np.arange(_DECK)).all(axis=1)  # 52 distinct codes: one full deck
+    # SHOE_COMPOSITION: not 52 distinct codes (one full deck), or not the shape of one
+    deck_wrong = np.ones(n, np.bool_)
+    deck_wrong[full] = ~(ordered == np.arange(_DECK)).all(axis=1)
+    deck_wrong |= (_ints(col["decks"], 0) != 1) | pc.is_valid(col["cut_index"]).to_numpy(zero_copy_only=False)
 
     # the boxes: seats of the table, ascending
     box_no, box_round = _ints(boxes, 0), np.repeat(np.arange(n), n_boxes)
@@ -138,7 +142,7 @@ def dealt_rounds(rules: CasinoStudRules, rounds: pa.Table) -> DealtRounds:
         _ints(pc.index_in(col["dealer_hand"], _CATEGORIES), -1), dealer_out.ravel(),
         np.array([_ints(p, 0) for p in before]).reshape(2, n),
         np.array([pc.is_valid(p).to_numpy(zero_copy_only=False) for p in before], np.bool_).reshape(2, n),
-        _ints(col["betting_closed_at"], 0), late & ok, pa.record_batch(col))
+        _ints(col["betting_closed_at"], 0), late & ok, deck_wrong & ok, pa.record_batch(col))
 
 
 def _in_time(times: pa.Array, revealed: pa.Array, actions: pa.Array, n_actions: np.ndarray, n_boxes: np.ndarray,

@@ -24,6 +24,7 @@ from .kernel import CALL, EMPTY_BOX, NO_ANTE, NOT_OFFERED, NOT_WON
 from .quiet import QuietDay
 from .round_findings import (
     decision_findings,
+    deck_finding,
     late_finding,
     not_won,
     paid_from_the_other_pool,
@@ -76,19 +77,24 @@ def flagged_findings(rules: CasinoStudRules, table: TableFacts, rounds: pa.Recor
 
 def _round_findings(table: TableFacts, rounds: pa.RecordBatch, day: QuietDay) -> tuple[pa.Table, np.ndarray]:
     """The quiet rounds' own findings (FINDING_COLUMNS; and each one's round), in the order the readable audit
-    raises them: DECISION_MISSING, ILLEGAL_DECISION, LATE_DECISION (dealt.py's columns), HAND_RANK_MISMATCH
-    (quiet.py's), worded by round_findings."""
-    undecided, late, ranks = day.arrays["undecided"], day.arrays["late"], day.arrays["rank_wrong"]
-    i = np.flatnonzero(undecided | late | ranks)
+    raises them: SHOE_COMPOSITION (a deck's: no round id), DECISION_MISSING, ILLEGAL_DECISION, LATE_DECISION
+    (dealt.py's columns), HAND_RANK_MISMATCH (quiet.py's), worded by round_findings."""
+    deck, undecided = day.arrays["deck_wrong"], day.arrays["undecided"]
+    late, ranks = day.arrays["late"], day.arrays["rank_wrong"]
+    i = np.flatnonzero(deck | undecided | late | ranks)
     if not len(i):
         return FINDING_COLUMNS.empty_table(), i
     box_at, category, dealer = day.arrays["box_at"], day.arrays["category"], day.arrays["dealer_category"]
     rows, round_of = [], []
     read = rounds.select(["round_id", "shoe_id", "boxes", "box_actions", "box_hands", "dealer_hand",
-                          "box_action_times", "dealer_revealed_at"]).take(pa.array(i)).to_pylist()
+                          "box_action_times", "dealer_revealed_at", "deck", "decks", "cut_index"]).take(
+        pa.array(i)).to_pylist()
     for r, rec in zip(i.tolist(), read, strict=True):
         said = where(rec["round_id"], rec["shoe_id"])
-        found = decision_findings(said, rec["boxes"], rec["box_actions"]) if undecided[r] else []
+        found = [("SHOE_COMPOSITION", *deck_finding(rec["round_id"], rec["shoe_id"], rec["deck"], rec["decks"],
+                                                    rec["cut_index"]))] if deck[r] else []
+        if undecided[r]:
+            found += decision_findings(said, rec["boxes"], rec["box_actions"])
         if late[r]:
             found.append(("LATE_DECISION", *late_finding(said, rec["boxes"], rec["box_actions"],
                                                          rec["box_action_times"], rec["dealer_revealed_at"])))
@@ -96,8 +102,8 @@ def _round_findings(table: TableFacts, rounds: pa.RecordBatch, day: QuietDay) ->
             found.append(("HAND_RANK_MISMATCH", *rank_finding(said, rank_mismatches(
                 rec["boxes"], [RANK_NAMES[c] for c in category[box_at[r]:box_at[r + 1]].tolist()],
                 rec["box_hands"] or (), RANK_NAMES[dealer[r]], rec["dealer_hand"]))))
-        rows += [(kind, table.table_id, rec["shoe_id"], rec["round_id"], None, *words, None)
-                 for kind, *words in found]
+        rows += [(kind, table.table_id, rec["shoe_id"], rec["round_id"] if kind != "SHOE_COMPOSITION" else None,
+                  None, *words, None) for kind, *words in found]
         round_of += [r] * len(found)
     return pa.Table.from_arrays([pa.array(c, pa.string()) for c in zip(*rows, strict=True)],
                                 schema=FINDING_COLUMNS), np.asarray(round_of, np.int64)

@@ -8,7 +8,6 @@ dealt.py reads that from the rounds' columns); the kernel judges the rest (ranks
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -16,7 +15,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.betting import TableFacts
-from engine.cards import CARD_CODES
 from engine.kernels import ROUNDING_CODES
 
 from . import BET_CODES
@@ -72,14 +70,6 @@ def hand_rank(category: int, strength: int) -> HandRank:
     if hand is None:
         hand = _HANDS[strength] = HandRank(RANK_NAMES[category], strength)
     return hand
-
-
-_FULL_DECK = frozenset(CARD_CODES)
-
-
-def one_full_deck(deck: Sequence[str | None]) -> bool:
-    """The 52 codes once each (check_composition(deck, 1).ok, without the counting)."""
-    return len(deck) == len(_FULL_DECK) and _FULL_DECK.issuperset(deck) and len(set(deck)) == len(_FULL_DECK)
 
 
 def rule_ints(rules: CasinoStudRules) -> np.ndarray:
@@ -151,7 +141,8 @@ def settle_quiet(rules: CasinoStudRules, table: TableFacts, rounds: DealtRounds,
         ("judged", judged))}
     arrays.update(quiet=np.asarray(quiet, np.bool_), qualifies=np.asarray(qualifies, np.bool_),
                   payment=np.asarray(payment, np.bool_))
-    arrays.update(_ranks_recorded(rounds, category, dealer_cat, arrays["quiet"]), late=rounds.late & arrays["quiet"])
+    arrays.update(_ranks_recorded(rounds, category, dealer_cat, arrays["quiet"]), late=rounds.late & arrays["quiet"],
+                  deck_wrong=rounds.deck_wrong & arrays["quiet"])
     # a box's decision not one letter C or F (DECISION_MISSING, ILLEGAL_DECISION): by round
     undecided = np.zeros(n, np.bool_)
     undecided[np.repeat(np.arange(n), np.diff(rounds.box_at))[rounds.action < 0]] = True

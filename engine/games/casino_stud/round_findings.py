@@ -3,6 +3,9 @@ both paths: the readable audit's
 (audit._Auditor) and the kernel's, which judges them as columns (quiet.py) and words a finding here once a round
 that has one (flagged.py).
 
+SHOE_COMPOSITION: the round's deck is 52 distinct cards and its shoes row has the shape of one (decks 1, no cut
+card: a fresh deck a round), one finding a deck (no round id) naming all that is wrong; the round is still judged on
+its recorded cards.
 DECISION_MISSING, ILLEGAL_DECISION: each box's decision is one letter, C or F; where it is not, the ANTE bet's
 recorded call says what the box did (a call recorded: called; none: folded).
 LATE_DECISION: a box decided after the dealer's four cards were revealed (engine/decision_times.py: a decision
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from engine.cards import CARD_CODES, check_composition
 from engine.decision_times import BoxTimes, late_decisions, late_finding_text
 
 from .settlement import ACTIONS
@@ -26,6 +30,35 @@ REVEALED = "the dealer's four cards were revealed"  # what happened at dealer_re
 def where(round_id: str | None, shoe_id: str | None) -> str:
     """A round-level finding's name for its round."""
     return f"Round {round_id} (deck {shoe_id})"
+
+
+def deck_finding(round_id: str | None, shoe_id: str | None, deck: Sequence[str | None], decks: int | None,
+                 cut_index: int | None) -> tuple[str, str, str] | None:
+    """(expected, recorded, message) of the round's SHOE_COMPOSITION, None where its deck is as it should be."""
+    # most decks are one full deck: only a deck that is not goes through the counting check
+    composition = None if one_full_deck(deck) else check_composition(deck, 1)
+    bad_cards = composition is not None and not composition.ok
+    shape = [f"{name} {'null' if value is None else value}" for name, value, right in (
+        ("decks", decks, decks == 1), ("cut_index", cut_index, cut_index is None)) if not right]
+    if not shape:
+        if not bad_cards:
+            return None
+        return ("1 full deck (52 distinct cards)", composition.describe(),
+                f"The deck of round {round_id} ({shoe_id}) is {composition.describe()}.")
+    return ("1 full deck (52 distinct cards), decks 1, cut_index null",
+            ", ".join(shape) + (f"; {composition.describe()}" if bad_cards else ""),
+            f"The deck of round {round_id} ({shoe_id}) is recorded with {', '.join(shape)}: a stud round is dealt "
+            "from one fresh 52-card deck with no cut card"
+            + (f"; its cards are {composition.describe()}" if bad_cards else "")
+            + " (the round is judged on its recorded cards).")
+
+
+_FULL_DECK = frozenset(CARD_CODES)
+
+
+def one_full_deck(deck: Sequence[str | None]) -> bool:
+    """The 52 codes once each (check_composition(deck, 1).ok, without the counting)."""
+    return len(deck) == len(_FULL_DECK) and _FULL_DECK.issuperset(deck) and len(set(deck)) == len(_FULL_DECK)
 
 
 def decision_findings(round_where: str, boxes: Sequence[int], actions: Sequence[str | None]
