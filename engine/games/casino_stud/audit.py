@@ -46,12 +46,14 @@ UNDERPAID) has its after-balances follow that payment: they are not checked (one
 
 The compiled kernel (kernel.py, through quiet.py, over the columns dealt.py reads) ranks the day's hands and settles
 its bets first; a round it calls quiet is reported from its results (`settle_quiet`), its flagged bets' findings
-joined as columns (flagged.py), every other round goes through the rules above. A quiet round with nothing for the
-rules to say (its balances as expected) is settled from the columns alone (plain.py): no record of it or of its bets
-is read (the rounds and the bets may be given as sequences that make records where asked, with `fetch(rows)` to make
-many at once), its report is made only where asked (`_Reports`) and its replay columns come from the kernel's
-(`columns`). The findings and the ledger are tables (`StudAudit.found`, `ledger_rows`), made Finding and LedgerRow
-objects only where read.
+joined as columns (flagged.py), its own findings and its jackpot bets' payment findings (the deck, the decisions,
+the ranks; a prize not won or paid from the other pool) judged as columns and worded once a finding by
+round_findings.py, whose functions word them here too; every other round goes through the rules above. A quiet
+round with nothing for the rules to say (its balances as expected) is settled from the columns alone (plain.py): no
+record of it or of its bets is read (the rounds and the bets may be given as sequences that make records where
+asked, with `fetch(rows)` to make many at once), its report is made only where asked (`_Reports`) and its replay
+columns come from the kernel's (`columns`). The findings and the ledger are tables (`StudAudit.found`,
+`ledger_rows`), made Finding and LedgerRow objects only where read.
 """
 
 from __future__ import annotations
