@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.cards import CARD_CODES, check_composition
-from engine.games.casino_stud.audit import _one_full_deck
 from engine.games.casino_stud.hands import _rank_shape, rank_hand
+from engine.games.casino_stud.round_findings import one_full_deck as _one_full_deck
 
 _ODD = st.sampled_from([*CARD_CODES, None, "", "1S", "AX", "as"])
 

@@ -234,8 +234,10 @@ def test_only_the_bets_the_readable_rules_judge_are_made_records(monkeypatch):
     fetch = adaptor._Bets.fetch
     monkeypatch.setattr(adaptor._Bets, "fetch", lambda self, rows: (asked.extend(rows), fetch(self, rows))[1])
     rounds, bets = days.day_one()
+    # R4's rank recorded wrong is the kernel's; its dealer's last card recorded not as dealt is not (2C for 2H)
+    rounds[3] = {**rounds[3], "dealer_cards": [*rounds[3]["dealer_cards"][:4], "2C"]}
     out = _audit(rounds, bets)
-    judged = {f["round_id"] for f in out["findings"].to_pylist()}  # R3's balances, R4's rank: not the kernel's
+    judged = {f["round_id"] for f in out["findings"].to_pylist()}  # R3's balances, R4's card: not the kernel's
     assert judged == {"R3", "R4"}
     # R4 is not quiet (every bet judged by the rules), R3 quiet with its balance in words: no bet of it flagged
     assert sorted({bets[b]["round_id"] for b in asked}) == ["R4"]

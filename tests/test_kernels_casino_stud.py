@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from engine import kernels
 from engine.betting import TableFacts
 from engine.cards import CARD_CODES, CARD_INDEX
+from engine.decision_times import late_decisions
 from engine.games.casino_stud.audit import RecordedBet, RecordedRound, audit_table_rounds
 from engine.games.casino_stud.dealing import positions
 from engine.games.casino_stud.dealt import bet_records, dealt_rounds, records_table
@@ -29,6 +30,7 @@ from engine.games.casino_stud.hands import CATEGORY_INDEX, RANK_NAMES, rank_hand
 from engine.games.casino_stud.kernel import rank_hands
 from engine.games.casino_stud.ledger import JackpotBet, Pools, settle_round
 from engine.games.casino_stud.quiet import settle_quiet
+from engine.games.casino_stud.round_findings import deck_finding
 from engine.games.casino_stud.rules import load_casino_stud_rules
 from engine.games.casino_stud.settlement import settle_box
 
@@ -288,10 +290,10 @@ def test_each_jackpot_prize(name, prize):
         assert any("the next pool became the jackpot" in line for line in report.explanation)
 
 
-def test_a_prize_paid_otherwise_is_not_the_kernels():
+def test_a_prize_paid_otherwise_is_the_kernels():
     r, bets = _one_round(EVERY_CATEGORY["FLUSH"], DEALER_AK, action="F", jackpot_stake=100)
-    bets[1] = replace(bets[1], paid=4_999)
-    assert _quiet(RULES, [r], bets) == [False]
+    bets[1] = replace(bets[1], paid=4_999)  # 50 units: one minor unit short
+    _the_same_audit([r], bets)
     assert [f.kind for f in audit_table_rounds(RULES, TABLE, [r], bets).findings] == ["UNDERPAID"]
 
 
@@ -325,7 +327,6 @@ REVEALED = CLOSED + 5_000
     ("boxes descending", None),
     (dict(box_action_times=()), None),  # not one entry a box
     (dict(box_action_times=((CLOSED + 1, CLOSED + 2),)), None),  # two instants for one letter
-    (dict(box_action_times=((REVEALED + 1,),)), "LATE_DECISION"),  # one microsecond after the reveal
 ])
 def test_what_the_kernel_does_not_judge_goes_to_the_readable_rules(tamper, kind):
     """Each way a round is not as dealt (quiet._as_dealt) has the readable audit's finding or reason, which a
@@ -513,13 +514,11 @@ def test_a_seat_not_recorded_is_an_empty_box():
 @pytest.mark.parametrize("paid, kinds", [(99, ["JACKPOT_WITHOUT_ANTE", "UNDERPAID"]), (101, ["JACKPOT_WITHOUT_ANTE",
                                                                                             "OVERPAID"])])
 def test_a_refund_paid_otherwise(paid, kinds):
-    """A refunded ANTE paid one unit off is a plain check (the kernel's round); a refunded jackpot bet paid one
-    unit off is a payment finding that leaves the round's balances unchecked (the readable rules')."""
-    r, bets = _one_round("7S 7D 5C 4H 3S", DEALER_AK)
+    """A refunded ANTE paid one unit off is a plain check; a refunded jackpot bet paid one unit off is a payment
+    finding that leaves the round's after-balances unchecked (one recorded a unit off here): both the kernel's."""
+    r, bets = _one_round("7S 7D 5C 4H 3S", DEALER_AK, after=(500_001, 50_000))
     bets = [replace(bets[0], paid=6_000), _jackpot(2, paid=paid)]
-    assert _quiet(RULES, [r], bets) == [False]
-    fast = audit_table_rounds(RULES, TABLE, [r], bets)
-    assert fast == audit_table_rounds(RULES, TABLE, [r], bets, round_by_round=True)
+    fast = _the_same_audit([r], bets)
     assert [f.kind for f in fast.findings] == kinds
     ante = RecordedBet("B3", 0, "A3", "ANTE", 3, 500, 0, paid * 5, CLOSED)
     words, audit = _refunding([ante])
@@ -536,11 +535,11 @@ def test_a_refunds_limits_and_window_are_checked():
 
 def _as_dealt(rules, r) -> bool:
     """The rule of a round as dealt, stated round by round (the oracle of dealt.dealt_rounds' column reading):
-    settled, one entry a box in every list, boxes ascending seats of the table, one full deck of the shape of
-    one, every card where the deck deals it, one C or F a box, instants one a letter and none after the reveal."""
+    settled, one entry a box in every list, boxes ascending seats of the table, a deck of 52 cards (one full deck
+    of the shape of one or not: its `deck_wrong`), every card where the deck deals it, instants one a letter of the
+    box's decision (a decision not one letter C or F: its `action` -1; one after the reveal: its `late`, _late)."""
     n, deck = len(r.boxes), r.deck
-    if (r.status != "settled" or not n or len(r.box_cards) != n or len(r.box_actions) != n or r.decks != 1
-            or r.cut_index is not None or deck is None or sorted(c for c in deck if c) != sorted(CARD_CODES)
+    if (r.status != "settled" or not n or len(r.box_cards) != n or len(r.box_actions) != n or deck is None
             or len(deck) != 52):
         return False
     if any(not isinstance(b, int) or not 1 <= b <= rules.max_boxes for b in r.boxes) or list(r.boxes) != sorted(
@@ -549,14 +548,17 @@ def _as_dealt(rules, r) -> bool:
     box_pos, dealer_pos = positions(rules, n)
     if any(tuple(c) != tuple(deck[p] for p in pos) for pos, c in zip(box_pos, r.box_cards, strict=True)):
         return False
-    if tuple(r.dealer_cards) != tuple(deck[p] for p in dealer_pos) or any(a not in ("C", "F") for a in r.box_actions):
+    if tuple(r.dealer_cards) != tuple(deck[p] for p in dealer_pos):
         return False
     if r.box_action_times is None:
         return True
-    if len(r.box_action_times) != n or any(t is not None and len(t) != 1 for t in r.box_action_times):
-        return False
-    return r.dealer_revealed_at is None or all(t is None or t[0] is None or t[0] <= r.dealer_revealed_at
-                                               for t in r.box_action_times)
+    return len(r.box_action_times) == n and all(t is None or len(t) == len(a or "") for a, t in zip(
+        r.box_actions, r.box_action_times, strict=True))
+
+
+def _late(r) -> bool:
+    """A decision after the reveal (a round as dealt): the readable rule's."""
+    return bool(late_decisions(r.boxes, r.box_actions, r.box_action_times, r.dealer_revealed_at))
 
 
 def _untidy(rng: random.Random, r):
@@ -579,7 +581,10 @@ def _untidy(rng: random.Random, r):
                                                                          dealer_revealed_at=t0),
         dict(box_action_times=((None,),) * n, dealer_revealed_at=t0), dict(box_action_times=(None,) * n),
         dict(box_action_times=((t0, t0),) * n), dict(box_action_times=((),) * n),
-        dict(box_action_times=((t0,),) * (n + 1)), dict(box_action_times=())]
+        dict(box_action_times=((t0,),) * (n + 1)), dict(box_action_times=()),
+        dict(box_actions=("",) * n, box_action_times=((),) * n), dict(box_actions=(None,) * n),
+        dict(box_actions=("CF",) * n, box_action_times=((t0, t0 + 1),) * n, dealer_revealed_at=t0),
+        dict(box_actions=("CF",) * n, box_action_times=((t0,),) * n)]
     return replace(r, **rng.choice(changes))
 
 
@@ -594,6 +599,11 @@ def test_a_round_is_read_as_dealt_as_the_rule_says(seed, n_rounds):
     rounds = [_untidy(rng, r) for r in rounds]
     read = dealt_rounds(rules, records_table(rounds))
     assert read.readable.tolist() == [_as_dealt(rules, r) for r in rounds]
+    assert read.late.tolist() == [_as_dealt(rules, r) and _late(r) for r in rounds]
+    assert read.deck_wrong.tolist() == [_as_dealt(rules, r) and deck_finding(
+        r.round_id, r.shoe_id, r.deck, r.decks, r.cut_index) is not None for r in rounds]
+    dealt = [r for r in rounds if _as_dealt(rules, r)]
+    assert read.action.tolist() == [{"C": 0, "F": 1}.get(a, -1) for r in dealt for a in r.box_actions]
 
 
 # -- the flagged bets' findings, as columns (flagged.py): the readable rules' words and order ------------------
@@ -634,3 +644,224 @@ def test_a_quiet_rounds_flagged_bets_have_the_readable_findings_in_order():
         "the ante (refunded).")
     assert said["C2", "BET_ON_EMPTY_BOX"][:2] == ("one of the dealt boxes [1]", "box 5")
     assert said["C2", "LATE_BET"][1] == "placed at 2023-11-14T22:14:20.000001Z"
+
+
+# -- a round-level finding of a round the kernel settles: its column, the readable rules' words ----------------
+
+def _two_boxes(box_hands, dealer_hand, paid=(6_000, 0, 0)):
+    """The quiet two-box round of test_a_quiet_rounds_words with its recorded ranks and bets paid as given."""
+    box1, box2 = (c.split() for c in TWO_BOXES)
+    dealer = DEALER_AK.split()
+    deck = tuple(box1 + box2 + dealer + [c for c in CARD_CODES if c not in box1 + box2 + dealer])
+    r = RecordedRound("R1", 1, "settled", CLOSED, "D1", deck, (1, 2), (tuple(box1), tuple(box2)), ("C", "F"),
+                      tuple(dealer), tuple(box_hands), dealer_hand, 500_000, 500_060, 50_000, 50_030)
+    bets = [RecordedBet("B1", 0, "A1", "ANTE", 1, 1_000, 2_000, paid[0], CLOSED),
+            RecordedBet("B2", 0, "A1", "ANTE", 2, 500, 0, paid[1], CLOSED),
+            RecordedBet("B3", 0, "A2", "JACKPOT", 2, 100, None, paid[2], CLOSED)]
+    return r, bets
+
+
+def _the_same_audit(rounds, bets, rules=RULES):
+    """The kernel's audit of rounds it settles, every column of it the readable rules'."""
+    assert _quiet(rules, rounds, bets) == [True] * len(rounds)
+    fast = audit_table_rounds(rules, TABLE, rounds, bets)
+    oracle = audit_table_rounds(rules, TABLE, rounds, bets, round_by_round=True)
+    assert fast.columns.equals(oracle.columns)
+    assert fast.found.equals(oracle.found) and fast.ledger_rows.equals(oracle.ledger_rows)
+    assert fast.explanations.equals(oracle.explanations)
+    assert fast == oracle
+    return fast
+
+
+_A_RANK = st.one_of(st.sampled_from(RANK_NAMES), st.none(), st.just("FLUSH!"))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.tuples(st.integers(-1, 1), st.integers(-1, 1)), st.integers(-1, 1), st.lists(_A_RANK, max_size=3),
+       st.one_of(st.none(), _A_RANK), st.tuples(*[st.sampled_from([0, 1, -1])] * 2))
+def test_a_rank_recorded_otherwise_is_the_kernels(steps, dealer_step, given_hands, given_dealer, paid_off):
+    """HAND_RANK_MISMATCH in a round the kernel settles: each recorded rank one step off the right one or right
+    (`steps`), or any list of ranks and any dealer rank (`given_*`: none, too few, too many, a text not a rank),
+    beside antes paid a unit off or not (a jackpot bet paid otherwise is not the kernel's): the findings, their
+    order, the words and every column the readable rules'."""
+    right = [rank_hand(c.split()).category for c in TWO_BOXES]
+    step = lambda name, k: RANK_NAMES[(CATEGORY_INDEX[name] + k) % len(RANK_NAMES)]  # noqa: E731
+    hands = [step(name, k) for name, k in zip(right, steps, strict=True)]
+    dealer = step(rank_hand(DEALER_AK.split()).category, dealer_step)
+    for box_hands, dealer_hand in ((hands, dealer), (given_hands, dealer if given_dealer is None else given_dealer)):
+        r, bets = _two_boxes(box_hands, dealer_hand, (6_000 + paid_off[0], paid_off[1], 0))
+        fast = _the_same_audit([r], bets)
+        wrong = box_hands != right or dealer_hand != "HIGH_CARD"
+        assert ("HAND_RANK_MISMATCH" in fast.rounds[0].finding_kinds) == wrong
+        if wrong:  # (the round's own finding before its bets')
+            assert fast.findings[0].kind == "HAND_RANK_MISMATCH"
+
+
+def test_a_rank_recorded_otherwise_hand_worked():
+    r, bets = _two_boxes(("PAIR", "FLUSH", "PAIR"), None, (6_000, 1, 0))
+    fast = _the_same_audit([r], bets)
+    assert [(f.kind, f.expected, f.recorded, f.message) for f in fast.findings][:1] == [
+        ("HAND_RANK_MISMATCH", "box 2 TWO_PAIR; box_hands 2 ranks; dealer HIGH_CARD",
+         "box 2 FLUSH; box_hands 3 ranks; dealer None",
+         "Round R1 (deck D1): box 2 recorded FLUSH, the cards make TWO_PAIR; box_hands recorded 3 ranks, the cards "
+         "make 2 ranks; dealer recorded no rank, the cards make HIGH_CARD.")]
+    assert [(f.kind, f.bet_id) for f in fast.findings][1:] == [("OVERPAID", "B2")]
+    assert fast.rounds[0].explanation[1:4] == (
+        "box 1 (deck cards 0-4): 7S 7D 5C 4H 3S: pair of sevens, five, four, three kickers (PAIR); calls",
+        "box 2 (deck cards 5-9): KS KD 2C 2H AS: two pair, kings and twos, ace kicker (TWO_PAIR; recorded as FLUSH); "
+        "folds",
+        "dealer (deck card 10 open, 11-14 after the decisions): AD KH 8D 6C 4D: high card, ace, king, eight, six, "
+        "four (HIGH_CARD; recorded as no rank)")
+
+
+_AROUND = st.one_of(st.none(), st.sampled_from([-1, 0, 1, 10**6]))  # an instant's offset from the reveal
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.tuples(_AROUND, _AROUND), st.booleans(), st.one_of(st.none(), _A_RANK), st.sampled_from([0, 1]))
+def test_a_decision_after_the_reveal_is_the_kernels(offsets, revealed, box_hand, paid_off):
+    """LATE_DECISION in a round the kernel settles: each box's decision one microsecond before the reveal, exactly
+    at it (on time), one after it or later, or not recorded, the reveal recorded or not, beside a rank recorded
+    otherwise or not and an ante paid a unit off or not: the findings, their order, the words (the timing line's
+    LATE) and every column the readable rules'."""
+    r, bets = _two_boxes(("PAIR", box_hand or "TWO_PAIR"), "HIGH_CARD", (6_000 + paid_off, 0, 0))
+    times = tuple(None if o is None else (REVEALED + o,) for o in offsets)
+    r = replace(r, box_action_times=times, dealer_revealed_at=REVEALED if revealed else None)
+    fast = _the_same_audit([r], bets)
+    late = revealed and any(o is not None and o > 0 for o in offsets)
+    assert ("LATE_DECISION" in fast.rounds[0].finding_kinds) == late
+    if late:  # (the round's own findings before its bets', the decisions' before the ranks')
+        assert fast.findings[0].kind == "LATE_DECISION"
+        assert fast.rounds[0].explanation[-1].count(" LATE") == sum(o is not None and o > 0 for o in offsets)
+
+
+def test_a_decision_after_the_reveal_hand_worked():
+    r, bets = _two_boxes(("PAIR", "TWO_PAIR"), "HIGH_CARD")
+    r = replace(r, box_action_times=((REVEALED,), (REVEALED + 1,)), dealer_revealed_at=REVEALED)
+    fast = _the_same_audit([r], bets)
+    assert [(f.kind, f.expected, f.recorded, f.message) for f in fast.findings] == [(
+        "LATE_DECISION", "decided by 2023-11-14T22:13:20.005000Z",
+        "box 2 decision 1 (F) at 2023-11-14T22:13:20.005001Z",
+        "Round R1 (deck D1): box 2 decision 1 (F) at 2023-11-14T22:13:20.005001Z: after the dealer's four cards were "
+        "revealed at 2023-11-14T22:13:20.005000Z (a decision taken knowing the dealer's cards: past posting).")]
+    assert fast.rounds[0].explanation[-1] == (
+        "decisions in time: box 1 C at 2023-11-14T22:13:20.005000Z; box 2 F at 2023-11-14T22:13:20.005001Z LATE; "
+        "the dealer's four cards revealed at 2023-11-14T22:13:20.005000Z")
+
+
+_A_DECISION = st.sampled_from(["C", "F", "", None, "X", "c", "CF", "FF"])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.tuples(_A_DECISION, _A_DECISION), st.tuples(st.sampled_from([0, 2_000, 1_999]), st.sampled_from([0, 1_000])),
+       st.one_of(st.none(), st.lists(_AROUND, min_size=2, max_size=2)), st.sampled_from([0, 1]))
+def test_a_decision_not_c_or_f_is_the_kernels(actions, calls, offsets, paid_off):
+    """DECISION_MISSING and ILLEGAL_DECISION in a round the kernel settles: each box's decision none, empty, not
+    one letter C or F or right, its ANTE's recorded call the right one, none or a unit off (what the box did,
+    where its decision does not say), its instants (where recorded) one a letter around the reveal: the findings,
+    their order, the words and every column the readable rules'."""
+    r, bets = _two_boxes(("PAIR", "TWO_PAIR"), "HIGH_CARD", (6_000 + paid_off, 0, 0))
+    bets[0], bets[1] = replace(bets[0], added_stake=calls[0]), replace(bets[1], added_stake=calls[1])
+    times = None if offsets is None else tuple(
+        None if o is None else tuple(REVEALED + o + k for k in range(len(a or ""))) for a, o in zip(
+            actions, offsets, strict=True))
+    r = replace(r, box_actions=actions, box_action_times=times, dealer_revealed_at=REVEALED)
+    fast = _the_same_audit([r], bets)
+    kinds = fast.rounds[0].finding_kinds
+    assert ("DECISION_MISSING" in kinds) == any(not a for a in actions)
+    assert ("ILLEGAL_DECISION" in kinds) == any(a and a not in ("C", "F") for a in actions)
+
+
+def test_a_decision_not_c_or_f_hand_worked():
+    r, bets = _two_boxes(("PAIR", "TWO_PAIR"), "HIGH_CARD")
+    r = replace(r, box_actions=("", "CF"), box_action_times=((), (REVEALED, REVEALED + 1)), dealer_revealed_at=REVEALED)
+    fast = _the_same_audit([r], bets)
+    assert [(f.kind, f.expected, f.recorded) for f in fast.findings] == [
+        ("DECISION_MISSING", "C or F for every box", "box 1"), ("ILLEGAL_DECISION", "one letter, C or F",
+                                                               "box 2: 'CF'"),
+        ("LATE_DECISION", "decided by 2023-11-14T22:13:20.005000Z", "box 2 decision 2 (F) at "
+                                                                    "2023-11-14T22:13:20.005001Z")]
+    words = fast.rounds[0].explanation
+    assert words[1].endswith("(PAIR); no decision") and words[2].endswith("(TWO_PAIR); decision 'CF'")
+    assert words[5] == (
+        "Bet B1 (ANTE, stake 10.00 EUR, call 20.00 EUR) on box 1: called; pair of sevens, five, four, three kickers "
+        "beats the dealer's high card, ace, king, eight, six, four: the ante pays 1:1, the call 1:1 (PAIR) (no legal "
+        "decision recorded: a call recorded on the bet); owed 60.00 EUR, paid 60.00 EUR")
+    assert words[-1] == (
+        "decisions in time: box 2 C at 2023-11-14T22:13:20.005000Z; box 2 F at 2023-11-14T22:13:20.005001Z LATE; "
+        "the dealer's four cards revealed at 2023-11-14T22:13:20.005000Z")
+
+
+# -- a jackpot bet paid otherwise: the kernel's, its prizes on the pools as the payments before it left them ----
+
+_BOX1 = {"STRAIGHT_FLUSH": "AH 2H 3H 4H 5H", "FLUSH": "AS QS 9S 4S 2S", "PAIR": "JD JS 7C 5H 4C"}
+_BOX2 = {"ROYAL_FLUSH": "TC JC QC KC AC", "STRAIGHT_FLUSH": "6H 7H 8H 9H TH", "FULL_HOUSE": "3D 3S 3C 2C 2D"}
+# (the pools 5,000.00 and 500.00: a straight flush's 10% of either, a royal flush's 100% of either or of the jackpot
+# left after a straight flush's, 50 and 100 units of a 1.00 stake, each a unit off)
+_PAID = [0, 100, 4_999, 5_000, 5_001, 10_000, 45_000, 49_999, 50_000, 50_001, 450_000, 495_000, 500_000]
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from(list(_BOX1)), st.sampled_from(list(_BOX2)),
+       st.lists(st.tuples(st.sampled_from([1, 2]), st.sampled_from(_PAID)), min_size=1, max_size=3),
+       st.sampled_from(["house", "jackpot"]), st.booleans(), st.booleans())
+def test_a_jackpot_bet_paid_otherwise_is_the_kernels(box1, box2, jackpots, fixed_from, before, after_right):
+    """JACKPOT_PRIZE_NOT_WON, JACKPOT_PRIZE_WRONG_BALANCE, OVERPAID and UNDERPAID of jackpot bets in a round the
+    kernel settles: up to three jackpot bets on two boxes with prize hands or not, each paid as owed, a minor unit
+    off, the percentage of the other pool, on a hand without a prize, under each ruleset switch the prizes read
+    (the fixed prizes' pool, contributions before the prizes): the findings, their order, the credits, the ledger
+    (as owed), the words and every column the readable rules' (the after-balances, as recorded or as owed, not
+    checked)."""
+    rules = replace(RULES, jackpot=replace(RULES.jackpot, fixed_prizes_from=fixed_from,
+                                           contributions_before_prizes=before))
+    cards = [_BOX1[box1].split(), _BOX2[box2].split()]
+    dealer = DEALER_AK.split()
+    deck = tuple(cards[0] + cards[1] + dealer + [c for c in CARD_CODES if c not in cards[0] + cards[1] + dealer])
+    oracle_round = RecordedRound("R1", 1, "settled", CLOSED, "D1", deck, (1, 2), tuple(map(tuple, cards)), ("C", "F"),
+                                 tuple(dealer), (box1, box2), "HIGH_CARD", 500_000, 500_000, 50_000, 50_000)
+    bets = [RecordedBet("B1", 0, "A1", "ANTE", 1, 1_000, 2_000, 0, CLOSED),
+            RecordedBet("B2", 0, "A1", "ANTE", 2, 500, 0, 0, CLOSED),
+            *(RecordedBet(f"J{k}", 0, "A2", "JACKPOT", box, 100, None, paid, CLOSED)
+              for k, (box, paid) in enumerate(jackpots))]
+    # the recorded after-balances: as owed (the ledger's) or as they were
+    ledger = audit_table_rounds(rules, TABLE, [oracle_round], bets, round_by_round=True).ledger_rows
+    after = (ledger["jackpot_after_expected"][0].as_py(), ledger["next_pool_after_expected"][0].as_py())
+    r = replace(oracle_round, jackpot_after=after[0], next_pool_after=after[1]) if after_right else oracle_round
+    _the_same_audit([r], bets, rules)
+
+
+def test_a_percentage_prize_paid_from_the_other_pool_hand_worked():
+    """A straight flush's 10% paid as 10% of the next pool (500.00 -> 50.00), then a royal flush's 100% of the
+    jackpot as it stands after that payment (5,000.00, not the 4,500.00 it would be after the prize owed): the one
+    finding, and the credits."""
+    r, bets = _one_round(_BOX1["STRAIGHT_FLUSH"], DEALER_AK, jackpot_stake=100)
+    royal = _BOX2["ROYAL_FLUSH"].split()
+    deck = tuple(r.box_cards[0]) + tuple(royal) + r.dealer_cards + tuple(
+        c for c in CARD_CODES if c not in (*r.box_cards[0], *royal, *r.dealer_cards))
+    r = replace(r, deck=deck, boxes=(1, 2), box_cards=(r.box_cards[0], tuple(royal)), box_actions=("C", "C"),
+                box_hands=("STRAIGHT_FLUSH", "ROYAL_FLUSH"))
+    bets = [replace(bets[0], paid=1_000 * 2 + 2_000 + 2_000 * 50), replace(bets[1], paid=5_000),
+            RecordedBet("B3", 0, "A1", "ANTE", 2, 1_000, 2_000, 2_000 + 2_000 * 100 + 2_000, CLOSED),
+            RecordedBet("B4", 0, "A1", "JACKPOT", 2, 100, None, 500_000, CLOSED)]
+    fast = _the_same_audit([r], bets)
+    assert [(f.kind, f.bet_id, f.expected, f.recorded) for f in fast.findings] == [
+        ("JACKPOT_PRIZE_WRONG_BALANCE", "B2", "500.00 EUR (10% of the jackpot)", "50.00 EUR (10% of the next pool)")]
+    assert fast.expected[1::2] == [50_000, 500_000]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([1, 2, 0, None]), st.sampled_from([None, 0, 51]), st.integers(15, 51),
+       st.sampled_from(["twice", "none", "XX", "as it is"]))
+def test_a_deck_not_as_it_should_be_is_the_kernels(decks, cut_index, at, card):
+    """SHOE_COMPOSITION in a round the kernel settles (its deck's 52 cards where it deals them): a deck row's shape
+    one off (decks, a cut card), a card past the deal (from the first one not dealt, 15, to the last) twice, not
+    recorded or not a card code: the finding (the deck's), its place before the decisions', the words and every
+    column the readable rules'."""
+    r, bets = _two_boxes(("PAIR", "TWO_PAIR"), "HIGH_CARD")
+    deck = list(r.deck)
+    deck[at] = {"twice": deck[0], "none": None, "XX": "XX", "as it is": deck[at]}[card]
+    r = replace(r, deck=tuple(deck), decks=decks, cut_index=cut_index, box_actions=("C", ""))
+    fast = _the_same_audit([r], bets)
+    wrong = decks != 1 or cut_index is not None or card != "as it is"
+    assert [f.kind for f in fast.findings][:2] == ["SHOE_COMPOSITION", "DECISION_MISSING"][1 - wrong:]
+    assert fast.findings[0].round_id == (None if wrong else "R1")

@@ -46,12 +46,14 @@ UNDERPAID) has its after-balances follow that payment: they are not checked (one
 
 The compiled kernel (kernel.py, through quiet.py, over the columns dealt.py reads) ranks the day's hands and settles
 its bets first; a round it calls quiet is reported from its results (`settle_quiet`), its flagged bets' findings
-joined as columns (flagged.py), every other round goes through the rules above. A quiet round with nothing for the
-rules to say (its balances as expected) is settled from the columns alone (plain.py): no record of it or of its bets
-is read (the rounds and the bets may be given as sequences that make records where asked, with `fetch(rows)` to make
-many at once), its report is made only where asked (`_Reports`) and its replay columns come from the kernel's
-(`columns`). The findings and the ledger are tables (`StudAudit.found`, `ledger_rows`), made Finding and LedgerRow
-objects only where read.
+joined as columns (flagged.py), its own findings and its jackpot bets' payment findings (the deck, the decisions,
+the ranks; a prize not won or paid from the other pool) judged as columns and worded once a finding by
+round_findings.py, whose functions word them here too; every other round goes through the rules above. A quiet
+round with nothing for the rules to say (its balances as expected) is settled from the columns alone (plain.py): no
+record of it or of its bets is read (the rounds and the bets may be given as sequences that make records where
+asked, with `fetch(rows)` to make many at once), its report is made only where asked (`_Reports`) and its replay
+columns come from the kernel's (`columns`). The findings and the ledger are tables (`StudAudit.found`,
+`ledger_rows`), made Finding and LedgerRow objects only where read.
 """
 
 from __future__ import annotations
@@ -65,8 +67,8 @@ import pyarrow.compute as pc
 
 from engine.betting import BET_WORDS, QuarantinedBet, TableFacts, is_late, stake_limit_breach, us_text
 from engine.betting_columns import finding_columns
-from engine.cards import check_composition, format_cards
-from engine.decision_times import late_decisions, late_finding_text, times_problem, timing_line
+from engine.cards import format_cards
+from engine.decision_times import times_problem, timing_line
 from engine.findings import Finding, format_money
 from engine.kernels import spans
 
@@ -81,7 +83,17 @@ from .kernel import EMPTY_BOX, NO_ANTE, NOT_OFFERED
 from .ledger import JackpotBet, Pools, RoundLedger, settle_round
 from .plain import LEDGER_ROWS, POOL_COLUMNS, plain_ledger, plain_rounds, recorded_pools
 from .quiet import QuietDay, settle_quiet
-from .quiet import one_full_deck as _one_full_deck
+from .round_findings import (
+    decision_findings,
+    deck_finding,
+    inferred,
+    late_finding,
+    not_won,
+    paid_from_the_other_pool,
+    rank_finding,
+    rank_mismatches,
+)
+from .round_findings import where as round_where
 from .rules import CasinoStudRules
 from .settlement import ACTIONS, CALL, FOLD, settle_box
 from .words import REVEAL, quiet_explanations
@@ -444,6 +456,7 @@ class _Auditor:
         for b in mine:
             expected[b] = quiet.credit[b]
         w.jackpot_bets = quiet.jackpot_bets[i]
+        w.payment_found = bool(quiet.arrays["payment"][i])
         if w.jackpot_bets:
             to_jp, to_np, to_house, from_jp, from_np, from_house, reset = quiet.ledger[i]
             # (the bets' prizes are in their lines; the ledger row and the words read only the sums)
@@ -505,7 +518,7 @@ class _Auditor:
         w.qualifies = dealer_qualifies(w.dealer, rules.qualifier) if w.dealer is not None else None
         if r.status != "settled":
             return
-        where = f"Round {r.round_id} (deck {r.shoe_id})"
+        where = round_where(r.round_id, r.shoe_id)
         self.check_deck(i, r)
         w.problem = _record_problem(rules, r, w.ranks, w.dealer)
         if w.problem is not None:
@@ -516,27 +529,9 @@ class _Auditor:
         self.check_ranks(i, r, where)
 
     def check_deck(self, i: int, r: RecordedRound) -> None:
-        """SHOE_COMPOSITION: the deck's 52 cards, and its shoes row's shape (decks 1, no cut card: RULES.md's
-        fresh deck a round), one finding a deck naming all that is wrong. The round is still judged on its
-        recorded cards: a shape recorded wrong does not by itself make a card wrong."""
-        # most decks are one full deck: only a deck that is not goes through the counting check
-        composition = None if _one_full_deck(r.deck) else check_composition(r.deck, 1)
-        bad_cards = composition is not None and not composition.ok
-        shape = [f"{name} {_or_null(value)}" for name, value, right in (
-            ("decks", r.decks, r.decks == 1), ("cut_index", r.cut_index, r.cut_index is None)) if not right]
-        if not shape:
-            if bad_cards:
-                self.round_finding("SHOE_COMPOSITION", i, "1 full deck (52 distinct cards)", composition.describe(),
-                                   f"The deck of round {r.round_id} ({r.shoe_id}) is {composition.describe()}.",
-                                   round_level=False)
-            return
-        recorded = ", ".join(shape) + (f"; {composition.describe()}" if bad_cards else "")
-        self.round_finding(
-            "SHOE_COMPOSITION", i, "1 full deck (52 distinct cards), decks 1, cut_index null", recorded,
-            f"The deck of round {r.round_id} ({r.shoe_id}) is recorded with {', '.join(shape)}: a stud round is "
-            "dealt from one fresh 52-card deck with no cut card" + (
-                f"; its cards are {composition.describe()}" if bad_cards else "")
-            + " (the round is judged on its recorded cards).", round_level=False)
+        found = deck_finding(r.round_id, r.shoe_id, r.deck, r.decks, r.cut_index)
+        if found is not None:
+            self.round_finding("SHOE_COMPOSITION", i, *found, round_level=False)
 
     def check_deal(self, i: int, r: RecordedRound, where: str) -> None:
         n = len(r.boxes)
@@ -560,39 +555,18 @@ class _Auditor:
                                          for who, p, want, got in wrong) + ".")
 
     def check_decisions(self, i: int, r: RecordedRound, where: str) -> None:
-        missing = [box for box, a in zip(r.boxes, r.box_actions, strict=True) if not a]
-        illegal = [(box, a) for box, a in zip(r.boxes, r.box_actions, strict=True) if a and a not in ACTIONS]
-        if missing:
-            boxes = ", ".join(f"box {b}" for b in missing)
-            self.round_finding("DECISION_MISSING", i, "C or F for every box", boxes,
-                               f"{where}: no decision recorded for {boxes} (settled as the ANTE bet's recorded "
-                               "call says: a call recorded is a call, none a fold).")
-        if illegal:
-            self.round_finding("ILLEGAL_DECISION", i, "one letter, C or F",
-                               "; ".join(f"box {b}: {a!r}" for b, a in illegal),
-                               f"{where}: " + "; ".join(f"box {b} recorded {a!r}" for b, a in illegal)
-                               + ": a box calls (C) or folds (F), once, before the dealer's four cards (settled as "
-                               "the ANTE bet's recorded call says).")
-        late = late_decisions(r.boxes, r.box_actions, r.box_action_times, r.dealer_revealed_at)
-        if late:
-            expected, recorded, words = late_finding_text(late, r.dealer_revealed_at,
-                                                          "the dealer's four cards were revealed")
-            self.round_finding("LATE_DECISION", i, expected, recorded, f"{where}: {words}")
+        for kind, *words in decision_findings(where, r.boxes, r.box_actions):
+            self.round_finding(kind, i, *words)
+        late = late_finding(where, r.boxes, r.box_actions, r.box_action_times, r.dealer_revealed_at)
+        if late is not None:
+            self.round_finding("LATE_DECISION", i, *late)
 
     def check_ranks(self, i: int, r: RecordedRound, where: str) -> None:
-        w, n = self.work[i], len(r.boxes)
-        recorded = list(r.box_hands[:n]) + [None] * max(0, n - len(r.box_hands))
-        wrong = [(f"box {box}", rank.category, rec) for box, rank, rec in zip(r.boxes, w.ranks, recorded, strict=True)
-                 if rank is not None and rec != rank.category]
-        if len(r.box_hands) > n:
-            wrong.append(("box_hands", f"{n} ranks", f"{len(r.box_hands)} ranks"))
-        if w.dealer is not None and r.dealer_hand != w.dealer.category:
-            wrong.append(("dealer", w.dealer.category, r.dealer_hand))
+        w = self.work[i]
+        wrong = rank_mismatches(r.boxes, [k.category if k is not None else None for k in w.ranks], r.box_hands,
+                                w.dealer.category if w.dealer is not None else None, r.dealer_hand)
         if wrong:
-            self.round_finding("HAND_RANK_MISMATCH", i, "; ".join(f"{who} {want}" for who, want, _ in wrong),
-                               "; ".join(f"{who} {got}" for who, _, got in wrong),
-                               f"{where}: " + "; ".join(f"{who} recorded {got or 'no rank'}, the cards make {want}"
-                                                        for who, want, got in wrong) + ".")
+            self.round_finding("HAND_RANK_MISMATCH", i, *rank_finding(where, wrong))
 
     # -- the bets ---------------------------------------------------------------------------------
 
@@ -670,15 +644,15 @@ class _Auditor:
         k = r.boxes.index(bet.seat)
         recorded_call = bet.added_stake or 0
         action = w.actions[k]
-        inferred = ""
+        said = ""
         if action is None:  # no legal decision recorded: the money says what the box did
             action = CALL if recorded_call > 0 else FOLD
-            inferred = f" (no legal decision recorded: {'a' if action == CALL else 'no'} call recorded on the bet)"
+            said = inferred(action == CALL)
         box_rank, dealer = w.ranks[k], w.dealer
         assert box_rank is not None and dealer is not None  # _record_problem saw to it
         result = settle_box(rules, box_rank, dealer, action, bet.stake)
         self.check_call(bet, action)
-        return result.credit, result.why + inferred
+        return result.credit, result.why + said
 
     def check_call(self, bet: RecordedBet, action: str) -> None:
         """ADDED_STAKE_MISMATCH: an ANTE's recorded call against its box's decision."""
@@ -714,18 +688,14 @@ class _Auditor:
                                                         prize.contribution))
             if prize.rule is None and bet.paid > 0:
                 w.judged_paid.add(b)
-                self.bet_finding("JACKPOT_PRIZE_NOT_WON", bet, f"no prize ({category})", self.money(bet.paid),
-                                 f"{self.what(bet)} in round {r.round_id} was paid a prize of {self.money(bet.paid)} "
-                                 f"on {category}: only the hands of the prize table (flush or better) win.")
+                self.bet_finding("JACKPOT_PRIZE_NOT_WON", bet, *not_won(self.what(bet), r.round_id, category,
+                                                                        self.money(bet.paid)))
             elif prize.wrong_balance:
                 w.judged_paid.add(b)
-                share, right = prize.rule[1], _pool(prize.source)
-                wrong = _pool("next_pool" if prize.source == "jackpot" else "jackpot")
-                self.bet_finding("JACKPOT_PRIZE_WRONG_BALANCE", bet,
-                                 f"{self.money(prize.prize)} ({share}% of the {right})",
-                                 f"{self.money(bet.paid)} ({share}% of the {wrong})",
-                                 f"{self.what(bet)} in round {r.round_id} was paid {self.money(bet.paid)}, {share}% "
-                                 f"of the {wrong}; the prize is {share}% of the {right}, {self.money(prize.prize)}.")
+                self.bet_finding("JACKPOT_PRIZE_WRONG_BALANCE", bet, *paid_from_the_other_pool(
+                    self.what(bet), r.round_id, prize.rule[1], prize.source,
+                    "next_pool" if prize.source == "jackpot" else "jackpot", self.money(bet.paid),
+                    self.money(prize.prize)))
 
     def jackpot_why(self, category: str, rule: tuple[str, int] | None, source: str | None, base: int | None,
                     to: tuple[int, int, int]) -> str:
@@ -943,10 +913,6 @@ class _Reports(Sequence[RoundReport]):
         return isinstance(other, Sequence) and list(self) == list(other)
 
     __hash__ = None  # type: ignore[assignment]
-
-
-def _or_null(value: object) -> str:
-    return "null" if value is None else str(value)
 
 
 def _pool(name: str | None) -> str:

@@ -3,11 +3,14 @@ columns (values and offsets; no Python object a round): the boxes' and the deale
 numbers, decision and rank codes, and whether each round is as dealt.
 
 A round is as dealt when what the kernel does not judge of it is as the readable audit wants it: settled, one
-entry a box in every list, boxes ascending seats of the table, its deck one full deck with the shape of one
-(decks 1, no cut card), every card where the deck deals it, one decision letter C or F a box, its decision
-instants (where recorded) one a letter and none after the reveal. Only such a round is put to the kernel; the
-kernel judges the rest (ranks, balances, bets). A column whose values are not of ROUND_TYPES' types makes no
-round as dealt: every round then goes through the readable rules.
+entry a box in every list, boxes ascending seats of the table, a deck of 52 cards, every card where it deals it, its
+decision instants (where recorded) one a letter of its box's decision. Only such a round is put to the kernel; the
+kernel judges the rest (ranks, balances, bets), and three findings of the round are read here for the kernel's path
+to word: its deck not one full deck of the shape of one (decks 1, no cut card: `deck_wrong`, SHOE_COMPOSITION), a
+decision missing or not one letter C or F (`action` -1: DECISION_MISSING, ILLEGAL_DECISION) and a decision after the
+reveal (`late`: LATE_DECISION). A
+column whose values are not of ROUND_TYPES' types makes no round as dealt: every round then goes through the
+readable rules.
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ class DealtRounds:
     readable: np.ndarray  # as dealt (the module's docstring)
     box_at: np.ndarray  # round r's boxes: rows box_at[r]:box_at[r + 1] of the box columns (none where not as dealt)
     box_no: np.ndarray
-    action: np.ndarray  # kernel.CALL, FOLD
+    action: np.ndarray  # kernel.CALL, FOLD; -1 not one letter C or F (DECISION_MISSING, ILLEGAL_DECISION)
     box_hand: np.ndarray  # the recorded rank's category index (-1: none, or another text)
     cards: np.ndarray  # five card codes a box
     hands_len: np.ndarray  # by round: how many ranks box_hands records
@@ -59,6 +62,8 @@ class DealtRounds:
     pools: np.ndarray  # (2, n): the recorded jackpot and next pool before (0 where not recorded)
     known: np.ndarray  # (2, n): recorded
     closed: np.ndarray  # betting_closed_at, microseconds (0 where not recorded)
+    late: np.ndarray  # by round as dealt: a decision after the reveal (LATE_DECISION: the kernel's path words it)
+    deck_wrong: np.ndarray  # by round as dealt: its deck not one full deck of the shape of one (SHOE_COMPOSITION)
     read: pa.RecordBatch  # ROUND_TYPES' columns as read (the words of the rounds the kernel settles)
 
 
@@ -76,22 +81,23 @@ def dealt_rounds(rules: CasinoStudRules, rounds: pa.Table) -> DealtRounds:
     n_hands, hands = _lists(col["box_hands"])
     deck_len, deck = _lists(col["deck"])
     ok = (status == 0) & (n_boxes > 0) & (n_boxes <= rules.max_boxes) & (n_cards == n_boxes) & (
-        n_actions == n_boxes) & (n_dealer == 5) & (deck_len == _DECK) & (_ints(col["decks"], 0) == 1) & pc.is_null(
-        col["cut_index"]).to_numpy(zero_copy_only=False) & typed
+        n_actions == n_boxes) & (n_dealer == 5) & (deck_len == _DECK) & typed
     if rules.burn_cards + 5 * (rules.max_boxes + 1) > _DECK:  # (a deal past the deck: the readable rules say so)
         ok[:] = False
     deck_at, deck = _starts(deck_len), _cards(deck)
     full = np.flatnonzero(ok)
     ordered = np.sort(deck[spans(deck_at[full], np.full(len(full), _DECK))].reshape(-1, _DECK), axis=1)
-    ok[full] = (ordered == np.arange(_DECK)).all(axis=1)  # 52 distinct codes: one full deck
+    # SHOE_COMPOSITION: not 52 distinct codes (one full deck), or not the shape of one
+    deck_wrong = np.ones(n, np.bool_)
+    deck_wrong[full] = ~(ordered == np.arange(_DECK)).all(axis=1)
+    deck_wrong |= (_ints(col["decks"], 0) != 1) | pc.is_valid(col["cut_index"]).to_numpy(zero_copy_only=False)
 
     # the boxes: seats of the table, ascending
     box_no, box_round = _ints(boxes, 0), np.repeat(np.arange(n), n_boxes)
     first = np.zeros(len(box_no), np.bool_)
     first[_starts(n_boxes)[:-1][n_boxes > 0]] = True
     wrong = (box_no < 1) | (box_no > rules.max_boxes) | (~first & (box_no <= np.roll(box_no, 1)))
-    wrong_action = _ints(pc.index_in(actions, _ACTIONS), -1) < 0
-    ok &= ~_any(box_round, wrong, n) & ~_any(np.repeat(np.arange(n), n_actions), wrong_action, n)
+    ok &= ~_any(box_round, wrong, n)
 
     # every card where the deck deals it (the rounds still ok have a box row a box, at most max_boxes)
     most = rules.max_boxes
@@ -114,7 +120,8 @@ def dealt_rounds(rules: CasinoStudRules, rounds: pa.Table) -> DealtRounds:
     r = np.flatnonzero(ok)  # (five cards each)
     dealt = deck[deck_at[r][:, None] + dealer_pos[n_boxes[r]]]
     ok[r] = (dealer_codes[spans(dealer_at[r], np.full(len(r), 5))].reshape(-1, 5) == dealt).all(axis=1)
-    ok &= _in_time(col["box_action_times"], col["dealer_revealed_at"], n_boxes, n)
+    in_time, late = _in_time(col["box_action_times"], col["dealer_revealed_at"], actions, n_actions, n_boxes, n)
+    ok &= in_time
 
     # the kernel's columns: the boxes of the rounds as dealt
     of_box = np.repeat(ok, n_boxes)
@@ -135,24 +142,29 @@ def dealt_rounds(rules: CasinoStudRules, rounds: pa.Table) -> DealtRounds:
         _ints(pc.index_in(col["dealer_hand"], _CATEGORIES), -1), dealer_out.ravel(),
         np.array([_ints(p, 0) for p in before]).reshape(2, n),
         np.array([pc.is_valid(p).to_numpy(zero_copy_only=False) for p in before], np.bool_).reshape(2, n),
-        _ints(col["betting_closed_at"], 0), pa.record_batch(col))
+        _ints(col["betting_closed_at"], 0), late & ok, deck_wrong & ok, pa.record_batch(col))
 
 
-def _in_time(times: pa.Array, revealed: pa.Array, n_boxes: np.ndarray, n: int) -> np.ndarray:
-    """Per round: no instants recorded, or one entry a box, each none or one instant, none after the reveal
-    (a decision exactly at the reveal is on time)."""
+def _in_time(times: pa.Array, revealed: pa.Array, actions: pa.Array, n_actions: np.ndarray, n_boxes: np.ndarray,
+             n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per round: (the instants are as dealt: none recorded, or one entry a box, each none or one instant a letter
+    of its box's decision (`actions` their values, `n_actions` a round's count; decision_times.times_problem); a
+    decision after the reveal: LATE_DECISION, a decision exactly at the reveal on time)."""
     recorded = pc.is_valid(times).to_numpy(zero_copy_only=False)
     n_times, per_box = _lists(times)
     held, values = _lists(per_box)
     box_round = np.repeat(np.arange(n), n_times)
-    wrong = pc.is_valid(per_box).to_numpy(zero_copy_only=False) & (held != 1)
-    one = np.flatnonzero(held == 1)
-    at = _starts(held)[one]
-    shown = _ints(revealed, np.iinfo(np.int64).max)[box_round[one]]
-    instant = pc.take(values, pa.array(at)) if len(values) else pa.array([], pa.int64())
-    late = _ints(instant, np.iinfo(np.int64).min) > shown
-    wrong[one] |= late
-    return ~recorded | ((n_times == n_boxes) & ~_any(box_round, wrong, n))
+    # each entry's box's letters (where the round has as many decisions as entries: else it is not as dealt)
+    letters = _ints(pc.utf8_length(actions), 0)
+    place = np.arange(len(box_round)) - np.repeat(_starts(n_times)[:-1], n_times)
+    aligned = (n_actions == n_times)[box_round]
+    want = np.where(aligned, letters[np.minimum(_starts(n_actions)[:-1][box_round] + place, max(len(letters) - 1, 0))]
+                    if len(letters) else 0, -1)
+    wrong = pc.is_valid(per_box).to_numpy(zero_copy_only=False) & (held != want)
+    shown = _ints(revealed, np.iinfo(np.int64).max)[np.repeat(box_round, held)]
+    late = _ints(values, np.iinfo(np.int64).min) > shown
+    return (~recorded | ((n_times == n_boxes) & ~_any(box_round, wrong, n)),
+            _any(np.repeat(box_round, held), late, n))
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from engine.findings import format_money
 from .dealing import positions
 from .hands import HandRank, describe
 from .ledger import Pools, RoundLedger
+from .round_findings import decided, recorded_as
 from .rules import CasinoStudRules
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ def positions_text(ps: Sequence[int]) -> str:
 def _hand_text(cards: Sequence[str], rank: HandRank | None, recorded: str | None) -> str:
     if rank is None:
         return f"{format_cards(cards)}: not a five-card hand"
-    said = "" if recorded == rank.category else f"; recorded as {recorded or 'no rank'}"
+    said = "" if recorded == rank.category else recorded_as(recorded)
     return f"{format_cards(cards)}: {describe(rank)} ({rank.category}{said})"
 
 
@@ -63,11 +64,10 @@ def explain_round(rules: CasinoStudRules, currency: str, r: RecordedRound,
     for k, box in enumerate(r.boxes):
         cards = r.box_cards[k] if k < len(r.box_cards) else ()
         action = r.box_actions[k] if k < len(r.box_actions) else None
-        decided = {"C": "calls", "F": "folds"}.get(action or "", f"decision {action!r}" if action else "no decision")
         expected = expected_box_cards[k] if expected_box_cards and k < len(expected_box_cards) else None
         rank = ranks[k] if k < len(ranks) else None
         lines.append(f"box {box} ({positions_text(box_pos[k])}): {_hand_text(cards, rank, hands[k])}"
-                     f"{_dealt_text(cards, expected)}; {decided}")
+                     f"{_dealt_text(cards, expected)}; {decided(action)}")
     if r.boxes or r.dealer_cards:
         where = f"deck card {dealer_pos[0]} open, {positions_text(dealer_pos[1:])[len('deck cards '):]} after the " \
                 "decisions"

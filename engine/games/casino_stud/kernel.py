@@ -6,12 +6,13 @@ Python object a round or a bet.
 The readable engine (hands.rank_hand, settlement.settle_box, ledger.settle_round, audit._Auditor) states the
 rules and is the oracle (tests/test_kernels_casino_stud.py). The kernel settles only what it states as
 plainly: a round it calls `quiet` is a settled round in which the readable audit finds nothing but the
-plain checks of a bet (its call, paid against owed on an ANTE, its limits, its window), whose flags the
-kernel gives bet by bet (`flag_*`), and the bets it refunds (a type not offered, a jackpot bet without an ANTE
-on its box, a bet on a box not dealt), whose reason it gives bet by bet (`refund`). Every other round
-(cancelled, unreadable, a deck or card not as dealt, a decision missing or late, a rank recorded wrong, a pool
-balance off, a jackpot prize or refund paid otherwise, a bet of it in quarantine) goes through the readable
-audit, which explains it.
+plain checks of a bet (its call, paid against owed, its limits, its window), whose flags the kernel gives bet by
+bet (`flag_*`), the bets it refunds (a type not offered, a jackpot bet without an ANTE on its box, a bet on a box not
+dealt), whose reason it gives bet by bet (`refund`), a jackpot prize paid on a hand below the prize table or as the
+percentage of the other pool (`judged`), its recorded ranks (which it does not read: quiet.py compares them with its
+ranks as columns, HAND_RANK_MISMATCH) and decisions (dealt.py reads which are not one letter C or F, and which are
+late). Every other round (cancelled, unreadable, a deck or card not as dealt, a bet of it in quarantine) goes
+through the readable audit, which explains it.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ NO_ANTE, NOT_OFFERED, EMPTY_BOX = 1, 2, 3
 # how an ANTE ended (the outcome code of settle_day's bet columns; settlement's FOLDED ... LOSE)
 FOLDED, NOT_QUALIFIED, WIN, PUSH, LOSE = range(5)
 NO_PRIZE, PERCENT, UNITS = 0, 1, 2  # a category's jackpot prize kind
+# a jackpot bet's payment judged by its own finding (settle_day's judged column; 0: none)
+NOT_WON, WRONG_BALANCE = 1, 2  # JACKPOT_PRIZE_NOT_WON, JACKPOT_PRIZE_WRONG_BALANCE
 # the rule integers settle_day takes (rule_ints), in this order
 RULE_INTS = ("call_multiple", "max_call_payout", "share_jackpot", "share_next_pool", "share_house", "remainder_to",
              "fixed_from_house", "contributions_before_prizes", "reset_next_pool", "requires_ante", "rounding",
@@ -113,17 +116,17 @@ def _strength(category, r0, r1, r2, r3, r4):
 
 
 @kernel
-def settle_day(status, box_at, box_no, action, box_cat, box_str, box_hand, box_hands_len, dealer_cat, dealer_str,
-               dealer_hand, readable, pools, pools_known, bet_round, bet_type, bet_seat, bet_box, stake, added, paid,
-               placed, closed, held, limited, low, high, call_odds, prize_kind, prize_amount, rule):
+def settle_day(status, box_at, box_no, action, box_cat, box_str, dealer_cat, dealer_str, readable, pools, pools_known,
+               bet_round, bet_type, bet_seat, bet_box, stake, added, paid, placed, closed, held, limited, low, high,
+               call_odds, prize_kind, prize_amount, rule):
     """A table-day's rounds (in the audit's order) and bets settled, and which rounds are quiet.
 
     Rounds: status (0 settled, 1 cancelled, 2 other), the boxes box_no[box_at[r]:box_at[r + 1]] with each
-    box's decision code, category and strength of its recorded cards (rank_hands) and recorded rank (a category
-    index, -1 none or another text); box_hands_len the recorded ranks' count; the dealer's category, strength
-    and recorded rank; readable: everything of the round rank_hands and these columns do not see is as the
-    readable audit wants it (the record settles, the deck is one full deck of the right shape, the cards are
-    where it deals them, the decision instants are one a letter and none late); pools (4, n): jackpot before,
+    box's decision code (-1: none legal, an ANTE's recorded call says what its box did), category and strength of
+    its recorded cards (rank_hands); the dealer's category and strength; readable: everything of the round
+    rank_hands and these columns do not see is as the readable audit wants it (the record settles, the deck is one
+    full deck of the right shape, the cards are where it deals them, the decision instants are one a letter);
+    pools (4, n): jackpot before,
     next pool before, jackpot after, next pool after as recorded, pools_known where recorded.
     Bets: their round (-1: none of them), type code (OTHER and above: one the game does not offer), seat (any
     int64: the ANTE a JACKPOT needs is one on the same seat; a seat not recorded is one value of its own), box
@@ -132,14 +135,17 @@ def settle_day(status, box_at, box_no, action, box_cat, box_str, box_hand, box_h
     prize_amount by category; rule: RULE_INTS.
 
     Returns (quiet, qualifies, expected after (2, n), ledger (7, n): to jackpot, to next pool, to house, from
-    jackpot, from next pool, from house, reset; jackpot bets by round) and by bet (credit, outcome: an ANTE's
-    FOLDED...LOSE, a JACKPOT's prize base (-1: none), refund: NO_ANTE, NOT_OFFERED, EMPTY_BOX or 0, flags:
-    flag_call, flag_paid, flag_low, flag_high, flag_late). A bet is refunded, as audit.settle_bets decides in this
-    order: a JACKPOT with no ANTE on its seat (where the ruleset asks), a type not offered, a seat not dealt; it
-    feeds no pool. A round is quiet only when each jackpot bet is paid as owed (a prize or a refund), its recorded
-    ranks are as the engine has them, its balances before recorded, and each amount below 2**40 (no int64 product
-    overflows). (Its balances are held against the chain by the readable audit's check_balances, which every round
-    goes through.)"""
+    jackpot, from next pool, from house, reset; jackpot bets, payment: a jackpot bet paid other than owed (the
+    after-balances follow it: not checked), by round) and by bet (credit, outcome: an ANTE's FOLDED...LOSE, a
+    JACKPOT's prize base (-1: none), refund: NO_ANTE, NOT_OFFERED, EMPTY_BOX or 0, flags: flag_call, flag_paid,
+    flag_low, flag_high, flag_late; judged: NOT_WON, WRONG_BALANCE or 0, a payment with its own finding instead of
+    flag_paid's). A bet is refunded, as audit.settle_bets decides in this order: a JACKPOT with no ANTE on its seat
+    (where the ruleset asks), a type not offered, a seat not dealt; it feeds no pool. The ledger and the expected
+    after-balances are the prizes as owed; a jackpot bet's prize is owed on the pools as they stand after the
+    prizes before it were paid (a percentage prize paid otherwise moves them as paid: audit.jackpots,
+    ledger.settle_round's `paid`). A round is quiet only when its balances before are recorded and each amount is
+    below 2**40 (no int64 product overflows). (Its balances are held against the chain by the readable audit's
+    check_balances, which every round goes through.)"""
     multiple, max_call, s_jp, s_np, s_house, remainder_to, fixed_house, before_prizes, reset_np, requires_ante, \
         rounding, _, _ = rule[0], rule[1], rule[2], rule[3], rule[4], rule[5], rule[6], rule[7], rule[8], rule[9], \
         rule[10], rule[11], rule[12]
@@ -154,14 +160,15 @@ def settle_day(status, box_at, box_no, action, box_cat, box_str, box_hand, box_h
     outcome = np.full(m, -1, np.int64)
     refund = np.zeros(m, np.int64)
     flags = np.zeros((5, m), np.bool_)
+    judged = np.zeros(m, np.int64)
+    payment = np.zeros(n, np.bool_)
     bet_at, order = group_rows(bet_round, n, bet_round >= 0)  # each round's bets in record order
     for r in range(n):
         b0, b1 = box_at[r], box_at[r + 1]
         ok = status[r] == 0 and readable[r] and not held[r] and b1 > b0 and dealer_cat[r] >= 0
-        ok = ok and dealer_hand[r] == dealer_cat[r] and box_hands_len[r] == b1 - b0
         ok = ok and pools_known[0, r] and pools_known[1, r]  # (the jackpot bets are settled from them)
-        for k in range(b0, b1):
-            ok = ok and box_cat[k] >= 0 and box_hand[k] == box_cat[k] and (action[k] == CALL or action[k] == FOLD)
+        for k in range(b0, b1):  # (a recorded rank is not read: HAND_RANK_MISMATCH is a column comparison, quiet.py)
+            ok = ok and box_cat[k] >= 0
         if not ok:
             continue
         d = dealer_str[r]
@@ -188,10 +195,12 @@ def settle_day(status, box_at, box_no, action, box_cat, box_str, box_hand, box_h
             elif t == JACKPOT:
                 n_jackpot += 1
             else:
-                want_call = multiple * s if action[k] == CALL else 0
+                # no legal decision recorded (-1): the ANTE's recorded call says what the box did (audit.ante)
+                act = action[k] if action[k] >= 0 else CALL if added[b] > 0 else FOLD
+                want_call = multiple * s if act == CALL else 0
                 flags[0, b] = added[b] != want_call
                 call = multiple * s
-                if action[k] == FOLD:
+                if act == FOLD:
                     outcome[b], credit[b] = FOLDED, 0
                 elif not q:
                     outcome[b], credit[b] = NOT_QUALIFIED, 2 * s + call
@@ -204,11 +213,11 @@ def settle_day(status, box_at, box_no, action, box_cat, box_str, box_hand, box_h
                     outcome[b], credit[b] = PUSH, s + call
                 else:
                     outcome[b], credit[b] = LOSE, 0
-            # a jackpot bet's refund paid otherwise is a payment finding: the round's balances are not checked
-            ok = ok and not (refund[b] != 0 and t == JACKPOT and paid[b] != credit[b])
         if not ok:
             continue
-        # the jackpot bets in box order, then record order (ledger.settle_round, paid as owed)
+        # the jackpot bets in box order, then record order (ledger.settle_round): the ledger as owed (jp, nxt), each
+        # bet's prize on the pools as they stand after the payments before it (fjp, fnxt: a percentage prize paid
+        # otherwise moves them as paid, from the next pool where it is the next pool's percentage)
         for j in range(bet_at[r], bet_at[r + 1]):
             b = order[j]
             if bet_type[b] == JACKPOT and refund[b] == 0 and prize_kind[box_cat[bet_box[b]]] == NO_PRIZE:
@@ -221,6 +230,7 @@ def settle_day(status, box_at, box_no, action, box_cat, box_str, box_hand, box_h
         if before_prizes:
             jp += fed_jp
             nxt += fed_np
+        fjp, fnxt = jp, nxt
         for k in range(b0, b1):
             for j in range(bet_at[r], bet_at[r + 1]):
                 b = order[j]
@@ -229,25 +239,35 @@ def settle_day(status, box_at, box_no, action, box_cat, box_str, box_hand, box_h
                 kind, amount = prize_kind[box_cat[k]], prize_amount[box_cat[k]]
                 if kind == NO_PRIZE:
                     credit[b] = 0
+                    judged[b] = NOT_WON if paid[b] > 0 else 0
                 elif kind == UNITS:
                     prize = amount * stake[b]
                     if fixed_house:
                         from_house += prize
+                        credit[b] = prize
                     else:
-                        prize = min(prize, max(jp, 0))
-                        jp -= prize
-                        from_jp += prize
-                    credit[b] = prize
+                        owed = min(prize, max(jp, 0))
+                        jp -= owed
+                        from_jp += owed
+                        credit[b] = min(prize, max(fjp, 0))
+                        fjp -= credit[b]
                 else:  # a percentage of the jackpot as it stands
-                    base = max(jp, 0)
-                    outcome[b] = base
-                    credit[b] = rounded(base * amount, 100, rounding)
-                    jp -= credit[b]
-                    from_jp += credit[b]
+                    owed = rounded(max(jp, 0) * amount, 100, rounding)
+                    jp -= owed
+                    from_jp += owed
                     if amount == 100 and reset_np:
                         jp, nxt = jp + nxt, 0
                         reset = True
-                ok = ok and paid[b] == credit[b]
+                    outcome[b] = max(fjp, 0)
+                    credit[b] = rounded(outcome[b] * amount, 100, rounding)
+                    if paid[b] != credit[b] and paid[b] > 0 and paid[b] == rounded(max(fnxt, 0) * amount, 100,
+                                                                                    rounding):
+                        judged[b] = WRONG_BALANCE  # (no reset: the jackpot was not paid)
+                        fnxt -= paid[b]
+                    else:
+                        fjp -= paid[b]
+                        if amount == 100 and reset_np:
+                            fjp, fnxt = fjp + fnxt, 0
         if not before_prizes:
             jp += fed_jp
             nxt += fed_np
@@ -258,7 +278,9 @@ def settle_day(status, box_at, box_no, action, box_cat, box_str, box_hand, box_h
         for j in range(bet_at[r], bet_at[r + 1]):
             b = order[j]
             t = bet_type[b]
-            flags[1, b] = paid[b] != credit[b]
+            flags[1, b] = paid[b] != credit[b] and judged[b] == 0  # (a judged payment: its own finding)
+            # a jackpot bet paid other than owed: the round's after-balances follow it and are not checked
+            payment[r] = payment[r] or (t == JACKPOT and (paid[b] != credit[b] or judged[b] != 0))
             flags[2, b] = limited[t] and stake[b] < low[t]
             flags[3, b] = limited[t] and stake[b] > high[t]
             flags[4, b] = placed[b] > closed[r]
@@ -267,7 +289,7 @@ def settle_day(status, box_at, box_no, action, box_cat, box_str, box_hand, box_h
         ledger[0, r], ledger[1, r], ledger[2, r] = fed_jp, fed_np, fed_house
         ledger[3, r], ledger[5, r], ledger[6, r] = from_jp, from_house, reset
         jackpot_bets[r] = n_jackpot
-    return quiet, qualifies, after, ledger, jackpot_bets, credit, outcome, refund, flags
+    return quiet, qualifies, after, ledger, jackpot_bets, payment, credit, outcome, refund, flags, judged
 
 
 @kernel

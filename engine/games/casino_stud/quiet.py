@@ -8,7 +8,6 @@ dealt.py reads that from the rounds' columns); the kernel judges the rest (ranks
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -16,7 +15,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.betting import TableFacts
-from engine.cards import CARD_CODES
 from engine.kernels import ROUNDING_CODES
 
 from . import BET_CODES
@@ -52,7 +50,8 @@ class QuietDay:
     cards: np.ndarray
     dealer_cards: np.ndarray  # by round: the dealer's five card codes (5 a round; -1 where not readable)
     # the list fields above as the kernel's arrays (int64; quiet and qualifies bool; after (rounds, 2), ledger
-    # (rounds, 7)): what the columnar steps read, with no list converted back
+    # (rounds, 7)): what the columnar steps read, with no list converted back; and settle_day's payment (by round)
+    # and judged (by bet)
     arrays: dict[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
 
     def hand(self, k: int) -> HandRank:
@@ -73,14 +72,6 @@ def hand_rank(category: int, strength: int) -> HandRank:
     return hand
 
 
-_FULL_DECK = frozenset(CARD_CODES)
-
-
-def one_full_deck(deck: Sequence[str | None]) -> bool:
-    """The 52 codes once each (check_composition(deck, 1).ok, without the counting)."""
-    return len(deck) == len(_FULL_DECK) and _FULL_DECK.issuperset(deck) and len(set(deck)) == len(_FULL_DECK)
-
-
 def rule_ints(rules: CasinoStudRules) -> np.ndarray:
     """The ruleset as kernel.settle_day takes it (RULE_INTS)."""
     jp = rules.jackpot
@@ -94,6 +85,19 @@ def rule_ints(rules: CasinoStudRules) -> np.ndarray:
              "rounding": ROUNDING_CODES[rules.rounding], "deal_box_by_box": rules.deal_order == "box_by_box",
              "burn_cards": rules.burn_cards}
     return np.array([int(facts[name]) for name in RULE_INTS], np.int64)
+
+
+def _ranks_recorded(rounds: DealtRounds, category: np.ndarray, dealer_category: np.ndarray, quiet: np.ndarray
+                    ) -> dict[str, np.ndarray]:
+    """round_findings.rank_mismatches as columns, of the quiet rounds: `hand_wrong` by box row (its recorded rank
+    not its cards'), `dealer_wrong` and `rank_wrong` by round (the dealer's; any, or more ranks than boxes: the
+    round's HAND_RANK_MISMATCH)."""
+    box_round = np.repeat(np.arange(len(quiet)), np.diff(rounds.box_at))
+    hand_wrong = (rounds.box_hand != category) & quiet[box_round]
+    dealer_wrong = (rounds.dealer_hand != dealer_category) & quiet
+    rank_wrong = dealer_wrong | (quiet & (rounds.hands_len > np.diff(rounds.box_at)))
+    rank_wrong[box_round[hand_wrong]] = True
+    return {"hand_wrong": hand_wrong, "dealer_wrong": dealer_wrong, "rank_wrong": rank_wrong}
 
 
 def settle_quiet(rules: CasinoStudRules, table: TableFacts, rounds: DealtRounds, bets: DealtBets,
@@ -122,19 +126,27 @@ def settle_quiet(rules: CasinoStudRules, table: TableFacts, rounds: DealtRounds,
     held_rounds = np.zeros(n, np.bool_)
     held_rounds[[i for i in held if 0 <= i < n]] = True
     out = settle_day(
-        rounds.status, rounds.box_at, rounds.box_no, rounds.action, category, strength, rounds.box_hand,
-        rounds.hands_len, dealer_cat, dealer_str, rounds.dealer_hand, rounds.readable, rounds.pools, rounds.known,
+        rounds.status, rounds.box_at, rounds.box_no, rounds.action, category, strength, dealer_cat, dealer_str,
+        rounds.readable, rounds.pools, rounds.known,
         bet_round, bet_type, bet_seat, bet_box, bets.stake, bets.added, bets.paid, bets.placed,
         rounds.closed, held_rounds, np.array([lim is not None for lim in limits], np.bool_), low, high,
         np.array([rules.call_payouts[name] for name in RANK_NAMES], np.int64),
         np.array([0 if p is None else PERCENT if p[0] == "percent" else UNITS for p in prizes], np.int64),
         np.array([0 if p is None else p[1] for p in prizes], np.int64), rule_ints(rules))
-    quiet, qualifies, after, ledger, jackpot_bets, credit, outcome, refund, flags = out
+    quiet, qualifies, after, ledger, jackpot_bets, payment, credit, outcome, refund, flags, judged = out
     arrays = {name: np.ascontiguousarray(values, np.int64) for name, values in (
         ("after", after.T), ("ledger", ledger.T), ("jackpot_bets", jackpot_bets), ("box_at", rounds.box_at),
         ("category", category), ("strength", strength), ("dealer_category", dealer_cat),
-        ("dealer_strength", dealer_str), ("credit", credit), ("outcome", outcome), ("refund", refund))}
-    arrays.update(quiet=np.asarray(quiet, np.bool_), qualifies=np.asarray(qualifies, np.bool_))
+        ("dealer_strength", dealer_str), ("credit", credit), ("outcome", outcome), ("refund", refund),
+        ("judged", judged))}
+    arrays.update(quiet=np.asarray(quiet, np.bool_), qualifies=np.asarray(qualifies, np.bool_),
+                  payment=np.asarray(payment, np.bool_))
+    arrays.update(_ranks_recorded(rounds, category, dealer_cat, arrays["quiet"]), late=rounds.late & arrays["quiet"],
+                  deck_wrong=rounds.deck_wrong & arrays["quiet"])
+    # a box's decision not one letter C or F (DECISION_MISSING, ILLEGAL_DECISION): by round
+    undecided = np.zeros(n, np.bool_)
+    undecided[np.repeat(np.arange(n), np.diff(rounds.box_at))[rounds.action < 0]] = True
+    arrays["undecided"] = undecided & arrays["quiet"]
     return QuietDay(quiet.tolist(), qualifies.tolist(), after.T.tolist(), ledger.T.tolist(), jackpot_bets.tolist(),
                     rounds.box_at.tolist(), category.tolist(), strength.tolist(), dealer_cat.tolist(),
                     dealer_str.tolist(), credit.tolist(), outcome.tolist(), flags, refund.tolist(), bet_box,

@@ -1,6 +1,6 @@
 """The explanations of the rounds the kernel settled (quiet.py), laid out as pieces of text and written at once by a
 kernel (pieces.py): the lines explain.explain_round and the audit's bet lines give such a round (settled, dealt as
-its deck says, its ranks recorded right, one C or F a box, no decision late), each hand described once per distinct
+its deck says, its instants one a letter), each hand described once per distinct
 strength, the amounts by the kernel (betting_lines.put_money), each instant by numpy (engine.betting.us_bytes).
 explain.py and audit.py state the words; the kernel's tests hold these to them (tests/test_kernels_casino_stud.py:
 every round's explanation as the readable audit writes it)."""
@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 
 from engine.betting import us_bytes
 from engine.cards import CARD_CODES
+from engine.decision_times import timing_line
 from engine.kernels import spans
 
 from . import BET_CODES
@@ -25,6 +26,7 @@ from .hands import RANK_NAMES, describe
 from .kernel import LOSE, WIN
 from .pieces import Pieces
 from .quiet import QuietDay, hand_rank
+from .round_findings import decided, inferred, recorded_as
 from .rules import POOLS, CasinoStudRules
 
 _ANTE = BET_CODES[0]  # the bet type (the audit's ANTE; kernel.ANTE is its code)
@@ -126,10 +128,19 @@ def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordB
     burn = f" after {rules.burn_cards} burned" if rules.burn_cards else ""
     text.add(at, "round ", text.column(_filled(rounds["round_id"])) + q, " (settled), deck ",
              text.column(_filled(rounds["shoe_id"])) + q, f": 52 cards, dealt {rules.deal_order}{burn}")
-    _hand_lines(rules, words, q, day, at, n_boxes, rows, box_round)
+    _hand_lines(rules, words, rounds, q, day, at, n_boxes, rows, box_round)
     _bet_lines(rules, words, bets, mine, q[bet_round], box_row, day,
                at[bet_round] + 3 + n_boxes[bet_round] + bet_place)
     _pool_lines(rules, text, rounds, q, pools[:, q], known[:, q], ledger, fed, won, mid, n_ledger)
+    # (a round with a decision not C or F may hold no instant or several for a box: its line as decision_times says)
+    odd = day.arrays["undecided"][q] & (timed > 0)
+    if odd.any():
+        times = pc.if_else(pa.array(odd), pa.nulls(len(q), times.type), times)
+        lines = [timing_line(r["boxes"], r["box_actions"], r["box_action_times"], r["dealer_revealed_at"], REVEAL)
+                 for r in rounds.select(["boxes", "box_actions", "box_action_times", "dealer_revealed_at"]).take(
+                     pa.array(q[odd])).to_pylist()]
+        text.add((mid + 2 + n_ledger)[odd], text.texts(lines) + np.arange(len(lines)))
+    timed = timed & ~odd
     _timing_lines(text, times, shown_at, day, box_at[q], timed, revealed, (mid + 2 + n_ledger)[timed > 0])
     return n_lines, text.write()
 
@@ -154,12 +165,24 @@ def _bet_box_rows(day: QuietDay, bets: DealtBets, b: np.ndarray, bet_round: np.n
     return np.minimum(np.searchsorted(row_key, bet_round << 16 | seat), len(row_key) - 1)
 
 
-def _hand_lines(rules: CasinoStudRules, words: _Words, q: np.ndarray, day: QuietDay, at: np.ndarray,
-                n_boxes: np.ndarray, rows: np.ndarray, box_round: np.ndarray) -> None:
+def _hand_lines(rules: CasinoStudRules, words: _Words, rounds: pa.RecordBatch, q: np.ndarray, day: QuietDay,
+                at: np.ndarray, n_boxes: np.ndarray, rows: np.ndarray, box_round: np.ndarray) -> None:
     """The rounds `q`'s box lines (`rows` their box rows, `box_round` each one's round: an index into q), dealer
-    and qualification lines, into their places (`at`: each round's first line)."""
+    and qualification lines, into their places (`at`: each round's first line); a rank recorded otherwise than the
+    kernel's (quiet.py's columns) named as the readable audit names it, read from `rounds` where it is."""
     text = words.text
     place = rows - day.arrays["box_at"][q][box_round]
+    box_said, dealer_said = (np.full(m, text.EMPTY, np.int64) for m in (len(rows), len(q)))
+    wrong = np.flatnonzero(day.arrays["hand_wrong"][rows])
+    if len(wrong):
+        hands = rounds["box_hands"].take(pa.array(q[box_round[wrong]])).to_pylist()
+        box_said[wrong] = text.texts([recorded_as(h[k] if h is not None and k < len(h) else None)
+                                      for h, k in zip(hands, place[wrong].tolist(), strict=True)]) + np.arange(
+                                          len(wrong))
+    wrong = np.flatnonzero(day.arrays["dealer_wrong"][q])
+    if len(wrong):
+        dealer_said[wrong] = text.texts([recorded_as(h) for h in rounds["dealer_hand"].take(
+            pa.array(q[wrong])).to_pylist()]) + np.arange(len(wrong))
     most = int(n_boxes.max())
     where = [positions(rules, n) for n in range(most + 1)]  # by box count: where the deck dealt each box and the dealer
     box_where = text.texts([positions_text(where[n][0][k]) if k < n else "" for n in range(most + 1)
@@ -167,18 +190,31 @@ def _hand_lines(rules: CasinoStudRules, words: _Words, q: np.ndarray, day: Quiet
     strength, dealer_strength = day.arrays["strength"][rows], day.arrays["dealer_strength"][q]
     text.add(at[box_round] + 1 + place, "box ", text.numbers(day.box_no[rows]), " (",
              box_where + n_boxes[box_round] * most + place, "): ", words.hand(day.cards.reshape(-1, 5)[rows]), ": ",
-             words.described(strength), " (", words.categories + (strength >> 20), "); ",
-             text.texts(["calls", "folds"]) + day.action[rows])
+             words.described(strength), " (", words.categories + (strength >> 20), box_said, "); ",
+             _decisions(text, rounds, q, day.action[rows], box_round, place))
     dealer_where = text.texts([f"deck card {where[n][1][0]} open, "
                                f"{positions_text(where[n][1][1:])[len('deck cards '):]} after the decisions"
                                for n in range(most + 1)])
     text.add(at + 1 + n_boxes, "dealer (", dealer_where + n_boxes, "): ",
              words.hand(day.dealer_cards.reshape(-1, 5)[q]), ": ", words.described(dealer_strength), " (",
-             words.categories + (dealer_strength >> 20), ")")
+             words.categories + (dealer_strength >> 20), dealer_said, ")")
     qualifies = day.arrays["qualifies"][q]
     text.add(at + 2 + n_boxes, text.texts([
         "the dealer does not qualify (below ace-king): every call is returned, antes pay 1:1",
         "the dealer qualifies (ace-king or better)"]) + qualifies.astype(np.int64))
+
+
+def _decisions(text: Pieces, rounds: pa.RecordBatch, q: np.ndarray, action: np.ndarray, box_round: np.ndarray,
+               place: np.ndarray) -> np.ndarray:
+    """Each box's decision as its hand line says it (`action` dealt.py's codes): one not C or F (-1) read from
+    `rounds` where it is, in round_findings' words."""
+    said = text.texts(["calls", "folds"]) + np.maximum(action, 0)
+    odd = np.flatnonzero(action < 0)
+    if len(odd):
+        recorded = rounds["box_actions"].take(pa.array(q[box_round[odd]])).to_pylist()
+        said[odd] = text.texts([decided(a[k]) for a, k in zip(recorded, place[odd].tolist(), strict=True)]
+                               ) + np.arange(len(odd))
+    return said
 
 
 def _bet_lines(rules: CasinoStudRules, words: _Words, bets: DealtBets, b: np.ndarray, bet_round: np.ndarray,
@@ -225,9 +261,12 @@ def _bet_lines(rules: CasinoStudRules, words: _Words, bets: DealtBets, b: np.nda
         [prize_words], ["no ante on its box: refunded, feeds no pool"],
         [f"{rules.id} does not offer ", type_of, ": refunded"], ["box ", seat_of, " was not dealt: refunded"]])
     call = text.chosen(is_ante & (added != 0), [[], [", call ", text.money(added)]])
+    # an ANTE on a box with no legal decision: settled as its recorded call says (audit.ante's words)
+    guessed = np.where(is_ante & (refund == 0) & (day.action[box_row] < 0), text.texts(
+        [inferred(False), inferred(True)]) + (added > 0), text.EMPTY)
     text.add(places, "Bet ", text.column(_filled(bets.bet_id)) + b, " (", type_of, ", stake ",
-             text.money(stake), call, ") on box ", seat_of, ": ", why, "; owed ", text.money(credit), ", paid ",
-             text.money(bets.paid[b]))
+             text.money(stake), call, ") on box ", seat_of, ": ", why, guessed, "; owed ", text.money(credit),
+             ", paid ", text.money(bets.paid[b]))
 
 
 def _pool_lines(rules: CasinoStudRules, text: Pieces, rounds: pa.RecordBatch, q: np.ndarray, pools: np.ndarray,
@@ -263,7 +302,7 @@ def _timing_lines(text: Pieces, times: pa.Array, shown_at: pa.Array, day: QuietD
                   timed: np.ndarray, revealed: np.ndarray, places: np.ndarray) -> None:
     """decision_times' timing line of each round with one (`timed`; `times`, `shown_at` the rounds' columns,
     `box_at` their first box rows; `revealed`: dealer_revealed_at recorded) into `places`: a quiet round's instants
-    are one a box's letter, none late."""
+    are one a box's letter, one after the reveal marked LATE."""
     if not timed.any():
         return
     per_round = np.asarray(pc.list_value_length(times).fill_null(0), np.int64)
@@ -272,23 +311,26 @@ def _timing_lines(text: Pieces, times: pa.Array, shown_at: pa.Array, day: QuietD
     said = np.asarray(pc.is_valid(instant), np.bool_)
     rows = (np.repeat(box_at, per_round) + np.arange(len(per_box)) - np.repeat(np.cumsum(per_round) - per_round,
                                                                                per_round))[said]
-    # each line: its head, then a unit of 7 pieces an instant, then its tail (units padded to 7 with EMPTY)
-    line_of = (np.cumsum(timed) - 1)[np.repeat(np.arange(len(per_round)), per_round)[said]]
+    # each line: its head, then a unit of 8 pieces an instant, then its tail (units padded to 8 with EMPTY)
+    of_round = np.repeat(np.arange(len(per_round)), per_round)[said]
+    line_of = (np.cumsum(timed) - 1)[of_round]
     lines = int(timed.sum())
     count = np.bincount(line_of, minlength=lines)
     first = np.cumsum(count) - count
     unit_at = 2 * np.arange(lines) + first  # each line's head unit
-    units = np.full((2 * lines + len(rows), 7), text.EMPTY, np.int64)
+    units = np.full((2 * lines + len(rows), 8), text.EMPTY, np.int64)
     units[unit_at, 0] = text.text("decisions in time: ")
     item = unit_at[line_of] + 1 + np.arange(len(rows)) - first[line_of]
+    at = np.asarray(instant.filter(pa.array(said)), np.int64)
+    late = at > np.asarray(shown_at.fill_null(np.iinfo(np.int64).max), np.int64)[of_round]  # (is_late's boundary)
     units[item] = text.row(len(rows), "; ", "box ", text.numbers(day.box_no[rows]), " ", text.texts(["C", "F"]) +
-                           day.action[rows], " at ", text.column(us_bytes(np.asarray(instant.filter(
-                               pa.array(said)), np.int64))) + np.arange(len(rows)))
+                           day.action[rows], " at ", text.column(us_bytes(at)) + np.arange(len(rows)),
+                           np.where(late, text.text(" LATE"), text.EMPTY))
     units[item[np.arange(len(rows)) == first[line_of]], 0] = text.EMPTY  # (no "; " before a line's first)
     shown = text.column(us_bytes(np.asarray(shown_at.filter(pa.array(timed > 0)).fill_null(0), np.int64)))
     revealed = revealed[timed > 0]
     tail = unit_at + 1 + count
     units[tail] = text.row(lines, np.where(count == 0, text.text("none recorded"), text.EMPTY), f"; {REVEAL} ",
                            np.where(revealed, text.text("at "), text.text("not recorded")),
-                           np.where(revealed, shown + np.arange(lines), text.EMPTY), "", "", "")
-    text.add_ragged(places, units.reshape(-1), 7 * (2 + count))
+                           np.where(revealed, shown + np.arange(lines), text.EMPTY), "", "", "", "")
+    text.add_ragged(places, units.reshape(-1), 8 * (2 + count))
