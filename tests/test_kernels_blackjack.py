@@ -62,7 +62,8 @@ def _chart_letters(rules, cards: list[str], boxes: list[int], letters: list[str]
 def _shoe(seed: int, rounds: int, rules, decks: int) -> tuple[ShoeFacts, list[RecordedRound]]:
     """A shoe dealt round by round: random boxes, letters random or by the chart (auto-played), recorded as
     played, then a few tampered with (a box's extra card, a card swapped for another, a dealer card too many
-    or too few, a letter that is not one), a random round cancelled, the cut card somewhere."""
+    or too few, a letter that is not one, a box's last stands not recorded: its hands left live), a random
+    round cancelled, the cut card somewhere."""
     rng = random.Random(seed)
     cards = list(new_shoe(decks))
     rng.shuffle(cards)
@@ -91,6 +92,8 @@ def _shoe(seed: int, rounds: int, rules, decks: int) -> tuple[ShoeFacts, list[Re
             dealer.pop()
         elif tamper < 0.25:
             letters[0] += "X"
+        elif tamper < 0.4:
+            letters[-1] = letters[-1].rstrip("S")
         recorded.append(RecordedRound(f"R{no}", no, "cancelled" if rng.random() < 0.1 else "settled",
                                       CLOSED + no, tuple(dealer), tuple(boxes), tuple(tuple(c) for c in box_cards),
                                       tuple(letters), tuple(auto)))
@@ -159,6 +162,22 @@ def test_the_generator_reaches_plain_and_other_rounds():
         other += int((~played.plain).sum())
         auto += sum(any(r.box_auto_played) for r, p in zip(rounds, played.plain, strict=True) if p)
     assert plain > 40 and other > 20 and auto > 10
+
+
+def test_the_generator_reaches_rounds_the_kernel_settles_with_hands_left_live():
+    """The property test exercises DECISION_MISSING on both paths: rounds the kernel settles with a hand left live,
+    and such rounds it leaves to the readable engine for another finding (a split hand left live: the hand-worked
+    round below)."""
+    kernel = readable = 0
+    for seed in range(60):
+        shoe, rounds = _shoe(seed, 5, RULES, 1)
+        played = _Played(RULES, CHART, shoe, ShoeRounds.of(rounds))
+        missing = played.missing()
+        kernel += int(missing.sum())
+        audited = audit_shoe(RULES, CHART, TABLE, shoe, rounds, [])
+        readable += sum(rep is not None and "DECISION_MISSING" in rep.finding_kinds and not missing[i]
+                        for i, rep in enumerate(audited.rounds))
+    assert kernel > 8 and readable > 3
 
 
 # -- hand-worked rounds ------------------------------------------------------------------------------------
@@ -243,6 +262,43 @@ def test_a_dealer_stand_on_soft_17_is_a_finding_in_h17_only():
     assert _Played(RULES, CHART, shoe, ShoeRounds.of(rounds)).plain.tolist() == [False]
     kinds = [f.kind for f in audit_shoe(RULES, CHART, TABLE, shoe, rounds, []).findings]
     assert "DEALER_DRAW_RULE" in kinds
+
+
+def test_a_hand_left_live_is_settled_by_the_kernel_as_a_stand_and_named_as_the_readable_engine_names_it():
+    """A box whose letters run out while a hand is live (a split pair's second hand, a box with no letter): the
+    kernel settles the round, its DECISION_MISSING and explanation are the readable engine's; bets on it at each
+    boundary (a stake at a limit and one beyond, placed at the close and a microsecond after, paid as owed and a
+    minor unit off either way) are judged as bet by bet."""
+    # box 1 splits 8H 8D: its first hand stands on 8H 3C, the second (8D TS) has no letter; box 2 TH 6D no letter;
+    # the dealer 9S 8C stands on 17
+    shoe, rounds = _round({1: ("8H 8D 3C TS", "PS"), 2: ("TH 6D", "")}, "9S 8C")
+    played = _Played(RULES, CHART, shoe, ShoeRounds.of(rounds))
+    assert played.plain.tolist() == [True] and played.unfinished_hands(0) == [(1, 1), (2, 0)]
+    bets = [RecordedBet("m1", 0, "A", "MAIN", 1, 100, 100, 0, CLOSED),
+            RecordedBet("m2", 0, "B", "MAIN", 2, 100_000, None, 0, CLOSED),
+            RecordedBet("p1", 0, "A", "PAIR", 1, 10_000, None, 0, CLOSED),
+            RecordedBet("b1", 0, "Z", "BET_BEHIND", 1, 100, None, 0, CLOSED)]
+    oracle = audit_shoe(RULES, CHART, TABLE, shoe, rounds, bets, bet_by_bet=True).credits()
+    # box 1's hand 1 (11) loses to 17, its hand 2 (18, played as a stand) wins: 100 back + 100; box 2 (16) loses
+    assert oracle[:2] == [200, 0]
+    paid = [replace(b, paid=c) for b, c in zip(bets, oracle, strict=True)]
+    for moved in ([], [("m2", dict(stake=100_001))], [("m1", dict(stake=99))], [("b1", dict(placed_at=CLOSED + 1))],
+                  [("m1", dict(paid=oracle[0] + 1))], [("m1", dict(paid=oracle[0] - 1))],
+                  [("p1", dict(paid=1))], [("m1", dict(added_stake=99))]):
+        changes = dict(moved)
+        case = [replace(b, **changes.get(b.bet_id, {})) for b in paid]
+        fast = audit_shoe(RULES, CHART, TABLE, shoe, rounds, case)
+        slow = audit_shoe(RULES, CHART, TABLE, shoe, rounds, case, bet_by_bet=True)
+        assert fast == slow and fast.credits() == slow.credits()
+        assert [f.kind for f in fast.findings if f.round_id and not f.bet_id] == ["DECISION_MISSING"]
+        assert bool([f for f in fast.findings if f.bet_id]) == bool(moved)  # (each move crosses a boundary)
+    report = audit_shoe(RULES, CHART, TABLE, shoe, rounds, []).rounds[0]
+    assert report.finding_kinds == ("DECISION_MISSING",)
+    assert "box 1 hand 2: no decision recorded while the hand was live (played as a stand)" in report.explanation
+    [finding] = [f for f in audit_shoe(RULES, CHART, TABLE, shoe, rounds, []).findings if f.round_id]
+    assert (finding.recorded, finding.message) == (
+        "box 1 hand 2, box 2 hand 1",
+        "Round R1 (round 1 of shoe S1): no decision recorded for box 1 hand 2, box 2 hand 1 while the hand was live.")
 
 
 def test_an_auto_played_box_off_the_chart_goes_to_the_readable_engine():

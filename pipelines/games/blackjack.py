@@ -367,7 +367,8 @@ def _replay_columns(table_id: str, rounds: pa.Table, rows: np.ndarray, shoe_ids:
     """The blackjack_round_replays columns of the replayed rounds (`rows` of `rounds`, each's shoe and report;
     `said`: the lines of the reports without their own explanation, each's report and the line; `quiet`: the
     rounds without a report, in their order, as the kernel reports them, audit._Played.reported: how many rounds
-    came before each in its shoe, its position, dealer total and cut card; its expected cards the recorded ones)."""
+    came before each in its shoe, its position, dealer total, cut card and DECISION_MISSING; its expected cards the
+    recorded ones)."""
     schema = REPLAYS.schema
     own = [k for k, rep in enumerate(reports) if rep is not None]
     mine = [reports[k] for k in own]
@@ -389,8 +390,9 @@ def _replay_columns(table_id: str, rounds: pa.Table, rows: np.ndarray, shoe_ids:
         return pa.concat_arrays([quiet_values if isinstance(quiet_values, pa.Array) else pa.array(quiet_values, kind),
                                  pa.array(values, kind)]).take(place_at)
 
-    before, position, dealer_total, cut = quiet
-    none = pa.ListArray.from_arrays(pa.array(np.zeros(len(before) + 1, np.int32)), pa.array([], pa.string()))
+    before, position, dealer_total, cut, missing = quiet
+    kinds = pa.ListArray.from_arrays(pa.array(np.concatenate([[0], np.cumsum(missing)]).astype(np.int32)),
+                                     pa.array(["DECISION_MISSING"] * int(missing.sum()), pa.string()))
 
     return {
         "table_id": pa.array([table_id] * len(rows), pa.string()), "shoe_id": pa.array(shoe_ids, pa.string()),
@@ -410,7 +412,7 @@ def _replay_columns(table_id: str, rounds: pa.Table, rows: np.ndarray, shoe_ids:
         "cut_card_round": reported("cut_card_round", cut, [rep.cut_card_round for rep in mine]),
         "after_cut": reported("after_cut", np.zeros(len(before), bool), [rep.after_cut for rep in mine]),
         "explanation": _explanations(reports, said).cast(schema.field("explanation").type),
-        "finding_kinds": reported("finding_kinds", none, [list(rep.finding_kinds) for rep in mine]),
+        "finding_kinds": reported("finding_kinds", kinds, [list(rep.finding_kinds) for rep in mine]),
     }
 
 

@@ -53,7 +53,7 @@ from . import BET_CODES
 from .bet_checks import WORDS, FlaggedBets, bet_findings, side_bet_cap
 from .hand import dealer_decision, hand_total, pair_kind
 from .kernel import LETTERS, NO_SEAT, PAIR_KINDS, RULE_INTS, play_rounds, settle_bets
-from .lines import REVEAL, VOCABULARY, VOCABULARY_AT, ShoeLines, write_lines
+from .lines import REVEAL, UNFINISHED, VOCABULARY, VOCABULARY_AT, ShoeLines, write_lines
 from .play import ACTIONS, BoxActions, RoundPlay, dealt_tuples, hand_is_blackjack, replay_round, waits_for_dealer
 from .records import (
     NO_TIME,
@@ -272,12 +272,20 @@ def _explain(rules: BlackjackRules, play: RoundPlay, position: int | None, chart
             verdict += f"; basic strategy: {_chart_action(chart, d)}"
         lines.append(f"{what} ({verdict})")
     for box, hand in play.unfinished_hands:
-        lines.append(f"box {box} hand {hand + 1}: no decision recorded while the hand was live (played as a stand)")
+        lines.append(f"box {box} hand {hand + 1}: {UNFINISHED}")
     for k in range(1, len(play.dealer) + 1):  # the recorded hand, each decision by the rule
         decision = dealer_decision(play.dealer[:k], hits_soft_17=rules.hits_soft_17)
         did = "draws" if k < len(play.dealer) else "stands"
         lines.append(f"dealer {format_cards(play.dealer[:k])}: {did} (rule: {decision.rule})")
     return lines
+
+
+def missing_words(where: str, hands: Sequence[tuple[int, int]]) -> tuple[str, str, str]:
+    """DECISION_MISSING's expected, recorded and message: `hands` (box, hand index) were left live with no decision
+    (the readable audit's words, also those of a round the kernel settles)."""
+    named = ", ".join(f"box {b} hand {h + 1}" for b, h in hands)
+    return ("a decision until each hand ends", named,
+            f"{where}: no decision recorded for {named} while the hand was live.")
 
 
 def _chart_action(chart: BasicStrategyChart, d) -> str:
@@ -343,7 +351,7 @@ class _Played:
         self.card_at, self.readable, self.used = rounds.card_at, rounds.readable, rounds.used
         shoe_cards = shoe.codes if shoe.codes is not None else np.array(card_codes(shoe.cards), np.int64)
         cut = -1 if shoe.cut_index is None else shoe.cut_index
-        (rounds_out, self.boxes, self.cards, self.decisions, self.dealer_prefix) = play_rounds(
+        (rounds_out, self.boxes, self.cards, self.decisions, self.dealer_prefix, self.unfinished) = play_rounds(
             *rounds.play_columns, shoe_cards, rules.burn_cards, cut, _rule_ints(rules))
         self.plain, self.position, _, self.cut_round, self.dealer_bj, self.upcard_ace = rounds_out
         # decisions in time are not the kernel's: a round with a late decision or instants that are not one per
@@ -366,25 +374,38 @@ class _Played:
                                                can_double=bool(d_double[d]), can_split=bool(d_split[d]))
                 self.plain[r] = want == LETTERS[d_action[d]]
 
+    def missing(self) -> np.ndarray:
+        """Each settled round whose hands the kernel played as a stand when their letters ran out (DECISION_MISSING,
+        a plain round's only finding; a cancelled round's hands are explained, not judged)."""
+        return self.plain & ~self.rounds.cancelled & (np.bincount(self.unfinished[0], minlength=len(self.plain)) > 0)
+
+    def unfinished_hands(self, i: int) -> list[tuple[int, int]]:
+        """Round i's hands left live: (box, hand index), as RoundPlay.unfinished_hands."""
+        u_round, u_box, u_hand = self.unfinished
+        a, b = np.searchsorted(u_round, [i, i + 1]).tolist()
+        return list(zip(u_box[a:b].tolist(), u_hand[a:b].tolist(), strict=True))
+
     def report(self, i: int, explanation: tuple[str, ...]) -> RoundReport:
-        """Round i's report (a plain round: nothing found, every card as recorded and as the shoe deals it)."""
+        """Round i's report (a plain round: nothing found but hands left live, every card as recorded and as the
+        shoe deals it)."""
         if self.names is None:  # the recorded cards as texts, once (a plain round's are all card codes)
             self.names = (_CARD_TEXTS[np.maximum(self.rounds.card, 0)].tolist(),
                           _CARD_TEXTS[np.maximum(self.dealer, 0)].tolist(), self.card_at.tolist())
         card, dealer, card_at = self.names
         box_cards = tuple(tuple(card[card_at[b]:card_at[b + 1]]) for b in range(self.box_at[i], self.box_at[i + 1]))
         dealer = tuple(dealer[self.dealer_at[i]:self.dealer_at[i + 1]])
+        kinds = ("DECISION_MISSING",) if self.unfinished_hands(i) and not self.rounds.cancelled[i] else ()
         return RoundReport(i, int(self.position[i]), i, box_cards, dealer,
                            int(self.dealer_prefix[0][self.dealer_at[i + 1] - 1]), bool(self.cut_round[i]), False,
-                           explanation, (), None)
+                           explanation, kinds, None)
 
-    def reported(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def reported(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """What report() says of each plain round, as columns (its expected cards are its recorded ones): the
-        rounds (their index, also how many rounds came before), their shoe position, the recorded dealer total and
-        whether the cut card came out in it."""
+        rounds (their index, also how many rounds came before), their shoe position, the recorded dealer total,
+        whether the cut card came out in it and whether its finding kinds are DECISION_MISSING (else none)."""
         plain = np.flatnonzero(self.plain)
         return (plain, self.position[plain], self.dealer_prefix[0][self.dealer_at[plain + 1] - 1],
-                self.cut_round[plain])
+                self.cut_round[plain], self.missing()[plain])
 
     def learn(self, i: int, r: RecordedRound, play: RoundPlay | None, report: RoundReport) -> None:
         """Round i, not plain, as the readable audit replayed it: a cancelled round (every bet refunded) or a
@@ -466,10 +487,11 @@ class _Played:
         return self.replays[i]
 
 
-def played_reports(shoes: Sequence[_Played]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def played_reports(shoes: Sequence[_Played]) -> tuple[np.ndarray, ...]:
     """_Played.reported of the shoes' replays, one shoe's plain rounds after another's."""
     each = [p.reported() for p in shoes]
-    empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.bool_))
+    empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.bool_),
+             np.zeros(0, np.bool_))
     return tuple(np.concatenate([none, *(columns[k] for columns in each)]) for k, none in enumerate(empty))
 
 
@@ -505,6 +527,8 @@ def played_lines(shoes: Sequence[_Played]) -> ShoeLines:
         *(each(lambda p, k=k: p.decisions[k]) for k in (1, 2, 3, 4, 5, 8)),
         offsets(lambda p: p.decisions[9], lambda p: int(p.decisions[9][-1])),
         each(lambda p: p.decisions[10][:p.decisions[9][-1]]),
+        np.concatenate([p.unfinished[0] + f for p, f in zip(shoes, round_from, strict=False)]),
+        *(each(lambda p, k=k: p.unfinished[k]) for k in (1, 2)),
         *(each(lambda p, k=k: p.dealer_prefix[k]) for k in (0, 1)),
         int(shoes[0].rules.hits_soft_17), each(lambda p: p.plain & (p.rounds.times_recorded
                                                                       | (p.rounds.revealed != NO_TIME))),
@@ -586,12 +610,17 @@ class _ShoeAuditor:
         lost = self.lost(played)
         if lost is not None:  # (the kernel replayed the rounds after it at a place that is not known)
             played.plain[lost[0] + 1:] = False
-        self.fetch(np.flatnonzero(~played.plain))
+        missing = played.missing()  # (rounds the kernel settles with a finding, DECISION_MISSING: named from records)
+        self.fetch(np.flatnonzero(~played.plain | missing))
         position: int | None = self.rules.burn_cards  # None: after a round whose cards cannot be counted
         cut_seen, reports, plays = False, [], []
         for i in range(len(self.rounds)):
             if played.plain[i]:  # the kernel's replay found the round as recorded and nothing to flag in it
                 report, play, used = None, None, int(played.used[i])
+                if missing[i]:
+                    r = self.recorded[i]
+                    self.round_finding("DECISION_MISSING", r, *missing_words(self.where(r),
+                                                                            played.unfinished_hands(i)))
             else:
                 r = self.recorded[i]
                 report, play, used = self.round(i, r, position, cut_seen)
@@ -714,11 +743,7 @@ class _ShoeAuditor:
                                                           "the dealer's second card was dealt")
             flag("LATE_DECISION", expected, recorded, f"{where}: {words}")
         if play.unfinished_hands:
-            flag("DECISION_MISSING", "a decision until each hand ends",
-                 ", ".join(f"box {b} hand {h + 1}" for b, h in play.unfinished_hands),
-                 f"{where}: no decision recorded for " + ", ".join(f"box {b} hand {h + 1}"
-                                                                  for b, h in play.unfinished_hands)
-                 + " while the hand was live.")
+            flag("DECISION_MISSING", *missing_words(where, play.unfinished_hands))
         chart_says = [(d, _chart_action(self.chart, d)) for d in play.decisions
                       if d.auto_played and d.legal and d.carried_out]
         deviations = [(d, want) for d, want in chart_says if d.action != want]

@@ -5,9 +5,11 @@ LETTERS (-1: not a decision letter), amounts int64. No Python object a round or 
 The readable engine (play.replay_round, settlement, audit._ShoeAuditor) states the rules and is the oracle
 (tests/test_kernels_blackjack.py). The kernel settles only what it can state as plainly: a round it calls
 `plain` is one the readable audit finds nothing in (record readable, every card and letter known, every
-decision legal, no hand left live, each box holding the cards its decisions call for, the dealer drawing
-by the rule, the cards the shoe's next ones, no round after the cut, every box played by a player); every
-other round, and every bet the screen cannot clear, goes through the readable engine, which explains it.
+decision legal, each box holding the cards its decisions call for, the dealer drawing by the rule, the cards
+the shoe's next ones, no round after the cut, every box played by a player) but the hands left live when
+their box's letters ran out (each played as a stand: the round's DECISION_MISSING, named in the kernel's
+columns, its words the readable audit's); every other round, and every bet the screen cannot clear, goes
+through the readable engine, which explains it.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ def play_rounds(dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act
     a dealer card (an unreadable round: no box, no dealer card here); cards_used: the cards each round recorded;
     shoe: the shoe's cards; burn: cards burned; cut_index (-1: none); rule: RULE_INTS.
 
-    Returns (round columns, box columns, card columns, decision columns):
+    Returns (round columns, box columns, card columns, decision columns, dealer prefix, unfinished hands):
     round: plain, position (shoe index of the round's first card), cut_seen (a round before it took the cut
       card), cut_round, dealer_blackjack, upcard_ace;
     box: returned and win (units per unit of the main stake, win over blackjack_den * win_den), staked,
@@ -50,7 +52,9 @@ def play_rounds(dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act
     card (the round's cards in dealing order, from card_at... per round at dealer_at[r] + card_at[box_at[r]]):
       seq (its code), who (its box, 0 the dealer), hand (its hand in the box);
     decision: round, box, hand, total, soft, action, can_double, can_split, auto, cards_at, cards;
-    dealer prefix (aligned with `dealer`): total, soft."""
+    dealer prefix (aligned with `dealer`): total, soft;
+    unfinished hands (a plain round's hands left live when their box's letters ran out, each played as a stand,
+      in box and hand order): round, box, hand."""
     h17, dfirst, das, dsa, max_splits, same_rank, sa_one, sa_bj, settled_reading, lose_original, \
         bjn, bjd, wn, wd = rule[0], rule[1], rule[2], rule[3], rule[4], rule[5], rule[6], rule[7], rule[8], \
         rule[9], rule[10], rule[11], rule[12], rule[13]
@@ -89,6 +93,10 @@ def play_rounds(dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act
     dl_total = np.zeros(len(dealer), np.int64)
     dl_soft = np.zeros(len(dealer), np.bool_)
     max_hands = max_splits + 1 if max_splits >= 0 else 1
+    u_round = np.zeros(n_boxes * max_hands, np.int64)
+    u_box = np.zeros(n_boxes * max_hands, np.int64)
+    u_hand = np.zeros(n_boxes * max_hands, np.int64)
+    n_un = 0
     # one box's hands while it is played: cards (codes), their index in the round's dealing order
     hc = np.zeros((max_hands, 22), np.int64)
     hi = np.zeros((max_hands, 22), np.int64)
@@ -140,7 +148,7 @@ def play_rounds(dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act
         up = dealer[d0] if ok else 0
         n_hands = 0
         further = s0 + 2 * nb + 1  # the next box's further cards in `seq`
-        dec_start = n_dec
+        dec_start, un_start = n_dec, n_un
         for j in range(nb):
             if not ok:
                 break
@@ -219,8 +227,9 @@ def play_rounds(dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act
                             did_split = True
                     if not did_split or not ok:
                         break
-                if hended[i] == LIVE:  # no decision while the hand was live
-                    ok = False
+                if ok and hended[i] == LIVE:  # its letters ran out while it was live: played as a stand
+                    u_round[n_un], u_box[n_un], u_hand[n_un] = r, box_no[b], i
+                    n_un += 1
                 i += 1
             # every letter read, every recorded card of the box dealt to it
             ok = ok and letter == act_at[b + 1] and p == c1
@@ -290,7 +299,7 @@ def play_rounds(dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act
                     behind_returned[b] = 1 if outcome >= 1 and outcome <= 3 else 0
                     behind_win[b] = wn * bjd if outcome == 2 else (bjn * wd if outcome == 3 else 0)
         else:
-            n_dec = dec_start
+            n_dec, n_un = dec_start, un_start
         plain[r] = ok
         at += used
         if cut_index >= 0 and at > cut_index:
@@ -300,7 +309,7 @@ def play_rounds(dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act
             (seq, who, who_hand),
             (d_round[:n_dec], d_box[:n_dec], d_hand[:n_dec], d_total[:n_dec], d_soft[:n_dec], d_action[:n_dec],
              d_double[:n_dec], d_split[:n_dec], d_auto[:n_dec], d_cards_at[:n_dec + 1], d_cards),
-            (dl_total, dl_soft))
+            (dl_total, dl_soft), (u_round[:n_un], u_box[:n_un], u_hand[:n_un]))
 
 
 @kernel
