@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 from engine.cards import CARD_CODES
 from engine.games.blackjack import BET_CODES
 from engine.games.blackjack.audit import (
+    KERNEL_KINDS,
     RecordedBet,
     RecordedRound,
     RoundReport,
@@ -230,6 +231,7 @@ def _starts(lengths: np.ndarray) -> np.ndarray:
 _CARD_CODES = pa.array(CARD_CODES, pa.string())
 _CARD_TEXTS = np.array(CARD_CODES, object)
 _BET_CODES = pa.array(BET_CODES, pa.string())
+_KERNEL_KINDS = pa.array(KERNEL_KINDS, pa.string())
 _LETTER_OF_BYTE = np.full(256, -1, np.int64)
 _LETTER_OF_BYTE[[ord(letter) for letter in LETTERS]] = np.arange(len(LETTERS))
 
@@ -367,8 +369,8 @@ def _replay_columns(table_id: str, rounds: pa.Table, rows: np.ndarray, shoe_ids:
     """The blackjack_round_replays columns of the replayed rounds (`rows` of `rounds`, each's shoe and report;
     `said`: the lines of the reports without their own explanation, each's report and the line; `quiet`: the
     rounds without a report, in their order, as the kernel reports them, audit._Played.reported: how many rounds
-    came before each in its shoe, its position, dealer total, cut card and DECISION_MISSING; its expected cards the
-    recorded ones)."""
+    came before each in its shoe, its position, dealer total, cut card and findings of audit.KERNEL_KINDS; its
+    expected cards the recorded ones)."""
     schema = REPLAYS.schema
     own = [k for k, rep in enumerate(reports) if rep is not None]
     mine = [reports[k] for k in own]
@@ -390,9 +392,9 @@ def _replay_columns(table_id: str, rounds: pa.Table, rows: np.ndarray, shoe_ids:
         return pa.concat_arrays([quiet_values if isinstance(quiet_values, pa.Array) else pa.array(quiet_values, kind),
                                  pa.array(values, kind)]).take(place_at)
 
-    before, position, dealer_total, cut, missing = quiet
-    kinds = pa.ListArray.from_arrays(pa.array(np.concatenate([[0], np.cumsum(missing)]).astype(np.int32)),
-                                     pa.array(["DECISION_MISSING"] * int(missing.sum()), pa.string()))
+    before, position, dealer_total, cut, found = quiet
+    kinds = pa.ListArray.from_arrays(pa.array(np.concatenate([[0], np.cumsum(found.sum(axis=1))]).astype(np.int32)),
+                                     _KERNEL_KINDS.take(pa.array(np.nonzero(found)[1])))
 
     return {
         "table_id": pa.array([table_id] * len(rows), pa.string()), "shoe_id": pa.array(shoe_ids, pa.string()),

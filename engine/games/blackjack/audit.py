@@ -280,12 +280,28 @@ def _explain(rules: BlackjackRules, play: RoundPlay, position: int | None, chart
     return lines
 
 
+# the findings a round the kernel settles can have (each the readable audit's, in check_round's order)
+KERNEL_KINDS = ("DECISION_MISSING", "AUTO_PLAY_DEVIATION")
+
+
 def missing_words(where: str, hands: Sequence[tuple[int, int]]) -> tuple[str, str, str]:
     """DECISION_MISSING's expected, recorded and message: `hands` (box, hand index) were left live with no decision
     (the readable audit's words, also those of a round the kernel settles)."""
     named = ", ".join(f"box {b} hand {h + 1}" for b, h in hands)
     return ("a decision until each hand ends", named,
             f"{where}: no decision recorded for {named} while the hand was live.")
+
+
+def deviation_words(where: str, deviations: Sequence[tuple[int, str, Sequence[str], str, str]]
+                    ) -> tuple[str, str, str]:
+    """AUTO_PLAY_DEVIATION's expected, recorded and message: each auto-played decision off the chart as (box, the
+    letter taken, the hand's cards, the upcard, the chart's letter) (the readable audit's words, also those of a
+    round the kernel settles)."""
+    return ("; ".join(f"box {box}: {want}" for box, _, _, _, want in deviations),
+            "; ".join(f"box {box}: {took}" for box, took, _, _, _ in deviations),
+            f"{where}: auto-played " + "; ".join(
+                f"box {box} took {took} on {format_cards(cards)} against {upcard}, basic strategy says {want}"
+                for box, took, cards, upcard, want in deviations) + ".")
 
 
 def _chart_action(chart: BasicStrategyChart, d) -> str:
@@ -361,23 +377,48 @@ class _Played:
         self.known = self.plain.copy()  # the rounds whose boxes' columns hold their settlement
         self.replays: dict[int, RoundPlay] = {}
         self.names: tuple[list[str], list[str], list[int]] | None = None
+        self.found: np.ndarray | None = None  # kinds() once the audit's rounds are known (_ShoeAuditor.run)
 
     def check_chart(self) -> None:
-        """A round whose auto-played box deviates from the chart is not plain (the readable audit flags it)."""
+        """The chart's letter at each auto-played decision of a plain round (`chart_says`, a code of LETTERS; the
+        recorded one at every other decision): one that differs is its round's AUTO_PLAY_DEVIATION."""
         d_round, d_action, d_double, d_split, d_auto, d_cards_at, d_cards = (
             self.decisions[k] for k in (0, 5, 6, 7, 8, 9, 10))
+        self.chart_says = d_action.copy()
+        self.deviated: list[int] = []  # the rounds of the decisions off the chart
         for d in np.flatnonzero(d_auto & self.plain[d_round]).tolist():
-            r = int(d_round[d])
-            if self.plain[r]:
-                cards = [CARD_CODES[c] for c in d_cards[d_cards_at[d]:d_cards_at[d + 1]].tolist()]
-                want = basic_strategy_decision(self.chart, cards, CARD_CODES[self.dealer[self.dealer_at[r]]],
-                                               can_double=bool(d_double[d]), can_split=bool(d_split[d]))
-                self.plain[r] = want == LETTERS[d_action[d]]
+            cards = [CARD_CODES[c] for c in d_cards[d_cards_at[d]:d_cards_at[d + 1]].tolist()]
+            want = basic_strategy_decision(self.chart, cards, CARD_CODES[self.dealer[self.dealer_at[d_round[d]]]],
+                                           can_double=bool(d_double[d]), can_split=bool(d_split[d]))
+            self.chart_says[d] = LETTERS.index(want)
+            if self.chart_says[d] != d_action[d]:
+                self.deviated.append(int(d_round[d]))
 
-    def missing(self) -> np.ndarray:
-        """Each settled round whose hands the kernel played as a stand when their letters ran out (DECISION_MISSING,
-        a plain round's only finding; a cancelled round's hands are explained, not judged)."""
-        return self.plain & ~self.rounds.cancelled & (np.bincount(self.unfinished[0], minlength=len(self.plain)) > 0)
+    def kinds(self) -> np.ndarray:
+        """Each round's findings (a row a round, a column a kind of KERNEL_KINDS): of a plain round that was settled
+        (a cancelled round's decisions are explained, not judged), hands played as a stand when their letters ran
+        out (DECISION_MISSING), auto-played decisions off the chart (AUTO_PLAY_DEVIATION)."""
+        found = np.zeros((len(self.plain), len(KERNEL_KINDS)), np.bool_)
+        if len(self.unfinished[0]) or self.deviated:  # (most shoes have neither)
+            found[self.unfinished[0], 0] = True
+            found[self.deviated, 1] = True
+            found &= (self.plain & ~self.rounds.cancelled)[:, None]
+        return found
+
+    def kinds_of(self, i: int) -> tuple[str, ...]:
+        """Plain round i's KERNEL_KINDS, as kinds() has them."""
+        if self.rounds.cancelled[i]:
+            return ()
+        return tuple(kind for kind, on in zip(KERNEL_KINDS, (self.unfinished_hands(i), self.deviations(i)),
+                                              strict=True) if on)
+
+    def deviations(self, i: int) -> list[tuple[int, str, list[str], str, str]]:
+        """Round i's auto-played decisions off the chart, as deviation_words takes them."""
+        d_round, d_box, d_action, d_cards_at, d_cards = (self.decisions[k] for k in (0, 1, 5, 9, 10))
+        a, b = np.searchsorted(d_round, [i, i + 1]).tolist()
+        upcard = CARD_CODES[self.dealer[self.dealer_at[i]]]
+        return [(int(d_box[d]), LETTERS[d_action[d]], [CARD_CODES[c] for c in d_cards[d_cards_at[d]:d_cards_at[d + 1]]],
+                 upcard, LETTERS[self.chart_says[d]]) for d in range(a, b) if self.chart_says[d] != d_action[d]]
 
     def unfinished_hands(self, i: int) -> list[tuple[int, int]]:
         """Round i's hands left live: (box, hand index), as RoundPlay.unfinished_hands."""
@@ -386,26 +427,25 @@ class _Played:
         return list(zip(u_box[a:b].tolist(), u_hand[a:b].tolist(), strict=True))
 
     def report(self, i: int, explanation: tuple[str, ...]) -> RoundReport:
-        """Round i's report (a plain round: nothing found but hands left live, every card as recorded and as the
-        shoe deals it)."""
+        """Round i's report (a plain round: nothing found but KERNEL_KINDS, every card as recorded and as the shoe
+        deals it)."""
         if self.names is None:  # the recorded cards as texts, once (a plain round's are all card codes)
             self.names = (_CARD_TEXTS[np.maximum(self.rounds.card, 0)].tolist(),
                           _CARD_TEXTS[np.maximum(self.dealer, 0)].tolist(), self.card_at.tolist())
         card, dealer, card_at = self.names
         box_cards = tuple(tuple(card[card_at[b]:card_at[b + 1]]) for b in range(self.box_at[i], self.box_at[i + 1]))
         dealer = tuple(dealer[self.dealer_at[i]:self.dealer_at[i + 1]])
-        kinds = ("DECISION_MISSING",) if self.unfinished_hands(i) and not self.rounds.cancelled[i] else ()
         return RoundReport(i, int(self.position[i]), i, box_cards, dealer,
                            int(self.dealer_prefix[0][self.dealer_at[i + 1] - 1]), bool(self.cut_round[i]), False,
-                           explanation, kinds, None)
+                           explanation, self.kinds_of(i), None)
 
     def reported(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """What report() says of each plain round, as columns (its expected cards are its recorded ones): the
         rounds (their index, also how many rounds came before), their shoe position, the recorded dealer total,
-        whether the cut card came out in it and whether its finding kinds are DECISION_MISSING (else none)."""
+        whether the cut card came out in it and its finding kinds (kinds())."""
         plain = np.flatnonzero(self.plain)
         return (plain, self.position[plain], self.dealer_prefix[0][self.dealer_at[plain + 1] - 1],
-                self.cut_round[plain], self.missing()[plain])
+                self.cut_round[plain], (self.kinds() if self.found is None else self.found)[plain])
 
     def learn(self, i: int, r: RecordedRound, play: RoundPlay | None, report: RoundReport) -> None:
         """Round i, not plain, as the readable audit replayed it: a cancelled round (every bet refunded) or a
@@ -491,7 +531,7 @@ def played_reports(shoes: Sequence[_Played]) -> tuple[np.ndarray, ...]:
     """_Played.reported of the shoes' replays, one shoe's plain rounds after another's."""
     each = [p.reported() for p in shoes]
     empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.bool_),
-             np.zeros(0, np.bool_))
+             np.zeros((0, len(KERNEL_KINDS)), np.bool_))
     return tuple(np.concatenate([none, *(columns[k] for columns in each)]) for k, none in enumerate(empty))
 
 
@@ -524,7 +564,7 @@ def played_lines(shoes: Sequence[_Played]) -> ShoeLines:
         *(each(lambda p, k=k: p.cards[k]) for k in range(3)), each(lambda p: p.dealer),
         offsets(lambda p: p.dealer_at, lambda p: len(p.dealer)),
         np.concatenate([p.decisions[0] + f for p, f in zip(shoes, round_from, strict=False)]),
-        *(each(lambda p, k=k: p.decisions[k]) for k in (1, 2, 3, 4, 5, 8)),
+        *(each(lambda p, k=k: p.decisions[k]) for k in (1, 2, 3, 4, 5, 8)), each(lambda p: p.chart_says),
         offsets(lambda p: p.decisions[9], lambda p: int(p.decisions[9][-1])),
         each(lambda p: p.decisions[10][:p.decisions[9][-1]]),
         np.concatenate([p.unfinished[0] + f for p, f in zip(shoes, round_from, strict=False)]),
@@ -610,17 +650,16 @@ class _ShoeAuditor:
         lost = self.lost(played)
         if lost is not None:  # (the kernel replayed the rounds after it at a place that is not known)
             played.plain[lost[0] + 1:] = False
-        missing = played.missing()  # (rounds the kernel settles with a finding, DECISION_MISSING: named from records)
-        self.fetch(np.flatnonzero(~played.plain | missing))
+        kinds = played.found = played.kinds()
+        found = kinds.any(axis=1)  # (rounds the kernel settles with a finding: named from their records)
+        self.fetch(np.flatnonzero(~played.plain | found))
         position: int | None = self.rules.burn_cards  # None: after a round whose cards cannot be counted
         cut_seen, reports, plays = False, [], []
         for i in range(len(self.rounds)):
             if played.plain[i]:  # the kernel's replay found the round as recorded and nothing to flag in it
                 report, play, used = None, None, int(played.used[i])
-                if missing[i]:
-                    r = self.recorded[i]
-                    self.round_finding("DECISION_MISSING", r, *missing_words(self.where(r),
-                                                                            played.unfinished_hands(i)))
+                if found[i]:
+                    self.kernel_findings(self.recorded[i], played, i, kinds[i])
             else:
                 r = self.recorded[i]
                 report, play, used = self.round(i, r, position, cut_seen)
@@ -641,6 +680,14 @@ class _ShoeAuditor:
         expected, settled, unsettled, flagged, on_bet = self.settle(reports, plays, played)
         return ShoeAudit(reports, expected, settled, unsettled, self.findings, played, flagged,
                          np.array(on_bet, np.int64))
+
+    def kernel_findings(self, r: RecordedRound, played: _Played, i: int, kinds: np.ndarray) -> None:
+        """The findings `kinds` (_Played.kinds' row) of round i, `r`, which the kernel settled."""
+        where = self.where(r)
+        if kinds[0]:
+            self.round_finding("DECISION_MISSING", r, *missing_words(where, played.unfinished_hands(i)))
+        if kinds[1]:
+            self.round_finding("AUTO_PLAY_DEVIATION", r, *deviation_words(where, played.deviations(i)))
 
     def lost(self, played: _Played) -> tuple[int, str] | None:
         """The first round whose cards cannot be counted (cards_not_counted) and why, or None. A round the kernel
@@ -746,13 +793,9 @@ class _ShoeAuditor:
             flag("DECISION_MISSING", *missing_words(where, play.unfinished_hands))
         chart_says = [(d, _chart_action(self.chart, d)) for d in play.decisions
                       if d.auto_played and d.legal and d.carried_out]
-        deviations = [(d, want) for d, want in chart_says if d.action != want]
+        deviations = [(d.box, d.action, d.cards, d.upcard, want) for d, want in chart_says if d.action != want]
         if deviations:
-            flag("AUTO_PLAY_DEVIATION", "; ".join(f"box {d.box}: {want}" for d, want in deviations),
-                 "; ".join(f"box {d.box}: {d.action}" for d, _ in deviations),
-                 f"{where}: auto-played " + "; ".join(
-                     f"box {d.box} took {d.action} on {format_cards(d.cards)} against {d.upcard}, basic strategy "
-                     f"says {want}" for d, want in deviations) + ".")
+            flag("AUTO_PLAY_DEVIATION", *deviation_words(where, deviations))
 
     def report(self, i, r, position, cut_seen, expected_play, play, kinds, explanation, unsettled) -> RoundReport:
         cut_seen = cut_seen and position is not None

@@ -6,10 +6,11 @@ The readable engine (play.replay_round, settlement, audit._ShoeAuditor) states t
 (tests/test_kernels_blackjack.py). The kernel settles only what it can state as plainly: a round it calls
 `plain` is one the readable audit finds nothing in (record readable, every card and letter known, every
 decision legal, each box holding the cards its decisions call for, the dealer drawing by the rule, the cards
-the shoe's next ones, no round after the cut, every box played by a player) but the hands left live when
-their box's letters ran out (each played as a stand: the round's DECISION_MISSING, named in the kernel's
-columns, its words the readable audit's); every other round, and every bet the screen cannot clear, goes
-through the readable engine, which explains it.
+the shoe's next ones, no round after the cut) but the hands left live when their box's letters ran out (each
+played as a stand: the round's DECISION_MISSING, named in the kernel's columns) and an auto-played box off the
+chart (AUTO_PLAY_DEVIATION, judged on the decision columns: audit._Played.check_chart), their words the readable
+audit's; every other round, and every bet the screen cannot clear, goes through the readable engine, which
+explains it.
 """
 
 from __future__ import annotations

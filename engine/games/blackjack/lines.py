@@ -3,7 +3,7 @@ as bytes (write_lines: UTF-8 text, each line's and each round's offsets): no Pyt
 turns a table's lines into its Arrow column at once (ShoeLines.joined). The lines are audit._explain's and
 decision_times.timing_line's (the readable engine's, which explains every other round and is the oracle:
 tests/test_kernels_blackjack.py); a plain round has no finding but DECISION_MISSING (its hands left live, each a
-line), so no line says ILLEGAL, LATE or MISMATCH, and an auto-played decision is the chart's.
+line) and AUTO_PLAY_DEVIATION, so no line says ILLEGAL, LATE or MISMATCH.
 """
 
 from __future__ import annotations
@@ -54,10 +54,12 @@ CARDS, LETTER, RULES = _AT["card"], _AT["letter"], _AT["rule"]
 
 @kernel
 def write_lines(plain, position, used, first, seq, who, hand, dealer, dealer_at, d_round, d_box, d_hand, d_total,
-                d_soft, d_action, d_auto, d_cards_at, d_cards, u_round, u_box, u_hand, dl_total, dl_soft, h17, timed,
-                revealed, box_at, box_no, box_timed, act, act_at, act_time, times, times_at, vocab, vocab_at):
+                d_soft, d_action, d_auto, d_chart, d_cards_at, d_cards, u_round, u_box, u_hand, dl_total, dl_soft,
+                h17, timed, revealed, box_at, box_no, box_timed, act, act_at, act_time, times, times_at, vocab,
+                vocab_at):
     """The explanation of each plain round of a shoe: its cards (seq/who/hand from `first`, `used` of them, the
-    shoe's from `position`), its decisions (d_*: kernel.play_rounds' decision columns), its hands left live
+    shoe's from `position`), its decisions (d_*: kernel.play_rounds' decision columns; d_chart the chart's letter
+    at an auto-played one), its hands left live
     (u_*: kernel.play_rounds' unfinished hands), the dealer's hand (the
     dealer columns with their prefix totals and softness) and, where `timed`, its decisions in time (per box
     `box_timed`, per letter its instant's text, an index into `times`, -1: not recorded; `revealed` per round
@@ -113,9 +115,9 @@ def write_lines(plain, position, used, first, seq, who, hand, dealer, dealer_at,
                 at = put(buf, at, dry, vocab, vocab_at, COLON)
                 at = put(buf, at, dry, vocab, vocab_at, LETTER + d_action[dp])
                 at = put(buf, at, dry, vocab, vocab_at, OPEN)
-                if d_auto[dp]:  # (a plain round's auto-played decision is the chart's)
+                if d_auto[dp]:
                     at = put(buf, at, dry, vocab, vocab_at, BY_CHART)
-                    at = put(buf, at, dry, vocab, vocab_at, LETTER + d_action[dp])
+                    at = put(buf, at, dry, vocab, vocab_at, LETTER + d_chart[dp])
                 else:
                     at = put(buf, at, dry, vocab, vocab_at, LEGAL)
                 at = put(buf, at, dry, vocab, vocab_at, CLOSE)
