@@ -167,10 +167,10 @@ def test_the_generator_reaches_plain_and_other_rounds():
 
 
 def test_the_generator_reaches_rounds_the_kernel_settles_with_hands_left_live():
-    """The property test exercises the findings of a round the kernel settles on both paths: DECISION_MISSING and
-    AUTO_PLAY_DEVIATION in rounds the kernel settles, and in rounds it leaves to the readable engine for another
-    finding (a split hand left live: the hand-worked round below)."""
-    kernel, readable = np.zeros(2, int), np.zeros(2, int)
+    """The property test exercises the findings of a round the kernel settles on both paths (KERNEL_KINDS:
+    DEALER_DRAW_RULE, DECISION_MISSING, AUTO_PLAY_DEVIATION) in rounds the kernel settles, and in rounds it leaves
+    to the readable engine for another finding (a split hand left live: the hand-worked round below)."""
+    kernel, readable = np.zeros(len(KERNEL_KINDS), int), np.zeros(len(KERNEL_KINDS), int)
     for seed in range(60):
         shoe, rounds = _shoe(seed, 5, RULES, 1)
         played = _Played(RULES, CHART, shoe, ShoeRounds.of(rounds))
@@ -257,13 +257,28 @@ def test_every_row_of_the_pair_paytable(first_two, odds):
 
 
 def test_a_dealer_stand_on_soft_17_is_a_finding_in_h17_only():
-    """The dealer stopping on AS 6C (soft 17): by the readable rule under S17, not plain under H17 (the
-    readable engine flags DEALER_DRAW_RULE)."""
+    """The dealer stopping on AS 6C (soft 17): by the rule under S17; under H17 DEALER_DRAW_RULE, which the kernel
+    settles on the recorded hand with the shoe's cards by the rule as the expected hand, as the readable engine does,
+    where the shoe holds them (else the round is the readable engine's)."""
     shoe, rounds = _round({1: ("TH 9D", "S")}, "AS 6C")
     assert _Played(replace(RULES, hits_soft_17=False), CHART, shoe, ShoeRounds.of(rounds)).plain.tolist() == [True]
-    assert _Played(RULES, CHART, shoe, ShoeRounds.of(rounds)).plain.tolist() == [False]
+    assert _Played(RULES, CHART, shoe, ShoeRounds.of(rounds)).plain.tolist() == [False]  # (no card left to draw)
     kinds = [f.kind for f in audit_shoe(RULES, CHART, TABLE, shoe, rounds, []).findings]
     assert "DEALER_DRAW_RULE" in kinds
+    for more, expected in ((("2D", "9C"), ("AS", "6C", "2D")), (("5D", "3H", "9C"), ("AS", "6C", "5D", "3H", "9C")),
+                           (("XX",), None)):
+        longer = replace(shoe, cards=(*shoe.cards, *more))
+        played = _Played(RULES, CHART, longer, ShoeRounds.of(rounds))
+        assert played.plain.tolist() == [expected is not None] and played.redrawn.tolist() == [expected is not None]
+        bets = [RecordedBet("m1", 0, "A", "MAIN", 1, 100, None, 200 + k, CLOSED + k) for k in (-1, 0, 1)]
+        fast = audit_shoe(RULES, CHART, TABLE, longer, rounds, bets)
+        slow = audit_shoe(RULES, CHART, TABLE, longer, rounds, bets, bet_by_bet=True)
+        assert fast == slow and fast.credits() == slow.credits() == [200] * 3  # (19 against the recorded 17)
+        assert expected is None or fast.rounds[0].expected_dealer_cards == expected
+        [finding] = [f for f in fast.findings if f.round_id and not f.bet_id]
+        assert (finding.kind, finding.expected, finding.recorded, finding.message) == (
+            "DEALER_DRAW_RULE", "H17 draws", "AS 6C",
+            "Round R1 (round 1 of shoe S1): dealer stood on AS 6C (hit on soft 17: must draw).")
 
 
 def test_a_hand_left_live_is_settled_by_the_kernel_as_a_stand_and_named_as_the_readable_engine_names_it():

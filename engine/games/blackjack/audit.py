@@ -47,7 +47,7 @@ from engine.betting import BET_WORDS, QuarantinedBet, TableFacts, is_late, us_by
 from engine.cards import CARD_CODES, check_composition, format_cards
 from engine.decision_times import late_decisions, late_finding_text, times_problem, timing_line
 from engine.findings import UNPLACED_ROUND, Finding, format_money, unverifiable_after
-from engine.kernels import ROUNDING_CODES
+from engine.kernels import ROUNDING_CODES, spans
 
 from . import BET_CODES
 from .bet_checks import WORDS, FlaggedBets, bet_findings, side_bet_cap
@@ -185,6 +185,20 @@ def _second_card_decides(play: RoundPlay) -> bool:
         hand.ended_by == "blackjack" for b in play.boxes for hand in b.hands))
 
 
+def live_dealer_problem(rules: BlackjackRules, dealer: Sequence[str]) -> _DealerProblem | None:
+    """The recorded dealer hand against H17 (or S17) while a hand waits for its total: DEALER_DRAW_RULE, or None
+    (also the words of a round the kernel settles)."""
+    rule = "H17 draws" if rules.hits_soft_17 else "S17 draws"
+    what = _h17_problem(rules, dealer) or (None if len(dealer) >= 2 else "the dealer took no second card")
+    return _DealerProblem("DEALER_DRAW_RULE", rule, what) if what else None
+
+
+def dealer_words(where: str, problem: _DealerProblem, dealer: Sequence[str]) -> tuple[str, str, str]:
+    """The dealer's finding's expected, recorded and message (the readable audit's words, also those of a round
+    the kernel settles)."""
+    return problem.expected, format_cards(dealer), f"{where}: {problem.what}."
+
+
 def _dealer_rule_problem(rules: BlackjackRules, play: RoundPlay) -> _DealerProblem | None:
     """The recorded dealer hand against H17, judged on its own cards: draw while the rule says draw,
     stop when it says stand. With no hand left live, no bet waits for the dealer's total: the ruleset's
@@ -194,8 +208,7 @@ def _dealer_rule_problem(rules: BlackjackRules, play: RoundPlay) -> _DealerProbl
     rule = "H17 draws" if rules.hits_soft_17 else "S17 draws"
     live = any(waits_for_dealer(rules, h.cards, from_split=h.from_split) for b in play.boxes for h in b.hands)
     if live:
-        what = _h17_problem(rules, dealer) or (None if len(dealer) >= 2 else "the dealer took no second card")
-        return _DealerProblem("DEALER_DRAW_RULE", rule, what) if what else None
+        return live_dealer_problem(rules, dealer)
     settled = "every box hand was settled before the dealer's turn"
     if len(dealer) < 2:
         kind = "DEALER_DRAW_RULE" if _second_card_decides(play) else "DEALER_DRAW_CONVENTION"
@@ -281,7 +294,7 @@ def _explain(rules: BlackjackRules, play: RoundPlay, position: int | None, chart
 
 
 # the findings a round the kernel settles can have (each the readable audit's, in check_round's order)
-KERNEL_KINDS = ("DECISION_MISSING", "AUTO_PLAY_DEVIATION")
+KERNEL_KINDS = ("DEALER_DRAW_RULE", "DECISION_MISSING", "AUTO_PLAY_DEVIATION")
 
 
 def missing_words(where: str, hands: Sequence[tuple[int, int]]) -> tuple[str, str, str]:
@@ -367,7 +380,8 @@ class _Played:
         self.card_at, self.readable, self.used = rounds.card_at, rounds.readable, rounds.used
         shoe_cards = shoe.codes if shoe.codes is not None else np.array(card_codes(shoe.cards), np.int64)
         cut = -1 if shoe.cut_index is None else shoe.cut_index
-        (rounds_out, self.boxes, self.cards, self.decisions, self.dealer_prefix, self.unfinished) = play_rounds(
+        (rounds_out, self.boxes, self.cards, self.decisions, self.dealer_prefix, self.unfinished,
+         (self.redrawn, self.x_at, self.x_cards)) = play_rounds(
             *rounds.play_columns, shoe_cards, rules.burn_cards, cut, _rule_ints(rules))
         self.plain, self.position, _, self.cut_round, self.dealer_bj, self.upcard_ace = rounds_out
         # decisions in time are not the kernel's: a round with a late decision or instants that are not one per
@@ -396,12 +410,14 @@ class _Played:
 
     def kinds(self) -> np.ndarray:
         """Each round's findings (a row a round, a column a kind of KERNEL_KINDS): of a plain round that was settled
-        (a cancelled round's decisions are explained, not judged), hands played as a stand when their letters ran
-        out (DECISION_MISSING), auto-played decisions off the chart (AUTO_PLAY_DEVIATION)."""
+        (a cancelled round's play is explained, not judged): a dealer who drew against the rule while a hand waited
+        (DEALER_DRAW_RULE), hands played as a stand when their letters ran out (DECISION_MISSING), auto-played
+        decisions off the chart (AUTO_PLAY_DEVIATION)."""
         found = np.zeros((len(self.plain), len(KERNEL_KINDS)), np.bool_)
-        if len(self.unfinished[0]) or self.deviated:  # (most shoes have neither)
-            found[self.unfinished[0], 0] = True
-            found[self.deviated, 1] = True
+        if len(self.unfinished[0]) or self.deviated or len(self.x_cards):  # (most shoes have none)
+            found[:, 0] = self.redrawn
+            found[self.unfinished[0], 1] = True
+            found[self.deviated, 2] = True
             found &= (self.plain & ~self.rounds.cancelled)[:, None]
         return found
 
@@ -409,8 +425,8 @@ class _Played:
         """Plain round i's KERNEL_KINDS, as kinds() has them."""
         if self.rounds.cancelled[i]:
             return ()
-        return tuple(kind for kind, on in zip(KERNEL_KINDS, (self.unfinished_hands(i), self.deviations(i)),
-                                              strict=True) if on)
+        return tuple(kind for kind, on in zip(KERNEL_KINDS, (self.redrawn[i], self.unfinished_hands(i),
+                                                             self.deviations(i)), strict=True) if on)
 
     def deviations(self, i: int) -> list[tuple[int, str, list[str], str, str]]:
         """Round i's auto-played decisions off the chart, as deviation_words takes them."""
@@ -428,24 +444,30 @@ class _Played:
 
     def report(self, i: int, explanation: tuple[str, ...]) -> RoundReport:
         """Round i's report (a plain round: nothing found but KERNEL_KINDS, every card as recorded and as the shoe
-        deals it)."""
+        deals it, the dealer's hand where it drew against the rule as the shoe deals it by the rule)."""
         if self.names is None:  # the recorded cards as texts, once (a plain round's are all card codes)
             self.names = (_CARD_TEXTS[np.maximum(self.rounds.card, 0)].tolist(),
                           _CARD_TEXTS[np.maximum(self.dealer, 0)].tolist(), self.card_at.tolist())
         card, dealer, card_at = self.names
         box_cards = tuple(tuple(card[card_at[b]:card_at[b + 1]]) for b in range(self.box_at[i], self.box_at[i + 1]))
         dealer = tuple(dealer[self.dealer_at[i]:self.dealer_at[i + 1]])
-        return RoundReport(i, int(self.position[i]), i, box_cards, dealer,
+        expected = tuple(_CARD_TEXTS[self.x_cards[self.x_at[i]:self.x_at[i + 1]]]) if self.redrawn[i] else dealer
+        return RoundReport(i, int(self.position[i]), i, box_cards, expected,
                            int(self.dealer_prefix[0][self.dealer_at[i + 1] - 1]), bool(self.cut_round[i]), False,
                            explanation, self.kinds_of(i), None)
 
-    def reported(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """What report() says of each plain round, as columns (its expected cards are its recorded ones): the
-        rounds (their index, also how many rounds came before), their shoe position, the recorded dealer total,
-        whether the cut card came out in it and its finding kinds (kinds())."""
+    def reported(self) -> tuple[np.ndarray, ...]:
+        """What report() says of each plain round, as columns (its expected cards are its recorded ones, but the
+        dealer's where it drew against the rule): the rounds (their index, also how many rounds came before), their
+        shoe position, the recorded dealer total, whether the cut card came out in it, its finding kinds (kinds()),
+        whether its dealer drew against the rule and, for those rounds, how many cards and which (codes) the shoe
+        deals the dealer by the rule."""
         plain = np.flatnonzero(self.plain)
+        redrawn = self.redrawn[plain]
+        at = self.x_at[plain[redrawn]]
         return (plain, self.position[plain], self.dealer_prefix[0][self.dealer_at[plain + 1] - 1],
-                self.cut_round[plain], (self.kinds() if self.found is None else self.found)[plain])
+                self.cut_round[plain], (self.kinds() if self.found is None else self.found)[plain], redrawn,
+                self.x_at[plain[redrawn] + 1] - at, self.x_cards[spans(at, self.x_at[plain[redrawn] + 1] - at)])
 
     def learn(self, i: int, r: RecordedRound, play: RoundPlay | None, report: RoundReport) -> None:
         """Round i, not plain, as the readable audit replayed it: a cancelled round (every bet refunded) or a
@@ -531,7 +553,8 @@ def played_reports(shoes: Sequence[_Played]) -> tuple[np.ndarray, ...]:
     """_Played.reported of the shoes' replays, one shoe's plain rounds after another's."""
     each = [p.reported() for p in shoes]
     empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.bool_),
-             np.zeros((0, len(KERNEL_KINDS)), np.bool_))
+             np.zeros((0, len(KERNEL_KINDS)), np.bool_), np.zeros(0, np.bool_), np.zeros(0, np.int64),
+             np.zeros(0, np.int64))
     return tuple(np.concatenate([none, *(columns[k] for columns in each)]) for k, none in enumerate(empty))
 
 
@@ -685,8 +708,11 @@ class _ShoeAuditor:
         """The findings `kinds` (_Played.kinds' row) of round i, `r`, which the kernel settled."""
         where = self.where(r)
         if kinds[0]:
-            self.round_finding("DECISION_MISSING", r, *missing_words(where, played.unfinished_hands(i)))
+            problem = live_dealer_problem(self.rules, r.dealer_cards)
+            self.round_finding(problem.kind, r, *dealer_words(where, problem, r.dealer_cards))
         if kinds[1]:
+            self.round_finding("DECISION_MISSING", r, *missing_words(where, played.unfinished_hands(i)))
+        if kinds[2]:
             self.round_finding("AUTO_PLAY_DEVIATION", r, *deviation_words(where, played.deviations(i)))
 
     def lost(self, played: _Played) -> tuple[int, str] | None:
@@ -781,8 +807,7 @@ class _ShoeAuditor:
             flag("ROUND_AFTER_CUT", "no round after the cut-card round", f"round {r.round_no}",
                  f"{where} was dealt after the round in which the cut card came out.")
         if dealer_problem:
-            flag(dealer_problem.kind, dealer_problem.expected, format_cards(play.dealer),
-                 f"{where}: {dealer_problem.what}.")
+            flag(dealer_problem.kind, *dealer_words(where, dealer_problem, play.dealer))
         self.flag_illegal(r, play.decisions, kinds)
         late = late_decisions(r.boxes, r.box_actions, r.box_action_times, r.dealer_revealed_at)
         if late:
