@@ -464,10 +464,15 @@ class _Played:
         deals the dealer by the rule."""
         plain = np.flatnonzero(self.plain)
         redrawn = self.redrawn[plain]
-        at = self.x_at[plain[redrawn]]
+        if len(self.x_cards):  # (a shoe whose dealer drew against the rule: a rare one)
+            at = self.x_at[plain[redrawn]]
+            n = self.x_at[plain[redrawn] + 1] - at
+            by_rule = self.x_cards[spans(at, n)]
+        else:
+            n = by_rule = self.x_cards
         return (plain, self.position[plain], self.dealer_prefix[0][self.dealer_at[plain + 1] - 1],
-                self.cut_round[plain], (self.kinds() if self.found is None else self.found)[plain], redrawn,
-                self.x_at[plain[redrawn] + 1] - at, self.x_cards[spans(at, self.x_at[plain[redrawn] + 1] - at)])
+                self.cut_round[plain], (self.kinds() if self.found is None else self.found)[plain], redrawn, n,
+                by_rule)
 
     def learn(self, i: int, r: RecordedRound, play: RoundPlay | None, report: RoundReport) -> None:
         """Round i, not plain, as the readable audit replayed it: a cancelled round (every bet refunded) or a
