@@ -370,8 +370,8 @@ def _full_decks(shoe: ShoeFacts) -> bool:
 
 class _Played:
     """A shoe's rounds replayed as recorded by the kernel (kernel.play_rounds): which are plain (nothing in
-    them for the readable audit to flag), their reports and explanations, and their bets priced and screened
-    (kernel.settle_bets)."""
+    them for the readable audit to flag but KERNEL_KINDS, whose words are its own: kinds()), their reports and
+    explanations, and their bets priced and screened (kernel.settle_bets)."""
 
     def __init__(self, rules: BlackjackRules, chart: BasicStrategyChart, shoe: ShoeFacts, rounds: ShoeRounds):
         self.rules, self.chart, self.rounds = rules, chart, rounds
@@ -684,7 +684,7 @@ class _ShoeAuditor:
         position: int | None = self.rules.burn_cards  # None: after a round whose cards cannot be counted
         cut_seen, reports, plays = False, [], []
         for i in range(len(self.rounds)):
-            if played.plain[i]:  # the kernel's replay found the round as recorded and nothing to flag in it
+            if played.plain[i]:  # the kernel's replay found the round as recorded, nothing to flag but KERNEL_KINDS
                 report, play, used = None, None, int(played.used[i])
                 if found[i]:
                     self.kernel_findings(self.recorded[i], played, i, kinds[i])

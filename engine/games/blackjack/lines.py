@@ -2,8 +2,9 @@
 as bytes (write_lines: UTF-8 text, each line's and each round's offsets): no Python string a line, and an adaptor
 turns a table's lines into its Arrow column at once (ShoeLines.joined). The lines are audit._explain's and
 decision_times.timing_line's (the readable engine's, which explains every other round and is the oracle:
-tests/test_kernels_blackjack.py); a plain round has no finding but DECISION_MISSING (its hands left live, each a
-line) and AUTO_PLAY_DEVIATION, so no line says ILLEGAL, LATE or MISMATCH.
+tests/test_kernels_blackjack.py); a plain round has no finding but audit.KERNEL_KINDS (a dealer who drew against
+the rule, hands left live, each a line, an auto-played decision off the chart), so no line says ILLEGAL, LATE or
+MISMATCH.
 """
 
 from __future__ import annotations
