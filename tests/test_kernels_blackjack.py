@@ -23,6 +23,7 @@ from engine import kernels
 from engine.betting import TableFacts
 from engine.cards import new_shoe
 from engine.games.blackjack.audit import (
+    KERNEL_KINDS,
     RecordedBet,
     RecordedRound,
     ShoeFacts,
@@ -60,9 +61,10 @@ def _chart_letters(rules, cards: list[str], boxes: list[int], letters: list[str]
 
 
 def _shoe(seed: int, rounds: int, rules, decks: int) -> tuple[ShoeFacts, list[RecordedRound]]:
-    """A shoe dealt round by round: random boxes, letters random or by the chart (auto-played), recorded as
+    """A shoe dealt round by round: random boxes, letters random or by the chart (auto-played mostly), recorded as
     played, then a few tampered with (a box's extra card, a card swapped for another, a dealer card too many
-    or too few, a letter that is not one), a random round cancelled, the cut card somewhere."""
+    or too few, a letter that is not one, a box's last stands not recorded: its hands left live), a random
+    round cancelled, the cut card somewhere."""
     rng = random.Random(seed)
     cards = list(new_shoe(decks))
     rng.shuffle(cards)
@@ -72,7 +74,8 @@ def _shoe(seed: int, rounds: int, rules, decks: int) -> tuple[ShoeFacts, list[Re
         auto = [rng.random() < 0.4 for _ in boxes]
         letters = ["".join(rng.choice("HSDP") for _ in range(rng.randint(0, 3))) or "S" for _ in boxes]
         for j in range(len(boxes)):
-            if auto[j] or rng.random() < 0.7:  # (a player who plays the chart too)
+            # (an auto-played box mostly by the chart, a player who plays the chart too)
+            if rng.random() < (0.85 if auto[j] else 0.7):
                 letters[j] = _chart_letters(rules, cards[position:], boxes, letters, j)
         play = replay_round(rules, cards[position:], [BoxActions(b, a, x) for b, a, x in
                                                       zip(boxes, letters, auto, strict=True)])
@@ -91,6 +94,8 @@ def _shoe(seed: int, rounds: int, rules, decks: int) -> tuple[ShoeFacts, list[Re
             dealer.pop()
         elif tamper < 0.25:
             letters[0] += "X"
+        elif tamper < 0.4:
+            letters[-1] = letters[-1].rstrip("S")
         recorded.append(RecordedRound(f"R{no}", no, "cancelled" if rng.random() < 0.1 else "settled",
                                       CLOSED + no, tuple(dealer), tuple(boxes), tuple(tuple(c) for c in box_cards),
                                       tuple(letters), tuple(auto)))
@@ -159,6 +164,22 @@ def test_the_generator_reaches_plain_and_other_rounds():
         other += int((~played.plain).sum())
         auto += sum(any(r.box_auto_played) for r, p in zip(rounds, played.plain, strict=True) if p)
     assert plain > 40 and other > 20 and auto > 10
+
+
+def test_the_generator_reaches_rounds_the_kernel_settles_with_hands_left_live():
+    """The property test exercises the findings of a round the kernel settles on both paths (KERNEL_KINDS:
+    DEALER_DRAW_RULE, DECISION_MISSING, AUTO_PLAY_DEVIATION) in rounds the kernel settles, and in rounds it leaves
+    to the readable engine for another finding (a split hand left live: the hand-worked round below)."""
+    kernel, readable = np.zeros(len(KERNEL_KINDS), int), np.zeros(len(KERNEL_KINDS), int)
+    for seed in range(60):
+        shoe, rounds = _shoe(seed, 5, RULES, 1)
+        played = _Played(RULES, CHART, shoe, ShoeRounds.of(rounds))
+        kinds = played.kinds()
+        kernel += kinds.sum(axis=0)
+        audited = audit_shoe(RULES, CHART, TABLE, shoe, rounds, [])
+        readable += [sum(rep is not None and kind in rep.finding_kinds and not kinds[i].any()
+                         for i, rep in enumerate(audited.rounds)) for kind in KERNEL_KINDS]
+    assert (kernel > 3).all() and (readable > 3).all()
 
 
 # -- hand-worked rounds ------------------------------------------------------------------------------------
@@ -236,21 +257,82 @@ def test_every_row_of_the_pair_paytable(first_two, odds):
 
 
 def test_a_dealer_stand_on_soft_17_is_a_finding_in_h17_only():
-    """The dealer stopping on AS 6C (soft 17): by the readable rule under S17, not plain under H17 (the
-    readable engine flags DEALER_DRAW_RULE)."""
+    """The dealer stopping on AS 6C (soft 17): by the rule under S17; under H17 DEALER_DRAW_RULE, which the kernel
+    settles on the recorded hand with the shoe's cards by the rule as the expected hand, as the readable engine does,
+    where the shoe holds them (else the round is the readable engine's)."""
     shoe, rounds = _round({1: ("TH 9D", "S")}, "AS 6C")
     assert _Played(replace(RULES, hits_soft_17=False), CHART, shoe, ShoeRounds.of(rounds)).plain.tolist() == [True]
-    assert _Played(RULES, CHART, shoe, ShoeRounds.of(rounds)).plain.tolist() == [False]
+    assert _Played(RULES, CHART, shoe, ShoeRounds.of(rounds)).plain.tolist() == [False]  # (no card left to draw)
     kinds = [f.kind for f in audit_shoe(RULES, CHART, TABLE, shoe, rounds, []).findings]
     assert "DEALER_DRAW_RULE" in kinds
+    for more, expected in ((("2D", "9C"), ("AS", "6C", "2D")), (("5D", "3H", "9C"), ("AS", "6C", "5D", "3H", "9C")),
+                           (("XX",), None)):
+        longer = replace(shoe, cards=(*shoe.cards, *more))
+        played = _Played(RULES, CHART, longer, ShoeRounds.of(rounds))
+        assert played.plain.tolist() == [expected is not None] and played.redrawn.tolist() == [expected is not None]
+        bets = [RecordedBet("m1", 0, "A", "MAIN", 1, 100, None, 200 + k, CLOSED + k) for k in (-1, 0, 1)]
+        fast = audit_shoe(RULES, CHART, TABLE, longer, rounds, bets)
+        slow = audit_shoe(RULES, CHART, TABLE, longer, rounds, bets, bet_by_bet=True)
+        assert fast == slow and fast.credits() == slow.credits() == [200] * 3  # (19 against the recorded 17)
+        assert expected is None or fast.rounds[0].expected_dealer_cards == expected
+        [finding] = [f for f in fast.findings if f.round_id and not f.bet_id]
+        assert (finding.kind, finding.expected, finding.recorded, finding.message) == (
+            "DEALER_DRAW_RULE", "H17 draws", "AS 6C",
+            "Round R1 (round 1 of shoe S1): dealer stood on AS 6C (hit on soft 17: must draw).")
 
 
-def test_an_auto_played_box_off_the_chart_goes_to_the_readable_engine():
-    # hard 16 against a ten: the chart hits, the box stood
-    shoe, rounds = _round({1: ("TH 6D", "S")}, "TS 8C", auto=True)
-    assert _Played(RULES, CHART, shoe, ShoeRounds.of(rounds)).plain.tolist() == [False]
-    assert [f.kind for f in audit_shoe(RULES, CHART, TABLE, shoe, rounds, []).findings
-            if f.round_id] == ["AUTO_PLAY_DEVIATION"]
+def test_a_hand_left_live_is_settled_by_the_kernel_as_a_stand_and_named_as_the_readable_engine_names_it():
+    """A box whose letters run out while a hand is live (a split pair's second hand, a box with no letter): the
+    kernel settles the round, its DECISION_MISSING and explanation are the readable engine's; bets on it at each
+    boundary (a stake at a limit and one beyond, placed at the close and a microsecond after, paid as owed and a
+    minor unit off either way) are judged as bet by bet."""
+    # box 1 splits 8H 8D: its first hand stands on 8H 3C, the second (8D TS) has no letter; box 2 TH 6D no letter;
+    # the dealer 9S 8C stands on 17
+    shoe, rounds = _round({1: ("8H 8D 3C TS", "PS"), 2: ("TH 6D", "")}, "9S 8C")
+    played = _Played(RULES, CHART, shoe, ShoeRounds.of(rounds))
+    assert played.plain.tolist() == [True] and played.unfinished_hands(0) == [(1, 1), (2, 0)]
+    bets = [RecordedBet("m1", 0, "A", "MAIN", 1, 100, 100, 0, CLOSED),
+            RecordedBet("m2", 0, "B", "MAIN", 2, 100_000, None, 0, CLOSED),
+            RecordedBet("p1", 0, "A", "PAIR", 1, 10_000, None, 0, CLOSED),
+            RecordedBet("b1", 0, "Z", "BET_BEHIND", 1, 100, None, 0, CLOSED)]
+    oracle = audit_shoe(RULES, CHART, TABLE, shoe, rounds, bets, bet_by_bet=True).credits()
+    # box 1's hand 1 (11) loses to 17, its hand 2 (18, played as a stand) wins: 100 back + 100; box 2 (16) loses
+    assert oracle[:2] == [200, 0]
+    paid = [replace(b, paid=c) for b, c in zip(bets, oracle, strict=True)]
+    for moved in ([], [("m2", dict(stake=100_001))], [("m1", dict(stake=99))], [("b1", dict(placed_at=CLOSED + 1))],
+                  [("m1", dict(paid=oracle[0] + 1))], [("m1", dict(paid=oracle[0] - 1))],
+                  [("p1", dict(paid=1))], [("m1", dict(added_stake=99))]):
+        changes = dict(moved)
+        case = [replace(b, **changes.get(b.bet_id, {})) for b in paid]
+        fast = audit_shoe(RULES, CHART, TABLE, shoe, rounds, case)
+        slow = audit_shoe(RULES, CHART, TABLE, shoe, rounds, case, bet_by_bet=True)
+        assert fast == slow and fast.credits() == slow.credits()
+        assert [f.kind for f in fast.findings if f.round_id and not f.bet_id] == ["DECISION_MISSING"]
+        assert bool([f for f in fast.findings if f.bet_id]) == bool(moved)  # (each move crosses a boundary)
+    report = audit_shoe(RULES, CHART, TABLE, shoe, rounds, []).rounds[0]
+    assert report.finding_kinds == ("DECISION_MISSING",)
+    assert "box 1 hand 2: no decision recorded while the hand was live (played as a stand)" in report.explanation
+    [finding] = [f for f in audit_shoe(RULES, CHART, TABLE, shoe, rounds, []).findings if f.round_id]
+    assert (finding.recorded, finding.message) == (
+        "box 1 hand 2, box 2 hand 1",
+        "Round R1 (round 1 of shoe S1): no decision recorded for box 1 hand 2, box 2 hand 1 while the hand was live.")
+
+
+def test_an_auto_played_box_off_the_chart_is_settled_by_the_kernel_and_named_as_the_readable_engine_names_it():
+    # hard 16 against a ten: the chart hits, box 1 stood; hard 17: the chart stands, box 2 stood; the dealer 18
+    shoe, rounds = _round({1: ("TH 6D", "S"), 2: ("TC 7D", "S")}, "TS 8C", auto=True)
+    assert _Played(RULES, CHART, shoe, ShoeRounds.of(rounds)).plain.tolist() == [True]
+    bets = [RecordedBet("m1", 0, "A", "MAIN", 1, 100, None, 0, CLOSED),
+            RecordedBet("m2", 0, "B", "MAIN", 2, 100_000, None, 1, CLOSED + 1)]
+    fast = audit_shoe(RULES, CHART, TABLE, shoe, rounds, bets)
+    slow = audit_shoe(RULES, CHART, TABLE, shoe, rounds, bets, bet_by_bet=True)
+    assert fast == slow and fast.credits() == slow.credits() == [0, 0]
+    [finding] = [f for f in fast.findings if f.round_id and not f.bet_id]
+    assert (finding.kind, finding.expected, finding.recorded, finding.message) == (
+        "AUTO_PLAY_DEVIATION", "box 1: H", "box 1: S",
+        "Round R1 (round 1 of shoe S1): auto-played box 1 took S on TH 6D against TS, basic strategy says H.")
+    assert "box 1 hand 1: TH 6D (hard 16) against TS: S (legal; basic strategy: H)" in fast.rounds[0].explanation
+    assert fast.rounds[0].finding_kinds == ("AUTO_PLAY_DEVIATION",)
     shoe, rounds = _round({1: ("TH 6D 2C", "HS")}, "TS 8C", auto=True)
     played = _Played(RULES, CHART, shoe, ShoeRounds.of(rounds))
     assert played.plain.tolist() == [True]

@@ -94,13 +94,13 @@ def _shoe_of(rounds: list[tuple[dict[int, tuple[str, str]], str, tuple | None, i
 def test_the_lines_of_many_shoes_written_at_once_are_each_shoes_own():
     """played_lines of several shoes (their columns end to end, the instants' texts shared) gives each shoe's
     rounds the readable engine's lines, in order: offsets past a shoe with no decision, a split's cards, an
-    instant recorded in one shoe and not the next, a round that is not plain (a dealer that stood on 16)."""
+    instant recorded in one shoe and not the next, a round that is not plain (a letter that is no decision)."""
     at = CLOSED + 5_000_000
     shoes = [
         _shoe_of([({3: ("8C 8D 3D 5H TS", "PDS")}, "9H 7S TC", ((at, at + 1, at + 2),), at + 3),
                   ({1: ("TH 9D", "S"), 2: ("AS KD", "")}, "TS 7C", None, None)], burn=9),
         _shoe_of([({1: ("TH JD", "S")}, "AS 6D TC", None, None)], burn=1),
-        _shoe_of([({2: ("TH 5D 2C", "HS"), 5: ("9C 9H", "S")}, "TS 6C", None, None),  # (stood on 16: not plain)
+        _shoe_of([({2: ("TH 5D 2C", "HS"), 5: ("9C 9H", "X")}, "TS 6C", None, None),  # (no decision: not plain)
                   ({4: ("5H 6H 5D", "HS")}, "7D 8D 4S", ((at + 9, at + 10),), at + 11)], burn=99),
     ]
     rules = [replace(RULES, burn_cards=burn) for burn in (9, 1, 99)]

@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 from engine.cards import CARD_CODES
 from engine.games.blackjack import BET_CODES
 from engine.games.blackjack.audit import (
+    KERNEL_KINDS,
     RecordedBet,
     RecordedRound,
     RoundReport,
@@ -230,6 +231,7 @@ def _starts(lengths: np.ndarray) -> np.ndarray:
 _CARD_CODES = pa.array(CARD_CODES, pa.string())
 _CARD_TEXTS = np.array(CARD_CODES, object)
 _BET_CODES = pa.array(BET_CODES, pa.string())
+_KERNEL_KINDS = pa.array(KERNEL_KINDS, pa.string())
 _LETTER_OF_BYTE = np.full(256, -1, np.int64)
 _LETTER_OF_BYTE[[ord(letter) for letter in LETTERS]] = np.arange(len(LETTERS))
 
@@ -361,13 +363,27 @@ def _explanations(reports: list[RoundReport | None], said: tuple[np.ndarray, pa.
     return pa.ListArray.from_arrays(pa.array(offsets), text)
 
 
+def _expected_dealer(recorded: pa.Array, redrawn: np.ndarray, by_rule_n: np.ndarray, by_rule: np.ndarray
+                     ) -> pa.Array:
+    """The quiet rounds' expected dealer hands: as `recorded`, but the `redrawn` rounds' (their dealer drew against
+    the rule), which are the shoe's cards by the rule (`by_rule_n` cards each, codes `by_rule`)."""
+    if not redrawn.any():
+        return recorded
+    dealt = pa.ListArray.from_arrays(pa.array(np.concatenate([[0], np.cumsum(by_rule_n)]).astype(np.int32)),
+                                     _CARD_CODES.take(pa.array(by_rule))).cast(recorded.type)
+    at = np.arange(len(redrawn))
+    at[redrawn] = len(redrawn) + np.arange(int(redrawn.sum()))
+    return pa.concat_arrays([recorded, dealt]).take(pa.array(at))
+
+
 def _replay_columns(table_id: str, rounds: pa.Table, rows: np.ndarray, shoe_ids: list[str],
                     reports: list[RoundReport | None], said: tuple[np.ndarray, pa.Array],
                     quiet: tuple[np.ndarray, ...]) -> dict[str, pa.Array]:
     """The blackjack_round_replays columns of the replayed rounds (`rows` of `rounds`, each's shoe and report;
     `said`: the lines of the reports without their own explanation, each's report and the line; `quiet`: the
     rounds without a report, in their order, as the kernel reports them, audit._Played.reported: how many rounds
-    came before each in its shoe, its position, dealer total and cut card; its expected cards the recorded ones)."""
+    came before each in its shoe, its position, dealer total, cut card, findings of audit.KERNEL_KINDS and the
+    dealer's hand by the rule where it drew against it; its other expected cards the recorded ones)."""
     schema = REPLAYS.schema
     own = [k for k, rep in enumerate(reports) if rep is not None]
     mine = [reports[k] for k in own]
@@ -389,8 +405,9 @@ def _replay_columns(table_id: str, rounds: pa.Table, rows: np.ndarray, shoe_ids:
         return pa.concat_arrays([quiet_values if isinstance(quiet_values, pa.Array) else pa.array(quiet_values, kind),
                                  pa.array(values, kind)]).take(place_at)
 
-    before, position, dealer_total, cut = quiet
-    none = pa.ListArray.from_arrays(pa.array(np.zeros(len(before) + 1, np.int32)), pa.array([], pa.string()))
+    before, position, dealer_total, cut, found, redrawn, by_rule_n, by_rule = quiet
+    kinds = pa.ListArray.from_arrays(pa.array(np.concatenate([[0], np.cumsum(found.sum(axis=1))]).astype(np.int32)),
+                                     _KERNEL_KINDS.take(pa.array(np.nonzero(found)[1])))
 
     return {
         "table_id": pa.array([table_id] * len(rows), pa.string()), "shoe_id": pa.array(shoe_ids, pa.string()),
@@ -402,15 +419,15 @@ def _replay_columns(table_id: str, rounds: pa.Table, rows: np.ndarray, shoe_ids:
         "expected_box_cards": reported("expected_box_cards", recorded("box_cards", "expected_box_cards", quiet_at),
                                        [rep.expected_box_cards for rep in mine]),
         "recorded_box_cards": recorded("box_cards", "recorded_box_cards"),
-        "expected_dealer_cards": reported("expected_dealer_cards",
-                                          recorded("dealer_cards", "expected_dealer_cards", quiet_at),
+        "expected_dealer_cards": reported("expected_dealer_cards", _expected_dealer(
+            recorded("dealer_cards", "expected_dealer_cards", quiet_at), redrawn, by_rule_n, by_rule),
                                           [rep.expected_dealer_cards for rep in mine]),
         "recorded_dealer_cards": recorded("dealer_cards", "recorded_dealer_cards"),
         "recorded_dealer_total": reported("recorded_dealer_total", dealer_total, [rep.dealer_total for rep in mine]),
         "cut_card_round": reported("cut_card_round", cut, [rep.cut_card_round for rep in mine]),
         "after_cut": reported("after_cut", np.zeros(len(before), bool), [rep.after_cut for rep in mine]),
         "explanation": _explanations(reports, said).cast(schema.field("explanation").type),
-        "finding_kinds": reported("finding_kinds", none, [list(rep.finding_kinds) for rep in mine]),
+        "finding_kinds": reported("finding_kinds", kinds, [list(rep.finding_kinds) for rep in mine]),
     }
 
 

@@ -47,13 +47,13 @@ from engine.betting import BET_WORDS, QuarantinedBet, TableFacts, is_late, us_by
 from engine.cards import CARD_CODES, check_composition, format_cards
 from engine.decision_times import late_decisions, late_finding_text, times_problem, timing_line
 from engine.findings import UNPLACED_ROUND, Finding, format_money, unverifiable_after
-from engine.kernels import ROUNDING_CODES
+from engine.kernels import ROUNDING_CODES, spans
 
 from . import BET_CODES
 from .bet_checks import WORDS, FlaggedBets, bet_findings, side_bet_cap
 from .hand import dealer_decision, hand_total, pair_kind
 from .kernel import LETTERS, NO_SEAT, PAIR_KINDS, RULE_INTS, play_rounds, settle_bets
-from .lines import REVEAL, VOCABULARY, VOCABULARY_AT, ShoeLines, write_lines
+from .lines import REVEAL, UNFINISHED, VOCABULARY, VOCABULARY_AT, ShoeLines, write_lines
 from .play import ACTIONS, BoxActions, RoundPlay, dealt_tuples, hand_is_blackjack, replay_round, waits_for_dealer
 from .records import (
     NO_TIME,
@@ -185,6 +185,20 @@ def _second_card_decides(play: RoundPlay) -> bool:
         hand.ended_by == "blackjack" for b in play.boxes for hand in b.hands))
 
 
+def live_dealer_problem(rules: BlackjackRules, dealer: Sequence[str]) -> _DealerProblem | None:
+    """The recorded dealer hand against H17 (or S17) while a hand waits for its total: DEALER_DRAW_RULE, or None
+    (also the words of a round the kernel settles)."""
+    rule = "H17 draws" if rules.hits_soft_17 else "S17 draws"
+    what = _h17_problem(rules, dealer) or (None if len(dealer) >= 2 else "the dealer took no second card")
+    return _DealerProblem("DEALER_DRAW_RULE", rule, what) if what else None
+
+
+def dealer_words(where: str, problem: _DealerProblem, dealer: Sequence[str]) -> tuple[str, str, str]:
+    """The dealer's finding's expected, recorded and message (the readable audit's words, also those of a round
+    the kernel settles)."""
+    return problem.expected, format_cards(dealer), f"{where}: {problem.what}."
+
+
 def _dealer_rule_problem(rules: BlackjackRules, play: RoundPlay) -> _DealerProblem | None:
     """The recorded dealer hand against H17, judged on its own cards: draw while the rule says draw,
     stop when it says stand. With no hand left live, no bet waits for the dealer's total: the ruleset's
@@ -194,8 +208,7 @@ def _dealer_rule_problem(rules: BlackjackRules, play: RoundPlay) -> _DealerProbl
     rule = "H17 draws" if rules.hits_soft_17 else "S17 draws"
     live = any(waits_for_dealer(rules, h.cards, from_split=h.from_split) for b in play.boxes for h in b.hands)
     if live:
-        what = _h17_problem(rules, dealer) or (None if len(dealer) >= 2 else "the dealer took no second card")
-        return _DealerProblem("DEALER_DRAW_RULE", rule, what) if what else None
+        return live_dealer_problem(rules, dealer)
     settled = "every box hand was settled before the dealer's turn"
     if len(dealer) < 2:
         kind = "DEALER_DRAW_RULE" if _second_card_decides(play) else "DEALER_DRAW_CONVENTION"
@@ -272,12 +285,36 @@ def _explain(rules: BlackjackRules, play: RoundPlay, position: int | None, chart
             verdict += f"; basic strategy: {_chart_action(chart, d)}"
         lines.append(f"{what} ({verdict})")
     for box, hand in play.unfinished_hands:
-        lines.append(f"box {box} hand {hand + 1}: no decision recorded while the hand was live (played as a stand)")
+        lines.append(f"box {box} hand {hand + 1}: {UNFINISHED}")
     for k in range(1, len(play.dealer) + 1):  # the recorded hand, each decision by the rule
         decision = dealer_decision(play.dealer[:k], hits_soft_17=rules.hits_soft_17)
         did = "draws" if k < len(play.dealer) else "stands"
         lines.append(f"dealer {format_cards(play.dealer[:k])}: {did} (rule: {decision.rule})")
     return lines
+
+
+# the findings a round the kernel settles can have (each the readable audit's, in check_round's order)
+KERNEL_KINDS = ("DEALER_DRAW_RULE", "DECISION_MISSING", "AUTO_PLAY_DEVIATION")
+
+
+def missing_words(where: str, hands: Sequence[tuple[int, int]]) -> tuple[str, str, str]:
+    """DECISION_MISSING's expected, recorded and message: `hands` (box, hand index) were left live with no decision
+    (the readable audit's words, also those of a round the kernel settles)."""
+    named = ", ".join(f"box {b} hand {h + 1}" for b, h in hands)
+    return ("a decision until each hand ends", named,
+            f"{where}: no decision recorded for {named} while the hand was live.")
+
+
+def deviation_words(where: str, deviations: Sequence[tuple[int, str, Sequence[str], str, str]]
+                    ) -> tuple[str, str, str]:
+    """AUTO_PLAY_DEVIATION's expected, recorded and message: each auto-played decision off the chart as (box, the
+    letter taken, the hand's cards, the upcard, the chart's letter) (the readable audit's words, also those of a
+    round the kernel settles)."""
+    return ("; ".join(f"box {box}: {want}" for box, _, _, _, want in deviations),
+            "; ".join(f"box {box}: {took}" for box, took, _, _, _ in deviations),
+            f"{where}: auto-played " + "; ".join(
+                f"box {box} took {took} on {format_cards(cards)} against {upcard}, basic strategy says {want}"
+                for box, took, cards, upcard, want in deviations) + ".")
 
 
 def _chart_action(chart: BasicStrategyChart, d) -> str:
@@ -333,8 +370,8 @@ def _full_decks(shoe: ShoeFacts) -> bool:
 
 class _Played:
     """A shoe's rounds replayed as recorded by the kernel (kernel.play_rounds): which are plain (nothing in
-    them for the readable audit to flag), their reports and explanations, and their bets priced and screened
-    (kernel.settle_bets)."""
+    them for the readable audit to flag but KERNEL_KINDS, whose words are its own: kinds()), their reports and
+    explanations, and their bets priced and screened (kernel.settle_bets)."""
 
     def __init__(self, rules: BlackjackRules, chart: BasicStrategyChart, shoe: ShoeFacts, rounds: ShoeRounds):
         self.rules, self.chart, self.rounds = rules, chart, rounds
@@ -343,7 +380,8 @@ class _Played:
         self.card_at, self.readable, self.used = rounds.card_at, rounds.readable, rounds.used
         shoe_cards = shoe.codes if shoe.codes is not None else np.array(card_codes(shoe.cards), np.int64)
         cut = -1 if shoe.cut_index is None else shoe.cut_index
-        (rounds_out, self.boxes, self.cards, self.decisions, self.dealer_prefix) = play_rounds(
+        (rounds_out, self.boxes, self.cards, self.decisions, self.dealer_prefix, self.unfinished,
+         (self.redrawn, self.x_at, self.x_cards)) = play_rounds(
             *rounds.play_columns, shoe_cards, rules.burn_cards, cut, _rule_ints(rules))
         self.plain, self.position, _, self.cut_round, self.dealer_bj, self.upcard_ace = rounds_out
         # decisions in time are not the kernel's: a round with a late decision or instants that are not one per
@@ -353,38 +391,88 @@ class _Played:
         self.known = self.plain.copy()  # the rounds whose boxes' columns hold their settlement
         self.replays: dict[int, RoundPlay] = {}
         self.names: tuple[list[str], list[str], list[int]] | None = None
+        self.found: np.ndarray | None = None  # kinds() once the audit's rounds are known (_ShoeAuditor.run)
 
     def check_chart(self) -> None:
-        """A round whose auto-played box deviates from the chart is not plain (the readable audit flags it)."""
+        """The chart's letter at each auto-played decision of a plain round (`chart_says`, a code of LETTERS; the
+        recorded one at every other decision): one that differs is its round's AUTO_PLAY_DEVIATION."""
         d_round, d_action, d_double, d_split, d_auto, d_cards_at, d_cards = (
             self.decisions[k] for k in (0, 5, 6, 7, 8, 9, 10))
+        self.chart_says = d_action.copy()
+        self.deviated: list[int] = []  # the rounds of the decisions off the chart
         for d in np.flatnonzero(d_auto & self.plain[d_round]).tolist():
-            r = int(d_round[d])
-            if self.plain[r]:
-                cards = [CARD_CODES[c] for c in d_cards[d_cards_at[d]:d_cards_at[d + 1]].tolist()]
-                want = basic_strategy_decision(self.chart, cards, CARD_CODES[self.dealer[self.dealer_at[r]]],
-                                               can_double=bool(d_double[d]), can_split=bool(d_split[d]))
-                self.plain[r] = want == LETTERS[d_action[d]]
+            cards = [CARD_CODES[c] for c in d_cards[d_cards_at[d]:d_cards_at[d + 1]].tolist()]
+            want = basic_strategy_decision(self.chart, cards, CARD_CODES[self.dealer[self.dealer_at[d_round[d]]]],
+                                           can_double=bool(d_double[d]), can_split=bool(d_split[d]))
+            self.chart_says[d] = LETTERS.index(want)
+            if self.chart_says[d] != d_action[d]:
+                self.deviated.append(int(d_round[d]))
+
+    def kinds(self) -> np.ndarray:
+        """Each round's findings (a row a round, a column a kind of KERNEL_KINDS): of a plain round that was settled
+        (a cancelled round's play is explained, not judged): a dealer who drew against the rule while a hand waited
+        (DEALER_DRAW_RULE), hands played as a stand when their letters ran out (DECISION_MISSING), auto-played
+        decisions off the chart (AUTO_PLAY_DEVIATION)."""
+        found = np.zeros((len(self.plain), len(KERNEL_KINDS)), np.bool_)
+        if len(self.unfinished[0]) or self.deviated or len(self.x_cards):  # (most shoes have none)
+            found[:, 0] = self.redrawn
+            found[self.unfinished[0], 1] = True
+            found[self.deviated, 2] = True
+            found &= (self.plain & ~self.rounds.cancelled)[:, None]
+        return found
+
+    def kinds_of(self, i: int) -> tuple[str, ...]:
+        """Plain round i's KERNEL_KINDS, as kinds() has them."""
+        if self.rounds.cancelled[i]:
+            return ()
+        return tuple(kind for kind, on in zip(KERNEL_KINDS, (self.redrawn[i], self.unfinished_hands(i),
+                                                             self.deviations(i)), strict=True) if on)
+
+    def deviations(self, i: int) -> list[tuple[int, str, list[str], str, str]]:
+        """Round i's auto-played decisions off the chart, as deviation_words takes them."""
+        d_round, d_box, d_action, d_cards_at, d_cards = (self.decisions[k] for k in (0, 1, 5, 9, 10))
+        a, b = np.searchsorted(d_round, [i, i + 1]).tolist()
+        upcard = CARD_CODES[self.dealer[self.dealer_at[i]]]
+        return [(int(d_box[d]), LETTERS[d_action[d]], [CARD_CODES[c] for c in d_cards[d_cards_at[d]:d_cards_at[d + 1]]],
+                 upcard, LETTERS[self.chart_says[d]]) for d in range(a, b) if self.chart_says[d] != d_action[d]]
+
+    def unfinished_hands(self, i: int) -> list[tuple[int, int]]:
+        """Round i's hands left live: (box, hand index), as RoundPlay.unfinished_hands."""
+        u_round, u_box, u_hand = self.unfinished
+        a, b = np.searchsorted(u_round, [i, i + 1]).tolist()
+        return list(zip(u_box[a:b].tolist(), u_hand[a:b].tolist(), strict=True))
 
     def report(self, i: int, explanation: tuple[str, ...]) -> RoundReport:
-        """Round i's report (a plain round: nothing found, every card as recorded and as the shoe deals it)."""
+        """Round i's report (a plain round: nothing found but KERNEL_KINDS, every card as recorded and as the shoe
+        deals it, the dealer's hand where it drew against the rule as the shoe deals it by the rule)."""
         if self.names is None:  # the recorded cards as texts, once (a plain round's are all card codes)
             self.names = (_CARD_TEXTS[np.maximum(self.rounds.card, 0)].tolist(),
                           _CARD_TEXTS[np.maximum(self.dealer, 0)].tolist(), self.card_at.tolist())
         card, dealer, card_at = self.names
         box_cards = tuple(tuple(card[card_at[b]:card_at[b + 1]]) for b in range(self.box_at[i], self.box_at[i + 1]))
         dealer = tuple(dealer[self.dealer_at[i]:self.dealer_at[i + 1]])
-        return RoundReport(i, int(self.position[i]), i, box_cards, dealer,
+        expected = tuple(_CARD_TEXTS[self.x_cards[self.x_at[i]:self.x_at[i + 1]]]) if self.redrawn[i] else dealer
+        return RoundReport(i, int(self.position[i]), i, box_cards, expected,
                            int(self.dealer_prefix[0][self.dealer_at[i + 1] - 1]), bool(self.cut_round[i]), False,
-                           explanation, (), None)
+                           explanation, self.kinds_of(i), None)
 
-    def reported(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """What report() says of each plain round, as columns (its expected cards are its recorded ones): the
-        rounds (their index, also how many rounds came before), their shoe position, the recorded dealer total and
-        whether the cut card came out in it."""
+    def reported(self) -> tuple[np.ndarray, ...]:
+        """What report() says of each plain round, as columns (its expected cards are its recorded ones, but the
+        dealer's where it drew against the rule): the rounds (their index, also how many rounds came before), their
+        shoe position, the recorded dealer total, whether the cut card came out in it, its finding kinds (kinds()),
+        whether its dealer drew against the rule and, for those rounds, how many cards and which (codes) the shoe
+        deals the dealer by the rule."""
         plain = np.flatnonzero(self.plain)
+        redrawn = self.redrawn[plain]
+        if len(self.x_cards):  # (a shoe whose dealer drew against the rule: a rare one)
+            at = self.x_at[plain[redrawn]]
+            n = self.x_at[plain[redrawn] + 1] - at
+            by_rule = self.x_cards[spans(at, n)]
+        else:
+            n = by_rule = self.x_cards
         return (plain, self.position[plain], self.dealer_prefix[0][self.dealer_at[plain + 1] - 1],
-                self.cut_round[plain])
+                self.cut_round[plain], (self.kinds() if self.found is None else self.found)[plain], redrawn, n,
+                by_rule)
 
     def learn(self, i: int, r: RecordedRound, play: RoundPlay | None, report: RoundReport) -> None:
         """Round i, not plain, as the readable audit replayed it: a cancelled round (every bet refunded) or a
@@ -466,10 +554,12 @@ class _Played:
         return self.replays[i]
 
 
-def played_reports(shoes: Sequence[_Played]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def played_reports(shoes: Sequence[_Played]) -> tuple[np.ndarray, ...]:
     """_Played.reported of the shoes' replays, one shoe's plain rounds after another's."""
     each = [p.reported() for p in shoes]
-    empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.bool_))
+    empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.bool_),
+             np.zeros((0, len(KERNEL_KINDS)), np.bool_), np.zeros(0, np.bool_), np.zeros(0, np.int64),
+             np.zeros(0, np.int64))
     return tuple(np.concatenate([none, *(columns[k] for columns in each)]) for k, none in enumerate(empty))
 
 
@@ -502,9 +592,11 @@ def played_lines(shoes: Sequence[_Played]) -> ShoeLines:
         *(each(lambda p, k=k: p.cards[k]) for k in range(3)), each(lambda p: p.dealer),
         offsets(lambda p: p.dealer_at, lambda p: len(p.dealer)),
         np.concatenate([p.decisions[0] + f for p, f in zip(shoes, round_from, strict=False)]),
-        *(each(lambda p, k=k: p.decisions[k]) for k in (1, 2, 3, 4, 5, 8)),
+        *(each(lambda p, k=k: p.decisions[k]) for k in (1, 2, 3, 4, 5, 8)), each(lambda p: p.chart_says),
         offsets(lambda p: p.decisions[9], lambda p: int(p.decisions[9][-1])),
         each(lambda p: p.decisions[10][:p.decisions[9][-1]]),
+        np.concatenate([p.unfinished[0] + f for p, f in zip(shoes, round_from, strict=False)]),
+        *(each(lambda p, k=k: p.unfinished[k]) for k in (1, 2)),
         *(each(lambda p, k=k: p.dealer_prefix[k]) for k in (0, 1)),
         int(shoes[0].rules.hits_soft_17), each(lambda p: p.plain & (p.rounds.times_recorded
                                                                       | (p.rounds.revealed != NO_TIME))),
@@ -586,12 +678,16 @@ class _ShoeAuditor:
         lost = self.lost(played)
         if lost is not None:  # (the kernel replayed the rounds after it at a place that is not known)
             played.plain[lost[0] + 1:] = False
-        self.fetch(np.flatnonzero(~played.plain))
+        kinds = played.found = played.kinds()
+        found = kinds.any(axis=1)  # (rounds the kernel settles with a finding: named from their records)
+        self.fetch(np.flatnonzero(~played.plain | found))
         position: int | None = self.rules.burn_cards  # None: after a round whose cards cannot be counted
         cut_seen, reports, plays = False, [], []
         for i in range(len(self.rounds)):
-            if played.plain[i]:  # the kernel's replay found the round as recorded and nothing to flag in it
+            if played.plain[i]:  # the kernel's replay found the round as recorded, nothing to flag but KERNEL_KINDS
                 report, play, used = None, None, int(played.used[i])
+                if found[i]:
+                    self.kernel_findings(self.recorded[i], played, i, kinds[i])
             else:
                 r = self.recorded[i]
                 report, play, used = self.round(i, r, position, cut_seen)
@@ -612,6 +708,17 @@ class _ShoeAuditor:
         expected, settled, unsettled, flagged, on_bet = self.settle(reports, plays, played)
         return ShoeAudit(reports, expected, settled, unsettled, self.findings, played, flagged,
                          np.array(on_bet, np.int64))
+
+    def kernel_findings(self, r: RecordedRound, played: _Played, i: int, kinds: np.ndarray) -> None:
+        """The findings `kinds` (_Played.kinds' row) of round i, `r`, which the kernel settled."""
+        where = self.where(r)
+        if kinds[0]:
+            problem = live_dealer_problem(self.rules, r.dealer_cards)
+            self.round_finding(problem.kind, r, *dealer_words(where, problem, r.dealer_cards))
+        if kinds[1]:
+            self.round_finding("DECISION_MISSING", r, *missing_words(where, played.unfinished_hands(i)))
+        if kinds[2]:
+            self.round_finding("AUTO_PLAY_DEVIATION", r, *deviation_words(where, played.deviations(i)))
 
     def lost(self, played: _Played) -> tuple[int, str] | None:
         """The first round whose cards cannot be counted (cards_not_counted) and why, or None. A round the kernel
@@ -705,8 +812,7 @@ class _ShoeAuditor:
             flag("ROUND_AFTER_CUT", "no round after the cut-card round", f"round {r.round_no}",
                  f"{where} was dealt after the round in which the cut card came out.")
         if dealer_problem:
-            flag(dealer_problem.kind, dealer_problem.expected, format_cards(play.dealer),
-                 f"{where}: {dealer_problem.what}.")
+            flag(dealer_problem.kind, *dealer_words(where, dealer_problem, play.dealer))
         self.flag_illegal(r, play.decisions, kinds)
         late = late_decisions(r.boxes, r.box_actions, r.box_action_times, r.dealer_revealed_at)
         if late:
@@ -714,20 +820,12 @@ class _ShoeAuditor:
                                                           "the dealer's second card was dealt")
             flag("LATE_DECISION", expected, recorded, f"{where}: {words}")
         if play.unfinished_hands:
-            flag("DECISION_MISSING", "a decision until each hand ends",
-                 ", ".join(f"box {b} hand {h + 1}" for b, h in play.unfinished_hands),
-                 f"{where}: no decision recorded for " + ", ".join(f"box {b} hand {h + 1}"
-                                                                  for b, h in play.unfinished_hands)
-                 + " while the hand was live.")
+            flag("DECISION_MISSING", *missing_words(where, play.unfinished_hands))
         chart_says = [(d, _chart_action(self.chart, d)) for d in play.decisions
                       if d.auto_played and d.legal and d.carried_out]
-        deviations = [(d, want) for d, want in chart_says if d.action != want]
+        deviations = [(d.box, d.action, d.cards, d.upcard, want) for d, want in chart_says if d.action != want]
         if deviations:
-            flag("AUTO_PLAY_DEVIATION", "; ".join(f"box {d.box}: {want}" for d, want in deviations),
-                 "; ".join(f"box {d.box}: {d.action}" for d, _ in deviations),
-                 f"{where}: auto-played " + "; ".join(
-                     f"box {d.box} took {d.action} on {format_cards(d.cards)} against {d.upcard}, basic strategy "
-                     f"says {want}" for d, want in deviations) + ".")
+            flag("AUTO_PLAY_DEVIATION", *deviation_words(where, deviations))
 
     def report(self, i, r, position, cut_seen, expected_play, play, kinds, explanation, unsettled) -> RoundReport:
         cut_seen = cut_seen and position is not None

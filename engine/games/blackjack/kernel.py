@@ -5,9 +5,13 @@ LETTERS (-1: not a decision letter), amounts int64. No Python object a round or 
 The readable engine (play.replay_round, settlement, audit._ShoeAuditor) states the rules and is the oracle
 (tests/test_kernels_blackjack.py). The kernel settles only what it can state as plainly: a round it calls
 `plain` is one the readable audit finds nothing in (record readable, every card and letter known, every
-decision legal, no hand left live, each box holding the cards its decisions call for, the dealer drawing
-by the rule, the cards the shoe's next ones, no round after the cut, every box played by a player); every
-other round, and every bet the screen cannot clear, goes through the readable engine, which explains it.
+decision legal, each box holding the cards its decisions call for, the dealer drawing by the rule, the cards
+the shoe's next ones, no round after the cut) but three findings, named in the kernel's columns, their words the
+readable audit's: a dealer who drew against the rule while a hand waited for its total (DEALER_DRAW_RULE: the
+round settled on the recorded hand, the shoe's cards by the rule its expected hand), hands left live when their
+box's letters ran out (each played as a stand: DECISION_MISSING) and an auto-played box off the chart
+(AUTO_PLAY_DEVIATION, judged on the decision columns: audit._Played.check_chart); every other round, and every
+bet the screen cannot clear, goes through the readable engine, which explains it.
 """
 
 from __future__ import annotations
@@ -41,7 +45,8 @@ def play_rounds(dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act
     a dealer card (an unreadable round: no box, no dealer card here); cards_used: the cards each round recorded;
     shoe: the shoe's cards; burn: cards burned; cut_index (-1: none); rule: RULE_INTS.
 
-    Returns (round columns, box columns, card columns, decision columns):
+    Returns (round columns, box columns, card columns, decision columns, dealer prefix, unfinished hands, dealer
+    redrawn):
     round: plain, position (shoe index of the round's first card), cut_seen (a round before it took the cut
       card), cut_round, dealer_blackjack, upcard_ace;
     box: returned and win (units per unit of the main stake, win over blackjack_den * win_den), staked,
@@ -50,7 +55,11 @@ def play_rounds(dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act
     card (the round's cards in dealing order, from card_at... per round at dealer_at[r] + card_at[box_at[r]]):
       seq (its code), who (its box, 0 the dealer), hand (its hand in the box);
     decision: round, box, hand, total, soft, action, can_double, can_split, auto, cards_at, cards;
-    dealer prefix (aligned with `dealer`): total, soft."""
+    dealer prefix (aligned with `dealer`): total, soft;
+    unfinished hands (a plain round's hands left live when their box's letters ran out, each played as a stand,
+      in box and hand order): round, box, hand;
+    dealer redrawn (a plain round whose dealer drew against the rule while a hand was live, per round): redrawn, and
+      the dealer's hand as the shoe deals it by the rule, x_cards[x_at[r]:x_at[r + 1]] (none for another round)."""
     h17, dfirst, das, dsa, max_splits, same_rank, sa_one, sa_bj, settled_reading, lose_original, \
         bjn, bjd, wn, wd = rule[0], rule[1], rule[2], rule[3], rule[4], rule[5], rule[6], rule[7], rule[8], \
         rule[9], rule[10], rule[11], rule[12], rule[13]
@@ -89,6 +98,14 @@ def play_rounds(dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act
     dl_total = np.zeros(len(dealer), np.int64)
     dl_soft = np.zeros(len(dealer), np.bool_)
     max_hands = max_splits + 1 if max_splits >= 0 else 1
+    u_round = np.zeros(n_boxes * max_hands, np.int64)
+    u_box = np.zeros(n_boxes * max_hands, np.int64)
+    u_hand = np.zeros(n_boxes * max_hands, np.int64)
+    n_un = 0
+    redrawn = np.zeros(n_rounds, np.bool_)
+    x_at = np.zeros(n_rounds + 1, np.int64)
+    x_cards = np.zeros(n_rounds * 22, np.int64)  # (a hand the rule stops drawing on holds at most 21 cards)
+    n_x = 0
     # one box's hands while it is played: cards (codes), their index in the round's dealing order
     hc = np.zeros((max_hands, 22), np.int64)
     hi = np.zeros((max_hands, 22), np.int64)
@@ -140,7 +157,7 @@ def play_rounds(dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act
         up = dealer[d0] if ok else 0
         n_hands = 0
         further = s0 + 2 * nb + 1  # the next box's further cards in `seq`
-        dec_start = n_dec
+        dec_start, un_start, x_start = n_dec, n_un, n_x
         for j in range(nb):
             if not ok:
                 break
@@ -219,8 +236,9 @@ def play_rounds(dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act
                             did_split = True
                     if not did_split or not ok:
                         break
-                if hended[i] == LIVE:  # no decision while the hand was live
-                    ok = False
+                if ok and hended[i] == LIVE:  # its letters ran out while it was live: played as a stand
+                    u_round[n_un], u_box[n_un], u_hand[n_un] = r, box_no[b], i
+                    n_un += 1
                 i += 1
             # every letter read, every recorded card of the box dealt to it
             ok = ok and letter == act_at[b + 1] and p == c1
@@ -251,12 +269,30 @@ def play_rounds(dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act
             for k in range(nd):
                 t, soft = _total(dealer[d0:d0 + k + 1], k + 1)
                 dl_total[d0 + k], dl_soft[d0 + k] = t, soft
+            by_rule = True
             if live or (nd > 2 and settled_reading != 1) or (nd == 2 and settled_reading == 0):
                 for k in range(1, nd):  # from its second card on: drew while the rule draws, stopped when not
                     t, soft = dl_total[d0 + k], dl_soft[d0 + k]
                     draws = t <= 16 or (t == 17 and soft and h17)
-                    ok = ok and draws == (k < nd - 1)
+                    by_rule = by_rule and draws == (k < nd - 1)
             ok = ok and nd >= 2 and not (nd > 2 and not live and settled_reading == 1)
+            if ok and not by_rule:  # DEALER_DRAW_RULE where a hand waits for the dealer's total, else not plain
+                ok = live
+                # what the shoe deals by the rule: the upcard, then from where the recorded second card came out
+                x_cards[n_x] = dealer[d0]
+                n_x += 1
+                k = at + used - (nd - 1)
+                while ok:
+                    if k >= len(shoe) or shoe[k] < 0:  # (the shoe runs out or holds no card there: not plain)
+                        ok = False
+                        break
+                    x_cards[n_x] = shoe[k]
+                    n_x += 1
+                    k += 1
+                    t, soft = _total(x_cards[x_start:n_x], n_x - x_start)
+                    if not (t <= 16 or (t == 17 and soft and h17)):
+                        break
+                redrawn[r] = ok
         if ok:  # the boxes settled per unit of their main stake (settlement.box_unit_credit)
             dt = dl_total[d1 - 1]
             dbj = d1 - d0 == 2 and dt == 21
@@ -290,8 +326,9 @@ def play_rounds(dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act
                     behind_returned[b] = 1 if outcome >= 1 and outcome <= 3 else 0
                     behind_win[b] = wn * bjd if outcome == 2 else (bjn * wd if outcome == 3 else 0)
         else:
-            n_dec = dec_start
+            n_dec, n_un, n_x = dec_start, un_start, x_start
         plain[r] = ok
+        x_at[r + 1] = n_x
         at += used
         if cut_index >= 0 and at > cut_index:
             seen = True
@@ -300,7 +337,7 @@ def play_rounds(dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act
             (seq, who, who_hand),
             (d_round[:n_dec], d_box[:n_dec], d_hand[:n_dec], d_total[:n_dec], d_soft[:n_dec], d_action[:n_dec],
              d_double[:n_dec], d_split[:n_dec], d_auto[:n_dec], d_cards_at[:n_dec + 1], d_cards),
-            (dl_total, dl_soft))
+            (dl_total, dl_soft), (u_round[:n_un], u_box[:n_un], u_hand[:n_un]), (redrawn, x_at, x_cards[:n_x]))
 
 
 @kernel

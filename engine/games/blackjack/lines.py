@@ -2,8 +2,9 @@
 as bytes (write_lines: UTF-8 text, each line's and each round's offsets): no Python string a line, and an adaptor
 turns a table's lines into its Arrow column at once (ShoeLines.joined). The lines are audit._explain's and
 decision_times.timing_line's (the readable engine's, which explains every other round and is the oracle:
-tests/test_kernels_blackjack.py); a plain round has no finding, so no line says ILLEGAL, LATE or MISMATCH, and an
-auto-played decision is the chart's.
+tests/test_kernels_blackjack.py); a plain round has no finding but audit.KERNEL_KINDS (a dealer who drew against
+the rule, hands left live, each a line, an auto-played decision off the chart), so no line says ILLEGAL, LATE or
+MISMATCH.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .hand import Total, dealer_rule
 from .kernel import LETTERS
 
 REVEAL = "the dealer's second card dealt"  # what happened at dealer_revealed_at, in the timing line
+UNFINISHED = "no decision recorded while the hand was live (played as a stand)"  # a hand's line (audit._explain)
 MAX_TOTAL = 31  # (a dealer's hand the rule stops drawing on holds at most 26)
 
 
@@ -34,7 +36,8 @@ def _vocabulary() -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
 
     add("words", ["card ", " of the shoe: ", " to ", "dealer", "box ", " hand ", ": ", " (", " ", ") against ",
                   "hard", "soft", "legal", "legal; basic strategy: ", ")", "dealer ", "draws", "stands", " (rule: ",
-                  "decisions in time: ", "none recorded", "; ", f"; {REVEAL}", " at ", " not recorded"])
+                  "decisions in time: ", "none recorded", "; ", f"; {REVEAL}", " at ", " not recorded",
+                  f": {UNFINISHED}"])
     add("card", list(CARD_CODES))
     add("letter", list(LETTERS))
     add("rule", [dealer_rule(Total(t // 2, bool(t % 2)), h17).rule
@@ -46,16 +49,19 @@ def _vocabulary() -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
 
 VOCABULARY, VOCABULARY_AT, _AT = _vocabulary()
 (CARD_, OF_SHOE, TO, DEALER, BOX, HAND, COLON, OPEN, SPACE, AGAINST, HARD, SOFT, LEGAL, BY_CHART, CLOSE,
- DEALER_, DRAWS, STANDS, RULE, IN_TIME, NONE_RECORDED, SEMICOLON, REVEALED, AT, NOT_RECORDED) = range(25)
+ DEALER_, DRAWS, STANDS, RULE, IN_TIME, NONE_RECORDED, SEMICOLON, REVEALED, AT, NOT_RECORDED, LIVE_HAND) = range(26)
 CARDS, LETTER, RULES = _AT["card"], _AT["letter"], _AT["rule"]
 
 
 @kernel
 def write_lines(plain, position, used, first, seq, who, hand, dealer, dealer_at, d_round, d_box, d_hand, d_total,
-                d_soft, d_action, d_auto, d_cards_at, d_cards, dl_total, dl_soft, h17, timed, revealed, box_at,
-                box_no, box_timed, act, act_at, act_time, times, times_at, vocab, vocab_at):
+                d_soft, d_action, d_auto, d_chart, d_cards_at, d_cards, u_round, u_box, u_hand, dl_total, dl_soft,
+                h17, timed, revealed, box_at, box_no, box_timed, act, act_at, act_time, times, times_at, vocab,
+                vocab_at):
     """The explanation of each plain round of a shoe: its cards (seq/who/hand from `first`, `used` of them, the
-    shoe's from `position`), its decisions (d_*: kernel.play_rounds' decision columns), the dealer's hand (the
+    shoe's from `position`), its decisions (d_*: kernel.play_rounds' decision columns; d_chart the chart's letter
+    at an auto-played one), its hands left live
+    (u_*: kernel.play_rounds' unfinished hands), the dealer's hand (the
     dealer columns with their prefix totals and softness) and, where `timed`, its decisions in time (per box
     `box_timed`, per letter its instant's text, an index into `times`, -1: not recorded; `revealed` per round
     likewise). Returns (bytes, line offsets, round offsets: round r's lines are line_at[round_at[r]:...])."""
@@ -65,7 +71,7 @@ def write_lines(plain, position, used, first, seq, who, hand, dealer, dealer_at,
     round_at = np.zeros(n + 1, np.int64)
     for p in range(2):  # the first pass counts the bytes and lines, the second writes them
         dry = p == 0
-        at, line, dp = 0, 0, 0
+        at, line, dp, un = 0, 0, 0, 0
         for r in range(n):
             round_at[r] = line
             if not plain[r]:
@@ -110,9 +116,9 @@ def write_lines(plain, position, used, first, seq, who, hand, dealer, dealer_at,
                 at = put(buf, at, dry, vocab, vocab_at, COLON)
                 at = put(buf, at, dry, vocab, vocab_at, LETTER + d_action[dp])
                 at = put(buf, at, dry, vocab, vocab_at, OPEN)
-                if d_auto[dp]:  # (a plain round's auto-played decision is the chart's)
+                if d_auto[dp]:
                     at = put(buf, at, dry, vocab, vocab_at, BY_CHART)
-                    at = put(buf, at, dry, vocab, vocab_at, LETTER + d_action[dp])
+                    at = put(buf, at, dry, vocab, vocab_at, LETTER + d_chart[dp])
                 else:
                     at = put(buf, at, dry, vocab, vocab_at, LEGAL)
                 at = put(buf, at, dry, vocab, vocab_at, CLOSE)
@@ -120,6 +126,18 @@ def write_lines(plain, position, used, first, seq, who, hand, dealer, dealer_at,
                 if not dry:
                     line_at[line] = at
                 dp += 1
+            while un < len(u_round) and u_round[un] < r:
+                un += 1
+            while un < len(u_round) and u_round[un] == r:  # "box {b} hand {h}: {UNFINISHED}"
+                at = put(buf, at, dry, vocab, vocab_at, BOX)
+                at = put_int(buf, at, dry, u_box[un])
+                at = put(buf, at, dry, vocab, vocab_at, HAND)
+                at = put_int(buf, at, dry, u_hand[un] + 1)
+                at = put(buf, at, dry, vocab, vocab_at, LIVE_HAND)
+                line += 1
+                if not dry:
+                    line_at[line] = at
+                un += 1
             d0, d1 = dealer_at[r], dealer_at[r + 1]
             for k in range(d0, d1):  # "dealer {cards}: {draws | stands} (rule: {rule})"
                 at = put(buf, at, dry, vocab, vocab_at, DEALER_)
