@@ -177,18 +177,12 @@ class SpillFolder:
     def put(self, table: pa.Table, compressed: bool = True) -> Spilled:
         """`table` spilled, as its record batches; `compressed=False` for small batches read back soon (a sorted
         run of `_merged`), where compressing each buffer on its own cost more than the bytes it saved."""
-        return self.put_batches(table.to_batches(), table.schema, compressed)
-
-    def put_batches(self, batches: typing.Iterable[pa.RecordBatch], schema: pa.Schema,
-                    compressed: bool = True) -> Spilled:
-        """Record batches spilled as they come, into one file read back as `put`'s (never held together)."""
         path = posixpath.join(self.folder, f"{uuid.uuid4().hex}.arrow")
         with FileSystems.create(path, mime_type="application/vnd.apache.arrow.stream",
                                 compression_type=CompressionTypes.UNCOMPRESSED) as f:
             options = self._WRITE if compressed else None
-            with pa.ipc.new_stream(f, schema, options=options) as writer:
-                for batch in batches:
-                    writer.write_batch(batch)
+            with pa.ipc.new_stream(f, table.schema, options=options) as writer:
+                writer.write_table(table)
         return Spilled(path)
 
     def put_parts(self, parts: list[pa.Table]) -> list[SpilledPart]:
@@ -459,17 +453,12 @@ MERGE_BATCH = 64  # rows of each sorted part held at once while merging (`_merge
 MERGE_OUT = 16_384  # rows `_merged` gives at a time
 
 
-MERGE_FAN_IN = 64  # sorted runs a merge reads at once: more are merged 64 at a time into longer runs first
-
-
 def _merged(parts: list[Spilled], schema: pa.Schema, sort_keys: list[str]) -> Iterator[pa.Table]:
     """The rows of spilled parts in `sort_keys` order, as a stable sort of them one after the other gives them
     (nulls last), MERGE_OUT at a time: each part sorted and spilled again in batches of MERGE_BATCH rows
-    (uncompressed: read back once, soon), then a k-way merge holding a reader and a batch a run. The parts grow
-    with the night (a table's each, per detector: 424 at 10M), so a batch is small, the pool's free memory is given
-    back after each part is sorted (it kept what sorting them all had used), and no merge reads more than
-    MERGE_FAN_IN runs: consecutive runs are merged that many at a time into a longer run, spilled as it comes
-    (stable: a merged run's rows come before the next run's on ties, as its parts did)."""
+    (uncompressed: read back once, soon), then a k-way merge (heapq.merge, stable) holding one batch a part. What
+    the merge holds grows with the parts (a table's each, per detector: 424 at 10M), so a batch is small, and the
+    pool's free memory is given back after each part is sorted (it kept what sorting them all had used)."""
     folder = SpillFolder(posixpath.dirname(parts[0].path))
     runs = []
     for p in parts:
@@ -478,22 +467,6 @@ def _merged(parts: list[Spilled], schema: pa.Schema, sort_keys: list[str]) -> It
                                compressed=False))
         del rows
         pa.default_memory_pool().release_unused()
-    while len(runs) > MERGE_FAN_IN:
-        runs = [_merged_into_one(folder, runs[at:at + MERGE_FAN_IN], schema, sort_keys)
-                for at in range(0, len(runs), MERGE_FAN_IN)]
-    yield from _merged_runs(runs, schema, sort_keys)
-
-
-def _merged_into_one(folder: SpillFolder, runs: list[Spilled], schema: pa.Schema, sort_keys: list[str]) -> Spilled:
-    """Sorted runs merged into one, spilled as it is merged; the runs' files deleted once read (`_merged`'s own)."""
-    merged = folder.put_batches((batch for table in _merged_runs(runs, schema, sort_keys)
-                                 for batch in table.to_batches(max_chunksize=MERGE_BATCH)), schema, compressed=False)
-    FileSystems.delete([run.path for run in runs])
-    return merged
-
-
-def _merged_runs(runs: list[Spilled], schema: pa.Schema, sort_keys: list[str]) -> Iterator[pa.Table]:
-    """Sorted runs merged (heapq.merge, stable: on ties, an earlier run's rows first), MERGE_OUT rows at a time."""
 
     def keyed(run: Spilled):
         for batch in run.batches():

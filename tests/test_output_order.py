@@ -247,34 +247,6 @@ def test_a_merge_of_many_parts_sorted_or_not_is_the_shard_sorted_whole(tmp_path,
     _assert_merged_is_the_whole_sort(tmp_path, tables)
 
 
-def test_a_merge_reads_at_most_its_fan_in_of_runs_at_once(tmp_path, monkeypatch):
-    """More parts than MERGE_FAN_IN (the 30M night's surveillance_tests: ~1,000) are merged that many consecutive runs
-    at a time into longer runs, then those: no merge reads more than MERGE_FAN_IN runs (what it holds is a reader and
-    a batch a run), and the file is still byte for byte the parts' concatenation sorted stably, ties in part order.
-    At and around the fan-in: 3 parts (one merge), 4 (two levels), 40 (four levels)."""
-    import random
-
-    import pipelines.io as io
-
-    monkeypatch.setattr(io, "MERGE_BATCH", 5)
-    monkeypatch.setattr(io, "MERGE_OUT", 40)
-    monkeypatch.setattr(io, "MERGE_FAN_IN", 3)
-    widths: list[int] = []
-    merge = io._merged_runs
-    monkeypatch.setattr(io, "_merged_runs", lambda runs, *a: (widths.append(len(runs)), merge(runs, *a))[1])
-    rng = random.Random(7)
-    for n, levels in ((3, 1), (4, 2), (40, 4)):
-        tables, widths[:] = [], []
-        for i in range(n):
-            t = _table([(rng.choice(["S1", "S2", "É"]), rng.randint(0, 2), rng.choice(["B1", "B2", None]))
-                        for _ in range(rng.choice([0, 1, 6, 12]))])
-            tables.append(t.set_column(3, "row", pa.array([i * 100 + r for r in range(t.num_rows)], pa.int64())))
-        _assert_merged_is_the_whole_sort(tmp_path / str(n), tables)
-        assert max(widths) <= 3 and sum(1 for w in widths if w) >= levels, (n, widths)
-        # the parts, and the last merge's runs (the run's spill folder goes at its end); the runs between, deleted
-        assert len(list((tmp_path / str(n) / "spill").iterdir())) == n + widths[-1], (n, widths)
-
-
 def test_the_merge_holds_a_small_uncompressed_batch_a_part(tmp_path, monkeypatch):
     """What the merge holds grows with its parts (424 at 10M bets): each part is sorted into a run of MERGE_BATCH
     row batches, spilled uncompressed (read back once: compressing each small buffer cost more than it saved)."""
