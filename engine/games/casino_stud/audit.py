@@ -797,11 +797,6 @@ class _Auditor:
 _NO_LINES, _NO_TEXT = np.zeros(0, np.int64), pa.array([], pa.string())
 
 
-def _split(lines: list[str], counts: np.ndarray) -> list[tuple[str, ...]]:
-    ends = np.cumsum(counts).tolist()
-    return [tuple(lines[end - n:end]) for n, end in zip(counts.tolist(), ends, strict=True)]
-
-
 def _explanations(reports: Sequence[RoundReport | None], calm: list[int], n_lines: np.ndarray, lines: pa.Array
                   ) -> pa.Array:
     """The rounds' explanations as a list<string> column: the quiet rounds' (`calm`) from words.py's `lines` as

@@ -78,11 +78,6 @@ def ante_credit(rules: CasinoStudRules, box_rank: HandRank, dealer_rank: HandRan
     return settle_box(rules, box_rank, dealer_rank, action, ante).credit
 
 
-def jackpot_prize_rule(rules: CasinoStudRules, category: str) -> tuple[str, int] | None:
-    """The prize a hand of `category` wins: ("percent", p) of a pool, ("units", n) x the stake, or None."""
-    return rules.jackpot.prize_of(category)
-
-
 def prize_text(rule: tuple[str, int] | None, source: str) -> str:
     if rule is None:
         return "no prize"
