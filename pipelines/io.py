@@ -24,6 +24,7 @@ from apache_beam.metrics import Metrics
 
 from pipelines.convert import rejected_rows
 from pipelines.crashpoints import crash_point
+from pipelines.memory import release_free_memory
 from pipelines.transforms import (
     DICTIONARY_COLUMNS,
     OUT_QUARANTINE,
@@ -431,6 +432,7 @@ class _WriteShard(beam.DoFn):
         self.merge, self.row_group = merge, row_group
 
     def process(self, element):
+        release_free_memory()  # (the stages before left their freed memory resident)
         shard, tables = element
         tables = [t for t in tables if t is not None]
         path = posixpath.join(self.directory, self.name, f"part-{shard:05d}-of-{self.shards:05d}.parquet")

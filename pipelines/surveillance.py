@@ -51,7 +51,7 @@ from engine.surveillance.equipment import HISTORY_DAYS  # --history-days' defaul
 from engine.surveillance.tests import ALPHA, TEST_COLUMNS, SurveillanceTest, as_test_columns, benjamini_hochberg_of
 from pipelines.games import replay_outputs
 from pipelines.io import ReadTable, Spilled, SpillFolder, WriteShards, files_in, input_files, source_path
-from pipelines.memory import arrow_pool_that_gives_back
+from pipelines.memory import arrow_pool_that_gives_back, release_free_memory
 from pipelines.progress import advanced, step
 from pipelines.transforms import SplitByTag, split_by_key
 from schemas import readers
@@ -296,6 +296,7 @@ class _Features(beam.DoFn):
         return self.spill.put(rows) if self.spill is not None and rows.num_rows else rows
 
     def process(self, element):
+        release_free_memory()  # (what the table before freed: glibc kept ~50-120 MB of it resident, fragmented)
         table_id, parts = element
         data = table_data(table_id, parts, self.rulesets)
         if data is None:
@@ -352,6 +353,7 @@ class _Tests(beam.DoFn):
         self.spill = spill
 
     def process(self, element):
+        release_free_memory()
         name, per_table = element
         detector = self.detectors[name]
         if detector.tests_per_table:
@@ -503,29 +505,22 @@ def _checked(tests, name: str, where: str) -> pa.Table:
 
 
 class _Ids(beam.CombineFn):
-    """Every table's ids -> {"table": {table_id}, "shoe": {shoe_id: table_id}, "account": {account_id}}."""
+    """Every table's ids (_IDS rows: the table, its shoes, its accounts) -> one table of them. Kept as Arrow
+    columns, not Python sets: only the flagged tests' subjects are looked up (`_resolve`), and sets of a night's
+    shoes and accounts (189k each at 30M bets) grew the process with the night."""
 
     def create_accumulator(self):
-        return {"table": set(), "shoe": {}, "account": set()}
+        return []
 
     def add_input(self, acc, table: pa.Table):
-        for kind, id_, table_id in zip(*(table[c].to_pylist() for c in _IDS.names), strict=True):
-            if kind == "shoe":
-                acc["shoe"][id_] = table_id
-            else:
-                acc[kind].add(id_)
+        acc.append(table)
         return acc
 
     def merge_accumulators(self, accs):
-        out = self.create_accumulator()
-        for acc in accs:
-            out["table"] |= acc["table"]
-            out["shoe"].update(acc["shoe"])
-            out["account"] |= acc["account"]
-        return out
+        return [table for acc in accs for table in acc]
 
     def extract_output(self, acc):
-        return acc
+        return pa.concat_tables([_IDS.empty_table(), *acc]).combine_chunks()
 
 
 def period_dates(period: str) -> tuple[date | None, date | None]:
@@ -552,6 +547,7 @@ class _Adjust(beam.DoFn):
         found: list[tuple[SurveillanceTest, str]] = []
         every: dict[str, int] = {}
         for name, parts in sorted(per_detector, key=lambda p: p[0]):
+            release_free_memory()
             # the adjustment from the numbers of every part, then each part's rows (shared_rounds: a part a table)
             numbers = [t.select(_ADJUSTED) if isinstance(t, pa.Table) else t.table(list(_ADJUSTED)) for t in parts]
             q, flagged, tested = adjusted(pa.concat_tables(numbers), self.alpha)
@@ -642,16 +638,36 @@ def tests_table(tests: pa.Table, q: np.ndarray, flagged: np.ndarray, kinds: pa.C
     return pa.table(columns, schema=SURVEILLANCE_TESTS)
 
 
+def _parts_of(subject: str) -> list[str]:
+    """The subject and the ids it names: the one part of a composite 'X|Y' subject, the later shoe of a
+    'previous>shoe' subject (weak_shuffle_pair: the shoe weakly shuffled)."""
+    if ">" in subject:
+        return [subject, subject.rsplit(">", 1)[1]]
+    if "|" in subject:
+        return [subject, *subject.split("|")]
+    return [subject]
+
+
+def _known(subjects: Iterable[str], ids: pa.Table) -> dict:
+    """Of the run's ids (_Ids), those the subjects name: {"table": {table_id}, "shoe": {shoe_id: table_id},
+    "account": {account_id}}."""
+    known: dict = {"table": set(), "shoe": {}, "account": set()}
+    parts = sorted({p for s in subjects for p in _parts_of(s)})
+    if not parts:
+        return known
+    named = ids.filter(pc.is_in(ids["id"], value_set=pa.array(parts, pa.string())))
+    for kind, id_, table_id in zip(*(named[c].to_pylist() for c in _IDS.names), strict=True):
+        if kind == "shoe":
+            known["shoe"][id_] = table_id
+        else:
+            known[kind].add(id_)
+    return known
+
+
 def _resolve(subject: str, ids: dict) -> dict[str, str | None]:
     """table_id, shoe_id and account_id of a subject: the subject itself, or the one part of a composite
-    'X|Y' subject, where it is a table, a shoe or an account of the run (else null). A 'previous>shoe'
-    subject (weak_shuffle_pair) is about its later shoe, the one weakly shuffled."""
-    if ">" in subject:
-        parts = [subject, subject.rsplit(">", 1)[1]]
-    elif "|" in subject:
-        parts = [subject, *subject.split("|")]
-    else:
-        parts = [subject]
+    subject (`_parts_of`), where it is a table, a shoe or an account of the run (`ids`: `_known`; else null)."""
+    parts = _parts_of(subject)
     out: dict[str, str | None] = {"table_id": None, "shoe_id": None, "account_id": None}
     for kind, column in (("table", "table_id"), ("shoe", "shoe_id"), ("account", "account_id")):
         hits = sorted({p for p in parts if p in ids[kind]})
@@ -663,9 +679,10 @@ def _resolve(subject: str, ids: dict) -> dict[str, str | None]:
 
 
 def findings_table(flagged: Sequence[tuple[SurveillanceTest, str]], tested: dict[str, int], alpha: float,
-                   ids: dict) -> pa.Table:
-    """A finding of severity review for each flagged test."""
+                   ids: pa.Table) -> pa.Table:
+    """A finding of severity review for each flagged test (`ids`: the run's, as _Ids gives them)."""
     rows = []
+    ids = _known((t.subject for t, _ in flagged), ids)
     for t, kind in flagged:
         rows.append({
             "business_date": period_dates(t.period)[1], "kind": kind, "severity": SEVERITY[kind],
