@@ -377,11 +377,6 @@ def bet_tables(table_id: str, plain: pa.Table, bets: pa.Table, rounds: pa.Table,
                                     dates.take(_rows(round_rows[left]))),
     }
 
-def positions(order: list[int], round_rows: list[dict]) -> dict[str, int]:
-    """round_id -> its index among a shoe's rounds in `order` (what a bet's round_index points at)."""
-    return {round_rows[i]["round_id"]: k for k, i in enumerate(order)}
-
-
 def dealing_place(round_no: int | None, opened_at, audited: Sequence[tuple[int, Any]]) -> int:
     """Where a round put in quarantine as read is dealt among its shoe's audited rounds (`audited`: their round_no
     and betting_opened_at): the round_no it is sorted at, before an audited round of the same number. Its own
@@ -424,13 +419,6 @@ class InShoe:
             rounds.append((at, -1, r.get("round_id") or "", -1, {**r, "round_no": at}))
         rounds.sort(key=lambda x: x[:3])
         return cls([x[4] for x in rounds], np.array([x[3] for x in rounds], np.int64))
-
-    def positions(self) -> dict[str, int]:
-        """round_id -> its engine index, for the audited rounds (what a bet's round index points at)."""
-        return {r["round_id"]: k for k, r in enumerate(self.rows) if self.audited[k] >= 0}
-
-    def held(self) -> np.ndarray:
-        return self.audited < 0
 
     def reports(self, reports: list) -> list:
         """The engine's round reports of the audited rounds, each on its index in `order`."""
