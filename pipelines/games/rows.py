@@ -5,7 +5,6 @@ shared output tables (settlements, findings, quarantine). Names no game's concep
 
 from __future__ import annotations
 
-import datetime
 import gc
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -182,14 +181,6 @@ def day_numbers(dates: pa.Array) -> np.ndarray:
     """Dates as int64 days since the epoch (date32's own numbers), NO_DAY where null."""
     return pc.fill_null(pc.cast(dates, pa.int32()), NO_DAY).to_numpy(zero_copy_only=False).astype(np.int64)
 
-
-def day_number(date) -> int:
-    """A Python date as day_numbers gives it (None: NO_DAY)."""
-    return NO_DAY if date is None else (date - _EPOCH).days
-
-
-_EPOCH = datetime.date(1970, 1, 1)
-
 Taken = TypeVar("Taken", pa.Array, pa.ChunkedArray, pa.Table)
 
 def taken(values: Taken, rows: np.ndarray) -> Taken:
@@ -198,10 +189,6 @@ def taken(values: Taken, rows: np.ndarray) -> Taken:
     if len(rows) == len(values) and (not len(rows) or rows[0] == 0 and (np.diff(rows) == 1).all()):
         return values
     return values.take(pa.array(rows, pa.int64()))
-
-def _rows(indexes: np.ndarray) -> pa.Array:
-    """Row numbers for a take; a negative one takes a null."""
-    return pa.array(indexes, pa.int64(), mask=indexes < 0 if (indexes < 0).any() else None)
 
 # the bets' columns a settlement carries (only these taken and decoded: not a game's selection, seat, _shoe_id...)
 _SETTLED_BET_COLUMNS = ("round_id", "bet_id", "account_id", "placed_at", "bet_type", "mode", "currency", "stake",
@@ -293,7 +280,9 @@ class Gathered:
         ordered = np.asarray(order, np.int64)
         days = self.days[ordered]
         # the shoe's day: its first round's, its opening date's where no round has one (shoe_day)
-        shoe_date = int(days.min()) if (days != NO_DAY).any() else day_number(day(shoe["opened_at"]))
+        shoe_date = int(days.min(initial=NO_DAY))
+        if shoe_date == NO_DAY:
+            shoe_date = int(day_numbers(pa.array([day(shoe["opened_at"])], pa.date32()))[0])
         if self.by_row and not result.findings:
             round_day = {}
         else:  # (a round id its shoe repeats: the day of its last round, as a dict of them reads)
@@ -370,11 +359,12 @@ def bet_tables(table_id: str, plain: pa.Table, bets: pa.Table, rounds: pa.Table,
     settled = expected.is_valid().to_numpy(zero_copy_only=False)
     dates = round_dates(rounds)
     left = np.flatnonzero(~settled)
+    on = round_rows[left]
     return {
         "settlements": settlements_table(table_id, plain, take[settled], expected.filter(pa.array(settled)),
                                          rounds, round_rows[settled], dates),
         "quarantine": quarantine_of(bets, take[left], [unsettled[i] for i in left.tolist()],
-                                    dates.take(_rows(round_rows[left]))),
+                                    dates.take(pa.array(on, pa.int64(), mask=on < 0))),  # (-1: no round, a null)
     }
 
 def dealing_place(round_no: int | None, opened_at, audited: Sequence[tuple[int, Any]]) -> int:
