@@ -209,12 +209,8 @@ def _rounds_by_session(rounds: pa.Table) -> dict[str | None, np.ndarray]:
     order = pc.sort_indices(keyed, sort_keys=[("shoe_id", "ascending"), ("round_no", "ascending"),
                                               ("round_id", "ascending")]).to_numpy().astype(np.int64)  # stable
     codes, shoes = coded(keyed["shoe_id"])
-    if not len(order):
-        return {}
-    codes = codes[order]
-    bounds = np.flatnonzero(np.diff(codes)) + 1
-    starts = np.concatenate([[0], bounds]).astype(np.int64)
-    return {shoes[c]: rows for c, rows in zip(codes[starts].tolist(), np.split(order, bounds), strict=True)}
+    return {shoes[codes[rows[0]]]: rows for rows in np.split(order, np.flatnonzero(np.diff(codes[order])) + 1)
+            if len(rows)}
 
 
 def _round_index(session_round_ids: list[str], bet_round_ids: pa.Array) -> np.ndarray:
