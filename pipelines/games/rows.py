@@ -77,9 +77,7 @@ _INSTANTS_PER_BOX = pa.list_(pa.list_(pa.timestamp("us", tz="UTC")))
 
 def box_instants(rounds: pa.Table, column: str) -> list[tuple[tuple[int | None, ...] | None, ...] | None]:
     """A list<list<timestamp>> column of `rounds` (instants per box) as tuples of exact integer microseconds,
-    a row a round; all None where the files do not have the column."""
-    if column not in rounds.column_names:
-        return [None] * rounds.num_rows
+    a row a round; all None where the files do not have the column (box_micros)."""
     return [instant_tuples(boxes) for boxes in box_micros(rounds, column).to_pylist()]
 
 
