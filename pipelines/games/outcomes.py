@@ -268,10 +268,15 @@ class _Replays:
             "outcome_description": pa.array(self.description, pa.string()),
             "bets": _bets_on_replays(table, rows, bets, take, bet_rows, rounds.num_rows),
             "explanation": pa.ListArray.from_arrays(pa.array(np.concatenate(self.explanation_at), pa.int32()),
-                                                    pa.concat_arrays([pa.array([], pa.string()), *self.explanation])),
+                                                    _joined(self.explanation)),
             "finding_kinds": pa.array(self.finding_kinds, pa.list_(pa.string())),
         }
         return pa.Table.from_arrays([_one_chunk(columns[f.name]) for f in schema], schema=schema)
+
+
+def _joined(texts: list[pa.Array]) -> pa.Array:
+    """The sessions' lines one after the other (a table-day's one session's as they are: no copy of its text)."""
+    return texts[0] if len(texts) == 1 else pa.concat_arrays([pa.array([], pa.string()), *texts])
 
 
 def _bets_on_replays(table: OutcomeTable, replay_rows: np.ndarray, bets: _TableBets, take: np.ndarray,
