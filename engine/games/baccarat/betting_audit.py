@@ -139,13 +139,6 @@ class BetFindings:
         return out
 
 
-def expected_credits(ruleset: Ruleset, rounds: Sequence[RoundFacts], bets: BetColumns) -> np.ndarray:
-    features = feature_columns([r.features or _PLACEHOLDER for r in rounds])
-    cancelled = np.array([r.cancelled for r in rounds], dtype=bool)
-    return settle_columns(ruleset, bets.bet_type, bets.mode, bets.stake, bets.round_index, features, cancelled,
-                          bet_type_codes=bets.bet_type_code, mode_codes=bets.mode_code)
-
-
 def audit_bets(
     ruleset: Ruleset,
     table_id: str,
