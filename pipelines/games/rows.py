@@ -1,6 +1,6 @@
-"""What the adaptors of games whose engine takes a round at a time (blackjack, roulette, sic bo) share:
-the bets of a group of shoes as plain rows, each shoe's bets, and the engine's results back as the
-shared output tables (settlements, findings, quarantine). Names no game's concepts; no Beam here.
+"""What the games' adaptors share: a group of shoes' bets as columns and each shoe's bets, instants as exact
+microseconds and business days, and the engine's results back as the shared output tables (settlements, findings,
+quarantine). Names no game's concepts; no Beam here.
 """
 
 from __future__ import annotations
