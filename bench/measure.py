@@ -106,7 +106,7 @@ def _audit_counts(data: Path, out: Path) -> dict:
     import duckdb
     import pyarrow.parquet as pq
 
-    from pipelines.games import REPLAY_OUTPUTS
+    from pipelines.games import replay_outputs
     from pitboss.faultcheck import compare
 
     con = duckdb.connect()
@@ -114,7 +114,7 @@ def _audit_counts(data: Path, out: Path) -> dict:
     quarantined = con.execute(f"SELECT count(*) FROM read_parquet('{out}/quarantine/*.parquet') "
                               f"WHERE source_table = 'bets'").fetchone()[0]
     rounds = sum(con.execute(f"SELECT count(*) FROM read_parquet('{out}/{name}/*.parquet')").fetchone()[0]
-                 for name in REPLAY_OUTPUTS.values() if any((out / name).glob("*.parquet")))  # every game's
+                 for name in replay_outputs().values() if any((out / name).glob("*.parquet")))  # every game's
     findings = pq.read_table(out / "findings")
     _, missed, unexplained = compare(pq.read_table(data / "faults.parquet"), findings)
     return {"bets": settled + quarantined, "bets_settled": settled, "bets_quarantined": quarantined,
@@ -533,7 +533,7 @@ def engine_games(data: Path, work: Path) -> dict:
     import pipelines.games.roulette as roulette_adaptor
     import pipelines.games.sic_bo as sic_bo_adaptor
     import pipelines.transforms  # noqa: F401  (the placing's module, with Beam: imported before the timed phases)
-    from pipelines.games import REPLAY_OUTPUTS, audit_group, table_infos
+    from pipelines.games import audit_group, replay_outputs, table_infos
 
     numba_start_s = _start_numba()
     tables = pq.read_table(data / "tables.parquet", columns=["game"])
@@ -558,7 +558,7 @@ def engine_games(data: Path, work: Path) -> dict:
     def audit_tables_of(game: str):
         def audit_table(table_id, shoes, rounds, bets):
             out = audit_group(infos[table_id], shoes, rounds, bets, compact=True)  # (compact: as the pipeline asks)
-            return out[REPLAY_OUTPUTS[game]], out["settlements"], out["findings"], out["quarantine"]
+            return out[replay_outputs()[game]], out["settlements"], out["findings"], out["quarantine"]
         return audit_table
 
     games: dict = {}

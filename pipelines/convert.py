@@ -25,7 +25,7 @@ from engine.games.baccarat.dealing_audit import (
 from engine.games.baccarat.ruleset import BET_CODES, MODES, load_ruleset
 from engine.games.baccarat.shoe_audit import TableInfo, audit_shoes
 from pipelines.records import record_texts
-from schemas.contract import CARDS, TIMESTAMP
+from schemas.contract import CARDS
 from schemas.games.baccarat import REPLAYS
 from schemas.outputs import FINDINGS, QUARANTINE, SETTLEMENTS
 
@@ -58,22 +58,12 @@ def shoe_days(shoes: pa.Table, rounds: pa.Table) -> pa.Array:
     return days.combine_chunks() if isinstance(days, pa.ChunkedArray) else days
 
 
-def audit_shoe_tables(
-    table: TableInfo, shoe_row: Mapping, rounds: pa.Table, bets: pa.Table
-) -> tuple[pa.Table, pa.Table, pa.Table, pa.Table]:
-    """Audit one shoe from its canonical rows. Returns (round_replays, settlements, findings, quarantine).
-
-    `rounds` are the shoe's rounds and `bets` the bets on them (with _source_file/_source_row)."""
-    shoe = pa.Table.from_pylist([{name: shoe_row.get(name) for name in _SHOE_COLUMNS.names}], _SHOE_COLUMNS)
-    return _audit(table, shoe, rounds, np.zeros(rounds.num_rows, dtype=np.int64), bets)
-
-
 def audit_shoes_tables(
     table: TableInfo, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *, compact: bool = False,
     neighbours: pa.Table | None = None,
 ) -> tuple[pa.Table, pa.Table, pa.Table, pa.Table]:
-    """Audit many shoes of one table at once (the same results as audit_shoe_tables shoe by shoe, in
-    one pass of the engine: see engine.games.baccarat.shoe_audit.audit_shoes). Every shoe_id of `shoes` must be
+    """Audit many shoes of one table at once (the same results as engine.games.baccarat.shoe_audit.audit_shoe
+    shoe by shoe, in one pass of the engine: audit_shoes). Every shoe_id of `shoes` must be
     there once, every round's shoe among them, every bet's round among the rounds; a bet matches its
     round by `_shoe_id` too when it has that column (round ids repeated across shoes). The rounds'
     `round_id` is plain strings; the bets' may be dictionary-encoded, as the pipeline reads them.
@@ -88,9 +78,6 @@ def audit_shoes_tables(
                   compact, neighbours)
 
 
-# the shoe columns the audit reads
-_SHOE_COLUMNS = pa.schema([("shoe_id", pa.string()), ("decks", pa.int8()), ("cards", CARDS),
-                           ("cut_index", pa.int32()), ("opened_at", TIMESTAMP)])
 _CARD_CODES = pa.array(CARD_CODES, pa.string())
 _DECISIONS = pa.array(DECISION_TEXTS, pa.string())
 _OUTCOMES = pa.array(OUTCOMES, pa.string())

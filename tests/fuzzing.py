@@ -815,11 +815,11 @@ def _input_rows(folder: Path) -> dict[str, int | None]:
 
 
 def _read_outputs(out: Path, outcome: Outcome) -> None:
-    from pipelines.games import REPLAY_OUTPUTS
+    from pipelines.games import replay_outputs
 
     outcome.metrics = json.loads((out / "_manifest.json").read_text())["metrics"]
     outcome.settlements = pq.read_table(out / "settlements").num_rows
-    outcome.replays = sum(pq.read_table(out / name).num_rows for name in REPLAY_OUTPUTS.values())
+    outcome.replays = sum(pq.read_table(out / name).num_rows for name in replay_outputs().values())
     outcome.findings = pq.read_table(out / "findings", columns=["kind", "table_id", "shoe_id", "round_id",
                                                                  "bet_id"]).to_pylist()
     outcome.quarantine = pq.read_table(out / "quarantine", columns=["source_table", "record_id", "reason",

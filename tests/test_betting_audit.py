@@ -125,3 +125,46 @@ def test_cancelled_round_refunds():
     expected, found = run("baccarat_8d_extended", [("b", 0, "a", "TIE", 700, 0)], rnds)
     assert expected.tolist() == [700]
     assert found == [("UNDERPAID", "b")]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_extra_positions_as_the_rule_reads_them_with_quarantined_main_bets(seed):
+    """_extra_positions against the rule read plainly: in each (account, round), every main bet, settled or in
+    quarantine with its time, sorted by placed_at then bet_id (as text), ties as given; a settled one whose type is
+    not the first one's is flagged, with the first one when that is in quarantine. Times drawn from a few values so
+    that they tie, bet ids so that a later-placed one may sort first, accounts and rounds so that groups mix."""
+    from engine.betting import QuarantinedBet
+    from engine.games.baccarat.betting_audit import _account_round_groups, _extra_positions, _Held
+
+    rng = np.random.default_rng(seed)
+    types = ["PLAYER", "BANKER", "TIE", "PLAYER_PAIR", "NOT_A_BET"]
+    n, m = int(rng.integers(0, 12)), int(rng.integers(0, 5))
+    rows = [(f"b{int(rng.integers(0, 30))}", int(rng.integers(0, 2)), f"a{int(rng.integers(0, 3))}",
+             types[int(rng.integers(0, 4))], 500, 0, "commission", int(rng.integers(0, 3))) for _ in range(n)]
+    table = bets(rows) if rows else bets([("x", 0, "a0", "PLAYER", 500, 0)]).take(np.zeros(0, np.int64))
+    group = _account_round_groups(table) if n else np.zeros(0, np.int64)
+    held_bets = [QuarantinedBet(f"q{int(rng.integers(0, 30))}", int(rng.integers(0, 2)), f"a{int(rng.integers(0, 3))}",
+                                types[int(rng.integers(0, 5))], None, None,
+                                None if rng.random() < 0.2 else int(rng.integers(0, 3)), "paid: -1")
+                 for _ in range(m)]
+    held = _Held.of(held_bets, table, group)
+    bt = table.codes()[0]
+    is_main = np.isin(bt, [0, 1, 2])  # PLAYER, BANKER, TIE (BET_CODES' first three)
+    got_rows, got_first = _extra_positions(table, group, is_main, held)
+
+    main = {"PLAYER", "BANKER", "TIE"}
+    by_group: dict = {}
+    for i, r in enumerate(rows):
+        if r[3] in main:
+            by_group.setdefault((r[2], r[1]), []).append((r[7], r[0], r[3], i, None))
+    for q in held.bets:
+        if q.bet_type in main and q.placed_at is not None:
+            by_group.setdefault((q.account_id, q.round_index), []).append((q.placed_at, q.bet_id, q.bet_type, -1, q))
+    expected = {}
+    for positions in by_group.values():
+        positions.sort(key=lambda p: (p[0], p[1]))
+        for p in positions[1:]:
+            if p[3] >= 0 and p[2] != positions[0][2]:
+                expected[p[3]] = positions[0][4]
+    assert got_rows.tolist() == sorted(expected)
+    assert got_first == [expected[i] for i in sorted(expected)]

@@ -12,7 +12,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.games import EXTRA_OUTPUTS, REPLAY_OUTPUTS, audit_group, table_infos
+from pipelines.games import audit_group, extra_outputs, replay_outputs, table_infos
 from schemas.outputs import OUTPUTS
 from tests import casino_stud_days as days
 from tests.casino_stud_days import (
@@ -53,9 +53,9 @@ def test_the_game_is_registered_with_its_ledger():
     from engine.games import game
 
     assert game("casino_stud").audited
-    assert REPLAY_OUTPUTS["casino_stud"] == "casino_stud_round_replays"
-    assert EXTRA_OUTPUTS == ("casino_stud_jackpot_ledger",)
-    assert set(EXTRA_OUTPUTS) <= set(OUTPUTS)
+    assert replay_outputs()["casino_stud"] == "casino_stud_round_replays"
+    assert extra_outputs() == ("casino_stud_jackpot_ledger",)
+    assert set(extra_outputs()) <= set(OUTPUTS)
 
 
 def test_every_bet_is_owed_what_the_rules_say(day1):

@@ -409,10 +409,10 @@ def test_statistics_not_utf8_are_never_decoded(day, tmp_path):
         _ = pq.read_metadata(path).row_group(0).column(rows.schema.get_field_index("round_id")).statistics.max
     result = audit(folder)
     assert result.exit_code == 0, result.output
-    from pipelines.games import REPLAY_OUTPUTS
+    from pipelines.games import replay_outputs
 
     out = folder.parent / "out"
-    assert pq.read_table(out / REPLAY_OUTPUTS["blackjack"]).num_rows == rows.num_rows
+    assert pq.read_table(out / replay_outputs()["blackjack"]).num_rows == rows.num_rows
     assert pq.read_table(out / "findings").num_rows == 0 and pq.read_table(out / "quarantine").num_rows == 0
     replay = run("replay", "--input", str(folder), rows["round_id"][-1].as_py(), "--format", "json")
     assert replay.exit_code == 0, replay.output

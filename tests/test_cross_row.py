@@ -283,9 +283,9 @@ AMBIGUOUS = "round_id names more than one round in rounds: the bet's round canno
 
 
 def _replayed_ids(out: Path) -> list[str]:
-    from pipelines.games import REPLAY_OUTPUTS
+    from pipelines.games import replay_outputs
 
-    return [r for name in REPLAY_OUTPUTS.values() for r in pq.read_table(out / name)["round_id"].to_pylist()]
+    return [r for name in replay_outputs().values() for r in pq.read_table(out / name)["round_id"].to_pylist()]
 
 
 def _renamed(round_ids: dict[str, str]) -> Callable[[list[dict]], list[dict]]:

@@ -16,13 +16,13 @@ import duckdb
 import pytest
 
 from pipelines.crashpoints import LOAD_POINTS
-from pipelines.games import EXTRA_OUTPUTS, REPLAY_OUTPUTS
+from pipelines.games import extra_outputs, replay_outputs
 from pitboss.exit_codes import OK
 from pitboss.recorder import GenerateConfig, generate
 from tests.test_reliability import sha
 
 PITBOSS = str(Path(sys.executable).with_name("pitboss"))
-TABLES = (*REPLAY_OUTPUTS.values(), *EXTRA_OUTPUTS, "settlements", "findings", "quarantine")
+TABLES = (*replay_outputs().values(), *extra_outputs(), "settlements", "findings", "quarantine")
 KILLED = -9
 
 

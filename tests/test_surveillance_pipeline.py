@@ -22,7 +22,7 @@ from engine.findings import SEVERITY
 from engine.surveillance.detector import Detector, TableData
 from engine.surveillance.tests import SurveillanceTest
 from pipelines.audit import run as audit
-from pipelines.games import REPLAY_OUTPUTS
+from pipelines.games import replay_outputs
 from pipelines.surveillance import (
     INPUTS,
     MANIFEST,
@@ -372,7 +372,7 @@ def test_surveil_is_a_pure_transform_over_tables_it_is_given():
 
 
 def test_replay_outputs_with_positions_are_found_generically():
-    assert set(POSITION_OUTPUTS) <= set(REPLAY_OUTPUTS.values()) and POSITION_OUTPUTS
+    assert set(POSITION_OUTPUTS) <= set(replay_outputs().values()) and POSITION_OUTPUTS
 
 
 # --- the real detectors ---------------------------------------------------------------------------

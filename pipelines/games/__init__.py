@@ -91,23 +91,6 @@ def across_groups() -> tuple[str, ...]:
     return tuple(game for game in ADAPTORS if hasattr(adaptor(game), "across_groups"))
 
 
-_DERIVED = {"REPLAY_OUTPUTS": replay_outputs, "EXTRA_OUTPUTS": extra_outputs, "ACROSS_GROUPS": across_groups}
-
-
-def __getattr__(name: str):
-    """REPLAY_OUTPUTS, EXTRA_OUTPUTS and ACROSS_GROUPS as the registry has them now (their functions')."""
-    if name in _DERIVED:
-        return _DERIVED[name]()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def _limits_by_table(limits: pa.Table) -> dict[str, dict[str, tuple[int, int]]]:
-    by_table: dict[str, dict[str, tuple[int, int]]] = {}
-    for row in limits.to_pylist():
-        by_table.setdefault(row["table_id"], {})[row["bet_type"]] = (row["min_stake"], row["max_stake"])
-    return by_table
-
-
 def table_infos(tables: pa.Table, limits: pa.Table) -> dict[str, object]:
     """table_id -> what the table's game audits it with (ruleset loaded once per process, limits). Raises
     schemas.readers.ContractError for a table recorded twice, or whose game is unknown or not its ruleset's."""
@@ -125,7 +108,9 @@ def table_infos(tables: pa.Table, limits: pa.Table) -> dict[str, object]:
 
 def table_info_maker(limits: pa.Table):
     """info_of(tables row) -> what the row's game audits the table with, under the row's ruleset."""
-    by_table = _limits_by_table(limits)
+    by_table: dict[str, dict[str, tuple[int, int]]] = {}
+    for row in limits.to_pylist():
+        by_table.setdefault(row["table_id"], {})[row["bet_type"]] = (row["min_stake"], row["max_stake"])
     return lambda row: adaptor(game_of_ruleset(row["ruleset"])).table_info(row, by_table.get(row["table_id"], {}))
 
 

@@ -30,6 +30,7 @@ from pipelines.games.rows import (
     bet_tables,
     bets_by_shoe,
     coded,
+    index_in,
     plain_bets,
     round_dates,
     shoe_day,
@@ -208,37 +209,21 @@ def _rounds_by_session(rounds: pa.Table) -> dict[str | None, np.ndarray]:
     order = pc.sort_indices(keyed, sort_keys=[("shoe_id", "ascending"), ("round_no", "ascending"),
                                               ("round_id", "ascending")]).to_numpy().astype(np.int64)  # stable
     codes, shoes = coded(keyed["shoe_id"])
-    if not len(order):
-        return {}
-    codes = codes[order]
-    bounds = np.flatnonzero(np.diff(codes)) + 1
-    starts = np.concatenate([[0], bounds]).astype(np.int64)
-    return {shoes[c]: rows for c, rows in zip(codes[starts].tolist(), np.split(order, bounds), strict=True)}
+    return {shoes[codes[rows[0]]]: rows for rows in np.split(order, np.flatnonzero(np.diff(codes[order])) + 1)
+            if len(rows)}
 
 
 def _round_index(session_round_ids: list[str], bet_round_ids: pa.Array) -> np.ndarray:
     """Each bet's round as its index among the session's rounds (a round id the session repeats: its last,
     as a dict of them says), -1 where its round is not the session's. `bet_round_ids` plain strings or
-    dictionary-encoded (then each distinct id looked up once)."""
+    dictionary-encoded (rows.index_in)."""
     position = {r: k for k, r in enumerate(session_round_ids)}
-    where = np.fromiter(position.values(), np.int64, len(position))
-    if not len(where):
+    if not position:
         return np.full(len(bet_round_ids), -1, np.int64)
-    value_set = pa.array(list(position), pa.string())
-    if pa.types.is_dictionary(bet_round_ids.type):
-        of_value = _found(bet_round_ids.dictionary.cast(pa.string()), value_set)
-        indices = bet_round_ids.indices
-        found = of_value[pc.fill_null(indices, 0).to_numpy(zero_copy_only=False)]
-        if indices.null_count:
-            found[~indices.is_valid().to_numpy(zero_copy_only=False)] = -1
-    else:
-        found = _found(bet_round_ids, value_set)
+    found = pc.fill_null(index_in(bet_round_ids, pa.array(list(position), pa.string())), -1)
+    found = found.to_numpy(zero_copy_only=False).astype(np.int64)
+    where = np.fromiter(position.values(), np.int64, len(position))
     return np.where(found >= 0, where[np.maximum(found, 0)], -1)
-
-
-def _found(values: pa.Array, value_set: pa.Array) -> np.ndarray:
-    """Each value's index in `value_set`, -1 where it is not there (or null)."""
-    return pc.fill_null(pc.index_in(values, value_set=value_set), -1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 @dataclass

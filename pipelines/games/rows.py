@@ -1,11 +1,10 @@
-"""What the adaptors of games whose engine takes a round at a time (blackjack, roulette, sic bo) share:
-the bets of a group of shoes as plain rows, each shoe's bets, and the engine's results back as the
-shared output tables (settlements, findings, quarantine). Names no game's concepts; no Beam here.
+"""What the games' adaptors share: a group of shoes' bets as columns and each shoe's bets, instants as exact
+microseconds and business days, and the engine's results back as the shared output tables (settlements, findings,
+quarantine). Names no game's concepts; no Beam here.
 """
 
 from __future__ import annotations
 
-import datetime
 import gc
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -78,9 +77,7 @@ _INSTANTS_PER_BOX = pa.list_(pa.list_(pa.timestamp("us", tz="UTC")))
 
 def box_instants(rounds: pa.Table, column: str) -> list[tuple[tuple[int | None, ...] | None, ...] | None]:
     """A list<list<timestamp>> column of `rounds` (instants per box) as tuples of exact integer microseconds,
-    a row a round; all None where the files do not have the column."""
-    if column not in rounds.column_names:
-        return [None] * rounds.num_rows
+    a row a round; all None where the files do not have the column (box_micros)."""
     return [instant_tuples(boxes) for boxes in box_micros(rounds, column).to_pylist()]
 
 
@@ -182,14 +179,6 @@ def day_numbers(dates: pa.Array) -> np.ndarray:
     """Dates as int64 days since the epoch (date32's own numbers), NO_DAY where null."""
     return pc.fill_null(pc.cast(dates, pa.int32()), NO_DAY).to_numpy(zero_copy_only=False).astype(np.int64)
 
-
-def day_number(date) -> int:
-    """A Python date as day_numbers gives it (None: NO_DAY)."""
-    return NO_DAY if date is None else (date - _EPOCH).days
-
-
-_EPOCH = datetime.date(1970, 1, 1)
-
 Taken = TypeVar("Taken", pa.Array, pa.ChunkedArray, pa.Table)
 
 def taken(values: Taken, rows: np.ndarray) -> Taken:
@@ -198,10 +187,6 @@ def taken(values: Taken, rows: np.ndarray) -> Taken:
     if len(rows) == len(values) and (not len(rows) or rows[0] == 0 and (np.diff(rows) == 1).all()):
         return values
     return values.take(pa.array(rows, pa.int64()))
-
-def _rows(indexes: np.ndarray) -> pa.Array:
-    """Row numbers for a take; a negative one takes a null."""
-    return pa.array(indexes, pa.int64(), mask=indexes < 0 if (indexes < 0).any() else None)
 
 # the bets' columns a settlement carries (only these taken and decoded: not a game's selection, seat, _shoe_id...)
 _SETTLED_BET_COLUMNS = ("round_id", "bet_id", "account_id", "placed_at", "bet_type", "mode", "currency", "stake",
@@ -293,7 +278,9 @@ class Gathered:
         ordered = np.asarray(order, np.int64)
         days = self.days[ordered]
         # the shoe's day: its first round's, its opening date's where no round has one (shoe_day)
-        shoe_date = int(days.min()) if (days != NO_DAY).any() else day_number(day(shoe["opened_at"]))
+        shoe_date = int(days.min(initial=NO_DAY))
+        if shoe_date == NO_DAY:
+            shoe_date = int(day_numbers(pa.array([day(shoe["opened_at"])], pa.date32()))[0])
         if self.by_row and not result.findings:
             round_day = {}
         else:  # (a round id its shoe repeats: the day of its last round, as a dict of them reads)
@@ -370,17 +357,13 @@ def bet_tables(table_id: str, plain: pa.Table, bets: pa.Table, rounds: pa.Table,
     settled = expected.is_valid().to_numpy(zero_copy_only=False)
     dates = round_dates(rounds)
     left = np.flatnonzero(~settled)
+    on = round_rows[left]
     return {
         "settlements": settlements_table(table_id, plain, take[settled], expected.filter(pa.array(settled)),
                                          rounds, round_rows[settled], dates),
         "quarantine": quarantine_of(bets, take[left], [unsettled[i] for i in left.tolist()],
-                                    dates.take(_rows(round_rows[left]))),
+                                    dates.take(pa.array(on, pa.int64(), mask=on < 0))),  # (-1: no round, a null)
     }
-
-def positions(order: list[int], round_rows: list[dict]) -> dict[str, int]:
-    """round_id -> its index among a shoe's rounds in `order` (what a bet's round_index points at)."""
-    return {round_rows[i]["round_id"]: k for k, i in enumerate(order)}
-
 
 def dealing_place(round_no: int | None, opened_at, audited: Sequence[tuple[int, Any]]) -> int:
     """Where a round put in quarantine as read is dealt among its shoe's audited rounds (`audited`: their round_no
@@ -424,13 +407,6 @@ class InShoe:
             rounds.append((at, -1, r.get("round_id") or "", -1, {**r, "round_no": at}))
         rounds.sort(key=lambda x: x[:3])
         return cls([x[4] for x in rounds], np.array([x[3] for x in rounds], np.int64))
-
-    def positions(self) -> dict[str, int]:
-        """round_id -> its engine index, for the audited rounds (what a bet's round index points at)."""
-        return {r["round_id"]: k for k, r in enumerate(self.rows) if self.audited[k] >= 0}
-
-    def held(self) -> np.ndarray:
-        return self.audited < 0
 
     def reports(self, reports: list) -> list:
         """The engine's round reports of the audited rounds, each on its index in `order`."""

@@ -139,13 +139,6 @@ class BetFindings:
         return out
 
 
-def expected_credits(ruleset: Ruleset, rounds: Sequence[RoundFacts], bets: BetColumns) -> np.ndarray:
-    features = feature_columns([r.features or _PLACEHOLDER for r in rounds])
-    cancelled = np.array([r.cancelled for r in rounds], dtype=bool)
-    return settle_columns(ruleset, bets.bet_type, bets.mode, bets.stake, bets.round_index, features, cancelled,
-                          bet_type_codes=bets.bet_type_code, mode_codes=bets.mode_code)
-
-
 def audit_bets(
     ruleset: Ruleset,
     table_id: str,
@@ -330,58 +323,36 @@ def _extra_positions(bets: BetColumns, group: np.ndarray, is_main: np.ndarray, h
                      ) -> tuple[np.ndarray, list[QuarantinedBet | None]]:
     """Main bets after an account's first position in a round (by placed_at, then bet_id), on another
     position; and for each, the quarantined bet that was that first position (None: a settled one). A main
-    bet in quarantine with its time recorded takes its place among them (it was placed all the same)."""
-    if held is not None and held.is_main.any():
-        return _extra_positions_with_held(bets, group, is_main, held)
-    rows = _extra_positions_settled(bets, group, is_main)
-    return rows, [None] * len(rows)
-
-
-def _extra_positions_with_held(bets: BetColumns, group: np.ndarray, is_main: np.ndarray, held: _Held
-                               ) -> tuple[np.ndarray, list[QuarantinedBet | None]]:
-    """_extra_positions where quarantined main bets share groups with settled ones (few: in Python)."""
+    bet in quarantine with its time recorded takes its place among them (it was placed all the same): it is
+    row -1 - k, k its index in held.bets."""
+    rows = np.flatnonzero(is_main)
+    kept = ([] if held is None else
+            [k for k, (q, main) in enumerate(zip(held.bets, held.is_main.tolist(), strict=True))
+             if main and q.placed_at is not None])
+    if rows.size == 0 and not kept:
+        return rows, []
     bt, _, _ = bets.codes()
-    rows = np.flatnonzero(is_main)
-    # (placed_at, bet_id, type, settled row or -1, the quarantined bet) of each group's main bets
-    by_group: dict[int, list[tuple]] = {}
-    for i, g, t, bid, code in zip(rows.tolist(), group[rows].tolist(), np.asarray(bets.placed_at)[rows].tolist(),
-                                  bets.bet_id[rows].tolist(), bt[rows].tolist(), strict=True):
-        by_group.setdefault(g, []).append((t, str(bid), code, i, None))
-    for q, g, code, main in zip(held.bets, held.group.tolist(), held.bet_type_code.tolist(), held.is_main.tolist(),
-                                strict=True):
-        if main and q.placed_at is not None:
-            by_group.setdefault(g, []).append((q.placed_at, str(q.bet_id), code, -1, q))
-    flagged: dict[int, QuarantinedBet | None] = {}
-    for positions in by_group.values():
-        positions.sort(key=lambda p: (p[0], p[1]))
-        first_type, first_held = positions[0][2], positions[0][4]
-        for _, _, code, i, _ in positions[1:]:
-            if i >= 0 and code != first_type:
-                flagged[i] = first_held
-    out = np.array(sorted(flagged), dtype=np.int64)
-    return out, [flagged[i] for i in out.tolist()]
-
-
-def _extra_positions_settled(bets: BetColumns, group: np.ndarray, is_main: np.ndarray) -> np.ndarray:
-    """_extra_positions of the settled bets alone, as columns."""
-    rows = np.flatnonzero(is_main)
-    if rows.size == 0:
-        return rows
-    order = rows[np.lexsort((bets.placed_at[rows], group[rows]))]
-    g, t = group[order], bets.placed_at[order]
-    tied = (g[1:] == g[:-1]) & (t[1:] == t[:-1])
+    kept_at = np.array(kept, np.int64)
+    at = np.concatenate([rows, -1 - kept_at])
+    g = np.concatenate([group[rows], held.group[kept_at] if kept else kept_at])
+    t = np.concatenate([bets.placed_at[rows], np.array([held.bets[k].placed_at for k in kept], np.int64)])
+    types = np.concatenate([bt[rows], held.bet_type_code[kept_at] if kept else kept_at])
+    order = np.lexsort((t, g))
+    tied = (g[order][1:] == g[order][:-1]) & (t[order][1:] == t[order][:-1])
     if tied.any():  # same account, round and time: bet_id decides (rare, so in Python)
+        def bet_id(k: int) -> str:
+            return str(bets.bet_id[at[k]]) if at[k] >= 0 else str(held.bets[-1 - at[k]].bet_id)
         starts = np.flatnonzero(np.concatenate([[True], ~tied]))
-        ends = np.append(starts[1:], len(order))
-        for a, b in zip(starts, ends, strict=True):
+        for a, b in zip(starts, np.append(starts[1:], len(order)), strict=True):
             if b - a > 1:
-                order[a:b] = sorted(order[a:b].tolist(), key=lambda i: str(bets.bet_id[i]))
-        g = group[order]
-    bt, _, _ = bets.codes()
-    types = bt[order]
-    first_of_group = np.concatenate([[True], g[1:] != g[:-1]])
-    first_type = types[first_of_group][np.cumsum(first_of_group) - 1]
-    return np.sort(order[types != first_type])
+                order[a:b] = sorted(order[a:b].tolist(), key=bet_id)
+    g, at, types = g[order], at[order], types[order]
+    starts = np.concatenate([[True], g[1:] != g[:-1]])
+    first = np.flatnonzero(starts)[np.cumsum(starts) - 1]  # each one's group's first position
+    extra = (types != types[first]) & (at >= 0)
+    out, firsts = at[extra], at[first][extra]
+    by_row = np.argsort(out, kind="stable")
+    return out[by_row], [held.bets[-1 - f] if f < 0 else None for f in firsts[by_row].tolist()]
 
 
 def _limit_checks(ruleset, limits, bets, offered, found, describe, money, group, is_main, rounds, held) -> None:

@@ -332,8 +332,3 @@ def simulate_rtps(
         for (code, mode), stake in stakes.items():
             credits[(code, mode)].append(settle(ruleset, code, mode, stake, facts) / stake)
     return {bet: (statistics.fmean(c), statistics.stdev(c) / len(c) ** 0.5) for bet, c in credits.items()}
-
-
-def simulate_rtp(ruleset: Ruleset, bet_type: str, mode: str, rounds: int, seed: int) -> tuple[float, float]:
-    """(mean credit per unit staked, its standard error) of one bet over `rounds` simulated rounds."""
-    return simulate_rtps(ruleset, [(bet_type, mode)], rounds, seed)[(bet_type, mode)]
