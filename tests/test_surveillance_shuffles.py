@@ -673,18 +673,22 @@ def test_a_fair_run_of_many_tables_is_silent():
 # ---------------------------------------------------------------------------------------------------
 
 def test_a_weak_shuffle_pair_finding_names_the_later_shoe_and_its_table():
-    from pipelines.surveillance import findings_table
+    from pipelines.surveillance import _IDS, findings_table
+
+    def ids_of(rows: list[tuple[str, str, str | None]]) -> pa.Table:  # the run's ids as _Ids gives them
+        return pa.table([list(c) for c in zip(*rows, strict=True)] if rows else [[], [], []], schema=_IDS)
 
     pair = SurveillanceTest("weak_shuffle_pair", "T01-S0001>T01-S0002", DAY, "kept adjacent pairs = 240 (58.0 "
                             "expected)", 240.0, 1e-40, "Poisson upper tail", 1, 1, effect=0.44,
                             detail="shoe T01-S0002 keeps 240 adjacent pairs", q_value=1e-38, flagged=True)
     # the earlier shoe filed under another table: the finding takes the later shoe's
-    ids = {"table": {"T01", "T02"}, "shoe": {"T01-S0001": "T02", "T01-S0002": "T01"}, "account": set()}
+    ids = ids_of([("table", "T01", "T01"), ("table", "T02", "T02"), ("shoe", "T01-S0001", "T02"),
+                  ("shoe", "T01-S0002", "T01"), ("account", "T01-S0002x", None)])
     [finding] = findings_table([(pair, "WEAK_SHUFFLE")], {"weak_shuffle_pair": 3}, 0.01, ids).to_pylist()
     assert (finding["shoe_id"], finding["table_id"], finding["account_id"]) == ("T01-S0002", "T01", None)
     assert (finding["kind"], finding["severity"]) == ("WEAK_SHUFFLE", "review")
     assert finding["message"].startswith("weak_shuffle_pair T01-S0001>T01-S0002 (2026-11-28): ")
     # a shoe of no table of the run: nothing named rather than a guess
     lost = findings_table([(pair, "WEAK_SHUFFLE")], {"weak_shuffle_pair": 3}, 0.01,
-                          {"table": set(), "shoe": {}, "account": set()}).to_pylist()[0]
+                          ids_of([])).to_pylist()[0]
     assert (lost["shoe_id"], lost["table_id"]) == (None, None)
