@@ -390,8 +390,7 @@ class _Played:
         self.check_chart()
         self.known = self.plain.copy()  # the rounds whose boxes' columns hold their settlement
         self.replays: dict[int, RoundPlay] = {}
-        self.names: tuple[list[str], list[str], list[int]] | None = None
-        self.found: np.ndarray | None = None  # kinds() once the audit's rounds are known (_ShoeAuditor.run)
+        self.found = np.zeros((0, len(KERNEL_KINDS)), np.bool_)  # kinds() once the audit's rounds are known (run)
 
     def check_chart(self) -> None:
         """The chart's letter at each auto-played decision of a plain round (`chart_says`, a code of LETTERS; the
@@ -421,13 +420,6 @@ class _Played:
             found &= (self.plain & ~self.rounds.cancelled)[:, None]
         return found
 
-    def kinds_of(self, i: int) -> tuple[str, ...]:
-        """Plain round i's KERNEL_KINDS, as kinds() has them."""
-        if self.rounds.cancelled[i]:
-            return ()
-        return tuple(kind for kind, on in zip(KERNEL_KINDS, (self.redrawn[i], self.unfinished_hands(i),
-                                                             self.deviations(i)), strict=True) if on)
-
     def deviations(self, i: int) -> list[tuple[int, str, list[str], str, str]]:
         """Round i's auto-played decisions off the chart, as deviation_words takes them."""
         d_round, d_box, d_action, d_cards_at, d_cards = (self.decisions[k] for k in (0, 1, 5, 9, 10))
@@ -445,16 +437,15 @@ class _Played:
     def report(self, i: int, explanation: tuple[str, ...]) -> RoundReport:
         """Round i's report (a plain round: nothing found but KERNEL_KINDS, every card as recorded and as the shoe
         deals it, the dealer's hand where it drew against the rule as the shoe deals it by the rule)."""
-        if self.names is None:  # the recorded cards as texts, once (a plain round's are all card codes)
-            self.names = (_CARD_TEXTS[np.maximum(self.rounds.card, 0)].tolist(),
-                          _CARD_TEXTS[np.maximum(self.dealer, 0)].tolist(), self.card_at.tolist())
-        card, dealer, card_at = self.names
-        box_cards = tuple(tuple(card[card_at[b]:card_at[b + 1]]) for b in range(self.box_at[i], self.box_at[i + 1]))
-        dealer = tuple(dealer[self.dealer_at[i]:self.dealer_at[i + 1]])
+        card, card_at = self.rounds.card, self.card_at  # (a plain round's cards are all card codes)
+        box_cards = tuple(tuple(_CARD_TEXTS[card[card_at[b]:card_at[b + 1]]])
+                          for b in range(self.box_at[i], self.box_at[i + 1]))
+        dealer = tuple(_CARD_TEXTS[self.dealer[self.dealer_at[i]:self.dealer_at[i + 1]]])
         expected = tuple(_CARD_TEXTS[self.x_cards[self.x_at[i]:self.x_at[i + 1]]]) if self.redrawn[i] else dealer
+        kinds = tuple(kind for kind, on in zip(KERNEL_KINDS, self.found[i].tolist(), strict=True) if on)
         return RoundReport(i, int(self.position[i]), i, box_cards, expected,
                            int(self.dealer_prefix[0][self.dealer_at[i + 1] - 1]), bool(self.cut_round[i]), False,
-                           explanation, self.kinds_of(i), None)
+                           explanation, kinds, None)
 
     def reported(self) -> tuple[np.ndarray, ...]:
         """What report() says of each plain round, as columns (its expected cards are its recorded ones, but the
@@ -471,8 +462,7 @@ class _Played:
         else:
             n = by_rule = self.x_cards
         return (plain, self.position[plain], self.dealer_prefix[0][self.dealer_at[plain + 1] - 1],
-                self.cut_round[plain], (self.kinds() if self.found is None else self.found)[plain], redrawn, n,
-                by_rule)
+                self.cut_round[plain], self.found[plain], redrawn, n, by_rule)
 
     def learn(self, i: int, r: RecordedRound, play: RoundPlay | None, report: RoundReport) -> None:
         """Round i, not plain, as the readable audit replayed it: a cancelled round (every bet refunded) or a
