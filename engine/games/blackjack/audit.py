@@ -130,6 +130,12 @@ def dealing_sequence(dealer: Sequence[str], box_cards: Sequence[Sequence[str]]) 
     return seq + list(dealer[1:])
 
 
+def _boxes(r: RecordedRound) -> list[BoxActions]:
+    """The round's boxes with their recorded decisions, as the replay takes them."""
+    return [BoxActions(b, a or "", auto) for b, a, auto in zip(r.boxes, r.box_actions, r.box_auto_played,
+                                                                 strict=False)]
+
+
 def cards_not_counted(r: RecordedRound) -> str | None:
     """Why the record does not tell how many cards the round took from the shoe, or None: it does (each entry of
     its card lists is a card that came out, read or not). A round that records no card at all took none (a round
@@ -389,7 +395,6 @@ class _Played:
         self.plain &= rounds.timed
         self.check_chart()
         self.known = self.plain.copy()  # the rounds whose boxes' columns hold their settlement
-        self.replays: dict[int, RoundPlay] = {}
         self.found = np.zeros((0, len(KERNEL_KINDS)), np.bool_)  # kinds() once the audit's rounds are known (run)
 
     def check_chart(self) -> None:
@@ -533,15 +538,6 @@ class _Played:
             bits[k], on_box, as_box, stake * (of_box(self.boxes[2]) - 1),
             self.upcard_ace[k] & (self.rules.insurance_on_player_blackjack | ~of_box(self.boxes[6]).astype(bool)),
             own, main_stake)
-
-    def replayed(self, i: int, r: RecordedRound) -> RoundPlay:
-        """The readable replay of round i, `r`, as recorded (for a bet the kernel does not price)."""
-        if i not in self.replays:
-            boxes = [BoxActions(b, a or "", auto) for b, a, auto in zip(r.boxes, r.box_actions, r.box_auto_played,
-                                                                         strict=True)]
-            self.replays[i] = replay_round(self.rules, dealing_sequence(r.dealer_cards, r.box_cards), boxes,
-                                           dealer_as_recorded=True)
-        return self.replays[i]
 
 
 def played_reports(shoes: Sequence[_Played]) -> tuple[np.ndarray, ...]:
@@ -726,8 +722,7 @@ class _ShoeAuditor:
         shoe is not known (after a round whose cards cannot be counted), nothing compared with the shoe."""
         problem = record_problem(r)
         timing = times_problem(r.boxes, r.box_actions, r.box_action_times) if problem is None else None
-        boxes = [BoxActions(b, a or "", auto) for b, a, auto in zip(r.boxes, r.box_actions, r.box_auto_played,
-                                                                     strict=False)]
+        boxes = _boxes(r)
         if problem is not None:
             return self.report(i, r, position, cut_seen, None, None, [], [], f"round {r.round_id}: {problem}"), \
                 None, len(r.dealer_cards) + sum(len(c) for c in r.box_cards)
@@ -866,7 +861,9 @@ class _ShoeAuditor:
             r = self.recorded[bet.round_index]
             owed = None
             if r.status != "cancelled" and bet.bet_type in BET_CODES and bet.seat in r.boxes:
-                owed = owed_by_rules(self.rules, bet, plays[bet.round_index] or played.replayed(bet.round_index, r))
+                # (a round the kernel replayed: the readable replay as recorded, for this bet the kernel does not price)
+                owed = owed_by_rules(self.rules, bet, plays[bet.round_index] or replay_round(
+                    self.rules, dealing_sequence(r.dealer_cards, r.box_cards), _boxes(r), dealer_as_recorded=True))
             expected[i] = owes = self.credit(bet, r, owed, r.status == "cancelled")
             self.check_bet(bet, r, owes, _mains(bets, i))
             on_bet += [i] * (len(self.findings) - len(on_bet))
