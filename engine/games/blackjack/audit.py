@@ -54,7 +54,7 @@ from .bet_checks import WORDS, FlaggedBets, bet_findings, side_bet_cap
 from .hand import dealer_decision, hand_total, pair_kind
 from .kernel import LETTERS, NO_SEAT, PAIR_KINDS, RULE_INTS, play_rounds, settle_bets
 from .lines import REVEAL, UNFINISHED, VOCABULARY, VOCABULARY_AT, ShoeLines, write_lines
-from .play import ACTIONS, BoxActions, RoundPlay, dealt_tuples, hand_is_blackjack, replay_round, waits_for_dealer
+from .play import ACTIONS, BoxActions, RoundPlay, dealt_positions, hand_is_blackjack, replay_round, waits_for_dealer
 from .records import (
     NO_TIME,
     SEATS,
@@ -275,13 +275,14 @@ def _explain(rules: BlackjackRules, play: RoundPlay, position: int | None, chart
              shoe_cards: Sequence[str | None]) -> list[str]:
     """`position` None: the round's place in the shoe is not known (its cards named as the round's own)."""
     lines = []
-    for shoe_index, card, box, hand, _ in dealt_tuples(play):  # (dealt_positions, without a Dealt a card)
-        who = "dealer" if box is None else f"box {box} hand {hand + 1}"
+    for d in dealt_positions(play):
+        who = "dealer" if d.box is None else f"box {d.box} hand {d.hand + 1}"
         if position is None:
-            lines.append(f"card {shoe_index + 1} of the round (its place in the shoe is not known): {card} to {who}")
+            lines.append(f"card {d.shoe_index + 1} of the round (its place in the shoe is not known): {d.card} "
+                         f"to {who}")
             continue
-        at = position + shoe_index
-        lines.append(f"card {at} of the shoe: {shoe_card_text(shoe_cards, at, card)} to {who}")
+        at = position + d.shoe_index
+        lines.append(f"card {at} of the shoe: {shoe_card_text(shoe_cards, at, d.card)} to {who}")
     for d in play.decisions:
         total = hand_total(d.cards)
         what = f"box {d.box} hand {d.hand + 1}: {format_cards(d.cards)} ({'soft' if total.soft else 'hard'} " \
