@@ -168,14 +168,11 @@ def _micros(instants) -> pa.ChunkedArray | pa.Array:
 
 
 def _record_table(rounds: pa.Table) -> pa.Table:
-    """The columns of `rounds` a RecordedRound holds, its instants as integer microseconds (null where the files do
-    not have the column): cast once a table, a shoe's records taken from it (_recorded_rounds)."""
-    def us(name: str) -> pa.ChunkedArray | pa.Array:
-        return _micros(rounds[name]) if name in rounds.column_names else pa.nulls(rounds.num_rows, pa.int64())
-
-    return rounds.select(_RECORD_VALUES).append_column("closed", us("betting_closed_at")).append_column(
+    """The columns of `rounds` a RecordedRound holds, its instants as integer microseconds: cast once a table, a
+    shoe's records taken from it (_recorded_rounds)."""
+    return rounds.select(_RECORD_VALUES).append_column("closed", _micros(rounds["betting_closed_at"])).append_column(
         "times", box_micros(rounds, "box_action_times")).append_column(
-        "revealed", us("dealer_revealed_at"))
+        "revealed", _micros(rounds["dealer_revealed_at"]))
 
 
 def _recorded_rounds(records: pa.Table, rows: np.ndarray) -> list[RecordedRound]:
@@ -275,15 +272,12 @@ def _round_columns(r: pa.Table) -> ShoeRounds:
     auto[~auto_null[box_round[kept_box]]] = _ints(auto_values, 0)[readable[np.repeat(at, auto_n)]].astype(bool)
     # decisions in time (records.timed_plainly): an instant a letter of each box whose instants are recorded,
     # none after the reveal
-    has = {name: name in r.column_names for name in ("box_action_times", "dealer_revealed_at")}
-    times_null = pc.is_null(r["box_action_times"]).to_numpy(zero_copy_only=False) if has["box_action_times"] \
-        else np.ones(n, bool)
-    times_n, box_times = (_lists(r["box_action_times"]) if has["box_action_times"]
-                          else (np.zeros(n, np.int64), pa.array([], pa.list_(pa.timestamp("us", tz="UTC")))))
+    times_null = pc.is_null(r["box_action_times"]).to_numpy(zero_copy_only=False)
+    times_n, box_times = _lists(r["box_action_times"])
     box_timed = pc.is_valid(box_times).to_numpy(zero_copy_only=False)
     time_n, times = _lists(box_times)
     times = _instants(times)
-    revealed = _instants(r["dealer_revealed_at"]) if has["dealer_revealed_at"] else np.full(n, NO_TIME, np.int64)
+    revealed = _instants(r["dealer_revealed_at"])
     aligned = readable & ~times_null & (times_n == boxes_n)  # an entry a box, the box's letters beside it
     entry_round = np.repeat(at, times_n)
     entry_box = np.arange(len(entry_round)) - _starts(times_n)[entry_round]  # its box's place in the round

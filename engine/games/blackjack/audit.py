@@ -54,7 +54,7 @@ from .bet_checks import WORDS, FlaggedBets, bet_findings, side_bet_cap
 from .hand import dealer_decision, hand_total, pair_kind
 from .kernel import LETTERS, NO_SEAT, PAIR_KINDS, RULE_INTS, play_rounds, settle_bets
 from .lines import REVEAL, UNFINISHED, VOCABULARY, VOCABULARY_AT, ShoeLines, write_lines
-from .play import ACTIONS, BoxActions, RoundPlay, dealt_tuples, hand_is_blackjack, replay_round, waits_for_dealer
+from .play import ACTIONS, BoxActions, RoundPlay, dealt_positions, hand_is_blackjack, replay_round, waits_for_dealer
 from .records import (
     NO_TIME,
     SEATS,
@@ -128,6 +128,12 @@ def dealing_sequence(dealer: Sequence[str], box_cards: Sequence[Sequence[str]]) 
     seq += [cards[1] for cards in box_cards if len(cards) > 1]
     seq += [c for cards in box_cards for c in cards[2:]]
     return seq + list(dealer[1:])
+
+
+def _boxes(r: RecordedRound) -> list[BoxActions]:
+    """The round's boxes with their recorded decisions, as the replay takes them."""
+    return [BoxActions(b, a or "", auto) for b, a, auto in zip(r.boxes, r.box_actions, r.box_auto_played,
+                                                                 strict=False)]
 
 
 def cards_not_counted(r: RecordedRound) -> str | None:
@@ -269,13 +275,14 @@ def _explain(rules: BlackjackRules, play: RoundPlay, position: int | None, chart
              shoe_cards: Sequence[str | None]) -> list[str]:
     """`position` None: the round's place in the shoe is not known (its cards named as the round's own)."""
     lines = []
-    for shoe_index, card, box, hand, _ in dealt_tuples(play):  # (dealt_positions, without a Dealt a card)
-        who = "dealer" if box is None else f"box {box} hand {hand + 1}"
+    for d in dealt_positions(play):
+        who = "dealer" if d.box is None else f"box {d.box} hand {d.hand + 1}"
         if position is None:
-            lines.append(f"card {shoe_index + 1} of the round (its place in the shoe is not known): {card} to {who}")
+            lines.append(f"card {d.shoe_index + 1} of the round (its place in the shoe is not known): {d.card} "
+                         f"to {who}")
             continue
-        at = position + shoe_index
-        lines.append(f"card {at} of the shoe: {shoe_card_text(shoe_cards, at, card)} to {who}")
+        at = position + d.shoe_index
+        lines.append(f"card {at} of the shoe: {shoe_card_text(shoe_cards, at, d.card)} to {who}")
     for d in play.decisions:
         total = hand_total(d.cards)
         what = f"box {d.box} hand {d.hand + 1}: {format_cards(d.cards)} ({'soft' if total.soft else 'hard'} " \
@@ -389,9 +396,7 @@ class _Played:
         self.plain &= rounds.timed
         self.check_chart()
         self.known = self.plain.copy()  # the rounds whose boxes' columns hold their settlement
-        self.replays: dict[int, RoundPlay] = {}
-        self.names: tuple[list[str], list[str], list[int]] | None = None
-        self.found: np.ndarray | None = None  # kinds() once the audit's rounds are known (_ShoeAuditor.run)
+        self.found = np.zeros((0, len(KERNEL_KINDS)), np.bool_)  # kinds() once the audit's rounds are known (run)
 
     def check_chart(self) -> None:
         """The chart's letter at each auto-played decision of a plain round (`chart_says`, a code of LETTERS; the
@@ -421,13 +426,6 @@ class _Played:
             found &= (self.plain & ~self.rounds.cancelled)[:, None]
         return found
 
-    def kinds_of(self, i: int) -> tuple[str, ...]:
-        """Plain round i's KERNEL_KINDS, as kinds() has them."""
-        if self.rounds.cancelled[i]:
-            return ()
-        return tuple(kind for kind, on in zip(KERNEL_KINDS, (self.redrawn[i], self.unfinished_hands(i),
-                                                             self.deviations(i)), strict=True) if on)
-
     def deviations(self, i: int) -> list[tuple[int, str, list[str], str, str]]:
         """Round i's auto-played decisions off the chart, as deviation_words takes them."""
         d_round, d_box, d_action, d_cards_at, d_cards = (self.decisions[k] for k in (0, 1, 5, 9, 10))
@@ -445,16 +443,15 @@ class _Played:
     def report(self, i: int, explanation: tuple[str, ...]) -> RoundReport:
         """Round i's report (a plain round: nothing found but KERNEL_KINDS, every card as recorded and as the shoe
         deals it, the dealer's hand where it drew against the rule as the shoe deals it by the rule)."""
-        if self.names is None:  # the recorded cards as texts, once (a plain round's are all card codes)
-            self.names = (_CARD_TEXTS[np.maximum(self.rounds.card, 0)].tolist(),
-                          _CARD_TEXTS[np.maximum(self.dealer, 0)].tolist(), self.card_at.tolist())
-        card, dealer, card_at = self.names
-        box_cards = tuple(tuple(card[card_at[b]:card_at[b + 1]]) for b in range(self.box_at[i], self.box_at[i + 1]))
-        dealer = tuple(dealer[self.dealer_at[i]:self.dealer_at[i + 1]])
+        card, card_at = self.rounds.card, self.card_at  # (a plain round's cards are all card codes)
+        box_cards = tuple(tuple(_CARD_TEXTS[card[card_at[b]:card_at[b + 1]]])
+                          for b in range(self.box_at[i], self.box_at[i + 1]))
+        dealer = tuple(_CARD_TEXTS[self.dealer[self.dealer_at[i]:self.dealer_at[i + 1]]])
         expected = tuple(_CARD_TEXTS[self.x_cards[self.x_at[i]:self.x_at[i + 1]]]) if self.redrawn[i] else dealer
+        kinds = tuple(kind for kind, on in zip(KERNEL_KINDS, self.found[i].tolist(), strict=True) if on)
         return RoundReport(i, int(self.position[i]), i, box_cards, expected,
                            int(self.dealer_prefix[0][self.dealer_at[i + 1] - 1]), bool(self.cut_round[i]), False,
-                           explanation, self.kinds_of(i), None)
+                           explanation, kinds, None)
 
     def reported(self) -> tuple[np.ndarray, ...]:
         """What report() says of each plain round, as columns (its expected cards are its recorded ones, but the
@@ -471,8 +468,7 @@ class _Played:
         else:
             n = by_rule = self.x_cards
         return (plain, self.position[plain], self.dealer_prefix[0][self.dealer_at[plain + 1] - 1],
-                self.cut_round[plain], (self.kinds() if self.found is None else self.found)[plain], redrawn, n,
-                by_rule)
+                self.cut_round[plain], self.found[plain], redrawn, n, by_rule)
 
     def learn(self, i: int, r: RecordedRound, play: RoundPlay | None, report: RoundReport) -> None:
         """Round i, not plain, as the readable audit replayed it: a cancelled round (every bet refunded) or a
@@ -543,15 +539,6 @@ class _Played:
             bits[k], on_box, as_box, stake * (of_box(self.boxes[2]) - 1),
             self.upcard_ace[k] & (self.rules.insurance_on_player_blackjack | ~of_box(self.boxes[6]).astype(bool)),
             own, main_stake)
-
-    def replayed(self, i: int, r: RecordedRound) -> RoundPlay:
-        """The readable replay of round i, `r`, as recorded (for a bet the kernel does not price)."""
-        if i not in self.replays:
-            boxes = [BoxActions(b, a or "", auto) for b, a, auto in zip(r.boxes, r.box_actions, r.box_auto_played,
-                                                                         strict=True)]
-            self.replays[i] = replay_round(self.rules, dealing_sequence(r.dealer_cards, r.box_cards), boxes,
-                                           dealer_as_recorded=True)
-        return self.replays[i]
 
 
 def played_reports(shoes: Sequence[_Played]) -> tuple[np.ndarray, ...]:
@@ -736,8 +723,7 @@ class _ShoeAuditor:
         shoe is not known (after a round whose cards cannot be counted), nothing compared with the shoe."""
         problem = record_problem(r)
         timing = times_problem(r.boxes, r.box_actions, r.box_action_times) if problem is None else None
-        boxes = [BoxActions(b, a or "", auto) for b, a, auto in zip(r.boxes, r.box_actions, r.box_auto_played,
-                                                                     strict=False)]
+        boxes = _boxes(r)
         if problem is not None:
             return self.report(i, r, position, cut_seen, None, None, [], [], f"round {r.round_id}: {problem}"), \
                 None, len(r.dealer_cards) + sum(len(c) for c in r.box_cards)
@@ -876,7 +862,9 @@ class _ShoeAuditor:
             r = self.recorded[bet.round_index]
             owed = None
             if r.status != "cancelled" and bet.bet_type in BET_CODES and bet.seat in r.boxes:
-                owed = owed_by_rules(self.rules, bet, plays[bet.round_index] or played.replayed(bet.round_index, r))
+                # (a round the kernel replayed: the readable replay as recorded, for this bet the kernel does not price)
+                owed = owed_by_rules(self.rules, bet, plays[bet.round_index] or replay_round(
+                    self.rules, dealing_sequence(r.dealer_cards, r.box_cards), _boxes(r), dealer_as_recorded=True))
             expected[i] = owes = self.credit(bet, r, owed, r.status == "cancelled")
             self.check_bet(bet, r, owes, _mains(bets, i))
             on_bet += [i] * (len(self.findings) - len(on_bet))

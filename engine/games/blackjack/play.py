@@ -241,28 +241,17 @@ def replay_round(rules: BlackjackRules, cards: Sequence[str], boxes: Sequence[Bo
 def dealt_positions(play: RoundPlay) -> list[Dealt]:
     """Every dealt card with the hand it went to, in shoe order, so that a caller can check each
     recorded card against where the shoe and the dealing order put it."""
-    return [Dealt(*d) for d in dealt_tuples(play)]
-
-
-def dealt_tuples(play: RoundPlay) -> list[tuple[int, str, int | None, int | None, int]]:
-    """dealt_positions as plain tuples (Dealt's fields in order): what the audit's explanation of every
-    round reads, without an object a card."""
     dealt = [
-        (index, card, box.box, i, nth)
+        Dealt(index, card, box.box, i, nth)
         for box in play.boxes
         for i, hand in enumerate(box.hands)
         for nth, (card, index) in enumerate(zip(hand.cards, hand.shoe_indexes, strict=True))
     ]
     dealt += [
-        (index, card, None, None, nth)
+        Dealt(index, card, None, None, nth)
         for nth, (card, index) in enumerate(zip(play.dealer, play.dealer_shoe_indexes, strict=True))
     ]
-    dealt.sort(key=_shoe_index)
-    return dealt
-
-
-def _shoe_index(dealt: tuple) -> int:
-    return dealt[0]
+    return sorted(dealt, key=lambda d: d.shoe_index)
 
 
 # The replay itself: mutable while the round is dealt, frozen into a RoundPlay at the end.
