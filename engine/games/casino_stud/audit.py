@@ -53,7 +53,7 @@ round with nothing for the rules to say (its balances as expected) is settled fr
 record of it or of its bets is read (the rounds and the bets may be given as sequences that make records where
 asked, with `fetch(rows)` to make many at once), its report is made only where asked (`_Reports`) and its replay
 columns come from the kernel's (`columns`). The findings and the ledger are tables (`StudAudit.found`,
-`ledger_rows`), made Finding and LedgerRow objects only where read.
+`ledger_rows`; `findings` and `ledger` make their objects).
 """
 
 from __future__ import annotations
@@ -199,22 +199,19 @@ class StudAudit:
     rounds: Sequence[RoundReport]
     expected: list[int | None]  # per bet; None: the bet cannot be settled (`unsettled` says why)
     unsettled: list[str | None]
-    findings: Sequence[Finding] = field(default_factory=list)  # (the audit's: _Rows over its columns)
-    ledger: Sequence[LedgerRow] = field(default_factory=list)  # (the audit's: _Rows over its columns)
+    found: pa.Table  # the findings as FINDING_COLUMNS
+    ledger_rows: pa.Table  # the ledger as LEDGER_ROWS
     explanations: pa.Array | None = None  # the reports' explanations as one list<string> column, a row a round
     # the reports' other columns (ENGINE_COLUMNS), a row a round: a plain quiet round's from the kernel's columns
     columns: pa.Table | None = field(default=None, compare=False)
 
     @property
-    def found(self) -> pa.Table:
-        """The findings as FINDING_COLUMNS (no Finding object made)."""
-        return self.findings.table if isinstance(self.findings, _Rows) else finding_columns(self.findings)
+    def findings(self) -> list[Finding]:
+        return [Finding(**row) for row in self.found.to_pylist()]
 
     @property
-    def ledger_rows(self) -> pa.Table:
-        """The ledger as LEDGER_ROWS (no LedgerRow object made)."""
-        return self.ledger.table if isinstance(self.ledger, _Rows) else pa.Table.from_pylist(
-            [vars(row) for row in self.ledger], LEDGER_ROWS)
+    def ledger(self) -> list[LedgerRow]:
+        return [LedgerRow(**row) for row in self.ledger_rows.to_pylist()]
 
 
 @dataclass
@@ -388,8 +385,8 @@ class _Auditor:
         self.said = _Said(calm, n_lines, lines)
         reports = [None if plain[i] else self.report(i, self.rounds[i], self.said.of(i)) for i in range(n)]
         explanations = _explanations(reports, calm, n_lines, lines)
-        return StudAudit(_Reports(reports, self.plain_report), expected, unsettled, _Rows(self.found(), Finding),
-                         _Rows(self.ledger_table(ledger, quiet), LedgerRow), explanations,
+        return StudAudit(_Reports(reports, self.plain_report), expected, unsettled, self.found(),
+                         self.ledger_table(ledger, quiet), explanations,
                          self.columns(reports, quiet, dealt.read if quiet is not None else None, *pools))
 
     def expected_pools(self, plain: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -860,31 +857,6 @@ class _Said:
         if i not in self.at:
             return None
         return tuple(self.lines.slice(self.at[i], self.n_lines[i]).to_pylist())
-
-
-class _Rows(Sequence):
-    """A table's rows as objects of `kind` (a dataclass whose fields are its columns: Finding, LedgerRow), made only
-    where read."""
-
-    def __init__(self, table: pa.Table, kind: type):
-        self.table, self.kind = table, kind
-        self.made: list | None = None
-
-    def _made(self) -> list:
-        if self.made is None:
-            self.made = [self.kind(**row) for row in self.table.to_pylist()]
-        return self.made
-
-    def __len__(self) -> int:
-        return self.table.num_rows
-
-    def __getitem__(self, i):  # type: ignore[override]
-        return self._made()[i]
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and self._made() == list(other)
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 class _Reports(Sequence[RoundReport]):
