@@ -282,16 +282,9 @@ class _Auditor:
         for q in quarantined:
             self.quarantined.setdefault(q.round_index, []).append(q)
         self.beside: dict[RecordedBet, QuarantinedBet] = {}  # a jackpot bet -> the quarantined ANTE of its box
-        self.money_texts: dict[int, str] = {}  # the same few amounts on every bet line: formatted once
 
     def money(self, amount: int | None) -> str:
-        if amount is None:
-            return "none"
-        amount = int(amount)
-        text = self.money_texts.get(amount)
-        if text is None:
-            text = self.money_texts[amount] = format_money(amount, self.table.currency)
-        return text
+        return "none" if amount is None else format_money(amount, self.table.currency)
 
     def round_finding(self, kind: str, i: int, expected: str, recorded: str, message: str,
                       round_level: bool = True) -> None:
@@ -534,9 +527,6 @@ class _Auditor:
         n = len(r.boxes)
         if len(r.deck) < cards_needed(self.rules, n):
             return  # SHOE_COMPOSITION says the deck is short
-        w = self.work[i]
-        if r.box_cards == w.expected_box_cards and r.dealer_cards == w.expected_dealer_cards:
-            return  # every card where the deck deals it (most rounds): no card to name
         box_pos, dealer_pos = positions(self.rules, n)
         wrong = []
         for box, pos, cards in zip(r.boxes, box_pos, r.box_cards, strict=True):
@@ -674,11 +664,7 @@ class _Auditor:
         to_settle = [JackpotBet(bets[b].stake, c) for b, c in zip(order, categories, strict=True)]
         w.ledger = settle_round(self.rules, base, to_settle)
         w.jackpot_bets = len(order)
-        paid = [bets[b].paid for b in order]
-        # (the balances follow the payments only past a percentage prize paid other than owed: none, the same ledger)
-        followed = w.ledger if all(prize.prize == p for prize, p in zip(w.ledger.bets, paid, strict=True)
-                                   if prize.rule is not None and prize.rule[0] == "percent") else settle_round(
-            self.rules, base, to_settle, paid)
+        followed = settle_round(self.rules, base, to_settle, [bets[b].paid for b in order])
         for b, category, prize in zip(order, categories, followed.bets, strict=True):
             bet = bets[b]
             credits[b] = (prize.prize, self.jackpot_why(category, prize.rule, prize.source, prize.base,
