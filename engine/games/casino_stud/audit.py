@@ -366,7 +366,7 @@ class _Auditor:
             if w.jackpot_bets or r.pools_before != r.pools_after or "JACKPOT_BALANCE_MISMATCH" in w.kinds:
                 ledger.append(self.ledger_row(i, r))
             previous_after = r.pools_after or w.pools_after or base
-        calm = [i for i, q in enumerate(quiet.quiet) if q] if quiet is not None else []
+        calm = np.flatnonzero(quiet.quiet).tolist() if quiet is not None else []
         if plain.any():  # (the others' bets: settled in the loop)
             settled = np.append(plain, False)[np.where((round_index >= 0) & (round_index < n), round_index, n)]
             credit = pa.array(quiet.credit, pa.int64())
@@ -422,9 +422,9 @@ class _Auditor:
         w.kinds = self.flagged.kinds[i].as_py()
         jackpot, next_pool, jackpot_after, next_pool_after = self.recorded[:, i].tolist()
         w.pools_before, w.pools_after = Pools(jackpot, next_pool), Pools(jackpot_after, next_pool_after)
-        w.jackpot_bets = quiet.jackpot_bets[i]
+        w.jackpot_bets = int(quiet.jackpot_bets[i])
         if w.jackpot_bets:
-            *moved, reset = quiet.ledger[i]
+            *moved, reset = quiet.ledger[i].tolist()
             w.ledger = RoundLedger(w.pools_before, (), w.pools_after, *moved, bool(reset))
         return self.report(i, self.rounds[i], self.said.of(i))
 
@@ -444,21 +444,21 @@ class _Auditor:
         self.quiet_facts(i, r, quiet)
         w.kinds.extend(self.flagged.kinds[i].as_py())
         for b in mine:
-            expected[b] = quiet.credit[b]
-        w.jackpot_bets = quiet.jackpot_bets[i]
-        w.payment_found = bool(quiet.arrays["payment"][i])
+            expected[b] = int(quiet.credit[b])
+        w.jackpot_bets = int(quiet.jackpot_bets[i])
+        w.payment_found = bool(quiet.payment[i])
         if w.jackpot_bets:
-            to_jp, to_np, to_house, from_jp, from_np, from_house, reset = quiet.ledger[i]
+            to_jp, to_np, to_house, from_jp, from_np, from_house, reset = quiet.ledger[i].tolist()
             # (the bets' prizes are in their lines; the ledger row and the words read only the sums)
-            w.ledger = RoundLedger(base, (), Pools(*quiet.after[i]), to_jp, to_np, to_house, from_jp, from_np,
+            w.ledger = RoundLedger(base, (), Pools(*quiet.after[i].tolist()), to_jp, to_np, to_house, from_jp, from_np,
                                    from_house, bool(reset))
 
     def quiet_facts(self, i: int, r: RecordedRound, quiet: QuietDay) -> None:
         """What a quiet round's report shows of its deal: as dealt, ranked by the kernel."""
-        w, k0 = self.work[i], quiet.box_at[i]
+        w, k0 = self.work[i], int(quiet.box_at[i])
         w.expected_box_cards, w.expected_dealer_cards = r.box_cards, r.dealer_cards  # (as dealt: dealt.py)
         w.ranks = tuple(quiet.hand(k) for k in range(k0, k0 + len(r.boxes)))
-        w.dealer, w.qualifies, w.actions = quiet.dealer(i), quiet.qualifies[i], r.box_actions
+        w.dealer, w.qualifies, w.actions = quiet.dealer(i), bool(quiet.qualifies[i]), r.box_actions
 
     def columns(self, reports: list[RoundReport | None], quiet: QuietDay | None, read: pa.RecordBatch | None,
                 pools: np.ndarray, known: np.ndarray) -> pa.Table:
@@ -478,17 +478,17 @@ class _Auditor:
             "dealer_qualifies": pa.array([rep.dealer_qualifies for rep in made], pa.bool_()),
             "finding_kinds": pa.array([list(rep.finding_kinds) for rep in made], _TEXTS)}
         if len(plain):
-            box_at = quiet.arrays["box_at"]
+            box_at = quiet.box_at
             boxes = np.diff(box_at)[plain]
             rows = spans(box_at[plain], boxes)
-            ranks = _CATEGORY_NAMES.take(pa.array(quiet.arrays["category"][rows]))
+            ranks = _CATEGORY_NAMES.take(pa.array(quiet.category[rows]))
             taken = read.select(["box_cards", "dealer_cards"]).take(pa.array(plain))
             more = {
                 "expected_box_cards": taken["box_cards"], "expected_dealer_cards": taken["dealer_cards"],
                 "box_ranks": pa.ListArray.from_arrays(pa.array(np.concatenate([[0], np.cumsum(boxes)]), pa.int32()),
                                                       ranks),
-                "dealer_rank": _CATEGORY_NAMES.take(pa.array(quiet.arrays["dealer_category"][plain])),
-                "dealer_qualifies": pa.array(quiet.arrays["qualifies"][plain]),
+                "dealer_rank": _CATEGORY_NAMES.take(pa.array(quiet.dealer_category[plain])),
+                "dealer_qualifies": pa.array(quiet.qualifies[plain]),
                 "finding_kinds": self.flagged.kinds.take(pa.array(plain))}
             into = np.empty(len(reports), np.int64)
             into[np.concatenate([np.asarray(loud, np.int64), plain])] = np.arange(len(reports))
@@ -829,7 +829,7 @@ def _read_bets(quiet: QuietDay, round_index: np.ndarray) -> list[int]:
     """The bets the readable rules read: those of the rounds the kernel did not settle."""
     n = len(quiet.quiet)
     k = np.where((round_index >= 0) & (round_index < n), round_index, n)
-    return np.flatnonzero(np.append(~quiet.arrays["quiet"], False)[k]).tolist()
+    return np.flatnonzero(np.append(~quiet.quiet, False)[k]).tolist()
 
 
 class _Said:
