@@ -61,21 +61,10 @@ class QuietDay:
     undecided: np.ndarray
 
     def hand(self, k: int) -> HandRank:
-        return hand_rank(int(self.category[k]), int(self.strength[k]))
+        return HandRank(RANK_NAMES[self.category[k]], int(self.strength[k]))
 
     def dealer(self, i: int) -> HandRank:
-        return hand_rank(int(self.dealer_category[i]), int(self.dealer_strength[i]))
-
-
-_HANDS: dict[int, HandRank] = {}
-
-
-def hand_rank(category: int, strength: int) -> HandRank:
-    """The HandRank of a kernel's (category, strength), one object a strength."""
-    hand = _HANDS.get(strength)
-    if hand is None:
-        hand = _HANDS[strength] = HandRank(RANK_NAMES[category], strength)
-    return hand
+        return HandRank(RANK_NAMES[self.dealer_category[i]], int(self.dealer_strength[i]))
 
 
 def rule_ints(rules: CasinoStudRules) -> np.ndarray:

@@ -22,10 +22,10 @@ from . import BET_CODES
 from .dealing import positions
 from .dealt import DealtBets
 from .explain import positions_text
-from .hands import RANK_NAMES, describe
+from .hands import RANK_NAMES, HandRank, describe
 from .kernel import LOSE, WIN
 from .pieces import Pieces
-from .quiet import QuietDay, hand_rank
+from .quiet import QuietDay
 from .round_findings import decided, inferred, recorded_as
 from .rules import POOLS, CasinoStudRules
 
@@ -47,7 +47,7 @@ class _Described:
         at = np.searchsorted(strengths, strength)
         if len(strength) and (not len(strengths) or (strengths[np.minimum(at, len(strengths) - 1)] != strength).any()):
             strengths = np.union1d(strengths, strength)
-            words = pa.array([describe(hand_rank(s >> 20, s)) for s in strengths.tolist()], pa.string())
+            words = pa.array([describe(HandRank(RANK_NAMES[s >> 20], s)) for s in strengths.tolist()], pa.string())
             self.known = strengths, words
             at = np.searchsorted(strengths, strength)
         return strengths, words, at
