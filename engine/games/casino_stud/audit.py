@@ -324,17 +324,12 @@ class _Auditor:
         n = len(self.rounds)
         quiet, plain = None, np.zeros(n, np.bool_)
         self.plain = plain
-        if not self.round_by_round:
+        if self.round_by_round:
+            round_index = np.array([bet.round_index for bet in self.bets], np.int64)
+        else:
             dealt, dealt_bets = self.dealt or (dealt_rounds(self.rules, records_table(self.rounds)),
                                                bet_records(self.bets))
-            self.dealt_read = dealt.read
-            round_index = dealt_bets.round_index
-        else:
-            round_index = np.array([bet.round_index for bet in self.bets], np.int64)
-        expected: list[int | None] = [None] * len(self.bets)
-        ledger: list[LedgerRow] = []
-        previous_after: Pools | None = None  # the chain: the previous round's recorded after-balances
-        if not self.round_by_round:
+            self.dealt_read, round_index = dealt.read, dealt_bets.round_index
             quiet = self.quiet_day = settle_quiet(self.rules, self.table, dealt, dealt_bets, set(self.quarantined))
             self.flagged = flagged_findings(self.rules, self.table, dealt.read, dealt_bets, quiet)
             plain = self.plain = plain_rounds(quiet, dealt.read)
@@ -343,6 +338,9 @@ class _Auditor:
                 self.rounds.fetch(np.flatnonzero(~plain).tolist())
             if hasattr(self.bets, "fetch"):
                 self.bets.fetch(_read_bets(quiet, round_index))
+        expected: list[int | None] = [None] * len(self.bets)
+        ledger: list[LedgerRow] = []
+        previous_after: Pools | None = None  # the chain: the previous round's recorded after-balances
         by_round, unsettled = _by_round(round_index, ~plain)
         for i in np.flatnonzero(~plain).tolist():  # (a plain round: settled from the columns, `plain_pools`)
             if i > 0 and plain[i - 1]:  # (its recorded after-balances are the expected ones)
