@@ -334,14 +334,13 @@ class _Auditor:
             self.flagged = flagged_findings(self.rules, self.table, dealt.read, dealt_bets, quiet)
             plain = self.plain = plain_rounds(quiet, dealt.read)
             self.recorded = recorded_pools(dealt.read)
-            if hasattr(self.rounds, "fetch"):  # (records made a batch at a time: those the loop reads)
-                self.rounds.fetch(np.flatnonzero(~plain).tolist())
-            if hasattr(self.bets, "fetch"):
-                self.bets.fetch(_read_bets(quiet, round_index))
+        by_round, unsettled = _by_round(round_index, ~plain)
+        if quiet is not None and hasattr(self.rounds, "fetch"):  # (records made a batch at a time: those read)
+            self.rounds.fetch(np.flatnonzero(~plain).tolist())
+            self.bets.fetch([b for i in np.flatnonzero(~quiet.quiet).tolist() for b in by_round.get(i, ())])
         expected: list[int | None] = [None] * len(self.bets)
         ledger: list[LedgerRow] = []
         previous_after: Pools | None = None  # the chain: the previous round's recorded after-balances
-        by_round, unsettled = _by_round(round_index, ~plain)
         for i in np.flatnonzero(~plain).tolist():  # (a plain round: settled from the columns, `plain_pools`)
             if i > 0 and plain[i - 1]:  # (its recorded after-balances are the expected ones)
                 previous_after = Pools(*self.recorded[2:, i - 1].tolist())
@@ -821,13 +820,6 @@ def _by_round(round_index: np.ndarray, read: np.ndarray) -> tuple[dict[int, list
     order = bets[np.argsort(round_index[bets], kind="stable")]
     rounds, starts = np.unique(round_index[order], return_index=True)
     return dict(zip(rounds.tolist(), (part.tolist() for part in np.split(order, starts[1:])), strict=True)), unsettled
-
-
-def _read_bets(quiet: QuietDay, round_index: np.ndarray) -> list[int]:
-    """The bets the readable rules read: those of the rounds the kernel did not settle."""
-    n = len(quiet.quiet)
-    k = np.where((round_index >= 0) & (round_index < n), round_index, n)
-    return np.flatnonzero(np.append(~quiet.quiet, False)[k]).tolist()
 
 
 class _Said:
