@@ -154,8 +154,8 @@ def test_a_day_of_rounds_conserves_every_unit(opening, rounds):
 
 @given(pools, bets, variants, st.lists(st.integers(0, 10**9), min_size=7, max_size=7), st.data())
 def test_payments_as_owed_leave_the_ledger_as_owed(before, round_bets, changes, others, data):
-    # the audit settles a round's jackpot bets once more, following what was paid, only where a percentage prize
-    # was paid other than owed (audit._Auditor.jackpots): any other payment is never read
+    # the balances follow what was paid only where a percentage prize was paid other than owed: any other payment
+    # leaves the ledger as owed
     rules = with_jackpot(**changes)
     owed = settle_round(rules, before, round_bets)
     percent = [b.rule is not None and b.rule[0] == "percent" for b in owed.bets]

@@ -231,8 +231,8 @@ def test_only_the_bets_the_readable_rules_judge_are_made_records(monkeypatch):
     import pipelines.games.casino_stud as adaptor
 
     asked: list[int] = []
-    fetch = adaptor._Bets.fetch
-    monkeypatch.setattr(adaptor._Bets, "fetch", lambda self, rows: (asked.extend(rows), fetch(self, rows))[1])
+    made = adaptor._bet_records
+    monkeypatch.setattr(adaptor, "_bet_records", lambda at, bets, rows: (asked.extend(rows), made(at, bets, rows))[1])
     rounds, bets = days.day_one()
     # R4's rank recorded wrong is the kernel's; its dealer's last card recorded not as dealt is not (2C for 2H)
     rounds[3] = {**rounds[3], "dealer_cards": [*rounds[3]["dealer_cards"][:4], "2C"]}

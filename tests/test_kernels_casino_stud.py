@@ -193,7 +193,8 @@ def _day(seed: int, rules, n_rounds: int, fault: float):
 
 def _quiet(rules, rounds, bets) -> list[bool]:
     """Which of the rounds the kernel settles (as the audit reads them from the records)."""
-    return settle_quiet(rules, TABLE, dealt_rounds(rules, records_table(rounds)), bet_records(bets), set()).quiet
+    day = settle_quiet(rules, TABLE, dealt_rounds(rules, records_table(rounds)), bet_records(bets), set())
+    return day.quiet.tolist()
 
 
 @settings(max_examples=60, deadline=None)

@@ -10,8 +10,9 @@ them. Besides its round replays the game has one output of its own, the jackpot 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pyarrow as pa
@@ -30,11 +31,11 @@ from pipelines.games.rows import (
     NO_BETS,
     GameTable,
     bet_tables,
-    box_instants,
     box_micros,
     coded,
     day,
     gc_paused,
+    instant_tuples,
     instants,
     micros,
     plain_bets,
@@ -55,9 +56,6 @@ _ROUND_COLUMNS = ["round_id", "shoe_id", "round_no", "status", "betting_opened_a
                   "jackpot_after", "next_pool_before", "next_pool_after"]
 _SCALAR_COLUMNS = ["round_id", "shoe_id", "status"]  # read as Python lists for every round
 _DECK_COLUMNS = ["shoe_id", "cards", "opened_at", "decks", "cut_index"]  # a deck's shape is judged too
-_DECK_SHAPE = ["cards", "decks", "cut_index"]  # what a round's record holds of its deck
-# what a round's record holds of the round columns read as Python (its instants apart, as microseconds)
-_RECORD_COLUMNS = [c for c in _ROUND_COLUMNS if c not in ("betting_opened_at", "betting_closed_at")]
 # a RecordedBet's columns but its round (placed_at as integer microseconds)
 _ENGINE_BET_COLUMNS = ["bet_id", "account_id", "bet_type", "seat", "stake", "added_stake", "paid", "placed_at"]
 _JACKPOT = "JACKPOT"
@@ -107,10 +105,11 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     held = quarantined_bets(neighbours, {round_id: k for (shoe_id, round_id), k in index_of.items() if shoe_id})
     in_order = pa.array(order, pa.int64())
     ordered = read.take(in_order)
-    records = _Records(rounds.take(in_order), ordered, shoes)
+    as_read = _as_read(rounds.take(in_order), ordered, _with_columns(shoes, _DECK_COLUMNS))
     timed = plain.set_column(plain.schema.get_field_index("placed_at"), "placed_at", pa.array(placed, pa.int64()))
-    dealt = (dealt_rounds(table.rules, records.as_read()), bet_columns(timed, bet_round))
-    result = audit_table_rounds(table.rules, table.facts, records, _Bets(timed, bet_round), held,
+    dealt = (dealt_rounds(table.rules, as_read), bet_columns(timed, bet_round))
+    result = audit_table_rounds(table.rules, table.facts, _Records(as_read, _round_records),
+                                _Records(timed.select(_ENGINE_BET_COLUMNS), partial(_bet_records, bet_round)), held,
                                 _gaps(shoes, set(shoe_ids), withheld), dealt=dealt)
 
     dates = round_dates(read).take(in_order)
@@ -144,84 +143,54 @@ def _bet_rounds(index_of: dict[tuple[str | None, str], int], bets: pa.Table, non
     return np.asarray(found, np.int64)[at.reshape(-1)] if len(found) else NO_BETS
 
 
-class _Bets(Sequence[RecordedBet]):
-    """The table-day's bets as the engine's records (audit.RecordedBet; `bets` with placed_at in microseconds,
-    `round_index` each one's round in the engine's order): made a batch at a time for the bets the readable rules
-    read (`fetch`), one at a time for any other asked for."""
+class _Records(Sequence):
+    """A table's rows as the engine's records (`make(table of the rows, their indexes)`): made a batch at a time for
+    the rows the readable rules read (`fetch`), one at a time for any other asked for."""
 
-    def __init__(self, bets: pa.Table, round_index: np.ndarray):
-        self.bets, self.round_index = bets.select(_ENGINE_BET_COLUMNS), round_index
-        self.made: dict[int, RecordedBet] = {}
-
-    def __len__(self) -> int:
-        return self.bets.num_rows
-
-    def __getitem__(self, b):  # type: ignore[override]
-        made = self.made.get(b)
-        if made is None:
-            if not 0 <= b < len(self):
-                raise IndexError(b)
-            self.fetch([b])
-            made = self.made[b]
-        return made
-
-    def fetch(self, rows: list[int]) -> None:
-        """Make the records of `rows` (bet indexes)."""
-        rows = [b for b in rows if b not in self.made]
-        if not rows:
-            return
-        col = python_columns(self.bets.take(pa.array(rows, pa.int64())), _ENGINE_BET_COLUMNS)
-        bet_id, *rest = (col[c] for c in _ENGINE_BET_COLUMNS)  # (a record's fields: bet_id, round_index, the rest)
-        self.made.update(zip(rows, map(RecordedBet, bet_id, self.round_index[rows].tolist(), *rest), strict=True))
-
-
-class _Records(Sequence[RecordedRound]):
-    """The table-day's rounds as the engine's records (audit.RecordedRound), in its order (`rounds` as given,
-    `read` their columns read), each round's deck its shoes row (the last of its shoe_id): made a batch at a time
-    for the rounds the readable rules read (`fetch`), one at a time for any other asked for."""
-
-    def __init__(self, rounds: pa.Table, read: pa.Table, shoes: pa.Table):
-        self.rounds, self.read, self.decks = rounds, read, _with_columns(shoes, _DECK_COLUMNS)
-        ids = plain_values(self.decks["shoe_id"]).cast(pa.string())
-        last = pc.index_in(plain_values(read["shoe_id"]).cast(pa.string()), ids[::-1])
-        self.deck_at = pc.subtract(pa.scalar(len(ids) - 1, pa.int64()), pc.cast(last, pa.int64()))
-        self.made: dict[int, RecordedRound] = {}
+    def __init__(self, table: pa.Table, make: Callable[[pa.Table, list[int]], list]):
+        self.table, self.make = table, make
+        self.made: dict[int, object] = {}
 
     def __len__(self) -> int:
-        return self.read.num_rows
+        return self.table.num_rows
 
     def __getitem__(self, i):  # type: ignore[override]
         if i not in self.made:
+            if not 0 <= i < len(self):
+                raise IndexError(i)
             self.fetch([i])
         return self.made[i]
 
-    def as_read(self) -> pa.Table:
-        """The rounds with their decks' columns and their instants as microseconds: dealt.ROUND_TYPES' columns (a
-        round with no deck: decks 1, as its record has it)."""
-        rounds, read, decks = self.rounds, self.read, self.decks
-        return pa.table({
-            **{c: read[c] for c in ("round_id", "shoe_id", "round_no", "status", "boxes", "box_cards", "box_actions",
-                                    "dealer_cards", "box_hands", "dealer_hand", "jackpot_before", "next_pool_before",
-                                    "jackpot_after", "next_pool_after")},
-            "betting_closed_at": pa.array(micros(rounds["betting_closed_at"]), pa.int64()),
-            "deck": decks["cards"].take(self.deck_at), "cut_index": decks["cut_index"].take(self.deck_at),
-            "decks": pc.if_else(pc.is_valid(self.deck_at), pc.cast(decks["decks"].take(self.deck_at), pa.int64()), 1),
-            "box_action_times": box_micros(rounds, "box_action_times"),
-            "dealer_revealed_at": pa.array(instants(rounds, "dealer_revealed_at"), pa.int64())})
-
     def fetch(self, rows: list[int]) -> None:
-        """Make the records of `rows` (indexes in the engine's order)."""
+        """Make the records of `rows`."""
         rows = [i for i in rows if i not in self.made]
-        if not rows:
-            return
-        taken = pa.array(rows, pa.int64())
-        rounds, deck_at = self.rounds.take(taken), self.deck_at.take(taken)
-        decks = {i: deck for i, deck, known in zip(range(len(rows)), self.decks.select(_DECK_SHAPE).take(
-            deck_at).to_pylist(), pc.is_valid(deck_at).to_pylist(), strict=True) if known}
-        made = _recorded_rounds(python_columns(self.read.take(taken), _RECORD_COLUMNS), micros(rounds[
-            "betting_closed_at"]), decks, box_instants(rounds, "box_action_times"),
-            instants(rounds, "dealer_revealed_at"))
-        self.made.update(zip(rows, made, strict=True))
+        if rows:
+            self.made.update(zip(rows, self.make(self.table.take(pa.array(rows, pa.int64())), rows), strict=True))
+
+
+def _bet_records(round_index: np.ndarray, bets: pa.Table, rows: list[int]) -> list[RecordedBet]:
+    """The engine's records of `bets` (_ENGINE_BET_COLUMNS, placed_at in microseconds; `rows` their indexes,
+    `round_index` every bet's round in the engine's order)."""
+    bet_id, *rest = python_columns(bets, _ENGINE_BET_COLUMNS).values()
+    return list(map(RecordedBet, bet_id, round_index[rows].tolist(), *rest))
+
+
+def _as_read(rounds: pa.Table, read: pa.Table, decks: pa.Table) -> pa.Table:
+    """The rounds (in the engine's order: `rounds` as given, `read` their columns read) with their decks' columns
+    (a round's deck: the last shoes row of its shoe_id among `decks`) and their instants as microseconds:
+    dealt.ROUND_TYPES' columns (a round with no deck: decks 1, no cards)."""
+    ids = plain_values(decks["shoe_id"]).cast(pa.string())
+    last = pc.index_in(plain_values(read["shoe_id"]).cast(pa.string()), ids[::-1])
+    deck_at = pc.subtract(pa.scalar(len(ids) - 1, pa.int64()), pc.cast(last, pa.int64()))
+    return pa.table({
+        **{c: read[c] for c in ("round_id", "shoe_id", "round_no", "status", "boxes", "box_cards", "box_actions",
+                                "dealer_cards", "box_hands", "dealer_hand", "jackpot_before", "next_pool_before",
+                                "jackpot_after", "next_pool_after")},
+        "betting_closed_at": pa.array(micros(rounds["betting_closed_at"]), pa.int64()),
+        "deck": decks["cards"].take(deck_at), "cut_index": decks["cut_index"].take(deck_at),
+        "decks": pc.if_else(pc.is_valid(deck_at), pc.cast(decks["decks"].take(deck_at), pa.int64()), 1),
+        "box_action_times": box_micros(rounds, "box_action_times"),
+        "dealer_revealed_at": pa.array(instants(rounds, "dealer_revealed_at"), pa.int64())})
 
 
 def _gaps(shoes: pa.Table, dealt: set[str], withheld: pa.Table | None) -> list[ChainGap]:
@@ -243,22 +212,21 @@ def _with_columns(rounds: pa.Table, columns: list[str]) -> pa.Table:
     return pa.table({c: rounds[c] if c in rounds.column_names else pa.nulls(rounds.num_rows) for c in columns})
 
 
-def _recorded_rounds(col: dict[str, list], closed: list, decks: dict[int, dict], times: list, revealed: list
-                     ) -> list[RecordedRound]:
-    """The engine's records of the rounds' columns (`col`), their decks (by row; a row without one: none) and
-    their decision instants (`times`, `revealed`: microseconds, a row a round)."""
+def _round_records(rounds: pa.Table, rows: list[int]) -> list[RecordedRound]:
+    """The engine's records of `rounds` (_as_read's columns)."""
+    col = python_columns(rounds, rounds.column_names)
     (round_id, round_no, status, shoe_id, boxes, box_cards, box_actions, dealer_cards, box_hands, dealer_hand,
-     jackpot_before, jackpot_after, next_pool_before, next_pool_after) = (col[c] for c in (
+     jackpot_before, jackpot_after, next_pool_before, next_pool_after, closed, deck, decks, cut_index, times,
+     revealed) = (col[c] for c in (
         "round_id", "round_no", "status", "shoe_id", "boxes", "box_cards", "box_actions", "dealer_cards",
-        "box_hands", "dealer_hand", "jackpot_before", "jackpot_after", "next_pool_before", "next_pool_after"))
-    no_deck = {"decks": 1}  # a round whose deck is not among the group's: no shape to judge
+        "box_hands", "dealer_hand", "jackpot_before", "jackpot_after", "next_pool_before", "next_pool_after",
+        "betting_closed_at", "deck", "decks", "cut_index", "box_action_times", "dealer_revealed_at"))
     return [RecordedRound(
-        round_id[i], round_no[i], status[i], closed[i] or 0, shoe_id[i],
-        tuple((decks.get(i) or {}).get("cards") or ()), tuple(boxes[i] or ()),
+        round_id[i], round_no[i], status[i], closed[i] or 0, shoe_id[i], tuple(deck[i] or ()), tuple(boxes[i] or ()),
         tuple(tuple(c or ()) for c in box_cards[i] or ()), tuple(a or "" for a in box_actions[i] or ()),
         tuple(dealer_cards[i] or ()), tuple(box_hands[i] or ()), dealer_hand[i], jackpot_before[i],
-        jackpot_after[i], next_pool_before[i], next_pool_after[i], decks.get(i, no_deck)["decks"],
-        decks.get(i, no_deck).get("cut_index"), times[i], revealed[i])
+        jackpot_after[i], next_pool_before[i], next_pool_after[i], decks[i], cut_index[i], instant_tuples(times[i]),
+        revealed[i])
         for i in range(len(round_id))]
 
 

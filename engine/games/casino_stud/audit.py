@@ -53,7 +53,7 @@ round with nothing for the rules to say (its balances as expected) is settled fr
 record of it or of its bets is read (the rounds and the bets may be given as sequences that make records where
 asked, with `fetch(rows)` to make many at once), its report is made only where asked (`_Reports`) and its replay
 columns come from the kernel's (`columns`). The findings and the ledger are tables (`StudAudit.found`,
-`ledger_rows`), made Finding and LedgerRow objects only where read.
+`ledger_rows`; `findings` and `ledger` make their objects).
 """
 
 from __future__ import annotations
@@ -199,22 +199,19 @@ class StudAudit:
     rounds: Sequence[RoundReport]
     expected: list[int | None]  # per bet; None: the bet cannot be settled (`unsettled` says why)
     unsettled: list[str | None]
-    findings: Sequence[Finding] = field(default_factory=list)  # (the audit's: _Rows over its columns)
-    ledger: Sequence[LedgerRow] = field(default_factory=list)  # (the audit's: _Rows over its columns)
+    found: pa.Table  # the findings as FINDING_COLUMNS
+    ledger_rows: pa.Table  # the ledger as LEDGER_ROWS
     explanations: pa.Array | None = None  # the reports' explanations as one list<string> column, a row a round
     # the reports' other columns (ENGINE_COLUMNS), a row a round: a plain quiet round's from the kernel's columns
     columns: pa.Table | None = field(default=None, compare=False)
 
     @property
-    def found(self) -> pa.Table:
-        """The findings as FINDING_COLUMNS (no Finding object made)."""
-        return self.findings.table if isinstance(self.findings, _Rows) else finding_columns(self.findings)
+    def findings(self) -> list[Finding]:
+        return [Finding(**row) for row in self.found.to_pylist()]
 
     @property
-    def ledger_rows(self) -> pa.Table:
-        """The ledger as LEDGER_ROWS (no LedgerRow object made)."""
-        return self.ledger.table if isinstance(self.ledger, _Rows) else pa.Table.from_pylist(
-            [vars(row) for row in self.ledger], LEDGER_ROWS)
+    def ledger(self) -> list[LedgerRow]:
+        return [LedgerRow(**row) for row in self.ledger_rows.to_pylist()]
 
 
 @dataclass
@@ -285,16 +282,9 @@ class _Auditor:
         for q in quarantined:
             self.quarantined.setdefault(q.round_index, []).append(q)
         self.beside: dict[RecordedBet, QuarantinedBet] = {}  # a jackpot bet -> the quarantined ANTE of its box
-        self.money_texts: dict[int, str] = {}  # the same few amounts on every bet line: formatted once
 
     def money(self, amount: int | None) -> str:
-        if amount is None:
-            return "none"
-        amount = int(amount)
-        text = self.money_texts.get(amount)
-        if text is None:
-            text = self.money_texts[amount] = format_money(amount, self.table.currency)
-        return text
+        return "none" if amount is None else format_money(amount, self.table.currency)
 
     def round_finding(self, kind: str, i: int, expected: str, recorded: str, message: str,
                       round_level: bool = True) -> None:
@@ -334,26 +324,23 @@ class _Auditor:
         n = len(self.rounds)
         quiet, plain = None, np.zeros(n, np.bool_)
         self.plain = plain
-        if not self.round_by_round:
+        if self.round_by_round:
+            round_index = np.array([bet.round_index for bet in self.bets], np.int64)
+        else:
             dealt, dealt_bets = self.dealt or (dealt_rounds(self.rules, records_table(self.rounds)),
                                                bet_records(self.bets))
-            self.dealt_read = dealt.read
-            round_index = dealt_bets.round_index
-        else:
-            round_index = np.array([bet.round_index for bet in self.bets], np.int64)
-        expected: list[int | None] = [None] * len(self.bets)
-        ledger: list[LedgerRow] = []
-        previous_after: Pools | None = None  # the chain: the previous round's recorded after-balances
-        if not self.round_by_round:
+            self.dealt_read, round_index = dealt.read, dealt_bets.round_index
             quiet = self.quiet_day = settle_quiet(self.rules, self.table, dealt, dealt_bets, set(self.quarantined))
             self.flagged = flagged_findings(self.rules, self.table, dealt.read, dealt_bets, quiet)
             plain = self.plain = plain_rounds(quiet, dealt.read)
             self.recorded = recorded_pools(dealt.read)
-            if hasattr(self.rounds, "fetch"):  # (records made a batch at a time: those the loop reads)
-                self.rounds.fetch(np.flatnonzero(~plain).tolist())
-            if hasattr(self.bets, "fetch"):
-                self.bets.fetch(_read_bets(quiet, round_index))
         by_round, unsettled = _by_round(round_index, ~plain)
+        if quiet is not None and hasattr(self.rounds, "fetch"):  # (records made a batch at a time: those read)
+            self.rounds.fetch(np.flatnonzero(~plain).tolist())
+            self.bets.fetch([b for i in np.flatnonzero(~quiet.quiet).tolist() for b in by_round.get(i, ())])
+        expected: list[int | None] = [None] * len(self.bets)
+        ledger: list[LedgerRow] = []
+        previous_after: Pools | None = None  # the chain: the previous round's recorded after-balances
         for i in np.flatnonzero(~plain).tolist():  # (a plain round: settled from the columns, `plain_pools`)
             if i > 0 and plain[i - 1]:  # (its recorded after-balances are the expected ones)
                 previous_after = Pools(*self.recorded[2:, i - 1].tolist())
@@ -376,7 +363,7 @@ class _Auditor:
             if w.jackpot_bets or r.pools_before != r.pools_after or "JACKPOT_BALANCE_MISMATCH" in w.kinds:
                 ledger.append(self.ledger_row(i, r))
             previous_after = r.pools_after or w.pools_after or base
-        calm = [i for i, q in enumerate(quiet.quiet) if q] if quiet is not None else []
+        calm = np.flatnonzero(quiet.quiet).tolist() if quiet is not None else []
         if plain.any():  # (the others' bets: settled in the loop)
             settled = np.append(plain, False)[np.where((round_index >= 0) & (round_index < n), round_index, n)]
             credit = pa.array(quiet.credit, pa.int64())
@@ -388,8 +375,8 @@ class _Auditor:
         self.said = _Said(calm, n_lines, lines)
         reports = [None if plain[i] else self.report(i, self.rounds[i], self.said.of(i)) for i in range(n)]
         explanations = _explanations(reports, calm, n_lines, lines)
-        return StudAudit(_Reports(reports, self.plain_report), expected, unsettled, _Rows(self.found(), Finding),
-                         _Rows(self.ledger_table(ledger, quiet), LedgerRow), explanations,
+        return StudAudit(_Reports(reports, self.plain_report), expected, unsettled, self.found(),
+                         self.ledger_table(ledger, quiet), explanations,
                          self.columns(reports, quiet, dealt.read if quiet is not None else None, *pools))
 
     def expected_pools(self, plain: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -432,9 +419,9 @@ class _Auditor:
         w.kinds = self.flagged.kinds[i].as_py()
         jackpot, next_pool, jackpot_after, next_pool_after = self.recorded[:, i].tolist()
         w.pools_before, w.pools_after = Pools(jackpot, next_pool), Pools(jackpot_after, next_pool_after)
-        w.jackpot_bets = quiet.jackpot_bets[i]
+        w.jackpot_bets = int(quiet.jackpot_bets[i])
         if w.jackpot_bets:
-            *moved, reset = quiet.ledger[i]
+            *moved, reset = quiet.ledger[i].tolist()
             w.ledger = RoundLedger(w.pools_before, (), w.pools_after, *moved, bool(reset))
         return self.report(i, self.rounds[i], self.said.of(i))
 
@@ -454,21 +441,21 @@ class _Auditor:
         self.quiet_facts(i, r, quiet)
         w.kinds.extend(self.flagged.kinds[i].as_py())
         for b in mine:
-            expected[b] = quiet.credit[b]
-        w.jackpot_bets = quiet.jackpot_bets[i]
-        w.payment_found = bool(quiet.arrays["payment"][i])
+            expected[b] = int(quiet.credit[b])
+        w.jackpot_bets = int(quiet.jackpot_bets[i])
+        w.payment_found = bool(quiet.payment[i])
         if w.jackpot_bets:
-            to_jp, to_np, to_house, from_jp, from_np, from_house, reset = quiet.ledger[i]
+            to_jp, to_np, to_house, from_jp, from_np, from_house, reset = quiet.ledger[i].tolist()
             # (the bets' prizes are in their lines; the ledger row and the words read only the sums)
-            w.ledger = RoundLedger(base, (), Pools(*quiet.after[i]), to_jp, to_np, to_house, from_jp, from_np,
+            w.ledger = RoundLedger(base, (), Pools(*quiet.after[i].tolist()), to_jp, to_np, to_house, from_jp, from_np,
                                    from_house, bool(reset))
 
     def quiet_facts(self, i: int, r: RecordedRound, quiet: QuietDay) -> None:
         """What a quiet round's report shows of its deal: as dealt, ranked by the kernel."""
-        w, k0 = self.work[i], quiet.box_at[i]
+        w, k0 = self.work[i], int(quiet.box_at[i])
         w.expected_box_cards, w.expected_dealer_cards = r.box_cards, r.dealer_cards  # (as dealt: dealt.py)
         w.ranks = tuple(quiet.hand(k) for k in range(k0, k0 + len(r.boxes)))
-        w.dealer, w.qualifies, w.actions = quiet.dealer(i), quiet.qualifies[i], r.box_actions
+        w.dealer, w.qualifies, w.actions = quiet.dealer(i), bool(quiet.qualifies[i]), r.box_actions
 
     def columns(self, reports: list[RoundReport | None], quiet: QuietDay | None, read: pa.RecordBatch | None,
                 pools: np.ndarray, known: np.ndarray) -> pa.Table:
@@ -488,17 +475,17 @@ class _Auditor:
             "dealer_qualifies": pa.array([rep.dealer_qualifies for rep in made], pa.bool_()),
             "finding_kinds": pa.array([list(rep.finding_kinds) for rep in made], _TEXTS)}
         if len(plain):
-            box_at = quiet.arrays["box_at"]
+            box_at = quiet.box_at
             boxes = np.diff(box_at)[plain]
             rows = spans(box_at[plain], boxes)
-            ranks = _CATEGORY_NAMES.take(pa.array(quiet.arrays["category"][rows]))
+            ranks = _CATEGORY_NAMES.take(pa.array(quiet.category[rows]))
             taken = read.select(["box_cards", "dealer_cards"]).take(pa.array(plain))
             more = {
                 "expected_box_cards": taken["box_cards"], "expected_dealer_cards": taken["dealer_cards"],
                 "box_ranks": pa.ListArray.from_arrays(pa.array(np.concatenate([[0], np.cumsum(boxes)]), pa.int32()),
                                                       ranks),
-                "dealer_rank": _CATEGORY_NAMES.take(pa.array(quiet.arrays["dealer_category"][plain])),
-                "dealer_qualifies": pa.array(quiet.arrays["qualifies"][plain]),
+                "dealer_rank": _CATEGORY_NAMES.take(pa.array(quiet.dealer_category[plain])),
+                "dealer_qualifies": pa.array(quiet.qualifies[plain]),
                 "finding_kinds": self.flagged.kinds.take(pa.array(plain))}
             into = np.empty(len(reports), np.int64)
             into[np.concatenate([np.asarray(loud, np.int64), plain])] = np.arange(len(reports))
@@ -537,9 +524,6 @@ class _Auditor:
         n = len(r.boxes)
         if len(r.deck) < cards_needed(self.rules, n):
             return  # SHOE_COMPOSITION says the deck is short
-        w = self.work[i]
-        if r.box_cards == w.expected_box_cards and r.dealer_cards == w.expected_dealer_cards:
-            return  # every card where the deck deals it (most rounds): no card to name
         box_pos, dealer_pos = positions(self.rules, n)
         wrong = []
         for box, pos, cards in zip(r.boxes, box_pos, r.box_cards, strict=True):
@@ -677,11 +661,7 @@ class _Auditor:
         to_settle = [JackpotBet(bets[b].stake, c) for b, c in zip(order, categories, strict=True)]
         w.ledger = settle_round(self.rules, base, to_settle)
         w.jackpot_bets = len(order)
-        paid = [bets[b].paid for b in order]
-        # (the balances follow the payments only past a percentage prize paid other than owed: none, the same ledger)
-        followed = w.ledger if all(prize.prize == p for prize, p in zip(w.ledger.bets, paid, strict=True)
-                                   if prize.rule is not None and prize.rule[0] == "percent") else settle_round(
-            self.rules, base, to_settle, paid)
+        followed = settle_round(self.rules, base, to_settle, [bets[b].paid for b in order])
         for b, category, prize in zip(order, categories, followed.bets, strict=True):
             bet = bets[b]
             credits[b] = (prize.prize, self.jackpot_why(category, prize.rule, prize.source, prize.base,
@@ -842,13 +822,6 @@ def _by_round(round_index: np.ndarray, read: np.ndarray) -> tuple[dict[int, list
     return dict(zip(rounds.tolist(), (part.tolist() for part in np.split(order, starts[1:])), strict=True)), unsettled
 
 
-def _read_bets(quiet: QuietDay, round_index: np.ndarray) -> list[int]:
-    """The bets the readable rules read: those of the rounds the kernel did not settle."""
-    n = len(quiet.quiet)
-    k = np.where((round_index >= 0) & (round_index < n), round_index, n)
-    return np.flatnonzero(np.append(~quiet.arrays["quiet"], False)[k]).tolist()
-
-
 class _Said:
     """The quiet rounds' explanations as words.py joined them, a round's taken out where asked."""
 
@@ -860,31 +833,6 @@ class _Said:
         if i not in self.at:
             return None
         return tuple(self.lines.slice(self.at[i], self.n_lines[i]).to_pylist())
-
-
-class _Rows(Sequence):
-    """A table's rows as objects of `kind` (a dataclass whose fields are its columns: Finding, LedgerRow), made only
-    where read."""
-
-    def __init__(self, table: pa.Table, kind: type):
-        self.table, self.kind = table, kind
-        self.made: list | None = None
-
-    def _made(self) -> list:
-        if self.made is None:
-            self.made = [self.kind(**row) for row in self.table.to_pylist()]
-        return self.made
-
-    def __len__(self) -> int:
-        return self.table.num_rows
-
-    def __getitem__(self, i):  # type: ignore[override]
-        return self._made()[i]
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and self._made() == list(other)
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 class _Reports(Sequence[RoundReport]):

@@ -79,12 +79,12 @@ def _round_findings(table: TableFacts, rounds: pa.RecordBatch, day: QuietDay) ->
     """The quiet rounds' own findings (FINDING_COLUMNS; and each one's round), in the order the readable audit
     raises them: SHOE_COMPOSITION (a deck's: no round id), DECISION_MISSING, ILLEGAL_DECISION, LATE_DECISION
     (dealt.py's columns), HAND_RANK_MISMATCH (quiet.py's), worded by round_findings."""
-    deck, undecided = day.arrays["deck_wrong"], day.arrays["undecided"]
-    late, ranks = day.arrays["late"], day.arrays["rank_wrong"]
+    deck, undecided = day.deck_wrong, day.undecided
+    late, ranks = day.late, day.rank_wrong
     i = np.flatnonzero(deck | undecided | late | ranks)
     if not len(i):
         return FINDING_COLUMNS.empty_table(), i
-    box_at, category, dealer = day.arrays["box_at"], day.arrays["category"], day.arrays["dealer_category"]
+    box_at, category, dealer = day.box_at, day.category, day.dealer_category
     rows, round_of = [], []
     read = rounds.select(["round_id", "shoe_id", "boxes", "box_actions", "box_hands", "dealer_hand",
                           "box_action_times", "dealer_revealed_at", "deck", "decks", "cut_index"]).take(
@@ -116,8 +116,8 @@ def _bet_findings(rules: CasinoStudRules, table: TableFacts, rounds: pa.RecordBa
     n = len(day.quiet)
     known = (bets.round_index >= 0) & (bets.round_index < n)
     r_all = np.where(known, bets.round_index, 0)
-    flags, refund, judged = day.flags, day.arrays["refund"], day.arrays["judged"]
-    mine = known & np.append(day.arrays["quiet"], False)[np.where(known, r_all, n)] & (
+    flags, refund, judged = day.flags, day.refund, day.judged
+    mine = known & np.append(day.quiet, False)[np.where(known, r_all, n)] & (
         (refund != 0) | flags.any(axis=0) | (judged != 0))
     i = np.flatnonzero(mine)
     r = r_all[i]
@@ -133,7 +133,7 @@ def _bet_findings(rules: CasinoStudRules, table: TableFacts, rounds: pa.RecordBa
     taken = pa.array(i, pa.int64())
     bet_type, seats = bets.bet_type.take(taken), bets.seat.take(taken)
     type_text, seat_text = bet_type.fill_null("None"), pc.cast(seats, pa.string()).fill_null("None")
-    stake, added, paid, credit = bets.stake[i], bets.added[i], bets.paid[i], day.arrays["credit"][i]
+    stake, added, paid, credit = bets.stake[i], bets.added[i], bets.paid[i], day.credit[i]
     round_id = rounds["round_id"].take(pa.array(r, pa.int64()))
     round_text = round_id.fill_null("None")
     what = filled("Bet {bet_id} ({bet_type}, stake {stake}, box {seat})", {

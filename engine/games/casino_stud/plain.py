@@ -27,11 +27,11 @@ def plain_rounds(quiet: QuietDay, read: pa.RecordBatch) -> np.ndarray:
     """The quiet rounds with nothing for the readable rules to say (their bets' findings are flagged.py's): their
     recorded after-balances the kernel's, their recorded before-balances the previous round's recorded after
     (which the chain expects where they are recorded)."""
-    plain = quiet.arrays["quiet"].copy()
+    plain = quiet.quiet.copy()
     pools = {name: (np.asarray(read[name].fill_null(0), np.int64), np.asarray(read[name].is_valid(), np.bool_))
              for name in POOL_COLUMNS}
-    after = quiet.arrays["after"]
-    moved = quiet.arrays["jackpot_bets"] > 0
+    after = quiet.after
+    moved = quiet.jackpot_bets > 0
     for k, pool in enumerate(("jackpot", "next_pool")):
         (before, _), (recorded, known) = pools[f"{pool}_before"], pools[f"{pool}_after"]
         plain &= known & (recorded == np.where(moved, after[:, k], before))
@@ -48,14 +48,14 @@ def recorded_pools(read: pa.RecordBatch) -> np.ndarray:
 def plain_ledger(quiet: QuietDay, read: pa.RecordBatch, recorded: np.ndarray, plain: np.ndarray) -> pa.Table:
     """The ledger rows (LEDGER_ROWS) of the `plain` rounds with jackpot bets, from the kernel's columns and the
     rounds' (`read`, `recorded` their recorded_pools: the kernel's)."""
-    i = np.flatnonzero(plain & (quiet.arrays["jackpot_bets"] > 0))
+    i = np.flatnonzero(plain & (quiet.jackpot_bets > 0))
     at = pa.array(i, pa.int64())
-    moved = quiet.arrays["ledger"][i]
+    moved = quiet.ledger[i]
     before, after = recorded[:2, i], recorded[2:, i]
     columns = {
         "round_index": at, **{c: read[c].take(at) for c in ("round_id", "round_no", "status")},
         "jackpot_before": before[0], "next_pool_before": before[1],
-        "jackpot_bets": quiet.arrays["jackpot_bets"][i],
+        "jackpot_bets": quiet.jackpot_bets[i],
         **{name: moved[:, k] for k, name in enumerate(_MOVED)}, "reset": moved[:, 6] != 0,
         "jackpot_after_expected": after[0], "next_pool_after_expected": after[1], "jackpot_after": after[0],
         "next_pool_after": after[1]}

@@ -8,7 +8,7 @@ dealt.py reads that from the rounds' columns); the kernel judges the rest (ranks
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -26,50 +26,45 @@ from .rules import POOLS, CasinoStudRules
 _NO_SEAT = -(2**62)  # a bet's seat not recorded (None): one value of its own, as the readable `antes` set sees it
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class QuietDay:
-    """The kernel's results as Python lists (the audit reads them round by round)."""
+    """The kernel's results, numpy arrays (int64 unless said)."""
 
-    quiet: list[bool]  # by round
-    qualifies: list[bool]
-    after: list[list[int]]  # by round: the expected jackpot and next pool after
-    ledger: list[list[int]]  # by round: to jackpot, next pool, house; from jackpot, next pool, house; reset
-    jackpot_bets: list[int]
-    box_at: list[int]  # round r's boxes: box_at[r]:box_at[r + 1] of category, strength
-    category: list[int]
-    strength: list[int]
-    dealer_category: list[int]
-    dealer_strength: list[int]
-    credit: list[int]  # by bet
-    outcome: list[int]  # an ANTE's kernel.FOLDED...LOSE; a percentage prize's base
+    quiet: np.ndarray  # by round (bool)
+    qualifies: np.ndarray  # by round (bool)
+    after: np.ndarray  # (rounds, 2): the expected jackpot and next pool after
+    ledger: np.ndarray  # (rounds, 7): to jackpot, next pool, house; from jackpot, next pool, house; reset
+    jackpot_bets: np.ndarray  # by round
+    payment: np.ndarray  # by round (bool): a jackpot bet's payment finding (settle_day's)
+    box_at: np.ndarray  # round r's boxes: box_at[r]:box_at[r + 1] of category, strength
+    category: np.ndarray
+    strength: np.ndarray
+    dealer_category: np.ndarray  # by round
+    dealer_strength: np.ndarray
+    credit: np.ndarray  # by bet
+    outcome: np.ndarray  # an ANTE's kernel.FOLDED...LOSE; a percentage prize's base
     flags: np.ndarray  # (5, bets): settle_day's flag_call, flag_paid, flag_low, flag_high, flag_late
-    refund: list[int]  # by bet: kernel.NO_ANTE, NOT_OFFERED, EMPTY_BOX (its finding and words), 0 none
+    refund: np.ndarray  # by bet: kernel.NO_ANTE, NOT_OFFERED, EMPTY_BOX (its finding and words), 0 none
+    judged: np.ndarray  # by bet: kernel.NOT_WON, WRONG_BALANCE (a jackpot payment's finding), 0 none
     bet_box: np.ndarray  # by bet: its box row (-1: none of its round's boxes)
     box_no: np.ndarray  # by box row: its box (seat) number, its decision code, its five card codes (5 a row)
     action: np.ndarray
     cards: np.ndarray
     dealer_cards: np.ndarray  # by round: the dealer's five card codes (5 a round; -1 where not readable)
-    # the list fields above as the kernel's arrays (int64; quiet and qualifies bool; after (rounds, 2), ledger
-    # (rounds, 7)): what the columnar steps read, with no list converted back; and settle_day's payment (by round)
-    # and judged (by bet)
-    arrays: dict[str, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
+    # a quiet round's findings the kernel's path words (bool): HAND_RANK_MISMATCH's by box row (`hand_wrong`) and by
+    # round (`dealer_wrong`, `rank_wrong`: _ranks_recorded), LATE_DECISION, SHOE_COMPOSITION, a decision not C or F
+    hand_wrong: np.ndarray
+    dealer_wrong: np.ndarray
+    rank_wrong: np.ndarray
+    late: np.ndarray
+    deck_wrong: np.ndarray
+    undecided: np.ndarray
 
     def hand(self, k: int) -> HandRank:
-        return hand_rank(self.category[k], self.strength[k])
+        return HandRank(RANK_NAMES[self.category[k]], int(self.strength[k]))
 
     def dealer(self, i: int) -> HandRank:
-        return hand_rank(self.dealer_category[i], self.dealer_strength[i])
-
-
-_HANDS: dict[int, HandRank] = {}
-
-
-def hand_rank(category: int, strength: int) -> HandRank:
-    """The HandRank of a kernel's (category, strength), one object a strength."""
-    hand = _HANDS.get(strength)
-    if hand is None:
-        hand = _HANDS[strength] = HandRank(RANK_NAMES[category], strength)
-    return hand
+        return HandRank(RANK_NAMES[self.dealer_category[i]], int(self.dealer_strength[i]))
 
 
 def rule_ints(rules: CasinoStudRules) -> np.ndarray:
@@ -134,20 +129,17 @@ def settle_quiet(rules: CasinoStudRules, table: TableFacts, rounds: DealtRounds,
         np.array([0 if p is None else PERCENT if p[0] == "percent" else UNITS for p in prizes], np.int64),
         np.array([0 if p is None else p[1] for p in prizes], np.int64), rule_ints(rules))
     quiet, qualifies, after, ledger, jackpot_bets, payment, credit, outcome, refund, flags, judged = out
-    arrays = {name: np.ascontiguousarray(values, np.int64) for name, values in (
+    quiet = np.asarray(quiet, np.bool_)
+    box_round = np.repeat(np.arange(n), np.diff(rounds.box_at))
+    undecided = np.zeros(n, np.bool_)  # a box's decision not one letter C or F (DECISION_MISSING, ILLEGAL_DECISION)
+    undecided[box_round[rounds.action < 0]] = True
+    ints = {name: np.ascontiguousarray(values, np.int64) for name, values in (
         ("after", after.T), ("ledger", ledger.T), ("jackpot_bets", jackpot_bets), ("box_at", rounds.box_at),
         ("category", category), ("strength", strength), ("dealer_category", dealer_cat),
         ("dealer_strength", dealer_str), ("credit", credit), ("outcome", outcome), ("refund", refund),
         ("judged", judged))}
-    arrays.update(quiet=np.asarray(quiet, np.bool_), qualifies=np.asarray(qualifies, np.bool_),
-                  payment=np.asarray(payment, np.bool_))
-    arrays.update(_ranks_recorded(rounds, category, dealer_cat, arrays["quiet"]), late=rounds.late & arrays["quiet"],
-                  deck_wrong=rounds.deck_wrong & arrays["quiet"])
-    # a box's decision not one letter C or F (DECISION_MISSING, ILLEGAL_DECISION): by round
-    undecided = np.zeros(n, np.bool_)
-    undecided[np.repeat(np.arange(n), np.diff(rounds.box_at))[rounds.action < 0]] = True
-    arrays["undecided"] = undecided & arrays["quiet"]
-    return QuietDay(quiet.tolist(), qualifies.tolist(), after.T.tolist(), ledger.T.tolist(), jackpot_bets.tolist(),
-                    rounds.box_at.tolist(), category.tolist(), strength.tolist(), dealer_cat.tolist(),
-                    dealer_str.tolist(), credit.tolist(), outcome.tolist(), flags, refund.tolist(), bet_box,
-                    rounds.box_no, rounds.action, rounds.cards, rounds.dealer, arrays)
+    return QuietDay(
+        quiet=quiet, qualifies=np.asarray(qualifies, np.bool_), payment=np.asarray(payment, np.bool_), flags=flags,
+        bet_box=bet_box, box_no=rounds.box_no, action=rounds.action, cards=rounds.cards, dealer_cards=rounds.dealer,
+        late=rounds.late & quiet, deck_wrong=rounds.deck_wrong & quiet, undecided=undecided & quiet, **ints,
+        **_ranks_recorded(rounds, ints["category"], ints["dealer_category"], quiet))

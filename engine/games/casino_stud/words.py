@@ -22,10 +22,10 @@ from . import BET_CODES
 from .dealing import positions
 from .dealt import DealtBets
 from .explain import positions_text
-from .hands import RANK_NAMES, describe
+from .hands import RANK_NAMES, HandRank, describe
 from .kernel import LOSE, WIN
 from .pieces import Pieces
-from .quiet import QuietDay, hand_rank
+from .quiet import QuietDay
 from .round_findings import decided, inferred, recorded_as
 from .rules import POOLS, CasinoStudRules
 
@@ -47,7 +47,7 @@ class _Described:
         at = np.searchsorted(strengths, strength)
         if len(strength) and (not len(strengths) or (strengths[np.minimum(at, len(strengths) - 1)] != strength).any()):
             strengths = np.union1d(strengths, strength)
-            words = pa.array([describe(hand_rank(s >> 20, s)) for s in strengths.tolist()], pa.string())
+            words = pa.array([describe(HandRank(RANK_NAMES[s >> 20], s)) for s in strengths.tolist()], pa.string())
             self.known = strengths, words
             at = np.searchsorted(strengths, strength)
         return strengths, words, at
@@ -98,13 +98,13 @@ def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordB
     q = np.asarray(quiet_rounds, np.int64)
     if not len(q):
         return np.zeros(0, np.int64), pa.array([], pa.string())
-    box_at = day.arrays["box_at"]
+    box_at = day.box_at
     n_boxes = box_at[q + 1] - box_at[q]
     mine, n_bets = _bets_of(q, bets.round_index, len(day.quiet))
     bet_round = np.repeat(np.arange(len(q)), n_bets)
     bet_place = np.arange(len(bet_round)) - np.repeat(np.cumsum(n_bets) - n_bets, n_bets)
-    ledger = day.arrays["ledger"][q]
-    fed = np.flatnonzero(day.arrays["jackpot_bets"][q] > 0)
+    ledger = day.ledger[q]
+    fed = np.flatnonzero(day.jackpot_bets[q] > 0)
     won = fed[(ledger[fed, 3:7] != 0).any(axis=1)]  # a prize from a pool or the house, or the reset
     n_ledger = np.zeros(len(q), np.int64)
     n_ledger[fed] += 1
@@ -120,7 +120,7 @@ def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordB
     at = np.cumsum(n_lines) - n_lines
     mid = at + 3 + n_boxes + n_bets  # the pools before
     rows, box_round = _ranges(box_at[q], box_at[q + 1])
-    strength, dealer_strength = day.arrays["strength"], day.arrays["dealer_strength"]
+    strength, dealer_strength = day.strength, day.dealer_strength
     box_row = _bet_box_rows(day, bets, mine, q[bet_round])
     words = _Words(currency, np.concatenate([strength[rows], dealer_strength[q], strength[box_row],
                                              dealer_strength[q[bet_round]]]))
@@ -133,7 +133,7 @@ def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordB
                at[bet_round] + 3 + n_boxes[bet_round] + bet_place)
     _pool_lines(rules, text, rounds, q, pools[:, q], known[:, q], ledger, fed, won, mid, n_ledger)
     # (a round with a decision not C or F may hold no instant or several for a box: its line as decision_times says)
-    odd = day.arrays["undecided"][q] & (timed > 0)
+    odd = day.undecided[q] & (timed > 0)
     if odd.any():
         times = pc.if_else(pa.array(odd), pa.nulls(len(q), times.type), times)
         lines = [timing_line(r["boxes"], r["box_actions"], r["box_action_times"], r["dealer_revealed_at"], REVEAL)
@@ -159,7 +159,7 @@ def _bet_box_rows(day: QuietDay, bets: DealtBets, b: np.ndarray, bet_round: np.n
     """Each bet b's box row (`bet_round` their rounds): rows are in round order, a round's boxes ascending seats
     (below 2**16); a refunded bet's seat may be no box of its round (its line does not name a hand: any row will
     do)."""
-    box_at = day.arrays["box_at"]
+    box_at = day.box_at
     seat = np.asarray(bets.seat.take(pa.array(b)).fill_null(0), np.int64)
     row_key = np.repeat(np.arange(len(box_at) - 1), np.diff(box_at)) << 16 | day.box_no
     return np.minimum(np.searchsorted(row_key, bet_round << 16 | seat), len(row_key) - 1)
@@ -171,15 +171,15 @@ def _hand_lines(rules: CasinoStudRules, words: _Words, rounds: pa.RecordBatch, q
     and qualification lines, into their places (`at`: each round's first line); a rank recorded otherwise than the
     kernel's (quiet.py's columns) named as the readable audit names it, read from `rounds` where it is."""
     text = words.text
-    place = rows - day.arrays["box_at"][q][box_round]
+    place = rows - day.box_at[q][box_round]
     box_said, dealer_said = (np.full(m, text.EMPTY, np.int64) for m in (len(rows), len(q)))
-    wrong = np.flatnonzero(day.arrays["hand_wrong"][rows])
+    wrong = np.flatnonzero(day.hand_wrong[rows])
     if len(wrong):
         hands = rounds["box_hands"].take(pa.array(q[box_round[wrong]])).to_pylist()
         box_said[wrong] = text.texts([recorded_as(h[k] if h is not None and k < len(h) else None)
                                       for h, k in zip(hands, place[wrong].tolist(), strict=True)]) + np.arange(
                                           len(wrong))
-    wrong = np.flatnonzero(day.arrays["dealer_wrong"][q])
+    wrong = np.flatnonzero(day.dealer_wrong[q])
     if len(wrong):
         dealer_said[wrong] = text.texts([recorded_as(h) for h in rounds["dealer_hand"].take(
             pa.array(q[wrong])).to_pylist()]) + np.arange(len(wrong))
@@ -187,7 +187,7 @@ def _hand_lines(rules: CasinoStudRules, words: _Words, rounds: pa.RecordBatch, q
     where = [positions(rules, n) for n in range(most + 1)]  # by box count: where the deck dealt each box and the dealer
     box_where = text.texts([positions_text(where[n][0][k]) if k < n else "" for n in range(most + 1)
                             for k in range(most)])
-    strength, dealer_strength = day.arrays["strength"][rows], day.arrays["dealer_strength"][q]
+    strength, dealer_strength = day.strength[rows], day.dealer_strength[q]
     text.add(at[box_round] + 1 + place, "box ", text.numbers(day.box_no[rows]), " (",
              box_where + n_boxes[box_round] * most + place, "): ", words.hand(day.cards.reshape(-1, 5)[rows]), ": ",
              words.described(strength), " (", words.categories + (strength >> 20), box_said, "); ",
@@ -198,7 +198,7 @@ def _hand_lines(rules: CasinoStudRules, words: _Words, rounds: pa.RecordBatch, q
     text.add(at + 1 + n_boxes, "dealer (", dealer_where + n_boxes, "): ",
              words.hand(day.dealer_cards.reshape(-1, 5)[q]), ": ", words.described(dealer_strength), " (",
              words.categories + (dealer_strength >> 20), dealer_said, ")")
-    qualifies = day.arrays["qualifies"][q]
+    qualifies = day.qualifies[q]
     text.add(at + 2 + n_boxes, text.texts([
         "the dealer does not qualify (below ace-king): every call is returned, antes pay 1:1",
         "the dealer qualifies (ace-king or better)"]) + qualifies.astype(np.int64))
@@ -222,13 +222,13 @@ def _bet_lines(rules: CasinoStudRules, words: _Words, bets: DealtBets, b: np.nda
     """The audit's line of each bet b of `bets` (`bet_round` their rounds', `box_row` their box rows) into
     `places` (a quiet round's amounts are all below the kernel's 2**40)."""
     text = words.text
-    strength, dealer_strength = day.arrays["strength"], day.arrays["dealer_strength"]
+    strength, dealer_strength = day.strength, day.dealer_strength
     taken = pa.array(b)
     stake, added = bets.stake[b], bets.added[b]
     types = bets.bet_type.take(taken)
     is_ante = np.asarray(pc.fill_null(pc.equal(types, _ANTE), False), np.bool_)
-    credit, outcome = day.arrays["credit"][b], day.arrays["outcome"][b]
-    refund = day.arrays["refund"][b]
+    credit, outcome = day.credit[b], day.outcome[b]
+    refund = day.refund[b]
     category = strength[box_row] >> 20
     m = len(b)
     bw, dw = words.described(strength[box_row]), words.described(dealer_strength[bet_round])
