@@ -11,6 +11,7 @@ from fractions import Fraction
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -328,6 +329,32 @@ def test_shoe_repeat_tests_made_a_chunk_at_a_time_are_every_shoe_once_in_run_ord
     assert table["sample"].to_pylist() == list(range(24))  # each shoe against every shoe opened before it
     flagged = [r.subject for r in adjust(table) if r.flagged]
     assert flagged == ["T04-S0006"]
+
+
+@pytest.mark.parametrize("rows_at_a_time", [1, 4, 19, 20, 21])
+def test_weak_shuffle_pairs_made_a_chunk_at_a_time_are_every_pair_once(monkeypatch, rows_at_a_time):
+    """The shoe pairs' rows come REPEAT_ROWS at a time (a 30M night's ~189k pairs held as objects at once were the
+    surveillance's peak), then the tables' rows: every part size gives the same rows, each pair once, the table
+    rows after the last pair, the weak shuffle found."""
+    from engine.surveillance import shuffles
+    rng = np.random.default_rng(11)
+    tables = [[fair(rng, 1) for _ in range(6)] for _ in range(4)]  # 20 consecutive pairs, 5 a table
+    for i in range(1, 6):
+        tables[2][i] = riffled_in_packs(rng, tables[2][i - 1])
+    data = [table_data(f"T{t + 1:02d}", shoes, ruleset="r1", decks=1, start=T0 + timedelta(minutes=7 * t))
+            for t, shoes in enumerate(tables)]
+    features = pa.concat_tables([WEAK_SHUFFLE.features(t) for t in data])
+    whole = pa.concat_tables(list(WEAK_SHUFFLE.tests(features, WEAK_SHUFFLE.settings)))
+    monkeypatch.setattr(shuffles, "REPEAT_ROWS", rows_at_a_time)
+    parts = list(WEAK_SHUFFLE.tests(features, WEAK_SHUFFLE.settings))
+    pairs = [p.num_rows for p in parts[:-1]]
+    assert pairs == [min(rows_at_a_time, 20 - lo) for lo in range(0, 20, rows_at_a_time)]
+    assert set(parts[-1]["detector"].to_pylist()) == {"weak_shuffle"} and parts[-1].num_rows == 4
+    table = pa.concat_tables(parts)
+    assert sorted(map(str, table.to_pylist())) == sorted(map(str, whole.to_pylist()))
+    assert table.filter(pc.equal(table["detector"], "weak_shuffle_pair")).num_rows == 20
+    assert len(set(table["subject"].to_pylist())) == 24
+    assert {r.subject for r in adjust(table) if r.flagged and r.detector == "weak_shuffle"} == {"T03"}
 
 
 @pytest.mark.parametrize("gather_rows, scan_cards", [(1, 1), (2, 7), (5, 52), (1024, 1 << 22)])

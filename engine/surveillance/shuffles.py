@@ -575,9 +575,11 @@ def _poisson_upper(x: int, mean: float) -> float:
     return float(special.pdtrc(x - 1, mean)) if mean > 0 else 0.0  # P(Poisson(mean) > x - 1)
 
 
-def weak_shuffle_tests(features: pa.Table, settings: dict[str, Any]) -> list[SurveillanceTest]:
+def weak_shuffle_tests(features: pa.Table, settings: dict[str, Any]) -> Iterator[pa.Table]:
     """Per pair of consecutive shoes of a table (`weak_shuffle_pair`) and per table and period
-    (`weak_shuffle`, period "day" or "run"): adjacent pairs of the previous shoe's dealt order kept."""
+    (`weak_shuffle`, period "day" or "run"): adjacent pairs of the previous shoe's dealt order kept. As TEST_COLUMNS
+    tables, the pairs' REPEAT_ROWS a part and then the tables' (a 30M-bet night has ~189k pairs: as objects all at
+    once they were the surveillance's peak, +1.6M Python objects)."""
     shoes = _shoes(features)
     by_table: dict[str, list[int]] = defaultdict(list)
     for i in range(shoes.n):
@@ -593,6 +595,9 @@ def weak_shuffle_tests(features: pa.Table, settings: dict[str, Any]) -> list[Sur
             dealt_pairs = max(shoes.dealt(prev).size - 1, 1)
             p = _poisson_upper(x, mean)
             a, b, date = shoes.shoe_id[prev], shoes.shoe_id[nxt], shoes.date[nxt]
+            if len(pair_rows) == REPEAT_ROWS:
+                yield as_test_columns(pair_rows)
+                pair_rows = []
             pair_rows.append(SurveillanceTest(
                 "weak_shuffle_pair", f"{a}>{b}", date, f"kept adjacent pairs = {x} ({mean:.1f} expected)",
                 float(x), p, "Poisson upper tail, exact mean for the next shoe's composition (conservative)",
@@ -616,7 +621,9 @@ def weak_shuffle_tests(features: pa.Table, settings: dict[str, Any]) -> list[Sur
                 "Poisson upper tail, exact mean for each next shoe's composition (conservative)",
                 len(rows), min_pairs, effect=(x - mean) / sum(r[4] for r in rows),
                 detail=detail + (f"; {_p_text(p)}" if p is not None else "")))
-    return table_rows + pair_rows
+    if pair_rows:
+        yield as_test_columns(pair_rows)
+    yield as_test_columns(table_rows)
 
 
 # ---------------------------------------------------------------------------------------------------
