@@ -506,7 +506,7 @@ def _checked(tests, name: str, where: str) -> pa.Table:
 
 class _Ids(beam.CombineFn):
     """Every table's ids (_IDS rows: the table, its shoes, its accounts) -> one table of them. Kept as Arrow
-    columns, not Python sets: only the flagged tests' subjects are looked up (`_resolve`), and sets of a night's
+    columns, not Python sets: only the flagged tests' subjects are looked up (`_known`), and sets of a night's
     shoes and accounts (189k each at 30M bets) grew the process with the night."""
 
     def create_accumulator(self):
