@@ -490,7 +490,8 @@ def engine(data: Path, work: Path) -> dict:
     clock = Stopwatch()
     import pyarrow.parquet as pq
 
-    from pipelines.convert import audit_shoes_tables, table_infos
+    from pipelines.convert import audit_shoes_tables
+    from pipelines.games import table_infos
 
     spent: dict = {}
     _time_baccarat_engine(spent)
@@ -822,7 +823,7 @@ def naive(data: Path, work: Path) -> dict:
     from engine.cards import CARD_CODES
     from engine.games.baccarat.features import round_features
     from engine.games.baccarat.settlement import settle
-    from pipelines.convert import table_infos
+    from pipelines.games import table_infos
 
     infos = table_infos(pq.read_table(data / "tables.parquet"), pq.read_table(data / "limits.parquet"))
     valid = frozenset(CARD_CODES)

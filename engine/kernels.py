@@ -125,25 +125,27 @@ def settle(stake: np.ndarray, paid: np.ndarray, placed_at: np.ndarray, closed_at
 
 
 @kernel
-def account_round_totals(round_of: np.ndarray, rounds: int, account: np.ndarray, placed_at: np.ndarray,
-                         stake: np.ndarray, table_max: int, accounts: int) -> np.ndarray:
+def account_round_totals(order: np.ndarray, round_of: np.ndarray, account: np.ndarray, stake: np.ndarray,
+                         table_max: int, accounts: int) -> np.ndarray:
     """over_table_max over columns: each bet's account total on its round with it, counted in the order placed
-    (ties in record order), where that total is above table_max; 0 elsewhere. `round_of`: each bet's round,
-    0 ... rounds - 1; `account`: 0 ... accounts - 1. A round's bets gathered by a counting sort, then put in the
-    order placed by a stable sort of their own (a few dozen), the accounts' totals kept in one array."""
-    n = len(stake)
+    (ties in record order), where that total is above table_max; 0 elsewhere. `order`: the bets by round, then
+    in the order placed, ties in record order (np.lexsort((placed_at, round_of)): sorted by numpy, so that the
+    compiled code is a walk over them, no sort of its own); `round_of`: each bet's round (any integers: only
+    told apart); `account`: 0 ... accounts - 1. The accounts' totals kept in one array, set back to 0 after
+    each round."""
+    n = len(order)
     over = np.zeros(n, np.int64)
     total = np.zeros(accounts, np.int64)
-    at, rows = group_rows(round_of, rounds, np.ones(n, np.bool_))
-    for r in range(rounds):
-        mine = rows[at[r]:at[r + 1]]
-        placed = mine[np.argsort(placed_at[mine], kind="mergesort")]  # stable: ties in record order
-        for i in placed:
-            total[account[i]] += stake[i]
-            if total[account[i]] > table_max:
-                over[i] = total[account[i]]
-        for i in placed:
-            total[account[i]] = 0
+    first = 0  # the round's first bet in `order`
+    for k in range(n):
+        i = order[k]
+        if round_of[i] != round_of[order[first]]:
+            for j in range(first, k):
+                total[account[order[j]]] = 0
+            first = k
+        total[account[i]] += stake[i]
+        if total[account[i]] > table_max:
+            over[i] = total[account[i]]
     return over
 
 

@@ -24,6 +24,8 @@ from engine.games.baccarat.dealing_audit import (
 )
 from engine.games.baccarat.ruleset import BET_CODES, MODES, load_ruleset
 from engine.games.baccarat.shoe_audit import TableInfo, audit_shoes
+from pipelines.arrow_columns import codes_in, integers, micros, one_chunk, plain, plain_table, utc_days
+from pipelines.neighbours import quarantined_bets
 from pipelines.records import record_texts
 from schemas.contract import CARDS
 from schemas.games.baccarat import REPLAYS
@@ -35,27 +37,16 @@ def table_info(row: dict, limits: dict[str, tuple[int, int]]) -> TableInfo:
     return TableInfo(row["table_id"], load_ruleset(row["ruleset"]), row["currency"], row["table_max"], limits)
 
 
-def table_infos(tables: pa.Table, limits: pa.Table) -> dict[str, object]:
-    """table_id -> what the table's game audits it with (pipelines.games.table_infos)."""
-    from pipelines.games import table_infos as every_game
-
-    return every_game(tables, limits)
-
-
-def _dates(ts: pa.ChunkedArray | pa.Array) -> pa.Array:
-    return pc.cast(pc.cast(ts, pa.timestamp("us")), pa.date32())
-
-
 def shoe_days(shoes: pa.Table, rounds: pa.Table) -> pa.Array:
     """Each shoe's business day (a date a row of `shoes`): the business day of its first round among `rounds`
     (the UTC date its betting opened), its opening date where it has none. It is the day of the shoe's group
     (pipelines.transforms._ShoeGroupIndex), so a shoe's own findings are dated with its rounds: a shoe opened
     at 23:59 for rounds from 00:01 is of the next day, and a run does not claim the day before."""
     first = pa.table({"shoe_id": plain(rounds["shoe_id"]).cast(pa.string()),
-                      "day": _dates(rounds["betting_opened_at"])}).group_by("shoe_id").aggregate([("day", "min")])
+                      "day": utc_days(rounds["betting_opened_at"])}).group_by("shoe_id").aggregate([("day", "min")])
     at = pc.index_in(plain(shoes["shoe_id"]).cast(pa.string()), first["shoe_id"])
-    days = pc.coalesce(first["day_min"].take(at), _dates(shoes["opened_at"]))
-    return days.combine_chunks() if isinstance(days, pa.ChunkedArray) else days
+    days = pc.coalesce(first["day_min"].take(at), utc_days(shoes["opened_at"]))
+    return one_chunk(days)
 
 
 def audit_shoes_tables(
@@ -106,33 +97,6 @@ class _Strings:
         return plain(self.array).to_pylist()
 
 
-def _array(column: pa.ChunkedArray | pa.Array) -> pa.Array:
-    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-
-
-def _code_column(values: pa.Array | pa.ChunkedArray, vocabulary: pa.Array, dtype=np.int64) -> np.ndarray:
-    """Index of each value in `vocabulary`, -1 for anything else (null included)."""
-    values = _array(values)
-    if pa.types.is_dictionary(values.type):  # look up the few distinct values, then spread
-        codes = _code_column(values.dictionary, vocabulary, dtype)
-        return np.where(values.is_valid().to_numpy(zero_copy_only=False),
-                        codes[pc.fill_null(values.indices, 0).to_numpy(zero_copy_only=False)], -1).astype(dtype)
-    return pc.fill_null(pc.index_in(values, value_set=vocabulary), -1).to_numpy(zero_copy_only=False).astype(dtype)
-
-
-def plain(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
-    """A dictionary-encoded column as its plain values (any other column as it is)."""
-    return pc.cast(column, column.type.value_type) if pa.types.is_dictionary(column.type) else column
-
-
-def plain_table(table: pa.Table) -> pa.Table:
-    """Every dictionary-encoded column of `table` as plain values."""
-    for i, f in enumerate(table.schema):
-        if pa.types.is_dictionary(f.type):
-            table = table.set_column(i, f.with_type(f.type.value_type), plain(table.column(i)))
-    return table
-
-
 def _dictionary(indices: np.ndarray, values: pa.Array) -> pa.Array:
     return pa.DictionaryArray.from_arrays(pa.array(indices.astype(np.int32)), values)
 
@@ -140,18 +104,10 @@ def _dictionary(indices: np.ndarray, values: pa.Array) -> pa.Array:
 def _card_lists(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """A list<string> column of cards -> (card indices of every list, one after the other; offsets);
     a null list counts as empty."""
-    lists = _array(column)
+    lists = one_chunk(column)
     lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False).astype(np.int64)
     offsets = np.concatenate([[0], np.cumsum(lengths)])
-    return _code_column(lists.flatten(), _CARD_CODES, np.int16), offsets
-
-
-def _ints(column, fill: int) -> np.ndarray:
-    return pc.fill_null(column, fill).to_numpy(zero_copy_only=False).astype(np.int64)
-
-
-def _micros(column) -> np.ndarray:
-    return pc.cast(column, pa.int64()).to_numpy(zero_copy_only=False)
+    return codes_in(lists.flatten(), _CARD_CODES, np.int16), offsets
 
 
 def _const(value: str, n: int) -> pa.Array:
@@ -183,7 +139,7 @@ def _audit(table: TableInfo, shoes: pa.Table, rounds: pa.Table, shoe_of_round: n
     cards = shoes["cards"]
     shoe_codes, shoe_offsets = _card_lists(cards)
     shoe_ids = shoes["shoe_id"].to_numpy(zero_copy_only=False)
-    shoe_cols = ShoeColumns(shoe_ids, _ints(shoes["decks"], 0), _ints(shoes["cut_index"], -1), shoe_codes,
+    shoe_cols = ShoeColumns(shoe_ids, integers(shoes["decks"], 0), integers(shoes["cut_index"], -1), shoe_codes,
                             shoe_offsets, lambda s: tuple(cards[s].as_py() or ()))
     round_ids = rounds["round_id"].to_numpy(zero_copy_only=False)
     p_codes, p_offsets = _card_lists(rounds["player_cards"])
@@ -191,7 +147,7 @@ def _audit(table: TableInfo, shoes: pa.Table, rounds: pa.Table, shoe_of_round: n
     status = rounds["status"]
 
     # Rounds as the scalar checks take them, built only for the flagged rounds, taken together.
-    fields = [_array(rounds[c]) for c in ("round_id", "round_no", "status", "player_cards", "banker_cards",
+    fields = [one_chunk(rounds[c]) for c in ("round_id", "round_no", "status", "player_cards", "banker_cards",
                                           "player_score", "banker_score", "outcome")]
 
     def recorded(ks) -> list[RecordedRound]:
@@ -202,36 +158,36 @@ def _audit(table: TableInfo, shoes: pa.Table, rounds: pa.Table, shoe_of_round: n
                 in zip(*(f.take(rows).to_pylist() for f in fields), strict=True)]
 
     round_cols = RoundColumns(
-        round_shoe, round_ids, _ints(rounds["round_no"], 0),
+        round_shoe, round_ids, integers(rounds["round_no"], 0),
         pc.fill_null(pc.equal(status, "settled"), False).to_numpy(zero_copy_only=False),
         pc.fill_null(pc.equal(status, "cancelled"), False).to_numpy(zero_copy_only=False),
-        p_codes, p_offsets, b_codes, b_offsets, _ints(rounds["player_score"], NO_SCORE),
-        _ints(rounds["banker_score"], NO_SCORE), _code_column(rounds["outcome"], _OUTCOMES), recorded)
+        p_codes, p_offsets, b_codes, b_offsets, integers(rounds["player_score"], NO_SCORE),
+        integers(rounds["banker_score"], NO_SCORE), codes_in(rounds["outcome"], _OUTCOMES), recorded)
 
     # bets -> their round (by round_id; by shoe and round_id where round ids repeat across shoes)
     bets = bets.combine_chunks()
     if "_shoe_id" in bets.column_names and pc.count_distinct(rounds["round_id"]).as_py() < R:
         sep = "\x1f"
         keys = pc.binary_join_element_wise(pa.array(shoe_ids[round_shoe], pa.string()), rounds["round_id"], sep)
-        ri = _code_column(pc.binary_join_element_wise(plain(bets["_shoe_id"]), plain(bets["round_id"]), sep), keys)
+        ri = codes_in(pc.binary_join_element_wise(plain(bets["_shoe_id"]), plain(bets["round_id"]), sep), keys)
     else:  # (the bets' round ids arrive dictionary-encoded: each distinct id is looked up once)
-        ri = _code_column(bets["round_id"], _array(rounds["round_id"]))
+        ri = codes_in(bets["round_id"], one_chunk(rounds["round_id"]))
     if (ri < 0).any():
         raise ValueError("audit_shoes_tables: a bet's round is not among the rounds")
-    accounts = _array(bets["account_id"]).dictionary_encode()
+    accounts = one_chunk(bets["account_id"]).dictionary_encode()
     rank = np.empty(len(accounts.dictionary), dtype=np.int64)
     rank[pc.sort_indices(accounts.dictionary).to_numpy()] = np.arange(len(accounts.dictionary))
     bet_cols = BetColumns(
-        bet_id=_Strings(_array(bets["bet_id"])), round_index=ri, account_id=_Strings(_array(bets["account_id"])),
-        placed_at=_micros(bets["placed_at"]), bet_type=_Strings(_array(bets["bet_type"])),
-        mode=_Strings(_array(bets["mode"])), stake=_ints(bets["stake"], 0), paid=_ints(bets["paid"], 0),
-        bet_type_code=_code_column(bets["bet_type"], _BET_CODES), mode_code=_code_column(bets["mode"], _MODES),
+        bet_id=_Strings(one_chunk(bets["bet_id"])), round_index=ri, account_id=_Strings(one_chunk(bets["account_id"])),
+        placed_at=micros(bets["placed_at"]), bet_type=_Strings(one_chunk(bets["bet_type"])),
+        mode=_Strings(one_chunk(bets["mode"])), stake=integers(bets["stake"], 0), paid=integers(bets["paid"], 0),
+        bet_type_code=codes_in(bets["bet_type"], _BET_CODES), mode_code=codes_in(bets["mode"], _MODES),
         account_code=rank[accounts.indices.to_numpy(zero_copy_only=False).astype(np.int64)],
     )
-    result = audit_shoes(table, shoe_cols, round_cols, _micros(rounds["betting_closed_at"]), bet_cols,
+    result = audit_shoes(table, shoe_cols, round_cols, micros(rounds["betting_closed_at"]), bet_cols,
                          _quarantined(neighbours, shoe_ids[round_shoe], round_ids))
 
-    round_dates = _dates(rounds["betting_opened_at"])
+    round_dates = utc_days(rounds["betting_opened_at"])
     shoe_dates = shoe_days(shoes, rounds)
     shoe_id_of_round = pa.array(shoe_ids, pa.string()).take(pa.array(round_shoe))
     return (
@@ -246,8 +202,6 @@ def _quarantined(neighbours: pa.Table | None, shoe_of_round: np.ndarray, round_i
     """The quarantined bets on these rounds (pipelines/neighbours.py), each on its round's index, shoe by shoe."""
     if neighbours is None or not neighbours.num_rows:
         return []
-    from pipelines.neighbours import quarantined_bets  # (here: that module reads this one's `plain`)
-
     by_shoe: dict[str, dict[str, int]] = {}
     for k, (shoe_id, round_id) in enumerate(zip(shoe_of_round.tolist(), round_ids.tolist(), strict=True)):
         by_shoe.setdefault(shoe_id, {})[round_id] = k
@@ -291,7 +245,7 @@ def _settlements(table, rounds, shoe_ids, round_shoe, bets, ri, result, round_da
     idx = pa.array(r)
     expected = result.expected[keep]
     if compact:  # the table, shoe and status of every bet as dictionaries (see audit_shoes_tables)
-        status = _array(rounds["status"]).dictionary_encode()
+        status = one_chunk(rounds["status"]).dictionary_encode()
         per_bet = [_dictionary(np.zeros(len(keep)), pa.array([table.table_id], pa.string())),
                    _dictionary(round_shoe[r], pa.array(shoe_ids, pa.string())), b["round_id"],
                    rounds["round_no"].take(idx), _dictionary(status.indices.to_numpy(zero_copy_only=False)[r],
@@ -301,7 +255,7 @@ def _settlements(table, rounds, shoe_ids, round_shoe, bets, ri, result, round_da
                    b["round_id"], rounds["round_no"].take(idx), rounds["status"].take(idx)]
     columns = [round_dates.take(idx), *per_bet, b["bet_id"], b["account_id"], b["placed_at"], b["bet_type"], b["mode"],
                b["currency"], b["stake"], b["paid"], pa.array(expected, pa.int64()),
-               pa.array(_ints(b["paid"], 0) - expected, pa.int64()), b["_source_file"], b["_source_row"],
+               pa.array(integers(b["paid"], 0) - expected, pa.int64()), b["_source_file"], b["_source_row"],
                pa.nulls(len(keep), pa.int64())]  # added_stake: a baccarat bet adds none
     if compact:
         return pa.Table.from_arrays(columns, names=SETTLEMENTS.names)
@@ -321,10 +275,10 @@ def _findings(table_id, result, ri, bets, round_ids, shoe_ids, round_dates, shoe
     take = pa.array(rows)
     on_bets = pa.Table.from_arrays([  # (the bets' ids as they were read: no Python string per row)
         pa.array(found.kind, pa.string()), _const(table_id, len(rows)),
-        _array(plain(shoe_ids.take(pa.array(bet_rounds)))), pa.array(round_ids[bet_rounds].tolist(), pa.string()),
-        _array(plain(bets["bet_id"].take(take))),
+        one_chunk(plain(shoe_ids.take(pa.array(bet_rounds)))), pa.array(round_ids[bet_rounds].tolist(), pa.string()),
+        one_chunk(plain(bets["bet_id"].take(take))),
         *(pa.array(texts, pa.string()) for texts in (found.expected, found.recorded, found.message)),
-        _array(plain(bets["account_id"].take(take)))], schema=FINDING_COLUMNS)
+        one_chunk(plain(bets["account_id"].take(take)))], schema=FINDING_COLUMNS)
     return dated_findings(pa.concat_tables([finding_columns(dealing.findings), on_bets]),
                           pa.array(dates, pa.int32()).cast(pa.date32()))
 
@@ -376,7 +330,7 @@ def rejected_rows(bad: pa.Table, source_table: str) -> pa.Table:
 def _row_dates(rows: pa.Table) -> pa.Array | None:
     for col in ("betting_opened_at", "placed_at", "opened_at"):
         if col in rows.column_names:
-            return _dates(rows[col])
+            return utc_days(rows[col])
     return None
 
 

@@ -33,7 +33,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.findings import SEVERITY
-from pipelines.convert import plain, plain_table, quarantine_table
+from pipelines.arrow_columns import plain, plain_table
+from pipelines.convert import quarantine_table
 from pipelines.games import deals_past
 from pipelines.games.rows import quarantine_of, round_dates
 from schemas.outputs import FINDINGS

@@ -10,7 +10,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.findings import SEVERITY
-from pipelines.convert import plain_table, rejected_rows, shoe_days
+from pipelines.arrow_columns import plain_table
+from pipelines.convert import rejected_rows, shoe_days
 from pipelines.errorlog import error_text, log_traceback
 from schemas.outputs import FINDINGS, QUARANTINE, SETTLEMENTS
 

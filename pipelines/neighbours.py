@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.betting import QuarantinedBet
-from pipelines.convert import plain
+from pipelines.arrow_columns import plain
 from schemas.readers import REASON, ROW_RULES
 
 SHOE = "_shoe_id"  # the shoe of the neighbour's round, as the placed bets carry it

@@ -24,12 +24,8 @@ from apache_beam.metrics import Metrics
 from apache_beam.transforms.window import GlobalWindows
 
 from engine.findings import KINDS, SEVERITY
-from pipelines.convert import (
-    plain,
-    plain_table,
-    quarantine_table,
-    rejected_rows,
-)
+from pipelines.arrow_columns import plain, plain_table
+from pipelines.convert import quarantine_table, rejected_rows
 from pipelines.cross_row import CrossRowChecks
 from pipelines.dead_letter import dead_letter
 from pipelines.games import across_groups as games_across_groups

@@ -17,6 +17,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine import kernels
 from engine.betting import (
     OutcomeJudge,
     Payout,
@@ -27,7 +28,7 @@ from engine.betting import (
     audit_group,
     over_table_max,
 )
-from engine.betting_columns import BetColumns, RoundColumns, UnitColumns, Verdicts, over_table_max_columns
+from engine.betting_columns import BetColumns, RoundColumns, UnitColumns, Verdicts
 from engine.games.roulette.audit import RecordedRound as Spin
 from engine.games.roulette.audit import audit_spin_columns, audit_spins, pocket_problem, valid_pocket
 from engine.games.roulette.explain import describe_pocket, explain_spin
@@ -148,12 +149,12 @@ def test_sic_bo_columns_are_the_scalar_rule_bet_by_bet(rules, table, session):
                           st.sampled_from([9, 10, 11]), st.sampled_from(STAKES)), max_size=30),
        st.sampled_from([HIGH, HIGH + 1, 2 * HIGH]))
 def test_the_round_totals_over_columns_are_over_table_max(rows, table_max):
-    # (round indexes numbered already, 0-3, are counted as they are; -1 or one far beyond are numbered first)
+    # (any round indexes: 0-3, -1, one far beyond)
     bets = [RecordedBet(f"B{i}", r, a, "RED", None, s, 0, t) for i, (r, a, t, s) in enumerate(rows)]
     codes = np.array([ACCOUNTS.index(a) for _, a, _, _ in rows], np.int64)
-    over = over_table_max_columns(np.array([r for r, *_ in rows], np.int64), codes,
-                                  np.array([t for _, _, t, _ in rows], np.int64),
-                                  np.array([s for *_, s in rows], np.int64), table_max)
+    round_of, placed_at = (np.array([row[k] for row in rows], np.int64) for k in (0, 2))
+    over = kernels.account_round_totals(np.lexsort((placed_at, round_of)), round_of, codes,
+                                        np.array([s for *_, s in rows], np.int64), table_max, len(ACCOUNTS))
     assert {i: int(total) for i, total in enumerate(over) if total} == over_table_max(bets, table_max)
 
 

@@ -10,7 +10,8 @@ import pyarrow as pa
 import pytest
 
 from engine.findings import Finding
-from pipelines.convert import audit_shoes_tables, findings_table, table_infos
+from pipelines.convert import audit_shoes_tables, findings_table
+from pipelines.games import table_infos
 from schemas.contract import schema
 from schemas.outputs import FINDINGS
 from tests.datasets import build

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from engine import kernels
 from engine.betting import BetChecks, Payout, RecordedBet, TableFacts, credit_of
+from engine.betting_columns import settle_bets
 from engine.games.roulette.audit import RecordedRound as Spin
 from engine.games.roulette.audit import audit_spins
 from engine.games.roulette.layout import BET_CODES as ROULETTE_CODES
@@ -32,7 +33,7 @@ from tests.test_betting_columns import ROULETTE, SIC_BO, rolls_bet_by_bet, spins
 
 LOW, HIGH, CLOSE, TABLE_MAX = 100, 1_000, 5_000, 2_000
 RULES = tuple(kernels.ROUNDING_CODES)
-KERNELS = (kernels.settle, kernels.account_round_totals, kernels.interleave)
+KERNELS = (kernels.settle, kernels.account_round_totals, kernels.interleave, settle_bets)
 # each kernel both ways: its source run as Python (the statement numba compiles) and compiled
 MODES = {"python": lambda kernel: kernel.py_func, "compiled": lambda kernel: kernel.compile()}
 
@@ -121,7 +122,13 @@ def test_settle_boundaries_by_hand(mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_account_round_totals_by_hand(mode):
-    totals = MODES[mode](kernels.account_round_totals)
+    compiled = MODES[mode](kernels.account_round_totals)
+
+    def totals(round_of, account, placed_at, stake, table_max, accounts):  # (in the order the caller gives it)
+        round_of, placed_at = np.ascontiguousarray(round_of, np.int64), np.ascontiguousarray(placed_at, np.int64)
+        return compiled(np.lexsort((placed_at, round_of)), round_of, np.ascontiguousarray(account, np.int64),
+                        np.ascontiguousarray(stake, np.int64), table_max, accounts)
+
     # round 0: A pays 600 then 500 (1,100 > 1,000 from the second), B 1,000 (at the maximum: within);
     # round 1: A 400 twice at the same instant (ties in record order: 800, within)
     round_of = np.array([0, 0, 0, 1, 1], np.int64)
@@ -130,14 +137,18 @@ def test_account_round_totals_by_hand(mode):
     stake = np.array([600, 1_000, 500, 400, 400], np.int64)
     for table_max, over in ((1_000, [0, 0, 1_100, 0, 0]), (1_099, [0, 0, 1_100, 0, 0]), (1_100, [0, 0, 0, 0, 0]),
                             (999, [0, 1_000, 1_100, 0, 0])):
-        assert totals(round_of, 2, account, placed_at, stake, table_max, 2).tolist() == over
+        assert totals(round_of, account, placed_at, stake, table_max, 2).tolist() == over
     # counted in the order placed, not as recorded: A's 500 placed before its 600 takes it to 1,100 on the 600;
     # two bets at the same instant in record order (the second brings A to 1,100); rounds numbered in any order
     # (here round 0 holds A's 500 at 3 and its two 400s at 1: 400, 800, then 1,300)
-    assert totals(round_of, 2, account, np.array([3, 2, 1, 1, 1]), stake, 1_000, 2).tolist() == [1_100, 0, 0, 0, 0]
-    assert totals(np.zeros(2, np.int64), 1, np.zeros(2, np.int64), np.array([5, 5]), np.array([600, 500]), 1_000,
-                  1).tolist() == [0, 1_100]
-    assert totals(round_of[::-1].copy(), 2, account, placed_at, stake, 799, 2).tolist() == [0, 1_000, 1_300, 0, 800]
+    assert totals(round_of, account, [3, 2, 1, 1, 1], stake, 1_000, 2).tolist() == [1_100, 0, 0, 0, 0]
+    assert totals([0, 0], [0, 0], [5, 5], [600, 500], 1_000, 1).tolist() == [0, 1_100]
+    assert totals(round_of[::-1], account, placed_at, stake, 799, 2).tolist() == [0, 1_000, 1_300, 0, 800]
+    # a round's totals start again at 0 on the next round, whatever numbers the rounds have (-1, far beyond), and
+    # a round's bets need not be next to each other as given
+    assert totals([2**40, -1, 2**40, -1], [0, 0, 0, 0], [1, 1, 2, 2], [600, 600, 600, 600], 1_000,
+                  1).tolist() == [0, 0, 1_200, 1_200]
+    assert totals([], [], [], [], 1_000, 0).tolist() == []
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -239,3 +250,28 @@ def test_a_read_only_package_caches_in_the_user_cache_folder(monkeypatch, tmp_pa
     assert kernels._cache_folder("/somewhere") is None  # the user's NUMBA_CACHE_DIR wins
     monkeypatch.setattr(kernels.os, "access", lambda path, mode: True)
     assert kernels._cache_folder("") is None  # numba's own: __pycache__ beside the module
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(list(MODES)), settled_bets(), st.data())
+def test_settle_bets_is_the_round_totals_then_settle(mode, bets, data):
+    # the one kernel of a session's pass: account_round_totals over every bet, then settle on the settled ones
+    # with their totals (random rounds and accounts; some bets not settled; the totals at the table maximum)
+    stake, paid, placed_at, verdict_of, bet_type, _, rule = bets
+    n = len(stake)
+    round_of = np.array(data.draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)), np.int64)
+    account = np.array(data.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)), np.int64)
+    rows = np.flatnonzero(np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), bool))
+    verdicts = (np.array([c.numerator for c, _ in VERDICTS], np.int64),
+                np.array([c.denominator for c, _ in VERDICTS], np.int64), np.array([f for _, f in VERDICTS]))
+    limits = (np.array([True, False]), np.array([LOW, 0], np.int64), np.array([HIGH, 0], np.int64))
+    closed = np.full(len(rows), CLOSE, np.int64)
+    order = np.lexsort((placed_at, round_of))
+    over, credit, flagged = MODES[mode](settle_bets)(
+        order, round_of, account, 2, stake, TABLE_MAX, rows, paid[rows], placed_at[rows], closed, verdict_of[rows],
+        *verdicts, bet_type[rows], *limits, kernels.ROUNDING_CODES[rule])
+    alone = MODES[mode](kernels.account_round_totals)(order, round_of, account, stake, TABLE_MAX, 2)
+    assert over.tolist() == alone.tolist()
+    want = MODES[mode](kernels.settle)(stake[rows], paid[rows], placed_at[rows], closed, verdict_of[rows], *verdicts,
+                                       bet_type[rows], *limits, alone[rows], kernels.ROUNDING_CODES[rule])
+    assert credit.tolist() == want[0].tolist() and flagged.tolist() == want[1].tolist()

@@ -207,7 +207,7 @@ def test_a_table_day_of_two_sessions_replays_each_round_with_its_own_bets():
 
 
 def test_coded_gives_a_dictionary_column_the_codes_of_its_values_as_they_first_appear():
-    from pipelines.games.rows import coded
+    from pipelines.arrow_columns import coded
 
     # indices 1, 0, null, 2, 1 over b, a, b: values a, b, null, b, a (the dictionary repeats b: one code)
     read = pa.DictionaryArray.from_arrays(pa.array([1, 0, None, 2, 1], pa.int32()), pa.array(["b", "a", "b"]))
@@ -295,7 +295,7 @@ def test_spread_lists_copies_each_chosen_list_s_values(compiled):
 def test_index_in_looks_up_a_dictionary_column_as_its_values(chunks, encoded):
     """rows.index_in: each entry's index among the values (null: none, and for a null), the column plain or
     dictionary-encoded (each piece its own dictionary, one that repeats a value); as pc.index_in of the plain texts."""
-    from pipelines.games.rows import index_in
+    from pipelines.arrow_columns import index_in
     values = pa.array(["R1", "R2", ""], pa.string())
     dictionary = pa.array(["R2", "R9", "R1", "", "R2"], pa.string())  # ("R2" twice: its entries use both codes)
 

@@ -10,6 +10,7 @@ import pyarrow.compute as pc
 
 from engine.games.baccarat.shoe_audit import TableInfo
 from pipelines import convert
+from pipelines.arrow_columns import plain, plain_table
 from pipelines.games.rows import dealing_place
 
 OUT_REPLAYS = "round_replays"
@@ -57,8 +58,7 @@ def _dealt_past(shoes: pa.Table, rounds: pa.Table, quarantined: pa.Table | None)
     recorded ids by that number. None: none."""
     if quarantined is None or not quarantined.num_rows or "round_no" not in quarantined.column_names:
         return None
-    quarantined = quarantined.filter(pc.is_in(convert.plain(quarantined["shoe_id"]).cast(pa.string()),
-                                              shoes["shoe_id"]))
+    quarantined = quarantined.filter(pc.is_in(plain(quarantined["shoe_id"]).cast(pa.string()), shoes["shoe_id"]))
     n = quarantined.num_rows
     if not n:
         return None
@@ -72,26 +72,26 @@ def _dealt_past(shoes: pa.Table, rounds: pa.Table, quarantined: pa.Table | None)
         if f.name == "betting_closed_at" and f.name in quarantined.column_names:  # (no bet is on it: any time)
             return pc.fill_null(quarantined[f.name].cast(f.type), pa.scalar(0, f.type))
         if f.name == "betting_opened_at" and f.name in quarantined.column_names:  # (its finding's day: its shoe's)
-            shoe_opened = shoes["opened_at"].take(pc.index_in(convert.plain(quarantined["shoe_id"]).cast(pa.string()),
-                                                              shoes["shoe_id"]))
+            shoe_opened = shoes["opened_at"].take(pc.index_in(plain(quarantined["shoe_id"]).cast(pa.string()),
+                                                      shoes["shoe_id"]))
             return pc.coalesce(quarantined[f.name].cast(f.type), shoe_opened.cast(f.type))
         if f.name in quarantined.column_names:
-            return convert.plain(quarantined[f.name]).cast(f.type)
+            return plain(quarantined[f.name]).cast(f.type)
         return pa.nulls(n, f.type)
 
     return (pa.Table.from_arrays([column(f) for f in rounds.schema], schema=_nullable(rounds).schema),
-            [str(r) for r in convert.plain(quarantined["round_id"]).to_pylist()])
+            [str(r) for r in plain(quarantined["round_id"]).to_pylist()])
 
 
 def _places(rounds: pa.Table, quarantined: pa.Table) -> list[int]:
     """The round_no each quarantined round is dealt at among its shoe's audited rounds (rows.dealing_place)."""
     opened = "betting_opened_at"
     mine = quarantined.select([c for c in ("shoe_id", "round_no", opened) if c in quarantined.column_names])
-    rows = convert.plain_table(mine).to_pylist()
+    rows = plain_table(mine).to_pylist()
     audited: dict[str, list[tuple[int, object]]] = {}
     shoe_ids = {r["shoe_id"] for r in rows}
-    of_shoes = rounds.filter(pc.is_in(convert.plain(rounds["shoe_id"]).cast(pa.string()), pa.array(list(shoe_ids))))
-    for r in convert.plain_table(of_shoes.select(["shoe_id", "round_no", opened])).to_pylist():
+    of_shoes = rounds.filter(pc.is_in(plain(rounds["shoe_id"]).cast(pa.string()), pa.array(list(shoe_ids))))
+    for r in plain_table(of_shoes.select(["shoe_id", "round_no", opened])).to_pylist():
         audited.setdefault(r["shoe_id"], []).append((r["round_no"], r[opened]))
     return [dealing_place(r["round_no"], r.get(opened), audited.get(r["shoe_id"], [])) for r in rows]
 

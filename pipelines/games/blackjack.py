@@ -35,6 +35,7 @@ from engine.games.blackjack.records import NO_TIME, SEATS, ShoeBets, ShoeRounds,
 from engine.games.blackjack.rules import BlackjackRules, load_blackjack_rules
 from engine.games.blackjack.strategy import BasicStrategyChart, load_basic_strategy
 from engine.kernels import spans, utf8_texts
+from pipelines.arrow_columns import coded, index_in
 from pipelines.games.rows import (
     BET_COLUMNS,
     NO_BETS,
@@ -43,8 +44,6 @@ from pipelines.games.rows import (
     InShoe,
     bets_by_shoe,
     box_micros,
-    coded,
-    index_in,
     instant_tuples,
     plain_bets,
     quarantined_of_shoe,

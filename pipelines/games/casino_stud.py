@@ -24,15 +24,15 @@ from engine.games.casino_stud.chain import ChainEnd, ChainGap, breaks_across_gro
 from engine.games.casino_stud.chain import group_ends as chain_ends
 from engine.games.casino_stud.dealt import bet_columns, dealt_rounds
 from engine.games.casino_stud.rules import CasinoStudRules, load_casino_stud_rules
+from pipelines.arrow_columns import coded
+from pipelines.arrow_columns import plain as plain_values
 from pipelines.convert import dated_findings, findings_table
-from pipelines.convert import plain as plain_values
 from pipelines.games.rows import (
     BET_COLUMNS,
     NO_BETS,
     GameTable,
     bet_tables,
     box_micros,
-    coded,
     day,
     gc_paused,
     instant_tuples,

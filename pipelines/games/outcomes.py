@@ -21,16 +21,15 @@ import pyarrow.compute as pc
 from engine import kernels
 from engine.betting_columns import BetColumns, ColumnAudit, RoundColumns, Verdicts, distinct, finding_columns
 from engine.findings import Finding
+from pipelines.arrow_columns import coded, codes_in, integers, micros, one_chunk
+from pipelines.arrow_columns import plain as plain_values
 from pipelines.convert import dated_findings, round_dated
-from pipelines.convert import plain as plain_values
 from pipelines.games.rows import (
     BET_COLUMNS,
     NO_BETS,
     GameTable,
     bet_tables,
     bets_by_shoe,
-    coded,
-    index_in,
     plain_bets,
     round_dates,
     shoe_day,
@@ -78,7 +77,7 @@ def audit_tables(table: OutcomeTable, shoes: pa.Table, rounds: pa.Table, bets: p
     table_bets = _TableBets.of(read)
     round_ids, round_nos, statuses = (plain_values(rounds[c]).to_pylist() for c in ("round_id", "round_no", "status"))
     outcomes = _outcomes(spec, rounds)
-    closed = _micros(rounds["betting_closed_at"], missing=0)
+    closed = micros(rounds["betting_closed_at"], missing=0, name="rounds.betting_closed_at")
     dates = round_dates(rounds)
     by_session = _rounds_by_session(rounds)
     bets_of_session = bets_by_shoe(rounds, table_bets.round_id, read["_shoe_id"])
@@ -143,23 +142,6 @@ def _known_verdicts(rules: Any) -> Verdicts:
     return _KNOWN.setdefault(f"{type(rules).__qualname__}{rules!r}", Verdicts())
 
 
-def _one_chunk(column: pa.Array | pa.ChunkedArray) -> pa.Array:
-    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-
-
-def _micros(column: pa.Array | pa.ChunkedArray, missing: int | None = None, name: str = "placed_at") -> np.ndarray:
-    """Instants as exact integer microseconds since the epoch (a float timestamp can be off by 1 us); a null
-    is `missing`, or refused when None."""
-    us = pc.cast(pc.cast(column, pa.timestamp("us", tz="UTC")), pa.int64())
-    return _integers(pc.fill_null(us, missing) if missing is not None else us, name)
-
-
-def _integers(column: pa.Array | pa.ChunkedArray, name: str) -> np.ndarray:
-    if column.null_count:  # the row rules keep such bets out of the engine (a null would not compare)
-        raise ValueError(f"bets.{name} has nulls the engine cannot settle")
-    return _one_chunk(column).to_numpy(zero_copy_only=False).astype(np.int64)
-
-
 @dataclass(frozen=True)
 class _TableBets:
     """A table's bets as the engine takes them: numpy columns, and codes into the table's distinct values."""
@@ -181,11 +163,12 @@ class _TableBets:
         """(`read`: the bets' columns as read, dictionary-encoded or plain)"""
         (account, accounts), (bet_type, bet_types), (selection, selections) = (
             coded(read[c]) for c in ("account_id", "bet_type", "selection"))
-        bet_id = _one_chunk(plain_values(read["bet_id"])).cast(pa.string())
-        round_id = _one_chunk(read["round_id"])  # (as read: a dictionary's ids are looked up a distinct id at a time)
+        bet_id = one_chunk(plain_values(read["bet_id"])).cast(pa.string())
+        round_id = one_chunk(read["round_id"])  # (as read: a dictionary's ids are looked up a distinct id at a time)
         round_id = round_id if pa.types.is_dictionary(round_id.type) else round_id.cast(pa.string())
-        return cls(bet_id, round_id, account, bet_type, selection, _integers(read["stake"], "stake"),
-                   _integers(read["paid"], "paid"), _micros(read["placed_at"]), accounts, bet_types, selections)
+        return cls(bet_id, round_id, account, bet_type, selection, integers(read["stake"], name="bets.stake"),
+                   integers(read["paid"], name="bets.paid"), micros(read["placed_at"], name="bets.placed_at"), accounts,
+                   bet_types, selections)
 
     def of_rows(self, rows: np.ndarray, round_index: np.ndarray) -> BetColumns:
         return BetColumns(taken(self.bet_id, rows), round_index, self.account[rows],
@@ -204,8 +187,8 @@ def _outcomes(spec: OutcomeGame, rounds: pa.Table) -> list:
 def _rounds_by_session(rounds: pa.Table) -> dict[str | None, np.ndarray]:
     """shoe_id -> its rounds' rows in round order: round_no, then round_id, then as read (rows.rounds_by_shoe's
     order; Arrow orders strings by their UTF-8 bytes, which is Python's order of code points)."""
-    keyed = pa.table({"shoe_id": _one_chunk(plain_values(rounds["shoe_id"])), "round_no": rounds["round_no"],
-                      "round_id": _one_chunk(plain_values(rounds["round_id"]))})
+    keyed = pa.table({"shoe_id": one_chunk(plain_values(rounds["shoe_id"])), "round_no": rounds["round_no"],
+                      "round_id": one_chunk(plain_values(rounds["round_id"]))})
     order = pc.sort_indices(keyed, sort_keys=[("shoe_id", "ascending"), ("round_no", "ascending"),
                                               ("round_id", "ascending")]).to_numpy().astype(np.int64)  # stable
     codes, shoes = coded(keyed["shoe_id"])
@@ -216,12 +199,11 @@ def _rounds_by_session(rounds: pa.Table) -> dict[str | None, np.ndarray]:
 def _round_index(session_round_ids: list[str], bet_round_ids: pa.Array) -> np.ndarray:
     """Each bet's round as its index among the session's rounds (a round id the session repeats: its last,
     as a dict of them says), -1 where its round is not the session's. `bet_round_ids` plain strings or
-    dictionary-encoded (rows.index_in)."""
+    dictionary-encoded (arrow_columns.index_in)."""
     position = {r: k for k, r in enumerate(session_round_ids)}
     if not position:
         return np.full(len(bet_round_ids), -1, np.int64)
-    found = pc.fill_null(index_in(bet_round_ids, pa.array(list(position), pa.string())), -1)
-    found = found.to_numpy(zero_copy_only=False).astype(np.int64)
+    found = codes_in(bet_round_ids, pa.array(list(position), pa.string()))
     where = np.fromiter(position.values(), np.int64, len(position))
     return np.where(found >= 0, where[np.maximum(found, 0)], -1)
 
@@ -271,7 +253,7 @@ class _Replays:
                                                     _joined(self.explanation)),
             "finding_kinds": pa.array(self.finding_kinds, pa.list_(pa.string())),
         }
-        return pa.Table.from_arrays([_one_chunk(columns[f.name]) for f in schema], schema=schema)
+        return pa.Table.from_arrays([one_chunk(columns[f.name]) for f in schema], schema=schema)
 
 
 def _joined(texts: list[pa.Array]) -> pa.Array:

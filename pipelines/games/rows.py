@@ -18,7 +18,8 @@ import pyarrow.compute as pc
 from engine.betting import TableFacts
 from engine.betting_columns import finding_columns
 from engine.findings import Finding
-from pipelines.convert import dated_findings, plain, plain_table, quarantine_table
+from pipelines.arrow_columns import coded, plain, plain_table, utc_days
+from pipelines.convert import dated_findings, quarantine_table
 from schemas.outputs import FINDINGS, QUARANTINE, SETTLEMENTS
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -138,28 +139,6 @@ def bets_by_shoe(rounds: pa.Table, round_ids: pa.Array | pa.ChunkedArray,
     bounds = np.flatnonzero(np.diff(codes[order])) + 1
     return {names[codes[rows[0]]]: rows for rows in np.split(order, bounds)}
 
-def index_in(column: pa.Array | pa.ChunkedArray, values: pa.Array) -> pa.Array:
-    """Each entry's index among the texts `values` (null: none), `column` plain or dictionary-encoded (then each
-    distinct value of its dictionary looked up once, and taken by its indices)."""
-    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    values = plain(values)
-    if pa.types.is_dictionary(column.type):
-        return pc.index_in(pc.cast(column.dictionary, values.type), values).take(column.indices)
-    return pc.index_in(pc.cast(column, values.type), values)
-
-def coded(column: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, list]:
-    """A column's values as codes into its distinct values (null one of them), in the order they first appear.
-    A column read dictionary-encoded is coded from its indices (a hash of integers, not of every value's text):
-    the codes of the indices as they first appear, then those of their values (a value the dictionary repeats,
-    or a null, one code)."""
-    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    if not pa.types.is_dictionary(column.type):
-        encoded = pc.dictionary_encode(column, null_encoding="encode")
-        return encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64), encoded.dictionary.to_pylist()
-    first = pc.dictionary_encode(column.indices, null_encoding="encode")
-    codes, values = coded(column.dictionary.take(first.dictionary))
-    return codes[first.indices.to_numpy(zero_copy_only=False)], values
-
 def rounds_by_shoe(round_rows: list[dict]) -> dict[str, list[int]]:
     """shoe_id -> its rounds' indexes in round order (round_no, then round_id)."""
     by_shoe: dict[str, list[int]] = {}
@@ -170,7 +149,7 @@ def rounds_by_shoe(round_rows: list[dict]) -> dict[str, list[int]]:
 
 def round_dates(rounds: pa.Table) -> pa.Array:
     """Each round's business date: the UTC day betting opened (null where it is not recorded)."""
-    return pc.cast(pc.cast(rounds["betting_opened_at"], pa.timestamp("us")), pa.date32()).combine_chunks()
+    return utc_days(rounds["betting_opened_at"]).combine_chunks()
 
 NO_DAY = np.iinfo(np.int32).max  # a day number for no date (above every real one: a shoe's least is its first)
 
