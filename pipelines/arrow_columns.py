@@ -1,4 +1,4 @@
-"""Arrow column helpers that pipelines/convert.py and the games' adaptors share (pipelines/games/): a column as
+"""Arrow column helpers the pipelines' modules share (convert.py, the games' adaptors, the readers of days): a column as
 one array, as plain values, as indexes among texts or codes into its distinct values, as numpy integers or exact
 microseconds, timestamps as their UTC days. It imports no other pipelines module, so that each of those can
 import it (convert.py and games/rows.py import each other's users)."""

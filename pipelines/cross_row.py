@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.findings import SEVERITY
-from pipelines.arrow_columns import plain, plain_table
+from pipelines.arrow_columns import one_chunk, plain, plain_table
 from pipelines.convert import quarantine_table
 from pipelines.games import deals_past
 from pipelines.games.rows import quarantine_of, round_dates
@@ -67,7 +67,7 @@ def _all_in(column: pa.ChunkedArray, values: list[str]) -> bool:
 
 def _texts(values: pa.Array | pa.ChunkedArray, text) -> pa.Array:
     """text(value) of each value (None for null), worked out once per distinct value."""
-    values = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    values = one_chunk(values)
     encoded = pc.dictionary_encode(values)
     return pa.array([text(v) for v in encoded.dictionary.to_pylist()], pa.string()).take(encoded.indices)
 

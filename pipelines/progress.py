@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import pyarrow as pa
-import pyarrow.compute as pc
+
+from pipelines.arrow_columns import utc_days
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,7 @@ def work_of(files: dict[str, list]) -> Work:
         return Work(None, bets)
     groups: set[tuple] = set()
     for batch in readers.iter_batches(shoes, "shoes", columns=["table_id", "opened_at"]):
-        day = pc.cast(pc.cast(batch["opened_at"], pa.timestamp("us")), pa.date32())  # (as the audit groups them)
+        day = utc_days(batch["opened_at"])  # (as the audit groups them)
         pairs = pa.table({"table": batch["table_id"], "day": day}).group_by(["table", "day"]).aggregate([])
         groups.update(zip(pairs["table"].to_pylist(), pairs["day"].to_pylist(), strict=True))
     return Work(len(groups), bets)

@@ -15,6 +15,8 @@ import json
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pipelines.arrow_columns import one_chunk
+
 _PLAIN_TEXT = r"^[ !#-\[\]-~]*$"  # printable ASCII without '"' and '\': JSON writes it unchanged
 _NULL = "null"
 
@@ -31,7 +33,7 @@ def record_texts(rows: pa.Table) -> pa.Array:
 
 def _value_texts(column: pa.ChunkedArray | pa.Array) -> pa.Array:
     """The JSON text of each value of one column ("null" for a null)."""
-    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    column = one_chunk(column)
     if pa.types.is_dictionary(column.type):  # each distinct value's text once, then spread (a value's text is its own)
         return pc.fill_null(_value_texts(column.dictionary).take(column.indices), _NULL)
     kind = column.type

@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 
 from engine.games import game_of_ruleset, ruleset_source
 from engine.ruleset_file import RulesetError, use_texts
+from pipelines.arrow_columns import utc_days
 from schemas.outputs import ROUND_RULESETS
 from schemas.readers import check_rows, read_table
 from schemas.table_rulesets import Period, RulesetHistory, period_index
@@ -146,7 +147,7 @@ def round_rulesets(table: TablePeriods, rounds: pa.Table) -> pa.Table:
     def each(value: Callable[[int], object]) -> list:
         return [None if p is None else value(p) for p in at]
 
-    day = pc.cast(pc.cast(rounds["betting_opened_at"], pa.timestamp("us")), pa.date32())
+    day = utc_days(rounds["betting_opened_at"])
     return pa.table([day, pc.cast(rounds["table_id"], pa.string()), pc.cast(rounds["shoe_id"], pa.string()),
                      pc.cast(rounds["round_id"], pa.string()), rounds["betting_closed_at"],
                      pa.array(each(lambda p: table.periods[p].ruleset), pa.string()),

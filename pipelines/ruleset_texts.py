@@ -14,11 +14,11 @@ import tomllib
 from dataclasses import replace
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.games import game, game_names, rulesets_package
 from engine.ruleset_file import RulesetError, shipped_ids, shipped_text
+from pipelines.arrow_columns import utc_days
 from pipelines.ruleset_periods import RulesetsInForce
 from schemas.readers import read_table
 from schemas.table_rulesets import TABLE, has_table
@@ -139,5 +139,5 @@ def rulesets_and_dates(input_dir: str) -> tuple[list[str], list]:
     if has_table(input_dir):
         ids |= set(read_table(input_dir, TABLE, columns=["ruleset"])["ruleset"].to_pylist())
     opened = read_table(input_dir, "rounds", columns=["betting_opened_at"])["betting_opened_at"]
-    days = pc.unique(pc.cast(pc.cast(opened, pa.timestamp("us")), pa.date32())).drop_null()
+    days = pc.unique(utc_days(opened)).drop_null()
     return sorted(i for i in ids if i is not None), sorted(days.to_pylist())

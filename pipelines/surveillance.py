@@ -49,6 +49,7 @@ from engine.findings import SEVERITY
 from engine.surveillance.detector import Detector, TableData, subject_keys
 from engine.surveillance.equipment import HISTORY_DAYS  # --history-days' default (how far back a window reaches)
 from engine.surveillance.tests import ALPHA, TEST_COLUMNS, SurveillanceTest, as_test_columns, benjamini_hochberg_of
+from pipelines.arrow_columns import utc_days
 from pipelines.games import replay_outputs
 from pipelines.io import ReadTable, Spilled, SpillFolder, WriteShards, files_in, input_files, source_path
 from pipelines.memory import arrow_pool_that_gives_back, release_free_memory
@@ -154,7 +155,7 @@ def table_data(table_id: str, parts: dict[str, Iterable[pa.Table]], history: Rul
     rounds = _sorted(got["rounds"], ["betting_opened_at", "shoe_id", "round_no", "round_id"]).drop_columns(
         list(_SOURCE))
     opened = rounds["betting_opened_at"]
-    rounds = rounds.append_column("business_date", pc.cast(pc.cast(opened, pa.timestamp("us")), pa.date32()))
+    rounds = rounds.append_column("business_date", utc_days(opened))
     rounds = rounds.append_column("ruleset", rulesets_in_force(rounds, (history or RulesetHistory()).periods(
         table_id, row["ruleset"])))
     bets = _bets(got["settlements"], got["bets"])

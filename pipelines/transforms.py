@@ -24,7 +24,7 @@ from apache_beam.metrics import Metrics
 from apache_beam.transforms.window import GlobalWindows
 
 from engine.findings import KINDS, SEVERITY
-from pipelines.arrow_columns import plain, plain_table
+from pipelines.arrow_columns import one_chunk, plain, plain_table, utc_days
 from pipelines.convert import quarantine_table, rejected_rows
 from pipelines.cross_row import CrossRowChecks
 from pipelines.dead_letter import dead_letter
@@ -322,7 +322,7 @@ def _orphan_group(shoe_ids: pa.Array) -> pa.Array:
 def _shoe_groups(shoes: pa.Table) -> pa.Table:
     """shoe_id -> group ("<table_id>/<opening date>") of one batch of shoes, as their own rows name it (the index,
     _ShoeGroupIndex, moves a shoe to its first round's day)."""
-    day = pc.cast(pc.cast(pc.cast(shoes["opened_at"], pa.timestamp("us")), pa.date32()), pa.string())
+    day = pc.cast(utc_days(shoes["opened_at"]), pa.string())
     group = pc.binary_join_element_wise(pc.cast(shoes["table_id"], pa.string()), pc.fill_null(day, "?"), "/")
     return pa.table({"shoe_id": shoes["shoe_id"], _GROUP: group}, schema=SHOE_GROUPS)
 
@@ -334,8 +334,8 @@ _MOVED = "_moved"  # (the index's) the shoe's group is not the one its own row n
 
 def _first_round_days(rounds: pa.Table) -> pa.Table:
     """The business day of each shoe's first round in a batch of rounds (FIRST_ROUNDS)."""
-    days = pa.table({"shoe_id": pc.cast(rounds["shoe_id"], pa.string()), "_first_day": pc.cast(pc.cast(
-        rounds["betting_opened_at"], pa.timestamp("us")), pa.date32())})
+    days = pa.table({"shoe_id": pc.cast(rounds["shoe_id"], pa.string()),
+                     "_first_day": utc_days(rounds["betting_opened_at"])})
     days = days.filter(pc.and_(pc.is_valid(days["shoe_id"]), pc.is_valid(days["_first_day"])))
     first = days.group_by("shoe_id").aggregate([("_first_day", "min")])
     return pa.table({"shoe_id": first["shoe_id"], "_first_day": first["_first_day_min"]}, schema=FIRST_ROUNDS)
@@ -590,7 +590,7 @@ class _RoundLookup:
         ids = round_index["round_id"]
         hashed = self._hashed(round_index)
         encoded = pc.dictionary_encode(round_ids)
-        encoded = encoded.combine_chunks() if isinstance(encoded, pa.ChunkedArray) else encoded
+        encoded = one_chunk(encoded)
         at = hashed.rows_of(encoded.dictionary, ids)
         # (a null round_id is a null code: given the code of no round, len(at), which is unknown)
         codes = pc.fill_null(encoded.indices, len(at)).to_numpy(zero_copy_only=False)
@@ -703,7 +703,7 @@ class _Placing:
         lost = plain_table(lost)
         if lost.num_rows == 0:
             return
-        dates = pc.cast(pc.cast(lost["placed_at"], pa.timestamp("us")), pa.date32())
+        dates = utc_days(lost["placed_at"])
         in_held = pc.is_in(lost["round_id"], value_set=held["round_id"])
         if pc.any(in_held).as_py():
             # the round exists but its row could not be used: the bet follows it, with no finding
@@ -1251,7 +1251,7 @@ def string_hash(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     its last 8 UTF-8 bytes (where ids differ: ...-R012-B0034), mixed with numpy, no Python call per
     row. Equal strings hash equal; strings that differ only before their last 8 bytes collide, which
     only makes a bucket bigger. A null hashes like ""."""
-    values = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    values = one_chunk(values)
     if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
         values = pc.cast(values, pa.large_string())
     if values.null_count:
