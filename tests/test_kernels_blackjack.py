@@ -447,3 +447,23 @@ def test_every_cell_of_the_chart_is_a_letter_the_chart_gives_or_none():
     assert (totals[0, 4:] >= 0).all() and (totals[1, 12:] >= 0).all()
     assert (totals[0, :4] == -1).all() and (totals[1, :12] == -1).all()
     assert (cells[2 * 22 * 10 * 2:] >= 0).all()
+
+
+def test_what_a_table_gives_its_shoes_kernels_is_made_once_for_the_same_objects_only():
+    """audit._once: made once for the very same objects; an equal object of another table is made for again (its
+    own), and the made things are let go past the cap."""
+    from engine.games.blackjack import audit
+
+    made = []
+
+    def make(rules, table):
+        made.append((rules, table))
+        return len(made)
+
+    other = replace(TABLE, table_id="BJ2")
+    assert audit._once(make, RULES, TABLE) == audit._once(make, RULES, TABLE) == 1
+    assert audit._once(make, RULES, replace(TABLE)) == 2  # (equal, not the same: made for it)
+    assert audit._once(make, RULES, other) == 3 and audit._once(make, RULES, other) == 3
+    audit._MADE.update({(make, n): ((), 0) for n in range(4096)})
+    assert audit._once(make, RULES, replace(TABLE)) == 4 and len(audit._MADE) == 1
+    audit._MADE.clear()

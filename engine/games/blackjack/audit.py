@@ -376,6 +376,8 @@ def _once(make, *objects):
     key = (make, *(id(o) for o in objects))
     known = _MADE.get(key)
     if known is None or any(a is not b for a, b in zip(known[0], objects, strict=True)):
+        if len(_MADE) >= 4096:  # (a process that audits night after night: each night's tables are new objects)
+            _MADE.clear()
         known = _MADE[key] = (objects, make(*objects))
     return known[1]
 
