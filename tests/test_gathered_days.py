@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from engine.betting_columns import FINDING_COLUMNS
 from engine.findings import Finding
-from pipelines.games.rows import Gathered
+from pipelines.games.blackjack import Gathered
 
 DAY = dt.datetime(2026, 11, 28, 22, tzinfo=dt.UTC)
 IDS = ["R1", "R2", "R3", "", None]

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from engine import kernels
 from engine.betting import TableFacts
-from engine.cards import new_shoe
+from engine.cards import CARD_CODES, new_shoe
 from engine.games.blackjack.audit import (
     KERNEL_KINDS,
     RecordedBet,
@@ -30,9 +30,12 @@ from engine.games.blackjack.audit import (
     ShoeRounds,
     _Played,
     audit_shoe,
+    chart_cells,
     dealing_sequence,
     played_lines,
 )
+from engine.games.blackjack.hand import hand_total
+from engine.games.blackjack.kernel import LETTERS, chart_letter
 from engine.games.blackjack.play import BoxActions, replay_round
 from engine.games.blackjack.rules import load_blackjack_rules
 from engine.games.blackjack.strategy import basic_strategy_decision, load_basic_strategy
@@ -394,3 +397,73 @@ def test_a_bet_at_each_boundary_is_cleared_by_the_kernel_one_beyond_is_flagged()
         assert flagged(moved) == [k]
         assert [(f.bet_id, f.kind) for f in audited.findings if f.bet_id] == [(bet.bet_id, kind)
                                                                              for kind in crossed[bet.bet_id]]
+
+
+def _chart_letter_of(cards: list[str], upcard: str, can_double: bool, can_split: bool) -> int:
+    """kernel.chart_letter of a hand, its total worked out by the readable hand.hand_total."""
+    total = hand_total(cards)
+    codes = [CARD_CODES.index(c) for c in cards]
+    return int(chart_letter(chart_cells(CHART), codes[0], codes[1], len(codes), total.value, total.soft,
+                            CARD_CODES.index(upcard), can_double, can_split))
+
+
+def _readable_letter(cards: list[str], upcard: str, can_double: bool, can_split: bool) -> int:
+    """basic_strategy_decision's letter as a code of LETTERS, -1 where it has none (a bust hand: it raises)."""
+    try:
+        return LETTERS.index(basic_strategy_decision(CHART, cards, upcard, can_double=can_double,
+                                                     can_split=can_split))
+    except ValueError:
+        return -1
+
+
+@pytest.mark.parametrize("allowed", [(False, False), (True, False), (False, True), (True, True)])
+def test_the_kernels_chart_letter_is_basic_strategy_for_every_two_card_hand_and_upcard(allowed):
+    """Every two-card hand by rank (a pair of each rank, a ten beside a face card that is no pair, soft hands)
+    against every upcard, doubling and splitting allowed or not: the kernel's cell is the chart's decision."""
+    suits = ("S", "H")  # (two suits: a pair of one rank in two suits, as it is dealt)
+    for first in "A23456789TJQK":
+        for second in "A23456789TJQK":
+            for up in "A23456789TJQK":
+                hand, upcard = [first + suits[0], second + suits[1]], up + "D"
+                assert _chart_letter_of(hand, upcard, *allowed) == _readable_letter(hand, upcard, *allowed), \
+                    (hand, upcard, allowed)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(CARD_CODES), min_size=2, max_size=7), st.sampled_from(CARD_CODES), st.booleans(),
+       st.booleans())
+def test_the_kernels_chart_letter_is_basic_strategy_for_any_hand(cards, upcard, can_double, can_split):
+    """Hands of two to seven cards, 21 and bust among them (none: the readable rule raises, the kernel's cell is
+    -1): the kernel's letter is basic_strategy_decision's."""
+    assert _chart_letter_of(cards, upcard, can_double, can_split) == _readable_letter(cards, upcard, can_double,
+                                                                                      can_split)
+
+
+def test_every_cell_of_the_chart_is_a_letter_the_chart_gives_or_none():
+    """chart_cells: a letter for each hard total 4-21 and soft total 12-21 against each upcard, and for each pair,
+    none (-1) for a total no hand of two cards or more has (0-3 hard, 0-11 soft)."""
+    cells = chart_cells(CHART).reshape(-1)
+    totals = cells[:2 * 22 * 10 * 2].reshape(2, 22, 10, 2)
+    assert (totals[0, 4:] >= 0).all() and (totals[1, 12:] >= 0).all()
+    assert (totals[0, :4] == -1).all() and (totals[1, :12] == -1).all()
+    assert (cells[2 * 22 * 10 * 2:] >= 0).all()
+
+
+def test_what_a_table_gives_its_shoes_kernels_is_made_once_for_the_same_objects_only():
+    """audit._once: made once for the very same objects; an equal object of another table is made for again (its
+    own), and the made things are let go past the cap."""
+    from engine.games.blackjack import audit
+
+    made = []
+
+    def make(rules, table):
+        made.append((rules, table))
+        return len(made)
+
+    other = replace(TABLE, table_id="BJ2")
+    assert audit._once(make, RULES, TABLE) == audit._once(make, RULES, TABLE) == 1
+    assert audit._once(make, RULES, replace(TABLE)) == 2  # (equal, not the same: made for it)
+    assert audit._once(make, RULES, other) == 3 and audit._once(make, RULES, other) == 3
+    audit._MADE.update({(make, n): ((), 0) for n in range(4096)})
+    assert audit._once(make, RULES, replace(TABLE)) == 4 and len(audit._MADE) == 1
+    audit._MADE.clear()

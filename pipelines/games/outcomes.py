@@ -185,8 +185,8 @@ def _outcomes(spec: OutcomeGame, rounds: pa.Table) -> list:
 
 
 def _rounds_by_session(rounds: pa.Table) -> dict[str | None, np.ndarray]:
-    """shoe_id -> its rounds' rows in round order: round_no, then round_id, then as read (rows.rounds_by_shoe's
-    order; Arrow orders strings by their UTF-8 bytes, which is Python's order of code points)."""
+    """shoe_id -> its rounds' rows in round order: round_no, then round_id, then as read (Arrow orders strings by
+    their UTF-8 bytes, which is Python's order of code points, so this is the order of a Python sort on those keys)."""
     keyed = pa.table({"shoe_id": one_chunk(plain_values(rounds["shoe_id"])), "round_no": rounds["round_no"],
                       "round_id": one_chunk(plain_values(rounds["round_id"]))})
     order = pc.sort_indices(keyed, sort_keys=[("shoe_id", "ascending"), ("round_no", "ascending"),

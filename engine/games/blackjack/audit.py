@@ -77,7 +77,7 @@ from .settlement import (
     settle_pair,
     total_staked,
 )
-from .strategy import BasicStrategyChart, basic_strategy_decision
+from .strategy import UPCARD_LABELS, BasicStrategyChart, basic_strategy_decision, hand_value
 
 MAIN, PAIR, INSURANCE, BET_BEHIND = BET_CODES
 _CODE = {name: code for code, name in enumerate(BET_CODES)}  # (kernel.settle_bets' bet type codes)
@@ -367,6 +367,42 @@ def _rule_ints(rules: BlackjackRules) -> np.ndarray:
 _CARD_TEXTS = np.array(CARD_CODES, object)
 
 
+_MADE: dict[tuple, tuple[tuple, object]] = {}  # (make, the objects' ids) -> (the objects, what make made of them)
+
+
+def _once(make, *objects):
+    """make(*objects), made once a process for these very objects (a table's rules, facts and chart: the same
+    for each of its shoes; held here, so that no other object takes their ids)."""
+    key = (make, *(id(o) for o in objects))
+    known = _MADE.get(key)
+    if known is None or any(a is not b for a, b in zip(known[0], objects, strict=True)):
+        if len(_MADE) >= 4096:  # (a process that audits night after night: each night's tables are new objects)
+            _MADE.clear()
+        known = _MADE[key] = (objects, make(*objects))
+    return known[1]
+
+
+def chart_cells(chart: BasicStrategyChart) -> np.ndarray:
+    """The chart as kernel.chart_letter reads it: the letter (a code of LETTERS, -1 where the chart gives none) of
+    every hand total 0-21, hard then soft, against each upcard label, doubling not allowed then allowed, then of
+    every pair that may be split likewise: chart.decision's."""
+
+    def letter(total: int, soft: bool, pair: str | None, upcard: str, double: bool) -> int:
+        try:
+            return LETTERS.index(chart.decision(total, soft, pair, upcard, can_double=double,
+                                                can_split=pair is not None))
+        except (KeyError, ValueError):  # (no such cell: the readable rules ask, and say why)
+            return -1
+
+    values = {label: 1 if label == "A" else 10 if label == "T" else int(label) for label in UPCARD_LABELS}
+    cells = np.array(
+        [letter(total, bool(soft), None, up, bool(double))
+         for soft in (0, 1) for total in range(22) for up in UPCARD_LABELS for double in (0, 1)]
+        + [letter(*hand_value(2 * values[pair], values[pair] == 1), pair, up, bool(double))
+           for pair in UPCARD_LABELS for up in UPCARD_LABELS for double in (0, 1)], np.int64)
+    return cells
+
+
 def _full_decks(shoe: ShoeFacts) -> bool:
     """The shoe's codes (where read as codes) are `decks` full decks: check_composition(...).ok, without the
     counting of texts."""
@@ -389,7 +425,8 @@ class _Played:
         cut = -1 if shoe.cut_index is None else shoe.cut_index
         (rounds_out, self.boxes, self.cards, self.decisions, self.dealer_prefix, self.unfinished,
          (self.redrawn, self.x_at, self.x_cards)) = play_rounds(
-            *rounds.play_columns, shoe_cards, rules.burn_cards, cut, _rule_ints(rules))
+            *rounds.play_columns, shoe_cards, rules.burn_cards, cut, _once(_rule_ints, rules),
+            _once(chart_cells, chart))
         self.plain, self.position, _, self.cut_round, self.dealer_bj, self.upcard_ace = rounds_out
         # decisions in time are not the kernel's: a round with a late decision or instants that are not one per
         # letter goes to the readable audit (LATE_DECISION, or unsettled with the reason)
@@ -400,18 +437,19 @@ class _Played:
 
     def check_chart(self) -> None:
         """The chart's letter at each auto-played decision of a plain round (`chart_says`, a code of LETTERS; the
-        recorded one at every other decision): one that differs is its round's AUTO_PLAY_DEVIATION."""
-        d_round, d_action, d_double, d_split, d_auto, d_cards_at, d_cards = (
-            self.decisions[k] for k in (0, 5, 6, 7, 8, 9, 10))
-        self.chart_says = d_action.copy()
-        self.deviated: list[int] = []  # the rounds of the decisions off the chart
-        for d in np.flatnonzero(d_auto & self.plain[d_round]).tolist():
+        recorded one at every other decision): one that differs is its round's AUTO_PLAY_DEVIATION. The kernel
+        found it in the chart's cells (kernel.chart_letter); a cell the chart holds no letter for is asked here."""
+        d_round, d_action, d_double, d_split, d_auto, d_cards_at, d_cards, d_chart = (
+            self.decisions[k] for k in (0, 5, 6, 7, 8, 9, 10, 11))
+        auto = d_auto & self.plain[d_round]
+        self.chart_says = np.where(auto, d_chart, d_action)
+        for d in np.flatnonzero(auto & (d_chart < 0)).tolist():
             cards = [CARD_CODES[c] for c in d_cards[d_cards_at[d]:d_cards_at[d + 1]].tolist()]
             want = basic_strategy_decision(self.chart, cards, CARD_CODES[self.dealer[self.dealer_at[d_round[d]]]],
                                            can_double=bool(d_double[d]), can_split=bool(d_split[d]))
             self.chart_says[d] = LETTERS.index(want)
-            if self.chart_says[d] != d_action[d]:
-                self.deviated.append(int(d_round[d]))
+        # the rounds of the decisions off the chart
+        self.deviated: list[int] = d_round[auto & (self.chart_says != d_action)].tolist()
 
     def kinds(self) -> np.ndarray:
         """Each round's findings (a row a round, a column a kind of KERNEL_KINDS): of a plain round that was settled
@@ -494,26 +532,14 @@ class _Played:
     def settle(self, table: TableFacts, bets: ShoeBets, held: np.ndarray):
         """(credit, priced, quiet, own, main_stake) of each bet (kernel.settle_bets) on the known rounds' boxes;
         `held`: the rounds with a MAIN bet in quarantine."""
-        rules, n_rounds, k, seat = self.rules, len(self.rounds), bets.round_index, bets.seat
+        n_rounds, k, seat = len(self.rounds), bets.round_index, bets.seat
         box_row = np.full((n_rounds, len(SEATS) + 1), -1, np.int64)  # round, box number -> row in the box columns
         box_row[np.repeat(np.arange(n_rounds), np.diff(self.box_at)), self.box_no] = np.arange(len(self.box_no))
         on = (seat >= SEATS[0]) & (seat <= SEATS[-1])
         self.row = np.where(on, box_row[k, np.where(on, seat, 0)], -1)
-        limits = [table.limits.get(name) for name in BET_CODES]
-        low, high = (np.array([lim[end] if lim else 0 for lim in limits], np.int64) for end in (0, 1))
-        bj, win = rules.blackjack_odds, rules.win_odds
-        odds = np.array([(0, bj.denominator * win.denominator),
-                         *((o.numerator, o.denominator) for o in (rules.pair_odds[kind] for kind in PAIR_KINDS)),
-                         (rules.insurance_odds.numerator, rules.insurance_odds.denominator)], np.int64)
-        pair_share, insurance_share = rules.pair_max_share_of_table_max, rules.insurance_stake_share
-        rule = np.array([rules.bet_behind_on_double_or_split == "follows", ROUNDING_CODES[rules.rounding],
-                         rules.pair_requires_main_bet, pair_share.numerator, pair_share.denominator, table.table_max,
-                         insurance_share.numerator, insurance_share.denominator, rules.insurance_on_player_blackjack],
-                        np.int64)
         return settle_bets(k, self.row, bets.bet_type, seat, bets.account, bets.stake, bets.added_stake, bets.paid,
                            bets.placed_at, self.known, self.rounds.cancelled, self.rounds.closed, held,
-                           *self.boxes, self.dealer_bj, self.upcard_ace, low, high,
-                           np.array([lim is not None for lim in limits]), odds, rule)
+                           *self.boxes, self.dealer_bj, self.upcard_ace, *_once(_bet_rules, self.rules, table))
 
     def flagged(self, rows: np.ndarray, bets: ShoeBets, settled: tuple[np.ndarray, ...]) -> FlaggedBets:
         """The bets `rows` (of known rounds) as bet_checks reads them; `settled`: settle_bets' results."""
@@ -539,6 +565,23 @@ class _Played:
             bits[k], on_box, as_box, stake * (of_box(self.boxes[2]) - 1),
             self.upcard_ace[k] & (self.rules.insurance_on_player_blackjack | ~of_box(self.boxes[6]).astype(bool)),
             own, main_stake)
+
+
+def _bet_rules(rules: BlackjackRules, table: TableFacts) -> tuple[np.ndarray, ...]:
+    """The table's limits and rules as kernel.settle_bets takes them: each bet type's low and high limit and whether
+    it has one, the odds (blackjack over win, each pair kind's, insurance's) and the rule integers."""
+    limits = [table.limits.get(name) for name in BET_CODES]
+    low, high = (np.array([lim[end] if lim else 0 for lim in limits], np.int64) for end in (0, 1))
+    bj, win = rules.blackjack_odds, rules.win_odds
+    odds = np.array([(0, bj.denominator * win.denominator),
+                     *((o.numerator, o.denominator) for o in (rules.pair_odds[kind] for kind in PAIR_KINDS)),
+                     (rules.insurance_odds.numerator, rules.insurance_odds.denominator)], np.int64)
+    pair_share, insurance_share = rules.pair_max_share_of_table_max, rules.insurance_stake_share
+    rule = np.array([rules.bet_behind_on_double_or_split == "follows", ROUNDING_CODES[rules.rounding],
+                     rules.pair_requires_main_bet, pair_share.numerator, pair_share.denominator, table.table_max,
+                     insurance_share.numerator, insurance_share.denominator, rules.insurance_on_player_blackjack],
+                    np.int64)
+    return low, high, np.array([lim is not None for lim in limits]), odds, rule
 
 
 def played_reports(shoes: Sequence[_Played]) -> tuple[np.ndarray, ...]:
@@ -667,21 +710,33 @@ class _ShoeAuditor:
             played.plain[lost[0] + 1:] = False
         kinds = played.found = played.kinds()
         found = kinds.any(axis=1)  # (rounds the kernel settles with a finding: named from their records)
-        self.fetch(np.flatnonzero(~played.plain | found))
+        named = ~played.plain | found
+        self.fetch(np.flatnonzero(named))
+        n = len(self.rounds)
         position: int | None = self.rules.burn_cards  # None: after a round whose cards cannot be counted
-        cut_seen, reports, plays = False, [], []
-        for i in range(len(self.rounds)):
+        cut_seen, reports, plays = False, [None] * n, [None] * n
+        # the rounds read one by one: those named and the first whose cards cannot be counted; the plain rounds
+        # between them counted at once (each takes the cards it records, `before`; the cut card seen by the last)
+        before = np.concatenate([[0], np.cumsum(played.used)]).tolist()
+        if lost is not None:
+            named[lost[0]] = True
+        counted = 0  # the first round not yet counted in `position`
+        for i in [*np.flatnonzero(named).tolist(), n]:
+            if position is not None and i > counted:
+                position += before[i] - before[counted]
+                cut_seen = cut_seen or (shoe.cut_index is not None and position > shoe.cut_index)
+            if i == n:
+                break
+            counted = i + 1
             if played.plain[i]:  # the kernel's replay found the round as recorded, nothing to flag but KERNEL_KINDS
-                report, play, used = None, None, int(played.used[i])
+                used = before[i + 1] - before[i]
                 if found[i]:
                     self.kernel_findings(self.recorded[i], played, i, kinds[i])
             else:
                 r = self.recorded[i]
-                report, play, used = self.round(i, r, position, cut_seen)
+                reports[i], plays[i], used = self.round(i, r, position, cut_seen)
                 if not self.bet_by_bet:
-                    played.learn(i, r, play, report)
-            reports.append(report)
-            plays.append(play)
+                    played.learn(i, r, plays[i], reports[i])
             if lost is not None and i >= lost[0]:  # (its place in the shoe, and every later round's, not known)
                 position = None
                 continue

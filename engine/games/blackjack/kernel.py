@@ -10,8 +10,9 @@ the shoe's next ones, no round after the cut) but three findings, named in the k
 readable audit's: a dealer who drew against the rule while a hand waited for its total (DEALER_DRAW_RULE: the
 round settled on the recorded hand, the shoe's cards by the rule its expected hand), hands left live when their
 box's letters ran out (each played as a stand: DECISION_MISSING) and an auto-played box off the chart
-(AUTO_PLAY_DEVIATION, judged on the decision columns: audit._Played.check_chart); every other round, and every
-bet the screen cannot clear, goes through the readable engine, which explains it.
+(AUTO_PLAY_DEVIATION: the chart's letter at each auto-played decision found in the chart's cells, which
+chart.decision fills, chart_letter; judged on the decision columns by audit._Played.check_chart); every other round,
+and every bet the screen cannot clear, goes through the readable engine, which explains it.
 """
 
 from __future__ import annotations
@@ -36,14 +37,15 @@ PAIR_KINDS = ("mixed", "coloured", "perfect")  # a box's pair code 1-3 (0: no pa
 
 @kernel
 def play_rounds(dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act_at, readable, cards_used, shoe,
-                burn, cut_index, rule):
+                burn, cut_index, rule, chart):
     """Replay each round of a shoe (rounds in order) as recorded and settle its boxes per unit staked.
 
     Rounds: dealer[dealer_at[r]:dealer_at[r + 1]] the dealer's cards, box_no[box_at[r]:box_at[r + 1]] the
     boxes; box b's cards card[card_at[b]:card_at[b + 1]], its decisions act[act_at[b]:act_at[b + 1]],
     auto[b] auto-played; readable[r]: the record has one entry a box, boxes 1-7 ascending, two cards a box and
     a dealer card (an unreadable round: no box, no dealer card here); cards_used: the cards each round recorded;
-    shoe: the shoe's cards; burn: cards burned; cut_index (-1: none); rule: RULE_INTS.
+    shoe: the shoe's cards; burn: cards burned; cut_index (-1: none); rule: RULE_INTS; chart: the basic strategy
+    chart's letters by cell (chart_letter).
 
     Returns (round columns, box columns, card columns, decision columns, dealer prefix, unfinished hands, dealer
     redrawn):
@@ -54,7 +56,8 @@ def play_rounds(dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act
       first_two_blackjack;
     card (the round's cards in dealing order, from card_at... per round at dealer_at[r] + card_at[box_at[r]]):
       seq (its code), who (its box, 0 the dealer), hand (its hand in the box);
-    decision: round, box, hand, total, soft, action, can_double, can_split, auto, cards_at, cards;
+    decision: round, box, hand, total, soft, action, can_double, can_split, auto, cards_at, cards, chart (the chart's
+      letter at an auto-played decision, chart_letter; -1 at another);
     dealer prefix (aligned with `dealer`): total, soft;
     unfinished hands (a plain round's hands left live when their box's letters ran out, each played as a stand,
       in box and hand order): round, box, hand;
@@ -94,6 +97,7 @@ def play_rounds(dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act
     d_auto = np.zeros(n_letters, np.bool_)
     d_cards_at = np.zeros(n_letters + 1, np.int64)
     d_cards = np.zeros(n_letters * 22, np.int64)  # (a live hand holds at most 21 cards: 21 aces)
+    d_chart = np.full(n_letters, -1, np.int64)
     n_dec = 0
     dl_total = np.zeros(len(dealer), np.int64)
     dl_soft = np.zeros(len(dealer), np.bool_)
@@ -200,6 +204,9 @@ def play_rounds(dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act
                         d_round[n_dec], d_box[n_dec], d_hand[n_dec] = r, box_no[b], i
                         d_total[n_dec], d_soft[n_dec], d_action[n_dec] = t, soft, a
                         d_double[n_dec], d_split[n_dec], d_auto[n_dec] = can_double, can_split, auto[b]
+                        if auto[b]:
+                            d_chart[n_dec] = chart_letter(chart, hc[i, 0], hc[i, 1], hn[i], t, soft, up, can_double,
+                                                          can_split)
                         start = d_cards_at[n_dec]
                         for c in range(hn[i]):
                             d_cards[start + c] = hc[i, c]
@@ -336,7 +343,7 @@ def play_rounds(dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act
             (returned, win, staked, behind_returned, behind_win, pair, first_two_bj),
             (seq, who, who_hand),
             (d_round[:n_dec], d_box[:n_dec], d_hand[:n_dec], d_total[:n_dec], d_soft[:n_dec], d_action[:n_dec],
-             d_double[:n_dec], d_split[:n_dec], d_auto[:n_dec], d_cards_at[:n_dec + 1], d_cards),
+             d_double[:n_dec], d_split[:n_dec], d_auto[:n_dec], d_cards_at[:n_dec + 1], d_cards, d_chart[:n_dec]),
             (dl_total, dl_soft), (u_round[:n_un], u_box[:n_un], u_hand[:n_un]), (redrawn, x_at, x_cards[:n_x]))
 
 
@@ -355,6 +362,31 @@ def _total(cards, n):
         hard += v
         ace = ace or v == 1
     return (hard + 10, True) if ace and hard + 10 <= 21 else (hard, False)
+
+
+@kernel
+def chart_label(code):
+    """A card's chart label (strategy.UPCARD_LABELS' index: "2" to "9", "T", "A") by its code."""
+    r = code // 4
+    return 9 if r == 0 else (8 if r >= 9 else r - 1)
+
+
+CHART_PAIRS = 2 * 22 * 10 * 2  # where the pairs' cells start among a chart's cells
+
+
+@kernel
+def chart_letter(chart, first, second, n, total, soft, upcard, can_double, can_split):
+    """The chart's letter (a code of LETTERS, -1: none) for a hand of `n` cards starting `first`, `second`, of
+    `total` (`soft`), against the card `upcard`, as strategy.basic_strategy_decision reads it: a pair (two cards of
+    one rank) that may be split by its pair's cell, another hand by its total's. `chart`: audit.chart_cells, every
+    hand total 0-21 hard then soft against each upcard label, doubling not allowed then allowed, then every pair
+    label likewise (from CHART_PAIRS)."""
+    up, double = chart_label(upcard), 1 if can_double else 0
+    if n == 2 and first // 4 == second // 4 and can_split:
+        return chart[CHART_PAIRS + (chart_label(first) * 10 + up) * 2 + double]
+    if total > 21:
+        return -1
+    return chart[(((1 if soft else 0) * 22 + total) * 10 + up) * 2 + double]
 
 
 @kernel
