@@ -219,13 +219,18 @@ def _as_read(rounds: pa.Table, read: pa.Table, decks: pa.Table) -> pa.Table:
     ids = plain_values(decks["shoe_id"]).cast(pa.string())
     last = pc.index_in(plain_values(read["shoe_id"]).cast(pa.string()), ids[::-1])
     deck_at = pc.subtract(pa.scalar(len(ids) - 1, pa.int64()), pc.cast(last, pa.int64()))
+    rows = None if deck_at.null_count else deck_at.to_numpy()
+
+    def of_decks(column: pa.ChunkedArray) -> pa.ChunkedArray:  # (a day's decks are mostly its rounds' in order)
+        return column.take(deck_at) if rows is None else taken(column, rows)
+
     return pa.table({
         **{c: read[c] for c in ("round_id", "shoe_id", "round_no", "status", "boxes", "box_cards", "box_actions",
                                 "dealer_cards", "box_hands", "dealer_hand", "jackpot_before", "next_pool_before",
                                 "jackpot_after", "next_pool_after")},
         "betting_closed_at": pa.array(micros(rounds["betting_closed_at"]), pa.int64()),
-        "deck": decks["cards"].take(deck_at), "cut_index": decks["cut_index"].take(deck_at),
-        "decks": pc.if_else(pc.is_valid(deck_at), pc.cast(decks["decks"].take(deck_at), pa.int64()), 1),
+        "deck": of_decks(decks["cards"]), "cut_index": of_decks(decks["cut_index"]),
+        "decks": pc.if_else(pc.is_valid(deck_at), pc.cast(of_decks(decks["decks"]), pa.int64()), 1),
         "box_action_times": box_micros(rounds, "box_action_times"),
         "dealer_revealed_at": pa.array(instants(rounds, "dealer_revealed_at"), pa.int64())})
 

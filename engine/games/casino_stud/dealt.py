@@ -272,6 +272,8 @@ def _lists(column: pa.Array) -> tuple[np.ndarray, pa.Array]:
 
 
 def _ints(values, none: int) -> np.ndarray:
+    if not values.null_count and pa.types.is_integer(values.type):  # (most: as they are, no Arrow cast or fill)
+        return np.asarray(values.to_numpy(), np.int64)
     return pc.fill_null(pc.cast(values, pa.int64()), none).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
