@@ -122,26 +122,18 @@ class Pieces:
         out = np.full((m, max(len(o) for o in options)), self.EMPTY, np.int64)
         for k, option in enumerate(options):
             rows = np.flatnonzero(which == k)
-            if len(rows) and option:  # (only the lines of the option: an id a line taken at them)
-                out[rows, :len(option)] = self.row(len(rows), *(part[rows] if isinstance(part, np.ndarray) and
-                                                                part.ndim else part for part in option))
+            if len(rows):
+                out[rows, :len(option)] = self.row(m, *option)[rows] if option else self.EMPTY
         return out
 
     def add(self, places: np.ndarray, *blocks: np.ndarray | Part) -> None:
         """Lines of a fixed count of pieces, side by side: each block (m, k) ids, an id a line or a literal; line r
         goes to places[r]."""
         m = len(places)
-        # (a block of no lines is (0, k): its k from its shape)
-        widths = [(b.size // m if m and b.size else b.shape[1]) if isinstance(b, np.ndarray) and b.ndim == 2 else 1
-                  for b in blocks]
-        pieces = np.empty((m, sum(widths)), np.int64)
-        at = 0
-        for b, k in zip(blocks, widths, strict=True):  # (each block written into its columns: no hstack)
-            if isinstance(b, np.ndarray) and b.ndim == 2:
-                pieces[:, at:at + k] = b.reshape(m, k)
-            else:
-                pieces[:, at] = self.text(b) if isinstance(b, str) else b
-            at += k
+        # (a block of no lines is (0, k): reshape(0, -1) cannot tell its k)
+        parts = [(b.reshape(m, -1) if b.size else b.reshape(m, b.shape[1]))
+                 if isinstance(b, np.ndarray) and b.ndim == 2 else self.row(m, b) for b in blocks]
+        pieces = np.hstack(parts) if parts else np.zeros((m, 0), np.int64)
         self.lines.append((np.asarray(places, np.int64), pieces.reshape(-1),
                            np.full(m, pieces.shape[1], np.int64)))
 
