@@ -780,23 +780,20 @@ _NO_LINES, _NO_TEXT = np.zeros(0, np.int64), pa.array([], pa.string())
 def _explanations(reports: Sequence[RoundReport | None], calm: list[int], n_lines: np.ndarray, lines: pa.Array
                   ) -> pa.Array:
     """The rounds' explanations as a list<string> column: the quiet rounds' (`calm`) from words.py's `lines` as
-    they are, the others' from their reports. `lines` are in round order, so between two loud rounds the quiet
-    ones' lines are one slice of them: the text is put together from slices, not taken line by line."""
+    they are, the others' from their reports."""
     loud = np.ones(len(reports), np.bool_)
     loud[calm] = False
     counts = np.zeros(len(reports), np.int64)
     counts[calm] = n_lines
     loud_rows = np.flatnonzero(loud).tolist()
     counts[loud_rows] = [len(reports[i].explanation) for i in loud_rows]
-    said = pa.array([line for i in loud_rows for line in reports[i].explanation], pa.string())
-    quiet_before = (np.cumsum(np.where(loud, 0, counts)) - np.where(loud, 0, counts))[loud_rows].tolist()
-    parts, start, at = [], 0, 0
-    for i, upto in zip(loud_rows, quiet_before, strict=True):
-        parts += [lines.slice(start, upto - start), said.slice(at, int(counts[i]))]
-        start, at = upto, at + int(counts[i])
-    parts.append(lines.slice(start))
+    at = np.cumsum(counts) - counts
+    into = np.empty(int(counts.sum()), np.int64)
+    taken = pa.concat_arrays([lines, pa.array([line for i in loud_rows for line in reports[i].explanation],
+                                              pa.string())])
+    into[np.concatenate([spans(at[calm], n_lines), spans(at[loud], counts[loud])])] = np.arange(len(into))
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
-    return pa.ListArray.from_arrays(pa.array(offsets), pa.concat_arrays(parts))
+    return pa.ListArray.from_arrays(pa.array(offsets), taken.take(pa.array(into)))
 
 
 _TEXTS = pa.list_(pa.string())
