@@ -248,8 +248,16 @@ def test_blackjack_kernel_leaves_timed_rounds_to_the_readable_audit_only_when_ju
 # -- the adaptors read the contract's columns -------------------------------------------------------------
 
 
+def box_instants(rounds: pa.Table, column: str) -> list[tuple[tuple[int | None, ...] | None, ...] | None]:
+    """A list<list<timestamp>> column of `rounds` (instants per box) as tuples of exact integer microseconds,
+    a row a round; all None where the files do not have the column (box_micros)."""
+    from pipelines.games.rows import box_micros, instant_tuples
+
+    return [instant_tuples(boxes) for boxes in box_micros(rounds, column).to_pylist()]
+
+
 def test_rounds_columns_as_microseconds():
-    from pipelines.games.rows import box_instants, instants
+    from pipelines.games.casino_stud import instants
 
     ts = pa.timestamp("us", tz="UTC")
     rounds = pa.table({"box_action_times": pa.array([[[REVEAL, None]], None, [None, []]], pa.list_(pa.list_(ts))),

@@ -866,3 +866,23 @@ def test_a_deck_not_as_it_should_be_is_the_kernels(decks, cut_index, at, card):
     wrong = decks != 1 or cut_index is not None or card != "as it is"
     assert [f.kind for f in fast.findings][:2] == ["SHOE_COMPOSITION", "DECISION_MISSING"][1 - wrong:]
     assert fast.findings[0].round_id == (None if wrong else "R1")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(CARD_CODES), st.sampled_from(["XX", "as", "A", "10S", "", "AS "]),
+                          st.text(max_size=3), st.none()), max_size=40),
+       st.integers(0, 5), st.integers(0, 5))
+def test_card_codes_read_from_their_bytes_are_arrows_lookup(texts, cut_front, cut_back):
+    """dealt._cards reads a card's code from its two bytes where every text has two: the same codes (-1 not a card) as
+    Arrow's lookup among CARD_CODES, on slices of a column (offsets not from 0) too."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from engine.games.casino_stud.dealt import _cards
+
+    values = pa.array(texts, pa.string())
+    values = values.slice(min(cut_front, len(values)), max(0, len(values) - cut_front - cut_back))
+    want = pc.fill_null(pc.index_in(values, pa.array(CARD_CODES, pa.string())), -1).to_numpy(zero_copy_only=False)
+    assert _cards(values).tolist() == want.tolist()
+    cards = pa.array([t for t in texts if t in CARD_INDEX], pa.string()).slice(min(cut_front, 1))
+    assert _cards(cards).tolist() == [CARD_INDEX[t] for t in cards.to_pylist()]

@@ -5,10 +5,8 @@ quarantine). Names no game's concepts; no Beam here.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import wraps
 from typing import Any, TypeVar
 
 import numpy as np
@@ -20,25 +18,7 @@ from pipelines.arrow_columns import coded, plain, plain_table, utc_days
 from pipelines.convert import quarantine_table
 from schemas.outputs import QUARANTINE, SETTLEMENTS
 
-F = TypeVar("F", bound=Callable[..., Any])
-
 NO_BETS = np.zeros(0, np.int64)
-
-def gc_paused(audit: F) -> F:
-    """`audit` run with cyclic garbage collection paused (and left as it was after). A table's audit makes
-    hundreds of thousands of short-lived objects with no cycles (the bets, their verdicts and lines, the
-    output rows); reference counting frees them as before, but every collection on the way walks all
-    those still alive (10-25% of an engine call)."""
-    @wraps(audit)
-    def paused(*args, **kwargs):
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
-            return audit(*args, **kwargs)
-        finally:
-            if enabled:
-                gc.enable()
-    return paused  # type: ignore[return-value]
 
 # the bet columns every such adaptor reads (a game adds its own)
 BET_COLUMNS = ["bet_id", "round_id", "account_id", "placed_at", "bet_type", "seat", "stake", "paid", "currency",
@@ -66,18 +46,7 @@ class GameTable:
 def table_facts(row: dict, limits: dict[str, tuple[int, int]]) -> TableFacts:
     return TableFacts(row["table_id"], row["currency"], row["table_max"], limits)
 
-def micros(column) -> list[int]:
-    """Instants as exact integer microseconds since the epoch (a float timestamp can be off by 1 us)."""
-    return pc.cast(pc.cast(column, pa.timestamp("us", tz="UTC")), pa.int64()).to_pylist()
-
-
 _INSTANTS_PER_BOX = pa.list_(pa.list_(pa.timestamp("us", tz="UTC")))
-
-
-def box_instants(rounds: pa.Table, column: str) -> list[tuple[tuple[int | None, ...] | None, ...] | None]:
-    """A list<list<timestamp>> column of `rounds` (instants per box) as tuples of exact integer microseconds,
-    a row a round; all None where the files do not have the column (box_micros)."""
-    return [instant_tuples(boxes) for boxes in box_micros(rounds, column).to_pylist()]
 
 
 def instant_tuples(boxes: list | None) -> tuple[tuple[int | None, ...] | None, ...] | None:
@@ -93,11 +62,6 @@ def box_micros(rounds: pa.Table, column: str) -> pa.ChunkedArray | pa.Array:
     return pc.cast(pc.cast(rounds[column], _INSTANTS_PER_BOX), pa.list_(pa.list_(pa.int64())))
 
 
-def instants(rounds: pa.Table, column: str) -> list[int | None]:
-    """micros() of a timestamp column of `rounds`; all None where the files do not have it."""
-    return micros(rounds[column]) if column in rounds.column_names else [None] * rounds.num_rows
-
-
 def day(ts):
     return ts.date() if ts is not None else None
 
@@ -111,11 +75,6 @@ def plain_bets(bets: pa.Table, columns: Sequence[str], decoded: bool = True) -> 
     or not); a column the files do not have is all null."""
     return pa.table({c: (plain(bets[c]) if decoded else bets[c]) if c in bets.column_names
                      else pa.nulls(bets.num_rows) for c in [*columns, "mode", "_shoe_id"]})
-
-def python_columns(table: pa.Table, columns: Sequence[str]) -> dict[str, list]:
-    """`columns` of `table` as Python lists, one conversion a column (no row dicts, and no datetime objects
-    for a column that is not asked for)."""
-    return {c: table[c].to_pylist() for c in columns}
 
 def bets_by_shoe(rounds: pa.Table, round_ids: pa.Array | pa.ChunkedArray,
                  shoe_ids: pa.Array | pa.ChunkedArray) -> dict[str | None, np.ndarray]:

@@ -45,7 +45,7 @@ def rank_hands(cards, at):
     n = len(at) - 1
     category = np.full(n, -1, np.int64)
     strength = np.zeros(n, np.int64)
-    values = np.zeros(5, np.int64)
+    ranks = np.zeros(5, np.int64)
     counts = np.zeros(15, np.int64)
     for h in range(n):
         if at[h + 1] - at[h] != 5:
@@ -65,38 +65,33 @@ def rank_hands(cards, at):
             c = cards[at[h] + k]
             flush = flush and c % 4 == suit0
             v = c // 4 + 1
-            values[k] = 14 if v == 1 else v
-            counts[values[k]] += 1
-        values[::-1].sort()  # highest first
-        category[h], strength[h] = _category(values, counts, flush)
+            counts[14 if v == 1 else v] += 1
+        category[h], strength[h] = _category(counts, flush, ranks)
     return category, strength
 
 
 @kernel
-def _category(values, counts, flush):
-    """hands._rank_shape of five distinct cards: values highest first, counts by value."""
-    distinct = 0
-    for v in range(2, 15):
-        distinct += counts[v] > 0
-    if distinct == 5:
-        top = 0
-        if values[0] - values[4] == 4:
-            top = values[0]
-        elif values[0] == 14 and values[1] == 5 and values[2] == 4 and values[3] == 3 and values[4] == 2:
-            top = 5
-        if top:
-            category = (9 if top == 14 else 8) if flush else 4
-            return category, _strength(category, top, 0, 0, 0, 0)
-        category = 5 if flush else 0
-        return category, _strength(category, values[0], values[1], values[2], values[3], values[4])
-    # groups: bigger group first, then higher rank (at most four groups)
-    ranks = np.zeros(5, np.int64)
+def _category(counts, flush, ranks):
+    """hands._rank_shape of five distinct cards, counts by value (`ranks`: room for five, overwritten)."""
+    # groups: bigger group first, then higher rank (five groups of one: the values highest first); no sort
+    ranks[:] = 0
     g = 0
     for size in range(4, 0, -1):
         for v in range(14, 1, -1):
             if counts[v] == size:
                 ranks[g] = v
                 g += 1
+    if g == 5:
+        top = 0
+        if ranks[0] - ranks[4] == 4:
+            top = ranks[0]
+        elif ranks[0] == 14 and ranks[1] == 5 and ranks[2] == 4 and ranks[3] == 3 and ranks[4] == 2:
+            top = 5
+        if top:
+            category = (9 if top == 14 else 8) if flush else 4
+            return category, _strength(category, top, 0, 0, 0, 0)
+        category = 5 if flush else 0
+        return category, _strength(category, ranks[0], ranks[1], ranks[2], ranks[3], ranks[4])
     big, second = counts[ranks[0]], counts[ranks[1]]
     if big == 4:
         category = 7

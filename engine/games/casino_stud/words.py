@@ -59,15 +59,19 @@ _described = _Described()
 class _Words:
     """The pieces of one table-day's quiet explanations, with the vocabularies its lines share."""
 
-    def __init__(self, currency: str | None, strengths: np.ndarray):
+    def __init__(self, currency: str | None, day: QuietDay, box_rows: np.ndarray, rounds: np.ndarray):
+        """`box_rows`, `rounds`: those whose hands the lines describe (`box`, `dealer`: the ids of their words)."""
         self.text = text = Pieces(currency)
-        known, words, _ = _described(strengths)  # (every strength the lines describe, at once)
-        self.strengths, self.words = known, text.column(words)
+        mine = np.zeros(len(day.strength), np.bool_)
+        mine[box_rows] = True
+        described = np.flatnonzero(mine)
+        # (each hand looked up once, every one at once: a bet's hand is its box's)
+        _, words, at = _described(np.concatenate([day.strength[described], day.dealer_strength[rounds]]))
+        base = text.column(words)
+        self.box, self.dealer = (np.zeros(len(of), np.int64) for of in (day.strength, day.dealer_strength))
+        self.box[described], self.dealer[rounds] = base + at[:len(described)], base + at[len(described):]
         self.cards, self.categories = text.texts(CARD_CODES), text.texts(RANK_NAMES)
         self.space = text.text(" ")
-
-    def described(self, strength: np.ndarray) -> np.ndarray:
-        return self.words + np.searchsorted(self.strengths, strength)
 
     def hand(self, codes: np.ndarray) -> np.ndarray:
         """explain's format_cards of five card codes a row: (rows, 9) ids."""
@@ -120,10 +124,8 @@ def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordB
     at = np.cumsum(n_lines) - n_lines
     mid = at + 3 + n_boxes + n_bets  # the pools before
     rows, box_round = _ranges(box_at[q], box_at[q + 1])
-    strength, dealer_strength = day.strength, day.dealer_strength
     box_row = _bet_box_rows(day, bets, mine, q[bet_round])
-    words = _Words(currency, np.concatenate([strength[rows], dealer_strength[q], strength[box_row],
-                                             dealer_strength[q[bet_round]]]))
+    words = _Words(currency, day, np.concatenate([rows, box_row]), q)
     text = words.text
     burn = f" after {rules.burn_cards} burned" if rules.burn_cards else ""
     text.add(at, "round ", text.column(_filled(rounds["round_id"])) + q, " (settled), deck ",
@@ -190,13 +192,13 @@ def _hand_lines(rules: CasinoStudRules, words: _Words, rounds: pa.RecordBatch, q
     strength, dealer_strength = day.strength[rows], day.dealer_strength[q]
     text.add(at[box_round] + 1 + place, "box ", text.numbers(day.box_no[rows]), " (",
              box_where + n_boxes[box_round] * most + place, "): ", words.hand(day.cards.reshape(-1, 5)[rows]), ": ",
-             words.described(strength), " (", words.categories + (strength >> 20), box_said, "); ",
+             words.box[rows], " (", words.categories + (strength >> 20), box_said, "); ",
              _decisions(text, rounds, q, day.action[rows], box_round, place))
     dealer_where = text.texts([f"deck card {where[n][1][0]} open, "
                                f"{positions_text(where[n][1][1:])[len('deck cards '):]} after the decisions"
                                for n in range(most + 1)])
     text.add(at + 1 + n_boxes, "dealer (", dealer_where + n_boxes, "): ",
-             words.hand(day.dealer_cards.reshape(-1, 5)[q]), ": ", words.described(dealer_strength), " (",
+             words.hand(day.dealer_cards.reshape(-1, 5)[q]), ": ", words.dealer[q], " (",
              words.categories + (dealer_strength >> 20), dealer_said, ")")
     qualifies = day.qualifies[q]
     text.add(at + 2 + n_boxes, text.texts([
@@ -222,7 +224,7 @@ def _bet_lines(rules: CasinoStudRules, words: _Words, bets: DealtBets, b: np.nda
     """The audit's line of each bet b of `bets` (`bet_round` their rounds', `box_row` their box rows) into
     `places` (a quiet round's amounts are all below the kernel's 2**40)."""
     text = words.text
-    strength, dealer_strength = day.strength, day.dealer_strength
+    strength = day.strength
     taken = pa.array(b)
     stake, added = bets.stake[b], bets.added[b]
     types = bets.bet_type.take(taken)
@@ -231,7 +233,7 @@ def _bet_lines(rules: CasinoStudRules, words: _Words, bets: DealtBets, b: np.nda
     refund = day.refund[b]
     category = strength[box_row] >> 20
     m = len(b)
-    bw, dw = words.described(strength[box_row]), words.described(dealer_strength[bet_round])
+    bw, dw = words.box[box_row], words.dealer[bet_round]
     odds = np.array([rules.call_payouts[name] for name in RANK_NAMES], np.int64)[category]
     cap = rules.max_call_payout
     capped = (outcome == WIN) & (cap is not None) & (rules.call_of(stake) * odds > (cap if cap is not None else 0))
