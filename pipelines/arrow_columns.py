@@ -67,10 +67,15 @@ def integers(column: pa.Array | pa.ChunkedArray, missing: int | None = None, nam
     return one_chunk(column).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
+def us_column(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """Instants as an Arrow int64 column of exact microseconds since the epoch (a float timestamp can be off by
+    1 us), nulls kept."""
+    return pc.cast(pc.cast(column, pa.timestamp("us", tz="UTC")), pa.int64())
+
+
 def micros(column: pa.Array | pa.ChunkedArray, missing: int | None = None, name: str = "") -> np.ndarray:
-    """Instants as exact int64 microseconds since the epoch (a float timestamp can be off by 1 us); a null is
-    `missing`, or refused where None."""
-    return integers(pc.cast(pc.cast(column, pa.timestamp("us", tz="UTC")), pa.int64()), missing, name)
+    """us_column as int64 numpy; a null is `missing`, or refused where None."""
+    return integers(us_column(column), missing, name)
 
 
 def utc_days(instants: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:

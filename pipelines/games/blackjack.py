@@ -38,7 +38,7 @@ from engine.games.blackjack.records import NO_TIME, SEATS, ShoeBets, ShoeRounds,
 from engine.games.blackjack.rules import BlackjackRules, load_blackjack_rules
 from engine.games.blackjack.strategy import BasicStrategyChart, load_basic_strategy
 from engine.kernels import spans, utf8_texts
-from pipelines.arrow_columns import coded, index_in, one_chunk, plain_table
+from pipelines.arrow_columns import coded, index_in, one_chunk, plain_table, us_column
 from pipelines.arrow_columns import plain as plain_values
 from pipelines.convert import dated_findings
 from pipelines.games.rows import (
@@ -168,16 +168,12 @@ _ROUND_COLUMNS = ["round_id", "shoe_id", "round_no", "betting_opened_at", "statu
 _RECORD_VALUES = [c for c in _ROUND_COLUMNS if c not in ("shoe_id", "betting_opened_at")]
 
 
-def _micros(instants) -> pa.ChunkedArray | pa.Array:
-    return pc.cast(pc.cast(instants, pa.timestamp("us", tz="UTC")), pa.int64())
-
-
 def _record_table(rounds: pa.Table) -> pa.Table:
     """The columns of `rounds` a RecordedRound holds, its instants as integer microseconds: cast once a table, a
     shoe's records taken from it (_recorded_rounds)."""
-    return rounds.select(_RECORD_VALUES).append_column("closed", _micros(rounds["betting_closed_at"])).append_column(
+    return rounds.select(_RECORD_VALUES).append_column("closed", us_column(rounds["betting_closed_at"])).append_column(
         "times", box_micros(rounds, "box_action_times")).append_column(
-        "revealed", _micros(rounds["dealer_revealed_at"]))
+        "revealed", us_column(rounds["dealer_revealed_at"]))
 
 
 def _recorded_rounds(records: pa.Table, rows: np.ndarray) -> list[RecordedRound]:
@@ -248,7 +244,7 @@ def _letters(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _instants(values, none: int = NO_TIME) -> np.ndarray:
-    return _ints(_micros(values), none)
+    return _ints(us_column(values), none)
 
 
 def _round_columns(r: pa.Table) -> ShoeRounds:
@@ -323,7 +319,7 @@ def _bet_columns(plain: pa.Table, read: pa.Table) -> dict[str, np.ndarray]:
     (microseconds), bet types as codes (BET_CODES' index, OTHER for any other), seats (NO_SEAT: none) and
     accounts (equal codes for equal account ids, null one of its own); `read`: the bets' account_id and bet_type as
     read (plain or dictionary-encoded)."""
-    placed = pc.cast(pc.cast(plain["placed_at"], pa.timestamp("us", tz="UTC")), pa.int64())
+    placed = us_column(plain["placed_at"])
     account = read["account_id"]
     if pa.types.is_dictionary(account.type):
         accounts = coded(account)[0]

@@ -26,7 +26,7 @@ from engine.games.casino_stud.chain import ChainEnd, ChainGap, breaks_across_gro
 from engine.games.casino_stud.chain import group_ends as chain_ends
 from engine.games.casino_stud.dealt import bet_columns, dealt_rounds
 from engine.games.casino_stud.rules import CasinoStudRules, load_casino_stud_rules
-from pipelines.arrow_columns import coded
+from pipelines.arrow_columns import coded, us_column
 from pipelines.arrow_columns import plain as plain_values
 from pipelines.convert import dated_findings, findings_table
 from pipelines.games.rows import (
@@ -82,9 +82,9 @@ def gc_paused(audit: F) -> F:
     return paused  # type: ignore[return-value]
 
 
-def micros(column) -> list[int]:
-    """Instants as exact integer microseconds since the epoch (a float timestamp can be off by 1 us)."""
-    return pc.cast(pc.cast(column, pa.timestamp("us", tz="UTC")), pa.int64()).to_pylist()
+def micros(column) -> list[int | None]:
+    """Instants as exact integer microseconds since the epoch, Python ints (None for a null)."""
+    return us_column(column).to_pylist()
 
 
 def instants(rounds: pa.Table, column: str) -> list[int | None]:
