@@ -232,12 +232,13 @@ def test_blackjack_kernel_leaves_timed_rounds_to_the_readable_audit_only_when_ju
     """The kernel (issue 42) takes a round it finds plain: an on-time round stays its (its explanation ending in
     the timing line), a late decision or instants not one per letter go to the readable audit; either way the
     kernel's audit is the readable one's (bet_by_bet: every round through the readable rules)."""
-    from engine.games.blackjack.audit import ShoeRounds, _Played, audit_shoe
+    from engine.games.blackjack.audit import ShoeRounds, _Played, audit_shoe, table_arrays
     from tests.test_blackjack_audit import CHART, RULES, TABLE, bet
 
     r = timed_blackjack((REVEAL - 20,), box_2)
     bets = [bet("B1", "MAIN", 1, 1000, 2000), bet("B2", "MAIN", 2, 1000, 0)]
-    assert _Played(RULES, CHART, shoe_facts(CLEAN_SHOE), ShoeRounds.of([r])).plain.tolist() == [plain]
+    assert _Played.one(RULES, CHART, shoe_facts(CLEAN_SHOE), ShoeRounds.of([r]),
+                       table_arrays(RULES, CHART, TABLE)).plain.tolist() == [plain]
     kernel = audit_shoe(RULES, CHART, TABLE, shoe_facts(CLEAN_SHOE), [r], bets)
     readable = audit_shoe(RULES, CHART, TABLE, shoe_facts(CLEAN_SHOE), [r], bets, bet_by_bet=True)
     assert kernel == readable

@@ -82,7 +82,7 @@ def test_each_finding_is_dated_and_placed_as_the_rule_reads_it(case):
             unsettled=[None] * bets,
             findings=[Finding("CARD_SEQUENCE_MISMATCH", "T1", f"S{s}", rid, None, None, None, f"shoe {s} finding {n}")
                       for n, (rid, _) in enumerate(findings)])
-        gathered.shoe({"shoe_id": f"S{s}", "opened_at": opened}, order, rows, mine, round_index, result,
+        gathered.shoe(s, {"shoe_id": f"S{s}", "opened_at": opened}, order, rows, mine, round_index, result,
                       np.array([bet for _, bet in findings], np.int64), np.array(flagged, np.int64))
         first_bet += bets
 

@@ -24,6 +24,7 @@ from engine.betting import TableFacts
 from engine.cards import CARD_CODES, new_shoe
 from engine.games.blackjack.audit import (
     KERNEL_KINDS,
+    Dealt,
     RecordedBet,
     RecordedRound,
     ShoeFacts,
@@ -33,10 +34,12 @@ from engine.games.blackjack.audit import (
     chart_cells,
     dealing_sequence,
     played_lines,
+    table_arrays,
 )
 from engine.games.blackjack.hand import hand_total
 from engine.games.blackjack.kernel import LETTERS, chart_letter
 from engine.games.blackjack.play import BoxActions, replay_round
+from engine.games.blackjack.records import card_codes
 from engine.games.blackjack.rules import load_blackjack_rules
 from engine.games.blackjack.strategy import basic_strategy_decision, load_basic_strategy
 
@@ -61,6 +64,11 @@ def _chart_letters(rules, cards: list[str], boxes: list[int], letters: list[str]
         d = mine[-1]
         text += basic_strategy_decision(CHART, d.cards, d.upcard, can_double=d.can_double, can_split=d.can_split)
     return text
+
+
+def _played(rules, shoe: ShoeFacts, rounds: list[RecordedRound]) -> _Played:
+    """The kernel's replay of the shoe's rounds."""
+    return _Played.one(rules, CHART, shoe, ShoeRounds.of(rounds), table_arrays(rules, CHART, TABLE))
 
 
 def _shoe(seed: int, rounds: int, rules, decks: int) -> tuple[ShoeFacts, list[RecordedRound]]:
@@ -162,7 +170,7 @@ def test_the_generator_reaches_plain_and_other_rounds():
     plain = other = auto = 0
     for seed in range(40):
         shoe, rounds = _shoe(seed, 5, RULES, 1)
-        played = _Played(RULES, CHART, shoe, ShoeRounds.of(rounds))
+        played = _played(RULES, shoe, rounds)
         plain += int(played.plain.sum())
         other += int((~played.plain).sum())
         auto += sum(any(r.box_auto_played) for r, p in zip(rounds, played.plain, strict=True) if p)
@@ -176,7 +184,7 @@ def test_the_generator_reaches_rounds_the_kernel_settles_with_hands_left_live():
     kernel, readable = np.zeros(len(KERNEL_KINDS), int), np.zeros(len(KERNEL_KINDS), int)
     for seed in range(60):
         shoe, rounds = _shoe(seed, 5, RULES, 1)
-        played = _Played(RULES, CHART, shoe, ShoeRounds.of(rounds))
+        played = _played(RULES, shoe, rounds)
         kinds = played.kinds()
         kernel += kinds.sum(axis=0)
         audited = audit_shoe(RULES, CHART, TABLE, shoe, rounds, [])
@@ -206,7 +214,7 @@ def _owed(boxes, dealer, bets: list[tuple[str, int, int]], rules=RULES, **kw) ->
     shoe, rounds = _round(boxes, dealer, **kw)
     recorded = [RecordedBet(f"B{n}", 0, "A" if t in ("MAIN", "PAIR", "INSURANCE") else "Z", t, box, stake, None, 0,
                             CLOSED) for n, (t, box, stake) in enumerate(bets)]
-    assert _Played(rules, CHART, shoe, ShoeRounds.of(rounds)).plain.tolist() == [True]
+    assert _played(rules, shoe, rounds).plain.tolist() == [True]
     fast = audit_shoe(rules, CHART, TABLE, shoe, rounds, recorded)
     oracle = audit_shoe(rules, CHART, TABLE, shoe, rounds, recorded, bet_by_bet=True)
     assert fast == oracle and fast.credits() == oracle.credits()
@@ -264,14 +272,14 @@ def test_a_dealer_stand_on_soft_17_is_a_finding_in_h17_only():
     settles on the recorded hand with the shoe's cards by the rule as the expected hand, as the readable engine does,
     where the shoe holds them (else the round is the readable engine's)."""
     shoe, rounds = _round({1: ("TH 9D", "S")}, "AS 6C")
-    assert _Played(replace(RULES, hits_soft_17=False), CHART, shoe, ShoeRounds.of(rounds)).plain.tolist() == [True]
-    assert _Played(RULES, CHART, shoe, ShoeRounds.of(rounds)).plain.tolist() == [False]  # (no card left to draw)
+    assert _played(replace(RULES, hits_soft_17=False), shoe, rounds).plain.tolist() == [True]
+    assert _played(RULES, shoe, rounds).plain.tolist() == [False]  # (no card left to draw)
     kinds = [f.kind for f in audit_shoe(RULES, CHART, TABLE, shoe, rounds, []).findings]
     assert "DEALER_DRAW_RULE" in kinds
     for more, expected in ((("2D", "9C"), ("AS", "6C", "2D")), (("5D", "3H", "9C"), ("AS", "6C", "5D", "3H", "9C")),
                            (("XX",), None)):
         longer = replace(shoe, cards=(*shoe.cards, *more))
-        played = _Played(RULES, CHART, longer, ShoeRounds.of(rounds))
+        played = _played(RULES, longer, rounds)
         assert played.plain.tolist() == [expected is not None] and played.redrawn.tolist() == [expected is not None]
         bets = [RecordedBet("m1", 0, "A", "MAIN", 1, 100, None, 200 + k, CLOSED + k) for k in (-1, 0, 1)]
         fast = audit_shoe(RULES, CHART, TABLE, longer, rounds, bets)
@@ -292,7 +300,7 @@ def test_a_hand_left_live_is_settled_by_the_kernel_as_a_stand_and_named_as_the_r
     # box 1 splits 8H 8D: its first hand stands on 8H 3C, the second (8D TS) has no letter; box 2 TH 6D no letter;
     # the dealer 9S 8C stands on 17
     shoe, rounds = _round({1: ("8H 8D 3C TS", "PS"), 2: ("TH 6D", "")}, "9S 8C")
-    played = _Played(RULES, CHART, shoe, ShoeRounds.of(rounds))
+    played = _played(RULES, shoe, rounds)
     assert played.plain.tolist() == [True] and played.unfinished_hands(0) == [(1, 1), (2, 0)]
     bets = [RecordedBet("m1", 0, "A", "MAIN", 1, 100, 100, 0, CLOSED),
             RecordedBet("m2", 0, "B", "MAIN", 2, 100_000, None, 0, CLOSED),
@@ -324,7 +332,7 @@ def test_a_hand_left_live_is_settled_by_the_kernel_as_a_stand_and_named_as_the_r
 def test_an_auto_played_box_off_the_chart_is_settled_by_the_kernel_and_named_as_the_readable_engine_names_it():
     # hard 16 against a ten: the chart hits, box 1 stood; hard 17: the chart stands, box 2 stood; the dealer 18
     shoe, rounds = _round({1: ("TH 6D", "S"), 2: ("TC 7D", "S")}, "TS 8C", auto=True)
-    assert _Played(RULES, CHART, shoe, ShoeRounds.of(rounds)).plain.tolist() == [True]
+    assert _played(RULES, shoe, rounds).plain.tolist() == [True]
     bets = [RecordedBet("m1", 0, "A", "MAIN", 1, 100, None, 0, CLOSED),
             RecordedBet("m2", 0, "B", "MAIN", 2, 100_000, None, 1, CLOSED + 1)]
     fast = audit_shoe(RULES, CHART, TABLE, shoe, rounds, bets)
@@ -337,7 +345,7 @@ def test_an_auto_played_box_off_the_chart_is_settled_by_the_kernel_and_named_as_
     assert "box 1 hand 1: TH 6D (hard 16) against TS: S (legal; basic strategy: H)" in fast.rounds[0].explanation
     assert fast.rounds[0].finding_kinds == ("AUTO_PLAY_DEVIATION",)
     shoe, rounds = _round({1: ("TH 6D 2C", "HS")}, "TS 8C", auto=True)
-    played = _Played(RULES, CHART, shoe, ShoeRounds.of(rounds))
+    played = _played(RULES, shoe, rounds)
     assert played.plain.tolist() == [True]
     assert "box 1 hand 1: TH 6D (hard 16) against TS: H (legal; basic strategy: H)" in audit_shoe(
         RULES, CHART, TABLE, shoe, rounds, []).rounds[0].explanation
@@ -350,9 +358,9 @@ def test_the_kernels_as_python_are_the_compiled_kernels(seed):
     shoe, rounds = _shoe(seed, 6, RULES, 2)
     bets = [RecordedBet(f"B{n}", n % len(rounds), "A", t, rounds[n % len(rounds)].boxes[0], 1_000, None, 2_000,
                         CLOSED) for n, t in enumerate(["MAIN", "PAIR", "INSURANCE", "BET_BEHIND"] * 3)]
-    played = _Played(RULES, CHART, shoe, ShoeRounds.of(rounds))
+    played = _played(RULES, shoe, rounds)
     with kernels.as_python():
-        as_python = _Played(RULES, CHART, shoe, ShoeRounds.of(rounds))
+        as_python = _played(RULES, shoe, rounds)
         audited = audit_shoe(RULES, CHART, TABLE, shoe, rounds, bets)
         as_python_lines = played_lines([as_python])
     assert as_python.plain.tolist() == played.plain.tolist()
@@ -449,21 +457,33 @@ def test_every_cell_of_the_chart_is_a_letter_the_chart_gives_or_none():
     assert (cells[2 * 22 * 10 * 2:] >= 0).all()
 
 
-def test_what_a_table_gives_its_shoes_kernels_is_made_once_for_the_same_objects_only():
-    """audit._once: made once for the very same objects; an equal object of another table is made for again (its
-    own), and the made things are let go past the cap."""
-    from engine.games.blackjack import audit
-
-    made = []
-
-    def make(rules, table):
-        made.append((rules, table))
-        return len(made)
-
-    other = replace(TABLE, table_id="BJ2")
-    assert audit._once(make, RULES, TABLE) == audit._once(make, RULES, TABLE) == 1
-    assert audit._once(make, RULES, replace(TABLE)) == 2  # (equal, not the same: made for it)
-    assert audit._once(make, RULES, other) == 3 and audit._once(make, RULES, other) == 3
-    audit._MADE.update({(make, n): ((), 0) for n in range(4096)})
-    assert audit._once(make, RULES, replace(TABLE)) == 4 and len(audit._MADE) == 1
-    audit._MADE.clear()
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2**32), st.integers(0, 5), st.sampled_from([1, 2])), min_size=1, max_size=4),
+       st.integers(0, 2))
+def test_a_tables_shoes_replayed_at_once_are_each_shoe_replayed_alone(shoes, burn):
+    """play_rounds over many shoes (a table's, one shoe's rounds after another's, audit_plain_shoes) gives each
+    shoe's columns as a call for that shoe alone: its place in its own shoe, its own cut card, its own cards."""
+    rules = replace(RULES, burn_cards=burn)
+    dealt = [_shoe(seed, n, rules, decks) for seed, n, decks in shoes]
+    dealt = [(shoe, rounds) for shoe, rounds in dealt if rounds]
+    if not dealt:
+        return
+    alone = [_played(rules, shoe, rounds) for shoe, rounds in dealt]
+    every = [r for _, rounds in dealt for r in rounds]
+    n = np.array([len(rounds) for _, rounds in dealt])
+    first = np.repeat(np.concatenate([[0], np.cumsum(n)[:-1]]), n)
+    cards = [np.array(card_codes(shoe.cards), np.int64) for shoe, _ in dealt]
+    at_once = _Played(rules, CHART, ShoeRounds.of(every), Dealt(
+        np.repeat(np.arange(len(dealt)), n), first, np.concatenate(cards),
+        np.concatenate([[0], np.cumsum([len(c) for c in cards])]),
+        np.array([-1 if shoe.cut_index is None else shoe.cut_index for shoe, _ in dealt])),
+        table_arrays(rules, CHART, TABLE))
+    for name in ("plain", "position", "cut_round", "dealer_bj", "upcard_ace", "redrawn", "chart_says"):
+        each = np.concatenate([getattr(p, name) for p in alone])
+        assert getattr(at_once, name).tolist() == each.tolist(), name
+    for mine, theirs in zip(at_once.boxes, zip(*(p.boxes for p in alone), strict=True), strict=True):
+        assert mine.tolist() == np.concatenate(theirs).tolist()
+    assert at_once.x_cards.tolist() == np.concatenate([p.x_cards for p in alone]).tolist()
+    for p in (at_once, *alone):
+        p.found = p.kinds()
+    assert at_once.reported()[1].tolist() == np.concatenate([p.reported()[1] for p in alone]).tolist()  # (before)

@@ -31,7 +31,8 @@ def _lines(boxes: dict[int, tuple[str, str]], dealer: str, *, burn: int = 1, rul
     shoe = ShoeFacts("S1", 8, ("2C",) * burn + tuple(dealing_sequence(dealer_cards, box_cards)), None)
     rounds = [RecordedRound("R1", 1, "settled", CLOSED, dealer_cards, tuple(boxes), box_cards,
                             tuple(letters for _, letters in boxes.values()), (False,) * len(boxes), times, revealed)]
-    assert _Played(rules, CHART, shoe, ShoeRounds.of(rounds)).plain.tolist() == [True]
+    played = _Played.one(rules, CHART, shoe, ShoeRounds.of(rounds), audit.table_arrays(rules, CHART, TABLE))
+    assert played.plain.tolist() == [True]
     fast = audit_shoe(rules, CHART, TABLE, shoe, rounds, [])
     assert fast.rounds == audit_shoe(rules, CHART, TABLE, shoe, rounds, [], bet_by_bet=True).rounds
     return fast.rounds[0].explanation

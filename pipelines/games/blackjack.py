@@ -24,13 +24,17 @@ from engine.findings import Finding
 from engine.games.blackjack import BET_CODES
 from engine.games.blackjack.audit import (
     KERNEL_KINDS,
+    Dealt,
     RecordedBet,
     RecordedRound,
     RoundReport,
     ShoeFacts,
+    TableArrays,
+    audit_plain_shoes,
     audit_shoe,
     played_lines,
     played_reports,
+    table_arrays,
 )
 from engine.games.blackjack.bet_checks import FlaggedBets, bet_findings
 from engine.games.blackjack.kernel import LETTERS, NO_SEAT, OTHER
@@ -69,6 +73,7 @@ class BlackjackTable(GameTable):
     game = "blackjack"
     rules: BlackjackRules
     chart: BasicStrategyChart
+    arrays: TableArrays = field(compare=False)  # its rules, chart and limits as the kernels take them
 
 
 @cache
@@ -78,7 +83,8 @@ def _chart(name: str) -> BasicStrategyChart:
 
 def table_info(row: dict, limits: dict[str, tuple[int, int]]) -> BlackjackTable:
     rules = load_blackjack_rules(row["ruleset"])
-    return BlackjackTable(table_facts(row, limits), rules, _chart(rules.basic_strategy))
+    facts, chart = table_facts(row, limits), _chart(rules.basic_strategy)
+    return BlackjackTable(facts, rules, chart, table_arrays(rules, chart, facts))
 
 
 def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets: pa.Table, *,
@@ -105,18 +111,48 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     dealt = np.array([i for order in orders for i in order], np.int64)  # the table's rounds, shoe by shoe, in order
     columns = _round_columns(taken(rounds, dealt))
     records = _record_table(rounds)  # (the rounds the readable audit reads, taken from it)
-    start = 0
-    played = []  # the kernel's replays of the shoes reported and explained at once (the rounds without a report)
-    flagged: list[FlaggedBets] = []  # the shoes' bets checked at once (bet_checks.bet_findings)
     # each bet's round among the table's rounds as dealt, at once where the table's round ids are distinct (else
     # shoe by shoe, among the shoe's rounds)
     dealt_ids = taken(rounds["round_id"], dealt)
     distinct = pc.count_distinct(dealt_ids, mode="all").as_py() == len(dealt)
     in_dealt = _ints(index_in(read["round_id"], dealt_ids), -1)
     with_neighbours = neighbours is not None and neighbours.num_rows > 0
-    bases: list[np.ndarray] = []  # the report of each of their rounds among the gathered
-    for s, (shoe, order) in enumerate(zip(shoe_rows, orders, strict=True)):
-        start, rows = start + len(order), dealt[start:start + len(order)]
+    # the shoes audited at once (audit_plain_shoes); a shoe with rounds or bets in quarantine is audited alone
+    first = _starts(np.array([len(order) for order in orders], np.int64))
+    round_shoe = np.repeat(np.arange(len(shoe_rows)), np.diff(first))
+    others = np.array([shoe["shoe_id"] in held_of_shoe for shoe in shoe_rows], bool)
+    if with_neighbours:
+        others[round_shoe[pc.is_in(dealt_ids, plain_values(neighbours["round_id"])).to_numpy(
+            zero_copy_only=False)]] = True
+    if not distinct or not gathered.by_row or len({shoe["shoe_id"] for shoe in shoe_rows}) < len(shoe_rows):
+        others[:] = True  # (a round id or shoe id repeated: each shoe alone, its rounds found among its own)
+    bet_shoe = np.full(len(plain), -1, np.int64)
+    for s, shoe in enumerate(shoe_rows):
+        bet_shoe[bets_of_shoe.get(shoe["shoe_id"], NO_BETS)] = s
+    placed = np.flatnonzero(np.append(np.diff(first), 0)[bet_shoe] > 0)  # (the bets of a shoe with rounds)
+    placed_shoe = bet_shoe[placed]
+    local = in_dealt[placed] - first[placed_shoe]
+    shoe_n = first[placed_shoe + 1] - first[placed_shoe]
+    # (a bet whose round is not its shoe's: on the shoe's last round, as _round_index reads it)
+    on_round = first[placed_shoe] + np.where((local >= 0) & (local < shoe_n), local, shoe_n - 1)
+    cuts, decks = (np.array([-1 if shoe[c] is None else shoe[c] for shoe in shoe_rows], np.int64)
+                   for c in ("cut_index", "decks"))
+    by_table = audit_plain_shoes(
+        table.rules, table.chart, table.arrays, columns, Dealt(round_shoe, first[round_shoe], shoe_codes, shoe_at,
+                                                               cuts), decks,
+        ShoeBets(on_round, *(bet[c][placed] for c in _ENGINE_BET_COLUMNS), recorded=lambda at: _recorded_bets(
+            plain, bet, placed[at], on_round[at])), placed_shoe, others)
+    on_table, at_once = by_table.shoes[round_shoe], by_table.bets
+    shoe_ids = np.array([shoe["shoe_id"] for shoe in shoe_rows], object)
+    gathered.plain_shoes(round_shoe[on_table], dealt[on_table], shoe_ids, placed_shoe[at_once], placed[at_once],
+                         dealt[on_round[at_once]], by_table.expected, np.searchsorted(at_once, by_table.flagged.bet))
+    # the kernel's replays of the shoes reported and explained at once (the rounds without a report), each with its
+    # first round's report among the gathered
+    played, starts = [by_table.played], [0]
+    flagged: list[FlaggedBets] = [by_table.flagged]  # the shoes' bets checked at once (bet_checks.bet_findings)
+    for s in np.flatnonzero(~by_table.shoes).tolist():
+        shoe, order = shoe_rows[s], orders[s]
+        start, rows = int(first[s + 1]), dealt[first[s]:first[s + 1]]
         held = held_of_shoe.get(shoe["shoe_id"], [])
         if held:  # its rounds, and those put in quarantine at their places, as records (a rare shoe)
             # (when betting opened places a round numbered out of range: read for this shoe's rounds only)
@@ -145,16 +181,19 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
                           codes)
         # (a shoe with rounds in quarantine has its reports renumbered: explained here, as records)
         result = audit_shoe(table.rules, table.chart, table.facts, facts, engine_rounds, engine_bets,
-                            quarantined=quarantined_bets(neighbours, position, shoe["shoe_id"]), explained=bool(held))
+                            quarantined=quarantined_bets(neighbours, position, shoe["shoe_id"]), explained=bool(held),
+                            arrays=table.arrays)
         if held:
             result = replace(result, rounds=in_shoe.reports(result.rounds))
         else:
             played.append(result.played)
-            bases.append(np.arange(len(result.rounds)) + len(gathered.reports))
+            starts.append(start - len(order))
         flagged.append(result.flagged)
-        gathered.shoe(shoe, order, round_rows, mine, audited[round_index], result, result.on_bet, result.flagged.bet)
-    said = played_lines(played).joined(np.concatenate([np.zeros(0, np.int64), *bases]))
-    quiet = played_reports(played)
+        gathered.shoe(s, shoe, order, round_rows, mine, audited[round_index], result, result.on_bet,
+                      result.flagged.bet)
+    said = played_lines(played).joined(np.concatenate([start + np.arange(len(p.rounds))
+                                                       for p, start in zip(played, starts, strict=True)]))
+    quiet = played_reports(played, starts)
     return gathered.tables(table.table_id, OUT_REPLAYS, REPLAYS.schema, plain, bets,
                            lambda *replayed: _replay_columns(*replayed, said, quiet),
                            lambda texts: bet_findings(table.rules, table.facts, FlaggedBets.joined(flagged), texts))
@@ -376,31 +415,29 @@ def _replay_columns(table_id: str, rounds: pa.Table, rows: np.ndarray, shoe_ids:
                     quiet: tuple[np.ndarray, ...]) -> dict[str, pa.Array]:
     """The blackjack_round_replays columns of the replayed rounds (`rows` of `rounds`, each's shoe and report;
     `said`: the lines of the reports without their own explanation, each's report and the line; `quiet`: the
-    rounds without a report, in their order, as the kernel reports them, audit._Played.reported: how many rounds
+    rounds without a report as the kernel reports them (audit.played_reports): each's report, how many rounds
     came before each in its shoe, its position, dealer total, cut card, findings of audit.KERNEL_KINDS and the
     dealer's hand by the rule where it drew against it; its other expected cards the recorded ones)."""
     schema = REPLAYS.schema
     own = [k for k, rep in enumerate(reports) if rep is not None]
     mine = [reports[k] for k in own]
+    quiet_at, before, position, dealer_total, cut, found, redrawn, by_rule_n, by_rule = quiet
     # each round's row among the quiet rounds' values followed by the reports'
     place = np.zeros(len(reports), np.int64)
-    is_own = np.zeros(len(reports), bool)
-    is_own[own] = True
-    place[~is_own] = np.arange(len(reports) - len(own))
-    place[is_own] = len(reports) - len(own) + np.arange(len(own))
+    place[quiet_at] = np.arange(len(quiet_at))
+    place[own] = len(quiet_at) + np.arange(len(own))
     place_at = pa.array(place)
 
     def recorded(column: str, name: str, where: np.ndarray = rows) -> pa.Array:
         return taken(rounds[column], where).combine_chunks().cast(schema.field(name).type)
 
-    quiet_at = rows[~is_own]
+    quiet_rows = rows[quiet_at]
 
     def reported(name: str, quiet_values, values: list) -> pa.Array:
         kind = schema.field(name).type
         return pa.concat_arrays([quiet_values if isinstance(quiet_values, pa.Array) else pa.array(quiet_values, kind),
                                  pa.array(values, kind)]).take(place_at)
 
-    before, position, dealer_total, cut, found, redrawn, by_rule_n, by_rule = quiet
     kinds = pa.ListArray.from_arrays(pa.array(np.concatenate([[0], np.cumsum(found.sum(axis=1))]).astype(np.int32)),
                                      _KERNEL_KINDS.take(pa.array(np.nonzero(found)[1])))
 
@@ -411,11 +448,11 @@ def _replay_columns(table_id: str, rounds: pa.Table, rows: np.ndarray, shoe_ids:
         "shoe_position": reported("shoe_position", position, [rep.shoe_position for rep in mine]),
         "rounds_before": reported("rounds_before", before, [rep.rounds_before for rep in mine]),
         "boxes": recorded("boxes", "boxes"), "box_actions": recorded("box_actions", "box_actions"),
-        "expected_box_cards": reported("expected_box_cards", recorded("box_cards", "expected_box_cards", quiet_at),
+        "expected_box_cards": reported("expected_box_cards", recorded("box_cards", "expected_box_cards", quiet_rows),
                                        [rep.expected_box_cards for rep in mine]),
         "recorded_box_cards": recorded("box_cards", "recorded_box_cards"),
         "expected_dealer_cards": reported("expected_dealer_cards", _expected_dealer(
-            recorded("dealer_cards", "expected_dealer_cards", quiet_at), redrawn, by_rule_n, by_rule),
+            recorded("dealer_cards", "expected_dealer_cards", quiet_rows), redrawn, by_rule_n, by_rule),
                                           [rep.expected_dealer_cards for rep in mine]),
         "recorded_dealer_cards": recorded("dealer_cards", "recorded_dealer_cards"),
         "recorded_dealer_total": reported("recorded_dealer_total", dealer_total, [rep.dealer_total for rep in mine]),
@@ -485,32 +522,36 @@ def day_numbers(dates: pa.Array) -> np.ndarray:
 
 @dataclass
 class Gathered:
-    """The engine's results of a table's shoes, gathered shoe by shoe as columns: the replayed rounds (rows
-    of the table's rounds) with their reports, the bets (indexes into the table's bets), each bet's round
-    (its row in the table's rounds) and the credit the engine expects (null: unsettled, with its reason),
-    the findings with their business dates."""
+    """The engine's results of a table's shoes, gathered as columns (a shoe at a time, or many shoes at once) and
+    put in shoe order: the replayed rounds (rows of the table's rounds) with their reports, the bets (indexes into
+    the table's bets), each bet's round (its row in the table's rounds) and the credit the engine expects (null:
+    unsettled, with its reason), the findings with their business dates."""
 
     rounds: pa.Table  # the table's rounds, in the order of `round_rows` given to shoe()
-    replay_rows: list[int] = field(default_factory=list)  # each replay's round, its row in `rounds`
-    replay_shoes: list[str] = field(default_factory=list)
+    # each replay's shoe (its number), round (its row in `rounds`), the shoe's id and its report
+    replay_of: list[np.ndarray] = field(default_factory=list)
+    replay_rows: list[np.ndarray] = field(default_factory=list)
+    replay_shoes: list[np.ndarray] = field(default_factory=list)  # (object: str or None)
     reports: list = field(default_factory=list)
+    # each bet's shoe, its row in the table's bets, its round's row in `rounds`, its credit where `settled`, and
+    # why not (object: str or None)
+    bet_of: list[np.ndarray] = field(default_factory=list)
     bets: list[np.ndarray] = field(default_factory=list)
     round_rows: list[np.ndarray] = field(default_factory=list)
-    expected: list[np.ndarray] = field(default_factory=list)  # int64, a credit where `settled`
+    expected: list[np.ndarray] = field(default_factory=list)
     settled: list[np.ndarray] = field(default_factory=list)
-    unsettled: list[str | None] = field(default_factory=list)
+    unsettled: list[np.ndarray] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     # the business day of each of `findings` (day numbers, NO_DAY: none) and its place: its shoe's number and its
     # bet's row in the table's bets + 1 (0: the shoe's or a round's)
     finding_days: list[np.ndarray] = field(default_factory=list)
     finding_shoes: list[np.ndarray] = field(default_factory=list)
     finding_bets: list[np.ndarray] = field(default_factory=list)
-    # the bets whose findings come after the shoes, as columns (tables' bet_findings): their shoe's number, their
+    # the bets whose findings come after the shoes, as columns (tables' bet_findings): their shoes' numbers, their
     # rows in the table's bets, their rounds' rows in `rounds`, and the day numbers of their findings
-    flagged: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
+    flagged: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.shoes = 0  # the shoes gathered
         self.dates = round_dates(self.rounds)
         self.days = day_numbers(self.dates)  # each round's business day
         # (a round's day found by its own row, not by its round_id among its shoe's, where no two rounds share one)
@@ -518,24 +559,21 @@ class Gathered:
         self.by_row = bool(pc.count_distinct(ids, mode="all").as_py() == len(ids)
                            and not pc.any(pc.fill_null(pc.equal(ids, ""), True)).as_py())
 
-    def shoe(self, shoe: dict, order: list[int], round_rows: list[dict], mine: np.ndarray, round_index: np.ndarray,
-             result, on_bet: np.ndarray | None = None, flagged: np.ndarray = NO_BETS) -> None:
-        """One shoe's audit: `order` its rounds (indexes into round_rows) in the engine's order, `mine` its
-        bets' indexes and `round_index` each one's round in `order`, `result` the engine's (rounds, expected and
-        settled as columns, unsettled, findings); `on_bet` each finding's bet (its index among `mine`, -1: none; None:
-        every finding's is in bet order after the shoe's and rounds'), `flagged` the bets (indexes among `mine`) whose
-        findings tables() is given as columns."""
-        shoe_no, self.shoes = self.shoes, self.shoes + 1
+    def shoe(self, shoe_no: int, shoe: dict, order: list[int], round_rows: list[dict], mine: np.ndarray,
+             round_index: np.ndarray, result, on_bet: np.ndarray | None = None, flagged: np.ndarray = NO_BETS) -> None:
+        """Shoe `shoe_no`'s audit (shoes numbered in their order): `order` its rounds (indexes into round_rows) in
+        the engine's order, `mine` its bets' indexes and `round_index` each one's round in `order`, `result` the
+        engine's (rounds, expected and settled as columns, unsettled, findings); `on_bet` each finding's bet (its
+        index among `mine`, -1: none; None: every finding's is in bet order after the shoe's and rounds'), `flagged`
+        the bets (indexes among `mine`) whose findings tables() is given as columns."""
         # (a report None: a round its game reports as columns, at its own index)
-        self.replay_rows += [order[k if rep is None else rep.round_index] for k, rep in enumerate(result.rounds)]
-        self.replay_shoes += [shoe["shoe_id"]] * len(result.rounds)
-        self.reports += result.rounds
+        self.replays(np.full(len(result.rounds), shoe_no, np.int64), np.array(
+            [order[k if rep is None else rep.round_index] for k, rep in enumerate(result.rounds)], np.int64),
+                     np.array([shoe["shoe_id"]] * len(result.rounds), object), result.rounds)
         if len(mine):
-            self.bets.append(np.asarray(mine, np.int64))
-            self.round_rows.append(np.asarray(order, np.int64)[round_index])
-            self.expected.append(result.expected)
-            self.settled.append(result.settled)
-            self.unsettled += result.unsettled
+            self.bets_of(np.full(len(mine), shoe_no, np.int64), np.asarray(mine, np.int64),
+                         np.asarray(order, np.int64)[round_index], result.expected, result.settled,
+                         np.array(result.unsettled, object))
         if not result.findings and not len(flagged):
             return
         ordered = np.asarray(order, np.int64)
@@ -558,10 +596,34 @@ class Gathered:
                                      if len(mine) else np.zeros(len(on), np.int64))
         if len(flagged):
             rows = ordered[round_index[flagged]]
-            self.flagged.append((shoe_no, np.asarray(mine, np.int64)[flagged], rows, self.days[rows] if self.by_row
+            self.flagged.append((np.full(len(flagged), shoe_no, np.int64), np.asarray(mine, np.int64)[flagged], rows,
+                                 self.days[rows] if self.by_row
                                  else np.array([round_day.get(rid, shoe_date) if rid else shoe_date
                                                 for rid in (round_rows[i]["round_id"] for i in rows.tolist())],
                                                np.int64)))
+
+    def plain_shoes(self, round_shoe: np.ndarray, rows: np.ndarray, shoe_ids: np.ndarray, bet_shoe: np.ndarray,
+                    bets: np.ndarray, bet_rounds: np.ndarray, expected: np.ndarray, flagged: np.ndarray) -> None:
+        """Many shoes' audits at once, where no round has a report, every bet is settled and no finding is but
+        their flagged bets' (audit.audit_plain_shoes): their rounds (`rows`, each's shoe `round_shoe`; `shoe_ids`
+        every shoe's id by its number), their bets (`bets`, each's shoe, round row and credit), and those whose
+        findings tables() is given as columns (`flagged`: indexes among `bets`). (Their findings' days by their
+        rounds' rows: for a table whose round ids are distinct, by_row.)"""
+        self.replays(round_shoe, rows, shoe_ids[round_shoe], [None] * len(rows))
+        self.bets_of(bet_shoe, bets, bet_rounds, expected, np.ones(len(bets), bool), np.full(len(bets), None, object))
+        self.flagged.append((bet_shoe[flagged], bets[flagged], bet_rounds[flagged], self.days[bet_rounds[flagged]]))
+
+    def replays(self, shoe_no: np.ndarray, rows: np.ndarray, shoe_ids: np.ndarray, reports: list) -> None:
+        self.replay_of.append(shoe_no)
+        self.replay_rows.append(rows)
+        self.replay_shoes.append(shoe_ids)
+        self.reports += reports
+
+    def bets_of(self, shoe_no: np.ndarray, bets: np.ndarray, round_rows: np.ndarray, expected: np.ndarray,
+                settled: np.ndarray, unsettled: np.ndarray) -> None:
+        for gathered, part in ((self.bet_of, shoe_no), (self.bets, bets), (self.round_rows, round_rows),
+                               (self.expected, expected), (self.settled, settled), (self.unsettled, unsettled)):
+            gathered.append(part)
 
     def tables(self, table_id: str, out_replays: str, replay_schema: pa.Schema, plain: pa.Table, bets: pa.Table,
                replay_columns: Callable[..., dict[str, pa.Array]],
@@ -572,9 +634,11 @@ class Gathered:
         -> the replay table's columns but business_date; bet_findings(the flagged bets' bet_id, bet_type, account_id,
         round_id and shoe_id) -> their findings (FINDING_COLUMNS, bet by bet) and each one's bet (its flagged row)."""
         settled = self.bet_tables(table_id, plain, bets)
-        rows = np.asarray(self.replay_rows, np.int64)
+        order = _shoe_order(self.replay_of)
+        rows = _joined(self.replay_rows, np.int64)[order]
         replays = {"business_date": taken(self.dates, rows),
-                   **replay_columns(table_id, self.rounds, rows, self.replay_shoes, self.reports)}
+                   **replay_columns(table_id, self.rounds, rows, _joined(self.replay_shoes, object)[order],
+                                    [self.reports[i] for i in order.tolist()])}
         return {
             out_replays: pa.Table.from_arrays([replays[f.name] for f in replay_schema], schema=replay_schema),
             "settlements": settled["settlements"],
@@ -594,7 +658,7 @@ class Gathered:
                                        .append_column("shoe_id", self.rounds["shoe_id"].take(round_rows)))
             found.append(columns)
             days.append(np.concatenate([f[3] for f in self.flagged])[on])
-            shoes.append(np.concatenate([np.full(len(f[1]), f[0], np.int64) for f in self.flagged])[on])
+            shoes.append(np.concatenate([f[0] for f in self.flagged])[on])
             bets.append(bet_rows.to_numpy()[on] + 1)
         every_day = np.concatenate(days)
         if not len(every_day):
@@ -606,11 +670,20 @@ class Gathered:
 
     def bet_tables(self, table_id: str, plain: pa.Table, bets: pa.Table) -> dict[str, pa.Table]:
         """{settlements, quarantine} of the bets gathered."""
-        expected, settled = (np.concatenate([none, *parts]) for none, parts in (
-            (NO_BETS, self.expected), (np.zeros(0, bool), self.settled)))
-        return bet_tables(table_id, plain, bets, self.rounds, np.concatenate([NO_BETS, *self.bets]),
-                          np.concatenate([NO_BETS, *self.round_rows]), pa.array(expected, pa.int64(), mask=~settled),
-                          self.unsettled)
+        order = _shoe_order(self.bet_of)
+        expected, settled = _joined(self.expected, np.int64)[order], _joined(self.settled, bool)[order]
+        return bet_tables(table_id, plain, bets, self.rounds, _joined(self.bets, np.int64)[order],
+                          _joined(self.round_rows, np.int64)[order], pa.array(expected, pa.int64(), mask=~settled),
+                          _joined(self.unsettled, object)[order])
+
+
+def _joined(parts: list[np.ndarray], dtype) -> np.ndarray:
+    return np.concatenate([np.zeros(0, dtype), *parts]).astype(dtype, copy=False)
+
+
+def _shoe_order(shoe_of: list[np.ndarray]) -> np.ndarray:
+    """The gathered entries (each's shoe number) in shoe order, a shoe's in the order gathered."""
+    return np.argsort(_joined(shoe_of, np.int64), kind="stable")
 
 
 # its rounds in the warehouse's all_rounds view (audits/views/05_all_rounds.sql: its columns, in their order)

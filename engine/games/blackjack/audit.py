@@ -367,21 +367,6 @@ def _rule_ints(rules: BlackjackRules) -> np.ndarray:
 _CARD_TEXTS = np.array(CARD_CODES, object)
 
 
-_MADE: dict[tuple, tuple[tuple, object]] = {}  # (make, the objects' ids) -> (the objects, what make made of them)
-
-
-def _once(make, *objects):
-    """make(*objects), made once a process for these very objects (a table's rules, facts and chart: the same
-    for each of its shoes; held here, so that no other object takes their ids)."""
-    key = (make, *(id(o) for o in objects))
-    known = _MADE.get(key)
-    if known is None or any(a is not b for a, b in zip(known[0], objects, strict=True)):
-        if len(_MADE) >= 4096:  # (a process that audits night after night: each night's tables are new objects)
-            _MADE.clear()
-        known = _MADE[key] = (objects, make(*objects))
-    return known[1]
-
-
 def chart_cells(chart: BasicStrategyChart) -> np.ndarray:
     """The chart as kernel.chart_letter reads it: the letter (a code of LETTERS, -1 where the chart gives none) of
     every hand total 0-21, hard then soft, against each upcard label, doubling not allowed then allowed, then of
@@ -403,6 +388,37 @@ def chart_cells(chart: BasicStrategyChart) -> np.ndarray:
     return cells
 
 
+class TableArrays(NamedTuple):
+    """A table's ruleset, chart and limits as the kernels take them: made once a table (table_arrays), the same for
+    each of its shoes."""
+
+    rules: np.ndarray  # play_rounds' RULE_INTS
+    chart: np.ndarray  # chart_cells
+    bets: tuple[np.ndarray, ...]  # settle_bets' limits, odds and rule integers (_bet_rules)
+
+
+def table_arrays(rules: BlackjackRules, chart: BasicStrategyChart, table: TableFacts) -> TableArrays:
+    return TableArrays(_rule_ints(rules), chart_cells(chart), _bet_rules(rules, table))
+
+
+class Dealt(NamedTuple):
+    """The shoes the rounds given to play_rounds are dealt from: each round's shoe (0, 1, ...: a shoe's rounds one
+    after another) and its shoe's first round, the shoes' cards as codes one shoe after another (shoe s's
+    cards[at[s]:at[s + 1]]) and each one's cut index (-1: none)."""
+
+    round_shoe: np.ndarray
+    first: np.ndarray
+    cards: np.ndarray
+    at: np.ndarray
+    cut: np.ndarray
+
+    @classmethod
+    def one(cls, shoe: ShoeFacts, n_rounds: int) -> Dealt:
+        cards = shoe.codes if shoe.codes is not None else np.array(card_codes(shoe.cards), np.int64)
+        return cls(np.zeros(n_rounds, np.int64), np.zeros(n_rounds, np.int64), cards,
+                   np.array([0, len(cards)], np.int64), np.array([-1 if shoe.cut_index is None else shoe.cut_index]))
+
+
 def _full_decks(shoe: ShoeFacts) -> bool:
     """The shoe's codes (where read as codes) are `decks` full decks: check_composition(...).ok, without the
     counting of texts."""
@@ -412,21 +428,21 @@ def _full_decks(shoe: ShoeFacts) -> bool:
 
 
 class _Played:
-    """A shoe's rounds replayed as recorded by the kernel (kernel.play_rounds): which are plain (nothing in
-    them for the readable audit to flag but KERNEL_KINDS, whose words are its own: kinds()), their reports and
-    explanations, and their bets priced and screened (kernel.settle_bets)."""
+    """Shoes' rounds replayed as recorded by the kernel (kernel.play_rounds; a shoe's, or a table's shoes' one
+    after another): which are plain (nothing in them for the readable audit to flag but KERNEL_KINDS, whose words
+    are its own: kinds()), their reports and explanations, and their bets priced and screened
+    (kernel.settle_bets)."""
 
-    def __init__(self, rules: BlackjackRules, chart: BasicStrategyChart, shoe: ShoeFacts, rounds: ShoeRounds):
-        self.rules, self.chart, self.rounds = rules, chart, rounds
+    def __init__(self, rules: BlackjackRules, chart: BasicStrategyChart, rounds: ShoeRounds, dealt: Dealt,
+                 arrays: TableArrays):
+        self.rules, self.chart, self.rounds, self.arrays, self.first = rules, chart, rounds, arrays, dealt.first
         self.dealer, self.dealer_at, self.box_no, self.box_at = rounds.dealer, rounds.dealer_at, rounds.box_no, \
             rounds.box_at
         self.card_at, self.readable, self.used = rounds.card_at, rounds.readable, rounds.used
-        shoe_cards = shoe.codes if shoe.codes is not None else np.array(card_codes(shoe.cards), np.int64)
-        cut = -1 if shoe.cut_index is None else shoe.cut_index
         (rounds_out, self.boxes, self.cards, self.decisions, self.dealer_prefix, self.unfinished,
          (self.redrawn, self.x_at, self.x_cards)) = play_rounds(
-            *rounds.play_columns, shoe_cards, rules.burn_cards, cut, _once(_rule_ints, rules),
-            _once(chart_cells, chart))
+            *rounds.play_columns, dealt.round_shoe, dealt.cards, dealt.at, rules.burn_cards, dealt.cut, arrays.rules,
+            arrays.chart)
         self.plain, self.position, _, self.cut_round, self.dealer_bj, self.upcard_ace = rounds_out
         # decisions in time are not the kernel's: a round with a late decision or instants that are not one per
         # letter goes to the readable audit (LATE_DECISION, or unsettled with the reason)
@@ -434,6 +450,12 @@ class _Played:
         self.check_chart()
         self.known = self.plain.copy()  # the rounds whose boxes' columns hold their settlement
         self.found = np.zeros((0, len(KERNEL_KINDS)), np.bool_)  # kinds() once the audit's rounds are known (run)
+
+    @classmethod
+    def one(cls, rules: BlackjackRules, chart: BasicStrategyChart, shoe: ShoeFacts, rounds: ShoeRounds,
+            arrays: TableArrays) -> _Played:
+        """One shoe's rounds replayed."""
+        return cls(rules, chart, rounds, Dealt.one(shoe, len(rounds)), arrays)
 
     def check_chart(self) -> None:
         """The chart's letter at each auto-played decision of a plain round (`chart_says`, a code of LETTERS; the
@@ -493,10 +515,10 @@ class _Played:
 
     def reported(self) -> tuple[np.ndarray, ...]:
         """What report() says of each plain round, as columns (its expected cards are its recorded ones, but the
-        dealer's where it drew against the rule): the rounds (their index, also how many rounds came before), their
-        shoe position, the recorded dealer total, whether the cut card came out in it, its finding kinds (kinds()),
-        whether its dealer drew against the rule and, for those rounds, how many cards and which (codes) the shoe
-        deals the dealer by the rule."""
+        dealer's where it drew against the rule): the rounds (their index), how many rounds of their shoe came
+        before each, their shoe position, the recorded dealer total, whether the cut card came out in it, its finding
+        kinds (kinds()), whether its dealer drew against the rule and, for those rounds, how many cards and which
+        (codes) the shoe deals the dealer by the rule."""
         plain = np.flatnonzero(self.plain)
         redrawn = self.redrawn[plain]
         if len(self.x_cards):  # (a shoe whose dealer drew against the rule: a rare one)
@@ -505,7 +527,8 @@ class _Played:
             by_rule = self.x_cards[spans(at, n)]
         else:
             n = by_rule = self.x_cards
-        return (plain, self.position[plain], self.dealer_prefix[0][self.dealer_at[plain + 1] - 1],
+        return (plain, plain - self.first[plain], self.position[plain],
+                self.dealer_prefix[0][self.dealer_at[plain + 1] - 1],
                 self.cut_round[plain], self.found[plain], redrawn, n, by_rule)
 
     def learn(self, i: int, r: RecordedRound, play: RoundPlay | None, report: RoundReport) -> None:
@@ -529,7 +552,7 @@ class _Played:
             self.dealer_bj[i], self.upcard_ace[i] = play.dealer_blackjack, play.upcard[0] == "A"
         self.known[i] = True
 
-    def settle(self, table: TableFacts, bets: ShoeBets, held: np.ndarray):
+    def settle(self, bets: ShoeBets, held: np.ndarray):
         """(credit, priced, quiet, own, main_stake) of each bet (kernel.settle_bets) on the known rounds' boxes;
         `held`: the rounds with a MAIN bet in quarantine."""
         n_rounds, k, seat = len(self.rounds), bets.round_index, bets.seat
@@ -539,7 +562,7 @@ class _Played:
         self.row = np.where(on, box_row[k, np.where(on, seat, 0)], -1)
         return settle_bets(k, self.row, bets.bet_type, seat, bets.account, bets.stake, bets.added_stake, bets.paid,
                            bets.placed_at, self.known, self.rounds.cancelled, self.rounds.closed, held,
-                           *self.boxes, self.dealer_bj, self.upcard_ace, *_once(_bet_rules, self.rules, table))
+                           *self.boxes, self.dealer_bj, self.upcard_ace, *self.arrays.bets)
 
     def flagged(self, rows: np.ndarray, bets: ShoeBets, settled: tuple[np.ndarray, ...]) -> FlaggedBets:
         """The bets `rows` (of known rounds) as bet_checks reads them; `settled`: settle_bets' results."""
@@ -584,13 +607,15 @@ def _bet_rules(rules: BlackjackRules, table: TableFacts) -> tuple[np.ndarray, ..
     return low, high, np.array([lim is not None for lim in limits]), odds, rule
 
 
-def played_reports(shoes: Sequence[_Played]) -> tuple[np.ndarray, ...]:
-    """_Played.reported of the shoes' replays, one shoe's plain rounds after another's."""
-    each = [p.reported() for p in shoes]
-    empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.bool_),
-             np.zeros((0, len(KERNEL_KINDS)), np.bool_), np.zeros(0, np.bool_), np.zeros(0, np.int64),
-             np.zeros(0, np.int64))
-    return tuple(np.concatenate([none, *(columns[k] for columns in each)]) for k, none in enumerate(empty))
+def played_reports(shoes: Sequence[_Played], starts: Sequence[int]) -> tuple[np.ndarray, ...]:
+    """_Played.reported of the replays, one's plain rounds after another's, each round's index moved past
+    `starts` (the replay's first round's)."""
+    each = [(p.reported(), start) for p, start in zip(shoes, starts, strict=True)]
+    empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64),
+             np.zeros(0, np.bool_), np.zeros((0, len(KERNEL_KINDS)), np.bool_), np.zeros(0, np.bool_),
+             np.zeros(0, np.int64), np.zeros(0, np.int64))
+    at = np.concatenate([empty[0], *(columns[0] + start for columns, start in each)])
+    return at, *(np.concatenate([none, *(columns[k] for columns, _ in each)]) for k, none in enumerate(empty) if k)
 
 
 def played_lines(shoes: Sequence[_Played]) -> ShoeLines:
@@ -654,9 +679,10 @@ def _mains(bets: ShoeBets, i: int) -> _Mains:
 
 class _ShoeAuditor:
     def __init__(self, rules: BlackjackRules, chart: BasicStrategyChart, table: TableFacts, shoe: ShoeFacts,
-                 rounds: ShoeRounds, bets: ShoeBets, bet_by_bet: bool = False,
+                 rounds: ShoeRounds, bets: ShoeBets, arrays: TableArrays, bet_by_bet: bool = False,
                  quarantined: Sequence[QuarantinedBet] = ()):
         self.rules, self.chart, self.table, self.shoe, self.rounds, self.bets = rules, chart, table, shoe, rounds, bets
+        self.arrays = arrays
         self.bet_by_bet = bet_by_bet
         self.recorded: dict[int, RecordedRound] = {}  # the rounds read as RecordedRounds, by index
         self.findings: list[Finding] = []
@@ -702,7 +728,7 @@ class _ShoeAuditor:
             self.findings.append(Finding("SHOE_COMPOSITION", self.table.table_id, shoe.shoe_id, None, None,
                                          f"{shoe.decks} full decks", composition.describe(),
                                          f"Shoe {shoe.shoe_id} is {composition.describe()}."))
-        played = _Played(self.rules, self.chart, shoe, self.rounds)
+        played = _Played.one(self.rules, self.chart, shoe, self.rounds, self.arrays)
         if self.bet_by_bet:  # (every round and bet through the readable rules: the oracle of the kernels)
             played.plain[:] = played.known[:] = False
         lost = self.lost(played)
@@ -900,7 +926,7 @@ class _ShoeAuditor:
         settled = np.array([reason is None for reason in reasons], bool)[k]
         held = np.zeros(len(rounds), np.bool_)
         held[list(self.held_mains)] = True
-        screened = played.settle(self.table, bets, held)
+        screened = played.settle(bets, held)
         credit, quiet, main_stake = screened[0], screened[2], screened[4]
         flagged = settled & ~quiet
         exact = np.ones(n, bool)
@@ -1010,8 +1036,8 @@ class _ShoeAuditor:
 
 def audit_shoe(rules: BlackjackRules, chart: BasicStrategyChart, table: TableFacts, shoe: ShoeFacts,
                rounds: Sequence[RecordedRound] | ShoeRounds, bets: Sequence[RecordedBet] | ShoeBets, *,
-               bet_by_bet: bool = False, quarantined: Sequence[QuarantinedBet] = (), explained: bool = True
-               ) -> ShoeAudit:
+               bet_by_bet: bool = False, quarantined: Sequence[QuarantinedBet] = (), explained: bool = True,
+               arrays: TableArrays | None = None) -> ShoeAudit:
     """The audit of one shoe; `rounds` in round order (records or columns), each bet's round_index points into
     them. `bet_by_bet`: every round and bet through the readable rules, not only those the kernels cannot clear:
     the same result, slower (the tests' oracle of the kernels). `quarantined`: the bets of these rounds put in
@@ -1020,10 +1046,11 @@ def audit_shoe(rules: BlackjackRules, chart: BasicStrategyChart, table: TableFac
     account, an insurance's share counts its stake where it is known). `explained` False: the rounds the kernel
     replayed have no report (None): the audit keeps the kernel's replay (`played`), which reports them as columns
     (_Played.reported) and whose lines an adaptor writes for many shoes at once (played_lines,
-    lines.ShoeLines.joined)."""
+    lines.ShoeLines.joined). `arrays`: the table's (table_arrays), made here where not given."""
     rounds = rounds if isinstance(rounds, ShoeRounds) else ShoeRounds.of(rounds)
     bets = bets if isinstance(bets, ShoeBets) else ShoeBets.of(bets)
-    audit = _ShoeAuditor(rules, chart, table, shoe, rounds, bets, bet_by_bet, quarantined).run()
+    arrays = arrays if arrays is not None else table_arrays(rules, chart, table)
+    audit = _ShoeAuditor(rules, chart, table, shoe, rounds, bets, arrays, bet_by_bet, quarantined).run()
     if not explained:
         return audit
     said = played_lines([audit.played]).explanations()
@@ -1031,6 +1058,51 @@ def audit_shoe(rules: BlackjackRules, chart: BasicStrategyChart, table: TableFac
     return replace(audit, rounds=[rep if rep is not None else audit.played.report(i, said[i])
                                   for i, rep in enumerate(audit.rounds)], played=None,
                    findings=findings, on_bet=on_bet, flagged=FlaggedBets.joined([]))
+
+
+class PlainShoes(NamedTuple):
+    """A table's shoes audited at once (audit_plain_shoes)."""
+
+    shoes: np.ndarray  # bool per shoe: audited here (the others: audit_shoe, shoe by shoe)
+    played: _Played  # the kernel's replay of every shoe's rounds, `plain` only in these shoes: reports and lines
+    bets: np.ndarray  # their bets (indexes among the bets given), all settled
+    expected: np.ndarray  # each one's credit
+    flagged: FlaggedBets  # those the screen cannot clear (`bet`: its index among the bets given)
+
+
+def audit_plain_shoes(rules: BlackjackRules, chart: BasicStrategyChart, arrays: TableArrays, rounds: ShoeRounds,
+                      dealt: Dealt, decks: np.ndarray, bets: ShoeBets, bet_shoe: np.ndarray, others: np.ndarray
+                      ) -> PlainShoes:
+    """The shoes of a table that need none of the readable rules audited at once: every shoe's rounds (`rounds`,
+    one shoe's after another, `dealt` from their shoes, each of `decks` decks) replayed in one kernel call, every
+    bet (`bets`, its round_index among `rounds`, `bet_shoe` its shoe) priced and screened in one. A shoe is audited
+    here where it has rounds, each plain with no finding (not even of KERNEL_KINDS) and numbered, its cards are
+    full decks, each bet the screen cannot clear is checked as columns (bet_checks.bet_findings) and it is not
+    among `others` (the adaptor's own: rounds or bets of it put in quarantine): its audit_shoe (`explained`
+    False) has no report and no finding but its flagged bets', every bet settled, so it is given as columns."""
+    n_shoes, shoe = len(dealt.at) - 1, dealt.round_shoe
+    played = _Played(rules, chart, rounds, dealt, arrays)
+    special = ~played.plain | ~rounds.numbered | played.redrawn
+    special[played.unfinished[0]] = True
+    special[played.deviated] = True
+    card_shoe = np.repeat(np.arange(n_shoes), np.diff(dealt.at))
+    counts = np.bincount(card_shoe * len(CARD_CODES) + np.maximum(dealt.cards, 0), minlength=n_shoes * len(CARD_CODES))
+    plain = ((np.bincount(shoe[special], minlength=n_shoes) == 0) & (np.bincount(shoe, minlength=n_shoes) > 0)
+             & (np.bincount(card_shoe[dealt.cards < 0], minlength=n_shoes) == 0)  # (_full_decks)
+             & (counts.reshape(n_shoes, len(CARD_CODES)) == decks[:, None]).all(axis=1) & ~others)
+    screened = played.settle(bets, np.zeros(len(rounds), np.bool_))
+    credit, quiet = screened[0], screened[2]
+    exact = np.ones(len(bets), bool)
+    for amounts, bound in ((bets.stake, 2**40), (bets.added_stake, 2**40), (screened[4], 2**40), (bets.paid, 2**62)):
+        exact &= np.abs(amounts) < bound
+    plain &= np.bincount(bet_shoe[~quiet & ~exact], minlength=n_shoes) == 0  # (a bet for the readable rules)
+    mine = np.flatnonzero(plain[bet_shoe])
+    flagged = mine[~quiet[mine]]
+    checked = played.flagged(flagged, bets, screened)
+    credit[flagged] = checked.credit
+    played.plain &= plain[shoe]
+    played.found = played.kinds()
+    return PlainShoes(plain, played, mine, credit[mine], checked)
 
 
 def _with_bet_findings(rules: BlackjackRules, table: TableFacts, shoe: ShoeFacts, rounds: ShoeRounds, bets: ShoeBets,

@@ -36,21 +36,23 @@ PAIR_KINDS = ("mixed", "coloured", "perfect")  # a box's pair code 1-3 (0: no pa
 
 
 @kernel
-def play_rounds(dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act_at, readable, cards_used, shoe,
-                burn, cut_index, rule, chart):
-    """Replay each round of a shoe (rounds in order) as recorded and settle its boxes per unit staked.
+def play_rounds(dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act_at, readable, cards_used,
+                round_shoe, shoe, shoe_at, burn, cut_index, rule, chart):
+    """Replay each round of one or more shoes (a shoe's rounds in order, one shoe's after another's) as recorded
+    and settle its boxes per unit staked.
 
     Rounds: dealer[dealer_at[r]:dealer_at[r + 1]] the dealer's cards, box_no[box_at[r]:box_at[r + 1]] the
     boxes; box b's cards card[card_at[b]:card_at[b + 1]], its decisions act[act_at[b]:act_at[b + 1]],
     auto[b] auto-played; readable[r]: the record has one entry a box, boxes 1-7 ascending, two cards a box and
     a dealer card (an unreadable round: no box, no dealer card here); cards_used: the cards each round recorded;
-    shoe: the shoe's cards; burn: cards burned; cut_index (-1: none); rule: RULE_INTS; chart: the basic strategy
-    chart's letters by cell (chart_letter).
+    round_shoe: each round's shoe (0, 1, ...: a shoe's rounds one after another); shoe[shoe_at[s]:shoe_at[s + 1]]:
+    shoe s's cards; burn: cards burned; cut_index: each shoe's (-1: none); rule: RULE_INTS; chart: the basic
+    strategy chart's letters by cell (chart_letter).
 
     Returns (round columns, box columns, card columns, decision columns, dealer prefix, unfinished hands, dealer
     redrawn):
-    round: plain, position (shoe index of the round's first card), cut_seen (a round before it took the cut
-      card), cut_round, dealer_blackjack, upcard_ace;
+    round: plain, position (index in its shoe of the round's first card), cut_seen (a round of its shoe before
+      it took the cut card), cut_round, dealer_blackjack, upcard_ace;
     box: returned and win (units per unit of the main stake, win over blackjack_den * win_den), staked,
       behind_returned and behind_win (the first hand alone), pair (0 none, 1 mixed, 2 coloured, 3 perfect),
       first_two_blackjack;
@@ -122,15 +124,17 @@ def play_rounds(dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act
     rh_bj = np.zeros(7 * max_hands, np.bool_)
     rh_doubled = np.zeros(7 * max_hands, np.bool_)
     rh_box = np.zeros(7 * max_hands, np.int64)
-    at = burn
-    seen = False
+    at, seen, base, size, cut = burn, False, 0, 0, -1
     for r in range(n_rounds):
+        if r == 0 or round_shoe[r] != round_shoe[r - 1]:  # a shoe's first round: its cards, dealt from the burn
+            s = round_shoe[r]
+            at, seen, base, size, cut = burn, False, shoe_at[s], shoe_at[s + 1] - shoe_at[s], cut_index[s]
         d0, d1, b0, b1 = dealer_at[r], dealer_at[r + 1], box_at[r], box_at[r + 1]
         used = cards_used[r]
         s0 = d0 + card_at[b0]  # the round's first card among `seq`
         position[r] = at
         cut_seen[r] = seen
-        cut_round[r] = cut_index >= 0 and not seen and at + used > cut_index
+        cut_round[r] = cut >= 0 and not seen and at + used > cut
         nb = b1 - b0
         ok = readable[r] and not seen
         for k in range(d0, d1):
@@ -157,7 +161,7 @@ def play_rounds(dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act
                 who[k], who_hand[k] = 0, 0
                 k += 1
             for k in range(used):  # the recorded cards are the shoe's next cards
-                ok = ok and at + k < len(shoe) and shoe[at + k] == seq[s0 + k]
+                ok = ok and at + k < size and shoe[base + at + k] == seq[s0 + k]
         up = dealer[d0] if ok else 0
         n_hands = 0
         further = s0 + 2 * nb + 1  # the next box's further cards in `seq`
@@ -290,10 +294,10 @@ def play_rounds(dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act
                 n_x += 1
                 k = at + used - (nd - 1)
                 while ok:
-                    if k >= len(shoe) or shoe[k] < 0:  # (the shoe runs out or holds no card there: not plain)
+                    if k >= size or shoe[base + k] < 0:  # (the shoe runs out or holds no card there: not plain)
                         ok = False
                         break
-                    x_cards[n_x] = shoe[k]
+                    x_cards[n_x] = shoe[base + k]
                     n_x += 1
                     k += 1
                     t, soft = _total(x_cards[x_start:n_x], n_x - x_start)
@@ -337,7 +341,7 @@ def play_rounds(dealer, dealer_at, box_no, box_at, auto, card, card_at, act, act
         plain[r] = ok
         x_at[r + 1] = n_x
         at += used
-        if cut_index >= 0 and at > cut_index:
+        if cut >= 0 and at > cut:
             seen = True
     return ((plain, position, cut_seen, cut_round, dealer_bj, upcard_ace),
             (returned, win, staked, behind_returned, behind_win, pair, first_two_bj),
