@@ -30,16 +30,18 @@ from engine.games.blackjack.audit import (
     ShoeFacts,
     ShoeRounds,
     _Played,
+    audit_plain_shoes,
     audit_shoe,
     chart_cells,
     dealing_sequence,
     played_lines,
     table_arrays,
 )
+from engine.games.blackjack.bet_checks import FlaggedBets
 from engine.games.blackjack.hand import hand_total
 from engine.games.blackjack.kernel import LETTERS, chart_letter
 from engine.games.blackjack.play import BoxActions, replay_round
-from engine.games.blackjack.records import card_codes
+from engine.games.blackjack.records import ShoeBets, card_codes
 from engine.games.blackjack.rules import load_blackjack_rules
 from engine.games.blackjack.strategy import basic_strategy_decision, load_basic_strategy
 
@@ -136,6 +138,11 @@ RULESETS = st.fixed_dictionaries({
 def audited_shoes(draw):
     rules = replace(RULES, **draw(RULESETS))
     shoe, rounds = _shoe(draw(st.integers(0, 2**32)), draw(st.integers(1, 6)), rules, draw(st.sampled_from([1, 2])))
+    return rules, shoe, rounds, _bets(draw, rounds)
+
+
+def _bets(draw, rounds: list[RecordedRound]) -> list[RecordedBet]:
+    """Bets on the rounds: amounts at and beyond the limits, paid right or not, on a box or not, late or not."""
     bets = []
     for n in range(draw(st.integers(0, 40)) if rounds else 0):
         k = draw(st.integers(0, len(rounds) - 1))
@@ -149,7 +156,7 @@ def audited_shoes(draw):
             draw(st.sampled_from([None, 0, 8, *rounds[k].boxes, *rounds[k].boxes])), stake,
             draw(st.sampled_from([None, 0, stake, 2 * stake, 3 * stake])), paid,
             rounds[k].betting_closed_at + draw(st.sampled_from([-1, 0, 1]))))
-    return rules, shoe, rounds, bets
+    return bets
 
 
 @settings(max_examples=250, deadline=None)
@@ -487,3 +494,64 @@ def test_a_tables_shoes_replayed_at_once_are_each_shoe_replayed_alone(shoes, bur
     for p in (at_once, *alone):
         p.found = p.kinds()
     assert at_once.reported()[1].tolist() == np.concatenate([p.reported()[1] for p in alone]).tolist()  # (before)
+
+
+@st.composite
+def tables_of_shoes(draw):
+    """A table's shoes (a ruleset, each shoe's rounds and bets), dealt as _shoe deals them: some plain."""
+    rules = replace(RULES, **draw(RULESETS))
+    shoes = []
+    for s in range(draw(st.integers(1, 4))):
+        shoe, rounds = _shoe(draw(st.integers(0, 2**32)), draw(st.integers(1, 4)), rules, 1)
+        shoes.append((replace(shoe, shoe_id=f"S{s}"), rounds, _bets(draw, rounds)))
+    return rules, shoes
+
+
+@settings(max_examples=150, deadline=None)
+@given(tables_of_shoes())
+def test_the_plain_shoes_of_a_table_audited_at_once_are_each_shoes_audit(case):
+    """audit_plain_shoes (one kernel call a table) takes a shoe only where audit_shoe of it alone has no report
+    (every round the kernel's, explained by the lines of the replay) and settles every bet: then the credits, the
+    rounds' findings, the flagged bets' columns, the reports' columns and the lines are audit_shoe's."""
+    rules, shoes = case
+    shoes = [(shoe, rounds, bets) for shoe, rounds, bets in shoes if rounds]
+    if not shoes:
+        return
+    n = np.array([len(rounds) for _, rounds, _ in shoes])
+    first = np.concatenate([[0], np.cumsum(n)])
+    cards = [np.array(card_codes(shoe.cards), np.int64) for shoe, _, _ in shoes]
+    every_bet = [replace(b, round_index=b.round_index + int(first[s])) for s, (_, _, bets) in enumerate(shoes)
+                 for b in bets]
+    bet_shoe = np.array([s for s, (_, _, bets) in enumerate(shoes) for _ in bets], np.int64)
+    round_shoe = np.repeat(np.arange(len(shoes)), n)
+    arrays = table_arrays(rules, CHART, TABLE)
+    at_once = audit_plain_shoes(
+        rules, CHART, TABLE, arrays, ShoeRounds.of([r for _, rounds, _ in shoes for r in rounds]),
+        Dealt(round_shoe, first[round_shoe], np.concatenate(cards), np.cumsum([0, *(len(c) for c in cards)]),
+              np.array([-1 if shoe.cut_index is None else shoe.cut_index for shoe, _, _ in shoes])),
+        [shoe.shoe_id for shoe, _, _ in shoes], np.array([shoe.decks for shoe, _, _ in shoes]),
+        ShoeBets.of(every_bet), bet_shoe, np.zeros(len(shoes), bool))
+    taken_bets = bet_shoe[at_once.bets]
+    said = played_lines([at_once.played]).explanations()
+    reported = at_once.played.reported()
+    for s in np.flatnonzero(at_once.shoes).tolist():
+        shoe, rounds, bets = shoes[s]
+        alone = audit_shoe(rules, CHART, TABLE, shoe, rounds, bets, explained=False, arrays=arrays)
+        assert alone.rounds == [None] * len(rounds) and alone.settled.all()
+        assert alone.expected.tolist() == at_once.expected[taken_bets == s].tolist()
+        assert alone.findings == [f for f, i in zip(at_once.findings, at_once.found_in, strict=True)
+                                  if round_shoe[i] == s]
+        mine = bet_shoe[at_once.flagged.bet] == s
+        for name in FlaggedBets.__dataclass_fields__:
+            theirs = getattr(at_once.flagged, name)[mine]
+            assert (getattr(alone.flagged, name) + (np.flatnonzero(bet_shoe == s)[0] if name == "bet" and
+                                                    len(alone.flagged) else 0)).tolist() == theirs.tolist(), name
+        assert played_lines([alone.played]).explanations() == said[first[s]:first[s + 1]]
+        in_shoe = round_shoe[reported[0]] == s
+        alone_reported = alone.played.reported()
+        for mine_column, column in zip(alone_reported[1:7], reported[1:7], strict=True):
+            assert mine_column.tolist() == column[in_shoe].tolist()
+        # (the dealer's hand by the rule: how many cards and which, for each redrawn round)
+        redrawn_in_shoe, n_by_rule, by_rule = in_shoe[reported[6]], reported[7], reported[8]
+        assert alone_reported[7].tolist() == n_by_rule[redrawn_in_shoe].tolist()
+        assert alone_reported[8].tolist() == by_rule[np.repeat(redrawn_in_shoe, n_by_rule)].tolist()

@@ -137,15 +137,17 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     on_round = first[placed_shoe] + np.where((local >= 0) & (local < shoe_n), local, shoe_n - 1)
     cuts, decks = (np.array([-1 if shoe[c] is None else shoe[c] for shoe in shoe_rows], np.int64)
                    for c in ("cut_index", "decks"))
-    by_table = audit_plain_shoes(
-        table.rules, table.chart, table.arrays, columns, Dealt(round_shoe, first[round_shoe], shoe_codes, shoe_at,
-                                                               cuts), decks,
-        ShoeBets(on_round, *(bet[c][placed] for c in _ENGINE_BET_COLUMNS), recorded=lambda at: _recorded_bets(
-            plain, bet, placed[at], on_round[at])), placed_shoe, others)
-    on_table, at_once = by_table.shoes[round_shoe], by_table.bets
     shoe_ids = np.array([shoe["shoe_id"] for shoe in shoe_rows], object)
+    by_table = audit_plain_shoes(
+        table.rules, table.chart, table.facts, table.arrays,
+        replace(columns, recorded=lambda at: _recorded_rounds(records, dealt[at])),
+        Dealt(round_shoe, first[round_shoe], shoe_codes, shoe_at, cuts), shoe_ids, decks,
+        ShoeBets(on_round, *(bet[c][placed] for c in _ENGINE_BET_COLUMNS),
+                 recorded=lambda at: _recorded_bets(plain, bet, placed[at], on_round[at])), placed_shoe, others)
+    on_table, at_once = by_table.shoes[round_shoe], by_table.bets
     gathered.plain_shoes(round_shoe[on_table], dealt[on_table], shoe_ids, placed_shoe[at_once], placed[at_once],
-                         dealt[on_round[at_once]], by_table.expected, np.searchsorted(at_once, by_table.flagged.bet))
+                         dealt[on_round[at_once]], by_table.expected, np.searchsorted(at_once, by_table.flagged.bet),
+                         by_table.findings, round_shoe[by_table.found_in], dealt[by_table.found_in])
     # the kernel's replays of the shoes reported and explained at once (the rounds without a report), each with its
     # first round's report among the gathered
     played, starts = [by_table.played], [0]
@@ -603,15 +605,21 @@ class Gathered:
                                                np.int64)))
 
     def plain_shoes(self, round_shoe: np.ndarray, rows: np.ndarray, shoe_ids: np.ndarray, bet_shoe: np.ndarray,
-                    bets: np.ndarray, bet_rounds: np.ndarray, expected: np.ndarray, flagged: np.ndarray) -> None:
-        """Many shoes' audits at once, where no round has a report, every bet is settled and no finding is but
-        their flagged bets' (audit.audit_plain_shoes): their rounds (`rows`, each's shoe `round_shoe`; `shoe_ids`
-        every shoe's id by its number), their bets (`bets`, each's shoe, round row and credit), and those whose
-        findings tables() is given as columns (`flagged`: indexes among `bets`). (Their findings' days by their
-        rounds' rows: for a table whose round ids are distinct, by_row.)"""
+                    bets: np.ndarray, bet_rounds: np.ndarray, expected: np.ndarray, flagged: np.ndarray,
+                    findings: list[Finding], finding_shoes: np.ndarray, finding_rounds: np.ndarray) -> None:
+        """Many shoes' audits at once, where no round has a report, every bet is settled and every finding is a
+        round's or a flagged bet's (audit.audit_plain_shoes): their rounds (`rows`, each's shoe `round_shoe`;
+        `shoe_ids` every shoe's id by its number), their bets (`bets`, each's shoe, round row and credit), those
+        whose findings tables() is given as columns (`flagged`: indexes among `bets`), and their rounds' findings
+        (each's shoe and round row). (The findings' days by their rounds' rows: for a table whose round ids are
+        distinct and not empty, by_row.)"""
         self.replays(round_shoe, rows, shoe_ids[round_shoe], [None] * len(rows))
         self.bets_of(bet_shoe, bets, bet_rounds, expected, np.ones(len(bets), bool), np.full(len(bets), None, object))
         self.flagged.append((bet_shoe[flagged], bets[flagged], bet_rounds[flagged], self.days[bet_rounds[flagged]]))
+        self.findings += findings
+        self.finding_days.append(self.days[finding_rounds])
+        self.finding_shoes.append(finding_shoes)
+        self.finding_bets.append(np.zeros(len(findings), np.int64))
 
     def replays(self, shoe_no: np.ndarray, rows: np.ndarray, shoe_ids: np.ndarray, reports: list) -> None:
         self.replay_of.append(shoe_no)

@@ -304,6 +304,11 @@ def _explain(rules: BlackjackRules, play: RoundPlay, position: int | None, chart
 KERNEL_KINDS = ("DEALER_DRAW_RULE", "DECISION_MISSING", "AUTO_PLAY_DEVIATION")
 
 
+def round_where(r: RecordedRound, shoe_id: str) -> str:
+    """The round in a finding's message: its id, and where it sits in its shoe."""
+    return f"Round {r.round_id} (round {r.round_no} of shoe {shoe_id})"
+
+
 def missing_words(where: str, hands: Sequence[tuple[int, int]]) -> tuple[str, str, str]:
     """DECISION_MISSING's expected, recorded and message: `hands` (box, hand index) were left live with no decision
     (the readable audit's words, also those of a round the kernel settles)."""
@@ -494,6 +499,20 @@ class _Played:
         return [(int(d_box[d]), LETTERS[d_action[d]], [CARD_CODES[c] for c in d_cards[d_cards_at[d]:d_cards_at[d + 1]]],
                  upcard, LETTERS[self.chart_says[d]]) for d in range(a, b) if self.chart_says[d] != d_action[d]]
 
+    def findings(self, table_id: str, shoe_id: str, r: RecordedRound, i: int) -> list[Finding]:
+        """Round i's findings (kinds()' row; `r` its record), a round the kernel settled."""
+        where, kinds = round_where(r, shoe_id), self.found[i]
+        said = []
+        if kinds[0]:
+            problem = live_dealer_problem(self.rules, r.dealer_cards)
+            said.append((problem.kind, *dealer_words(where, problem, r.dealer_cards)))
+        if kinds[1]:
+            said.append(("DECISION_MISSING", *missing_words(where, self.unfinished_hands(i))))
+        if kinds[2]:
+            said.append(("AUTO_PLAY_DEVIATION", *deviation_words(where, self.deviations(i))))
+        return [Finding(kind, table_id, shoe_id, r.round_id, None, expected, recorded, message)
+                for kind, expected, recorded, message in said]
+
     def unfinished_hands(self, i: int) -> list[tuple[int, int]]:
         """Round i's hands left live: (box, hand index), as RoundPlay.unfinished_hands."""
         u_round, u_box, u_hand = self.unfinished
@@ -572,8 +591,8 @@ class _Played:
         on_box = b >= 0
         b = np.where(on_box, b, 0)
 
-        def of_box(column: np.ndarray) -> np.ndarray:
-            return column[b] if len(column) else np.zeros(len(b), column.dtype)
+        def of_box(column: np.ndarray) -> np.ndarray:  # (none where the bet is on no box)
+            return np.where(on_box, column[b], 0).astype(column.dtype) if len(column) else np.zeros(len(b), column.dtype)
 
         bits = np.zeros(len(self.rounds), np.int64)
         np.bitwise_or.at(bits, np.repeat(np.arange(len(self.rounds)), np.diff(self.box_at)), 1 << self.box_no)
@@ -734,8 +753,8 @@ class _ShoeAuditor:
         lost = self.lost(played)
         if lost is not None:  # (the kernel replayed the rounds after it at a place that is not known)
             played.plain[lost[0] + 1:] = False
-        kinds = played.found = played.kinds()
-        found = kinds.any(axis=1)  # (rounds the kernel settles with a finding: named from their records)
+        played.found = played.kinds()
+        found = played.found.any(axis=1)  # (rounds the kernel settles with a finding: named from their records)
         named = ~played.plain | found
         self.fetch(np.flatnonzero(named))
         n = len(self.rounds)
@@ -757,7 +776,7 @@ class _ShoeAuditor:
             if played.plain[i]:  # the kernel's replay found the round as recorded, nothing to flag but KERNEL_KINDS
                 used = before[i + 1] - before[i]
                 if found[i]:
-                    self.kernel_findings(self.recorded[i], played, i, kinds[i])
+                    self.findings += played.findings(self.table.table_id, shoe.shoe_id, self.recorded[i], i)
             else:
                 r = self.recorded[i]
                 reports[i], plays[i], used = self.round(i, r, position, cut_seen)
@@ -776,17 +795,6 @@ class _ShoeAuditor:
         expected, settled, unsettled, flagged, on_bet = self.settle(reports, plays, played)
         return ShoeAudit(reports, expected, settled, unsettled, self.findings, played, flagged,
                          np.array(on_bet, np.int64))
-
-    def kernel_findings(self, r: RecordedRound, played: _Played, i: int, kinds: np.ndarray) -> None:
-        """The findings `kinds` (_Played.kinds' row) of round i, `r`, which the kernel settled."""
-        where = self.where(r)
-        if kinds[0]:
-            problem = live_dealer_problem(self.rules, r.dealer_cards)
-            self.round_finding(problem.kind, r, *dealer_words(where, problem, r.dealer_cards))
-        if kinds[1]:
-            self.round_finding("DECISION_MISSING", r, *missing_words(where, played.unfinished_hands(i)))
-        if kinds[2]:
-            self.round_finding("AUTO_PLAY_DEVIATION", r, *deviation_words(where, played.deviations(i)))
 
     def lost(self, played: _Played) -> tuple[int, str] | None:
         """The first round whose cards cannot be counted (cards_not_counted) and why, or None. A round the kernel
@@ -848,8 +856,7 @@ class _ShoeAuditor:
         return tuple(self.shoe.cards[position:position + len(seq)]) == tuple(seq)
 
     def where(self, r: RecordedRound) -> str:
-        """The round in a finding's message: its id, and where it sits in its shoe."""
-        return f"Round {r.round_id} (round {r.round_no} of shoe {self.shoe.shoe_id})"
+        return round_where(r, self.shoe.shoe_id)
 
     def flag_illegal(self, r: RecordedRound, decisions: Sequence, kinds: list[str]) -> None:
         """ILLEGAL_DECISION: the illegal `decisions` of the replay with a known letter, and every box whose
@@ -1065,26 +1072,26 @@ class PlainShoes(NamedTuple):
 
     shoes: np.ndarray  # bool per shoe: audited here (the others: audit_shoe, shoe by shoe)
     played: _Played  # the kernel's replay of every shoe's rounds, `plain` only in these shoes: reports and lines
+    findings: list[Finding]  # their rounds' (KERNEL_KINDS), in round order
+    found_in: np.ndarray  # each finding's round
     bets: np.ndarray  # their bets (indexes among the bets given), all settled
     expected: np.ndarray  # each one's credit
     flagged: FlaggedBets  # those the screen cannot clear (`bet`: its index among the bets given)
 
 
-def audit_plain_shoes(rules: BlackjackRules, chart: BasicStrategyChart, arrays: TableArrays, rounds: ShoeRounds,
-                      dealt: Dealt, decks: np.ndarray, bets: ShoeBets, bet_shoe: np.ndarray, others: np.ndarray
-                      ) -> PlainShoes:
+def audit_plain_shoes(rules: BlackjackRules, chart: BasicStrategyChart, table: TableFacts, arrays: TableArrays,
+                      rounds: ShoeRounds, dealt: Dealt, shoe_ids: Sequence[str], decks: np.ndarray, bets: ShoeBets,
+                      bet_shoe: np.ndarray, others: np.ndarray) -> PlainShoes:
     """The shoes of a table that need none of the readable rules audited at once: every shoe's rounds (`rounds`,
     one shoe's after another, `dealt` from their shoes, each of `decks` decks) replayed in one kernel call, every
     bet (`bets`, its round_index among `rounds`, `bet_shoe` its shoe) priced and screened in one. A shoe is audited
-    here where it has rounds, each plain with no finding (not even of KERNEL_KINDS) and numbered, its cards are
-    full decks, each bet the screen cannot clear is checked as columns (bet_checks.bet_findings) and it is not
-    among `others` (the adaptor's own: rounds or bets of it put in quarantine): its audit_shoe (`explained`
-    False) has no report and no finding but its flagged bets', every bet settled, so it is given as columns."""
+    here where it has rounds, each plain and numbered, its cards are full decks, each bet the screen cannot clear
+    is checked as columns (bet_checks.bet_findings) and it is not among `others` (the adaptor's own: rounds or bets
+    of it put in quarantine): its audit_shoe (`explained` False) has no report, every bet settled, and no finding
+    but its rounds' KERNEL_KINDS (read from their records) and its flagged bets', so it is given as columns."""
     n_shoes, shoe = len(dealt.at) - 1, dealt.round_shoe
     played = _Played(rules, chart, rounds, dealt, arrays)
-    special = ~played.plain | ~rounds.numbered | played.redrawn
-    special[played.unfinished[0]] = True
-    special[played.deviated] = True
+    special = ~played.plain | ~rounds.numbered
     card_shoe = np.repeat(np.arange(n_shoes), np.diff(dealt.at))
     counts = np.bincount(card_shoe * len(CARD_CODES) + np.maximum(dealt.cards, 0), minlength=n_shoes * len(CARD_CODES))
     plain = ((np.bincount(shoe[special], minlength=n_shoes) == 0) & (np.bincount(shoe, minlength=n_shoes) > 0)
@@ -1102,7 +1109,11 @@ def audit_plain_shoes(rules: BlackjackRules, chart: BasicStrategyChart, arrays: 
     credit[flagged] = checked.credit
     played.plain &= plain[shoe]
     played.found = played.kinds()
-    return PlainShoes(plain, played, mine, credit[mine], checked)
+    named = np.flatnonzero(played.found.any(axis=1)).tolist()
+    said = [(i, f) for i, r in zip(named, rounds.recorded(named), strict=True)
+            for f in played.findings(table.table_id, shoe_ids[shoe[i]], r, i)]
+    return PlainShoes(plain, played, [f for _, f in said], np.array([i for i, _ in said], np.int64), mine,
+                      credit[mine], checked)
 
 
 def _with_bet_findings(rules: BlackjackRules, table: TableFacts, shoe: ShoeFacts, rounds: ShoeRounds, bets: ShoeBets,
