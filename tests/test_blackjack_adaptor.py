@@ -116,7 +116,7 @@ def test_the_round_columns_read_from_arrow_are_what_the_records_make(rows):
     what ShoeRounds.of makes of the same rounds read one by one (the engine's statement of each column)."""
     rounds = pa.Table.from_pylist(rows, pa.schema(_ROUND_TYPES))
     got = blackjack._round_columns(rounds)
-    want = ShoeRounds.of(blackjack._recorded_rounds(blackjack._record_table(rounds), np.arange(len(rows))))
+    want = ShoeRounds.of(blackjack._Records(rounds)(np.arange(len(rows))))
     for f in fields(ShoeRounds):
         if f.name != "recorded":
             assert np.array_equal(getattr(got, f.name), getattr(want, f.name)), f.name
@@ -125,7 +125,7 @@ def test_the_round_columns_read_from_arrow_are_what_the_records_make(rows):
 def test_the_round_columns_of_a_recorded_day_hold_plain_rounds(day):
     _, _, rounds, _ = day
     got = blackjack._round_columns(rounds)
-    want = ShoeRounds.of(blackjack._recorded_rounds(blackjack._record_table(rounds), np.arange(rounds.num_rows)))
+    want = ShoeRounds.of(blackjack._Records(rounds)(np.arange(rounds.num_rows)))
     assert got.readable.all() and got.timed.all() and got.times_recorded.all()
     for f in fields(ShoeRounds):
         if f.name != "recorded":

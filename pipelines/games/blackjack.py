@@ -110,7 +110,7 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     orders = [by_shoe.get(shoe["shoe_id"], []) for shoe in shoe_rows]
     dealt = np.array([i for order in orders for i in order], np.int64)  # the table's rounds, shoe by shoe, in order
     columns = _round_columns(taken(rounds, dealt))
-    records = _record_table(rounds)  # (the rounds the readable audit reads, taken from it)
+    records = _Records(rounds)  # (the rounds the readable audit reads)
     # each bet's round among the table's rounds as dealt, at once where the table's round ids are distinct (else
     # shoe by shoe, among the shoe's rounds)
     dealt_ids = taken(rounds["round_id"], dealt)
@@ -140,7 +140,7 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     shoe_ids = np.array([shoe["shoe_id"] for shoe in shoe_rows], object)
     by_table = audit_plain_shoes(
         table.rules, table.chart, table.facts, table.arrays,
-        replace(columns, recorded=lambda at: _recorded_rounds(records, dealt[at])),
+        replace(columns, recorded=lambda at: records(dealt[at])),
         Dealt(round_shoe, first[round_shoe], shoe_codes, shoe_at, cuts), shoe_ids, decks,
         ShoeBets(on_round, *(bet[c][placed] for c in _ENGINE_BET_COLUMNS),
                  recorded=lambda at: _recorded_bets(plain, bet, placed[at], on_round[at])), placed_shoe, others)
@@ -152,6 +152,7 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     # first round's report among the gathered
     played, starts = [by_table.played], [0]
     flagged: list[FlaggedBets] = [by_table.flagged]  # the shoes' bets checked at once (bet_checks.bet_findings)
+    records.ahead(dealt[by_table.named])
     for s in np.flatnonzero(~by_table.shoes).tolist():
         shoe, order = shoe_rows[s], orders[s]
         start, rows = int(first[s + 1]), dealt[first[s]:first[s + 1]]
@@ -165,7 +166,7 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
             engine_rounds, audited = _with_quarantined(records, order, in_shoe), in_shoe.audited
         else:
             engine_rounds = rounds_of(columns, start - len(order), start,
-                                      lambda at, rows=rows: _recorded_rounds(records, rows[at]))
+                                      lambda at, rows=rows: records(rows[at]))
             audited = np.arange(len(order))
         mine = bets_of_shoe.get(shoe["shoe_id"], NO_BETS)
         kept, index = rows[audited[audited >= 0]], np.flatnonzero(audited >= 0)
@@ -210,23 +211,35 @@ _RECORD_VALUES = [c for c in _ROUND_COLUMNS if c not in ("shoe_id", "betting_ope
 
 
 def _record_table(rounds: pa.Table) -> pa.Table:
-    """The columns of `rounds` a RecordedRound holds, its instants as integer microseconds: cast once a table, a
-    shoe's records taken from it (_recorded_rounds)."""
+    """The columns of `rounds` a RecordedRound holds, its instants as integer microseconds: cast once a table, the
+    records read from it (_Records)."""
     return rounds.select(_RECORD_VALUES).append_column("closed", us_column(rounds["betting_closed_at"])).append_column(
         "times", box_micros(rounds, "box_action_times")).append_column(
         "revealed", us_column(rounds["dealer_revealed_at"]))
 
 
-def _recorded_rounds(records: pa.Table, rows: np.ndarray) -> list[RecordedRound]:
-    """The rounds `rows` of `records` (_record_table's) as the engine's records (a shoe reads a few: each a slice,
-    no take of the columns)."""
-    return [_recorded_round(r) for i in np.asarray(rows, np.int64).tolist() for r in records.slice(i, 1).to_pylist()]
+class _Records:
+    """The table's rounds as the engine's records, each read once from _record_table's columns: those the shoes
+    are known to need read at once (ahead), any other when asked (a shoe reads a few: each a slice, no take of the
+    columns)."""
+
+    def __init__(self, rounds: pa.Table):
+        self.table, self.read = _record_table(rounds), {}
+
+    def ahead(self, rows: np.ndarray) -> None:
+        read = self.table.take(pa.array(rows, pa.int64())).to_pylist()
+        self.read.update(zip(rows.tolist(), map(_recorded_round, read), strict=True))
+
+    def __call__(self, rows: np.ndarray) -> list[RecordedRound]:
+        """The rounds `rows` (rows of the table's rounds)."""
+        return [self.read[i] if i in self.read else _recorded_round(self.table.slice(i, 1).to_pylist()[0])
+                for i in np.asarray(rows, np.int64).tolist()]
 
 
-def _with_quarantined(records: pa.Table, order: list[int], in_shoe: InShoe) -> list[RecordedRound]:
+def _with_quarantined(records: _Records, order: list[int], in_shoe: InShoe) -> list[RecordedRound]:
     """A shoe's rounds with those put in quarantine at their places, as records: a quarantined round goes to the
     engine as a cancelled one (its cards dealt past, nothing in it checked)."""
-    ordered = iter(_recorded_rounds(records, np.asarray(order, np.int64)[in_shoe.audited[in_shoe.audited >= 0]]))
+    ordered = iter(records(np.asarray(order, np.int64)[in_shoe.audited[in_shoe.audited >= 0]]))
     return [next(ordered) if a >= 0 else _recorded_round({**r, "status": "cancelled", "closed": 0, "times": None,
                                                           "revealed": None})
             for r, a in zip(in_shoe.rows, in_shoe.audited, strict=True)]

@@ -592,7 +592,7 @@ class _Played:
         b = np.where(on_box, b, 0)
 
         def of_box(column: np.ndarray) -> np.ndarray:  # (none where the bet is on no box)
-            return np.where(on_box, column[b], 0).astype(column.dtype) if len(column) else np.zeros(len(b), column.dtype)
+            return np.where(on_box, column[b] if len(column) else 0, 0).astype(column.dtype)
 
         bits = np.zeros(len(self.rounds), np.int64)
         np.bitwise_or.at(bits, np.repeat(np.arange(len(self.rounds)), np.diff(self.box_at)), 1 << self.box_no)
@@ -1074,6 +1074,7 @@ class PlainShoes(NamedTuple):
     played: _Played  # the kernel's replay of every shoe's rounds, `plain` only in these shoes: reports and lines
     findings: list[Finding]  # their rounds' (KERNEL_KINDS), in round order
     found_in: np.ndarray  # each finding's round
+    named: np.ndarray  # bool per round: the rounds audit_shoe of another shoe reads as records (not plain, a finding)
     bets: np.ndarray  # their bets (indexes among the bets given), all settled
     expected: np.ndarray  # each one's credit
     flagged: FlaggedBets  # those the screen cannot clear (`bet`: its index among the bets given)
@@ -1107,13 +1108,14 @@ def audit_plain_shoes(rules: BlackjackRules, chart: BasicStrategyChart, table: T
     flagged = mine[~quiet[mine]]
     checked = played.flagged(flagged, bets, screened)
     credit[flagged] = checked.credit
+    named = ~played.plain | ~rounds.numbered | played.kinds().any(axis=1)
     played.plain &= plain[shoe]
     played.found = played.kinds()
-    named = np.flatnonzero(played.found.any(axis=1)).tolist()
-    said = [(i, f) for i, r in zip(named, rounds.recorded(named), strict=True)
+    found = np.flatnonzero(played.found.any(axis=1)).tolist()
+    said = [(i, f) for i, r in zip(found, rounds.recorded(found), strict=True)
             for f in played.findings(table.table_id, shoe_ids[shoe[i]], r, i)]
-    return PlainShoes(plain, played, [f for _, f in said], np.array([i for i, _ in said], np.int64), mine,
-                      credit[mine], checked)
+    return PlainShoes(plain, played, [f for _, f in said], np.array([i for i, _ in said], np.int64),
+                      named & ~plain[shoe], mine, credit[mine], checked)
 
 
 def _with_bet_findings(rules: BlackjackRules, table: TableFacts, shoe: ShoeFacts, rounds: ShoeRounds, bets: ShoeBets,
