@@ -369,9 +369,9 @@ def test_the_kernels_as_python_are_the_compiled_kernels(seed):
     with kernels.as_python():
         as_python = _played(RULES, shoe, rounds)
         audited = audit_shoe(RULES, CHART, TABLE, shoe, rounds, bets)
-        as_python_lines = played_lines([as_python])
+        as_python_lines = played_lines(as_python)
     assert as_python.plain.tolist() == played.plain.tolist()
-    assert as_python_lines.explanations() == played_lines([played]).explanations()
+    assert as_python_lines.explanations() == played_lines(played).explanations()
     for mine, theirs in zip(as_python.boxes, played.boxes, strict=True):
         assert np.array_equal(mine, theirs)
     compiled = audit_shoe(RULES, CHART, TABLE, shoe, rounds, bets)
@@ -532,7 +532,7 @@ def test_the_plain_shoes_of_a_table_audited_at_once_are_each_shoes_audit(case):
         [shoe.shoe_id for shoe, _, _ in shoes], np.array([shoe.decks for shoe, _, _ in shoes]),
         ShoeBets.of(every_bet), bet_shoe, np.zeros(len(shoes), bool))
     taken_bets = bet_shoe[at_once.bets]
-    said = played_lines([at_once.played]).explanations()
+    said = played_lines(at_once.played).explanations()
     reported = at_once.played.reported()
     for s in np.flatnonzero(at_once.shoes).tolist():
         shoe, rounds, bets = shoes[s]
@@ -546,7 +546,7 @@ def test_the_plain_shoes_of_a_table_audited_at_once_are_each_shoes_audit(case):
             theirs = getattr(at_once.flagged, name)[mine]
             assert (getattr(alone.flagged, name) + (np.flatnonzero(bet_shoe == s)[0] if name == "bet" and
                                                     len(alone.flagged) else 0)).tolist() == theirs.tolist(), name
-        assert played_lines([alone.played]).explanations() == said[first[s]:first[s + 1]]
+        assert played_lines(alone.played).explanations() == said[first[s]:first[s + 1]]
         in_shoe = round_shoe[reported[0]] == s
         alone_reported = alone.played.reported()
         for mine_column, column in zip(alone_reported[1:7], reported[1:7], strict=True):

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from engine.betting import TableFacts
 from engine.games.blackjack import audit
 from engine.games.blackjack.audit import RecordedRound, ShoeFacts, ShoeRounds, _Played, audit_shoe, dealing_sequence
+from engine.games.blackjack.records import card_codes
 from engine.games.blackjack.rules import load_blackjack_rules
 from engine.games.blackjack.strategy import load_basic_strategy
 
@@ -92,25 +94,30 @@ def _shoe_of(rounds: list[tuple[dict[int, tuple[str, str]], str, tuple | None, i
     return ShoeFacts(f"S{burn}", 8, tuple(cards), None), recorded
 
 
-def test_the_lines_of_many_shoes_written_at_once_are_each_shoes_own():
-    """played_lines of several shoes (their columns end to end, the instants' texts shared) gives each shoe's
-    rounds the readable engine's lines, in order: offsets past a shoe with no decision, a split's cards, an
-    instant recorded in one shoe and not the next, a round that is not plain (a letter that is no decision)."""
+def test_the_lines_of_a_tables_shoes_written_at_once_are_each_shoes_own():
+    """played_lines of a table's shoes replayed at once (as audit_plain_shoes replays them: their columns end to
+    end, the instants' texts shared) gives each shoe's rounds the readable engine's lines, in order: offsets past a
+    shoe with no decision, a split's cards, an instant recorded in one shoe and not the next, a round that is not
+    plain (a letter that is no decision)."""
     at = CLOSED + 5_000_000
     shoes = [
         _shoe_of([({3: ("8C 8D 3D 5H TS", "PDS")}, "9H 7S TC", ((at, at + 1, at + 2),), at + 3),
-                  ({1: ("TH 9D", "S"), 2: ("AS KD", "")}, "TS 7C", None, None)], burn=9),
-        _shoe_of([({1: ("TH JD", "S")}, "AS 6D TC", None, None)], burn=1),
+                  ({1: ("TH 9D", "S"), 2: ("AS KD", "")}, "TS 7C", None, None)], burn=2),
+        _shoe_of([({1: ("TH JD", "S")}, "AS 6D TC", None, None)], burn=2),
         _shoe_of([({2: ("TH 5D 2C", "HS"), 5: ("9C 9H", "X")}, "TS 6C", None, None),  # (no decision: not plain)
-                  ({4: ("5H 6H 5D", "HS")}, "7D 8D 4S", ((at + 9, at + 10),), at + 11)], burn=99),
+                  ({4: ("5H 6H 5D", "HS")}, "7D 8D 4S", ((at + 9, at + 10),), at + 11)], burn=2),
     ]
-    rules = [replace(RULES, burn_cards=burn) for burn in (9, 1, 99)]
-    audits = [audit_shoe(r, CHART, TABLE, shoe, rounds, [], explained=False)
-              for r, (shoe, rounds) in zip(rules, shoes, strict=True)]
+    rules = replace(RULES, burn_cards=2)
+    audits = [audit_shoe(rules, CHART, TABLE, shoe, rounds, [], explained=False) for shoe, rounds in shoes]
     assert [[rep is None for rep in a.rounds] for a in audits] == [[True, True], [True], [False, True]]
-    readable = [rep.explanation for r, (shoe, rounds) in zip(rules, shoes, strict=True)
-                for rep in audit_shoe(r, CHART, TABLE, shoe, rounds, [], bet_by_bet=True).rounds]
-    written = audit.played_lines([a.played for a in audits]).explanations()
+    readable = [rep.explanation for shoe, rounds in shoes
+                for rep in audit_shoe(rules, CHART, TABLE, shoe, rounds, [], bet_by_bet=True).rounds]
+    cards = [np.array(card_codes(shoe.cards), np.int64) for shoe, _ in shoes]
+    table = _Played(rules, CHART, ShoeRounds.of([r for _, rounds in shoes for r in rounds]), audit.Dealt(
+        np.array([0, 0, 1, 2, 2]), np.array([0, 0, 2, 3, 3]), np.concatenate(cards),
+        np.cumsum([0, *(len(c) for c in cards)]), np.full(3, -1)), audit.table_arrays(rules, CHART, TABLE))
+    assert table.plain.tolist() == np.concatenate([a.played.plain for a in audits]).tolist()
+    written = audit.played_lines(table).explanations()
     assert written[:3] + written[4:] == readable[:3] + readable[4:]
     assert written[3] == ()  # (not plain: its report explains it)
     assert written[-1][-1] == ("decisions in time: box 4 H at 2023-11-14T22:13:25.000009Z; box 4 S at "

@@ -33,7 +33,6 @@ from engine.games.blackjack.audit import (
     audit_plain_shoes,
     audit_shoe,
     played_lines,
-    played_reports,
     table_arrays,
 )
 from engine.games.blackjack.bet_checks import FlaggedBets, bet_findings
@@ -148,9 +147,9 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     gathered.plain_shoes(round_shoe[on_table], dealt[on_table], shoe_ids, placed_shoe[at_once], placed[at_once],
                          dealt[on_round[at_once]], by_table.expected, np.searchsorted(at_once, by_table.flagged.bet),
                          by_table.findings, round_shoe[by_table.found_in], dealt[by_table.found_in])
-    # the kernel's replays of the shoes reported and explained at once (the rounds without a report), each with its
-    # first round's report among the gathered
-    played, starts = [by_table.played], [0]
+    # the kernel's replay of the table's shoes reports and explains the rounds without a report at once, those of
+    # the shoes audited alone too (the rounds their audit leaves plain: the replay's own, a shoe's as alone)
+    played = by_table.played
     flagged: list[FlaggedBets] = [by_table.flagged]  # the shoes' bets checked at once (bet_checks.bet_findings)
     records.ahead(dealt[by_table.named])
     for s in np.flatnonzero(~by_table.shoes).tolist():
@@ -189,14 +188,12 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
         if held:
             result = replace(result, rounds=in_shoe.reports(result.rounds))
         else:
-            played.append(result.played)
-            starts.append(start - len(order))
+            played.plain[first[s]:first[s + 1]] = result.played.plain
         flagged.append(result.flagged)
         gathered.shoe(s, shoe, order, round_rows, mine, audited[round_index], result, result.on_bet,
                       result.flagged.bet)
-    said = played_lines(played).joined(np.concatenate([start + np.arange(len(p.rounds))
-                                                       for p, start in zip(played, starts, strict=True)]))
-    quiet = played_reports(played, starts)
+    played.found = played.kinds()
+    said, quiet = played_lines(played).joined(np.arange(len(dealt))), played.reported()
     return gathered.tables(table.table_id, OUT_REPLAYS, REPLAYS.schema, plain, bets,
                            lambda *replayed: _replay_columns(*replayed, said, quiet),
                            lambda texts: bet_findings(table.rules, table.facts, FlaggedBets.joined(flagged), texts))
@@ -430,7 +427,7 @@ def _replay_columns(table_id: str, rounds: pa.Table, rows: np.ndarray, shoe_ids:
                     quiet: tuple[np.ndarray, ...]) -> dict[str, pa.Array]:
     """The blackjack_round_replays columns of the replayed rounds (`rows` of `rounds`, each's shoe and report;
     `said`: the lines of the reports without their own explanation, each's report and the line; `quiet`: the
-    rounds without a report as the kernel reports them (audit.played_reports): each's report, how many rounds
+    rounds without a report as the kernel reports them (audit._Played.reported): each's report, how many rounds
     came before each in its shoe, its position, dealer total, cut card, findings of audit.KERNEL_KINDS and the
     dealer's hand by the rule where it drew against it; its other expected cards the recorded ones)."""
     schema = REPLAYS.schema

@@ -626,58 +626,21 @@ def _bet_rules(rules: BlackjackRules, table: TableFacts) -> tuple[np.ndarray, ..
     return low, high, np.array([lim is not None for lim in limits]), odds, rule
 
 
-def played_reports(shoes: Sequence[_Played], starts: Sequence[int]) -> tuple[np.ndarray, ...]:
-    """_Played.reported of the replays, one's plain rounds after another's, each round's index moved past
-    `starts` (the replay's first round's)."""
-    each = [(p.reported(), start) for p, start in zip(shoes, starts, strict=True)]
-    empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64),
-             np.zeros(0, np.bool_), np.zeros((0, len(KERNEL_KINDS)), np.bool_), np.zeros(0, np.bool_),
-             np.zeros(0, np.int64), np.zeros(0, np.int64))
-    at = np.concatenate([empty[0], *(columns[0] + start for columns, start in each)])
-    return at, *(np.concatenate([none, *(columns[k] for columns, _ in each)]) for k, none in enumerate(empty) if k)
-
-
-def played_lines(shoes: Sequence[_Played]) -> ShoeLines:
-    """The explanations of the plain rounds of the shoes' replays (lines.write_lines, once for them all): the
-    shoes' rounds one after another, their columns put end to end (an offset moved past the shoes before)."""
-    if not shoes:
-        return ShoeLines(np.zeros(0, np.uint8), np.zeros(1, np.int64), np.zeros(1, np.int64))
-
-    def each(column) -> np.ndarray:
-        return np.concatenate([column(p) for p in shoes])
-
-    def offsets(column, size) -> np.ndarray:  # each shoe's offsets into its pieces, moved past the shoes' before
-        moved = np.cumsum([0, *(size(p) for p in shoes)])
-        return np.concatenate([*(column(p)[:-1] + m for p, m in zip(shoes, moved.tolist(), strict=False)),
-                               moved[-1:]])
-
-    instants = np.unique(each(lambda p: np.concatenate([p.rounds.act_time, p.rounds.revealed])))
+def played_lines(p: _Played) -> ShoeLines:
+    """The explanations of the plain rounds of the replay (lines.write_lines, once for its shoes)."""
+    instants = np.unique(np.concatenate([p.rounds.act_time, p.rounds.revealed]))
     instants = instants[instants != NO_TIME]
 
     def text_of(us: np.ndarray) -> np.ndarray:  # each instant's text: its index among `instants` (-1: not recorded)
         return np.where(us == NO_TIME, -1, np.searchsorted(instants, us))
 
-    seq_from = np.cumsum([0, *(len(p.cards[0]) for p in shoes)]).tolist()
-    round_from = np.cumsum([0, *(len(p.rounds) for p in shoes)]).tolist()
+    r, d, u = p.rounds, p.decisions, p.unfinished
     return ShoeLines(*write_lines(
-        each(lambda p: p.plain), each(lambda p: p.position), each(lambda p: p.used),
-        np.concatenate([p.dealer_at[:-1] + p.card_at[p.box_at[:-1]] + f for p, f in zip(shoes, seq_from,
-                                                                                        strict=False)]),
-        *(each(lambda p, k=k: p.cards[k]) for k in range(3)), each(lambda p: p.dealer),
-        offsets(lambda p: p.dealer_at, lambda p: len(p.dealer)),
-        np.concatenate([p.decisions[0] + f for p, f in zip(shoes, round_from, strict=False)]),
-        *(each(lambda p, k=k: p.decisions[k]) for k in (1, 2, 3, 4, 5, 8)), each(lambda p: p.chart_says),
-        offsets(lambda p: p.decisions[9], lambda p: int(p.decisions[9][-1])),
-        each(lambda p: p.decisions[10][:p.decisions[9][-1]]),
-        np.concatenate([p.unfinished[0] + f for p, f in zip(shoes, round_from, strict=False)]),
-        *(each(lambda p, k=k: p.unfinished[k]) for k in (1, 2)),
-        *(each(lambda p, k=k: p.dealer_prefix[k]) for k in (0, 1)),
-        int(shoes[0].rules.hits_soft_17), each(lambda p: p.plain & (p.rounds.times_recorded
-                                                                      | (p.rounds.revealed != NO_TIME))),
-        text_of(each(lambda p: p.rounds.revealed)), offsets(lambda p: p.box_at, lambda p: len(p.box_no)),
-        each(lambda p: p.box_no), each(lambda p: p.rounds.box_timed), each(lambda p: p.rounds.act),
-        offsets(lambda p: p.rounds.act_at, lambda p: len(p.rounds.act)), text_of(each(lambda p: p.rounds.act_time)),
-        *us_bytes(instants), VOCABULARY, VOCABULARY_AT))
+        p.plain, p.position, p.used, p.dealer_at[:-1] + p.card_at[p.box_at[:-1]], *p.cards, p.dealer, p.dealer_at,
+        *(d[k] for k in (0, 1, 2, 3, 4, 5, 8)), p.chart_says, d[9], d[10][:d[9][-1]], *u, *p.dealer_prefix,
+        int(p.rules.hits_soft_17), p.plain & (r.times_recorded | (r.revealed != NO_TIME)), text_of(r.revealed),
+        p.box_at, p.box_no, r.box_timed, r.act, r.act_at, text_of(r.act_time), *us_bytes(instants), VOCABULARY,
+        VOCABULARY_AT))
 
 
 class _Mains(NamedTuple):
@@ -1051,16 +1014,16 @@ def audit_shoe(rules: BlackjackRules, chart: BasicStrategyChart, table: TableFac
     quarantine as they were read (round_index likewise): never settled, but a MAIN bet among them plays its box
     for its account (a PAIR beside it is not without a main bet, a bet behind by its account is by a seated
     account, an insurance's share counts its stake where it is known). `explained` False: the rounds the kernel
-    replayed have no report (None): the audit keeps the kernel's replay (`played`), which reports them as columns
-    (_Played.reported) and whose lines an adaptor writes for many shoes at once (played_lines,
-    lines.ShoeLines.joined). `arrays`: the table's (table_arrays), made here where not given."""
+    replayed have no report (None): the audit keeps the kernel's replay (`played`: which rounds are plain), whose
+    rounds an adaptor reports (_Played.reported) and explains (played_lines) with its table's (audit_plain_shoes).
+    `arrays`: the table's (table_arrays), made here where not given."""
     rounds = rounds if isinstance(rounds, ShoeRounds) else ShoeRounds.of(rounds)
     bets = bets if isinstance(bets, ShoeBets) else ShoeBets.of(bets)
     arrays = arrays if arrays is not None else table_arrays(rules, chart, table)
     audit = _ShoeAuditor(rules, chart, table, shoe, rounds, bets, arrays, bet_by_bet, quarantined).run()
     if not explained:
         return audit
-    said = played_lines([audit.played]).explanations()
+    said = played_lines(audit.played).explanations()
     findings, on_bet = _with_bet_findings(rules, table, shoe, rounds, bets, audit)
     return replace(audit, rounds=[rep if rep is not None else audit.played.report(i, said[i])
                                   for i, rep in enumerate(audit.rounds)], played=None,
