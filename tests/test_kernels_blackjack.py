@@ -469,7 +469,8 @@ def test_every_cell_of_the_chart_is_a_letter_the_chart_gives_or_none():
        st.integers(0, 2))
 def test_a_tables_shoes_replayed_at_once_are_each_shoe_replayed_alone(shoes, burn):
     """play_rounds over many shoes (a table's, one shoe's rounds after another's, audit_plain_shoes) gives each
-    shoe's columns as a call for that shoe alone: its place in its own shoe, its own cut card, its own cards."""
+    shoe's columns as a call for that shoe alone: its place in its own shoe, its own cut card, its own cards; the
+    lines of its plain rounds too."""
     rules = replace(RULES, burn_cards=burn)
     dealt = [_shoe(seed, n, rules, decks) for seed, n, decks in shoes]
     dealt = [(shoe, rounds) for shoe, rounds in dealt if rounds]
@@ -494,6 +495,7 @@ def test_a_tables_shoes_replayed_at_once_are_each_shoe_replayed_alone(shoes, bur
     for p in (at_once, *alone):
         p.found = p.kinds()
     assert at_once.reported()[1].tolist() == np.concatenate([p.reported()[1] for p in alone]).tolist()  # (before)
+    assert played_lines(at_once).explanations() == [lines for p in alone for lines in played_lines(p).explanations()]
 
 
 @st.composite
