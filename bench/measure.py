@@ -520,8 +520,9 @@ def engine_games(data: Path, work: Path) -> dict:
     per table through the game's Arrow adaptor (pipelines.games.audit_group, as the pipeline calls it).
     Per game: the counts and phases of `engine` (reading, placing the bets, the engine call), and the engine
     itself without its Arrow conversion (ENGINE_ITSELF): baccarat's audit_shoes (with its dealing replay and
-    betting audit), blackjack's engine.games.blackjack.audit.audit_shoe (replay, settlement and every rule,
-    shoe by shoe) and played_lines (the explanations, a table at once), roulette's
+    betting audit), blackjack's engine.games.blackjack.audit.audit_plain_shoes (the table's shoes that
+    need no readable rule, at once), audit_shoe (replay, settlement and every rule, each other shoe alone) and
+    played_lines (the explanations, a table at once), roulette's
     engine.games.roulette.audit.audit_spins and sic bo's
     engine.games.sic_bo.audit.audit_rolls (session by session), casino stud's
     engine.games.casino_stud.audit.audit_table_rounds (a table-day's rounds at once, each with its own deck, the
@@ -545,6 +546,9 @@ def engine_games(data: Path, work: Path) -> dict:
     if "blackjack" in spent:
         spent["blackjack"]["audit_shoe_s"] = 0.0
         blackjack_adaptor.audit_shoe = _timed(blackjack_adaptor.audit_shoe, spent["blackjack"], "audit_shoe_s")
+        # (the shoes of a table audited at once, beside those audited alone)
+        blackjack_adaptor.audit_plain_shoes = _timed(blackjack_adaptor.audit_plain_shoes, spent["blackjack"],
+                                                     "audit_shoe_s")
         # (the explanation of a table's shoes, written at once after them, is the engine's too)
         blackjack_adaptor.played_lines = _timed(blackjack_adaptor.played_lines, spent["blackjack"], "audit_shoe_s")
     if "casino_stud" in spent:  # the adaptor calls it by its module global, once per table-day

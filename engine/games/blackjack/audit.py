@@ -1034,7 +1034,9 @@ class PlainShoes(NamedTuple):
     """A table's shoes audited at once (audit_plain_shoes)."""
 
     shoes: np.ndarray  # bool per shoe: audited here (the others: audit_shoe, shoe by shoe)
-    played: _Played  # the kernel's replay of every shoe's rounds, `plain` only in these shoes: reports and lines
+    # the kernel's replay of every shoe's rounds, `plain` only in these shoes (an adaptor adds those the shoes audited
+    # alone leave plain): it reports and explains them
+    played: _Played
     findings: list[Finding]  # their rounds' (KERNEL_KINDS), in round order
     found_in: np.ndarray  # each finding's round
     named: np.ndarray  # bool per round: the rounds audit_shoe of another shoe reads as records (not plain, a finding)
