@@ -46,14 +46,14 @@ _WORDS = (
     "losing jackpot bets feed the jackpot ", "prizes: from the jackpot ", ", from the next pool ",
     ", paid by the house ", "; the jackpot was won: the next pool became the jackpot", "decisions in time: ",
     "none recorded", "; ", " at ", " LATE", f"; {REVEAL} ", "at ", "not recorded", "C", "F", inferred(False),
-    inferred(True), *CARD_CODES, *RANK_NAMES)
+    inferred(True), "", *CARD_CODES, *RANK_NAMES)
 (ROUND, SETTLED_DECK, BOX, OPEN, CLOSE_COLON, COLON, CLOSE_SEMI, SPACE, CALLS, FOLDS, DEALER, CLOSE, NOT_QUALIFIES,
  QUALIFIES, BET, STAKE, CALL, ON_BOX, OWED, PAID, FOLDED_LOST, NOT_QUALIFIED_RETURNED, CALLED, BEATS_DEALERS,
  ANTE_PAYS, ODDS_OPEN, EQUAL, PUSHED, DEALERS, BEATS, LOST, NO_PRIZE, NEXT_POOL, HOUSE, NONE, NO_ANTE_REFUNDED,
  REFUNDED, NOT_DEALT, POOLS_BEFORE, POOLS_AFTER, EXPECTED_RECORDED, NOT_KNOWN, JACKPOT, NEXT_POOL_, FEED, PRIZES,
  FROM_NEXT, BY_HOUSE, RESET, IN_TIME, NONE_RECORDED, SEMICOLON, AT, LATE, REVEALED, AT_, NOT_RECORDED, C, F,
  GUESSED) = range(60)
-CARDS = _WORDS.index(CARD_CODES[0])
+EMPTY, CARDS = _WORDS.index(""), _WORDS.index(CARD_CODES[0])
 CATEGORIES = CARDS + len(CARD_CODES)
 _ANTE = BET_CODES[0]  # the bet type (the audit's ANTE; kernel.ANTE is its code)
 
@@ -109,9 +109,21 @@ _described = _Described()
 
 
 @writer
-def _money(buf, at, dry, amount, exp, vocab, vocab_at, unit):
-    """format_money(amount, the currency): put_money's digits, then the unit (id `unit`: " EUR", or nothing)."""
-    return put(buf, put_money(buf, at, dry, amount, exp), dry, vocab, vocab_at, unit)
+def _puts(buf, at, dry, vocab, vocab_at, ids):
+    """The texts of `ids` (a tuple: one line's words in order) at buf[at:]."""
+    for k in ids:
+        at = put(buf, at, dry, vocab, vocab_at, k)
+    return at
+
+
+@writer
+def _amounts(buf, at, dry, words, amounts, exp, vocab, vocab_at, unit):
+    """Each of `words` followed by its amount as format_money writes it: put_money's digits, then the unit (id
+    `unit`: " EUR", or nothing)."""
+    for k in range(len(words)):
+        at = put(buf, at, dry, vocab, vocab_at, words[k])
+        at = put(buf, put_money(buf, at, dry, amounts[k], exp), dry, vocab, vocab_at, unit)
+    return at
 
 
 @writer
@@ -125,13 +137,14 @@ def _number(buf, at, dry, n):
 
 
 @writer
-def _hand(buf, at, dry, codes, row, vocab, vocab_at):
-    """explain's format_cards of the five card codes codes[5 * row:5 * row + 5]."""
-    for k in range(5):
-        if k:
-            at = put(buf, at, dry, vocab, vocab_at, SPACE)
-        at = put(buf, at, dry, vocab, vocab_at, CARDS + codes[5 * row + k])
-    return at
+def _hand(buf, at, dry, codes, row, word, category, said, vocab, vocab_at):
+    """A hand as its line says it: explain's format_cards of the five card codes codes[5 * row:5 * row + 5], its
+    words and category (ids) and, where its rank is recorded otherwise (`said` >= 0), that text."""
+    c = 5 * row  # (no slice: a writer makes no view)
+    at = _puts(buf, at, dry, vocab, vocab_at, (
+        CARDS + codes[c], SPACE, CARDS + codes[c + 1], SPACE, CARDS + codes[c + 2], SPACE, CARDS + codes[c + 3], SPACE,
+        CARDS + codes[c + 4], COLON, word, OPEN, CATEGORIES + category))
+    return put(buf, at, dry, vocab, vocab_at, said) if said >= 0 else at
 
 
 @writer
@@ -144,147 +157,73 @@ def _hand_lines(buf, at, dry, line_at, line, r, box_at, box_no, action, cards, s
     n_boxes = box_at[r + 1] - box_at[r]
     for k in range(n_boxes):
         row = box_at[r] + k
-        at = put(buf, at, dry, vocab, vocab_at, BOX)
-        at = _number(buf, at, dry, box_no[row])
-        at = put(buf, at, dry, vocab, vocab_at, OPEN)
-        at = put(buf, at, dry, vocab, vocab_at, where + n_boxes * most + k)
-        at = put(buf, at, dry, vocab, vocab_at, CLOSE_COLON)
-        at = _hand(buf, at, dry, cards, row, vocab, vocab_at)
-        at = put(buf, at, dry, vocab, vocab_at, COLON)
-        at = put(buf, at, dry, vocab, vocab_at, box_word[row])
-        at = put(buf, at, dry, vocab, vocab_at, OPEN)
-        at = put(buf, at, dry, vocab, vocab_at, CATEGORIES + (strength[row] >> 20))
-        if box_said[row] >= 0:
-            at = put(buf, at, dry, vocab, vocab_at, box_said[row])
-        at = put(buf, at, dry, vocab, vocab_at, CLOSE_SEMI)
-        said = decision_said[row] if action[row] < 0 else CALLS + action[row]
-        at = put(buf, at, dry, vocab, vocab_at, said)
+        at = _number(buf, put(buf, at, dry, vocab, vocab_at, BOX), dry, box_no[row])
+        at = _puts(buf, at, dry, vocab, vocab_at, (OPEN, where + n_boxes * most + k, CLOSE_COLON))
+        at = _hand(buf, at, dry, cards, row, box_word[row], strength[row] >> 20, box_said[row], vocab, vocab_at)
+        at = _puts(buf, at, dry, vocab, vocab_at, (CLOSE_SEMI, decision_said[row] if action[row] < 0 else
+                                                   CALLS + action[row]))
         line += 1
         line_at[line] = at
-    at = put(buf, at, dry, vocab, vocab_at, DEALER)
-    at = put(buf, at, dry, vocab, vocab_at, where + most * (most + 1) + n_boxes)
-    at = put(buf, at, dry, vocab, vocab_at, CLOSE_COLON)
-    at = _hand(buf, at, dry, dealer_cards, r, vocab, vocab_at)
-    at = put(buf, at, dry, vocab, vocab_at, COLON)
-    at = put(buf, at, dry, vocab, vocab_at, dealer_word[r])
-    at = put(buf, at, dry, vocab, vocab_at, OPEN)
-    at = put(buf, at, dry, vocab, vocab_at, CATEGORIES + (dealer_strength[r] >> 20))
-    if dealer_said[r] >= 0:
-        at = put(buf, at, dry, vocab, vocab_at, dealer_said[r])
-    at = put(buf, at, dry, vocab, vocab_at, CLOSE)
-    line += 1
-    line_at[line] = at
-    at = put(buf, at, dry, vocab, vocab_at, QUALIFIES if qualifies[r] else NOT_QUALIFIES)
-    line += 1
-    line_at[line] = at
-    return at, line
+    at = _puts(buf, at, dry, vocab, vocab_at, (DEALER, where + most * (most + 1) + n_boxes, CLOSE_COLON))
+    at = _hand(buf, at, dry, dealer_cards, r, dealer_word[r], dealer_strength[r] >> 20, dealer_said[r], vocab,
+               vocab_at)
+    line_at[line + 1] = at = put(buf, at, dry, vocab, vocab_at, CLOSE)
+    line_at[line + 2] = at = put(buf, at, dry, vocab, vocab_at, QUALIFIES if qualifies[r] else NOT_QUALIFIES)
+    return at, line + 2
 
 
 @writer
 def _bet_line(buf, at, dry, b, r, facts, ids, is_ante, stake, added, credit, paid, outcome, refund, bet_box, action,
               strength, box_word, dealer_word, rule_words, exp, vocab, vocab_at):
     """Bet b's line (of round r), as the audit says it: by its outcome (an ANTE), its prize (a JACKPOT) or its
-    refund's reason. `ids`: the first ids of the bets' ids, types and seats; `facts`: RULE_FACTS; `rule_words`:
-    the first id of the ruleset's words (_rule_words)."""
+    refund's reason. `ids`: the first ids of the bets' ids, types and seats; `facts`: _facts'; `rule_words`: the
+    first id of the ruleset's words (_rule_words)."""
     unit, typed, seat = rule_words + 4, ids[1] + b, ids[2] + b
-    at = put(buf, at, dry, vocab, vocab_at, BET)
-    at = put(buf, at, dry, vocab, vocab_at, ids[0] + b)
-    at = put(buf, at, dry, vocab, vocab_at, OPEN)
-    at = put(buf, at, dry, vocab, vocab_at, typed)
-    at = put(buf, at, dry, vocab, vocab_at, STAKE)
-    at = _money(buf, at, dry, stake[b], exp, vocab, vocab_at, unit)
-    if is_ante[b] and added[b] != 0:
-        at = put(buf, at, dry, vocab, vocab_at, CALL)
-        at = _money(buf, at, dry, added[b], exp, vocab, vocab_at, unit)
-    at = put(buf, at, dry, vocab, vocab_at, ON_BOX)
-    at = put(buf, at, dry, vocab, vocab_at, seat)
-    at = put(buf, at, dry, vocab, vocab_at, COLON)
+    at = _puts(buf, at, dry, vocab, vocab_at, (BET, ids[0] + b, OPEN, typed))
+    at = _amounts(buf, at, dry, (STAKE, CALL), (stake[b], added[b]), exp, vocab, vocab_at, unit) if (
+        is_ante[b] and added[b] != 0) else _amounts(buf, at, dry, (STAKE,), (stake[b],), exp, vocab, vocab_at, unit)
+    at = _puts(buf, at, dry, vocab, vocab_at, (ON_BOX, seat, COLON))
     # a refunded bet's line names no hand: its box may be none of its round's
     row = max(bet_box[b], 0)
     category = strength[row] >> 20 if len(strength) else 0
-    bw, dw = box_word[row] if len(box_word) else 0, dealer_word[r]
+    bw, dw, name, o = box_word[row] if len(box_word) else 0, dealer_word[r], CATEGORIES + category, outcome[b]
     why = refund[b]
     if why == 1:  # kernel.NO_ANTE, NOT_OFFERED, EMPTY_BOX
         at = put(buf, at, dry, vocab, vocab_at, NO_ANTE_REFUNDED)
     elif why == 2:
-        at = put(buf, at, dry, vocab, vocab_at, rule_words + 3)
-        at = put(buf, at, dry, vocab, vocab_at, typed)
-        at = put(buf, at, dry, vocab, vocab_at, REFUNDED)
+        at = _puts(buf, at, dry, vocab, vocab_at, (rule_words + 3, typed, REFUNDED))
     elif why == 3:
-        at = put(buf, at, dry, vocab, vocab_at, BOX)
-        at = put(buf, at, dry, vocab, vocab_at, seat)
-        at = put(buf, at, dry, vocab, vocab_at, NOT_DEALT)
+        at = _puts(buf, at, dry, vocab, vocab_at, (BOX, seat, NOT_DEALT))
     elif is_ante[b]:
-        o = outcome[b]
-        if o == FOLDED:
-            at = put(buf, at, dry, vocab, vocab_at, FOLDED_LOST)
-        elif o == NOT_QUALIFIED:
-            at = put(buf, at, dry, vocab, vocab_at, NOT_QUALIFIED_RETURNED)
+        if o == FOLDED or o == NOT_QUALIFIED:
+            at = put(buf, at, dry, vocab, vocab_at, FOLDED_LOST if o == FOLDED else NOT_QUALIFIED_RETURNED)
         elif o == WIN:
             odds = facts[_ODDS + category]
-            at = put(buf, at, dry, vocab, vocab_at, CALLED)
-            at = put(buf, at, dry, vocab, vocab_at, bw)
-            at = put(buf, at, dry, vocab, vocab_at, BEATS_DEALERS)
-            at = put(buf, at, dry, vocab, vocab_at, dw)
-            at = put(buf, at, dry, vocab, vocab_at, ANTE_PAYS)
-            at = _number(buf, at, dry, odds)
-            at = put(buf, at, dry, vocab, vocab_at, ODDS_OPEN)
-            at = put(buf, at, dry, vocab, vocab_at, CATEGORIES + category)
-            at = put(buf, at, dry, vocab, vocab_at, CLOSE)
-            cap = facts[_CAP]
-            if cap >= 0 and facts[_CALL_MULTIPLE] * stake[b] * odds > cap:
+            at = _puts(buf, at, dry, vocab, vocab_at, (CALLED, bw, BEATS_DEALERS, dw, ANTE_PAYS))
+            at = _puts(buf, _number(buf, at, dry, odds), dry, vocab, vocab_at, (ODDS_OPEN, name, CLOSE))
+            if 0 <= facts[_CAP] < facts[_CALL_MULTIPLE] * stake[b] * odds:
                 at = put(buf, at, dry, vocab, vocab_at, rule_words + 1)
         elif o == PUSH:
-            at = put(buf, at, dry, vocab, vocab_at, EQUAL)
-            at = put(buf, at, dry, vocab, vocab_at, bw)
-            at = put(buf, at, dry, vocab, vocab_at, PUSHED)
+            at = _puts(buf, at, dry, vocab, vocab_at, (EQUAL, bw, PUSHED))
         else:  # LOSE
-            at = put(buf, at, dry, vocab, vocab_at, DEALERS)
-            at = put(buf, at, dry, vocab, vocab_at, dw)
-            at = put(buf, at, dry, vocab, vocab_at, BEATS)
-            at = put(buf, at, dry, vocab, vocab_at, bw)
-            at = put(buf, at, dry, vocab, vocab_at, LOST)
-        if why == 0 and action[row] < 0:  # no legal decision: settled as its recorded call says (audit.ante)
+            at = _puts(buf, at, dry, vocab, vocab_at, (DEALERS, dw, BEATS, bw, LOST))
+        if action[row] < 0:  # no legal decision: settled as its recorded call says (audit.ante)
             at = put(buf, at, dry, vocab, vocab_at, GUESSED + (1 if added[b] > 0 else 0))
-    else:
-        prize = facts[_PRIZE_KINDS + category]
-        if prize == PERCENT:
-            at = put(buf, at, dry, vocab, vocab_at, rule_words + 5 + category)
-            if outcome[b] >= 0:
-                at = _money(buf, at, dry, outcome[b], exp, vocab, vocab_at, unit)
-            else:
-                at = put(buf, at, dry, vocab, vocab_at, NONE)
-        elif prize == UNITS:
-            at = put(buf, at, dry, vocab, vocab_at, rule_words + 5 + category)
-        else:  # no prize: the stake feeds the pools (ledger.contribution)
-            s = stake[b]
-            to0, to1, to2 = (s * facts[_SHARES] // 100, s * facts[_SHARES + 1] // 100, s * facts[_SHARES + 2] // 100)
-            rest = s - to0 - to1 - to2
-            to0 += rest if facts[_REMAINDER_TO] == 0 else 0
-            to1 += rest if facts[_REMAINDER_TO] == 1 else 0
-            to2 += rest if facts[_REMAINDER_TO] == 2 else 0
-            at = put(buf, at, dry, vocab, vocab_at, CATEGORIES + category)
-            at = put(buf, at, dry, vocab, vocab_at, NO_PRIZE)
-            at = _money(buf, at, dry, to0, exp, vocab, vocab_at, unit)
-            at = put(buf, at, dry, vocab, vocab_at, NEXT_POOL)
-            at = _money(buf, at, dry, to1, exp, vocab, vocab_at, unit)
-            at = put(buf, at, dry, vocab, vocab_at, HOUSE)
-            at = _money(buf, at, dry, to2, exp, vocab, vocab_at, unit)
-    at = put(buf, at, dry, vocab, vocab_at, OWED)
-    at = _money(buf, at, dry, credit[b], exp, vocab, vocab_at, unit)
-    at = put(buf, at, dry, vocab, vocab_at, PAID)
-    return _money(buf, at, dry, paid[b], exp, vocab, vocab_at, unit)
-
-
-@writer
-def _pools(buf, at, dry, known, jackpot, next_pool, exp, vocab, vocab_at, unit):
-    """The pools as a pools line says them: "not known", or both amounts."""
-    if not known:
-        return put(buf, at, dry, vocab, vocab_at, NOT_KNOWN)
-    at = put(buf, at, dry, vocab, vocab_at, JACKPOT)
-    at = _money(buf, at, dry, jackpot, exp, vocab, vocab_at, unit)
-    at = put(buf, at, dry, vocab, vocab_at, NEXT_POOL_)
-    return _money(buf, at, dry, next_pool, exp, vocab, vocab_at, unit)
+    elif facts[_PRIZE_KINDS + category] == PERCENT:
+        at = put(buf, at, dry, vocab, vocab_at, rule_words + 5 + category)
+        at = _amounts(buf, at, dry, (EMPTY,), (o,), exp, vocab, vocab_at, unit) if o >= 0 else put(
+            buf, at, dry, vocab, vocab_at, NONE)
+    elif facts[_PRIZE_KINDS + category] == UNITS:
+        at = put(buf, at, dry, vocab, vocab_at, rule_words + 5 + category)
+    else:  # no prize: the stake feeds the pools (ledger.contribution)
+        s = stake[b]
+        to = (s * facts[_SHARES] // 100, s * facts[_SHARES + 1] // 100, s * facts[_SHARES + 2] // 100)
+        rest, given = s - to[0] - to[1] - to[2], facts[_REMAINDER_TO]
+        to = (to[0] + (rest if given == 0 else 0), to[1] + (rest if given == 1 else 0),
+              to[2] + (rest if given == 2 else 0))
+        at = _amounts(buf, put(buf, at, dry, vocab, vocab_at, name), dry, (NO_PRIZE, NEXT_POOL, HOUSE), to, exp, vocab,
+                      vocab_at, unit)
+    return _amounts(buf, at, dry, (OWED, PAID), (credit[b], paid[b]), exp, vocab, vocab_at, unit)
 
 
 @writer
@@ -295,35 +234,25 @@ def _pool_lines(buf, at, dry, line_at, line, r, pools, known, recorded, recorded
     unit = rule_words + 4
     for end in range(2):
         at = put(buf, at, dry, vocab, vocab_at, POOLS_AFTER if end else POOLS_BEFORE)
-        at = _pools(buf, at, dry, known[end, r], pools[2 * end, r], pools[2 * end + 1, r], exp, vocab, vocab_at, unit)
-        at = put(buf, at, dry, vocab, vocab_at, EXPECTED_RECORDED)
-        at = _pools(buf, at, dry, recorded_known[end, r], recorded[2 * end, r], recorded[2 * end + 1, r], exp, vocab,
-                    vocab_at, unit)
+        for values, said in ((pools, known), (recorded, recorded_known)):
+            if values is recorded:
+                at = put(buf, at, dry, vocab, vocab_at, EXPECTED_RECORDED)
+            at = _amounts(buf, at, dry, (JACKPOT, NEXT_POOL_), (values[2 * end, r], values[2 * end + 1, r]), exp,
+                          vocab, vocab_at, unit) if said[end, r] else put(buf, at, dry, vocab, vocab_at, NOT_KNOWN)
         line += 1
         line_at[line] = at
         if end or jackpot_bets[r] <= 0:
             continue
-        at = put(buf, at, dry, vocab, vocab_at, FEED)
-        at = _money(buf, at, dry, ledger[r, 0], exp, vocab, vocab_at, unit)
-        at = put(buf, at, dry, vocab, vocab_at, NEXT_POOL)
-        at = _money(buf, at, dry, ledger[r, 1], exp, vocab, vocab_at, unit)
-        at = put(buf, at, dry, vocab, vocab_at, HOUSE)
-        at = _money(buf, at, dry, ledger[r, 2], exp, vocab, vocab_at, unit)
-        at = put(buf, at, dry, vocab, vocab_at, rule_words + 2)
+        at = _amounts(buf, at, dry, (FEED, NEXT_POOL, HOUSE), (ledger[r, 0], ledger[r, 1], ledger[r, 2]), exp, vocab,
+                      vocab_at, unit)
+        line_at[line + 1] = at = put(buf, at, dry, vocab, vocab_at, rule_words + 2)
         line += 1
-        line_at[line] = at
-        if ledger[r, 3] == 0 and ledger[r, 4] == 0 and ledger[r, 5] == 0 and ledger[r, 6] == 0:
-            continue  # (no prize from a pool or the house, no reset)
-        at = put(buf, at, dry, vocab, vocab_at, PRIZES)
-        at = _money(buf, at, dry, ledger[r, 3], exp, vocab, vocab_at, unit)
-        at = put(buf, at, dry, vocab, vocab_at, FROM_NEXT)
-        at = _money(buf, at, dry, ledger[r, 4], exp, vocab, vocab_at, unit)
-        at = put(buf, at, dry, vocab, vocab_at, BY_HOUSE)
-        at = _money(buf, at, dry, ledger[r, 5], exp, vocab, vocab_at, unit)
-        if ledger[r, 6] != 0:
-            at = put(buf, at, dry, vocab, vocab_at, RESET)
-        line += 1
-        line_at[line] = at
+        reset = ledger[r, 6] != 0
+        if ledger[r, 3] != 0 or ledger[r, 4] != 0 or ledger[r, 5] != 0 or reset:  # a prize or the reset
+            at = _amounts(buf, at, dry, (PRIZES, FROM_NEXT, BY_HOUSE), (ledger[r, 3], ledger[r, 4], ledger[r, 5]), exp,
+                          vocab, vocab_at, unit)
+            line_at[line + 1] = at = put(buf, at, dry, vocab, vocab_at, RESET) if reset else at
+            line += 1
     return at, line
 
 
@@ -339,24 +268,12 @@ def _timing_line(buf, at, dry, r, box_at, box_no, action, entry_at, instant, ins
         if instant_word[e] < 0:
             continue
         row = box_at[r] + e - entry_at[r]
-        if said:
-            at = put(buf, at, dry, vocab, vocab_at, SEMICOLON)
-        said += 1
-        at = put(buf, at, dry, vocab, vocab_at, BOX)
-        at = _number(buf, at, dry, box_no[row])
-        at = put(buf, at, dry, vocab, vocab_at, SPACE)
-        at = put(buf, at, dry, vocab, vocab_at, C + action[row])
-        at = put(buf, at, dry, vocab, vocab_at, AT)
-        at = put(buf, at, dry, vocab, vocab_at, instant_word[e])
-        if instant[e] > shown_at[r]:  # (is_late's boundary; a reveal not recorded: never)
-            at = put(buf, at, dry, vocab, vocab_at, LATE)
-    if not said:
-        at = put(buf, at, dry, vocab, vocab_at, NONE_RECORDED)
-    at = put(buf, at, dry, vocab, vocab_at, REVEALED)
-    if shown_word[r] < 0:
-        return put(buf, at, dry, vocab, vocab_at, NOT_RECORDED)
-    at = put(buf, at, dry, vocab, vocab_at, AT_)
-    return put(buf, at, dry, vocab, vocab_at, shown_word[r])
+        at = _puts(buf, at, dry, vocab, vocab_at, (SEMICOLON if said else EMPTY, BOX))
+        at = _puts(buf, _number(buf, at, dry, box_no[row]), dry, vocab, vocab_at, (
+            SPACE, C + action[row], AT, instant_word[e], LATE if instant[e] > shown_at[r] else EMPTY))
+        said += 1  # (LATE: is_late's boundary; a reveal not recorded is never before)
+    at = _puts(buf, at, dry, vocab, vocab_at, (EMPTY if said else NONE_RECORDED, REVEALED))
+    return _puts(buf, at, dry, vocab, vocab_at, (AT_, shown_word[r]) if shown_word[r] >= 0 else (NOT_RECORDED, EMPTY))
 
 
 @kernel
@@ -371,20 +288,14 @@ def write_rounds(buf, q, rounds, box_at, box_no, action, cards, strength, box_wo
     buf, each round's count of lines)."""
     n = len(q)
     lines = np.zeros(n, np.int64)
-    for i in range(n):
-        r = q[i]
-        lines[i] = 8 + box_at[r + 1] - box_at[r] + bet_at[i + 1] - bet_at[i]  # (an upper bound)
+    for i in range(n):  # (at most: a head, the hands', the bets', four of the pools and one of the instants)
+        lines[i] = 8 + box_at[q[i] + 1] - box_at[q[i]] + bet_at[i + 1] - bet_at[i]
     line_at = np.zeros(lines.sum() + 1, np.int64)
     at, line = 0, 0
     dry = len(buf) == 0
     for i in range(n):
-        r = q[i]
-        first = line
-        at = put(buf, at, dry, vocab, vocab_at, ROUND)
-        at = put(buf, at, dry, vocab, vocab_at, rounds[0] + r)
-        at = put(buf, at, dry, vocab, vocab_at, SETTLED_DECK)
-        at = put(buf, at, dry, vocab, vocab_at, rounds[1] + r)
-        at = put(buf, at, dry, vocab, vocab_at, rule_words)
+        r, first = q[i], line
+        at = _puts(buf, at, dry, vocab, vocab_at, (ROUND, rounds[0] + r, SETTLED_DECK, rounds[1] + r, rule_words))
         line += 1
         line_at[line] = at
         at, line = _hand_lines(buf, at, dry, line_at, line, r, box_at, box_no, action, cards, strength, box_word,
@@ -397,14 +308,12 @@ def write_rounds(buf, q, rounds, box_at, box_no, action, cards, strength, box_wo
             line_at[line] = at
         at, line = _pool_lines(buf, at, dry, line_at, line, r, pools, known, recorded, recorded_known, jackpot_bets,
                                ledger, rule_words, exp, vocab, vocab_at)
-        if odd_line[r] >= 0:
-            at = put(buf, at, dry, vocab, vocab_at, odd_line[r])
+        if odd_line[r] >= 0 or timed[r]:
+            at = put(buf, at, dry, vocab, vocab_at, odd_line[r]) if odd_line[r] >= 0 else _timing_line(
+                buf, at, dry, r, box_at, box_no, action, entry_at, instant, instant_word, shown_at, shown_word, vocab,
+                vocab_at)
             line += 1
-        elif timed[r]:
-            at = _timing_line(buf, at, dry, r, box_at, box_no, action, entry_at, instant, instant_word, shown_at,
-                              shown_word, vocab, vocab_at)
-            line += 1
-        line_at[line] = at
+            line_at[line] = at
         lines[i] = line - first
     return line_at[:line + 1], lines
 
