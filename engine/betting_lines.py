@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from engine import kernels
 from engine.betting import BET_LINE, BET_WHAT
 from engine.findings import format_money, money_exponent
-from engine.kernels import interleave, kernel, put, utf8_texts
+from engine.kernels import interleave, kernel, put, utf8_texts, writer
 
 LINE = BET_LINE.replace("{what}", BET_WHAT)  # a settled bet's line, every part named
 PARTS = ("bet_id", "named", "stake", "why", "owed", "paid")  # LINE's parts in the order write_lines writes them
@@ -45,7 +45,7 @@ def _literals(template: str) -> list[str]:
 LITERALS = _literals(LINE)
 
 
-@kernel
+@writer
 def put_money(buf, at, dry, amount, exp):
     """format_money(amount, currency) without the currency at buf[at:] (`exp`: its decimals): a sign, the whole
     units in groups of three digits by commas, then the decimals. The digits of the magnitude (uint64: any

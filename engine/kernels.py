@@ -43,15 +43,16 @@ def _cache_folder(numba_cache_dir: str) -> str | None:
     return os.path.join(base, "pitboss", "numba")
 
 
-def compile_kernel(function: Callable) -> Callable:
-    """numba's compiled `function`, cached on disk (numba imported only when a kernel is compiled)."""
+def compile_kernel(function: Callable, **options: Any) -> Callable:
+    """numba's compiled `function`, cached on disk (numba imported only when a kernel is compiled); `options`:
+    numba's besides (Kernel's)."""
     from numba import njit
     from numba.core import config
 
     folder = _cache_folder(config.CACHE_DIR)
     if folder is not None:
         config.CACHE_DIR = folder
-    return njit(cache=True, nogil=True)(function)
+    return njit(cache=True, nogil=True, **options)(function)
 
 
 _COMPILING = RLock()
@@ -77,8 +78,9 @@ class Kernel:
     """A kernel, compiled on its first call; its source as Python stays `py_func` (the tests run both). A
     kernel that calls another (a helper of its module declared a kernel too) calls the other's compiled code."""
 
-    def __init__(self, function: Callable) -> None:
+    def __init__(self, function: Callable, **options: Any) -> None:
         self.py_func = function
+        self.options = options
         self.compiled: Callable | None = None
         update_wrapper(self, function)
 
@@ -89,7 +91,7 @@ class Kernel:
                 for name in self.py_func.__code__.co_names:  # the helpers it calls: numba calls their compiled code
                     if isinstance(names.get(name), Kernel) and names[name] is not self:
                         names[name] = names[name].compile()
-                self.compiled = compile_kernel(self.py_func)
+                self.compiled = compile_kernel(self.py_func, **self.options)
         return self.compiled
 
     def __call__(self, *args: Any) -> Any:
@@ -99,6 +101,15 @@ class Kernel:
 
 
 kernel = Kernel
+
+
+def writer(function: Callable) -> Kernel:
+    """A kernel that allocates no array and returns none (a text writer's part: `put`, a line of a game's
+    explanation), compiled without numba's reference counts: a compiled call counts each array it is handed in and
+    out (two atomic operations an array) unless the caller's code inlines it, which in a writer's lines of many
+    parts it does not (casino stud's quiet explanations: ~2/3 of the writer's time). numba refuses to compile one
+    that allocates."""
+    return Kernel(function, _nrt=False)
 
 
 @kernel
@@ -246,7 +257,7 @@ def utf8_texts(values: pa.Array | Sequence[str | None]) -> tuple[np.ndarray, np.
 # its lines, the first `dry` (counting the bytes), the second writing them into a buffer of that size
 
 
-@kernel
+@writer
 def put(buf, at, dry, vocab, vocab_at, k):
     """Piece k of `vocab` at buf[at:] (dry: only counted); where the next byte goes."""
     a, b = np.uint64(vocab_at[k]), np.uint64(vocab_at[k + 1])
@@ -260,7 +271,7 @@ def put(buf, at, dry, vocab, vocab_at, k):
     return at + np.int64(b - a)
 
 
-@kernel
+@writer
 def put_int(buf, at, dry, n):
     """n in decimal digits at buf[at:] (n >= 0)."""
     digits, m = 1, n

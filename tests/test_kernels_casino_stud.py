@@ -198,12 +198,16 @@ def _quiet(rules, rounds, bets) -> list[bool]:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(0, 2**32), st.integers(1, 25), st.sampled_from([0.0, 0.02, 0.2]))
-def test_the_kernel_audits_as_the_readable_rules(seed, n_rounds, fault):
+@given(st.integers(0, 2**32), st.integers(1, 25), st.sampled_from([0.0, 0.02, 0.2]),
+       st.sampled_from(["EUR", "JPY", "KWD", None]))
+def test_the_kernel_audits_as_the_readable_rules(seed, n_rounds, fault, currency):
+    """(the amounts in words with 2, 0 and 3 decimals or no currency: the kernel writes them, explain.py with
+    format_money)"""
     rules = _rules(random.Random(seed))
     rounds, bets = _day(seed, rules, n_rounds, fault)
-    fast = audit_table_rounds(rules, TABLE, rounds, bets)
-    oracle = audit_table_rounds(rules, TABLE, rounds, bets, round_by_round=True)
+    table = replace(TABLE, currency=currency)
+    fast = audit_table_rounds(rules, table, rounds, bets)
+    oracle = audit_table_rounds(rules, table, rounds, bets, round_by_round=True)
     # (the replay columns first: a plain quiet round's come from the kernel's columns, the oracle's from reports)
     assert fast.columns.equals(oracle.columns)
     # (the findings and the ledger as the adaptor reads them: a plain round's joined from the kernel's columns)
@@ -256,7 +260,10 @@ def test_the_dealer_qualifies_from_ace_king(dealer, qualifies):
     ("7H 7C 6D 4S 2C", 0),  # one kicker higher: the dealer wins
 ])
 def test_equal_hands_push(dealer, owed):
-    assert _owed(*_one_round("7S 7D 5C 4H 3S", dealer)) == [owed]
+    r, bets = _one_round("7S 7D 5C 4H 3S", dealer)
+    assert _owed(r, bets) == [owed]
+    said = next(w for w in _words(r, bets) if w.startswith("Bet B1"))  # (the kernel's words, the readable ones')
+    assert ("equal hands (pair of sevens, five, four, three kickers): ante and call push" in said) == (owed == 3_000)
 
 
 DEALER_AK = "AD KH 8D 6C 4D"  # ace-king high: qualifies; none of EVERY_CATEGORY's cards

@@ -1,9 +1,9 @@
-"""The explanations of the rounds the kernel settled (quiet.py), laid out as pieces of text and written at once by a
-kernel (pieces.py): the lines explain.explain_round and the audit's bet lines give such a round (settled, dealt as
-its deck says, its instants one a letter), each hand described once per distinct
-strength, the amounts by the kernel (betting_lines.put_money), each instant by numpy (engine.betting.us_bytes).
-explain.py and audit.py state the words; the kernel's tests hold these to them (tests/test_kernels_casino_stud.py:
-every round's explanation as the readable audit writes it)."""
+"""The explanations of the rounds the kernel settled (quiet.py), written by a kernel as UTF-8 bytes (write_rounds:
+a round's lines in order, a kernel a line kind, each choosing its words from the day's columns; counted, then
+written): the lines explain.explain_round and the audit's bet lines give such a round (settled, dealt as its deck
+says, its instants one a letter), the amounts by betting_lines.put_money, each instant by numpy
+(engine.betting.us_bytes). explain.py and audit.py state the words; the kernel's tests hold these to them
+(tests/test_kernels_casino_stud.py: every round's explanation as the readable audit writes it)."""
 
 from __future__ import annotations
 
@@ -14,23 +14,75 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.betting import us_bytes
+from engine.betting_lines import put_money
 from engine.cards import CARD_CODES
 from engine.decision_times import timing_line
-from engine.kernels import spans
+from engine.findings import money_exponent
+from engine.kernels import kernel, put, put_int, spans, utf8_texts, writer
 
 from . import BET_CODES
 from .dealing import positions
 from .dealt import DealtBets
 from .explain import positions_text
 from .hands import RANK_NAMES, HandRank, describe
-from .kernel import LOSE, WIN
-from .pieces import Pieces
+from .kernel import FOLDED, NOT_QUALIFIED, PERCENT, PUSH, UNITS, WIN
 from .quiet import QuietDay
 from .round_findings import decided, inferred, recorded_as
 from .rules import POOLS, CasinoStudRules
 
-_ANTE = BET_CODES[0]  # the bet type (the audit's ANTE; kernel.ANTE is its code)
 REVEAL = "the dealer's four cards revealed"  # what happened at dealer_revealed_at, in the timing line
+
+# the words every table's lines share, a vocabulary's first texts (their ids: the names below)
+_WORDS = (
+    "round ", " (settled), deck ", "box ", " (", "): ", ": ", "); ", " ", "calls", "folds", "dealer (", ")",
+    "the dealer does not qualify (below ace-king): every call is returned, antes pay 1:1",
+    "the dealer qualifies (ace-king or better)", "Bet ", ", stake ", ", call ", ") on box ", "; owed ", ", paid ",
+    "folded: the ante is lost", "called; the dealer does not qualify: the ante pays 1:1, the call is returned",
+    "called; ", " beats the dealer's ", ": the ante pays 1:1, the call ", ":1 (", "called; equal hands (",
+    "): ante and call push", "called; the dealer's ", " beats ", ": ante and call lost",
+    ": no prize; feeds the jackpot ", ", the next pool ", ", the house ", "none",
+    "no ante on its box: refunded, feeds no pool", ": refunded", " was not dealt: refunded", "pools before: ",
+    "pools after: ", " (expected); recorded ", "not known", "jackpot ", ", next pool ",
+    "losing jackpot bets feed the jackpot ", "prizes: from the jackpot ", ", from the next pool ",
+    ", paid by the house ", "; the jackpot was won: the next pool became the jackpot", "decisions in time: ",
+    "none recorded", "; ", " at ", " LATE", f"; {REVEAL} ", "at ", "not recorded", "C", "F", inferred(False),
+    inferred(True), "", *CARD_CODES, *RANK_NAMES)
+(ROUND, SETTLED_DECK, BOX, OPEN, CLOSE_COLON, COLON, CLOSE_SEMI, SPACE, CALLS, FOLDS, DEALER, CLOSE, NOT_QUALIFIES,
+ QUALIFIES, BET, STAKE, CALL, ON_BOX, OWED, PAID, FOLDED_LOST, NOT_QUALIFIED_RETURNED, CALLED, BEATS_DEALERS,
+ ANTE_PAYS, ODDS_OPEN, EQUAL, PUSHED, DEALERS, BEATS, LOST, NO_PRIZE, NEXT_POOL, HOUSE, NONE, NO_ANTE_REFUNDED,
+ REFUNDED, NOT_DEALT, POOLS_BEFORE, POOLS_AFTER, EXPECTED_RECORDED, NOT_KNOWN, JACKPOT, NEXT_POOL_, FEED, PRIZES,
+ FROM_NEXT, BY_HOUSE, RESET, IN_TIME, NONE_RECORDED, SEMICOLON, AT, LATE, REVEALED, AT_, NOT_RECORDED, C, F,
+ GUESSED) = range(60)
+EMPTY, CARDS = _WORDS.index(""), _WORDS.index(CARD_CODES[0])
+CATEGORIES = CARDS + len(CARD_CODES)
+_ANTE = BET_CODES[0]  # the bet type (the audit's ANTE; kernel.ANTE is its code)
+
+
+class _Vocabulary:
+    """The texts a table's lines are made of, one UTF-8 byte array with each text's offsets: _WORDS, then
+    groups of texts added (`add`: the id of the group's first)."""
+
+    def __init__(self) -> None:
+        self.parts: list[tuple[np.ndarray, np.ndarray]] = []
+        self.size = 0
+        self.add(list(_WORDS))
+
+    def add(self, values: pa.Array | Sequence[str | None] | tuple[np.ndarray, np.ndarray]) -> int:
+        """The id of the first of `values` (a string array, a null "None" as the readable audit's f-strings write
+        it; texts; or their (bytes, offsets) as kernels.utf8_texts gives them)."""
+        if isinstance(values, pa.Array) and values.null_count:
+            values = values.fill_null("None")
+        data, at = values if isinstance(values, tuple) else utf8_texts(values)
+        at = np.asarray(at, np.int64)
+        self.parts.append((data[at[0]:at[-1]], at - at[0]))
+        base = self.size
+        self.size += len(at) - 1
+        return base
+
+    def joined(self) -> tuple[np.ndarray, np.ndarray]:
+        shift = np.cumsum([0, *(len(d) for d, _ in self.parts)])
+        return (np.concatenate([d for d, _ in self.parts]),
+                np.concatenate([[0], *(at[1:] + s for (_, at), s in zip(self.parts, shift.tolist(), strict=False))]))
 
 
 class _Described:
@@ -56,40 +108,257 @@ class _Described:
 _described = _Described()
 
 
-class _Words:
-    """The pieces of one table-day's quiet explanations, with the vocabularies its lines share."""
-
-    def __init__(self, currency: str | None, day: QuietDay, box_rows: np.ndarray, rounds: np.ndarray):
-        """`box_rows`, `rounds`: those whose hands the lines describe (`box`, `dealer`: the ids of their words)."""
-        self.text = text = Pieces(currency)
-        mine = np.zeros(len(day.strength), np.bool_)
-        mine[box_rows] = True
-        described = np.flatnonzero(mine)
-        # (each hand looked up once, every one at once: a bet's hand is its box's)
-        _, words, at = _described(np.concatenate([day.strength[described], day.dealer_strength[rounds]]))
-        base = text.column(words)
-        self.box, self.dealer = (np.zeros(len(of), np.int64) for of in (day.strength, day.dealer_strength))
-        self.box[described], self.dealer[rounds] = base + at[:len(described)], base + at[len(described):]
-        self.cards, self.categories = text.texts(CARD_CODES), text.texts(RANK_NAMES)
-        self.space = text.text(" ")
-
-    def hand(self, codes: np.ndarray) -> np.ndarray:
-        """explain's format_cards of five card codes a row: (rows, 9) ids."""
-        five = np.asarray(codes, np.int64).reshape(-1, 5)
-        out = np.full((len(five), 9), self.space, np.int64)
-        out[:, ::2] = self.cards + five
-        return out
+@writer
+def _puts(buf, at, dry, vocab, vocab_at, ids):
+    """The texts of `ids` (a tuple: one line's words in order) at buf[at:]."""
+    for k in ids:
+        at = put(buf, at, dry, vocab, vocab_at, k)
+    return at
 
 
-def _filled(values: pa.Array) -> pa.Array:
-    """The texts, "None" for a null (as the readable audit's f-strings write one)."""
-    return values.fill_null("None") if values.null_count else values
+@writer
+def _amounts(buf, at, dry, words, amounts, exp, vocab, vocab_at, unit):
+    """Each of `words` followed by its amount as format_money writes it: put_money's digits, then the unit (id
+    `unit`: " EUR", or nothing)."""
+    for k in range(len(words)):
+        at = put(buf, at, dry, vocab, vocab_at, words[k])
+        at = put(buf, put_money(buf, at, dry, amounts[k], exp), dry, vocab, vocab_at, unit)
+    return at
 
 
-def _ranges(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(each row of the ranges starts[j]:ends[j], laid end to end; the range j it is of)."""
-    lengths = ends - starts
-    return spans(starts, lengths), np.repeat(np.arange(len(starts)), lengths)
+@writer
+def _number(buf, at, dry, n):
+    """n in decimal (any sign)."""
+    if n < 0:
+        if not dry:
+            buf[at] = 45  # '-'
+        return put_int(buf, at + 1, dry, -n)
+    return put_int(buf, at, dry, n)
+
+
+@writer
+def _hand(buf, at, dry, codes, row, word, category, said, vocab, vocab_at):
+    """A hand as its line says it: explain's format_cards of the five card codes codes[5 * row:5 * row + 5], its
+    words and category (ids) and, where its rank is recorded otherwise (`said` >= 0), that text."""
+    c = 5 * row  # (no slice: a writer makes no view)
+    at = _puts(buf, at, dry, vocab, vocab_at, (
+        CARDS + codes[c], SPACE, CARDS + codes[c + 1], SPACE, CARDS + codes[c + 2], SPACE, CARDS + codes[c + 3], SPACE,
+        CARDS + codes[c + 4], COLON, word, OPEN, CATEGORIES + category))
+    return put(buf, at, dry, vocab, vocab_at, said) if said >= 0 else at
+
+
+@writer
+def _hand_lines(buf, at, dry, line_at, line, r, box_at, box_no, action, cards, strength, box_word, box_said,
+                decision_said, where, most, dealer_cards, dealer_strength, dealer_word, dealer_said, qualifies,
+                vocab, vocab_at):
+    """Round r's box lines, its dealer's and its qualification's (each id a vocabulary's; `box_said`,
+    `dealer_said`: a rank recorded otherwise, -1 none; `decision_said`: a decision not C or F, -1 none; `where`:
+    each box's deck positions' words at n_boxes * most + place, the dealer's from where + most * (most + 1))."""
+    n_boxes = box_at[r + 1] - box_at[r]
+    for k in range(n_boxes):
+        row = box_at[r] + k
+        at = _number(buf, put(buf, at, dry, vocab, vocab_at, BOX), dry, box_no[row])
+        at = _puts(buf, at, dry, vocab, vocab_at, (OPEN, where + n_boxes * most + k, CLOSE_COLON))
+        at = _hand(buf, at, dry, cards, row, box_word[row], strength[row] >> 20, box_said[row], vocab, vocab_at)
+        at = _puts(buf, at, dry, vocab, vocab_at, (CLOSE_SEMI, decision_said[row] if action[row] < 0 else
+                                                   CALLS + action[row]))
+        line += 1
+        line_at[line] = at
+    at = _puts(buf, at, dry, vocab, vocab_at, (DEALER, where + most * (most + 1) + n_boxes, CLOSE_COLON))
+    at = _hand(buf, at, dry, dealer_cards, r, dealer_word[r], dealer_strength[r] >> 20, dealer_said[r], vocab,
+               vocab_at)
+    line_at[line + 1] = at = put(buf, at, dry, vocab, vocab_at, CLOSE)
+    line_at[line + 2] = at = put(buf, at, dry, vocab, vocab_at, QUALIFIES if qualifies[r] else NOT_QUALIFIES)
+    return at, line + 2
+
+
+@writer
+def _bet_line(buf, at, dry, b, r, facts, ids, is_ante, stake, added, credit, paid, outcome, refund, bet_box, action,
+              strength, box_word, dealer_word, rule_words, exp, vocab, vocab_at):
+    """Bet b's line (of round r), as the audit says it: by its outcome (an ANTE), its prize (a JACKPOT) or its
+    refund's reason. `ids`: the first ids of the bets' ids, types and seats; `facts`: _facts'; `rule_words`: the
+    first id of the ruleset's words (_rule_words)."""
+    unit, typed, seat = rule_words + 4, ids[1] + b, ids[2] + b
+    at = _puts(buf, at, dry, vocab, vocab_at, (BET, ids[0] + b, OPEN, typed))
+    at = _amounts(buf, at, dry, (STAKE, CALL), (stake[b], added[b]), exp, vocab, vocab_at, unit) if (
+        is_ante[b] and added[b] != 0) else _amounts(buf, at, dry, (STAKE,), (stake[b],), exp, vocab, vocab_at, unit)
+    at = _puts(buf, at, dry, vocab, vocab_at, (ON_BOX, seat, COLON))
+    # a refunded bet's line names no hand: its box may be none of its round's
+    row = max(bet_box[b], 0)
+    category = strength[row] >> 20 if len(strength) else 0
+    bw, dw, name, o = box_word[row] if len(box_word) else 0, dealer_word[r], CATEGORIES + category, outcome[b]
+    why = refund[b]
+    if why == 1:  # kernel.NO_ANTE, NOT_OFFERED, EMPTY_BOX
+        at = put(buf, at, dry, vocab, vocab_at, NO_ANTE_REFUNDED)
+    elif why == 2:
+        at = _puts(buf, at, dry, vocab, vocab_at, (rule_words + 3, typed, REFUNDED))
+    elif why == 3:
+        at = _puts(buf, at, dry, vocab, vocab_at, (BOX, seat, NOT_DEALT))
+    elif is_ante[b]:
+        if o == FOLDED or o == NOT_QUALIFIED:
+            at = put(buf, at, dry, vocab, vocab_at, FOLDED_LOST if o == FOLDED else NOT_QUALIFIED_RETURNED)
+        elif o == WIN:
+            odds = facts[_ODDS + category]
+            at = _puts(buf, at, dry, vocab, vocab_at, (CALLED, bw, BEATS_DEALERS, dw, ANTE_PAYS))
+            at = _puts(buf, _number(buf, at, dry, odds), dry, vocab, vocab_at, (ODDS_OPEN, name, CLOSE))
+            if 0 <= facts[_CAP] < facts[_CALL_MULTIPLE] * stake[b] * odds:
+                at = put(buf, at, dry, vocab, vocab_at, rule_words + 1)
+        elif o == PUSH:
+            at = _puts(buf, at, dry, vocab, vocab_at, (EQUAL, bw, PUSHED))
+        else:  # LOSE
+            at = _puts(buf, at, dry, vocab, vocab_at, (DEALERS, dw, BEATS, bw, LOST))
+        if action[row] < 0:  # no legal decision: settled as its recorded call says (audit.ante)
+            at = put(buf, at, dry, vocab, vocab_at, GUESSED + (1 if added[b] > 0 else 0))
+    elif facts[_PRIZE_KINDS + category] == PERCENT:
+        at = put(buf, at, dry, vocab, vocab_at, rule_words + 5 + category)
+        at = _amounts(buf, at, dry, (EMPTY,), (o,), exp, vocab, vocab_at, unit) if o >= 0 else put(
+            buf, at, dry, vocab, vocab_at, NONE)
+    elif facts[_PRIZE_KINDS + category] == UNITS:
+        at = put(buf, at, dry, vocab, vocab_at, rule_words + 5 + category)
+    else:  # no prize: the stake feeds the pools (ledger.contribution)
+        s = stake[b]
+        to = (s * facts[_SHARES] // 100, s * facts[_SHARES + 1] // 100, s * facts[_SHARES + 2] // 100)
+        rest, given = s - to[0] - to[1] - to[2], facts[_REMAINDER_TO]
+        to = (to[0] + (rest if given == 0 else 0), to[1] + (rest if given == 1 else 0),
+              to[2] + (rest if given == 2 else 0))
+        at = _amounts(buf, put(buf, at, dry, vocab, vocab_at, name), dry, (NO_PRIZE, NEXT_POOL, HOUSE), to, exp, vocab,
+                      vocab_at, unit)
+    return _amounts(buf, at, dry, (OWED, PAID), (credit[b], paid[b]), exp, vocab, vocab_at, unit)
+
+
+@writer
+def _pool_lines(buf, at, dry, line_at, line, r, pools, known, recorded, recorded_known, jackpot_bets, ledger,
+                rule_words, exp, vocab, vocab_at):
+    """Round r's pools before, its ledger's lines (its jackpot bets' feed, its prizes) and pools after (`pools`,
+    `known`: the expected ones as quiet_explanations takes them; `recorded` likewise, the rounds' columns)."""
+    unit = rule_words + 4
+    for end in range(2):
+        at = put(buf, at, dry, vocab, vocab_at, POOLS_AFTER if end else POOLS_BEFORE)
+        for values, said in ((pools, known), (recorded, recorded_known)):
+            if values is recorded:
+                at = put(buf, at, dry, vocab, vocab_at, EXPECTED_RECORDED)
+            at = _amounts(buf, at, dry, (JACKPOT, NEXT_POOL_), (values[2 * end, r], values[2 * end + 1, r]), exp,
+                          vocab, vocab_at, unit) if said[end, r] else put(buf, at, dry, vocab, vocab_at, NOT_KNOWN)
+        line += 1
+        line_at[line] = at
+        if end or jackpot_bets[r] <= 0:
+            continue
+        at = _amounts(buf, at, dry, (FEED, NEXT_POOL, HOUSE), (ledger[r, 0], ledger[r, 1], ledger[r, 2]), exp, vocab,
+                      vocab_at, unit)
+        line_at[line + 1] = at = put(buf, at, dry, vocab, vocab_at, rule_words + 2)
+        line += 1
+        reset = ledger[r, 6] != 0
+        if ledger[r, 3] != 0 or ledger[r, 4] != 0 or ledger[r, 5] != 0 or reset:  # a prize or the reset
+            at = _amounts(buf, at, dry, (PRIZES, FROM_NEXT, BY_HOUSE), (ledger[r, 3], ledger[r, 4], ledger[r, 5]), exp,
+                          vocab, vocab_at, unit)
+            line_at[line + 1] = at = put(buf, at, dry, vocab, vocab_at, RESET) if reset else at
+            line += 1
+    return at, line
+
+
+@writer
+def _timing_line(buf, at, dry, r, box_at, box_no, action, entry_at, instant, instant_word, shown_at, shown_word,
+                 vocab, vocab_at):
+    """decision_times' timing line of round r: a quiet round's instants are one a box's letter (entry k of its
+    box_at[r] + k; `instant_word` -1 where none is recorded), one after the reveal (`shown_word` -1: not recorded)
+    marked LATE."""
+    at = put(buf, at, dry, vocab, vocab_at, IN_TIME)
+    said = 0
+    for e in range(entry_at[r], entry_at[r + 1]):
+        if instant_word[e] < 0:
+            continue
+        row = box_at[r] + e - entry_at[r]
+        at = _puts(buf, at, dry, vocab, vocab_at, (SEMICOLON if said else EMPTY, BOX))
+        at = _puts(buf, _number(buf, at, dry, box_no[row]), dry, vocab, vocab_at, (
+            SPACE, C + action[row], AT, instant_word[e], LATE if instant[e] > shown_at[r] else EMPTY))
+        said += 1  # (LATE: is_late's boundary; a reveal not recorded is never before)
+    at = _puts(buf, at, dry, vocab, vocab_at, (EMPTY if said else NONE_RECORDED, REVEALED))
+    return _puts(buf, at, dry, vocab, vocab_at, (AT_, shown_word[r]) if shown_word[r] >= 0 else (NOT_RECORDED, EMPTY))
+
+
+@kernel
+def write_rounds(buf, q, rounds, box_at, box_no, action, cards, strength, box_word, box_said, decision_said, where,
+                 most, dealer_cards, dealer_strength, dealer_word, dealer_said, qualifies, bet_at, bets, facts, ids,
+                 is_ante, stake, added, credit, paid, outcome, refund, bet_box, pools, known, recorded, recorded_known,
+                 jackpot_bets, ledger, timed, odd_line, entry_at, instant, instant_word, shown_at, shown_word,
+                 rule_words, exp, vocab, vocab_at):
+    """Round q[i]'s lines for every i, in order, into `buf` (empty: only counted): its head (`rounds`: the first
+    ids of the rounds' ids and decks), its hands', its bets' (bets[bet_at[i]:bet_at[i + 1]]), its pools' and,
+    where `timed`, its decisions' in time (odd_line[r] >= 0: that text's id). Returns (each line's offsets into
+    buf, each round's count of lines)."""
+    n = len(q)
+    lines = np.zeros(n, np.int64)
+    for i in range(n):  # (at most: a head, the hands', the bets', four of the pools and one of the instants)
+        lines[i] = 8 + box_at[q[i] + 1] - box_at[q[i]] + bet_at[i + 1] - bet_at[i]
+    line_at = np.zeros(lines.sum() + 1, np.int64)
+    at, line = 0, 0
+    dry = len(buf) == 0
+    for i in range(n):
+        r, first = q[i], line
+        at = _puts(buf, at, dry, vocab, vocab_at, (ROUND, rounds[0] + r, SETTLED_DECK, rounds[1] + r, rule_words))
+        line += 1
+        line_at[line] = at
+        at, line = _hand_lines(buf, at, dry, line_at, line, r, box_at, box_no, action, cards, strength, box_word,
+                               box_said, decision_said, where, most, dealer_cards, dealer_strength, dealer_word,
+                               dealer_said, qualifies, vocab, vocab_at)
+        for k in range(bet_at[i], bet_at[i + 1]):
+            at = _bet_line(buf, at, dry, bets[k], r, facts, ids, is_ante, stake, added, credit, paid, outcome, refund,
+                           bet_box, action, strength, box_word, dealer_word, rule_words, exp, vocab, vocab_at)
+            line += 1
+            line_at[line] = at
+        at, line = _pool_lines(buf, at, dry, line_at, line, r, pools, known, recorded, recorded_known, jackpot_bets,
+                               ledger, rule_words, exp, vocab, vocab_at)
+        if odd_line[r] >= 0 or timed[r]:
+            at = put(buf, at, dry, vocab, vocab_at, odd_line[r]) if odd_line[r] >= 0 else _timing_line(
+                buf, at, dry, r, box_at, box_no, action, entry_at, instant, instant_word, shown_at, shown_word, vocab,
+                vocab_at)
+            line += 1
+            line_at[line] = at
+        lines[i] = line - first
+    return line_at[:line + 1], lines
+
+
+# the ruleset's facts as _bet_line reads them: the call's multiple and its win's cap (-1: none), the jackpot's
+# shares and the pool given the remainder, each category's call odds and its jackpot prize's kind
+_CALL_MULTIPLE, _CAP, _SHARES, _REMAINDER_TO, _ODDS = 0, 1, 2, 5, 6
+_PRIZE_KINDS = _ODDS + len(RANK_NAMES)
+
+
+def _facts(rules: CasinoStudRules) -> np.ndarray:
+    jp = rules.jackpot
+    prizes = [jp.prize_of(name) for name in RANK_NAMES]
+    return np.array([rules.call_multiple, -1 if rules.max_call_payout is None else rules.max_call_payout,
+                     *(jp.shares[pool] for pool in POOLS), POOLS.index(jp.remainder_to),
+                     *(rules.call_payouts[name] for name in RANK_NAMES),
+                     *(0 if p is None else PERCENT if p[0] == "percent" else UNITS for p in prizes)], np.int64)
+
+
+def _rule_words(rules: CasinoStudRules, currency: str | None, most: int) -> list[str]:
+    """The ruleset's words (the header's end, a capped win's, the feed's end, a type not offered, the amounts' unit,
+    each category's prize), then where the deck deals each box (n_boxes * most + box) and the dealer (most *
+    (most + 1) + n_boxes), by box count."""
+    jp = rules.jackpot
+    burn = f" after {rules.burn_cards} burned" if rules.burn_cards else ""
+    where = [positions(rules, n) for n in range(most + 1)]
+    prizes = [(name, jp.prize_of(name)) for name in RANK_NAMES]
+    return [f": 52 cards, dealt {rules.deal_order}{burn}", f" (capped at {rules.max_call_payout} minor units)",
+            " (before the prizes)" if jp.contributions_before_prizes else " (after the prizes)",
+            f"{rules.id} does not offer ", f" {currency}" if currency else "",
+            *(f"{name} wins {p[1]}% of the {jp.percentage_prizes_from.replace('_', ' ')} "
+              if p is not None and p[0] == "percent" else
+              f"{name} wins {p[1]} units, paid by the {jp.fixed_prizes_from.replace('_', ' ')}"
+              if p is not None else "" for name, p in prizes),
+            *(positions_text(where[n][0][k]) if k < n else "" for n in range(most + 1) for k in range(most)),
+            *(f"deck card {where[n][1][0]} open, {positions_text(where[n][1][1:])[len('deck cards '):]} after the "
+              "decisions" for n in range(most + 1))]
+
+
+def _said(vocab: _Vocabulary, size: int, rows: np.ndarray, texts: list[str]) -> np.ndarray:
+    """An id a row of `size`: those of `rows` their texts', the others -1."""
+    said = np.full(size, -1, np.int64)
+    if len(rows):
+        said[rows] = vocab.add(texts) + np.arange(len(rows))
+    return said
 
 
 def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordBatch, bets: DealtBets,
@@ -102,237 +371,87 @@ def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordB
     q = np.asarray(quiet_rounds, np.int64)
     if not len(q):
         return np.zeros(0, np.int64), pa.array([], pa.string())
+    n = len(day.quiet)
     box_at = day.box_at
     n_boxes = box_at[q + 1] - box_at[q]
-    mine, n_bets = _bets_of(q, bets.round_index, len(day.quiet))
-    bet_round = np.repeat(np.arange(len(q)), n_bets)
-    bet_place = np.arange(len(bet_round)) - np.repeat(np.cumsum(n_bets) - n_bets, n_bets)
-    ledger = day.ledger[q]
-    fed = np.flatnonzero(day.jackpot_bets[q] > 0)
-    won = fed[(ledger[fed, 3:7] != 0).any(axis=1)]  # a prize from a pool or the house, or the reset
-    n_ledger = np.zeros(len(q), np.int64)
-    n_ledger[fed] += 1
-    n_ledger[won] += 1
-    taken = pa.array(q)
-    times, shown_at = rounds["box_action_times"].take(taken), rounds["dealer_revealed_at"].take(taken)
-    revealed = np.asarray(pc.is_valid(shown_at), np.bool_)
-    timed = (np.asarray(pc.is_valid(times), np.bool_) | revealed).astype(np.int64)
-
-    # the lines in their places: header, boxes, dealer, qualification, bets, pools before, ledger, pools after,
-    # decision instants
-    n_lines = 1 + n_boxes + 2 + n_bets + 1 + n_ledger + 1 + timed
-    at = np.cumsum(n_lines) - n_lines
-    mid = at + 3 + n_boxes + n_bets  # the pools before
-    rows, box_round = _ranges(box_at[q], box_at[q + 1])
-    box_row = _bet_box_rows(day, bets, mine, q[bet_round])
-    words = _Words(currency, day, np.concatenate([rows, box_row]), q)
-    text = words.text
-    burn = f" after {rules.burn_cards} burned" if rules.burn_cards else ""
-    text.add(at, "round ", text.column(_filled(rounds["round_id"])) + q, " (settled), deck ",
-             text.column(_filled(rounds["shoe_id"])) + q, f": 52 cards, dealt {rules.deal_order}{burn}")
-    _hand_lines(rules, words, rounds, q, day, at, n_boxes, rows, box_round)
-    _bet_lines(rules, words, bets, mine, q[bet_round], box_row, day,
-               at[bet_round] + 3 + n_boxes[bet_round] + bet_place)
-    _pool_lines(rules, text, rounds, q, pools[:, q], known[:, q], ledger, fed, won, mid, n_ledger)
-    # (a round with a decision not C or F may hold no instant or several for a box: its line as decision_times says)
-    odd = day.undecided[q] & (timed > 0)
-    if odd.any():
-        times = pc.if_else(pa.array(odd), pa.nulls(len(q), times.type), times)
-        lines = [timing_line(r["boxes"], r["box_actions"], r["box_action_times"], r["dealer_revealed_at"], REVEAL)
-                 for r in rounds.select(["boxes", "box_actions", "box_action_times", "dealer_revealed_at"]).take(
-                     pa.array(q[odd])).to_pylist()]
-        text.add((mid + 2 + n_ledger)[odd], text.texts(lines) + np.arange(len(lines)))
-    timed = timed & ~odd
-    _timing_lines(text, times, shown_at, day, box_at[q], timed, revealed, (mid + 2 + n_ledger)[timed > 0])
-    return n_lines, text.write()
-
-
-def _bets_of(q: np.ndarray, round_index: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """(the bets of the rounds `q` (ascending, of n), round by round, a round's in record order; each round's
-    count of them)."""
-    place = np.full(n + 1, -1, np.int64)
-    place[q] = np.arange(len(q))
-    at = place[np.where((round_index >= 0) & (round_index < n), round_index, n)]
-    mine = np.flatnonzero(at >= 0)
-    return mine[np.argsort(at[mine], kind="stable")], np.bincount(at[mine], minlength=len(q))
-
-
-def _bet_box_rows(day: QuietDay, bets: DealtBets, b: np.ndarray, bet_round: np.ndarray) -> np.ndarray:
-    """Each bet b's box row (`bet_round` their rounds): rows are in round order, a round's boxes ascending seats
-    (below 2**16); a refunded bet's seat may be no box of its round (its line does not name a hand: any row will
-    do)."""
-    box_at = day.box_at
-    seat = np.asarray(bets.seat.take(pa.array(b)).fill_null(0), np.int64)
-    row_key = np.repeat(np.arange(len(box_at) - 1), np.diff(box_at)) << 16 | day.box_no
-    return np.minimum(np.searchsorted(row_key, bet_round << 16 | seat), len(row_key) - 1)
-
-
-def _hand_lines(rules: CasinoStudRules, words: _Words, rounds: pa.RecordBatch, q: np.ndarray, day: QuietDay,
-                at: np.ndarray, n_boxes: np.ndarray, rows: np.ndarray, box_round: np.ndarray) -> None:
-    """The rounds `q`'s box lines (`rows` their box rows, `box_round` each one's round: an index into q), dealer
-    and qualification lines, into their places (`at`: each round's first line); a rank recorded otherwise than the
-    kernel's (quiet.py's columns) named as the readable audit names it, read from `rounds` where it is."""
-    text = words.text
-    place = rows - day.box_at[q][box_round]
-    box_said, dealer_said = (np.full(m, text.EMPTY, np.int64) for m in (len(rows), len(q)))
-    wrong = np.flatnonzero(day.hand_wrong[rows])
-    if len(wrong):
-        hands = rounds["box_hands"].take(pa.array(q[box_round[wrong]])).to_pylist()
-        box_said[wrong] = text.texts([recorded_as(h[k] if h is not None and k < len(h) else None)
-                                      for h, k in zip(hands, place[wrong].tolist(), strict=True)]) + np.arange(
-                                          len(wrong))
-    wrong = np.flatnonzero(day.dealer_wrong[q])
-    if len(wrong):
-        dealer_said[wrong] = text.texts([recorded_as(h) for h in rounds["dealer_hand"].take(
-            pa.array(q[wrong])).to_pylist()]) + np.arange(len(wrong))
+    rows = spans(box_at[q], n_boxes)  # the quiet rounds' box rows
+    box_round = np.repeat(q, n_boxes)
+    vocab = _Vocabulary()
     most = int(n_boxes.max())
-    where = [positions(rules, n) for n in range(most + 1)]  # by box count: where the deck dealt each box and the dealer
-    box_where = text.texts([positions_text(where[n][0][k]) if k < n else "" for n in range(most + 1)
-                            for k in range(most)])
-    strength, dealer_strength = day.strength[rows], day.dealer_strength[q]
-    text.add(at[box_round] + 1 + place, "box ", text.numbers(day.box_no[rows]), " (",
-             box_where + n_boxes[box_round] * most + place, "): ", words.hand(day.cards.reshape(-1, 5)[rows]), ": ",
-             words.box[rows], " (", words.categories + (strength >> 20), box_said, "); ",
-             _decisions(text, rounds, q, day.action[rows], box_round, place))
-    dealer_where = text.texts([f"deck card {where[n][1][0]} open, "
-                               f"{positions_text(where[n][1][1:])[len('deck cards '):]} after the decisions"
-                               for n in range(most + 1)])
-    text.add(at + 1 + n_boxes, "dealer (", dealer_where + n_boxes, "): ",
-             words.hand(day.dealer_cards.reshape(-1, 5)[q]), ": ", words.dealer[q], " (",
-             words.categories + (dealer_strength >> 20), dealer_said, ")")
-    qualifies = day.qualifies[q]
-    text.add(at + 2 + n_boxes, text.texts([
-        "the dealer does not qualify (below ace-king): every call is returned, antes pay 1:1",
-        "the dealer qualifies (ace-king or better)"]) + qualifies.astype(np.int64))
-
-
-def _decisions(text: Pieces, rounds: pa.RecordBatch, q: np.ndarray, action: np.ndarray, box_round: np.ndarray,
-               place: np.ndarray) -> np.ndarray:
-    """Each box's decision as its hand line says it (`action` dealt.py's codes): one not C or F (-1) read from
-    `rounds` where it is, in round_findings' words."""
-    said = text.texts(["calls", "folds"]) + np.maximum(action, 0)
-    odd = np.flatnonzero(action < 0)
-    if len(odd):
-        recorded = rounds["box_actions"].take(pa.array(q[box_round[odd]])).to_pylist()
-        said[odd] = text.texts([decided(a[k]) for a, k in zip(recorded, place[odd].tolist(), strict=True)]
-                               ) + np.arange(len(odd))
-    return said
-
-
-def _bet_lines(rules: CasinoStudRules, words: _Words, bets: DealtBets, b: np.ndarray, bet_round: np.ndarray,
-               box_row: np.ndarray, day: QuietDay, places: np.ndarray) -> None:
-    """The audit's line of each bet b of `bets` (`bet_round` their rounds', `box_row` their box rows) into
-    `places` (a quiet round's amounts are all below the kernel's 2**40)."""
-    text = words.text
-    strength = day.strength
-    taken = pa.array(b)
-    stake, added = bets.stake[b], bets.added[b]
-    types = bets.bet_type.take(taken)
-    is_ante = np.asarray(pc.fill_null(pc.equal(types, _ANTE), False), np.bool_)
-    credit, outcome = day.credit[b], day.outcome[b]
-    refund = day.refund[b]
-    category = strength[box_row] >> 20
-    m = len(b)
-    bw, dw = words.box[box_row], words.dealer[bet_round]
-    odds = np.array([rules.call_payouts[name] for name in RANK_NAMES], np.int64)[category]
-    cap = rules.max_call_payout
-    capped = (outcome == WIN) & (cap is not None) & (rules.call_of(stake) * odds > (cap if cap is not None else 0))
-    names = words.categories + category
-    win = ["called; ", bw, " beats the dealer's ", dw, ": the ante pays 1:1, the call ", text.numbers(odds), ":1 (",
-           names, ")", np.where(capped, text.text(f" (capped at {cap} minor units)"), text.EMPTY)]
-    jp = rules.jackpot
-    prizes = [jp.prize_of(name) for name in RANK_NAMES]
-    kind = np.array([0 if p is None else 1 if p[0] == "percent" else 2 for p in prizes], np.int64)[category]
-    to = [stake * jp.shares[pool] // 100 for pool in POOLS]  # ledger.contribution
-    to[POOLS.index(jp.remainder_to)] += stake - to[0] - to[1] - to[2]
-    no_prize = [names, ": no prize; feeds the jackpot ", text.money(to[0]), ", the next pool ", text.money(to[1]),
-                ", the house ", text.money(to[2])]
-    prize_words = text.texts([f"{name} wins {p[1]}% of the {jp.percentage_prizes_from.replace('_', ' ')} "
-                              if p is not None and p[0] == "percent" else
-                              f"{name} wins {p[1]} units, paid by the {jp.fixed_prizes_from.replace('_', ' ')}"
-                              if p is not None else "" for name, p in zip(RANK_NAMES, prizes, strict=True)]) + category
-    percent = [prize_words, np.where(outcome >= 0, text.money(np.maximum(outcome, 0)), text.text("none"))]
-    # an ANTE by its outcome (FOLDED ... LOSE), a JACKPOT by prize, a refund by its reason (audit.refund's words)
-    which = np.where(refund > 0, LOSE + 3 + refund, np.where(is_ante, outcome, LOSE + 1 + kind))
-    type_of = text.column(_filled(types)) + np.arange(m)
-    seat_of = text.column(_filled(pc.cast(bets.seat.take(taken), pa.string()))) + np.arange(m)
-    why = text.chosen(which, [
-        ["folded: the ante is lost"], ["called; the dealer does not qualify: the ante pays 1:1, the call is returned"],
-        win, ["called; equal hands (", bw, "): ante and call push"],
-        ["called; the dealer's ", dw, " beats ", bw, ": ante and call lost"], no_prize, percent,
-        [prize_words], ["no ante on its box: refunded, feeds no pool"],
-        [f"{rules.id} does not offer ", type_of, ": refunded"], ["box ", seat_of, " was not dealt: refunded"]])
-    call = text.chosen(is_ante & (added != 0), [[], [", call ", text.money(added)]])
-    # an ANTE on a box with no legal decision: settled as its recorded call says (audit.ante's words)
-    guessed = np.where(is_ante & (refund == 0) & (day.action[box_row] < 0), text.texts(
-        [inferred(False), inferred(True)]) + (added > 0), text.EMPTY)
-    text.add(places, "Bet ", text.column(_filled(bets.bet_id)) + b, " (", type_of, ", stake ",
-             text.money(stake), call, ") on box ", seat_of, ": ", why, guessed, "; owed ", text.money(credit),
-             ", paid ", text.money(bets.paid[b]))
-
-
-def _pool_lines(rules: CasinoStudRules, text: Pieces, rounds: pa.RecordBatch, q: np.ndarray, pools: np.ndarray,
-                known: np.ndarray, ledger: np.ndarray, fed: np.ndarray, won: np.ndarray, mid: np.ndarray,
-                n_ledger: np.ndarray) -> None:
-    """The pools' lines of the rounds `q` (`pools` and `known` their expected pools as quiet_explanations takes
-    them, `ledger` their kernel's ledger, `fed` and `won` those with jackpot bets and with a prize or a reset:
-    indexes into q) into their places (`mid`: each round's pools before)."""
-
-    def pools_text(known: np.ndarray, jackpot: np.ndarray, next_pool: np.ndarray) -> np.ndarray:
-        return text.chosen(known, [["not known"], ["jackpot ", text.money(jackpot), ", next pool ",
-                                                   text.money(next_pool)]])
-
-    def recorded(jackpot: str, next_pool: str) -> np.ndarray:
-        jp, nxt = (rounds[c].take(pa.array(q)) for c in (jackpot, next_pool))
-        return pools_text(np.asarray(pc.and_(pc.is_valid(jp), pc.is_valid(nxt)), np.bool_),
-                          *(np.asarray(c.fill_null(0), np.int64) for c in (jp, nxt)))
-
-    text.add(mid, "pools before: ", pools_text(known[0], pools[0], pools[1]), " (expected); recorded ",
-             recorded("jackpot_before", "next_pool_before"))
-    text.add(mid + 1 + n_ledger, "pools after: ", pools_text(known[1], pools[2], pools[3]), " (expected); recorded ",
-             recorded("jackpot_after", "next_pool_after"))
-    text.add(mid[fed] + 1, "losing jackpot bets feed the jackpot ", text.money(ledger[fed, 0]), ", the next pool ",
-             text.money(ledger[fed, 1]), ", the house ", text.money(ledger[fed, 2]),
-             " (before the prizes)" if rules.jackpot.contributions_before_prizes else " (after the prizes)")
-    text.add(mid[won] + 2, "prizes: from the jackpot ", text.money(ledger[won, 3]), ", from the next pool ",
-             text.money(ledger[won, 4]), ", paid by the house ", text.money(ledger[won, 5]),
-             np.where(ledger[won, 6] != 0, text.text("; the jackpot was won: the next pool became the jackpot"),
-                      text.EMPTY))
-
-
-def _timing_lines(text: Pieces, times: pa.Array, shown_at: pa.Array, day: QuietDay, box_at: np.ndarray,
-                  timed: np.ndarray, revealed: np.ndarray, places: np.ndarray) -> None:
-    """decision_times' timing line of each round with one (`timed`; `times`, `shown_at` the rounds' columns,
-    `box_at` their first box rows; `revealed`: dealer_revealed_at recorded) into `places`: a quiet round's instants
-    are one a box's letter, one after the reveal marked LATE."""
-    if not timed.any():
-        return
-    per_round = np.asarray(pc.list_value_length(times).fill_null(0), np.int64)
-    per_box = pc.list_flatten(times)  # a quiet round's: one entry a box, none or one instant
-    instant = pc.list_element(per_box, 0) if len(per_box) else pa.array([], pa.int64())
-    said = np.asarray(pc.is_valid(instant), np.bool_)
-    rows = (np.repeat(box_at, per_round) + np.arange(len(per_box)) - np.repeat(np.cumsum(per_round) - per_round,
-                                                                               per_round))[said]
-    # each line: its head, then a unit of 8 pieces an instant, then its tail (units padded to 8 with EMPTY)
-    of_round = np.repeat(np.arange(len(per_round)), per_round)[said]
-    line_of = (np.cumsum(timed) - 1)[of_round]
-    lines = int(timed.sum())
-    count = np.bincount(line_of, minlength=lines)
-    first = np.cumsum(count) - count
-    unit_at = 2 * np.arange(lines) + first  # each line's head unit
-    units = np.full((2 * lines + len(rows), 8), text.EMPTY, np.int64)
-    units[unit_at, 0] = text.text("decisions in time: ")
-    item = unit_at[line_of] + 1 + np.arange(len(rows)) - first[line_of]
-    at = np.asarray(instant.filter(pa.array(said)), np.int64)
-    late = at > np.asarray(shown_at.fill_null(np.iinfo(np.int64).max), np.int64)[of_round]  # (is_late's boundary)
-    units[item] = text.row(len(rows), "; ", "box ", text.numbers(day.box_no[rows]), " ", text.texts(["C", "F"]) +
-                           day.action[rows], " at ", text.column(us_bytes(at)) + np.arange(len(rows)),
-                           np.where(late, text.text(" LATE"), text.EMPTY))
-    units[item[np.arange(len(rows)) == first[line_of]], 0] = text.EMPTY  # (no "; " before a line's first)
-    shown = text.column(us_bytes(np.asarray(shown_at.filter(pa.array(timed > 0)).fill_null(0), np.int64)))
-    revealed = revealed[timed > 0]
-    tail = unit_at + 1 + count
-    units[tail] = text.row(lines, np.where(count == 0, text.text("none recorded"), text.EMPTY), f"; {REVEAL} ",
-                           np.where(revealed, text.text("at "), text.text("not recorded")),
-                           np.where(revealed, shown + np.arange(lines), text.EMPTY), "", "", "", "")
-    text.add_ragged(places, units.reshape(-1), 8 * (2 + count))
+    rule_words = vocab.add(_rule_words(rules, currency, most))
+    # each hand described once, every one at once (a bet's hand is its box's)
+    _, described, at = _described(np.concatenate([day.strength[rows], day.dealer_strength[q]]))
+    base = vocab.add(described)
+    box_word, dealer_word = np.zeros(len(day.strength), np.int64), np.zeros(n, np.int64)
+    box_word[rows], dealer_word[q] = base + at[:len(rows)], base + at[len(rows):]
+    # a rank recorded otherwise than the kernel's, a decision not C or F: as the readable audit words them
+    wrong = rows[day.hand_wrong[rows]]
+    place = (wrong - box_at[box_round[day.hand_wrong[rows]]]).tolist()
+    hands = rounds["box_hands"].take(pa.array(box_round[day.hand_wrong[rows]])).to_pylist()
+    box_said = _said(vocab, len(day.strength), wrong, [recorded_as(h[k] if h is not None and k < len(h) else None)
+                                                       for h, k in zip(hands, place, strict=True)])
+    wrong = q[day.dealer_wrong[q]]
+    dealer_said = _said(vocab, n, wrong, [recorded_as(h) for h in rounds["dealer_hand"].take(pa.array(wrong)
+                                                                                     ).to_pylist()])
+    odd = rows[day.action[rows] < 0]
+    actions = rounds["box_actions"].take(pa.array(box_round[day.action[rows] < 0])).to_pylist()
+    decision_said = _said(vocab, len(day.strength), odd, [decided(a[k]) for a, k in zip(
+        actions, (odd - box_at[box_round[day.action[rows] < 0]]).tolist(), strict=True)])
+    # the bets, round by round, a round's in record order
+    place_of = np.full(n + 1, -1, np.int64)
+    place_of[q] = np.arange(len(q))
+    bet_place = place_of[np.where((bets.round_index >= 0) & (bets.round_index < n), bets.round_index, n)]
+    mine = np.flatnonzero(bet_place >= 0)
+    mine = mine[np.argsort(bet_place[mine], kind="stable")]
+    bet_at = np.concatenate([[0], np.cumsum(np.bincount(bet_place[mine], minlength=len(q)))]).astype(np.int64)
+    ids = np.array([vocab.add(bets.bet_id), vocab.add(bets.bet_type), vocab.add(pc.cast(bets.seat, pa.string()))],
+                   np.int64)
+    is_ante = np.asarray(pc.fill_null(pc.equal(bets.bet_type, _ANTE), False), np.bool_)
+    # the pools recorded, the decisions' instants (a quiet round's: an entry a box, none or one instant in it)
+    recorded = np.zeros((4, n), np.int64)
+    recorded_known = np.zeros((2, n), np.bool_)
+    for end, columns in enumerate((("jackpot_before", "next_pool_before"), ("jackpot_after", "next_pool_after"))):
+        jp, nxt = rounds[columns[0]], rounds[columns[1]]
+        recorded[2 * end], recorded[2 * end + 1] = (np.asarray(c.fill_null(0), np.int64) for c in (jp, nxt))
+        recorded_known[end] = np.asarray(pc.and_(pc.is_valid(jp), pc.is_valid(nxt)), np.bool_)
+    times, shown = rounds["box_action_times"], rounds["dealer_revealed_at"]
+    revealed = np.asarray(pc.is_valid(shown), np.bool_)
+    timed = np.zeros(n, np.bool_)
+    timed[q] = np.asarray(pc.is_valid(times), np.bool_)[q] | revealed[q]
+    odd = q[day.undecided[q] & timed[q]]  # (its instants may be none or several a box: as decision_times says)
+    odd_line = _said(vocab, n, odd, [timing_line(r["boxes"], r["box_actions"], r["box_action_times"],
+                                                 r["dealer_revealed_at"], REVEAL)
+                                     for r in rounds.select(["boxes", "box_actions", "box_action_times",
+                                                             "dealer_revealed_at"]).take(pa.array(odd)).to_pylist()])
+    entry_at = np.concatenate([[0], np.cumsum(np.asarray(pc.list_value_length(times).fill_null(0), np.int64))])
+    entries = pc.list_flatten(times)
+    length = np.asarray(pc.list_value_length(entries).fill_null(0), np.int64)
+    values = pc.list_flatten(entries)
+    first = np.minimum(np.cumsum(length) - length, max(len(values) - 1, 0))
+    instant = np.asarray(values.fill_null(0), np.int64)[first] if len(values) else np.zeros(len(length), np.int64)
+    said = (length > 0) & (np.asarray(values.is_valid(), np.bool_)[first] if len(values) else False)
+    said &= np.repeat(timed & (day.undecided == 0), np.diff(entry_at))
+    instant_word = np.full(len(length), -1, np.int64)
+    if said.any():
+        instant_word[said] = vocab.add(us_bytes(instant[said])) + np.arange(int(said.sum()))
+    shown_at = np.asarray(shown.fill_null(np.iinfo(np.int64).max), np.int64)
+    shown_word = np.full(n, -1, np.int64)
+    shown_rows = q[revealed[q] & timed[q]]
+    if len(shown_rows):
+        shown_word[shown_rows] = vocab.add(us_bytes(shown_at[shown_rows])) + np.arange(len(shown_rows))
+    heads = np.array([vocab.add(rounds["round_id"]), vocab.add(rounds["shoe_id"])], np.int64)
+    data, data_at = vocab.joined()
+    args = (q, heads, box_at, day.box_no,
+            day.action, day.cards, day.strength, box_word, box_said, decision_said, rule_words + 5 + len(RANK_NAMES),
+            most, day.dealer_cards, day.dealer_strength, dealer_word, dealer_said, day.qualifies, bet_at, mine,
+            _facts(rules), ids, is_ante, bets.stake, bets.added, day.credit, bets.paid, day.outcome, day.refund,
+            day.bet_box, pools, known, recorded, recorded_known, day.jackpot_bets, day.ledger, timed, odd_line,
+            entry_at, instant, instant_word, shown_at, shown_word, rule_words, money_exponent(currency))
+    line_at, n_lines = write_rounds(np.zeros(0, np.uint8), *args, data, data_at)  # (counted first: the bytes' size)
+    if line_at[-1] > np.iinfo(np.int32).max:  # (an Arrow string array's offsets are int32)
+        raise OverflowError(f"{int(line_at[-1]):,} bytes of text are more than one string array holds")
+    # the bytes in a buffer of Arrow's memory pool, which keeps its pages from call to call (a fresh numpy array of
+    # megabytes a table faults every page in again)
+    buf = pa.allocate_buffer(int(line_at[-1]))
+    write_rounds(np.frombuffer(buf, np.uint8), *args, data, data_at)
+    return n_lines, pa.StringArray.from_buffers(len(line_at) - 1, pa.py_buffer(line_at.astype(np.int32)), buf)
