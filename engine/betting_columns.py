@@ -124,12 +124,6 @@ class UnitColumns:
                    [u.why for u in units], [u.finding for u in units], [u.expected for u in units],
                    [u.recorded for u in units])
 
-    @classmethod
-    def repeated(cls, unit: UnitVerdict, n: int) -> UnitColumns:
-        """One verdict on n outcomes (a refused bet's, whatever the outcome): its parts read once."""
-        return cls(*([part] * n for part in (unit.payout.credit.numerator, unit.payout.credit.denominator, unit.why,
-                                             unit.finding, unit.expected, unit.recorded)))
-
     def __len__(self) -> int:
         return len(self.why)
 

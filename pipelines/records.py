@@ -34,11 +34,8 @@ def record_texts(rows: pa.Table) -> pa.Array:
 def _value_texts(column: pa.ChunkedArray | pa.Array) -> pa.Array:
     """The JSON text of each value of one column ("null" for a null)."""
     column = one_chunk(column)
-    if pa.types.is_dictionary(column.type):
-        if len(column.dictionary) <= len(column):  # each distinct value's text once, then spread (its own text)
-            return pc.fill_null(_value_texts(column.dictionary).take(column.indices), _NULL)
-        # (a few rows of a table-day's dictionary, a quarantined bet's: their own values, not every one's text)
-        column = column.cast(column.type.value_type)
+    if pa.types.is_dictionary(column.type):  # each distinct value's text once, then spread (a value's text is its own)
+        return pc.fill_null(_value_texts(column.dictionary).take(column.indices), _NULL)
     kind = column.type
     if pa.types.is_string(kind) or pa.types.is_large_string(kind):
         if pc.all(pc.match_substring_regex(pc.fill_null(column, ""), _PLAIN_TEXT)).as_py() is not False:

@@ -60,7 +60,7 @@ def spin_verdicts(rules: RouletteRules, bet_type: str, selection: str | None, po
     refused = unit_refusal(rules.id, bet_type, selection, rules.offers(bet_type), covered is not None,
                            rules.invalid_selection)
     if refused is not None:
-        return UnitColumns.repeated(refused, len(pockets))
+        return UnitColumns.of([refused] * len(pockets))
     assert covered is not None  # unit_refusal() answered every illegal selection
     payouts = [spin_payout(rules, bet_type, covered, pocket) for pocket in pockets]
     named, n = selection_text(covered), len(pockets)
