@@ -272,7 +272,8 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
     outcomes: dict[Hashable, int] = {}
     words = _OutcomeWords(game)
     for i, (status, outcome) in enumerate(zip(rounds.status, rounds.outcome, strict=True)):
-        problem = game.problem(outcome) if status == "settled" else None
+        description, head, problem = words(outcome)
+        problem = problem if status == "settled" else None
         if problem is None and status in ("settled", "cancelled"):
             reasons.append(None)
             if status == "settled":
@@ -283,7 +284,6 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
         if problem is not None:
             kinds[i] = [problem.kind]
             checks.outcome_finding(problem, rounds.round_id[i], rounds.round_no[i])
-        description, head = words(outcome)
         descriptions.append(description)
         heads.append(head)
 
@@ -338,19 +338,20 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
 
 
 class _OutcomeWords:
-    """The game's description and explanation head of an outcome, worked out once per distinct outcome as
-    recorded (a session repeats them), told apart by type and repr (1 and True, (1, 2, 3) and [1, 2, 3] are
-    different records)."""
+    """The game's description, explanation head and problem (were its round settled) of an outcome, worked out
+    once per distinct outcome as recorded (a session repeats them), told apart by type and repr (1 and True,
+    (1, 2, 3) and [1, 2, 3] are different records)."""
 
     def __init__(self, game: OutcomeRule) -> None:
         self.game = game
-        self.said: dict[tuple[type, str], tuple[str | None, str]] = {}
+        self.said: dict[tuple[type, str], tuple[str | None, str, OutcomeProblem | None]] = {}
 
-    def __call__(self, outcome: object) -> tuple[str | None, str]:
+    def __call__(self, outcome: object) -> tuple[str | None, str, OutcomeProblem | None]:
         key = (type(outcome), repr(outcome))
         said = self.said.get(key)
         if said is None:
-            said = self.said[key] = (self.game.describe(outcome), self.game.head(outcome))
+            game = self.game
+            said = self.said[key] = (game.describe(outcome), game.head(outcome), game.problem(outcome))
         return said
 
 

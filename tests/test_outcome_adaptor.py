@@ -12,6 +12,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pipelines.games import audit_group, table_infos
 from schemas.contract import schema
@@ -261,6 +263,25 @@ def test_a_bet_s_round_index_is_the_same_whether_its_round_ids_are_plain_or_dict
     assert _round_index(session, pa.array(ids, pa.string())).tolist() == expected
     assert _round_index(session, encoded).tolist() == expected
     assert _round_index([], encoded).tolist() == [-1] * 6
+
+
+_ROUND_IDS = st.sampled_from(["R1", "R2", "R3", "", None])
+_DAYS = st.one_of(st.none(), st.dates(dt.date(2026, 11, 1), dt.date(2026, 11, 5)))
+
+
+@given(st.lists(st.tuples(_ROUND_IDS, _DAYS), max_size=6), st.lists(st.one_of(_ROUND_IDS, st.just("R9")), min_size=1,
+       max_size=6), st.one_of(st.none(), st.just(T0)))
+def test_a_session_s_findings_are_dated_as_the_readable_dating_dates_them(rounds, named, opened_at):
+    # the readable dating (a dict of the session's round days, its first day or opening date by default) is the oracle
+    from pipelines.convert import round_dated
+    from pipelines.games.outcomes import _finding_days
+
+    days_of = dict(rounds)  # (a round id repeated: its last day)
+    first = min((d for d in days_of.values() if d is not None), default=opened_at and opened_at.date())
+    found = pa.table({"round_id": pa.array(named, pa.string())})
+    got = _finding_days(found["round_id"], [r for r, _ in rounds], pa.array([d for _, d in rounds], pa.date32()),
+                        opened_at)
+    assert got.to_pylist() == round_dated(found, days_of, first)
 
 
 @pytest.mark.parametrize("as_python", [False, True])

@@ -21,18 +21,18 @@ import pyarrow.compute as pc
 from engine import kernels
 from engine.betting_columns import BetColumns, ColumnAudit, RoundColumns, Verdicts, distinct, finding_columns
 from engine.findings import Finding
-from pipelines.arrow_columns import coded, codes_in, integers, micros, one_chunk
+from pipelines.arrow_columns import coded, codes_in, index_in, integers, micros, one_chunk
 from pipelines.arrow_columns import plain as plain_values
-from pipelines.convert import dated_findings, round_dated
+from pipelines.convert import dated_findings
 from pipelines.games.rows import (
     BET_COLUMNS,
     NO_BETS,
     GameTable,
     bet_tables,
     bets_by_shoe,
+    day,
     plain_bets,
     round_dates,
-    shoe_day,
     table_facts,
     taken,
 )
@@ -48,8 +48,7 @@ class OutcomeGame:
     load_rules: Callable[[str], Any]
     # (rules, table, session_id, RoundColumns, BetColumns, verdicts known from the table's earlier sessions)
     # -> the engine's ColumnAudit
-    audit: Callable[..., ColumnAudit]
-    valid: Callable[[Any], bool]  # whether an outcome as recorded is one the game can settle
+    audit: Callable[..., ColumnAudit]  # (its description of an outcome: None where the game cannot settle on it)
     # an outcome as read from the files -> as the engine takes it (the dice as a tuple)
     recorded_outcome: Callable[[Any], Any] = lambda outcome: outcome
     # (rules, bet_type, selection) -> what the bet covers on the layout (numbers), or None
@@ -101,14 +100,13 @@ def audit_tables(table: OutcomeTable, shoes: pa.Table, rounds: pa.Table, bets: p
         unsettled += result.unsettled
         found = pa.concat_tables([result.findings, finding_columns(_session_shape(table, session))])
         if found.num_rows:
-            session_dates = dict(zip(recorded.round_id, dates.take(pa.array(order, pa.int64())).to_pylist(),
-                                     strict=True))
-            default = shoe_day(session_dates.values(), session["opened_at"])
-            findings.append(dated_findings(found, round_dated(found, session_dates, default)))
+            findings.append(dated_findings(found, _finding_days(found["round_id"], recorded.round_id,
+                                                                dates.take(pa.array(order, pa.int64())),
+                                                                session["opened_at"])))
     take, bet_rows = np.concatenate(take), np.concatenate(bet_rows)
     settled = bet_tables(table.table_id, read, bets, rounds, take, bet_rows, pa.concat_arrays(expected), unsettled)
     return {
-        spec.out_replays: replays.table(table, rounds, dates, outcomes, table_bets, take, bet_rows),
+        spec.out_replays: replays.table(table, rounds, dates, table_bets, take, bet_rows),
         "settlements": settled["settlements"],
         "findings": pa.concat_tables(findings) if findings else FINDINGS.empty_table(),
         "quarantine": settled["quarantine"],
@@ -196,6 +194,20 @@ def _rounds_by_session(rounds: pa.Table) -> dict[str | None, np.ndarray]:
             if len(rows)}
 
 
+def _finding_days(named: pa.ChunkedArray, session_round_ids: list[str], session_days: pa.Array, opened_at
+                  ) -> pa.Array:
+    """The business day of each of a session's findings (`named`: the round each names, if any): its round's
+    (`session_days`: the session's rounds', a round id it repeats: its last), the session's first day where it
+    names none of them, its opening date where no round has one (convert.round_dated's, column by column)."""
+    position = {r: k for k, r in enumerate(session_round_ids)}
+    days = session_days.take(pa.array(list(position.values()), pa.int64()))
+    first = pc.min(days).as_py()
+    default = pa.scalar(first if first is not None else day(opened_at), pa.date32())
+    at = index_in(named, pa.array(list(position), pa.string()))
+    names_one = pc.and_(pc.is_valid(at), pc.fill_null(pc.not_equal(named, ""), False))  # (null and '': none)
+    return one_chunk(pc.if_else(names_one, days.take(at), default))
+
+
 def _round_index(session_round_ids: list[str], bet_round_ids: pa.Array) -> np.ndarray:
     """Each bet's round as its index among the session's rounds (a round id the session repeats: its last,
     as a dict of them says), -1 where its round is not the session's. `bet_round_ids` plain strings or
@@ -229,8 +241,8 @@ class _Replays:
         self.lines += len(result.explanation)
         self.finding_kinds += result.finding_kinds
 
-    def table(self, table: OutcomeTable, rounds: pa.Table, dates: pa.Array, outcomes: list, bets: _TableBets,
-              take: np.ndarray, bet_rows: np.ndarray) -> pa.Table:
+    def table(self, table: OutcomeTable, rounds: pa.Table, dates: pa.Array, bets: _TableBets, take: np.ndarray,
+              bet_rows: np.ndarray) -> pa.Table:
         """The game's round replays; `take` the engine's bets (rows of `bets`), `bet_rows` their rounds'."""
         spec, schema = table.spec, table.spec.replay_schema
         rows = np.concatenate([NO_BETS, *self.rows])
@@ -246,7 +258,7 @@ class _Replays:
             "status": plain_values(rounds["status"]).take(at).cast(pa.string()),
             column: (plain_values(rounds[column]).take(at).cast(outcome_type) if column in rounds.column_names
                      else pa.nulls(len(rows), outcome_type)),
-            "outcome_valid": pa.array([spec.valid(outcomes[i]) for i in rows.tolist()], pa.bool_()),
+            "outcome_valid": pa.array([d is not None for d in self.description], pa.bool_()),
             "outcome_description": pa.array(self.description, pa.string()),
             "bets": _bets_on_replays(table, rows, bets, take, bet_rows, rounds.num_rows),
             "explanation": pa.ListArray.from_arrays(pa.array(np.concatenate(self.explanation_at), pa.int32()),

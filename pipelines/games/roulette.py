@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from engine.games.roulette.audit import audit_spin_columns, valid_pocket
+from engine.games.roulette.audit import audit_spin_columns
 from engine.games.roulette.layout import layout
 from engine.games.roulette.rules import load_roulette_rules
 from pipelines.games import outcomes
@@ -14,7 +14,7 @@ OUT_REPLAYS = "roulette_round_replays"
 
 SPEC = outcomes.OutcomeGame(
     name="roulette", out_replays=OUT_REPLAYS, replay_schema=REPLAYS.schema, outcome_column="pocket",
-    load_rules=load_roulette_rules, audit=audit_spin_columns, valid=valid_pocket,
+    load_rules=load_roulette_rules, audit=audit_spin_columns,
     covered=lambda rules, code, selection: layout(rules.red).covers(code, selection),
 )
 

@@ -65,11 +65,6 @@ def box_micros(rounds: pa.Table, column: str) -> pa.ChunkedArray | pa.Array:
 def day(ts):
     return ts.date() if ts is not None else None
 
-def shoe_day(round_days: Sequence, opened_at):
-    """A shoe's business day: its first round's (`round_days`: its rounds' business days), its opening date
-    where it has none (pipelines.convert.shoe_days, a shoe at a time): the date of its own findings."""
-    return min((d for d in round_days if d is not None), default=day(opened_at))
-
 def plain_bets(bets: pa.Table, columns: Sequence[str], decoded: bool = True) -> pa.Table:
     """`columns` of the bets (plus mode and _shoe_id) as plain arrays (not `decoded`: as read, dictionary-encoded
     or not); a column the files do not have is all null."""

@@ -7,13 +7,13 @@ import pyarrow as pa
 
 from pipelines.games import outcomes
 from tests.toy_game.contract import REPLAYS
-from tests.toy_game.engine import NAME, audit_flip_columns, load_coin_rules, valid_face
+from tests.toy_game.engine import NAME, audit_flip_columns, load_coin_rules
 
 OUT_REPLAYS = "coin_round_replays"
 
 SPEC = outcomes.OutcomeGame(name=NAME, out_replays=OUT_REPLAYS, replay_schema=REPLAYS.schema,
                             outcome_column="coin_face",
-                            load_rules=load_coin_rules, audit=audit_flip_columns, valid=valid_face)
+                            load_rules=load_coin_rules, audit=audit_flip_columns)
 
 # its rounds in the warehouse's all_rounds view, its outcome as text
 ALL_ROUNDS = outcomes.all_rounds_sql(SPEC, "'face ' || coalesce(coin_face, '-')")
