@@ -23,7 +23,6 @@ import pytest
 from pipelines.audit import run
 from pipelines.convert import shoe_days
 from pipelines.dead_letter import AUDIT_ERROR, dead_letter
-from pipelines.games.rows import shoe_day
 from pipelines.warehouse import load
 from pitboss.recorder import GenerateConfig, generate
 from schemas.outputs import OUTPUTS
@@ -147,8 +146,7 @@ def test_shoe_days_first_round_else_opening():
     rounds = pa.table({"shoe_id": ["S1", "S1", "S3"],
                        "betting_opened_at": _at(FIRST_ROUND + dt.timedelta(days=1), FIRST_ROUND, None)})
     assert shoe_days(shoes, rounds).to_pylist() == [DAY2, DAY1, DAY1]
-    assert shoe_day([DAY2 + dt.timedelta(days=1), None, DAY2], SHOE_OPENED) == DAY2
-    assert shoe_day([None], SHOE_OPENED) == shoe_day([], SHOE_OPENED) == DAY1
+    # (an outcome session's findings by the same rule: tests/test_outcome_adaptor.py, outcomes._finding_days)
 
 
 def test_an_audit_error_is_dated_by_the_groups_day(tmp_path, monkeypatch):
