@@ -230,7 +230,7 @@ def _bet_line(buf, at, dry, b, r, facts, ids, is_ante, stake, added, credit, pai
 def _pool_lines(buf, at, dry, line_at, line, r, pools, known, recorded, recorded_known, jackpot_bets, ledger,
                 rule_words, exp, vocab, vocab_at):
     """Round r's pools before, its ledger's lines (its jackpot bets' feed, its prizes) and pools after (`pools`,
-    `known`: the expected ones as quiet_explanations takes them; `recorded` likewise, the rounds' columns)."""
+    `known`: the expected ones as round_explanations takes them; `recorded` likewise, the rounds' columns)."""
     unit = rule_words + 4
     for end in range(2):
         at = put(buf, at, dry, vocab, vocab_at, POOLS_AFTER if end else POOLS_BEFORE)
@@ -277,24 +277,31 @@ def _timing_line(buf, at, dry, r, box_at, box_no, action, entry_at, instant, ins
 
 
 @kernel
-def write_rounds(buf, q, rounds, box_at, box_no, action, cards, strength, box_word, box_said, decision_said, where,
-                 most, dealer_cards, dealer_strength, dealer_word, dealer_said, qualifies, bet_at, bets, facts, ids,
-                 is_ante, stake, added, credit, paid, outcome, refund, bet_box, pools, known, recorded, recorded_known,
-                 jackpot_bets, ledger, timed, odd_line, entry_at, instant, instant_word, shown_at, shown_word,
-                 rule_words, exp, vocab, vocab_at):
-    """Round q[i]'s lines for every i, in order, into `buf` (empty: only counted): its head (`rounds`: the first
-    ids of the rounds' ids and decks), its hands', its bets' (bets[bet_at[i]:bet_at[i + 1]]), its pools' and,
-    where `timed`, its decisions' in time (odd_line[r] >= 0: that text's id). Returns (each line's offsets into
-    buf, each round's count of lines)."""
-    n = len(q)
-    lines = np.zeros(n, np.int64)
-    for i in range(n):  # (at most: a head, the hands', the bets', four of the pools and one of the instants)
-        lines[i] = 8 + box_at[q[i] + 1] - box_at[q[i]] + bet_at[i + 1] - bet_at[i]
+def write_rounds(buf, q, told, told_at, rounds, box_at, box_no, action, cards, strength, box_word, box_said,
+                 decision_said, where, most, dealer_cards, dealer_strength, dealer_word, dealer_said, qualifies, bet_at,
+                 bets, facts, ids, is_ante, stake, added, credit, paid, outcome, refund, bet_box, pools, known,
+                 recorded, recorded_known, jackpot_bets, ledger, timed, odd_line, entry_at, instant, instant_word,
+                 shown_at, shown_word, rule_words, exp, vocab, vocab_at):
+    """Every round's lines, round by round, into `buf` (empty: only counted): a quiet round's (q[i], ascending)
+    written from the columns: its head (`rounds`: the first ids of the rounds' ids and decks), its hands', its bets'
+    (bets[bet_at[i]:bet_at[i + 1]]), its pools' and, where `timed`, its decisions' in time (odd_line[r] >= 0: that
+    text's id); any other round's as its report told them (the texts told + told_at[r] to told + told_at[r + 1]).
+    Returns (each line's offsets into buf, each round's count of lines)."""
+    n, i = len(told_at) - 1, 0
+    lines = np.diff(told_at)
+    for k in range(len(q)):  # (at most: a head, the hands', the bets', four of the pools and one of the instants)
+        lines[q[k]] = 8 + box_at[q[k] + 1] - box_at[q[k]] + bet_at[k + 1] - bet_at[k]
     line_at = np.zeros(lines.sum() + 1, np.int64)
     at, line = 0, 0
     dry = len(buf) == 0
-    for i in range(n):
-        r, first = q[i], line
+    for r in range(n):
+        first = line
+        if i == len(q) or q[i] != r:
+            for k in range(told_at[r], told_at[r + 1]):
+                line += 1
+                line_at[line] = at = put(buf, at, dry, vocab, vocab_at, told + k)
+            lines[r] = line - first
+            continue
         at = _puts(buf, at, dry, vocab, vocab_at, (ROUND, rounds[0] + r, SETTLED_DECK, rounds[1] + r, rule_words))
         line += 1
         line_at[line] = at
@@ -314,7 +321,8 @@ def write_rounds(buf, q, rounds, box_at, box_no, action, cards, strength, box_wo
                 vocab_at)
             line += 1
             line_at[line] = at
-        lines[i] = line - first
+        lines[r] = line - first
+        i += 1
     return line_at[:line + 1], lines
 
 
@@ -361,16 +369,14 @@ def _said(vocab: _Vocabulary, size: int, rows: np.ndarray, texts: list[str]) -> 
     return said
 
 
-def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordBatch, bets: DealtBets,
-                       quiet_rounds: Sequence[int], day: QuietDay,
-                       pools: np.ndarray, known: np.ndarray) -> tuple[np.ndarray, pa.Array]:
-    """(each of `quiet_rounds`' count of lines, their lines end to end) as the readable audit explains those
-    rounds: `rounds`, `bets` as dealt.py reads them (the rounds' dealt.ROUND_TYPES columns), `day` the kernel's,
-    `pools` the expected pools by round ((4, n): jackpot and next pool before, then after; `known` (2, n): before,
-    after; the audit's chain)."""
+def round_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordBatch, bets: DealtBets,
+                 quiet_rounds: Sequence[int], day: QuietDay, pools: np.ndarray, known: np.ndarray,
+                 told: Sequence[Sequence[str]]) -> tuple[np.ndarray, pa.Array]:
+    """(each round's count of lines, their lines end to end, round by round): `quiet_rounds` (ascending, at least
+    one) as the readable audit explains them, any other round's `told[r]` (its report's). `rounds`, `bets` as
+    dealt.py reads them (the rounds' dealt.ROUND_TYPES columns), `day` the kernel's, `pools` the expected pools by
+    round ((4, n): jackpot and next pool before, then after; `known` (2, n): before, after; the audit's chain)."""
     q = np.asarray(quiet_rounds, np.int64)
-    if not len(q):
-        return np.zeros(0, np.int64), pa.array([], pa.string())
     n = len(day.quiet)
     box_at = day.box_at
     n_boxes = box_at[q + 1] - box_at[q]
@@ -440,8 +446,10 @@ def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordB
     if len(shown_rows):
         shown_word[shown_rows] = vocab.add(us_bytes(shown_at[shown_rows])) + np.arange(len(shown_rows))
     heads = np.array([vocab.add(rounds["round_id"]), vocab.add(rounds["shoe_id"])], np.int64)
+    told_at = np.concatenate([[0], np.cumsum([len(lines) for lines in told])]).astype(np.int64)
+    said = vocab.add([line for lines in told for line in lines])
     data, data_at = vocab.joined()
-    args = (q, heads, box_at, day.box_no,
+    args = (q, said, told_at, heads, box_at, day.box_no,
             day.action, day.cards, day.strength, box_word, box_said, decision_said, rule_words + 5 + len(RANK_NAMES),
             most, day.dealer_cards, day.dealer_strength, dealer_word, dealer_said, day.qualifies, bet_at, mine,
             _facts(rules), ids, is_ante, bets.stake, bets.added, day.credit, bets.paid, day.outcome, day.refund,
