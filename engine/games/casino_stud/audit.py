@@ -197,13 +197,17 @@ class LedgerRow:
 @dataclass
 class StudAudit:
     rounds: Sequence[RoundReport]
-    expected: list[int | None]  # per bet; None: the bet cannot be settled (`unsettled` says why)
+    owed: pa.Array  # per bet (int64); null: the bet cannot be settled (`unsettled` says why)
     unsettled: list[str | None]
     found: pa.Table  # the findings as FINDING_COLUMNS
     ledger_rows: pa.Table  # the ledger as LEDGER_ROWS
     explanations: pa.Array | None = None  # the reports' explanations as one list<string> column, a row a round
     # the reports' other columns (ENGINE_COLUMNS), a row a round: a plain quiet round's from the kernel's columns
     columns: pa.Table | None = field(default=None, compare=False)
+
+    @property
+    def expected(self) -> list[int | None]:
+        return self.owed.to_pylist()
 
     @property
     def findings(self) -> list[Finding]:
@@ -364,10 +368,10 @@ class _Auditor:
                 ledger.append(self.ledger_row(i, r))
             previous_after = r.pools_after or w.pools_after or base
         calm = np.flatnonzero(quiet.quiet).tolist() if quiet is not None else []
+        owed = pa.array(expected, pa.int64())
         if plain.any():  # (the others' bets: settled in the loop)
             settled = np.append(plain, False)[np.where((round_index >= 0) & (round_index < n), round_index, n)]
-            credit = pa.array(quiet.credit, pa.int64())
-            expected = pc.if_else(settled, credit, pa.array(expected, pa.int64())).to_pylist()
+            owed = pc.if_else(settled, pa.array(quiet.credit, pa.int64()), owed)
         pools = self.expected_pools(plain)
         reports: list[RoundReport | None] = [None] * n
         told = np.ones(n, np.bool_)  # (the readable rules' rounds: their lines as their reports tell them)
@@ -383,7 +387,7 @@ class _Auditor:
                 reports[i] = self.report(i, self.rounds[i], self.said.of(i))
         else:
             explanations = pa.array([r.explanation for r in reports], _TEXTS)
-        return StudAudit(_Reports(reports, self.plain_report), expected, unsettled, self.found(),
+        return StudAudit(_Reports(reports, self.plain_report), owed, unsettled, self.found(),
                          self.ledger_table(ledger, quiet), explanations,
                          self.columns(reports, quiet, dealt.read if quiet is not None else None, *pools))
 
