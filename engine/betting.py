@@ -121,12 +121,18 @@ def us_texts(us: np.ndarray) -> list[str]:
 _US_DAY = 86_400_000_000
 
 
+def exact(us: np.ndarray) -> np.ndarray:
+    """Where an instant's us_text is 27 bytes written by arithmetic (1970 to 2106: _EXACT_US; us_bytes,
+    betting_lines.put_instant)."""
+    return (us >= _EXACT_US[0]) & (us < _EXACT_US[1])
+
+
 def us_bytes(us: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """us_texts' texts as a text kernel takes them (engine.kernels.utf8_texts): their UTF-8 bytes, and text i's
     offsets (i and i + 1) into them. Within _EXACT_US (1970 to 2106) each text is 27 bytes, its digits written by
     arithmetic at once for all (no Python string an instant); outside it, us_texts' own."""
     us = np.asarray(us, np.int64)
-    if not ((us >= _EXACT_US[0]) & (us < _EXACT_US[1])).all():
+    if not exact(us).all():
         encoded = [text.encode() for text in us_texts(us)]
         return (np.frombuffer(b"".join(encoded), np.uint8).copy(),
                 np.concatenate([[0], np.cumsum([len(e) for e in encoded])]).astype(np.int64))

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import betting_lines, kernels
+from engine import betting, betting_lines, kernels
 from engine.betting import RecordedBet, TableFacts
 from engine.findings import format_money, money_exponent
 from engine.games.roulette.audit import RecordedRound as Spin
@@ -50,6 +50,29 @@ def _money(mode: str, amount: int, currency: str | None) -> str:
        st.sampled_from(CURRENCIES))
 def test_an_amount_is_written_as_format_money(mode, amount, currency):
     assert _money(mode, amount, currency) == format_money(amount, currency)
+
+
+def _instant(mode: str, us: int) -> str:
+    put_instant = MODES[mode](betting_lines.put_instant)
+    buf = np.zeros(put_instant(np.zeros(0, np.uint8), 0, True, np.int64(us)), np.uint8)
+    assert put_instant(buf, 0, False, np.int64(us)) == len(buf)
+    return buf.tobytes().decode()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(list(MODES)), st.one_of(st.integers(0, 2**32 * 1_000_000 - 1),
+                                               st.integers(1_577_836_800_000_000, 1_893_456_000_000_000)))
+def test_an_instant_is_written_as_us_text(mode, us):
+    assert betting.exact(np.array([us]))[0]
+    assert _instant(mode, us) == betting.us_text(us)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_instants_by_hand(mode):
+    assert _instant(mode, 0) == "1970-01-01T00:00:00.000000Z"
+    assert _instant(mode, 951_782_400_123_456) == "2000-02-29T00:00:00.123456Z"  # (a leap day of a 400th year)
+    assert _instant(mode, 2**32 * 1_000_000 - 1) == "2106-02-07T06:28:15.999999Z"
+    assert not betting.exact(np.array([-1, 2**32 * 1_000_000])).any()
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -411,6 +411,9 @@ TWO_BOXES = ("7S 7D 5C 4H 3S", "KS KD 2C 2H AS")
     (((CLOSED + 1,), (None,)), REVEALED, "decisions in time: box 1 C at 2023-11-14T22:13:20.000001Z; the dealer's "
                                          "four cards revealed at 2023-11-14T22:13:20.005000Z"),
     (None, None, None),
+    # (an instant before 1970: the kernel writes none of that age, its text is the readable audit's)
+    (((-1,), (None,)), 0, "decisions in time: box 1 C at 1969-12-31T23:59:59.999999Z; the dealer's four cards "
+                          "revealed at 1970-01-01T00:00:00.000000Z"),
 ])
 def test_a_quiet_rounds_words(times, revealed, line):
     """A quiet round of two boxes (one calls, one folds) with a jackpot bet, its explanation hand-worked: where

@@ -128,7 +128,6 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     order = sorted(range(read.num_rows), key=lambda i: (closed[i] if closed[i] is not None else -1, round_ids[i],
                                                         shoe_ids[i]))
     plain = plain_bets(bets, [*BET_COLUMNS, "added_stake"])
-    placed = micros(plain["placed_at"])
 
     # the rounds in the engine's order, and where each bet's round is among them
     index_of: dict[tuple[str | None, str], int] = {}
@@ -141,7 +140,7 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     in_order = pa.array(order, pa.int64())
     ordered = read.take(in_order)
     as_read = _as_read(rounds.take(in_order), ordered, _with_columns(shoes, _DECK_COLUMNS))
-    timed = plain.set_column(plain.schema.get_field_index("placed_at"), "placed_at", pa.array(placed, pa.int64()))
+    timed = plain.set_column(plain.schema.get_field_index("placed_at"), "placed_at", us_column(plain["placed_at"]))
     dealt = (dealt_rounds(table.rules, as_read), bet_columns(timed, bet_round))
     result = audit_table_rounds(table.rules, table.facts, _Records(as_read, _round_records),
                                 _Records(timed.select(_ENGINE_BET_COLUMNS), partial(_bet_records, bet_round)), held,
@@ -155,7 +154,7 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     found = result.found
     refunded = found["bet_id"].filter(pc.is_in(found["kind"], pa.array(_REFUNDING, pa.string())))
     settled = np.append(np.asarray(col["status"], object)[order] == "settled", False)
-    owed = pa.array(result.expected, pa.int64())
+    owed = result.owed
     stakes = _jackpot_stakes(settled[bet_round], plain, bet_round, owed, refunded, len(order))
     return {
         OUT_REPLAYS: replays,

@@ -96,7 +96,7 @@ from .round_findings import (
 from .round_findings import where as round_where
 from .rules import CasinoStudRules
 from .settlement import ACTIONS, CALL, FOLD, settle_box
-from .words import REVEAL, quiet_explanations
+from .words import REVEAL, round_explanations
 
 ANTE, JACKPOT = BET_CODES
 PAYMENT_KINDS = ("JACKPOT_PRIZE_NOT_WON", "JACKPOT_PRIZE_WRONG_BALANCE", "OVERPAID", "UNDERPAID")
@@ -197,13 +197,17 @@ class LedgerRow:
 @dataclass
 class StudAudit:
     rounds: Sequence[RoundReport]
-    expected: list[int | None]  # per bet; None: the bet cannot be settled (`unsettled` says why)
+    owed: pa.Array  # per bet (int64); null: the bet cannot be settled (`unsettled` says why)
     unsettled: list[str | None]
     found: pa.Table  # the findings as FINDING_COLUMNS
     ledger_rows: pa.Table  # the ledger as LEDGER_ROWS
     explanations: pa.Array | None = None  # the reports' explanations as one list<string> column, a row a round
     # the reports' other columns (ENGINE_COLUMNS), a row a round: a plain quiet round's from the kernel's columns
     columns: pa.Table | None = field(default=None, compare=False)
+
+    @property
+    def expected(self) -> list[int | None]:
+        return self.owed.to_pylist()
 
     @property
     def findings(self) -> list[Finding]:
@@ -364,18 +368,26 @@ class _Auditor:
                 ledger.append(self.ledger_row(i, r))
             previous_after = r.pools_after or w.pools_after or base
         calm = np.flatnonzero(quiet.quiet).tolist() if quiet is not None else []
+        owed = pa.array(expected, pa.int64())
         if plain.any():  # (the others' bets: settled in the loop)
             settled = np.append(plain, False)[np.where((round_index >= 0) & (round_index < n), round_index, n)]
-            credit = pa.array(quiet.credit, pa.int64())
-            expected = pc.if_else(settled, credit, pa.array(expected, pa.int64())).to_pylist()
+            owed = pc.if_else(settled, pa.array(quiet.credit, pa.int64()), owed)
         pools = self.expected_pools(plain)
-        n_lines, lines = quiet_explanations(
-            self.rules, self.table.currency, dealt.read, dealt_bets, calm, quiet, *pools
-        ) if calm else (_NO_LINES, _NO_TEXT)
-        self.said = _Said(calm, n_lines, lines)
-        reports = [None if plain[i] else self.report(i, self.rounds[i], self.said.of(i)) for i in range(n)]
-        explanations = _explanations(reports, calm, n_lines, lines)
-        return StudAudit(_Reports(reports, self.plain_report), expected, unsettled, self.found(),
+        reports: list[RoundReport | None] = [None] * n
+        told = np.ones(n, np.bool_)  # (the readable rules' rounds: their lines as their reports tell them)
+        told[calm] = False
+        for i in np.flatnonzero(told).tolist():
+            reports[i] = self.report(i, self.rounds[i])
+        if calm:  # (every round's lines by words.py's kernel, round by round: the list column from its offsets)
+            n_lines, lines = round_explanations(self.rules, self.table.currency, dealt.read, dealt_bets, calm, quiet,
+                                                *pools, [() if r is None else r.explanation for r in reports])
+            self.said = _Said(np.concatenate([[0], np.cumsum(n_lines)]).astype(np.int32), lines)
+            explanations = pa.ListArray.from_arrays(pa.array(self.said.at), lines)
+            for i in np.flatnonzero(quiet.quiet & ~plain).tolist():
+                reports[i] = self.report(i, self.rounds[i], self.said.of(i))
+        else:
+            explanations = pa.array([r.explanation for r in reports], _TEXTS)
+        return StudAudit(_Reports(reports, self.plain_report), owed, unsettled, self.found(),
                          self.ledger_table(ledger, quiet), explanations,
                          self.columns(reports, quiet, dealt.read if quiet is not None else None, *pools))
 
@@ -774,28 +786,6 @@ class _Auditor:
             tuple(dict.fromkeys(w.kinds)), reason)
 
 
-_NO_LINES, _NO_TEXT = np.zeros(0, np.int64), pa.array([], pa.string())
-
-
-def _explanations(reports: Sequence[RoundReport | None], calm: list[int], n_lines: np.ndarray, lines: pa.Array
-                  ) -> pa.Array:
-    """The rounds' explanations as a list<string> column: the quiet rounds' (`calm`) from words.py's `lines` as
-    they are, the others' from their reports."""
-    loud = np.ones(len(reports), np.bool_)
-    loud[calm] = False
-    counts = np.zeros(len(reports), np.int64)
-    counts[calm] = n_lines
-    loud_rows = np.flatnonzero(loud).tolist()
-    counts[loud_rows] = [len(reports[i].explanation) for i in loud_rows]
-    at = np.cumsum(counts) - counts
-    into = np.empty(int(counts.sum()), np.int64)
-    taken = pa.concat_arrays([lines, pa.array([line for i in loud_rows for line in reports[i].explanation],
-                                              pa.string())])
-    into[np.concatenate([spans(at[calm], n_lines), spans(at[loud], counts[loud])])] = np.arange(len(into))
-    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
-    return pa.ListArray.from_arrays(pa.array(offsets), taken.take(pa.array(into)))
-
-
 _TEXTS = pa.list_(pa.string())
 _CATEGORY_NAMES = pa.array(RANK_NAMES, pa.string())
 # what the audit says of each round besides its explanation, a column each (StudAudit.columns)
@@ -823,16 +813,14 @@ def _by_round(round_index: np.ndarray, read: np.ndarray) -> tuple[dict[int, list
 
 
 class _Said:
-    """The quiet rounds' explanations as words.py joined them, a round's taken out where asked."""
+    """Every round's explanation as words.py wrote them (`lines`, round i's from at[i] to at[i + 1]), a round's taken
+    out where asked."""
 
-    def __init__(self, calm: list[int], n_lines: np.ndarray, lines: pa.Array):
-        self.at = dict(zip(calm, (np.cumsum(n_lines) - n_lines).tolist(), strict=True))
-        self.n_lines, self.lines = dict(zip(calm, n_lines.tolist(), strict=True)), lines
+    def __init__(self, at: np.ndarray, lines: pa.Array):
+        self.at, self.lines = at, lines
 
-    def of(self, i: int) -> tuple[str, ...] | None:
-        if i not in self.at:
-            return None
-        return tuple(self.lines.slice(self.at[i], self.n_lines[i]).to_pylist())
+    def of(self, i: int) -> tuple[str, ...]:
+        return tuple(self.lines.slice(self.at[i], self.at[i + 1] - self.at[i]).to_pylist())
 
 
 class _Reports(Sequence[RoundReport]):

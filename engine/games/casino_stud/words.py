@@ -1,9 +1,10 @@
-"""The explanations of the rounds the kernel settled (quiet.py), written by a kernel as UTF-8 bytes (write_rounds:
-a round's lines in order, a kernel a line kind, each choosing its words from the day's columns; counted, then
-written): the lines explain.explain_round and the audit's bet lines give such a round (settled, dealt as its deck
-says, its instants one a letter), the amounts by betting_lines.put_money, each instant by numpy
-(engine.betting.us_bytes). explain.py and audit.py state the words; the kernel's tests hold these to them
-(tests/test_kernels_casino_stud.py: every round's explanation as the readable audit writes it)."""
+"""The rounds' explanations as one kernel writes them, UTF-8 bytes (write_rounds: a round's lines in order; those of
+a round the kernel settled (quiet.py) by a kernel a line kind, each choosing its words from the day's columns, any
+other's as its report tells them; counted, then written): the lines explain.explain_round and the audit's bet lines
+give a quiet round (settled, dealt as its deck says, its instants one a letter), the amounts by
+betting_lines.put_money, each instant by betting_lines.put_instant. explain.py and audit.py state the words; the
+kernel's tests hold these to them (tests/test_kernels_casino_stud.py: every round's explanation as the readable audit
+writes it)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from engine.betting import us_bytes
-from engine.betting_lines import put_money
+from engine.betting import exact, us_texts
+from engine.betting_lines import put_instant, put_money
 from engine.cards import CARD_CODES
 from engine.decision_times import timing_line
 from engine.findings import money_exponent
@@ -230,7 +231,7 @@ def _bet_line(buf, at, dry, b, r, facts, ids, is_ante, stake, added, credit, pai
 def _pool_lines(buf, at, dry, line_at, line, r, pools, known, recorded, recorded_known, jackpot_bets, ledger,
                 rule_words, exp, vocab, vocab_at):
     """Round r's pools before, its ledger's lines (its jackpot bets' feed, its prizes) and pools after (`pools`,
-    `known`: the expected ones as quiet_explanations takes them; `recorded` likewise, the rounds' columns)."""
+    `known`: the expected ones as round_explanations takes them; `recorded` likewise, the rounds' columns)."""
     unit = rule_words + 4
     for end in range(2):
         at = put(buf, at, dry, vocab, vocab_at, POOLS_AFTER if end else POOLS_BEFORE)
@@ -260,41 +261,57 @@ def _pool_lines(buf, at, dry, line_at, line, r, pools, known, recorded, recorded
 def _timing_line(buf, at, dry, r, box_at, box_no, action, entry_at, instant, instant_word, shown_at, shown_word,
                  vocab, vocab_at):
     """decision_times' timing line of round r: a quiet round's instants are one a box's letter (entry k of its
-    box_at[r] + k; `instant_word` -1 where none is recorded), one after the reveal (`shown_word` -1: not recorded)
-    marked LATE."""
+    box_at[r] + k; its word and the reveal's _instant_words', NO_INSTANT where none is recorded), one after the
+    reveal marked LATE."""
     at = put(buf, at, dry, vocab, vocab_at, IN_TIME)
     said = 0
     for e in range(entry_at[r], entry_at[r + 1]):
-        if instant_word[e] < 0:
+        if instant_word[e] == NO_INSTANT:
             continue
         row = box_at[r] + e - entry_at[r]
         at = _puts(buf, at, dry, vocab, vocab_at, (SEMICOLON if said else EMPTY, BOX))
-        at = _puts(buf, _number(buf, at, dry, box_no[row]), dry, vocab, vocab_at, (
-            SPACE, C + action[row], AT, instant_word[e], LATE if instant[e] > shown_at[r] else EMPTY))
+        at = _puts(buf, _number(buf, at, dry, box_no[row]), dry, vocab, vocab_at, (SPACE, C + action[row], AT))
+        at = put(buf, _instant(buf, at, dry, instant[e], instant_word[e], vocab, vocab_at), dry, vocab, vocab_at,
+                 LATE if instant[e] > shown_at[r] else EMPTY)
         said += 1  # (LATE: is_late's boundary; a reveal not recorded is never before)
     at = _puts(buf, at, dry, vocab, vocab_at, (EMPTY if said else NONE_RECORDED, REVEALED))
-    return _puts(buf, at, dry, vocab, vocab_at, (AT_, shown_word[r]) if shown_word[r] >= 0 else (NOT_RECORDED, EMPTY))
+    if shown_word[r] == NO_INSTANT:
+        return put(buf, at, dry, vocab, vocab_at, NOT_RECORDED)
+    return _instant(buf, put(buf, at, dry, vocab, vocab_at, AT_), dry, shown_at[r], shown_word[r], vocab, vocab_at)
+
+
+@writer
+def _instant(buf, at, dry, us, word, vocab, vocab_at):
+    """An instant's text: put_instant's (`word` WRITTEN), else its vocabulary's (_instant_words)."""
+    return put_instant(buf, at, dry, us) if word == WRITTEN else put(buf, at, dry, vocab, vocab_at, word)
 
 
 @kernel
-def write_rounds(buf, q, rounds, box_at, box_no, action, cards, strength, box_word, box_said, decision_said, where,
-                 most, dealer_cards, dealer_strength, dealer_word, dealer_said, qualifies, bet_at, bets, facts, ids,
-                 is_ante, stake, added, credit, paid, outcome, refund, bet_box, pools, known, recorded, recorded_known,
-                 jackpot_bets, ledger, timed, odd_line, entry_at, instant, instant_word, shown_at, shown_word,
-                 rule_words, exp, vocab, vocab_at):
-    """Round q[i]'s lines for every i, in order, into `buf` (empty: only counted): its head (`rounds`: the first
-    ids of the rounds' ids and decks), its hands', its bets' (bets[bet_at[i]:bet_at[i + 1]]), its pools' and,
-    where `timed`, its decisions' in time (odd_line[r] >= 0: that text's id). Returns (each line's offsets into
-    buf, each round's count of lines)."""
-    n = len(q)
-    lines = np.zeros(n, np.int64)
-    for i in range(n):  # (at most: a head, the hands', the bets', four of the pools and one of the instants)
-        lines[i] = 8 + box_at[q[i] + 1] - box_at[q[i]] + bet_at[i + 1] - bet_at[i]
+def write_rounds(buf, q, told, told_at, rounds, box_at, box_no, action, cards, strength, box_word, box_said,
+                 decision_said, where, most, dealer_cards, dealer_strength, dealer_word, dealer_said, qualifies, bet_at,
+                 bets, facts, ids, is_ante, stake, added, credit, paid, outcome, refund, bet_box, pools, known,
+                 recorded, recorded_known, jackpot_bets, ledger, timed, odd_line, entry_at, instant, instant_word,
+                 shown_at, shown_word, rule_words, exp, vocab, vocab_at):
+    """Every round's lines, round by round, into `buf` (empty: only counted): a quiet round's (q[i], ascending)
+    written from the columns: its head (`rounds`: the first ids of the rounds' ids and decks), its hands', its bets'
+    (bets[bet_at[i]:bet_at[i + 1]]), its pools' and, where `timed`, its decisions' in time (odd_line[r] >= 0: that
+    text's id); any other round's as its report told them (the texts told + told_at[r] to told + told_at[r + 1]).
+    Returns (each line's offsets into buf, each round's count of lines)."""
+    n, i = len(told_at) - 1, 0
+    lines = np.diff(told_at)
+    for k in range(len(q)):  # (at most: a head, the hands', the bets', four of the pools and one of the instants)
+        lines[q[k]] = 8 + box_at[q[k] + 1] - box_at[q[k]] + bet_at[k + 1] - bet_at[k]
     line_at = np.zeros(lines.sum() + 1, np.int64)
     at, line = 0, 0
     dry = len(buf) == 0
-    for i in range(n):
-        r, first = q[i], line
+    for r in range(n):
+        first = line
+        if i == len(q) or q[i] != r:
+            for k in range(told_at[r], told_at[r + 1]):
+                line += 1
+                line_at[line] = at = put(buf, at, dry, vocab, vocab_at, told + k)
+            lines[r] = line - first
+            continue
         at = _puts(buf, at, dry, vocab, vocab_at, (ROUND, rounds[0] + r, SETTLED_DECK, rounds[1] + r, rule_words))
         line += 1
         line_at[line] = at
@@ -314,7 +331,8 @@ def write_rounds(buf, q, rounds, box_at, box_no, action, cards, strength, box_wo
                 vocab_at)
             line += 1
             line_at[line] = at
-        lines[i] = line - first
+        lines[r] = line - first
+        i += 1
     return line_at[:line + 1], lines
 
 
@@ -353,6 +371,19 @@ def _rule_words(rules: CasinoStudRules, currency: str | None, most: int) -> list
               "decisions" for n in range(most + 1))]
 
 
+NO_INSTANT, WRITTEN = -1, -2  # an instant's word: none said; put_instant's
+
+
+def _instant_words(vocab: _Vocabulary, us: np.ndarray, said: np.ndarray) -> np.ndarray:
+    """An id a text of the instants `us` where `said` (NO_INSTANT elsewhere): WRITTEN (the kernel writes it), or
+    outside the years it writes a vocabulary's text."""
+    word = np.where(said, WRITTEN, NO_INSTANT)
+    far = np.flatnonzero(said & ~exact(us))
+    if len(far):
+        word[far] = vocab.add(us_texts(us[far])) + np.arange(len(far))
+    return word
+
+
 def _said(vocab: _Vocabulary, size: int, rows: np.ndarray, texts: list[str]) -> np.ndarray:
     """An id a row of `size`: those of `rows` their texts', the others -1."""
     said = np.full(size, -1, np.int64)
@@ -361,16 +392,14 @@ def _said(vocab: _Vocabulary, size: int, rows: np.ndarray, texts: list[str]) -> 
     return said
 
 
-def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordBatch, bets: DealtBets,
-                       quiet_rounds: Sequence[int], day: QuietDay,
-                       pools: np.ndarray, known: np.ndarray) -> tuple[np.ndarray, pa.Array]:
-    """(each of `quiet_rounds`' count of lines, their lines end to end) as the readable audit explains those
-    rounds: `rounds`, `bets` as dealt.py reads them (the rounds' dealt.ROUND_TYPES columns), `day` the kernel's,
-    `pools` the expected pools by round ((4, n): jackpot and next pool before, then after; `known` (2, n): before,
-    after; the audit's chain)."""
+def round_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordBatch, bets: DealtBets,
+                 quiet_rounds: Sequence[int], day: QuietDay, pools: np.ndarray, known: np.ndarray,
+                 told: Sequence[Sequence[str]]) -> tuple[np.ndarray, pa.Array]:
+    """(each round's count of lines, their lines end to end, round by round): `quiet_rounds` (ascending, at least
+    one) as the readable audit explains them, any other round's `told[r]` (its report's). `rounds`, `bets` as
+    dealt.py reads them (the rounds' dealt.ROUND_TYPES columns), `day` the kernel's, `pools` the expected pools by
+    round ((4, n): jackpot and next pool before, then after; `known` (2, n): before, after; the audit's chain)."""
     q = np.asarray(quiet_rounds, np.int64)
-    if not len(q):
-        return np.zeros(0, np.int64), pa.array([], pa.string())
     n = len(day.quiet)
     box_at = day.box_at
     n_boxes = box_at[q + 1] - box_at[q]
@@ -431,17 +460,16 @@ def quiet_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordB
     instant = np.asarray(values.fill_null(0), np.int64)[first] if len(values) else np.zeros(len(length), np.int64)
     said = (length > 0) & (np.asarray(values.is_valid(), np.bool_)[first] if len(values) else False)
     said &= np.repeat(timed & (day.undecided == 0), np.diff(entry_at))
-    instant_word = np.full(len(length), -1, np.int64)
-    if said.any():
-        instant_word[said] = vocab.add(us_bytes(instant[said])) + np.arange(int(said.sum()))
+    instant_word = _instant_words(vocab, instant, said)
     shown_at = np.asarray(shown.fill_null(np.iinfo(np.int64).max), np.int64)
-    shown_word = np.full(n, -1, np.int64)
-    shown_rows = q[revealed[q] & timed[q]]
-    if len(shown_rows):
-        shown_word[shown_rows] = vocab.add(us_bytes(shown_at[shown_rows])) + np.arange(len(shown_rows))
+    shown_rows = np.zeros(n, np.bool_)
+    shown_rows[q] = revealed[q] & timed[q]
+    shown_word = _instant_words(vocab, shown_at, shown_rows)
     heads = np.array([vocab.add(rounds["round_id"]), vocab.add(rounds["shoe_id"])], np.int64)
+    told_at = np.concatenate([[0], np.cumsum([len(lines) for lines in told])]).astype(np.int64)
+    said = vocab.add([line for lines in told for line in lines])
     data, data_at = vocab.joined()
-    args = (q, heads, box_at, day.box_no,
+    args = (q, said, told_at, heads, box_at, day.box_no,
             day.action, day.cards, day.strength, box_word, box_said, decision_said, rule_words + 5 + len(RANK_NAMES),
             most, day.dealer_cards, day.dealer_strength, dealer_word, dealer_said, day.qualifies, bet_at, mine,
             _facts(rules), ids, is_ante, bets.stake, bets.added, day.credit, bets.paid, day.outcome, day.refund,
