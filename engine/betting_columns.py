@@ -358,8 +358,8 @@ class _OutcomeWords:
 def distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(the distinct values, each value's index among them): np.unique's return_inverse without its sort. Codes
     (small integers, at least 0) by a table with a slot a value, the distinct values ascending (a few passes of
-    numpy: hashing a table's ~60,000 bets costs several times more); other values by hashing (Arrow's dictionary encoding), in
-    the order they first appear."""
+    numpy: hashing a table's ~60,000 bets costs several times more); other values by hashing (Arrow's
+    dictionary encoding), in the order they first appear."""
     values = np.asarray(values, np.int64)
     if len(values) and values.min() >= 0 and values.max() < 8 * len(values) + 1024:
         present = np.zeros(values.max() + 1, bool)
