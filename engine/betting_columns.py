@@ -308,7 +308,7 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
     known = Verdicts() if known is None else known
     verdict_of = known.numbers(game.units, bets.bet_types, bets.selections, list(outcomes),
                                *np.divmod(pair_key, width), outcome)[key_of]
-    pairs, pair_of_key = distinct(pair_key)  # (the bets' distinct pairs, in the order they first appear)
+    pairs, pair_of_key = distinct(pair_key)  # (the bets' distinct pairs)
 
     # the credits and the checks in one pass (BetChecks.check's boundaries: limits inclusive, a bet at the
     # close on time); only the bets it flags are put in words
@@ -356,8 +356,18 @@ class _OutcomeWords:
 
 
 def distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(the distinct values, each value's index among them), in the order they first appear: np.unique's
-    return_inverse by hashing (Arrow's dictionary encoding) rather than sorting."""
+    """(the distinct values, each value's index among them): np.unique's return_inverse without its sort. Codes
+    (small integers, at least 0) by a table with a slot a value, the distinct values ascending (a few passes of
+    numpy: hashing a table's ~60,000 bets costs several times more); other values by hashing (Arrow's
+    dictionary encoding), in the order they first appear."""
+    values = np.asarray(values, np.int64)
+    if len(values) and values.min() >= 0 and values.max() < 8 * len(values) + 1024:
+        present = np.zeros(values.max() + 1, bool)
+        present[values] = True
+        uniques = np.flatnonzero(present)
+        slot = np.empty(len(present), np.intp)
+        slot[uniques] = np.arange(len(uniques))
+        return uniques.astype(np.int64), slot[values]
     encoded = pa.array(values, pa.int64()).dictionary_encode()
     return (encoded.dictionary.to_numpy(zero_copy_only=False),
             encoded.indices.to_numpy(zero_copy_only=False).astype(np.intp))

@@ -28,7 +28,7 @@ from engine.betting import (
     audit_group,
     over_table_max,
 )
-from engine.betting_columns import BetColumns, RoundColumns, UnitColumns, Verdicts
+from engine.betting_columns import BetColumns, RoundColumns, UnitColumns, Verdicts, distinct
 from engine.games.roulette.audit import RecordedRound as Spin
 from engine.games.roulette.audit import audit_spin_columns, audit_spins, pocket_problem, valid_pocket
 from engine.games.roulette.explain import describe_pocket, explain_spin
@@ -219,3 +219,12 @@ def test_verdicts_ask_a_bet_type_and_selection_its_new_outcomes_at_once():
     assert (known.numbers(units, *asks) == numbers).all() and asked == []
     only_cancelled = known.numbers(units, ["C"], ["z"], ["o3"], np.array([0]), np.array([0]), np.array([0]))
     assert only_cancelled.tolist() == [0] and asked == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.integers(0, 300), st.integers(-2**63, 2**63 - 1)), max_size=60))
+def test_distinct_values_and_each_one_s_index_are_np_unique_s_up_to_their_order(values):
+    # (small codes by a table with a slot a value, any other integers by hashing)
+    uniques, index = distinct(np.array(values, np.int64))
+    assert sorted(uniques.tolist()) == np.unique(np.array(values, np.int64)).tolist()
+    assert uniques[index].tolist() == values and index.dtype == np.intp
