@@ -152,7 +152,7 @@ def test_the_bet_columns_are_what_the_records_make(bets, encoded):
                       "stake": pa.array([100] * len(bets), pa.int64()), "paid": pa.array([0] * len(bets), pa.int64()),
                       "added_stake": pa.array([b[3] for b in bets], pa.int64()),
                       "placed_at": pa.array([_T0] * len(bets), _US)})
-    got = blackjack._bet_columns(plain, plain)  # (the texts as read: plain or dictionary-encoded)
+    got = blackjack._bet_columns(plain)  # (the texts as read: plain or dictionary-encoded)
     want = ShoeBets.of([RecordedBet("B", 0, a, t, s, 100, added, 0, 0) for t, s, a, added in bets])
     assert got["bet_type"].tolist() == want.bet_type.tolist()
     assert got["seat"].tolist() == want.seat.tolist()

@@ -99,10 +99,10 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
     cards_n, shoe_cards = _lists(shoes["cards"])  # every shoe's cards as codes at once, shoe after shoe
     shoe_codes, shoe_at = _cards(shoe_cards), _starts(cards_n)
     round_rows = rounds.select(["round_id", "shoe_id", "round_no"]).to_pylist()
-    plain = plain_bets(bets, [*BET_COLUMNS, "added_stake"])
-    # (the texts the engine reads as codes, coded as read: a dictionary-encoded column a distinct value at a time)
-    read = plain_bets(bets, ["round_id", "account_id", "bet_type"], decoded=False)
-    bet = _bet_columns(plain, read)
+    # (as read: the texts the engine reads as codes coded a distinct value at a time, a dictionary-encoded column
+    # decoded only where its rows are taken, the settlements' and the findings')
+    read = plain_bets(bets, [*BET_COLUMNS, "added_stake"], decoded=False)
+    bet = _bet_columns(read)
     by_shoe, bets_of_shoe = rounds_by_shoe(round_rows), bets_by_shoe(rounds, read["round_id"], read["_shoe_id"])
     gathered = Gathered(rounds)
     held_of_shoe = quarantined_of_shoe(quarantined_rounds, _ROUND_COLUMNS)
@@ -125,7 +125,7 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
             zero_copy_only=False)]] = True
     if not distinct or not gathered.by_row or len({shoe["shoe_id"] for shoe in shoe_rows}) < len(shoe_rows):
         others[:] = True  # (a round id or shoe id repeated: each shoe alone, its rounds found among its own)
-    bet_shoe = np.full(len(plain), -1, np.int64)
+    bet_shoe = np.full(len(read), -1, np.int64)
     for s, shoe in enumerate(shoe_rows):
         bet_shoe[bets_of_shoe.get(shoe["shoe_id"], NO_BETS)] = s
     placed = np.flatnonzero(np.append(np.diff(first), 0)[bet_shoe] > 0)  # (the bets of a shoe with rounds)
@@ -142,7 +142,7 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
         replace(columns, recorded=lambda at: records(dealt[at])),
         Dealt(round_shoe, first[round_shoe], shoe_codes, shoe_at, cuts), shoe_ids, decks,
         ShoeBets(on_round, *(bet[c][placed] for c in _ENGINE_BET_COLUMNS),
-                 recorded=lambda at: _recorded_bets(plain, bet, placed[at], on_round[at])), placed_shoe, others)
+                 recorded=lambda at: _recorded_bets(read, bet, placed[at], on_round[at])), placed_shoe, others)
     on_table, at_once = by_table.shoes[round_shoe], by_table.bets
     gathered.plain_shoes(round_shoe[on_table], dealt[on_table], shoe_ids, placed_shoe[at_once], placed[at_once],
                          dealt[on_round[at_once]], by_table.expected, np.searchsorted(at_once, by_table.flagged.bet),
@@ -171,13 +171,13 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
         kept, index = rows[audited[audited >= 0]], np.flatnonzero(audited >= 0)
         ids = rounds["round_id"].take(pa.array(kept, pa.int64())) if held or not distinct or with_neighbours else None
         if held or not distinct:
-            round_index = _round_index(ids, index, plain["round_id"], mine)
+            round_index = _round_index(ids, index, read["round_id"], mine)
         else:  # (its bets' rounds found among the table's at once; not its own: its last round, as _round_index)
             local = in_dealt[mine] - (start - len(order))
             round_index = np.where((local >= 0) & (local < len(order)), local, len(order) - 1)
         position = dict(zip(ids.to_pylist(), index.tolist(), strict=True)) if with_neighbours else {}
         engine_bets = ShoeBets(round_index, *(bet[c][mine] for c in _ENGINE_BET_COLUMNS), recorded=lambda at,
-                               mine=mine, k=round_index: _recorded_bets(plain, bet, mine[at], k[at]))
+                               mine=mine, k=round_index: _recorded_bets(read, bet, mine[at], k[at]))
         codes = shoe_codes[shoe_at[s]:shoe_at[s + 1]]
         facts = ShoeFacts(shoe["shoe_id"], shoe["decks"], _shoe_cards(shoes["cards"], s, codes), shoe["cut_index"],
                           codes)
@@ -194,7 +194,7 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
                       result.flagged.bet)
     played.found = played.kinds()
     said, quiet = played_lines(played).joined(np.arange(len(dealt))), played.reported()
-    return gathered.tables(table.table_id, OUT_REPLAYS, REPLAYS.schema, plain, bets,
+    return gathered.tables(table.table_id, OUT_REPLAYS, REPLAYS.schema, read, bets,
                            lambda *replayed: _replay_columns(*replayed, said, quiet),
                            lambda texts: bet_findings(table.rules, table.facts, FlaggedBets.joined(flagged), texts))
 
@@ -365,11 +365,12 @@ def _round_columns(r: pa.Table) -> ShoeRounds:
 _ENGINE_BET_COLUMNS = ("bet_type", "seat", "account", "stake", "added_stake", "paid", "placed_at")
 
 
-def _bet_columns(plain: pa.Table, read: pa.Table) -> dict[str, np.ndarray]:
+def _bet_columns(read: pa.Table) -> dict[str, np.ndarray]:
     """The bet columns the engine reads (ShoeBets'), int64: amounts (added_stake 0 where none), placed_at
     (microseconds), bet types as codes (BET_CODES' index, OTHER for any other), seats (NO_SEAT: none) and
-    accounts (equal codes for equal account ids, null one of its own); `read`: the bets' account_id and bet_type as
-    read (plain or dictionary-encoded)."""
+    accounts (equal codes for equal account ids, null one of its own); `read`: the bets as read (a column plain or
+    dictionary-encoded)."""
+    plain = {c: plain_values(read[c]) for c in ("placed_at", "stake", "paid", "added_stake", "seat")}
     placed = us_column(plain["placed_at"])
     account = read["account_id"]
     if pa.types.is_dictionary(account.type):
@@ -382,10 +383,10 @@ def _bet_columns(plain: pa.Table, read: pa.Table) -> dict[str, np.ndarray]:
             "bet_type": _ints(index_in(read["bet_type"], _BET_CODES), OTHER), "account": accounts}
 
 
-def _recorded_bets(plain: pa.Table, bet: dict[str, np.ndarray], rows: np.ndarray, round_index: np.ndarray
+def _recorded_bets(read: pa.Table, bet: dict[str, np.ndarray], rows: np.ndarray, round_index: np.ndarray
                    ) -> list[RecordedBet]:
-    """The bets `rows` of `plain` as the engine's records, on their rounds' indexes."""
-    texts = plain.select(["bet_id", "account_id", "bet_type", "seat"]).take(pa.array(rows, pa.int64())).to_pylist()
+    """The bets `rows` of `read` (the bets as read) as the engine's records, on their rounds' indexes."""
+    texts = read.select(["bet_id", "account_id", "bet_type", "seat"]).take(pa.array(rows, pa.int64())).to_pylist()
     numbers = zip(*(bet[c][rows].tolist() for c in ("stake", "added_stake", "paid", "placed_at")), strict=True)
     return [RecordedBet(t["bet_id"], k, t["account_id"], t["bet_type"], t["seat"], stake, added, paid, placed)
             for t, k, (stake, added, paid, placed) in zip(texts, round_index.tolist(), numbers, strict=True)]
@@ -394,7 +395,7 @@ def _recorded_bets(plain: pa.Table, bet: dict[str, np.ndarray], rows: np.ndarray
 def _round_index(ids: pa.Array, index: np.ndarray, round_ids: pa.ChunkedArray, mine: np.ndarray) -> np.ndarray:
     """Each of the bets `mine` on its round's engine index (`ids`: the shoe's audited rounds' ids, `index` their
     engine indexes; a round id recorded twice: its last round, as a dict of them reads)."""
-    last = pc.index_in(round_ids.take(pa.array(mine, pa.int64())), ids[::-1])
+    last = pc.index_in(plain_values(round_ids.take(pa.array(mine, pa.int64()))), ids[::-1])
     return index[len(ids) - 1 - pc.fill_null(last, 0).to_numpy(zero_copy_only=False).astype(np.int64)]
 
 
@@ -648,9 +649,10 @@ class Gathered:
                bet_findings: Callable[[pa.Table], tuple[pa.Table, np.ndarray]] | None = None
                ) -> dict[str, pa.Table]:
         """{the game's round replays, settlements, findings, quarantine}; `plain` the bets as plain_bets
-        gave them, `bets` as read; replay_columns(table_id, rounds, replay rows, their shoes, their reports)
-        -> the replay table's columns but business_date; bet_findings(the flagged bets' bet_id, bet_type, account_id,
-        round_id and shoe_id) -> their findings (FINDING_COLUMNS, bet by bet) and each one's bet (its flagged row)."""
+        gave them (a column dictionary-encoded or not), `bets` as read; replay_columns(table_id, rounds, replay
+        rows, their shoes, their reports) -> the replay table's columns but business_date; bet_findings(the flagged
+        bets' bet_id, bet_type, account_id, round_id and shoe_id) -> their findings (FINDING_COLUMNS, bet by bet)
+        and each one's bet (its flagged row)."""
         settled = self.bet_tables(table_id, plain, bets)
         order = _shoe_order(self.replay_of)
         rows = _joined(self.replay_rows, np.int64)[order]
