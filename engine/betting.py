@@ -123,8 +123,7 @@ _US_DAY = 86_400_000_000
 
 
 def exact(us: np.ndarray) -> np.ndarray:
-    """Where an instant's us_text is 27 bytes written by arithmetic (1970 to 2106: _EXACT_US; us_bytes,
-    betting_lines.put_instant)."""
+    """Where an instant's us_text is 27 bytes written by arithmetic (1970 to 2106: _EXACT_US; put_instant)."""
     return (us >= _EXACT_US[0]) & (us < _EXACT_US[1])
 
 
@@ -145,44 +144,62 @@ _US_WIDTH = 27  # len("1970-01-01T00:00:00.000000Z")
 
 @kernel
 def _us_digits(us: np.ndarray) -> np.ndarray:
-    """The texts of instants within _EXACT_US, _US_WIDTH bytes each, one after another: the proleptic Gregorian date
-    by H. Hinnant's civil_from_days (eras of 400 years from 0000-03-01). (A kernel: numpy's column a digit took
-    ~30 passes over the instants.)"""
+    """The texts of instants within _EXACT_US, _US_WIDTH bytes each, one after another (put_instant's). (A kernel:
+    numpy's column a digit took ~30 passes over the instants.)"""
     text = np.empty(len(us) * _US_WIDTH, np.uint8)
     last = -1  # (the day of the instant before: its date's bytes copied, the instants being mostly of one day)
     for i in range(len(us)):
-        days, of_day = us[i] // _US_DAY, us[i] % _US_DAY
-        seconds, at = of_day // 1_000_000, i * _US_WIDTH
+        at, days = i * _US_WIDTH, us[i] // _US_DAY
         if days == last:
             for k in range(11):
                 text[at + k] = text[at - _US_WIDTH + k]
         else:
-            z = days + 719_468
-            era = z // 146_097
-            day_of_era = z - era * 146_097
-            year_of_era = (day_of_era - day_of_era // 1460 + day_of_era // 36_524 - day_of_era // 146_096) // 365
-            day_of_year = day_of_era - (365 * year_of_era + year_of_era // 4 - year_of_era // 100)
-            from_march = (5 * day_of_year + 2) // 153
-            month = from_march + 3 if from_march < 10 else from_march - 9
-            # "YYYY-MM-DDTHH:MM:SS.ffffffZ"
-            _put_digits(text, at, year_of_era + era * 400 + (month <= 2), 4, 45)  # -
-            _put_digits(text, at + 5, month, 2, 45)
-            _put_digits(text, at + 8, day_of_year - (153 * from_march + 2) // 5 + 1, 2, 84)  # T
+            _put_date(text, at, days)
             last = days
-        _put_digits(text, at + 11, seconds // 3600, 2, 58)  # :
-        _put_digits(text, at + 14, seconds // 60 % 60, 2, 58)
-        _put_digits(text, at + 17, seconds % 60, 2, 46)  # .
-        _put_digits(text, at + 20, of_day % 1_000_000, 6, 90)  # Z
+        _put_time(text, at + 11, us[i] % _US_DAY)
     return text
 
 
 @writer
-def _put_digits(text: np.ndarray, at: int, value: int, digits: int, after: int) -> None:
-    """`value`'s last `digits` decimal digits (zero-padded) at text[at:], then the byte `after`."""
-    for k in range(digits - 1, -1, -1):
-        text[at + k] = 48 + value % 10
-        value //= 10
-    text[at + digits] = after
+def put_instant(buf, at, dry, us):
+    """us_text(us) at buf[at:] (dry: only counted) for an instant `exact` calls exact (_US_WIDTH bytes,
+    "1970-01-01T00:00:00.000000Z"); where the next byte goes."""
+    if not dry:
+        _put_time(buf, _put_date(buf, at, us // _US_DAY), us % _US_DAY)
+    return at + _US_WIDTH
+
+
+@writer
+def _put_date(buf, at, days):
+    """The date `days` after 1970-01-01 and a 'T' (11 bytes): the proleptic Gregorian date by H. Hinnant's
+    civil_from_days (eras of 400 years from 0000-03-01)."""
+    z = days + 719_468  # (1970 on: one era of 400 years or the next)
+    era = z // 146_097
+    day_of_era = z - era * 146_097
+    year_of_era = (day_of_era - day_of_era // 1460 + day_of_era // 36_524 - day_of_era // 146_096) // 365
+    day_of_year = day_of_era - (365 * year_of_era + year_of_era // 4 - year_of_era // 100)
+    from_march = (5 * day_of_year + 2) // 153
+    month = from_march + 3 if from_march < 10 else from_march - 9
+    p = _digits(buf, at, year_of_era + era * 400 + (month <= 2), 4, 45)  # '-'
+    return _digits(buf, _digits(buf, p, month, 2, 45), day_of_year - (153 * from_march + 2) // 5 + 1, 2, 84)  # 'T'
+
+
+@writer
+def _put_time(buf, at, of_day):
+    """The time `of_day` microseconds after midnight and a 'Z' (16 bytes, "00:00:00.000000Z")."""
+    seconds = of_day // 1_000_000
+    p = _digits(buf, _digits(buf, at, seconds // 3600, 2, 58), seconds // 60 % 60, 2, 58)  # ':'
+    return _digits(buf, _digits(buf, p, seconds % 60, 2, 46), of_day % 1_000_000, 6, 90)  # '.', 'Z'
+
+
+@writer
+def _digits(buf, at, n, width, after):
+    """n's last `width` decimal digits (0-padded), then the byte `after`; where the next byte goes."""
+    for i in range(width):
+        buf[at + width - 1 - i] = 48 + n % 10
+        n //= 10
+    buf[at + width] = after
+    return at + width + 1
 
 
 @dataclass(frozen=True)

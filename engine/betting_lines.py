@@ -46,37 +46,6 @@ LITERALS = _literals(LINE)
 
 
 @writer
-def put_instant(buf, at, dry, us):
-    """betting.us_text(us) at buf[at:] for an instant betting.exact calls exact (27 bytes,
-    "1970-01-01T00:00:00.000000Z"): the date by betting._civil's arithmetic, an instant at a time."""
-    if not dry:
-        days, of_day = us // 86_400_000_000, us % 86_400_000_000
-        z = days + 719_468  # (1970 on: one era of 400 years or the next)
-        era = z // 146_097
-        day_of_era = z - era * 146_097
-        year_of_era = (day_of_era - day_of_era // 1460 + day_of_era // 36_524 - day_of_era // 146_096) // 365
-        day_of_year = day_of_era - (365 * year_of_era + year_of_era // 4 - year_of_era // 100)
-        from_march = (5 * day_of_year + 2) // 153
-        month = from_march + 3 if from_march < 10 else from_march - 9
-        seconds = of_day // 1_000_000
-        p = _digits(buf, at, year_of_era + era * 400 + (month <= 2), 4, 45)  # '-'
-        p = _digits(buf, _digits(buf, p, month, 2, 45), day_of_year - (153 * from_march + 2) // 5 + 1, 2, 84)  # 'T'
-        p = _digits(buf, _digits(buf, p, seconds // 3600, 2, 58), seconds // 60 % 60, 2, 58)  # ':'
-        _digits(buf, _digits(buf, p, seconds % 60, 2, 46), of_day % 1_000_000, 6, 90)  # '.', 'Z'
-    return at + 27
-
-
-@writer
-def _digits(buf, at, n, width, after):
-    """n's last `width` decimal digits (0-padded), then the byte `after`."""
-    for i in range(width):
-        buf[at + width - 1 - i] = 48 + n % 10
-        n //= 10
-    buf[at + width] = after
-    return at + width + 1
-
-
-@writer
 def put_money(buf, at, dry, amount, exp):
     """format_money(amount, currency) without the currency at buf[at:] (`exp`: its decimals): a sign, the whole
     units in groups of three digits by commas, then the decimals. The digits of the magnitude (uint64: any

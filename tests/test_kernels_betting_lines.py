@@ -53,7 +53,7 @@ def test_an_amount_is_written_as_format_money(mode, amount, currency):
 
 
 def _instant(mode: str, us: int) -> str:
-    put_instant = MODES[mode](betting_lines.put_instant)
+    put_instant = MODES[mode](betting.put_instant)
     buf = np.zeros(put_instant(np.zeros(0, np.uint8), 0, True, np.int64(us)), np.uint8)
     assert put_instant(buf, 0, False, np.int64(us)) == len(buf)
     return buf.tobytes().decode()

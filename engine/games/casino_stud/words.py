@@ -2,7 +2,7 @@
 a round the kernel settled (quiet.py) by a kernel a line kind, each choosing its words from the day's columns, any
 other's as its report tells them; counted, then written): the lines explain.explain_round and the audit's bet lines
 give a quiet round (settled, dealt as its deck says, its instants one a letter), the amounts by
-betting_lines.put_money, each instant by betting_lines.put_instant. explain.py and audit.py state the words; the
+betting_lines.put_money, each instant by betting.put_instant. explain.py and audit.py state the words; the
 kernel's tests hold these to them (tests/test_kernels_casino_stud.py: every round's explanation as the readable audit
 writes it)."""
 
@@ -14,8 +14,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from engine.betting import exact, us_texts
-from engine.betting_lines import put_instant, put_money
+from engine.betting import exact, put_instant, us_texts
+from engine.betting_lines import put_money
 from engine.cards import CARD_CODES
 from engine.decision_times import timing_line
 from engine.findings import money_exponent
