@@ -899,10 +899,7 @@ class _ShoeAuditor:
         screened = played.settle(bets, held)
         credit, quiet, main_stake = screened[0], screened[2], screened[4]
         flagged = settled & ~quiet
-        exact = np.ones(n, bool)
-        for amounts, bound in ((bets.stake, 2**40), (bets.added_stake, 2**40), (main_stake, 2**40), (bets.paid, 2**62)):
-            exact &= np.abs(amounts) < bound
-        as_columns = flagged & played.known[k] & ~held[k] & exact
+        as_columns = flagged & played.known[k] & ~held[k] & _checked_exactly(bets, main_stake)
         checked = played.flagged(np.flatnonzero(as_columns), bets, screened)
         credit[as_columns] = checked.credit
         expected = credit
@@ -1045,6 +1042,16 @@ class PlainShoes(NamedTuple):
     flagged: FlaggedBets  # those the screen cannot clear (`bet`: its index among the bets given)
 
 
+def _checked_exactly(bets: ShoeBets, main_stake: np.ndarray) -> np.ndarray:
+    """The bets whose amounts bet_checks' columns check exactly (stakes, added stakes and main stakes under 2**40,
+    the paid amount under 2**62, as kernel.settle_bets prices them); any other flagged bet goes to the readable
+    rules."""
+    exact = np.ones(len(bets.stake), bool)
+    for amounts, bound in ((bets.stake, 2**40), (bets.added_stake, 2**40), (main_stake, 2**40), (bets.paid, 2**62)):
+        exact &= np.abs(amounts) < bound
+    return exact
+
+
 def audit_plain_shoes(rules: BlackjackRules, chart: BasicStrategyChart, table: TableFacts, arrays: TableArrays,
                       rounds: ShoeRounds, dealt: Dealt, shoe_ids: Sequence[str], decks: np.ndarray, bets: ShoeBets,
                       bet_shoe: np.ndarray, others: np.ndarray) -> PlainShoes:
@@ -1065,9 +1072,7 @@ def audit_plain_shoes(rules: BlackjackRules, chart: BasicStrategyChart, table: T
              & (counts.reshape(n_shoes, len(CARD_CODES)) == decks[:, None]).all(axis=1) & ~others)
     screened = played.settle(bets, np.zeros(len(rounds), np.bool_))
     credit, quiet = screened[0], screened[2]
-    exact = np.ones(len(bets), bool)
-    for amounts, bound in ((bets.stake, 2**40), (bets.added_stake, 2**40), (screened[4], 2**40), (bets.paid, 2**62)):
-        exact &= np.abs(amounts) < bound
+    exact = _checked_exactly(bets, screened[4])
     plain &= np.bincount(bet_shoe[~quiet & ~exact], minlength=n_shoes) == 0  # (a bet for the readable rules)
     mine = np.flatnonzero(plain[bet_shoe])
     flagged = mine[~quiet[mine]]
