@@ -126,12 +126,14 @@ class Kernel:
     def compile(self) -> Callable:
         with _COMPILING:  # (threads that start auditing together compile each kernel once)
             if self.compiled is None:
-                names = self.py_func.__globals__
-                for name in self.py_func.__code__.co_names:  # the helpers it calls: numba calls their compiled code
-                    if isinstance(names.get(name), Kernel) and names[name] is not self:
-                        names[name] = names[name].compile()
                 self.compiled = compile_kernel(self.py_func, **self.options)
         return self.compiled
+
+    @property
+    def _numba_type_(self) -> Any:
+        """numba's type of this kernel, where a kernel that calls it is compiled: its compiled code's. Asked only
+        then (a kernel loaded from numba's cache does not make its helpers)."""
+        return self.compile()._numba_type_
 
     def __call__(self, *args: Any) -> Any:
         if _AS_PYTHON.get():

@@ -29,10 +29,8 @@ from engine.games.sic_bo.layout import BET_CODES as SIC_BO_CODES
 from engine.games.sic_bo.layout import SELECTIONS
 from tests.test_betting_columns import DICE, POCKETS, ROULETTE, SIC_BO, rolls_bet_by_bet, spins_bet_by_bet
 
-# a kernel both ways (a helper that another kernel's compilation has already put in its module as numba's own
-# compiled function has the same two)
-MODES = {"python": lambda kernel: kernel.py_func,
-         "compiled": lambda kernel: kernel.compile() if isinstance(kernel, kernels.Kernel) else kernel}
+# a kernel both ways
+MODES = {"python": lambda kernel: kernel.py_func, "compiled": lambda kernel: kernel.compile()}
 CURRENCIES = ("EUR", "JPY", "BHD", None)  # 2, 0 and 3 decimals, and no currency named
 
 

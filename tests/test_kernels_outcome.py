@@ -243,6 +243,31 @@ def test_within_as_python_a_kernel_runs_its_source_and_numba_is_not_asked(doubli
     assert kernel(np.arange(3)).tolist() == [0, 2, 4] and compiled == [_double]
 
 
+@kernels.kernel
+def _halved(n):
+    return n // 2
+
+
+@kernels.kernel
+def _halves(values):
+    out = np.empty(len(values), np.int64)
+    for i in range(len(values)):
+        out[i] = _halved(values[i])
+    return out
+
+
+def test_a_kernel_calls_its_helper_kernel_compiled_and_the_module_keeps_the_kernel(monkeypatch, tmp_path):
+    """numba compiles the helper where it compiles the kernel calling it (a kernel loaded from its cache needs
+    none); the module's name stays the Kernel, so that within as_python() the helper runs as Python too."""
+    from numba.core import config
+
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path))  # (not beside the tests)
+    assert _halves(np.arange(-3, 4)).tolist() == [-2, -1, -1, 0, 0, 1, 1]
+    assert isinstance(globals()["_halved"], kernels.Kernel) and _halved.compiled is not None
+    with kernels.as_python():
+        assert _halves(np.arange(-3, 4)).tolist() == [-2, -1, -1, 0, 0, 1, 1]
+
+
 def test_a_read_only_package_caches_in_the_user_cache_folder(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(kernels.os, "access", lambda path, mode: False)
