@@ -268,6 +268,20 @@ def test_a_kernel_calls_its_helper_kernel_compiled_and_the_module_keeps_the_kern
         assert _halves(np.arange(-3, 4)).tolist() == [-2, -1, -1, 0, 0, 1, 1]
 
 
+def test_a_kernel_loaded_from_the_cache_runs_and_links_into_a_kernel_compiled_after(monkeypatch, tmp_path):
+    """Its bitcode (parsed only for such a link) is the code that kernel calls."""
+    from numba.core import config
+
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path))
+    assert kernels.compile_kernel(_halved.py_func)(-7) == -4  # compiled, and saved in the cache
+    loaded = kernels.compile_kernel(_halved.py_func)  # another dispatcher of it: loads it from the cache
+    assert loaded(-7) == -4 and sum(loaded.stats.cache_hits.values()) == 1
+    monkeypatch.setitem(globals(), "_halved", loaded)
+    halves = kernels.compile_kernel(_halves.py_func)
+    assert halves(np.arange(-3, 4)).tolist() == [-2, -1, -1, 0, 0, 1, 1]
+    assert sum(halves.stats.cache_misses.values()) == 1  # (compiled here, with the loaded one linked in)
+
+
 def test_a_read_only_package_caches_in_the_user_cache_folder(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(kernels.os, "access", lambda path, mode: False)
