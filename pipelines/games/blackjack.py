@@ -583,9 +583,13 @@ class Gathered:
             [order[k if rep is None else rep.round_index] for k, rep in enumerate(result.rounds)], np.int64),
                      np.array([shoe["shoe_id"]] * len(result.rounds), object), result.rounds)
         if len(mine):
+            # (why a bet is unsettled: None but for the few whose round cannot be settled; np.array of the list
+            # would look into each of its ~1,000 entries)
+            unsettled = np.empty(len(mine), object)
+            at = np.flatnonzero(~result.settled)
+            unsettled[at] = [result.unsettled[i] for i in at.tolist()]
             self.bets_of(np.full(len(mine), shoe_no, np.int64), np.asarray(mine, np.int64),
-                         np.asarray(order, np.int64)[round_index], result.expected, result.settled,
-                         np.array(result.unsettled, object))
+                         np.asarray(order, np.int64)[round_index], result.expected, result.settled, unsettled)
         if not result.findings and not len(flagged):
             return
         ordered = np.asarray(order, np.int64)
