@@ -557,3 +557,16 @@ def test_the_plain_shoes_of_a_table_audited_at_once_are_each_shoes_audit(case):
         redrawn_in_shoe, n_by_rule, by_rule = in_shoe[reported[6]], reported[7], reported[8]
         assert alone_reported[7].tolist() == n_by_rule[redrawn_in_shoe].tolist()
         assert alone_reported[8].tolist() == by_rule[np.repeat(redrawn_in_shoe, n_by_rule)].tolist()
+    # a shoe not taken is audited alone on the table's replay (its rounds read from it, not replayed again): as on
+    # its own replay, and the rounds it leaves plain are those the table's replay then reports and explains
+    for s in np.flatnonzero(~at_once.shoes).tolist():
+        shoe, rounds, bets = shoes[s]
+        own = audit_shoe(rules, CHART, TABLE, shoe, rounds, bets, explained=False, arrays=arrays)
+        on_table = audit_shoe(rules, CHART, TABLE, shoe, rounds, bets, explained=False, arrays=arrays,
+                              replayed=(at_once.played, int(first[s])))
+        assert (on_table.rounds, on_table.unsettled, on_table.findings) == (own.rounds, own.unsettled, own.findings)
+        for name in ("expected", "settled", "on_bet"):
+            assert getattr(on_table, name).tolist() == getattr(own, name).tolist(), name
+        for name in FlaggedBets.__dataclass_fields__:
+            assert getattr(on_table.flagged, name).tolist() == getattr(own.flagged, name).tolist(), name
+        assert at_once.played.plain[first[s]:first[s + 1]].tolist() == own.played.plain.tolist()

@@ -181,14 +181,13 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
         codes = shoe_codes[shoe_at[s]:shoe_at[s + 1]]
         facts = ShoeFacts(shoe["shoe_id"], shoe["decks"], _shoe_cards(shoes["cards"], s, codes), shoe["cut_index"],
                           codes)
-        # (a shoe with rounds in quarantine has its reports renumbered: explained here, as records)
+        # (a shoe with rounds in quarantine has its reports renumbered: explained here, as records; another's
+        # rounds are the table's replay's, their plain ones reported and explained with the table's)
         result = audit_shoe(table.rules, table.chart, table.facts, facts, engine_rounds, engine_bets,
                             quarantined=quarantined_bets(neighbours, position, shoe["shoe_id"]), explained=bool(held),
-                            arrays=table.arrays)
+                            arrays=table.arrays, replayed=None if held else (played, int(first[s])))
         if held:
             result = replace(result, rounds=in_shoe.reports(result.rounds))
-        else:
-            played.plain[first[s]:first[s + 1]] = result.played.plain
         flagged.append(result.flagged)
         gathered.shoe(s, shoe, order, round_rows, mine, audited[round_index], result, result.on_bet,
                       result.flagged.bet)
@@ -584,9 +583,13 @@ class Gathered:
             [order[k if rep is None else rep.round_index] for k, rep in enumerate(result.rounds)], np.int64),
                      np.array([shoe["shoe_id"]] * len(result.rounds), object), result.rounds)
         if len(mine):
+            # (why a bet is unsettled: None but for the few whose round cannot be settled; np.array of the list
+            # would look into each of its ~1,000 entries)
+            unsettled = np.empty(len(mine), object)
+            at = np.flatnonzero(~result.settled)
+            unsettled[at] = [result.unsettled[i] for i in at.tolist()]
             self.bets_of(np.full(len(mine), shoe_no, np.int64), np.asarray(mine, np.int64),
-                         np.asarray(order, np.int64)[round_index], result.expected, result.settled,
-                         np.array(result.unsettled, object))
+                         np.asarray(order, np.int64)[round_index], result.expected, result.settled, unsettled)
         if not result.findings and not len(flagged):
             return
         ordered = np.asarray(order, np.int64)

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -574,14 +575,31 @@ class _Played:
     def settle(self, bets: ShoeBets, held: np.ndarray):
         """(credit, priced, quiet, own, main_stake) of each bet (kernel.settle_bets) on the known rounds' boxes;
         `held`: the rounds with a MAIN bet in quarantine."""
-        n_rounds, k, seat = len(self.rounds), bets.round_index, bets.seat
-        box_row = np.full((n_rounds, len(SEATS) + 1), -1, np.int64)  # round, box number -> row in the box columns
-        box_row[np.repeat(np.arange(n_rounds), np.diff(self.box_at)), self.box_no] = np.arange(len(self.box_no))
+        k, seat = bets.round_index, bets.seat
         on = (seat >= SEATS[0]) & (seat <= SEATS[-1])
-        self.row = np.where(on, box_row[k, np.where(on, seat, 0)], -1)
+        self.row = np.where(on, self.box_row[k, np.where(on, seat, 0)], -1)
         return settle_bets(k, self.row, bets.bet_type, seat, bets.account, bets.stake, bets.added_stake, bets.paid,
                            bets.placed_at, self.known, self.rounds.cancelled, self.rounds.closed, held,
                            *self.boxes, self.dealer_bj, self.upcard_ace, *self.arrays.bets)
+
+    @cached_property  # (once a replay: a table's is asked again by each shoe audited alone)
+    def box_row(self) -> np.ndarray:
+        """Round, box number -> its row in the box columns (-1: not a box of the round)."""
+        n_rounds = len(self.rounds)
+        box_row = np.full((n_rounds, len(SEATS) + 1), -1, np.int64)
+        box_row[self.box_round, self.box_no] = np.arange(len(self.box_no))
+        return box_row
+
+    @cached_property
+    def box_round(self) -> np.ndarray:
+        return np.repeat(np.arange(len(self.rounds)), np.diff(self.box_at))
+
+    @cached_property
+    def box_bits(self) -> np.ndarray:
+        """Each round's boxes as bits (1 << box number)."""
+        bits = np.zeros(len(self.rounds), np.int64)
+        np.bitwise_or.at(bits, self.box_round, 1 << self.box_no)
+        return bits
 
     def flagged(self, rows: np.ndarray, bets: ShoeBets, settled: tuple[np.ndarray, ...]) -> FlaggedBets:
         """The bets `rows` (of known rounds) as bet_checks reads them; `settled`: settle_bets' results."""
@@ -594,8 +612,6 @@ class _Played:
         def of_box(column: np.ndarray) -> np.ndarray:  # (none where the bet is on no box)
             return np.where(on_box, column[b] if len(column) else 0, 0).astype(column.dtype)
 
-        bits = np.zeros(len(self.rounds), np.int64)
-        np.bitwise_or.at(bits, np.repeat(np.arange(len(self.rounds)), np.diff(self.box_at)), 1 << self.box_no)
         dealt = self.dealer_at[k + 1] > self.dealer_at[k]
         as_box = on_box & ~cancelled & ((t == _CODE[MAIN]) | ((t == _CODE[BET_BEHIND])
                                                              & (self.rules.bet_behind_on_double_or_split == "follows")))
@@ -604,7 +620,7 @@ class _Played:
             # (a bet the kernel does not price here, of another type or on no box, is refunded)
             np.where(priced, credit, stake + np.where(cancelled, added, 0)), cancelled, self.rounds.closed[k],
             np.where(dealt, self.dealer[np.where(dealt, self.dealer_at[k], 0)] if len(self.dealer) else -1, -1),
-            bits[k], on_box, as_box, stake * (of_box(self.boxes[2]) - 1),
+            self.box_bits[k], on_box, as_box, stake * (of_box(self.boxes[2]) - 1),
             self.upcard_ace[k] & (self.rules.insurance_on_player_blackjack | ~of_box(self.boxes[6]).astype(bool)),
             own, main_stake)
 
@@ -662,9 +678,9 @@ def _mains(bets: ShoeBets, i: int) -> _Mains:
 class _ShoeAuditor:
     def __init__(self, rules: BlackjackRules, chart: BasicStrategyChart, table: TableFacts, shoe: ShoeFacts,
                  rounds: ShoeRounds, bets: ShoeBets, arrays: TableArrays, bet_by_bet: bool = False,
-                 quarantined: Sequence[QuarantinedBet] = ()):
+                 quarantined: Sequence[QuarantinedBet] = (), replayed: tuple[_Played, int] | None = None):
         self.rules, self.chart, self.table, self.shoe, self.rounds, self.bets = rules, chart, table, shoe, rounds, bets
-        self.arrays = arrays
+        self.arrays, self.replayed = arrays, replayed
         self.bet_by_bet = bet_by_bet
         self.recorded: dict[int, RecordedRound] = {}  # the rounds read as RecordedRounds, by index
         self.findings: list[Finding] = []
@@ -710,22 +726,26 @@ class _ShoeAuditor:
             self.findings.append(Finding("SHOE_COMPOSITION", self.table.table_id, shoe.shoe_id, None, None,
                                          f"{shoe.decks} full decks", composition.describe(),
                                          f"Shoe {shoe.shoe_id} is {composition.describe()}."))
-        played = _Played.one(self.rules, self.chart, shoe, self.rounds, self.arrays)
-        if self.bet_by_bet:  # (every round and bet through the readable rules: the oracle of the kernels)
-            played.plain[:] = played.known[:] = False
-        lost = self.lost(played)
-        if lost is not None:  # (the kernel replayed the rounds after it at a place that is not known)
-            played.plain[lost[0] + 1:] = False
-        played.found = played.kinds()
-        found = played.found.any(axis=1)  # (rounds the kernel settles with a finding: named from their records)
-        named = ~played.plain | found
-        self.fetch(np.flatnonzero(named))
         n = len(self.rounds)
+        # the kernel's replay of the shoe's rounds: the table's (rounds o..o+n-1 of it, their plain as replayed:
+        # known, nothing learnt yet) or its own
+        played, o = self.replayed or (_Played.one(self.rules, self.chart, shoe, self.rounds, self.arrays), 0)
+        mine = slice(o, o + n)
+        played.plain[mine] = played.known[mine]
+        if self.bet_by_bet:  # (every round and bet through the readable rules: the oracle of the kernels)
+            played.plain[mine] = played.known[mine] = False
+        lost = self.lost(played.plain[mine])
+        if lost is not None:  # (the kernel replayed the rounds after it at a place that is not known)
+            played.plain[o + lost[0] + 1:o + n] = False
+        played.found = played.kinds()
+        found = played.found[mine].any(axis=1)  # (rounds the kernel settles with a finding: named from their records)
+        named = ~played.plain[mine] | found
+        self.fetch(np.flatnonzero(named))
         position: int | None = self.rules.burn_cards  # None: after a round whose cards cannot be counted
         cut_seen, reports, plays = False, [None] * n, [None] * n
         # the rounds read one by one: those named and the first whose cards cannot be counted; the plain rounds
         # between them counted at once (each takes the cards it records, `before`; the cut card seen by the last)
-        before = np.concatenate([[0], np.cumsum(played.used)]).tolist()
+        before = np.concatenate([[0], np.cumsum(played.used[mine])]).tolist()
         if lost is not None:
             named[lost[0]] = True
         counted = 0  # the first round not yet counted in `position`
@@ -736,15 +756,15 @@ class _ShoeAuditor:
             if i == n:
                 break
             counted = i + 1
-            if played.plain[i]:  # the kernel's replay found the round as recorded, nothing to flag but KERNEL_KINDS
+            if played.plain[o + i]:  # the kernel's replay found the round as recorded, nothing to flag but KERNEL_KINDS
                 used = before[i + 1] - before[i]
                 if found[i]:
-                    self.findings += played.findings(self.table.table_id, shoe.shoe_id, self.recorded[i], i)
+                    self.findings += played.findings(self.table.table_id, shoe.shoe_id, self.recorded[i], o + i)
             else:
                 r = self.recorded[i]
                 reports[i], plays[i], used = self.round(i, r, position, cut_seen)
                 if not self.bet_by_bet:
-                    played.learn(i, r, plays[i], reports[i])
+                    played.learn(o + i, r, plays[i], reports[i])
             if lost is not None and i >= lost[0]:  # (its place in the shoe, and every later round's, not known)
                 position = None
                 continue
@@ -755,15 +775,15 @@ class _ShoeAuditor:
             after = [self.recorded[i].round_id for i in range(lost[0] + 1, len(self.rounds))]
             self.findings.append(unverifiable_after(self.table.table_id, shoe.shoe_id,
                                                     self.recorded[lost[0]].round_id, lost[1], after))
-        expected, settled, unsettled, flagged, on_bet = self.settle(reports, plays, played)
+        expected, settled, unsettled, flagged, on_bet = self.settle(reports, plays, played, o)
         return ShoeAudit(reports, expected, settled, unsettled, self.findings, played, flagged,
                          np.array(on_bet, np.int64))
 
-    def lost(self, played: _Played) -> tuple[int, str] | None:
+    def lost(self, plain: np.ndarray) -> tuple[int, str] | None:
         """The first round whose cards cannot be counted (cards_not_counted) and why, or None. A round the kernel
         calls plain has a readable record (boxes, two cards a box, a dealer card), so only a round numbered
         below 1 (put in quarantine with no place) can be one among them: the others are read as records."""
-        maybe = np.flatnonzero(~played.plain | ~self.rounds.numbered)
+        maybe = np.flatnonzero(~plain | ~self.rounds.numbered)
         self.fetch(maybe)
         for i in maybe.tolist():
             if (why := cards_not_counted(self.recorded[i])) is not None:
@@ -877,14 +897,15 @@ class _ShoeAuditor:
 
     # -- the bets ---------------------------------------------------------------------------------
 
-    def settle(self, reports: list[RoundReport], plays: list[RoundPlay | None], played: _Played):
+    def settle(self, reports: list[RoundReport], plays: list[RoundPlay | None], played: _Played, o: int):
         """Each bet's expected credit (int64) and whether it is settled (not: its round cannot be, `unsettled` says
         why), and the bets whose
         checks are columns. The bets of the rounds the kernel replayed are priced and screened for every check of
         credit() and check_bet() at once (settle_bets); a bet the screen cannot clear on such a round is checked
         with the others of its table in columns (FlaggedBets, bet_checks.bet_findings), unless a MAIN bet of its
         round is in quarantine or an amount is beyond int64's exact reach; that bet, and every bet of another
-        round, goes through credit() and check_bet() one by one, in bet order."""
+        round, goes through credit() and check_bet() one by one, in bet order. (`o`: the shoe's first round in
+        `played`.)"""
         bets, rounds = self.bets, self.rounds
         n = len(bets)
         unsettled: list[str | None] = [None] * n
@@ -894,13 +915,14 @@ class _ShoeAuditor:
         k, cancelled = bets.round_index, rounds.cancelled
         reasons = [None if cancelled[i] or rep is None else rep.unsettled_reason for i, rep in enumerate(reports)]
         settled = np.array([reason is None for reason in reasons], bool)[k]
-        held = np.zeros(len(rounds), np.bool_)
-        held[list(self.held_mains)] = True
-        screened = played.settle(bets, held)
+        held = np.zeros(len(played.plain), np.bool_)
+        held[[o + i for i in self.held_mains]] = True
+        replayed = replace(bets, round_index=k + o) if o else bets  # (its rounds among the replay's)
+        screened = played.settle(replayed, held)
         credit, quiet, main_stake = screened[0], screened[2], screened[4]
         flagged = settled & ~quiet
-        as_columns = flagged & played.known[k] & ~held[k] & _checked_exactly(bets, main_stake)
-        checked = played.flagged(np.flatnonzero(as_columns), bets, screened)
+        as_columns = flagged & played.known[o + k] & ~held[o + k] & _checked_exactly(bets, main_stake)
+        checked = played.flagged(np.flatnonzero(as_columns), replayed, screened)
         credit[as_columns] = checked.credit
         expected = credit
         by_rules = np.flatnonzero(flagged & ~as_columns)
@@ -1004,7 +1026,7 @@ class _ShoeAuditor:
 def audit_shoe(rules: BlackjackRules, chart: BasicStrategyChart, table: TableFacts, shoe: ShoeFacts,
                rounds: Sequence[RecordedRound] | ShoeRounds, bets: Sequence[RecordedBet] | ShoeBets, *,
                bet_by_bet: bool = False, quarantined: Sequence[QuarantinedBet] = (), explained: bool = True,
-               arrays: TableArrays | None = None) -> ShoeAudit:
+               arrays: TableArrays | None = None, replayed: tuple[_Played, int] | None = None) -> ShoeAudit:
     """The audit of one shoe; `rounds` in round order (records or columns), each bet's round_index points into
     them. `bet_by_bet`: every round and bet through the readable rules, not only those the kernels cannot clear:
     the same result, slower (the tests' oracle of the kernels). `quarantined`: the bets of these rounds put in
@@ -1013,11 +1035,14 @@ def audit_shoe(rules: BlackjackRules, chart: BasicStrategyChart, table: TableFac
     account, an insurance's share counts its stake where it is known). `explained` False: the rounds the kernel
     replayed have no report (None): the audit keeps the kernel's replay (`played`: which rounds are plain), whose
     rounds an adaptor reports (_Played.reported) and explains (played_lines) with its table's (audit_plain_shoes).
-    `arrays`: the table's (table_arrays), made here where not given."""
+    `arrays`: the table's (table_arrays), made here where not given. `replayed` (with `explained` False): the
+    table's replay (audit_plain_shoes') and the shoe's first round in it: the shoe's rounds are its rounds from
+    there (they are replayed the same in a table's replay as alone), not replayed again; the audit writes into it
+    which of them are plain and what its readable rounds settle (_Played.learn)."""
     rounds = rounds if isinstance(rounds, ShoeRounds) else ShoeRounds.of(rounds)
     bets = bets if isinstance(bets, ShoeBets) else ShoeBets.of(bets)
     arrays = arrays if arrays is not None else table_arrays(rules, chart, table)
-    audit = _ShoeAuditor(rules, chart, table, shoe, rounds, bets, arrays, bet_by_bet, quarantined).run()
+    audit = _ShoeAuditor(rules, chart, table, shoe, rounds, bets, arrays, bet_by_bet, quarantined, replayed).run()
     if not explained:
         return audit
     said = played_lines(audit.played).explanations()

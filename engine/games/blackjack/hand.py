@@ -31,7 +31,10 @@ class Total:
 
 
 def hand_total(cards: Sequence[str]) -> Total:
-    values = [card_value(c) for c in cards]
+    try:  # (card codes looked up at once; anything else as card_value reads it, which raises)
+        values = [_CARD_VALUES[c] for c in cards]
+    except (KeyError, TypeError):
+        values = [card_value(c) for c in cards]
     hard = sum(values)
     if 1 in values and hard + 10 <= 21:  # an ace (the only card worth 1) counts 11 where it fits
         return _total(hard + 10, True)

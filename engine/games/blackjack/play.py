@@ -50,14 +50,20 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
-from engine.cards import CardCodeError, check_card, rank
+from engine.cards import CARD_CODES, rank
 
 from .hand import DealerDraw, Total, card_value, dealer_decision, hand_total, is_blackjack
 from .rules import BlackjackRules
 
 HIT, STAND, DOUBLE, SPLIT = "H", "S", "D", "P"
 ACTIONS = frozenset((HIT, STAND, DOUBLE, SPLIT))
+_CARD_SET = frozenset(CARD_CODES)
+# the letters allowed on a live hand, by (double allowed, split allowed): made once, asked at every decision
+_ALLOWED = {(double, split): frozenset((HIT, STAND) + (DOUBLE,) * double + (SPLIT,) * split)
+            for double in (False, True) for split in (False, True)}
+_NOTHING: frozenset[str] = frozenset()
 
 # How a hand ended (HandPlay.ended_by).
 ENDED_BY = ("stand", "double", "bust", "21", "blackjack", "split_aces", "unfinished")
@@ -141,8 +147,7 @@ class Decision:
         return hand_total(self.cards)
 
 
-@dataclass(frozen=True)
-class Dealt:
+class Dealt(NamedTuple):  # (a tuple: the audit's explanation makes one a card of every readable round)
     """Where one card of the round went: `cards[shoe_index]` is dealt to `box`/`hand` (None: the dealer)
     as that hand's `nth` card (0-based)."""
 
@@ -350,21 +355,22 @@ class _Replay:
 
     # Dealing
 
-    def deal(self, hand: _Hand, where: str) -> None:
+    def deal(self, hand: _Hand, where: str, *parts: object) -> None:
+        """The next card to `hand`; `where` (a format string of `parts`: written only when the round stops there)
+        names it."""
         if self.used >= len(self.cards):
             ran_out = "the recorded cards ran out" if self.dealer_as_recorded else "the shoe ran out"
-            raise _Incomplete(f"{ran_out}: no card {self.used + 1} of the round for {where}")
+            raise _Incomplete(f"{ran_out}: no card {self.used + 1} of the round for {where.format(*parts)}")
         card = self.cards[self.used]
-        try:
-            check_card(card)
-        except CardCodeError:
-            raise _Incomplete(f"card {self.used + 1} of the round, {where}, {card!r}, is not a card code") from None
+        if not isinstance(card, str) or card not in _CARD_SET:  # (check_card's test)
+            raise _Incomplete(f"card {self.used + 1} of the round, {where.format(*parts)}, {card!r}, is not a card "
+                              "code")
         hand.cards.append(card)
         hand.shoe_indexes.append(self.used)
         self.used += 1
 
     def deal_first(self, box: _Box, nth: str) -> None:
-        self.deal(box.hands[0], f"box {box.number}'s {nth} card")
+        self.deal(box.hands[0], "box {}'s {} card", box.number, nth)
         box.first_two.append(box.hands[0].cards[-1])
 
     # The boxes
@@ -380,7 +386,7 @@ class _Replay:
         hand = box.hands[i]
         while True:  # once per split of this hand: it starts again as the first split hand
             if len(hand.cards) < 2:
-                self.deal(hand, f"box {box.number} hand {i + 1}'s second card")
+                self.deal(hand, "box {} hand {}'s second card", box.number, i + 1)
             self.end_on_two_cards(hand)
             split = False
             # Letters past the end of the box's last hand are actions after the end (see module doc).
@@ -393,11 +399,12 @@ class _Replay:
 
     def end_on_two_cards(self, hand: _Hand) -> None:
         """A blackjack, a split ace with its one card, or 21 on two cards takes no action."""
-        if hand_is_blackjack(self.rules, hand.cards, from_split=hand.from_split):
+        value = hand.total.value  # (a blackjack is a 21: its test only then)
+        if value == 21 and hand_is_blackjack(self.rules, hand.cards, from_split=hand.from_split):
             hand.ended_by = "blackjack"
         elif hand.split_aces and self.rules.split_aces_one_card:
             hand.ended_by = "split_aces"
-        elif hand.total.value == 21:
+        elif value == 21:
             hand.ended_by = "21"
 
     def act(self, box: _Box, i: int, letter: str) -> bool:
@@ -425,15 +432,14 @@ class _Replay:
         )
         if not carried_out:
             return False
-        where = f"box {box.number} hand {i + 1}"
         if letter == HIT:
-            self.deal(hand, f"{where}'s hit")
+            self.deal(hand, "box {} hand {}'s hit", box.number, i + 1)
             self.end_after_card(hand, None)
         elif letter == STAND:
             hand.ended_by = hand.ended_by or "stand"
         elif letter == DOUBLE:
             hand.doubled = True
-            self.deal(hand, f"{where}'s double")
+            self.deal(hand, "box {} hand {}'s double", box.number, i + 1)
             self.end_after_card(hand, "double")
         else:
             self.split(box, i)
@@ -462,14 +468,18 @@ class _Replay:
     # What is allowed, and why not
 
     def allowed(self, hand: _Hand, splits: int) -> frozenset[str]:
+        """The letters allowed on the hand: H and S on a live hand, D where double_problems finds none, P where
+        split_problems finds none (both asked here as one test: the hand's cards are card codes, dealt)."""
         if hand.ended_by is not None:
-            return frozenset()
-        allowed = {HIT, STAND}
-        if not self.double_problems(hand):
-            allowed.add(DOUBLE)
-        if not self.split_problems(hand, splits):
-            allowed.add(SPLIT)
-        return frozenset(allowed)
+            return _NOTHING
+        rules, cards = self.rules, hand.cards
+        split_aces = hand.split_aces
+        double = (rules.double_on_first_two_cards and not hand.doubled and len(cards) == 2
+                  and not (split_aces and not rules.double_on_split_aces)
+                  and not (hand.from_split and not rules.double_after_split))
+        split = len(cards) == 2 and splits < rules.max_splits and (
+            cards[0][0] == cards[1][0] if rules.split_same_rank_only else card_value(cards[0]) == card_value(cards[1]))
+        return _ALLOWED[bool(double), split]
 
     def problems(self, hand: _Hand, letter: str, splits: int) -> list[str]:
         reasons = [_AFTER_END[hand.ended_by]] if hand.ended_by is not None else []
@@ -519,7 +529,7 @@ class _Replay:
         self.dealer_draws.append(DealerDraw(upcard_total, True, "the second card, once every box has played"))
         if self.dealer_as_recorded:  # every card left is the dealer's; the audit judges them by the rule
             while self.used < len(self.cards):
-                self.deal(self.dealer, f"the dealer's card {len(self.dealer.cards) + 1}")
+                self.deal(self.dealer, "the dealer's card {}", len(self.dealer.cards) + 1)
             self.dealer_draws += [dealer_decision(self.dealer.cards[:k], hits_soft_17=self.rules.hits_soft_17)
                                   for k in range(2, len(self.dealer.cards) + 1)]
             return
@@ -536,5 +546,5 @@ class _Replay:
             self.dealer_draws.append(decision)
             if not decision.draws:
                 return
-            self.deal(self.dealer, f"the dealer's card {len(self.dealer.cards) + 1}")
+            self.deal(self.dealer, "the dealer's card {}", len(self.dealer.cards) + 1)
 
