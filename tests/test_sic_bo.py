@@ -17,13 +17,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.betting_columns import UnitColumns
 from engine.games import game, load_ruleset
 from engine.games.sic_bo import BET_CODES, GAME
 from engine.games.sic_bo.audit import RecordedBet, RecordedRound, TableFacts, audit_rolls
 from engine.games.sic_bo.layout import SELECTIONS, is_legal
 from engine.games.sic_bo.rtp import selection_outcomes, sic_bo_rtp
-from engine.games.sic_bo.rules import load_sic_bo_rules, parse_sic_bo_rules
-from engine.ruleset_file import RulesetError
+from engine.games.sic_bo.rules import RULESETS_PACKAGE, load_sic_bo_rules, parse_sic_bo_rules
+from engine.games.sic_bo.settlement import roll_verdict, roll_verdicts
+from engine.ruleset_file import RulesetError, bundled_ids
 
 RULES = load_sic_bo_rules()
 MACAU = replace(RULES, paytable="macau")
@@ -160,6 +162,26 @@ def test_settlement_agrees_with_a_plain_enumeration_of_the_216_rolls(stake, maca
     bets = [bet(c, s, stake, round_index=i) for i in range(len(ALL_ROLLS)) for c, s in EVERY_BET]
     got = audit_rolls(rules, TABLE, "S1", rounds, bets).expected
     assert got == [plain_credit(table, c, s, d, stake) for d in ALL_ROLLS for c, s in EVERY_BET]
+
+
+@pytest.mark.parametrize("ruleset_id", bundled_ids(RULESETS_PACKAGE))
+def test_a_selections_verdicts_at_once_are_roll_verdict_on_every_roll(ruleset_id):
+    """roll_verdicts (the audit's verdicts, a bet type and selection's rolls at once) against roll_verdict roll by
+    roll: every legal selection of every code, selections that are not legal, a code not offered, under every
+    setting a ruleset has (triple_loses, invalid_selection), on every roll and on a few out of order."""
+    bundled = load_sic_bo_rules(ruleset_id)
+    few = [(6, 6, 6), (1, 2, 3), (2, 2, 5), (1, 2, 3)]
+    for triple_loses in (frozenset(), bundled.triple_loses):
+        for invalid in ("void", "lose"):
+            pays = {code: p for code, p in bundled.pays.items() if code not in ("TOTAL", "BIG")}
+            for rules in (replace(bundled, triple_loses=triple_loses, invalid_selection=invalid),
+                          replace(bundled, triple_loses=triple_loses, invalid_selection=invalid,
+                                  paytables={bundled.paytable: pays})):
+                for code in [*BET_CODES, "NOT_A_BET"]:
+                    for selection in [*SELECTIONS.get(code, ()), None, "", "7", "1-1", "19"]:
+                        for on in (ALL_ROLLS, few):
+                            assert roll_verdicts(rules, code, selection, on) == UnitColumns.of(
+                                [roll_verdict(rules, code, selection, dice) for dice in on]), (code, selection, on)
 
 
 # --- the audit of a session -------------------------------------------------------------------------

@@ -23,13 +23,12 @@ from engine.betting_columns import (
     RoundColumns,
     Verdicts,
     audit_group_columns,
-    one_by_one,
 )
 
 from .explain import explain_roll
 from .layout import DICE, FACES, describe_roll
 from .rules import SicBoRules
-from .settlement import roll_verdict
+from .settlement import roll_verdicts
 
 __all__ = ["RecordedBet", "RecordedRound", "RollAudit", "RoundReport", "TableFacts", "audit_roll_columns",
            "audit_rolls", "valid_roll"]
@@ -62,10 +61,11 @@ def recorded_roll_problem(dice: object) -> OutcomeProblem | None:
 def roll_rule(rules: SicBoRules) -> OutcomeRule:
     """What a session's audit needs of the dice, by roll as recorded (a tuple, in the order thrown):
     roll_verdict once per bet type, selection and roll, the roll's dice in ascending order (what a bet is
-    owed depends on which faces show, not on the order they were thrown in: 56 rolls, not 216)."""
+    owed depends on which faces show, not on the order they were thrown in: 56 rolls, not 216), a bet type and
+    selection's rolls at once (roll_verdicts)."""
     return OutcomeRule(
         problem=recorded_roll_problem,
-        units=one_by_one(lambda code, selection, dice: roll_verdict(rules, code, selection, dice)),
+        units=lambda code, selection, rolls: roll_verdicts(rules, code, selection, rolls),
         describe=lambda dice: describe_roll(tuple(dice)) if valid_roll(dice) else None,
         head=lambda dice: explain_roll(dice, valid_roll(dice), [])[0],
         rounding=rules.rounding,

@@ -8,10 +8,11 @@ integer minor units, computed exactly and rounded once by the ruleset's rounding
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 from engine.betting import BetVerdict, Payout, RecordedBet, UnitVerdict, unit_refusal
+from engine.betting_columns import UnitColumns
 
 from .layout import BIG_TOTALS, SMALL_TOTALS, is_legal, needs
 from .rules import SicBoRules
@@ -42,13 +43,18 @@ _HITS: dict[str, Callable[[str | None, Dice], str | None]] = {
 }
 
 
+# the payouts that do not depend on the paytable, made once (a run works out thousands of verdicts)
+TRIPLE_LOSES = Payout(Fraction(0), "any triple loses it")
+LOSES = Payout(Fraction(0), "lose")
+
+
 def roll_payout(rules: SicBoRules, bet_type: str, selection: str | None, dice: Dice) -> Payout:
     """A legal, offered bet against a valid roll."""
     if bet_type in rules.triple_loses and len(set(dice)) == 1:
-        return Payout(Fraction(0), "any triple loses it")
+        return TRIPLE_LOSES
     key = _HITS[bet_type](selection or None, dice)
     if key is None:
-        return Payout(Fraction(0), "lose")
+        return LOSES
     odds = rules.pays[bet_type][key]
     on_dice = f" ({key} dice show it)" if bet_type == "SINGLE" else ""
     return Payout(1 + odds, f"won {odds}:1{on_dice}")
@@ -67,3 +73,16 @@ def roll_verdict(rules: SicBoRules, bet_type: str, selection: str | None, dice: 
         return refused
     payout = roll_payout(rules, bet_type, selection, dice)
     return UnitVerdict(payout, f"needs {needs(bet_type, selection)}; {payout.rule}")
+
+
+def roll_verdicts(rules: SicBoRules, bet_type: str, selection: str | None, rolls: Sequence[Dice]) -> UnitColumns:
+    """roll_verdict of a bet type and selection on each of `rolls` (valid), as columns: the bet refused or not and
+    what it needs put in words once, not once a roll (a run works out a ruleset's ~4,500 at its start)."""
+    refused = unit_refusal(rules.id, bet_type, selection, rules.offers(bet_type), is_legal(bet_type, selection),
+                           rules.invalid_selection)
+    if refused is not None:
+        return UnitColumns.of([refused] * len(rolls))
+    payouts = [roll_payout(rules, bet_type, selection, dice) for dice in rolls]
+    needed, n = f"needs {needs(bet_type, selection)}; ", len(rolls)
+    return UnitColumns([p.credit.numerator for p in payouts], [p.credit.denominator for p in payouts],
+                       [needed + p.rule for p in payouts], [None] * n, [""] * n, [""] * n)
