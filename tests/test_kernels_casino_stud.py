@@ -16,6 +16,7 @@ from dataclasses import replace
 from itertools import combinations_with_replacement
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -237,6 +238,18 @@ def test_the_kernel_audits_as_the_readable_rules(seed, n_rounds, fault, currency
     assert fast == oracle
     if fault == 0.0:  # not vacuous: a clean day is the kernel's
         assert _quiet(rules, rounds, bets) == [True] * len(rounds)
+
+
+def test_words_without_the_room_made_are_counted_first(monkeypatch):
+    """words.round_explanations writes once into the room it makes (a round only where the buffer holds its bytes
+    at most); a buffer too small for the first round: counted first, then written, the readable audit's words."""
+    rounds, bets = _day(7, RULES, 3, 0.0)
+    counted, write, allocate = [], words.write_rounds, pa.allocate_buffer
+    monkeypatch.setattr(words, "write_rounds", lambda buf, *args: counted.append(not len(buf)) or write(buf, *args))
+    monkeypatch.setattr(pa, "allocate_buffer", lambda size, **kw: allocate(size if counted else 100, **kw))
+    assert audit_table_rounds(RULES, TABLE, rounds, bets) == audit_table_rounds(RULES, TABLE, rounds, bets,
+                                                                                round_by_round=True)
+    assert counted == [False, True, False] and _quiet(RULES, rounds, bets) == [True] * 3
 
 
 # -- hand-worked boundaries, each a round the kernel settles --------------------------------------------------

@@ -309,7 +309,7 @@ def _instant(buf, at, dry, us, word, vocab, vocab_at):
 
 
 @kernel
-def write_rounds(buf, q, told, told_at, rounds, box_at, box_no, action, cards, strength, box_said,
+def write_rounds(buf, most_bytes, q, told, told_at, rounds, box_at, box_no, action, cards, strength, box_said,
                  decision_said, where, most, dealer_cards, dealer_strength, dealer_said, qualifies, bet_at,
                  bets, facts, ids, is_ante, stake, added, credit, paid, outcome, refund, bet_box, pools, known,
                  recorded, recorded_known, jackpot_bets, ledger, timed, odd_line, entry_at, instant, instant_word,
@@ -318,6 +318,8 @@ def write_rounds(buf, q, told, told_at, rounds, box_at, box_no, action, cards, s
     written from the columns: its head (`rounds`: the first ids of the rounds' ids and decks), its hands', its bets'
     (bets[bet_at[i]:bet_at[i + 1]]), its pools' and, where `timed`, its decisions' in time (odd_line[r] >= 0: that
     text's id); any other round's as its report told them (the texts told + told_at[r] to told + told_at[r + 1]).
+    A round is written only where buf has most_bytes[r] left after the rounds before (its bytes at most): else
+    nothing is returned (no line), for the caller to count first.
     Returns (each line's offsets into buf, each round's count of lines)."""
     n, i = len(told_at) - 1, 0
     lines = np.diff(told_at)
@@ -327,7 +329,9 @@ def write_rounds(buf, q, told, told_at, rounds, box_at, box_no, action, cards, s
     at, line = 0, 0
     dry = len(buf) == 0
     for r in range(n):
-        first = line
+        first, start = line, at
+        if not dry and at + most_bytes[r] > len(buf):
+            return line_at[:0], lines
         if i == len(q) or q[i] != r:
             for k in range(told_at[r], told_at[r + 1]):
                 line += 1
@@ -354,6 +358,8 @@ def write_rounds(buf, q, told, told_at, rounds, box_at, box_no, action, cards, s
             line += 1
             line_at[line] = at
         lines[r] = line - first
+        if at - start > most_bytes[r]:  # (never: what the room made for a round stands on)
+            raise ValueError("a quiet round's words longer than their bound")
         i += 1
     return line_at[:line + 1], lines
 
@@ -492,11 +498,25 @@ def round_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordB
             _facts(rules), ids, is_ante, bets.stake, bets.added, day.credit, bets.paid, day.outcome, day.refund,
             day.bet_box, pools, known, recorded, recorded_known, day.jackpot_bets, day.ledger, timed, odd_line,
             entry_at, instant, instant_word, shown_at, shown_word, rule_words, money_exponent(currency))
-    line_at, n_lines = write_rounds(np.zeros(0, np.uint8), *args, data, data_at)  # (counted first: the bytes' size)
+    # Written once into a buffer of Arrow's memory pool (which keeps its pages from call to call: a fresh numpy array
+    # of megabytes a table faults every page in again) as large as these days' bytes a line (~137 a quiet round's
+    # line at most: 8, its boxes' and its bets') want, with room: each round is written only where the buffer holds
+    # its bytes at most, a told round's exactly, a quiet round's each line's 64 pieces (a won ante's line ~52), each
+    # a vocabulary text or a number (at most 32 bytes) at most, the instants' line 8 pieces an entry more; else
+    # counted first, then written.
+    told_bytes = np.diff(data_at[said + told_at])
+    lines = np.zeros(n, np.int64)
+    lines[q] = 8 + n_boxes + np.diff(bet_at)
+    widest = max(32, int(np.diff(data_at[:said + 1]).max()))
+    most_bytes = np.where(lines > 0, (64 * lines + 8 * np.diff(entry_at)) * widest, told_bytes)
+    buf = pa.allocate_buffer(int(told_bytes.sum() + 192 * lines.sum() + most_bytes.max()), resizable=True)
+    line_at, n_lines = write_rounds(np.frombuffer(buf, np.uint8), most_bytes, *args, data, data_at)
+    if not len(line_at):  # (then each round's bytes are known)
+        line_at, n_lines = write_rounds(np.zeros(0, np.uint8), most_bytes, *args, data, data_at)
+        buf = pa.allocate_buffer(int(line_at[-1]), resizable=True)
+        write_rounds(np.frombuffer(buf, np.uint8), np.diff(line_at[np.concatenate([[0], np.cumsum(n_lines)])]), *args,
+                     data, data_at)
     if line_at[-1] > np.iinfo(np.int32).max:  # (an Arrow string array's offsets are int32)
         raise OverflowError(f"{int(line_at[-1]):,} bytes of text are more than one string array holds")
-    # the bytes in a buffer of Arrow's memory pool, which keeps its pages from call to call (a fresh numpy array of
-    # megabytes a table faults every page in again)
-    buf = pa.allocate_buffer(int(line_at[-1]))
-    write_rounds(np.frombuffer(buf, np.uint8), *args, data, data_at)
+    buf.resize(int(line_at[-1]), shrink_to_fit=True)
     return n_lines, pa.StringArray.from_buffers(len(line_at) - 1, pa.py_buffer(line_at.astype(np.int32)), buf)
