@@ -13,8 +13,10 @@ from __future__ import annotations
 import random
 from contextlib import nullcontext
 from dataclasses import replace
+from itertools import combinations_with_replacement
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -23,10 +25,11 @@ from engine import kernels
 from engine.betting import TableFacts
 from engine.cards import CARD_CODES, CARD_INDEX
 from engine.decision_times import late_decisions
+from engine.games.casino_stud import words
 from engine.games.casino_stud.audit import RecordedBet, RecordedRound, audit_table_rounds
 from engine.games.casino_stud.dealing import positions
 from engine.games.casino_stud.dealt import bet_records, dealt_rounds, records_table
-from engine.games.casino_stud.hands import CATEGORY_INDEX, RANK_NAMES, rank_hand
+from engine.games.casino_stud.hands import CATEGORY_INDEX, RANK_NAMES, HandRank, _rank_shape, describe, rank_hand
 from engine.games.casino_stud.kernel import rank_hands
 from engine.games.casino_stud.ledger import JackpotBet, Pools, settle_round
 from engine.games.casino_stud.quiet import settle_quiet
@@ -73,6 +76,26 @@ def test_every_category_and_what_is_not_a_hand(compiled):
     for (name, hand), cat, s in zip(named, category, strength, strict=False):
         assert (RANK_NAMES[cat], s) == (name, rank_hand(hand.split()).strength)
     assert category[len(named):] == [-1] * len(bad)
+
+
+def _every_rank() -> list[int]:
+    """The strength of each of the 7,462 distinct five-card ranks (every multiset of five values, at most four of
+    one, and those of five distinct values suited too)."""
+    shapes = [v for v in combinations_with_replacement(range(14, 1, -1), 5) if max(map(v.count, v)) <= 4]
+    return sorted({_rank_shape(v, flush).strength for v in shapes for flush in (False, len(set(v)) == 5)})
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "as-python"])
+def test_each_rank_is_worded_as_describe(compiled):
+    """words._described, the explanation kernel's words of a hand by its strength, is hands.describe."""
+    data, at = words._Vocabulary().joined()
+    write = words._described.compile() if compiled else words._described.py_func
+    strengths = _every_rank()
+    assert len(strengths) == 7_462
+    for s in strengths:
+        buf = np.zeros(write(np.zeros(0, np.uint8), 0, True, s, data, at), np.uint8)
+        assert write(buf, 0, False, s, data, at) == len(buf)
+        assert buf.tobytes().decode() == describe(HandRank(RANK_NAMES[s >> 20], s))
 
 
 # -- random table-days: the kernel against every round through the readable rules ---------------------------
@@ -215,6 +238,18 @@ def test_the_kernel_audits_as_the_readable_rules(seed, n_rounds, fault, currency
     assert fast == oracle
     if fault == 0.0:  # not vacuous: a clean day is the kernel's
         assert _quiet(rules, rounds, bets) == [True] * len(rounds)
+
+
+def test_words_without_the_room_made_are_counted_first(monkeypatch):
+    """words.round_explanations writes once into the room it makes (a round only where the buffer holds its bytes
+    at most); a buffer too small for the first round: counted first, then written, the readable audit's words."""
+    rounds, bets = _day(7, RULES, 3, 0.0)
+    counted, write, allocate = [], words.write_rounds, pa.allocate_buffer
+    monkeypatch.setattr(words, "write_rounds", lambda buf, *args: counted.append(not len(buf)) or write(buf, *args))
+    monkeypatch.setattr(pa, "allocate_buffer", lambda size, **kw: allocate(size if counted else 100, **kw))
+    assert audit_table_rounds(RULES, TABLE, rounds, bets) == audit_table_rounds(RULES, TABLE, rounds, bets,
+                                                                                round_by_round=True)
+    assert counted == [False, True, False] and _quiet(RULES, rounds, bets) == [True] * 3
 
 
 # -- hand-worked boundaries, each a round the kernel settles --------------------------------------------------

@@ -25,13 +25,16 @@ from . import BET_CODES
 from .dealing import positions
 from .dealt import DealtBets
 from .explain import positions_text
-from .hands import RANK_NAMES, HandRank, describe
+from .hands import _WORD, RANK_NAMES, _plural
 from .kernel import FOLDED, NOT_QUALIFIED, PERCENT, PUSH, UNITS, WIN
 from .quiet import QuietDay
 from .round_findings import decided, inferred, recorded_as
 from .rules import POOLS, CasinoStudRules
 
 REVEAL = "the dealer's four cards revealed"  # what happened at dealer_revealed_at, in the timing line
+# hands.describe's words besides the ranks' (their ids: ROYAL... below)
+_HANDS = ("royal flush", "straight flush, ", " high", " (the wheel)", "four ", "full house, ", " full of ", "flush, ",
+          "straight, ", "three ", "two pair, ", " and ", "pair of ", "high card, ", ", ", " kicker", " kickers")
 
 # the words every table's lines share, a vocabulary's first texts (their ids: the names below)
 _WORDS = (
@@ -47,7 +50,8 @@ _WORDS = (
     "losing jackpot bets feed the jackpot ", "prizes: from the jackpot ", ", from the next pool ",
     ", paid by the house ", "; the jackpot was won: the next pool became the jackpot", "decisions in time: ",
     "none recorded", "; ", " at ", " LATE", f"; {REVEAL} ", "at ", "not recorded", "C", "F", inferred(False),
-    inferred(True), "", *CARD_CODES, *RANK_NAMES)
+    inferred(True), "", *CARD_CODES, *RANK_NAMES, *(_WORD[v] for v in range(2, 15)),
+    *(_plural(v) for v in range(2, 15)), *_HANDS)
 (ROUND, SETTLED_DECK, BOX, OPEN, CLOSE_COLON, COLON, CLOSE_SEMI, SPACE, CALLS, FOLDS, DEALER, CLOSE, NOT_QUALIFIES,
  QUALIFIES, BET, STAKE, CALL, ON_BOX, OWED, PAID, FOLDED_LOST, NOT_QUALIFIED_RETURNED, CALLED, BEATS_DEALERS,
  ANTE_PAYS, ODDS_OPEN, EQUAL, PUSHED, DEALERS, BEATS, LOST, NO_PRIZE, NEXT_POOL, HOUSE, NONE, NO_ANTE_REFUNDED,
@@ -56,6 +60,9 @@ _WORDS = (
  GUESSED) = range(60)
 EMPTY, CARDS = _WORDS.index(""), _WORDS.index(CARD_CODES[0])
 CATEGORIES = CARDS + len(CARD_CODES)
+VALUE_WORDS = CATEGORIES + len(RANK_NAMES) - 2  # a rank's word: VALUE_WORDS + its value (2..14), its plural's + 13
+(ROYAL, STRAIGHT_FLUSH, HIGH, WHEEL, FOUR, FULL_HOUSE, FULL_OF, FLUSH, STRAIGHT, THREE, TWO_PAIR, AND, PAIR_OF,
+ HIGH_CARD, COMMA, KICKER, KICKERS) = range(VALUE_WORDS + 28, VALUE_WORDS + 28 + len(_HANDS))
 _ANTE = BET_CODES[0]  # the bet type (the audit's ANTE; kernel.ANTE is its code)
 
 
@@ -84,29 +91,6 @@ class _Vocabulary:
         shift = np.cumsum([0, *(len(d) for d, _ in self.parts)])
         return (np.concatenate([d for d, _ in self.parts]),
                 np.concatenate([[0], *(at[1:] + s for (_, at), s in zip(self.parts, shift.tolist(), strict=False))]))
-
-
-class _Described:
-    """hands.describe by the kernel's strength (the category is its top bits), each of the 7,462 ranks described
-    once in the process: the strengths described so far, ascending, with their words (one pair, replaced whole:
-    threads share it)."""
-
-    def __init__(self) -> None:
-        self.known = (np.zeros(0, np.int64), pa.array([], pa.string()))
-
-    def __call__(self, strength: np.ndarray) -> tuple[np.ndarray, pa.Array, np.ndarray]:
-        """(the strengths described so far, their words, where each of `strength` is among them)."""
-        strengths, words = self.known
-        at = np.searchsorted(strengths, strength)
-        if len(strength) and (not len(strengths) or (strengths[np.minimum(at, len(strengths) - 1)] != strength).any()):
-            strengths = np.union1d(strengths, strength)
-            words = pa.array([describe(HandRank(RANK_NAMES[s >> 20], s)) for s in strengths.tolist()], pa.string())
-            self.known = strengths, words
-            at = np.searchsorted(strengths, strength)
-        return strengths, words, at
-
-
-_described = _Described()
 
 
 @writer
@@ -138,20 +122,53 @@ def _number(buf, at, dry, n):
 
 
 @writer
-def _hand(buf, at, dry, codes, row, word, category, said, vocab, vocab_at):
+def _described(buf, at, dry, strength, vocab, vocab_at):
+    """hands.describe of the hand of this strength (rank_hands'; its category the top bits, then the ranks that
+    decide a tie, four bits each from the highest, 0 past the last): its category's words, its groups' ranks
+    plural (one; two for two pair and a full house; none for a high card and a flush), the others' listed."""
+    c, top = strength >> 20, (strength >> 16) & 15
+    if c == 9:
+        return put(buf, at, dry, vocab, vocab_at, ROYAL)
+    if c == 8 or c == 4:
+        at = put(buf, put(buf, at, dry, vocab, vocab_at, STRAIGHT_FLUSH if c == 8 else STRAIGHT), dry, vocab, vocab_at,
+                 VALUE_WORDS + top)
+        at = put(buf, at, dry, vocab, vocab_at, HIGH)
+        return put(buf, at, dry, vocab, vocab_at, WHEEL) if top == 5 else at
+    at = put(buf, at, dry, vocab, vocab_at, (HIGH_CARD, PAIR_OF, TWO_PAIR, THREE, 0, FLUSH, FULL_HOUSE, FOUR)[c])
+    groups = 2 if c == 2 or c == 6 else 0 if c == 0 or c == 5 else 1
+    listed = 0
+    for k in range(5):
+        v = (strength >> (16 - 4 * k)) & 15
+        if v == 0:
+            break
+        if k < groups:
+            at = put(buf, at, dry, vocab, vocab_at, EMPTY if k == 0 else AND if c == 2 else FULL_OF)
+            at = put(buf, at, dry, vocab, vocab_at, VALUE_WORDS + 13 + v)
+        else:
+            at = put(buf, at, dry, vocab, vocab_at, COMMA if k else EMPTY)
+            at = put(buf, at, dry, vocab, vocab_at, VALUE_WORDS + v)
+            listed += 1
+    if groups == 0 or listed == 0:
+        return at
+    return put(buf, at, dry, vocab, vocab_at, KICKER if listed == 1 else KICKERS)
+
+
+@writer
+def _hand(buf, at, dry, codes, row, strength, said, vocab, vocab_at):
     """A hand as its line says it: explain's format_cards of the five card codes codes[5 * row:5 * row + 5], its
-    words and category (ids) and, where its rank is recorded otherwise (`said` >= 0), that text."""
+    words and category (of its strength) and, where its rank is recorded otherwise (`said` >= 0), that text."""
     c = 5 * row  # (no slice: a writer makes no view)
     at = _puts(buf, at, dry, vocab, vocab_at, (
         CARDS + codes[c], SPACE, CARDS + codes[c + 1], SPACE, CARDS + codes[c + 2], SPACE, CARDS + codes[c + 3], SPACE,
-        CARDS + codes[c + 4], COLON, word, OPEN, CATEGORIES + category))
+        CARDS + codes[c + 4], COLON))
+    at = _puts(buf, _described(buf, at, dry, strength, vocab, vocab_at), dry, vocab, vocab_at,
+               (OPEN, CATEGORIES + (strength >> 20)))
     return put(buf, at, dry, vocab, vocab_at, said) if said >= 0 else at
 
 
 @writer
-def _hand_lines(buf, at, dry, line_at, line, r, box_at, box_no, action, cards, strength, box_word, box_said,
-                decision_said, where, most, dealer_cards, dealer_strength, dealer_word, dealer_said, qualifies,
-                vocab, vocab_at):
+def _hand_lines(buf, at, dry, line_at, line, r, box_at, box_no, action, cards, strength, box_said, decision_said,
+                where, most, dealer_cards, dealer_strength, dealer_said, qualifies, vocab, vocab_at):
     """Round r's box lines, its dealer's and its qualification's (each id a vocabulary's; `box_said`,
     `dealer_said`: a rank recorded otherwise, -1 none; `decision_said`: a decision not C or F, -1 none; `where`:
     each box's deck positions' words at n_boxes * most + place, the dealer's from where + most * (most + 1))."""
@@ -160,14 +177,13 @@ def _hand_lines(buf, at, dry, line_at, line, r, box_at, box_no, action, cards, s
         row = box_at[r] + k
         at = _number(buf, put(buf, at, dry, vocab, vocab_at, BOX), dry, box_no[row])
         at = _puts(buf, at, dry, vocab, vocab_at, (OPEN, where + n_boxes * most + k, CLOSE_COLON))
-        at = _hand(buf, at, dry, cards, row, box_word[row], strength[row] >> 20, box_said[row], vocab, vocab_at)
+        at = _hand(buf, at, dry, cards, row, strength[row], box_said[row], vocab, vocab_at)
         at = _puts(buf, at, dry, vocab, vocab_at, (CLOSE_SEMI, decision_said[row] if action[row] < 0 else
                                                    CALLS + action[row]))
         line += 1
         line_at[line] = at
     at = _puts(buf, at, dry, vocab, vocab_at, (DEALER, where + most * (most + 1) + n_boxes, CLOSE_COLON))
-    at = _hand(buf, at, dry, dealer_cards, r, dealer_word[r], dealer_strength[r] >> 20, dealer_said[r], vocab,
-               vocab_at)
+    at = _hand(buf, at, dry, dealer_cards, r, dealer_strength[r], dealer_said[r], vocab, vocab_at)
     line_at[line + 1] = at = put(buf, at, dry, vocab, vocab_at, CLOSE)
     line_at[line + 2] = at = put(buf, at, dry, vocab, vocab_at, QUALIFIES if qualifies[r] else NOT_QUALIFIES)
     return at, line + 2
@@ -175,7 +191,7 @@ def _hand_lines(buf, at, dry, line_at, line, r, box_at, box_no, action, cards, s
 
 @writer
 def _bet_line(buf, at, dry, b, r, facts, ids, is_ante, stake, added, credit, paid, outcome, refund, bet_box, action,
-              strength, box_word, dealer_word, rule_words, exp, vocab, vocab_at):
+              strength, dealer_strength, rule_words, exp, vocab, vocab_at):
     """Bet b's line (of round r), as the audit says it: by its outcome (an ANTE), its prize (a JACKPOT) or its
     refund's reason. `ids`: the first ids of the bets' ids, types and seats; `facts`: _facts'; `rule_words`: the
     first id of the ruleset's words (_rule_words)."""
@@ -187,7 +203,7 @@ def _bet_line(buf, at, dry, b, r, facts, ids, is_ante, stake, added, credit, pai
     # a refunded bet's line names no hand: its box may be none of its round's
     row = max(bet_box[b], 0)
     category = strength[row] >> 20 if len(strength) else 0
-    bw, dw, name, o = box_word[row] if len(box_word) else 0, dealer_word[r], CATEGORIES + category, outcome[b]
+    name, o = CATEGORIES + category, outcome[b]
     why = refund[b]
     if why == 1:  # kernel.NO_ANTE, NOT_OFFERED, EMPTY_BOX
         at = put(buf, at, dry, vocab, vocab_at, NO_ANTE_REFUNDED)
@@ -200,14 +216,20 @@ def _bet_line(buf, at, dry, b, r, facts, ids, is_ante, stake, added, credit, pai
             at = put(buf, at, dry, vocab, vocab_at, FOLDED_LOST if o == FOLDED else NOT_QUALIFIED_RETURNED)
         elif o == WIN:
             odds = facts[_ODDS + category]
-            at = _puts(buf, at, dry, vocab, vocab_at, (CALLED, bw, BEATS_DEALERS, dw, ANTE_PAYS))
+            at = put(buf, _described(buf, put(buf, at, dry, vocab, vocab_at, CALLED), dry, strength[row], vocab,
+                                     vocab_at), dry, vocab, vocab_at, BEATS_DEALERS)
+            at = put(buf, _described(buf, at, dry, dealer_strength[r], vocab, vocab_at), dry, vocab, vocab_at,
+                     ANTE_PAYS)
             at = _puts(buf, _number(buf, at, dry, odds), dry, vocab, vocab_at, (ODDS_OPEN, name, CLOSE))
             if 0 <= facts[_CAP] < facts[_CALL_MULTIPLE] * stake[b] * odds:
                 at = put(buf, at, dry, vocab, vocab_at, rule_words + 1)
         elif o == PUSH:
-            at = _puts(buf, at, dry, vocab, vocab_at, (EQUAL, bw, PUSHED))
+            at = put(buf, _described(buf, put(buf, at, dry, vocab, vocab_at, EQUAL), dry, strength[row], vocab,
+                                     vocab_at), dry, vocab, vocab_at, PUSHED)
         else:  # LOSE
-            at = _puts(buf, at, dry, vocab, vocab_at, (DEALERS, dw, BEATS, bw, LOST))
+            at = put(buf, _described(buf, put(buf, at, dry, vocab, vocab_at, DEALERS), dry, dealer_strength[r], vocab,
+                                     vocab_at), dry, vocab, vocab_at, BEATS)
+            at = put(buf, _described(buf, at, dry, strength[row], vocab, vocab_at), dry, vocab, vocab_at, LOST)
         if action[row] < 0:  # no legal decision: settled as its recorded call says (audit.ante)
             at = put(buf, at, dry, vocab, vocab_at, GUESSED + (1 if added[b] > 0 else 0))
     elif facts[_PRIZE_KINDS + category] == PERCENT:
@@ -287,8 +309,8 @@ def _instant(buf, at, dry, us, word, vocab, vocab_at):
 
 
 @kernel
-def write_rounds(buf, q, told, told_at, rounds, box_at, box_no, action, cards, strength, box_word, box_said,
-                 decision_said, where, most, dealer_cards, dealer_strength, dealer_word, dealer_said, qualifies, bet_at,
+def write_rounds(buf, most_bytes, q, told, told_at, rounds, box_at, box_no, action, cards, strength, box_said,
+                 decision_said, where, most, dealer_cards, dealer_strength, dealer_said, qualifies, bet_at,
                  bets, facts, ids, is_ante, stake, added, credit, paid, outcome, refund, bet_box, pools, known,
                  recorded, recorded_known, jackpot_bets, ledger, timed, odd_line, entry_at, instant, instant_word,
                  shown_at, shown_word, rule_words, exp, vocab, vocab_at):
@@ -296,6 +318,8 @@ def write_rounds(buf, q, told, told_at, rounds, box_at, box_no, action, cards, s
     written from the columns: its head (`rounds`: the first ids of the rounds' ids and decks), its hands', its bets'
     (bets[bet_at[i]:bet_at[i + 1]]), its pools' and, where `timed`, its decisions' in time (odd_line[r] >= 0: that
     text's id); any other round's as its report told them (the texts told + told_at[r] to told + told_at[r + 1]).
+    A round is written only where buf has most_bytes[r] left after the rounds before (its bytes at most): else
+    nothing is returned (no line), for the caller to count first.
     Returns (each line's offsets into buf, each round's count of lines)."""
     n, i = len(told_at) - 1, 0
     lines = np.diff(told_at)
@@ -305,7 +329,9 @@ def write_rounds(buf, q, told, told_at, rounds, box_at, box_no, action, cards, s
     at, line = 0, 0
     dry = len(buf) == 0
     for r in range(n):
-        first = line
+        first, start = line, at
+        if not dry and at + most_bytes[r] > len(buf):
+            return line_at[:0], lines
         if i == len(q) or q[i] != r:
             for k in range(told_at[r], told_at[r + 1]):
                 line += 1
@@ -315,12 +341,12 @@ def write_rounds(buf, q, told, told_at, rounds, box_at, box_no, action, cards, s
         at = _puts(buf, at, dry, vocab, vocab_at, (ROUND, rounds[0] + r, SETTLED_DECK, rounds[1] + r, rule_words))
         line += 1
         line_at[line] = at
-        at, line = _hand_lines(buf, at, dry, line_at, line, r, box_at, box_no, action, cards, strength, box_word,
-                               box_said, decision_said, where, most, dealer_cards, dealer_strength, dealer_word,
-                               dealer_said, qualifies, vocab, vocab_at)
+        at, line = _hand_lines(buf, at, dry, line_at, line, r, box_at, box_no, action, cards, strength, box_said,
+                               decision_said, where, most, dealer_cards, dealer_strength, dealer_said, qualifies,
+                               vocab, vocab_at)
         for k in range(bet_at[i], bet_at[i + 1]):
             at = _bet_line(buf, at, dry, bets[k], r, facts, ids, is_ante, stake, added, credit, paid, outcome, refund,
-                           bet_box, action, strength, box_word, dealer_word, rule_words, exp, vocab, vocab_at)
+                           bet_box, action, strength, dealer_strength, rule_words, exp, vocab, vocab_at)
             line += 1
             line_at[line] = at
         at, line = _pool_lines(buf, at, dry, line_at, line, r, pools, known, recorded, recorded_known, jackpot_bets,
@@ -332,6 +358,8 @@ def write_rounds(buf, q, told, told_at, rounds, box_at, box_no, action, cards, s
             line += 1
             line_at[line] = at
         lines[r] = line - first
+        if at - start > most_bytes[r]:  # (never: what the room made for a round stands on)
+            raise ValueError("a quiet round's words longer than their bound")
         i += 1
     return line_at[:line + 1], lines
 
@@ -408,11 +436,6 @@ def round_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordB
     vocab = _Vocabulary()
     most = int(n_boxes.max())
     rule_words = vocab.add(_rule_words(rules, currency, most))
-    # each hand described once, every one at once (a bet's hand is its box's)
-    _, described, at = _described(np.concatenate([day.strength[rows], day.dealer_strength[q]]))
-    base = vocab.add(described)
-    box_word, dealer_word = np.zeros(len(day.strength), np.int64), np.zeros(n, np.int64)
-    box_word[rows], dealer_word[q] = base + at[:len(rows)], base + at[len(rows):]
     # a rank recorded otherwise than the kernel's, a decision not C or F: as the readable audit words them
     wrong = rows[day.hand_wrong[rows]]
     place = (wrong - box_at[box_round[day.hand_wrong[rows]]]).tolist()
@@ -470,16 +493,30 @@ def round_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordB
     said = vocab.add([line for lines in told for line in lines])
     data, data_at = vocab.joined()
     args = (q, said, told_at, heads, box_at, day.box_no,
-            day.action, day.cards, day.strength, box_word, box_said, decision_said, rule_words + 5 + len(RANK_NAMES),
-            most, day.dealer_cards, day.dealer_strength, dealer_word, dealer_said, day.qualifies, bet_at, mine,
+            day.action, day.cards, day.strength, box_said, decision_said, rule_words + 5 + len(RANK_NAMES),
+            most, day.dealer_cards, day.dealer_strength, dealer_said, day.qualifies, bet_at, mine,
             _facts(rules), ids, is_ante, bets.stake, bets.added, day.credit, bets.paid, day.outcome, day.refund,
             day.bet_box, pools, known, recorded, recorded_known, day.jackpot_bets, day.ledger, timed, odd_line,
             entry_at, instant, instant_word, shown_at, shown_word, rule_words, money_exponent(currency))
-    line_at, n_lines = write_rounds(np.zeros(0, np.uint8), *args, data, data_at)  # (counted first: the bytes' size)
+    # Written once into a buffer of Arrow's memory pool (which keeps its pages from call to call: a fresh numpy array
+    # of megabytes a table faults every page in again) as large as these days' bytes a line (~137 a quiet round's
+    # line at most: 8, its boxes' and its bets') want, with room: each round is written only where the buffer holds
+    # its bytes at most, a told round's exactly, a quiet round's each line's 64 pieces (a won ante's line ~52), each
+    # a vocabulary text or a number (at most 32 bytes) at most, the instants' line 8 pieces an entry more; else
+    # counted first, then written.
+    told_bytes = np.diff(data_at[said + told_at])
+    lines = np.zeros(n, np.int64)
+    lines[q] = 8 + n_boxes + np.diff(bet_at)
+    widest = max(32, int(np.diff(data_at[:said + 1]).max()))
+    most_bytes = np.where(lines > 0, (64 * lines + 8 * np.diff(entry_at)) * widest, told_bytes)
+    buf = pa.allocate_buffer(int(told_bytes.sum() + 192 * lines.sum() + most_bytes.max()), resizable=True)
+    line_at, n_lines = write_rounds(np.frombuffer(buf, np.uint8), most_bytes, *args, data, data_at)
+    if not len(line_at):  # (then each round's bytes are known)
+        line_at, n_lines = write_rounds(np.zeros(0, np.uint8), most_bytes, *args, data, data_at)
+        buf = pa.allocate_buffer(int(line_at[-1]), resizable=True)
+        write_rounds(np.frombuffer(buf, np.uint8), np.diff(line_at[np.concatenate([[0], np.cumsum(n_lines)])]), *args,
+                     data, data_at)
     if line_at[-1] > np.iinfo(np.int32).max:  # (an Arrow string array's offsets are int32)
         raise OverflowError(f"{int(line_at[-1]):,} bytes of text are more than one string array holds")
-    # the bytes in a buffer of Arrow's memory pool, which keeps its pages from call to call (a fresh numpy array of
-    # megabytes a table faults every page in again)
-    buf = pa.allocate_buffer(int(line_at[-1]))
-    write_rounds(np.frombuffer(buf, np.uint8), *args, data, data_at)
+    buf.resize(int(line_at[-1]), shrink_to_fit=True)
     return n_lines, pa.StringArray.from_buffers(len(line_at) - 1, pa.py_buffer(line_at.astype(np.int32)), buf)
