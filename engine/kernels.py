@@ -46,13 +46,15 @@ def _cache_folder(numba_cache_dir: str) -> str | None:
 def compile_kernel(function: Callable, **options: Any) -> Callable:
     """numba's compiled `function`, cached on disk (numba imported only when a kernel is compiled); `options`:
     numba's besides (Kernel's)."""
+    import numba
     from numba import njit
     from numba.core import codegen, config
 
     folder = _cache_folder(config.CACHE_DIR)
     if folder is not None:
         config.CACHE_DIR = folder
-    if codegen.JITCPUCodegen._library_class is codegen.JITCodeLibrary:
+    # (numba's private code library, as numba 0.68 has it: another numba loads its cache its own way)
+    if codegen.JITCPUCodegen._library_class is codegen.JITCodeLibrary and numba.__version__.startswith("0.68."):
         codegen.JITCPUCodegen._library_class = _cached_library_class(codegen.JITCodeLibrary)
     return njit(cache=True, nogil=True, **options)(function)
 
