@@ -424,6 +424,8 @@ def _placed(n: int, kind: pa.DataType, *parts: tuple[np.ndarray, pa.Array | list
     """A column of `n` rows: each part's values (an array, or Python values) at its rows, a later part's over an
     earlier's; a part at every row in order as it is (no take)."""
     parts = tuple((rows, values) for rows, values in parts if len(rows))
+    if not parts:  # (no row)
+        return pa.nulls(n, kind)
     if len(parts) == 1 and len(parts[0][0]) == n and (np.diff(parts[0][0]) == 1).all():
         values = parts[0][1]
         return values.cast(kind) if isinstance(values, pa.Array) else pa.array(values, kind)
