@@ -57,6 +57,12 @@ def test_every_bet_read_is_settled_or_quarantined(day):
     assert pc.all(pc.equal(out["settlements"]["delta"], 0)).as_py()  # a fault-free day is paid right
 
 
+def test_a_table_whose_rounds_are_all_missing_replays_and_settles_none(day):
+    info, shoes, rounds, bets = day  # (its bets, on no round given, are the pipeline's to quarantine)
+    out = audit_group(info, shoes, rounds.slice(0, 0), bets)
+    assert out[blackjack.OUT_REPLAYS].num_rows == 0 and out["settlements"].num_rows == 0
+
+
 # -- the rounds and bets as the engine's columns, read from Arrow at once ------------------------------------------
 
 _US = pa.timestamp("us", tz="UTC")

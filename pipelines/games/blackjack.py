@@ -260,7 +260,10 @@ def _lists(column) -> tuple[np.ndarray, pa.Array]:
 
 
 def _ints(values, none: int = 0) -> np.ndarray:
-    return pc.fill_null(pc.cast(values, pa.int64()), none).to_numpy(zero_copy_only=False).astype(np.int64)
+    values = pc.cast(values, pa.int64())
+    if values.null_count:  # (filling copies the column: only where it has a null)
+        values = pc.fill_null(values, none)
+    return values.to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def _cards(values: pa.Array) -> np.ndarray:
@@ -287,9 +290,10 @@ _LETTER_OF_BYTE[[ord(letter) for letter in LETTERS]] = np.arange(len(LETTERS))
 def _letters(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Each text's length in characters (null: none) and the code of each of its characters (kernel.LETTERS'
     index, -1 for any other), one text after another."""
-    # (a character that is not ASCII made one byte that is not a letter: a byte a character)
-    data, offsets = utf8_texts(pc.cast(pc.replace_substring_regex(pc.fill_null(texts, ""), r"[^\x00-\x7F]", "?"),
-                                       pa.large_string()))
+    texts = pc.fill_null(texts, "")
+    data, offsets = utf8_texts(pc.cast(texts, pa.large_string()))
+    if (data[offsets[0]:offsets[-1]] >= 0x80).any():  # (a character not ASCII made one byte, not a letter: rare)
+        data, offsets = utf8_texts(pc.cast(pc.replace_substring_regex(texts, r"[^\x00-\x7F]", "?"), pa.large_string()))
     return np.diff(offsets), _LETTER_OF_BYTE[data[offsets[0]:offsets[-1]]]
 
 
@@ -400,26 +404,36 @@ def _round_index(ids: pa.Array, index: np.ndarray, round_ids: pa.ChunkedArray, m
 
 def _explanations(reports: list[RoundReport | None], said: tuple[np.ndarray, pa.Array]) -> pa.Array:
     """Each report's explanation: its own, else (a round the kernel replayed) its lines among `said` (each line's
-    report and the line)."""
+    report, ascending, and the line)."""
     own = [(k, line) for k, rep in enumerate(reports) if rep is not None for line in rep.explanation]
-    at = np.concatenate([np.array([k for k, _ in own], np.int64), said[0]])
-    order = np.argsort(at, kind="stable")
-    text = pa.concat_arrays([pa.array([line for _, line in own], pa.string()), said[1]]).take(pa.array(order))
-    offsets = np.searchsorted(at[order], np.arange(len(reports) + 1)).astype(np.int32)
-    return pa.ListArray.from_arrays(pa.array(offsets), text)
+    at, text = said
+    if own:  # (a report's own lines put among the kernel's at its place: slices joined, no take of every line)
+        own_at = np.array([k for k, _ in own], np.int64)
+        lines, cut = pa.array([line for _, line in own], text.type), np.searchsorted(at, own_at)
+        first = np.flatnonzero(np.diff(own_at, prepend=-1)).tolist()  # each report's first own line
+        pieces, done = [], 0
+        for a, b in zip(first, [*first[1:], len(own)], strict=True):
+            pieces += [text.slice(done, int(cut[a]) - done), lines.slice(a, b - a)]
+            done = int(cut[a])
+        text, at = pa.concat_arrays([*pieces, text.slice(done)]), np.insert(at, cut, own_at)
+    return pa.ListArray.from_arrays(pa.array(np.searchsorted(at, np.arange(len(reports) + 1)).astype(np.int32)), text)
 
 
-def _expected_dealer(recorded: pa.Array, redrawn: np.ndarray, by_rule_n: np.ndarray, by_rule: np.ndarray
-                     ) -> pa.Array:
-    """The quiet rounds' expected dealer hands: as `recorded`, but the `redrawn` rounds' (their dealer drew against
-    the rule), which are the shoe's cards by the rule (`by_rule_n` cards each, codes `by_rule`)."""
-    if not redrawn.any():
-        return recorded
-    dealt = pa.ListArray.from_arrays(pa.array(np.concatenate([[0], np.cumsum(by_rule_n)]).astype(np.int32)),
-                                     _CARD_CODES.take(pa.array(by_rule))).cast(recorded.type)
-    at = np.arange(len(redrawn))
-    at[redrawn] = len(redrawn) + np.arange(int(redrawn.sum()))
-    return pa.concat_arrays([recorded, dealt]).take(pa.array(at))
+def _placed(n: int, kind: pa.DataType, *parts: tuple[np.ndarray, pa.Array | list]) -> pa.Array:
+    """A column of `n` rows: each part's values (an array, or Python values) at its rows, a later part's over an
+    earlier's; a part at every row in order as it is (no take)."""
+    parts = tuple((rows, values) for rows, values in parts if len(rows))
+    if not parts:  # (no row)
+        return pa.nulls(n, kind)
+    if len(parts) == 1 and len(parts[0][0]) == n and (np.diff(parts[0][0]) == 1).all():
+        values = parts[0][1]
+        return values.cast(kind) if isinstance(values, pa.Array) else pa.array(values, kind)
+    at, start = np.zeros(n, np.int64), 0
+    for rows, _ in parts:
+        at[rows] = start + np.arange(len(rows))
+        start += len(rows)
+    return pa.concat_arrays([(values if isinstance(values, pa.Array) else pa.array(values, kind)).cast(kind)
+                             for _, values in parts]).take(pa.array(at))
 
 
 def _replay_columns(table_id: str, rounds: pa.Table, rows: np.ndarray, shoe_ids: list[str],
@@ -430,48 +444,48 @@ def _replay_columns(table_id: str, rounds: pa.Table, rows: np.ndarray, shoe_ids:
     rounds without a report as the kernel reports them (audit._Played.reported): each's report, how many rounds
     came before each in its shoe, its position, dealer total, cut card, findings of audit.KERNEL_KINDS and the
     dealer's hand by the rule where it drew against it; its other expected cards the recorded ones)."""
-    schema = REPLAYS.schema
-    own = [k for k, rep in enumerate(reports) if rep is not None]
-    mine = [reports[k] for k in own]
+    schema, n = REPLAYS.schema, len(reports)
+    own = np.array([k for k, rep in enumerate(reports) if rep is not None], np.int64)
+    mine = [reports[k] for k in own.tolist()]
     quiet_at, before, position, dealer_total, cut, found, redrawn, by_rule_n, by_rule = quiet
-    # each round's row among the quiet rounds' values followed by the reports'
-    place = np.zeros(len(reports), np.int64)
-    place[quiet_at] = np.arange(len(quiet_at))
-    place[own] = len(quiet_at) + np.arange(len(own))
-    place_at = pa.array(place)
+    # the recorded columns taken once (a quiet round's expected cards are its recorded ones, but a redrawn dealer's)
+    recorded = taken(rounds.select(["round_id", "round_no", "status", "boxes", "box_actions", "box_cards",
+                                    "dealer_cards"]), rows)
 
-    def recorded(column: str, name: str, where: np.ndarray = rows) -> pa.Array:
-        return taken(rounds[column], where).combine_chunks().cast(schema.field(name).type)
+    def as_read(column: str, name: str) -> pa.Array:
+        return recorded[column].combine_chunks().cast(schema.field(name).type)
 
-    quiet_rows = rows[quiet_at]
+    def reported(name: str, quiet_values: np.ndarray, values: list) -> pa.Array:
+        """A number column: the quiet rounds' values and the reports' (None: null) at their rows."""
+        column, none = np.zeros(n, np.asarray(quiet_values).dtype), np.zeros(n, bool)
+        column[quiet_at], column[own], none[own] = quiet_values, [v or 0 for v in values], [v is None for v in values]
+        return pa.array(column, schema.field(name).type, mask=none if none.any() else None)
 
-    def reported(name: str, quiet_values, values: list) -> pa.Array:
-        kind = schema.field(name).type
-        return pa.concat_arrays([quiet_values if isinstance(quiet_values, pa.Array) else pa.array(quiet_values, kind),
-                                 pa.array(values, kind)]).take(place_at)
-
-    kinds = pa.ListArray.from_arrays(pa.array(np.concatenate([[0], np.cumsum(found.sum(axis=1))]).astype(np.int32)),
+    dealer = as_read("dealer_cards", "recorded_dealer_cards")
+    dealt = pa.ListArray.from_arrays(pa.array(_starts(by_rule_n).astype(np.int32)), _CARD_CODES.take(
+        pa.array(by_rule, pa.int64()))).cast(dealer.type)
+    kinds = pa.ListArray.from_arrays(pa.array(_starts(found.sum(axis=1)).astype(np.int32)),
                                      _KERNEL_KINDS.take(pa.array(np.nonzero(found)[1])))
-
+    box_cards, every = as_read("box_cards", "recorded_box_cards"), np.arange(n)
     return {
         "table_id": pa.array([table_id] * len(rows), pa.string()), "shoe_id": pa.array(shoe_ids, pa.string()),
-        "round_id": recorded("round_id", "round_id"), "round_no": recorded("round_no", "round_no"),
-        "status": recorded("status", "status"),
+        "round_id": as_read("round_id", "round_id"), "round_no": as_read("round_no", "round_no"),
+        "status": as_read("status", "status"),
         "shoe_position": reported("shoe_position", position, [rep.shoe_position for rep in mine]),
         "rounds_before": reported("rounds_before", before, [rep.rounds_before for rep in mine]),
-        "boxes": recorded("boxes", "boxes"), "box_actions": recorded("box_actions", "box_actions"),
-        "expected_box_cards": reported("expected_box_cards", recorded("box_cards", "expected_box_cards", quiet_rows),
-                                       [rep.expected_box_cards for rep in mine]),
-        "recorded_box_cards": recorded("box_cards", "recorded_box_cards"),
-        "expected_dealer_cards": reported("expected_dealer_cards", _expected_dealer(
-            recorded("dealer_cards", "expected_dealer_cards", quiet_rows), redrawn, by_rule_n, by_rule),
-                                          [rep.expected_dealer_cards for rep in mine]),
-        "recorded_dealer_cards": recorded("dealer_cards", "recorded_dealer_cards"),
+        "boxes": as_read("boxes", "boxes"), "box_actions": as_read("box_actions", "box_actions"),
+        "expected_box_cards": _placed(n, box_cards.type, (every, box_cards),
+                                      (own, [rep.expected_box_cards for rep in mine])),
+        "recorded_box_cards": box_cards,
+        "expected_dealer_cards": _placed(n, dealer.type, (every, dealer), (quiet_at[redrawn], dealt),
+                                         (own, [rep.expected_dealer_cards for rep in mine])),
+        "recorded_dealer_cards": dealer,
         "recorded_dealer_total": reported("recorded_dealer_total", dealer_total, [rep.dealer_total for rep in mine]),
         "cut_card_round": reported("cut_card_round", cut, [rep.cut_card_round for rep in mine]),
         "after_cut": reported("after_cut", np.zeros(len(before), bool), [rep.after_cut for rep in mine]),
         "explanation": _explanations(reports, said).cast(schema.field("explanation").type),
-        "finding_kinds": reported("finding_kinds", kinds, [list(rep.finding_kinds) for rep in mine]),
+        "finding_kinds": _placed(n, schema.field("finding_kinds").type, (quiet_at, kinds),
+                                 (own, [list(rep.finding_kinds) for rep in mine])),
     }
 
 
@@ -545,8 +559,8 @@ class Gathered:
     replay_rows: list[np.ndarray] = field(default_factory=list)
     replay_shoes: list[np.ndarray] = field(default_factory=list)  # (object: str or None)
     reports: list = field(default_factory=list)
-    # each bet's shoe, its row in the table's bets, its round's row in `rounds`, its credit where `settled`, and
-    # why not (object: str or None)
+    # each bet's shoe, its row in the table's bets, its round's row in `rounds`, its credit where `settled`; and
+    # why each bet not settled is not (its reason, object: str or None; entries of the bets not settled only)
     bet_of: list[np.ndarray] = field(default_factory=list)
     bets: list[np.ndarray] = field(default_factory=list)
     round_rows: list[np.ndarray] = field(default_factory=list)
@@ -583,11 +597,11 @@ class Gathered:
             [order[k if rep is None else rep.round_index] for k, rep in enumerate(result.rounds)], np.int64),
                      np.array([shoe["shoe_id"]] * len(result.rounds), object), result.rounds)
         if len(mine):
-            # (why a bet is unsettled: None but for the few whose round cannot be settled; np.array of the list
-            # would look into each of its ~1,000 entries)
-            unsettled = np.empty(len(mine), object)
-            at = np.flatnonzero(~result.settled)
-            unsettled[at] = [result.unsettled[i] for i in at.tolist()]
+            # (why a bet is unsettled: the reasons of the few whose round cannot be settled only; np.array of the
+            # whole list would look into each of its ~1,000 entries)
+            at = np.flatnonzero(~np.asarray(result.settled, bool))
+            unsettled = np.empty(len(at), object)
+            unsettled[:] = [result.unsettled[i] for i in at.tolist()]
             self.bets_of(np.full(len(mine), shoe_no, np.int64), np.asarray(mine, np.int64),
                          np.asarray(order, np.int64)[round_index], result.expected, result.settled, unsettled)
         if not result.findings and not len(flagged):
@@ -628,7 +642,7 @@ class Gathered:
         (each's shoe and round row). (The findings' days by their rounds' rows: for a table whose round ids are
         distinct and not empty, by_row.)"""
         self.replays(round_shoe, rows, shoe_ids[round_shoe], [None] * len(rows))
-        self.bets_of(bet_shoe, bets, bet_rounds, expected, np.ones(len(bets), bool), np.full(len(bets), None, object))
+        self.bets_of(bet_shoe, bets, bet_rounds, expected, np.ones(len(bets), bool), np.zeros(0, object))
         self.flagged.append((bet_shoe[flagged], bets[flagged], bet_rounds[flagged], self.days[bet_rounds[flagged]]))
         self.findings += findings
         self.finding_days.append(self.days[finding_rounds])
@@ -693,11 +707,15 @@ class Gathered:
 
     def bet_tables(self, table_id: str, plain: pa.Table, bets: pa.Table) -> dict[str, pa.Table]:
         """{settlements, quarantine} of the bets gathered."""
-        order = _shoe_order(self.bet_of)
-        expected, settled = _joined(self.expected, np.int64)[order], _joined(self.settled, bool)[order]
+        order, settled = _shoe_order(self.bet_of), _joined(self.settled, bool)
+        expected, in_order = _joined(self.expected, np.int64)[order], settled[order]
+        # (the reasons of the bets not settled, each put at its place in shoe order: no object column of every bet)
+        unsettled = np.full(len(order), None, object)
+        unsettled[~in_order] = _joined(self.unsettled, object)[np.searchsorted(np.flatnonzero(~settled),
+                                                                               order[~in_order])]
         return bet_tables(table_id, plain, bets, self.rounds, _joined(self.bets, np.int64)[order],
-                          _joined(self.round_rows, np.int64)[order], pa.array(expected, pa.int64(), mask=~settled),
-                          _joined(self.unsettled, object)[order])
+                          _joined(self.round_rows, np.int64)[order], pa.array(expected, pa.int64(), mask=~in_order),
+                          unsettled)
 
 
 def _joined(parts: list[np.ndarray], dtype) -> np.ndarray:
