@@ -252,6 +252,23 @@ def test_words_without_the_room_made_are_counted_first(monkeypatch):
     assert counted == [False, True, False] and _quiet(RULES, rounds, bets) == [True] * 3
 
 
+def test_words_whose_room_would_be_too_large_are_counted_first(monkeypatch):
+    """A round whose bytes at most pass words._MOST_ROOM (a day of absurdly long texts) gets no room made: the
+    text is counted first, then written, the readable audit's words; at exactly the bound the room is made."""
+    rounds, bets = _day(7, RULES, 3, 0.0)
+    counted, write = [], words.write_rounds
+    monkeypatch.setattr(words, "write_rounds", lambda buf, most, *args: counted.append((not len(buf), int(most.max())))
+                        or write(buf, most, *args))
+    audit_table_rounds(RULES, TABLE, rounds, bets)
+    most = counted[0][1]
+    for room, passes in ((most - 1, [True, False]), (most, [False])):
+        counted.clear()
+        monkeypatch.setattr(words, "_MOST_ROOM", room)
+        assert audit_table_rounds(RULES, TABLE, rounds, bets) == audit_table_rounds(RULES, TABLE, rounds, bets,
+                                                                                    round_by_round=True)
+        assert [dry for dry, _ in counted] == passes
+
+
 # -- hand-worked boundaries, each a round the kernel settles --------------------------------------------------
 
 def _one_round(box_hand: str, dealer_hand: str, action: str = "C", ante: int = 1_000, jackpot_stake: int | None = None,

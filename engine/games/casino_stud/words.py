@@ -420,6 +420,9 @@ def _said(vocab: _Vocabulary, size: int, rows: np.ndarray, texts: list[str]) -> 
     return said
 
 
+_MOST_ROOM = 1 << 26  # the most one round may be given room for (64 MiB) before the text is counted first
+
+
 def round_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordBatch, bets: DealtBets,
                  quiet_rounds: Sequence[int], day: QuietDay, pools: np.ndarray, known: np.ndarray,
                  told: Sequence[Sequence[str]]) -> tuple[np.ndarray, pa.Array]:
@@ -509,8 +512,10 @@ def round_explanations(rules: CasinoStudRules, currency: str, rounds: pa.RecordB
     lines[q] = 8 + n_boxes + np.diff(bet_at)
     widest = max(32, int(np.diff(data_at[:said + 1]).max()))
     most_bytes = np.where(lines > 0, (64 * lines + 8 * np.diff(entry_at)) * widest, told_bytes)
-    buf = pa.allocate_buffer(int(told_bytes.sum() + 192 * lines.sum() + most_bytes.max()), resizable=True)
-    line_at, n_lines = write_rounds(np.frombuffer(buf, np.uint8), most_bytes, *args, data, data_at)
+    line_at = np.zeros(0, np.int64)
+    if most_bytes.max() <= _MOST_ROOM:  # (a day of absurdly long texts would ask that much room: counted first)
+        buf = pa.allocate_buffer(int(told_bytes.sum() + 192 * lines.sum() + most_bytes.max()), resizable=True)
+        line_at, n_lines = write_rounds(np.frombuffer(buf, np.uint8), most_bytes, *args, data, data_at)
     if not len(line_at):  # (then each round's bytes are known)
         line_at, n_lines = write_rounds(np.zeros(0, np.uint8), most_bytes, *args, data, data_at)
         buf = pa.allocate_buffer(int(line_at[-1]), resizable=True)
