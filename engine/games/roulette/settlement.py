@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
+from functools import cache
 
 from engine.betting import BetVerdict, Payout, RecordedBet, UnitVerdict, unit_refusal
 from engine.betting_columns import UnitColumns
@@ -26,14 +27,18 @@ LOSES = Payout(Fraction(0), "lose")
 
 def spin_payout(rules: RouletteRules, bet_type: str, covered: frozenset[int], pocket: int) -> Payout:
     """A legal, offered bet covering `covered` against the pocket the ball landed in."""
-    odds = rules.odds[bet_type]
     if pocket in covered:
-        return Payout(1 + odds, f"won {odds}:1")
+        return _won(rules.odds[bet_type])
     if pocket == ZERO and bet_type in EVEN_CHANCES and rules.la_partage:
         return LA_PARTAGE
     if pocket == ZERO and bet_type in OUTSIDE:
         return ZERO_LOSES
     return LOSES
+
+
+@cache  # (a ruleset's few odds: a run's first verdicts win ~500 times, a Fraction sum and its words each)
+def _won(odds: Fraction) -> Payout:
+    return Payout(1 + odds, f"won {odds}:1")
 
 
 def judge_spin_bet(rules: RouletteRules, bet: RecordedBet, pocket: int) -> BetVerdict:
