@@ -282,6 +282,36 @@ def test_a_kernel_loaded_from_the_cache_runs_and_links_into_a_kernel_compiled_af
     assert sum(halves.stats.cache_misses.values()) == 1  # (compiled here, with the loaded one linked in)
 
 
+_LOADED_POINTERS = """
+import sys
+from numba.core import config
+config.CACHE_DIR = sys.argv[1]
+from engine import kernels
+from tests.test_kernels_outcome import _halved
+loaded = kernels.compile_kernel(_halved.py_func)
+assert loaded(-7) == -4
+compiled = next(iter(loaded.overloads.values()))
+print(sum(loaded.stats.cache_hits.values()), compiled.library.get_pointer_to_function(compiled.fndesc.llvm_func_name)
+      != 0, compiled.library.get_pointer_to_function("no_such_symbol"))
+"""
+
+
+def test_a_kernel_loaded_in_a_fresh_process_has_its_pointer_and_no_other(tmp_path):
+    """numba's contract for a code library's pointer to a function: 0 for a symbol it does not define. A kernel
+    loaded from the cache in a fresh process, its bitcode not parsed (numba's list of defined symbols not made),
+    keeps it."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    def fresh_process() -> list[str]:
+        return subprocess.run([sys.executable, "-c", _LOADED_POINTERS, str(tmp_path)], check=True, text=True,
+                              cwd=Path(__file__).resolve().parent.parent, capture_output=True).stdout.split()
+
+    assert fresh_process() == ["0", "True", "0"]  # compiled, and saved in the cache
+    assert fresh_process() == ["1", "True", "0"]  # loaded from it
+
+
 def test_a_read_only_package_caches_in_the_user_cache_folder(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(kernels.os, "access", lambda path, mode: False)
