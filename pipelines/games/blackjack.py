@@ -191,7 +191,6 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
         flagged.append(result.flagged)
         gathered.shoe(s, shoe, order, round_rows, mine, audited[round_index], result, result.on_bet,
                       result.flagged.bet)
-    played.found = played.kinds()
     said, quiet = played_lines(played).joined(np.arange(len(dealt))), played.reported()
     return gathered.tables(table.table_id, OUT_REPLAYS, REPLAYS.schema, read, bets,
                            lambda *replayed: _replay_columns(*replayed, said, quiet),

@@ -455,7 +455,7 @@ class _Played:
         self.plain &= rounds.timed
         self.check_chart()
         self.known = self.plain.copy()  # the rounds whose boxes' columns hold their settlement
-        self.found = np.zeros((0, len(KERNEL_KINDS)), np.bool_)  # kinds() once the audit's rounds are known (run)
+        self.found = np.zeros((len(self.plain), len(KERNEL_KINDS)), np.bool_)  # kinds(), once a round is audited
 
     @classmethod
     def one(cls, rules: BlackjackRules, chart: BasicStrategyChart, shoe: ShoeFacts, rounds: ShoeRounds,
@@ -479,18 +479,26 @@ class _Played:
         # the rounds of the decisions off the chart
         self.deviated: list[int] = d_round[auto & (self.chart_says != d_action)].tolist()
 
-    def kinds(self) -> np.ndarray:
-        """Each round's findings (a row a round, a column a kind of KERNEL_KINDS): of a plain round that was settled
-        (a cancelled round's play is explained, not judged): a dealer who drew against the rule while a hand waited
-        (DEALER_DRAW_RULE), hands played as a stand when their letters ran out (DECISION_MISSING), auto-played
-        decisions off the chart (AUTO_PLAY_DEVIATION)."""
-        found = np.zeros((len(self.plain), len(KERNEL_KINDS)), np.bool_)
+    def kinds(self, rounds: slice = slice(None)) -> np.ndarray:
+        """Each of `rounds`' findings (a row a round, a column a kind of KERNEL_KINDS): of a plain round that was
+        settled (a cancelled round's play is explained, not judged): a dealer who drew against the rule while a hand
+        waited (DEALER_DRAW_RULE), hands played as a stand when their letters ran out (DECISION_MISSING), auto-played
+        decisions off the chart (AUTO_PLAY_DEVIATION). (`rounds`: a shoe's, not the table's replay each shoe.)"""
+        start, stop, _ = rounds.indices(len(self.plain))
+        found = np.zeros((max(stop - start, 0), len(KERNEL_KINDS)), np.bool_)
         if len(self.unfinished[0]) or self.deviated or len(self.x_cards):  # (most shoes have none)
-            found[:, 0] = self.redrawn
-            found[self.unfinished[0], 1] = True
-            found[self.deviated, 2] = True
-            found &= (self.plain & ~self.rounds.cancelled)[:, None]
+            found[:, 0] = self.redrawn[start:stop]
+            for kind, at in ((1, self.unfinished[0]), (2, np.asarray(self.deviated, np.int64))):
+                found[at[(at >= start) & (at < stop)] - start, kind] = True
+            found &= (self.plain[start:stop] & ~self.rounds.cancelled[start:stop])[:, None]
         return found
+
+    def audited(self, rounds: slice, plain: np.ndarray) -> None:
+        """A shoe's audit of `rounds` (audit_shoe): which of them the kernel's replay reports and explains (`plain`:
+        nothing for the readable audit in them), and their findings (kinds()). The one place a shoe's audit writes
+        which rounds are plain into a replay it may share with its table's other shoes (audit_plain_shoes)."""
+        self.plain[rounds] = plain
+        self.found[rounds] = self.kinds(rounds)
 
     def deviations(self, i: int) -> list[tuple[int, str, list[str], str, str]]:
         """Round i's auto-played decisions off the chart, as deviation_words takes them."""
@@ -560,9 +568,11 @@ class _Played:
         if r.status != "cancelled":
             returned, win, staked, behind_returned, behind_win, pair, first_two_bj = self.boxes
             unit_win = self.rules.blackjack_odds.denominator * self.rules.win_odds.denominator
+            follows = self.rules.bet_behind_on_double_or_split == "follows"
             for b in range(self.box_at[i], self.box_at[i + 1]):
                 box = int(self.box_no[b])
-                unit, behind = box_unit_credit(self.rules, play, box), bet_behind_unit_credit(self.rules, play, box)
+                unit = box_unit_credit(self.rules, play, box)  # (a bet behind that follows the box: the box's)
+                behind = unit if follows else bet_behind_unit_credit(self.rules, play, box)
                 returned[b], win[b], staked[b] = unit.returned, unit.win * unit_win, total_staked(play, box, 1)
                 behind_returned[b], behind_win[b] = behind.returned, behind.win * unit_win
                 first_two = play.box(box).first_two
@@ -681,6 +691,8 @@ class _ShoeAuditor:
                  quarantined: Sequence[QuarantinedBet] = (), replayed: tuple[_Played, int] | None = None):
         self.rules, self.chart, self.table, self.shoe, self.rounds, self.bets = rules, chart, table, shoe, rounds, bets
         self.arrays, self.replayed = arrays, replayed
+        # every card of the shoe is a card's text (its codes say so): its rest dealt as it is, no None to pass over
+        self.all_cards = shoe.codes is not None and bool((shoe.codes >= 0).all())
         self.bet_by_bet = bet_by_bet
         self.recorded: dict[int, RecordedRound] = {}  # the rounds read as RecordedRounds, by index
         self.findings: list[Finding] = []
@@ -731,13 +743,13 @@ class _ShoeAuditor:
         # known, nothing learnt yet) or its own
         played, o = self.replayed or (_Played.one(self.rules, self.chart, shoe, self.rounds, self.arrays), 0)
         mine = slice(o, o + n)
-        played.plain[mine] = played.known[mine]
         if self.bet_by_bet:  # (every round and bet through the readable rules: the oracle of the kernels)
-            played.plain[mine] = played.known[mine] = False
-        lost = self.lost(played.plain[mine])
+            played.known[mine] = False
+        plain = played.known[mine].copy()  # (known: the replay's plain rounds, nothing learnt yet)
+        lost = self.lost(plain)
         if lost is not None:  # (the kernel replayed the rounds after it at a place that is not known)
-            played.plain[o + lost[0] + 1:o + n] = False
-        played.found = played.kinds()
+            plain[lost[0] + 1:] = False
+        played.audited(mine, plain)
         found = played.found[mine].any(axis=1)  # (rounds the kernel settles with a finding: named from their records)
         named = ~played.plain[mine] | found
         self.fetch(np.flatnonzero(named))
@@ -818,7 +830,8 @@ class _ShoeAuditor:
             # stopping where the rule stops), so it is not replayed a second time.
             expected_play = play
         else:
-            shoe_rest = [c for c in self.shoe.cards[position:] if isinstance(c, str)]
+            shoe_rest = self.shoe.cards[position:] if self.all_cards else [
+                c for c in self.shoe.cards[position:] if isinstance(c, str)]
             expected_play = replay_round(self.rules, shoe_rest, boxes)  # what the shoe and the decisions deal
         kinds: list[str] = []
         if play.box_cards != tuple(tuple(c) for c in r.box_cards) or not play.complete:
