@@ -66,6 +66,7 @@ from .records import (
     ShoeRounds,
     card_codes,
     record_problem,
+    rounds_of,
 )
 from .rules import DEALER_WHEN_ALL_SETTLED, BlackjackRules
 from .settlement import (
@@ -696,6 +697,7 @@ class _ShoeAuditor:
         self.bet_by_bet = bet_by_bet
         self.recorded: dict[int, RecordedRound] = {}  # the rounds read as RecordedRounds, by index
         self.findings: list[Finding] = []
+        self.found_in: list[int] = []  # the round of each finding read_rounds makes (audit_plain_shoes reads it)
         # the MAIN bets put in quarantine as they were read, by round and box: never settled, but a box they
         # name is played by their account (the rules of the round's other bets still see them)
         self.held_mains: dict[int, dict[int, list[QuarantinedBet]]] = {}
@@ -738,10 +740,19 @@ class _ShoeAuditor:
             self.findings.append(Finding("SHOE_COMPOSITION", self.table.table_id, shoe.shoe_id, None, None,
                                          f"{shoe.decks} full decks", composition.describe(),
                                          f"Shoe {shoe.shoe_id} is {composition.describe()}."))
-        n = len(self.rounds)
         # the kernel's replay of the shoe's rounds: the table's (rounds o..o+n-1 of it, their plain as replayed:
         # known, nothing learnt yet) or its own
         played, o = self.replayed or (_Played.one(self.rules, self.chart, shoe, self.rounds, self.arrays), 0)
+        reports, plays = self.read_rounds(played, o)
+        expected, settled, unsettled, flagged, on_bet = self.settle(reports, plays, played, o)
+        return ShoeAudit(reports, expected, settled, unsettled, self.findings, played, flagged,
+                         np.array(on_bet, np.int64))
+
+    def read_rounds(self, played: _Played, o: int) -> tuple[list[RoundReport | None], list[RoundPlay | None]]:
+        """The shoe's rounds (o..o+n-1 of `played`): each the kernel's replay cannot clear read and replayed by the
+        readable rules (its report and play; learnt into the replay), the findings of every round in round order
+        (`found_in`: each one's round)."""
+        shoe, n = self.shoe, len(self.rounds)
         mine = slice(o, o + n)
         if self.bet_by_bet:  # (every round and bet through the readable rules: the oracle of the kernels)
             played.known[mine] = False
@@ -767,7 +778,7 @@ class _ShoeAuditor:
                 cut_seen = cut_seen or (shoe.cut_index is not None and position > shoe.cut_index)
             if i == n:
                 break
-            counted = i + 1
+            counted, said = i + 1, len(self.findings)
             if played.plain[o + i]:  # the kernel's replay found the round as recorded, nothing to flag but KERNEL_KINDS
                 used = before[i + 1] - before[i]
                 if found[i]:
@@ -777,6 +788,7 @@ class _ShoeAuditor:
                 reports[i], plays[i], used = self.round(i, r, position, cut_seen)
                 if not self.bet_by_bet:
                     played.learn(o + i, r, plays[i], reports[i])
+            self.found_in += [i] * (len(self.findings) - said)
             if lost is not None and i >= lost[0]:  # (its place in the shoe, and every later round's, not known)
                 position = None
                 continue
@@ -787,9 +799,7 @@ class _ShoeAuditor:
             after = [self.recorded[i].round_id for i in range(lost[0] + 1, len(self.rounds))]
             self.findings.append(unverifiable_after(self.table.table_id, shoe.shoe_id,
                                                     self.recorded[lost[0]].round_id, lost[1], after))
-        expected, settled, unsettled, flagged, on_bet = self.settle(reports, plays, played, o)
-        return ShoeAudit(reports, expected, settled, unsettled, self.findings, played, flagged,
-                         np.array(on_bet, np.int64))
+        return reports, plays
 
     def lost(self, plain: np.ndarray) -> tuple[int, str] | None:
         """The first round whose cards cannot be counted (cards_not_counted) and why, or None. A round the kernel
@@ -1078,6 +1088,7 @@ class PlainShoes(NamedTuple):
     bets: np.ndarray  # their bets (indexes among the bets given), all settled
     expected: np.ndarray  # each one's credit
     flagged: FlaggedBets  # those the screen cannot clear (`bet`: its index among the bets given)
+    reports: dict[int, RoundReport]  # the reports of these shoes' rounds the readable rules replayed, by round
 
 
 def _checked_exactly(bets: ShoeBets, main_stake: np.ndarray) -> np.ndarray:
@@ -1093,37 +1104,68 @@ def _checked_exactly(bets: ShoeBets, main_stake: np.ndarray) -> np.ndarray:
 def audit_plain_shoes(rules: BlackjackRules, chart: BasicStrategyChart, table: TableFacts, arrays: TableArrays,
                       rounds: ShoeRounds, dealt: Dealt, shoe_ids: Sequence[str], decks: np.ndarray, bets: ShoeBets,
                       bet_shoe: np.ndarray, others: np.ndarray) -> PlainShoes:
-    """The shoes of a table that need none of the readable rules audited at once: every shoe's rounds (`rounds`,
-    one shoe's after another, `dealt` from their shoes, each of `decks` decks) replayed in one kernel call, every
-    bet (`bets`, its round_index among `rounds`, `bet_shoe` its shoe) priced and screened in one. A shoe is audited
-    here where it has rounds, each plain and numbered, its cards are full decks, each bet the screen cannot clear
-    is checked as columns (bet_checks.bet_findings) and it is not among `others` (the adaptor's own: rounds or bets
-    of it put in quarantine): its audit_shoe (`explained` False) has no report, every bet settled, and no finding
-    but its rounds' KERNEL_KINDS (read from their records) and its flagged bets', so it is given as columns."""
+    """The shoes of a table whose bets need none of the readable rules audited at once: every shoe's rounds
+    (`rounds`, one shoe's after another, `dealt` from their shoes, each of `decks` decks) replayed in one kernel call,
+    every bet (`bets`, its round_index among `rounds`, `bet_shoe` its shoe) priced and screened in one. A shoe is
+    audited here where it has rounds, its cards are full decks, each bet the screen cannot clear is checked as
+    columns (bet_checks.bet_findings) and it is not among `others` (the adaptor's own: rounds or bets of it put in
+    quarantine); the rounds of it the kernel cannot clear (not plain, not numbered) are read and replayed by the
+    readable rules here, as audit_shoe reads them (_ShoeAuditor.read_rounds: their reports, learnt into the
+    replay), where each one's cards can be counted, it is settled and the shoe has a cut card. Its audit_shoe
+    (`explained` False) then has those reports only, every bet settled, and no finding but its rounds' (read from
+    their records) and its flagged bets', so it is given as columns."""
     n_shoes, shoe = len(dealt.at) - 1, dealt.round_shoe
+    bounds = np.searchsorted(shoe, np.arange(n_shoes + 1))  # each shoe's rounds: bounds[s]..bounds[s + 1] - 1
     played = _Played(rules, chart, rounds, dealt, arrays)
     special = ~played.plain | ~rounds.numbered
     card_shoe = np.repeat(np.arange(n_shoes), np.diff(dealt.at))
     counts = np.bincount(card_shoe * len(CARD_CODES) + np.maximum(dealt.cards, 0), minlength=n_shoes * len(CARD_CODES))
-    plain = ((np.bincount(shoe[special], minlength=n_shoes) == 0) & (np.bincount(shoe, minlength=n_shoes) > 0)
-             & (np.bincount(card_shoe[dealt.cards < 0], minlength=n_shoes) == 0)  # (_full_decks)
+    whole = ((np.diff(bounds) > 0) & (np.bincount(card_shoe[dealt.cards < 0], minlength=n_shoes) == 0)  # (_full_decks)
              & (counts.reshape(n_shoes, len(CARD_CODES)) == decks[:, None]).all(axis=1) & ~others)
+    named = special | played.kinds().any(axis=1)
+    # the shoes with rounds for the readable rules: those rounds (and the kernel's with a finding) read at once
+    read = whole & (np.bincount(shoe[special], minlength=n_shoes) > 0) & (dealt.cut >= 0)
+    whole &= read | (np.bincount(shoe[special], minlength=n_shoes) == 0)
+    to_read = np.flatnonzero(named & read[shoe])
+    records = dict(zip(to_read.tolist(), rounds.recorded(to_read.tolist()) if len(to_read) else [], strict=True))
+    lost = [shoe[i] for i in np.flatnonzero(special & read[shoe]).tolist() if cards_not_counted(records[i])]
+    whole[lost] = read[lost] = False
+    known, reports, said = played.known.copy(), {}, []
+    for s in np.flatnonzero(read).tolist():
+        a, b = int(bounds[s]), int(bounds[s + 1])
+        codes = dealt.cards[dealt.at[s]:dealt.at[s + 1]]
+        auditor = _ShoeAuditor(rules, chart, table, ShoeFacts(shoe_ids[s], int(decks[s]), tuple(_CARD_TEXTS[codes]),
+                                                              int(dealt.cut[s]), codes),
+                               rounds_of(rounds, a, b, lambda at, a=a: rounds.recorded([a + i for i in at])),
+                               bets, arrays, replayed=(played, a))
+        auditor.recorded = {i - a: records[i] for i in to_read[(to_read >= a) & (to_read < b)].tolist()}
+        shoe_reports, _ = auditor.read_rounds(played, a)
+        if any(rep is not None and rep.unsettled_reason is not None and not rounds.cancelled[a + i]
+               for i, rep in enumerate(shoe_reports)):
+            whole[s] = False  # (a round its bets cannot be settled on: audited alone)
+            continue
+        reports.update((a + i, rep) for i, rep in enumerate(shoe_reports) if rep is not None)
+        said += [(a + i, f) for i, f in zip(auditor.found_in, auditor.findings, strict=True)]
     screened = played.settle(bets, np.zeros(len(rounds), np.bool_))
     credit, quiet = screened[0], screened[2]
-    exact = _checked_exactly(bets, screened[4])
-    plain &= np.bincount(bet_shoe[~quiet & ~exact], minlength=n_shoes) == 0  # (a bet for the readable rules)
-    mine = np.flatnonzero(plain[bet_shoe])
+    # (a bet for the readable rules: an amount beyond the columns' exact reach, or a round not settled by the kernel)
+    whole &= np.bincount(bet_shoe[~quiet & ~(_checked_exactly(bets, screened[4]) & played.known[bets.round_index])],
+                         minlength=n_shoes) == 0
+    for s in np.flatnonzero(read & ~whole).tolist():  # (audited alone: as from the replay, nothing learnt)
+        played.known[bounds[s]:bounds[s + 1]] = known[bounds[s]:bounds[s + 1]]
+    mine = np.flatnonzero(whole[bet_shoe])
     flagged = mine[~quiet[mine]]
     checked = played.flagged(flagged, bets, screened)
     credit[flagged] = checked.credit
-    named = ~played.plain | ~rounds.numbered | played.kinds().any(axis=1)
-    played.plain &= plain[shoe]
+    played.plain &= whole[shoe]
     played.found = played.kinds()
-    found = np.flatnonzero(played.found.any(axis=1)).tolist()
-    said = [(i, f) for i, r in zip(found, rounds.recorded(found), strict=True)
-            for f in played.findings(table.table_id, shoe_ids[shoe[i]], r, i)]
-    return PlainShoes(plain, played, [f for _, f in said], np.array([i for i, _ in said], np.int64),
-                      named & ~plain[shoe], mine, credit[mine], checked)
+    found = np.flatnonzero(played.found.any(axis=1) & ~read[shoe]).tolist()
+    records.update(zip(found, rounds.recorded(found), strict=True))
+    said += [(i, f) for i in found for f in played.findings(table.table_id, shoe_ids[shoe[i]], records[i], i)]
+    said = [(i, f) for i, f in sorted(said, key=lambda x: x[0]) if whole[shoe[i]]]  # (stable: a round's in order)
+    return PlainShoes(whole, played, [f for _, f in said], np.array([i for i, _ in said], np.int64),
+                      named & ~whole[shoe], mine, credit[mine], checked,
+                      {i: rep for i, rep in reports.items() if whole[shoe[i]]})
 
 
 def _with_bet_findings(rules: BlackjackRules, table: TableFacts, shoe: ShoeFacts, rounds: ShoeRounds, bets: ShoeBets,
