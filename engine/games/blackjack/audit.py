@@ -478,7 +478,7 @@ class _Played:
                                            can_double=bool(d_double[d]), can_split=bool(d_split[d]))
             self.chart_says[d] = LETTERS.index(want)
         # the rounds of the decisions off the chart
-        self.deviated: list[int] = d_round[auto & (self.chart_says != d_action)].tolist()
+        self.deviated = d_round[auto & (self.chart_says != d_action)]
 
     def kinds(self, rounds: slice = slice(None)) -> np.ndarray:
         """Each of `rounds`' findings (a row a round, a column a kind of KERNEL_KINDS): of a plain round that was
@@ -487,10 +487,10 @@ class _Played:
         decisions off the chart (AUTO_PLAY_DEVIATION). (`rounds`: a shoe's, not the table's replay each shoe.)"""
         start, stop, _ = rounds.indices(len(self.plain))
         found = np.zeros((max(stop - start, 0), len(KERNEL_KINDS)), np.bool_)
-        if len(self.unfinished[0]) or self.deviated or len(self.x_cards):  # (most shoes have none)
+        if len(self.unfinished[0]) or len(self.deviated) or len(self.x_cards):  # (most shoes have none)
             found[:, 0] = self.redrawn[start:stop]
-            for kind, at in ((1, self.unfinished[0]), (2, np.asarray(self.deviated, np.int64))):
-                found[at[(at >= start) & (at < stop)] - start, kind] = True
+            for kind, at in ((1, self.unfinished[0]), (2, self.deviated)):  # (rounds ascending: the slice's found)
+                found[at[np.searchsorted(at, start):np.searchsorted(at, stop)] - start, kind] = True
             found &= (self.plain[start:stop] & ~self.rounds.cancelled[start:stop])[:, None]
         return found
 
