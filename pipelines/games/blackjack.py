@@ -144,9 +144,11 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
         ShoeBets(on_round, *(bet[c][placed] for c in _ENGINE_BET_COLUMNS),
                  recorded=lambda at: _recorded_bets(read, bet, placed[at], on_round[at])), placed_shoe, others)
     on_table, at_once = by_table.shoes[round_shoe], by_table.bets
-    gathered.plain_shoes(round_shoe[on_table], dealt[on_table], shoe_ids, placed_shoe[at_once], placed[at_once],
-                         dealt[on_round[at_once]], by_table.expected, np.searchsorted(at_once, by_table.flagged.bet),
-                         by_table.findings, round_shoe[by_table.found_in], dealt[by_table.found_in])
+    gathered.plain_shoes(round_shoe[on_table], dealt[on_table], shoe_ids,
+                         [by_table.reports.get(i) for i in np.flatnonzero(on_table).tolist()], placed_shoe[at_once],
+                         placed[at_once], dealt[on_round[at_once]], by_table.expected,
+                         np.searchsorted(at_once, by_table.flagged.bet), by_table.findings,
+                         round_shoe[by_table.found_in], dealt[by_table.found_in])
     # the kernel's replay of the table's shoes reports and explains the rounds without a report at once, those of
     # the shoes audited alone too (the rounds their audit leaves plain: the replay's own, a shoe's as alone)
     played = by_table.played
@@ -191,7 +193,6 @@ def audit_tables(table: BlackjackTable, shoes: pa.Table, rounds: pa.Table, bets:
         flagged.append(result.flagged)
         gathered.shoe(s, shoe, order, round_rows, mine, audited[round_index], result, result.on_bet,
                       result.flagged.bet)
-    played.found = played.kinds()
     said, quiet = played_lines(played).joined(np.arange(len(dealt))), played.reported()
     return gathered.tables(table.table_id, OUT_REPLAYS, REPLAYS.schema, read, bets,
                            lambda *replayed: _replay_columns(*replayed, said, quiet),
@@ -228,6 +229,9 @@ class _Records:
 
     def __call__(self, rows: np.ndarray) -> list[RecordedRound]:
         """The rounds `rows` (rows of the table's rounds)."""
+        new = [i for i in np.asarray(rows, np.int64).tolist() if i not in self.read]
+        if len(new) > 4:  # (many at once, as audit_plain_shoes asks: one take)
+            self.ahead(np.unique(new))
         return [self.read[i] if i in self.read else _recorded_round(self.table.slice(i, 1).to_pylist()[0])
                 for i in np.asarray(rows, np.int64).tolist()]
 
@@ -632,16 +636,17 @@ class Gathered:
                                                 for rid in (round_rows[i]["round_id"] for i in rows.tolist())],
                                                np.int64)))
 
-    def plain_shoes(self, round_shoe: np.ndarray, rows: np.ndarray, shoe_ids: np.ndarray, bet_shoe: np.ndarray,
-                    bets: np.ndarray, bet_rounds: np.ndarray, expected: np.ndarray, flagged: np.ndarray,
-                    findings: list[Finding], finding_shoes: np.ndarray, finding_rounds: np.ndarray) -> None:
-        """Many shoes' audits at once, where no round has a report, every bet is settled and every finding is a
-        round's or a flagged bet's (audit.audit_plain_shoes): their rounds (`rows`, each's shoe `round_shoe`;
-        `shoe_ids` every shoe's id by its number), their bets (`bets`, each's shoe, round row and credit), those
-        whose findings tables() is given as columns (`flagged`: indexes among `bets`), and their rounds' findings
-        (each's shoe and round row). (The findings' days by their rounds' rows: for a table whose round ids are
-        distinct and not empty, by_row.)"""
-        self.replays(round_shoe, rows, shoe_ids[round_shoe], [None] * len(rows))
+    def plain_shoes(self, round_shoe: np.ndarray, rows: np.ndarray, shoe_ids: np.ndarray,
+                    reports: list[RoundReport | None], bet_shoe: np.ndarray, bets: np.ndarray, bet_rounds: np.ndarray,
+                    expected: np.ndarray, flagged: np.ndarray, findings: list[Finding], finding_shoes: np.ndarray,
+                    finding_rounds: np.ndarray) -> None:
+        """Many shoes' audits at once, where every bet is settled and every finding is a round's or a flagged bet's
+        (audit.audit_plain_shoes): their rounds (`rows`, each's shoe `round_shoe`, its report: None where the
+        kernel's replay reports it; `shoe_ids` every shoe's id by its number), their bets (`bets`, each's shoe,
+        round row and credit), those whose findings tables() is given as columns (`flagged`: indexes among `bets`),
+        and their rounds' findings (each's shoe and round row). (The findings' days by their rounds' rows: for a
+        table whose round ids are distinct and not empty, by_row.)"""
+        self.replays(round_shoe, rows, shoe_ids[round_shoe], reports)
         self.bets_of(bet_shoe, bets, bet_rounds, expected, np.ones(len(bets), bool), np.zeros(0, object))
         self.flagged.append((bet_shoe[flagged], bets[flagged], bet_rounds[flagged], self.days[bet_rounds[flagged]]))
         self.findings += findings

@@ -66,6 +66,7 @@ from .records import (
     ShoeRounds,
     card_codes,
     record_problem,
+    rounds_of,
 )
 from .rules import DEALER_WHEN_ALL_SETTLED, BlackjackRules
 from .settlement import (
@@ -455,7 +456,7 @@ class _Played:
         self.plain &= rounds.timed
         self.check_chart()
         self.known = self.plain.copy()  # the rounds whose boxes' columns hold their settlement
-        self.found = np.zeros((0, len(KERNEL_KINDS)), np.bool_)  # kinds() once the audit's rounds are known (run)
+        self.found = np.zeros((len(self.plain), len(KERNEL_KINDS)), np.bool_)  # kinds(), once a round is audited
 
     @classmethod
     def one(cls, rules: BlackjackRules, chart: BasicStrategyChart, shoe: ShoeFacts, rounds: ShoeRounds,
@@ -477,20 +478,28 @@ class _Played:
                                            can_double=bool(d_double[d]), can_split=bool(d_split[d]))
             self.chart_says[d] = LETTERS.index(want)
         # the rounds of the decisions off the chart
-        self.deviated: list[int] = d_round[auto & (self.chart_says != d_action)].tolist()
+        self.deviated = d_round[auto & (self.chart_says != d_action)]
 
-    def kinds(self) -> np.ndarray:
-        """Each round's findings (a row a round, a column a kind of KERNEL_KINDS): of a plain round that was settled
-        (a cancelled round's play is explained, not judged): a dealer who drew against the rule while a hand waited
-        (DEALER_DRAW_RULE), hands played as a stand when their letters ran out (DECISION_MISSING), auto-played
-        decisions off the chart (AUTO_PLAY_DEVIATION)."""
-        found = np.zeros((len(self.plain), len(KERNEL_KINDS)), np.bool_)
-        if len(self.unfinished[0]) or self.deviated or len(self.x_cards):  # (most shoes have none)
-            found[:, 0] = self.redrawn
-            found[self.unfinished[0], 1] = True
-            found[self.deviated, 2] = True
-            found &= (self.plain & ~self.rounds.cancelled)[:, None]
+    def kinds(self, rounds: slice = slice(None)) -> np.ndarray:
+        """Each of `rounds`' findings (a row a round, a column a kind of KERNEL_KINDS): of a plain round that was
+        settled (a cancelled round's play is explained, not judged): a dealer who drew against the rule while a hand
+        waited (DEALER_DRAW_RULE), hands played as a stand when their letters ran out (DECISION_MISSING), auto-played
+        decisions off the chart (AUTO_PLAY_DEVIATION). (`rounds`: a shoe's, not the table's replay each shoe.)"""
+        start, stop, _ = rounds.indices(len(self.plain))
+        found = np.zeros((max(stop - start, 0), len(KERNEL_KINDS)), np.bool_)
+        if len(self.unfinished[0]) or len(self.deviated) or len(self.x_cards):  # (most shoes have none)
+            found[:, 0] = self.redrawn[start:stop]
+            for kind, at in ((1, self.unfinished[0]), (2, self.deviated)):  # (rounds ascending: the slice's found)
+                found[at[np.searchsorted(at, start):np.searchsorted(at, stop)] - start, kind] = True
+            found &= (self.plain[start:stop] & ~self.rounds.cancelled[start:stop])[:, None]
         return found
+
+    def audited(self, rounds: slice, plain: np.ndarray) -> None:
+        """A shoe's audit of `rounds` (audit_shoe): which of them the kernel's replay reports and explains (`plain`:
+        nothing for the readable audit in them), and their findings (kinds()). The one place a shoe's audit writes
+        which rounds are plain into a replay it may share with its table's other shoes (audit_plain_shoes)."""
+        self.plain[rounds] = plain
+        self.found[rounds] = self.kinds(rounds)
 
     def deviations(self, i: int) -> list[tuple[int, str, list[str], str, str]]:
         """Round i's auto-played decisions off the chart, as deviation_words takes them."""
@@ -560,9 +569,11 @@ class _Played:
         if r.status != "cancelled":
             returned, win, staked, behind_returned, behind_win, pair, first_two_bj = self.boxes
             unit_win = self.rules.blackjack_odds.denominator * self.rules.win_odds.denominator
+            follows = self.rules.bet_behind_on_double_or_split == "follows"
             for b in range(self.box_at[i], self.box_at[i + 1]):
                 box = int(self.box_no[b])
-                unit, behind = box_unit_credit(self.rules, play, box), bet_behind_unit_credit(self.rules, play, box)
+                unit = box_unit_credit(self.rules, play, box)  # (a bet behind that follows the box: the box's)
+                behind = unit if follows else bet_behind_unit_credit(self.rules, play, box)
                 returned[b], win[b], staked[b] = unit.returned, unit.win * unit_win, total_staked(play, box, 1)
                 behind_returned[b], behind_win[b] = behind.returned, behind.win * unit_win
                 first_two = play.box(box).first_two
@@ -681,9 +692,12 @@ class _ShoeAuditor:
                  quarantined: Sequence[QuarantinedBet] = (), replayed: tuple[_Played, int] | None = None):
         self.rules, self.chart, self.table, self.shoe, self.rounds, self.bets = rules, chart, table, shoe, rounds, bets
         self.arrays, self.replayed = arrays, replayed
+        # every card of the shoe is a card's text (its codes say so): its rest dealt as it is, no None to pass over
+        self.all_cards = shoe.codes is not None and bool((shoe.codes >= 0).all())
         self.bet_by_bet = bet_by_bet
         self.recorded: dict[int, RecordedRound] = {}  # the rounds read as RecordedRounds, by index
         self.findings: list[Finding] = []
+        self.found_in: list[int] = []  # the round of each finding read_rounds makes (audit_plain_shoes reads it)
         # the MAIN bets put in quarantine as they were read, by round and box: never settled, but a box they
         # name is played by their account (the rules of the round's other bets still see them)
         self.held_mains: dict[int, dict[int, list[QuarantinedBet]]] = {}
@@ -726,18 +740,27 @@ class _ShoeAuditor:
             self.findings.append(Finding("SHOE_COMPOSITION", self.table.table_id, shoe.shoe_id, None, None,
                                          f"{shoe.decks} full decks", composition.describe(),
                                          f"Shoe {shoe.shoe_id} is {composition.describe()}."))
-        n = len(self.rounds)
         # the kernel's replay of the shoe's rounds: the table's (rounds o..o+n-1 of it, their plain as replayed:
         # known, nothing learnt yet) or its own
         played, o = self.replayed or (_Played.one(self.rules, self.chart, shoe, self.rounds, self.arrays), 0)
+        reports, plays = self.read_rounds(played, o)
+        expected, settled, unsettled, flagged, on_bet = self.settle(reports, plays, played, o)
+        return ShoeAudit(reports, expected, settled, unsettled, self.findings, played, flagged,
+                         np.array(on_bet, np.int64))
+
+    def read_rounds(self, played: _Played, o: int) -> tuple[list[RoundReport | None], list[RoundPlay | None]]:
+        """The shoe's rounds (o..o+n-1 of `played`): each the kernel's replay cannot clear read and replayed by the
+        readable rules (its report and play; learnt into the replay), the findings of every round in round order
+        (`found_in`: each one's round)."""
+        shoe, n = self.shoe, len(self.rounds)
         mine = slice(o, o + n)
-        played.plain[mine] = played.known[mine]
         if self.bet_by_bet:  # (every round and bet through the readable rules: the oracle of the kernels)
-            played.plain[mine] = played.known[mine] = False
-        lost = self.lost(played.plain[mine])
+            played.known[mine] = False
+        plain = played.known[mine].copy()  # (known: the replay's plain rounds, nothing learnt yet)
+        lost = self.lost(plain)
         if lost is not None:  # (the kernel replayed the rounds after it at a place that is not known)
-            played.plain[o + lost[0] + 1:o + n] = False
-        played.found = played.kinds()
+            plain[lost[0] + 1:] = False
+        played.audited(mine, plain)
         found = played.found[mine].any(axis=1)  # (rounds the kernel settles with a finding: named from their records)
         named = ~played.plain[mine] | found
         self.fetch(np.flatnonzero(named))
@@ -755,7 +778,7 @@ class _ShoeAuditor:
                 cut_seen = cut_seen or (shoe.cut_index is not None and position > shoe.cut_index)
             if i == n:
                 break
-            counted = i + 1
+            counted, said = i + 1, len(self.findings)
             if played.plain[o + i]:  # the kernel's replay found the round as recorded, nothing to flag but KERNEL_KINDS
                 used = before[i + 1] - before[i]
                 if found[i]:
@@ -765,6 +788,7 @@ class _ShoeAuditor:
                 reports[i], plays[i], used = self.round(i, r, position, cut_seen)
                 if not self.bet_by_bet:
                     played.learn(o + i, r, plays[i], reports[i])
+            self.found_in += [i] * (len(self.findings) - said)
             if lost is not None and i >= lost[0]:  # (its place in the shoe, and every later round's, not known)
                 position = None
                 continue
@@ -775,9 +799,7 @@ class _ShoeAuditor:
             after = [self.recorded[i].round_id for i in range(lost[0] + 1, len(self.rounds))]
             self.findings.append(unverifiable_after(self.table.table_id, shoe.shoe_id,
                                                     self.recorded[lost[0]].round_id, lost[1], after))
-        expected, settled, unsettled, flagged, on_bet = self.settle(reports, plays, played, o)
-        return ShoeAudit(reports, expected, settled, unsettled, self.findings, played, flagged,
-                         np.array(on_bet, np.int64))
+        return reports, plays
 
     def lost(self, plain: np.ndarray) -> tuple[int, str] | None:
         """The first round whose cards cannot be counted (cards_not_counted) and why, or None. A round the kernel
@@ -818,7 +840,8 @@ class _ShoeAuditor:
             # stopping where the rule stops), so it is not replayed a second time.
             expected_play = play
         else:
-            shoe_rest = [c for c in self.shoe.cards[position:] if isinstance(c, str)]
+            shoe_rest = self.shoe.cards[position:] if self.all_cards else [
+                c for c in self.shoe.cards[position:] if isinstance(c, str)]
             expected_play = replay_round(self.rules, shoe_rest, boxes)  # what the shoe and the decisions deal
         kinds: list[str] = []
         if play.box_cards != tuple(tuple(c) for c in r.box_cards) or not play.complete:
@@ -1065,6 +1088,7 @@ class PlainShoes(NamedTuple):
     bets: np.ndarray  # their bets (indexes among the bets given), all settled
     expected: np.ndarray  # each one's credit
     flagged: FlaggedBets  # those the screen cannot clear (`bet`: its index among the bets given)
+    reports: dict[int, RoundReport]  # the reports of these shoes' rounds the readable rules replayed, by round
 
 
 def _checked_exactly(bets: ShoeBets, main_stake: np.ndarray) -> np.ndarray:
@@ -1080,37 +1104,68 @@ def _checked_exactly(bets: ShoeBets, main_stake: np.ndarray) -> np.ndarray:
 def audit_plain_shoes(rules: BlackjackRules, chart: BasicStrategyChart, table: TableFacts, arrays: TableArrays,
                       rounds: ShoeRounds, dealt: Dealt, shoe_ids: Sequence[str], decks: np.ndarray, bets: ShoeBets,
                       bet_shoe: np.ndarray, others: np.ndarray) -> PlainShoes:
-    """The shoes of a table that need none of the readable rules audited at once: every shoe's rounds (`rounds`,
-    one shoe's after another, `dealt` from their shoes, each of `decks` decks) replayed in one kernel call, every
-    bet (`bets`, its round_index among `rounds`, `bet_shoe` its shoe) priced and screened in one. A shoe is audited
-    here where it has rounds, each plain and numbered, its cards are full decks, each bet the screen cannot clear
-    is checked as columns (bet_checks.bet_findings) and it is not among `others` (the adaptor's own: rounds or bets
-    of it put in quarantine): its audit_shoe (`explained` False) has no report, every bet settled, and no finding
-    but its rounds' KERNEL_KINDS (read from their records) and its flagged bets', so it is given as columns."""
+    """The shoes of a table whose bets need none of the readable rules audited at once: every shoe's rounds
+    (`rounds`, one shoe's after another, `dealt` from their shoes, each of `decks` decks) replayed in one kernel call,
+    every bet (`bets`, its round_index among `rounds`, `bet_shoe` its shoe) priced and screened in one. A shoe is
+    audited here where it has rounds, its cards are full decks, each bet the screen cannot clear is checked as
+    columns (bet_checks.bet_findings) and it is not among `others` (the adaptor's own: rounds or bets of it put in
+    quarantine); the rounds of it the kernel cannot clear (not plain, not numbered) are read and replayed by the
+    readable rules here, as audit_shoe reads them (_ShoeAuditor.read_rounds: their reports, learnt into the
+    replay), where each one's cards can be counted, it is settled and the shoe has a cut card. Its audit_shoe
+    (`explained` False) then has those reports only, every bet settled, and no finding but its rounds' (read from
+    their records) and its flagged bets', so it is given as columns."""
     n_shoes, shoe = len(dealt.at) - 1, dealt.round_shoe
+    bounds = np.searchsorted(shoe, np.arange(n_shoes + 1))  # each shoe's rounds: bounds[s]..bounds[s + 1] - 1
     played = _Played(rules, chart, rounds, dealt, arrays)
     special = ~played.plain | ~rounds.numbered
     card_shoe = np.repeat(np.arange(n_shoes), np.diff(dealt.at))
     counts = np.bincount(card_shoe * len(CARD_CODES) + np.maximum(dealt.cards, 0), minlength=n_shoes * len(CARD_CODES))
-    plain = ((np.bincount(shoe[special], minlength=n_shoes) == 0) & (np.bincount(shoe, minlength=n_shoes) > 0)
-             & (np.bincount(card_shoe[dealt.cards < 0], minlength=n_shoes) == 0)  # (_full_decks)
+    whole = ((np.diff(bounds) > 0) & (np.bincount(card_shoe[dealt.cards < 0], minlength=n_shoes) == 0)  # (_full_decks)
              & (counts.reshape(n_shoes, len(CARD_CODES)) == decks[:, None]).all(axis=1) & ~others)
+    named = special | played.kinds().any(axis=1)
+    # the shoes with rounds for the readable rules: those rounds (and the kernel's with a finding) read at once
+    read = whole & (np.bincount(shoe[special], minlength=n_shoes) > 0) & (dealt.cut >= 0)
+    whole &= read | (np.bincount(shoe[special], minlength=n_shoes) == 0)
+    to_read = np.flatnonzero(named & read[shoe])
+    records = dict(zip(to_read.tolist(), rounds.recorded(to_read.tolist()) if len(to_read) else [], strict=True))
+    lost = [shoe[i] for i in np.flatnonzero(special & read[shoe]).tolist() if cards_not_counted(records[i])]
+    whole[lost] = read[lost] = False
+    known, reports, said = played.known.copy(), {}, []
+    for s in np.flatnonzero(read).tolist():
+        a, b = int(bounds[s]), int(bounds[s + 1])
+        codes = dealt.cards[dealt.at[s]:dealt.at[s + 1]]
+        auditor = _ShoeAuditor(rules, chart, table, ShoeFacts(shoe_ids[s], int(decks[s]), tuple(_CARD_TEXTS[codes]),
+                                                              int(dealt.cut[s]), codes),
+                               rounds_of(rounds, a, b, lambda at, a=a: rounds.recorded([a + i for i in at])),
+                               bets, arrays, replayed=(played, a))
+        auditor.recorded = {i - a: records[i] for i in to_read[(to_read >= a) & (to_read < b)].tolist()}
+        shoe_reports, _ = auditor.read_rounds(played, a)
+        if any(rep is not None and rep.unsettled_reason is not None and not rounds.cancelled[a + i]
+               for i, rep in enumerate(shoe_reports)):
+            whole[s] = False  # (a round its bets cannot be settled on: audited alone)
+            continue
+        reports.update((a + i, rep) for i, rep in enumerate(shoe_reports) if rep is not None)
+        said += [(a + i, f) for i, f in zip(auditor.found_in, auditor.findings, strict=True)]
     screened = played.settle(bets, np.zeros(len(rounds), np.bool_))
     credit, quiet = screened[0], screened[2]
-    exact = _checked_exactly(bets, screened[4])
-    plain &= np.bincount(bet_shoe[~quiet & ~exact], minlength=n_shoes) == 0  # (a bet for the readable rules)
-    mine = np.flatnonzero(plain[bet_shoe])
+    # (a bet for the readable rules: an amount beyond the columns' exact reach, or a round not settled by the kernel)
+    whole &= np.bincount(bet_shoe[~quiet & ~(_checked_exactly(bets, screened[4]) & played.known[bets.round_index])],
+                         minlength=n_shoes) == 0
+    for s in np.flatnonzero(read & ~whole).tolist():  # (audited alone: as from the replay, nothing learnt)
+        played.known[bounds[s]:bounds[s + 1]] = known[bounds[s]:bounds[s + 1]]
+    mine = np.flatnonzero(whole[bet_shoe])
     flagged = mine[~quiet[mine]]
     checked = played.flagged(flagged, bets, screened)
     credit[flagged] = checked.credit
-    named = ~played.plain | ~rounds.numbered | played.kinds().any(axis=1)
-    played.plain &= plain[shoe]
+    played.plain &= whole[shoe]
     played.found = played.kinds()
-    found = np.flatnonzero(played.found.any(axis=1)).tolist()
-    said = [(i, f) for i, r in zip(found, rounds.recorded(found), strict=True)
-            for f in played.findings(table.table_id, shoe_ids[shoe[i]], r, i)]
-    return PlainShoes(plain, played, [f for _, f in said], np.array([i for i, _ in said], np.int64),
-                      named & ~plain[shoe], mine, credit[mine], checked)
+    found = np.flatnonzero(played.found.any(axis=1) & ~read[shoe]).tolist()
+    records.update(zip(found, rounds.recorded(found), strict=True))
+    said += [(i, f) for i in found for f in played.findings(table.table_id, shoe_ids[shoe[i]], records[i], i)]
+    said = [(i, f) for i, f in sorted(said, key=lambda x: x[0]) if whole[shoe[i]]]  # (stable: a round's in order)
+    return PlainShoes(whole, played, [f for _, f in said], np.array([i for i, _ in said], np.int64),
+                      named & ~whole[shoe], mine, credit[mine], checked,
+                      {i: rep for i, rep in reports.items() if whole[shoe[i]]})
 
 
 def _with_bet_findings(rules: BlackjackRules, table: TableFacts, shoe: ShoeFacts, rounds: ShoeRounds, bets: ShoeBets,
