@@ -86,9 +86,13 @@ class FlaggedBets:
 
     @classmethod
     def joined(cls, parts: list[FlaggedBets]) -> FlaggedBets:
-        """The parts one after another (`bet` stays each part's own)."""
-        return cls(*(np.concatenate([np.zeros(0, np.int64), *(getattr(p, f.name) for p in parts)])
-                     .astype(getattr(parts[0], f.name).dtype if parts else np.int64) for f in fields(cls)))
+        """The parts one after another (`bet` stays each part's own). (The empty parts left out: most shoes audited
+        alone flag no bet, and a field's concatenation of ~100 parts a table cost ~1 ms.)"""
+        given = [vars(p) for p in parts if len(p)] or [vars(p) for p in parts[:1]]
+        if len(given) == 1:
+            return cls(**given[0])
+        return cls(*(np.concatenate([np.zeros(0, np.int64), *(p[f.name] for p in given)])
+                     .astype(given[0][f.name].dtype if given else np.int64) for f in fields(cls)))
 
 
 # each bet's findings in the order credit() and check_bet() raise them
