@@ -1,7 +1,8 @@
 """A blackjack bet's checks, in words once: the readable audit (audit._ShoeAuditor.credit and check_bet) fills
-them a bet at a time; `bet_findings` fills them column by column for the bets the screen (kernel.settle_bets)
-could not clear on a round the kernels settled, many shoes' bets at once: no Python object a bet, the same
-findings in the same order (tests/test_blackjack_bets_as_columns.py holds the two to each other).
+them a bet at a time; `bet_findings` finds them column by column (their texts written by one kernel) for the bets
+the screen (kernel.settle_bets) could not clear on a round the kernels settled, many shoes' bets at once: no Python
+object a bet, the same findings in the same order (tests/test_blackjack_bets_as_columns.py holds the two to each
+other).
 """
 
 from __future__ import annotations
@@ -121,29 +122,30 @@ _KINDS = list(_COLUMNS)
 _LITERALS = list(dict.fromkeys(p for columns in _COLUMNS.values() for pieces in columns for p in pieces
                                if isinstance(p, str)))
 _LITERAL_IDS = {text: k for k, text in enumerate(_LITERALS)}
-_TEXTS = ("shoe_id", "round_id", "bet_id", "bet_type", "account_id")  # a bet's texts as recorded
-# the placeholders' texts, each the vocabulary's (_TEXTS', then these) or an amount (_AMOUNTS) of the finding's
-# bet; a kind's placeholders named as these (its own where its words name one otherwise: _OF_KIND)
-_SAID = ("boxes", "seat", "upcard", "closed", "placed", "table_id", "ruleset", "cap", "table_max", "with_held",
-         "pair_share", "insurance_share", "seat_str")
+# a finding's texts besides the literals: the table's (_SAID: the vocabulary's texts after the literals), its bet's
+# (_SOURCES: the vocabulary's texts of the bet's, `said` in write_findings; _TEXTS as recorded) and its bet's
+# amounts (_AMOUNTS); a placeholder named as one of these, as _OF_KIND's where a kind's words name one otherwise
+_SAID = ("table_id", "ruleset", "cap", "table_max", "with_held", "pair_share", "insurance_share", "unit")
+_TEXTS = ("shoe_id", "round_id", "bet_id", "bet_type", "account_id")
+_SOURCES = (*_TEXTS, "boxes", "seat", "upcard", "closed", "placed")
 _AMOUNTS = ("stake", "credit", "paid", "delta", "owed_added", "added", "main", "low", "high")
-_OF_KIND = {"ADDED_STAKE_MISMATCH": {"owed": "owed_added"}, "OVERPAID": {"owed": "credit"},
-            "UNDERPAID": {"owed": "credit"}, "STAKE_BELOW_MIN": {"limit": "low"}, "STAKE_ABOVE_MAX": {"limit": "high"},
-            "PAIR_WITHOUT_MAIN": {"seat": "seat_str"}, "SIDE_BET_ABOVE_SHARE": {"share": "pair_share"},
+_NAMES = {"round": "round_id", "account": "account_id", "named": "bet_type", "owed": "credit"}
+_OF_KIND = {"ADDED_STAKE_MISMATCH": {"owed": "owed_added"}, "STAKE_BELOW_MIN": {"limit": "low"},
+            "STAKE_ABOVE_MAX": {"limit": "high"}, "SIDE_BET_ABOVE_SHARE": {"share": "pair_share"},
             "INSURANCE_ABOVE_SHARE": {"share": "insurance_share"}}
-_SOURCES = [*_TEXTS, *_SAID]
-_NAMES = {"round": "round_id", "account": "account_id", "named": "bet_type"}  # (the words' names of a bet's texts)
 
 
 def _program() -> tuple[np.ndarray, np.ndarray]:
-    """Every kind's columns as the kernel writes them (write_findings' `program`, `program_at`): a piece a
-    literal's id (>= 0), a text of the finding's (-1 - its source), or an amount (-1 - len(_SOURCES) - its)."""
+    """Every kind's columns as write_findings writes them (its `program`, `program_at`): a piece the vocabulary's
+    text (>= 0: a literal's or the table's), a text of the finding's bet (-1 - its source), or an amount (-1 -
+    len(_SOURCES) - its)."""
     ops, at = [], [0]
     for kind in _KINDS:
         for pieces in _COLUMNS[kind]:
             for p in pieces:
                 name = p if isinstance(p, str) else _OF_KIND.get(kind, {}).get(p[0], _NAMES.get(p[0], p[0]))
-                ops.append(_LITERAL_IDS[p] if isinstance(p, str) else -1 - _SOURCES.index(name) if name in _SOURCES
+                ops.append(_LITERAL_IDS[p] if isinstance(p, str) else len(_LITERALS) + _SAID.index(name)
+                           if name in _SAID else -1 - _SOURCES.index(name) if name in _SOURCES
                            else -1 - len(_SOURCES) - _AMOUNTS.index(name))
             at.append(len(ops))
     return np.array(ops, np.int64), np.array(at, np.int64)
@@ -230,7 +232,9 @@ def bet_findings(rules: BlackjackRules, table: TableFacts, flagged: FlaggedBets,
     order = np.argsort(np.concatenate([w * _SLOTS + slot for slot, _, w in found]), kind="stable")
     on = np.concatenate([w for _, _, w in found])[order]
     kind_of = np.concatenate([np.full(len(w), kind) for _, kind, w in found])[order]
-    blocks = [pa.array(_LITERALS, pa.string())]
+    blocks = [pa.array([*_LITERALS, table.table_id, rules.id, format_money(side_bet_cap(rules, table),
+                        table.currency), format_money(table.table_max, table.currency), "", str(pair_share),
+                        str(insurance_share), f" {table.currency}" if table.currency else ""], pa.string())]
 
     def block(values: pa.Array) -> int:
         blocks.append(values)
@@ -240,9 +244,9 @@ def bet_findings(rules: BlackjackRules, table: TableFacts, flagged: FlaggedBets,
         values_of, value_of = distinct(values)
         return block(pa.array([text(v) for v in values_of.tolist()], pa.string())) + value_of
 
-    def of_kind(kind: str, ids_of) -> np.ndarray:
-        """The ids ids_of(their bets) gives the findings of `kind` (0 the others': their words do not say it)."""
-        rows, ids = np.flatnonzero(kind_of == _KINDS.index(kind)), np.zeros(len(on), np.int64)
+    def of_kind(kinds: tuple[str, ...], ids_of) -> np.ndarray:
+        """The ids ids_of(their bets) gives the findings of `kinds` (0 the others': their words do not say it)."""
+        rows, ids = np.flatnonzero(np.isin(kind_of, [_KINDS.index(k) for k in kinds])), np.zeros(len(on), np.int64)
         ids[rows] = ids_of(on[rows]) if len(rows) else 0
         return ids
 
@@ -250,22 +254,19 @@ def bet_findings(rules: BlackjackRules, table: TableFacts, flagged: FlaggedBets,
     recorded = pc.fill_null(pa.concat_arrays([chunk if chunk.type == pa.string() else chunk.cast(pa.string())
                                               for name in _TEXTS for chunk in texts[name].chunks]), "None")
     first, n = block(recorded), len(f)
-    said = [first + k * n + on for k in range(len(_TEXTS))]
-    first = block(pa.array([table.table_id, rules.id, format_money(side_bet_cap(rules, table), table.currency),
-                            format_money(table.table_max, table.currency), "", str(pair_share),
-                            str(insurance_share), f" {table.currency}" if table.currency else ""], pa.string()))
-    said += [of_kind("BET_ON_EMPTY_BOX", lambda b: coded(f.boxes[b], _box_list)),
-             of_kind("BET_ON_EMPTY_BOX", lambda b: coded(f.seat[b], lambda s: "None" if s == NO_SEAT else str(s))),
-             of_kind("INSURANCE_NOT_OFFERED", lambda b: coded(f.upcard[b], CARD_CODES.__getitem__)),
-             *(of_kind("LATE_BET", lambda b, us=us: block(string_array(*us_bytes(us[b]))) + np.arange(len(b)))
-               for us in (f.closed, f.placed)),
-             *(np.full(len(on), first + k) for k in range(7)), of_kind("PAIR_WITHOUT_MAIN",
-                                                                      lambda b: coded(f.seat[b], str))]
+    # (a PAIR_WITHOUT_MAIN's seat is one of its round's boxes: never NO_SEAT)
+    said = [*(first + k * n + on for k in range(len(_TEXTS))),
+            of_kind(("BET_ON_EMPTY_BOX",), lambda b: coded(f.boxes[b], _box_list)),
+            of_kind(("BET_ON_EMPTY_BOX", "PAIR_WITHOUT_MAIN"),
+                    lambda b: coded(f.seat[b], lambda s: "None" if s == NO_SEAT else str(s))),
+            of_kind(("INSURANCE_NOT_OFFERED",), lambda b: coded(f.upcard[b], CARD_CODES.__getitem__)),
+            *(of_kind(("LATE_BET",), lambda b, us=us: block(string_array(*us_bytes(us[b]))) + np.arange(len(b)))
+              for us in (f.closed, f.placed))]
     amounts = np.stack([column[on] for column in (stake, credit, paid, np.abs(delta), f.owed_added, f.added,
                                                   f.main_stake, low, high)])
     vocab, vocab_at = utf8_texts(pa.concat_arrays(blocks))
     data, at = write_findings(kind_of, len(FINDING_COLUMNS), _PROGRAM, _PROGRAM_AT, np.stack(said), amounts,
-                              money_exponent(table.currency), first + 7, vocab, vocab_at)
+                              money_exponent(table.currency), len(_LITERALS) + _SAID.index("unit"), vocab, vocab_at)
     every, m = string_array(data, at), len(on)
     return pa.Table.from_arrays([every.slice(c * m, m) for c in range(len(FINDING_COLUMNS))],
                                 schema=FINDING_COLUMNS), on
