@@ -246,7 +246,7 @@ def bet_findings(rules: BlackjackRules, table: TableFacts, flagged: FlaggedBets,
 
     def of_kind(kinds: tuple[str, ...], ids_of) -> np.ndarray:
         """The ids ids_of(their bets) gives the findings of `kinds` (0 the others': their words do not say it)."""
-        rows, ids = np.flatnonzero(np.isin(kind_of, [_KINDS.index(k) for k in kinds])), np.zeros(len(on), np.int64)
+        rows, ids = np.flatnonzero(np.isin(np.array(_KINDS), kinds)[kind_of]), np.zeros(len(on), np.int64)
         ids[rows] = ids_of(on[rows]) if len(rows) else 0
         return ids
 
