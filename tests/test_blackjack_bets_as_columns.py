@@ -13,6 +13,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine import kernels
 from engine.betting import QuarantinedBet, TableFacts, are_late, is_late, stake_limit_breach, within_limits
 from engine.cards import new_shoe
 from engine.games.blackjack import audit
@@ -155,3 +156,15 @@ def test_are_late_is_is_late_bet_by_bet(pairs):
     closed = np.asarray([c for _, c in pairs], np.int64)
     placed = closed + np.asarray([d for d, _ in pairs], np.int64)
     assert are_late(placed, closed).tolist() == [is_late(int(p), int(c)) for p, c in zip(placed, closed, strict=True)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(shoes_and_bets(), st.sampled_from(CURRENCIES))
+def test_the_findings_writer_as_python_writes_what_it_compiled_writes(case, currency):
+    """bet_checks.write_findings (every flagged bet's findings, one kernel) as Python, as the tests' other kernels."""
+    rules, shoe, rounds, bets = case
+    table = replace(TABLE, currency=currency)
+    compiled = audit_shoe(rules, CHART, table, shoe, rounds, ShoeBets.of(bets))
+    with kernels.as_python():
+        as_python = audit_shoe(rules, CHART, table, shoe, rounds, ShoeBets.of(bets))
+    assert as_python.findings == compiled.findings
