@@ -271,7 +271,14 @@ def _ints(values, none: int = 0) -> np.ndarray:
 
 
 def _cards(values: pa.Array) -> np.ndarray:
-    return _ints(pc.index_in(pc.cast(values, pa.string()), _CARD_CODES), -1)
+    """Each card's code (CARD_CODES' index; -1: null or not a card code), read from its two bytes (every card code
+    is two ASCII characters: a table of them, no hash of each text)."""
+    data, at = utf8_texts(pc.cast(values, pa.string()))
+    two = np.flatnonzero(np.diff(at) == 2)
+    codes = np.full(len(at) - 1, -1, np.int64)
+    first = at[two].astype(np.int64)
+    codes[two] = _CARD_OF_BYTES[data[first].astype(np.int64) << 8 | data[first + 1]]
+    return codes
 
 
 def _shoe_cards(cards: pa.ChunkedArray | pa.Array, s: int, codes: np.ndarray) -> tuple[str | None, ...]:
@@ -284,6 +291,8 @@ def _starts(lengths: np.ndarray) -> np.ndarray:
 
 
 _CARD_CODES = pa.array(CARD_CODES, pa.string())
+_CARD_OF_BYTES = np.full(1 << 16, -1, np.int64)  # a card code's two bytes (first << 8 | second) -> its code
+_CARD_OF_BYTES[[ord(code[0]) << 8 | ord(code[1]) for code in CARD_CODES]] = np.arange(len(CARD_CODES))
 _CARD_TEXTS = np.array(CARD_CODES, object)
 _BET_CODES = pa.array(BET_CODES, pa.string())
 _KERNEL_KINDS = pa.array(KERNEL_KINDS, pa.string())
@@ -322,13 +331,13 @@ def _round_columns(r: pa.Table) -> ShoeRounds:
     box_round, card_round = np.repeat(at, boxes_n), np.repeat(at, cards_n)
     descending = np.zeros(len(box_no), bool)
     descending[1:] = (box_no[1:] <= box_no[:-1]) & (box_round[1:] == box_round[:-1])
-    readable = ((np.bincount(box_round[~np.isin(box_no, SEATS) | descending], minlength=n) == 0)
+    readable = ((np.bincount(box_round[(box_no < SEATS.start) | (box_no >= SEATS.stop) | descending], minlength=n) == 0)
                 & (cards_n == boxes_n) & (actions_n == boxes_n) & (auto_null | (auto_n == boxes_n))
                 & ((boxes_n == 0) | (dealer_n >= 1)) & (np.bincount(card_round[card_n < 2], minlength=n) == 0))
     box_at, dealer_at = _starts(boxes_n * readable), _starts(dealer_n * readable)
-    kept_box, kept_cards, kept_actions = readable[box_round], readable[card_round], readable[np.repeat(at, actions_n)]
+    kept_box, kept_cards, kept_actions = readable[box_round], readable[card_round], np.repeat(readable, actions_n)
     auto = np.zeros(int(box_at[-1]), bool)
-    auto[~auto_null[box_round[kept_box]]] = _ints(auto_values, 0)[readable[np.repeat(at, auto_n)]].astype(bool)
+    auto[~auto_null[box_round[kept_box]]] = _ints(auto_values, 0)[np.repeat(readable, auto_n)].astype(bool)
     # decisions in time (records.timed_plainly): an instant a letter of each box whose instants are recorded,
     # none after the reveal
     times_null = pc.is_null(r["box_action_times"]).to_numpy(zero_copy_only=False)
@@ -361,9 +370,9 @@ def _round_columns(r: pa.Table) -> ShoeRounds:
         numbered=pc.fill_null(pc.greater_equal(r["round_no"], 1), False).to_numpy(zero_copy_only=False),
         closed=_instants(r["betting_closed_at"], 0), readable=readable,
         used=dealer_n + np.bincount(card_round, weights=card_n, minlength=n).astype(np.int64),
-        dealer=_cards(dealer)[readable[np.repeat(at, dealer_n)]], dealer_at=dealer_at, box_no=box_no[kept_box],
-        box_at=box_at, auto=auto, card=_cards(cards)[kept_cards[np.repeat(np.arange(len(card_n)), card_n)]],
-        card_at=_starts(card_n[kept_cards]), act=act[kept_actions[np.repeat(np.arange(len(act_n)), act_n)]],
+        dealer=_cards(dealer)[np.repeat(readable, dealer_n)], dealer_at=dealer_at, box_no=box_no[kept_box],
+        box_at=box_at, auto=auto, card=_cards(cards)[np.repeat(kept_cards, card_n)],
+        card_at=_starts(card_n[kept_cards]), act=act[np.repeat(kept_actions, act_n)],
         act_at=act_at, timed=timed, times_recorded=~times_null, revealed=revealed, box_timed=timed_box,
         act_time=act_time, recorded=lambda at: [])
 

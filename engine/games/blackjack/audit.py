@@ -655,19 +655,18 @@ def _bet_rules(rules: BlackjackRules, table: TableFacts) -> tuple[np.ndarray, ..
 
 def played_lines(p: _Played) -> ShoeLines:
     """The explanations of the plain rounds of the replay (lines.write_lines, once for its shoes)."""
-    instants = np.unique(np.concatenate([p.rounds.act_time, p.rounds.revealed]))
-    instants = instants[instants != NO_TIME]
-
-    def text_of(us: np.ndarray) -> np.ndarray:  # each instant's text: its index among `instants` (-1: not recorded)
-        return np.where(us == NO_TIME, -1, np.searchsorted(instants, us))
-
     r, d, u = p.rounds, p.decisions, p.unfinished
+    # each instant's text: the index of its text (-1: not recorded; an instant's text made for each time it is
+    # said, by us_bytes' kernel: no sort of them to make each distinct one's once)
+    instants = np.concatenate([r.revealed, r.act_time])
+    recorded = instants != NO_TIME
+    text = np.where(recorded, np.cumsum(recorded) - 1, -1)
     return ShoeLines(*write_lines(
         p.plain, p.position, p.used, p.dealer_at[:-1] + p.card_at[p.box_at[:-1]], *p.cards, p.dealer, p.dealer_at,
         *(d[k] for k in (0, 1, 2, 3, 4, 5, 8)), p.chart_says, d[9], d[10][:d[9][-1]], *u, *p.dealer_prefix,
-        int(p.rules.hits_soft_17), p.plain & (r.times_recorded | (r.revealed != NO_TIME)), text_of(r.revealed),
-        p.box_at, p.box_no, r.box_timed, r.act, r.act_at, text_of(r.act_time), *us_bytes(instants), VOCABULARY,
-        VOCABULARY_AT))
+        int(p.rules.hits_soft_17), p.plain & (r.times_recorded | (r.revealed != NO_TIME)), text[:len(r.revealed)],
+        p.box_at, p.box_no, r.box_timed, r.act, r.act_at, text[len(r.revealed):], *us_bytes(instants[recorded]),
+        VOCABULARY, VOCABULARY_AT))
 
 
 class _Mains(NamedTuple):
