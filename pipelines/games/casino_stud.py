@@ -137,16 +137,16 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     bet_round = _bet_rounds(index_of, bets, len(order))
     mine = np.arange(bets.num_rows, dtype=np.int64)
     held = quarantined_bets(neighbours, {round_id: k for (shoe_id, round_id), k in index_of.items() if shoe_id})
-    in_order = pa.array(order, pa.int64())
-    ordered = read.take(in_order)
-    as_read = _as_read(rounds.take(in_order), ordered, _with_columns(shoes, _DECK_COLUMNS))
+    in_order = np.asarray(order, np.int64)  # (a day's rounds are mostly read in the engine's order: not copied)
+    ordered = taken(read, in_order)
+    as_read = _as_read(taken(rounds, in_order), ordered, _with_columns(shoes, _DECK_COLUMNS))
     timed = plain.set_column(plain.schema.get_field_index("placed_at"), "placed_at", us_column(plain["placed_at"]))
     dealt = (dealt_rounds(table.rules, as_read), bet_columns(timed, bet_round))
     result = audit_table_rounds(table.rules, table.facts, _Records(as_read, _round_records),
                                 _Records(timed.select(_ENGINE_BET_COLUMNS), partial(_bet_records, bet_round)), held,
                                 _gaps(shoes, set(shoe_ids), withheld), dealt=dealt)
 
-    dates = round_dates(read).take(in_order)
+    dates = taken(round_dates(read), in_order)
     # each bet's round as its row in `rounds` (-1: not one of them)
     row_of = np.append(np.asarray(order, np.int64), -1)
     bet_rows = row_of[bet_round]
