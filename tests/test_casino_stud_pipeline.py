@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -220,11 +221,27 @@ def test_a_bet_finds_its_round_by_its_shoe_then_by_its_round_id():
     # its own deck's round; no deck: the round id's; a deck with no such round, or an empty one: the round id's;
     # a round id of no round: none of them (3, the count of rounds)
     want = [1, 0, 0, 2, 3, 0]
-    assert _bet_rounds(index_of, bets, 3).tolist() == want
+    assert _bet_rounds(index_of, None, bets, 3).tolist() == want
     encoded = pa.table({name: pc.dictionary_encode(bets[name]) for name in bets.column_names})
-    assert _bet_rounds(index_of, encoded, 3).tolist() == want  # (as the pipeline places them)
-    assert _bet_rounds(index_of, bets.drop_columns(["_shoe_id"]), 3).tolist() == [0, 0, 0, 2, 3, 0]
-    assert _bet_rounds(index_of, bets.slice(0, 0), 3).tolist() == []
+    assert _bet_rounds(index_of, None, encoded, 3).tolist() == want  # (as the pipeline places them)
+    assert _bet_rounds(index_of, None, bets.drop_columns(["_shoe_id"]), 3).tolist() == [0, 0, 0, 2, 3, 0]
+    assert _bet_rounds(index_of, None, bets.slice(0, 0), 3).tolist() == []
+
+
+def test_where_the_rounds_ids_are_distinct_a_bet_finds_its_round_by_its_round_id():
+    """The adaptor's shortcut (a day's round ids distinct: each bet's round id looked up by Arrow) finds what the
+    lookup by (shoe, round id) finds: a deck of no such round, or none, falls back on the round id's."""
+    from pipelines.games.casino_stud import _bet_rounds
+
+    index_of = {("D1", "R1"): 0, (None, "R1"): 0, ("D3", "R2"): 1, (None, "R2"): 1, ("D1", "R3"): 2, (None, "R3"): 2}
+    distinct = pa.chunked_array([["R1", "R2"], ["R3"]])
+    bets = pa.table({"round_id": ["R1", "R1", "R3", "R2", "R9", None, "R3"],
+                     "_shoe_id": ["D1", "D9", None, "D3", "D1", "D1", ""]})
+    encoded = pa.table({name: pc.dictionary_encode(bets[name]) for name in bets.column_names})
+    for day in (bets, encoded, bets.drop_columns(["_shoe_id"]), bets.slice(0, 0)):
+        found = _bet_rounds(index_of, distinct, day, 3)
+        assert found.dtype == np.int64 and found.tolist() == _bet_rounds(index_of, None, day, 3).tolist()
+    assert _bet_rounds(index_of, pc.dictionary_encode(distinct), bets, 3).tolist() == [0, 0, 2, 1, 3, 3, 2]
 
 
 def test_only_the_bets_the_readable_rules_judge_are_made_records(monkeypatch):

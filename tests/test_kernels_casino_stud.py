@@ -269,6 +269,30 @@ def test_words_whose_room_would_be_too_large_are_counted_first(monkeypatch):
         assert [dry for dry, _ in counted] == passes
 
 
+def test_words_written_once_into_exactly_the_room_they_need(monkeypatch):
+    """write_rounds writes a round where the buffer holds its bytes at most, to the byte: a buffer of exactly the
+    room the day's rounds need (the largest of a round's start and its bytes at most) is written once; one byte
+    less, counted first, then written; the readable audit's words either way."""
+    rounds, bets = _day(7, RULES, 3, 0.0)
+    calls, write, allocate = [], words.write_rounds, pa.allocate_buffer
+
+    def writing(buf, most, *args):
+        line_at, n_lines = write(buf, most, *args)
+        calls.append((not len(buf), most, line_at, n_lines))
+        return line_at, n_lines
+
+    monkeypatch.setattr(words, "write_rounds", writing)
+    audit_table_rounds(RULES, TABLE, rounds, bets)
+    [(_, most, line_at, n_lines)] = calls
+    fits = int((line_at[np.concatenate([[0], np.cumsum(n_lines)[:-1]])] + most).max())
+    for room, passes in ((fits, [False]), (fits - 1, [False, True, False])):
+        calls.clear()
+        monkeypatch.setattr(pa, "allocate_buffer", lambda n, room=room, **kw: allocate(n if calls else room, **kw))
+        assert audit_table_rounds(RULES, TABLE, rounds, bets) == audit_table_rounds(RULES, TABLE, rounds, bets,
+                                                                                    round_by_round=True)
+        assert [dry for dry, *_ in calls] == passes
+
+
 # -- hand-worked boundaries, each a round the kernel settles --------------------------------------------------
 
 def _one_round(box_hand: str, dealer_hand: str, action: str = "C", ante: int = 1_000, jackpot_stake: int | None = None,

@@ -26,7 +26,7 @@ from engine.games.casino_stud.chain import ChainEnd, ChainGap, breaks_across_gro
 from engine.games.casino_stud.chain import group_ends as chain_ends
 from engine.games.casino_stud.dealt import bet_columns, dealt_rounds
 from engine.games.casino_stud.rules import CasinoStudRules, load_casino_stud_rules
-from pipelines.arrow_columns import coded, us_column
+from pipelines.arrow_columns import coded, codes_in, one_chunk, us_column
 from pipelines.arrow_columns import plain as plain_values
 from pipelines.convert import dated_findings, findings_table
 from pipelines.games.rows import (
@@ -134,19 +134,20 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     for k, i in enumerate(order):
         index_of[(shoe_ids[i], round_ids[i])] = k
         index_of.setdefault((None, round_ids[i]), k)  # a bet without _shoe_id: its round id alone
-    bet_round = _bet_rounds(index_of, bets, len(order))
     mine = np.arange(bets.num_rows, dtype=np.int64)
     held = quarantined_bets(neighbours, {round_id: k for (shoe_id, round_id), k in index_of.items() if shoe_id})
-    in_order = pa.array(order, pa.int64())
-    ordered = read.take(in_order)
-    as_read = _as_read(rounds.take(in_order), ordered, _with_columns(shoes, _DECK_COLUMNS))
+    in_order = np.asarray(order, np.int64)  # (a day's rounds are mostly read in the engine's order: not copied)
+    ordered = taken(read, in_order)
+    bet_round = _bet_rounds(index_of, ordered["round_id"] if len(set(round_ids)) == len(order) else None, bets,
+                            len(order))
+    as_read = _as_read(taken(rounds, in_order), ordered, _with_columns(shoes, _DECK_COLUMNS))
     timed = plain.set_column(plain.schema.get_field_index("placed_at"), "placed_at", us_column(plain["placed_at"]))
     dealt = (dealt_rounds(table.rules, as_read), bet_columns(timed, bet_round))
     result = audit_table_rounds(table.rules, table.facts, _Records(as_read, _round_records),
                                 _Records(timed.select(_ENGINE_BET_COLUMNS), partial(_bet_records, bet_round)), held,
                                 _gaps(shoes, set(shoe_ids), withheld), dealt=dealt)
 
-    dates = round_dates(read).take(in_order)
+    dates = taken(round_dates(read), in_order)
     # each bet's round as its row in `rounds` (-1: not one of them)
     row_of = np.append(np.asarray(order, np.int64), -1)
     bet_rows = row_of[bet_round]
@@ -165,9 +166,14 @@ def audit_tables(table: CasinoStudTable, shoes: pa.Table, rounds: pa.Table, bets
     }
 
 
-def _bet_rounds(index_of: dict[tuple[str | None, str], int], bets: pa.Table, none: int) -> np.ndarray:
+def _bet_rounds(index_of: dict[tuple[str | None, str], int], distinct: pa.ChunkedArray | None, bets: pa.Table,
+                none: int) -> np.ndarray:
     """Each bet's round in the engine's order (`none`: not one of them, which the engine leaves unsettled with the
-    reason): its (_shoe_id, round_id) in `index_of`, else its round id alone; looked up once a distinct pair."""
+    reason): its (_shoe_id, round_id) in `index_of`, else its round id alone; looked up once a distinct pair. Where
+    the rounds' ids are `distinct` (theirs in the engine's order; a day's are), a pair is found only as its round
+    id alone is: each bet's round id looked up among them by Arrow."""
+    if distinct is not None:
+        return np.where((k := codes_in(bets["round_id"], one_chunk(distinct))) >= 0, k, none)
     round_codes, round_ids = coded(bets["round_id"])
     shoe_codes, shoe_ids = coded(bets["_shoe_id"]) if "_shoe_id" in bets.column_names else (
         np.zeros(bets.num_rows, np.int64), [None])
