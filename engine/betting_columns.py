@@ -179,6 +179,8 @@ class Verdicts:
         self._number = np.full((0, 0), -1, np.int64)  # by those ids; -1: not worked out yet
         self._columns: dict[str, np.ndarray | pa.Array] = {}
         self._lock = Lock()  # (sessions audited side by side share a ruleset's verdicts)
+        # the game's words on each outcome as recorded (_OutcomeWords'), kept across the sessions too
+        self.outcome_words: dict[tuple[type, str], tuple[str | None, str, OutcomeProblem | None, Hashable]] = {}
 
     def numbers(self, units: Callable[[str, str | None, Sequence[Hashable]], UnitColumns], bet_types: Sequence[str],
                 selections: Sequence[str | None], outcome_keys: Sequence[Hashable], code: np.ndarray,
@@ -274,14 +276,15 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
     heads: list[str] = []
     outcome_of = np.full(m, -1, np.int64)  # the round's distinct outcome; -1: cancelled (or not settled)
     outcomes: dict[Hashable, int] = {}
-    words = _OutcomeWords(game)
+    known = Verdicts() if known is None else known
+    words = _OutcomeWords(game, known.outcome_words)
     for i, (status, outcome) in enumerate(zip(rounds.status, rounds.outcome, strict=True)):
-        description, head, problem = words(outcome)
+        description, head, problem, key = words(outcome)
         problem = problem if status == "settled" else None
         if problem is None and status in ("settled", "cancelled"):
             reasons.append(None)
             if status == "settled":
-                outcome_of[i] = outcomes.setdefault(game.key(outcome), len(outcomes))
+                outcome_of[i] = outcomes.setdefault(key, len(outcomes))
         else:
             facts = RoundFacts(rounds.round_id[i], rounds.round_no[i], status, int(rounds.betting_closed_at[i]))
             reasons.append(unsettled_reason(facts, problem))
@@ -309,7 +312,6 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
     pair = bet_type * width + selection
     keys, key_of = distinct(pair * (len(outcomes) + 1) + outcome_of[at[rows]] + 1)
     pair_key, outcome = np.divmod(keys, len(outcomes) + 1)
-    known = Verdicts() if known is None else known
     verdict_of = known.numbers(game.units, bets.bet_types, bets.selections, list(outcomes),
                                *np.divmod(pair_key, width), outcome)[key_of]
     pairs, pair_of_key = distinct(pair_key)  # (the bets' distinct pairs)
@@ -342,20 +344,23 @@ def audit_group_columns(table: TableFacts, group_id: str, rounds: RoundColumns, 
 
 
 class _OutcomeWords:
-    """The game's description, explanation head and problem (were its round settled) of an outcome, worked out
-    once per distinct outcome as recorded (a session repeats them), told apart by type and repr (1 and True,
-    (1, 2, 3) and [1, 2, 3] are different records)."""
+    """The game's description, explanation head, problem (were its round settled) and key (a valid outcome's, as
+    units() takes it; None for another) of an outcome, worked out once per distinct outcome as recorded, told apart
+    by type and repr (1 and True, (1, 2, 3) and [1, 2, 3] are different records); `said`: those of the earlier
+    sessions under the same rules (Verdicts.outcome_words: a day's sessions repeat the same few hundred)."""
 
-    def __init__(self, game: OutcomeRule) -> None:
+    def __init__(self, game: OutcomeRule, said: dict) -> None:
         self.game = game
-        self.said: dict[tuple[type, str], tuple[str | None, str, OutcomeProblem | None]] = {}
+        self.said: dict[tuple[type, str], tuple[str | None, str, OutcomeProblem | None, Hashable]] = said
 
-    def __call__(self, outcome: object) -> tuple[str | None, str, OutcomeProblem | None]:
+    def __call__(self, outcome: object) -> tuple[str | None, str, OutcomeProblem | None, Hashable]:
         key = (type(outcome), repr(outcome))
         said = self.said.get(key)
         if said is None:
             game = self.game
-            said = self.said[key] = (game.describe(outcome), game.head(outcome), game.problem(outcome))
+            problem = game.problem(outcome)
+            said = self.said[key] = (game.describe(outcome), game.head(outcome), problem,
+                                     game.key(outcome) if problem is None else None)
         return said
 
 
