@@ -37,7 +37,7 @@ from engine.games.roulette.layout import layout
 from engine.games.roulette.rules import load_roulette_rules
 from engine.games.roulette.settlement import spin_verdict
 from engine.games.sic_bo.audit import RecordedRound as Roll
-from engine.games.sic_bo.audit import audit_rolls, roll_problem, valid_roll
+from engine.games.sic_bo.audit import audit_roll_columns, audit_rolls, roll_problem, valid_roll
 from engine.games.sic_bo.explain import explain_roll
 from engine.games.sic_bo.layout import BET_CODES as SIC_BO_CODES
 from engine.games.sic_bo.layout import SELECTIONS, describe_roll
@@ -193,6 +193,21 @@ def test_verdicts_kept_across_sessions_are_the_verdicts_of_each_session_alone(ru
         columns = RoundColumns.of(rounds, lambda r: r.pocket)
         kept = audit_spin_columns(rules, facts, "S1", columns, BetColumns.of(bets), known).group_audit(columns)
         assert kept == spins_bet_by_bet(rules, facts, "S1", rounds, bets)
+
+
+@settings(max_examples=100, deadline=None)
+@given(sic_bo_rules(), tables(SIC_BO_CODES),
+       st.lists(sessions(DICE, Roll, SIC_BO_CODES, lambda code: list(SELECTIONS.get(code, ()))), min_size=2,
+                max_size=3))
+def test_sic_bo_verdicts_and_words_kept_across_sessions_are_each_session_s_alone(rules, table, drawn):
+    """The store kept across a run's sessions also keeps the words on each roll as recorded (its description,
+    explanation head, problem and sorted key: Verdicts.outcome_words): a later session meeting the same dice, or
+    the same faces as a list rather than a tuple, or in another order, still gets the audit it has alone."""
+    known = Verdicts()
+    for rounds, bets, _ in drawn:
+        columns = RoundColumns.of(rounds, lambda r: r.dice)
+        kept = audit_roll_columns(rules, table, "S1", columns, BetColumns.of(bets), known).group_audit(columns)
+        assert kept == rolls_bet_by_bet(rules, table, "S1", rounds, bets)
 
 
 def test_verdicts_ask_a_bet_type_and_selection_its_new_outcomes_at_once():
