@@ -9,18 +9,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from fractions import Fraction
-from string import Formatter
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.betting import BET_WHAT, BET_WORDS, TableFacts, Wording, us_bytes
-from engine.betting_columns import FINDING_COLUMNS, distinct
-from engine.betting_lines import put_money
+from engine.betting_columns import FINDING_COLUMNS
 from engine.cards import CARD_CODES
-from engine.findings import format_money, money_exponent
-from engine.kernels import kernel, put, string_array, utf8_texts
+from engine.finding_texts import FindingTexts
+from engine.findings import format_money
+from engine.kernels import string_array
 
 from .kernel import BET_BEHIND, INSURANCE, NO_SEAT, OTHER, PAIR
 from .records import SEATS
@@ -104,84 +103,18 @@ _WORDINGS = {**{kind: BET_WORDS[kind] for kind in ("OVERPAID", "UNDERPAID", "STA
                                                    "LATE_BET")}, **WORDS}
 
 
-def _parsed(template: str) -> list[str | tuple[str]]:
-    """A template's pieces in order: a literal as itself, a placeholder as (its name,); {what} as BET_WHAT's."""
-    pieces: list[str | tuple[str]] = []
-    for literal, name, _, _ in Formatter().parse(template):
-        pieces += [literal] if literal else []
-        pieces += (_parsed(BET_WHAT) if name == "what" else [(name,)]) if name is not None else []
-    return pieces
-
-
-# each kind's columns of FINDING_COLUMNS as pieces (a placeholder of the bet's own texts named as its column)
-_COLUMNS = {kind: [[kind], [("table_id",)], [("shoe_id",)], [("round_id",)], [("bet_id",)],
-                   *(_parsed(template) for template in (wording.expected, wording.recorded, wording.message)),
-                   [("account_id",)]] for kind, wording in _WORDINGS.items()}
-_KINDS = list(_COLUMNS)
-# the literals of every kind's words: a findings vocabulary's first texts
-_LITERALS = list(dict.fromkeys(p for columns in _COLUMNS.values() for pieces in columns for p in pieces
-                               if isinstance(p, str)))
-_LITERAL_IDS = {text: k for k, text in enumerate(_LITERALS)}
-# a finding's texts besides the literals: the table's (_SAID: the vocabulary's texts after the literals), its bet's
-# (_SOURCES: the vocabulary's texts of the bet's, `said` in write_findings; _TEXTS as recorded) and its bet's
-# amounts (_AMOUNTS); a placeholder named as one of these, as _OF_KIND's where a kind's words name one otherwise
-_SAID = ("table_id", "ruleset", "cap", "table_max", "with_held", "pair_share", "insurance_share", "unit")
+# the findings' columns: the table's texts (FindingTexts.table), each finding's bet's (_TEXTS as recorded, then
+# the vocabulary's texts of its boxes, seat, upcard and instants) and its bet's amounts; a placeholder named as one
+# of these, or renamed by the last two (the second a kind's own)
 _TEXTS = ("shoe_id", "round_id", "bet_id", "bet_type", "account_id")
-_SOURCES = (*_TEXTS, "boxes", "seat", "upcard", "closed", "placed")
-_AMOUNTS = ("stake", "credit", "paid", "delta", "owed_added", "added", "main", "low", "high")
-_NAMES = {"round": "round_id", "account": "account_id", "named": "bet_type", "owed": "credit"}
-_OF_KIND = {"ADDED_STAKE_MISMATCH": {"owed": "owed_added"}, "STAKE_BELOW_MIN": {"limit": "low"},
-            "STAKE_ABOVE_MAX": {"limit": "high"}, "SIDE_BET_ABOVE_SHARE": {"share": "pair_share"},
-            "INSURANCE_ABOVE_SHARE": {"share": "insurance_share"}}
-
-
-def _program() -> tuple[np.ndarray, np.ndarray]:
-    """Every kind's columns as write_findings writes them (its `program`, `program_at`): a piece the vocabulary's
-    text (>= 0: a literal's or the table's), a text of the finding's bet (-1 - its source), or an amount (-1 -
-    len(_SOURCES) - its)."""
-    ops, at = [], [0]
-    for kind in _KINDS:
-        for pieces in _COLUMNS[kind]:
-            for p in pieces:
-                name = p if isinstance(p, str) else _OF_KIND.get(kind, {}).get(p[0], _NAMES.get(p[0], p[0]))
-                ops.append(_LITERAL_IDS[p] if isinstance(p, str) else len(_LITERALS) + _SAID.index(name)
-                           if name in _SAID else -1 - _SOURCES.index(name) if name in _SOURCES
-                           else -1 - len(_SOURCES) - _AMOUNTS.index(name))
-            at.append(len(ops))
-    return np.array(ops, np.int64), np.array(at, np.int64)
-
-
-_PROGRAM, _PROGRAM_AT = _program()
-
-
-@kernel
-def write_findings(kind_of, columns, program, program_at, said, amounts, exp, unit, vocab, vocab_at):
-    """The texts of `columns` columns of findings, column by column (text c * m + i: column c of finding i, of m),
-    each its kind's (kind_of[i]) pieces in order (`program`, column c of kind k's from program_at[k * columns + c]
-    to the next): a literal (>= 0) the vocabulary's text; -1 - s the vocabulary's said[s, i]; -1 - len(said) - a
-    the amount amounts[a, i] as format_money writes it (put_money's digits, then the unit: vocabulary text
-    `unit`). Counted, then written: (the UTF-8 bytes, text t's offsets t and t + 1 into them)."""
-    m, sources = len(kind_of), said.shape[0]
-    text_at = np.zeros(columns * m + 1, np.int64)
-    buf = np.empty(0, np.uint8)
-    for dry in (True, False):
-        at = 0
-        for c in range(columns):
-            for i in range(m):
-                p = kind_of[i] * columns + c
-                for q in range(program_at[p], program_at[p + 1]):
-                    op = program[q]
-                    if op >= 0:
-                        at = put(buf, at, dry, vocab, vocab_at, op)
-                    elif op >= -sources:
-                        at = put(buf, at, dry, vocab, vocab_at, said[-1 - op, i])
-                    else:
-                        at = put_money(buf, at, dry, amounts[-1 - sources - op, i], exp)
-                        at = put(buf, at, dry, vocab, vocab_at, unit)
-                text_at[c * m + i + 1] = at
-        if dry:
-            buf = np.empty(at, np.uint8)
-    return buf, text_at
+_WRITER = FindingTexts(
+    _WORDINGS, BET_WHAT, ("table_id", "ruleset", "cap", "table_max", "with_held", "pair_share", "insurance_share"),
+    (*_TEXTS, "boxes", "seat", "upcard", "closed", "placed"),
+    ("stake", "credit", "paid", "delta", "owed_added", "added", "main", "low", "high"),
+    {"round": "round_id", "account": "account_id", "named": "bet_type", "owed": "credit"},
+    {"ADDED_STAKE_MISMATCH": {"owed": "owed_added"}, "STAKE_BELOW_MIN": {"limit": "low"},
+     "STAKE_ABOVE_MAX": {"limit": "high"}, "SIDE_BET_ABOVE_SHARE": {"share": "pair_share"},
+     "INSURANCE_ABOVE_SHARE": {"share": "insurance_share"}})
 
 
 def bet_findings(rules: BlackjackRules, table: TableFacts, flagged: FlaggedBets, texts: pa.Table
@@ -189,7 +122,7 @@ def bet_findings(rules: BlackjackRules, table: TableFacts, flagged: FlaggedBets,
     """The findings credit() and check_bet() raise on the `flagged` bets, as FINDING_COLUMNS in their order (bet
     by bet), and each finding's bet (its entry in `flagged`). `texts`: the bets' shoe_id, round_id, bet_id,
     bet_type and account_id as recorded, one row an entry of `flagged`. Which bets raise which kind found column
-    by column; then every finding's columns written by one kernel (write_findings) from a vocabulary (the words'
+    by column; then every finding's columns written by one kernel (engine.finding_texts) from a vocabulary (the words'
     literals, the bets' texts, each box list, seat and upcard once per distinct value, the instants by
     engine.betting.us_bytes' kernel) and the amounts."""
     f = flagged
@@ -199,7 +132,7 @@ def bet_findings(rules: BlackjackRules, table: TableFacts, flagged: FlaggedBets,
     def add(slot: int, kind: str, mask: np.ndarray) -> None:
         w = np.flatnonzero(mask)
         if len(w):
-            found.append((slot, _KINDS.index(kind), w))
+            found.append((slot, _WRITER.kind(kind), w))
 
     live, typed = ~f.cancelled, t != OTHER
     add(_NOT_OFFERED, "BET_TYPE_NOT_OFFERED", live & ~typed)
@@ -232,44 +165,28 @@ def bet_findings(rules: BlackjackRules, table: TableFacts, flagged: FlaggedBets,
     order = np.argsort(np.concatenate([w * _SLOTS + slot for slot, _, w in found]), kind="stable")
     on = np.concatenate([w for _, _, w in found])[order]
     kind_of = np.concatenate([np.full(len(w), kind) for _, kind, w in found])[order]
-    blocks = [pa.array([*_LITERALS, table.table_id, rules.id, format_money(side_bet_cap(rules, table),
-                        table.currency), format_money(table.table_max, table.currency), "", str(pair_share),
-                        str(insurance_share), f" {table.currency}" if table.currency else ""], pa.string())]
-
-    def block(values: pa.Array) -> int:
-        blocks.append(values)
-        return sum(map(len, blocks)) - len(values)
-
-    def coded(values: np.ndarray, text) -> np.ndarray:
-        values_of, value_of = distinct(values)
-        return block(pa.array([text(v) for v in values_of.tolist()], pa.string())) + value_of
+    words = _WRITER.vocabulary([table.table_id, rules.id, format_money(side_bet_cap(rules, table), table.currency),
+                                format_money(table.table_max, table.currency), "", str(pair_share),
+                                str(insurance_share)], table.currency)
 
     def of_kind(kinds: tuple[str, ...], ids_of) -> np.ndarray:
-        """The ids ids_of(their bets) gives the findings of `kinds` (0 the others': their words do not say it)."""
-        rows, ids = np.flatnonzero(np.isin(np.array(_KINDS), kinds)[kind_of]), np.zeros(len(on), np.int64)
-        ids[rows] = ids_of(on[rows]) if len(rows) else 0
-        return ids
+        return _WRITER.of_kinds(kinds, kind_of, on, ids_of)
 
     # (a null as f"{None}" says it)
     recorded = pc.fill_null(pa.concat_arrays([chunk if chunk.type == pa.string() else chunk.cast(pa.string())
                                               for name in _TEXTS for chunk in texts[name].chunks]), "None")
-    first, n = block(recorded), len(f)
+    first, n = words.block(recorded), len(f)
     # (a PAIR_WITHOUT_MAIN's seat is one of its round's boxes: never NO_SEAT)
     said = [*(first + k * n + on for k in range(len(_TEXTS))),
-            of_kind(("BET_ON_EMPTY_BOX",), lambda b: coded(f.boxes[b], _box_list)),
+            of_kind(("BET_ON_EMPTY_BOX",), lambda b: words.coded(f.boxes[b], _box_list)),
             of_kind(("BET_ON_EMPTY_BOX", "PAIR_WITHOUT_MAIN"),
-                    lambda b: coded(f.seat[b], lambda s: "None" if s == NO_SEAT else str(s))),
-            of_kind(("INSURANCE_NOT_OFFERED",), lambda b: coded(f.upcard[b], CARD_CODES.__getitem__)),
-            *(of_kind(("LATE_BET",), lambda b, us=us: block(string_array(*us_bytes(us[b]))) + np.arange(len(b)))
-              for us in (f.closed, f.placed))]
-    amounts = np.stack([column[on] for column in (stake, credit, paid, np.abs(delta), f.owed_added, f.added,
-                                                  f.main_stake, low, high)])
-    vocab, vocab_at = utf8_texts(pa.concat_arrays(blocks))
-    data, at = write_findings(kind_of, len(FINDING_COLUMNS), _PROGRAM, _PROGRAM_AT, np.stack(said), amounts,
-                              money_exponent(table.currency), len(_LITERALS) + _SAID.index("unit"), vocab, vocab_at)
-    every, m = string_array(data, at), len(on)
-    return pa.Table.from_arrays([every.slice(c * m, m) for c in range(len(FINDING_COLUMNS))],
-                                schema=FINDING_COLUMNS), on
+                    lambda b: words.coded(f.seat[b], lambda s: "None" if s == NO_SEAT else str(s))),
+            of_kind(("INSURANCE_NOT_OFFERED",), lambda b: words.coded(f.upcard[b], CARD_CODES.__getitem__)),
+            *(of_kind(("LATE_BET",), lambda b, us=us: words.block(string_array(*us_bytes(us[b])))
+                      + np.arange(len(b))) for us in (f.closed, f.placed))]
+    amounts = [column[on] for column in (stake, credit, paid, np.abs(delta), f.owed_added, f.added, f.main_stake,
+                                         low, high)]
+    return _WRITER.written(kind_of, words, said, amounts), on
 
 
 def _box_list(bits: int) -> str:
