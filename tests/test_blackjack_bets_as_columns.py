@@ -161,7 +161,8 @@ def test_are_late_is_is_late_bet_by_bet(pairs):
 @settings(max_examples=40, deadline=None)
 @given(shoes_and_bets(), st.sampled_from(CURRENCIES))
 def test_the_findings_writer_as_python_writes_what_it_compiled_writes(case, currency):
-    """engine.finding_texts.write_findings (every flagged bet's findings, one kernel) as Python, as the tests' other kernels."""
+    """engine.finding_texts.write_findings (every flagged bet's findings, one kernel) as Python, as the tests' other
+    kernels."""
     rules, shoe, rounds, bets = case
     table = replace(TABLE, currency=currency)
     compiled = audit_shoe(rules, CHART, table, shoe, rounds, ShoeBets.of(bets))
