@@ -43,11 +43,9 @@ from engine.betting import (
     unsettled_reason,
     us_texts,
 )
+from engine.finding_texts import FINDING_COLUMNS, FindingTexts
 from engine.findings import Finding
 from engine.kernels import account_round_totals, kernel, settle
-
-# a Finding's fields as columns (all strings), in its order
-FINDING_COLUMNS = pa.schema([(f.name, pa.string()) for f in fields(Finding)])
 
 
 @dataclass(frozen=True)
@@ -448,18 +446,6 @@ def finding_columns(found: Sequence[Finding]) -> pa.Table:
                     schema=FINDING_COLUMNS)
 
 
-def in_bet_order(found: Sequence[tuple[int, np.ndarray, Sequence[pa.Array | str]]], slots: int
-                 ) -> tuple[np.ndarray, list[pa.Array]]:
-    """Findings found kind by kind, (slot, which bets, [kind, expected, recorded, message] each a column of one
-    entry a bet of `which` or one text for them all), put bet by bet, a bet's in slot order (slot < `slots`): each
-    one's bet, and the four columns."""
-    order = np.argsort(np.concatenate([w * slots + slot for slot, w, _ in found]), kind="stable")
-    take = pa.array(order, pa.int64())
-    return np.concatenate([w for _, w, _ in found])[order], [
-        pa.concat_arrays([c if isinstance(c, pa.Array) else pa.repeat(pa.scalar(c, pa.string()), len(w))
-                          for _, w, columns in found for c in [columns[k]]]).take(take) for k in range(4)]
-
-
 @dataclass(frozen=True)
 class _BetFindings:
     table: pa.Table  # FINDING_COLUMNS, in audit_group's order
@@ -468,6 +454,15 @@ class _BetFindings:
 
 # each bet's findings in the order BetChecks.check raises them, after its verdict's own
 _VERDICT, _PAID, _LIMIT, _LATE, _TOTAL = range(_SLOTS := 5)
+_REFUSALS = ("BET_TYPE_NOT_OFFERED", "SELECTION_INVALID")  # a refused bet's own (engine.betting.REFUSED)
+# their words (a refused bet's: its verdict's expected, recorded and why): the table's texts, a finding's (the
+# vocabulary's) and its amounts, written by engine.finding_texts' kernel
+_WRITER = FindingTexts(
+    {**{kind: Wording("{expected}", "{recorded}", REFUSED) for kind in _REFUSALS},
+     **{kind: BET_WORDS[kind] for kind in ("OVERPAID", "UNDERPAID", "STAKE_BELOW_MIN", "STAKE_ABOVE_MAX", "LATE_BET",
+                                           "ROUND_STAKE_ABOVE_TABLE_MAX")}}, BET_WHAT, ("table_id", "shoe_id", "cap"),
+    ("round_id", "bet_id", "account_id", "named", "bet_type", "round", "closed", "placed", "expected", "recorded",
+     "why"), ("stake", "owed", "paid", "delta", "limit", "total"), {"account": "account_id"})
 
 
 def _bet_findings(checks: BetChecks, rounds: RoundColumns, bets: BetColumns, i: np.ndarray, r: np.ndarray,
@@ -477,62 +472,49 @@ def _bet_findings(checks: BetChecks, rounds: RoundColumns, bets: BetColumns, i: 
     `credit` what each is owed, `over` its account's round total above the table maximum or 0, `verdict_of`
     its verdict's number in `known`, `limits` _limit_columns'): a refused bet's own (BET_TYPE_NOT_OFFERED,
     SELECTION_INVALID), then BetChecks.check's (paid against owed, the limits of its type, the window, the
-    account's round total), bet by bet, in engine.betting's words (BET_WORDS) joined column by column (the
-    amounts written by a kernel and the instants by numpy, each column at once; the round numbers once a round)."""
-    money = checks.money
-
-    def amounts(values: np.ndarray) -> pa.Array:
-        return betting_lines.amount_texts(values, checks.table.currency)
-
-    def instants(values: np.ndarray) -> pa.Array:
-        return pa.array(us_texts(values), pa.string())
-
-    ids = bets.bet_id.take(pa.array(i, pa.int64()))
+    account's round total), bet by bet, in engine.betting's words (BET_WORDS): which bets raise which kind found
+    column by column, then every finding's columns written by one kernel (engine.finding_texts)."""
     bet_type, stake, paid, placed = bets.bet_type[i], bets.stake[i], bets.paid[i], bets.placed_at[i]
     closed = rounds.betting_closed_at[r]
-    what = filled(BET_WHAT, {"bet_id": ids, "named": _names(bets, bet_type, bets.selection[i]),
-                              "stake": amounts(stake)})
-    round_no = pa.array([str(no) for no in rounds.round_no], pa.string()).take(pa.array(r, pa.int64()))
-    found: list[tuple[int, np.ndarray, list[pa.Array | str]]] = []  # (slot, which bets, kind expected recorded message)
+    found: list[tuple[int, np.ndarray, np.ndarray]] = []  # (slot, which bets, their findings' kinds)
 
-    def of(where: np.ndarray, column: pa.Array) -> pa.Array:
-        return column.take(pa.array(where, pa.int64()))
+    def add(slot: int, kind: str, mask: np.ndarray) -> None:
+        w = np.flatnonzero(mask)
+        if len(w):
+            found.append((slot, w, np.full(len(w), _WRITER.kind(kind))))
 
     w = np.flatnonzero(known.column("refused")[verdict_of])
     if len(w):
-        unit = pa.array(verdict_of[w], pa.int64())
-        kind, expected, recorded, why = (known.column(name).take(unit)
-                                         for name in ("finding", "expected", "recorded", "why"))
-        found.append((_VERDICT, w, [kind, expected, recorded, filled(REFUSED, {"what": of(w, what), "why": why})]))
-    found += [(_PAID, w, columns) for w, columns in paid_findings(paid, credit, what, round_no, amounts)]
+        refusals = known.column("finding").take(pa.array(verdict_of[w], pa.int64())).dictionary_encode()
+        found.append((_VERDICT, w, np.array([_WRITER.kind(kind) for kind in refusals.dictionary.to_pylist()],
+                                            np.int64)[refusals.indices.to_numpy(zero_copy_only=False)]))
+    delta = paid - credit
+    add(_PAID, "OVERPAID", delta > 0)
+    add(_PAID, "UNDERPAID", delta < 0)
     limited, low, high = (column[bet_type] for column in limits)
     below = limited & (stake < low)
-    type_name = pa.array(bets.bet_types, pa.string())
-    for kind, w, bound in (("STAKE_BELOW_MIN", np.flatnonzero(below), low),
-                           ("STAKE_ABOVE_MAX", np.flatnonzero(limited & ~below & (stake > high)), high)):
-        if len(w):
-            found.append((_LIMIT, w, [kind, *filled_wording(
-                BET_WORDS[kind], what=of(w, what), bet_type=type_name.take(pa.array(bet_type[w], pa.int64())),
-                stake=amounts(stake[w]), limit=amounts(bound[w]))]))
-    w = np.flatnonzero(placed > closed)
-    if len(w):
-        found.append((_LATE, w, ["LATE_BET", *filled_wording(
-            BET_WORDS["LATE_BET"], what=of(w, what), round=of(w, round_no), closed=instants(closed[w]),
-            placed=instants(placed[w]))]))
-    w = np.flatnonzero(over > 0)
-    if len(w):
-        account = pa.array(bets.accounts, pa.string()).take(pa.array(bets.account[i][w], pa.int64()))
-        found.append((_TOTAL, w, ["ROUND_STAKE_ABOVE_TABLE_MAX", *filled_wording(
-            BET_WORDS["ROUND_STAKE_ABOVE_TABLE_MAX"], what=of(w, what), account=account, round=of(w, round_no),
-            total=amounts(over[w]), cap=money(checks.table.table_max))]))
-
+    add(_LIMIT, "STAKE_BELOW_MIN", below)
+    add(_LIMIT, "STAKE_ABOVE_MAX", limited & ~below & (stake > high))
+    add(_LATE, "LATE_BET", placed > closed)
+    add(_TOTAL, "ROUND_STAKE_ABOVE_TABLE_MAX", over > 0)
     if not found:
         return _BetFindings(FINDING_COLUMNS.empty_table(), np.zeros(0, np.intp))
-    on, (kind, expected, recorded, message) = in_bet_order(found, _SLOTS)
-    rows = pa.array(on, pa.int64())
-    return _BetFindings(pa.Table.from_arrays([
-        kind, pa.repeat(pa.scalar(checks.table.table_id, pa.string()), len(on)),
-        pa.repeat(pa.scalar(checks.group_id, pa.string()), len(on)),
-        pa.array(rounds.round_id, pa.string()).take(pa.array(r[on], pa.int64())), ids.take(rows), expected,
-        recorded, message, pa.array(bets.accounts, pa.string()).take(pa.array(bets.account[i][on], pa.int64())),
-    ], schema=FINDING_COLUMNS), on)
+    order = np.argsort(np.concatenate([w * _SLOTS + slot for slot, w, _ in found]), kind="stable")
+    on = np.concatenate([w for _, w, _ in found])[order]
+    kind_of = np.concatenate([kinds for _, _, kinds in found])[order]
+    table = checks.table
+    words = _WRITER.vocabulary([table.table_id, checks.group_id, checks.money(table.table_max)], table.currency)
+    pairs, pair_of = distinct(bet_type[on] * len(bets.selections) + bets.selection[i][on])
+    said = [words.block(pa.array(rounds.round_id, pa.string())) + r[on],
+            words.block(bets.bet_id.take(pa.array(i[on], pa.int64()))) + np.arange(len(on)),
+            words.block(pa.array(bets.accounts, pa.string())) + bets.account[i][on],
+            words.block(pa.array(_named(bets, pairs), pa.string())) + pair_of,
+            words.block(pa.array(bets.bet_types, pa.string())) + bet_type[on],
+            words.block(pc.cast(pa.array(rounds.round_no, pa.int64()), pa.string())) + r[on],
+            *(_WRITER.of_kinds(("LATE_BET",), kind_of, on, lambda b, us=us: words.block(pa.array(
+                us_texts(us[b]), pa.string())) + np.arange(len(b))) for us in (closed, placed)),
+            *(_WRITER.of_kinds(_REFUSALS, kind_of, on, lambda b, name=name: words.block(known.column(name).take(
+                pa.array(verdict_of[b], pa.int64()))) + np.arange(len(b))) for name in ("expected", "recorded",
+                                                                                        "why"))]
+    amounts = [column[on] for column in (stake, credit, paid, np.abs(delta), np.where(below, low, high), over)]
+    return _BetFindings(_WRITER.written(kind_of, words, said, amounts), on)

@@ -7,15 +7,18 @@ literals, the table's texts, then the blocks of texts a game adds) and the amoun
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import fields
 from string import Formatter
 
 import numpy as np
 import pyarrow as pa
 
-from engine.betting_columns import FINDING_COLUMNS, distinct
 from engine.betting_lines import put_money
-from engine.findings import money_exponent
+from engine.findings import Finding, money_exponent
 from engine.kernels import kernel, put, string_array, utf8_texts
+
+# a Finding's fields as columns (all strings), in its order
+FINDING_COLUMNS = pa.schema([(f.name, pa.string()) for f in fields(Finding)])
 
 _WORDED = ("expected", "recorded", "message")  # the columns a kind's Wording says; the others a text named as them
 
@@ -101,8 +104,8 @@ class Vocabulary:
         return self.size - len(values)
 
     def coded(self, values: np.ndarray, text: Callable[[int], str]) -> np.ndarray:
-        """Each value's text's index, text(value) added once a distinct value."""
-        values_of, value_of = distinct(values)
+        """Each value's text's index, text(value) added once a distinct value (a few hundred values a table)."""
+        values_of, value_of = np.unique(values, return_inverse=True)
         return self.block(pa.array([text(v) for v in values_of.tolist()], pa.string())) + value_of
 
 
