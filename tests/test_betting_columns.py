@@ -71,7 +71,7 @@ def rolls_bet_by_bet(rules, table, session_id, rounds, bets):
 @st.composite
 def tables(draw, codes):
     limited = draw(st.sets(st.sampled_from(codes)))
-    return TableFacts("T1", draw(st.sampled_from(["EUR", "JPY"])),
+    return TableFacts("T1", draw(st.sampled_from(["EUR", "JPY", "KWD", ""])),
                       draw(st.sampled_from([HIGH, 2 * HIGH, 2 * HIGH + 1, 10**6])),
                       {code: (LOW, HIGH) for code in limited})
 
