@@ -306,7 +306,8 @@ def put(buf, at, dry, vocab, vocab_at, k):
     a, b = np.uint64(vocab_at[k]), np.uint64(vocab_at[k + 1])
     if not dry:
         # a loop (a slice a piece costs more than its few bytes), on unsigned indexes: numba then checks no index
-        # for a negative one counted from the end, and the copy runs 2-3x faster
+        # for a negative one counted from the end, and the copy runs 2-3x faster. LLVM vectorizes this loop (32
+        # bytes a load); copies of 8 bytes a step beside it (session 40) made the writers' games 10-14% slower
         to, i = np.uint64(at), np.uint64(0)
         while i < b - a:
             buf[to + i] = vocab[a + i]
