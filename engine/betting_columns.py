@@ -43,7 +43,7 @@ from engine.betting import (
     unsettled_reason,
     us_texts,
 )
-from engine.finding_texts import FINDING_COLUMNS, FindingTexts
+from engine.finding_texts import FINDING_COLUMNS, FindingTexts, in_bet_order
 from engine.findings import Finding
 from engine.kernels import account_round_totals, kernel, settle
 
@@ -499,9 +499,7 @@ def _bet_findings(checks: BetChecks, rounds: RoundColumns, bets: BetColumns, i: 
     add(_TOTAL, "ROUND_STAKE_ABOVE_TABLE_MAX", over > 0)
     if not found:
         return _BetFindings(FINDING_COLUMNS.empty_table(), np.zeros(0, np.intp))
-    order = np.argsort(np.concatenate([w * _SLOTS + slot for slot, w, _ in found]), kind="stable")
-    on = np.concatenate([w for _, w, _ in found])[order]
-    kind_of = np.concatenate([kinds for _, _, kinds in found])[order]
+    on, kind_of = in_bet_order(found, _SLOTS)
     table = checks.table
     words = _WRITER.vocabulary([table.table_id, checks.group_id, checks.money(table.table_max)], table.currency)
     pairs, pair_of = distinct(bet_type[on] * len(bets.selections) + bets.selection[i][on])

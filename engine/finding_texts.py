@@ -32,6 +32,13 @@ def _parsed(template: str, what: str) -> list[str | tuple[str]]:
     return pieces
 
 
+def in_bet_order(found: Sequence[tuple[int, np.ndarray, np.ndarray]], slots: int) -> tuple[np.ndarray, np.ndarray]:
+    """Findings found kind by kind, (slot, which bets, their kinds), put bet by bet, a bet's in slot order (slot <
+    `slots`): each finding's bet and its kind."""
+    order = np.argsort(np.concatenate([w * slots + slot for slot, w, _ in found]), kind="stable")
+    return np.concatenate([w for _, w, _ in found])[order], np.concatenate([kinds for _, _, kinds in found])[order]
+
+
 class FindingTexts:
     """A game's findings' words as one program. `wordings` each kind's; `what` the text {what} says; a placeholder
     names (after `names`, or a kind's own `of_kind`) one of the table's texts (`table`: given once a table), the

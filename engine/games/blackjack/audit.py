@@ -1123,8 +1123,9 @@ def audit_plain_shoes(rules: BlackjackRules, chart: BasicStrategyChart, table: T
              & (counts.reshape(n_shoes, len(CARD_CODES)) == decks[:, None]).all(axis=1) & ~others)
     named = special | played.kinds().any(axis=1)
     # the shoes with rounds for the readable rules: those rounds (and the kernel's with a finding) read at once
-    read = whole & (np.bincount(shoe[special], minlength=n_shoes) > 0) & (dealt.cut >= 0)
-    whole &= read | (np.bincount(shoe[special], minlength=n_shoes) == 0)
+    specials = np.bincount(shoe[special], minlength=n_shoes)  # each shoe's
+    read = whole & (specials > 0) & (dealt.cut >= 0)
+    whole &= read | (specials == 0)
     to_read = np.flatnonzero(named & read[shoe])
     records = dict(zip(to_read.tolist(), rounds.recorded(to_read.tolist()) if len(to_read) else [], strict=True))
     lost = [shoe[i] for i in np.flatnonzero(special & read[shoe]).tolist() if cards_not_counted(records[i])]

@@ -15,9 +15,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine.betting import BET_WHAT, BET_WORDS, TableFacts, Wording, us_bytes
-from engine.betting_columns import FINDING_COLUMNS
 from engine.cards import CARD_CODES
-from engine.finding_texts import FindingTexts
+from engine.finding_texts import FINDING_COLUMNS, FindingTexts, in_bet_order
 from engine.findings import format_money
 from engine.kernels import string_array
 
@@ -127,12 +126,12 @@ def bet_findings(rules: BlackjackRules, table: TableFacts, flagged: FlaggedBets,
     engine.betting.us_bytes' kernel) and the amounts."""
     f = flagged
     t, stake, paid, credit = f.bet_type, f.stake, f.paid, f.credit
-    found: list[tuple[int, int, np.ndarray]] = []  # (slot, kind, which bets)
+    found: list[tuple[int, np.ndarray, np.ndarray]] = []  # (slot, which bets, their findings' kinds)
 
     def add(slot: int, kind: str, mask: np.ndarray) -> None:
         w = np.flatnonzero(mask)
         if len(w):
-            found.append((slot, _WRITER.kind(kind), w))
+            found.append((slot, w, np.full(len(w), _WRITER.kind(kind))))
 
     live, typed = ~f.cancelled, t != OTHER
     add(_NOT_OFFERED, "BET_TYPE_NOT_OFFERED", live & ~typed)
@@ -162,9 +161,7 @@ def bet_findings(rules: BlackjackRules, table: TableFacts, flagged: FlaggedBets,
     add(_SEATED, "BET_BEHIND_BY_SEATED", checked & (t == BET_BEHIND) & f.own)
     if not found:
         return FINDING_COLUMNS.empty_table(), np.zeros(0, np.int64)
-    order = np.argsort(np.concatenate([w * _SLOTS + slot for slot, _, w in found]), kind="stable")
-    on = np.concatenate([w for _, _, w in found])[order]
-    kind_of = np.concatenate([np.full(len(w), kind) for _, kind, w in found])[order]
+    on, kind_of = in_bet_order(found, _SLOTS)
     words = _WRITER.vocabulary([table.table_id, rules.id, format_money(side_bet_cap(rules, table), table.currency),
                                 format_money(table.table_max, table.currency), "", str(pair_share),
                                 str(insurance_share)], table.currency)
